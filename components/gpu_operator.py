@@ -1,0 +1,97 @@
+"""GpuOperator: the NVIDIA GPU Operator by Helm, in its own namespace, with values from the spec."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from components.cluster_access import ClusterAccess
+from gpufleet import versions
+from gpufleet.spec import GpuOperatorSpec
+
+NAMESPACE = "gpu-operator"
+_CONTROL_PLANE_TOLERATION = {
+    "key": "node-role.kubernetes.io/control-plane", "operator": "Equal", "value": "", "effect": "NoSchedule",
+}
+
+
+@dataclass(frozen=True)
+class GpuOperatorArgs:
+    spec: GpuOperatorSpec
+    """Release and driver choice from the stack spec."""
+    gpu_node_taints: list[dict] = field(default_factory=list)
+    """Taints GPU nodes carry (from every pool): the operator's daemonsets and NFD workers tolerate each."""
+    namespace: str = NAMESPACE
+    """Namespace the operator and its operands run in."""
+
+
+def tolerations(taints: list[dict]) -> list[dict]:
+    """One `Exists` toleration per distinct taint key/effect, in a stable order."""
+    seen = sorted({(t["key"], t["effect"]) for t in taints})
+    return [{"key": key, "operator": "Exists", "effect": effect} for key, effect in seen]
+
+
+def operator_values(args: GpuOperatorArgs, platform: str, facts: dict) -> dict:
+    """Helm values for the gpu-operator chart; every key path exists in the chart's values.yaml."""
+    spec = args.spec
+    operator_driver = spec.driver.source == "operator"
+    driver: dict = {"enabled": operator_driver}
+    if operator_driver:
+        driver["version"] = spec.driver_version()
+    gpu_tolerations = tolerations(args.gpu_node_taints)
+    values: dict = {
+        "driver": driver,
+        "toolkit": {"enabled": True},
+        "devicePlugin": {"enabled": True},
+        "dcgmExporter": {"enabled": True},
+        "nfd": {"enabled": True},
+        "daemonsets": {"tolerations": gpu_tolerations},
+        "node-feature-discovery": {"worker": {"tolerations": [_CONTROL_PLANE_TOLERATION, *gpu_tolerations]}},
+    }
+    if platform == "k3s":
+        # k3s runs its own containerd with its own paths (NVIDIA/gpu-operator issues 238, 473, 1651).
+        # config.toml, not config.toml.tmpl: the template breaks k3s's flannel CNI config (issue 473).
+        values["toolkit"]["env"] = [
+            {"name": "CONTAINERD_CONFIG", "value": facts["containerd_config"]},
+            {"name": "CONTAINERD_SOCKET", "value": facts["containerd_socket"]},
+            {"name": "CONTAINERD_RUNTIME_CLASS", "value": "nvidia"},
+            {"name": "CONTAINERD_SET_AS_DEFAULT", "value": "true"},
+        ]
+    return values
+
+
+class GpuOperator(pulumi.ComponentResource):
+    """The GPU Operator's namespace and Helm release on the cluster's Kubernetes provider."""
+
+    def __init__(
+        self, name: str, args: GpuOperatorArgs, access: ClusterAccess, opts: Optional[pulumi.ResourceOptions] = None
+    ):
+        super().__init__("gpufleet:addons:GpuOperator", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self, provider=access.provider)
+        self.values = operator_values(args, access.platform, access.facts)
+        # Operands are privileged (driver, toolkit, device plugin): the namespace must allow it.
+        self.namespace = k8s.core.v1.Namespace(
+            f"{name}-ns",
+            metadata={
+                "name": args.namespace,
+                "labels": {"pod-security.kubernetes.io/enforce": "privileged"},
+            },
+            opts=child,
+        )
+        chart = versions.GPU_OPERATOR
+        self.release = k8s.helm.v3.Release(
+            f"{name}-release",
+            name="gpu-operator",
+            chart=chart.name,
+            version=args.spec.version,
+            repository_opts={"repo": chart.repo},
+            namespace=self.namespace.metadata["name"],
+            values=self.values,
+            timeout=900,
+            cleanup_on_fail=True,
+            opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=access.ready or [])),
+        )
+        self.register_outputs({"namespace": args.namespace, "chartVersion": args.spec.version})

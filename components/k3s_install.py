@@ -1,0 +1,74 @@
+"""How one k3s node is installed over SSH: its config file and an idempotent install/upgrade script.
+
+k3s reads /etc/rancher/k3s/config.yaml (same keys as its CLI flags), so the join token and every flag
+travel in that file, sent as the command's stdin (a secret) rather than on a command line or in the
+environment (SSH SetEnv needs AcceptEnv on the host). The script installs only when the pinned
+version is not already running, so `pulumi up` on a healthy node is a no-op, and a changed version
+upgrades in place with the installer from the same tag.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import yaml
+
+from gpufleet import versions
+
+CONFIG_PATH = "/etc/rancher/k3s/config.yaml"
+KUBECONFIG_PATH = "/etc/rancher/k3s/k3s.yaml"
+API_PORT = 6443
+
+Role = Literal["server", "agent"]
+
+
+def service_name(role: Role) -> str:
+    return "k3s" if role == "server" else "k3s-agent"
+
+
+def render_config(settings: dict) -> str:
+    """k3s config.yaml text, keys in a stable order so unchanged config gives unchanged input."""
+    return yaml.safe_dump(settings, sort_keys=True, default_flow_style=False)
+
+
+@dataclass(frozen=True)
+class NodeScripts:
+    create: str
+    delete: str
+
+
+def node_scripts(role: Role, kubernetes_version: str) -> NodeScripts:
+    """The install/upgrade script (create and update) and the uninstall script for a node."""
+    release = versions.k3s_release(kubernetes_version)
+    url = versions.k3s_install_script_url(kubernetes_version)
+    service = service_name(role)
+    wait = (
+        "timeout 300 sh -c 'until sudo k3s kubectl get --raw=/readyz >/dev/null 2>&1; do sleep 2; done'"
+        if role == "server"
+        else f"timeout 300 sh -c 'until systemctl is-active --quiet {service}; do sleep 2; done'"
+    )
+    create = f"""set -eu
+sudo install -d -m 0755 /etc/rancher/k3s
+sudo tee {CONFIG_PATH}.new >/dev/null
+sudo chmod 0600 {CONFIG_PATH}.new
+changed=1
+if sudo cmp -s {CONFIG_PATH}.new {CONFIG_PATH}; then changed=0; fi
+sudo mv {CONFIG_PATH}.new {CONFIG_PATH}
+running=$(k3s --version 2>/dev/null | head -n 1 | cut -d ' ' -f 3 || true)
+if [ "$running" = '{release}' ] && systemctl is-active --quiet {service}; then
+  if [ "$changed" = 1 ]; then sudo systemctl restart {service}; fi
+  echo "k3s {release} already running"
+else
+  curl -sfL '{url}' | sudo INSTALL_K3S_VERSION='{release}' INSTALL_K3S_EXEC='{role}' sh -s -
+fi
+{wait}
+"""
+    uninstall = "/usr/local/bin/k3s-uninstall.sh" if role == "server" else "/usr/local/bin/k3s-agent-uninstall.sh"
+    delete = f"if [ -x {uninstall} ]; then sudo {uninstall}; fi"
+    return NodeScripts(create=create, delete=delete)
+
+
+def rewrite_kubeconfig(text: str, api_address: str) -> str:
+    """k3s writes its kubeconfig for https://127.0.0.1:6443; point it at the API address instead."""
+    return text.replace(f"https://127.0.0.1:{API_PORT}", f"https://{api_address}:{API_PORT}")

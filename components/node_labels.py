@@ -1,0 +1,29 @@
+"""The labels and taints every GPU pool's nodes carry, whatever the platform."""
+
+from __future__ import annotations
+
+from gpufleet import labels as L
+from gpufleet.spec import NodePoolSpec
+
+
+def pool_labels(pool: NodePoolSpec, gpu_model: str | None = None) -> dict[str, str]:
+    """gpufleet's own labels (pool, GPU model, capacity type) plus the pool's extra labels."""
+    out = {
+        L.POOL_LABEL: pool.name,
+        L.GPU_NODE_LABEL: "true",
+        L.CAPACITY_TYPE_LABEL: pool.capacity,
+    }
+    model = gpu_model or pool.gpu
+    if model:
+        out[L.GPU_MODEL_LABEL] = model
+    out.update(pool.labels)
+    return out
+
+
+def pool_taints(pool: NodePoolSpec) -> list[dict[str, str]]:
+    """The GPU taint, the spot taint on spot pools, then the pool's extra taints."""
+    out = [L.gpu_taint()]
+    if pool.capacity == "spot":
+        out.append({"key": L.SPOT_TAINT_KEY, "value": "true", "effect": "NoSchedule"})
+    out += [{"key": t.key, "value": t.value, "effect": t.effect} for t in pool.taints]
+    return out

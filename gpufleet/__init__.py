@@ -1,0 +1,1 @@
+"""gpufleet: declare whole GPU Kubernetes clusters per environment, on Pulumi."""

@@ -1,0 +1,75 @@
+"""The `gpufleet` command: `plan` (offline plan of a stack) and `schema` (JSON Schema of stack files).
+
+Exit codes (contract): 0 clean or advisory findings only; 1 a mandatory policy is violated;
+2 the stack config is invalid (message on stderr, no traceback, nothing registered).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+EXIT_OK, EXIT_POLICY, EXIT_INVALID = 0, 1, 2
+
+
+def _project_dir() -> Path:
+    """The project whose stacks/ we read: the working directory, else this checkout."""
+    cwd = Path.cwd()
+    if (cwd / "stacks").is_dir():
+        return cwd
+    return Path(__file__).resolve().parent.parent
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from gpufleet.plan.stackfile import StackFileError, read_stack_file, stack_path
+    from gpufleet.spec import SpecError
+
+    path = Path(args.config) if args.config else stack_path(_project_dir(), args.stack)
+    try:
+        stack_file = read_stack_file(args.stack, path)
+        from gpufleet.plan.engine import plan
+        from gpufleet.plan.render import render
+
+        result = plan(stack_file)
+    except (StackFileError, SpecError) as exc:
+        print(f"gpufleet: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    text = render(result, args.format)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return EXIT_POLICY if result.has_mandatory_violation else EXIT_OK
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from gpufleet.spec import json_schema
+
+    sys.stdout.write(json.dumps(json_schema(), indent=2) + "\n")
+    return EXIT_OK
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="gpufleet", description="GPU Kubernetes clusters on Pulumi, planned offline.")
+    sub = p.add_subparsers(dest="command", required=True)
+    plan = sub.add_parser("plan", help="plan a stack offline (no Pulumi CLI or credentials needed)")
+    plan.add_argument("stack", nargs="?", default="dev", help="stack name: stacks/Pulumi.<STACK>.yaml (default: dev)")
+    plan.add_argument("--config", help="plan this stack file instead, under the stack name")
+    plan.add_argument("--format", choices=["text", "json", "markdown"], default="text")
+    plan.add_argument("--output", help="write to this file instead of stdout")
+    plan.set_defaults(func=cmd_plan)
+    schema = sub.add_parser("schema", help="print the JSON Schema of stack files")
+    schema.set_defaults(func=cmd_schema)
+    return p
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    args = parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

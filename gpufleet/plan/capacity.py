@@ -1,0 +1,85 @@
+"""GPU capacity and hourly cost per pool, at minimum and maximum size."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from gpufleet import labels
+from gpufleet.spec import NodePoolSpec, StackSpec
+
+CURRENCY = "USD"
+
+
+@dataclass(frozen=True)
+class PoolCapacity:
+    pool: str
+    gpu: Optional[str]
+    gpus_per_node: int
+    min_nodes: int
+    max_nodes: int
+    capacity_type: str
+    advertised: dict[str, int]  # extended resource -> count per node
+    price_per_node_hour: Optional[float]
+
+    @property
+    def min_gpus(self) -> int:
+        return self.min_nodes * self.gpus_per_node
+
+    @property
+    def max_gpus(self) -> int:
+        return self.max_nodes * self.gpus_per_node
+
+    @property
+    def hourly_min(self) -> float:
+        return (self.price_per_node_hour or 0.0) * self.min_nodes
+
+    @property
+    def hourly_max(self) -> float:
+        return (self.price_per_node_hour or 0.0) * self.max_nodes
+
+    def to_json(self) -> dict:
+        return {
+            "pool": self.pool,
+            "gpu": self.gpu,
+            "gpusPerNode": self.gpus_per_node,
+            "minNodes": self.min_nodes,
+            "maxNodes": self.max_nodes,
+            "minGpus": self.min_gpus,
+            "maxGpus": self.max_gpus,
+            "capacityType": self.capacity_type,
+            "advertisedPerNode": self.advertised,
+            "pricePerNodeHour": self.price_per_node_hour,
+        }
+
+
+def pool_capacity(pool: NodePoolSpec, platform: str) -> PoolCapacity:
+    gpus = pool.gpus_per_node or 0
+    if platform == "k3s":
+        lo = hi = len(pool.hosts)
+    else:
+        lo, hi = pool.min_nodes, pool.max_nodes
+    return PoolCapacity(
+        pool=pool.name,
+        gpu=pool.gpu,
+        gpus_per_node=gpus,
+        min_nodes=lo,
+        max_nodes=hi,
+        capacity_type=pool.capacity,
+        advertised={labels.GPU_RESOURCE: gpus},
+        price_per_node_hour=pool.price_per_node_hour,
+    )
+
+
+def capacity(spec: StackSpec) -> list[PoolCapacity]:
+    return [pool_capacity(p, spec.cluster.platform) for p in spec.node_pools]
+
+
+def cost(pools: list[PoolCapacity]) -> dict:
+    """Hourly cost at minimum size (the idle floor) and at maximum size; unpriced pools are named."""
+    return {
+        "hourlyMin": round(sum(p.hourly_min for p in pools), 4),
+        "hourlyMax": round(sum(p.hourly_max for p in pools), 4),
+        "currency": CURRENCY,
+        "unpricedPools": [p.pool for p in pools if p.price_per_node_hour is None],
+    }

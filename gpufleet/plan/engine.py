@@ -1,0 +1,72 @@
+"""Run the real Pulumi program under mocks (preview=False, a fresh monitor) and collect the plan."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi.runtime
+from pulumi.runtime import settings as runtime_settings
+from pulumi.runtime.stack import run_pulumi_func
+from pulumi.runtime.sync_await import _sync_await
+
+from gpufleet.plan.capacity import PoolCapacity, capacity
+from gpufleet.plan.mocks import PlanMocks, RecordingMonitor, Registration
+from gpufleet.plan.stackfile import StackFile
+from gpufleet.program import config_value
+from gpufleet.spec import StackSpec, load_spec
+
+PROJECT = "gpufleet"
+
+
+@dataclass
+class Violation:
+    policy: str
+    level: str  # mandatory | advisory
+    urn: str
+    message: str
+
+
+@dataclass
+class Plan:
+    stack: str
+    spec: StackSpec
+    resources: list[Registration]
+    outputs: dict
+    capacity: list[PoolCapacity]
+    violations: list[Violation] = field(default_factory=list)
+
+    @property
+    def has_mandatory_violation(self) -> bool:
+        return any(v.level == "mandatory" for v in self.violations)
+
+
+def register(stack_file: StackFile) -> tuple[StackSpec, RecordingMonitor]:
+    """Validate the config (SpecError before anything registers), then run the program under mocks."""
+    spec = load_spec(stack_file.stack, stack_file.config, stack_file.secret_keys)
+    from gpufleet.program import main
+
+    monitor = RecordingMonitor(PlanMocks())
+    pulumi.runtime.set_all_config(
+        {k: config_value(v) for k, v in stack_file.config.items()}, sorted(stack_file.secret_keys)
+    )
+    runtime_settings.ROOT.set(None)  # a fresh root Stack resource for every plan in this process
+    pulumi.runtime.set_mocks(PlanMocks(), project=PROJECT, stack=stack_file.stack, preview=False, monitor=monitor)
+    _sync_await(run_pulumi_func(main))
+    return spec, monitor
+
+
+def plan(stack_file: StackFile, evaluate_policies: bool = True) -> Plan:
+    spec, monitor = register(stack_file)
+    result = Plan(
+        stack=stack_file.stack,
+        spec=spec,
+        resources=sorted(monitor.registrations, key=lambda r: r.urn),
+        outputs=monitor.stack_outputs,
+        capacity=capacity(spec),
+    )
+    if evaluate_policies:
+        from gpufleet.plan.policy_runner import evaluate
+
+        result.violations = evaluate(result.resources, stack=stack_file.stack)
+    return result

@@ -1,0 +1,113 @@
+"""Pulumi mocks for the offline plan: a recording monitor and the outputs later resources read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import pulumi
+from google.protobuf import json_format
+from pulumi.runtime.mocks import MockMonitor
+
+# Pulumi's wire signatures (sdk/go/common/resource/sig): secrets, resource references, unknowns.
+_SIG = "4dabf18193072939515e22adb298388d"
+_SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
+_RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e"
+_UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+SECRET = "[secret]"
+UNKNOWN = "[unknown]"
+
+# k3s writes a kubeconfig for the local API; the plan's stand-in has the same shape.
+PLACEHOLDER_KUBECONFIG = """apiVersion: v1
+kind: Config
+clusters:
+- cluster:
+    server: https://127.0.0.1:6443
+  name: default
+contexts:
+- context: {cluster: default, user: default}
+  name: default
+current-context: default
+users:
+- name: default
+  user: {token: plan-placeholder}
+"""
+
+
+@dataclass
+class Registration:
+    urn: str
+    type: str
+    name: str
+    parent: Optional[str]
+    custom: bool
+    inputs: dict
+    secret_paths: list[str] = field(default_factory=list)
+    provider: Optional[str] = None
+
+
+def plain(value: Any, path: str = "", secrets: Optional[list[str]] = None) -> Any:
+    """A wire value made JSON-safe: secrets redacted (their paths recorded), references as URNs."""
+    if isinstance(value, dict):
+        if value.get(_SIG) == _SECRET_SIG:
+            if secrets is not None:
+                secrets.append(path or ".")
+            return SECRET
+        if value.get(_SIG) == _RESOURCE_SIG:
+            return value.get("urn")
+        return {k: plain(v, f"{path}.{k}" if path else k, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v, f"{path}[{i}]", secrets) for i, v in enumerate(value)]
+    if value == _UNKNOWN:
+        return UNKNOWN
+    return value
+
+
+class RecordingMonitor(MockMonitor):
+    """The SDK's mock monitor, also keeping each registration's parent and JSON-safe inputs in order."""
+
+    def __init__(self, mocks: pulumi.runtime.Mocks):
+        super().__init__(mocks)
+        self.registrations: list[Registration] = []
+        self.stack_outputs: dict = {}
+
+    def RegisterResource(self, request):
+        response = super().RegisterResource(request)
+        if request.type != "pulumi:pulumi:Stack":
+            secrets: list[str] = []
+            inputs = plain(json_format.MessageToDict(request.object), "", secrets)
+            self.registrations.append(
+                Registration(
+                    urn=response.urn,
+                    type=request.type,
+                    name=request.name,
+                    parent=request.parent or None,
+                    custom=bool(request.custom),
+                    inputs=inputs,
+                    secret_paths=secrets,
+                    provider=request.provider or None,
+                )
+            )
+        return response
+
+    def RegisterResourceOutputs(self, request):
+        if "pulumi:pulumi:Stack" in request.urn:
+            self.stack_outputs = plain(json_format.MessageToDict(request.outputs))
+        return super().RegisterResourceOutputs(request)
+
+
+class PlanMocks(pulumi.runtime.Mocks):
+    """Outputs a real deployment would return, where later resources read them."""
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs):
+        outputs = dict(args.inputs)
+        if args.typ == "random:index/randomPassword:RandomPassword":
+            outputs["result"] = "plan-placeholder-password"
+        elif args.typ == "command:remote:Command":
+            reads_kubeconfig = "k3s.yaml" in str(args.inputs.get("create", ""))
+            outputs["stdout"] = PLACEHOLDER_KUBECONFIG if reads_kubeconfig else ""
+            outputs["stderr"] = ""
+        return f"{args.name}-id", outputs
+
+    def call(self, args: pulumi.runtime.MockCallArgs):
+        return {}

@@ -1,0 +1,91 @@
+"""Evaluate the policy pack on a plan in process, through pulumi_policy's own analyzer servicer.
+
+`PolicyPack(...)` starts a gRPC server as soon as it is built, so the plan talks to the servicer that
+server would wrap, with the same Analyze/AnalyzeStack protobuf messages the CLI sends. The rules,
+their argument types and their unknown-value handling are therefore exactly those of
+`pulumi preview --policy-pack policies`.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Optional
+
+from google.protobuf import struct_pb2
+from pulumi.runtime.proto import analyzer_pb2
+
+from gpufleet.plan.mocks import Registration
+
+_LEVELS = {
+    analyzer_pb2.ADVISORY: "advisory",
+    analyzer_pb2.MANDATORY: "mandatory",
+    analyzer_pb2.DISABLED: "disabled",
+    analyzer_pb2.REMEDIATE: "mandatory",
+}
+
+
+def to_struct(value: dict) -> struct_pb2.Struct:
+    struct = struct_pb2.Struct()
+    struct.update(value)
+    return struct
+
+
+def analyze_request(r: Registration) -> analyzer_pb2.AnalyzeRequest:
+    return analyzer_pb2.AnalyzeRequest(
+        type=r.type,
+        properties=to_struct(r.inputs),
+        urn=r.urn,
+        name=r.name,
+        options=analyzer_pb2.AnalyzerResourceOptions(parent=r.parent or ""),
+    )
+
+
+def stack_request(resources: Iterable[Registration]) -> analyzer_pb2.AnalyzeStackRequest:
+    return analyzer_pb2.AnalyzeStackRequest(
+        resources=[
+            analyzer_pb2.AnalyzerResource(
+                type=r.type,
+                properties=to_struct(r.inputs),
+                urn=r.urn,
+                name=r.name,
+                parent=r.parent or "",
+                options=analyzer_pb2.AnalyzerResourceOptions(parent=r.parent or ""),
+            )
+            for r in resources
+        ]
+    )
+
+
+def configure_request(config: Optional[dict] = None) -> analyzer_pb2.ConfigureAnalyzerRequest:
+    """Every policy's enforcement level sent explicitly (the CLI always sends one)."""
+    from policies.pack import POLICIES
+
+    config = config or {}
+    policy_config = {}
+    for policy in POLICIES:
+        own = dict(config.get(policy.name, {}))
+        level = own.pop("enforcementLevel", policy.enforcement_level.value)
+        policy_config[policy.name] = analyzer_pb2.PolicyConfig(
+            enforcementLevel=getattr(analyzer_pb2, level.upper()), properties=to_struct(own)
+        )
+    return analyzer_pb2.ConfigureAnalyzerRequest(policyConfig=policy_config)
+
+
+def diagnostics_to_violations(diagnostics) -> list:
+    from gpufleet.plan.engine import Violation
+
+    return [
+        Violation(policy=d.policyName, level=_LEVELS.get(d.enforcementLevel, "advisory"), urn=d.urn, message=d.message)
+        for d in diagnostics
+    ]
+
+
+def evaluate(resources: list[Registration], stack: str, config: Optional[dict] = None) -> list:
+    from policies.pack import servicer
+
+    analyzer = servicer()
+    analyzer.Configure(configure_request(config), None)
+    diagnostics = []
+    for r in resources:
+        diagnostics += analyzer.Analyze(analyze_request(r), None).diagnostics
+    diagnostics += analyzer.AnalyzeStack(stack_request(resources), None).diagnostics
+    return sorted(diagnostics_to_violations(diagnostics), key=lambda v: (v.level != "mandatory", v.policy, v.urn))

@@ -1,0 +1,212 @@
+"""The typed, validated model of a stack's `gpufleet:` config. The one place that knows the format.
+
+`load_spec(stack, config, secret_keys)` takes config as Pulumi hands it to a program (keys
+`namespace:key`, structured values as objects or JSON strings) and returns a `StackSpec`, or raises
+`SpecError` listing every problem with the stack, key path, bad value and what is allowed.
+"""
+
+from __future__ import annotations
+
+import json
+import typing
+from typing import Any, Iterable, Optional
+
+import pydantic
+from pydantic import BaseModel
+
+from gpufleet.spec.cluster import ClusterSpec, Host, K3sSpec
+from gpufleet.spec.errors import Problem, SpecError, format_path
+from gpufleet.spec.operator import DriverSpec, GpuOperatorSpec
+from gpufleet.spec.pools import NodePoolSpec, SharingSpec, Taint
+from gpufleet.spec.stack import StackSpec, WorkloadsSpec
+
+NAMESPACE = "gpufleet"
+# Secret config keys the program reads directly (never part of the spec, never printed).
+SECRET_KEYS = {"sshPrivateKey": "SSH private key for k3s hosts (set with `pulumi config set --secret`)"}
+
+__all__ = [
+    "ClusterSpec", "DriverSpec", "GpuOperatorSpec", "Host", "K3sSpec", "NodePoolSpec", "Problem",
+    "SharingSpec", "SpecError", "StackSpec", "Taint", "WorkloadsSpec", "NAMESPACE", "SECRET_KEYS",
+    "load_spec", "spec_keys", "json_schema",
+]
+
+
+def spec_keys() -> dict[str, str]:
+    """Top-level `gpufleet:` keys -> their description."""
+    out = {}
+    for name, field in StackSpec.model_fields.items():
+        out[field.alias or name] = (field.description or "").split(" — ", 1)[-1]
+    out.update(SECRET_KEYS)
+    return out
+
+
+def _decode(value: Any) -> Any:
+    """Pulumi hands structured config to programs as JSON strings; files give objects."""
+    if isinstance(value, str) and value[:1] in "[{":
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def load_spec(stack: str, config: dict[str, Any], secret_keys: Iterable[str] = ()) -> StackSpec:
+    """Validate the `gpufleet:` part of a stack's config; raise SpecError with every problem."""
+    secret_keys = set(secret_keys)
+    allowed = spec_keys()
+    data: dict[str, Any] = {}
+    problems: list[Problem] = []
+    for full_key, value in config.items():
+        namespace, _, key = full_key.partition(":")
+        if namespace != NAMESPACE:
+            continue
+        if key not in allowed:
+            problems.append(Problem(stack, full_key, f"unknown key (allowed: {', '.join(allowed)}{_did_you_mean(key, allowed)})"))
+        elif key not in SECRET_KEYS:
+            data[key] = _decode(value)
+    if "cluster" not in data and not any(p.path.endswith(":cluster") for p in problems):
+        problems.append(Problem(stack, f"{NAMESPACE}:cluster", "required key missing (it names the platform and control plane)"))
+        raise SpecError(stack, problems)
+    try:
+        spec = StackSpec.model_validate(data)
+    except pydantic.ValidationError as exc:
+        problems += [_problem(stack, err) for err in exc.errors()]
+        raise SpecError(stack, problems) from None
+    problems += _cross_checks(stack, spec, config, secret_keys)
+    if problems:
+        raise SpecError(stack, problems)
+    return spec
+
+
+def _problem(stack: str, err: dict) -> Problem:
+    loc = tuple(err["loc"])
+    path = format_path(NAMESPACE, loc)
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        keys = _allowed_keys(loc[:-1])
+        hint = _did_you_mean(str(loc[-1]), keys)
+        return Problem(stack, path, f"unknown key (allowed: {', '.join(keys)}{hint})")
+    if kind == "missing":
+        return Problem(stack, path, "required key missing")
+    message = err["msg"].removeprefix("Value error, ")
+    value = err.get("input")
+    if kind in ("value_error", "assertion_error") or isinstance(value, (dict, list)):
+        return Problem(stack, path, message)
+    return Problem(stack, path, message, value)
+
+
+def _model_at(loc: tuple) -> Optional[type[BaseModel]]:
+    """The spec model class at a key path (following list items and Optional)."""
+    model: Any = StackSpec
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        field = next((f for n, f in model.model_fields.items() if (f.alias or n) == part), None)
+        if field is None:
+            return None
+        model = _inner_model(field.annotation)
+        if model is None:
+            return None
+    return model
+
+
+def _inner_model(annotation: Any) -> Optional[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _inner_model(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _allowed_keys(loc: tuple) -> list[str]:
+    model = _model_at(loc)
+    return [f.alias or n for n, f in model.model_fields.items()] if model else []
+
+
+def _did_you_mean(key: str, allowed: Iterable[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(key, list(allowed), n=1)
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
+def _cross_checks(stack: str, spec: StackSpec, config: dict[str, Any], secret_keys: set[str]) -> list[Problem]:
+    """Checks that span blocks (they run once every block is valid on its own)."""
+    problems: list[Problem] = []
+    seen_pools: dict[str, int] = {}
+    for i, pool in enumerate(spec.node_pools):
+        if pool.name in seen_pools:
+            problems.append(Problem(stack, f"{NAMESPACE}:nodePools[{i}].name", f"duplicate pool name (also nodePools[{seen_pools[pool.name]}])", pool.name))
+        seen_pools.setdefault(pool.name, i)
+    if spec.cluster.platform == "k3s":
+        problems += _k3s_checks(stack, spec, config, secret_keys)
+    return problems
+
+
+def _k3s_checks(stack: str, spec: StackSpec, config: dict[str, Any], secret_keys: set[str]) -> list[Problem]:
+    problems: list[Problem] = []
+    key = f"{NAMESPACE}:sshPrivateKey"
+    if key not in config:
+        problems.append(Problem(stack, key, "required for k3s: set it with `pulumi config set --secret sshPrivateKey < key`"))
+    elif key not in secret_keys:
+        problems.append(Problem(stack, key, "must be a secret, not plain text: set it with `pulumi config set --secret`"))
+
+    hosts: list[tuple[str, Host]] = []
+    k3s = spec.cluster.k3s
+    hosts += [(f"{NAMESPACE}:cluster.k3s.servers[{i}]", h) for i, h in enumerate(k3s.servers)]
+    hosts += [(f"{NAMESPACE}:cluster.k3s.agents[{i}]", h) for i, h in enumerate(k3s.agents)]
+    for i, pool in enumerate(spec.node_pools):
+        at = f"{NAMESPACE}:nodePools[{i}]"
+        hosts += [(f"{at}.hosts[{j}]", h) for j, h in enumerate(pool.hosts)]
+        if not pool.hosts:
+            problems.append(Problem(stack, f"{at}.hosts", "a k3s pool needs at least one host"))
+        if pool.gpu is None:
+            problems.append(Problem(stack, f"{at}.gpu", "required on k3s: the GPU model of the pool's hosts"))
+        if pool.gpus_per_node is None:
+            problems.append(Problem(stack, f"{at}.gpusPerNode", "required on k3s: GPUs in each host"))
+        for field in ("min_nodes", "max_nodes"):
+            if field in pool.model_fields_set:
+                alias = NodePoolSpec.model_fields[field].alias
+                problems.append(Problem(stack, f"{at}.{alias}", "not used on k3s: a pool's size is its number of hosts; remove it"))
+        if pool.capacity == "spot":
+            problems.append(Problem(stack, f"{at}.capacity", "spot capacity needs a cloud platform (allowed on k3s: on-demand)", pool.capacity))
+    for attr in ("name", "address"):
+        seen: dict[str, str] = {}
+        for path, host in hosts:
+            value = getattr(host, attr)
+            if value in seen:
+                problems.append(Problem(stack, f"{path}.{attr}", f"duplicate host {attr} (also {seen[value]})", value))
+            seen.setdefault(value, path)
+    return problems
+
+
+def json_schema() -> dict:
+    """JSON Schema of a `stacks/Pulumi.<stack>.yaml` file's gpufleet part."""
+    inner = StackSpec.model_json_schema(by_alias=True)
+    defs = inner.pop("$defs", {})
+    props = {f"{NAMESPACE}:{k}": v for k, v in inner["properties"].items()}
+    for key, description in SECRET_KEYS.items():
+        props[f"{NAMESPACE}:{key}"] = {
+            "description": description,
+            "type": "object",
+            "properties": {"secure": {"type": "string"}},
+            "required": ["secure"],
+        }
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "gpufleet stack configuration (stacks/Pulumi.<stack>.yaml)",
+        "type": "object",
+        "properties": {
+            "config": {
+                "type": "object",
+                "properties": props,
+                "required": [f"{NAMESPACE}:{k}" for k in inner.get("required", [])],
+                "patternProperties": {"^(?!gpufleet:)": {}},
+                "additionalProperties": False,
+            }
+        },
+        "required": ["config"],
+        "$defs": defs,
+    }

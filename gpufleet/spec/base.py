@@ -1,0 +1,35 @@
+"""The base model every spec block derives from: camelCase keys, unknown keys rejected, frozen."""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+
+from pydantic import BaseModel, ConfigDict
+from pydantic.alias_generators import to_camel
+
+# A Kubernetes DNS-1123 label: names of pools and hosts become node labels and resource names.
+DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+_HOSTNAME = re.compile(r"^(?=.{1,253}$)([A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?)*$")
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="forbid",
+        frozen=True,
+        use_attribute_docstrings=True,
+    )
+
+
+def check_address(value: str) -> str:
+    """An IPv4/IPv6 address or a DNS hostname; anything else is rejected."""
+    try:
+        ipaddress.ip_address(value)
+        return value
+    except ValueError:
+        pass
+    if _HOSTNAME.match(value) and not value.replace(".", "").isdigit():
+        return value
+    raise ValueError(f"'{value}' is not an IP address or a DNS hostname")

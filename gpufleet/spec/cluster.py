@@ -1,0 +1,105 @@
+"""gpufleet:cluster — the control plane: platform, Kubernetes version and the platform's own block."""
+
+from __future__ import annotations
+
+from typing import Literal, Optional
+
+from pydantic import Field, ValidationInfo, field_validator
+
+from gpufleet import versions
+from gpufleet.spec.base import DNS_LABEL, Model, check_address
+
+PLATFORMS = ("eks", "gke", "k3s")
+# Platforms whose components exist; the others are reserved names in the schema.
+IMPLEMENTED_PLATFORMS = ("k3s",)
+
+
+class Host(Model):
+    """A machine reachable over SSH (bare metal or a rented VM)."""
+
+    name: str = Field(pattern=DNS_LABEL, max_length=63)
+    """Node name in Kubernetes and in resource names (DNS label)."""
+    address: str
+    """IP address or DNS name gpufleet connects to over SSH; also the node's registration address."""
+    user: Optional[str] = None
+    """SSH user for this host; default: the cluster's `k3s.sshUser`."""
+    port: int = Field(default=22, ge=1, le=65535)
+    """SSH port."""
+
+    _check_address = field_validator("address")(lambda cls, v: check_address(v))
+
+
+class K3sSpec(Model):
+    """A k3s cluster on your own hosts, installed over SSH."""
+
+    ssh_user: str = "root"
+    """SSH user on every host unless a host sets its own; commands run with sudo."""
+    servers: list[Host] = Field(min_length=1)
+    """Control-plane hosts: 1, or an odd number >= 3 for HA with embedded etcd."""
+    agents: list[Host] = []
+    """CPU worker hosts (operators, system add-ons). GPU hosts belong to node pools."""
+    api_address: Optional[str] = None
+    """Address agents and kubeconfig use for the API (a load balancer or VIP for HA); default: the first server."""
+    tls_sans: list[str] = []
+    """Extra names/addresses in the API server certificate (the API address is always included)."""
+    disable: list[Literal["traefik", "servicelb", "local-storage", "metrics-server", "coredns"]] = ["traefik"]
+    """Packaged k3s components not to deploy."""
+    taint_servers: bool = False
+    """Keep workloads off the servers (CriticalAddonsOnly taint); needs agents for system pods."""
+
+    @field_validator("servers")
+    @classmethod
+    def _odd_servers(cls, servers: list[Host]) -> list[Host]:
+        if len(servers) % 2 == 0:
+            raise ValueError(
+                f"{len(servers)} servers cannot keep etcd quorum; use 1, or an odd number >= 3 for HA"
+            )
+        return servers
+
+    @field_validator("api_address")
+    @classmethod
+    def _api_address(cls, v: Optional[str]) -> Optional[str]:
+        return None if v is None else check_address(v)
+
+    @field_validator("taint_servers")
+    @classmethod
+    def _taint_needs_agents(cls, v: bool, info: ValidationInfo) -> bool:
+        if v and not info.data.get("agents"):
+            raise ValueError("taintServers needs at least one CPU agent, or system pods have nowhere to run")
+        return v
+
+
+class ClusterSpec(Model):
+    """The control plane."""
+
+    platform: Literal["eks", "gke", "k3s"]
+    """Where the control plane runs: eks | gke | k3s."""
+    name: Optional[str] = Field(default=None, pattern=DNS_LABEL, max_length=40)
+    """Cluster name and prefix of every child resource; default: the stack name. Renaming replaces the cluster."""
+    kubernetes_version: str = Field(default=versions.KUBERNETES_DEFAULT, validate_default=True)
+    """Kubernetes minor version, e.g. "1.34"."""
+    k3s: Optional[K3sSpec] = Field(default=None, validate_default=True)
+    """Required when platform is k3s."""
+
+    @field_validator("platform")
+    @classmethod
+    def _implemented(cls, v: str) -> str:
+        if v not in IMPLEMENTED_PLATFORMS:
+            raise ValueError(f"platform '{v}' is not available yet (available: {', '.join(IMPLEMENTED_PLATFORMS)})")
+        return v
+
+    @field_validator("kubernetes_version")
+    @classmethod
+    def _version(cls, v: str, info: ValidationInfo) -> str:
+        if info.data.get("platform") == "k3s" and v not in versions.K3S_RELEASES:
+            raise ValueError(
+                f"'{v}' has no pinned k3s release (allowed: {', '.join(versions.K3S_RELEASES)})"
+            )
+        return v
+
+    @field_validator("k3s")
+    @classmethod
+    def _k3s_block(cls, v: Optional[K3sSpec], info: ValidationInfo) -> Optional[K3sSpec]:
+        if info.data.get("platform") == "k3s" and v is None:
+            raise ValueError("platform k3s needs a `k3s:` block with at least one server")
+        return v

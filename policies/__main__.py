@@ -1,0 +1,3 @@
+from policies.pack import build
+
+build()
