@@ -44,20 +44,22 @@ class Registration:
     inputs: dict
     secret_paths: list[str] = field(default_factory=list)
     provider: Optional[str] = None
+    revealed: dict = field(default_factory=dict, repr=False)
+    """Inputs with secrets unwrapped: for tests only, never rendered."""
 
 
-def plain(value: Any, path: str = "", secrets: Optional[list[str]] = None) -> Any:
+def plain(value: Any, path: str = "", secrets: Optional[list[str]] = None, reveal: bool = False) -> Any:
     """A wire value made JSON-safe: secrets redacted (their paths recorded), references as URNs."""
     if isinstance(value, dict):
         if value.get(_SIG) == _SECRET_SIG:
             if secrets is not None:
                 secrets.append(path or ".")
-            return SECRET
+            return plain(value.get("value"), path, None, reveal) if reveal else SECRET
         if value.get(_SIG) == _RESOURCE_SIG:
             return value.get("urn")
-        return {k: plain(v, f"{path}.{k}" if path else k, secrets) for k, v in value.items()}
+        return {k: plain(v, f"{path}.{k}" if path else k, secrets, reveal) for k, v in value.items()}
     if isinstance(value, list):
-        return [plain(v, f"{path}[{i}]", secrets) for i, v in enumerate(value)]
+        return [plain(v, f"{path}[{i}]", secrets, reveal) for i, v in enumerate(value)]
     if value == _UNKNOWN:
         return UNKNOWN
     return value
@@ -75,7 +77,8 @@ class RecordingMonitor(MockMonitor):
         response = super().RegisterResource(request)
         if request.type != "pulumi:pulumi:Stack":
             secrets: list[str] = []
-            inputs = plain(json_format.MessageToDict(request.object), "", secrets)
+            wire = json_format.MessageToDict(request.object)
+            inputs = plain(wire, "", secrets)
             self.registrations.append(
                 Registration(
                     urn=response.urn,
@@ -86,6 +89,7 @@ class RecordingMonitor(MockMonitor):
                     inputs=inputs,
                     secret_paths=secrets,
                     provider=request.provider or None,
+                    revealed=plain(wire, reveal=True),
                 )
             )
         return response

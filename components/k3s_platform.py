@@ -1,0 +1,26 @@
+"""The k3s platform: a K3sCluster control plane and one K3sNodePool per GPU pool."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pulumi
+
+from components.k3s_cluster import K3sCluster, K3sClusterArgs
+from components.k3s_node_pool import K3sNodePool, K3sNodePoolArgs
+from components.platform import PlatformBuild, PlatformInputs
+
+
+def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> PlatformBuild:
+    spec = inputs.spec
+    control_plane = K3sCluster(
+        f"{name}-k3s",
+        K3sClusterArgs(spec.cluster.k3s, spec.cluster.kubernetes_version, inputs.ssh_private_key),
+        opts=opts,
+    )
+    pools = [
+        K3sNodePool(f"{name}-pool-{pool.name}", K3sNodePoolArgs(pool, control_plane.join), opts=opts)
+        for pool in spec.node_pools
+    ]
+    access = dataclasses.replace(control_plane.access, ready=[*control_plane.access.ready, *pools])
+    return PlatformBuild(control_plane=control_plane, access=access, node_pools=pools)

@@ -1,0 +1,40 @@
+"""What every platform module provides: `build(name, inputs, opts) -> PlatformBuild`.
+
+A platform module (components/<platform>_platform.py) creates the control plane and one component per
+GPU pool; GpuCluster then adds the add-ons on the resulting ClusterAccess. Modules are imported by name
+so a stack loads only its own platform's SDK.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Optional
+
+import pulumi
+
+from components.cluster_access import ClusterAccess
+from gpufleet.spec import StackSpec
+
+MODULES = {
+    "k3s": "components.k3s_platform",
+}
+
+
+@dataclass(frozen=True)
+class PlatformInputs:
+    spec: StackSpec
+    """The validated stack spec."""
+    ssh_private_key: Optional[pulumi.Input[str]] = None
+    """k3s: SSH private key for the hosts (a secret config value)."""
+
+
+@dataclass(frozen=True)
+class PlatformBuild:
+    control_plane: pulumi.ComponentResource
+    access: ClusterAccess
+    node_pools: list[pulumi.ComponentResource] = field(default_factory=list)
+
+
+def build(platform: str, name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> PlatformBuild:
+    return importlib.import_module(MODULES[platform]).build(name, inputs, opts)

@@ -1,0 +1,61 @@
+"""Shared test helpers: plan a config under Pulumi's mocks and look up what it registered."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any, Optional
+
+import yaml
+
+from gpufleet.plan.engine import Plan, plan
+from gpufleet.plan.mocks import Registration
+from gpufleet.plan.stackfile import StackFile, read_stack_file, stack_path
+
+ROOT = Path(__file__).resolve().parent.parent
+REFERENCE = ROOT.parent / "shared" / "reference"
+STACKS = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
+SECRET = {"secure": "v1:placeholder"}
+
+
+def example(stack: str) -> StackFile:
+    """An example stack from stacks/."""
+    return read_stack_file(stack, stack_path(ROOT, stack))
+
+
+def example_config(stack: str) -> dict:
+    """The raw `config:` mapping of an example stack (a deep copy to mutate in a test)."""
+    doc = yaml.safe_load(stack_path(ROOT, stack).read_text())
+    return copy.deepcopy(doc["config"])
+
+
+def stack_file(config: dict, stack: str = "test") -> StackFile:
+    """A StackFile from a config mapping, as the CLI would read it (secure values become secrets)."""
+    secrets = {k for k, v in config.items() if isinstance(v, dict) and set(v) == {"secure"}}
+    plain = {k: ("[secret]" if k in secrets else v) for k, v in config.items()}
+    return StackFile(stack, Path(f"Pulumi.{stack}.yaml"), plain, frozenset(secrets))
+
+
+def plan_config(config: dict, stack: str = "test", policies: bool = True) -> Plan:
+    return plan(stack_file(config, stack), evaluate_policies=policies)
+
+
+def by_type(p: Plan, type_: str) -> list[Registration]:
+    return [r for r in p.resources if r.type == type_]
+
+
+def one(p: Plan, type_: str, name: Optional[str] = None) -> Registration:
+    found = [r for r in by_type(p, type_) if name is None or r.name == name]
+    assert len(found) == 1, f"expected one {type_} {name or ''}, found {[r.name for r in found]}"
+    return found[0]
+
+
+def parent_of(p: Plan, r: Registration) -> Registration:
+    return next(x for x in p.resources if x.urn == r.parent)
+
+
+def dig(value: Any, path: str) -> Any:
+    """dig(values, 'driver.version')."""
+    for part in path.split("."):
+        value = value[part]
+    return value
