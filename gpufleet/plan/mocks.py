@@ -44,6 +44,7 @@ class Registration:
     inputs: dict
     secret_paths: list[str] = field(default_factory=list)
     provider: Optional[str] = None
+    dependencies: list[str] = field(default_factory=list)
     revealed: dict = field(default_factory=dict, repr=False)
     """Inputs with secrets unwrapped: for tests only, never rendered."""
 
@@ -89,6 +90,7 @@ class RecordingMonitor(MockMonitor):
                     inputs=inputs,
                     secret_paths=secrets,
                     provider=request.provider or None,
+                    dependencies=list(request.dependencies),
                     revealed=plain(wire, reveal=True),
                 )
             )

@@ -71,8 +71,9 @@ def load_spec(stack: str, config: dict[str, Any], secret_keys: Iterable[str] = (
         spec = StackSpec.model_validate(data)
     except pydantic.ValidationError as exc:
         problems += [_problem(stack, err) for err in exc.errors()]
-        raise SpecError(stack, problems) from None
-    problems += _cross_checks(stack, spec, config, secret_keys)
+        raise SpecError(stack, problems + _secret_checks(stack, data, config, secret_keys)) from None
+    problems += _secret_checks(stack, data, config, secret_keys)
+    problems += _cross_checks(stack, spec)
     if problems:
         raise SpecError(stack, problems)
     return spec
@@ -132,7 +133,20 @@ def _did_you_mean(key: str, allowed: Iterable[str]) -> str:
     return f"; did you mean '{close[0]}'?" if close else ""
 
 
-def _cross_checks(stack: str, spec: StackSpec, config: dict[str, Any], secret_keys: set[str]) -> list[Problem]:
+def _secret_checks(stack: str, data: dict, config: dict[str, Any], secret_keys: set[str]) -> list[Problem]:
+    """Secret config keys the chosen platform needs (checked even when the rest does not validate)."""
+    cluster = data.get("cluster")
+    if not isinstance(cluster, dict) or cluster.get("platform") != "k3s":
+        return []
+    key = f"{NAMESPACE}:sshPrivateKey"
+    if key not in config:
+        return [Problem(stack, key, f"required for k3s: set it with `pulumi config set --secret {key} < ~/.ssh/id_ed25519`")]
+    if key not in secret_keys:
+        return [Problem(stack, key, "must be a secret, not plain text: set it with `pulumi config set --secret`")]
+    return []
+
+
+def _cross_checks(stack: str, spec: StackSpec) -> list[Problem]:
     """Checks that span blocks (they run once every block is valid on its own)."""
     problems: list[Problem] = []
     seen_pools: dict[str, int] = {}
@@ -141,17 +155,12 @@ def _cross_checks(stack: str, spec: StackSpec, config: dict[str, Any], secret_ke
             problems.append(Problem(stack, f"{NAMESPACE}:nodePools[{i}].name", f"duplicate pool name (also nodePools[{seen_pools[pool.name]}])", pool.name))
         seen_pools.setdefault(pool.name, i)
     if spec.cluster.platform == "k3s":
-        problems += _k3s_checks(stack, spec, config, secret_keys)
+        problems += _k3s_checks(stack, spec)
     return problems
 
 
-def _k3s_checks(stack: str, spec: StackSpec, config: dict[str, Any], secret_keys: set[str]) -> list[Problem]:
+def _k3s_checks(stack: str, spec: StackSpec) -> list[Problem]:
     problems: list[Problem] = []
-    key = f"{NAMESPACE}:sshPrivateKey"
-    if key not in config:
-        problems.append(Problem(stack, key, "required for k3s: set it with `pulumi config set --secret sshPrivateKey < key`"))
-    elif key not in secret_keys:
-        problems.append(Problem(stack, key, "must be a secret, not plain text: set it with `pulumi config set --secret`"))
 
     hosts: list[tuple[str, Host]] = []
     k3s = spec.cluster.k3s

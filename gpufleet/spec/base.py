@@ -6,11 +6,16 @@ import ipaddress
 import re
 
 from pydantic import BaseModel, ConfigDict
-from pydantic.alias_generators import to_camel
 
 # A Kubernetes DNS-1123 label: names of pools and hosts become node labels and resource names.
 DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 _HOSTNAME = re.compile(r"^(?=.{1,253}$)([A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?)*$")
+
+
+def to_camel(name: str) -> str:
+    """snake_case -> camelCase by underscores only (pydantic's own turns `k3s` into `k3S`)."""
+    first, *rest = name.split("_")
+    return first + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
 class Model(BaseModel):

@@ -1,0 +1,76 @@
+"""Benchmark: wall time, peak memory and imported modules of `gpufleet plan` per stack.
+
+Each measurement runs in a fresh subprocess (so import cost and peak RSS are those a user sees):
+every example stack in stacks/, then synthetic k3s stacks with 10, 100 and 500 GPU agents.
+Prints figures; asserts nothing about speed (not a timed test).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+PROBE = r"""
+import io, json, resource, sys, time
+from contextlib import redirect_stdout
+start = time.perf_counter()
+from gpufleet import cli
+with redirect_stdout(io.StringIO()):
+    code = cli.main(["plan", sys.argv[1], "--format", "json"] + sys.argv[2:])
+elapsed = time.perf_counter() - start
+print(json.dumps({
+    "code": code, "seconds": elapsed, "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    "modules": len(sys.modules), "aws": "pulumi_aws" in sys.modules, "gcp": "pulumi_gcp" in sys.modules,
+}))
+"""
+
+
+def synthetic_k3s(agents: int) -> dict:
+    """One server and `agents` GPU hosts spread over pools of up to 50 hosts each."""
+    def address(i: int) -> str:
+        return f"10.{i // 65536}.{(i // 256) % 256}.{i % 256}"
+
+    pools, i = [], 1
+    for p in range((agents + 49) // 50):
+        size = min(50, agents - p * 50)
+        hosts = [{"name": f"gpu-{i + j}", "address": address(i + j)} for j in range(size)]
+        i += size
+        pools.append({"name": f"pool-{p}", "gpu": "H100-80GB", "gpusPerNode": 8, "pricePerNodeHour": 24.0, "hosts": hosts})
+    return {"config": {
+        "gpufleet:cluster": {"platform": "k3s", "k3s": {"servers": [{"name": "cp-1", "address": "10.255.0.1"}]}},
+        "gpufleet:nodePools": pools,
+        "gpufleet:sshPrivateKey": {"secure": "v1:placeholder"},
+    }}
+
+
+def measure(stack: str, extra: list[str]) -> dict:
+    run = subprocess.run([sys.executable, "-c", PROBE, stack, *extra], capture_output=True, text=True, cwd=ROOT)
+    if run.returncode != 0:
+        raise SystemExit(f"{stack}: probe failed\n{run.stderr}")
+    return json.loads(run.stdout.splitlines()[-1])
+
+
+def main() -> None:
+    rows = []
+    for path in sorted((ROOT / "stacks").glob("Pulumi.*.yaml")):
+        stack = path.name[len("Pulumi."):-len(".yaml")]
+        rows.append((stack, measure(stack, [])))
+    with tempfile.TemporaryDirectory() as tmp:
+        for agents in (10, 100, 500):
+            file = Path(tmp) / f"Pulumi.k3s-{agents}.yaml"
+            file.write_text(yaml.safe_dump(synthetic_k3s(agents)))
+            rows.append((f"k3s-{agents}-gpu-agents", measure(f"k3s-{agents}", ["--config", str(file)])))
+    print(f"{'stack':<24} {'exit':>4} {'seconds':>8} {'peak MiB':>9} {'modules':>8}  cloud SDKs")
+    for stack, m in rows:
+        sdks = ",".join(n for n in ("aws", "gcp") if m[n]) or "-"
+        print(f"{stack:<24} {m['code']:>4} {m['seconds']:>8.2f} {m['peak_mib']:>9.1f} {m['modules']:>8}  {sdks}")
+
+
+if __name__ == "__main__":
+    main()

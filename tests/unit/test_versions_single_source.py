@@ -1,0 +1,53 @@
+"""Every pinned upstream version is spelled in gpufleet/versions.py and nowhere else in code or config."""
+
+import subprocess
+from dataclasses import fields, is_dataclass
+
+from gpufleet import versions
+from tests.helpers import ROOT
+
+# The catalog's release facts are keyed by version on purpose (what each release supports).
+ALLOWED = {"gpufleet/versions.py", "gpufleet/catalog/drivers.yaml"}
+CHECKED_SUFFIXES = (".py", ".yaml", ".yml", ".toml", ".json", ".sh", ".cfg", ".txt", "Makefile", ".ci/run")
+
+
+def pinned_versions() -> set[str]:
+    found: set[str] = set()
+
+    def add(value):
+        if isinstance(value, str) and any(c.isdigit() for c in value) and value.count(".") >= 2:
+            found.update({value, value.removeprefix("v")})
+        elif is_dataclass(value):
+            for f in fields(value):
+                add(getattr(value, f.name))
+        elif isinstance(value, dict):
+            for v in value.values():
+                add(v)
+
+    for name in dir(versions):
+        if name.isupper():
+            add(getattr(versions, name))
+    return found
+
+
+def repo_files() -> list[str]:
+    out = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=ROOT, capture_output=True, text=True,
+        check=True,
+    )
+    return [f for f in out.stdout.splitlines() if f.endswith(CHECKED_SUFFIXES) and f not in ALLOWED]
+
+
+def test_pins_are_found():
+    pins = pinned_versions()
+    assert versions.GPU_OPERATOR.version in pins
+    assert versions.k3s_release(versions.KUBERNETES_DEFAULT) in pins
+
+
+def test_no_pinned_version_outside_the_versions_table():
+    pins = pinned_versions()
+    offenders = []
+    for path in repo_files():
+        text = (ROOT / path).read_text(encoding="utf-8", errors="ignore")
+        offenders += [f"{path}: {pin}" for pin in pins if pin in text]
+    assert offenders == []
