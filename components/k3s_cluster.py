@@ -136,6 +136,8 @@ class K3sCluster(pulumi.ComponentResource):
             f"{name}-kubeconfig",
             connection=connection(spec.servers[0], spec.ssh_user, key),
             create=f"sudo cat {KUBECONFIG_PATH}",
+            # Read it again when the first server is replaced (its CA and credentials change).
+            triggers=[servers[0].id],
             opts=pulumi.ResourceOptions(parent=self, depends_on=servers, additional_secret_outputs=["stdout"]),
         )
         self.kubeconfig = pulumi.Output.secret(read.stdout.apply(lambda text: rewrite_kubeconfig(text, api_address)))
