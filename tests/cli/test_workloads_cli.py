@@ -37,6 +37,8 @@ def test_quota_above_pool_size_warns_but_plans(tmp_path, capsys):
     assert main(["plan", "x", "--config", path]) == 0
     text = capsys.readouterr().out
     assert "warnings:\n  - stack 'x': gpufleet:addons.kueue.teams[1].queues[0].nominalQuota: nominal quotas on pool 'a100-train'" in text
+    assert main(["plan", "x", "--config", path, "--format", "markdown"]) == 0
+    assert "#### Warnings\n\n- `gpufleet:addons.kueue.teams[1].queues[0].nominalQuota`" in capsys.readouterr().out
 
 
 def test_kueue_and_volcano_on_one_pool_exit_2(tmp_path, capsys):
