@@ -44,5 +44,9 @@ class GpuCluster(pulumi.ComponentResource):
                 f"{name}-gpu-operator", GpuOperatorArgs(spec.gpu_operator, taints), self.access, opts=child
             )
 
+        from components.workloads import build_workloads
+
+        self.workloads = build_workloads(name, spec, self.access, child)
+
         self.kubeconfig = self.access.kubeconfig
         self.register_outputs({"kubeconfig": self.kubeconfig})

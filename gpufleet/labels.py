@@ -15,6 +15,9 @@ GPU_MODEL_LABEL = "gpufleet.io/gpu-model"
 CAPACITY_TYPE_LABEL = "gpufleet.io/capacity-type"  # on-demand | spot
 GPU_NODE_LABEL = "gpufleet.io/gpu"  # "true" on GPU nodes
 
+# Namespaces gpufleet creates for a team (gpufleet:addons.kueue.teams) carry the team's name.
+TEAM_LABEL = "gpufleet.io/team"
+
 # Spot nodes carry this taint in addition to the GPU taint: only interruption-tolerant work lands.
 SPOT_TAINT_KEY = "gpufleet.io/spot"
 

@@ -50,3 +50,40 @@ def k3s_release(kubernetes_version: str) -> str:
 def k3s_install_script_url(kubernetes_version: str) -> str:
     """The install script at the same tag as the pinned k3s release."""
     return K3S_INSTALL_SCRIPT_URL.format(tag=k3s_release(kubernetes_version))
+
+# Workload layer (gpufleet:addons). Charts from OCI registries have `repo` = the registry path;
+# components/helm_chart.py turns that into the `oci://.../<name>` chart reference Helm expects.
+# The CRDs in ../shared/reference/crds/ are from the same tags (tests/upstream/test_workload_crds.py
+# compares them).
+KUEUE = HelmChart(
+    name="kueue",
+    repo="oci://registry.k8s.io/kueue/charts",
+    version="0.19.2",
+    app_version="v0.19.2",
+)
+JOBSET = HelmChart(
+    name="jobset",
+    repo="oci://registry.k8s.io/jobset/charts",
+    version="0.12.0",
+    app_version="v0.12.0",
+)
+# Kubeflow trainer v2 (TrainJob, trainer.kubeflow.org/v1alpha1). Its chart bundles JobSet (value
+# `jobset.install`), which we turn off when the JobSet add-on installs it.
+KUBEFLOW_TRAINER = HelmChart(
+    name="kubeflow-trainer",
+    repo="oci://ghcr.io/kubeflow/charts",
+    version="2.3.0",
+    app_version="v2.3.0",
+)
+VOLCANO = HelmChart(
+    name="volcano",
+    repo="https://volcano-sh.github.io/helm-charts",
+    version="1.15.1",
+    app_version="v1.15.1",
+)
+KEDA = HelmChart(
+    name="keda",
+    repo="https://kedacore.github.io/charts",
+    version="2.20.2",
+    app_version="2.20.2",
+)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import os
 from pathlib import Path
 from typing import Any, Optional
 
@@ -13,7 +14,8 @@ from gpufleet.plan.mocks import Registration
 from gpufleet.plan.stackfile import StackFile, read_stack_file, stack_path
 
 ROOT = Path(__file__).resolve().parent.parent
-REFERENCE = ROOT.parent / "shared" / "reference"
+# GPUFLEET_REFERENCE points elsewhere (e.g. from a git worktree, where shared/ is not beside the checkout).
+REFERENCE = Path(os.environ.get("GPUFLEET_REFERENCE", ROOT.parent / "shared" / "reference"))
 STACKS = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
 SECRET = {"secure": "v1:placeholder"}
 

@@ -14,7 +14,8 @@ from gpufleet.plan.capacity import PoolCapacity, capacity
 from gpufleet.plan.mocks import PlanMocks, RecordingMonitor, Registration
 from gpufleet.plan.stackfile import StackFile
 from gpufleet.program import config_value
-from gpufleet.spec import StackSpec, load_spec
+from gpufleet.spec import Problem, StackSpec, load_spec
+from gpufleet.spec.addons import addons_warnings
 
 PROJECT = "gpufleet"
 
@@ -35,6 +36,7 @@ class Plan:
     outputs: dict
     capacity: list[PoolCapacity]
     violations: list[Violation] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)  # spec findings that do not stop a plan
 
     @property
     def has_mandatory_violation(self) -> bool:
@@ -64,6 +66,7 @@ def plan(stack_file: StackFile, evaluate_policies: bool = True) -> Plan:
         resources=sorted(monitor.registrations, key=lambda r: r.urn),
         outputs=monitor.stack_outputs,
         capacity=capacity(spec),
+        warnings=addons_warnings(stack_file.stack, spec),
     )
     if evaluate_policies:
         from gpufleet.plan.policy_runner import evaluate

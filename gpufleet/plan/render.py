@@ -22,6 +22,7 @@ def to_json(plan: Plan) -> dict:
         "capacity": [c.to_json() for c in plan.capacity],
         "cost": cost(plan.capacity),
         "outputs": plan.outputs,
+        "warnings": [{"path": w.path, "message": w.message, "value": w.value} for w in plan.warnings],
     }
 
 
@@ -73,7 +74,10 @@ def to_text(plan: Plan) -> str:
     out += ["  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
     if not plan.capacity:
         out.append("  (no GPU pools)")
-    out += ["", _cost_line(plan), "", "policies:"]
+    out += ["", _cost_line(plan), ""]
+    if plan.warnings:
+        out += ["warnings:"] + [f"  - {w}" for w in plan.warnings] + [""]
+    out += ["policies:"]
     out += [f"  [{v.level}] {v.policy}: {v.message}\n      at {v.urn}" for v in plan.violations] or ["  no violations"]
     return "\n".join(out) + "\n"
 
@@ -82,6 +86,8 @@ def to_markdown(plan: Plan) -> str:
     mandatory = [v for v in plan.violations if v.level == "mandatory"]
     verdict = f"**{len(mandatory)} mandatory policy violation(s)**" if mandatory else "policies pass"
     out = [f"### gpufleet plan: `{plan.stack}`", "", f"{len(plan.resources)} resources, {verdict}.", ""]
+    if plan.warnings:
+        out += ["#### Warnings", ""] + [f"- `{w.path}`: {w.message}" for w in plan.warnings] + [""]
     out += ["#### Policies", ""]
     if plan.violations:
         out += ["| level | policy | resource | message |", "|---|---|---|---|"]

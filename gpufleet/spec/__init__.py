@@ -14,6 +14,7 @@ from typing import Any, Iterable, Optional
 import pydantic
 from pydantic import BaseModel
 
+from gpufleet.spec.addons import addons_checks
 from gpufleet.spec.cluster import ClusterSpec, Host, K3sSpec
 from gpufleet.spec.errors import Problem, SpecError, format_path
 from gpufleet.spec.operator import DriverSpec, GpuOperatorSpec
@@ -154,6 +155,7 @@ def _cross_checks(stack: str, spec: StackSpec) -> list[Problem]:
         if pool.name in seen_pools:
             problems.append(Problem(stack, f"{NAMESPACE}:nodePools[{i}].name", f"duplicate pool name (also nodePools[{seen_pools[pool.name]}])", pool.name))
         seen_pools.setdefault(pool.name, i)
+    problems += addons_checks(stack, spec)
     if spec.cluster.platform == "k3s":
         problems += _k3s_checks(stack, spec)
     return problems

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import Field, field_validator
 
 from gpufleet import catalog
+from gpufleet.spec.addons import AddonsSpec
 from gpufleet.spec.base import Model
 from gpufleet.spec.cluster import ClusterSpec
 from gpufleet.spec.operator import GpuOperatorSpec
@@ -29,10 +30,6 @@ class WorkloadsSpec(Model):
 
 class StorageSpec(Model):
     """CSI storage (reserved: filled in by the storage work)."""
-
-
-class AddonsSpec(Model):
-    """Optional cluster add-ons (reserved: filled in by the workload work)."""
 
 
 class StackSpec(Model):

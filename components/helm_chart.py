@@ -1,0 +1,48 @@
+"""One namespace and one pinned Helm release: the shape every workload add-on installs itself with."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from components.cluster_access import ClusterAccess
+from gpufleet.versions import HelmChart
+
+
+def chart_args(chart: HelmChart) -> dict:
+    """Release arguments for a pinned chart: OCI charts are one `oci://` reference, others a repo + name."""
+    if chart.repo.startswith("oci://"):
+        return {"chart": f"{chart.repo}/{chart.name}", "version": chart.version}
+    return {"chart": chart.name, "version": chart.version, "repository_opts": {"repo": chart.repo}}
+
+
+def namespaced_release(
+    name: str,
+    chart: HelmChart,
+    namespace: str,
+    values: dict,
+    access: ClusterAccess,
+    parent: pulumi.Resource,
+    depends_on: Optional[list[pulumi.Resource]] = None,
+    namespace_labels: Optional[dict[str, str]] = None,
+) -> tuple[k8s.core.v1.Namespace, k8s.helm.v3.Release]:
+    """`<name>-ns` (the namespace) and `<name>-release` (the chart in it), children of `parent`."""
+    child = pulumi.ResourceOptions(parent=parent, provider=access.provider)
+    ns = k8s.core.v1.Namespace(
+        f"{name}-ns", metadata={"name": namespace, "labels": namespace_labels or {}}, opts=child,
+    )
+    release = k8s.helm.v3.Release(
+        f"{name}-release",
+        name=chart.name,
+        namespace=ns.metadata["name"],
+        values=values,
+        timeout=600,
+        cleanup_on_fail=True,
+        opts=pulumi.ResourceOptions.merge(
+            child, pulumi.ResourceOptions(depends_on=[*(access.ready or []), *(depends_on or [])])
+        ),
+        **chart_args(chart),
+    )
+    return ns, release

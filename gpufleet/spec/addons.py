@@ -1,0 +1,232 @@
+"""gpufleet:addons — the workload layer: queues and quotas (Kueue), gang scheduling (JobSet or
+Volcano), the Kubeflow trainer, PriorityClasses and inference autoscaling (KEDA).
+
+Every add-on is off by default. Cross-block checks (queues naming pools that exist, Kueue and Volcano
+never scheduling the same pool) are in `addons_checks`; quotas above what a pool can ever provide are
+warnings (`addons_warnings`), printed by the plan and listed under its JSON key "warnings".
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal, Optional
+
+from pydantic import Field, field_validator
+
+from gpufleet.spec.base import DNS_LABEL, Model
+from gpufleet.spec.errors import Problem
+
+if TYPE_CHECKING:  # stack.py imports this module
+    from gpufleet.spec.stack import StackSpec
+
+NAMESPACE = "gpufleet"
+_AT = f"{NAMESPACE}:addons"
+
+
+class QueueSpec(Model):
+    """A team's queue on one GPU pool: a Kueue ClusterQueue `<team>-<pool>` and a LocalQueue `<pool>`."""
+
+    pool: str = Field(pattern=DNS_LABEL)
+    """Name of the node pool (gpufleet:nodePools[].name) whose GPUs this queue admits work onto."""
+    nominal_quota: Optional[int] = Field(default=None, ge=0)
+    """Guaranteed quota in the units the pool advertises (GPUs; time-slice replicas or MIG slices on shared
+    pools). Default: everything the pool advertises at its maximum size."""
+    borrowing_limit: Optional[int] = Field(default=None, ge=0)
+    """How much idle quota of other queues in the cohort this queue may borrow. Default: no limit."""
+    lending_limit: Optional[int] = Field(default=None, ge=0)
+    """How much of this queue's unused quota others in the cohort may borrow. Default: all of it."""
+
+
+class TeamSpec(Model):
+    """A team: a namespace with a ResourceQuota and LimitRange for GPUs, and one queue per pool it uses."""
+
+    name: str = Field(pattern=DNS_LABEL, max_length=40)
+    """Team name: prefix of its ClusterQueues (`<team>-<pool>`) and label `gpufleet.io/team` on its namespace."""
+    namespace: Optional[str] = Field(default=None, pattern=DNS_LABEL, max_length=63)
+    """Namespace the team submits work in. Default: the team's name."""
+    queues: list[QueueSpec] = []
+    """The team's queues, one per GPU pool it may use. Default: none (the namespace gets no GPUs)."""
+    gpu_quota: Optional[int] = Field(default=None, ge=0)
+    """Hard cap on GPU requests in the namespace (ResourceQuota `requests.nvidia.com/gpu`). Default: the most
+    the team's queues can ever be admitted (nominal quota plus borrowing limit, or the pool's whole size when
+    borrowing is unlimited), so the quota only catches pods that bypass Kueue."""
+
+    @property
+    def namespace_name(self) -> str:
+        return self.namespace or self.name
+
+
+class PreemptionSpec(Model):
+    """How a ClusterQueue makes room for pending work (Kueue `spec.preemption`)."""
+
+    within_cluster_queue: Literal["Never", "LowerPriority", "LowerOrNewerEqualPriority"] = "LowerPriority"
+    """Pending work may evict lower-priority work admitted in the same queue (PriorityClass value decides)."""
+    reclaim_within_cohort: Literal["Never", "LowerPriority", "Any"] = "Any"
+    """A queue below its nominal quota may evict work that borrowed its quota, whatever that work's priority."""
+
+
+class KueueSpec(Model):
+    """Kueue: queues with GPU quotas per team and pool, all-or-nothing admission of multi-pod jobs."""
+
+    enabled: bool = False
+    """Install Kueue (Helm) and declare the teams' queues. Default: off."""
+    cohort: str = Field(default="gpufleet", pattern=DNS_LABEL)
+    """Cohort every ClusterQueue joins, so queues lend idle quota and borrow it (per pool flavor)."""
+    preemption: PreemptionSpec = PreemptionSpec()
+    """Preemption within a queue and within the cohort; default: by priority, and reclaim lent quota."""
+    teams: list[TeamSpec] = []
+    """Teams and their queues. Default: none (Kueue installed, nothing admitted until queues exist)."""
+
+
+class JobSetSpec(Model):
+    enabled: bool = False
+    """Install JobSet (Helm): groups of Jobs started and restarted as one unit. Default: off."""
+
+
+class TrainerSpec(Model):
+    enabled: bool = False
+    """Install the Kubeflow trainer v2 (Helm; TrainJob, PyTorch/MPI across nodes). Uses the JobSet add-on when it
+    is enabled, otherwise the JobSet the trainer chart bundles. Default: off."""
+
+
+class VolcanoSpec(Model):
+    """Volcano: an alternative batch scheduler with gang scheduling. Never on a pool Kueue queues use."""
+
+    enabled: bool = False
+    """Install Volcano (Helm) and a Volcano Queue per claimed pool. Default: off."""
+    pools: list[str] = []
+    """Pools whose GPUs Volcano schedules (one Volcano Queue each, capped at the pool's capacity)."""
+
+
+class PriorityClassSpec(Model):
+    name: str = Field(pattern=DNS_LABEL)
+    """PriorityClass name pods and Kueue workloads refer to (`priorityClassName`)."""
+    value: int = Field(ge=-(10**9), le=10**9)
+    """Higher value wins: schedules first, and may preempt lower values (user classes are capped at 1e9)."""
+    preemption_policy: Literal["PreemptLowerPriority", "Never"] = "PreemptLowerPriority"
+    """Never: the pod waits instead of evicting others (batch work)."""
+    description: str = ""
+    """Shown by `kubectl get priorityclass`."""
+
+
+DEFAULT_PRIORITY_CLASSES = (
+    PriorityClassSpec(name="production-inference", value=100000, description="Serving production traffic: evicts training and batch work."),
+    PriorityClassSpec(name="training", value=10000, description="Training jobs: evict batch work, yield to production inference."),
+    PriorityClassSpec(
+        name="batch-preemptible", value=1000, preemption_policy="Never",
+        description="Interruptible batch work (spot pools): never evicts others, evicted first.",
+    ),
+)
+
+
+class PriorityClassesSpec(Model):
+    enabled: bool = False
+    """Create the PriorityClasses. Default: off."""
+    classes: list[PriorityClassSpec] = list(DEFAULT_PRIORITY_CLASSES)
+    """Default: production-inference (100000) > training (10000) > batch-preemptible (1000, never preempts)."""
+
+    @field_validator("classes")
+    @classmethod
+    def _unique(cls, v: list[PriorityClassSpec]) -> list[PriorityClassSpec]:
+        names = [c.name for c in v]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"duplicate PriorityClass name {', '.join(map(repr, dupes))} (names must be unique)")
+        return v
+
+
+class KedaSpec(Model):
+    enabled: bool = False
+    """Install KEDA (Helm) so Deployments scale on metrics such as DCGM GPU utilization. Default: off."""
+
+
+class AddonsSpec(Model):
+    """Optional cluster add-ons: the workload layer. Everything is off by default."""
+
+    kueue: KueueSpec = KueueSpec()
+    """Kueue queues and GPU quotas per team."""
+    jobset: JobSetSpec = JobSetSpec()
+    """JobSet for multi-node training (admitted all-or-nothing through Kueue)."""
+    trainer: TrainerSpec = TrainerSpec()
+    """Kubeflow trainer v2."""
+    volcano: VolcanoSpec = VolcanoSpec()
+    """Volcano, the alternative gang scheduler (on pools Kueue does not use)."""
+    priority_classes: PriorityClassesSpec = PriorityClassesSpec()
+    """PriorityClasses: production inference > training > batch/preemptible."""
+    keda: KedaSpec = KedaSpec()
+    """KEDA for inference autoscaling on GPU metrics."""
+
+
+def _pool_names(spec: "StackSpec") -> list[str]:
+    return [p.name for p in spec.node_pools]
+
+
+def addons_checks(stack: str, spec: "StackSpec") -> list[Problem]:
+    """Errors spanning addons and nodePools: unknown pools, duplicates, Kueue and Volcano on one pool."""
+    problems: list[Problem] = []
+    addons = spec.addons
+    pools = _pool_names(spec)
+    allowed = f"allowed: {', '.join(pools)}" if pools else "no pools are declared in gpufleet:nodePools"
+    kueue_pools: dict[str, str] = {}
+    if addons.kueue.enabled:
+        seen_teams: dict[str, int] = {}
+        seen_ns: dict[str, int] = {}
+        for i, team in enumerate(addons.kueue.teams):
+            at = f"{_AT}.kueue.teams[{i}]"
+            if team.name in seen_teams:
+                problems.append(Problem(stack, f"{at}.name", f"duplicate team name (also teams[{seen_teams[team.name]}])", team.name))
+            seen_teams.setdefault(team.name, i)
+            if team.namespace_name in seen_ns:
+                problems.append(Problem(stack, f"{at}.namespace", f"namespace already used by teams[{seen_ns[team.namespace_name]}]", team.namespace_name))
+            seen_ns.setdefault(team.namespace_name, i)
+            seen_pools: set[str] = set()
+            for j, queue in enumerate(team.queues):
+                qat = f"{at}.queues[{j}].pool"
+                if queue.pool not in pools:
+                    problems.append(Problem(stack, qat, f"no node pool of that name ({allowed})", queue.pool))
+                elif queue.pool in seen_pools:
+                    problems.append(Problem(stack, qat, "the team already has a queue on this pool (one queue per team and pool)", queue.pool))
+                seen_pools.add(queue.pool)
+                kueue_pools.setdefault(queue.pool, qat)
+    if addons.volcano.enabled:
+        for i, pool in enumerate(addons.volcano.pools):
+            vat = f"{_AT}.volcano.pools[{i}]"
+            if pool not in pools:
+                problems.append(Problem(stack, vat, f"no node pool of that name ({allowed})", pool))
+            elif pool in kueue_pools:
+                problems.append(Problem(
+                    stack, vat,
+                    f"pool is also claimed by Kueue ({kueue_pools[pool]}): one scheduler per pool "
+                    "(allowed: remove it here or remove the Kueue queue)", pool,
+                ))
+            elif addons.volcano.pools.index(pool) != i:
+                problems.append(Problem(stack, vat, "duplicate pool", pool))
+    return problems
+
+
+def addons_warnings(stack: str, spec: "StackSpec") -> list[Problem]:
+    """Quotas that can never be met: the sum of nominal quotas on a pool above what it advertises at max size."""
+    from gpufleet.plan.capacity import pool_capacity  # plan imports spec: import late
+
+    if not spec.addons.kueue.enabled:
+        return []
+    pools = {p.name: p for p in spec.node_pools}
+    totals: dict[str, list[tuple[str, int]]] = {}
+    for i, team in enumerate(spec.addons.kueue.teams):
+        for j, queue in enumerate(team.queues):
+            if queue.pool in pools and queue.nominal_quota is not None:
+                totals.setdefault(queue.pool, []).append((f"{_AT}.kueue.teams[{i}].queues[{j}].nominalQuota", queue.nominal_quota))
+    out: list[Problem] = []
+    for pool, quotas in totals.items():
+        cap = pool_capacity(pools[pool], spec.cluster.platform)
+        for resource, per_node in cap.advertised.items():
+            most = per_node * cap.max_nodes
+            total = sum(q for _, q in quotas)
+            if total > most:
+                paths = ", ".join(p for p, _ in quotas)
+                out.append(Problem(
+                    stack, quotas[-1][0],
+                    f"nominal quotas on pool '{pool}' add up to {total} {resource}, more than the pool can ever "
+                    f"provide ({most} = {per_node} per node x {cap.max_nodes} nodes at max size); queues: {paths}",
+                    total,
+                ))
+    return out

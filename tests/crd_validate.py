@@ -1,0 +1,124 @@
+"""Validate custom resources against the upstream CRDs' openAPIV3Schema in ../shared/reference/crds/.
+
+    schema = crd_schema("kueue.x-k8s.io", "ClusterQueue", "v1beta2")   # None when the CRD is absent
+    errors = validate_cr(obj)                                            # [] when valid
+
+Strict like `kubectl apply --validate=strict`: a field the schema does not declare is an error (the API
+server would silently prune it), unless the schema says `x-kubernetes-preserve-unknown-fields`.
+Not checked: CEL rules (`x-kubernetes-validations`) and formats, which need an API server.
+Where upstream patches a CRD before release (KEDA's kustomize patches in `<dir>/kustomize-patches/
+<kind>_patch.yaml`), the patches are applied first, so we check what the release installs.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from pathlib import Path
+from typing import Optional
+
+import jsonschema
+import pytest
+import yaml
+
+from tests.helpers import REFERENCE
+
+CRDS = REFERENCE / "crds"
+
+
+@functools.lru_cache(maxsize=None)
+def _crd_index() -> dict[tuple[str, str], Path]:
+    """(group, kind) -> CRD file (the first in sorted order when two copies exist)."""
+    index: dict[tuple[str, str], Path] = {}
+    for path in sorted(CRDS.glob("*/*.yaml")):
+        for doc in yaml.safe_load_all(path.read_text()):
+            if isinstance(doc, dict) and doc.get("kind") == "CustomResourceDefinition":
+                key = (doc["spec"]["group"], doc["spec"]["names"]["kind"])
+                index.setdefault(key, path)
+    return index
+
+
+def _pointer(path: str) -> list[str]:
+    return [p.replace("~1", "/").replace("~0", "~") for p in path.lstrip("/").split("/")]
+
+
+def apply_json_patch(doc: dict, ops: list[dict]) -> dict:
+    """RFC 6902 add/remove/replace (what KEDA's kustomize patches use)."""
+    doc = copy.deepcopy(doc)
+    for op in ops:
+        *parents, last = _pointer(op["path"])
+        target = doc
+        for part in parents:
+            target = target[int(part)] if isinstance(target, list) else target[part]
+        if op["op"] == "remove":
+            del target[int(last) if isinstance(target, list) else last]
+        elif isinstance(target, list):
+            if last == "-":
+                target.append(op["value"])
+            else:
+                target.insert(int(last), op["value"])
+        elif op["op"] in ("add", "replace"):
+            target[last] = op["value"]
+        else:
+            raise ValueError(f"unsupported JSON patch op {op['op']!r}")
+    return doc
+
+
+@functools.lru_cache(maxsize=None)
+def load_crd(group: str, kind: str) -> Optional[dict]:
+    """The CRD for group/kind as its release installs it (upstream patches applied), or None."""
+    path = _crd_index().get((group, kind))
+    if path is None:
+        return None
+    crd = next(d for d in yaml.safe_load_all(path.read_text()) if isinstance(d, dict) and d.get("kind") == "CustomResourceDefinition")
+    patch = path.parent / "kustomize-patches" / f"{kind.lower()}_patch.yaml"
+    if patch.is_file():
+        crd = apply_json_patch(crd, yaml.safe_load(patch.read_text()))
+    return crd
+
+
+def _strict(schema: dict) -> dict:
+    """Reject fields the schema does not declare (structural schemas prune them silently)."""
+    if isinstance(schema, dict):
+        out = {k: _strict(v) for k, v in schema.items()}
+        if "properties" in schema and "additionalProperties" not in schema and not schema.get("x-kubernetes-preserve-unknown-fields"):
+            out["additionalProperties"] = False
+        return out
+    if isinstance(schema, list):
+        return [_strict(v) for v in schema]
+    return schema
+
+
+@functools.lru_cache(maxsize=None)
+def crd_schema(group: str, kind: str, version: str) -> Optional[dict]:
+    """The strict openAPIV3Schema of one served version, or None when the CRD or version is absent."""
+    crd = load_crd(group, kind)
+    if crd is None:
+        return None
+    for v in crd["spec"]["versions"]:
+        if v["name"] == version:
+            return _strict(v["schema"]["openAPIV3Schema"])
+    return None
+
+
+def versions_of(group: str, kind: str) -> list[str]:
+    crd = load_crd(group, kind)
+    return [v["name"] for v in crd["spec"]["versions"]] if crd else []
+
+
+def validate_cr(obj: dict) -> list[str]:
+    """Error messages (path: message) for one custom resource; pytest.skip when its CRD is absent."""
+    group, _, version = obj["apiVersion"].rpartition("/")
+    schema = crd_schema(group, obj["kind"], version)
+    if schema is None:
+        if not CRDS.is_dir():
+            pytest.skip(f"upstream CRDs not found at {CRDS} (shared/ is not beside this checkout)")
+        known = versions_of(group, obj["kind"])
+        if not known:
+            pytest.skip(f"no upstream CRD for {group}/{obj['kind']} in {CRDS}")
+        return [f"apiVersion: {obj['apiVersion']} is not served by the CRD (served: {', '.join(known)})"]
+    validator = jsonschema.Draft7Validator(schema)
+    return [
+        f"{'.'.join(str(p) for p in err.absolute_path) or '<root>'}: {err.message}"
+        for err in sorted(validator.iter_errors(obj), key=lambda e: list(map(str, e.absolute_path)))
+    ]
