@@ -15,7 +15,7 @@ from gpufleet.plan.engine import plan
 from tests.crd_validate import validate_cr
 from tests.helpers import ROOT, example, example_config, plan_config
 
-pytestmark = pytest.mark.upstream
+
 
 EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
 CORE_GROUPS = {"", "apps", "batch", "scheduling.k8s.io", "autoscaling", "policy"}
