@@ -50,3 +50,28 @@ def k3s_release(kubernetes_version: str) -> str:
 def k3s_install_script_url(kubernetes_version: str) -> str:
     """The install script at the same tag as the pinned k3s release."""
     return K3S_INSTALL_SCRIPT_URL.format(tag=k3s_release(kubernetes_version))
+
+# NVIDIA Network Operator (RDMA on k3s pools). NGC publishes the chart as v<Chart.yaml version>. The
+# NicClusterPolicy's components (RDMA shared device plugin, Multus, CNI plugins, NV-IPAM, SR-IOV device
+# plugin) use the images the release ships, tagged `network-operator-<app_version>`.
+NETWORK_OPERATOR = HelmChart(
+    name="network-operator",
+    repo="https://helm.ngc.nvidia.com/nvidia",
+    version="v26.4.1",
+    app_version="v26.4.1",
+)
+NETWORK_OPERATOR_IMAGE_REPOSITORY = "nvcr.io/nvidia/mellanox"
+
+
+def network_operator_component_tag() -> str:
+    """Image tag of the NicClusterPolicy components shipped with the pinned Network Operator."""
+    return f"network-operator-{NETWORK_OPERATOR.app_version}"
+
+
+# NFS CSI driver (k3s RWX storage), kubernetes-csi/csi-driver-nfs; chart index lists 4.12.1 / app 4.12.1.
+CSI_DRIVER_NFS = HelmChart(
+    name="csi-driver-nfs",
+    repo="https://raw.githubusercontent.com/kubernetes-csi/csi-driver-nfs/master/charts",
+    version="4.12.1",
+    app_version="4.12.1",
+)

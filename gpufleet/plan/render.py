@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 
-from gpufleet.plan.capacity import cost
+from gpufleet.plan.capacity import capacity_notes, cost
 from gpufleet.plan.engine import Plan
 
 
@@ -73,6 +73,7 @@ def to_text(plan: Plan) -> str:
     out += ["  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
     if not plan.capacity:
         out.append("  (no GPU pools)")
+    out += [f"  {line}" for line in capacity_notes(plan.capacity)]
     out += ["", _cost_line(plan), "", "policies:"]
     out += [f"  [{v.level}] {v.policy}: {v.message}\n      at {v.urn}" for v in plan.violations] or ["  no violations"]
     return "\n".join(out) + "\n"
@@ -90,6 +91,9 @@ def to_markdown(plan: Plan) -> str:
         out.append("No violations.")
     out += ["", "#### GPU capacity", "", "| " + " | ".join(_CAPACITY_HEADER) + " |", "|" + "---|" * len(_CAPACITY_HEADER)]
     out += ["| " + " | ".join(row) + " |" for row in _capacity_rows(plan)]
+    notes = capacity_notes(plan.capacity)
+    if notes:
+        out += ["", *(f"- {line}" for line in notes)]
     out += ["", _cost_line(plan), "", "<details><summary>Resources</summary>", "", "```"]
     out += _tree_lines(plan)
     out += ["```", "", "</details>", ""]

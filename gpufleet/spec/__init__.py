@@ -15,6 +15,7 @@ import pydantic
 from pydantic import BaseModel
 
 from gpufleet.spec.cluster import ClusterSpec, Host, K3sSpec
+from gpufleet.spec import sharing_checks
 from gpufleet.spec.errors import Problem, SpecError, format_path
 from gpufleet.spec.operator import DriverSpec, GpuOperatorSpec
 from gpufleet.spec.pools import NodePoolSpec, SharingSpec, Taint
@@ -142,6 +143,7 @@ def _cross_checks(stack: str, spec: StackSpec, config: dict[str, Any], secret_ke
         seen_pools.setdefault(pool.name, i)
     if spec.cluster.platform == "k3s":
         problems += _k3s_checks(stack, spec, config, secret_keys)
+    problems += sharing_checks.check(stack, spec)
     return problems
 
 
