@@ -82,7 +82,8 @@ def _sharing(pool, at: str, k3s: bool):
     devices = sharing.mig_devices(s, gpu) if not s.profiles or not sharing.layout_problems(s.profiles, gpu) else {}
     if s.strategy == "single" and len(devices) > 1:
         yield f"{here}.strategy", (
-            f"single needs one profile per GPU; {who}'s layout has {len(devices)} ({', '.join(devices)}): use mixed"
+            f"single needs one profile per GPU, but the layout of {who} has {len(devices)} "
+            f"({', '.join(devices)}): use mixed"
         )
 
 

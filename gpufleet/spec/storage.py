@@ -14,9 +14,17 @@ class LocalPathSpec(Model):
 
     enabled: bool = True
     """Keep k3s's `local-path` StorageClass as the cluster default (needs `local-storage` not in k3s.disable)."""
-    path: Optional[str] = Field(default=None, pattern=r"^/")
+    path: Optional[str] = None
     """Directory on every node that holds the volumes (k3s `default-local-storage-path`), e.g. a fast NVMe
     mount; default: k3s's own /var/lib/rancher/k3s/storage."""
+
+    _check_path = field_validator("path")(lambda cls, v: _absolute(v, "/mnt/nvme/k3s-local-path"))
+
+
+def _absolute(value: Optional[str], example: str) -> Optional[str]:
+    if value is not None and not value.startswith("/"):
+        raise ValueError(f"must be an absolute path, e.g. {example} (got {value!r})")
+    return value
 
 
 class NfsSpec(Model):
@@ -24,7 +32,7 @@ class NfsSpec(Model):
 
     server: str
     """NFS server address (IP or DNS name)."""
-    share: str = Field(pattern=r"^/")
+    share: str
     """Exported path on the server, e.g. /export/gpufleet."""
     storage_class: str = Field(default="nfs", pattern=DNS_LABEL, max_length=63)
     """Name of the ReadWriteMany StorageClass; default: nfs."""
@@ -35,6 +43,7 @@ class NfsSpec(Model):
     """NFS mount options; default: NFS v4.1."""
 
     _check_server = field_validator("server")(lambda cls, v: check_address(v))
+    _check_share = field_validator("share")(lambda cls, v: _absolute(v, "/export/gpufleet"))
 
 
 class CheckpointVolumeSpec(Model):
