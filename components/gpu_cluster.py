@@ -42,7 +42,9 @@ class GpuCluster(pulumi.ComponentResource):
             from components.gpu_sharing import GpuSharing, GpuSharingArgs, operator_settings
 
             taints = [t for pool in spec.node_pools for t in pool_taints(pool)]
-            extra = dict(operator_settings(spec.node_pools), rdma=any(p.rdma for p in spec.node_pools))
+            # GPUDirect RDMA over the Network Operator's NICs (k3s); cloud RDMA (EFA) is wired by its platform.
+            k3s_rdma = spec.cluster.platform == "k3s" and any(p.rdma for p in spec.node_pools)
+            extra = dict(operator_settings(spec.node_pools), rdma=k3s_rdma)
             self.gpu_operator = GpuOperator(
                 f"{name}-gpu-operator", GpuOperatorArgs(spec.gpu_operator, taints, **extra), self.access, opts=child
             )

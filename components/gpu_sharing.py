@@ -16,6 +16,7 @@ import pulumi_kubernetes as k8s
 import yaml
 
 from components.cluster_access import ClusterAccess
+from components.node_labels import sharing_labels
 from gpufleet import sharing
 from gpufleet.spec import NodePoolSpec
 
@@ -91,6 +92,23 @@ class GpuSharing(pulumi.ComponentResource):
                 data=mig_data,
                 opts=child,
             )
+        # k3s applies `node-label` only when a node first registers, so a pool whose sharing changes later
+        # would keep its old selectors: patch them onto the pool's existing nodes as well (k3s docs, "Node
+        # Labels and Taints"). patchForce: the kubelet owns the labels it registered with.
+        self.label_patches = [
+            k8s.core.v1.NodePatch(
+                f"{name}-labels-{host.name}",
+                metadata={
+                    "name": host.name,
+                    "labels": sharing_labels(pool),
+                    "annotations": {"pulumi.com/patchForce": "true"},
+                },
+                opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=access.ready or [])),
+            )
+            for pool in args.pools
+            if sharing.shares(pool)
+            for host in pool.hosts
+        ]
         self.register_outputs({
             "devicePluginConfig": DEVICE_PLUGIN_CONFIG_MAP,
             "migPartedConfig": MIG_PARTED_CONFIG_MAP if mig_data is not None else None,

@@ -22,6 +22,11 @@ def check(stack: str, spec) -> list[Problem]:
         problems += [Problem(stack, path, msg) for path, msg in _sharing(pool, at, k3s)]
         problems += [Problem(stack, path, msg) for path, msg in _rdma(pool, at, k3s)]
     problems += [Problem(stack, path, msg) for path, msg in _mig_cluster(spec.node_pools)]
+    shared = [i for i, p in enumerate(spec.node_pools) if p.sharing.mode != "none"]
+    if shared and not spec.gpu_operator.enabled:
+        problems.append(Problem(stack, f"{NS}:nodePools[{shared[0]}].sharing.mode", (
+            "GPU sharing is configured through the GPU Operator: set gpuOperator.enabled: true or sharing mode none"
+        )))
     problems += [Problem(stack, path, msg) for path, msg in _storage(spec, k3s)]
     return problems
 

@@ -80,6 +80,20 @@ def test_pool_nodes_carry_their_entry_and_layout(lab):
     assert rdma["gpufleet.io/rdma"] == "true"
 
 
+def test_existing_nodes_get_their_selectors_patched(lab):
+    # k3s applies node-label only at registration: a later sharing change reaches nodes through NodePatch.
+    comp = one(lab, "gpufleet:addons:GpuSharing")
+    patches = {r.name: r for r in by_type(lab, "kubernetes:core/v1:NodePatch")}
+    assert set(patches) == {"lab-gpu-sharing-labels-l4-1", "lab-gpu-sharing-labels-l4-2", "lab-gpu-sharing-labels-h100-mig-1"}
+    assert all(r.parent == comp.urn for r in patches.values())
+    meta = patches["lab-gpu-sharing-labels-h100-mig-1"].inputs["metadata"]
+    assert meta == {
+        "name": "h100-mig-1",
+        "labels": {"nvidia.com/device-plugin.config": "h100-mig", "nvidia.com/mig.config": "all-1g.10gb"},
+        "annotations": {"pulumi.com/patchForce": "true"},
+    }
+
+
 def test_mps_entry_and_custom_mig_parted_config(custom):
     data = {k: yaml.safe_load(v) for k, v in one(custom, CM, "custom-gpu-sharing-device-plugin-config").inputs["data"].items()}
     assert data["l4-shared"] == {

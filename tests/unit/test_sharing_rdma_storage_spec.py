@@ -127,6 +127,9 @@ BAD = [
       "(cluster.k3s.disable has local-storage): remove it from disable, or set localPath.enabled: false"]),
     ("relative NFS share", lambda c: c["gpufleet:storage"]["nfs"].update(share="export"),
      ["stack 'test': gpufleet:storage.nfs.share: must be an absolute path, e.g. /export/gpufleet (got 'export')"]),
+    ("sharing without the GPU Operator", lambda c: c.update({"gpufleet:gpuOperator": {"enabled": False}}),
+     [f"{S}[0].sharing.mode: GPU sharing is configured through the GPU Operator: set gpuOperator.enabled: true "
+      "or sharing mode none"]),
     ("unknown storage key", lambda c: c["gpufleet:storage"].update(nsf={}),
      ["stack 'test': gpufleet:storage.nsf: unknown key (allowed: localPath, nfs, checkpoints; did you mean 'nfs'?)"]),
 ]

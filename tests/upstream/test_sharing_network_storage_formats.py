@@ -264,7 +264,7 @@ def _is_core(obj: dict) -> bool:
 def test_core_objects_validate_strictly(lab_plan):
     version = f"{lab_plan.spec.cluster.kubernetes_version}.0"
     core = [o for o in _objects(lab_plan) if _is_core(o)]
-    assert {o["kind"] for o in core} == {"Namespace", "ConfigMap", "StorageClass", "PersistentVolumeClaim"}
+    assert {o["kind"] for o in core} == {"Namespace", "ConfigMap", "StorageClass", "PersistentVolumeClaim", "Node"}
     for obj in core:
         kubernetes_validate.validate(obj, version, strict=True)
 
