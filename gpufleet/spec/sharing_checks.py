@@ -138,8 +138,15 @@ def _rdma(pool, at: str, k3s: bool):
         yield f"{here}.interfaces", (
             f"macvlan on pool '{pool.name}' needs the RDMA interface as its master: set interfaces, e.g. [ens1f0np0]"
         )
-    if net.gateway and ipaddress.ip_address(net.gateway) not in ipaddress.ip_network(net.ip_range):
+    subnet = ipaddress.ip_network(net.ip_range)
+    if net.gateway and ipaddress.ip_address(net.gateway) not in subnet:
         yield f"{here}.gateway", f"{net.gateway} is not inside ipRange {net.ip_range}"
+    hosts = len(pool.hosts)
+    if hosts and net.per_node_block_size * hosts > subnet.num_addresses - 2:
+        yield f"{here}.perNodeBlockSize", (
+            f"{hosts} nodes x {net.per_node_block_size} addresses do not fit in ipRange {net.ip_range} "
+            f"({subnet.num_addresses - 2} usable): use a larger range or a smaller block"
+        )
 
 
 def _storage(spec, k3s: bool):

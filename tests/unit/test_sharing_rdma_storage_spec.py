@@ -118,6 +118,9 @@ BAD = [
      [f"{S}[2].rdmaNetwork.vendors: PCI IDs are 4 hex digits, e.g. '15b3' (got 'mellanox')"]),
     ("gateway outside the range", rdma_net(gateway="10.0.0.1"),
      [f"{S}[2].rdmaNetwork.gateway: 10.0.0.1 is not inside ipRange 192.168.100.0/24"]),
+    ("address blocks larger than the range", rdma_net(ipRange="192.168.100.0/28", perNodeBlockSize=8),
+     [f"{S}[2].rdmaNetwork.perNodeBlockSize: 2 nodes x 8 addresses do not fit in ipRange 192.168.100.0/28 "
+      "(14 usable): use a larger range or a smaller block"]),
     ("checkpoints without NFS", lambda c: c["gpufleet:storage"].pop("nfs"),
      ["stack 'test': gpufleet:storage.checkpoints: needs storage.nfs: the checkpoint claim is ReadWriteMany on "
       "the NFS class"]),

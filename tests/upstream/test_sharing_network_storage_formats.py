@@ -21,7 +21,7 @@ import yaml
 
 from components.gpu_sharing import device_plugin_data, mig_parted_data
 from components.network_operator import NetworkOperatorArgs, network, nic_cluster_policy
-from gpufleet import catalog, nccl_test, sharing
+from gpufleet import catalog, nccl_test, sharing, versions
 from gpufleet.plan.engine import plan
 from gpufleet.spec import load_spec
 from tests.helpers import ROOT, example, example_config, stack_file
@@ -205,7 +205,7 @@ def test_device_plugin_entries_parse_and_use_upstream_keys(reference):
 
 
 def test_gpu_operator_values_paths_exist_upstream(reference, lab_plan):
-    upstream = yaml.safe_load((reference / "gpu-operator" / "values-v26.7.0.yaml").read_text())
+    upstream = yaml.safe_load((reference / "gpu-operator" / f"values-{versions.GPU_OPERATOR.version}.yaml").read_text())
     custom = plan(stack_file(custom_config(), "custom"), evaluate_policies=False)
     for p in (lab_plan, custom):
         release = next(r for r in p.resources if r.type == "kubernetes:helm.sh/v3:Release" and r.name.endswith("gpu-operator-release"))
@@ -215,7 +215,7 @@ def test_gpu_operator_values_paths_exist_upstream(reference, lab_plan):
 # ---------- Network Operator ----------
 
 def test_network_operator_values_paths_exist_upstream(reference, lab_plan):
-    upstream = yaml.safe_load((reference / "network-operator" / "values-v26.4.1.yaml").read_text())
+    upstream = yaml.safe_load((reference / "network-operator" / f"values-{versions.NETWORK_OPERATOR.version}.yaml").read_text())
     release = next(r for r in lab_plan.resources if r.name == "lab-network-operator-release")
     assert missing_in(release.inputs["values"], upstream) == []
 
