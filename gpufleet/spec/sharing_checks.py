@@ -82,9 +82,12 @@ def _sharing(pool, at: str, k3s: bool):
         )
         return
     if s.profiles:
-        for msg in sharing.layout_problems(s.profiles, gpu):
+        bad = sharing.layout_problems(s.profiles, gpu)
+        for msg in bad:
             yield f"{here}.profiles", f"{who}: {msg}"
-    devices = sharing.mig_devices(s, gpu) if not s.profiles or not sharing.layout_problems(s.profiles, gpu) else {}
+        if bad:
+            return
+    devices = sharing.mig_devices(s, gpu)
     if s.strategy == "single" and len(devices) > 1:
         yield f"{here}.strategy", (
             f"single needs one profile per GPU, but the layout of {who} has {len(devices)} "
