@@ -39,10 +39,22 @@ class GpuCluster(pulumi.ComponentResource):
         if spec.gpu_operator.enabled:
             from components.gpu_operator import GpuOperator, GpuOperatorArgs
 
+            from components.gpu_sharing import GpuSharing, GpuSharingArgs, operator_settings
+
             taints = [t for pool in spec.node_pools for t in pool_taints(pool)]
+            # GPUDirect RDMA over the Network Operator's NICs (k3s); cloud RDMA (EFA) is wired by its platform.
+            k3s_rdma = spec.cluster.platform == "k3s" and any(p.rdma for p in spec.node_pools)
+            extra = dict(operator_settings(spec.node_pools), rdma=k3s_rdma)
             self.gpu_operator = GpuOperator(
-                f"{name}-gpu-operator", GpuOperatorArgs(spec.gpu_operator, taints), self.access, opts=child
+                f"{name}-gpu-operator", GpuOperatorArgs(spec.gpu_operator, taints, **extra), self.access, opts=child
             )
+            self.gpu_sharing = None
+            if extra.get("device_plugin_config"):
+                sharing_args = GpuSharingArgs(spec.node_pools, self.gpu_operator.namespace.metadata["name"])
+                self.gpu_sharing = GpuSharing(f"{name}-gpu-sharing", sharing_args, self.access, opts=child)
+        self.network_operator = self.storage = None
+        if spec.cluster.platform == "k3s":
+            self._k3s_addons(name, spec, child)
 
         from components.workloads import build_workloads
 
@@ -50,3 +62,18 @@ class GpuCluster(pulumi.ComponentResource):
 
         self.kubeconfig = self.access.kubeconfig
         self.register_outputs({"kubeconfig": self.kubeconfig})
+
+    def _k3s_addons(self, name: str, spec: StackSpec, child: pulumi.ResourceOptions) -> None:
+        """RDMA (Network Operator) for rdma pools and CSI storage: what bare-metal hosts lack."""
+        rdma_pools = [p for p in spec.node_pools if p.rdma]
+        if rdma_pools:
+            from components.network_operator import NetworkOperator, NetworkOperatorArgs
+
+            taints = [t for pool in spec.node_pools for t in pool_taints(pool)]
+            self.network_operator = NetworkOperator(
+                f"{name}-network-operator", NetworkOperatorArgs(rdma_pools, taints), self.access, opts=child
+            )
+        if spec.storage.nfs is not None:
+            from components.k3s_storage import K3sStorage, K3sStorageArgs
+
+            self.storage = K3sStorage(f"{name}-storage", K3sStorageArgs(spec.storage), self.access, opts=child)

@@ -26,6 +26,16 @@ class GpuOperatorArgs:
     """Taints GPU nodes carry (from every pool): the operator's daemonsets and NFD workers tolerate each."""
     namespace: str = NAMESPACE
     """Namespace the operator and its operands run in."""
+    device_plugin_config: Optional[dict] = None
+    """devicePlugin.config {name, default}: the sharing ConfigMap (components/gpu_sharing.py); default: none,
+    one pod per GPU."""
+    mig_strategy: Optional[str] = None
+    """mig.strategy (single | mixed) when a pool uses MIG; default: the chart's (single), MIG manager untouched."""
+    mig_parted_config: Optional[str] = None
+    """migManager.config.name: a custom mig-parted ConfigMap; default: the MIG manager's generated layouts."""
+    rdma: bool = False
+    """A pool uses RDMA: with the operator's driver, turn on GPUDirect RDMA (driver.rdma) using the host's
+    network driver (the Network Operator does not install one here)."""
 
 
 def tolerations(taints: list[dict]) -> list[dict]:
@@ -51,6 +61,15 @@ def operator_values(args: GpuOperatorArgs, platform: str, facts: dict) -> dict:
         "daemonsets": {"tolerations": gpu_tolerations},
         "node-feature-discovery": {"worker": {"tolerations": [_CONTROL_PLANE_TOLERATION, *gpu_tolerations]}},
     }
+    if args.device_plugin_config:
+        values["devicePlugin"]["config"] = dict(args.device_plugin_config)
+    if args.mig_strategy:
+        values["mig"] = {"strategy": args.mig_strategy}
+        values["migManager"] = {"enabled": True}
+        if args.mig_parted_config:
+            values["migManager"]["config"] = {"name": args.mig_parted_config, "default": "all-disabled"}
+    if args.rdma and operator_driver:
+        driver["rdma"] = {"enabled": True, "useHostMofed": True}
     if platform == "k3s":
         # k3s runs its own containerd with its own paths (NVIDIA/gpu-operator issues 238, 473, 1651).
         # config.toml, not config.toml.tmpl: the template breaks k3s's flannel CNI config (issue 473).

@@ -40,6 +40,8 @@ class K3sClusterArgs:
     """Kubernetes minor version; picks the pinned k3s release."""
     ssh_private_key: pulumi.Input[str]
     """SSH private key for every host (from a secret config value)."""
+    local_storage_path: Optional[str] = None
+    """Directory of k3s's local-path volumes on every node (`default-local-storage-path`); default: k3s's own."""
 
 
 def connection(host: Host, default_user: str, private_key: pulumi.Input[str]) -> command.remote.ConnectionArgs:
@@ -105,6 +107,8 @@ class K3sCluster(pulumi.ComponentResource):
                     settings["cluster-init"] = True
                 else:
                     settings["server"] = f"https://{spec.servers[0].address}:{API_PORT}"
+            if args.local_storage_path:
+                settings["default-local-storage-path"] = args.local_storage_path
             if spec.taint_servers:
                 settings["node-taint"] = ["CriticalAddonsOnly=true:NoExecute"]
             stdin = self.token.result.apply(lambda token, s=settings: render_config({**s, "token": token}))

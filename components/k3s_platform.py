@@ -15,7 +15,10 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
     spec = inputs.spec
     control_plane = K3sCluster(
         f"{name}-k3s",
-        K3sClusterArgs(spec.cluster.k3s, spec.cluster.kubernetes_version, inputs.ssh_private_key),
+        K3sClusterArgs(
+            spec.cluster.k3s, spec.cluster.kubernetes_version, inputs.ssh_private_key,
+            local_storage_path=spec.storage.local_path.path,
+        ),
         opts=opts,
     )
     pools = [

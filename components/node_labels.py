@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gpufleet import labels as L
+from gpufleet import sharing
 from gpufleet.spec import NodePoolSpec
 
 
@@ -16,7 +17,20 @@ def pool_labels(pool: NodePoolSpec, gpu_model: str | None = None) -> dict[str, s
     model = gpu_model or pool.gpu
     if model:
         out[L.GPU_MODEL_LABEL] = model
+    out.update(sharing_labels(pool))
     out.update(pool.labels)
+    return out
+
+
+def sharing_labels(pool: NodePoolSpec) -> dict[str, str]:
+    """GPU Operator selectors: the pool's device-plugin config entry, its MIG layout, and the RDMA label."""
+    out = {}
+    if sharing.shares(pool):
+        out[L.DEVICE_PLUGIN_CONFIG_LABEL] = pool.name
+    if pool.sharing.mode == "mig":
+        out[L.MIG_CONFIG_LABEL] = sharing.layout_name(pool)
+    if pool.rdma:
+        out[L.RDMA_NODE_LABEL] = "true"
     return out
 
 

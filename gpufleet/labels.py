@@ -25,6 +25,10 @@ SPOT_TAINT_KEY = "gpufleet.io/spot"
 DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
 MIG_CONFIG_LABEL = "nvidia.com/mig.config"
 
+# Nodes of RDMA pools: the Network Operator's daemons (RDMA device plugin, Multus, CNI plugins, IPAM)
+# are pinned to them by node affinity.
+RDMA_NODE_LABEL = "gpufleet.io/rdma"  # "true" on RDMA pools' nodes
+
 # Exemptions are visible: a label/tag `gpufleet.io/exempt-<policy>: "<reason>"`.
 EXEMPT_PREFIX = "gpufleet.io/exempt-"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from gpufleet import labels
+from gpufleet import sharing as gpu_sharing
 from gpufleet.spec import NodePoolSpec, StackSpec
 
 CURRENCY = "USD"
@@ -21,6 +21,8 @@ class PoolCapacity:
     capacity_type: str
     advertised: dict[str, int]  # extended resource -> count per node
     price_per_node_hour: Optional[float]
+    sharing: str = ""  # how `advertised` comes about (sharing mode, replicas, MIG layout)
+    shared: bool = False  # GPUs are time-sliced, MPS-shared or MIG-partitioned
 
     @property
     def min_gpus(self) -> int:
@@ -50,6 +52,7 @@ class PoolCapacity:
             "capacityType": self.capacity_type,
             "advertisedPerNode": self.advertised,
             "pricePerNodeHour": self.price_per_node_hour,
+            "sharing": self.sharing,
         }
 
 
@@ -66,13 +69,29 @@ def pool_capacity(pool: NodePoolSpec, platform: str) -> PoolCapacity:
         min_nodes=lo,
         max_nodes=hi,
         capacity_type=pool.capacity,
-        advertised={labels.GPU_RESOURCE: gpus},
+        advertised=gpu_sharing.advertised(pool),
         price_per_node_hour=pool.price_per_node_hour,
+        sharing=gpu_sharing.explain(pool),
+        shared=gpu_sharing.shares(pool),
     )
 
 
 def capacity(spec: StackSpec) -> list[PoolCapacity]:
     return [pool_capacity(p, spec.cluster.platform) for p in spec.node_pools]
+
+
+AUTOSCALER_NOTE = (
+    "autoscalers count whole nodes: a pending pod asking for a shared GPU or a MIG slice adds a whole node "
+    "of the pool, and a node is removed only when no pod uses any of its GPUs"
+)
+
+
+def capacity_notes(pools: list[PoolCapacity]) -> list[str]:
+    """One line per shared pool saying what it advertises, then the autoscaler note."""
+    shared = [p for p in pools if p.shared]
+    if not shared:
+        return []
+    return [f"{p.pool}: {p.sharing}" for p in shared] + [AUTOSCALER_NOTE]
 
 
 def cost(pools: list[PoolCapacity]) -> dict:

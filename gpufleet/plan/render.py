@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 
-from gpufleet.plan.capacity import cost
+from gpufleet.plan.capacity import capacity_notes, cost
 from gpufleet.plan.engine import Plan
 
 
@@ -74,6 +74,7 @@ def to_text(plan: Plan) -> str:
     out += ["  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
     if not plan.capacity:
         out.append("  (no GPU pools)")
+    out += [f"  {line}" for line in capacity_notes(plan.capacity)]
     out += ["", _cost_line(plan), ""]
     if plan.warnings:
         out += ["warnings:"] + [f"  - {w}" for w in plan.warnings] + [""]
@@ -96,6 +97,9 @@ def to_markdown(plan: Plan) -> str:
         out.append("No violations.")
     out += ["", "#### GPU capacity", "", "| " + " | ".join(_CAPACITY_HEADER) + " |", "|" + "---|" * len(_CAPACITY_HEADER)]
     out += ["| " + " | ".join(row) + " |" for row in _capacity_rows(plan)]
+    notes = capacity_notes(plan.capacity)
+    if notes:
+        out += ["", *(f"- {line}" for line in notes)]
     out += ["", _cost_line(plan), "", "<details><summary>Resources</summary>", "", "```"]
     out += _tree_lines(plan)
     out += ["```", "", "</details>", ""]

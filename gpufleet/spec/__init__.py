@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from gpufleet.spec.addons import addons_checks
 from gpufleet.spec.cluster import ClusterSpec, Host, K3sSpec
+from gpufleet.spec import sharing_checks
 from gpufleet.spec.errors import Problem, SpecError, format_path
 from gpufleet.spec.operator import DriverSpec, GpuOperatorSpec
 from gpufleet.spec.pools import NodePoolSpec, SharingSpec, Taint
@@ -158,6 +159,7 @@ def _cross_checks(stack: str, spec: StackSpec) -> list[Problem]:
     problems += addons_checks(stack, spec)
     if spec.cluster.platform == "k3s":
         problems += _k3s_checks(stack, spec)
+    problems += sharing_checks.check(stack, spec)
     return problems
 
 

@@ -9,10 +9,12 @@ from pydantic import Field, ValidationInfo, field_validator
 from gpufleet import catalog
 from gpufleet.spec.base import DNS_LABEL, Model
 from gpufleet.spec.cluster import Host
+from gpufleet.spec.rdma import RdmaNetworkSpec
 
 SHARING_MODES = ("none", "time-slicing", "mps", "mig")
 # Sharing modes whose wiring exists; the others are reserved names in the schema.
-IMPLEMENTED_SHARING_MODES = ("none",)
+IMPLEMENTED_SHARING_MODES = ("none", "time-slicing", "mps", "mig")
+MIG_STRATEGIES = ("single", "mixed")
 
 
 class Taint(Model):
@@ -22,16 +24,57 @@ class Taint(Model):
 
 
 class SharingSpec(Model):
-    """How the pool's GPUs are shared between pods."""
+    """How the pool's GPUs are shared between pods (device plugin / MIG manager of the GPU Operator).
+
+    Field names are stable: the GKE node pool maps the same block onto GKE's native sharing
+    (`replicas` -> max shared clients per GPU, `profile` -> MIG partition size).
+    Checks that need the pool's GPU model live in gpufleet/spec/sharing_checks.py.
+    """
 
     mode: Literal["none", "time-slicing", "mps", "mig"] = "none"
-    """none: one pod per GPU. time-slicing | mps | mig share GPUs between pods."""
+    """none: one pod per GPU. time-slicing | mps: `replicas` pods share each GPU. mig: each GPU is cut into
+    MIG instances (`profile`, `layout` or `profiles`)."""
+    replicas: Optional[int] = None
+    """time-slicing | mps (required there): pods that share one GPU, >= 2. The node advertises GPUs x replicas."""
+    rename_by_default: bool = False
+    """time-slicing | mps: advertise the shared GPUs as `nvidia.com/gpu.shared` instead of `nvidia.com/gpu`,
+    so pods opt in to sharing explicitly. Default: keep the name `nvidia.com/gpu`."""
+    fail_requests_greater_than_one: bool = False
+    """time-slicing: reject pods asking for more than one shared GPU (more replicas never means more
+    compute). Default: such requests are admitted."""
+    profile: Optional[str] = None
+    """mig: fill every GPU with this one profile, e.g. "1g.10gb" (7 per H100-80GB, 4 per A100-40GB).
+    The count follows from the GPU model (upstream `all-<profile>` layout)."""
+    layout: Optional[str] = None
+    """mig: a named mig-parted layout: `all-<profile>` or `all-balanced` (per GPU model, from the catalog)."""
+    profiles: dict[str, int] = {}
+    """mig: an explicit layout, profile -> instances per GPU, e.g. {"3g.40gb": 1, "2g.20gb": 1, "1g.10gb": 2}.
+    gpufleet then ships its own mig-parted config for the cluster."""
+    strategy: Literal["single", "mixed"] = "mixed"
+    """mig: how the device plugin advertises MIG instances. mixed (default): one resource per profile,
+    `nvidia.com/mig-<profile>`. single: every instance is a `nvidia.com/gpu` (layouts with one profile only).
+    The GPU Operator's `mig.strategy` is cluster-wide, so every MIG pool must use the same strategy."""
 
     @field_validator("mode")
     @classmethod
     def _implemented(cls, v: str) -> str:
         if v not in IMPLEMENTED_SHARING_MODES:
             raise ValueError(f"sharing mode '{v}' is not available yet (available: {', '.join(IMPLEMENTED_SHARING_MODES)})")
+        return v
+
+    @field_validator("replicas")
+    @classmethod
+    def _replicas(cls, v: Optional[int]) -> Optional[int]:
+        if v is not None and v < 2:
+            raise ValueError(f"must be >= 2 to share a GPU (got {v})")
+        return v
+
+    @field_validator("profiles")
+    @classmethod
+    def _counts(cls, v: dict[str, int]) -> dict[str, int]:
+        bad = {p: n for p, n in v.items() if n < 1}
+        if bad:
+            raise ValueError(f"instance counts must be >= 1 (got {bad})")
         return v
 
 
@@ -55,7 +98,10 @@ class NodePoolSpec(Model):
     sharing: SharingSpec = SharingSpec()
     """GPU sharing for this pool; default: none (one pod per GPU)."""
     rdma: bool = False
-    """RDMA networking for multi-node training on this pool."""
+    """RDMA networking for multi-node training on this pool (k3s: NVIDIA Network Operator, see `rdmaNetwork`)."""
+    rdma_network: RdmaNetworkSpec = RdmaNetworkSpec()
+    """k3s RDMA pools: which NICs, which secondary network and IP range; default: Mellanox NICs (vendor 15b3)
+    on a macvlan network (needs `interfaces`)."""
     labels: dict[str, str] = {}
     """Extra node labels (gpufleet adds pool, GPU model and capacity type itself)."""
     taints: list[Taint] = []
@@ -78,9 +124,3 @@ class NodePoolSpec(Model):
             raise ValueError(f"maxNodes ({v}) must be >= minNodes ({lo})")
         return v
 
-    @field_validator("rdma")
-    @classmethod
-    def _rdma_implemented(cls, v: bool) -> bool:
-        if v:
-            raise ValueError("rdma is not available yet")
-        return v

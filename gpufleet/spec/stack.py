@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 from pydantic import Field, field_validator
 
 from gpufleet import catalog
@@ -10,6 +12,7 @@ from gpufleet.spec.base import Model
 from gpufleet.spec.cluster import ClusterSpec
 from gpufleet.spec.operator import GpuOperatorSpec
 from gpufleet.spec.pools import NodePoolSpec
+from gpufleet.spec.storage import CheckpointVolumeSpec, LocalPathSpec, NfsSpec
 
 
 class WorkloadsSpec(Model):
@@ -29,7 +32,14 @@ class WorkloadsSpec(Model):
 
 
 class StorageSpec(Model):
-    """CSI storage (reserved: filled in by the storage work)."""
+    """CSI storage (k3s: local-path RWO default, NFS CSI RWX class, optional checkpoint claim)."""
+
+    local_path: LocalPathSpec = LocalPathSpec()
+    """k3s: node-local RWO volumes as the default StorageClass; default: on, at k3s's default path."""
+    nfs: Optional[NfsSpec] = None
+    """NFS CSI driver and a ReadWriteMany StorageClass on this server; default: none."""
+    checkpoints: Optional[CheckpointVolumeSpec] = None
+    """A ReadWriteMany checkpoint claim on the NFS class (needs `nfs`); default: none."""
 
 
 class StackSpec(Model):

@@ -53,7 +53,7 @@ CASES = {
         {**k3s(), "gpufleet:nodePools": [{**POOL, "gpusPerNod": 2}]},
         [
             "stack 'dev': gpufleet:nodePools[0].gpusPerNod: unknown key (allowed: name, gpu, gpusPerNode, hosts, "
-            "minNodes, maxNodes, capacity, sharing, rdma, labels, taints, pricePerNodeHour; did you mean 'gpusPerNode'?)"
+            "minNodes, maxNodes, capacity, sharing, rdma, rdmaNetwork, labels, taints, pricePerNodeHour; did you mean 'gpusPerNode'?)"
         ],
     ),
     "typo in a top-level key": (

@@ -1,0 +1,160 @@
+"""The NCCL all-reduce check users apply after `pulumi up` to see RDMA bandwidth between two hosts of a pool.
+
+A pod pair (no MPI operator needed): two pods on two nodes of an RDMA pool, each with every GPU of its node
+and the pool's RDMA device, joined by a headless Service; torchrun runs an all-reduce and rank 0 prints the
+bus bandwidth. `NCCL_DEBUG=INFO` shows whether NCCL picked the RDMA transport ("NET/IB").
+
+`python -m gpufleet.nccl_test STACK > examples/nccl-allreduce-rdma.yaml` regenerates the shipped example
+(a test checks the file matches the lab stack).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import yaml
+
+from gpufleet import labels, versions
+
+NAME = "nccl-allreduce"
+PORT = 29500
+SCRIPT = '''import os, time, torch, torch.distributed as dist
+dist.init_process_group("nccl")
+rank, world = dist.get_rank(), dist.get_world_size()
+torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+size = int(os.environ.get("NCCL_TEST_BYTES", str(1 << 30)))
+x = torch.ones(size // 4, dtype=torch.float32, device="cuda")
+for _ in range(5):
+    dist.all_reduce(x)
+torch.cuda.synchronize()
+iters = 20
+start = time.perf_counter()
+for _ in range(iters):
+    dist.all_reduce(x)
+torch.cuda.synchronize()
+seconds = (time.perf_counter() - start) / iters
+algbw = size / seconds / 1e9
+busbw = algbw * 2 * (world - 1) / world
+if rank == 0:
+    print(f"all_reduce {size} bytes over {world} GPUs: {seconds * 1e3:.2f} ms, "
+          f"algbw {algbw:.1f} GB/s, busbw {busbw:.1f} GB/s")
+dist.destroy_process_group()
+'''
+
+
+def manifests(pool: str, gpus: int, rdma_resource: str, network: str, namespace: str = "default") -> list[dict]:
+    """ConfigMap (the script), headless Service, and the two pods (ranks 0 and 1) on two nodes of `pool`."""
+    app = {"app.kubernetes.io/name": NAME}
+    objs: list[dict] = [
+        {
+            "apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": NAME, "namespace": namespace, "labels": app},
+            "data": {"allreduce.py": SCRIPT},
+        },
+        {
+            "apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": NAME, "namespace": namespace, "labels": app},
+            # Rank 1 must resolve rank 0's name while it starts, before either pod is Ready.
+            "spec": {
+                "clusterIP": "None", "publishNotReadyAddresses": True, "selector": app,
+                "ports": [{"name": "rendezvous", "port": PORT}],
+            },
+        },
+    ]
+    for rank in (0, 1):
+        command = (
+            f"torchrun --nnodes=2 --nproc-per-node={gpus} --node-rank={rank} "
+            f"--master-addr={NAME}-0.{NAME}.{namespace}.svc.cluster.local --master-port={PORT} /scripts/allreduce.py"
+        )
+        objs.append({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {
+                "name": f"{NAME}-{rank}", "namespace": namespace, "labels": app,
+                # Multus attaches the pool's RDMA network as a second interface (net1).
+                "annotations": {"k8s.v1.cni.cncf.io/networks": network},
+            },
+            "spec": {
+                "hostname": f"{NAME}-{rank}",
+                "subdomain": NAME,
+                # A rank that starts before its peer is reachable exits and is restarted.
+                "restartPolicy": "OnFailure",
+                "nodeSelector": {labels.POOL_LABEL: pool},
+                "tolerations": [{"key": labels.GPU_TAINT_KEY, "operator": "Exists", "effect": labels.GPU_TAINT_EFFECT}],
+                # One pod per node: the point is to cross the network.
+                "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+                    "labelSelector": {"matchLabels": app}, "topologyKey": "kubernetes.io/hostname",
+                }]}},
+                "containers": [{
+                    "name": "nccl",
+                    "image": versions.nccl_test_image(),
+                    "command": ["sh", "-c", command],
+                    "env": [
+                        {"name": "NCCL_DEBUG", "value": "INFO"},
+                        {"name": "NCCL_DEBUG_SUBSYS", "value": "INIT,NET"},
+                    ],
+                    "ports": [{"containerPort": PORT, "name": "rendezvous"}],
+                    "resources": {
+                        "limits": {labels.GPU_RESOURCE: str(gpus), rdma_resource: "1"},
+                        "requests": {labels.GPU_RESOURCE: str(gpus), rdma_resource: "1"},
+                    },
+                    # RDMA pins memory: the pod must be allowed to lock it.
+                    "securityContext": {"capabilities": {"add": ["IPC_LOCK"]}},
+                    "volumeMounts": [
+                        {"name": "scripts", "mountPath": "/scripts"},
+                        {"name": "shm", "mountPath": "/dev/shm"},
+                    ],
+                }],
+                "volumes": [
+                    {"name": "scripts", "configMap": {"name": NAME}},
+                    {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "16Gi"}},
+                ],
+            },
+        })
+    return objs
+
+
+def for_stack(spec) -> list[dict]:
+    """The check for the first RDMA pool of a stack spec."""
+    from components.network_operator import network_name, pod_resource
+
+    pool = next(p for p in spec.node_pools if p.rdma)
+    return manifests(pool.name, pool.gpus_per_node or 1, pod_resource(pool), network_name(pool), pool.rdma_network.namespace)
+
+
+def render(objs: list[dict]) -> str:
+    header = (
+        "# NCCL all-reduce across two hosts of an RDMA pool. Generated by `python -m gpufleet.nccl_test lab`.\n"
+        "# kubectl apply -f examples/nccl-allreduce-rdma.yaml && kubectl logs -f nccl-allreduce-0\n"
+        "# See docs/rdma.md for what to look for. kubectl delete -f examples/nccl-allreduce-rdma.yaml cleans up.\n"
+    )
+    return header + yaml.dump_all(objs, Dumper=_Dumper, sort_keys=False, default_flow_style=False)
+
+
+class _Dumper(yaml.SafeDumper):
+    """No YAML anchors (kubectl users read the file) and the script as a literal block."""
+
+    def ignore_aliases(self, data) -> bool:
+        return True
+
+
+_Dumper.add_representer(
+    str,
+    lambda d, s: d.represent_scalar("tag:yaml.org,2002:str", s, style="|" if "\n" in s else None),
+)
+
+
+def main(argv: list[str]) -> int:
+    from gpufleet.plan.stackfile import read_stack_file, stack_path
+    from gpufleet.spec import load_spec
+    from pathlib import Path
+
+    stack = argv[0] if argv else "lab"
+    root = Path(__file__).resolve().parent.parent
+    sf = read_stack_file(stack, stack_path(root, stack))
+    spec = load_spec(sf.stack, sf.config, sf.secret_keys)
+    sys.stdout.write(render(for_stack(spec)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

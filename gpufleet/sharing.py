@@ -1,0 +1,169 @@
+"""What a pool's `sharing` block means on its GPU: MIG layouts, device-plugin entries, advertised resources.
+
+Pure functions over the spec and the catalog, shared by the spec's cross checks, the GpuSharing component
+and the plan's capacity section, so the three cannot disagree.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from gpufleet import catalog, labels
+
+_PROFILE = re.compile(r"^(\d+)g\.(\d+)gb$")
+# mig-parted's always-present layout: nodes without a layout label keep MIG off.
+MIG_DISABLED = "all-disabled"
+# Prefix of the mig-parted layout gpufleet writes for a pool with an explicit `profiles` map.
+CUSTOM_LAYOUT_PREFIX = "gpufleet-"
+# Device-plugin config entry for nodes without a `nvidia.com/device-plugin.config` label.
+DEFAULT_ENTRY = "gpufleet-default"
+# Memory of a MIG-capable GPU is cut into 8 slices (MIG user guide, "Supported GPUs").
+MEMORY_SLICES = 8
+
+
+def named_layouts(gpu: catalog.GpuModel) -> dict[str, dict[str, int]]:
+    """The upstream mig-parted layouts for one GPU model: all-<profile> and all-balanced."""
+    if gpu.mig is None:
+        return {}
+    out = {f"all-{p}": {p: n} for p, n in gpu.mig.profiles.items()}
+    out["all-balanced"] = dict(gpu.mig.all_balanced)
+    return out
+
+
+def mig_devices(sharing, gpu: catalog.GpuModel) -> dict[str, int]:
+    """profile -> instances on each GPU of the pool (call after the spec validated)."""
+    if sharing.profiles:
+        return dict(sharing.profiles)
+    if sharing.profile:
+        return {sharing.profile: gpu.mig.profiles[sharing.profile]}
+    return named_layouts(gpu)[sharing.layout]
+
+
+def layout_name(pool) -> str:
+    """The `nvidia.com/mig.config` label value: an upstream layout name, or gpufleet-<pool> for a custom one."""
+    s = pool.sharing
+    if s.layout:
+        return s.layout
+    if s.profile:
+        return f"all-{s.profile}"
+    return f"{CUSTOM_LAYOUT_PREFIX}{pool.name}"
+
+
+def layout_problems(devices: dict[str, int], gpu: catalog.GpuModel) -> list[str]:
+    """Why a profile -> count map does not fit one GPU ([] when it fits).
+
+    Checks each profile exists on the GPU, its count is at most the homogeneous maximum, and the
+    compute slices (the `<n>g`) and memory slices (of 8) add up within the GPU. mig-parted checks the
+    exact placement when it applies the layout.
+    """
+    mig = gpu.mig
+    out = []
+    unknown = [p for p in devices if p not in mig.profiles]
+    if unknown:
+        return [
+            f"profile {', '.join(map(repr, unknown))} does not exist on {gpu.name} "
+            f"(allowed: {', '.join(mig.profiles)})"
+        ]
+    for p, n in devices.items():
+        if n > mig.profiles[p]:
+            out.append(f"at most {mig.profiles[p]} x {p} fit on one {gpu.name} (got {n})")
+    compute = sum(int(_PROFILE.match(p).group(1)) * n for p, n in devices.items())
+    if compute > mig.max_instances:
+        out.append(f"the layout uses {compute} compute slices; {gpu.name} has {mig.max_instances}")
+    memory = sum(memory_slices(p, gpu) * n for p, n in devices.items())
+    if memory > MEMORY_SLICES:
+        out.append(f"the layout uses {memory} memory slices; {gpu.name} has {MEMORY_SLICES}")
+    return out
+
+
+def memory_slices(profile: str, gpu: catalog.GpuModel) -> int:
+    """Memory slices (of 8) a profile takes on a GPU: 1g.10gb on an 80 GB GPU -> 1, 3g.40gb -> 4."""
+    gb = int(_PROFILE.match(profile).group(2))
+    return max(1, round(gb * MEMORY_SLICES / gpu.memory_gb))
+
+
+def shared_resource(sharing) -> str:
+    return f"{labels.GPU_RESOURCE}.shared" if sharing.rename_by_default else labels.GPU_RESOURCE
+
+
+def advertised(pool) -> dict[str, int]:
+    """Extended resource -> count one node of the pool advertises."""
+    gpus = pool.gpus_per_node or 0
+    s = pool.sharing
+    if s.mode in ("time-slicing", "mps"):
+        return {shared_resource(s): gpus * s.replicas}
+    if s.mode == "mig" and pool.gpu:
+        devices = mig_devices(s, catalog.gpu(pool.gpu))
+        if s.strategy == "single":
+            return {labels.GPU_RESOURCE: gpus * sum(devices.values())}
+        return {f"nvidia.com/mig-{p}": gpus * n for p, n in devices.items()}
+    return {labels.GPU_RESOURCE: gpus}
+
+
+def explain(pool) -> str:
+    """How the advertised count comes about, e.g. "8 GPUs x 4 replicas = 32 nvidia.com/gpu (time-slicing)"."""
+    gpus = pool.gpus_per_node or 0
+    s = pool.sharing
+    if s.mode in ("time-slicing", "mps"):
+        return f"{gpus} GPUs x {s.replicas} replicas = {gpus * s.replicas} {shared_resource(s)} ({s.mode})"
+    if s.mode == "mig" and pool.gpu:
+        devices = mig_devices(s, catalog.gpu(pool.gpu))
+        if s.strategy == "single":
+            (profile, n), = devices.items()
+            counts = f"{gpus} GPUs x {n} = {gpus * n} {labels.GPU_RESOURCE} (each a {profile})"
+        else:
+            counts = ", ".join(f"{gpus} GPUs x {n} = {gpus * n} nvidia.com/mig-{p}" for p, n in devices.items())
+        return f"{counts} (MIG {layout_name(pool)}, {s.strategy} strategy)"
+    return f"{gpus} x {labels.GPU_RESOURCE} (not shared)"
+
+
+def device_plugin_entry(pool) -> dict:
+    """The pool's device-plugin config (upstream `version: v1` format, api/config/v1)."""
+    s = pool.sharing
+    flags = {"migStrategy": s.strategy if s.mode == "mig" else "none"}
+    entry: dict = {"version": "v1", "flags": flags}
+    if s.mode == "time-slicing":
+        entry["sharing"] = {"timeSlicing": {
+            "renameByDefault": s.rename_by_default,
+            "failRequestsGreaterThanOne": s.fail_requests_greater_than_one,
+            "resources": [{"name": labels.GPU_RESOURCE, "replicas": s.replicas}],
+        }}
+    elif s.mode == "mps":
+        entry["sharing"] = {"mps": {
+            "renameByDefault": s.rename_by_default,
+            "resources": [{"name": labels.GPU_RESOURCE, "replicas": s.replicas}],
+        }}
+    return entry
+
+
+def shares(pool) -> bool:
+    return pool.sharing.mode != "none"
+
+
+def mig_pools(pools) -> list:
+    return [p for p in pools if p.sharing.mode == "mig"]
+
+
+def mig_strategy(pools) -> Optional[str]:
+    """The cluster-wide `mig.strategy` (the spec checks every MIG pool agrees), None without MIG pools."""
+    found = mig_pools(pools)
+    return found[0].sharing.strategy if found else None
+
+
+def needs_custom_mig_config(pools) -> bool:
+    """True when a pool uses an explicit `profiles` map (not an upstream layout the MIG manager knows)."""
+    return any(p.sharing.profiles for p in mig_pools(pools))
+
+
+def mig_parted_config(pools) -> dict:
+    """A mig-parted `version: v1` config holding all-disabled plus every MIG pool's layout for its GPU.
+
+    With a custom config the MIG manager no longer uses its generated one, so the upstream layouts other
+    pools name must be in it too (rendered for their GPU; the spec rejects one name meaning two layouts).
+    """
+    configs: dict = {MIG_DISABLED: [{"devices": "all", "mig-enabled": False}]}
+    for pool in mig_pools(pools):
+        devices = mig_devices(pool.sharing, catalog.gpu(pool.gpu))
+        configs[layout_name(pool)] = [{"devices": "all", "mig-enabled": True, "mig-devices": dict(devices)}]
+    return {"version": "v1", "mig-configs": configs}
