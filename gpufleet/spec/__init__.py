@@ -15,6 +15,7 @@ import pydantic
 from pydantic import BaseModel
 
 from gpufleet.spec.cluster import ClusterSpec, Host, K3sSpec
+from gpufleet.spec.eks import EksSpec, eks_checks
 from gpufleet.spec.errors import Problem, SpecError, format_path
 from gpufleet.spec.operator import DriverSpec, GpuOperatorSpec
 from gpufleet.spec.pools import NodePoolSpec, SharingSpec, Taint
@@ -25,7 +26,7 @@ NAMESPACE = "gpufleet"
 SECRET_KEYS = {"sshPrivateKey": "SSH private key for k3s hosts (set with `pulumi config set --secret`)"}
 
 __all__ = [
-    "ClusterSpec", "DriverSpec", "GpuOperatorSpec", "Host", "K3sSpec", "NodePoolSpec", "Problem",
+    "ClusterSpec", "DriverSpec", "EksSpec", "GpuOperatorSpec", "Host", "K3sSpec", "NodePoolSpec", "Problem",
     "SharingSpec", "SpecError", "StackSpec", "Taint", "WorkloadsSpec", "NAMESPACE", "SECRET_KEYS",
     "load_spec", "spec_keys", "json_schema",
 ]
@@ -142,6 +143,10 @@ def _cross_checks(stack: str, spec: StackSpec, config: dict[str, Any], secret_ke
         seen_pools.setdefault(pool.name, i)
     if spec.cluster.platform == "k3s":
         problems += _k3s_checks(stack, spec, config, secret_keys)
+    if spec.cluster.platform == "eks":
+        problems += eks_checks(stack, spec)
+    else:
+        problems += [Problem(stack, f"{NAMESPACE}:nodePools[{i}].rdma", f"rdma is not available yet on {spec.cluster.platform} (available on: eks)", True) for i, p in enumerate(spec.node_pools) if p.rdma]
     return problems
 
 
