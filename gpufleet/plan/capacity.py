@@ -54,6 +54,8 @@ class PoolCapacity:
 
 
 def pool_capacity(pool: NodePoolSpec, platform: str) -> PoolCapacity:
+    if platform == "eks":
+        return _eks_pool_capacity(pool)
     gpus = pool.gpus_per_node or 0
     if platform == "k3s":
         lo = hi = len(pool.hosts)
@@ -68,6 +70,22 @@ def pool_capacity(pool: NodePoolSpec, platform: str) -> PoolCapacity:
         capacity_type=pool.capacity,
         advertised={labels.GPU_RESOURCE: gpus},
         price_per_node_hour=pool.price_per_node_hour,
+    )
+
+
+def _eks_pool_capacity(pool: NodePoolSpec) -> PoolCapacity:
+    """GPU model, count and price from the EC2 instance catalog (first instance type); EFA too."""
+    from gpufleet.catalog import aws as aws_catalog
+    from gpufleet.spec.eks import pool_instance_types
+
+    t = aws_catalog.instance_type(pool_instance_types(pool)[0])
+    advertised = {labels.GPU_RESOURCE: t.gpus}
+    if pool.rdma:
+        advertised[labels.EFA_RESOURCE] = t.efa_interfaces
+    price = pool.price_per_node_hour if pool.price_per_node_hour is not None else t.price(pool.capacity)
+    return PoolCapacity(
+        pool=pool.name, gpu=t.gpu, gpus_per_node=t.gpus, min_nodes=pool.min_nodes, max_nodes=pool.max_nodes,
+        capacity_type=pool.capacity, advertised=advertised, price_per_node_hour=price,
     )
 
 

@@ -144,7 +144,7 @@ def _cross_checks(stack: str, spec: StackSpec, config: dict[str, Any], secret_ke
     if spec.cluster.platform == "k3s":
         problems += _k3s_checks(stack, spec, config, secret_keys)
     if spec.cluster.platform == "eks":
-        problems += eks_checks(stack, spec)
+        problems += eks_checks(stack, spec, config)
     else:
         problems += [Problem(stack, f"{NAMESPACE}:nodePools[{i}].rdma", f"rdma is not available yet on {spec.cluster.platform} (available on: eks)", True) for i, p in enumerate(spec.node_pools) if p.rdma]
     return problems

@@ -235,8 +235,10 @@ def pool_zone(pool, eks: EksSpec) -> str:
     return zones[0] if zones else eks.network.zones()[0]
 
 
-def eks_checks(stack: str, spec: "StackSpec") -> list[Problem]:
+def eks_checks(stack: str, spec: "StackSpec", config: Optional[dict] = None) -> list[Problem]:
     problems: list[Problem] = []
+    if config is not None and not config.get("aws:region"):
+        problems.append(Problem(stack, "aws:region", "required for eks: the AWS region (`pulumi config set aws:region us-east-1`)"))
     eks = spec.cluster.eks
     zones = eks.network.zones()
     subnet_zone = {s.id: s.availability_zone for s in eks.network.subnets}
