@@ -99,8 +99,7 @@ class FsxLustreStorage(pulumi.ComponentResource):
             metadata={"name": args.spec.storage_class_name},
             provisioner="fsx.csi.aws.com",
             parameters=params,
-            # A file system holds datasets and checkpoints: deleting a PVC must not delete it.
-            reclaim_policy="Retain",
+            reclaim_policy=args.spec.reclaim_policy,
             mount_options=["flock"],
             opts=pulumi.ResourceOptions(parent=self, provider=access.provider, depends_on=[self.addon]),
         )

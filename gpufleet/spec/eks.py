@@ -165,6 +165,9 @@ class FsxLustreSpec(Model):
     """Where `hsm_archive` exports go (needs s3ImportPath)."""
     availability_zone: Optional[str] = None
     """Zone of the file systems; default: the zone of the EFA pools, else the network's first zone."""
+    reclaim_policy: Literal["Retain", "Delete"] = "Retain"
+    """What happens to a file system when its PVC is deleted; default Retain keeps datasets and
+    checkpoints (delete unused file systems yourself: they bill while they exist)."""
 
     @model_validator(mode="after")
     def _combinations(self) -> "FsxLustreSpec":
@@ -276,6 +279,8 @@ def eks_checks(stack: str, spec: "StackSpec", config: Optional[dict] = None) -> 
         if len(shapes) > 1:
             desc = ", ".join(f"{t.name} = {t.gpus} x {t.gpu}" + (f" with {t.efa_interfaces} EFA" if pool.rdma else "") for t in facts)
             problems.append(Problem(stack, f"{at}.{key}", f"a pool's instance types must share one GPU shape ({desc})"))
+        if pool.max_nodes < 1:
+            problems.append(Problem(stack, f"{at}.maxNodes", "an EKS managed node group needs maxNodes >= 1", pool.max_nodes))
         if pool.availability_zone and pool.availability_zone not in zones:
             problems.append(Problem(stack, f"{at}.availabilityZone", f"not one of the network's zones (allowed: {', '.join(zones)})", pool.availability_zone))
         if pool.subnet_ids:
@@ -290,6 +295,9 @@ def eks_checks(stack: str, spec: "StackSpec", config: Optional[dict] = None) -> 
                     problems.append(Problem(stack, f"{at}.subnetIds", f"an EFA pool (rdma: true) must run in one availability zone, but its subnets are in {', '.join(pool_zones)}"))
                 if pool.availability_zone and pool_zones and pool_zones != [pool.availability_zone]:
                     problems.append(Problem(stack, f"{at}.subnetIds", f"subnets in {', '.join(pool_zones)} do not match availabilityZone {pool.availability_zone}"))
+    fsx = eks.storage.fsx_lustre
+    if fsx and fsx.availability_zone and fsx.availability_zone not in zones:
+        problems.append(Problem(stack, f"{NAMESPACE}:cluster.eks.storage.fsxLustre.availabilityZone", f"not one of the network's zones (allowed: {', '.join(zones)})", fsx.availability_zone))
     driver = spec.gpu_operator.driver
     if "source" in driver.model_fields_set and driver.source == "operator":
         problems.append(Problem(stack, f"{NAMESPACE}:gpuOperator.driver.source", "EKS GPU AMIs ship the NVIDIA driver and toolkit; the operator must not install them (allowed on eks: preinstalled)", driver.source))
