@@ -46,6 +46,8 @@ class Registration:
     provider: Optional[str] = None
     revealed: dict = field(default_factory=dict, repr=False)
     """Inputs with secrets unwrapped: for tests only, never rendered."""
+    ignore_changes: list[str] = field(default_factory=list)
+    """The resource's ignore_changes option (property paths)."""
 
 
 def plain(value: Any, path: str = "", secrets: Optional[list[str]] = None, reveal: bool = False) -> Any:
@@ -72,6 +74,12 @@ class RecordingMonitor(MockMonitor):
         super().__init__(mocks)
         self.registrations: list[Registration] = []
         self.stack_outputs: dict = {}
+        self.invokes: list[tuple[str, dict]] = []
+        """Data-source calls (token, JSON-safe args) in order, e.g. the SSM parameters an EKS plan reads."""
+
+    def Invoke(self, request):
+        self.invokes.append((request.tok, plain(json_format.MessageToDict(request.args))))
+        return super().Invoke(request)
 
     def RegisterResource(self, request):
         response = super().RegisterResource(request)
@@ -90,6 +98,7 @@ class RecordingMonitor(MockMonitor):
                     secret_paths=secrets,
                     provider=request.provider or None,
                     revealed=plain(wire, reveal=True),
+                    ignore_changes=list(request.ignoreChanges),
                 )
             )
         return response
