@@ -48,6 +48,8 @@ class Registration:
     """Inputs with secrets unwrapped: for tests only, never rendered."""
     ignore_changes: list[str] = field(default_factory=list)
     """The resource's ignore_changes option (property paths)."""
+    dependencies: list[str] = field(default_factory=list)
+    """URNs the resource waits for (depends_on and inputs from other resources)."""
 
 
 def plain(value: Any, path: str = "", secrets: Optional[list[str]] = None, reveal: bool = False) -> Any:
@@ -99,6 +101,7 @@ class RecordingMonitor(MockMonitor):
                     provider=request.provider or None,
                     revealed=plain(wire, reveal=True),
                     ignore_changes=list(request.ignoreChanges),
+                    dependencies=list(request.dependencies),
                 )
             )
         return response
