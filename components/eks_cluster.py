@@ -140,7 +140,7 @@ class EksCluster(pulumi.ComponentResource):
             )
             self.access_entries.append(ae)
 
-        issuer = self.cluster.identities.apply(lambda ids: ids[0]["oidcs"][0]["issuer"] if isinstance(ids[0], dict) else ids[0].oidcs[0].issuer)
+        issuer = self.cluster.identities.apply(lambda ids: ids[0].oidcs[0].issuer)
         self.oidc_provider = aws.iam.OpenIdConnectProvider(
             f"{name}-oidc", url=issuer, client_id_lists=["sts.amazonaws.com"], tags=tags, opts=child,
         )
@@ -152,14 +152,14 @@ class EksCluster(pulumi.ComponentResource):
             for arn in NODE_POLICIES
         ]
 
-        ca = self.cluster.certificate_authority.apply(lambda c: c["data"] if isinstance(c, dict) else c.data)
+        ca = self.cluster.certificate_authority.apply(lambda c: c.data)
         self.kubeconfig = pulumi.Output.secret(
             pulumi.Output.all(self.cluster.name, self.cluster.endpoint, ca).apply(
                 lambda a: kubeconfig(a[0], a[1], a[2], args.region)
             )
         )
         self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, opts=pulumi.ResourceOptions(parent=self, depends_on=self.access_entries))
-        security_group = self.cluster.vpc_config.apply(lambda v: v["cluster_security_group_id"] if isinstance(v, dict) else v.cluster_security_group_id)
+        security_group = self.cluster.vpc_config.cluster_security_group_id
         self.access = ClusterAccess(
             name=args.cluster_name,
             platform="eks",

@@ -152,7 +152,7 @@ class EksNodeGroup(pulumi.ComponentResource):
 
         # Managed node groups do not copy their tags to the Auto Scaling group, where the autoscaler
         # reads node templates when a group is at zero (aws/containers-roadmap#608): tag the ASG too.
-        asg_name = self.node_group.resources.apply(lambda r: _asg_name(r))
+        asg_name = self.node_group.resources.apply(lambda r: r[0].autoscaling_groups[0].name)
         self.asg_tags = [
             aws.autoscaling.Tag(
                 f"{name}-asg-{_tag_name(key)}",
@@ -165,9 +165,3 @@ class EksNodeGroup(pulumi.ComponentResource):
         ]
         self.register_outputs({"nodeGroupName": self.node_group.node_group_name, "amiParameter": ssm_path})
 
-
-def _asg_name(resources) -> str:
-    first = resources[0]
-    groups = first["autoscaling_groups"] if isinstance(first, dict) and "autoscaling_groups" in first else first.autoscaling_groups
-    g = groups[0]
-    return g["name"] if isinstance(g, dict) else g.name
