@@ -152,6 +152,7 @@ class EksNodeGroup(pulumi.ComponentResource):
 
         # Managed node groups do not copy their tags to the Auto Scaling group, where the autoscaler
         # reads node templates when a group is at zero (aws/containers-roadmap#608): tag the ASG too.
+        # (EKS itself puts the two discovery tags on the ASG.)
         asg_name = self.node_group.resources.apply(lambda r: r[0].autoscaling_groups[0].name)
         self.asg_tags = [
             aws.autoscaling.Tag(

@@ -206,7 +206,8 @@ class EksSpec(Model):
     access_entries: list[EksAccessEntry] = []
     """IAM principals given cluster access (API authentication mode; no aws-auth ConfigMap)."""
     bootstrap_creator_admin: bool = True
-    """Give the identity running `pulumi up` cluster-admin (needed to install add-ons unless an access entry covers it)."""
+    """Give the identity running `pulumi up` cluster-admin (needed to install add-ons unless an access entry covers it).
+    EKS fixes this at creation: changing it later replaces the cluster."""
     system_pool: EksSystemPoolSpec = EksSystemPoolSpec()
     """The CPU node group for system pods."""
     autoscaler: EksAutoscalerSpec = EksAutoscalerSpec()

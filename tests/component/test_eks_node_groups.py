@@ -124,3 +124,18 @@ def test_autoscaler_node_template_tags_for_scale_from_zero(p):
         assert r.inputs["autoscalingGroupName"] == "eks-prod-gpu-pool-h100-train-ng-asg"
         assert r.inputs["tag"] == {"key": key, "value": tags[key], "propagateAtLaunch": False}
         assert parent_of(p, r).name == "prod-gpu-pool-h100-train"
+
+
+def test_bottlerocket_pool_uses_its_ssm_path_and_data_volume():
+    from gpufleet.plan.engine import register
+    from tests.helpers import example_config, stack_file
+
+    cfg = example_config("prod-eks")
+    cfg["gpufleet:nodePools"][1]["ami"] = "bottlerocket-nvidia"
+    cfg["gpufleet:workloads"]["cudaVersions"] = ["12.8"]
+    _, monitor = register(stack_file(cfg))
+    ng = next(r for r in monitor.registrations if r.name == "prod-gpu-pool-l4-infer-ng").inputs
+    assert ng["amiType"] == "BOTTLEROCKET_x86_64_NVIDIA"
+    lt = next(r for r in monitor.registrations if r.name == "prod-gpu-pool-l4-infer-lt").inputs
+    assert lt["blockDeviceMappings"][0]["deviceName"] == "/dev/xvdb"
+    assert ("aws:ssm/getParameter:getParameter", {"name": "/aws/service/bottlerocket/aws-k8s-1.34-nvidia/x86_64/latest/image_version"}) in monitor.invokes
