@@ -79,6 +79,11 @@ def operator_values(args: GpuOperatorArgs, platform: str, facts: dict) -> dict:
             {"name": "CONTAINERD_RUNTIME_CLASS", "value": "nvidia"},
             {"name": "CONTAINERD_SET_AS_DEFAULT", "value": "true"},
         ]
+    if platform == "eks" and facts.get("driver_preinstalled"):
+        # EKS GPU AMIs ship the driver and the container toolkit: installing either again makes the
+        # operands crash-loop (DESIGN.md section 7; AMI driver branch in catalog/aws_instances.yaml).
+        values["driver"] = {"enabled": False}
+        values["toolkit"] = {"enabled": not facts.get("toolkit_preinstalled", False)}
     return values
 
 

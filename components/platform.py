@@ -18,6 +18,7 @@ from gpufleet.spec import StackSpec
 
 MODULES = {
     "k3s": "components.k3s_platform",
+    "eks": "components.eks_platform",
 }
 
 

@@ -46,3 +46,18 @@ def gpu_taint() -> dict[str, str]:
 def taint_string(key: str, value: str, effect: str) -> str:
     """A taint as kubelet/k3s flags spell it: key=value:Effect."""
     return f"{key}={value}:{effect}"
+
+
+# EKS (issue 3). The EFA device plugin advertises this resource; EFA pools carry the label so the
+# plugin's daemonset and training jobs can select them (mixing EFA and non-EFA nodes breaks NCCL).
+EFA_RESOURCE = "vpc.amazonaws.com/efa"
+EFA_LABEL = "gpufleet.io/efa"
+# The pool label value of the EKS system (CPU) node group: operators and the autoscaler run there.
+SYSTEM_POOL = "system"
+# Cluster autoscaler discovery and scale-from-zero node-template tags on EKS node groups
+# (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/README.md).
+CA_ENABLED_TAG = "k8s.io/cluster-autoscaler/enabled"
+CA_OWNED_TAG = "k8s.io/cluster-autoscaler/{cluster}"
+CA_TEMPLATE_LABEL = "k8s.io/cluster-autoscaler/node-template/label/"
+CA_TEMPLATE_TAINT = "k8s.io/cluster-autoscaler/node-template/taint/"
+CA_TEMPLATE_RESOURCE = "k8s.io/cluster-autoscaler/node-template/resources/"

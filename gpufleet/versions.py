@@ -122,3 +122,68 @@ NCCL_TEST_IMAGE_TAG = "25.01-py3"
 
 def nccl_test_image() -> str:
     return f"{NCCL_TEST_IMAGE_REPOSITORY}:{NCCL_TEST_IMAGE_TAG}"
+
+
+# --- AWS EKS (issue 3) ---------------------------------------------------------------------------
+# Kubernetes minor versions gpufleet plans EKS clusters for (each has EKS-optimized AMIs below).
+EKS_KUBERNETES_VERSIONS = ("1.33", "1.34", "1.35")
+
+# EKS-optimized GPU AMIs are chosen by SSM parameter, never by AMI id: AMI type -> (the node group's
+# `amiType`, the SSM parameter holding the release version for a Kubernetes minor version). The
+# release version is read at deploy time and set on the node group, so an AMI update is a visible
+# diff. Paths: docs.aws.amazon.com/eks/latest/userguide/retrieve-ami-id.html and
+# bottlerocket.dev/en/os/latest/#/install/quickstart/aws/ (SSM parameters).
+EKS_AMIS: dict[str, tuple[str, str]] = {
+    "al2023-nvidia": (
+        "AL2023_x86_64_NVIDIA",
+        "/aws/service/eks/optimized-ami/{k8s}/amazon-linux-2023/x86_64/nvidia/recommended/release_version",
+    ),
+    "bottlerocket-nvidia": (
+        "BOTTLEROCKET_x86_64_NVIDIA",
+        "/aws/service/bottlerocket/aws-k8s-{k8s}-nvidia/x86_64/latest/image_version",
+    ),
+    # CPU nodes (system pool).
+    "al2023-standard": (
+        "AL2023_x86_64_STANDARD",
+        "/aws/service/eks/optimized-ami/{k8s}/amazon-linux-2023/x86_64/standard/recommended/release_version",
+    ),
+}
+
+
+def eks_ami(ami: str, kubernetes_version: str) -> tuple[str, str]:
+    """(node group amiType, SSM parameter path of the release version) for an AMI and a Kubernetes minor."""
+    ami_type, path = EKS_AMIS[ami]
+    return ami_type, path.format(k8s=kubernetes_version)
+
+
+# Cluster autoscaler chart (kubernetes/autoscaler, tag cluster-autoscaler-chart-9.52.1). The app's
+# minor must match the cluster's (kubernetes/autoscaler README "Releases"), so the image tag is set
+# per Kubernetes minor from CLUSTER_AUTOSCALER_IMAGES (tags as kops pins them, kubernetes/kops#17640).
+CLUSTER_AUTOSCALER = HelmChart(
+    name="cluster-autoscaler",
+    repo="https://kubernetes.github.io/autoscaler",
+    version="9.52.1",
+    app_version="v1.34.0",
+)
+CLUSTER_AUTOSCALER_IMAGES: dict[str, str] = {
+    "1.33": "v1.33.1",
+    "1.34": "v1.34.0",
+    "1.35": "v1.35.0",
+}
+
+# aws-efa-k8s-device-plugin from aws/eks-charts (values checked against
+# ../shared/reference/aws/efa-k8s-device-plugin-values-v0.5.30.yaml).
+EFA_DEVICE_PLUGIN = HelmChart(
+    name="aws-efa-k8s-device-plugin",
+    repo="https://aws.github.io/eks-charts",
+    version="v0.5.30",
+    app_version="v0.5.20",
+)
+
+# EKS managed add-ons gpufleet installs. Their versions are resolved per Kubernetes version by the
+# `aws.eks.get_addon_version` data source (the default build EKS publishes for that version) unless
+# pinned here: a pin wins, so set one to freeze an add-on.
+EKS_ADDONS: dict[str, str | None] = {
+    "aws-ebs-csi-driver": None,
+    "aws-fsx-csi-driver": None,
+}

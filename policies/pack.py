@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, PolicyPack
 
-from policies.rules import gpu_operator_version_support
+from policies.rules import eks_spot_instance_diversity, gpu_operator_version_support
 
 PACK_NAME = "gpufleet"
 POLICIES = [
     gpu_operator_version_support.POLICY,
+    eks_spot_instance_diversity.POLICY,
 ]
 
 

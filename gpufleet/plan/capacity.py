@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from gpufleet import labels
 from gpufleet import sharing as gpu_sharing
 from gpufleet.spec import NodePoolSpec, StackSpec
 
@@ -57,6 +58,8 @@ class PoolCapacity:
 
 
 def pool_capacity(pool: NodePoolSpec, platform: str) -> PoolCapacity:
+    if platform == "eks":
+        return _eks_pool_capacity(pool)
     gpus = pool.gpus_per_node or 0
     if platform == "k3s":
         lo = hi = len(pool.hosts)
@@ -73,6 +76,25 @@ def pool_capacity(pool: NodePoolSpec, platform: str) -> PoolCapacity:
         price_per_node_hour=pool.price_per_node_hour,
         sharing=gpu_sharing.explain(pool),
         shared=gpu_sharing.shares(pool),
+    )
+
+
+def _eks_pool_capacity(pool: NodePoolSpec) -> PoolCapacity:
+    """GPU model, count and price from the EC2 instance catalog (first instance type); EFA too."""
+    from gpufleet.catalog import aws as aws_catalog
+    from gpufleet.spec.eks import pool_instance_types
+
+    t = aws_catalog.instance_type(pool_instance_types(pool)[0])
+    # The instance type fixes the GPU model and count; sharing then multiplies what a node advertises.
+    shaped = pool.model_copy(update={"gpu": t.gpu, "gpus_per_node": t.gpus})
+    advertised = gpu_sharing.advertised(shaped)
+    if pool.rdma:
+        advertised[labels.EFA_RESOURCE] = t.efa_interfaces
+    price = pool.price_per_node_hour if pool.price_per_node_hour is not None else t.price(pool.capacity)
+    return PoolCapacity(
+        pool=pool.name, gpu=t.gpu, gpus_per_node=t.gpus, min_nodes=pool.min_nodes, max_nodes=pool.max_nodes,
+        capacity_type=pool.capacity, advertised=advertised, price_per_node_hour=price,
+        sharing=gpu_sharing.explain(shaped), shared=gpu_sharing.shares(shaped),
     )
 
 

@@ -11,7 +11,7 @@ from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
 from gpufleet.plan.capacity import PoolCapacity, capacity
-from gpufleet.plan.mocks import PlanMocks, RecordingMonitor, Registration
+from gpufleet.plan.mocks import SECRET, PlanMocks, RecordingMonitor, Registration
 from gpufleet.plan.stackfile import StackFile
 from gpufleet.program import config_value
 from gpufleet.spec import Problem, StackSpec, load_spec
@@ -55,7 +55,19 @@ def register(stack_file: StackFile) -> tuple[StackSpec, RecordingMonitor]:
     runtime_settings.ROOT.set(None)  # a fresh root Stack resource for every plan in this process
     pulumi.runtime.set_mocks(PlanMocks(), project=PROJECT, stack=stack_file.stack, preview=False, monitor=monitor)
     _sync_await(run_pulumi_func(main))
+    monitor.stack_outputs = stack_exports()
     return spec, monitor
+
+
+def stack_exports() -> dict:
+    """The program's `pulumi.export`s, secrets redacted. Under mocks the root Stack registered its
+    outputs before the program ran, so they are read from the root resource itself."""
+    out = {}
+    for key, value in runtime_settings.get_root_resource().outputs.items():
+        output = pulumi.Output.from_input(value)
+        secret = _sync_await(output.is_secret())
+        out[key] = SECRET if secret else _sync_await(output.future())
+    return out
 
 
 def plan(stack_file: StackFile, evaluate_policies: bool = True) -> Plan:

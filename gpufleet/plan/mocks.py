@@ -44,9 +44,12 @@ class Registration:
     inputs: dict
     secret_paths: list[str] = field(default_factory=list)
     provider: Optional[str] = None
-    dependencies: list[str] = field(default_factory=list)
     revealed: dict = field(default_factory=dict, repr=False)
     """Inputs with secrets unwrapped: for tests only, never rendered."""
+    ignore_changes: list[str] = field(default_factory=list)
+    """The resource's ignore_changes option (property paths)."""
+    dependencies: list[str] = field(default_factory=list)
+    """URNs the resource waits for (depends_on and inputs from other resources)."""
 
 
 def plain(value: Any, path: str = "", secrets: Optional[list[str]] = None, reveal: bool = False) -> Any:
@@ -73,6 +76,12 @@ class RecordingMonitor(MockMonitor):
         super().__init__(mocks)
         self.registrations: list[Registration] = []
         self.stack_outputs: dict = {}
+        self.invokes: list[tuple[str, dict]] = []
+        """Data-source calls (token, JSON-safe args) in order, e.g. the SSM parameters an EKS plan reads."""
+
+    def Invoke(self, request):
+        self.invokes.append((request.tok, plain(json_format.MessageToDict(request.args))))
+        return super().Invoke(request)
 
     def RegisterResource(self, request):
         response = super().RegisterResource(request)
@@ -90,14 +99,15 @@ class RecordingMonitor(MockMonitor):
                     inputs=inputs,
                     secret_paths=secrets,
                     provider=request.provider or None,
-                    dependencies=list(request.dependencies),
                     revealed=plain(wire, reveal=True),
+                    ignore_changes=list(request.ignoreChanges),
+                    dependencies=list(request.dependencies),
                 )
             )
         return response
 
     def RegisterResourceOutputs(self, request):
-        if "pulumi:pulumi:Stack" in request.urn:
+        if request.urn.split("::")[2] == "pulumi:pulumi:Stack":  # the stack itself, not its children
             self.stack_outputs = plain(json_format.MessageToDict(request.outputs))
         return super().RegisterResourceOutputs(request)
 
@@ -113,7 +123,48 @@ class PlanMocks(pulumi.runtime.Mocks):
             reads_kubeconfig = "k3s.yaml" in str(args.inputs.get("create", ""))
             outputs["stdout"] = PLACEHOLDER_KUBECONFIG if reads_kubeconfig else ""
             outputs["stderr"] = ""
+        elif args.typ.startswith("aws:"):
+            outputs.update(aws_outputs(args.typ, args.name, args.inputs))
         return f"{args.name}-id", outputs
 
     def call(self, args: pulumi.runtime.MockCallArgs):
-        return {}
+        return AWS_CALLS.get(args.token, {})
+
+
+# EKS (issue 3): what AWS returns that later resources read.
+PLAN_ACCOUNT = "123456789012"
+PLAN_REGION = "us-east-1"
+PLAN_OIDC_ISSUER = "https://oidc.eks.us-east-1.amazonaws.com/id/PLANPLACEHOLDER"
+AWS_CALLS = {
+    "aws:ssm/getParameter:getParameter": {"value": "plan-placeholder-release", "type": "String"},
+    "aws:eks/getAddonVersion:getAddonVersion": {"version": "plan-placeholder-eksbuild.1"},
+}
+
+
+def aws_outputs(typ: str, name: str, inputs: dict) -> dict:
+    """Outputs of an AWS resource that later resources read (ids, ARNs, endpoints, the OIDC issuer)."""
+    service, _, kind = typ.removeprefix("aws:").partition("/")
+    out: dict = {"arn": f"arn:aws:{service}:{PLAN_REGION}:{PLAN_ACCOUNT}:{kind.split(':')[0].lower()}/{name}"}
+    if typ == "aws:eks/cluster:Cluster":
+        cluster = inputs.get("name", name)
+        out.update({
+            "arn": f"arn:aws:eks:{PLAN_REGION}:{PLAN_ACCOUNT}:cluster/{cluster}",
+            "endpoint": f"https://PLANPLACEHOLDER.gr7.{PLAN_REGION}.eks.amazonaws.com",
+            "certificateAuthority": {"data": "cGxhbi1wbGFjZWhvbGRlci1jYQ=="},
+            "identities": [{"oidcs": [{"issuer": PLAN_OIDC_ISSUER}]}],
+            "vpcConfig": {**inputs.get("vpcConfig", {}), "clusterSecurityGroupId": "sg-0plan0cluster0000", "vpcId": "vpc-0plan0000000000"},
+        })
+    elif typ == "aws:iam/role:Role":
+        out.update({"arn": f"arn:aws:iam::{PLAN_ACCOUNT}:role/{name}", "name": name})
+    elif typ == "aws:iam/openIdConnectProvider:OpenIdConnectProvider":
+        out["arn"] = f"arn:aws:iam::{PLAN_ACCOUNT}:oidc-provider/{PLAN_OIDC_ISSUER.removeprefix('https://')}"
+    elif typ == "aws:kms/key:Key":
+        out.update({"arn": f"arn:aws:kms:{PLAN_REGION}:{PLAN_ACCOUNT}:key/{name}", "keyId": f"{name}-key-id"})
+    elif typ == "aws:ec2/launchTemplate:LaunchTemplate":
+        out["latestVersion"] = 1
+    elif typ == "aws:ec2/placementGroup:PlacementGroup":
+        out["name"] = inputs.get("name", name)
+    elif typ == "aws:eks/nodeGroup:NodeGroup":
+        out["resources"] = [{"autoscalingGroups": [{"name": f"eks-{name}-asg"}]}]
+        out["nodeGroupName"] = inputs.get("nodeGroupName", name)
+    return out

@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from gpufleet.spec.addons import addons_checks
 from gpufleet.spec.cluster import ClusterSpec, Host, K3sSpec
 from gpufleet.spec import sharing_checks
+from gpufleet.spec.eks import EksSpec, eks_checks
 from gpufleet.spec.errors import Problem, SpecError, format_path
 from gpufleet.spec.operator import DriverSpec, GpuOperatorSpec
 from gpufleet.spec.pools import NodePoolSpec, SharingSpec, Taint
@@ -27,7 +28,7 @@ NAMESPACE = "gpufleet"
 SECRET_KEYS = {"sshPrivateKey": "SSH private key for k3s hosts (set with `pulumi config set --secret`)"}
 
 __all__ = [
-    "ClusterSpec", "DriverSpec", "GpuOperatorSpec", "Host", "K3sSpec", "NodePoolSpec", "Problem",
+    "ClusterSpec", "DriverSpec", "EksSpec", "GpuOperatorSpec", "Host", "K3sSpec", "NodePoolSpec", "Problem",
     "SharingSpec", "SpecError", "StackSpec", "Taint", "WorkloadsSpec", "NAMESPACE", "SECRET_KEYS",
     "load_spec", "spec_keys", "json_schema",
 ]
@@ -75,7 +76,7 @@ def load_spec(stack: str, config: dict[str, Any], secret_keys: Iterable[str] = (
         problems += [_problem(stack, err) for err in exc.errors()]
         raise SpecError(stack, problems + _secret_checks(stack, data, config, secret_keys)) from None
     problems += _secret_checks(stack, data, config, secret_keys)
-    problems += _cross_checks(stack, spec)
+    problems += _cross_checks(stack, spec, config)
     if problems:
         raise SpecError(stack, problems)
     return spec
@@ -148,7 +149,7 @@ def _secret_checks(stack: str, data: dict, config: dict[str, Any], secret_keys: 
     return []
 
 
-def _cross_checks(stack: str, spec: StackSpec) -> list[Problem]:
+def _cross_checks(stack: str, spec: StackSpec, config: dict[str, Any]) -> list[Problem]:
     """Checks that span blocks (they run once every block is valid on its own)."""
     problems: list[Problem] = []
     seen_pools: dict[str, int] = {}
@@ -159,6 +160,8 @@ def _cross_checks(stack: str, spec: StackSpec) -> list[Problem]:
     problems += addons_checks(stack, spec)
     if spec.cluster.platform == "k3s":
         problems += _k3s_checks(stack, spec)
+    if spec.cluster.platform == "eks":
+        problems += eks_checks(stack, spec, config)
     problems += sharing_checks.check(stack, spec)
     return problems
 

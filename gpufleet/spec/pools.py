@@ -108,6 +108,23 @@ class NodePoolSpec(Model):
     """Extra node taints (gpufleet adds the nvidia.com/gpu NoSchedule taint itself)."""
     price_per_node_hour: Optional[float] = Field(default=None, ge=0)
     """Hourly cost of one node, for the plan's cost section where the catalog has no price (bare metal)."""
+    # EKS pool fields (AWS names; GKE uses machineType/accelerator instead).
+    instance_type: Optional[str] = None
+    """EKS: the pool's EC2 instance type (gpufleet/catalog/aws_instances.yaml), e.g. p5.48xlarge; it decides
+    the GPU model, GPU count, EFA interfaces and price."""
+    instance_types: list[str] = []
+    """EKS: several EC2 instance types of one GPU shape instead of instanceType (spot pools should list
+    several so a capacity shortage in one type does not stall the pool)."""
+    ami: Literal["al2023-nvidia", "bottlerocket-nvidia"] = "al2023-nvidia"
+    """EKS: the GPU AMI family, resolved per Kubernetes version through its SSM parameter (never an AMI id);
+    both ship the NVIDIA driver and toolkit."""
+    root_volume_gib: int = Field(default=200, ge=20, le=16384)
+    """EKS: size of the encrypted gp3 root volume; CUDA images are large."""
+    availability_zone: Optional[str] = None
+    """EKS: keep the pool in this zone; EFA pools always run in one zone (default: the network's first)."""
+    subnet_ids: list[str] = []
+    """EKS with an existing network: this pool's subnets; default: all the cluster's subnets (EFA pools:
+    those in its zone)."""
 
     @field_validator("gpu")
     @classmethod
@@ -123,4 +140,3 @@ class NodePoolSpec(Model):
         if lo is not None and v < lo:
             raise ValueError(f"maxNodes ({v}) must be >= minNodes ({lo})")
         return v
-

@@ -50,10 +50,11 @@ CASES = {
         ["stack 'dev': gpufleet:nodePools[0].hosts[0].address: required key missing"],
     ),
     "typo in a key": (
-        {**k3s(), "gpufleet:nodePools": [{**POOL, "gpusPerNod": 2}]},
+        {**k3s(), "gpufleet:nodePools": [{**POOL, "hosts": [{"name": "gpu-1", "adress": "192.0.2.31"}]}]},
         [
-            "stack 'dev': gpufleet:nodePools[0].gpusPerNod: unknown key (allowed: name, gpu, gpusPerNode, hosts, "
-            "minNodes, maxNodes, capacity, sharing, rdma, rdmaNetwork, labels, taints, pricePerNodeHour; did you mean 'gpusPerNode'?)"
+            "stack 'dev': gpufleet:nodePools[0].hosts[0].address: required key missing",
+            "stack 'dev': gpufleet:nodePools[0].hosts[0].adress: unknown key (allowed: name, address, user, port; "
+            "did you mean 'address'?)",
         ],
     ),
     "typo in a top-level key": (

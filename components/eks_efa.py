@@ -1,0 +1,43 @@
+"""EksEfaFabric: what one EFA pool needs around its nodes: a cluster placement group (all nodes close
+together in one zone) and a security group that lets EFA traffic flow between members (EFA requires
+a self-referencing group for all traffic, inbound and outbound; EC2 User Guide, "Prepare an
+EFA-enabled security group")."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import pulumi
+import pulumi_aws as aws
+
+
+@dataclass(frozen=True)
+class EksEfaFabricArgs:
+    vpc_id: pulumi.Input[str]
+    """VPC of the pool's subnets."""
+    cluster_name: str
+    """For tags."""
+    pool: str
+    """Pool name, for tags."""
+
+
+class EksEfaFabric(pulumi.ComponentResource):
+    def __init__(self, name: str, args: EksEfaFabricArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__("gpufleet:eks:EksEfaFabric", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        tags = {"gpufleet.io/cluster": args.cluster_name, "gpufleet.io/pool": args.pool}
+        self.placement_group = aws.ec2.PlacementGroup(f"{name}-pg", strategy="cluster", tags=tags, opts=child)
+        self.security_group = aws.ec2.SecurityGroup(
+            f"{name}-sg",
+            description=f"EFA traffic between {args.pool} nodes of {args.cluster_name}",
+            vpc_id=args.vpc_id,
+            ingress=[{"protocol": "-1", "from_port": 0, "to_port": 0, "self": True, "description": "EFA from members"}],
+            egress=[
+                {"protocol": "-1", "from_port": 0, "to_port": 0, "self": True, "description": "EFA to members"},
+                {"protocol": "-1", "from_port": 0, "to_port": 0, "cidr_blocks": ["0.0.0.0/0"], "description": "node egress"},
+            ],
+            tags=tags,
+            opts=child,
+        )
+        self.register_outputs({"placementGroup": self.placement_group.name, "securityGroupId": self.security_group.id})

@@ -1,0 +1,50 @@
+"""EfaDevicePlugin: the aws-efa-k8s-device-plugin chart (pinned), on EFA nodes only, so pods can
+request `vpc.amazonaws.com/efa`. Values key paths exist in the chart's values.yaml (tests check them
+against ../shared/reference/aws)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from components.cluster_access import ClusterAccess
+from components.gpu_operator import tolerations
+from gpufleet import labels as L
+from gpufleet import versions
+
+NAMESPACE = "kube-system"
+
+
+@dataclass(frozen=True)
+class EfaDevicePluginArgs:
+    node_taints: list = field(default_factory=list)
+    """Taints EFA nodes carry (GPU, spot, extra): the daemonset tolerates each."""
+
+
+def plugin_values(args: EfaDevicePluginArgs) -> dict:
+    return {
+        "nodeSelector": {L.EFA_LABEL: "true"},
+        "tolerations": tolerations(args.node_taints),
+    }
+
+
+class EfaDevicePlugin(pulumi.ComponentResource):
+    def __init__(self, name: str, args: EfaDevicePluginArgs, access: ClusterAccess, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__("gpufleet:eks:EfaDevicePlugin", name, None, opts)
+        chart = versions.EFA_DEVICE_PLUGIN
+        self.values = plugin_values(args)
+        self.release = k8s.helm.v3.Release(
+            f"{name}-release",
+            name="aws-efa-k8s-device-plugin",
+            chart=chart.name,
+            version=chart.version,
+            repository_opts={"repo": chart.repo},
+            namespace=NAMESPACE,
+            values=self.values,
+            cleanup_on_fail=True,
+            opts=pulumi.ResourceOptions(parent=self, provider=access.provider, depends_on=access.ready or []),
+        )
+        self.register_outputs({"chartVersion": chart.version})

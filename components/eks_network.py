@@ -1,0 +1,115 @@
+"""EksNetwork: a new VPC (private + public subnet per zone, NAT, load-balancer subnet tags) or the
+existing private subnets a stack names. Exposes the private subnet ids by zone."""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass
+from typing import Optional
+
+import pulumi
+import pulumi_aws as aws
+
+from gpufleet.spec.eks import EksNetworkSpec
+
+
+@dataclass(frozen=True)
+class EksNetworkArgs:
+    spec: EksNetworkSpec
+    """New VPC or existing subnets (from the stack's cluster.eks.network)."""
+    cluster_name: str
+    """EKS cluster name: subnets carry kubernetes.io/cluster/<name> so load balancers find them."""
+
+
+def subnet_cidrs(vpc_cidr: str, count: int) -> list[tuple[str, str]]:
+    """(private, public) CIDRs per zone: private = 1/8 of the VPC each, public = 1/64 each from the last 1/8."""
+    net = ipaddress.ip_network(vpc_cidr)
+    eighths = list(net.subnets(prefixlen_diff=3))
+    public = list(eighths[-1].subnets(prefixlen_diff=3))
+    return [(str(eighths[i]), str(public[i])) for i in range(count)]
+
+
+class EksNetwork(pulumi.ComponentResource):
+    vpc_id: pulumi.Input[str]
+    subnets_by_zone: dict[str, list[pulumi.Input[str]]]
+
+    def __init__(self, name: str, args: EksNetworkArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__("gpufleet:eks:EksNetwork", name, None, opts)
+        spec = args.spec
+        cluster_tag = {f"kubernetes.io/cluster/{args.cluster_name}": "shared"}
+        self.subnets_by_zone = {}
+        if spec.existing:
+            self.vpc_id = spec.vpc_id
+            for s in spec.subnets:
+                self.subnets_by_zone.setdefault(s.availability_zone, []).append(s.id)
+            self.register_outputs({"vpcId": self.vpc_id})
+            return
+
+        child = pulumi.ResourceOptions(parent=self)
+        self.vpc = aws.ec2.Vpc(
+            f"{name}-vpc",
+            cidr_block=spec.vpc_cidr,
+            enable_dns_hostnames=True,  # EKS nodes and private endpoints need DNS hostnames
+            enable_dns_support=True,
+            tags={"Name": f"{args.cluster_name}", **cluster_tag},
+            opts=child,
+        )
+        self.vpc_id = self.vpc.id
+        # We always create the internet gateway: NAT gateways need it and it costs nothing.
+        self.igw = aws.ec2.InternetGateway(f"{name}-igw", vpc_id=self.vpc.id, tags={"Name": args.cluster_name}, opts=child)
+        public_rt = aws.ec2.RouteTable(
+            f"{name}-public-rt",
+            vpc_id=self.vpc.id,
+            routes=[{"cidr_block": "0.0.0.0/0", "gateway_id": self.igw.id}],
+            tags={"Name": f"{args.cluster_name}-public"},
+            opts=child,
+        )
+        self.nat_gateways: list[aws.ec2.NatGateway] = []
+        for i, (zone, (private_cidr, public_cidr)) in enumerate(
+            zip(spec.availability_zones, subnet_cidrs(spec.vpc_cidr, len(spec.availability_zones)))
+        ):
+            public = aws.ec2.Subnet(
+                f"{name}-public-{zone}",
+                vpc_id=self.vpc.id,
+                cidr_block=public_cidr,
+                availability_zone=zone,
+                map_public_ip_on_launch=False,
+                tags={"Name": f"{args.cluster_name}-public-{zone}", "kubernetes.io/role/elb": "1", **cluster_tag},
+                opts=child,
+            )
+            aws.ec2.RouteTableAssociation(f"{name}-public-{zone}", subnet_id=public.id, route_table_id=public_rt.id, opts=child)
+            private = aws.ec2.Subnet(
+                f"{name}-private-{zone}",
+                vpc_id=self.vpc.id,
+                cidr_block=private_cidr,
+                availability_zone=zone,
+                tags={"Name": f"{args.cluster_name}-private-{zone}", "kubernetes.io/role/internal-elb": "1", **cluster_tag},
+                opts=child,
+            )
+            if i == 0 or not spec.single_nat_gateway:
+                eip = aws.ec2.Eip(f"{name}-nat-{zone}", domain="vpc", tags={"Name": f"{args.cluster_name}-nat-{zone}"}, opts=child)
+                self.nat_gateways.append(
+                    aws.ec2.NatGateway(
+                        f"{name}-nat-{zone}",
+                        allocation_id=eip.id,
+                        subnet_id=public.id,
+                        tags={"Name": f"{args.cluster_name}-{zone}"},
+                        opts=pulumi.ResourceOptions(parent=self, depends_on=[self.igw]),
+                    )
+                )
+            private_rt = aws.ec2.RouteTable(
+                f"{name}-private-{zone}",
+                vpc_id=self.vpc.id,
+                routes=[{"cidr_block": "0.0.0.0/0", "nat_gateway_id": self.nat_gateways[-1].id}],
+                tags={"Name": f"{args.cluster_name}-private-{zone}"},
+                opts=child,
+            )
+            aws.ec2.RouteTableAssociation(f"{name}-private-{zone}", subnet_id=private.id, route_table_id=private_rt.id, opts=child)
+            self.subnets_by_zone[zone] = [private.id]
+        self.register_outputs({"vpcId": self.vpc.id})
+
+    def private_subnet_ids(self, zone: Optional[str] = None) -> list[pulumi.Input[str]]:
+        """Private subnets of one zone, or of every zone."""
+        if zone is not None:
+            return list(self.subnets_by_zone.get(zone, []))
+        return [s for ids in self.subnets_by_zone.values() for s in ids]

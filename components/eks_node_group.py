@@ -1,0 +1,168 @@
+"""EksNodeGroup: one EKS managed node group with its launch template. The AMI comes from the AMI type
+and the release version in its SSM parameter (never an AMI id); IMDSv2 is required; the root volume
+is encrypted gp3; labels and taints are set on the group and mirrored as cluster-autoscaler
+node-template tags so the pool can scale from zero; EFA pools get every EFA interface the instance
+type has, a cluster placement group and the EFA security group."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+import pulumi
+import pulumi_aws as aws
+
+from gpufleet import labels as L
+from gpufleet import versions
+
+TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
+
+
+@dataclass(frozen=True)
+class EksNodeGroupArgs:
+    cluster_name: pulumi.Input[str]
+    """EKS cluster the group joins."""
+    autoscaler_cluster: str
+    """Cluster name in the autoscaler's discovery tag k8s.io/cluster-autoscaler/<name>."""
+    kubernetes_version: str
+    """Kubernetes minor version: picks the AMI's SSM parameter."""
+    node_role_arn: pulumi.Input[str]
+    """IAM role of the nodes."""
+    subnet_ids: list
+    """Subnets the nodes launch in (one zone for EFA pools)."""
+    instance_types: list[str]
+    """EC2 instance types, all of one shape (the first decides EFA interfaces)."""
+    ami: str = "al2023-nvidia"
+    """Key of gpufleet.versions.EKS_AMIS; default: AL2023 with the NVIDIA driver."""
+    capacity: str = "on-demand"
+    """on-demand | spot. Spot groups get EKS's managed capacity rebalancing (nodes drained on a rebalance
+    recommendation before the interruption)."""
+    min_nodes: int = 0
+    """Minimum size; 0 lets the autoscaler remove every idle node."""
+    max_nodes: int = 1
+    """Maximum size."""
+    labels: dict = field(default_factory=dict)
+    """Node labels (also node-template label tags)."""
+    taints: list = field(default_factory=list)
+    """Node taints as {key, value, effect} (also node-template taint tags)."""
+    root_volume_gib: int = 200
+    """Encrypted gp3 volume for the OS and images (Bottlerocket: its data volume)."""
+    gpus: int = 0
+    """GPUs per node (node-template resource tag for scale from zero); 0 for CPU groups."""
+    efa_interfaces: int = 0
+    """EFA interfaces per node (one per network card); 0: no EFA."""
+    security_group_ids: list = field(default_factory=list)
+    """EFA groups: the security groups of every interface (the cluster's and the EFA one). Empty: EKS
+    applies the cluster security group."""
+    placement_group: Optional[pulumi.Input[str]] = None
+    """EFA groups: the cluster placement group."""
+    autoscaled: bool = True
+    """Tag the group for cluster-autoscaler auto-discovery."""
+
+
+def autoscaler_tags(args: EksNodeGroupArgs) -> dict[str, str]:
+    """Discovery tags and scale-from-zero node-template tags (kubernetes/autoscaler AWS README)."""
+    if not args.autoscaled:
+        return {}
+    tags = {L.CA_ENABLED_TAG: "true", L.CA_OWNED_TAG.format(cluster=args.autoscaler_cluster): "owned"}
+    for key, value in sorted(args.labels.items()):
+        tags[f"{L.CA_TEMPLATE_LABEL}{key}"] = value
+    for t in args.taints:
+        tags[f"{L.CA_TEMPLATE_TAINT}{t['key']}"] = f"{t['value']}:{t['effect']}"
+    if args.gpus:
+        tags[f"{L.CA_TEMPLATE_RESOURCE}{L.GPU_RESOURCE}"] = str(args.gpus)
+    if args.efa_interfaces:
+        tags[f"{L.CA_TEMPLATE_RESOURCE}{L.EFA_RESOURCE}"] = str(args.efa_interfaces)
+    return tags
+
+
+def efa_interfaces(count: int, security_group_ids: list) -> list[dict]:
+    """One EFA interface per network card: card 0 is the primary (device 0), the others device 1."""
+    return [
+        {
+            "device_index": 0 if card == 0 else 1,
+            "network_card_index": card,
+            "interface_type": "efa",
+            "security_groups": security_group_ids,
+            "delete_on_termination": "true",
+        }
+        for card in range(count)
+    ]
+
+
+def _tag_name(key: str) -> str:
+    return re.sub(r"[^a-zA-Z0-9-]+", "-", key.removeprefix("k8s.io/cluster-autoscaler/")).strip("-")
+
+
+class EksNodeGroup(pulumi.ComponentResource):
+    def __init__(self, name: str, args: EksNodeGroupArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__("gpufleet:eks:EksNodeGroup", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        ami_type, ssm_path = versions.eks_ami(args.ami, args.kubernetes_version)
+        self.ssm_parameter = ssm_path
+        release = aws.ssm.get_parameter_output(name=ssm_path, opts=pulumi.InvokeOutputOptions(parent=self))
+
+        # Bottlerocket keeps images on its second (data) volume; AL2023 on the root volume.
+        device = "/dev/xvdb" if args.ami.startswith("bottlerocket") else "/dev/xvda"
+        lt_args: dict = {
+            "metadata_options": {
+                "http_endpoint": "enabled",
+                "http_tokens": "required",  # IMDSv2 only
+                "http_put_response_hop_limit": 1,  # pods use IRSA, not the node's credentials
+            },
+            "block_device_mappings": [{
+                "device_name": device,
+                "ebs": {"volume_size": args.root_volume_gib, "volume_type": "gp3", "encrypted": "true", "delete_on_termination": "true"},
+            }],
+            "tag_specifications": [
+                {"resource_type": "instance", "tags": {"Name": name}},
+                {"resource_type": "volume", "tags": {"Name": name}},
+            ],
+            "update_default_version": True,
+        }
+        if args.efa_interfaces:
+            lt_args["network_interfaces"] = efa_interfaces(args.efa_interfaces, args.security_group_ids)
+        elif args.security_group_ids:
+            lt_args["vpc_security_group_ids"] = args.security_group_ids
+        if args.placement_group is not None:
+            lt_args["placement"] = {"group_name": args.placement_group}
+        self.launch_template = aws.ec2.LaunchTemplate(f"{name}-lt", **lt_args, opts=child)
+
+        self.tags = autoscaler_tags(args)
+        self.node_group = aws.eks.NodeGroup(
+            f"{name}-ng",
+            cluster_name=args.cluster_name,
+            node_role_arn=args.node_role_arn,
+            subnet_ids=args.subnet_ids,
+            instance_types=list(args.instance_types),
+            capacity_type="SPOT" if args.capacity == "spot" else "ON_DEMAND",
+            ami_type=ami_type,
+            release_version=release.value,
+            launch_template={"id": self.launch_template.id, "version": self.launch_template.latest_version.apply(str)},
+            scaling_config={"min_size": args.min_nodes, "max_size": args.max_nodes, "desired_size": args.min_nodes},
+            update_config={"max_unavailable": 1},
+            labels=dict(args.labels),
+            taints=[{"key": t["key"], "value": t["value"], "effect": TAINT_EFFECTS[t["effect"]]} for t in args.taints],
+            tags=self.tags,
+            # The cluster autoscaler owns the desired size; without this every `pulumi up` resets it
+            # (pulumi/pulumi-eks#321, terraform-aws-modules/terraform-aws-eks#681).
+            opts=pulumi.ResourceOptions(parent=self, ignore_changes=["scalingConfig.desiredSize"]),
+        )
+
+        # Managed node groups do not copy their tags to the Auto Scaling group, where the autoscaler
+        # reads node templates when a group is at zero (aws/containers-roadmap#608): tag the ASG too.
+        # (EKS itself puts the two discovery tags on the ASG.)
+        asg_name = self.node_group.resources.apply(lambda r: r[0].autoscaling_groups[0].name)
+        self.asg_tags = [
+            aws.autoscaling.Tag(
+                f"{name}-asg-{_tag_name(key)}",
+                autoscaling_group_name=asg_name,
+                tag={"key": key, "value": value, "propagate_at_launch": False},
+                opts=child,
+            )
+            for key, value in self.tags.items()
+            if key.startswith("k8s.io/cluster-autoscaler/node-template/")
+        ]
+        self.register_outputs({"nodeGroupName": self.node_group.node_group_name, "amiParameter": ssm_path})
+

@@ -1,0 +1,83 @@
+"""EC2 instance facts for EKS pools (gpufleet/catalog/aws_instances.yaml): GPU model and count, EFA
+interfaces, estimated hourly prices, and the driver each EKS GPU AMI ships. Unknown types raise KeyError
+so the spec can list what is known."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Optional
+
+from gpufleet.catalog import _load
+
+
+@dataclass(frozen=True)
+class InstanceType:
+    name: str
+    gpu: Optional[str]
+    gpus: int
+    network_cards: int
+    efa_interfaces: int
+    on_demand: Optional[float]
+    spot: Optional[float]
+    sources: tuple[str, ...]
+
+    @property
+    def has_efa(self) -> bool:
+        return self.efa_interfaces > 0
+
+    def price(self, capacity: str) -> Optional[float]:
+        """Estimated $/h of one node for a pool's capacity type (on-demand | spot)."""
+        return self.spot if capacity == "spot" else self.on_demand
+
+
+@dataclass(frozen=True)
+class AmiFacts:
+    name: str
+    driver_branch: int
+    driver_version: Optional[str]
+    ships_toolkit: bool
+
+    @property
+    def driver_floor(self) -> str:
+        """The driver version alignment checks use: the recorded one, else the branch's first release."""
+        return self.driver_version or f"{self.driver_branch}.0"
+
+
+@functools.cache
+def instance_types() -> dict[str, InstanceType]:
+    rows = _load("aws_instances.yaml")["instances"]
+    return {
+        name: InstanceType(
+            name=name,
+            gpu=r["gpu"],
+            gpus=r["gpus"],
+            network_cards=r["network_cards"],
+            efa_interfaces=r["efa_interfaces"],
+            on_demand=r["on_demand"],
+            spot=r["spot"],
+            sources=tuple(r["sources"]),
+        )
+        for name, r in rows.items()
+    }
+
+
+def instance_type(name: str) -> InstanceType:
+    """Facts of one EC2 instance type (KeyError if the catalog does not know it)."""
+    return instance_types()[name]
+
+
+def gpu_instance_types() -> list[str]:
+    return [n for n, t in instance_types().items() if t.gpus]
+
+
+@functools.cache
+def amis() -> dict[str, AmiFacts]:
+    rows = _load("aws_instances.yaml")["amis"]
+    return {
+        n: AmiFacts(n, r["driver_branch"], r["driver_version"], r["ships_toolkit"]) for n, r in rows.items()
+    }
+
+
+def ami(name: str) -> AmiFacts:
+    return amis()[name]

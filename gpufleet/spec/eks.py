@@ -1,0 +1,311 @@
+"""gpufleet:cluster.eks — an Amazon EKS control plane: network, endpoint access, encryption, access
+entries, the system node group, the cluster autoscaler and AWS storage. Also the EKS cross checks
+(pools against the EC2 instance catalog, EFA, AMI driver against the stack's CUDA versions).
+"""
+
+from __future__ import annotations
+
+import difflib
+import ipaddress
+from typing import TYPE_CHECKING, Literal, Optional
+
+from pydantic import Field, field_validator, model_validator
+
+from gpufleet import catalog
+from gpufleet.catalog import aws as aws_catalog
+from gpufleet.spec.base import Model
+from gpufleet.spec.errors import Problem
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gpufleet.spec.stack import StackSpec
+
+NAMESPACE = "gpufleet"
+LOG_TYPES = ("api", "audit", "authenticator", "controllerManager", "scheduler")
+# EKS access policies an access entry may get (arn:aws:eks::aws:cluster-access-policy/<name>).
+ACCESS_POLICIES = {
+    "cluster-admin": "AmazonEKSClusterAdminPolicy",
+    "admin": "AmazonEKSAdminPolicy",
+    "edit": "AmazonEKSEditPolicy",
+    "view": "AmazonEKSViewPolicy",
+}
+GPU_AMIS = ("al2023-nvidia", "bottlerocket-nvidia")
+
+
+def _cidr(value: str) -> str:
+    try:
+        ipaddress.ip_network(value, strict=True)
+    except ValueError:
+        raise ValueError(f"'{value}' is not a CIDR block such as 10.0.0.0/16") from None
+    return value
+
+
+class EksSubnet(Model):
+    """An existing private subnet the cluster and its nodes use."""
+
+    id: str = Field(pattern=r"^subnet-[0-9a-f]{8,17}$")
+    """Subnet id, e.g. subnet-0123456789abcdef0."""
+    availability_zone: str = Field(pattern=r"^[a-z]{2}(-[a-z]+)+-\d[a-z]$")
+    """The subnet's availability zone (gpufleet checks that EFA pools stay in one zone)."""
+
+
+class EksNetworkSpec(Model):
+    """A new VPC (give `availabilityZones`) or existing private subnets (give `vpcId` and `subnets`)."""
+
+    availability_zones: list[str] = []
+    """New VPC: one private and one public subnet in each zone (at least 2), NAT for the private ones."""
+    vpc_cidr: str = "10.0.0.0/16"
+    """New VPC: its CIDR; private subnets get /19-sized slices of a /16, public ones smaller slices."""
+    single_nat_gateway: bool = False
+    """New VPC: one NAT gateway for all zones (cheaper, one zone's outage cuts egress); default: one per zone."""
+    vpc_id: Optional[str] = Field(default=None, pattern=r"^vpc-[0-9a-f]{8,17}$")
+    """Existing network: the VPC of `subnets`."""
+    subnets: list[EksSubnet] = []
+    """Existing network: private subnets (with NAT egress) in at least 2 zones."""
+
+    _check_cidr = field_validator("vpc_cidr")(lambda cls, v: _cidr(v))
+
+    @model_validator(mode="after")
+    def _one_mode(self) -> "EksNetworkSpec":
+        if self.subnets or self.vpc_id:
+            if self.availability_zones:
+                raise ValueError("give either availabilityZones (new VPC) or vpcId + subnets (existing network), not both")
+            if not (self.subnets and self.vpc_id):
+                raise ValueError("an existing network needs both vpcId and subnets")
+            zones = {s.availability_zone for s in self.subnets}
+        else:
+            zones = set(self.availability_zones)
+            if len(zones) != len(self.availability_zones):
+                raise ValueError("availabilityZones has duplicates")
+        if len(zones) < 2:
+            raise ValueError(f"EKS needs subnets in at least 2 availability zones (got {len(zones)})")
+        return self
+
+    @property
+    def existing(self) -> bool:
+        return bool(self.subnets)
+
+    def zones(self) -> list[str]:
+        if self.existing:
+            return sorted({s.availability_zone for s in self.subnets})
+        return list(self.availability_zones)
+
+
+class EksEndpointSpec(Model):
+    """Who reaches the Kubernetes API."""
+
+    public_access_cidrs: list[str] = []
+    """CIDRs allowed to reach a public endpoint; empty (default) keeps the endpoint private to the VPC, so
+    `pulumi up` must then run from inside the VPC (or over VPN/peering)."""
+
+    @field_validator("public_access_cidrs")
+    @classmethod
+    def _cidrs(cls, values: list[str]) -> list[str]:
+        for v in values:
+            _cidr(v)
+            if v in ("0.0.0.0/0", "::/0"):
+                raise ValueError(f"'{v}' opens the API to the whole internet; list your own CIDRs")
+        return values
+
+
+class EksAccessEntry(Model):
+    """An IAM principal given Kubernetes access through an EKS access entry (API authentication mode)."""
+
+    principal_arn: str = Field(pattern=r"^arn:aws[a-z-]*:iam::\d{12}:(role|user)/.+$")
+    """IAM role or user ARN."""
+    policy: Literal["cluster-admin", "admin", "edit", "view"] = "cluster-admin"
+    """EKS access policy, cluster-wide: cluster-admin | admin | edit | view."""
+
+
+class EksSystemPoolSpec(Model):
+    """The on-demand CPU node group for operators, the autoscaler and other system pods."""
+
+    instance_types: list[str] = Field(default=["m7i.xlarge"], min_length=1)
+    """EC2 instance types (CPU)."""
+    min_nodes: int = Field(default=2, ge=1)
+    """Minimum size; 2 keeps system pods available through a node's loss."""
+    max_nodes: int = Field(default=4, ge=1)
+    """Maximum size."""
+    root_volume_gib: int = Field(default=50, ge=20, le=16384)
+    """Encrypted gp3 root volume size."""
+
+    @model_validator(mode="after")
+    def _max_at_least_min(self) -> "EksSystemPoolSpec":
+        if self.max_nodes < self.min_nodes:
+            raise ValueError(f"maxNodes ({self.max_nodes}) must be >= minNodes ({self.min_nodes})")
+        return self
+
+
+class EksAutoscalerSpec(Model):
+    """The cluster autoscaler (Helm), on the system pool, discovering node groups by tag."""
+
+    enabled: bool = True
+    """Install it; without it GPU pools stay at their minimum size."""
+    expander: Literal["least-waste", "random", "most-pods", "price", "priority"] = "least-waste"
+    """Which node group to grow when several fit."""
+    scale_down_unneeded_time: str = Field(default="10m", pattern=r"^\d+[smh]$")
+    """How long a node must be unneeded before it is removed (idle GPU nodes are expensive)."""
+    scale_down_delay_after_add: str = Field(default="10m", pattern=r"^\d+[smh]$")
+    """How long after a scale-up scale-down is considered again."""
+    scale_down_utilization_threshold: float = Field(default=0.5, gt=0, le=1)
+    """A node below this requested/allocatable ratio is a scale-down candidate."""
+
+
+class FsxLustreSpec(Model):
+    """FSx for Lustre for datasets and checkpoints: the CSI add-on and a dynamically provisioning StorageClass."""
+
+    storage_class_name: str = "fsx-lustre"
+    """StorageClass name PVCs ask for."""
+    deployment_type: Literal["PERSISTENT_2", "PERSISTENT_1", "SCRATCH_2"] = "PERSISTENT_2"
+    """FSx deployment type; PERSISTENT_2 survives file server failures."""
+    per_unit_storage_throughput: Optional[int] = 250
+    """PERSISTENT_*: MB/s per TiB (PERSISTENT_2: 125 | 250 | 500 | 1000)."""
+    s3_import_path: Optional[str] = Field(default=None, pattern=r"^s3://[a-z0-9.-]{3,63}(/.*)?$")
+    """Link the file system to an S3 prefix (SCRATCH_2 or PERSISTENT_1 only)."""
+    s3_export_path: Optional[str] = Field(default=None, pattern=r"^s3://[a-z0-9.-]{3,63}(/.*)?$")
+    """Where `hsm_archive` exports go (needs s3ImportPath)."""
+    availability_zone: Optional[str] = None
+    """Zone of the file systems; default: the zone of the EFA pools, else the network's first zone."""
+    reclaim_policy: Literal["Retain", "Delete"] = "Retain"
+    """What happens to a file system when its PVC is deleted; default Retain keeps datasets and
+    checkpoints (delete unused file systems yourself: they bill while they exist)."""
+
+    @model_validator(mode="after")
+    def _combinations(self) -> "FsxLustreSpec":
+        if self.s3_import_path and self.deployment_type == "PERSISTENT_2":
+            raise ValueError("s3ImportPath needs deploymentType SCRATCH_2 or PERSISTENT_1 (PERSISTENT_2 links S3 through data repository associations)")
+        if self.s3_export_path and not self.s3_import_path:
+            raise ValueError("s3ExportPath needs s3ImportPath")
+        if self.deployment_type == "SCRATCH_2" and self.per_unit_storage_throughput is not None and "per_unit_storage_throughput" in self.model_fields_set:
+            raise ValueError("perUnitStorageThroughput applies to PERSISTENT_* deployment types only")
+        allowed = {"PERSISTENT_2": (125, 250, 500, 1000), "PERSISTENT_1": (50, 100, 200)}.get(self.deployment_type)
+        if allowed and self.per_unit_storage_throughput not in allowed:
+            raise ValueError(f"perUnitStorageThroughput {self.per_unit_storage_throughput} is not allowed for {self.deployment_type} (allowed: {', '.join(map(str, allowed))})")
+        return self
+
+
+class EksStorageSpec(Model):
+    """AWS storage: EBS always (the CSI add-on and an encrypted gp3 default StorageClass), FSx for Lustre if asked."""
+
+    fsx_lustre: Optional[FsxLustreSpec] = None
+    """FSx for Lustre; default: none."""
+
+
+class EksSpec(Model):
+    """An Amazon EKS cluster (region from `aws:region`)."""
+
+    network: EksNetworkSpec
+    """New VPC or existing subnets."""
+    endpoint: EksEndpointSpec = EksEndpointSpec()
+    """API endpoint access; default: private only."""
+    kms_key_arn: Optional[str] = Field(default=None, pattern=r"^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key/.+$")
+    """KMS key for envelope encryption of Secrets; default: gpufleet creates one with rotation on."""
+    log_types: list[Literal["api", "audit", "authenticator", "controllerManager", "scheduler"]] = ["api", "audit", "authenticator"]
+    """Control-plane log types sent to CloudWatch."""
+    log_retention_days: int = Field(default=90, ge=1)
+    """CloudWatch retention of the control-plane logs."""
+    access_entries: list[EksAccessEntry] = []
+    """IAM principals given cluster access (API authentication mode; no aws-auth ConfigMap)."""
+    bootstrap_creator_admin: bool = True
+    """Give the identity running `pulumi up` cluster-admin (needed to install add-ons unless an access entry covers it).
+    EKS fixes this at creation: changing it later replaces the cluster."""
+    system_pool: EksSystemPoolSpec = EksSystemPoolSpec()
+    """The CPU node group for system pods."""
+    autoscaler: EksAutoscalerSpec = EksAutoscalerSpec()
+    """Cluster autoscaler settings."""
+    storage: EksStorageSpec = EksStorageSpec()
+    """EBS (always) and FSx for Lustre (optional)."""
+
+
+# ---- cross checks (run by gpufleet.spec._cross_checks for platform eks) -------------------------
+
+
+def pool_instance_types(pool) -> list[str]:
+    """The pool's EC2 instance types: `instanceType`, or `instanceTypes`."""
+    return [pool.instance_type] if pool.instance_type else list(pool.instance_types)
+
+
+def _known(name: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f"; did you mean '{close[0]}'?" if close else ""
+    return f"(known: {', '.join(known)}{hint})"
+
+
+def pool_zone(pool, eks: EksSpec) -> str:
+    """The one zone an EFA pool runs in: its availabilityZone, else the zone of its subnets, else the first."""
+    if pool.availability_zone:
+        return pool.availability_zone
+    by_id = {s.id: s.availability_zone for s in eks.network.subnets}
+    zones = sorted({by_id[s] for s in pool.subnet_ids if s in by_id})
+    return zones[0] if zones else eks.network.zones()[0]
+
+
+def eks_checks(stack: str, spec: "StackSpec", config: Optional[dict] = None) -> list[Problem]:
+    problems: list[Problem] = []
+    if config is not None and not config.get("aws:region"):
+        problems.append(Problem(stack, "aws:region", "required for eks: the AWS region (`pulumi config set aws:region us-east-1`)"))
+    eks = spec.cluster.eks
+    zones = eks.network.zones()
+    subnet_zone = {s.id: s.availability_zone for s in eks.network.subnets}
+    known = sorted(aws_catalog.instance_types())
+    gpu_types = aws_catalog.gpu_instance_types()
+    for i, pool in enumerate(spec.node_pools):
+        at = f"{NAMESPACE}:nodePools[{i}]"
+        for field, alias in (("hosts", "hosts"), ("gpu", "gpu"), ("gpus_per_node", "gpusPerNode")):
+            if field in pool.model_fields_set:
+                problems.append(Problem(stack, f"{at}.{alias}", "not used on eks: it follows from the instance type; remove it"))
+        if pool.instance_type and pool.instance_types:
+            problems.append(Problem(stack, f"{at}.instanceTypes", "give instanceType or instanceTypes, not both"))
+            continue
+        types = pool_instance_types(pool)
+        if not types:
+            problems.append(Problem(stack, f"{at}.instanceType", "required on eks: the pool's EC2 GPU instance type, e.g. p5.48xlarge (or instanceTypes: several of one GPU shape)"))
+            continue
+        key = "instanceType" if pool.instance_type else "instanceTypes"
+        facts = []
+        for j, name in enumerate(types):
+            path = f"{at}.{key}" if pool.instance_type else f"{at}.{key}[{j}]"
+            if name not in known:
+                problems.append(Problem(stack, path, f"unknown EC2 instance type {_known(name, known)}", name))
+                continue
+            t = aws_catalog.instance_type(name)
+            if not t.gpus:
+                problems.append(Problem(stack, path, f"{name} has no GPU: a GPU pool needs a GPU instance type (GPU types: {', '.join(gpu_types)})", name))
+                continue
+            if pool.rdma and not t.has_efa:
+                efa = [n for n in gpu_types if aws_catalog.instance_type(n).has_efa]
+                problems.append(Problem(stack, path, f"{name} has no EFA: rdma needs an EFA instance type (EFA GPU types: {', '.join(efa)})", name))
+                continue
+            facts.append(t)
+        shapes = {(t.gpu, t.gpus, t.efa_interfaces if pool.rdma else 0) for t in facts}
+        if len(shapes) > 1:
+            desc = ", ".join(f"{t.name} = {t.gpus} x {t.gpu}" + (f" with {t.efa_interfaces} EFA" if pool.rdma else "") for t in facts)
+            problems.append(Problem(stack, f"{at}.{key}", f"a pool's instance types must share one GPU shape ({desc})"))
+        if pool.max_nodes < 1:
+            problems.append(Problem(stack, f"{at}.maxNodes", "an EKS managed node group needs maxNodes >= 1", pool.max_nodes))
+        if pool.availability_zone and pool.availability_zone not in zones:
+            problems.append(Problem(stack, f"{at}.availabilityZone", f"not one of the network's zones (allowed: {', '.join(zones)})", pool.availability_zone))
+        if pool.subnet_ids:
+            if not eks.network.existing:
+                problems.append(Problem(stack, f"{at}.subnetIds", "needs an existing network (cluster.eks.network.subnets); a new VPC places pools by availabilityZone"))
+            else:
+                for j, sid in enumerate(pool.subnet_ids):
+                    if sid not in subnet_zone:
+                        problems.append(Problem(stack, f"{at}.subnetIds[{j}]", f"not one of cluster.eks.network.subnets (allowed: {', '.join(subnet_zone)})", sid))
+                pool_zones = sorted({subnet_zone[s] for s in pool.subnet_ids if s in subnet_zone})
+                if pool.rdma and len(pool_zones) > 1:
+                    problems.append(Problem(stack, f"{at}.subnetIds", f"an EFA pool (rdma: true) must run in one availability zone, but its subnets are in {', '.join(pool_zones)}"))
+                if pool.availability_zone and pool_zones and pool_zones != [pool.availability_zone]:
+                    problems.append(Problem(stack, f"{at}.subnetIds", f"subnets in {', '.join(pool_zones)} do not match availabilityZone {pool.availability_zone}"))
+    fsx = eks.storage.fsx_lustre
+    if fsx and fsx.availability_zone and fsx.availability_zone not in zones:
+        problems.append(Problem(stack, f"{NAMESPACE}:cluster.eks.storage.fsxLustre.availabilityZone", f"not one of the network's zones (allowed: {', '.join(zones)})", fsx.availability_zone))
+    driver = spec.gpu_operator.driver
+    if "source" in driver.model_fields_set and driver.source == "operator":
+        problems.append(Problem(stack, f"{NAMESPACE}:gpuOperator.driver.source", "EKS GPU AMIs ship the NVIDIA driver and toolkit; the operator must not install them (allowed on eks: preinstalled)", driver.source))
+    for ami in sorted({p.ami for p in spec.node_pools}):
+        facts = aws_catalog.ami(ami)
+        for j, cuda in enumerate(spec.workloads.cuda_versions):
+            ok, why = catalog.driver_runs_cuda(facts.driver_floor, cuda)
+            if not ok:
+                problems.append(Problem(stack, f"{NAMESPACE}:workloads.cudaVersions[{j}]", f"the {ami} AMI's driver (branch {facts.driver_branch}) cannot run CUDA {cuda}: {why}", cuda))
+    return problems

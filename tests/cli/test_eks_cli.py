@@ -1,0 +1,83 @@
+"""CLI tests (layer 5): `gpufleet plan prod-eks` in every format, bad EKS input, and which cloud SDKs
+a plan imports (a k3s stack never loads pulumi_aws; an EKS stack never loads pulumi_gcp)."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from gpufleet.cli import main
+from tests.helpers import ROOT, example_config
+
+STACK = "prod-eks"
+
+
+@pytest.fixture(scope="module")
+def outputs(tmp_path_factory):
+    out = {}
+    d = tmp_path_factory.mktemp("plans")
+    for fmt in ("text", "json", "markdown"):
+        path = d / f"plan.{fmt}"
+        code = main(["plan", STACK, "--format", fmt, "--output", str(path)])
+        out[fmt] = (code, path.read_text())
+    return out
+
+
+def test_every_format_exits_0(outputs):
+    assert {fmt: code for fmt, (code, _) in outputs.items()} == {"text": 0, "json": 0, "markdown": 0}
+
+
+def test_json_contract_capacity_and_cost(outputs):
+    doc = json.loads(outputs["json"][1])
+    assert doc["stack"] == STACK
+    assert {"stack", "resources", "violations", "capacity", "cost"} <= set(doc)
+    pools = {c["pool"]: c for c in doc["capacity"]}
+    assert pools["h100-train"]["gpu"] == "H100-80GB" and pools["h100-train"]["gpusPerNode"] == 8
+    assert pools["h100-train"]["advertisedPerNode"] == {"nvidia.com/gpu": 8, "vpc.amazonaws.com/efa": 32}
+    assert pools["h100-train"]["capacityType"] == "spot" and pools["h100-train"]["pricePerNodeHour"] == 30.0
+    assert pools["l4-infer"]["pricePerNodeHour"] == 0.8048 and (pools["l4-infer"]["minGpus"], pools["l4-infer"]["maxGpus"]) == (1, 8)
+    assert doc["cost"] == {"hourlyMin": 0.8048, "hourlyMax": 126.4384, "currency": "USD", "unpricedPools": []}
+    assert [v["policy"] for v in doc["violations"]] == ["eks-spot-instance-diversity"]
+    types = {r["type"] for r in doc["resources"]}
+    assert {"aws:eks/cluster:Cluster", "aws:eks/nodeGroup:NodeGroup", "aws:ec2/launchTemplate:LaunchTemplate"} <= types
+    assert not [t for t in types if t.startswith("gcp:")]
+
+
+def test_text_and_markdown_show_cost_and_the_advisory(outputs):
+    text, md = outputs["text"][1], outputs["markdown"][1]
+    assert "hourly cost: 0.80 USD at minimum size, 126.44 at maximum size" in text
+    assert "h100-train  H100-80GB  spot" in text
+    assert "[advisory] eks-spot-instance-diversity" in text
+    assert "| h100-train | H100-80GB | spot | 0-4 | 0-32 |" in md
+    assert "hourly cost: 0.80 USD at minimum size, 126.44 at maximum size" in md
+
+
+def test_invalid_eks_stack_exits_2_without_traceback(tmp_path, capsys):
+    cfg = example_config(STACK)
+    cfg["gpufleet:nodePools"][0]["instanceType"] = "g6.xlarge"
+    path = tmp_path / "Pulumi.bad.yaml"
+    import yaml
+
+    path.write_text(yaml.safe_dump({"config": cfg}))
+    assert main(["plan", "bad", "--config", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "gpufleet:nodePools[0].instanceType: g6.xlarge has no EFA" in err
+    assert "Traceback" not in err
+
+
+_IMPORTS = """
+import sys
+from gpufleet.plan.engine import plan
+from tests.helpers import example
+plan(example({stack!r}))
+print(sorted(m for m in ("pulumi_aws", "pulumi_gcp") if m in sys.modules))
+"""
+
+
+@pytest.mark.parametrize("stack,loaded", [("dev", []), (STACK, ["pulumi_aws"])])
+def test_a_plan_imports_only_its_platform_sdk(stack, loaded):
+    out = subprocess.run(
+        [sys.executable, "-c", _IMPORTS.format(stack=stack)], cwd=ROOT, capture_output=True, text=True, timeout=120, check=True,
+    )
+    assert out.stdout.strip().splitlines()[-1] == repr(loaded)

@@ -1,0 +1,141 @@
+"""Component tests (layer 2): EksNodeGroup and EksEfaFabric of the EKS example stack under mocks."""
+
+import pytest
+
+from gpufleet import versions
+from tests.eks_plan import prod_eks
+from tests.helpers import by_type, one, parent_of
+
+NG = "aws:eks/nodeGroup:NodeGroup"
+LT = "aws:ec2/launchTemplate:LaunchTemplate"
+
+
+@pytest.fixture(scope="module")
+def p():
+    return prod_eks()[0]
+
+
+@pytest.fixture(scope="module")
+def invokes():
+    return prod_eks()[1].invokes
+
+
+def test_node_groups_parents_and_scaling(p):
+    for pool, lo, hi in [("system", 2, 4), ("h100-train", 0, 4), ("l4-infer", 1, 8)]:
+        ng = one(p, NG, f"prod-gpu-pool-{pool}-ng")
+        assert parent_of(p, ng).name == f"prod-gpu-pool-{pool}"
+        assert ng.inputs["scalingConfig"] == {"minSize": lo, "maxSize": hi, "desiredSize": lo}
+        assert ng.inputs["clusterName"] == "prod-gpu"
+        assert ng.inputs["nodeRoleArn"] == "arn:aws:iam::123456789012:role/prod-gpu-eks-node-role"
+        # The autoscaler owns the desired size (pulumi/pulumi-eks#321).
+        assert ng.ignore_changes == ["scalingConfig.desiredSize"]
+
+
+def test_gpu_pool_capacity_instance_types_labels_and_taints(p):
+    h100 = one(p, NG, "prod-gpu-pool-h100-train-ng").inputs
+    assert h100["capacityType"] == "SPOT" and h100["instanceTypes"] == ["p5.48xlarge"]
+    assert h100["labels"] == {
+        "gpufleet.io/pool": "h100-train", "gpufleet.io/gpu": "true", "gpufleet.io/gpu-model": "H100-80GB",
+        "gpufleet.io/capacity-type": "spot", "gpufleet.io/efa": "true", "gpufleet.io/rdma": "true",
+    }
+    assert h100["taints"] == [
+        {"key": "nvidia.com/gpu", "value": "true", "effect": "NO_SCHEDULE"},
+        {"key": "gpufleet.io/spot", "value": "true", "effect": "NO_SCHEDULE"},
+    ]
+    l4 = one(p, NG, "prod-gpu-pool-l4-infer-ng").inputs
+    assert l4["capacityType"] == "ON_DEMAND" and l4["instanceTypes"] == ["g6.xlarge", "g6.2xlarge"]
+    assert l4["taints"] == [{"key": "nvidia.com/gpu", "value": "true", "effect": "NO_SCHEDULE"}]
+    assert len(l4["subnetIds"]) == 3  # non-EFA pools span every zone
+    system = one(p, NG, "prod-gpu-pool-system-ng").inputs
+    assert system["capacityType"] == "ON_DEMAND"
+    assert system.get("taints", []) == []  # system pods land here without tolerations
+    assert system["labels"] == {"gpufleet.io/pool": "system"}
+
+
+def test_ami_from_ssm_parameter_never_an_id(p, invokes):
+    for pool, ami_type in [("system", "AL2023_x86_64_STANDARD"), ("h100-train", "AL2023_x86_64_NVIDIA"), ("l4-infer", "AL2023_x86_64_NVIDIA")]:
+        ng = one(p, NG, f"prod-gpu-pool-{pool}-ng").inputs
+        assert ng["amiType"] == ami_type
+        assert ng["releaseVersion"] == "plan-placeholder-release"  # the SSM parameter's value
+    for lt in by_type(p, LT):
+        assert "imageId" not in lt.inputs, lt.name
+    paths = [args["name"] for tok, args in invokes if tok == "aws:ssm/getParameter:getParameter"]
+    assert sorted(paths) == sorted([
+        "/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/x86_64/standard/recommended/release_version",
+        "/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/x86_64/nvidia/recommended/release_version",
+        "/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/x86_64/nvidia/recommended/release_version",
+    ])
+    assert versions.eks_ami("bottlerocket-nvidia", "1.34") == (
+        "BOTTLEROCKET_x86_64_NVIDIA", "/aws/service/bottlerocket/aws-k8s-1.34-nvidia/x86_64/latest/image_version",
+    )
+
+
+def test_launch_templates_imdsv2_and_encrypted_gp3(p):
+    for pool, size in [("system", 50), ("h100-train", 500), ("l4-infer", 200)]:
+        lt = one(p, LT, f"prod-gpu-pool-{pool}-lt")
+        assert parent_of(p, lt).name == f"prod-gpu-pool-{pool}"
+        assert lt.inputs["metadataOptions"] == {"httpEndpoint": "enabled", "httpTokens": "required", "httpPutResponseHopLimit": 1}
+        assert lt.inputs["blockDeviceMappings"] == [{
+            "deviceName": "/dev/xvda",
+            "ebs": {"volumeSize": size, "volumeType": "gp3", "encrypted": "true", "deleteOnTermination": "true"},
+        }]
+        ng = one(p, NG, f"prod-gpu-pool-{pool}-ng").inputs
+        assert ng["launchTemplate"] == {"id": f"prod-gpu-pool-{pool}-lt-id", "version": "1"}
+
+
+def test_efa_interfaces_placement_group_and_security_group(p):
+    lt = one(p, LT, "prod-gpu-pool-h100-train-lt").inputs
+    nics = lt["networkInterfaces"]
+    assert len(nics) == 32  # p5.48xlarge: 32 network cards, one EFA each
+    assert [n["networkCardIndex"] for n in nics] == list(range(32))
+    assert [n["deviceIndex"] for n in nics] == [0] + [1] * 31
+    assert {n["interfaceType"] for n in nics} == {"efa"}
+    sg = one(p, "aws:ec2/securityGroup:SecurityGroup", "prod-gpu-pool-h100-train-efa-sg")
+    assert all(n["securityGroups"] == ["sg-0plan0cluster0000", f"{sg.name}-id"] for n in nics)
+    assert "vpcSecurityGroupIds" not in lt  # interfaces carry the groups
+    pg = one(p, "aws:ec2/placementGroup:PlacementGroup")
+    assert pg.inputs["strategy"] == "cluster"
+    assert parent_of(p, pg).name == "prod-gpu-pool-h100-train-efa"
+    assert lt["placement"] == {"groupName": pg.name}
+    assert sg.inputs["ingress"] == [{"protocol": "-1", "fromPort": 0, "toPort": 0, "self": True, "description": "EFA from members"}]
+    assert {"protocol": "-1", "fromPort": 0, "toPort": 0, "self": True, "description": "EFA to members"} in sg.inputs["egress"]
+    h100 = one(p, NG, "prod-gpu-pool-h100-train-ng").inputs
+    assert h100["subnetIds"] == ["prod-gpu-network-private-us-east-1a-id"]  # one zone
+    l4_lt = one(p, LT, "prod-gpu-pool-l4-infer-lt").inputs
+    assert "networkInterfaces" not in l4_lt and "placement" not in l4_lt
+
+
+def test_autoscaler_node_template_tags_for_scale_from_zero(p):
+    tags = one(p, NG, "prod-gpu-pool-h100-train-ng").inputs["tags"]
+    assert tags["k8s.io/cluster-autoscaler/enabled"] == "true"
+    assert tags["k8s.io/cluster-autoscaler/prod-gpu"] == "owned"
+    assert tags["k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu"] == "8"
+    assert tags["k8s.io/cluster-autoscaler/node-template/resources/vpc.amazonaws.com/efa"] == "32"
+    assert tags["k8s.io/cluster-autoscaler/node-template/label/gpufleet.io/gpu-model"] == "H100-80GB"
+    assert tags["k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu"] == "true:NoSchedule"
+    assert tags["k8s.io/cluster-autoscaler/node-template/taint/gpufleet.io/spot"] == "true:NoSchedule"
+    l4 = one(p, NG, "prod-gpu-pool-l4-infer-ng").inputs["tags"]
+    assert l4["k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu"] == "1"
+    # Managed node groups do not copy tags to their ASG: each template tag is set on the ASG too.
+    asg = {r.inputs["tag"]["key"]: r for r in by_type(p, "aws:autoscaling/tag:Tag") if r.name.startswith("prod-gpu-pool-h100-train-")}
+    template = {k for k in tags if "/node-template/" in k}
+    assert set(asg) == template
+    for key, r in asg.items():
+        assert r.inputs["autoscalingGroupName"] == "eks-prod-gpu-pool-h100-train-ng-asg"
+        assert r.inputs["tag"] == {"key": key, "value": tags[key], "propagateAtLaunch": False}
+        assert parent_of(p, r).name == "prod-gpu-pool-h100-train"
+
+
+def test_bottlerocket_pool_uses_its_ssm_path_and_data_volume():
+    from gpufleet.plan.engine import register
+    from tests.helpers import example_config, stack_file
+
+    cfg = example_config("prod-eks")
+    cfg["gpufleet:nodePools"][1]["ami"] = "bottlerocket-nvidia"
+    cfg["gpufleet:workloads"]["cudaVersions"] = ["12.8"]
+    _, monitor = register(stack_file(cfg))
+    ng = next(r for r in monitor.registrations if r.name == "prod-gpu-pool-l4-infer-ng").inputs
+    assert ng["amiType"] == "BOTTLEROCKET_x86_64_NVIDIA"
+    lt = next(r for r in monitor.registrations if r.name == "prod-gpu-pool-l4-infer-lt").inputs
+    assert lt["blockDeviceMappings"][0]["deviceName"] == "/dev/xvdb"
+    assert ("aws:ssm/getParameter:getParameter", {"name": "/aws/service/bottlerocket/aws-k8s-1.34-nvidia/x86_64/latest/image_version"}) in monitor.invokes

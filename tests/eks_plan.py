@@ -1,0 +1,31 @@
+"""The EKS example stack planned once per test process (planning imports pulumi_aws: seconds)."""
+
+from __future__ import annotations
+
+import functools
+
+from gpufleet.plan.engine import Plan, plan
+from gpufleet.plan.mocks import RecordingMonitor
+from gpufleet.plan import engine
+from tests.helpers import example
+
+STACK = "prod-eks"
+
+
+@functools.cache
+def prod_eks() -> tuple[Plan, RecordingMonitor]:
+    """The plan of stacks/Pulumi.prod-eks.yaml and the monitor that recorded it (for data-source calls)."""
+    monitors: list[RecordingMonitor] = []
+    original = engine.register
+
+    def recording(stack_file):
+        spec, monitor = original(stack_file)
+        monitors.append(monitor)
+        return spec, monitor
+
+    engine.register = recording
+    try:
+        result = plan(example(STACK))
+    finally:
+        engine.register = original
+    return result, monitors[0]

@@ -1,0 +1,188 @@
+"""Unit tests (layer 1): the EKS spec, its cross checks and the EC2 instance catalog."""
+
+import pytest
+
+from gpufleet import catalog, versions
+from gpufleet.catalog import aws as aws_catalog
+from gpufleet.spec import SpecError, load_spec
+from tests.helpers import example_config, stack_file
+
+
+def _load(cfg):
+    sf = stack_file(cfg, "bad")
+    return load_spec(sf.stack, sf.config, sf.secret_keys)
+
+
+def _problems(cfg) -> list[str]:
+    with pytest.raises(SpecError) as err:
+        _load(cfg)
+    return [str(p) for p in err.value.problems]
+
+
+def _pool(cfg, i=0):
+    return cfg["gpufleet:nodePools"][i]
+
+
+def _eks(cfg):
+    return cfg["gpufleet:cluster"]["eks"]
+
+
+def _existing_network(cfg):
+    _eks(cfg)["network"] = {
+        "vpcId": "vpc-0abc12345678",
+        "subnets": [
+            {"id": "subnet-0aaa1111", "availabilityZone": "us-east-1a"},
+            {"id": "subnet-0bbb2222", "availabilityZone": "us-east-1b"},
+        ],
+    }
+    del _pool(cfg)["availabilityZone"]
+    _eks(cfg).pop("storage")
+
+
+def test_example_is_valid():
+    spec = _load(example_config("prod-eks"))
+    assert spec.cluster.platform == "eks"
+    assert spec.cluster.eks.network.zones() == ["us-east-1a", "us-east-1b", "us-east-1c"]
+    assert spec.node_pools[0].instance_type == "p5.48xlarge" and spec.node_pools[0].rdma
+
+
+P = "stack 'bad': gpufleet:nodePools[0]"
+
+CASES = {
+    "efa on a type without it": (
+        lambda c: _pool(c).update(instanceType="g6.xlarge"),
+        [f"{P}.instanceType: g6.xlarge has no EFA: rdma needs an EFA instance type (EFA GPU types: g4dn.12xlarge, g5.12xlarge, "
+         "g5.48xlarge, g6.12xlarge, g6.48xlarge, g6e.12xlarge, g6e.48xlarge, p4d.24xlarge, p4de.24xlarge, p5.48xlarge, "
+         "p5e.48xlarge, p5en.48xlarge) (got 'g6.xlarge')"],
+    ),
+    "unknown instance type": (
+        lambda c: _pool(c).update(instanceType="p5.48xlarg"),
+        [f"{P}.instanceType: unknown EC2 instance type (known: " + ", ".join(sorted(aws_catalog.instance_types()))
+         + "; did you mean 'p5.48xlarge'?) (got 'p5.48xlarg')"],
+    ),
+    "gpu pool with a cpu type": (
+        lambda c: _pool(c, 1).update(instanceTypes=["m7i.xlarge"]),
+        ["stack 'bad': gpufleet:nodePools[1].instanceTypes[0]: m7i.xlarge has no GPU: a GPU pool needs a GPU instance type "
+         f"(GPU types: {', '.join(aws_catalog.gpu_instance_types())}) (got 'm7i.xlarge')"],
+    ),
+    "no instance type": (
+        lambda c: _pool(c, 1).pop("instanceTypes"),
+        ["stack 'bad': gpufleet:nodePools[1].instanceType: required on eks: the pool's EC2 GPU instance type, e.g. "
+         "p5.48xlarge (or instanceTypes: several of one GPU shape)"],
+    ),
+    "mixed GPU shapes": (
+        lambda c: _pool(c, 1).update(instanceTypes=["g6.xlarge", "g6.12xlarge"]),
+        ["stack 'bad': gpufleet:nodePools[1].instanceTypes: a pool's instance types must share one GPU shape "
+         "(g6.xlarge = 1 x L4, g6.12xlarge = 4 x L4)"],
+    ),
+    "both instanceType and instanceTypes": (
+        lambda c: _pool(c).update(instanceTypes=["p5.48xlarge"]),
+        [f"{P}.instanceTypes: give instanceType or instanceTypes, not both"],
+    ),
+    "efa pool with subnets in several zones": (
+        lambda c: (_existing_network(c), _pool(c).update(subnetIds=["subnet-0aaa1111", "subnet-0bbb2222"])),
+        [f"{P}.subnetIds: an EFA pool (rdma: true) must run in one availability zone, but its subnets are in us-east-1a, us-east-1b"],
+    ),
+    "unknown subnet": (
+        lambda c: (_existing_network(c), _pool(c).update(subnetIds=["subnet-0ccc3333"])),
+        [f"{P}.subnetIds[0]: not one of cluster.eks.network.subnets (allowed: subnet-0aaa1111, subnet-0bbb2222) (got 'subnet-0ccc3333')"],
+    ),
+    "zone outside the network": (
+        lambda c: _pool(c).update(availabilityZone="us-east-1f"),
+        [f"{P}.availabilityZone: not one of the network's zones (allowed: us-east-1a, us-east-1b, us-east-1c) (got 'us-east-1f')"],
+    ),
+    "k3s-only fields on eks": (
+        lambda c: _pool(c).update(gpu="H100-80GB", gpusPerNode=8),
+        [f"{P}.gpu: not used on eks: it follows from the instance type; remove it",
+         f"{P}.gpusPerNode: not used on eks: it follows from the instance type; remove it"],
+    ),
+    "driver from the operator on eks": (
+        lambda c: c["gpufleet:gpuOperator"].update(driver={"source": "operator"}),
+        ["stack 'bad': gpufleet:gpuOperator.driver.source: EKS GPU AMIs ship the NVIDIA driver and toolkit; the operator "
+         "must not install them (allowed on eks: preinstalled) (got 'operator')"],
+    ),
+    "cuda newer than the AMI driver": (
+        lambda c: _pool(c, 1).update(ami="bottlerocket-nvidia"),
+        ["stack 'bad': gpufleet:workloads.cudaVersions[1]: the bottlerocket-nvidia AMI's driver (branch 570) cannot run "
+         "CUDA 13.0: driver 570.0 is older than 580.65.06, the minimum for CUDA 13.0 (got '13.0')"],
+    ),
+    "unsupported kubernetes version": (
+        lambda c: c["gpufleet:cluster"].update(kubernetesVersion="1.29"),
+        ["stack 'bad': gpufleet:cluster.kubernetesVersion: '1.29' is not an EKS version gpufleet plans for "
+         f"(allowed: {', '.join(versions.EKS_KUBERNETES_VERSIONS)})"],
+    ),
+    "missing eks block": (
+        lambda c: c["gpufleet:cluster"].pop("eks"),
+        ["stack 'bad': gpufleet:cluster.eks: platform eks needs an `eks:` block with at least `network`"],
+    ),
+    "one zone": (
+        lambda c: _eks(c).update(network={"availabilityZones": ["us-east-1a"]}),
+        ["stack 'bad': gpufleet:cluster.eks.network: EKS needs subnets in at least 2 availability zones (got 1)"],
+    ),
+    "api open to the internet": (
+        lambda c: _eks(c).update(endpoint={"publicAccessCidrs": ["0.0.0.0/0"]}),
+        ["stack 'bad': gpufleet:cluster.eks.endpoint.publicAccessCidrs: '0.0.0.0/0' opens the API to the whole internet; list your own CIDRs"],
+    ),
+    "fsx s3 link on persistent_2": (
+        lambda c: _eks(c)["storage"]["fsxLustre"].update(s3ImportPath="s3://datasets"),
+        ["stack 'bad': gpufleet:cluster.eks.storage.fsxLustre: s3ImportPath needs deploymentType SCRATCH_2 or PERSISTENT_1 "
+         "(PERSISTENT_2 links S3 through data repository associations)"],
+    ),
+    "max zero": (
+        lambda c: _pool(c).update(maxNodes=0),
+        [f"{P}.maxNodes: an EKS managed node group needs maxNodes >= 1 (got 0)"],
+    ),
+    "no region": (
+        lambda c: c.pop("aws:region"),
+        ["stack 'bad': aws:region: required for eks: the AWS region (`pulumi config set aws:region us-east-1`)"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_bad_input_is_reported_exactly(case):
+    mutate, expected = CASES[case]
+    cfg = example_config("prod-eks")
+    mutate(cfg)
+    assert _problems(cfg) == expected
+
+
+def test_all_problems_at_once():
+    cfg = example_config("prod-eks")
+    _pool(cfg).update(instanceType="g6.xlarge")
+    _pool(cfg, 1).update(instanceTypes=["m7i.xlarge"])
+    _pool(cfg, 1)["ami"] = "bottlerocket-nvidia"
+    assert len(_problems(cfg)) == 3
+
+
+def test_al2023_driver_runs_every_cuda_the_table_knows():
+    cfg = example_config("prod-eks")
+    cfg["gpufleet:workloads"]["cudaVersions"] = catalog.cuda_versions()
+    assert _load(cfg).workloads.cuda_versions  # 580 branch: CUDA 12.x and 13.x minor-version compatible
+
+
+def test_catalog_facts_and_sources():
+    p5 = aws_catalog.instance_type("p5.48xlarge")
+    assert (p5.gpu, p5.gpus, p5.network_cards, p5.efa_interfaces) == ("H100-80GB", 8, 32, 32)
+    assert aws_catalog.instance_type("p4d.24xlarge").efa_interfaces == 4
+    assert not aws_catalog.instance_type("g6.xlarge").has_efa
+    data = catalog._load("aws_instances.yaml")
+    known_sources = set(data["sources"])
+    for name, t in aws_catalog.instance_types().items():
+        assert t.sources and set(t.sources) <= known_sources, name
+        assert t.gpu is None or t.gpu in catalog.gpu_models(), name
+        if t.on_demand is not None:
+            assert "ec2_pricing" in t.sources and (t.spot is None or t.spot < t.on_demand), name
+    assert data["prices_as_of"]
+    for ami in aws_catalog.amis().values():
+        assert ami.driver_branch in (570, 580) and ami.ships_toolkit
+        assert catalog.driver_branch(ami.driver_floor) == ami.driver_branch
+
+
+def test_efa_types_are_in_the_device_plugin_list(reference):
+    import yaml
+
+    values = yaml.safe_load((reference / "aws" / f"efa-k8s-device-plugin-values-{versions.EFA_DEVICE_PLUGIN.version}.yaml").read_text())
+    supported = set(values["supportedInstanceLabels"]["values"])
+    efa = {n for n, t in aws_catalog.instance_types().items() if t.has_efa}
+    assert efa <= supported, efa - supported

@@ -1,0 +1,95 @@
+"""Upstream-format tests (layer 3): what the EKS platform generates against the real upstream formats
+in ../shared/reference: Helm values key paths, StorageClass parameters, Kubernetes schemas."""
+
+import pytest
+import yaml
+
+from gpufleet import versions
+from tests.eks_plan import prod_eks
+from tests.helpers import by_type, one
+
+pytestmark = pytest.mark.upstream
+RELEASE = "kubernetes:helm.sh/v3:Release"
+SC = "kubernetes:storage.k8s.io/v1:StorageClass"
+
+
+@pytest.fixture(scope="module")
+def p():
+    return prod_eks()[0]
+
+
+def key_paths(value, prefix=""):
+    """Every key path of a values mapping ('a.b.c'); lists are leaves."""
+    if isinstance(value, dict) and value:
+        for k, v in value.items():
+            yield from key_paths(v, f"{prefix}.{k}" if prefix else k)
+    elif prefix:
+        yield prefix
+
+
+def _has_path(doc, path):
+    for part in path.split("."):
+        if not isinstance(doc, dict) or part not in doc:
+            return False
+        doc = doc[part]
+    return True
+
+
+def test_efa_device_plugin_values_exist_upstream(p, reference):
+    upstream = yaml.safe_load((reference / "aws" / f"efa-k8s-device-plugin-values-{versions.EFA_DEVICE_PLUGIN.version}.yaml").read_text())
+    chart = yaml.safe_load((reference / "aws" / f"efa-k8s-device-plugin-Chart-{versions.EFA_DEVICE_PLUGIN.version}.yaml").read_text())
+    assert (chart["version"], chart["appVersion"]) == (versions.EFA_DEVICE_PLUGIN.version, versions.EFA_DEVICE_PLUGIN.app_version)
+    values = one(p, RELEASE, "prod-gpu-efa-device-plugin-release").inputs["values"]
+    # nodeSelector's own keys are free-form (upstream: {}), so check the top-level paths.
+    assert set(values) <= set(upstream)
+    assert isinstance(upstream["nodeSelector"], dict) and isinstance(upstream["tolerations"], list)
+
+
+def test_gpu_operator_values_exist_upstream(p, reference):
+    upstream = yaml.safe_load((reference / "gpu-operator" / f"values-{versions.GPU_OPERATOR.version}.yaml").read_text())
+    values = one(p, RELEASE, "prod-gpu-gpu-operator-release").inputs["values"]
+    missing = [k for k in key_paths(values) if not _has_path(upstream, k)]
+    assert not missing
+
+
+def _reference_parameters(reference, pattern):
+    keys = set()
+    for f in sorted((reference / "aws").glob(pattern)):
+        keys |= set(yaml.safe_load(f.read_text())["parameters"])
+    assert keys, pattern
+    return keys
+
+
+def test_fsx_storage_class_parameters_exist_upstream(p, reference):
+    sc = one(p, SC, "prod-gpu-fsx-sc").inputs
+    assert set(sc["parameters"]) <= _reference_parameters(reference, "fsx-storageclass-*.yaml")
+    ref = yaml.safe_load((reference / "aws" / "fsx-storageclass-dynamic_provisioning.yaml").read_text())
+    assert sc["provisioner"] == ref["provisioner"] and sc["mountOptions"] == ref["mountOptions"]
+    # Every value is a string, as StorageClass parameters must be.
+    assert all(isinstance(v, str) for v in sc["parameters"].values())
+
+
+def test_fsx_s3_link_parameters_exist_upstream(reference):
+    from components.eks_fsx_storage import storage_class_parameters
+    from gpufleet.spec.eks import FsxLustreSpec
+
+    spec = FsxLustreSpec.model_validate({"deploymentType": "SCRATCH_2", "perUnitStorageThroughput": None,
+                                         "s3ImportPath": "s3://datasets", "s3ExportPath": "s3://datasets/export"})
+    params = storage_class_parameters(spec, "subnet-0aaa1111", "sg-0aaa1111")
+    ref = yaml.safe_load((reference / "aws" / "fsx-storageclass-dynamic_provisioning_s3.yaml").read_text())["parameters"]
+    assert set(params) == set(ref)
+
+
+def _k8s_object(r):
+    obj = {k: v for k, v in r.inputs.items() if k not in ("__defaults",)}
+    obj.setdefault("apiVersion", "storage.k8s.io/v1")
+    obj.setdefault("kind", "StorageClass")
+    return obj
+
+
+def test_storage_classes_validate_strictly(p):
+    import kubernetes_validate
+
+    for r in by_type(p, SC):
+        obj = _k8s_object(r)
+        kubernetes_validate.validate(obj, f"{versions.KUBERNETES_DEFAULT}.0", strict=True)
