@@ -39,3 +39,9 @@ def gpu_taint() -> dict[str, str]:
 def taint_string(key: str, value: str, effect: str) -> str:
     """A taint as kubelet/k3s flags spell it: key=value:Effect."""
     return f"{key}={value}:{effect}"
+
+# GKE: the value GKE gives the nvidia.com/gpu taint on GPU node pools (gpufleet declares the same
+# taint, so the pool's taints are explicit and do not depend on GKE's cluster composition rule).
+GKE_GPU_TAINT_VALUE = "present"
+# GKE: this node label turns off GKE's own device plugin (set when the GPU Operator runs the stack).
+GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL = "gke-no-default-nvidia-gpu-device-plugin"

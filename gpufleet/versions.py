@@ -50,3 +50,7 @@ def k3s_release(kubernetes_version: str) -> str:
 def k3s_install_script_url(kubernetes_version: str) -> str:
     """The install script at the same tag as the pinned k3s release."""
     return K3S_INSTALL_SCRIPT_URL.format(tag=k3s_release(kubernetes_version))
+
+# GKE: Kubernetes minor versions gpufleet plans for (the cluster's minimum master version; the release
+# channel picks the patch). Keep in step with the GKE release notes' supported minors.
+GKE_KUBERNETES_VERSIONS = ("1.32", "1.33", "1.34")

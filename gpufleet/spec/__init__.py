@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from gpufleet.spec.cluster import ClusterSpec, Host, K3sSpec
 from gpufleet.spec.errors import Problem, SpecError, format_path
+from gpufleet.spec.gke import GkePoolSpec, GkeSpec, gke_checks
 from gpufleet.spec.operator import DriverSpec, GpuOperatorSpec
 from gpufleet.spec.pools import NodePoolSpec, SharingSpec, Taint
 from gpufleet.spec.stack import StackSpec, WorkloadsSpec
@@ -25,7 +26,7 @@ NAMESPACE = "gpufleet"
 SECRET_KEYS = {"sshPrivateKey": "SSH private key for k3s hosts (set with `pulumi config set --secret`)"}
 
 __all__ = [
-    "ClusterSpec", "DriverSpec", "GpuOperatorSpec", "Host", "K3sSpec", "NodePoolSpec", "Problem",
+    "ClusterSpec", "DriverSpec", "GkePoolSpec", "GkeSpec", "GpuOperatorSpec", "Host", "K3sSpec", "NodePoolSpec", "Problem",
     "SharingSpec", "SpecError", "StackSpec", "Taint", "WorkloadsSpec", "NAMESPACE", "SECRET_KEYS",
     "load_spec", "spec_keys", "json_schema",
 ]
@@ -142,6 +143,8 @@ def _cross_checks(stack: str, spec: StackSpec, config: dict[str, Any], secret_ke
         seen_pools.setdefault(pool.name, i)
     if spec.cluster.platform == "k3s":
         problems += _k3s_checks(stack, spec, config, secret_keys)
+    if spec.cluster.platform == "gke":
+        problems += gke_checks(stack, spec, config)
     return problems
 
 
@@ -172,6 +175,11 @@ def _k3s_checks(stack: str, spec: StackSpec, config: dict[str, Any], secret_keys
                 problems.append(Problem(stack, f"{at}.{alias}", "not used on k3s: a pool's size is its number of hosts; remove it"))
         if pool.capacity == "spot":
             problems.append(Problem(stack, f"{at}.capacity", "spot capacity needs a cloud platform (allowed on k3s: on-demand)", pool.capacity))
+        if pool.rdma:
+            problems.append(Problem(stack, f"{at}.rdma", "RDMA is not available on k3s yet", True))
+        for field in ("machine_type", "accelerator_count", "gke"):
+            if field in pool.model_fields_set:
+                problems.append(Problem(stack, f"{at}.{NodePoolSpec.model_fields[field].alias}", "not used on k3s: GKE pools only; remove it"))
     for attr in ("name", "address"):
         seen: dict[str, str] = {}
         for path, host in hosts:

@@ -8,10 +8,11 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from gpufleet import versions
 from gpufleet.spec.base import DNS_LABEL, Model, check_address
+from gpufleet.spec.gke import GkeSpec
 
 PLATFORMS = ("eks", "gke", "k3s")
 # Platforms whose components exist; the others are reserved names in the schema.
-IMPLEMENTED_PLATFORMS = ("k3s",)
+IMPLEMENTED_PLATFORMS = ("k3s", "gke")
 
 
 class Host(Model):
@@ -80,6 +81,8 @@ class ClusterSpec(Model):
     """Kubernetes minor version, e.g. "1.34"."""
     k3s: Optional[K3sSpec] = Field(default=None, validate_default=True)
     """Required when platform is k3s."""
+    gke: Optional[GkeSpec] = Field(default=None, validate_default=True)
+    """Required when platform is gke."""
 
     @field_validator("platform")
     @classmethod
@@ -95,6 +98,8 @@ class ClusterSpec(Model):
             raise ValueError(
                 f"'{v}' has no pinned k3s release (allowed: {', '.join(versions.K3S_RELEASES)})"
             )
+        if info.data.get("platform") == "gke" and v not in versions.GKE_KUBERNETES_VERSIONS:
+            raise ValueError(f"'{v}' is not a GKE version gpufleet plans for (allowed: {', '.join(versions.GKE_KUBERNETES_VERSIONS)})")
         return v
 
     @field_validator("k3s")
@@ -102,4 +107,11 @@ class ClusterSpec(Model):
     def _k3s_block(cls, v: Optional[K3sSpec], info: ValidationInfo) -> Optional[K3sSpec]:
         if info.data.get("platform") == "k3s" and v is None:
             raise ValueError("platform k3s needs a `k3s:` block with at least one server")
+        return v
+
+    @field_validator("gke")
+    @classmethod
+    def _gke_block(cls, v: Optional[GkeSpec], info: ValidationInfo) -> Optional[GkeSpec]:
+        if info.data.get("platform") == "gke" and v is None:
+            raise ValueError("platform gke needs a `gke:` block with at least a `region`")
         return v

@@ -9,6 +9,7 @@ from pydantic import Field, ValidationInfo, field_validator
 from gpufleet import catalog
 from gpufleet.spec.base import DNS_LABEL, Model
 from gpufleet.spec.cluster import Host
+from gpufleet.spec.gke import GkePoolSpec
 
 SHARING_MODES = ("none", "time-slicing", "mps", "mig")
 # Sharing modes whose wiring exists; the others are reserved names in the schema.
@@ -62,6 +63,12 @@ class NodePoolSpec(Model):
     """Extra node taints (gpufleet adds the nvidia.com/gpu NoSchedule taint itself)."""
     price_per_node_hour: Optional[float] = Field(default=None, ge=0)
     """Hourly cost of one node, for the plan's cost section where the catalog has no price (bare metal)."""
+    machine_type: Optional[str] = None
+    """GKE: GPU machine type (gpufleet/catalog/gcp_machines.yaml); the GPU model and count follow from it."""
+    accelerator_count: Optional[int] = Field(default=None, ge=1, le=16)
+    """GKE: GPUs to attach where the machine type takes several counts (N1 + T4); default: the machine's fixed count."""
+    gke: Optional[GkePoolSpec] = None
+    """GKE: driver installation, GPU sharing, MIG partition size, reservation, zones; default: GKE's defaults."""
 
     @field_validator("gpu")
     @classmethod
@@ -78,9 +85,3 @@ class NodePoolSpec(Model):
             raise ValueError(f"maxNodes ({v}) must be >= minNodes ({lo})")
         return v
 
-    @field_validator("rdma")
-    @classmethod
-    def _rdma_implemented(cls, v: bool) -> bool:
-        if v:
-            raise ValueError("rdma is not available yet")
-        return v
