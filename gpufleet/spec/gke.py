@@ -305,10 +305,10 @@ def _cuda_checks(stack: str, spec: Any) -> list[Problem]:
         for cuda in spec.workloads.cuda_versions:
             ok, why = catalog.driver_runs_cuda(f"{branch}.0", cuda)
             if not ok:
+                fix = "use LATEST, or cluster.gke.gpuStack: operator" if choice == "DEFAULT" else "use cluster.gke.gpuStack: operator"
                 problems.append(Problem(stack, f"{NS}:nodePools[{i}].gke.gpuDriverVersion",
                                         f"GKE {k8s} installs driver branch {branch} for {choice}, which cannot run CUDA {cuda} "
-                                        "from workloads.cudaVersions: use LATEST, or cluster.gke.gpuStack: operator with a newer driver",
-                                        choice))
+                                        f"from workloads.cudaVersions: {fix} with a newer driver", choice))
     return problems
 
 
