@@ -42,9 +42,11 @@ def subnet_ranges(cidr: str, count: int) -> list[str]:
 
 
 class GkeGpuDirectNetwork(pulumi.ComponentResource):
-    """Exposes `node_networks`: (network, subnetwork) pairs in NIC order for additional_node_network_configs."""
+    """Exposes `node_networks`: (network, subnetwork) pairs in NIC order for additional_node_network_configs,
+    and `nics`: (nic, network, subnetwork, device mode) for the in-cluster multi-networking objects."""
 
     node_networks: list[tuple[pulumi.Output, pulumi.Output]]
+    nics: list[tuple[str, pulumi.Output, pulumi.Output, str]]
 
     def __init__(self, name: str, args: GkeGpuDirectNetworkArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:gke:GkeGpuDirectNetwork", name, None, opts)
@@ -54,6 +56,7 @@ class GkeGpuDirectNetwork(pulumi.ComponentResource):
         self.networks: list[gcp.compute.Network] = []
         self.subnets: list[gcp.compute.Subnetwork] = []
         self.node_networks = []
+        self.nics = []
 
         def network(role: str, mtu: int, profile: Optional[str] = None) -> gcp.compute.Network:
             vpc = gcp.compute.Network(
@@ -68,7 +71,7 @@ class GkeGpuDirectNetwork(pulumi.ComponentResource):
             self.networks.append(vpc)
             return vpc
 
-        def subnet(role: str, vpc: gcp.compute.Network) -> None:
+        def subnet(role: str, vpc: gcp.compute.Network, nic: str, mode: str) -> None:
             sub = gcp.compute.Subnetwork(
                 f"{name}-{role}",
                 project=args.project,
@@ -79,14 +82,15 @@ class GkeGpuDirectNetwork(pulumi.ComponentResource):
             )
             self.subnets.append(sub)
             self.node_networks.append((vpc.name, sub.name))
+            self.nics.append((nic, vpc.name, sub.name, mode))
 
         if direct.kind in ("TCPX", "TCPXO"):
             for i in range(direct.networks):
-                subnet(f"sub-{i}", network(f"net-{i}", TCPX_MTU))
+                subnet(f"sub-{i}", network(f"net-{i}", TCPX_MTU), f"vpc-{i}", "NetDevice")
         else:
-            subnet("gvnic-sub", network("gvnic-net", RDMA_MTU))
+            subnet("gvnic-sub", network("gvnic-net", RDMA_MTU), "gvnic", "NetDevice")
             profile = f"projects/{args.project}/global/networkProfiles/{args.zone}-vpc-roce"
             roce = network("rdma-net", RDMA_MTU, profile)
             for i in range(direct.rdma_subnets):
-                subnet(f"rdma-sub-{i}", roce)
+                subnet(f"rdma-sub-{i}", roce, f"rdma-{i}", "RDMA")
         self.register_outputs({"kind": direct.kind, "nodeNetworks": len(self.node_networks)})

@@ -9,6 +9,7 @@ import pulumi
 
 from components.gke_cluster import GkeCluster, GkeClusterArgs
 from components.gke_gpudirect_network import GkeGpuDirectNetwork, GkeGpuDirectNetworkArgs
+from components.gke_gpudirect_wiring import GkeGpuDirectWiring, GkeGpuDirectWiringArgs, GpuDirectPool
 from components.gke_network import GkeNetwork, GkeNetworkArgs
 from components.gke_node_pool import GkeNodePool, GkeNodePoolArgs
 from components.gke_storage import GkeStorage, GkeStorageArgs
@@ -53,7 +54,7 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
                 ),
                 opts=opts,
             )
-            extra_networks.append(direct)
+            extra_networks.append(GpuDirectPool(pool.name, machine.gpudirect.kind, direct.nics))
             node_networks = direct.node_networks
         pools.append(
             GkeNodePool(
@@ -74,6 +75,8 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
             )
         )
     access = dataclasses.replace(control_plane.access, ready=[*control_plane.access.ready, *pools])
+    if extra_networks:
+        GkeGpuDirectWiring(f"{name}-gpudirect", GkeGpuDirectWiringArgs(extra_networks), control_plane.access, opts=opts)
     GkeStorage(f"{name}-storage", GkeStorageArgs(gke.storage, network.ref.network_name), control_plane.access, opts=opts)
     return PlatformBuild(
         control_plane=control_plane,

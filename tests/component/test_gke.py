@@ -9,7 +9,7 @@ import copy
 import pytest
 import yaml
 
-from gpufleet import versions
+from gpufleet import catalog, versions
 from tests.helpers import by_type, dig, example, example_config, one, parent_of, plan_config
 from gpufleet.plan.engine import plan
 
@@ -247,7 +247,7 @@ def test_operator_stack_disables_gke_driver_and_device_plugin(operator):
     release = one(operator, RELEASE)
     assert release.inputs["version"] == versions.GPU_OPERATOR.version
     values = release.inputs["values"]
-    assert values["driver"] == {"enabled": True, "version": "595.91.07"}
+    assert values["driver"] == {"enabled": True, "version": catalog.operator_release(versions.GPU_OPERATOR.version).default_driver}
     assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in values["daemonsets"]["tolerations"]
     quota = one(operator, "kubernetes:core/v1:ResourceQuota").inputs
     assert quota["metadata"]["namespace"] == "gpu-operator"
@@ -284,3 +284,26 @@ def test_operator_values_key_paths_exist_upstream(operator, reference):
     for path in _paths(values):
         parent = path.rsplit(".", 1)[0] if isinstance(dig(values, path), list) else path
         dig(upstream, parent)  # KeyError names a path the chart does not have
+
+
+def test_gpudirect_pod_networks_and_pinned_nccl_plugin(prod):
+    wiring = one(prod, "gpufleet:gke:GkeGpuDirectWiring", "prod-gke-gpudirect")
+    params = [r for r in by_type(prod, "kubernetes:networking.gke.io/v1:GKENetworkParamSet") if r.parent == wiring.urn]
+    assert sorted(r.inputs["metadata"]["name"] for r in params) == [f"h100-train-vpc-{i}" for i in range(4)]
+    p0 = one(prod, "kubernetes:networking.gke.io/v1:GKENetworkParamSet", "prod-gke-gpudirect-h100-train-vpc-0-params").inputs
+    assert p0["spec"] == {"vpc": "prod-gke-pool-h100-train-gpudirect-net-0", "vpcSubnet": "prod-gke-pool-h100-train-gpudirect-sub-0",
+                          "deviceMode": "NetDevice"}
+    n0 = one(prod, "kubernetes:networking.gke.io/v1:Network", "prod-gke-gpudirect-h100-train-vpc-0-network").inputs
+    assert n0["spec"] == {"type": "Device", "parametersRef": {"group": "networking.gke.io", "kind": "GKENetworkParamSet",
+                                                             "name": "h100-train-vpc-0"}}
+    files = {r.name: r.inputs["file"] for r in by_type(prod, "kubernetes:yaml/v2:ConfigFile")}
+    assert files == {f"prod-gke-gpudirect-tcpx-{role}": url for role, url in versions.GKE_GPUDIRECT_MANIFESTS["TCPX"].items()}
+    assert all("/master/" not in url and "fee883360a660f71ba07478db95d5c1325322f77" in url for url in files.values())
+
+
+def test_variant_rdma_pod_networks(variant):
+    modes = {r.inputs["metadata"]["name"]: r.inputs["spec"]["deviceMode"]
+             for r in by_type(variant, "kubernetes:networking.gke.io/v1:GKENetworkParamSet")}
+    assert modes == {"h200-gvnic": "NetDevice", **{f"h200-rdma-{i}": "RDMA" for i in range(8)}}
+    assert by_type(variant, "kubernetes:yaml/v2:ConfigFile") == []  # no pinned RDMA installer upstream yet
+    assert by_type(variant, "gpufleet:gke:GkeGpuDirectWiring")[0].name == "variant-gpudirect"
