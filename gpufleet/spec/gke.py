@@ -199,8 +199,6 @@ class GkePoolSpec(Model):
     """Boot disk size (container images for GPU work are large)."""
 
 
-# ---- checks that need the whole stack ------------------------------------------------------------
-
 def project_of(spec: Any, config: dict) -> Optional[str]:
     return spec.cluster.gke.project or config.get("gcp:project")
 
@@ -295,13 +293,10 @@ def _cuda_checks(stack: str, spec: Any) -> list[Problem]:
     problems = []
     k8s = spec.cluster.kubernetes_version
     for i, pool in enumerate(spec.node_pools):
-        machine = gcp.machine(pool.machine_type)
         choice = (pool.gke or GkePoolSpec()).gpu_driver_version
-        branch = gcp.gke_driver_branch(k8s, choice)
+        branch = driver_branch_for(spec, pool)
         if branch is None:
             continue
-        # GKE installs at least a driver that supports the GPU, whatever the table's branch.
-        branch = max(branch, catalog.gpu(machine.gpu).min_driver_branch)
         for cuda in spec.workloads.cuda_versions:
             ok, why = catalog.driver_runs_cuda(f"{branch}.0", cuda)
             if not ok:
@@ -318,4 +313,5 @@ def driver_branch_for(spec: Any, pool: Any) -> Optional[int]:
     branch = gcp.gke_driver_branch(spec.cluster.kubernetes_version, choice)
     if branch is None:
         return None
+    # GKE installs at least a driver that supports the GPU, whatever the table's branch.
     return max(branch, catalog.gpu(gcp.machine(pool.machine_type).gpu).min_driver_branch)

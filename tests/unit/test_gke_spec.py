@@ -233,3 +233,13 @@ def test_capacity_and_cost_come_from_the_catalog():
 def test_mig_partitions_multiply_advertised_gpus():
     spec = load(with_pool(machineType="a2-ultragpu-1g", gke={"gpuPartitionSize": "1g.10gb"}))
     assert capacity(spec)[0].advertised == {"nvidia.com/gpu": 7}
+
+
+def test_unknown_gke_keys_name_the_allowed_ones():
+    config = copy.deepcopy(BASE)
+    config["gpufleet:cluster"]["gke"]["privateNode"] = True
+    config["gpufleet:nodePools"][1]["gke"]["gpuSharng"] = {}
+    got = problems(config)
+    assert got[0].startswith("stack 'test': gpufleet:cluster.gke.privateNode: unknown key (allowed: project, region, zone,")
+    assert got[0].endswith("; did you mean 'privateNodes'?)")
+    assert got[1].startswith("stack 'test': gpufleet:nodePools[1].gke.gpuSharng: unknown key (allowed: gpuDriverVersion, gpuSharing,")
