@@ -257,6 +257,10 @@ def _pool_checks(stack: str, at: str, pool: Any, gke: GkeSpec) -> list[Problem]:
     if pool.rdma and machine.gpudirect is None:
         problems.append(Problem(stack, f"{at}.rdma", f"GPUDirect is not available on {machine.name} "
                                 f"(machine types with GPUDirect: {', '.join(gcp.gpudirect_machines())})", True))
+    if pool.sharing.mode != "none":
+        # GKE shares GPUs in the node pool itself (its device plugin), not through the NVIDIA device plugin's config.
+        problems.append(Problem(stack, f"{at}.sharing.mode", "on gke, share GPUs with gke.gpuSharing (time-sharing, mps) "
+                                "and gke.gpuPartitionSize (MIG)", pool.sharing.mode))
     opts = pool.gke or GkePoolSpec()
     if pool.rdma and machine.gpudirect and machine.gpudirect.kind == "RDMA" and len(opts.zones) != 1:
         problems.append(Problem(stack, f"{at}.gke.zones", f"GPUDirect RDMA on {machine.name} needs exactly one zone "
