@@ -17,6 +17,7 @@ import yaml
 
 from components.cluster_access import ClusterAccess
 from components.gke_network import GkeNetworkRef
+from gpufleet import labels as L
 from gpufleet.spec import GkeSpec
 
 AUTH_PLUGIN = "gke-gcloud-auth-plugin"
@@ -146,7 +147,7 @@ class GkeCluster(pulumi.ComponentResource):
                 image_type="COS_CONTAINERD",
                 service_account=spec.service_account,
                 oauth_scopes=[CLOUD_PLATFORM_SCOPE],
-                labels={"gpufleet.io/pool": "system"},
+                labels={L.POOL_LABEL: "system"},
                 workload_metadata_config=gcp.container.NodePoolNodeConfigWorkloadMetadataConfigArgs(mode="GKE_METADATA")
                 if spec.workload_identity else None,
                 metadata={"disable-legacy-endpoints": "true"},
