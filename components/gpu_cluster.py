@@ -36,7 +36,7 @@ class GpuCluster(pulumi.ComponentResource):
         self.access = built.access
 
         self.gpu_operator = None
-        if spec.gpu_operator.enabled:
+        if spec.gpu_operator.enabled and built.install_gpu_operator:
             from components.gpu_operator import GpuOperator, GpuOperatorArgs
 
             from components.gpu_sharing import GpuSharing, GpuSharingArgs, operator_settings

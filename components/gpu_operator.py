@@ -105,6 +105,23 @@ class GpuOperator(pulumi.ComponentResource):
             },
             opts=child,
         )
+        extra_deps: list[pulumi.Resource] = []
+        if access.platform == "gke":
+            # GKE admits system-node-critical / system-cluster-critical pods outside kube-system only up to a
+            # ResourceQuota for those priority classes (NVIDIA GPU Operator docs, google-gke.rst).
+            self.quota = k8s.core.v1.ResourceQuota(
+                f"{name}-quota",
+                metadata={"name": "gpu-operator-quota", "namespace": self.namespace.metadata["name"]},
+                spec={
+                    "hard": {"pods": "100"},
+                    "scopeSelector": {"matchExpressions": [{
+                        "operator": "In", "scopeName": "PriorityClass",
+                        "values": ["system-node-critical", "system-cluster-critical"],
+                    }]},
+                },
+                opts=child,
+            )
+            extra_deps.append(self.quota)
         chart = versions.GPU_OPERATOR
         self.release = k8s.helm.v3.Release(
             f"{name}-release",
@@ -116,6 +133,6 @@ class GpuOperator(pulumi.ComponentResource):
             values=self.values,
             timeout=900,
             cleanup_on_fail=True,
-            opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=access.ready or [])),
+            opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[*(access.ready or []), *extra_deps])),
         )
         self.register_outputs({"namespace": args.namespace, "chartVersion": args.spec.version})

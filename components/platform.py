@@ -19,6 +19,7 @@ from gpufleet.spec import StackSpec
 MODULES = {
     "k3s": "components.k3s_platform",
     "eks": "components.eks_platform",
+    "gke": "components.gke_platform",
 }
 
 
@@ -35,6 +36,8 @@ class PlatformBuild:
     control_plane: pulumi.ComponentResource
     access: ClusterAccess
     node_pools: list[pulumi.ComponentResource] = field(default_factory=list)
+    install_gpu_operator: bool = True
+    """False when the platform runs its own GPU stack (GKE's managed driver and device plugin)."""
 
 
 def build(platform: str, name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> PlatformBuild:

@@ -61,3 +61,8 @@ CA_OWNED_TAG = "k8s.io/cluster-autoscaler/{cluster}"
 CA_TEMPLATE_LABEL = "k8s.io/cluster-autoscaler/node-template/label/"
 CA_TEMPLATE_TAINT = "k8s.io/cluster-autoscaler/node-template/taint/"
 CA_TEMPLATE_RESOURCE = "k8s.io/cluster-autoscaler/node-template/resources/"
+# GKE: the value GKE gives the nvidia.com/gpu taint on GPU node pools (gpufleet declares the same
+# taint, so the pool's taints are explicit and do not depend on GKE's cluster composition rule).
+GKE_GPU_TAINT_VALUE = "present"
+# GKE: this node label turns off GKE's own device plugin (set when the GPU Operator runs the stack).
+GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL = "gke-no-default-nvidia-gpu-device-plugin"

@@ -187,3 +187,24 @@ EKS_ADDONS: dict[str, str | None] = {
     "aws-ebs-csi-driver": None,
     "aws-fsx-csi-driver": None,
 }
+
+# GKE: Kubernetes minor versions gpufleet plans for (the cluster's minimum master version; the release
+# channel picks the patch). Keep in step with the GKE release notes' supported minors.
+GKE_KUBERNETES_VERSIONS = ("1.32", "1.33", "1.34")
+
+# GKE GPUDirect: the NCCL plugin installer (and what it needs) per GPUDirect kind, pinned to the
+# GoogleCloudPlatform/container-engine-accelerators commits cluster-toolkit's gke-node-pool pins
+# (modules/compute/gke-node-pool/gpu_direct.tf): TCPX NCCL plugin v3.1.9 (rxdm v2.0.12), TCPXO NCCL plugin
+# v1.0.8-1 (rxdm v1.0.14). RDMA (A3 Ultra, A4) has no pinned upstream manifest yet: gpufleet does not install it.
+_GKE_ACCELERATORS_RAW = "https://raw.githubusercontent.com/GoogleCloudPlatform/container-engine-accelerators"
+GKE_GPUDIRECT_MANIFESTS: dict[str, dict[str, str]] = {
+    "TCPX": {
+        "nccl-installer": f"{_GKE_ACCELERATORS_RAW}/fee883360a660f71ba07478db95d5c1325322f77/gpudirect-tcpx/nccl-tcpx-installer.yaml",
+        "nccl-config": f"{_GKE_ACCELERATORS_RAW}/fee883360a660f71ba07478db95d5c1325322f77/gpudirect-tcpx/nccl-config.yaml",
+        "nri-device-injector": f"{_GKE_ACCELERATORS_RAW}/fee883360a660f71ba07478db95d5c1325322f77/nri_device_injector/nri-device-injector.yaml",
+    },
+    "TCPXO": {
+        "nccl-installer": f"{_GKE_ACCELERATORS_RAW}/bd4a7491672b48dfec28f3679b679a614f6cbbc7/gpudirect-tcpxo/nccl-tcpxo-installer.yaml",
+        "nri-device-injector": f"{_GKE_ACCELERATORS_RAW}/bd4a7491672b48dfec28f3679b679a614f6cbbc7/nri_device_injector/nri-device-injector.yaml",
+    },
+}

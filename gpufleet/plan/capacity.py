@@ -60,6 +60,8 @@ class PoolCapacity:
 def pool_capacity(pool: NodePoolSpec, platform: str) -> PoolCapacity:
     if platform == "eks":
         return _eks_pool_capacity(pool)
+    if platform == "gke" and pool.machine_type:
+        return _gke_pool_capacity(pool)
     gpus = pool.gpus_per_node or 0
     if platform == "k3s":
         lo = hi = len(pool.hosts)
@@ -124,3 +126,30 @@ def cost(pools: list[PoolCapacity]) -> dict:
         "currency": CURRENCY,
         "unpricedPools": [p.pool for p in pools if p.price_per_node_hour is None],
     }
+
+
+def _gke_pool_capacity(pool: NodePoolSpec) -> PoolCapacity:
+    """GKE: GPU model, count and price from gpufleet/catalog/gcp_machines.yaml. GKE's device plugin
+    advertises one nvidia.com/gpu per MIG partition, times the clients per GPU when shared."""
+    from gpufleet import catalog
+    from gpufleet.catalog import gcp
+
+    machine = gcp.machine(pool.machine_type)
+    gpus = pool.accelerator_count or machine.fixed_count or 0
+    per_node = gpus
+    opts = pool.gke
+    if opts is not None and opts.gpu_partition_size:
+        per_node *= catalog.gpu(machine.gpu).mig.profiles[opts.gpu_partition_size]
+    if opts is not None and opts.gpu_sharing is not None:
+        per_node *= opts.gpu_sharing.max_shared_clients_per_gpu
+    price = pool.price_per_node_hour if pool.price_per_node_hour is not None else machine.price(pool.capacity, gpus)
+    return PoolCapacity(
+        pool=pool.name,
+        gpu=machine.gpu,
+        gpus_per_node=gpus,
+        min_nodes=pool.min_nodes,
+        max_nodes=pool.max_nodes,
+        capacity_type=pool.capacity,
+        advertised={labels.GPU_RESOURCE: per_node},
+        price_per_node_hour=price,
+    )

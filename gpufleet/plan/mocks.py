@@ -125,6 +125,8 @@ class PlanMocks(pulumi.runtime.Mocks):
             outputs["stderr"] = ""
         elif args.typ.startswith("aws:"):
             outputs.update(aws_outputs(args.typ, args.name, args.inputs))
+        elif args.typ.startswith("gcp:"):
+            return _gcp_outputs(args, outputs)
         return f"{args.name}-id", outputs
 
     def call(self, args: pulumi.runtime.MockCallArgs):
@@ -168,3 +170,36 @@ def aws_outputs(typ: str, name: str, inputs: dict) -> dict:
         out["resources"] = [{"autoscalingGroups": [{"name": f"eks-{name}-asg"}]}]
         out["nodeGroupName"] = inputs.get("nodeGroupName", name)
     return out
+
+
+# GCP: what GKE and Compute Engine return that later resources read (ids, self links, names, the cluster's
+# endpoint and CA). The CA is a base64 placeholder, not a certificate.
+PLACEHOLDER_GKE_ENDPOINT = "203.0.113.10"
+PLACEHOLDER_CA = "cGxhbi1wbGFjZWhvbGRlci1jYQ=="
+_GCP_COLLECTIONS = {
+    "gcp:compute/network:Network": "global/networks",
+    "gcp:compute/subnetwork:Subnetwork": "regions/{region}/subnetworks",
+    "gcp:compute/router:Router": "regions/{region}/routers",
+    "gcp:container/cluster:Cluster": "locations/{location}/clusters",
+    "gcp:container/nodePool:NodePool": "locations/{location}/clusters/{cluster}/nodePools",
+}
+
+
+def _gcp_outputs(args: pulumi.runtime.MockResourceArgs, outputs: dict) -> tuple[str, dict]:
+    inputs = args.inputs
+    name = inputs.get("name") or args.name  # the engine would auto-name; the logical name stands in
+    project = inputs.get("project") or "plan-project"
+    collection = _GCP_COLLECTIONS.get(args.typ)
+    if collection is None:
+        return f"{args.name}-id", outputs
+    cluster = str(inputs.get("cluster", "")).rsplit("/", 1)[-1]
+    path = collection.format(region=inputs.get("region", "plan-region"), location=inputs.get("location", "plan-location"), cluster=cluster)
+    rid = f"projects/{project}/{path}/{name}"
+    outputs.update({"name": name, "selfLink": f"https://www.googleapis.com/compute/v1/{rid}"})
+    if args.typ == "gcp:container/cluster:Cluster":
+        outputs.update({
+            "endpoint": PLACEHOLDER_GKE_ENDPOINT,
+            "masterAuth": {"clusterCaCertificate": PLACEHOLDER_CA, "clientCertificateConfig": {"issueClientCertificate": False}},
+            "selfLink": f"https://container.googleapis.com/v1/{rid}",
+        })
+    return rid, outputs

@@ -19,6 +19,7 @@ from gpufleet.spec.cluster import ClusterSpec, Host, K3sSpec
 from gpufleet.spec import sharing_checks
 from gpufleet.spec.eks import EksSpec, eks_checks
 from gpufleet.spec.errors import Problem, SpecError, format_path
+from gpufleet.spec.gke import GkePoolSpec, GkeSpec, gke_checks
 from gpufleet.spec.operator import DriverSpec, GpuOperatorSpec
 from gpufleet.spec.pools import NodePoolSpec, SharingSpec, Taint
 from gpufleet.spec.stack import StackSpec, WorkloadsSpec
@@ -28,7 +29,8 @@ NAMESPACE = "gpufleet"
 SECRET_KEYS = {"sshPrivateKey": "SSH private key for k3s hosts (set with `pulumi config set --secret`)"}
 
 __all__ = [
-    "ClusterSpec", "DriverSpec", "EksSpec", "GpuOperatorSpec", "Host", "K3sSpec", "NodePoolSpec", "Problem",
+    "ClusterSpec", "DriverSpec", "EksSpec", "GkePoolSpec", "GkeSpec", "GpuOperatorSpec", "Host", "K3sSpec",
+    "NodePoolSpec", "Problem",
     "SharingSpec", "SpecError", "StackSpec", "Taint", "WorkloadsSpec", "NAMESPACE", "SECRET_KEYS",
     "load_spec", "spec_keys", "json_schema",
 ]
@@ -158,11 +160,34 @@ def _cross_checks(stack: str, spec: StackSpec, config: dict[str, Any]) -> list[P
             problems.append(Problem(stack, f"{NAMESPACE}:nodePools[{i}].name", f"duplicate pool name (also nodePools[{seen_pools[pool.name]}])", pool.name))
         seen_pools.setdefault(pool.name, i)
     problems += addons_checks(stack, spec)
+    problems += _foreign_pool_fields(stack, spec)
     if spec.cluster.platform == "k3s":
         problems += _k3s_checks(stack, spec)
     if spec.cluster.platform == "eks":
         problems += eks_checks(stack, spec, config)
+    if spec.cluster.platform == "gke":
+        problems += gke_checks(stack, spec, config)
     problems += sharing_checks.check(stack, spec)
+    return problems
+
+
+# Cloud pool fields that only one platform reads: setting them on another platform is a mistake, not a
+# no-op. (The cloud checks in eks.py/gke.py reject the k3s fields hosts/gpu/gpusPerNode themselves.)
+PLATFORM_POOL_FIELDS = {
+    "eks": ("instance_type", "instance_types", "ami", "root_volume_gib", "availability_zone", "subnet_ids"),
+    "gke": ("machine_type", "accelerator_count", "gke"),
+}
+
+
+def _foreign_pool_fields(stack: str, spec: StackSpec) -> list[Problem]:
+    platform = spec.cluster.platform
+    problems = []
+    for i, pool in enumerate(spec.node_pools):
+        for owner, fields in PLATFORM_POOL_FIELDS.items():
+            for field in fields:
+                if owner != platform and field in pool.model_fields_set:
+                    alias = NodePoolSpec.model_fields[field].alias
+                    problems.append(Problem(stack, f"{NAMESPACE}:nodePools[{i}].{alias}", f"not used on {platform}: {owner} pools only; remove it"))
     return problems
 
 

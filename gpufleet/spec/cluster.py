@@ -9,10 +9,11 @@ from pydantic import Field, ValidationInfo, field_validator
 from gpufleet import versions
 from gpufleet.spec.base import DNS_LABEL, Model, check_address
 from gpufleet.spec.eks import EksSpec
+from gpufleet.spec.gke import GkeSpec
 
 PLATFORMS = ("eks", "gke", "k3s")
-# Platforms whose components exist; the others are reserved names in the schema.
-IMPLEMENTED_PLATFORMS = ("k3s", "eks")
+# Platforms whose components exist.
+IMPLEMENTED_PLATFORMS = ("k3s", "eks", "gke")
 
 
 class Host(Model):
@@ -83,6 +84,8 @@ class ClusterSpec(Model):
     """Required when platform is k3s."""
     eks: Optional[EksSpec] = Field(default=None, validate_default=True)
     """Required when platform is eks."""
+    gke: Optional[GkeSpec] = Field(default=None, validate_default=True)
+    """Required when platform is gke."""
 
     @field_validator("platform")
     @classmethod
@@ -102,6 +105,8 @@ class ClusterSpec(Model):
             raise ValueError(
                 f"'{v}' is not an EKS version gpufleet plans for (allowed: {', '.join(versions.EKS_KUBERNETES_VERSIONS)})"
             )
+        if info.data.get("platform") == "gke" and v not in versions.GKE_KUBERNETES_VERSIONS:
+            raise ValueError(f"'{v}' is not a GKE version gpufleet plans for (allowed: {', '.join(versions.GKE_KUBERNETES_VERSIONS)})")
         return v
 
     @field_validator("k3s")
@@ -116,4 +121,11 @@ class ClusterSpec(Model):
     def _eks_block(cls, v: Optional[EksSpec], info: ValidationInfo) -> Optional[EksSpec]:
         if info.data.get("platform") == "eks" and v is None:
             raise ValueError("platform eks needs an `eks:` block with at least `network`")
+        return v
+
+    @field_validator("gke")
+    @classmethod
+    def _gke_block(cls, v: Optional[GkeSpec], info: ValidationInfo) -> Optional[GkeSpec]:
+        if info.data.get("platform") == "gke" and v is None:
+            raise ValueError("platform gke needs a `gke:` block with at least a `region`")
         return v

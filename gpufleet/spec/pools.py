@@ -10,6 +10,7 @@ from gpufleet import catalog
 from gpufleet.spec.base import DNS_LABEL, Model
 from gpufleet.spec.cluster import Host
 from gpufleet.spec.rdma import RdmaNetworkSpec
+from gpufleet.spec.gke import GkePoolSpec
 
 SHARING_MODES = ("none", "time-slicing", "mps", "mig")
 # Sharing modes whose wiring exists; the others are reserved names in the schema.
@@ -125,6 +126,12 @@ class NodePoolSpec(Model):
     subnet_ids: list[str] = []
     """EKS with an existing network: this pool's subnets; default: all the cluster's subnets (EFA pools:
     those in its zone)."""
+    machine_type: Optional[str] = None
+    """GKE: GPU machine type (gpufleet/catalog/gcp_machines.yaml); the GPU model and count follow from it."""
+    accelerator_count: Optional[int] = Field(default=None, ge=1, le=16)
+    """GKE: GPUs to attach where the machine type takes several counts (N1 + T4); default: the machine's fixed count."""
+    gke: Optional[GkePoolSpec] = None
+    """GKE: driver installation, GPU sharing, MIG partition size, reservation, zones; default: GKE's defaults."""
 
     @field_validator("gpu")
     @classmethod
@@ -140,3 +147,4 @@ class NodePoolSpec(Model):
         if lo is not None and v < lo:
             raise ValueError(f"maxNodes ({v}) must be >= minNodes ({lo})")
         return v
+

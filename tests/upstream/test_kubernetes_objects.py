@@ -15,6 +15,10 @@ from tests.k8s_validate import as_object, is_core, k8s_objects, validate_strict
 NOT_IN_REFERENCE = {
     ("nv-ipam.nvidia.com", "IPPool"): "NV-IPAM's CRD (Mellanox/nvidia-k8s-ipam deploy/crds) is not in the reference; "
     "its spec fields (subnet, perNodeBlockSize, gateway, nodeSelector) are asserted in the component tests",
+    ("networking.gke.io", "GKENetworkParamSet"): "GKE-installed CRD (multi-network), not in the reference; its spec "
+    "(vpc, vpcSubnet, deviceMode) is asserted in tests/component/test_gke.py",
+    ("networking.gke.io", "Network"): "GKE-installed CRD (multi-network), not in the reference; its spec "
+    "(type, parametersRef) is asserted in tests/component/test_gke.py",
 }
 
 

@@ -1,0 +1,95 @@
+"""GCP machine-type facts for GKE node pools, loaded from gcp_machines.yaml (each fact with sources).
+
+Lookups raise KeyError for unknown names so the spec can list what is known.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Optional
+
+from gpufleet.catalog import _load
+
+FILE = "gcp_machines.yaml"
+
+
+@dataclass(frozen=True)
+class GpuDirect:
+    """GPU-to-GPU networking a machine type supports on GKE."""
+
+    kind: str  # TCPX | TCPXO | RDMA
+    networks: int  # additional VPC networks, one NIC each (RDMA: the gVNIC VPC)
+    rdma_subnets: int  # RDMA only: subnets of the one RoCE VPC, one per CX-7 NIC
+
+    @property
+    def additional_node_networks(self) -> int:
+        """How many additional_node_network_configs a node pool carries."""
+        return self.networks + self.rdma_subnets
+
+
+@dataclass(frozen=True)
+class GcpMachine:
+    name: str
+    accelerator: str  # Compute Engine accelerator type, e.g. nvidia-l4
+    gpu: str  # catalog GPU model, e.g. L4
+    counts: tuple[int, ...]  # accelerator counts the machine type takes
+    gpudirect: Optional[GpuDirect]
+    on_demand: float
+    spot: float
+    gpu_on_demand: float  # per attached GPU (N1 + T4); 0 when the price includes the GPUs
+    gpu_spot: float
+    sources: tuple[str, ...]
+
+    @property
+    def fixed_count(self) -> Optional[int]:
+        """The accelerator count when the machine type fixes it."""
+        return self.counts[0] if len(self.counts) == 1 else None
+
+    def price(self, capacity: str, count: int) -> float:
+        """Hourly USD for one node (us-central1 estimate) at on-demand or spot capacity."""
+        if capacity == "spot":
+            return round(self.spot + self.gpu_spot * count, 4)
+        return round(self.on_demand + self.gpu_on_demand * count, 4)
+
+
+@functools.cache
+def machines() -> dict[str, GcpMachine]:
+    data = _load(FILE)
+    accelerators = data["accelerators"]
+    out = {}
+    for name, row in data["machines"].items():
+        direct = row.get("gpudirect")
+        gpu_price = row.get("gpu_price") or {"on_demand": 0.0, "spot": 0.0}
+        out[name] = GcpMachine(
+            name=name,
+            accelerator=row["accelerator"],
+            gpu=accelerators[row["accelerator"]]["gpu"],
+            counts=tuple(row["counts"]),
+            gpudirect=GpuDirect(direct["kind"], direct["networks"], direct["rdma_subnets"]) if direct else None,
+            on_demand=float(row["price"]["on_demand"]),
+            spot=float(row["price"]["spot"]),
+            gpu_on_demand=float(gpu_price["on_demand"]),
+            gpu_spot=float(gpu_price["spot"]),
+            sources=tuple(row["sources"]),
+        )
+    return out
+
+
+def machine(name: str) -> GcpMachine:
+    """A GPU machine type by name (KeyError if unknown)."""
+    return machines()[name]
+
+
+def gpudirect_machines() -> list[str]:
+    return [name for name, m in machines().items() if m.gpudirect]
+
+
+def gke_driver_branch(kubernetes_version: str, gpu_driver_version: str) -> Optional[int]:
+    """The NVIDIA driver branch GKE installs for DEFAULT/LATEST on a GKE minor version (None if unknown)."""
+    rows = _load(FILE)["gke_driver_branches"]["rows"]
+    return (rows.get(kubernetes_version) or {}).get(gpu_driver_version)
+
+
+def price_date() -> str:
+    return str(_load(FILE)["price_date"])

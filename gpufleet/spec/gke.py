@@ -1,0 +1,321 @@
+"""gpufleet:cluster.gke and nodePools[*].gke — GKE Standard: network, control plane, system pool, storage,
+and the GKE-only parts of a GPU pool (driver installation, GPU sharing, MIG partitions, reservations).
+
+`gke_checks` holds the checks that need the whole stack (pools against the machine catalog, the GPU stack
+against gpuOperator, CUDA against GKE's driver); `_cross_checks` calls it for platform gke.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from typing import Any, Literal, Optional
+
+from pydantic import Field, field_validator, model_validator
+
+from gpufleet import catalog
+from gpufleet.catalog import gcp
+from gpufleet.spec.base import Model
+from gpufleet.spec.errors import Problem
+
+NS = "gpufleet"
+_TIME = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
+
+
+def _cidr(value: str) -> str:
+    try:
+        ipaddress.ip_network(value)
+    except ValueError:
+        raise ValueError(f"'{value}' is not a CIDR block such as 10.0.0.0/20") from None
+    return value
+
+
+class ExistingNetwork(Model):
+    """A VPC and subnet you already have (gpufleet then creates neither, nor Cloud NAT)."""
+
+    network: str = Field(min_length=1)
+    """VPC network name or self link."""
+    subnetwork: str = Field(min_length=1)
+    """Subnet name or self link in the cluster's region."""
+    pods_range_name: str = Field(min_length=1)
+    """Name of the subnet's secondary range for pods."""
+    services_range_name: str = Field(min_length=1)
+    """Name of the subnet's secondary range for services."""
+
+
+class GkeNetworkSpec(Model):
+    """The cluster's VPC: created by gpufleet (default) or an existing one."""
+
+    existing: Optional[ExistingNetwork] = None
+    """Use this VPC and subnet; default: create a VPC, a subnet with pod/service ranges, a router and Cloud NAT."""
+    subnet_cidr: str = "10.0.0.0/20"
+    """Node subnet range (created network only)."""
+    pods_cidr: str = "10.16.0.0/14"
+    """Secondary range for pods (created network only)."""
+    services_cidr: str = "10.20.0.0/20"
+    """Secondary range for services (created network only)."""
+    cloud_nat: bool = True
+    """Cloud Router + NAT so private nodes reach the internet (created network only)."""
+    gpu_direct_cidr: str = "192.168.0.0/16"
+    """Range carved into /24 subnets for GPUDirect pools' additional VPCs (each pool gets its own VPCs)."""
+
+    _check_cidrs = field_validator("subnet_cidr", "pods_cidr", "services_cidr", "gpu_direct_cidr")(
+        classmethod(lambda cls, v: _cidr(v))
+    )
+
+
+class AuthorizedNetwork(Model):
+    cidr: str
+    """A CIDR block allowed to reach the Kubernetes API."""
+    name: str = ""
+    """Display name."""
+
+    _check_cidr = field_validator("cidr")(classmethod(lambda cls, v: _cidr(v)))
+
+
+class GkeSystemPoolSpec(Model):
+    """The CPU node pool for operators and system add-ons (GPU pools are tainted)."""
+
+    machine_type: str = "e2-standard-4"
+    """Machine type of the system nodes."""
+    min_nodes: int = Field(default=1, ge=1)
+    """Minimum nodes (per cluster, not per zone); at least 1 so system pods always have a place."""
+    max_nodes: int = Field(default=3, ge=1)
+    """Maximum nodes the autoscaler may reach."""
+    disk_size_gb: int = Field(default=100, ge=20)
+    """Boot disk size."""
+
+
+class GkeStorageSpec(Model):
+    """CSI storage on GKE."""
+
+    default_disk_type: Literal["pd-balanced", "hyperdisk-balanced"] = "pd-balanced"
+    """Disk type of the `gpufleet-rwo` StorageClass (Persistent Disk CSI), made the cluster default."""
+    filestore: bool = False
+    """Enable the Filestore CSI driver and create the `gpufleet-rwx` StorageClass (ReadWriteMany)."""
+    filestore_tier: Literal["standard", "premium", "enterprise", "zonal"] = "standard"
+    """Filestore tier of `gpufleet-rwx`."""
+    gcs_fuse: bool = False
+    """Enable the Cloud Storage FUSE CSI driver (mount buckets in pods; needs Workload Identity)."""
+
+
+class GkeSpec(Model):
+    """A GKE Standard cluster."""
+
+    project: Optional[str] = None
+    """GCP project; default: the stack's `gcp:project` config."""
+    region: str = Field(pattern=r"^[a-z]+-[a-z]+\d+$")
+    """Region of the network and, unless `zone` is set, of the (regional) control plane."""
+    zone: Optional[str] = Field(default=None, pattern=r"^[a-z]+-[a-z]+\d+-[a-z]$")
+    """Make the cluster zonal in this zone; default: regional (control plane replicated across zones)."""
+    node_zones: list[str] = []
+    """Zones nodes run in (node_locations); default: the zones GKE picks for the location."""
+    release_channel: Literal["RAPID", "REGULAR", "STABLE", "EXTENDED"] = "REGULAR"
+    """GKE release channel; GKE upgrades within it during the maintenance window."""
+    network: GkeNetworkSpec = GkeNetworkSpec()
+    """VPC, subnet and Cloud NAT (or an existing network)."""
+    private_nodes: bool = True
+    """Nodes get internal IPs only (egress through Cloud NAT)."""
+    private_endpoint: bool = False
+    """Reach the API only on its internal IP (needs privateNodes); default: public endpoint, limited by authorizedNetworks."""
+    master_ipv4_cidr: str = "172.16.0.0/28"
+    """/28 for the control plane's internal endpoint (private nodes)."""
+    authorized_networks: list[AuthorizedNetwork] = []
+    """CIDRs allowed to reach the API; default: none listed (authorized networks off)."""
+    workload_identity: bool = True
+    """Workload Identity (pods act as Google service accounts; nodes use the GKE metadata server)."""
+    maintenance_window: str = "03:00"
+    """Daily maintenance window start, HH:MM UTC (GKE picks the duration)."""
+    system_pool: GkeSystemPoolSpec = GkeSystemPoolSpec()
+    """The CPU pool for system pods; the default node pool is always removed."""
+    gpu_stack: Literal["gke", "operator"] = "gke"
+    """gke: GKE installs the driver and runs its device plugin (no GPU Operator). operator: the NVIDIA GPU Operator
+    runs the stack (NVIDIA driver manager on Ubuntu nodes; GKE's driver installation and device plugin are off)."""
+    storage: GkeStorageSpec = GkeStorageSpec()
+    """CSI drivers and StorageClasses."""
+    service_account: Optional[str] = None
+    """Node service account email; default: the Compute Engine default service account."""
+    deletion_protection: bool = True
+    """Refuse to delete the cluster (set false before `pulumi destroy`)."""
+
+    _check_master = field_validator("master_ipv4_cidr")(classmethod(lambda cls, v: _cidr(v)))
+
+    @field_validator("maintenance_window")
+    @classmethod
+    def _hhmm(cls, v: str) -> str:
+        if not _TIME.match(v):
+            raise ValueError(f"'{v}' is not a time of day HH:MM (UTC), e.g. 03:00")
+        return v
+
+    @model_validator(mode="after")
+    def _private_endpoint_needs_private_nodes(self) -> "GkeSpec":
+        if self.private_endpoint and not self.private_nodes:
+            raise ValueError("privateEndpoint needs privateNodes: true (a private control plane has no route to public nodes)")
+        return self
+
+
+class GpuSharingSpec(Model):
+    """GKE's own GPU sharing (node pool gpu_sharing_config)."""
+
+    strategy: Literal["time-sharing", "mps"]
+    """time-sharing: containers take turns on a GPU. mps: NVIDIA MPS (no memory isolation; not with MIG)."""
+    max_shared_clients_per_gpu: int = Field(ge=2, le=48)
+    """Containers that may share one GPU (or one MIG partition)."""
+
+
+class ReservationSpec(Model):
+    """Which Compute Engine reservations the pool's nodes consume."""
+
+    type: Literal["any", "none", "specific"] = "any"
+    """any: use a matching reservation if there is one. none: never. specific: only `name`."""
+    name: Optional[str] = None
+    """Reservation name (type specific)."""
+
+    @model_validator(mode="after")
+    def _name_iff_specific(self) -> "ReservationSpec":
+        if self.type == "specific" and not self.name:
+            raise ValueError("reservation type specific needs a `name`")
+        if self.type != "specific" and self.name:
+            raise ValueError(f"reservation `name` is only used with type specific (got type {self.type})")
+        return self
+
+
+class GkePoolSpec(Model):
+    """GKE-only settings of a GPU node pool."""
+
+    gpu_driver_version: Literal["DEFAULT", "LATEST"] = "DEFAULT"
+    """Driver GKE installs (gpuStack gke): DEFAULT or LATEST for the node version. Not used with gpuStack operator."""
+    gpu_sharing: Optional[GpuSharingSpec] = None
+    """GKE GPU sharing (time-sharing or MPS); default: none, one container per GPU."""
+    gpu_partition_size: Optional[str] = None
+    """MIG partition size (a MIG profile of the pool's GPU, e.g. 1g.10gb); default: no MIG."""
+    reservation: Optional[ReservationSpec] = None
+    """Reservation affinity; default: GKE's (consume any matching reservation)."""
+    zones: list[str] = []
+    """Zones of this pool's nodes; default: the cluster's node zones. GPUDirect RDMA needs exactly one."""
+    location_policy: Literal["ANY", "BALANCED"] = "ANY"
+    """Autoscaler zone choice: ANY (where capacity is, best for GPUs and spot) or BALANCED."""
+    disk_size_gb: int = Field(default=200, ge=50)
+    """Boot disk size (container images for GPU work are large)."""
+
+
+def project_of(spec: Any, config: dict) -> Optional[str]:
+    return spec.cluster.gke.project or config.get("gcp:project")
+
+
+def gke_checks(stack: str, spec: Any, config: dict) -> list[Problem]:
+    """Checks for platform gke: pools against the machine catalog, GPU stack, CUDA against GKE's driver."""
+    problems: list[Problem] = []
+    gke = spec.cluster.gke
+    if gke is None:
+        return problems  # the cluster block's own validator already reported it
+    if not project_of(spec, config):
+        problems.append(Problem(stack, "gcp:project", "required for gke: set `gcp:project` (or cluster.gke.project)"))
+    problems += _gpu_stack_checks(stack, spec)
+    for i, pool in enumerate(spec.node_pools):
+        problems += _pool_checks(stack, f"{NS}:nodePools[{i}]", pool, gke)
+    if not problems:
+        problems += _cuda_checks(stack, spec)
+    return problems
+
+
+def _gpu_stack_checks(stack: str, spec: Any) -> list[Problem]:
+    gke, op = spec.cluster.gke, spec.gpu_operator
+    at = f"{NS}:gpuOperator"
+    if gke.gpu_stack == "gke":
+        if "gpu_operator" in spec.model_fields_set and op.enabled:
+            return [Problem(stack, f"{at}.enabled", "on gke the GPU Operator runs only with cluster.gke.gpuStack: operator "
+                            "(default gke: GKE installs the driver and device plugin); set enabled: false or gpuStack: operator")]
+        return []
+    problems = []
+    if not op.enabled:
+        problems.append(Problem(stack, f"{at}.enabled", "cluster.gke.gpuStack is operator: the GPU Operator must be enabled"))
+    if op.driver.source != "operator":
+        problems.append(Problem(stack, f"{at}.driver.source", "with cluster.gke.gpuStack: operator the operator installs the driver "
+                                "(GKE's driver installation is disabled; allowed: operator)", op.driver.source))
+    return problems
+
+
+def _pool_checks(stack: str, at: str, pool: Any, gke: GkeSpec) -> list[Problem]:
+    problems: list[Problem] = []
+    for field, alias in (("hosts", "hosts"), ("gpu", "gpu"), ("gpus_per_node", "gpusPerNode")):
+        if field in pool.model_fields_set:
+            problems.append(Problem(stack, f"{at}.{alias}", "not used on gke: it follows from machineType; remove it"))
+    if pool.machine_type is None:
+        problems.append(Problem(stack, f"{at}.machineType", "required on gke: a GPU machine type, e.g. g2-standard-8 or a3-highgpu-8g"))
+        return problems
+    known = gcp.machines()
+    if pool.machine_type not in known:
+        problems.append(Problem(stack, f"{at}.machineType", f"not a GPU machine type gpufleet knows (allowed: {', '.join(known)})", pool.machine_type))
+        return problems
+    machine = known[pool.machine_type]
+    counts = ", ".join(map(str, machine.counts))
+    if pool.accelerator_count is not None and pool.accelerator_count not in machine.counts:
+        problems.append(Problem(stack, f"{at}.acceleratorCount", f"{machine.name} takes {counts} x {machine.accelerator} (allowed: {counts})", pool.accelerator_count))
+    elif pool.accelerator_count is None and machine.fixed_count is None:
+        problems.append(Problem(stack, f"{at}.acceleratorCount", f"required for {machine.name}: how many {machine.accelerator} to attach (allowed: {counts})"))
+    if pool.rdma and machine.gpudirect is None:
+        problems.append(Problem(stack, f"{at}.rdma", f"GPUDirect is not available on {machine.name} "
+                                f"(machine types with GPUDirect: {', '.join(gcp.gpudirect_machines())})", True))
+    if pool.sharing.mode != "none":
+        # GKE shares GPUs in the node pool itself (its device plugin), not through the NVIDIA device plugin's config.
+        problems.append(Problem(stack, f"{at}.sharing.mode", "on gke, share GPUs with gke.gpuSharing (time-sharing, mps) "
+                                "and gke.gpuPartitionSize (MIG)", pool.sharing.mode))
+    opts = pool.gke or GkePoolSpec()
+    if pool.rdma and machine.gpudirect and machine.gpudirect.kind == "RDMA" and len(opts.zones) != 1:
+        problems.append(Problem(stack, f"{at}.gke.zones", f"GPUDirect RDMA on {machine.name} needs exactly one zone "
+                                "(the RoCE network profile is zonal)", list(opts.zones)))
+    if pool.gke is None:
+        return problems
+    if gke.gpu_stack == "operator" and "gpu_driver_version" in pool.gke.model_fields_set:
+        problems.append(Problem(stack, f"{at}.gke.gpuDriverVersion", "not used with cluster.gke.gpuStack: operator "
+                                "(GKE's driver installation is disabled; the operator installs the driver)", pool.gke.gpu_driver_version))
+    gpu = catalog.gpu(machine.gpu)
+    size = pool.gke.gpu_partition_size
+    if size is not None:
+        if gpu.mig is None:
+            mig_gpus = [n for n, g in catalog.gpu_models().items() if g.mig_capable]
+            problems.append(Problem(stack, f"{at}.gke.gpuPartitionSize", f"MIG needs a MIG-capable GPU; {machine.name} has {gpu.name} "
+                                    f"(MIG GPUs: {', '.join(mig_gpus)})", size))
+        elif size not in gpu.mig.profiles:
+            problems.append(Problem(stack, f"{at}.gke.gpuPartitionSize", f"not a MIG profile of {gpu.name} "
+                                    f"(allowed: {', '.join(gpu.mig.profiles)})", size))
+    sharing = pool.gke.gpu_sharing
+    if sharing is not None and sharing.strategy == "mps" and size is not None:
+        problems.append(Problem(stack, f"{at}.gke.gpuSharing.strategy", "MPS is not supported together with MIG on one pool "
+                                "(use time-sharing with gpuPartitionSize, or MPS without it)", "mps"))
+    reservation = pool.gke.reservation
+    if reservation is not None and pool.capacity == "spot" and reservation.type != "none":
+        problems.append(Problem(stack, f"{at}.gke.reservation.type", "spot nodes cannot consume reservations (allowed with spot: none)", reservation.type))
+    return problems
+
+
+def _cuda_checks(stack: str, spec: Any) -> list[Problem]:
+    """With GKE's driver, every CUDA version the workloads need must run on every pool's driver branch."""
+    if spec.cluster.gke.gpu_stack != "gke":
+        return []
+    problems = []
+    k8s = spec.cluster.kubernetes_version
+    for i, pool in enumerate(spec.node_pools):
+        choice = (pool.gke or GkePoolSpec()).gpu_driver_version
+        branch = driver_branch_for(spec, pool)
+        if branch is None:
+            continue
+        for cuda in spec.workloads.cuda_versions:
+            ok, why = catalog.driver_runs_cuda(f"{branch}.0", cuda)
+            if not ok:
+                fix = "use LATEST, or cluster.gke.gpuStack: operator" if choice == "DEFAULT" else "use cluster.gke.gpuStack: operator"
+                problems.append(Problem(stack, f"{NS}:nodePools[{i}].gke.gpuDriverVersion",
+                                        f"GKE {k8s} installs driver branch {branch} for {choice}, which cannot run CUDA {cuda} "
+                                        f"from workloads.cudaVersions: {fix} with a newer driver", choice))
+    return problems
+
+
+def driver_branch_for(spec: Any, pool: Any) -> Optional[int]:
+    """The driver branch a GKE pool's nodes run with GKE's driver (for reports and alignment)."""
+    choice = (pool.gke or GkePoolSpec()).gpu_driver_version
+    branch = gcp.gke_driver_branch(spec.cluster.kubernetes_version, choice)
+    if branch is None:
+        return None
+    # GKE installs at least a driver that supports the GPU, whatever the table's branch.
+    return max(branch, catalog.gpu(gcp.machine(pool.machine_type).gpu).min_driver_branch)

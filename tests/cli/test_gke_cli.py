@@ -1,0 +1,85 @@
+"""CLI tests (layer 5): `gpufleet plan` on the GKE example stack in every format, bad GKE input, and the
+import contract (a GKE stack loads no AWS SDK)."""
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import yaml
+
+from tests.helpers import ROOT, example_config
+
+STACK = "prod-gke"
+
+
+def run(*args, cwd=ROOT):
+    return subprocess.run([sys.executable, "-m", "gpufleet.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def outputs(tmp_path_factory):
+    """One plan per format (each a fresh process, as a user runs it)."""
+    out = {}
+    for fmt in ("text", "json", "markdown"):
+        result = run("plan", STACK, "--format", fmt)
+        out[fmt] = result
+    return out
+
+
+def test_all_formats_exit_zero(outputs):
+    for fmt, result in outputs.items():
+        assert result.returncode == 0, (fmt, result.stderr)
+        assert "Traceback" not in result.stderr
+
+
+def test_json_shape_capacity_and_cost(outputs):
+    doc = json.loads(outputs["json"].stdout)
+    assert set(doc) >= {"stack", "resources", "violations", "capacity", "cost"}
+    assert doc["stack"] == STACK and doc["violations"] == []
+    types = {r["type"] for r in doc["resources"]}
+    assert {"gcp:container/cluster:Cluster", "gcp:container/nodePool:NodePool", "gcp:compute/network:Network"} <= types
+    caps = {c["pool"]: c for c in doc["capacity"]}
+    assert caps["h100-train"]["gpu"] == "H100-80GB" and caps["h100-train"]["maxGpus"] == 32
+    assert caps["l4-infer"]["advertisedPerNode"] == {"nvidia.com/gpu": 4}
+    assert doc["cost"] == {"hourlyMin": 0.0, "hourlyMax": round(4 * 88.49 + 8 * 0.34, 4), "currency": "USD", "unpricedPools": []}
+
+
+def test_text_and_markdown_show_tree_capacity_and_cost(outputs):
+    text = outputs["text"].stdout
+    assert "+ prod-gke-pool-h100-train-pool  (gcp:container/nodePool:NodePool)" in text
+    assert "h100-train  H100-80GB  on-demand  0-4    0-32" in text
+    assert "hourly cost: 0.00 USD at minimum size, 356.68 at maximum size" in text
+    md = outputs["markdown"].stdout
+    assert md.startswith("### gpufleet plan: `prod-gke`") and "| l4-infer | L4 | spot | 0-8 |" in md
+
+
+def test_bad_gke_input_exits_2_with_every_problem(tmp_path):
+    config = example_config(STACK)
+    config["gpufleet:nodePools"][1]["gke"]["gpuPartitionSize"] = "1g.10gb"
+    config["gpufleet:nodePools"][1]["rdma"] = True
+    path = tmp_path / "Pulumi.bad.yaml"
+    path.write_text(yaml.safe_dump({"config": config}))
+    result = run("plan", "bad", "--config", str(path))
+    assert result.returncode == 2 and result.stdout == ""
+    assert "Traceback" not in result.stderr
+    assert "invalid gpufleet config for stack 'bad' (2 problems)" in result.stderr
+    assert "gpufleet:nodePools[1].rdma: GPUDirect is not available on g2-standard-8" in result.stderr
+    assert "gpufleet:nodePools[1].gke.gpuPartitionSize: MIG needs a MIG-capable GPU; g2-standard-8 has L4" in result.stderr
+
+
+def test_gke_stack_imports_no_aws_sdk():
+    code = textwrap.dedent(f"""
+        import sys
+        from gpufleet.plan.engine import plan
+        from gpufleet.plan.stackfile import read_stack_file, stack_path
+        from pathlib import Path
+        p = plan(read_stack_file("{STACK}", stack_path(Path({str(ROOT)!r}), "{STACK}")))
+        assert any(r.type.startswith("gcp:") for r in p.resources)
+        print(sorted(m for m in sys.modules if m.split(".")[0] in ("pulumi_aws", "pulumi_gcp", "pulumi_command")))
+    """)
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    loaded = {m.split(".")[0] for m in eval(result.stdout.strip().splitlines()[-1])}
+    assert loaded == {"pulumi_gcp"}
