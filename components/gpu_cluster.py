@@ -41,7 +41,10 @@ class GpuCluster(pulumi.ComponentResource):
 
             taints = [t for pool in spec.node_pools for t in pool_taints(pool)]
             self.gpu_operator = GpuOperator(
-                f"{name}-gpu-operator", GpuOperatorArgs(spec.gpu_operator, taints), self.access, opts=child
+                f"{name}-gpu-operator",
+                GpuOperatorArgs(spec.gpu_operator, taints, cuda_versions=tuple(spec.workloads.cuda_versions)),
+                self.access,
+                opts=child,
             )
 
         self.kubeconfig = self.access.kubeconfig

@@ -9,7 +9,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from components.cluster_access import ClusterAccess
-from gpufleet import versions
+from gpufleet import labels, versions
 from gpufleet.spec import GpuOperatorSpec
 
 NAMESPACE = "gpu-operator"
@@ -26,6 +26,9 @@ class GpuOperatorArgs:
     """Taints GPU nodes carry (from every pool): the operator's daemonsets and NFD workers tolerate each."""
     namespace: str = NAMESPACE
     """Namespace the operator and its operands run in."""
+    cuda_versions: tuple[str, ...] = ()
+    """CUDA versions the workloads use (gpufleet:workloads.cudaVersions), declared on the namespace for the
+    policy pack (gpu-driver-cuda-alignment); default: none declared, alignment is not checked."""
 
 
 def tolerations(taints: list[dict]) -> list[dict]:
@@ -63,6 +66,16 @@ def operator_values(args: GpuOperatorArgs, platform: str, facts: dict) -> dict:
     return values
 
 
+def policy_annotations(args: GpuOperatorArgs) -> dict[str, str]:
+    """What the policy pack judges the stack's driver by (policies/README.md, "What reaches the pack")."""
+    out = {}
+    if args.cuda_versions:
+        out[labels.CUDA_VERSIONS_ANNOTATION] = ",".join(args.cuda_versions)
+    if args.spec.driver.source == "preinstalled" and args.spec.driver.version:
+        out[labels.PREINSTALLED_DRIVER_ANNOTATION] = args.spec.driver.version
+    return out
+
+
 class GpuOperator(pulumi.ComponentResource):
     """The GPU Operator's namespace and Helm release on the cluster's Kubernetes provider."""
 
@@ -78,6 +91,7 @@ class GpuOperator(pulumi.ComponentResource):
             metadata={
                 "name": args.namespace,
                 "labels": {"pod-security.kubernetes.io/enforce": "privileged"},
+                "annotations": policy_annotations(args),
             },
             opts=child,
         )

@@ -22,6 +22,11 @@ SPOT_TAINT_KEY = "gpufleet.io/spot"
 DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
 MIG_CONFIG_LABEL = "nvidia.com/mig.config"
 
+# Declarations the policy pack reads off a Kubernetes object (the GPU Operator's namespace), so
+# `pulumi preview --policy-pack policies` judges driver/CUDA alignment without extra policy config.
+CUDA_VERSIONS_ANNOTATION = "gpufleet.io/cuda-versions"  # "12.8,13.0"
+PREINSTALLED_DRIVER_ANNOTATION = "gpufleet.io/preinstalled-driver-version"  # "580.95.05"
+
 # Exemptions are visible: a label/tag `gpufleet.io/exempt-<policy>: "<reason>"`.
 EXEMPT_PREFIX = "gpufleet.io/exempt-"
 
