@@ -34,7 +34,7 @@ def _validate(args, report_violation) -> None:
     if pool is None or I.exemption(NAME, args.name, args.urn, args.props, I.config_of(args)):
         return
     for message in check(pool):
-        report_violation(message, None)
+        report_violation(message, args.urn)
 
 
 POLICY = ResourceValidationPolicy(

@@ -93,7 +93,7 @@ def _validate(args, report_violation) -> None:
     if I.exemption(NAME, args.name, args.urn, args.props, I.config_of(args)):
         return
     for message in check(args.resource_type, args.props):
-        report_violation(message, None)
+        report_violation(message, args.urn)
 
 
 POLICY = ResourceValidationPolicy(

@@ -97,7 +97,7 @@ def _validate(args, report_violation) -> None:
     if args.resource_type not in CHECKS or I.exemption(NAME, args.name, args.urn, args.props, I.config_of(args)):
         return
     for message in check(args.resource_type, args.props):
-        report_violation(message, None)
+        report_violation(message, args.urn)
 
 
 POLICY = ResourceValidationPolicy(
