@@ -18,7 +18,9 @@ from policies.rules import (
 )
 
 PACK_NAME = "gpufleet"
-PACK_VERSION = "0.1.0"
+# What PolicyPack reports over gRPC (pulumi_policy always says 0.0.1; the CLI shows PulumiPolicy.yaml's
+# version instead). The in-process servicer uses the same, so both runners' messages match.
+PACK_VERSION = "0.0.1"
 POLICIES = [
     gpu_pool_scale_to_zero.POLICY,
     gpu_driver_cuda_alignment.POLICY,

@@ -28,13 +28,13 @@ def declared_cuda(resources: list, config) -> list[str]:
     return sorted(set(found), key=lambda v: catalog.parse_version(v) if v.replace(".", "").isdigit() else (0,))
 
 
-def preinstalled_version(resources: list, config) -> tuple[str, str] | None:
-    """(version, where it was declared) of the preinstalled driver, when declared."""
+def preinstalled_version(resources: list, config) -> tuple[str, str, str] | None:
+    """(version, where it was declared, URN of the declaring resource or "") of the preinstalled driver."""
     value = I.text(I.get(config, "preinstalledDriverVersion"))
     if value:
-        return value, "policy config preinstalledDriverVersion"
+        return value, "policy config preinstalledDriverVersion", ""
     for r, v in I.annotations(resources, I.PREINSTALLED_DRIVER_ANNOTATION):
-        return v, f"annotation {I.PREINSTALLED_DRIVER_ANNOTATION} on '{r.name}'"
+        return v, f"annotation {I.PREINSTALLED_DRIVER_ANNOTATION} on '{r.name}'", r.urn
     return None
 
 
@@ -69,7 +69,7 @@ def drivers(resources: list, config) -> tuple[list[tuple[str, str, str]], list[s
         else:
             unknown.append(f"release '{r.name}' sets no driver.version and its chart version is not in the catalog")
     if declared:
-        known.append(("", declared[0], f"preinstalled driver {declared[0]} ({declared[1]})"))
+        known.append((declared[2], declared[0], f"preinstalled driver {declared[0]} ({declared[1]})"))
     else:
         pools = preinstalled_pools(resources)
         if pools:

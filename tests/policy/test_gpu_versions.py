@@ -43,7 +43,7 @@ def test_operator_default_driver_is_judged_when_no_version_is_set():
 def test_preinstalled_driver_from_annotation_FAILED():
     annotations = {I.CUDA_VERSIONS_ANNOTATION: "13.0", I.PREINSTALLED_DRIVER_ANNOTATION: "575.57.08"}
     stack = k3s_stack(OPERATOR_NO_DRIVER, annotations)
-    assert findings(stack, policy=ALIGN) == {(ALIGN, "", "mandatory")}
+    assert findings(stack, policy=ALIGN) == {(ALIGN, "gpu-operator-ns", "mandatory")}
     (message,) = messages(stack, ALIGN)
     assert "preinstalled driver 575.57.08 (annotation gpufleet.io/preinstalled-driver-version on 'gpu-operator-ns'), which cannot run CUDA 13.0" in message
 
