@@ -25,31 +25,36 @@ def _efa_count(lt) -> int:
     return sum(1 for n in I.items(I.get(lt.props, "networkInterfaces")) if I.get(n, "interfaceType") in EFA_TYPES)
 
 
-def _users(lt, resources: list) -> list:
-    """Node groups that launch from this template, matched by the template's `name` input (an id is not
-    known before the template exists; a reference still unknown during preview matches nothing)."""
-    lt_name = I.known(lambda: I.text(I.get(lt.props, "name")))
-    if not lt_name:
-        return []
-    return [
-        r for r in resources
-        if r.resource_type == I.EKS_NODE_GROUP and I.known(lambda r=r: I.get(r.props, "launchTemplate", "name")) == lt_name
-    ]
+def _index(resources: list) -> tuple[dict[str, list], dict[str, list]]:
+    """Node groups by the launch template name they use, placement groups by name (and resource name).
+
+    Templates are matched by their `name` input: an id is not known before the template exists, and a
+    reference still unknown during preview matches nothing rather than stopping the whole policy."""
+    users: dict[str, list] = {}
+    groups: dict[str, list] = {}
+    for r in resources:
+        if r.resource_type == I.EKS_NODE_GROUP:
+            name = I.known(lambda r=r: I.text(I.get(r.props, "launchTemplate", "name")))
+            if name:
+                users.setdefault(name, []).append(r)
+        elif r.resource_type == I.EC2_PLACEMENT_GROUP:
+            for key in {I.known(lambda r=r: I.text(I.get(r.props, "name"))), r.name} - {None}:
+                groups.setdefault(key, []).append(r)
+    return users, groups
 
 
-def _eks(lt, resources: list) -> list[tuple[str, str]]:
+def _eks(lt, users_by_name: dict[str, list], groups: dict[str, list]) -> list[tuple[str, str]]:
     efa = _efa_count(lt)
     out = []
     group = I.text(I.get(lt.props, "placement", "groupName"))
     if not group:
         out.append((lt.urn, f"launch template '{lt.name}' has {efa} EFA interface(s) but no placement.groupName: EFA needs a cluster placement group"))
     else:
-        for pg in resources:
-            if pg.resource_type == I.EC2_PLACEMENT_GROUP and group in (I.get(pg.props, "name"), pg.name):
-                strategy = I.get(pg.props, "strategy")
-                if strategy != "cluster":
-                    out.append((pg.urn, f"placement group '{group}' used by EFA launch template '{lt.name}' has strategy {strategy!r}, not 'cluster'"))
-    users = _users(lt, resources)
+        for pg in groups.get(group, []):
+            strategy = I.get(pg.props, "strategy")
+            if strategy != "cluster":
+                out.append((pg.urn, f"placement group '{group}' used by EFA launch template '{lt.name}' has strategy {strategy!r}, not 'cluster'"))
+    users = users_by_name.get(I.known(lambda: I.text(I.get(lt.props, "name"))) or "", [])
     types = [t for t in [I.text(I.get(lt.props, "instanceType"))] if t]
     for ng in users:
         types += I.eks_instance_types(ng.props)
@@ -79,9 +84,10 @@ def _gke(pool: I.Pool) -> list[tuple[str, str]]:
 def check(resources: list, config) -> list[tuple[str, str]]:
     resources = list(resources)
     out = []
+    users, groups = _index(resources)
     for r in resources:
         if r.resource_type == I.EC2_LAUNCH_TEMPLATE and _efa_count(r) and not I.exemption(NAME, r.name, r.urn, r.props, config):
-            out += _eks(r, resources)
+            out += _eks(r, users, groups)
     for pool in I.gpu_pools(resources):
         if pool.platform == "gke" and not I.exemption(NAME, pool.name, pool.urn, pool.props, config):
             out += _gke(pool)
