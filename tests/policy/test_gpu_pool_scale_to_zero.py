@@ -1,7 +1,7 @@
 import pytest
 
 from policies import inputs as I
-from tests.policy.fixtures import NODE_GROUP_IN, NODE_POOL_IN, TEMPLATE, DELETE, findings, messages, res, with_
+from tests.policy.fixtures import DELETE, NODE_GROUP_IN, NODE_POOL_IN, TEMPLATE, findings, messages, res, with_
 
 P = "gpu-pool-scale-to-zero"
 
@@ -10,26 +10,21 @@ def run(stack: dict, config=None) -> set:
     return findings(list(stack.values()), config, policy=P)
 
 
-@pytest.mark.parametrize(
-    "path,value",
-    [
-        ("scalingConfig.minSize", 1.0),
-        (f"tags.{TEMPLATE}/resources/nvidia.com/gpu", DELETE),
-        (f"tags.{TEMPLATE}/label/gpufleet.io/pool", DELETE),
-        (f"tags.{TEMPLATE}/taint/nvidia.com/gpu", DELETE),
-    ],
-)
-def test_eks_FAILED(eks_stack, path, value):
-    # tag keys contain dots: set them through a copy rather than with_'s dotted path
-    inputs = with_(NODE_GROUP_IN, "scalingConfig.minSize", 1.0) if path.startswith("scalingConfig") else _drop_tag(path)
-    eks_stack["h100"] = res(I.EKS_NODE_GROUP, "h100", inputs)
+def test_eks_min_size_FAILED(eks_stack):
+    eks_stack["h100"] = res(I.EKS_NODE_GROUP, "h100", with_(NODE_GROUP_IN, "scalingConfig.minSize", 1.0))
     assert run(eks_stack) == {(P, "h100", "mandatory")}
 
 
-def _drop_tag(path: str) -> dict:
-    inputs = with_(NODE_GROUP_IN, "labels", dict(NODE_GROUP_IN["labels"]))
-    inputs["tags"] = {k: v for k, v in NODE_GROUP_IN["tags"].items() if k != path[len("tags."):]}
-    return inputs
+@pytest.mark.parametrize(
+    "tag",
+    [f"{TEMPLATE}/resources/nvidia.com/gpu", f"{TEMPLATE}/label/gpufleet.io/pool", f"{TEMPLATE}/taint/nvidia.com/gpu"],
+    ids=["gpu-resource", "label", "taint"],
+)
+def test_eks_missing_node_template_tag_FAILED(eks_stack, tag):
+    inputs = with_(NODE_GROUP_IN, "tags", {k: v for k, v in NODE_GROUP_IN["tags"].items() if k != tag})
+    eks_stack["h100"] = res(I.EKS_NODE_GROUP, "h100", inputs)
+    assert run(eks_stack) == {(P, "h100", "mandatory")}
+    assert tag in messages(list(eks_stack.values()), P)[0]
 
 
 def test_eks_PASSED_with_tags_on_asg_tag_resources(eks_stack):
