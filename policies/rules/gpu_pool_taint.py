@@ -2,8 +2,9 @@
 GPU node (and keep it from scaling down).
 
 EKS node groups must declare it (taints [{key: nvidia.com/gpu, effect: NO_SCHEDULE}]): EKS adds no GPU
-taint. GKE adds `nvidia.com/gpu=present:NoSchedule` to GPU node pools itself (GKE docs, "GPUs: taints"),
-so a GKE pool passes unless it declares the key with another effect. k3s hosts take taints from their
+taint. GKE taints GPU nodes `nvidia.com/gpu=present:NoSchedule` itself when the cluster also has non-GPU
+pools (GKE docs, "About GPUs: taints and tolerations"), so a GKE pool passes unless it declares the key
+with a weaker effect. k3s hosts take taints from their
 k3s config, which travels as a secret: not judged here (gpufleet always adds it, components/node_labels.py).
 """
 
