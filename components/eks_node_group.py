@@ -59,6 +59,9 @@ class EksNodeGroupArgs:
     """EFA groups: the cluster placement group."""
     autoscaled: bool = True
     """Tag the group for cluster-autoscaler auto-discovery."""
+    exemptions: dict = field(default_factory=dict)
+    """Policy name -> reason: tagged `gpufleet.io/exempt-<policy>` on the node group, where the policy pack
+    (and reviewers) see it; default: none."""
 
 
 def autoscaler_tags(args: EksNodeGroupArgs) -> dict[str, str]:
@@ -129,7 +132,7 @@ class EksNodeGroup(pulumi.ComponentResource):
             lt_args["placement"] = {"group_name": args.placement_group}
         self.launch_template = aws.ec2.LaunchTemplate(f"{name}-lt", **lt_args, opts=child)
 
-        self.tags = autoscaler_tags(args)
+        self.tags = {**autoscaler_tags(args), **{L.exempt_key(p): why for p, why in sorted(args.exemptions.items())}}
         self.node_group = aws.eks.NodeGroup(
             f"{name}-ng",
             cluster_name=args.cluster_name,

@@ -107,6 +107,7 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
                     taints=taints,
                     root_volume_gib=pool.root_volume_gib,
                     gpus=shape.gpus,
+                    exemptions=dict(pool.exemptions),
                     **extra,
                 ),
                 opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=control_plane.node_role_policies)),

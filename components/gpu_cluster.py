@@ -46,7 +46,10 @@ class GpuCluster(pulumi.ComponentResource):
             k3s_rdma = spec.cluster.platform == "k3s" and any(p.rdma for p in spec.node_pools)
             extra = dict(operator_settings(spec.node_pools), rdma=k3s_rdma)
             self.gpu_operator = GpuOperator(
-                f"{name}-gpu-operator", GpuOperatorArgs(spec.gpu_operator, taints, **extra), self.access, opts=child
+                f"{name}-gpu-operator",
+                GpuOperatorArgs(spec.gpu_operator, taints, cuda_versions=tuple(spec.workloads.cuda_versions), **extra),
+                self.access,
+                opts=child,
             )
             self.gpu_sharing = None
             if extra.get("device_plugin_config"):

@@ -9,7 +9,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from components.cluster_access import ClusterAccess
-from gpufleet import versions
+from gpufleet import labels, versions
 from gpufleet.spec import GpuOperatorSpec
 
 NAMESPACE = "gpu-operator"
@@ -36,6 +36,9 @@ class GpuOperatorArgs:
     rdma: bool = False
     """A pool uses RDMA: with the operator's driver, turn on GPUDirect RDMA (driver.rdma) using the host's
     network driver (the Network Operator does not install one here)."""
+    cuda_versions: tuple[str, ...] = ()
+    """CUDA versions the workloads use (gpufleet:workloads.cudaVersions), declared on the namespace for the
+    policy pack (gpu-driver-cuda-alignment); default: none declared, alignment is not checked."""
 
 
 def tolerations(taints: list[dict]) -> list[dict]:
@@ -87,6 +90,16 @@ def operator_values(args: GpuOperatorArgs, platform: str, facts: dict) -> dict:
     return values
 
 
+def policy_annotations(args: GpuOperatorArgs) -> dict[str, str]:
+    """What the policy pack judges the stack's driver by (policies/README.md, "What reaches the pack")."""
+    out = {}
+    if args.cuda_versions:
+        out[labels.CUDA_VERSIONS_ANNOTATION] = ",".join(args.cuda_versions)
+    if args.spec.driver.source == "preinstalled" and args.spec.driver.version:
+        out[labels.PREINSTALLED_DRIVER_ANNOTATION] = args.spec.driver.version
+    return out
+
+
 class GpuOperator(pulumi.ComponentResource):
     """The GPU Operator's namespace and Helm release on the cluster's Kubernetes provider."""
 
@@ -102,6 +115,7 @@ class GpuOperator(pulumi.ComponentResource):
             metadata={
                 "name": args.namespace,
                 "labels": {"pod-security.kubernetes.io/enforce": "privileged"},
+                "annotations": policy_annotations(args),
             },
             opts=child,
         )

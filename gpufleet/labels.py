@@ -29,8 +29,28 @@ MIG_CONFIG_LABEL = "nvidia.com/mig.config"
 # are pinned to them by node affinity.
 RDMA_NODE_LABEL = "gpufleet.io/rdma"  # "true" on RDMA pools' nodes
 
+# Declarations the policy pack reads off a Kubernetes object (the GPU Operator's namespace), so
+# `pulumi preview --policy-pack policies` judges driver/CUDA alignment without extra policy config.
+CUDA_VERSIONS_ANNOTATION = "gpufleet.io/cuda-versions"  # "12.8,13.0"
+PREINSTALLED_DRIVER_ANNOTATION = "gpufleet.io/preinstalled-driver-version"  # "580.95.05"
+
 # Exemptions are visible: a label/tag `gpufleet.io/exempt-<policy>: "<reason>"`.
 EXEMPT_PREFIX = "gpufleet.io/exempt-"
+
+
+# The policy pack's rule names (policies/pack.py; a test keeps the two equal), for validating exemptions.
+POLICY_NAMES = (
+    "gpu-pool-scale-to-zero",
+    "gpu-driver-cuda-alignment",
+    "gpu-operator-version-support",
+    "gpu-operator-driver-conflict",
+    "gpu-sharing-valid",
+    "gpu-pool-taint",
+    "spot-pool-safety",
+    "spot-pool-diversified",
+    "rdma-placement",
+    "secure-defaults",
+)
 
 
 def exempt_key(policy_name: str) -> str:

@@ -4,12 +4,34 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, PolicyPack
 
-from policies.rules import eks_spot_instance_diversity, gpu_operator_version_support
+from policies.rules import (
+    gpu_driver_cuda_alignment,
+    gpu_operator_driver_conflict,
+    gpu_operator_version_support,
+    gpu_pool_scale_to_zero,
+    gpu_pool_taint,
+    gpu_sharing_valid,
+    rdma_placement,
+    secure_defaults,
+    spot_pool_diversified,
+    spot_pool_safety,
+)
 
 PACK_NAME = "gpufleet"
+# What PolicyPack reports over gRPC (pulumi_policy always says 0.0.1; the CLI shows PulumiPolicy.yaml's
+# version instead). The in-process servicer uses the same, so both runners' messages match.
+PACK_VERSION = "0.0.1"
 POLICIES = [
+    gpu_pool_scale_to_zero.POLICY,
+    gpu_driver_cuda_alignment.POLICY,
     gpu_operator_version_support.POLICY,
-    eks_spot_instance_diversity.POLICY,
+    gpu_operator_driver_conflict.POLICY,
+    gpu_sharing_valid.POLICY,
+    gpu_pool_taint.POLICY,
+    spot_pool_safety.POLICY,
+    spot_pool_diversified.POLICY,
+    rdma_placement.POLICY,
+    secure_defaults.POLICY,
 ]
 
 
@@ -22,4 +44,4 @@ def servicer():
     """The analyzer servicer PolicyPack would serve, for in-process evaluation (gpufleet plan)."""
     from pulumi_policy.policy import _PolicyAnalyzerServicer
 
-    return _PolicyAnalyzerServicer(PACK_NAME, "0.1.0", POLICIES, EnforcementLevel.MANDATORY)
+    return _PolicyAnalyzerServicer(PACK_NAME, PACK_VERSION, POLICIES, EnforcementLevel.MANDATORY)

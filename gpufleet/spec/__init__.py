@@ -174,7 +174,7 @@ def _cross_checks(stack: str, spec: StackSpec, config: dict[str, Any]) -> list[P
 # Cloud pool fields that only one platform reads: setting them on another platform is a mistake, not a
 # no-op. (The cloud checks in eks.py/gke.py reject the k3s fields hosts/gpu/gpusPerNode themselves.)
 PLATFORM_POOL_FIELDS = {
-    "eks": ("instance_type", "instance_types", "ami", "root_volume_gib", "availability_zone", "subnet_ids"),
+    "eks": ("instance_type", "instance_types", "ami", "root_volume_gib", "availability_zone", "subnet_ids", "exemptions"),
     "gke": ("machine_type", "accelerator_count", "gke"),
 }
 

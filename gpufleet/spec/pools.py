@@ -7,6 +7,7 @@ from typing import Literal, Optional
 from pydantic import Field, ValidationInfo, field_validator
 
 from gpufleet import catalog
+from gpufleet.labels import POLICY_NAMES
 from gpufleet.spec.base import DNS_LABEL, Model
 from gpufleet.spec.cluster import Host
 from gpufleet.spec.rdma import RdmaNetworkSpec
@@ -107,6 +108,9 @@ class NodePoolSpec(Model):
     """Extra node labels (gpufleet adds pool, GPU model and capacity type itself)."""
     taints: list[Taint] = []
     """Extra node taints (gpufleet adds the nvidia.com/gpu NoSchedule taint itself)."""
+    exemptions: dict[str, str] = {}
+    """Policy name -> the reason this pool is exempt (e.g. an always-on inference pool from
+    gpu-pool-scale-to-zero). EKS: tagged on the node group, visible in review; default: none."""
     price_per_node_hour: Optional[float] = Field(default=None, ge=0)
     """Hourly cost of one node, for the plan's cost section where the catalog has no price (bare metal)."""
     # EKS pool fields (AWS names; GKE uses machineType/accelerator instead).
@@ -132,6 +136,16 @@ class NodePoolSpec(Model):
     """GKE: GPUs to attach where the machine type takes several counts (N1 + T4); default: the machine's fixed count."""
     gke: Optional[GkePoolSpec] = None
     """GKE: driver installation, GPU sharing, MIG partition size, reservation, zones; default: GKE's defaults."""
+
+    @field_validator("exemptions")
+    @classmethod
+    def _known_policies(cls, v: dict[str, str]) -> dict[str, str]:
+        for name, reason in v.items():
+            if name not in POLICY_NAMES:
+                raise ValueError(f"unknown policy '{name}' (allowed: {', '.join(POLICY_NAMES)})")
+            if not reason.strip():
+                raise ValueError(f"exemption from '{name}' needs a reason")
+        return v
 
     @field_validator("gpu")
     @classmethod

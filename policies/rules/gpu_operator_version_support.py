@@ -1,29 +1,40 @@
-"""gpu-operator-version-support: the GPU Operator chart is a release we know, and its driver is on a
-branch that release supports. Reads `kubernetes:helm.sh/v3:Release` inputs only."""
+"""gpu-operator-version-support: the GPU Operator chart is a release we know, its driver is on a branch
+that release supports, and the cluster's Kubernetes version is one it supports.
+
+Reads `kubernetes:helm.sh/v3:Release` inputs (chart, version, values.driver) and, for the Kubernetes
+version, the stack's control plane: `aws:eks/cluster:Cluster` version, `gcp:container/cluster:Cluster`
+minMasterVersion, the k3s release a `command:remote:Command` installs (INSTALL_K3S_VERSION), or policy
+config `kubernetesVersion`. Facts: gpufleet/catalog/drivers.yaml `gpu_operator_releases`.
+"""
 
 from __future__ import annotations
 
-from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, ResourceValidationPolicy
+import re
+from typing import Optional
+
+from pulumi_policy import EnforcementLevel, PolicyConfigSchema, StackValidationPolicy
 
 from gpufleet import catalog
+from policies import inputs as I
 
 NAME = "gpu-operator-version-support"
-RELEASE_TYPE = "kubernetes:helm.sh/v3:Release"
+RELEASE_TYPE = I.HELM_RELEASE
+_K3S_VERSION = re.compile(r"INSTALL_K3S_VERSION=['\"]?(v?\d+\.\d+\.\d+\+k3s\d+)")
 
 
-def check(props: dict) -> list[str]:
+def check(props) -> list[str]:
     """Problems with one Helm release's inputs (empty when it is not the GPU Operator or is fine)."""
-    if props.get("chart") != "gpu-operator":
+    if I.chart_of(props) != I.GPU_OPERATOR_CHART:
         return []
-    version = props.get("version")
+    version = I.get(props, "version")
     releases = catalog.operator_releases()
     if version not in releases:
         return [f"GPU Operator chart version {version!r} is not one gpufleet knows (known: {', '.join(releases)})"]
     release = releases[version]
-    driver = (props.get("values") or {}).get("driver") or {}
-    if driver.get("enabled", True) is False:
+    driver = I.get(props, "values", "driver")
+    if I.get(driver, "enabled", default=True) is False:
         return []
-    driver_version = driver.get("version") or release.default_driver
+    driver_version = I.get(driver, "version") or release.default_driver
     try:
         branch = catalog.driver_branch(str(driver_version))
     except ValueError:
@@ -36,16 +47,67 @@ def check(props: dict) -> list[str]:
     return []
 
 
-def _validate(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
-    if args.resource_type != RELEASE_TYPE:
-        return
-    for message in check(args.props):
-        report_violation(message, None)
+def kubernetes_versions(resources: list, config) -> list[tuple[str, str]]:
+    """(Kubernetes minor version, where it comes from) of the stack's control plane(s)."""
+    configured = I.minor(I.get(config, "kubernetesVersion"))
+    if configured:
+        return [(configured, "policy config kubernetesVersion")]
+    out = []
+    for r in resources:
+        if r.resource_type == I.EKS_CLUSTER:
+            v = I.minor(I.get(r.props, "version"))
+        elif r.resource_type == I.GKE_CLUSTER:
+            v = I.minor(I.get(r.props, "minMasterVersion"))
+        elif r.resource_type == I.REMOTE_COMMAND:
+            found = _K3S_VERSION.search(I.text(I.get(r.props, "create")) or "")
+            v = I.minor(found.group(1)) if found else None
+        else:
+            v = None
+        if v:
+            out.append((v, f"{r.resource_type.rsplit(':', 1)[-1]} '{r.name}'"))
+    return sorted(set(out))
 
 
-POLICY = ResourceValidationPolicy(
+def _kubernetes_problem(props, versions: list[tuple[str, str]]) -> Optional[str]:
+    release = catalog.operator_releases().get(I.get(props, "version"))
+    if release is None:
+        return None
+    bad = [(v, where) for v, where in versions if v not in release.kubernetes]
+    if not bad:
+        return None
+    listed = ", ".join(f"{v} ({where})" for v, where in bad)
+    return f"Kubernetes {listed} is not supported by GPU Operator {release.version} (supported: {', '.join(release.kubernetes)})"
+
+
+def check_stack(resources: list, config) -> list[tuple[str, str]]:
+    resources = list(resources)
+    versions = kubernetes_versions(resources, config)
+    out = []
+    for r in I.operator_releases(resources):
+        if I.exemption(NAME, r.name, r.urn, r.props, config):
+            continue
+        problems = check(r.props)
+        if not problems:
+            k8s = _kubernetes_problem(r.props, versions)
+            problems = [k8s] if k8s else []
+        out += [(r.urn, p) for p in problems]
+    return out
+
+
+def _validate(args, report_violation) -> None:
+    for urn, message in check_stack(args.resources, I.config_of(args)):
+        report_violation(message, urn)
+
+
+POLICY = StackValidationPolicy(
     name=NAME,
-    description="The GPU Operator release is known and its driver is on a branch that release supports.",
+    description="The GPU Operator release is known, its driver is on a branch it supports, and so is the cluster's Kubernetes version.",
     enforcement_level=EnforcementLevel.MANDATORY,
     validate=_validate,
+    config_schema=PolicyConfigSchema(
+        properties={
+            "kubernetesVersion": {"type": "string", "description": "the cluster's Kubernetes minor version, when no control plane resource shows it"},
+            "exemptions": {"type": "object", "additionalProperties": {"type": "string", "minLength": 1}},
+        }
+    ),
 )

@@ -38,7 +38,7 @@ def test_json_contract_capacity_and_cost(outputs):
     assert pools["h100-train"]["capacityType"] == "spot" and pools["h100-train"]["pricePerNodeHour"] == 30.0
     assert pools["l4-infer"]["pricePerNodeHour"] == 0.8048 and (pools["l4-infer"]["minGpus"], pools["l4-infer"]["maxGpus"]) == (1, 8)
     assert doc["cost"] == {"hourlyMin": 0.8048, "hourlyMax": 126.4384, "currency": "USD", "unpricedPools": []}
-    assert [v["policy"] for v in doc["violations"]] == ["eks-spot-instance-diversity"]
+    assert [(v["policy"], v["level"]) for v in doc["violations"]] == [("spot-pool-diversified", "advisory")]
     types = {r["type"] for r in doc["resources"]}
     assert {"aws:eks/cluster:Cluster", "aws:eks/nodeGroup:NodeGroup", "aws:ec2/launchTemplate:LaunchTemplate"} <= types
     assert not [t for t in types if t.startswith("gcp:")]
@@ -48,7 +48,7 @@ def test_text_and_markdown_show_cost_and_the_advisory(outputs):
     text, md = outputs["text"][1], outputs["markdown"][1]
     assert "hourly cost: 0.80 USD at minimum size, 126.44 at maximum size" in text
     assert "h100-train  H100-80GB  spot" in text
-    assert "[advisory] eks-spot-instance-diversity" in text
+    assert "[advisory] spot-pool-diversified" in text
     assert "| h100-train | H100-80GB | spot | 0-4 | 0-32 |" in md
     assert "hourly cost: 0.80 USD at minimum size, 126.44 at maximum size" in md
 

@@ -25,7 +25,12 @@ def test_release_pinned_in_its_namespace_on_the_cluster_provider(dev):
     ns = one(dev, "kubernetes:core/v1:Namespace", "dev-gpu-operator-ns")
     release = one(dev, RELEASE, "dev-gpu-operator-release")
     assert ns.parent == component.urn and release.parent == component.urn
-    assert ns.inputs["metadata"] == {"name": "gpu-operator", "labels": {"pod-security.kubernetes.io/enforce": "privileged"}}
+    assert ns.inputs["metadata"] == {
+        "name": "gpu-operator",
+        "labels": {"pod-security.kubernetes.io/enforce": "privileged"},
+        # What the policy pack reads for driver/CUDA alignment (gpu-driver-cuda-alignment).
+        "annotations": {"gpufleet.io/cuda-versions": "12.8"},
+    }
     assert release.inputs["chart"] == "gpu-operator"
     assert release.inputs["version"] == versions.GPU_OPERATOR.version
     assert release.inputs["repositoryOpts"] == {"repo": versions.GPU_OPERATOR.repo}

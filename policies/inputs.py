@@ -1,0 +1,268 @@
+"""Defensive readers over plain resource inputs, shared by the rules.
+
+Rules see inputs as pulumi_policy hands them: camelCase keys, numbers as floats, mappings and lists
+wrapped in proxies (`Mapping` / `Sequence`, not dict / list) that raise `UnknownValueError` when a
+preview-time unknown is read. These helpers never raise on a missing key or an unexpected type; an
+unknown value still raises, so the SDK reports "can't be known during preview" for that policy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Iterable, Optional
+
+from pulumi_policy.proxy import UnknownValueError
+
+from gpufleet import labels
+from gpufleet.catalog import policy_instances as shapes
+
+# Pulumi type tokens the pack judges.
+EKS_CLUSTER = "aws:eks/cluster:Cluster"
+EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+EC2_LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+EC2_PLACEMENT_GROUP = "aws:ec2/placementGroup:PlacementGroup"
+ASG = "aws:autoscaling/group:Group"
+GKE_CLUSTER = "gcp:container/cluster:Cluster"
+GKE_NODE_POOL = "gcp:container/nodePool:NodePool"
+HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+CONFIG_MAP = "kubernetes:core/v1:ConfigMap"
+REMOTE_COMMAND = "command:remote:Command"
+
+GPU_OPERATOR_CHART = "gpu-operator"
+AUTOSCALER_CHARTS = ("cluster-autoscaler",)
+INTERRUPTION_CHARTS = ("aws-node-termination-handler", "karpenter")
+
+# EKS AMI types whose image ships the NVIDIA driver and container toolkit.
+EKS_NVIDIA_AMI_MARKERS = ("NVIDIA", "AL2_x86_64_GPU")
+# GKE installs the driver itself for these gpuDriverVersion values.
+GKE_DRIVER_INSTALLED = ("DEFAULT", "LATEST")
+
+# Declarations gpufleet writes on a Kubernetes object (the GPU Operator's namespace) so the pack
+# judges what the stack runs without policy config: comma-separated CUDA versions, and the driver
+# version preinstalled hosts run.
+CUDA_VERSIONS_ANNOTATION = labels.CUDA_VERSIONS_ANNOTATION
+PREINSTALLED_DRIVER_ANNOTATION = labels.PREINSTALLED_DRIVER_ANNOTATION
+
+
+def known(read, default: Any = None) -> Any:
+    """read(), or default when it touches a preview-time unknown. Only for links between resources in a
+    stack policy, where one unknown reference must not stop the policy judging everything else."""
+    try:
+        return read()
+    except UnknownValueError:
+        return default
+
+
+def get(value: Any, *path: Any, default: Any = None) -> Any:
+    """value[path[0]][path[1]]..., or default when a step is missing or of the wrong kind."""
+    for step in path:
+        if isinstance(step, int):
+            if isinstance(value, Sequence) and not isinstance(value, str) and -len(value) <= step < len(value):
+                value = value[step]
+            else:
+                return default
+        elif isinstance(value, Mapping) and step in value:
+            value = value[step]
+        else:
+            return default
+    return default if value is None else value
+
+
+def items(value: Any) -> list:
+    """A list input as a Python list ([] when absent or not a list)."""
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        return [value[i] for i in range(len(value))]
+    return []
+
+
+def mapping(value: Any) -> dict:
+    """A map input as a plain dict of its top level ({} when absent or not a map)."""
+    if isinstance(value, Mapping):
+        return {k: value[k] for k in value}
+    return {}
+
+
+def number(value: Any) -> Optional[float]:
+    """A number input (floats on the wire), or None when absent or not a number."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def text(value: Any) -> Optional[str]:
+    return value if isinstance(value, str) else None
+
+
+def truthy(value: Any) -> bool:
+    """true / "true" (EC2 block devices spell booleans as strings)."""
+    return value is True or (isinstance(value, str) and value.lower() == "true")
+
+
+def minor(version: Any) -> Optional[str]:
+    """'1.33', '1.33.5-gke.100', 'v1.30.2+k3s2' -> '1.33' / '1.30'; None when not a version."""
+    if not isinstance(version, str):
+        return None
+    parts = version.lstrip("v").split(".")
+    if len(parts) >= 2 and parts[0].isdigit() and parts[1].split("-")[0].split("+")[0].isdigit():
+        return f"{parts[0]}.{parts[1].split('-')[0].split('+')[0]}"
+    return None
+
+
+# --- exemptions ----------------------------------------------------------------------------------
+
+# Where a resource carries labels/tags/annotations a user can put the exemption on.
+_CARRIERS = (
+    ("tags",),
+    ("labels",),
+    ("resourceLabels",),
+    ("nodeConfig", "labels"),
+    ("nodeConfig", "resourceLabels"),
+    ("metadata", "labels"),
+    ("metadata", "annotations"),
+)
+
+
+def exemption(policy: str, name: str, urn: str, props: Any, config: Optional[Mapping]) -> Optional[str]:
+    """The reason a resource is exempt from `policy`, or None.
+
+    Two visible ways: the resource carries `gpufleet.io/exempt-<policy>: "<reason>"` as a tag, label or
+    annotation; or the policy's config lists it: `exemptions: {"<resource name or URN>": "<reason>"}`.
+    An empty reason does not exempt.
+    """
+    key = labels.exempt_key(policy)
+    for path in _CARRIERS:
+        reason = get(props, *path, key)
+        if isinstance(reason, str) and reason.strip():
+            return reason.strip()
+    listed = mapping(get(config, "exemptions"))
+    for ref in (urn, name):
+        reason = listed.get(ref)
+        if isinstance(reason, str) and reason.strip():
+            return reason.strip()
+    return None
+
+
+def config_of(args: Any) -> Mapping:
+    return args.get_config() or {}
+
+
+# --- GPU pools -----------------------------------------------------------------------------------
+
+
+class Pool:
+    """A GPU node pool as the rules see it, whatever the resource type."""
+
+    def __init__(self, resource: Any, platform: str, shape: Optional[shapes.GpuShape], instance_types: list[str]):
+        self.resource = resource
+        self.platform = platform  # eks | gke
+        self.shape = shape
+        self.instance_types = instance_types
+
+    @property
+    def props(self) -> Any:
+        return self.resource.props
+
+    @property
+    def urn(self) -> str:
+        return self.resource.urn
+
+    @property
+    def name(self) -> str:
+        return self.resource.name
+
+
+def eks_instance_types(props: Any) -> list[str]:
+    return [t for t in items(get(props, "instanceTypes")) if isinstance(t, str)]
+
+
+def eks_gpu_pool(type_: str, props: Any) -> Optional[tuple[Optional[shapes.GpuShape], list[str]]]:
+    """(shape of the first known type, instance types) for an EKS node group with GPU instance types."""
+    if type_ != EKS_NODE_GROUP:
+        return None
+    types = eks_instance_types(props)
+    if not any(shapes.ec2_is_gpu(t) for t in types) and "NVIDIA" not in str(get(props, "amiType", default="")):
+        return None
+    known = [shapes.ec2_shape(t) for t in types if shapes.ec2_shape(t)]
+    return (known[0] if known else None), types
+
+
+def gke_accelerators(props: Any) -> list:
+    return [a for a in items(get(props, "nodeConfig", "guestAccelerators")) if isinstance(a, Mapping)]
+
+
+def gke_gpu_pool(type_: str, props: Any) -> Optional[tuple[Optional[shapes.GpuShape], list[str]]]:
+    """(shape, [machine type]) for a GKE node pool with accelerators or an accelerator-optimized machine."""
+    if type_ != GKE_NODE_POOL:
+        return None
+    machine = text(get(props, "nodeConfig", "machineType")) or ""
+    accs = [a for a in gke_accelerators(props) if (number(get(a, "count")) or 0) > 0]
+    if not accs and not shapes.gke_machine_has_gpus(machine):
+        return None
+    acc_type = text(get(accs[0], "type")) if accs else None
+    count = int(number(get(accs[0], "count")) or 0) if accs else 0
+    return shapes.gke_shape(machine, acc_type, count), [machine] if machine else []
+
+
+def gpu_pool(resource: Any) -> Optional[Pool]:
+    """The resource as a GPU pool, or None when it is not one."""
+    found = eks_gpu_pool(resource.resource_type, resource.props)
+    if found:
+        return Pool(resource, "eks", *found)
+    found = gke_gpu_pool(resource.resource_type, resource.props)
+    if found:
+        return Pool(resource, "gke", *found)
+    return None
+
+
+def gpu_pools(resources: Iterable[Any]) -> list[Pool]:
+    return [p for p in (gpu_pool(r) for r in resources) if p is not None]
+
+
+def helm_charts(resources: Iterable[Any]) -> list[Any]:
+    return [r for r in resources if r.resource_type == HELM_RELEASE]
+
+
+def chart_of(props: Any) -> str:
+    """A Helm release's chart name ('nvidia/gpu-operator' and OCI paths reduced to the last segment)."""
+    chart = text(get(props, "chart")) or ""
+    return chart.rstrip("/").rsplit("/", 1)[-1]
+
+
+def operator_releases(resources: Iterable[Any]) -> list[Any]:
+    return [r for r in helm_charts(resources) if chart_of(r.props) == GPU_OPERATOR_CHART]
+
+
+def annotations(resources: Iterable[Any], key: str) -> list[tuple[Any, str]]:
+    """(resource, value) for every Kubernetes object carrying the annotation."""
+    out = []
+    for r in resources:
+        if r.resource_type.startswith("kubernetes:"):
+            value = get(r.props, "metadata", "annotations", key)
+            if isinstance(value, str) and value.strip():
+                out.append((r, value.strip()))
+    return out
+
+
+def taints_of(pool: Pool) -> list[tuple[str, str, str]]:
+    """(key, value, effect) of a pool's taints, effects normalised to Kubernetes spelling."""
+    raw = get(pool.props, "taints") if pool.platform == "eks" else get(pool.props, "nodeConfig", "taints")
+    effects = {"NO_SCHEDULE": "NoSchedule", "NO_EXECUTE": "NoExecute", "PREFER_NO_SCHEDULE": "PreferNoSchedule"}
+    out = []
+    for t in items(raw):
+        effect = text(get(t, "effect")) or ""
+        out.append((text(get(t, "key")) or "", text(get(t, "value")) or "", effects.get(effect, effect)))
+    return out
+
+
+def labels_of(pool: Pool) -> dict:
+    return mapping(get(pool.props, "labels") if pool.platform == "eks" else get(pool.props, "nodeConfig", "labels"))
+
+
+def is_spot(pool: Pool) -> bool:
+    if pool.platform == "eks":
+        return get(pool.props, "capacityType") == "SPOT"
+    return truthy(get(pool.props, "nodeConfig", "spot")) or truthy(get(pool.props, "nodeConfig", "preemptible"))
+
+
+def money(value: float) -> str:
+    return f"${value:,.2f}/h"

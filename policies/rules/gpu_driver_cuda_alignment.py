@@ -1,0 +1,131 @@
+"""gpu-driver-cuda-alignment: the driver GPU nodes run supports every CUDA version the stack declares.
+
+Declared CUDA versions reach the pack two ways (their union counts):
+- the `gpufleet.io/cuda-versions: "12.8,13.0"` annotation on a Kubernetes object (gpufleet writes it on
+  the GPU Operator's namespace from `gpufleet:workloads.cudaVersions`);
+- policy config `cudaVersions: ["12.8"]` (any Pulumi program).
+The driver comes from the GPU Operator release (values.driver.version, else the release's default)
+or, where the operator's driver is off, from the preinstalled version: the
+`gpufleet.io/preinstalled-driver-version` annotation or policy config `preinstalledDriverVersion`.
+A preinstalled driver of unknown version (EKS NVIDIA AMIs, GKE-installed drivers, hosts) cannot be
+judged: the policy says so (not applicable, with the reason) unless `requireKnownDriver` is true.
+"""
+
+from __future__ import annotations
+
+from pulumi_policy import EnforcementLevel, PolicyConfigSchema, StackValidationPolicy
+
+from gpufleet import catalog
+from policies import inputs as I
+
+NAME = "gpu-driver-cuda-alignment"
+
+
+def declared_cuda(resources: list, config) -> list[str]:
+    found = [str(v) for v in I.items(I.get(config, "cudaVersions"))]
+    for _, value in I.annotations(resources, I.CUDA_VERSIONS_ANNOTATION):
+        found += [v.strip() for v in value.split(",") if v.strip()]
+    return sorted(set(found), key=lambda v: catalog.parse_version(v) if v.replace(".", "").isdigit() else (0,))
+
+
+def preinstalled_version(resources: list, config) -> tuple[str, str, str] | None:
+    """(version, where it was declared, URN of the declaring resource or "") of the preinstalled driver."""
+    value = I.text(I.get(config, "preinstalledDriverVersion"))
+    if value:
+        return value, "policy config preinstalledDriverVersion", ""
+    for r, v in I.annotations(resources, I.PREINSTALLED_DRIVER_ANNOTATION):
+        return v, f"annotation {I.PREINSTALLED_DRIVER_ANNOTATION} on '{r.name}'", r.urn
+    return None
+
+
+def preinstalled_pools(resources: list) -> list[str]:
+    """Names of pools whose nodes come with a driver (EKS NVIDIA AMIs, GKE driver installation)."""
+    out = []
+    for pool in I.gpu_pools(resources):
+        if pool.platform == "eks" and any(m in str(I.get(pool.props, "amiType", default="")) for m in I.EKS_NVIDIA_AMI_MARKERS):
+            out.append(pool.name)
+        if pool.platform == "gke" and any(
+            I.get(a, "gpuDriverInstallationConfig", "gpuDriverVersion") in I.GKE_DRIVER_INSTALLED for a in I.gke_accelerators(pool.props)
+        ):
+            out.append(pool.name)
+    return out
+
+
+def drivers(resources: list, config) -> tuple[list[tuple[str, str, str]], list[str]]:
+    """([(urn, version, what)], [why a driver version is unknown])."""
+    known: list[tuple[str, str, str]] = []
+    unknown: list[str] = []
+    declared = preinstalled_version(resources, config)
+    releases = catalog.operator_releases()
+    for r in I.operator_releases(resources):
+        if I.exemption(NAME, r.name, r.urn, r.props, config):
+            continue
+        driver = I.get(r.props, "values", "driver")
+        if I.get(driver, "enabled", default=True) is False:
+            continue
+        version = I.text(I.get(driver, "version")) or getattr(releases.get(I.get(r.props, "version")), "default_driver", None)
+        if version:
+            known.append((r.urn, version, f"GPU Operator release '{r.name}' installs driver {version}"))
+        else:
+            unknown.append(f"release '{r.name}' sets no driver.version and its chart version is not in the catalog")
+    if declared:
+        known.append((declared[2], declared[0], f"preinstalled driver {declared[0]} ({declared[1]})"))
+    else:
+        pools = preinstalled_pools(resources)
+        if pools:
+            unknown.append(f"pools {', '.join(pools)} run a preinstalled driver of undeclared version")
+        if any(I.get(r.props, "values", "driver", "enabled") is False for r in I.operator_releases(resources)):
+            unknown.append("the GPU Operator's driver is off and the hosts' driver version is not declared")
+    return known, unknown
+
+
+def check(resources: list, config) -> tuple[list[tuple[str, str]], list[str]]:
+    """([(urn, message)], [reasons the policy could not judge])."""
+    resources = list(resources)
+    cuda = declared_cuda(resources, config)
+    if not cuda:
+        return [], []
+    known, unknown = drivers(resources, config)
+    out = []
+    for urn, version, what in known:
+        try:
+            verdicts = [(c, *catalog.driver_runs_cuda(version, c)) for c in cuda]
+        except ValueError:
+            out.append((urn, f"{what}: '{version}' is not a dotted driver version"))
+            continue
+        for c, ok, why in verdicts:
+            if not ok:
+                out.append((urn, f"{what}, which cannot run CUDA {c}: {why}"))
+    hint = (
+        f"declare it with the {I.PREINSTALLED_DRIVER_ANNOTATION} annotation or policy config "
+        "preinstalledDriverVersion"
+    )
+    return out, [f"{u}; {hint}" for u in unknown]
+
+
+def _validate(args, report_violation) -> None:
+    config = I.config_of(args)
+    violations, unknown = check(args.resources, config)
+    for urn, message in violations:
+        report_violation(message, urn or None)
+    if unknown and I.get(config, "requireKnownDriver") is True:
+        for reason in unknown:
+            report_violation(f"cannot check CUDA alignment: {reason}", None)
+    elif unknown and not violations:
+        args.not_applicable("; ".join(unknown))
+
+
+POLICY = StackValidationPolicy(
+    name=NAME,
+    description="The driver GPU nodes run supports every CUDA version the stack declares (CUDA/driver table).",
+    enforcement_level=EnforcementLevel.MANDATORY,
+    validate=_validate,
+    config_schema=PolicyConfigSchema(
+        properties={
+            "cudaVersions": {"type": "array", "items": {"type": "string"}, "description": "CUDA minor versions the workloads use"},
+            "preinstalledDriverVersion": {"type": "string", "description": "driver version on hosts/images with a preinstalled driver"},
+            "exemptions": {"type": "object", "additionalProperties": {"type": "string", "minLength": 1}},
+            "requireKnownDriver": {"type": "boolean", "description": "violate (instead of not-applicable) when a driver version is unknown"},
+        }
+    ),
+)

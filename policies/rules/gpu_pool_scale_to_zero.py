@@ -1,0 +1,115 @@
+"""gpu-pool-scale-to-zero: every GPU pool has a minimum of 0 and can really scale up from zero.
+
+EKS managed node groups (GPU instance types): scalingConfig.minSize 0, a cluster-autoscaler Helm release
+in the stack, and the autoscaler's node-template tags for nvidia.com/gpu and for every label and taint
+(the autoscaler cannot see a node that does not exist: kubernetes/autoscaler FAQ "scale a node group to
+0", aws/containers-roadmap#724), on the node group or as aws:autoscaling/tag:Tag resources beside it. GKE node pools with GPUs: autoscaling enabled with a minimum of 0 (per
+zone and total). A non-zero minimum is reported with the idle cost it burns, from the catalog.
+"""
+
+from __future__ import annotations
+
+from pulumi_policy import EnforcementLevel, PolicyConfigSchema, StackValidationPolicy
+
+from gpufleet import labels
+from policies import inputs as I
+
+NAME = "gpu-pool-scale-to-zero"
+TEMPLATE = "k8s.io/cluster-autoscaler/node-template"
+ASG_TAG = "aws:autoscaling/tag:Tag"
+
+
+def _idle(pool: I.Pool, minimum: float, zones: int = 1) -> str:
+    nodes = minimum * zones
+    price = pool.shape.price_hour if pool.shape else None
+    if price is None:
+        return f"{nodes:g} idle node(s) of {', '.join(pool.instance_types) or 'an unpriced shape'} (no catalog price)"
+    return f"{nodes:g} idle node(s) cost {I.money(nodes * price)} ({I.money(price)} each, catalog on-demand estimate)"
+
+
+def _asg_tag_keys(resources: list) -> dict[str, set[str]]:
+    """Keys of `aws:autoscaling/tag:Tag` resources by parent URN: how node-template tags reach a managed node
+    group's ASG (node group tags are not propagated to it: aws/containers-roadmap#608)."""
+    out: dict[str, set[str]] = {}
+    for r in resources:
+        if r.resource_type == ASG_TAG:
+            key = I.text(I.get(r.props, "tag", "key"))
+            parent = getattr(getattr(r, "parent", None), "urn", None) or ""
+            if key:
+                out.setdefault(parent, set()).add(key)
+    return out
+
+
+def _eks(pool: I.Pool, autoscaler: bool, asg_tags: dict[str, set[str]]) -> list[str]:
+    problems = []
+    minimum = I.number(I.get(pool.props, "scalingConfig", "minSize"))
+    if minimum is not None and minimum > 0:
+        problems.append(f"minSize is {minimum:g}, not 0: {_idle(pool, minimum)} while no GPU work runs")
+    if not autoscaler:
+        problems.append("no cluster-autoscaler Helm release in the stack: nothing scales this pool up from 0")
+    tags = set(I.mapping(I.get(pool.props, "tags")))
+    parent = getattr(getattr(pool.resource, "parent", None), "urn", None)
+    tags |= asg_tags.get(pool.urn, set()) | (asg_tags.get(parent, set()) if parent else set())
+    wanted = [f"{TEMPLATE}/resources/{labels.GPU_RESOURCE}"]
+    wanted += [f"{TEMPLATE}/label/{k}" for k in sorted(I.labels_of(pool))]
+    wanted += [f"{TEMPLATE}/taint/{key}" for key, _, _ in I.taints_of(pool) if key]
+    missing = [t for t in wanted if t not in tags]
+    if missing:
+        problems.append(
+            "the autoscaler cannot tell what a node would offer when the group is at 0; missing node-template "
+            f"tags: {', '.join(missing)}"
+        )
+    return problems
+
+
+def _gke(pool: I.Pool) -> list[str]:
+    auto = I.get(pool.props, "autoscaling")
+    if not I.mapping(auto):
+        fixed = I.number(I.get(pool.props, "nodeCount")) or I.number(I.get(pool.props, "initialNodeCount")) or 0
+        extra = f": {_idle(pool, fixed)}" if fixed > 0 else ""
+        return [f"autoscaling is not enabled, so the pool never scales to or from 0{extra}"]
+    zones = len(I.items(I.get(pool.props, "nodeLocations"))) or 1
+    problems = []
+    per_zone = I.number(I.get(auto, "minNodeCount"))
+    if per_zone is not None and per_zone > 0:
+        problems.append(f"autoscaling.minNodeCount is {per_zone:g}, not 0: {_idle(pool, per_zone, zones)}")
+    total = I.number(I.get(auto, "totalMinNodeCount"))
+    if total is not None and total > 0:
+        problems.append(f"autoscaling.totalMinNodeCount is {total:g}, not 0: {_idle(pool, total)}")
+    return problems
+
+
+def check(resources: list, config) -> list[tuple[str, str]]:
+    """(urn, message) for every GPU pool that cannot sit at zero."""
+    resources = list(resources)
+    autoscaler = any(I.chart_of(r.props) in I.AUTOSCALER_CHARTS for r in I.helm_charts(resources))
+    asg_tags = _asg_tag_keys(resources)
+    out = []
+    for pool in I.gpu_pools(resources):
+        if I.exemption(NAME, pool.name, pool.urn, pool.props, config):
+            continue
+        problems = _eks(pool, autoscaler, asg_tags) if pool.platform == "eks" else _gke(pool)
+        out += [(pool.urn, f"GPU pool '{pool.name}': {p}") for p in problems]
+    return out
+
+
+def _validate(args, report_violation) -> None:
+    for urn, message in check(args.resources, I.config_of(args)):
+        report_violation(message, urn)
+
+
+POLICY = StackValidationPolicy(
+    name=NAME,
+    description="GPU pools scale to zero: minimum 0 and everything the autoscaler needs to scale up from 0.",
+    enforcement_level=EnforcementLevel.MANDATORY,
+    validate=_validate,
+    config_schema=PolicyConfigSchema(
+        properties={
+            "exemptions": {
+                "type": "object",
+                "description": "resource name or URN -> reason (e.g. an always-on inference pool)",
+                "additionalProperties": {"type": "string", "minLength": 1},
+            }
+        }
+    ),
+)

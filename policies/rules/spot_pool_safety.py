@@ -1,0 +1,77 @@
+"""spot-pool-safety: spot GPU pools are labelled and tainted as spot, and interruptions are handled.
+
+- Label: gpufleet.io/capacity-type=spot, or the label the platform puts on spot nodes itself
+  (EKS `eks.amazonaws.com/capacityType: SPOT`, GKE `cloud.google.com/gke-spot` / `gke-preemptible`).
+- Taint: gpufleet.io/spot or `cloud.google.com/gke-spot` with NoSchedule/NoExecute, so only
+  interruption-tolerant work lands there (platforms add no spot taint).
+- Interruption handling: EKS managed node groups drain on rebalance recommendations themselves (EKS user
+  guide, "Managed node groups: Spot"), GKE drains spot nodes with graceful node shutdown; self-managed
+  spot Auto Scaling groups need aws-node-termination-handler or Karpenter in the stack.
+Diversification over instance types is advisory: policy `spot-pool-diversified`.
+"""
+
+from __future__ import annotations
+
+from pulumi_policy import EnforcementLevel, PolicyConfigSchema, StackValidationPolicy
+
+from gpufleet import labels
+from gpufleet.catalog import policy_instances as shapes
+from policies import inputs as I
+
+NAME = "spot-pool-safety"
+SPOT_TAINT_KEYS = (labels.SPOT_TAINT_KEY, "cloud.google.com/gke-spot", "cloud.google.com/gke-preemptible")
+_PLATFORM_LABELS = {"eks": "eks.amazonaws.com/capacityType", "gke": "cloud.google.com/gke-spot"}
+
+
+def _pool_problems(pool: I.Pool) -> list[str]:
+    out = []
+    node_labels = I.labels_of(pool)  # absent is fine: the platform labels spot nodes itself
+    if node_labels.get(labels.CAPACITY_TYPE_LABEL) not in (None, "spot"):
+        out.append(f"label {labels.CAPACITY_TYPE_LABEL} is '{node_labels[labels.CAPACITY_TYPE_LABEL]}' on a spot pool")
+    taints = [t for t in I.taints_of(pool) if t[0] in SPOT_TAINT_KEYS and t[2] in ("NoSchedule", "NoExecute")]
+    if not taints:
+        out.append(
+            f"no spot taint: add {{key: {labels.SPOT_TAINT_KEY}, value: \"true\", effect: NoSchedule}} so only "
+            f"interruption-tolerant pods land (nodes are selectable by {labels.CAPACITY_TYPE_LABEL}=spot or "
+            f"{_PLATFORM_LABELS[pool.platform]})"
+        )
+    return out
+
+
+def _asg_spot_gpu(r) -> bool:
+    """A self-managed ASG buying spot GPU instances (mixed instances policy)."""
+    policy = I.get(r.props, "mixedInstancesPolicy")
+    dist = I.get(policy, "instancesDistribution")
+    on_demand_pct = I.number(I.get(dist, "onDemandPercentageAboveBaseCapacity"))
+    types = [I.text(I.get(o, "instanceType")) or "" for o in I.items(I.get(policy, "launchTemplate", "overrides"))]
+    return bool(I.mapping(policy)) and on_demand_pct is not None and on_demand_pct < 100 and any(shapes.ec2_is_gpu(t) for t in types)
+
+
+def check(resources: list, config) -> list[tuple[str, str]]:
+    resources = list(resources)
+    out = []
+    for pool in I.gpu_pools(resources):
+        if not I.is_spot(pool) or I.exemption(NAME, pool.name, pool.urn, pool.props, config):
+            continue
+        out += [(pool.urn, f"spot GPU pool '{pool.name}': {p}") for p in _pool_problems(pool)]
+    handler = any(I.chart_of(r.props) in I.INTERRUPTION_CHARTS for r in I.helm_charts(resources))
+    for r in resources:
+        if r.resource_type == I.ASG and _asg_spot_gpu(r) and not handler and not I.exemption(NAME, r.name, r.urn, r.props, config):
+            out.append((r.urn, f"spot GPU Auto Scaling group '{r.name}': no interruption handling in the stack (aws-node-termination-handler or Karpenter): pods are killed without draining"))
+    return out
+
+
+def _validate(args, report_violation) -> None:
+    for urn, message in check(args.resources, I.config_of(args)):
+        report_violation(message, urn)
+
+
+POLICY = StackValidationPolicy(
+    name=NAME,
+    description="Spot GPU pools are labelled and tainted as spot, and interruptions are handled.",
+    enforcement_level=EnforcementLevel.MANDATORY,
+    validate=_validate,
+    config_schema=PolicyConfigSchema(
+        properties={"exemptions": {"type": "object", "additionalProperties": {"type": "string", "minLength": 1}}}
+    ),
+)

@@ -1,0 +1,95 @@
+import pytest
+
+from policies import inputs as I
+from tests.policy.fixtures import DELETE, NODE_GROUP_IN, NODE_POOL_IN, TEMPLATE, findings, messages, res, with_
+
+P = "gpu-pool-scale-to-zero"
+
+
+def run(stack: dict, config=None) -> set:
+    return findings(list(stack.values()), config, policy=P)
+
+
+def test_eks_min_size_FAILED(eks_stack):
+    eks_stack["h100"] = res(I.EKS_NODE_GROUP, "h100", with_(NODE_GROUP_IN, "scalingConfig.minSize", 1.0))
+    assert run(eks_stack) == {(P, "h100", "mandatory")}
+
+
+@pytest.mark.parametrize(
+    "tag",
+    [f"{TEMPLATE}/resources/nvidia.com/gpu", f"{TEMPLATE}/label/gpufleet.io/pool", f"{TEMPLATE}/taint/nvidia.com/gpu"],
+    ids=["gpu-resource", "label", "taint"],
+)
+def test_eks_missing_node_template_tag_FAILED(eks_stack, tag):
+    inputs = with_(NODE_GROUP_IN, "tags", {k: v for k, v in NODE_GROUP_IN["tags"].items() if k != tag})
+    eks_stack["h100"] = res(I.EKS_NODE_GROUP, "h100", inputs)
+    assert run(eks_stack) == {(P, "h100", "mandatory")}
+    assert tag in messages(list(eks_stack.values()), P)[0]
+
+
+def test_eks_PASSED_with_tags_on_asg_tag_resources(eks_stack):
+    """Node-template tags as aws:autoscaling/tag:Tag resources beside the node group count too."""
+    parent = "urn:pulumi:test::gpufleet::gpufleet:eks:EksNodePool::h100"
+    eks_stack["h100"] = res(I.EKS_NODE_GROUP, "h100", {**NODE_GROUP_IN, "tags": {}}, parent=parent)
+    for key in NODE_GROUP_IN["tags"]:
+        eks_stack[key] = res("aws:autoscaling/tag:Tag", key, {"autoscalingGroupName": "asg", "tag": {"key": key, "value": "x", "propagateAtLaunch": False}}, parent=parent)
+    eks_stack["pool"] = res("gpufleet:eks:EksNodePool", "h100", {}, None)
+    eks_stack["pool"].urn = parent
+    assert run(eks_stack) == set()
+
+
+def test_eks_FAILED_without_autoscaler(eks_stack):
+    del eks_stack["cluster-autoscaler"]
+    assert messages(list(eks_stack.values()), P)[0].endswith("no cluster-autoscaler Helm release in the stack: nothing scales this pool up from 0")
+
+
+def test_message_names_idle_cost_from_catalog(eks_stack):
+    eks_stack["h100"] = res(I.EKS_NODE_GROUP, "h100", with_(NODE_GROUP_IN, "scalingConfig.minSize", 2.0))
+    (message,) = messages(list(eks_stack.values()), P)
+    assert "minSize is 2, not 0: 2 idle node(s) cost $110.08/h ($55.04/h each" in message
+
+
+def test_non_gpu_node_group_is_not_judged(eks_stack):
+    eks_stack["cpu"] = res(I.EKS_NODE_GROUP, "cpu", {**NODE_GROUP_IN, "instanceTypes": ["m7i.large"], "amiType": "AL2023_x86_64_STANDARD", "scalingConfig": {"minSize": 2.0}})
+    assert run(eks_stack) == set()
+
+
+@pytest.mark.parametrize(
+    "path,value",
+    [("autoscaling.minNodeCount", 1.0), ("autoscaling.totalMinNodeCount", 2.0), ("autoscaling", DELETE)],
+)
+def test_gke_FAILED(gke_stack, path, value):
+    gke_stack["h100"] = res(I.GKE_NODE_POOL, "h100", with_(NODE_POOL_IN, path, value))
+    assert run(gke_stack) == {(P, "h100", "mandatory")}
+
+
+def test_gke_per_zone_minimum_counts_every_zone(gke_stack):
+    inputs = with_(with_(NODE_POOL_IN, "autoscaling.minNodeCount", 1.0), "nodeLocations", ["us-central1-a", "us-central1-b"])
+    gke_stack["h100"] = res(I.GKE_NODE_POOL, "h100", inputs)
+    (message,) = messages(list(gke_stack.values()), P)
+    assert "2 idle node(s) cost $176.96/h ($88.48/h each" in message
+
+
+def test_exempt_by_tag_with_reason(eks_stack):
+    inputs = with_(NODE_GROUP_IN, "scalingConfig.minSize", 1.0)
+    inputs["tags"]["gpufleet.io/exempt-gpu-pool-scale-to-zero"] = "always-on inference"
+    eks_stack["h100"] = res(I.EKS_NODE_GROUP, "h100", inputs)
+    assert run(eks_stack) == set()
+
+
+def test_exempt_tag_without_reason_does_not_exempt(eks_stack):
+    inputs = with_(NODE_GROUP_IN, "scalingConfig.minSize", 1.0)
+    inputs["tags"]["gpufleet.io/exempt-gpu-pool-scale-to-zero"] = " "
+    eks_stack["h100"] = res(I.EKS_NODE_GROUP, "h100", inputs)
+    assert run(eks_stack) == {(P, "h100", "mandatory")}
+
+
+def test_exempt_by_policy_config(gke_stack):
+    gke_stack["h100"] = res(I.GKE_NODE_POOL, "h100", with_(NODE_POOL_IN, "autoscaling.minNodeCount", 1.0))
+    assert run(gke_stack, {P: {"exemptions": {"h100": "always-on inference"}}}) == set()
+
+
+def test_policy_config_can_lower_the_level(gke_stack):
+    gke_stack["h100"] = res(I.GKE_NODE_POOL, "h100", with_(NODE_POOL_IN, "autoscaling.minNodeCount", 1.0))
+    assert run(gke_stack, {P: {"enforcementLevel": "advisory"}}) == {(P, "h100", "advisory")}
+    assert run(gke_stack, {P: {"enforcementLevel": "disabled"}}) == set()

@@ -1,0 +1,169 @@
+"""The pack over the real Analyzer protocol, started exactly as the Pulumi CLI starts a Python pack.
+
+`python -u -m pulumi.policy <engine-address> .` in policies/ (PulumiPolicy.yaml's virtualenv is ../.venv,
+where gpufleet is installed editable, so `policies.pack` imports), with PULUMI_PROJECT / PULUMI_STACK /
+PULUMI_DRY_RUN / PULUMI_CONFIG set; the port comes on the first stdout line. The engine address is a tiny
+Engine servicer started here, which records any log the pack sends.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from concurrent import futures
+from pathlib import Path
+
+import grpc
+import pytest
+from google.protobuf import empty_pb2
+from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc, engine_pb2_grpc, plugin_pb2
+
+from gpufleet.plan.mocks import Registration
+from gpufleet.plan.policy_runner import analyze_request, configure_request, diagnostics_to_violations, evaluate, stack_request
+from policies.pack import PACK_NAME, PACK_VERSION, POLICIES
+from tests.helpers import ROOT
+from tests.policy import fixtures as F
+
+BROKEN = ROOT / "tests" / "fixtures" / "broken_stacks"
+
+
+class Engine(engine_pb2_grpc.EngineServicer):
+    def __init__(self):
+        self.logs = []
+
+    def Log(self, request, context):
+        self.logs.append((request.severity, request.message))
+        return empty_pb2.Empty()
+
+    def GetRootResource(self, request, context):
+        from pulumi.runtime.proto import engine_pb2
+
+        return engine_pb2.GetRootResourceResponse(urn="")
+
+    def SetRootResource(self, request, context):
+        from pulumi.runtime.proto import engine_pb2
+
+        return engine_pb2.SetRootResourceResponse()
+
+
+@pytest.fixture(scope="module")
+def analyzer():
+    engine = Engine()
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    engine_pb2_grpc.add_EngineServicer_to_server(engine, server)
+    engine_port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    env = dict(
+        os.environ,
+        PULUMI_PROJECT="gpufleet",
+        PULUMI_STACK="dev",
+        PULUMI_DRY_RUN="true",
+        PULUMI_CONFIG=json.dumps({"gpufleet:cluster": "{}"}),
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-u", "-m", "pulumi.policy", f"127.0.0.1:{engine_port}", "."],
+        cwd=ROOT / "policies",
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        line: list[bytes] = []
+        reader = threading.Thread(target=lambda: line.append(proc.stdout.readline()), daemon=True)
+        reader.start()
+        reader.join(timeout=60)
+        if not line or not line[0].strip().isdigit():
+            proc.kill()
+            pytest.fail(f"pack did not print its port: {line!r}\nstderr: {proc.stderr.read().decode()[-2000:]}")
+        channel = grpc.insecure_channel(f"127.0.0.1:{int(line[0])}")
+        grpc.channel_ready_future(channel).result(timeout=30)
+        yield analyzer_pb2_grpc.AnalyzerStub(channel), engine
+        channel.close()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        server.stop(0)
+
+
+def over_grpc(stub, resources: list[Registration], config: dict | None = None) -> list:
+    stub.Configure(configure_request(config))
+    diagnostics = []
+    for r in resources:
+        diagnostics += stub.Analyze(analyze_request(r)).diagnostics
+    diagnostics += stub.AnalyzeStack(stack_request(resources)).diagnostics
+    return sorted(diagnostics_to_violations(diagnostics), key=lambda v: (v.level != "mandatory", v.policy, v.urn, v.message))
+
+
+def as_dicts(violations) -> list[dict]:
+    return sorted(
+        ({"policy": v.policy, "level": v.level, "urn": v.urn, "message": v.message} for v in violations),
+        key=lambda v: (v["level"] != "mandatory", v["policy"], v["urn"], v["message"]),
+    )
+
+
+def test_analyzer_info_lists_every_policy_with_its_level(analyzer):
+    stub, _ = analyzer
+    info = stub.GetAnalyzerInfo(empty_pb2.Empty())
+    assert (info.name, info.version, info.supportsConfig) == (PACK_NAME, PACK_VERSION, True)
+    got = {p.name: p.enforcementLevel for p in info.policies}
+    assert got == {
+        p.name: (analyzer_pb2.ADVISORY if p.enforcement_level.value == "advisory" else analyzer_pb2.MANDATORY) for p in POLICIES
+    }
+    assert "exemptions" in info.policies[0].configSchema.properties
+    assert stub.GetPluginInfo(empty_pb2.Empty()).version
+
+
+def plan_json(stack: str, config: Path | None = None) -> tuple[int, dict]:
+    cmd = [sys.executable, "-m", "gpufleet.cli", "plan", stack, "--format", "json"]
+    if config:
+        cmd += ["--config", str(config)]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    return done.returncode, json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("stack,config", [("dev", None), ("broken", BROKEN / "operator-driver-branch-550-on-v26.7.0.yaml"), ("broken", BROKEN / "cuda-13.0-on-preinstalled-575.yaml")])
+def test_whole_plan_over_grpc_matches_gpufleet_plan(analyzer, stack, config):
+    stub, engine = analyzer
+    code, plan = plan_json(stack, config)
+    resources = [
+        Registration(urn=r["urn"], type=r["type"], name=r["name"], parent=r["parent"], custom=True, inputs=r["inputs"])
+        for r in plan["resources"]
+    ]
+    assert len(resources) > 10
+    got = as_dicts(over_grpc(stub, resources))
+    assert got == as_dicts(F_violations(plan))
+    assert (code == 1) == any(v["level"] == "mandatory" for v in got)
+    if config:
+        assert got, "a broken stack must produce violations"
+    assert [m for sev, m in engine.logs if sev >= 3] == []  # no errors logged by the pack
+
+
+def F_violations(plan: dict):
+    from gpufleet.plan.engine import Violation
+
+    return [Violation(**v) for v in plan["violations"]]
+
+
+def test_fixture_stack_over_grpc_matches_in_process_with_config(analyzer):
+    """Configure's levels and properties behave the same over the wire: a lowered level, an exemption."""
+    stub, _ = analyzer
+    resources = [
+        F.res("aws:eks/nodeGroup:NodeGroup", "h100", F.with_(F.SPOT_NODE_GROUP_IN, "scalingConfig.minSize", 2.0)),
+        F.res("aws:eks/cluster:Cluster", "prod", F.with_(F.EKS_CLUSTER_IN, "vpcConfig.publicAccessCidrs", ["0.0.0.0/0"])),
+        F.res("kubernetes:helm.sh/v3:Release", "gpu-operator", F.OPERATOR_IN),
+    ]
+    config = {"secure-defaults": {"enforcementLevel": "advisory"}, "gpu-pool-taint": {"exemptions": {"h100": "test"}}}
+    wire = as_dicts(over_grpc(stub, resources, config))
+    assert wire == as_dicts(evaluate(resources, stack="dev", config=config))
+    assert {(v["policy"], v["level"]) for v in wire} == {
+        ("gpu-pool-scale-to-zero", "mandatory"),
+        ("gpu-operator-driver-conflict", "mandatory"),
+        ("secure-defaults", "advisory"),
+    }
