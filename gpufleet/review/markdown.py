@@ -16,6 +16,7 @@ from gpufleet.review.summary import Review, marker
 GITHUB_COMMENT_LIMIT = 65_536
 LIMIT = GITHUB_COMMENT_LIMIT - 1_536  # headroom for the workflow's own wrapper text
 _CELL = 1000  # longest text in one table cell (a policy message, a fix hint, a resource's changed inputs)
+_STATUS = {"new": "new in this change", "existing": "already on the base", "head": "reported by the preview"}
 _OPS = {"create": "create", "update": "update", "replace": "**replace**", "delete": "delete"}
 
 
@@ -66,7 +67,7 @@ def policies(review: Review) -> list[str]:
     else:
         out += table(["level", "policy", "resource", "finding", "rule", "status", "how to fix or exempt"],
                      [[f"**{v.level}**" if v.level == "mandatory" else v.level, f"`{v.policy}`", f"`{v.resource}`",
-                       v.finding, v.rule, v.status, v.fix] for v in current])
+                       v.finding, v.rule, _STATUS.get(v.status, v.status), v.fix] for v in current])
     if resolved:
         out += ["", "Resolved by this change: " + ", ".join(f"`{v.policy}` on `{v.resource}`" for v in resolved) + "."]
     return out
@@ -83,7 +84,7 @@ def reason_text(c: ResourceChange) -> str:
         return "forced by " + ", ".join(f"`{r}`" for r in c.replace_reasons) + " (provider's replaceReasons)"
     if c.op == "replace":
         return "the provider replaces it (no reason reported)"
-    return "removed from the program"
+    return "removed from the program: `pulumi up` deletes it"
 
 
 def disruptive(review: Review) -> list[str]:
@@ -110,8 +111,9 @@ def capacity(review: Review) -> list[str]:
         status = {"added": "**added**", "removed": "**removed**", "changed": "changed"}.get(p.status, "")
 
         def v(key: str, fmt=lambda x: x) -> str:
-            x = fmt(b.get(key)) if p.before else "–"
-            y = fmt(a.get(key)) if p.after else "–"
+            if p.before is None or p.after is None:  # added or removed: the side that exists
+                return str(fmt((a or b).get(key)))
+            x, y = fmt(b.get(key)), fmt(a.get(key))
             return str(y) if x == y else f"{x} → {y}"
 
         adv = lambda d: ", ".join(f"{n}× {k}" for k, n in sorted((d or {}).items())) or "–"  # noqa: E731

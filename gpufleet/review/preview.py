@@ -70,7 +70,7 @@ def load_policy_events(path: str) -> list[PolicyVerdict]:
             policy=p.get("policyName") or "?",
             level=_LEVELS.get(str(p.get("enforcementLevel", "")).lower(), "advisory"),
             urn=p.get("resourceUrn") or "",
-            message=" ".join(str(p.get("message") or "").split()),
+            message=str(p.get("message") or "").strip(),
             status="head",
             pack=p.get("policyPackName") or "",
         )
@@ -180,7 +180,7 @@ def review_preview(preview_path: str, event_log: Optional[str] = None, stack: Op
         return out
 
     name = stack or next((urn_parts(u)[0] for u in merged if urn_parts(u)[0]), "") or "unknown"
-    notes = ["Capacity and cost come from the offline plan review (`gpufleet diff`); a preview has no pool facts."]
+    notes = []
     for d in doc.get("diagnostics") or []:
         if isinstance(d, dict) and str(d.get("severity", "")).lower() == "error":
             notes.append(f"preview error on {urn_parts(d.get('urn') or '')[2] or 'the stack'}: "

@@ -89,7 +89,7 @@ class Review:
 
     @property
     def disruptive(self) -> list[ResourceChange]:
-        return [c for c in self.changes if c.disruptive]
+        return sorted((c for c in self.changes if c.disruptive), key=lambda c: (c.op != "replace", c.group, c.name))
 
     @property
     def blocking(self) -> list[PolicyVerdict]:
