@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from gpufleet.review.diff import ResourceChange, short, text_delta
-from gpufleet.review.summary import Review, marker
+from gpufleet.review.summary import Review
 
 GITHUB_COMMENT_LIMIT = 65_536
 LIMIT = GITHUB_COMMENT_LIMIT - 1_536  # headroom for the workflow's own wrapper text
@@ -46,7 +46,8 @@ def signed(x: float) -> str:
 def headline(review: Review) -> list[str]:
     c = review.counts()
     what = ", ".join(f"{n} to {op}" for op, n in c.items() if n) or "no resource changes"
-    lines = [marker(review.stack), f"### gpufleet review: `{review.stack}`", "",
+    title = "pulumi preview" if review.source == "pulumi preview" else "gpufleet review"
+    lines = [review.marker, f"### {title}: `{review.stack}`", "",
              f"From {review.source}: {what}."]
     if review.blocking:
         lines.append(f":x: **{len(review.blocking)} mandatory policy violation(s): this change cannot be deployed.**")

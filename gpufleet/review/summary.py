@@ -12,11 +12,12 @@ from gpufleet.review.deltas import (
 from gpufleet.review.diff import ResourceChange, diff_resources
 
 MARKER = "<!-- gpufleet-review:{stack} -->"
+PREVIEW_MARKER = "<!-- gpufleet-review:{stack}:preview -->"
 
 
-def marker(stack: str) -> str:
-    """The hidden line a workflow finds to update this stack's comment in place."""
-    return MARKER.format(stack=stack)
+def marker(stack: str, preview: bool = False) -> str:
+    """The hidden line a workflow finds to update this stack's comment in place (the preview has its own)."""
+    return (PREVIEW_MARKER if preview else MARKER).format(stack=stack)
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,10 @@ class Review:
     notes: list[str] = field(default_factory=list)
 
     @property
+    def marker(self) -> str:
+        return marker(self.stack, preview=self.source == "pulumi preview")
+
+    @property
     def disruptive(self) -> list[ResourceChange]:
         return sorted((c for c in self.changes if c.disruptive), key=lambda c: (c.op != "replace", c.group, c.name))
 
@@ -115,7 +120,7 @@ class Review:
         return {
             "stack": self.stack,
             "source": self.source,
-            "marker": marker(self.stack),
+            "marker": self.marker,
             "counts": self.counts(),
             "disruptive": [c.urn for c in self.disruptive],
             "changes": [c.to_json() for c in self.changes],
