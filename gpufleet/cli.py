@@ -1,4 +1,5 @@
-"""The `gpufleet` command: `plan` (offline plan of a stack) and `schema` (JSON Schema of stack files).
+"""The `gpufleet` command: `plan` (offline plan of a stack), `schema` (JSON Schema of stack files),
+`diff` (review two plans) and `report` (review a real `pulumi preview --json` and its event log).
 
 Exit codes (contract): 0 clean or advisory findings only; 1 a mandatory policy is violated;
 2 the stack config is invalid (message on stderr, no traceback, nothing registered).
@@ -52,6 +53,38 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _emit(text: str, output: Optional[str]) -> None:
+    if output:
+        Path(output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from gpufleet.review import ReviewInputError, load_plan, render, review_plans
+
+    try:
+        review = review_plans(load_plan(args.base), load_plan(args.head))
+    except ReviewInputError as exc:
+        print(f"gpufleet: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    _emit(render(review, args.format), args.output)
+    return EXIT_POLICY if review.has_mandatory else EXIT_OK
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from gpufleet.review import ReviewInputError, render
+    from gpufleet.review.preview import review_preview
+
+    try:
+        review = review_preview(args.preview_json, args.event_log, stack=args.stack)
+    except ReviewInputError as exc:
+        print(f"gpufleet: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    _emit(render(review, args.format), args.output)
+    return EXIT_POLICY if review.has_mandatory else EXIT_OK
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="gpufleet", description="GPU Kubernetes clusters on Pulumi, planned offline.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -63,6 +96,19 @@ def parser() -> argparse.ArgumentParser:
     plan.set_defaults(func=cmd_plan)
     schema = sub.add_parser("schema", help="print the JSON Schema of stack files")
     schema.set_defaults(func=cmd_schema)
+    diff = sub.add_parser("diff", help="review the change between two offline plans (gpufleet plan --format json)")
+    diff.add_argument("base", help="plan JSON of the base (e.g. main)")
+    diff.add_argument("head", help="plan JSON of the head (the pull request)")
+    diff.add_argument("--format", choices=["markdown", "text", "json"], default="markdown")
+    diff.add_argument("--output", help="write to this file instead of stdout")
+    diff.set_defaults(func=cmd_diff)
+    report = sub.add_parser("report", help="review a real `pulumi preview --json` (+ its --event-log for policies)")
+    report.add_argument("--preview-json", required=True, help="output of `pulumi preview --json`")
+    report.add_argument("--event-log", help="file written by `pulumi preview --event-log` (policy violations)")
+    report.add_argument("--stack", help="stack name for the heading and marker (default: read from the URNs)")
+    report.add_argument("--format", choices=["markdown", "text", "json"], default="markdown")
+    report.add_argument("--output", help="write to this file instead of stdout")
+    report.set_defaults(func=cmd_report)
     return p
 
 

@@ -86,6 +86,9 @@ def evaluate(resources: list[Registration], stack: str, config: Optional[dict] =
     analyzer.Configure(configure_request(config), None)
     diagnostics = []
     for r in resources:
-        diagnostics += analyzer.Analyze(analyze_request(r), None).diagnostics
+        for d in analyzer.Analyze(analyze_request(r), None).diagnostics:
+            if not d.urn:  # the servicer leaves it to the engine; the review joins findings by URN
+                d.urn = r.urn
+            diagnostics.append(d)
     diagnostics += analyzer.AnalyzeStack(stack_request(resources), None).diagnostics
     return sorted(diagnostics_to_violations(diagnostics), key=lambda v: (v.level != "mandatory", v.policy, v.urn))

@@ -1,0 +1,195 @@
+"""Which input changes force Pulumi to replace a resource, per resource type token, with the source of each fact.
+
+Bridged providers (pulumi-aws, pulumi-gcp, pulumi-random) replace a resource when an input the upstream
+Terraform schema marks `ForceNew` changes; pulumi-kubernetes and pulumi-command decide it in their own Diff.
+The provider schemas (`replaceOnChanges`) are not available offline here, so each table cites the upstream
+schema or provider source it was read from. `checked` says whether the entry was read at that source while
+writing this table (True) or taken from the provider docs without re-reading (False): re-check those first.
+
+Paths are Pulumi input names (camelCase), dotted; list indices are ignored (`instanceTypes[0]` matches
+`instanceTypes`), and a rule matches every path below it (`nodeConfig.guestAccelerators` matches
+`nodeConfig.guestAccelerators.type`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+
+@dataclass(frozen=True)
+class ReplaceTable:
+    """The inputs of one resource type whose change replaces the resource."""
+
+    paths: tuple[str, ...]
+    source: str
+    checked: bool
+    conditional: tuple[str, ...] = ()
+    """Inputs that force replacement only in some directions (named in `source`); reported as 'may replace'."""
+
+
+_TF_AWS = "hashicorp/terraform-provider-aws"
+_TF_GOOGLE = "hashicorp/terraform-provider-google"
+
+TABLES: dict[str, ReplaceTable] = {
+    "aws:eks/nodeGroup:NodeGroup": ReplaceTable(
+        paths=(
+            "amiType", "capacityType", "clusterName", "diskSize", "instanceTypes", "launchTemplate.id",
+            "launchTemplate.name", "nodeGroupName", "nodeGroupNamePrefix", "nodeRoleArn", "remoteAccess",
+            "subnetIds",
+        ),
+        source=f"{_TF_AWS} internal/service/eks/node_group.go, resource schema ForceNew",
+        checked=True,
+    ),
+    "aws:eks/cluster:Cluster": ReplaceTable(
+        paths=(
+            "name", "roleArn", "bootstrapSelfManagedAddons", "accessConfig.bootstrapClusterCreatorAdminPermissions",
+            "kubernetesNetworkConfig.ipFamily", "kubernetesNetworkConfig.serviceIpv4Cidr",
+            "outpostConfig.controlPlaneInstanceType", "outpostConfig.controlPlanePlacement.groupName",
+            "remoteNetworkConfig",
+        ),
+        conditional=("encryptionConfig", "computeConfig.nodeRoleArn"),
+        source=f"{_TF_AWS} internal/service/eks/cluster.go, schema ForceNew and CustomizeDiff "
+        "(removing encryptionConfig, or changing an existing computeConfig.nodeRoleArn, forces replacement)",
+        checked=True,
+    ),
+    "gcp:container/nodePool:NodePool": ReplaceTable(
+        paths=(
+            "name", "namePrefix", "cluster", "location", "project", "initialNodeCount", "placementPolicy",
+            "nodeConfig.guestAccelerators", "nodeConfig.spot", "nodeConfig.preemptible", "nodeConfig.serviceAccount",
+            "nodeConfig.oauthScopes", "nodeConfig.metadata", "nodeConfig.minCpuPlatform", "nodeConfig.localSsdCount",
+            "nodeConfig.ephemeralStorageLocalSsdConfig", "nodeConfig.localNvmeSsdBlockConfig",
+            "nodeConfig.reservationAffinity", "nodeConfig.shieldedInstanceConfig", "nodeConfig.sandboxConfig",
+            "nodeConfig.bootDiskKmsKey", "nodeConfig.secondaryBootDisks",
+        ),
+        source=f"{_TF_GOOGLE} google/services/container/node_config.go schemaNodeConfig ForceNew "
+        "(guest_accelerator incl. gpu_driver_installation_config, gpu_sharing_config, gpu_partition_size; spot; "
+        "machine_type is updated in place, read); the pool's own fields (name, cluster, location, project, "
+        "initialNodeCount, placementPolicy) from the google_container_node_pool docs, not re-read",
+        checked=True,
+    ),
+    "gcp:container/cluster:Cluster": ReplaceTable(
+        paths=(
+            "name", "location", "project", "network", "subnetwork", "clusterIpv4Cidr", "ipAllocationPolicy",
+            "enableAutopilot", "initialNodeCount", "privateClusterConfig.masterIpv4CidrBlock",
+        ),
+        source="Terraform google provider docs, google_container_cluster arguments marked 'Changing this forces a "
+        "new resource'",
+        checked=False,
+    ),
+    "aws:fsx/lustreFileSystem:LustreFileSystem": ReplaceTable(
+        paths=(
+            "deploymentType", "subnetIds", "securityGroupIds", "storageType", "kmsKeyId", "importPath", "exportPath",
+            "importedFileChunkSize", "driveCacheType", "efaEnabled",
+        ),
+        conditional=("storageCapacity",),
+        source="Terraform AWS provider docs, aws_fsx_lustre_file_system (storageCapacity can only grow in place)",
+        checked=False,
+    ),
+    "aws:efs/fileSystem:FileSystem": ReplaceTable(
+        paths=("creationToken", "encrypted", "kmsKeyId", "performanceMode", "availabilityZoneName"),
+        source="Terraform AWS provider docs, aws_efs_file_system",
+        checked=False,
+    ),
+    "gcp:filestore/instance:Instance": ReplaceTable(
+        paths=("name", "tier", "location", "zone", "project", "networks", "fileShares.name", "kmsKeyName"),
+        source="Terraform google provider docs, google_filestore_instance (fileShares.capacityGb grows in place)",
+        checked=False,
+    ),
+    "aws:ec2/vpc:Vpc": ReplaceTable(
+        paths=("cidrBlock", "ipv4IpamPoolId", "ipv4NetmaskLength"),
+        source="Terraform AWS provider docs, aws_vpc",
+        checked=False,
+    ),
+    "gcp:compute/network:Network": ReplaceTable(
+        paths=("name", "project", "autoCreateSubnetworks", "enableUlaInternalIpv6", "internalIpv6Range"),
+        source="Terraform google provider docs, google_compute_network",
+        checked=False,
+    ),
+    "kubernetes:helm.sh/v3:Release": ReplaceTable(
+        paths=("name", "namespace"),
+        source="pulumi/pulumi-kubernetes provider/pkg/provider/helm_release.go Diff: forceNewFields .name, .namespace",
+        checked=True,
+    ),
+    "command:remote:Command": ReplaceTable(
+        paths=("triggers",),
+        source="pulumi/pulumi-command docs: 'triggers' replaces the resource on change; other inputs run `update` "
+        "(or `create` again)",
+        checked=False,
+    ),
+    "command:local:Command": ReplaceTable(
+        paths=("triggers",),
+        source="pulumi/pulumi-command docs: 'triggers' replaces the resource on change",
+        checked=False,
+    ),
+    "random:index/randomPassword:RandomPassword": ReplaceTable(
+        paths=(
+            "length", "special", "upper", "lower", "numeric", "number", "minLower", "minUpper", "minNumeric",
+            "minSpecial", "overrideSpecial", "keepers",
+        ),
+        source="terraform-provider-random random_password: every argument RequiresReplace",
+        checked=False,
+    ),
+}
+
+# Every Kubernetes object (not the Helm release) is replaced when its name or namespace changes.
+KUBERNETES_OBJECT = ReplaceTable(
+    paths=("metadata.name", "metadata.namespace"),
+    source="pulumi/pulumi-kubernetes provider Diff: a changed metadata.name/namespace is a new object",
+    checked=False,
+)
+
+# Resource kinds whose replacement or deletion disrupts running work or loses data.
+_DISRUPTIVE_KINDS: dict[str, str] = {
+    "aws:eks/cluster:Cluster": "cluster",
+    "gcp:container/cluster:Cluster": "cluster",
+    "aws:eks/nodeGroup:NodeGroup": "node pool",
+    "gcp:container/nodePool:NodePool": "node pool",
+    "aws:fsx/lustreFileSystem:LustreFileSystem": "file system",
+    "aws:efs/fileSystem:FileSystem": "file system",
+    "gcp:filestore/instance:Instance": "file system",
+    "aws:ec2/vpc:Vpc": "network",
+    "gcp:compute/network:Network": "network",
+    "kubernetes:core/v1:Namespace": "namespace (deletes everything in it)",
+    "command:remote:Command": "host install (k3s server/agent)",
+}
+
+_INDEX = re.compile(r"\[\d+\]")
+
+
+def table_for(type_: str) -> Optional[ReplaceTable]:
+    if type_ in TABLES:
+        return TABLES[type_]
+    if type_.startswith("kubernetes:") and not type_.startswith("kubernetes:helm.sh/") and ":" in type_[11:]:
+        return KUBERNETES_OBJECT
+    return None
+
+
+def normalize(path: str) -> str:
+    """`nodeConfig.guestAccelerators[0].type` -> `nodeConfig.guestAccelerators.type`."""
+    return _INDEX.sub("", path)
+
+
+def _under(path: str, rule: str) -> bool:
+    return path == rule or path.startswith(rule + ".")
+
+
+def forcing_rule(type_: str, path: str) -> Optional[tuple[str, str, bool]]:
+    """(rule path, source, certain) when a change at `path` of a `type_` resource forces replacement."""
+    table = table_for(type_)
+    if table is None:
+        return None
+    p = normalize(path)
+    for rule in table.paths:
+        if _under(p, rule):
+            return rule, table.source, True
+    for rule in table.conditional:
+        if _under(p, rule):
+            return rule, table.source, False
+    return None
+
+
+def disruptive_kind(type_: str) -> Optional[str]:
+    """What losing this resource means ("node pool", "file system", ...), or None for ordinary resources."""
+    return _DISRUPTIVE_KINDS.get(type_)

@@ -1,0 +1,171 @@
+"""`gpufleet diff` logic: plan pairs with one change each, with exact expectations for every section."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpufleet.review import review_plans
+from tests.review_plans import DEV_CHANGES, dev_plan, eks_plan
+
+A100_AGENT = "urn:pulumi:dev::gpufleet::gpufleet:index:GpuCluster$gpufleet:k3s:K3sNodePool$command:remote:Command::"
+
+
+@pytest.fixture(scope="module")
+def dev():
+    """The dev example planned once, and once per change (7 plans)."""
+    base = dev_plan()
+    return base, {k: review_plans(base, dev_plan(m)) for k, m in DEV_CHANGES.items()}
+
+
+def ops(review):
+    return sorted((c.op, c.type, c.name) for c in review.changes)
+
+
+def pools(review):
+    return {p.pool: (p.status, p.changed_fields) for p in review.capacity}
+
+
+def changed_versions(review):
+    return {v.component: (v.before, v.after) for v in review.versions if v.changed}
+
+
+def cost(review):
+    c = review.cost
+    return (c.min_before, c.min_after, c.min_delta, c.max_before, c.max_after, c.max_delta)
+
+
+def test_identical_plans_have_nothing_to_review(dev):
+    base, _ = dev
+    review = review_plans(base, base)
+    assert review.changes == [] and review.verdicts == [] and not review.disruptive
+    assert pools(review) == {"l4": ("unchanged", []), "a100": ("unchanged", [])}
+    assert cost(review) == (15.35, 15.35, 0.0, 15.35, 15.35, 0.0)
+    assert changed_versions(review) == {}
+    assert {v.component: v.after for v in review.versions} == {
+        "GPU Operator chart": ("v26.7.0",), "GPU driver": ("595.91.07",), "k3s": ("v1.34.1+k3s1",),
+        "Kubernetes (k3s)": ("1.34",),
+    }
+
+
+def test_resize_a_pool(dev):
+    review = dev[1]["resize"]
+    assert ops(review) == [("create", "command:remote:Command", "dev-pool-a100-agent-gpu-a100-2")]
+    assert review.changes[0].group == "dev › dev-pool-a100"
+    assert review.disruptive == []
+    assert pools(review) == {"l4": ("unchanged", []), "a100": ("changed", ["minNodes", "maxNodes", "minGpus", "maxGpus"])}
+    a100 = next(p for p in review.capacity if p.pool == "a100")
+    assert (a100.before["maxGpus"], a100.after["maxGpus"]) == (8, 16)
+    assert cost(review) == (15.35, 29.85, 14.5, 15.35, 29.85, 14.5)
+    assert changed_versions(review) == {}
+    assert review.verdicts == [] and not review.has_mandatory
+
+
+def test_change_the_gpu_operator_version(dev):
+    review = dev[1]["operator"]
+    assert ops(review) == [("update", "kubernetes:helm.sh/v3:Release", "dev-gpu-operator-release")]
+    change = review.changes[0]
+    assert [(i.path, i.before, i.after, i.forces) for i in change.inputs] == [
+        ("values.driver.version", "595.91.07", "580.126.20", None),
+        ("version", "v26.7.0", "v26.3.3", None),
+    ]
+    assert change.group == "dev › dev-gpu-operator" and not change.disruptive
+    assert changed_versions(review) == {
+        "GPU Operator chart": (("v26.7.0",), ("v26.3.3",)),
+        "GPU driver": (("595.91.07",), ("580.126.20",)),
+    }
+    assert review.alignment == []  # the release's default driver is on a supported branch
+    assert pools(review) == {"l4": ("unchanged", []), "a100": ("unchanged", [])}
+    assert cost(review) == (15.35, 15.35, 0.0, 15.35, 15.35, 0.0)
+
+
+def test_change_a_k3s_pools_gpu_shows_in_capacity_not_as_a_replacement(dev):
+    # k3s node labels travel in the agent's secret config (stdin): the plan cannot show that input change
+    review = dev[1]["gpu"]
+    assert review.changes == [] and review.disruptive == []
+    assert pools(review) == {"l4": ("changed", ["gpu"]), "a100": ("unchanged", [])}
+    l4 = next(p for p in review.capacity if p.pool == "l4")
+    assert (l4.before["gpu"], l4.after["gpu"]) == ("L4", "L40S")
+
+
+def test_add_a_pool(dev):
+    review = dev[1]["add"]
+    assert ops(review) == [
+        ("create", "command:remote:Command", "dev-pool-h100-agent-gpu-h100-1"),
+        ("create", "gpufleet:k3s:K3sNodePool", "dev-pool-h100"),
+    ]
+    assert {c.name: c.group for c in review.changes} == {
+        "dev-pool-h100": "dev", "dev-pool-h100-agent-gpu-h100-1": "dev › dev-pool-h100",
+    }
+    assert review.disruptive == []
+    assert pools(review) == {"l4": ("unchanged", []), "a100": ("unchanged", []), "h100": ("added", [])}
+    assert cost(review) == (15.35, 39.35, 24.0, 15.35, 39.35, 24.0)
+
+
+def test_remove_a_pool_is_disruptive(dev):
+    review = dev[1]["remove"]
+    assert ops(review) == [
+        ("delete", "command:remote:Command", "dev-pool-l4-agent-gpu-l4-1"),
+        ("delete", "gpufleet:k3s:K3sNodePool", "dev-pool-l4"),
+    ]
+    assert [(c.op, c.name, c.kind) for c in review.disruptive] == [
+        ("delete", "dev-pool-l4-agent-gpu-l4-1", "host install (k3s server/agent)"),
+    ]
+    assert pools(review) == {"a100": ("unchanged", []), "l4": ("removed", [])}
+    assert cost(review) == (15.35, 14.5, -0.85, 15.35, 14.5, -0.85)
+
+
+def test_a_mandatory_violation_in_the_head_blocks_and_breaks_alignment(dev):
+    review = dev[1]["violation"]
+    assert [(v.policy, v.level, v.status, v.resource) for v in review.verdicts] == [
+        ("gpu-operator-version-support", "mandatory", "new", "dev-gpu-operator-release"),
+    ]
+    assert review.has_mandatory
+    assert review.verdicts[0].finding == (
+        "driver 570.86.15 (branch 570) is not supported by GPU Operator v26.7.0 (supported branches: 610, 595, 580, 535)"
+    )
+    assert "gpufleet.io/exempt-gpu-operator-version-support" in review.verdicts[0].fix
+    assert [v.policy for v in review.alignment] == ["gpu-operator-version-support"]
+    assert changed_versions(review) == {"GPU driver": (("595.91.07",), ("570.86.15",))}
+
+
+def test_a_violation_fixed_by_the_change_is_resolved_and_does_not_block(dev):
+    base = dev_plan(DEV_CHANGES["violation"])
+    review = review_plans(base, dev[0])
+    assert [(v.policy, v.status) for v in review.verdicts] == [("gpu-operator-version-support", "resolved")]
+    assert not review.has_mandatory and review.alignment == []
+
+
+def test_switch_on_demand_to_spot_replaces_an_eks_node_group():
+    review = review_plans(eks_plan(), eks_plan(capacity_type="SPOT", price=39.33))
+    assert ops(review) == [("replace", "aws:eks/nodeGroup:NodeGroup", "prod-pool-h100-nodegroup")]
+    change = review.changes[0]
+    assert change.replace_reasons == ["capacityType"]
+    assert [(i.path, i.before, i.after, i.forces) for i in change.inputs] == [
+        ("capacityType", "ON_DEMAND", "SPOT", "capacityType"),
+    ]
+    assert "internal/service/eks/node_group.go" in change.inputs[0].source
+    assert [c.name for c in review.disruptive] == ["prod-pool-h100-nodegroup"]
+    assert pools(review) == {"h100": ("changed", ["capacityType", "pricePerNodeHour"])}
+    assert cost(review) == (0.0, 0.0, 0.0, 393.28, 157.32, -235.96)
+
+
+def test_change_instance_type_replaces_an_eks_node_group():
+    review = review_plans(eks_plan(), eks_plan(instance_type="p4d.24xlarge", gpu="A100-40GB", price=32.77))
+    change = review.changes[0]
+    assert (change.op, change.replace_reasons, change.group) == ("replace", ["instanceTypes[0]"], "prod › prod-pool-h100")
+    assert [(i.path, i.before, i.after) for i in change.inputs] == [("instanceTypes[0]", "p5.48xlarge", "p4d.24xlarge")]
+    assert pools(review) == {"h100": ("changed", ["gpu", "pricePerNodeHour"])}
+
+
+def test_resize_an_eks_node_group_updates_in_place():
+    review = review_plans(eks_plan(), eks_plan(max_nodes=8))
+    change = review.changes[0]
+    assert (change.op, change.disruptive) == ("update", False)
+    assert [(i.path, i.before, i.after, i.forces) for i in change.inputs] == [("scalingConfig.maxSize", 4.0, 8.0, None)]
+    assert pools(review) == {"h100": ("changed", ["maxNodes", "maxGpus"])}
+    assert cost(review) == (0.0, 0.0, 0.0, 393.28, 786.56, 393.28)
+
+
+def test_plans_of_different_stacks_say_so():
+    review = review_plans(eks_plan(), {**eks_plan(), "stack": "other"})
+    assert review.notes and "URNs differ" in review.notes[0]
