@@ -11,6 +11,7 @@ from components import platform
 from components.cluster_access import ClusterAccess
 from components.node_labels import pool_taints
 from gpufleet.spec import StackSpec
+from gpufleet.spec.shape import shaped_pools
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ class GpuCluster(pulumi.ComponentResource):
             taints = [t for pool in spec.node_pools for t in pool_taints(pool)]
             # GPUDirect RDMA over the Network Operator's NICs (k3s); cloud RDMA (EFA) is wired by its platform.
             k3s_rdma = spec.cluster.platform == "k3s" and any(p.rdma for p in spec.node_pools)
-            extra = dict(operator_settings(spec.node_pools), rdma=k3s_rdma)
+            extra = dict(operator_settings(shaped_pools(spec)), rdma=k3s_rdma)
             self.gpu_operator = GpuOperator(
                 f"{name}-gpu-operator",
                 GpuOperatorArgs(spec.gpu_operator, taints, cuda_versions=tuple(spec.workloads.cuda_versions), **extra),
@@ -53,7 +54,7 @@ class GpuCluster(pulumi.ComponentResource):
             )
             self.gpu_sharing = None
             if extra.get("device_plugin_config"):
-                sharing_args = GpuSharingArgs(spec.node_pools, self.gpu_operator.namespace.metadata["name"])
+                sharing_args = GpuSharingArgs(shaped_pools(spec), self.gpu_operator.namespace.metadata["name"])
                 self.gpu_sharing = GpuSharing(f"{name}-gpu-sharing", sharing_args, self.access, opts=child)
         self.network_operator = self.storage = None
         if spec.cluster.platform == "k3s":

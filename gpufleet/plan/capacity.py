@@ -8,6 +8,7 @@ from typing import Optional
 from gpufleet import labels
 from gpufleet import sharing as gpu_sharing
 from gpufleet.spec import NodePoolSpec, StackSpec
+from gpufleet.spec import shape as pool_shape
 
 CURRENCY = "USD"
 
@@ -88,7 +89,7 @@ def _eks_pool_capacity(pool: NodePoolSpec) -> PoolCapacity:
 
     t = aws_catalog.instance_type(pool_instance_types(pool)[0])
     # The instance type fixes the GPU model and count; sharing then multiplies what a node advertises.
-    shaped = pool.model_copy(update={"gpu": t.gpu, "gpus_per_node": t.gpus})
+    shaped = pool_shape.shaped(pool, "eks")
     advertised = gpu_sharing.advertised(shaped)
     if pool.rdma:
         advertised[labels.EFA_RESOURCE] = t.efa_interfaces

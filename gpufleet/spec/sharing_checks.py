@@ -9,6 +9,7 @@ import ipaddress
 
 from gpufleet import catalog, sharing
 from gpufleet.spec.errors import Problem
+from gpufleet.spec.shape import shaped_pools
 
 NS = "gpufleet"
 _MIG_FIELDS = ("profile", "layout", "profiles", "strategy")
@@ -17,11 +18,12 @@ _MIG_FIELDS = ("profile", "layout", "profiles", "strategy")
 def check(stack: str, spec) -> list[Problem]:
     problems: list[Problem] = []
     k3s = spec.cluster.platform == "k3s"
-    for i, pool in enumerate(spec.node_pools):
+    pools = shaped_pools(spec)
+    for i, pool in enumerate(pools):
         at = f"{NS}:nodePools[{i}]"
         problems += [Problem(stack, path, msg) for path, msg in _sharing(pool, at, k3s)]
         problems += [Problem(stack, path, msg) for path, msg in _rdma(pool, at, k3s)]
-    problems += [Problem(stack, path, msg) for path, msg in _mig_cluster(spec.node_pools)]
+    problems += [Problem(stack, path, msg) for path, msg in _mig_cluster(pools)]
     shared = [i for i, p in enumerate(spec.node_pools) if p.sharing.mode != "none"]
     if shared and not spec.gpu_operator.enabled:
         problems.append(Problem(stack, f"{NS}:nodePools[{shared[0]}].sharing.mode", (
