@@ -1,7 +1,8 @@
 """Benchmark: wall time, peak memory and imported modules of `gpufleet plan` per stack.
 
 Each measurement runs in a fresh subprocess (so import cost and peak RSS are those a user sees):
-every example stack in stacks/, then synthetic k3s stacks with 10, 100 and 500 GPU agents.
+every example stack in stacks/, synthetic k3s stacks with 10, 100 and 500 GPU agents, and a synthetic
+EKS stack with 50 GPU pools (the prod-eks stack's cluster with 50 pools of four GPU shapes).
 Prints figures; asserts nothing about speed (not a timed test).
 """
 
@@ -49,6 +50,22 @@ def synthetic_k3s(agents: int) -> dict:
     }}
 
 
+EKS_SHAPES = [
+    {"instanceTypes": ["g6.xlarge", "g6.2xlarge"], "capacity": "spot"},
+    {"instanceType": "g6e.12xlarge", "capacity": "on-demand"},
+    {"instanceType": "p5.48xlarge", "capacity": "spot", "rdma": True, "availabilityZone": "us-east-1a"},
+    {"instanceType": "p4d.24xlarge", "capacity": "on-demand", "rdma": True, "availabilityZone": "us-east-1b"},
+]
+
+
+def synthetic_eks(pools: int) -> dict:
+    doc = yaml.safe_load((ROOT / "stacks" / "Pulumi.prod-eks.yaml").read_text())
+    doc["config"]["gpufleet:nodePools"] = [
+        {"name": f"pool-{i:03d}", "minNodes": 0, "maxNodes": 4, **EKS_SHAPES[i % len(EKS_SHAPES)]} for i in range(pools)
+    ]
+    return doc
+
+
 def measure(stack: str, extra: list[str]) -> dict:
     run = subprocess.run([sys.executable, "-c", PROBE, stack, *extra], capture_output=True, text=True, cwd=ROOT)
     if run.returncode != 0:
@@ -66,6 +83,9 @@ def main() -> None:
             file = Path(tmp) / f"Pulumi.k3s-{agents}.yaml"
             file.write_text(yaml.safe_dump(synthetic_k3s(agents)))
             rows.append((f"k3s-{agents}-gpu-agents", measure(f"k3s-{agents}", ["--config", str(file)])))
+        file = Path(tmp) / "Pulumi.eks-50.yaml"
+        file.write_text(yaml.safe_dump(synthetic_eks(50)))
+        rows.append(("eks-50-gpu-pools", measure("eks-50", ["--config", str(file)])))
     print(f"{'stack':<24} {'exit':>4} {'seconds':>8} {'peak MiB':>9} {'modules':>8}  cloud SDKs")
     for stack, m in rows:
         sdks = ",".join(n for n in ("aws", "gcp") if m[n]) or "-"
