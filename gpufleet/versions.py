@@ -195,7 +195,8 @@ GKE_KUBERNETES_VERSIONS = ("1.32", "1.33", "1.34")
 # GKE GPUDirect: the NCCL plugin installer (and what it needs) per GPUDirect kind, pinned to the
 # GoogleCloudPlatform/container-engine-accelerators commits cluster-toolkit's gke-node-pool pins
 # (modules/compute/gke-node-pool/gpu_direct.tf): TCPX NCCL plugin v3.1.9 (rxdm v2.0.12), TCPXO NCCL plugin
-# v1.0.8-1 (rxdm v1.0.14). RDMA (A3 Ultra, A4) has no pinned upstream manifest yet: gpufleet does not install it.
+# v1.0.8-1 (rxdm v1.0.14). RDMA (A3 Ultra H200, A4 B200): gIB NCCL plugin v1.0.6, the installer at commit
+# 2c776f7e (Google's docs apply it from master; gpufleet pins the commit so a re-run installs the same plugin).
 _GKE_ACCELERATORS_RAW = "https://raw.githubusercontent.com/GoogleCloudPlatform/container-engine-accelerators"
 GKE_GPUDIRECT_MANIFESTS: dict[str, dict[str, str]] = {
     "TCPX": {
@@ -206,5 +207,8 @@ GKE_GPUDIRECT_MANIFESTS: dict[str, dict[str, str]] = {
     "TCPXO": {
         "nccl-installer": f"{_GKE_ACCELERATORS_RAW}/bd4a7491672b48dfec28f3679b679a614f6cbbc7/gpudirect-tcpxo/nccl-tcpxo-installer.yaml",
         "nri-device-injector": f"{_GKE_ACCELERATORS_RAW}/bd4a7491672b48dfec28f3679b679a614f6cbbc7/nri_device_injector/nri-device-injector.yaml",
+    },
+    "RDMA": {
+        "nccl-installer": f"{_GKE_ACCELERATORS_RAW}/2c776f7e9656a2b6476f19938b738b4186000ce3/gpudirect-rdma/nccl-rdma-installer.yaml",
     },
 }

@@ -305,5 +305,10 @@ def test_variant_rdma_pod_networks(variant):
     modes = {r.inputs["metadata"]["name"]: r.inputs["spec"]["deviceMode"]
              for r in by_type(variant, "kubernetes:networking.gke.io/v1:GKENetworkParamSet")}
     assert modes == {"h200-gvnic": "NetDevice", **{f"h200-rdma-{i}": "RDMA" for i in range(8)}}
-    assert by_type(variant, "kubernetes:yaml/v2:ConfigFile") == []  # no pinned RDMA installer upstream yet
+    installers = by_type(variant, "kubernetes:yaml/v2:ConfigFile")
+    assert [(r.name, r.inputs["file"]) for r in installers] == [(
+        "variant-gpudirect-rdma-nccl-installer",
+        "https://raw.githubusercontent.com/GoogleCloudPlatform/container-engine-accelerators/"
+        "2c776f7e9656a2b6476f19938b738b4186000ce3/gpudirect-rdma/nccl-rdma-installer.yaml",
+    )]
     assert by_type(variant, "gpufleet:gke:GkeGpuDirectWiring")[0].name == "variant-gpudirect"
