@@ -1,0 +1,93 @@
+"""The broken-stack corpus (tests/fixtures/broken_stacks, driven by test_broken_stacks.py) covers every
+mandatory rule a gpufleet stack file can trigger, on each cloud platform where it can; the rules it cannot
+trigger are listed here with the reason (the spec refuses the stack with exit 2 first, or gpufleet's
+components always build the resource the rule wants). A new rule must land in one of the two places.
+
+The EKS and GKE files start from stacks/Pulumi.prod-eks.yaml / prod-gke.yaml; the few that need a second
+line (a valid variant of the example, then one mistake) say so in their header, and the variants are planned
+clean here so the mistake is the only thing the rule can be reacting to.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from pulumi_policy import EnforcementLevel
+
+from policies.pack import POLICIES
+from tests.helpers import ROOT, example_config, plan_config
+
+BROKEN = sorted((ROOT / "tests" / "fixtures" / "broken_stacks").glob("*.yaml"))
+EXPECT = re.compile(r"^# expect: (\S+)$", re.M)
+PLATFORM = re.compile(r"^    platform: (\S+)$", re.M)
+
+# Mandatory rules no stack file can trigger, and why.
+UNREACHABLE = {
+    "gpu-operator-driver-conflict": (
+        "the spec ties the driver to the platform: EKS refuses gpuOperator.driver.source operator (its AMIs ship "
+        "driver and toolkit; the release always gets driver/toolkit.enabled=false), GKE runs the operator only "
+        "with gpuStack: operator, which turns GKE's driver installation off"
+    ),
+    "gpu-sharing-valid": (
+        "the spec checks sharing before planning: replicas >= 2, MIG only on MIG GPUs with their profiles, no MPS "
+        "with MIG (sharing_checks.py, gke.py), GKE maxSharedClientsPerGpu 2..48"
+    ),
+    "gpu-pool-taint": (
+        "gpufleet always adds nvidia.com/gpu:NoSchedule to EKS node groups (a user taint on the same key does not "
+        "replace it), GKE taints GPU nodes itself, and k3s taints travel in the secret k3s config"
+    ),
+    "rdma-placement": (
+        "EFA interface count, the cluster placement group and the one-zone subnet come from the catalog and the "
+        "spec (EFA instance types only, one zone); GKE GPUDirect networks are created per pool from the machine "
+        "type's count"
+    ),
+}
+
+
+def _mandatory() -> set[str]:
+    return {p.name for p in POLICIES if p.enforcement_level == EnforcementLevel.MANDATORY}
+
+
+def _corpus() -> dict[str, set[str]]:
+    """platform -> rules the corpus expects on it."""
+    out: dict[str, set[str]] = {}
+    for path in BROKEN:
+        text = path.read_text()
+        out.setdefault(PLATFORM.search(text).group(1), set()).add(EXPECT.search(text).group(1))
+    return out
+
+
+def test_corpus_covers_every_mandatory_rule_a_stack_file_can_trigger():
+    covered = set().union(*_corpus().values())
+    assert covered == _mandatory() - set(UNREACHABLE)
+    assert set(UNREACHABLE) <= _mandatory()
+
+
+def test_corpus_exercises_each_cloud():
+    corpus = _corpus()
+    assert corpus["eks"] == {"gpu-pool-scale-to-zero", "gpu-driver-cuda-alignment", "gpu-operator-version-support", "spot-pool-safety"}
+    assert corpus["gke"] == {
+        "gpu-pool-scale-to-zero", "gpu-driver-cuda-alignment", "gpu-operator-version-support", "spot-pool-safety", "secure-defaults",
+    }
+    assert sum(1 for p in BROKEN if PLATFORM.search(p.read_text()).group(1) in ("eks", "gke")) >= 12
+
+
+def _gke_operator() -> dict:
+    c = example_config("prod-gke")
+    c["gpufleet:cluster"]["gke"]["gpuStack"] = "operator"
+    del c["gpufleet:nodePools"][0]["gke"]["gpuDriverVersion"]
+    return c
+
+
+def _eks_135() -> dict:
+    c = example_config("prod-eks")
+    c["gpufleet:cluster"]["kubernetesVersion"] = "1.35"
+    return c
+
+
+@pytest.mark.parametrize("variant", [_gke_operator, _eks_135], ids=["prod-gke-gpu-stack-operator", "prod-eks-kubernetes-1.35"])
+def test_base_variants_plan_clean(variant):
+    """The valid variants the two-line corpus files start from: no mandatory violation before the mistake."""
+    result = plan_config(variant())
+    assert [v.policy for v in result.violations if v.level == "mandatory"] == []
