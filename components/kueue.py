@@ -8,6 +8,7 @@ pool advertises (GPUs, or time-slice replicas / MIG slices on shared pools).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Optional
 
@@ -39,10 +40,27 @@ class KueueArgs:
     """Namespace Kueue's controller runs in."""
 
 
-def nominal(queue: QueueSpec, flavor: PoolFlavor) -> dict[str, int]:
-    """Resource -> nominal quota: the queue's own figure, or everything the pool advertises at max size."""
+def in_units(flavor: PoolFlavor, gpus: int) -> dict[str, int]:
+    """A quota the spec states in GPUs (what the pool advertises under nvidia.com/), for every resource the
+    pool advertises: GPU resources get it as is, companions such as EFA interfaces their share of the pool
+    (16 of 16 GPUs on two p5 nodes -> all 64 EFA interfaces), rounded up so a whole-node job still fits."""
     most = flavor.at_max_size
-    return {r: (most[r] if queue.nominal_quota is None else queue.nominal_quota) for r in most}
+    gpu_like = [r for r in most if r.startswith("nvidia.com/")]
+    pool_gpus = max((most[r] for r in gpu_like), default=0)
+    out = {}
+    for r, n in most.items():
+        if r in gpu_like or not pool_gpus:
+            out[r] = gpus
+        else:
+            out[r] = min(n, math.ceil(n * gpus / pool_gpus))
+    return out
+
+
+def nominal(queue: QueueSpec, flavor: PoolFlavor) -> dict[str, int]:
+    """Resource -> nominal quota: the queue's own figure (in GPUs), or everything the pool advertises at max size."""
+    if queue.nominal_quota is None:
+        return dict(flavor.at_max_size)
+    return in_units(flavor, queue.nominal_quota)
 
 
 def most_admitted(queue: QueueSpec, flavor: PoolFlavor) -> dict[str, int]:
@@ -51,7 +69,8 @@ def most_admitted(queue: QueueSpec, flavor: PoolFlavor) -> dict[str, int]:
     own = nominal(queue, flavor)
     if queue.borrowing_limit is None:
         return dict(most)
-    return {r: min(most[r], own[r] + queue.borrowing_limit) for r in most}
+    borrow = in_units(flavor, queue.borrowing_limit)
+    return {r: min(most[r], own[r] + borrow[r]) for r in most}
 
 
 def team_quota(team: TeamSpec, pools: dict[str, PoolFlavor]) -> dict[str, int]:
@@ -61,7 +80,8 @@ def team_quota(team: TeamSpec, pools: dict[str, PoolFlavor]) -> dict[str, int]:
         for r, n in most_admitted(queue, pools[queue.pool]).items():
             total[r] = total.get(r, 0) + n
     if team.gpu_quota is not None:
-        return {r: team.gpu_quota for r in total}
+        # gpuQuota counts GPUs; companion resources (EFA) keep what the team's queues can be admitted.
+        return {r: (team.gpu_quota if r.startswith("nvidia.com/") else n) for r, n in total.items()}
     return total
 
 
@@ -80,12 +100,14 @@ def resource_flavor(flavor: PoolFlavor) -> dict:
 def cluster_queue(spec: KueueSpec, team: TeamSpec, queue: QueueSpec, flavor: PoolFlavor) -> dict:
     gpu = nominal(queue, flavor)
     resources = [{"name": r, "nominalQuota": q} for r, q in UNGATED.items()]
+    borrow = in_units(flavor, queue.borrowing_limit) if queue.borrowing_limit is not None else {}
+    lend = in_units(flavor, queue.lending_limit) if queue.lending_limit is not None else {}
     for r, q in sorted(gpu.items()):
         entry: dict = {"name": r, "nominalQuota": q}
-        if queue.borrowing_limit is not None:
-            entry["borrowingLimit"] = queue.borrowing_limit
-        if queue.lending_limit is not None:
-            entry["lendingLimit"] = queue.lending_limit
+        if r in borrow:
+            entry["borrowingLimit"] = borrow[r]
+        if r in lend:
+            entry["lendingLimit"] = lend[r]
         resources.append(entry)
     return {
         "cohortName": spec.cohort,

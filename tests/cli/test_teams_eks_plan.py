@@ -149,11 +149,6 @@ def test_kueue_objects_validate_against_the_upstream_crds(result):
         assert validate_cr(obj) == [], r["name"]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "components/kueue.py nominal(): an explicit nominalQuota (GPUs) is applied to every resource the pool "
-    "advertises, so on an EFA pool vpc.amazonaws.com/efa gets the GPU count (16) instead of 16 / 8 x 32 = 64, "
-    "and a 2-node job asking for all EFA interfaces is never admitted"
-))
 def test_explicit_gpu_quota_scales_the_efa_quota():
     from gpufleet.plan.engine import plan
     from tests.helpers import stack_file
@@ -165,3 +160,17 @@ def test_explicit_gpu_quota_scales_the_efa_quota():
     quotas = {r["name"]: r["nominalQuota"] for r in cq.inputs["spec"]["resourceGroups"][0]["flavors"][0]["resources"]}
     assert quotas[L.GPU_RESOURCE] == 16
     assert quotas["vpc.amazonaws.com/efa"] == 64
+
+
+def test_half_the_gpus_gets_half_the_efa_interfaces_and_limits_scale_too():
+    from gpufleet.plan.engine import plan
+    from tests.helpers import stack_file
+
+    cfg = example_config(STACK)
+    queue = cfg["gpufleet:addons"]["kueue"]["teams"][0]["queues"][0]
+    queue.update({"nominalQuota": 8, "borrowingLimit": 4})
+    p = plan(stack_file(cfg, STACK), evaluate_policies=False)
+    cq = next(r for r in p.resources if r.type == CQ and r.name == "teams-eks-kueue-cq-research-h100-train")
+    entries = {r["name"]: r for r in cq.inputs["spec"]["resourceGroups"][0]["flavors"][0]["resources"]}
+    assert (entries[L.GPU_RESOURCE]["nominalQuota"], entries[L.GPU_RESOURCE]["borrowingLimit"]) == (8, 4)
+    assert (entries["vpc.amazonaws.com/efa"]["nominalQuota"], entries["vpc.amazonaws.com/efa"]["borrowingLimit"]) == (32, 16)
