@@ -21,6 +21,11 @@ TEAM_LABEL = "gpufleet.io/team"
 # Spot nodes carry this taint in addition to the GPU taint: only interruption-tolerant work lands.
 SPOT_TAINT_KEY = "gpufleet.io/spot"
 
+# Keys gpufleet sets itself on GPU nodes: a pool's own `labels`/`taints` may not use them (a user label
+# `gpufleet.io/capacity-type: on-demand` on a spot pool would send on-demand-only work to spot nodes).
+RESERVED_LABEL_PREFIX = "gpufleet.io/"
+RESERVED_TAINT_KEYS = (GPU_TAINT_KEY, SPOT_TAINT_KEY)
+
 # Per-node selectors read by the GPU Operator (device plugin sharing config, MIG layout).
 DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
 MIG_CONFIG_LABEL = "nvidia.com/mig.config"

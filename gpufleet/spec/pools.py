@@ -7,7 +7,7 @@ from typing import Literal, Optional
 from pydantic import Field, ValidationInfo, field_validator
 
 from gpufleet import catalog
-from gpufleet.labels import POLICY_NAMES
+from gpufleet.labels import POLICY_NAMES, RESERVED_LABEL_PREFIX, RESERVED_TAINT_KEYS
 from gpufleet.spec.base import DNS_LABEL, Model
 from gpufleet.spec.cluster import Host
 from gpufleet.spec.rdma import RdmaNetworkSpec
@@ -136,6 +136,25 @@ class NodePoolSpec(Model):
     """GKE: GPUs to attach where the machine type takes several counts (N1 + T4); default: the machine's fixed count."""
     gke: Optional[GkePoolSpec] = None
     """GKE: driver installation, GPU sharing, MIG partition size, reservation, zones; default: GKE's defaults."""
+
+    @field_validator("labels")
+    @classmethod
+    def _own_label_keys(cls, v: dict[str, str]) -> dict[str, str]:
+        reserved = sorted(k for k in v if k.startswith(RESERVED_LABEL_PREFIX))
+        if reserved:
+            raise ValueError(
+                f"{', '.join(reserved)}: gpufleet sets {RESERVED_LABEL_PREFIX}* labels itself (pool, GPU model, "
+                "capacity type); use your own prefix"
+            )
+        return v
+
+    @field_validator("taints")
+    @classmethod
+    def _own_taint_keys(cls, v: list[Taint]) -> list[Taint]:
+        reserved = sorted({t.key for t in v if t.key in RESERVED_TAINT_KEYS})
+        if reserved:
+            raise ValueError(f"{', '.join(reserved)}: gpufleet adds this taint itself (GPU pools, spot pools)")
+        return v
 
     @field_validator("exemptions")
     @classmethod

@@ -151,3 +151,17 @@ def test_example_stacks_are_valid():
         config = example_config(stack)
         secrets = [k for k, v in config.items() if isinstance(v, dict) and "secure" in v]
         load_spec(stack, config, secrets)
+
+
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("labels", {"gpufleet.io/capacity-type": "on-demand", "team": "a"},
+         "gpufleet.io/capacity-type: gpufleet sets gpufleet.io/* labels itself (pool, GPU model, capacity type); use your own prefix"),
+        ("taints", [{"key": "nvidia.com/gpu", "value": "x"}],
+         "nvidia.com/gpu: gpufleet adds this taint itself (GPU pools, spot pools)"),
+    ],
+)
+def test_gpufleet_label_and_taint_keys_are_reserved(field, value, message):
+    config = {**k3s(), "gpufleet:nodePools": [{**POOL, field: value}]}
+    assert problems(config) == [f"stack 'dev': gpufleet:nodePools[0].{field}: {message}"]
