@@ -15,7 +15,6 @@ import yaml
 from pulumi_policy import EnforcementLevel, PolicyConfigSchema, ResourceValidationPolicy
 
 from gpufleet import catalog
-from gpufleet.catalog import policy_instances as shapes
 from policies import inputs as I
 
 NAME = "gpu-sharing-valid"
@@ -32,7 +31,7 @@ def _gke(props) -> list[str]:
         strategy = I.text(I.get(sharing, "gpuSharingStrategy"))
         clients = I.number(I.get(sharing, "maxSharedClientsPerGpu"))
         if partition:
-            model = shapes.gke_accelerator_gpu(acc_type)
+            model = I.gke_accelerator_gpu(acc_type)
             gpu = catalog.gpu_models().get(model) if model else None
             if gpu is None:
                 out.append(f"{where}: MIG partition {partition} on accelerator '{acc_type}', which the catalog does not know: cannot confirm MIG support")

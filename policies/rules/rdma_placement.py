@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, PolicyConfigSchema, StackValidationPolicy
 
-from gpufleet.catalog import policy_instances as shapes
 from policies import inputs as I
 
 NAME = "rdma-placement"
@@ -62,7 +61,7 @@ def _eks(lt, users_by_name: dict[str, list], groups: dict[str, list]) -> list[tu
         if len(subnets) > 1:
             out.append((ng.urn, f"EFA node group '{ng.name}' spans {len(subnets)} subnets: put it in one subnet (one AZ)"))
     for t in sorted(set(types)):
-        shape = shapes.ec2_shape(t)
+        shape = I.ec2_shape(t)
         if shape is None:
             continue
         if shape.efa_interfaces == 0:
