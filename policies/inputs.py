@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional
 
+from pulumi_policy import PolicyConfigSchema
 from pulumi_policy.proxy import UnknownValueError
 
 from gpufleet import labels
@@ -145,6 +146,59 @@ def exemption(policy: str, name: str, urn: str, props: Any, config: Optional[Map
 
 def config_of(args: Any) -> Mapping:
     return args.get_config() or {}
+
+
+# --- policy wiring: what every rule's POLICY is built from ------------------------------------------
+
+def exemptions_property(description: Optional[str] = None) -> dict:
+    """The JSON schema of policy config `exemptions`: resource name or URN -> reason (see exemption())."""
+    described = {"description": description} if description else {}
+    return {"type": "object", **described, "additionalProperties": {"type": "string", "minLength": 1}}
+
+
+def exemptions_schema(description: Optional[str] = None) -> PolicyConfigSchema:
+    """The config schema of a rule whose only setting is `exemptions`."""
+    return PolicyConfigSchema(properties={"exemptions": exemptions_property(description)})
+
+
+def stack_validator(check: Callable[[list, Mapping], Iterable[tuple[str, str]]]) -> Callable:
+    """A StackValidationPolicy `validate` that reports every (urn, message) of check(resources, config)."""
+
+    def validate(args, report_violation) -> None:
+        for urn, message in check(args.resources, config_of(args)):
+            report_violation(message, urn)
+
+    return validate
+
+
+def resource_validator(policy: str, check: Callable[[str, Any], Iterable[str]], types: Optional[Iterable[str]] = None) -> Callable:
+    """A ResourceValidationPolicy `validate` that reports check(resource_type, props) for every resource not
+    exempt from `policy`; with `types`, other resource types are skipped before anything is read."""
+    judged = None if types is None else frozenset(types)
+
+    def validate(args, report_violation) -> None:
+        if judged is not None and args.resource_type not in judged:
+            return
+        if exemption(policy, args.name, args.urn, args.props, config_of(args)):
+            return
+        for message in check(args.resource_type, args.props):
+            report_violation(message, args.urn)
+
+    return validate
+
+
+def pool_validator(policy: str, check: Callable[["Pool"], Iterable[str]]) -> Callable:
+    """A ResourceValidationPolicy `validate` that reports check(pool) for every GPU pool not exempt from
+    `policy` (other resources are not judged)."""
+
+    def validate(args, report_violation) -> None:
+        pool = gpu_pool(args)
+        if pool is None or exemption(policy, args.name, args.urn, args.props, config_of(args)):
+            return
+        for message in check(pool):
+            report_violation(message, args.urn)
+
+    return validate
 
 
 # --- GPU shapes (facts from gpufleet/catalog/aws_instances.yaml and gcp_machines.yaml) -----------

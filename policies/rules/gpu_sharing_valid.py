@@ -12,7 +12,7 @@ MIG facts: gpufleet/catalog/gpus.yaml (mig-parted v0.15.0 layouts).
 from __future__ import annotations
 
 import yaml
-from pulumi_policy import EnforcementLevel, PolicyConfigSchema, ResourceValidationPolicy
+from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
 
 from gpufleet import catalog
 from policies import inputs as I
@@ -88,19 +88,10 @@ def check(resource_type: str, props) -> list[str]:
     return []
 
 
-def _validate(args, report_violation) -> None:
-    if I.exemption(NAME, args.name, args.urn, args.props, I.config_of(args)):
-        return
-    for message in check(args.resource_type, args.props):
-        report_violation(message, args.urn)
-
-
 POLICY = ResourceValidationPolicy(
     name=NAME,
     description="GPU sharing (MIG, MPS, time-slicing) is configured the way the GPU and the device plugin support.",
     enforcement_level=EnforcementLevel.MANDATORY,
-    validate=_validate,
-    config_schema=PolicyConfigSchema(
-        properties={"exemptions": {"type": "object", "additionalProperties": {"type": "string", "minLength": 1}}}
-    ),
+    validate=I.resource_validator(NAME, check),
+    config_schema=I.exemptions_schema(),
 )

@@ -12,7 +12,7 @@ Diversification over instance types is advisory: policy `spot-pool-diversified`.
 
 from __future__ import annotations
 
-from pulumi_policy import EnforcementLevel, PolicyConfigSchema, StackValidationPolicy
+from pulumi_policy import EnforcementLevel, StackValidationPolicy
 
 from gpufleet import labels
 from policies import inputs as I
@@ -60,17 +60,10 @@ def check(resources: list, config) -> list[tuple[str, str]]:
     return out
 
 
-def _validate(args, report_violation) -> None:
-    for urn, message in check(args.resources, I.config_of(args)):
-        report_violation(message, urn)
-
-
 POLICY = StackValidationPolicy(
     name=NAME,
     description="Spot GPU pools are labelled and tainted as spot, and interruptions are handled.",
     enforcement_level=EnforcementLevel.MANDATORY,
-    validate=_validate,
-    config_schema=PolicyConfigSchema(
-        properties={"exemptions": {"type": "object", "additionalProperties": {"type": "string", "minLength": 1}}}
-    ),
+    validate=I.stack_validator(check),
+    config_schema=I.exemptions_schema(),
 )
