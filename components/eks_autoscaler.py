@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from typing import Optional
 
 import pulumi
-import pulumi_kubernetes as k8s
 
 from components.cluster_access import ClusterAccess
 from components.eks_irsa import irsa_role
+from components.helm_chart import pinned_release
 from gpufleet import labels as L
 from gpufleet import versions
 from gpufleet.spec.eks import EksAutoscalerSpec
@@ -90,15 +90,5 @@ class ClusterAutoscaler(pulumi.ComponentResource):
         self.role = irsa_role(f"{name}-role", access, NAMESPACE, SERVICE_ACCOUNT, self, policy=policy)
         chart = versions.CLUSTER_AUTOSCALER
         self.values = autoscaler_values(args.spec, access.name, facts["region"], access.kubernetes_version, self.role.arn)
-        self.release = k8s.helm.v3.Release(
-            f"{name}-release",
-            name="cluster-autoscaler",
-            chart=chart.name,
-            version=chart.version,
-            repository_opts={"repo": chart.repo},
-            namespace=NAMESPACE,
-            values=self.values,
-            cleanup_on_fail=True,
-            opts=pulumi.ResourceOptions(parent=self, provider=access.provider, depends_on=access.ready or []),
-        )
+        self.release = pinned_release(name, chart, NAMESPACE, self.values, access, parent=self)
         self.register_outputs({"chartVersion": chart.version, "roleArn": self.role.arn})

@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 import pulumi
-import pulumi_kubernetes as k8s
 
 from components.cluster_access import ClusterAccess
 from components.gpu_operator import tolerations
+from components.helm_chart import pinned_release
 from gpufleet import labels as L
 from gpufleet import versions
 
@@ -36,15 +36,5 @@ class EfaDevicePlugin(pulumi.ComponentResource):
         super().__init__("gpufleet:eks:EfaDevicePlugin", name, None, opts)
         chart = versions.EFA_DEVICE_PLUGIN
         self.values = plugin_values(args)
-        self.release = k8s.helm.v3.Release(
-            f"{name}-release",
-            name="aws-efa-k8s-device-plugin",
-            chart=chart.name,
-            version=chart.version,
-            repository_opts={"repo": chart.repo},
-            namespace=NAMESPACE,
-            values=self.values,
-            cleanup_on_fail=True,
-            opts=pulumi.ResourceOptions(parent=self, provider=access.provider, depends_on=access.ready or []),
-        )
+        self.release = pinned_release(name, chart, NAMESPACE, self.values, access, parent=self)
         self.register_outputs({"chartVersion": chart.version})

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 import pulumi
 import pulumi_kubernetes as k8s
 
 from components.cluster_access import ClusterAccess
+from components.helm_chart import pinned_release
 from gpufleet import labels, versions
 from gpufleet.spec import GpuOperatorSpec
 
@@ -136,17 +137,8 @@ class GpuOperator(pulumi.ComponentResource):
                 opts=child,
             )
             extra_deps.append(self.quota)
-        chart = versions.GPU_OPERATOR
-        self.release = k8s.helm.v3.Release(
-            f"{name}-release",
-            name="gpu-operator",
-            chart=chart.name,
-            version=args.spec.version,
-            repository_opts={"repo": chart.repo},
-            namespace=self.namespace.metadata["name"],
-            values=self.values,
-            timeout=900,
-            cleanup_on_fail=True,
-            opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[*(access.ready or []), *extra_deps])),
+        chart = replace(versions.GPU_OPERATOR, version=args.spec.version)  # the stack may pick another known release
+        self.release = pinned_release(
+            name, chart, self.namespace.metadata["name"], self.values, access, parent=self, depends_on=extra_deps, timeout=900
         )
         self.register_outputs({"namespace": args.namespace, "chartVersion": args.spec.version})

@@ -18,6 +18,33 @@ def chart_args(chart: HelmChart) -> dict:
     return {"chart": chart.name, "version": chart.version, "repository_opts": {"repo": chart.repo}}
 
 
+def pinned_release(
+    name: str,
+    chart: HelmChart,
+    namespace: pulumi.Input[str],
+    values: dict,
+    access: ClusterAccess,
+    parent: pulumi.Resource,
+    depends_on: Optional[list[pulumi.Resource]] = None,
+    timeout: Optional[int] = None,
+) -> k8s.helm.v3.Release:
+    """`<name>-release`: the pinned chart, released under the chart's name into `namespace`, a child of
+    `parent` on the cluster's provider, after the cluster is ready. Without `timeout`, Helm's default."""
+    extra = {"timeout": timeout} if timeout is not None else {}
+    return k8s.helm.v3.Release(
+        f"{name}-release",
+        name=chart.name,
+        namespace=namespace,
+        values=values,
+        **extra,
+        cleanup_on_fail=True,
+        opts=pulumi.ResourceOptions(
+            parent=parent, provider=access.provider, depends_on=[*(access.ready or []), *(depends_on or [])]
+        ),
+        **chart_args(chart),
+    )
+
+
 def namespaced_release(
     name: str,
     chart: HelmChart,
@@ -27,22 +54,13 @@ def namespaced_release(
     parent: pulumi.Resource,
     depends_on: Optional[list[pulumi.Resource]] = None,
     namespace_labels: Optional[dict[str, str]] = None,
+    timeout: int = 600,
 ) -> tuple[k8s.core.v1.Namespace, k8s.helm.v3.Release]:
     """`<name>-ns` (the namespace) and `<name>-release` (the chart in it), children of `parent`."""
-    child = pulumi.ResourceOptions(parent=parent, provider=access.provider)
     ns = k8s.core.v1.Namespace(
-        f"{name}-ns", metadata={"name": namespace, "labels": namespace_labels or {}}, opts=child,
+        f"{name}-ns",
+        metadata={"name": namespace, "labels": namespace_labels or {}},
+        opts=pulumi.ResourceOptions(parent=parent, provider=access.provider),
     )
-    release = k8s.helm.v3.Release(
-        f"{name}-release",
-        name=chart.name,
-        namespace=ns.metadata["name"],
-        values=values,
-        timeout=600,
-        cleanup_on_fail=True,
-        opts=pulumi.ResourceOptions.merge(
-            child, pulumi.ResourceOptions(depends_on=[*(access.ready or []), *(depends_on or [])])
-        ),
-        **chart_args(chart),
-    )
+    release = pinned_release(name, chart, ns.metadata["name"], values, access, parent, depends_on, timeout)
     return ns, release

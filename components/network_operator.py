@@ -22,6 +22,7 @@ import pulumi_kubernetes as k8s
 
 from components.cluster_access import ClusterAccess
 from components.gpu_operator import tolerations
+from components.helm_chart import namespaced_release
 from gpufleet import labels, versions
 from gpufleet.spec import NodePoolSpec
 
@@ -177,23 +178,9 @@ class NetworkOperator(pulumi.ComponentResource):
         super().__init__("gpufleet:addons:NetworkOperator", name, None, opts)
         child = pulumi.ResourceOptions(parent=self, provider=access.provider)
         # Its daemons are privileged (device plugins, CNI binaries on the host).
-        self.namespace = k8s.core.v1.Namespace(
-            f"{name}-ns",
-            metadata={"name": args.namespace, "labels": {"pod-security.kubernetes.io/enforce": "privileged"}},
-            opts=child,
-        )
-        chart = versions.NETWORK_OPERATOR
-        self.release = k8s.helm.v3.Release(
-            f"{name}-release",
-            name="network-operator",
-            chart=chart.name,
-            version=chart.version,
-            repository_opts={"repo": chart.repo},
-            namespace=self.namespace.metadata["name"],
-            values=chart_values(),
-            timeout=900,
-            cleanup_on_fail=True,
-            opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=access.ready or [])),
+        self.namespace, self.release = namespaced_release(
+            name, versions.NETWORK_OPERATOR, args.namespace, chart_values(), access, parent=self,
+            namespace_labels={"pod-security.kubernetes.io/enforce": "privileged"}, timeout=900,
         )
         # Custom resources need the CRDs the chart installs.
         after_release = pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[self.release]))
@@ -202,7 +189,7 @@ class NetworkOperator(pulumi.ComponentResource):
         self.networks = [_custom(f"{name}-network-{p.name}", network(p), after_release) for p in args.pools]
         self.register_outputs({
             "namespace": args.namespace,
-            "chartVersion": chart.version,
+            "chartVersion": versions.NETWORK_OPERATOR.version,
             "networks": {p.name: network_name(p) for p in args.pools},
             "resources": {p.name: pod_resource(p) for p in args.pools},
         })

@@ -9,12 +9,14 @@ unknown value still raises, so the SDK reports "can't be known during preview" f
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Iterable, Optional
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Optional
 
+from pulumi_policy import PolicyConfigSchema
 from pulumi_policy.proxy import UnknownValueError
 
 from gpufleet import labels
-from gpufleet.catalog import policy_instances as shapes
+from gpufleet.catalog import aws, gcp
 
 # Pulumi type tokens the pack judges.
 EKS_CLUSTER = "aws:eks/cluster:Cluster"
@@ -146,13 +148,124 @@ def config_of(args: Any) -> Mapping:
     return args.get_config() or {}
 
 
+# --- policy wiring: what every rule's POLICY is built from ------------------------------------------
+
+def exemptions_property(description: Optional[str] = None) -> dict:
+    """The JSON schema of policy config `exemptions`: resource name or URN -> reason (see exemption())."""
+    described = {"description": description} if description else {}
+    return {"type": "object", **described, "additionalProperties": {"type": "string", "minLength": 1}}
+
+
+def exemptions_schema(description: Optional[str] = None) -> PolicyConfigSchema:
+    """The config schema of a rule whose only setting is `exemptions`."""
+    return PolicyConfigSchema(properties={"exemptions": exemptions_property(description)})
+
+
+def stack_validator(check: Callable[[list, Mapping], Iterable[tuple[str, str]]]) -> Callable:
+    """A StackValidationPolicy `validate` that reports every (urn, message) of check(resources, config)."""
+
+    def validate(args, report_violation) -> None:
+        for urn, message in check(args.resources, config_of(args)):
+            report_violation(message, urn)
+
+    return validate
+
+
+def resource_validator(policy: str, check: Callable[[str, Any], Iterable[str]], types: Optional[Iterable[str]] = None) -> Callable:
+    """A ResourceValidationPolicy `validate` that reports check(resource_type, props) for every resource not
+    exempt from `policy`; with `types`, other resource types are skipped before anything is read."""
+    judged = None if types is None else frozenset(types)
+
+    def validate(args, report_violation) -> None:
+        if judged is not None and args.resource_type not in judged:
+            return
+        if exemption(policy, args.name, args.urn, args.props, config_of(args)):
+            return
+        for message in check(args.resource_type, args.props):
+            report_violation(message, args.urn)
+
+    return validate
+
+
+def pool_validator(policy: str, check: Callable[["Pool"], Iterable[str]]) -> Callable:
+    """A ResourceValidationPolicy `validate` that reports check(pool) for every GPU pool not exempt from
+    `policy` (other resources are not judged)."""
+
+    def validate(args, report_violation) -> None:
+        pool = gpu_pool(args)
+        if pool is None or exemption(policy, args.name, args.urn, args.props, config_of(args)):
+            return
+        for message in check(pool):
+            report_violation(message, args.urn)
+
+    return validate
+
+
+# --- GPU shapes (facts from gpufleet/catalog/aws_instances.yaml and gcp_machines.yaml) -----------
+
+
+@dataclass(frozen=True)
+class GpuShape:
+    """What one node of a cloud shape offers, as the rules judge it. Lookups return None for a shape the
+    catalog does not know, so a rule can say it cannot judge instead of guessing."""
+
+    name: str
+    gpu: Optional[str]  # catalog GPU model
+    gpus: int
+    price_hour: Optional[float]  # on-demand USD per node-hour (catalog estimate)
+    efa_interfaces: int = 0
+    gpudirect_networks: int = 0  # additional node networks GPUDirect needs
+
+
+def ec2_is_gpu(instance_type: str) -> bool:
+    """An EC2 instance type with NVIDIA GPUs (known size, or a size of a known GPU family)."""
+    return aws.is_gpu_type(instance_type)
+
+
+def ec2_shape(instance_type: str) -> Optional[GpuShape]:
+    """The shape of a GPU instance type the catalog knows (None for unknown and CPU types)."""
+    t = aws.instance_types().get(instance_type)
+    if t is None or not t.gpus:
+        return None
+    return GpuShape(instance_type, t.gpu, t.gpus, t.on_demand, efa_interfaces=t.efa_interfaces)
+
+
+def gke_accelerator_gpu(accelerator: str) -> Optional[str]:
+    """The catalog GPU model of a GKE accelerator type (None when unknown)."""
+    return gcp.accelerator_gpu(accelerator)
+
+
+def gke_shape(machine_type: str, accelerator: Optional[str] = None, count: int = 0) -> Optional[GpuShape]:
+    """A GKE node's GPU shape from its machine type, or its attached accelerators (N1 + T4, ...). The price
+    is the whole node's (VM and GPUs), known only for machine types in the catalog."""
+    machine = gcp.machines().get(machine_type)
+    if machine:
+        accelerator = accelerator or machine.accelerator
+        count = count or machine.fixed_count or 0
+    gpu = gcp.accelerator_gpu(accelerator) if accelerator else None
+    if gpu is None:
+        return None
+    return GpuShape(
+        machine_type,
+        gpu,
+        count,
+        machine.price("on_demand", count) if machine and count else None,
+        gpudirect_networks=machine.gpudirect.additional_node_networks if machine and machine.gpudirect else 0,
+    )
+
+
+def gke_machine_has_gpus(machine_type: str) -> bool:
+    """Accelerator-optimized machine families come with GPUs attached."""
+    return gcp.machine_has_gpus(machine_type)
+
+
 # --- GPU pools -----------------------------------------------------------------------------------
 
 
 class Pool:
     """A GPU node pool as the rules see it, whatever the resource type."""
 
-    def __init__(self, resource: Any, platform: str, shape: Optional[shapes.GpuShape], instance_types: list[str]):
+    def __init__(self, resource: Any, platform: str, shape: Optional[GpuShape], instance_types: list[str]):
         self.resource = resource
         self.platform = platform  # eks | gke
         self.shape = shape
@@ -175,14 +288,14 @@ def eks_instance_types(props: Any) -> list[str]:
     return [t for t in items(get(props, "instanceTypes")) if isinstance(t, str)]
 
 
-def eks_gpu_pool(type_: str, props: Any) -> Optional[tuple[Optional[shapes.GpuShape], list[str]]]:
+def eks_gpu_pool(type_: str, props: Any) -> Optional[tuple[Optional[GpuShape], list[str]]]:
     """(shape of the first known type, instance types) for an EKS node group with GPU instance types."""
     if type_ != EKS_NODE_GROUP:
         return None
     types = eks_instance_types(props)
-    if not any(shapes.ec2_is_gpu(t) for t in types) and "NVIDIA" not in str(get(props, "amiType", default="")):
+    if not any(ec2_is_gpu(t) for t in types) and "NVIDIA" not in str(get(props, "amiType", default="")):
         return None
-    known = [shapes.ec2_shape(t) for t in types if shapes.ec2_shape(t)]
+    known = [ec2_shape(t) for t in types if ec2_shape(t)]
     return (known[0] if known else None), types
 
 
@@ -190,17 +303,17 @@ def gke_accelerators(props: Any) -> list:
     return [a for a in items(get(props, "nodeConfig", "guestAccelerators")) if isinstance(a, Mapping)]
 
 
-def gke_gpu_pool(type_: str, props: Any) -> Optional[tuple[Optional[shapes.GpuShape], list[str]]]:
+def gke_gpu_pool(type_: str, props: Any) -> Optional[tuple[Optional[GpuShape], list[str]]]:
     """(shape, [machine type]) for a GKE node pool with accelerators or an accelerator-optimized machine."""
     if type_ != GKE_NODE_POOL:
         return None
     machine = text(get(props, "nodeConfig", "machineType")) or ""
     accs = [a for a in gke_accelerators(props) if (number(get(a, "count")) or 0) > 0]
-    if not accs and not shapes.gke_machine_has_gpus(machine):
+    if not accs and not gke_machine_has_gpus(machine):
         return None
     acc_type = text(get(accs[0], "type")) if accs else None
     count = int(number(get(accs[0], "count")) or 0) if accs else 0
-    return shapes.gke_shape(machine, acc_type, count), [machine] if machine else []
+    return gke_shape(machine, acc_type, count), [machine] if machine else []
 
 
 def gpu_pool(resource: Any) -> Optional[Pool]:

@@ -81,3 +81,14 @@ def amis() -> dict[str, AmiFacts]:
 
 def ami(name: str) -> AmiFacts:
     return amis()[name]
+
+
+def gpu_families() -> tuple[str, ...]:
+    """EC2 instance families with NVIDIA GPUs (aws_instances.yaml `gpu_families`)."""
+    return tuple(_load("aws_instances.yaml")["gpu_families"]["names"])
+
+
+def is_gpu_type(name: str) -> bool:
+    """An EC2 instance type with NVIDIA GPUs: a known GPU type, or any size of a GPU family."""
+    known = instance_types().get(name)
+    return bool(known and known.gpus) or name.split(".", 1)[0] in gpu_families()

@@ -93,3 +93,15 @@ def gke_driver_branch(kubernetes_version: str, gpu_driver_version: str) -> Optio
 
 def price_date() -> str:
     return str(_load(FILE)["price_date"])
+
+
+def accelerator_gpu(accelerator: str) -> Optional[str]:
+    """The catalog GPU model of a Compute Engine accelerator type (None if unknown)."""
+    row = _load(FILE)["accelerators"].get(accelerator)
+    return row["gpu"] if row else None
+
+
+def machine_has_gpus(machine_type: str) -> bool:
+    """A machine type of an accelerator-optimized family (a3-highgpu-8g, g2-standard-4, ...): GPUs attached."""
+    family, dash, _ = (machine_type or "").partition("-")
+    return bool(dash) and family in _load(FILE)["gpu_machine_families"]["names"]

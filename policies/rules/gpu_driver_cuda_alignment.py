@@ -124,7 +124,7 @@ POLICY = StackValidationPolicy(
         properties={
             "cudaVersions": {"type": "array", "items": {"type": "string"}, "description": "CUDA minor versions the workloads use"},
             "preinstalledDriverVersion": {"type": "string", "description": "driver version on hosts/images with a preinstalled driver"},
-            "exemptions": {"type": "object", "additionalProperties": {"type": "string", "minLength": 1}},
+            "exemptions": I.exemptions_property(),
             "requireKnownDriver": {"type": "boolean", "description": "violate (instead of not-applicable) when a driver version is unknown"},
         }
     ),

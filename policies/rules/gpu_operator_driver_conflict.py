@@ -13,7 +13,7 @@ with the operator's driver off, their GPUs are never usable.
 
 from __future__ import annotations
 
-from pulumi_policy import EnforcementLevel, PolicyConfigSchema, StackValidationPolicy
+from pulumi_policy import EnforcementLevel, StackValidationPolicy
 
 from policies import inputs as I
 
@@ -66,17 +66,10 @@ def check(resources: list, config) -> list[tuple[str, str]]:
     return out
 
 
-def _validate(args, report_violation) -> None:
-    for urn, message in check(args.resources, I.config_of(args)):
-        report_violation(message, urn)
-
-
 POLICY = StackValidationPolicy(
     name=NAME,
     description="The GPU Operator installs the driver and toolkit exactly where the nodes do not already have them.",
     enforcement_level=EnforcementLevel.MANDATORY,
-    validate=_validate,
-    config_schema=PolicyConfigSchema(
-        properties={"exemptions": {"type": "object", "additionalProperties": {"type": "string", "minLength": 1}}}
-    ),
+    validate=I.stack_validator(check),
+    config_schema=I.exemptions_schema(),
 )

@@ -94,20 +94,15 @@ def check_stack(resources: list, config) -> list[tuple[str, str]]:
     return out
 
 
-def _validate(args, report_violation) -> None:
-    for urn, message in check_stack(args.resources, I.config_of(args)):
-        report_violation(message, urn)
-
-
 POLICY = StackValidationPolicy(
     name=NAME,
     description="The GPU Operator release is known, its driver is on a branch it supports, and so is the cluster's Kubernetes version.",
     enforcement_level=EnforcementLevel.MANDATORY,
-    validate=_validate,
+    validate=I.stack_validator(check_stack),
     config_schema=PolicyConfigSchema(
         properties={
             "kubernetesVersion": {"type": "string", "description": "the cluster's Kubernetes minor version, when no control plane resource shows it"},
-            "exemptions": {"type": "object", "additionalProperties": {"type": "string", "minLength": 1}},
+            "exemptions": I.exemptions_property(),
         }
     ),
 )

@@ -9,7 +9,7 @@ zone and total). A non-zero minimum is reported with the idle cost it burns, fro
 
 from __future__ import annotations
 
-from pulumi_policy import EnforcementLevel, PolicyConfigSchema, StackValidationPolicy
+from pulumi_policy import EnforcementLevel, StackValidationPolicy
 
 from gpufleet import labels
 from policies import inputs as I
@@ -93,23 +93,10 @@ def check(resources: list, config) -> list[tuple[str, str]]:
     return out
 
 
-def _validate(args, report_violation) -> None:
-    for urn, message in check(args.resources, I.config_of(args)):
-        report_violation(message, urn)
-
-
 POLICY = StackValidationPolicy(
     name=NAME,
     description="GPU pools scale to zero: minimum 0 and everything the autoscaler needs to scale up from 0.",
     enforcement_level=EnforcementLevel.MANDATORY,
-    validate=_validate,
-    config_schema=PolicyConfigSchema(
-        properties={
-            "exemptions": {
-                "type": "object",
-                "description": "resource name or URN -> reason (e.g. an always-on inference pool)",
-                "additionalProperties": {"type": "string", "minLength": 1},
-            }
-        }
-    ),
+    validate=I.stack_validator(check),
+    config_schema=I.exemptions_schema("resource name or URN -> reason (e.g. an always-on inference pool)"),
 )

@@ -10,7 +10,7 @@ k3s config, which travels as a secret: not judged here (gpufleet always adds it,
 
 from __future__ import annotations
 
-from pulumi_policy import EnforcementLevel, PolicyConfigSchema, ResourceValidationPolicy
+from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
 
 from gpufleet import labels
 from policies import inputs as I
@@ -30,20 +30,10 @@ def check(pool: I.Pool) -> list[str]:
     return [f"no {labels.GPU_TAINT_KEY} taint: add {{key: {labels.GPU_TAINT_KEY}, value: \"{labels.GPU_TAINT_VALUE}\", effect: NO_SCHEDULE}}"]
 
 
-def _validate(args, report_violation) -> None:
-    pool = I.gpu_pool(args)
-    if pool is None or I.exemption(NAME, args.name, args.urn, args.props, I.config_of(args)):
-        return
-    for message in check(pool):
-        report_violation(message, args.urn)
-
-
 POLICY = ResourceValidationPolicy(
     name=NAME,
     description="GPU pools carry the nvidia.com/gpu NoSchedule taint.",
     enforcement_level=EnforcementLevel.MANDATORY,
-    validate=_validate,
-    config_schema=PolicyConfigSchema(
-        properties={"exemptions": {"type": "object", "additionalProperties": {"type": "string", "minLength": 1}}}
-    ),
+    validate=I.pool_validator(NAME, check),
+    config_schema=I.exemptions_schema(),
 )

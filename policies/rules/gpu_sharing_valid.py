@@ -12,10 +12,9 @@ MIG facts: gpufleet/catalog/gpus.yaml (mig-parted v0.15.0 layouts).
 from __future__ import annotations
 
 import yaml
-from pulumi_policy import EnforcementLevel, PolicyConfigSchema, ResourceValidationPolicy
+from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
 
 from gpufleet import catalog
-from gpufleet.catalog import policy_instances as shapes
 from policies import inputs as I
 
 NAME = "gpu-sharing-valid"
@@ -32,7 +31,7 @@ def _gke(props) -> list[str]:
         strategy = I.text(I.get(sharing, "gpuSharingStrategy"))
         clients = I.number(I.get(sharing, "maxSharedClientsPerGpu"))
         if partition:
-            model = shapes.gke_accelerator_gpu(acc_type)
+            model = I.gke_accelerator_gpu(acc_type)
             gpu = catalog.gpu_models().get(model) if model else None
             if gpu is None:
                 out.append(f"{where}: MIG partition {partition} on accelerator '{acc_type}', which the catalog does not know: cannot confirm MIG support")
@@ -89,19 +88,10 @@ def check(resource_type: str, props) -> list[str]:
     return []
 
 
-def _validate(args, report_violation) -> None:
-    if I.exemption(NAME, args.name, args.urn, args.props, I.config_of(args)):
-        return
-    for message in check(args.resource_type, args.props):
-        report_violation(message, args.urn)
-
-
 POLICY = ResourceValidationPolicy(
     name=NAME,
     description="GPU sharing (MIG, MPS, time-slicing) is configured the way the GPU and the device plugin support.",
     enforcement_level=EnforcementLevel.MANDATORY,
-    validate=_validate,
-    config_schema=PolicyConfigSchema(
-        properties={"exemptions": {"type": "object", "additionalProperties": {"type": "string", "minLength": 1}}}
-    ),
+    validate=I.resource_validator(NAME, check),
+    config_schema=I.exemptions_schema(),
 )

@@ -12,9 +12,8 @@ the instance type for the same reason.
 
 from __future__ import annotations
 
-from pulumi_policy import EnforcementLevel, PolicyConfigSchema, StackValidationPolicy
+from pulumi_policy import EnforcementLevel, StackValidationPolicy
 
-from gpufleet.catalog import policy_instances as shapes
 from policies import inputs as I
 
 NAME = "rdma-placement"
@@ -62,7 +61,7 @@ def _eks(lt, users_by_name: dict[str, list], groups: dict[str, list]) -> list[tu
         if len(subnets) > 1:
             out.append((ng.urn, f"EFA node group '{ng.name}' spans {len(subnets)} subnets: put it in one subnet (one AZ)"))
     for t in sorted(set(types)):
-        shape = shapes.ec2_shape(t)
+        shape = I.ec2_shape(t)
         if shape is None:
             continue
         if shape.efa_interfaces == 0:
@@ -94,17 +93,10 @@ def check(resources: list, config) -> list[tuple[str, str]]:
     return out
 
 
-def _validate(args, report_violation) -> None:
-    for urn, message in check(args.resources, I.config_of(args)):
-        report_violation(message, urn)
-
-
 POLICY = StackValidationPolicy(
     name=NAME,
     description="EFA pools use every EFA interface, one AZ and a cluster placement group; GPUDirect pools have all their networks.",
     enforcement_level=EnforcementLevel.MANDATORY,
-    validate=_validate,
-    config_schema=PolicyConfigSchema(
-        properties={"exemptions": {"type": "object", "additionalProperties": {"type": "string", "minLength": 1}}}
-    ),
+    validate=I.stack_validator(check),
+    config_schema=I.exemptions_schema(),
 )

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from pulumi_policy import EnforcementLevel, PolicyConfigSchema, ResourceValidationPolicy
+from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
 
 from policies import inputs as I
 
@@ -93,19 +93,10 @@ def check(resource_type: str, props) -> list[str]:
     return fn(props) if fn else []
 
 
-def _validate(args, report_violation) -> None:
-    if args.resource_type not in CHECKS or I.exemption(NAME, args.name, args.urn, args.props, I.config_of(args)):
-        return
-    for message in check(args.resource_type, args.props):
-        report_violation(message, args.urn)
-
-
 POLICY = ResourceValidationPolicy(
     name=NAME,
     description="No control plane open to 0.0.0.0/0, secrets and volumes encrypted, IMDSv2, no credentials in plain text.",
     enforcement_level=EnforcementLevel.MANDATORY,
-    validate=_validate,
-    config_schema=PolicyConfigSchema(
-        properties={"exemptions": {"type": "object", "additionalProperties": {"type": "string", "minLength": 1}}}
-    ),
+    validate=I.resource_validator(NAME, check, types=CHECKS),
+    config_schema=I.exemptions_schema(),
 )

@@ -6,7 +6,7 @@ type by construction, so it is not judged.
 
 from __future__ import annotations
 
-from pulumi_policy import EnforcementLevel, PolicyConfigSchema, ResourceValidationPolicy
+from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
 
 from policies import inputs as I
 
@@ -23,20 +23,10 @@ def check(pool: I.Pool) -> list[str]:
     return [f"spot GPU pool draws from {len(types)} instance type ({', '.join(types) or 'none'}); list at least {MINIMUM_TYPES} with the same GPU"]
 
 
-def _validate(args, report_violation) -> None:
-    pool = I.gpu_pool(args)
-    if pool is None or I.exemption(NAME, args.name, args.urn, args.props, I.config_of(args)):
-        return
-    for message in check(pool):
-        report_violation(message, args.urn)
-
-
 POLICY = ResourceValidationPolicy(
     name=NAME,
     description="Spot GPU node groups are diversified over at least 2 instance types.",
     enforcement_level=EnforcementLevel.ADVISORY,
-    validate=_validate,
-    config_schema=PolicyConfigSchema(
-        properties={"exemptions": {"type": "object", "additionalProperties": {"type": "string", "minLength": 1}}}
-    ),
+    validate=I.pool_validator(NAME, check),
+    config_schema=I.exemptions_schema(),
 )

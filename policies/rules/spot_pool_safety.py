@@ -12,10 +12,9 @@ Diversification over instance types is advisory: policy `spot-pool-diversified`.
 
 from __future__ import annotations
 
-from pulumi_policy import EnforcementLevel, PolicyConfigSchema, StackValidationPolicy
+from pulumi_policy import EnforcementLevel, StackValidationPolicy
 
 from gpufleet import labels
-from gpufleet.catalog import policy_instances as shapes
 from policies import inputs as I
 
 NAME = "spot-pool-safety"
@@ -44,7 +43,7 @@ def _asg_spot_gpu(r) -> bool:
     dist = I.get(policy, "instancesDistribution")
     on_demand_pct = I.number(I.get(dist, "onDemandPercentageAboveBaseCapacity"))
     types = [I.text(I.get(o, "instanceType")) or "" for o in I.items(I.get(policy, "launchTemplate", "overrides"))]
-    return bool(I.mapping(policy)) and on_demand_pct is not None and on_demand_pct < 100 and any(shapes.ec2_is_gpu(t) for t in types)
+    return bool(I.mapping(policy)) and on_demand_pct is not None and on_demand_pct < 100 and any(I.ec2_is_gpu(t) for t in types)
 
 
 def check(resources: list, config) -> list[tuple[str, str]]:
@@ -61,17 +60,10 @@ def check(resources: list, config) -> list[tuple[str, str]]:
     return out
 
 
-def _validate(args, report_violation) -> None:
-    for urn, message in check(args.resources, I.config_of(args)):
-        report_violation(message, urn)
-
-
 POLICY = StackValidationPolicy(
     name=NAME,
     description="Spot GPU pools are labelled and tainted as spot, and interruptions are handled.",
     enforcement_level=EnforcementLevel.MANDATORY,
-    validate=_validate,
-    config_schema=PolicyConfigSchema(
-        properties={"exemptions": {"type": "object", "additionalProperties": {"type": "string", "minLength": 1}}}
-    ),
+    validate=I.stack_validator(check),
+    config_schema=I.exemptions_schema(),
 )

@@ -10,7 +10,9 @@ import pytest
 import yaml
 
 from gpufleet import catalog, versions
-from tests.helpers import by_type, dig, example, example_config, one, parent_of, plan_config
+from tests.helm_values import missing_paths
+from tests.helpers import by_type, example, example_config, one, parent_of, plan_config
+from tests.k8s_validate import validate_strict
 from gpufleet.plan.engine import plan
 
 CLUSTER = "gcp:container/cluster:Cluster"
@@ -262,28 +264,15 @@ def _k8s_object(r, api_version, kind):
 
 
 def test_kubernetes_objects_validate_strictly(prod, operator):
-    import kubernetes_validate
-
     objects = [_k8s_object(r, "storage.k8s.io/v1", "StorageClass") for r in by_type(prod, SC)]
     objects.append(_k8s_object(one(operator, "kubernetes:core/v1:ResourceQuota"), "v1", "ResourceQuota"))
     for obj in objects:
-        kubernetes_validate.validate(obj, versions.KUBERNETES_DEFAULT, strict=True)
-
-
-def _paths(value, prefix=""):
-    if isinstance(value, dict) and value:
-        for k, v in value.items():
-            yield from _paths(v, f"{prefix}.{k}" if prefix else k)
-    else:
-        yield prefix
+        validate_strict(obj, versions.KUBERNETES_DEFAULT)
 
 
 def test_operator_values_key_paths_exist_upstream(operator, reference):
-    upstream = yaml.safe_load((reference / "gpu-operator" / f"values-{versions.GPU_OPERATOR.version}.yaml").read_text())
-    values = one(operator, RELEASE).inputs["values"]
-    for path in _paths(values):
-        parent = path.rsplit(".", 1)[0] if isinstance(dig(values, path), list) else path
-        dig(upstream, parent)  # KeyError names a path the chart does not have
+    upstream = reference / "gpu-operator" / f"values-{versions.GPU_OPERATOR.version}.yaml"
+    assert missing_paths(one(operator, RELEASE).inputs["values"], upstream) == []
 
 
 def test_gpudirect_pod_networks_and_pinned_nccl_plugin(prod):

@@ -67,7 +67,7 @@ def test_gke_per_zone_minimum_counts_every_zone(gke_stack):
     inputs = with_(with_(NODE_POOL_IN, "autoscaling.minNodeCount", 1.0), "nodeLocations", ["us-central1-a", "us-central1-b"])
     gke_stack["h100"] = res(I.GKE_NODE_POOL, "h100", inputs)
     (message,) = messages(list(gke_stack.values()), P)
-    assert "2 idle node(s) cost $176.96/h ($88.48/h each" in message
+    assert "2 idle node(s) cost $176.98/h ($88.49/h each" in message  # a3-highgpu-8g, gcp_machines.yaml
 
 
 def test_exempt_by_tag_with_reason(eks_stack):

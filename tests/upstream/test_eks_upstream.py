@@ -6,7 +6,9 @@ import yaml
 
 from gpufleet import versions
 from tests.eks_plan import prod_eks
+from tests.helm_values import missing_paths
 from tests.helpers import by_type, one
+from tests.k8s_validate import validate_strict
 
 pytestmark = pytest.mark.upstream
 RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -16,23 +18,6 @@ SC = "kubernetes:storage.k8s.io/v1:StorageClass"
 @pytest.fixture(scope="module")
 def p():
     return prod_eks()[0]
-
-
-def key_paths(value, prefix=""):
-    """Every key path of a values mapping ('a.b.c'); lists are leaves."""
-    if isinstance(value, dict) and value:
-        for k, v in value.items():
-            yield from key_paths(v, f"{prefix}.{k}" if prefix else k)
-    elif prefix:
-        yield prefix
-
-
-def _has_path(doc, path):
-    for part in path.split("."):
-        if not isinstance(doc, dict) or part not in doc:
-            return False
-        doc = doc[part]
-    return True
 
 
 def test_efa_device_plugin_values_exist_upstream(p, reference):
@@ -46,10 +31,9 @@ def test_efa_device_plugin_values_exist_upstream(p, reference):
 
 
 def test_gpu_operator_values_exist_upstream(p, reference):
-    upstream = yaml.safe_load((reference / "gpu-operator" / f"values-{versions.GPU_OPERATOR.version}.yaml").read_text())
+    upstream = reference / "gpu-operator" / f"values-{versions.GPU_OPERATOR.version}.yaml"
     values = one(p, RELEASE, "prod-gpu-gpu-operator-release").inputs["values"]
-    missing = [k for k in key_paths(values) if not _has_path(upstream, k)]
-    assert not missing
+    assert missing_paths(values, upstream) == []
 
 
 def _reference_parameters(reference, pattern):
@@ -88,8 +72,5 @@ def _k8s_object(r):
 
 
 def test_storage_classes_validate_strictly(p):
-    import kubernetes_validate
-
     for r in by_type(p, SC):
-        obj = _k8s_object(r)
-        kubernetes_validate.validate(obj, f"{versions.KUBERNETES_DEFAULT}.0", strict=True)
+        validate_strict(_k8s_object(r), versions.KUBERNETES_DEFAULT)

@@ -3,19 +3,16 @@
 - device-plugin and mig-parted configs parse and use only the upstream formats' keys;
 - every MIG layout gpufleet emits is valid for its GPU per mig_profiles.yaml, and names upstream layouts
   the way mig-parted's default config does;
-- Helm values key paths exist in the charts' values.yaml;
-- core Kubernetes objects pass kubernetes-validate (strict); Network Operator custom resources validate
-  against their CRD's openAPIV3Schema (jsonschema, unknown fields rejected).
+- Helm values key paths exist in the charts' values.yaml (tests/helm_values.py);
+- core Kubernetes objects pass kubernetes-validate (strict, tests/k8s_validate.py); Network Operator custom
+  resources validate against their CRD's openAPIV3Schema, unknown fields rejected (tests/crd_validate.py).
 """
 
 from __future__ import annotations
 
-import copy
 import json
 from typing import Any
 
-import jsonschema
-import kubernetes_validate
 import pytest
 import yaml
 
@@ -24,14 +21,16 @@ from components.network_operator import NetworkOperatorArgs, network, nic_cluste
 from gpufleet import catalog, nccl_test, sharing, versions
 from gpufleet.plan.engine import plan
 from gpufleet.spec import load_spec
+from tests.crd_validate import crd_schema, validate_cr
+from tests.helm_values import missing_paths
 from tests.helpers import ROOT, example, example_config, stack_file
+from tests.k8s_validate import as_object, is_core, k8s_objects, validate_strict
 
 pytestmark = pytest.mark.upstream
 
 # catalog name -> mig_profiles.yaml name, where they differ
 REF_NAMES = {"H200": "H200-141GB", "B200": "B200-180GB"}
 MIG_GPUS = [g for g in catalog.gpu_models().values() if g.mig_capable]
-FREE_FORM = {"data", "env", "labels", "annotations", "nodeSelector", "tolerations"}
 
 
 # ---------- helpers ----------
@@ -67,55 +66,17 @@ def key_paths(value: Any, prefix: str = "") -> set[str]:
     return out
 
 
-def values_paths(values: Any, prefix: str = "") -> list[str]:
-    """Leaf paths of Helm values we set (lists and free-form maps are leaves)."""
-    if not isinstance(values, dict) or not values:
-        return [prefix]
-    out = []
-    for k, v in values.items():
-        path = f"{prefix}.{k}" if prefix else k
-        out += [path] if k in FREE_FORM else values_paths(v, path)
-    return out
-
-
-def missing_in(values: dict, upstream: dict) -> list[str]:
-    missing = []
-    for path in values_paths(values):
-        node: Any = upstream
-        for part in path.split("."):
-            if not isinstance(node, dict) or part not in node:
-                missing.append(path)
-                break
-            node = node[part]
-    return missing
-
-
 def ref_gpu(reference, name: str) -> dict:
     doc = yaml.safe_load((reference / "mig_profiles.yaml").read_text())
     want = REF_NAMES.get(name, name)
     return next(g for g in doc["gpus"] if g["name"] == want)
 
 
-def strict_schema(schema: Any) -> Any:
-    """The CRD schema with unknown fields rejected (the API server would silently prune them)."""
-    if isinstance(schema, dict):
-        out = {k: strict_schema(v) for k, v in schema.items()}
-        if "properties" in out and "additionalProperties" not in out and not out.get("x-kubernetes-preserve-unknown-fields"):
-            out["additionalProperties"] = False
-        return out
-    if isinstance(schema, list):
-        return [strict_schema(v) for v in schema]
-    return schema
-
-
-def crd_validate(reference, crd_file: str, obj: dict) -> None:
-    crd = yaml.safe_load((reference / "crds" / "network-operator" / crd_file).read_text())
-    version = next(v for v in crd["spec"]["versions"] if v["name"] == obj["apiVersion"].split("/")[1])
-    assert crd["spec"]["names"]["kind"] == obj["kind"]
-    assert crd["spec"]["group"] == obj["apiVersion"].split("/")[0]
-    schema = strict_schema(version["schema"]["openAPIV3Schema"])
-    schema["properties"]["metadata"] = {"type": "object"}
-    jsonschema.validate(obj, schema, cls=jsonschema.Draft7Validator)
+def crd_errors(obj: dict) -> list[str]:
+    """Errors of a custom resource against its upstream CRD (strict); the CRD must be in the reference."""
+    group, _, version = obj["apiVersion"].rpartition("/")
+    assert crd_schema(group, obj["kind"], version) is not None, f"no upstream CRD for {obj['apiVersion']} {obj['kind']}"
+    return validate_cr(obj)
 
 
 # ---------- MIG ----------
@@ -205,37 +166,36 @@ def test_device_plugin_entries_parse_and_use_upstream_keys(reference):
 
 
 def test_gpu_operator_values_paths_exist_upstream(reference, lab_plan):
-    upstream = yaml.safe_load((reference / "gpu-operator" / f"values-{versions.GPU_OPERATOR.version}.yaml").read_text())
+    upstream = reference / "gpu-operator" / f"values-{versions.GPU_OPERATOR.version}.yaml"
     custom = plan(stack_file(custom_config(), "custom"), evaluate_policies=False)
     for p in (lab_plan, custom):
         release = next(r for r in p.resources if r.type == "kubernetes:helm.sh/v3:Release" and r.name.endswith("gpu-operator-release"))
-        assert missing_in(release.inputs["values"], upstream) == []
+        assert missing_paths(release.inputs["values"], upstream) == []
 
 
 # ---------- Network Operator ----------
 
 def test_network_operator_values_paths_exist_upstream(reference, lab_plan):
-    upstream = yaml.safe_load((reference / "network-operator" / f"values-{versions.NETWORK_OPERATOR.version}.yaml").read_text())
+    upstream = reference / "network-operator" / f"values-{versions.NETWORK_OPERATOR.version}.yaml"
     release = next(r for r in lab_plan.resources if r.name == "lab-network-operator-release")
-    assert missing_in(release.inputs["values"], upstream) == []
+    assert missing_paths(release.inputs["values"], upstream) == []
 
 
 @pytest.mark.parametrize("config", [example_config("lab"), custom_config()], ids=["macvlan", "host-device"])
 def test_network_objects_validate_against_their_crds(reference, config):
     pools = [p for p in spec_of(config).node_pools if p.rdma]
-    crd_validate(reference, "mellanox.com_nicclusterpolicies.yaml", nic_cluster_policy(NetworkOperatorArgs(pools, [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}])))
+    assert crd_errors(nic_cluster_policy(NetworkOperatorArgs(pools, [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]))) == []
     for pool in pools:
         obj = network(pool)
-        crd_file = {"MacvlanNetwork": "mellanox.com_macvlannetworks.yaml", "HostDeviceNetwork": "mellanox.com_hostdevicenetworks.yaml"}[obj["kind"]]
-        crd_validate(reference, crd_file, obj)
+        assert obj["kind"] in ("MacvlanNetwork", "HostDeviceNetwork")
+        assert crd_errors(obj) == [], obj["kind"]
 
 
 def test_crd_check_rejects_unknown_fields(reference):
     pools = [p for p in spec_of(example_config("lab")).node_pools if p.rdma]
     policy = nic_cluster_policy(NetworkOperatorArgs(pools))
     policy["spec"]["secondaryNetwork"]["ipamPlugin"] = {"image": "whereabouts"}  # gone from the 26.4 CRD
-    with pytest.raises(jsonschema.ValidationError):
-        crd_validate(reference, "mellanox.com_nicclusterpolicies.yaml", policy)
+    assert crd_errors(policy) == ["spec.secondaryNetwork: Additional properties are not allowed ('ipamPlugin' was unexpected)"]
 
 
 def test_rdma_shared_device_plugin_config_uses_upstream_keys(reference):
@@ -252,21 +212,12 @@ def test_rdma_shared_device_plugin_config_uses_upstream_keys(reference):
 
 # ---------- core kinds, strict ----------
 
-def _objects(p) -> list[dict]:
-    skip = ("kubernetes:helm.sh/", "pulumi:providers:")
-    return [dict(r.revealed) for r in p.resources if r.type.startswith("kubernetes:") and not r.type.startswith(skip)]
-
-
-def _is_core(obj: dict) -> bool:
-    return obj["apiVersion"] in ("v1", "storage.k8s.io/v1")
-
-
 def test_core_objects_validate_strictly(lab_plan):
-    version = f"{lab_plan.spec.cluster.kubernetes_version}.0"
-    core = [o for o in _objects(lab_plan) if _is_core(o)]
+    version = lab_plan.spec.cluster.kubernetes_version
+    core = [o for o in map(as_object, k8s_objects(lab_plan.resources)) if is_core(o, f"{version}.0")]
     assert {o["kind"] for o in core} == {"Namespace", "ConfigMap", "StorageClass", "PersistentVolumeClaim", "Node"}
     for obj in core:
-        kubernetes_validate.validate(obj, version, strict=True)
+        validate_strict(obj, version)
 
 
 def test_nccl_example_validates_strictly_and_matches_the_lab_stack(lab_plan):
@@ -277,7 +228,7 @@ def test_nccl_example_validates_strictly_and_matches_the_lab_stack(lab_plan):
     docs = list(yaml.safe_load_all(text))
     assert [d["kind"] for d in docs] == ["ConfigMap", "Service", "Pod", "Pod"]
     for doc in docs:
-        kubernetes_validate.validate(doc, f"{lab_plan.spec.cluster.kubernetes_version}.0", strict=True)
+        validate_strict(doc, lab_plan.spec.cluster.kubernetes_version)
     pod = docs[2]["spec"]["containers"][0]
     assert pod["resources"]["limits"] == {"nvidia.com/gpu": "8", "rdma/rdma_a100_rdma": "1"}
     assert docs[2]["metadata"]["annotations"] == {"k8s.v1.cni.cncf.io/networks": "rdma-a100-rdma"}

@@ -6,7 +6,6 @@ version), custom resources against the upstream CRDs in ../shared/reference/crds
 import re
 from pathlib import Path
 
-import kubernetes_validate
 import pytest
 import yaml
 
@@ -14,6 +13,7 @@ from gpufleet import versions
 from gpufleet.plan.engine import plan
 from tests.crd_validate import validate_cr
 from tests.helpers import ROOT, example, example_config, plan_config
+from tests.k8s_validate import validate_strict
 
 
 
@@ -38,10 +38,6 @@ def _is_core(obj: dict) -> bool:
     return group in CORE_GROUPS
 
 
-def _validate_core(obj: dict) -> None:
-    kubernetes_validate.validate(obj, versions.KUBERNETES_DEFAULT, strict=True)
-
-
 @pytest.fixture(scope="module")
 def workload_objects():
     """Every Kubernetes object the workload layer registers in the teams stack and a Volcano variant."""
@@ -61,7 +57,7 @@ def test_core_objects_validate_strictly(workload_objects):
     kinds = {o["kind"] for _, o in core}
     assert {"Namespace", "ResourceQuota", "LimitRange", "PriorityClass"} <= kinds
     for name, obj in core:
-        _validate_core(obj)
+        validate_strict(obj, versions.KUBERNETES_DEFAULT)
 
 
 def test_custom_resources_validate_against_upstream_crds(workload_objects):
@@ -82,7 +78,7 @@ def _example_docs():
 @pytest.mark.parametrize("doc", list(_example_docs()))
 def test_example_manifests_validate(doc):
     if _is_core(doc):
-        _validate_core(doc)
+        validate_strict(doc, versions.KUBERNETES_DEFAULT)
     else:
         assert validate_cr(doc) == []
 
