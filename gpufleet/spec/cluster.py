@@ -11,9 +11,18 @@ from gpufleet.spec.base import DNS_LABEL, Model, check_address
 from gpufleet.spec.eks import EksSpec
 from gpufleet.spec.gke import GkeSpec
 
-PLATFORMS = ("eks", "gke", "k3s")
-# Platforms whose components exist.
-IMPLEMENTED_PLATFORMS = ("k3s", "eks", "gke")
+# Kubernetes minor versions each platform plans for, and how a miss is worded.
+PLATFORM_VERSIONS = {
+    "k3s": (tuple(versions.K3S_RELEASES), "has no pinned k3s release"),
+    "eks": (versions.EKS_KUBERNETES_VERSIONS, "is not an EKS version gpufleet plans for"),
+    "gke": (versions.GKE_KUBERNETES_VERSIONS, "is not a GKE version gpufleet plans for"),
+}
+# What each platform's own block must at least say.
+PLATFORM_BLOCKS = {
+    "k3s": "a `k3s:` block with at least one server",
+    "eks": "an `eks:` block with at least `network`",
+    "gke": "a `gke:` block with at least a `region`",
+}
 
 
 class Host(Model):
@@ -87,45 +96,17 @@ class ClusterSpec(Model):
     gke: Optional[GkeSpec] = Field(default=None, validate_default=True)
     """Required when platform is gke."""
 
-    @field_validator("platform")
-    @classmethod
-    def _implemented(cls, v: str) -> str:
-        if v not in IMPLEMENTED_PLATFORMS:
-            raise ValueError(f"platform '{v}' is not available yet (available: {', '.join(IMPLEMENTED_PLATFORMS)})")
-        return v
-
     @field_validator("kubernetes_version")
     @classmethod
     def _version(cls, v: str, info: ValidationInfo) -> str:
-        if info.data.get("platform") == "k3s" and v not in versions.K3S_RELEASES:
-            raise ValueError(
-                f"'{v}' has no pinned k3s release (allowed: {', '.join(versions.K3S_RELEASES)})"
-            )
-        if info.data.get("platform") == "eks" and v not in versions.EKS_KUBERNETES_VERSIONS:
-            raise ValueError(
-                f"'{v}' is not an EKS version gpufleet plans for (allowed: {', '.join(versions.EKS_KUBERNETES_VERSIONS)})"
-            )
-        if info.data.get("platform") == "gke" and v not in versions.GKE_KUBERNETES_VERSIONS:
-            raise ValueError(f"'{v}' is not a GKE version gpufleet plans for (allowed: {', '.join(versions.GKE_KUBERNETES_VERSIONS)})")
+        allowed, wording = PLATFORM_VERSIONS.get(info.data.get("platform"), ((), ""))
+        if allowed and v not in allowed:
+            raise ValueError(f"'{v}' {wording} (allowed: {', '.join(allowed)})")
         return v
 
-    @field_validator("k3s")
+    @field_validator("k3s", "eks", "gke")
     @classmethod
-    def _k3s_block(cls, v: Optional[K3sSpec], info: ValidationInfo) -> Optional[K3sSpec]:
-        if info.data.get("platform") == "k3s" and v is None:
-            raise ValueError("platform k3s needs a `k3s:` block with at least one server")
-        return v
-
-    @field_validator("eks")
-    @classmethod
-    def _eks_block(cls, v: Optional[EksSpec], info: ValidationInfo) -> Optional[EksSpec]:
-        if info.data.get("platform") == "eks" and v is None:
-            raise ValueError("platform eks needs an `eks:` block with at least `network`")
-        return v
-
-    @field_validator("gke")
-    @classmethod
-    def _gke_block(cls, v: Optional[GkeSpec], info: ValidationInfo) -> Optional[GkeSpec]:
-        if info.data.get("platform") == "gke" and v is None:
-            raise ValueError("platform gke needs a `gke:` block with at least a `region`")
+    def _platform_block(cls, v, info: ValidationInfo):
+        if info.data.get("platform") == info.field_name and v is None:
+            raise ValueError(f"platform {info.field_name} needs {PLATFORM_BLOCKS[info.field_name]}")
         return v

@@ -13,9 +13,6 @@ from gpufleet.spec.cluster import Host
 from gpufleet.spec.rdma import RdmaNetworkSpec
 from gpufleet.spec.gke import GkePoolSpec
 
-SHARING_MODES = ("none", "time-slicing", "mps", "mig")
-# Sharing modes whose wiring exists; the others are reserved names in the schema.
-IMPLEMENTED_SHARING_MODES = ("none", "time-slicing", "mps", "mig")
 MIG_STRATEGIES = ("single", "mixed")
 
 
@@ -56,13 +53,6 @@ class SharingSpec(Model):
     """mig: how the device plugin advertises MIG instances. mixed (default): one resource per profile,
     `nvidia.com/mig-<profile>`. single: every instance is a `nvidia.com/gpu` (layouts with one profile only).
     The GPU Operator's `mig.strategy` is cluster-wide, so every MIG pool must use the same strategy."""
-
-    @field_validator("mode")
-    @classmethod
-    def _implemented(cls, v: str) -> str:
-        if v not in IMPLEMENTED_SHARING_MODES:
-            raise ValueError(f"sharing mode '{v}' is not available yet (available: {', '.join(IMPLEMENTED_SHARING_MODES)})")
-        return v
 
     @field_validator("replicas")
     @classmethod
