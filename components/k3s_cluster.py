@@ -18,6 +18,10 @@ from gpufleet.spec import Host, K3sSpec
 # (NVIDIA/gpu-operator issues 238, 473, 1651).
 CONTAINERD_CONFIG = "/var/lib/rancher/k3s/agent/etc/containerd/config.toml"
 CONTAINERD_SOCKET = "/run/k3s/containerd/containerd.sock"
+# Where k3s's containerd looks for CNI plugins and their configs (docs.k3s.io/networking/multus-ipams: a fixed
+# bin directory since the October 2024 releases); Multus and the CNI plugins must be installed there.
+CNI_BIN_DIR = "/var/lib/rancher/k3s/data/cni"
+CNI_CONF_DIR = "/var/lib/rancher/k3s/agent/etc/cni/net.d"
 
 
 @dataclass(frozen=True)
@@ -154,7 +158,12 @@ class K3sCluster(pulumi.ComponentResource):
             kubernetes_version=args.kubernetes_version,
             kubeconfig=self.kubeconfig,
             provider=self.provider,
-            facts={"containerd_config": CONTAINERD_CONFIG, "containerd_socket": CONTAINERD_SOCKET},
+            facts={
+                "containerd_config": CONTAINERD_CONFIG,
+                "containerd_socket": CONTAINERD_SOCKET,
+                "cni_bin_dir": CNI_BIN_DIR,
+                "cni_conf_dir": CNI_CONF_DIR,
+            },
             ready=[*servers, *self.agents],
         )
         self.register_outputs({"kubeconfig": self.kubeconfig, "serverUrl": server_url})

@@ -5,7 +5,9 @@ Per pool `rdmaNetwork.network`:
 - macvlan: the RDMA shared device plugin advertises `rdma/<resource>` (NICs picked by vendor/device/interface),
   and a MacvlanNetwork on `interfaces[0]` gives pods a second interface on the RDMA fabric;
 - host-device: the SR-IOV device plugin advertises whole NICs as `nvidia.com/<resource>`, and a
-  HostDeviceNetwork moves one into the pod.
+  HostDeviceNetwork moves one into the pod;
+- sriov: the SR-IOV Network Operator (chart subchart) splits the NICs into VFs per a SriovNetworkNodePolicy
+  and a SriovNetwork attaches one VF to the pod (components/sriov_network.py).
 Addresses come from NV-IPAM (an IPPool per pool): the pinned operator no longer deploys whereabouts
 (deprecated in Network Operator 25.4, gone from the NicClusterPolicy CRD by 26.4).
 The operator's daemons run only on nodes labelled `gpufleet.io/rdma=true` (RDMA pools' nodes).
@@ -20,6 +22,7 @@ from typing import Optional
 import pulumi
 import pulumi_kubernetes as k8s
 
+from components import sriov_network
 from components.cluster_access import ClusterAccess
 from components.gpu_operator import tolerations
 from components.helm_chart import namespaced_release
@@ -47,13 +50,17 @@ class NetworkOperatorArgs:
 
 def resource_name(pool: NodePoolSpec) -> str:
     """Device-plugin resource name of a pool (no dashes: the plugins reject special characters)."""
+    if pool.rdma_network.network == "sriov":
+        return sriov_network.resource_name(pool)
     kind = "hostdev" if pool.rdma_network.network == "host-device" else "rdma"
     return f"{kind}_{pool.name.replace('-', '_')}"
 
 
 def pod_resource(pool: NodePoolSpec) -> str:
     """The extended resource a pod requests to get the pool's RDMA device."""
-    prefix = HOSTDEV_RESOURCE_PREFIX if pool.rdma_network.network == "host-device" else RDMA_RESOURCE_PREFIX
+    prefix = {"host-device": HOSTDEV_RESOURCE_PREFIX, "sriov": sriov_network.RESOURCE_PREFIX}.get(
+        pool.rdma_network.network, RDMA_RESOURCE_PREFIX
+    )
     return f"{prefix}/{resource_name(pool)}"
 
 
@@ -62,14 +69,22 @@ def network_name(pool: NodePoolSpec) -> str:
     return f"rdma-{pool.name}"
 
 
-def chart_values() -> dict:
+def chart_values(pools: list[NodePoolSpec] = (), facts: Optional[dict] = None) -> dict:
     """network-operator chart values; every key path exists in the chart's values.yaml."""
-    return {
+    values = {
         # The GPU Operator already runs Node Feature Discovery; a second NFD fights over the same labels.
         # gpufleet places the daemons by its own RDMA label instead of NFD's PCI labels.
         "nfd": {"enabled": False, "deployNodeFeatureRules": False},
         "sriovNetworkOperator": {"enabled": False},
     }
+    facts = facts or {}
+    if "cni_bin_dir" in facts:
+        # k3s keeps CNI binaries and configs in its own directories, not /opt/cni/bin and /etc/cni/net.d:
+        # Multus and the CNI plugins installed elsewhere are never called by k3s's containerd.
+        values["operator"] = {"cniBinDirectory": facts["cni_bin_dir"], "cniNetworkDirectory": facts["cni_conf_dir"]}
+    if any(p.rdma_network.network == "sriov" for p in pools):
+        values.update(sriov_network.chart_values())
+    return values
 
 
 def _component(image: str) -> dict:
@@ -150,9 +165,12 @@ def ip_pool(pool: NodePoolSpec, namespace: str = NAMESPACE) -> dict:
     return {"apiVersion": IPAM_API_VERSION, "kind": "IPPool", "metadata": {"name": network_name(pool), "namespace": namespace}, "spec": spec}
 
 
-def network(pool: NodePoolSpec) -> dict:
-    """The pool's MacvlanNetwork or HostDeviceNetwork (the operator renders a NetworkAttachmentDefinition)."""
+def network(pool: NodePoolSpec, namespace: str = NAMESPACE) -> dict:
+    """The pool's MacvlanNetwork, HostDeviceNetwork or SriovNetwork (the operator renders a
+    NetworkAttachmentDefinition); a SriovNetwork lives in the operator's `namespace`, the others are cluster-scoped."""
     net = pool.rdma_network
+    if net.network == "sriov":
+        return sriov_network.sriov_network(pool, network_name(pool), namespace)
     ipam = json.dumps({"type": "nv-ipam", "poolName": network_name(pool)})
     if net.network == "host-device":
         kind = "HostDeviceNetwork"
@@ -170,7 +188,8 @@ def _custom(name: str, obj: dict, opts: pulumi.ResourceOptions) -> k8s.apiextens
 
 
 class NetworkOperator(pulumi.ComponentResource):
-    """Namespace, Helm release, NicClusterPolicy, and an IPPool + network per RDMA pool."""
+    """Namespace, Helm release, NicClusterPolicy, an IPPool + network per RDMA pool, and an SR-IOV node
+    policy per sriov pool."""
 
     def __init__(
         self, name: str, args: NetworkOperatorArgs, access: ClusterAccess, opts: Optional[pulumi.ResourceOptions] = None
@@ -179,14 +198,19 @@ class NetworkOperator(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self, provider=access.provider)
         # Its daemons are privileged (device plugins, CNI binaries on the host).
         self.namespace, self.release = namespaced_release(
-            name, versions.NETWORK_OPERATOR, args.namespace, chart_values(), access, parent=self,
+            name, versions.NETWORK_OPERATOR, args.namespace, chart_values(args.pools, access.facts), access, parent=self,
             namespace_labels={"pod-security.kubernetes.io/enforce": "privileged"}, timeout=900,
         )
         # Custom resources need the CRDs the chart installs.
         after_release = pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[self.release]))
         self.policy = _custom(f"{name}-nic-cluster-policy", nic_cluster_policy(args), after_release)
         self.ip_pools = [_custom(f"{name}-ippool-{p.name}", ip_pool(p, args.namespace), after_release) for p in args.pools]
-        self.networks = [_custom(f"{name}-network-{p.name}", network(p), after_release) for p in args.pools]
+        self.networks = [_custom(f"{name}-network-{p.name}", network(p, args.namespace), after_release) for p in args.pools]
+        # SR-IOV pools: the VFs the SriovNetwork's resourceName refers to.
+        self.sriov_policies = [
+            _custom(f"{name}-sriov-policy-{p.name}", sriov_network.node_policy(p, args.namespace), after_release)
+            for p in args.pools if p.rdma_network.network == "sriov"
+        ]
         self.register_outputs({
             "namespace": args.namespace,
             "chartVersion": versions.NETWORK_OPERATOR.version,

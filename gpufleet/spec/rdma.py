@@ -9,9 +9,12 @@ from pydantic import Field, field_validator
 
 from gpufleet.spec.base import Model
 
-# Network types whose wiring exists; sriov is a reserved name (it needs the SR-IOV Network Operator).
+# Network types whose wiring exists (sriov runs the SR-IOV Network Operator, a subchart of the Network Operator).
 RDMA_NETWORK_TYPES = ("macvlan", "host-device", "sriov")
-IMPLEMENTED_RDMA_NETWORK_TYPES = ("macvlan", "host-device")
+IMPLEMENTED_RDMA_NETWORK_TYPES = RDMA_NETWORK_TYPES
+# Most VFs per PF the SR-IOV operator admits on NVIDIA/Mellanox NICs (its webhook's MlxMaxVFs,
+# k8snetworkplumbingwg/sriov-network-operator pkg/webhook/validate.go); 0 is rejected for a user policy.
+SRIOV_MAX_VFS = 128
 _HEX_ID = r"^[0-9a-fA-F]{4}$"
 
 
@@ -23,10 +26,12 @@ class RdmaNetworkSpec(Model):
     device_ids: list[str] = []
     """PCI device IDs to narrow the NICs, e.g. ["101b"] (ConnectX-6); default: any device of the vendors."""
     interfaces: list[str] = []
-    """Host interface names, e.g. ["ens1f0np0"]; macvlan uses the first as its master. Default: any interface."""
+    """Host interface names, e.g. ["ens1f0np0"]; macvlan uses the first as its master, sriov creates VFs on each
+    (its PF names). Default: any interface."""
     network: Literal["macvlan", "host-device", "sriov"] = "macvlan"
     """Secondary network pods attach to: macvlan (shared NIC, RoCE through a macvlan on `interfaces[0]`) or
-    host-device (a whole NIC moved into the pod). sriov is reserved."""
+    host-device (a whole NIC moved into the pod) or sriov (the SR-IOV Network Operator splits each NIC into
+    `numVfs` virtual functions; a pod gets one VF)."""
     ip_range: str = "192.168.100.0/24"
     """CIDR pods on this network get addresses from (NVIDIA IPAM pool); default: 192.168.100.0/24."""
     gateway: Optional[str] = None
@@ -37,6 +42,9 @@ class RdmaNetworkSpec(Model):
     """Namespace of the network attachment pods reference (pods must run there); default: default."""
     rdma_hca_max: int = Field(default=63, ge=1, le=1000)
     """macvlan: pods that may share one RDMA NIC (rdma shared device plugin `rdmaHcaMax`); default: 63."""
+    num_vfs: Optional[int] = Field(default=None, ge=1, le=SRIOV_MAX_VFS)
+    """sriov: virtual functions created on each selected NIC (PF), 1-128; required with network sriov and
+    used only there (no default: the right count depends on the NIC's firmware limit and the pods per node)."""
 
     @field_validator("vendors", "device_ids")
     @classmethod

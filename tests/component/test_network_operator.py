@@ -37,6 +37,11 @@ def test_release_is_pinned(lab):
     assert (r.inputs["chart"], r.inputs["version"], r.inputs["repositoryOpts"]) == (chart.name, chart.version, {"repo": chart.repo})
     assert r.inputs["namespace"] == "nvidia-network-operator"
     assert r.inputs["values"]["nfd"] == {"enabled": False, "deployNodeFeatureRules": False}
+    # Multus and the CNI plugins go where k3s's containerd looks for them (docs.k3s.io/networking/multus-ipams).
+    assert r.inputs["values"]["operator"] == {
+        "cniBinDirectory": "/var/lib/rancher/k3s/data/cni",
+        "cniNetworkDirectory": "/var/lib/rancher/k3s/agent/etc/cni/net.d",
+    }
 
 
 def test_nic_cluster_policy_rdma_resource_selectors_and_placement(lab):

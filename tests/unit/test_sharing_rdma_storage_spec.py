@@ -107,8 +107,6 @@ BAD = [
     ("macvlan without its master interface", lambda c: c[P][2]["rdmaNetwork"].pop("interfaces"),
      [f"{S}[2].rdmaNetwork.interfaces: macvlan on pool 'a100-rdma' needs the RDMA interface as its master: "
       "set interfaces, e.g. [ens1f0np0]"]),
-    ("sriov is reserved", rdma_net(network="sriov"),
-     [f"{S}[2].rdmaNetwork.network: network 'sriov' is not available yet (available: macvlan, host-device)"]),
     ("rdmaNetwork without rdma", pool(2, rdma=False),
      [f"{S}[2].rdmaNetwork: only used with rdma: true (pool 'a100-rdma' has rdma: false)"]),
     ("ipRange with host bits", rdma_net(ipRange="192.168.100.1/24"),
