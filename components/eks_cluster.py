@@ -15,6 +15,7 @@ import yaml
 
 from components.cluster_access import ClusterAccess
 from gpufleet.spec.eks import ACCESS_POLICIES, EksSpec
+from gpufleet import labels as L
 
 NODE_POLICIES = (
     "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",
@@ -71,7 +72,7 @@ class EksCluster(pulumi.ComponentResource):
         super().__init__("gpufleet:eks:EksCluster", name, None, opts)
         spec = args.spec
         child = pulumi.ResourceOptions(parent=self)
-        tags = {"gpufleet.io/cluster": args.cluster_name}
+        tags = {L.CLUSTER_TAG: args.cluster_name}
 
         self.role = aws.iam.Role(f"{name}-role", assume_role_policy=assume_role_policy("eks.amazonaws.com"), tags=tags, opts=child)
         cluster_policy = aws.iam.RolePolicyAttachment(

@@ -10,6 +10,7 @@ from typing import Optional
 
 import pulumi
 import pulumi_aws as aws
+from gpufleet import labels as L
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,7 @@ class EksEfaFabric(pulumi.ComponentResource):
     def __init__(self, name: str, args: EksEfaFabricArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:eks:EksEfaFabric", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
-        tags = {"gpufleet.io/cluster": args.cluster_name, "gpufleet.io/pool": args.pool}
+        tags = {L.CLUSTER_TAG: args.cluster_name, L.POOL_LABEL: args.pool}
         self.placement_group = aws.ec2.PlacementGroup(f"{name}-pg", strategy="cluster", tags=tags, opts=child)
         self.security_group = aws.ec2.SecurityGroup(
             f"{name}-sg",

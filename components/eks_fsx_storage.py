@@ -16,6 +16,7 @@ from components.cluster_access import ClusterAccess
 from components.eks_addon import eks_addon
 from components.eks_irsa import irsa_role
 from gpufleet.spec.eks import FsxLustreSpec
+from gpufleet import labels as L
 
 ADDON = "aws-fsx-csi-driver"
 SERVICE_ACCOUNT = "fsx-csi-controller-sa"
@@ -86,7 +87,7 @@ class FsxLustreStorage(pulumi.ComponentResource):
                 )
             ],
             egress=[{"protocol": "-1", "from_port": 0, "to_port": 0, "cidr_blocks": ["0.0.0.0/0"], "description": "replies and S3"}],
-            tags={"gpufleet.io/cluster": access.name},
+            tags={L.CLUSTER_TAG: access.name},
             opts=child,
         )
         self.role = irsa_role(f"{name}-role", access, "kube-system", SERVICE_ACCOUNT, self, policy=driver_policy())

@@ -10,6 +10,7 @@ import pulumi
 import pulumi_aws as aws
 
 from components.cluster_access import ClusterAccess
+from gpufleet import labels as L
 
 
 def trust_policy(provider_arn: str, issuer: str, namespace: str, service_account: str) -> str:
@@ -44,7 +45,7 @@ def irsa_role(
         lambda a: trust_policy(a[0], a[1], namespace, service_account)
     )
     opts = pulumi.ResourceOptions(parent=parent)
-    role = aws.iam.Role(name, assume_role_policy=assume, tags={"gpufleet.io/cluster": access.name}, opts=opts)
+    role = aws.iam.Role(name, assume_role_policy=assume, tags={L.CLUSTER_TAG: access.name}, opts=opts)
     for i, arn in enumerate(managed_policy_arns):
         aws.iam.RolePolicyAttachment(f"{name}-{arn.rsplit('/', 1)[-1]}", role=role.name, policy_arn=arn, opts=opts)
     if policy is not None:

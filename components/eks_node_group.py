@@ -95,7 +95,7 @@ def efa_interfaces(count: int, security_group_ids: list) -> list[dict]:
 
 
 def _tag_name(key: str) -> str:
-    return re.sub(r"[^a-zA-Z0-9-]+", "-", key.removeprefix("k8s.io/cluster-autoscaler/")).strip("-")
+    return re.sub(r"[^a-zA-Z0-9-]+", "-", key.removeprefix(L.CA_PREFIX)).strip("-")
 
 
 class EksNodeGroup(pulumi.ComponentResource):
@@ -165,7 +165,7 @@ class EksNodeGroup(pulumi.ComponentResource):
                 opts=child,
             )
             for key, value in self.tags.items()
-            if key.startswith("k8s.io/cluster-autoscaler/node-template/")
+            if key.startswith(L.CA_TEMPLATE_PREFIX)
         ]
         self.register_outputs({"nodeGroupName": self.node_group.node_group_name, "amiParameter": ssm_path})
 

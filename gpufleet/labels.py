@@ -5,6 +5,8 @@ from __future__ import annotations
 # The extended resource the NVIDIA device plugin advertises, and the taint key that keeps
 # non-GPU work off GPU nodes (the GPU Operator's daemonsets tolerate it by default).
 GPU_RESOURCE = "nvidia.com/gpu"
+# With MIG's mixed strategy the device plugin advertises one resource per profile: nvidia.com/mig-<profile>.
+MIG_RESOURCE_PREFIX = "nvidia.com/mig-"
 GPU_TAINT_KEY = "nvidia.com/gpu"
 GPU_TAINT_VALUE = "true"
 GPU_TAINT_EFFECT = "NoSchedule"
@@ -17,6 +19,9 @@ GPU_NODE_LABEL = "gpufleet.io/gpu"  # "true" on GPU nodes
 
 # Namespaces gpufleet creates for a team (gpufleet:addons.kueue.teams) carry the team's name.
 TEAM_LABEL = "gpufleet.io/team"
+
+# Tag on every cloud resource gpufleet creates for a cluster (EKS: cluster, roles, security groups, file systems).
+CLUSTER_TAG = "gpufleet.io/cluster"
 
 # Spot nodes carry this taint in addition to the GPU taint: only interruption-tolerant work lands.
 SPOT_TAINT_KEY = "gpufleet.io/spot"
@@ -83,6 +88,8 @@ SYSTEM_POOL = "system"
 # (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/README.md).
 CA_ENABLED_TAG = "k8s.io/cluster-autoscaler/enabled"
 CA_OWNED_TAG = "k8s.io/cluster-autoscaler/{cluster}"
+CA_PREFIX = "k8s.io/cluster-autoscaler/"
+CA_TEMPLATE_PREFIX = "k8s.io/cluster-autoscaler/node-template/"
 CA_TEMPLATE_LABEL = "k8s.io/cluster-autoscaler/node-template/label/"
 CA_TEMPLATE_TAINT = "k8s.io/cluster-autoscaler/node-template/taint/"
 CA_TEMPLATE_RESOURCE = "k8s.io/cluster-autoscaler/node-template/resources/"

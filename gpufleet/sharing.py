@@ -97,7 +97,7 @@ def advertised(pool) -> dict[str, int]:
         devices = mig_devices(s, catalog.gpu(pool.gpu))
         if s.strategy == "single":
             return {labels.GPU_RESOURCE: gpus * sum(devices.values())}
-        return {f"nvidia.com/mig-{p}": gpus * n for p, n in devices.items()}
+        return {f"{labels.MIG_RESOURCE_PREFIX}{p}": gpus * n for p, n in devices.items()}
     return {labels.GPU_RESOURCE: gpus}
 
 
@@ -113,7 +113,7 @@ def explain(pool) -> str:
             (profile, n), = devices.items()
             counts = f"{gpus} GPUs x {n} = {gpus * n} {labels.GPU_RESOURCE} (each a {profile})"
         else:
-            counts = ", ".join(f"{gpus} GPUs x {n} = {gpus * n} nvidia.com/mig-{p}" for p, n in devices.items())
+            counts = ", ".join(f"{gpus} GPUs x {n} = {gpus * n} {labels.MIG_RESOURCE_PREFIX}{p}" for p, n in devices.items())
         return f"{counts} (MIG {layout_name(pool)}, {s.strategy} strategy)"
     return f"{gpus} x {labels.GPU_RESOURCE} (not shared)"
 

@@ -15,7 +15,7 @@ from gpufleet import labels
 from policies import inputs as I
 
 NAME = "gpu-pool-scale-to-zero"
-TEMPLATE = "k8s.io/cluster-autoscaler/node-template"
+TEMPLATE = labels.CA_TEMPLATE_PREFIX.rstrip("/")
 ASG_TAG = "aws:autoscaling/tag:Tag"
 
 
