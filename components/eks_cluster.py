@@ -14,8 +14,8 @@ import pulumi_kubernetes as k8s
 import yaml
 
 from components.cluster_access import ClusterAccess
-from gpufleet.spec.eks import ACCESS_POLICIES, EksSpec
 from gpufleet import labels as L
+from gpufleet.spec.eks import ACCESS_POLICIES, EksSpec
 
 NODE_POLICIES = (
     "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",

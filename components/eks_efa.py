@@ -10,6 +10,7 @@ from typing import Optional
 
 import pulumi
 import pulumi_aws as aws
+
 from gpufleet import labels as L
 
 

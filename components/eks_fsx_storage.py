@@ -15,8 +15,8 @@ import pulumi_kubernetes as k8s
 from components.cluster_access import ClusterAccess
 from components.eks_addon import eks_addon
 from components.eks_irsa import irsa_role
-from gpufleet.spec.eks import FsxLustreSpec
 from gpufleet import labels as L
+from gpufleet.spec.eks import FsxLustreSpec
 
 ADDON = "aws-fsx-csi-driver"
 SERVICE_ACCOUNT = "fsx-csi-controller-sa"
