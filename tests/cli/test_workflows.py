@@ -23,7 +23,10 @@ PINNED = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
 def tool(name: str) -> str:
     found = BIN / name if (BIN / name).exists() else shutil.which(name)
     if not found:
-        pytest.skip(f"{name} is not installed (pip install -e '.[dev]'; actionlint: '.[actionlint]', needs GitHub access)")
+        pytest.skip(
+            f"{name} is not installed (pip install -e '.[dev]'; actionlint comes from the '.[actionlint]' extra, "
+            "whose installer downloads the binary from GitHub: the PR workflow has it, this machine cannot)"
+        )
     return str(found)
 
 
