@@ -342,3 +342,12 @@ def test_system_pool_starts_with_nodes(prod):
     # GPU pools still start empty (scale from zero).
     for name in ("h100-train", "l4-infer"):
         assert "initialNodeCount" not in one(prod, NODE_POOL, f"prod-gke-pool-{name}-pool").inputs
+
+
+def test_boot_disk_type_follows_the_machine(prod, variant):
+    """A3 Ultra (and A4) reject Persistent Disk boot disks: their pools boot from Hyperdisk Balanced; the rest
+    keep pd-balanced (N1/A2 take no Hyperdisk)."""
+    assert one(variant, NODE_POOL, "variant-pool-h200-pool").inputs["nodeConfig"]["diskType"] == "hyperdisk-balanced"
+    for plan_, name in [(variant, "variant-pool-a100-mig-pool"), (variant, "variant-pool-t4-mps-pool"),
+                        (prod, "prod-gke-pool-h100-train-pool"), (prod, "prod-gke-pool-l4-infer-pool")]:
+        assert one(plan_, NODE_POOL, name).inputs["nodeConfig"]["diskType"] == "pd-balanced", name

@@ -243,3 +243,9 @@ def test_unknown_gke_keys_name_the_allowed_ones():
     assert got[0].startswith("stack 'test': gpufleet:cluster.gke.privateNode: unknown key (allowed: project, region, zone,")
     assert got[0].endswith("; did you mean 'privateNodes'?)")
     assert got[1].startswith("stack 'test': gpufleet:nodePools[1].gke.gpuSharng: unknown key (allowed: gpuDriverVersion, gpuSharing,")
+
+
+def test_hyperdisk_only_machines_boot_from_hyperdisk():
+    machines = gcp.machines()
+    assert {n for n, m in machines.items() if m.boot_disk != "pd-balanced"} == {"a3-ultragpu-8g", "a4-highgpu-8g"}
+    assert machines["a3-ultragpu-8g"].boot_disk == "hyperdisk-balanced" and "hyperdisk_only" in machines["a4-highgpu-8g"].sources
