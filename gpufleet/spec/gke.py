@@ -130,7 +130,8 @@ class GkeSpec(Model):
     """The CPU pool for system pods; the default node pool is always removed."""
     gpu_stack: Literal["gke", "operator"] = "gke"
     """gke: GKE installs the driver and runs its device plugin (no GPU Operator). operator: the NVIDIA GPU Operator
-    runs the stack (NVIDIA driver manager on Ubuntu nodes; GKE's driver installation and device plugin are off)."""
+    runs the stack (NVIDIA driver manager on Ubuntu nodes; GKE's driver installation and device plugin are off; no
+    GPUDirect pools, whose gVNIC needs Container-Optimized OS nodes)."""
     storage: GkeStorageSpec = GkeStorageSpec()
     """CSI drivers and StorageClasses."""
     service_account: Optional[str] = None
@@ -257,6 +258,11 @@ def _pool_checks(stack: str, at: str, pool: Any, gke: GkeSpec) -> list[Problem]:
     if pool.rdma and machine.gpudirect is None:
         problems.append(Problem(stack, f"{at}.rdma", f"GPUDirect is not available on {machine.name} "
                                 f"(machine types with GPUDirect: {', '.join(gcp.gpudirect_machines())})", True))
+    if pool.rdma and machine.gpudirect and gke.gpu_stack == "operator":
+        # GKE's gVNIC guide: gVNIC needs Container-Optimized OS nodes; the NCCL plugin installers also write into
+        # GKE's COS driver directory (/home/kubernetes/bin/nvidia). gpuStack operator runs Ubuntu nodes.
+        problems.append(Problem(stack, f"{at}.rdma", "GPUDirect on gke needs gVNIC, which needs Container-Optimized OS nodes; "
+                                "cluster.gke.gpuStack operator runs Ubuntu nodes (use gpuStack: gke, or rdma: false)", True))
     if pool.sharing.mode != "none":
         # GKE shares GPUs in the node pool itself (its device plugin), not through the NVIDIA device plugin's config.
         problems.append(Problem(stack, f"{at}.sharing.mode", "on gke, share GPUs with gke.gpuSharing (time-sharing, mps) "

@@ -56,6 +56,7 @@ def operator():
     config["gpufleet:cluster"]["name"] = "op"
     config["gpufleet:cluster"]["gke"]["gpuStack"] = "operator"
     del config["gpufleet:nodePools"][0]["gke"]["gpuDriverVersion"]
+    del config["gpufleet:nodePools"][0]["rdma"]  # GPUDirect's gVNIC needs COS nodes; the operator stack runs Ubuntu
     config["gpufleet:gpuOperator"] = {"driver": {"source": "operator"}}
     return plan_config(config, stack="op")
 

@@ -165,6 +165,7 @@ def test_gpu_operator_only_when_the_gpu_stack_asks():
         "(default gke: GKE installs the driver and device plugin); set enabled: false or gpuStack: operator"
     ]
     config["gpufleet:cluster"]["gke"]["gpuStack"] = "operator"
+    del config["gpufleet:nodePools"][0]["rdma"]  # GPUDirect needs COS nodes (test_gpudirect_with_the_gpu_operator_stack_is_rejected)
     config["gpufleet:gpuOperator"] = {"driver": {"source": "preinstalled"}}
     assert problems(config) == [
         "stack 'test': gpufleet:gpuOperator.driver.source: with cluster.gke.gpuStack: operator the operator installs the driver "
@@ -249,3 +250,15 @@ def test_hyperdisk_only_machines_boot_from_hyperdisk():
     machines = gcp.machines()
     assert {n for n, m in machines.items() if m.boot_disk != "pd-balanced"} == {"a3-ultragpu-8g", "a4-highgpu-8g"}
     assert machines["a3-ultragpu-8g"].boot_disk == "hyperdisk-balanced" and "hyperdisk_only" in machines["a4-highgpu-8g"].sources
+
+
+def test_gpudirect_with_the_gpu_operator_stack_is_rejected():
+    """GPUDirect pools get gVNIC, which GKE supports on Container-Optimized OS only; gpuStack operator runs Ubuntu."""
+    config = copy.deepcopy(BASE)
+    config["gpufleet:cluster"]["gke"]["gpuStack"] = "operator"
+    config["gpufleet:gpuOperator"] = {"driver": {"source": "operator"}}
+    del config["gpufleet:nodePools"][0]["gke"]["gpuDriverVersion"]
+    assert problems(config) == [
+        "stack 'test': gpufleet:nodePools[0].rdma: GPUDirect on gke needs gVNIC, which needs Container-Optimized OS nodes; "
+        "cluster.gke.gpuStack operator runs Ubuntu nodes (use gpuStack: gke, or rdma: false) (got True)"
+    ]
