@@ -212,6 +212,11 @@ def gke_checks(stack: str, spec: Any, config: dict) -> list[Problem]:
         return problems  # the cluster block's own validator already reported it
     if not project_of(spec, config):
         problems.append(Problem(stack, "gcp:project", "required for gke: set `gcp:project` (or cluster.gke.project)"))
+    if gke.storage.gcs_fuse and not gke.workload_identity:
+        # GKE's Cloud Storage FUSE CSI setup creates the cluster with --workload-pool: the driver's sidecar reaches
+        # the bucket as the pod's Kubernetes service account through Workload Identity Federation.
+        problems.append(Problem(stack, f"{NS}:cluster.gke.storage.gcsFuse", "the Cloud Storage FUSE CSI driver needs "
+                                "Workload Identity (set cluster.gke.workloadIdentity: true, or gcsFuse: false)", True))
     problems += _gpu_stack_checks(stack, spec)
     for i, pool in enumerate(spec.node_pools):
         problems += _pool_checks(stack, f"{NS}:nodePools[{i}]", pool, gke)

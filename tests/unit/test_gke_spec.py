@@ -262,3 +262,12 @@ def test_gpudirect_with_the_gpu_operator_stack_is_rejected():
         "stack 'test': gpufleet:nodePools[0].rdma: GPUDirect on gke needs gVNIC, which needs Container-Optimized OS nodes; "
         "cluster.gke.gpuStack operator runs Ubuntu nodes (use gpuStack: gke, or rdma: false) (got True)"
     ]
+
+
+def test_gcs_fuse_needs_workload_identity():
+    config = copy.deepcopy(BASE)
+    config["gpufleet:cluster"]["gke"].update(workloadIdentity=False, storage={"gcsFuse": True})
+    assert problems(config) == [
+        "stack 'test': gpufleet:cluster.gke.storage.gcsFuse: the Cloud Storage FUSE CSI driver needs Workload Identity "
+        "(set cluster.gke.workloadIdentity: true, or gcsFuse: false) (got True)"
+    ]
