@@ -19,6 +19,8 @@ from gpufleet.spec.base import Model
 from gpufleet.spec.errors import Problem
 
 NS = "gpufleet"
+GKE_NAME_MAX = 40  # GKE cluster names: at most 40 characters
+_GKE_NAME = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 _TIME = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
 
 
@@ -210,6 +212,12 @@ def gke_checks(stack: str, spec: Any, config: dict) -> list[Problem]:
     gke = spec.cluster.gke
     if gke is None:
         return problems  # the cluster block's own validator already reported it
+    name = spec.cluster.name or stack
+    if not (_GKE_NAME.match(name) and len(name) <= GKE_NAME_MAX):
+        # GKE cluster names: lowercase letters, digits and '-', starting with a letter, at most 40 characters.
+        origin = "" if spec.cluster.name else " (the stack name, as cluster.name is not set)"
+        problems.append(Problem(stack, f"{NS}:cluster.name", f"not a GKE cluster name{origin}: lowercase letters, digits and "
+                                f"'-', starting with a letter, at most {GKE_NAME_MAX} characters", name))
     if not project_of(spec, config):
         problems.append(Problem(stack, "gcp:project", "required for gke: set `gcp:project` (or cluster.gke.project)"))
     if gke.storage.gcs_fuse and not gke.workload_identity:

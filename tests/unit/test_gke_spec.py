@@ -271,3 +271,25 @@ def test_gcs_fuse_needs_workload_identity():
         "stack 'test': gpufleet:cluster.gke.storage.gcsFuse: the Cloud Storage FUSE CSI driver needs Workload Identity "
         "(set cluster.gke.workloadIdentity: true, or gcsFuse: false) (got True)"
     ]
+
+
+def test_cluster_name_must_be_a_gke_cluster_name():
+    """GKE cluster names are at most 40 characters, lowercase, starting with a letter; without cluster.name the
+    cluster takes the stack name, which Pulumi allows to be longer and to hold '_', '.' and capitals."""
+    config = copy.deepcopy(BASE)
+    del config["gpufleet:cluster"]["name"]
+    for stack in ("prod_gke", "training-" + "x" * 32):
+        sf = stack_file(config, stack=stack)
+        with pytest.raises(SpecError) as exc:
+            load_spec(sf.stack, sf.config, sf.secret_keys)
+        assert [str(p) for p in exc.value.problems] == [
+            f"stack '{stack}': gpufleet:cluster.name: not a GKE cluster name (the stack name, as cluster.name is not set): "
+            f"lowercase letters, digits and '-', starting with a letter, at most 40 characters (got '{stack}')"
+        ]
+    sf = stack_file(config, stack="training-" + "x" * 31)  # 40 characters
+    assert load_spec(sf.stack, sf.config, sf.secret_keys).cluster.name is None
+    config["gpufleet:cluster"]["name"] = "1st-cluster"
+    assert problems(config) == [
+        "stack 'test': gpufleet:cluster.name: not a GKE cluster name: lowercase letters, digits and '-', "
+        "starting with a letter, at most 40 characters (got '1st-cluster')"
+    ]
