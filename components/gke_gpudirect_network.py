@@ -39,12 +39,17 @@ class GkeGpuDirectNetworkArgs:
     """Range carved into one /24 per subnet, in order."""
     zone: Optional[str] = None
     """RDMA only: the zone of the RoCE network profile (the pool's single zone)."""
+    first_block: int = 0
+    """Index of the pool's first /24 in `cidr`: the GPUDirect pools before it hold the blocks below (GKE: the
+    pod networks of one cluster must not overlap); default 0, the first pool."""
 
 
-def subnet_ranges(cidr: str, count: int) -> list[str]:
-    """The first `count` /24 blocks of `cidr`."""
-    blocks = ipaddress.ip_network(cidr).subnets(new_prefix=24)
-    return [str(next(blocks)) for _ in range(count)]
+def subnet_ranges(cidr: str, count: int, first: int = 0) -> list[str]:
+    """`count` consecutive /24 blocks of `cidr`, from block `first`."""
+    blocks = list(ipaddress.ip_network(cidr).subnets(new_prefix=24))[first:first + count]
+    if len(blocks) < count:
+        raise ValueError(f"{cidr} has no room for {count} /24 subnets from block {first}")
+    return [str(b) for b in blocks]
 
 
 class GkeGpuDirectNetwork(pulumi.ComponentResource):
@@ -58,7 +63,7 @@ class GkeGpuDirectNetwork(pulumi.ComponentResource):
         super().__init__("gpufleet:gke:GkeGpuDirectNetwork", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         direct = args.gpudirect
-        ranges = iter(subnet_ranges(args.cidr, direct.additional_node_networks))
+        ranges = iter(subnet_ranges(args.cidr, direct.additional_node_networks, args.first_block))
         self.networks: list[gcp.compute.Network] = []
         self.subnets: list[gcp.compute.Subnetwork] = []
         self.firewalls: list[gcp.compute.Firewall] = []

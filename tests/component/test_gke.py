@@ -352,3 +352,25 @@ def test_boot_disk_type_follows_the_machine(prod, variant):
     for plan_, name in [(variant, "variant-pool-a100-mig-pool"), (variant, "variant-pool-t4-mps-pool"),
                         (prod, "prod-gke-pool-h100-train-pool"), (prod, "prod-gke-pool-l4-infer-pool")]:
         assert one(plan_, NODE_POOL, name).inputs["nodeConfig"]["diskType"] == "pd-balanced", name
+
+
+@pytest.fixture(scope="module")
+def two_gpudirect():
+    """Two GPUDirect pools in one cluster: a TCPX pool and an RDMA pool."""
+    config = example_config("prod-gke")
+    config["gpufleet:cluster"]["name"] = "two"
+    config["gpufleet:nodePools"] = [
+        config["gpufleet:nodePools"][0],
+        {"name": "h200", "machineType": "a3-ultragpu-8g", "rdma": True, "maxNodes": 2, "gke": {"zones": ["us-central1-b"]}},
+    ]
+    return plan_config(config, stack="two")
+
+
+def test_gpudirect_pools_get_disjoint_subnets(two_gpudirect):
+    """GKE: the pod networks of one cluster must not overlap, so each GPUDirect pool takes the /24s after the
+    previous pool's (the first pool keeps 192.168.0.0/24.. as before)."""
+    ranges = {r.name: r.inputs["ipCidrRange"] for r in by_type(two_gpudirect, SUBNET) if "gpudirect" in r.name}
+    assert [ranges[f"two-pool-h100-train-gpudirect-sub-{i}"] for i in range(4)] == [f"192.168.{i}.0/24" for i in range(4)]
+    assert ranges["two-pool-h200-gpudirect-gvnic-sub"] == "192.168.4.0/24"
+    assert [ranges[f"two-pool-h200-gpudirect-rdma-sub-{i}"] for i in range(8)] == [f"192.168.{i}.0/24" for i in range(5, 13)]
+    assert len(set(ranges.values())) == len(ranges) == 13

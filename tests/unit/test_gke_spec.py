@@ -293,3 +293,24 @@ def test_cluster_name_must_be_a_gke_cluster_name():
         "stack 'test': gpufleet:cluster.name: not a GKE cluster name: lowercase letters, digits and '-', "
         "starting with a letter, at most 40 characters (got '1st-cluster')"
     ]
+
+
+def test_gpudirect_pool_name_fits_gkes_network_object_names():
+    """GKE caps Device-type Network object names at 41 characters; gpufleet names them <pool>-<nic>."""
+    config = copy.deepcopy(BASE)
+    config["gpufleet:nodePools"][0]["name"] = "h" * 36  # + "-vpc-3" = 42
+    assert problems(config) == [
+        f"stack 'test': gpufleet:nodePools[0].name: too long for a GPUDirect pool: its GKE Network objects <pool>-vpc-3 "
+        f"must stay within 41 characters (at most 35 here) (got '{'h' * 36}')"
+    ]
+    config["gpufleet:nodePools"][0]["name"] = "h" * 35
+    load(config)
+
+
+def test_gpudirect_cidr_must_hold_every_pools_subnets():
+    config = copy.deepcopy(BASE)
+    config["gpufleet:cluster"]["gke"]["network"] = {"gpuDirectCidr": "192.168.0.0/23"}
+    assert problems(config) == [
+        "stack 'test': gpufleet:cluster.gke.network.gpuDirectCidr: room for 2 /24 subnets, but the GPUDirect pools need 4 "
+        "(one per extra NIC of each pool); use a larger IPv4 range such as 192.168.0.0/16 (got '192.168.0.0/23')"
+    ]
