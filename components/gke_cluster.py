@@ -22,6 +22,7 @@ from gpufleet.spec import GkeSpec
 
 AUTH_PLUGIN = "gke-gcloud-auth-plugin"
 CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
+SYSTEM_INITIAL_NODES = 1  # per zone of the system pool, at creation only
 
 
 @dataclass(frozen=True)
@@ -135,6 +136,9 @@ class GkeCluster(pulumi.ComponentResource):
             project=args.project,
             cluster=self.cluster.id,
             location=self.location,
+            # Start with SYSTEM_INITIAL_NODES per zone: without it the provider creates the pool with 0 nodes, and
+            # GKE's autoscaler uses the minimum only to stop scale-down, so system pods would wait for a scale-up.
+            initial_node_count=SYSTEM_INITIAL_NODES,
             # The autoscaler owns the size between these totals; gpufleet never sets node_count.
             autoscaling=gcp.container.NodePoolAutoscalingArgs(
                 total_min_node_count=system.min_nodes, total_max_node_count=system.max_nodes, location_policy="BALANCED"
@@ -155,7 +159,8 @@ class GkeCluster(pulumi.ComponentResource):
                     enable_secure_boot=True, enable_integrity_monitoring=True
                 ),
             ),
-            opts=child,
+            # initialNodeCount forces replacement and GKE rewrites it on resize (hashicorp/terraform-provider-google#6354).
+            opts=pulumi.ResourceOptions(parent=self, ignore_changes=["initialNodeCount"]),
         )
 
         ca = self.cluster.master_auth.apply(lambda auth: auth.cluster_ca_certificate)

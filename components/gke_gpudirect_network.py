@@ -4,6 +4,11 @@ TCPX (a3-highgpu-8g) and TCPXO (a3-megagpu-8g): one VPC with one subnet per seco
 as in GKE's GPUDirect-TCPX(O) guide. RDMA (a3-ultragpu-8g, a4-highgpu-8g): one VPC for the second gVNIC and
 one VPC with the zonal RoCE network profile holding one subnet per ConnectX-7 NIC. How many follows from the
 machine catalog (gpufleet/catalog/gcp_machines.yaml), never from the user.
+
+A new VPC denies all ingress (implied rule), so every gVNIC VPC (TCPX/TCPXO's, RDMA's gvnic one) gets an
+ingress rule allowing TCP, UDP and ICMP from its own subnet: without it NCCL's traffic between nodes on the
+extra NICs is dropped. The RoCE VPC gets none: RoCE VPCs take regional network firewall policies, not VPC
+firewall rules, and cluster-toolkit's gpu-rdma-vpc module (Google's A3 Ultra GKE blueprint) creates none.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import pulumi_gcp as gcp
 
 from gpufleet.catalog.gcp import GpuDirect
 
+INTERNAL_PROTOCOLS = (("tcp", ["0-65535"]), ("udp", ["0-65535"]), ("icmp", None))
 TCPX_MTU = 8244  # GKE GPUDirect-TCPX(O) guide: `gcloud compute networks create ... --mtu=8244`
 RDMA_MTU = 8896  # VPC RDMA network profile: the largest MTU, used by GKE's A3 Ultra/A4 guide
 
@@ -33,12 +39,17 @@ class GkeGpuDirectNetworkArgs:
     """Range carved into one /24 per subnet, in order."""
     zone: Optional[str] = None
     """RDMA only: the zone of the RoCE network profile (the pool's single zone)."""
+    first_block: int = 0
+    """Index of the pool's first /24 in `cidr`: the GPUDirect pools before it hold the blocks below (GKE: the
+    pod networks of one cluster must not overlap); default 0, the first pool."""
 
 
-def subnet_ranges(cidr: str, count: int) -> list[str]:
-    """The first `count` /24 blocks of `cidr`."""
-    blocks = ipaddress.ip_network(cidr).subnets(new_prefix=24)
-    return [str(next(blocks)) for _ in range(count)]
+def subnet_ranges(cidr: str, count: int, first: int = 0) -> list[str]:
+    """`count` consecutive /24 blocks of `cidr`, from block `first`."""
+    blocks = list(ipaddress.ip_network(cidr).subnets(new_prefix=24))[first:first + count]
+    if len(blocks) < count:
+        raise ValueError(f"{cidr} has no room for {count} /24 subnets from block {first}")
+    return [str(b) for b in blocks]
 
 
 class GkeGpuDirectNetwork(pulumi.ComponentResource):
@@ -52,9 +63,10 @@ class GkeGpuDirectNetwork(pulumi.ComponentResource):
         super().__init__("gpufleet:gke:GkeGpuDirectNetwork", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         direct = args.gpudirect
-        ranges = iter(subnet_ranges(args.cidr, direct.additional_node_networks))
+        ranges = iter(subnet_ranges(args.cidr, direct.additional_node_networks, args.first_block))
         self.networks: list[gcp.compute.Network] = []
         self.subnets: list[gcp.compute.Subnetwork] = []
+        self.firewalls: list[gcp.compute.Firewall] = []
         self.node_networks = []
         self.nics = []
 
@@ -71,15 +83,29 @@ class GkeGpuDirectNetwork(pulumi.ComponentResource):
             self.networks.append(vpc)
             return vpc
 
-        def subnet(role: str, vpc: gcp.compute.Network, nic: str, mode: str) -> None:
+        def subnet(role: str, vpc: gcp.compute.Network, nic: str, mode: str, firewall: bool = True) -> None:
+            cidr = next(ranges)
             sub = gcp.compute.Subnetwork(
                 f"{name}-{role}",
                 project=args.project,
                 region=args.region,
                 network=vpc.id,
-                ip_cidr_range=next(ranges),
+                ip_cidr_range=cidr,
                 opts=child,
             )
+            if firewall:
+                # Google's GKE GPUDirect guides and cluster-toolkit's multivpc module allow all internal
+                # TCP/UDP/ICMP on each extra VPC; without it the implied deny-ingress drops NCCL traffic.
+                self.firewalls.append(gcp.compute.Firewall(
+                    f"{name}-{role}-internal",
+                    project=args.project,
+                    network=vpc.id,
+                    direction="INGRESS",
+                    source_ranges=[cidr],
+                    allows=[gcp.compute.FirewallAllowArgs(protocol=p, ports=ports) for p, ports in INTERNAL_PROTOCOLS],
+                    description=f"gpufleet: GPUDirect-{direct.kind} traffic between nodes ({role})",
+                    opts=child,
+                ))
             self.subnets.append(sub)
             self.node_networks.append((vpc.name, sub.name))
             self.nics.append((nic, vpc.name, sub.name, mode))
@@ -92,5 +118,5 @@ class GkeGpuDirectNetwork(pulumi.ComponentResource):
             profile = f"projects/{args.project}/global/networkProfiles/{args.zone}-vpc-roce"
             roce = network("rdma-net", RDMA_MTU, profile)
             for i in range(direct.rdma_subnets):
-                subnet(f"rdma-sub-{i}", roce, f"rdma-{i}", "RDMA")
+                subnet(f"rdma-sub-{i}", roce, f"rdma-{i}", "RDMA", firewall=False)
         self.register_outputs({"kind": direct.kind, "nodeNetworks": len(self.node_networks)})

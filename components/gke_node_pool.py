@@ -120,7 +120,8 @@ class GkeNodePool(pulumi.ComponentResource):
                 # The NVIDIA driver manager (GPU Operator) supports Ubuntu node images only.
                 image_type="UBUNTU_CONTAINERD" if args.gpu_stack == "operator" else "COS_CONTAINERD",
                 disk_size_gb=gke.disk_size_gb,
-                disk_type="pd-balanced",
+                # From the catalog: A3 Ultra and A4 reject Persistent Disk boot disks (Hyperdisk only).
+                disk_type=machine.boot_disk,
                 labels=labels,
                 taints=gke_taints(pool),
                 reservation_affinity=reservation,

@@ -38,6 +38,7 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
     )
     pools = []
     extra_networks = []
+    next_block = 0  # GPUDirect pools take consecutive /24s of gpuDirectCidr: no two pod networks overlap
     for pool in spec.node_pools:
         machine = gcp_catalog.machine(pool.machine_type)
         node_networks = []
@@ -51,9 +52,11 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
                     region=gke.region,
                     cidr=gke.network.gpu_direct_cidr,
                     zone=zones[0] if zones else None,
+                    first_block=next_block,
                 ),
                 opts=opts,
             )
+            next_block += machine.gpudirect.additional_node_networks
             extra_networks.append(GpuDirectPool(pool.name, machine.gpudirect.kind, direct.nics))
             node_networks = direct.node_networks
         pools.append(

@@ -40,6 +40,7 @@ class GcpMachine:
     gpu_on_demand: float  # per attached GPU (N1 + T4); 0 when the price includes the GPUs
     gpu_spot: float
     sources: tuple[str, ...]
+    boot_disk: str = "pd-balanced"  # node boot disk type; hyperdisk-balanced where the machine takes Hyperdisk only
 
     @property
     def fixed_count(self) -> Optional[int]:
@@ -72,6 +73,7 @@ def machines() -> dict[str, GcpMachine]:
             gpu_on_demand=float(gpu_price["on_demand"]),
             gpu_spot=float(gpu_price["spot"]),
             sources=tuple(row["sources"]),
+            boot_disk=row.get("boot_disk", "pd-balanced"),
         )
     return out
 

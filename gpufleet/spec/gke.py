@@ -19,6 +19,9 @@ from gpufleet.spec.base import Model
 from gpufleet.spec.errors import Problem
 
 NS = "gpufleet"
+GKE_NAME_MAX = 40  # GKE cluster names: at most 40 characters
+NETWORK_NAME_MAX = 41  # GKE multi-network: Device-type Network object names
+_GKE_NAME = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 _TIME = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
 
 
@@ -57,7 +60,8 @@ class GkeNetworkSpec(Model):
     cloud_nat: bool = True
     """Cloud Router + NAT so private nodes reach the internet (created network only)."""
     gpu_direct_cidr: str = "192.168.0.0/16"
-    """Range carved into /24 subnets for GPUDirect pools' additional VPCs (each pool gets its own VPCs)."""
+    """Range carved into /24 subnets for GPUDirect pools' additional VPCs: each pool gets its own VPCs and its own
+    consecutive /24s, in pool order (GKE forbids overlapping pod networks in one cluster)."""
 
     _check_cidrs = field_validator("subnet_cidr", "pods_cidr", "services_cidr", "gpu_direct_cidr")(
         classmethod(lambda cls, v: _cidr(v))
@@ -130,7 +134,8 @@ class GkeSpec(Model):
     """The CPU pool for system pods; the default node pool is always removed."""
     gpu_stack: Literal["gke", "operator"] = "gke"
     """gke: GKE installs the driver and runs its device plugin (no GPU Operator). operator: the NVIDIA GPU Operator
-    runs the stack (NVIDIA driver manager on Ubuntu nodes; GKE's driver installation and device plugin are off)."""
+    runs the stack (NVIDIA driver manager on Ubuntu nodes; GKE's driver installation and device plugin are off; no
+    GPUDirect pools, whose gVNIC needs Container-Optimized OS nodes)."""
     storage: GkeStorageSpec = GkeStorageSpec()
     """CSI drivers and StorageClasses."""
     service_account: Optional[str] = None
@@ -209,14 +214,39 @@ def gke_checks(stack: str, spec: Any, config: dict) -> list[Problem]:
     gke = spec.cluster.gke
     if gke is None:
         return problems  # the cluster block's own validator already reported it
+    name = spec.cluster.name or stack
+    if not (_GKE_NAME.match(name) and len(name) <= GKE_NAME_MAX):
+        # GKE cluster names: lowercase letters, digits and '-', starting with a letter, at most 40 characters.
+        origin = "" if spec.cluster.name else " (the stack name, as cluster.name is not set)"
+        problems.append(Problem(stack, f"{NS}:cluster.name", f"not a GKE cluster name{origin}: lowercase letters, digits and "
+                                f"'-', starting with a letter, at most {GKE_NAME_MAX} characters", name))
     if not project_of(spec, config):
         problems.append(Problem(stack, "gcp:project", "required for gke: set `gcp:project` (or cluster.gke.project)"))
+    if gke.storage.gcs_fuse and not gke.workload_identity:
+        # GKE's Cloud Storage FUSE CSI setup creates the cluster with --workload-pool: the driver's sidecar reaches
+        # the bucket as the pod's Kubernetes service account through Workload Identity Federation.
+        problems.append(Problem(stack, f"{NS}:cluster.gke.storage.gcsFuse", "the Cloud Storage FUSE CSI driver needs "
+                                "Workload Identity (set cluster.gke.workloadIdentity: true, or gcsFuse: false)", True))
     problems += _gpu_stack_checks(stack, spec)
     for i, pool in enumerate(spec.node_pools):
         problems += _pool_checks(stack, f"{NS}:nodePools[{i}]", pool, gke)
     if not problems:
+        problems += _gpudirect_cidr_checks(stack, spec)
+    if not problems:
         problems += _cuda_checks(stack, spec)
     return problems
+
+
+def _gpudirect_cidr_checks(stack: str, spec: Any) -> list[Problem]:
+    """Every GPUDirect pool takes its own /24s of gpuDirectCidr (GKE: pod networks of a cluster must not overlap)."""
+    cidr = spec.cluster.gke.network.gpu_direct_cidr
+    need = sum(gcp.machine(p.machine_type).gpudirect.additional_node_networks for p in spec.node_pools if p.rdma)
+    net = ipaddress.ip_network(cidr, strict=False)
+    have = 2 ** (24 - net.prefixlen) if net.version == 4 and net.prefixlen <= 24 else 0
+    if need > have:
+        return [Problem(stack, f"{NS}:cluster.gke.network.gpuDirectCidr", f"room for {have} /24 subnets, but the GPUDirect "
+                        f"pools need {need} (one per extra NIC of each pool); use a larger IPv4 range such as 192.168.0.0/16", cidr)]
+    return []
 
 
 def _gpu_stack_checks(stack: str, spec: Any) -> list[Problem]:
@@ -257,10 +287,24 @@ def _pool_checks(stack: str, at: str, pool: Any, gke: GkeSpec) -> list[Problem]:
     if pool.rdma and machine.gpudirect is None:
         problems.append(Problem(stack, f"{at}.rdma", f"GPUDirect is not available on {machine.name} "
                                 f"(machine types with GPUDirect: {', '.join(gcp.gpudirect_machines())})", True))
+    if pool.rdma and machine.gpudirect and gke.gpu_stack == "operator":
+        # GKE's gVNIC guide: gVNIC needs Container-Optimized OS nodes; the NCCL plugin installers also write into
+        # GKE's COS driver directory (/home/kubernetes/bin/nvidia). gpuStack operator runs Ubuntu nodes.
+        problems.append(Problem(stack, f"{at}.rdma", "GPUDirect on gke needs gVNIC, which needs Container-Optimized OS nodes; "
+                                "cluster.gke.gpuStack operator runs Ubuntu nodes (use gpuStack: gke, or rdma: false)", True))
     if pool.sharing.mode != "none":
         # GKE shares GPUs in the node pool itself (its device plugin), not through the NVIDIA device plugin's config.
         problems.append(Problem(stack, f"{at}.sharing.mode", "on gke, share GPUs with gke.gpuSharing (time-sharing, mps) "
                                 "and gke.gpuPartitionSize (MIG)", pool.sharing.mode))
+    if pool.rdma and machine.gpudirect:
+        # GKE multi-network: a Device-type Network object's name is at most 41 characters (it goes into a unix
+        # socket path). gpufleet names them <pool>-<nic>; the longest nic is the last one (GkeGpuDirectWiring).
+        direct = machine.gpudirect
+        last_nic = f"rdma-{direct.rdma_subnets - 1}" if direct.kind == "RDMA" else f"vpc-{direct.networks - 1}"
+        if len(pool.name) + 1 + len(last_nic) > NETWORK_NAME_MAX:
+            problems.append(Problem(stack, f"{at}.name", f"too long for a GPUDirect pool: its GKE Network objects "
+                                    f"<pool>-{last_nic} must stay within {NETWORK_NAME_MAX} characters (at most "
+                                    f"{NETWORK_NAME_MAX - 1 - len(last_nic)} here)", pool.name))
     opts = pool.gke or GkePoolSpec()
     if pool.rdma and machine.gpudirect and machine.gpudirect.kind == "RDMA" and len(opts.zones) != 1:
         problems.append(Problem(stack, f"{at}.gke.zones", f"GPUDirect RDMA on {machine.name} needs exactly one zone "

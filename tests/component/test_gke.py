@@ -56,6 +56,7 @@ def operator():
     config["gpufleet:cluster"]["name"] = "op"
     config["gpufleet:cluster"]["gke"]["gpuStack"] = "operator"
     del config["gpufleet:nodePools"][0]["gke"]["gpuDriverVersion"]
+    del config["gpufleet:nodePools"][0]["rdma"]  # GPUDirect's gVNIC needs COS nodes; the operator stack runs Ubuntu
     config["gpufleet:gpuOperator"] = {"driver": {"source": "operator"}}
     return plan_config(config, stack="op")
 
@@ -301,3 +302,75 @@ def test_variant_rdma_pod_networks(variant):
         "2c776f7e9656a2b6476f19938b738b4186000ce3/gpudirect-rdma/nccl-rdma-installer.yaml",
     )]
     assert by_type(variant, "gpufleet:gke:GkeGpuDirectWiring")[0].name == "variant-gpudirect"
+
+
+# ---- real-cloud behaviour the mocks cannot show ------------------------------------------------------
+
+FIREWALL = "gcp:compute/firewall:Firewall"
+INTERNAL_ALLOWS = [{"protocol": "tcp", "ports": ["0-65535"]}, {"protocol": "udp", "ports": ["0-65535"]}, {"protocol": "icmp"}]
+
+
+def test_tcpx_vpcs_allow_node_to_node_traffic(prod):
+    """A new VPC denies all ingress: each TCPX VPC needs an allow rule from its subnet or NCCL's traffic on the
+    extra NICs is dropped (GKE's TCPX guide and cluster-toolkit's multivpc module create one per VPC)."""
+    direct = one(prod, "gpufleet:gke:GkeGpuDirectNetwork")
+    rules = {r.name: r.inputs for r in by_type(prod, FIREWALL) if r.parent == direct.urn}
+    assert sorted(rules) == [f"prod-gke-pool-h100-train-gpudirect-sub-{i}-internal" for i in range(4)]
+    for i in range(4):
+        rule = rules[f"prod-gke-pool-h100-train-gpudirect-sub-{i}-internal"]
+        assert rule["network"] == f"projects/my-gpu-project/global/networks/prod-gke-pool-h100-train-gpudirect-net-{i}"
+        assert rule["direction"] == "INGRESS" and rule["sourceRanges"] == [f"192.168.{i}.0/24"]
+        assert rule["allows"] == INTERNAL_ALLOWS
+    # Nothing else in the stack opens a firewall (the cluster VPC's rules are GKE's own).
+    assert len(by_type(prod, FIREWALL)) == 4
+
+
+def test_rdma_gvnic_vpc_allows_node_to_node_traffic_and_roce_vpc_gets_no_rule(variant):
+    direct = one(variant, "gpufleet:gke:GkeGpuDirectNetwork", "variant-pool-h200-gpudirect")
+    rules = [r for r in by_type(variant, FIREWALL) if r.parent == direct.urn]
+    assert [r.name for r in rules] == ["variant-pool-h200-gpudirect-gvnic-sub-internal"]
+    assert rules[0].inputs["network"] == "projects/my-gpu-project/global/networks/variant-pool-h200-gpudirect-gvnic-net"
+    assert rules[0].inputs["sourceRanges"] == ["192.168.0.0/24"] and rules[0].inputs["allows"] == INTERNAL_ALLOWS
+
+
+def test_system_pool_starts_with_nodes(prod):
+    """Without initialNodeCount the provider creates the pool with 0 nodes, and GKE's autoscaler uses the
+    minimum only to stop scale-down: system pods would wait. initialNodeCount replaces the pool when it
+    changes and GKE rewrites it on resize, so it is ignored after creation."""
+    system = one(prod, NODE_POOL, "prod-gke-gke-system-pool")
+    assert system.inputs["initialNodeCount"] == 1.0 and "nodeCount" not in system.inputs
+    assert system.ignore_changes == ["initialNodeCount"]
+    # GPU pools still start empty (scale from zero).
+    for name in ("h100-train", "l4-infer"):
+        assert "initialNodeCount" not in one(prod, NODE_POOL, f"prod-gke-pool-{name}-pool").inputs
+
+
+def test_boot_disk_type_follows_the_machine(prod, variant):
+    """A3 Ultra (and A4) reject Persistent Disk boot disks: their pools boot from Hyperdisk Balanced; the rest
+    keep pd-balanced (N1/A2 take no Hyperdisk)."""
+    assert one(variant, NODE_POOL, "variant-pool-h200-pool").inputs["nodeConfig"]["diskType"] == "hyperdisk-balanced"
+    for plan_, name in [(variant, "variant-pool-a100-mig-pool"), (variant, "variant-pool-t4-mps-pool"),
+                        (prod, "prod-gke-pool-h100-train-pool"), (prod, "prod-gke-pool-l4-infer-pool")]:
+        assert one(plan_, NODE_POOL, name).inputs["nodeConfig"]["diskType"] == "pd-balanced", name
+
+
+@pytest.fixture(scope="module")
+def two_gpudirect():
+    """Two GPUDirect pools in one cluster: a TCPX pool and an RDMA pool."""
+    config = example_config("prod-gke")
+    config["gpufleet:cluster"]["name"] = "two"
+    config["gpufleet:nodePools"] = [
+        config["gpufleet:nodePools"][0],
+        {"name": "h200", "machineType": "a3-ultragpu-8g", "rdma": True, "maxNodes": 2, "gke": {"zones": ["us-central1-b"]}},
+    ]
+    return plan_config(config, stack="two")
+
+
+def test_gpudirect_pools_get_disjoint_subnets(two_gpudirect):
+    """GKE: the pod networks of one cluster must not overlap, so each GPUDirect pool takes the /24s after the
+    previous pool's (the first pool keeps 192.168.0.0/24.. as before)."""
+    ranges = {r.name: r.inputs["ipCidrRange"] for r in by_type(two_gpudirect, SUBNET) if "gpudirect" in r.name}
+    assert [ranges[f"two-pool-h100-train-gpudirect-sub-{i}"] for i in range(4)] == [f"192.168.{i}.0/24" for i in range(4)]
+    assert ranges["two-pool-h200-gpudirect-gvnic-sub"] == "192.168.4.0/24"
+    assert [ranges[f"two-pool-h200-gpudirect-rdma-sub-{i}"] for i in range(8)] == [f"192.168.{i}.0/24" for i in range(5, 13)]
+    assert len(set(ranges.values())) == len(ranges) == 13

@@ -165,6 +165,7 @@ def test_gpu_operator_only_when_the_gpu_stack_asks():
         "(default gke: GKE installs the driver and device plugin); set enabled: false or gpuStack: operator"
     ]
     config["gpufleet:cluster"]["gke"]["gpuStack"] = "operator"
+    del config["gpufleet:nodePools"][0]["rdma"]  # GPUDirect needs COS nodes (test_gpudirect_with_the_gpu_operator_stack_is_rejected)
     config["gpufleet:gpuOperator"] = {"driver": {"source": "preinstalled"}}
     assert problems(config) == [
         "stack 'test': gpufleet:gpuOperator.driver.source: with cluster.gke.gpuStack: operator the operator installs the driver "
@@ -243,3 +244,73 @@ def test_unknown_gke_keys_name_the_allowed_ones():
     assert got[0].startswith("stack 'test': gpufleet:cluster.gke.privateNode: unknown key (allowed: project, region, zone,")
     assert got[0].endswith("; did you mean 'privateNodes'?)")
     assert got[1].startswith("stack 'test': gpufleet:nodePools[1].gke.gpuSharng: unknown key (allowed: gpuDriverVersion, gpuSharing,")
+
+
+def test_hyperdisk_only_machines_boot_from_hyperdisk():
+    machines = gcp.machines()
+    assert {n for n, m in machines.items() if m.boot_disk != "pd-balanced"} == {"a3-ultragpu-8g", "a4-highgpu-8g"}
+    assert machines["a3-ultragpu-8g"].boot_disk == "hyperdisk-balanced" and "hyperdisk_only" in machines["a4-highgpu-8g"].sources
+
+
+def test_gpudirect_with_the_gpu_operator_stack_is_rejected():
+    """GPUDirect pools get gVNIC, which GKE supports on Container-Optimized OS only; gpuStack operator runs Ubuntu."""
+    config = copy.deepcopy(BASE)
+    config["gpufleet:cluster"]["gke"]["gpuStack"] = "operator"
+    config["gpufleet:gpuOperator"] = {"driver": {"source": "operator"}}
+    del config["gpufleet:nodePools"][0]["gke"]["gpuDriverVersion"]
+    assert problems(config) == [
+        "stack 'test': gpufleet:nodePools[0].rdma: GPUDirect on gke needs gVNIC, which needs Container-Optimized OS nodes; "
+        "cluster.gke.gpuStack operator runs Ubuntu nodes (use gpuStack: gke, or rdma: false) (got True)"
+    ]
+
+
+def test_gcs_fuse_needs_workload_identity():
+    config = copy.deepcopy(BASE)
+    config["gpufleet:cluster"]["gke"].update(workloadIdentity=False, storage={"gcsFuse": True})
+    assert problems(config) == [
+        "stack 'test': gpufleet:cluster.gke.storage.gcsFuse: the Cloud Storage FUSE CSI driver needs Workload Identity "
+        "(set cluster.gke.workloadIdentity: true, or gcsFuse: false) (got True)"
+    ]
+
+
+def test_cluster_name_must_be_a_gke_cluster_name():
+    """GKE cluster names are at most 40 characters, lowercase, starting with a letter; without cluster.name the
+    cluster takes the stack name, which Pulumi allows to be longer and to hold '_', '.' and capitals."""
+    config = copy.deepcopy(BASE)
+    del config["gpufleet:cluster"]["name"]
+    for stack in ("prod_gke", "training-" + "x" * 32):
+        sf = stack_file(config, stack=stack)
+        with pytest.raises(SpecError) as exc:
+            load_spec(sf.stack, sf.config, sf.secret_keys)
+        assert [str(p) for p in exc.value.problems] == [
+            f"stack '{stack}': gpufleet:cluster.name: not a GKE cluster name (the stack name, as cluster.name is not set): "
+            f"lowercase letters, digits and '-', starting with a letter, at most 40 characters (got '{stack}')"
+        ]
+    sf = stack_file(config, stack="training-" + "x" * 31)  # 40 characters
+    assert load_spec(sf.stack, sf.config, sf.secret_keys).cluster.name is None
+    config["gpufleet:cluster"]["name"] = "1st-cluster"
+    assert problems(config) == [
+        "stack 'test': gpufleet:cluster.name: not a GKE cluster name: lowercase letters, digits and '-', "
+        "starting with a letter, at most 40 characters (got '1st-cluster')"
+    ]
+
+
+def test_gpudirect_pool_name_fits_gkes_network_object_names():
+    """GKE caps Device-type Network object names at 41 characters; gpufleet names them <pool>-<nic>."""
+    config = copy.deepcopy(BASE)
+    config["gpufleet:nodePools"][0]["name"] = "h" * 36  # + "-vpc-3" = 42
+    assert problems(config) == [
+        f"stack 'test': gpufleet:nodePools[0].name: too long for a GPUDirect pool: its GKE Network objects <pool>-vpc-3 "
+        f"must stay within 41 characters (at most 35 here) (got '{'h' * 36}')"
+    ]
+    config["gpufleet:nodePools"][0]["name"] = "h" * 35
+    load(config)
+
+
+def test_gpudirect_cidr_must_hold_every_pools_subnets():
+    config = copy.deepcopy(BASE)
+    config["gpufleet:cluster"]["gke"]["network"] = {"gpuDirectCidr": "192.168.0.0/23"}
+    assert problems(config) == [
+        "stack 'test': gpufleet:cluster.gke.network.gpuDirectCidr: room for 2 /24 subnets, but the GPUDirect pools need 4 "
+        "(one per extra NIC of each pool); use a larger IPv4 range such as 192.168.0.0/16 (got '192.168.0.0/23')"
+    ]
