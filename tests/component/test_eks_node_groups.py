@@ -37,6 +37,7 @@ def test_gpu_pool_capacity_instance_types_labels_and_taints(p):
     assert h100["labels"] == {
         "gpufleet.io/pool": "h100-train", "gpufleet.io/gpu": "true", "gpufleet.io/gpu-model": "H100-80GB",
         "gpufleet.io/capacity-type": "spot", "gpufleet.io/efa": "true", "gpufleet.io/rdma": "true",
+        "k8s.amazonaws.com/accelerator": "nvidia-h100-80gb",
     }
     assert h100["taints"] == [
         {"key": "nvidia.com/gpu", "value": "true", "effect": "NO_SCHEDULE"},
@@ -139,3 +140,18 @@ def test_bottlerocket_pool_uses_its_ssm_path_and_data_volume():
     lt = next(r for r in monitor.registrations if r.name == "prod-gpu-pool-l4-infer-lt").inputs
     assert lt["blockDeviceMappings"][0]["deviceName"] == "/dev/xvdb"
     assert ("aws:ssm/getParameter:getParameter", {"name": "/aws/service/bottlerocket/aws-k8s-1.34-nvidia/x86_64/latest/image_version"}) in monitor.invokes
+
+
+def test_gpu_pools_carry_the_autoscalers_aws_gpu_label(p):
+    """cluster-autoscaler on AWS holds a node with `k8s.amazonaws.com/accelerator` (its GPULabel) but no
+    allocatable nvidia.com/gpu as not ready yet; without the label a GPU node whose device plugin is still
+    starting looks like a ready node that does not fit the pod, and the autoscaler adds another GPU node."""
+    for pool, value in [("h100-train", "nvidia-h100-80gb"), ("l4-infer", "nvidia-l4")]:
+        ng = one(p, NG, f"prod-gpu-pool-{pool}-ng").inputs
+        assert ng["labels"]["k8s.amazonaws.com/accelerator"] == value
+        # Mirrored as a node-template tag on the node group and its ASG, so a group at zero has it too.
+        assert ng["tags"]["k8s.io/cluster-autoscaler/node-template/label/k8s.amazonaws.com/accelerator"] == value
+        asg = [r for r in by_type(p, "aws:autoscaling/tag:Tag") if r.name.startswith(f"prod-gpu-pool-{pool}-asg-")]
+        assert {"key": "k8s.io/cluster-autoscaler/node-template/label/k8s.amazonaws.com/accelerator",
+                "value": value, "propagateAtLaunch": False} in [r.inputs["tag"] for r in asg]
+    assert "k8s.amazonaws.com/accelerator" not in one(p, NG, "prod-gpu-pool-system-ng").inputs["labels"]
