@@ -205,6 +205,24 @@ class EksSpec(Model):
     """CloudWatch retention of the control-plane logs."""
     access_entries: list[EksAccessEntry] = []
     """IAM principals given cluster access (API authentication mode; no aws-auth ConfigMap)."""
+
+    @field_validator("access_entries")
+    @classmethod
+    def _one_entry_per_principal(cls, v: list[EksAccessEntry]) -> list[EksAccessEntry]:
+        # EKS: "An IAM principal can't be included in more than one access entry" (User Guide, "Create access
+        # entries"). The entry's resource is named after the role/user name (last ARN segment), so two principals
+        # with one name (different paths, or a role and a user) would also collide in Pulumi (duplicate URN).
+        arns = [e.principal_arn for e in v]
+        dup_arns = sorted({a for a in arns if arns.count(a) > 1})
+        if dup_arns:
+            raise ValueError(f"{', '.join(dup_arns)}: EKS allows one access entry per IAM principal; merge them")
+        names = [a.rsplit("/", 1)[-1] for a in arns]
+        dup_names = sorted({n for n in names if names.count(n) > 1})
+        if dup_names:
+            clash = ", ".join(a for a in arns if a.rsplit("/", 1)[-1] in dup_names)
+            raise ValueError(f"{clash}: principals named alike ({', '.join(dup_names)}) would get the same resource name; "
+                             "give each access entry a principal with its own name")
+        return v
     bootstrap_creator_admin: bool = True
     """Give the identity running `pulumi up` cluster-admin (needed to install add-ons unless an access entry covers it).
     EKS fixes this at creation: changing it later replaces the cluster."""

@@ -1,4 +1,6 @@
-"""Unit tests (layer 1): pool labels, taints and exemption reasons against the EKS managed node group limits
+"""Unit tests (layer 1): stack input that plans cleanly offline but that the EKS API (or Pulumi) rejects during
+`pulumi up`. Access entries: one per principal, one resource name each. Pool labels, taints and exemption
+reasons against the EKS managed node group limits
 (EKS API Reference: UpdateLabelsPayload / CreateNodegroup labels 1-63 characters for keys and values, Taint
 key 1-63 and value 0-63, tag values <= 256). Kubernetes accepts longer prefixed keys and empty label values,
 so without these checks the stack plans cleanly and CreateNodegroup fails during `pulumi up`."""
@@ -65,3 +67,29 @@ def test_limits_at_the_boundary_are_accepted():
     _pool(cfg)["exemptions"]["gpu-pool-scale-to-zero"] = "r" * 256
     sf = stack_file(cfg, "ok")
     load_spec(sf.stack, sf.config, sf.secret_keys)
+
+
+def _eks(cfg):
+    return cfg["gpufleet:cluster"]["eks"]
+
+
+def test_one_access_entry_per_principal():
+    """EKS rejects a second access entry for the same principal (User Guide, "Create access entries")."""
+    cfg = example_config("prod-eks")
+    _eks(cfg)["accessEntries"].append({"principalArn": "arn:aws:iam::123456789012:role/ml-engineers", "policy": "edit"})
+    assert _problems(cfg) == [
+        "stack 'bad': gpufleet:cluster.eks.accessEntries: arn:aws:iam::123456789012:role/ml-engineers: "
+        "EKS allows one access entry per IAM principal; merge them"
+    ]
+
+
+def test_access_entries_with_one_name_would_share_a_resource_name():
+    """Entries are named after the principal's last ARN segment: role/a/x and role/x would be one URN twice,
+    which the offline mocks accept but `pulumi up` rejects as a duplicate resource URN."""
+    cfg = example_config("prod-eks")
+    _eks(cfg)["accessEntries"].append({"principalArn": "arn:aws:iam::123456789012:role/team-b/platform-admins", "policy": "view"})
+    assert _problems(cfg) == [
+        "stack 'bad': gpufleet:cluster.eks.accessEntries: arn:aws:iam::123456789012:role/platform-admins, "
+        "arn:aws:iam::123456789012:role/team-b/platform-admins: principals named alike (platform-admins) would get "
+        "the same resource name; give each access entry a principal with its own name"
+    ]
