@@ -204,7 +204,9 @@ class EksSpec(Model):
     log_retention_days: int = Field(default=90, ge=1)
     """CloudWatch retention of the control-plane logs."""
     access_entries: list[EksAccessEntry] = []
-    """IAM principals given cluster access (API authentication mode; no aws-auth ConfigMap)."""
+    """IAM principals given cluster access (API authentication mode; no aws-auth ConfigMap). While
+    bootstrapCreatorAdmin is true, do not list the identity that runs `pulumi up`: EKS already made its entry
+    and CreateAccessEntry fails with ResourceInUseException (terraform-aws-modules/terraform-aws-eks#2968)."""
 
     @field_validator("access_entries")
     @classmethod
