@@ -90,6 +90,7 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
             subnets = list(pool.subnet_ids) or network.private_subnet_ids(zone)
             extra = {
                 "efa_interfaces": shape.efa_interfaces,
+                "efa_secondary": shape.efa_secondary,
                 "security_group_ids": [facts["cluster_security_group_id"], fabric.security_group.id],
                 "placement_group": fabric.placement_group.name,
             }

@@ -90,7 +90,9 @@ def test_efa_interfaces_placement_group_and_security_group(p):
     assert len(nics) == 32  # p5.48xlarge: 32 network cards, one EFA each
     assert [n["networkCardIndex"] for n in nics] == list(range(32))
     assert [n["deviceIndex"] for n in nics] == [0] + [1] * 31
-    assert {n["interfaceType"] for n in nics} == {"efa"}
+    # EC2 User Guide, "EFA configuration for P5 and P5e instances", use case 1: EFA with ENA on card 0 (the node's
+    # IP), EFA-only on cards 1-31 (no IP each; 32 ENA interfaces invite source-IP and routing issues on the node).
+    assert [n["interfaceType"] for n in nics] == ["efa"] + ["efa-only"] * 31
     sg = one(p, "aws:ec2/securityGroup:SecurityGroup", "prod-gpu-pool-h100-train-efa-sg")
     assert all(n["securityGroups"] == ["sg-0plan0cluster0000", f"{sg.name}-id"] for n in nics)
     assert "vpcSecurityGroupIds" not in lt  # interfaces carry the groups
@@ -155,3 +157,16 @@ def test_gpu_pools_carry_the_autoscalers_aws_gpu_label(p):
         assert {"key": "k8s.io/cluster-autoscaler/node-template/label/k8s.amazonaws.com/accelerator",
                 "value": value, "propagateAtLaunch": False} in [r.inputs["tag"] for r in asg]
     assert "k8s.amazonaws.com/accelerator" not in one(p, NG, "prod-gpu-pool-system-ng").inputs["labels"]
+
+
+def test_efa_secondary_interface_type_follows_the_catalog():
+    """Types without an efa_secondary fact keep EFA with ENA on every card (p4d: 4 cards)."""
+    from components.eks_node_group import efa_interfaces
+    from gpufleet.catalog import aws as aws_catalog
+
+    p4d = aws_catalog.instance_type("p4d.24xlarge")
+    assert p4d.efa_secondary == "efa"
+    assert [n["interface_type"] for n in efa_interfaces(p4d.efa_interfaces, ["sg-1"], p4d.efa_secondary)] == ["efa"] * 4
+    for name in ("p5.48xlarge", "p5e.48xlarge"):
+        t = aws_catalog.instance_type(name)
+        assert t.efa_secondary == "efa-only" and "efa_p5" in t.sources
