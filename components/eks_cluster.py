@@ -125,13 +125,14 @@ class EksCluster(pulumi.ComponentResource):
         )
 
         self.access_entries = []
+        self.access_policies = []
         for entry in spec.access_entries:
             role_name = entry.principal_arn.rsplit("/", 1)[-1]
             ae = aws.eks.AccessEntry(
                 f"{name}-access-{role_name}", cluster_name=self.cluster.name,
                 principal_arn=entry.principal_arn, type="STANDARD", opts=child,
             )
-            aws.eks.AccessPolicyAssociation(
+            association = aws.eks.AccessPolicyAssociation(
                 f"{name}-access-{role_name}",
                 cluster_name=self.cluster.name,
                 principal_arn=entry.principal_arn,
@@ -140,6 +141,7 @@ class EksCluster(pulumi.ComponentResource):
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[ae]),
             )
             self.access_entries.append(ae)
+            self.access_policies.append(association)
 
         issuer = self.cluster.identities.apply(lambda ids: ids[0].oidcs[0].issuer)
         self.oidc_provider = aws.iam.OpenIdConnectProvider(
@@ -159,7 +161,12 @@ class EksCluster(pulumi.ComponentResource):
                 lambda a: kubeconfig(a[0], a[1], a[2], args.region)
             )
         )
-        self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, opts=pulumi.ResourceOptions(parent=self, depends_on=self.access_entries))
+        # An access entry alone grants no Kubernetes permissions (EKS User Guide, "Associate access policies with
+        # access entries"): when an entry is what lets `pulumi up` in, add-ons must wait for its policy too.
+        self.provider = k8s.Provider(
+            f"{name}-k8s", kubeconfig=self.kubeconfig,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[*self.access_entries, *self.access_policies]),
+        )
         security_group = self.cluster.vpc_config.cluster_security_group_id
         self.access = ClusterAccess(
             name=args.cluster_name,

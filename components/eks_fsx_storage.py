@@ -1,5 +1,6 @@
 """FsxLustreStorage: the FSx for Lustre CSI driver as an EKS add-on (IRSA role with the driver's
-documented policy), a security group for Lustre traffic from the nodes, and a StorageClass that
+documented policy), a security group for Lustre traffic from the nodes (and rules on the nodes' group for
+traffic from the file servers), and a StorageClass that
 provisions a file system per PVC in the zone of the training pool (keys as in the driver's examples)."""
 
 from __future__ import annotations
@@ -90,6 +91,24 @@ class FsxLustreStorage(pulumi.ComponentResource):
             tags={L.CLUSTER_TAG: access.name},
             opts=child,
         )
+        # The clients' side: Lustre file servers also open connections to their clients, so the nodes' group (the
+        # cluster security group, on every node group) must let them in (FSx for Lustre User Guide, "Lustre client
+        # VPC security group rules": inbound 988 and 1018-1023 from the file systems' groups). EKS's cluster
+        # group only admits itself.
+        self.client_rules = [
+            aws.vpc.SecurityGroupIngressRule(
+                f"{name}-client-{lo}-{hi}",
+                security_group_id=cluster_sg,
+                referenced_security_group_id=self.security_group.id,
+                ip_protocol="tcp",
+                from_port=lo,
+                to_port=hi,
+                description="Lustre from FSx file servers",
+                tags={L.CLUSTER_TAG: access.name},
+                opts=child,
+            )
+            for lo, hi in LUSTRE_PORTS
+        ]
         self.role = irsa_role(f"{name}-role", access, "kube-system", SERVICE_ACCOUNT, self, policy=driver_policy())
         self.addon = eks_addon(f"{name}-addon", ADDON, access, self.role.arn, self, depends_on=access.ready or [])
         params = pulumi.Output.all(args.subnet_id, self.security_group.id).apply(

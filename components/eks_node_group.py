@@ -52,6 +52,9 @@ class EksNodeGroupArgs:
     """GPUs per node (node-template resource tag for scale from zero); 0 for CPU groups."""
     efa_interfaces: int = 0
     """EFA interfaces per node (one per network card); 0: no EFA."""
+    efa_secondary: str = "efa"
+    """Interface type on network cards 1..: efa (EFA with ENA, one IP each) or efa-only (the catalog's choice
+    per instance type, gpufleet/catalog/aws_instances.yaml); card 0 is always EFA with ENA."""
     security_group_ids: list = field(default_factory=list)
     """EFA groups: the security groups of every interface (the cluster's and the EFA one). Empty: EKS
     applies the cluster security group."""
@@ -80,13 +83,14 @@ def autoscaler_tags(args: EksNodeGroupArgs) -> dict[str, str]:
     return tags
 
 
-def efa_interfaces(count: int, security_group_ids: list) -> list[dict]:
-    """One EFA interface per network card: card 0 is the primary (device 0), the others device 1."""
+def efa_interfaces(count: int, security_group_ids: list, secondary: str = "efa") -> list[dict]:
+    """One EFA interface per network card: card 0 is the primary (device 0, EFA with ENA: it carries the node's
+    IP), the others device 1 of type `secondary` (EC2 User Guide, "EFA configuration for P5 and P5e")."""
     return [
         {
             "device_index": 0 if card == 0 else 1,
             "network_card_index": card,
-            "interface_type": "efa",
+            "interface_type": "efa" if card == 0 else secondary,
             "security_groups": security_group_ids,
             "delete_on_termination": "true",
         }
@@ -125,7 +129,7 @@ class EksNodeGroup(pulumi.ComponentResource):
             "update_default_version": True,
         }
         if args.efa_interfaces:
-            lt_args["network_interfaces"] = efa_interfaces(args.efa_interfaces, args.security_group_ids)
+            lt_args["network_interfaces"] = efa_interfaces(args.efa_interfaces, args.security_group_ids, args.efa_secondary)
         elif args.security_group_ids:
             lt_args["vpc_security_group_ids"] = args.security_group_ids
         if args.placement_group is not None:

@@ -12,6 +12,7 @@ system components.
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pulumi
 
@@ -28,6 +29,12 @@ from components.platform import PlatformBuild, PlatformInputs
 from gpufleet import labels as L
 from gpufleet.catalog import aws as aws_catalog
 from gpufleet.spec.eks import pool_instance_types, pool_zone
+
+
+def accelerator_label_value(gpu_model: str) -> str:
+    """The k8s.amazonaws.com/accelerator value of a GPU model, e.g. H100-80GB -> nvidia-h100-80gb (the autoscaler
+    only needs the key; the value names the GPU in its metrics)."""
+    return "nvidia-" + re.sub(r"[^a-z0-9]+", "-", gpu_model.lower()).strip("-")
 
 
 def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> PlatformBuild:
@@ -71,6 +78,7 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
         types = pool_instance_types(pool)
         shape = aws_catalog.instance_type(types[0])
         labels = pool_labels(pool, shape.gpu)
+        labels[L.EKS_CA_GPU_LABEL] = accelerator_label_value(shape.gpu)
         taints = pool_taints(pool)
         extra: dict = {}
         if pool.rdma:
@@ -82,6 +90,7 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
             subnets = list(pool.subnet_ids) or network.private_subnet_ids(zone)
             extra = {
                 "efa_interfaces": shape.efa_interfaces,
+                "efa_secondary": shape.efa_secondary,
                 "security_group_ids": [facts["cluster_security_group_id"], fabric.security_group.id],
                 "placement_group": fabric.placement_group.name,
             }

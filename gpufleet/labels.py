@@ -98,3 +98,7 @@ CA_TEMPLATE_RESOURCE = "k8s.io/cluster-autoscaler/node-template/resources/"
 GKE_GPU_TAINT_VALUE = "present"
 # GKE: this node label turns off GKE's own device plugin (set when the GPU Operator runs the stack).
 GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL = "gke-no-default-nvidia-gpu-device-plugin"
+# EKS: the cluster autoscaler's AWS GPU label (cloudprovider/aws GPULabel). A ready node carrying it but no
+# allocatable nvidia.com/gpu yet is treated as still starting, so the autoscaler does not add a second GPU
+# node while the device plugin comes up (core/.../customresources/gpu_processor.go).
+EKS_CA_GPU_LABEL = "k8s.amazonaws.com/accelerator"

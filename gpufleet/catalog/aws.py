@@ -21,6 +21,8 @@ class InstanceType:
     on_demand: Optional[float]
     spot: Optional[float]
     sources: tuple[str, ...]
+    efa_secondary: str = "efa"
+    """Interface type on network cards 1.. of an EFA pool: efa (EFA with ENA) or efa-only (no IP address)."""
 
     @property
     def has_efa(self) -> bool:
@@ -57,6 +59,7 @@ def instance_types() -> dict[str, InstanceType]:
             on_demand=r["on_demand"],
             spot=r["spot"],
             sources=tuple(r["sources"]),
+            efa_secondary=r.get("efa_secondary", "efa"),
         )
         for name, r in rows.items()
     }

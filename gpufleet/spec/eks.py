@@ -204,7 +204,27 @@ class EksSpec(Model):
     log_retention_days: int = Field(default=90, ge=1)
     """CloudWatch retention of the control-plane logs."""
     access_entries: list[EksAccessEntry] = []
-    """IAM principals given cluster access (API authentication mode; no aws-auth ConfigMap)."""
+    """IAM principals given cluster access (API authentication mode; no aws-auth ConfigMap). While
+    bootstrapCreatorAdmin is true, do not list the identity that runs `pulumi up`: EKS already made its entry
+    and CreateAccessEntry fails with ResourceInUseException (terraform-aws-modules/terraform-aws-eks#2968)."""
+
+    @field_validator("access_entries")
+    @classmethod
+    def _one_entry_per_principal(cls, v: list[EksAccessEntry]) -> list[EksAccessEntry]:
+        # EKS: "An IAM principal can't be included in more than one access entry" (User Guide, "Create access
+        # entries"). The entry's resource is named after the role/user name (last ARN segment), so two principals
+        # with one name (different paths, or a role and a user) would also collide in Pulumi (duplicate URN).
+        arns = [e.principal_arn for e in v]
+        dup_arns = sorted({a for a in arns if arns.count(a) > 1})
+        if dup_arns:
+            raise ValueError(f"{', '.join(dup_arns)}: EKS allows one access entry per IAM principal; merge them")
+        names = [a.rsplit("/", 1)[-1] for a in arns]
+        dup_names = sorted({n for n in names if names.count(n) > 1})
+        if dup_names:
+            clash = ", ".join(a for a in arns if a.rsplit("/", 1)[-1] in dup_names)
+            raise ValueError(f"{clash}: principals named alike ({', '.join(dup_names)}) would get the same resource name; "
+                             "give each access entry a principal with its own name")
+        return v
     bootstrap_creator_admin: bool = True
     """Give the identity running `pulumi up` cluster-admin (needed to install add-ons unless an access entry covers it).
     EKS fixes this at creation: changing it later replaces the cluster."""
@@ -239,6 +259,37 @@ def pool_zone(pool, eks: EksSpec) -> str:
     return zones[0] if zones else eks.network.zones()[0]
 
 
+# EKS API limits on a managed node group's labels, taints and tags (EKS API Reference: CreateNodegroup /
+# UpdateLabelsPayload, Taint; tag restrictions). Kubernetes itself allows longer (prefixed) keys and empty
+# label values, so these fail only at `pulumi up`, after the cluster is built.
+EKS_LABEL_KEY_MAX = 63  # the whole key, prefix included
+EKS_LABEL_VALUE_LENGTHS = (1, 63)
+EKS_TAINT_KEY_MAX = 63
+EKS_TAINT_VALUE_MAX = 63
+EKS_TAG_VALUE_MAX = 256
+
+
+def node_group_limit_checks(stack: str, i: int, pool) -> list[Problem]:
+    """The pool's own labels, taints and exemption reasons against the EKS managed node group limits."""
+    at = f"{NAMESPACE}:nodePools[{i}]"
+    problems: list[Problem] = []
+    lo, hi = EKS_LABEL_VALUE_LENGTHS
+    for key, value in pool.labels.items():
+        if len(key) > EKS_LABEL_KEY_MAX:
+            problems.append(Problem(stack, f"{at}.labels.{key}", f"EKS node groups take label keys of at most {EKS_LABEL_KEY_MAX} characters, prefix included ({len(key)})"))
+        if not lo <= len(value) <= hi:
+            problems.append(Problem(stack, f"{at}.labels.{key}", f"EKS node groups take label values of {lo} to {hi} characters", value))
+    for j, t in enumerate(pool.taints):
+        if len(t.key) > EKS_TAINT_KEY_MAX:
+            problems.append(Problem(stack, f"{at}.taints[{j}].key", f"EKS node groups take taint keys of at most {EKS_TAINT_KEY_MAX} characters, prefix included ({len(t.key)})", t.key))
+        if len(t.value) > EKS_TAINT_VALUE_MAX:
+            problems.append(Problem(stack, f"{at}.taints[{j}].value", f"EKS node groups take taint values of at most {EKS_TAINT_VALUE_MAX} characters ({len(t.value)})"))
+    for policy, reason in pool.exemptions.items():
+        if len(reason) > EKS_TAG_VALUE_MAX:
+            problems.append(Problem(stack, f"{at}.exemptions.{policy}", f"the reason is tagged on the node group: AWS tag values hold at most {EKS_TAG_VALUE_MAX} characters ({len(reason)})"))
+    return problems
+
+
 def eks_checks(stack: str, spec: "StackSpec", config: Optional[dict] = None) -> list[Problem]:
     problems: list[Problem] = []
     if config is not None and not config.get("aws:region"):
@@ -250,6 +301,7 @@ def eks_checks(stack: str, spec: "StackSpec", config: Optional[dict] = None) -> 
     gpu_types = aws_catalog.gpu_instance_types()
     for i, pool in enumerate(spec.node_pools):
         at = f"{NAMESPACE}:nodePools[{i}]"
+        problems += node_group_limit_checks(stack, i, pool)
         for field, alias in (("hosts", "hosts"), ("gpu", "gpu"), ("gpus_per_node", "gpusPerNode")):
             if field in pool.model_fields_set:
                 problems.append(Problem(stack, f"{at}.{alias}", "not used on eks: it follows from the instance type; remove it"))

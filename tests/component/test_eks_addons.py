@@ -110,6 +110,20 @@ def test_fsx_lustre_addon_security_group_and_class(p):
     assert sc["reclaimPolicy"] == "Retain" and sc["mountOptions"] == ["flock"]
 
 
+def test_nodes_admit_lustre_from_the_file_servers(p):
+    """FSx for Lustre User Guide, "Lustre client VPC security group rules": the clients' security groups need
+    inbound TCP 988 and 1018-1023 from the file systems' group. Every node carries the EKS cluster security
+    group, which by default only admits itself, so without these rules servers cannot reach their clients."""
+    rules = [r for r in by_type(p, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule") if r.name.startswith("prod-gpu-fsx-client-")]
+    got = {(r.inputs["fromPort"], r.inputs["toPort"]): r.inputs for r in rules}
+    assert set(got) == {(988, 988), (1018, 1023)}
+    for r in rules:
+        assert r.inputs["securityGroupId"] == "sg-0plan0cluster0000"  # the cluster security group
+        assert r.inputs["referencedSecurityGroupId"] == "prod-gpu-fsx-sg-id"
+        assert r.inputs["ipProtocol"] == "tcp"
+        assert parent_of(p, r).name == "prod-gpu-fsx"
+
+
 def test_gpu_operator_skips_driver_and_toolkit_on_eks(p):
     values = one(p, RELEASE, "prod-gpu-gpu-operator-release").inputs["values"]
     assert values["driver"] == {"enabled": False}

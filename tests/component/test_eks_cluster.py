@@ -111,6 +111,18 @@ def test_access_entries_and_policies(p):
     assert not [r for r in p.resources if "aws-auth" in json.dumps(r.inputs)]
 
 
+def test_kubernetes_provider_waits_for_access_policies(p):
+    """An access entry without its policy association grants no Kubernetes permissions; when the identity
+    running `pulumi up` gets in through an entry (bootstrapCreatorAdmin: false), every add-on must wait for
+    the association, not only the entry."""
+    provider = one(p, "pulumi:providers:kubernetes")
+    associations = by_type(p, "aws:eks/accessPolicyAssociation:AccessPolicyAssociation")
+    entries = by_type(p, "aws:eks/accessEntry:AccessEntry")
+    assert len(associations) == len(entries) == 2
+    for r in (*associations, *entries):
+        assert r.urn in provider.dependencies, r.name
+
+
 def test_oidc_provider_and_roles(p):
     oidc = one(p, "aws:iam/openIdConnectProvider:OpenIdConnectProvider")
     assert oidc.inputs["url"] == PLAN_OIDC_ISSUER and oidc.inputs["clientIdLists"] == ["sts.amazonaws.com"]

@@ -37,6 +37,7 @@ def test_gpu_pool_capacity_instance_types_labels_and_taints(p):
     assert h100["labels"] == {
         "gpufleet.io/pool": "h100-train", "gpufleet.io/gpu": "true", "gpufleet.io/gpu-model": "H100-80GB",
         "gpufleet.io/capacity-type": "spot", "gpufleet.io/efa": "true", "gpufleet.io/rdma": "true",
+        "k8s.amazonaws.com/accelerator": "nvidia-h100-80gb",
     }
     assert h100["taints"] == [
         {"key": "nvidia.com/gpu", "value": "true", "effect": "NO_SCHEDULE"},
@@ -89,7 +90,9 @@ def test_efa_interfaces_placement_group_and_security_group(p):
     assert len(nics) == 32  # p5.48xlarge: 32 network cards, one EFA each
     assert [n["networkCardIndex"] for n in nics] == list(range(32))
     assert [n["deviceIndex"] for n in nics] == [0] + [1] * 31
-    assert {n["interfaceType"] for n in nics} == {"efa"}
+    # EC2 User Guide, "EFA configuration for P5 and P5e instances", use case 1: EFA with ENA on card 0 (the node's
+    # IP), EFA-only on cards 1-31 (no IP each; 32 ENA interfaces invite source-IP and routing issues on the node).
+    assert [n["interfaceType"] for n in nics] == ["efa"] + ["efa-only"] * 31
     sg = one(p, "aws:ec2/securityGroup:SecurityGroup", "prod-gpu-pool-h100-train-efa-sg")
     assert all(n["securityGroups"] == ["sg-0plan0cluster0000", f"{sg.name}-id"] for n in nics)
     assert "vpcSecurityGroupIds" not in lt  # interfaces carry the groups
@@ -139,3 +142,31 @@ def test_bottlerocket_pool_uses_its_ssm_path_and_data_volume():
     lt = next(r for r in monitor.registrations if r.name == "prod-gpu-pool-l4-infer-lt").inputs
     assert lt["blockDeviceMappings"][0]["deviceName"] == "/dev/xvdb"
     assert ("aws:ssm/getParameter:getParameter", {"name": "/aws/service/bottlerocket/aws-k8s-1.34-nvidia/x86_64/latest/image_version"}) in monitor.invokes
+
+
+def test_gpu_pools_carry_the_autoscalers_aws_gpu_label(p):
+    """cluster-autoscaler on AWS holds a node with `k8s.amazonaws.com/accelerator` (its GPULabel) but no
+    allocatable nvidia.com/gpu as not ready yet; without the label a GPU node whose device plugin is still
+    starting looks like a ready node that does not fit the pod, and the autoscaler adds another GPU node."""
+    for pool, value in [("h100-train", "nvidia-h100-80gb"), ("l4-infer", "nvidia-l4")]:
+        ng = one(p, NG, f"prod-gpu-pool-{pool}-ng").inputs
+        assert ng["labels"]["k8s.amazonaws.com/accelerator"] == value
+        # Mirrored as a node-template tag on the node group and its ASG, so a group at zero has it too.
+        assert ng["tags"]["k8s.io/cluster-autoscaler/node-template/label/k8s.amazonaws.com/accelerator"] == value
+        asg = [r for r in by_type(p, "aws:autoscaling/tag:Tag") if r.name.startswith(f"prod-gpu-pool-{pool}-asg-")]
+        assert {"key": "k8s.io/cluster-autoscaler/node-template/label/k8s.amazonaws.com/accelerator",
+                "value": value, "propagateAtLaunch": False} in [r.inputs["tag"] for r in asg]
+    assert "k8s.amazonaws.com/accelerator" not in one(p, NG, "prod-gpu-pool-system-ng").inputs["labels"]
+
+
+def test_efa_secondary_interface_type_follows_the_catalog():
+    """Types without an efa_secondary fact keep EFA with ENA on every card (p4d: 4 cards)."""
+    from components.eks_node_group import efa_interfaces
+    from gpufleet.catalog import aws as aws_catalog
+
+    p4d = aws_catalog.instance_type("p4d.24xlarge")
+    assert p4d.efa_secondary == "efa"
+    assert [n["interface_type"] for n in efa_interfaces(p4d.efa_interfaces, ["sg-1"], p4d.efa_secondary)] == ["efa"] * 4
+    for name in ("p5.48xlarge", "p5e.48xlarge"):
+        t = aws_catalog.instance_type(name)
+        assert t.efa_secondary == "efa-only" and "efa_p5" in t.sources
