@@ -5,6 +5,11 @@ travel in that file, sent as the command's stdin (a secret) rather than on a com
 environment (SSH SetEnv needs AcceptEnv on the host). The script installs only when the pinned
 version is not already running, so `pulumi up` on a healthy node is a no-op, and a changed version
 upgrades in place with the installer from the same tag.
+
+The installer is downloaded to a file first: piped into `sh` (no pipefail in POSIX sh), a failed download
+would run an empty script successfully and surface only as the 300 s readiness timeout. It runs with
+INSTALL_K3S_FORCE_RESTART: install.sh otherwise skips starting the service when the binary and unit are
+unchanged, so a stopped or crashed k3s with the pinned version would never be started again.
 """
 
 from __future__ import annotations
@@ -60,7 +65,10 @@ if [ "$running" = '{release}' ] && systemctl is-active --quiet {service}; then
   if [ "$changed" = 1 ]; then sudo systemctl restart {service}; fi
   echo "k3s {release} already running"
 else
-  curl -sfL '{url}' | sudo INSTALL_K3S_VERSION='{release}' INSTALL_K3S_EXEC='{role}' sh -s -
+  installer=$(mktemp)
+  trap 'rm -f "$installer"' EXIT
+  curl -sfL --retry 3 -o "$installer" '{url}'
+  sudo INSTALL_K3S_VERSION='{release}' INSTALL_K3S_EXEC='{role}' INSTALL_K3S_FORCE_RESTART=true sh "$installer"
 fi
 {wait}
 """
