@@ -21,42 +21,30 @@ from gpufleet import versions
 K8S = "1.34"
 RELEASE = versions.k3s_release(K8S)
 
-# Every privileged step goes through sudo: the stub maps each onto files in $STATE and logs what it did.
-SUDO = r"""#!/bin/sh
-while case "$1" in *=*) true;; *) false;; esac; do export "$1"; shift; done
-case "$1" in
-  install|chmod) exit 0;;
-  tee) cat > "$STATE/config.new";;
-  cmp) [ -f "$STATE/config" ] && cmp -s "$STATE/config.new" "$STATE/config";;
-  mv) mv "$STATE/config.new" "$STATE/config";;
-  systemctl) shift; echo "systemctl $*" >> "$STATE/log";;
-  sh) echo "installer version=$INSTALL_K3S_VERSION exec=$INSTALL_K3S_EXEC force=${INSTALL_K3S_FORCE_RESTART:-}" >> "$STATE/log"
-      echo "$INSTALL_K3S_VERSION" > "$STATE/version"; touch "$STATE/active";;
-  k3s) exit 0;;
-  *) echo "unexpected: sudo $*" >&2; exit 97;;
-esac
-"""
-# `k3s --version` as the login user; absent (command not found) until installed.
-K3S = r"""#!/bin/sh
-[ -f "$STATE/version" ] || exit 127
-echo "k3s version $(cat "$STATE/version") (abcdef12)"
-echo "go version go1.24"
-"""
-SYSTEMCTL = r"""#!/bin/sh
-[ -f "$STATE/active" ]
-"""
-CURL = r"""#!/bin/sh
-for last; do :; done
-echo "curl $last" >> "$STATE/log"
-[ -f "$STATE/curl-fails" ] && exit 22
-while [ "$1" != "-o" ]; do shift; done
-echo 'echo installer' > "$2"
-"""
+# Host commands the script uses, acting on files in $STATE instead of the real paths.
+FAKES = {
+    "install": "exit 0",
+    "chmod": "exit 0",
+    "tee": 'cat > "$STATE/$(basename "$1")"',
+    "cmp": '/usr/bin/cmp -s "$STATE/$(basename "$2")" "$STATE/$(basename "$3")"',
+    "mv": '/bin/mv "$STATE/$(basename "$1")" "$STATE/$(basename "$2")"',
+    "systemctl": 'if [ "$1" = is-active ]; then [ -f "$STATE/active" ]; else echo "systemctl $*" >> "$STATE/log"; fi',
+    # `k3s --version` as the login user; absent until installed. `k3s kubectl get --raw=/readyz`: ready.
+    "k3s": '[ "$1" = kubectl ] && exit 0\n[ -f "$STATE/version" ] || exit 127\n'
+           'echo "k3s version $(cat "$STATE/version") (abcdef12)"\necho "go version go1.24"',
+    "curl": 'for last; do :; done\necho "curl $last" >> "$STATE/log"\n[ -f "$STATE/curl-fails" ] && exit 22\n'
+            'while [ "$1" != "-o" ]; do shift; done\n'
+            # The downloaded "install.sh" logs what it was given and leaves k3s installed and running.
+            r"""printf '%s\n' 'echo "installer version=$INSTALL_K3S_VERSION exec=$INSTALL_K3S_EXEC force=$INSTALL_K3S_FORCE_RESTART" >> "$STATE/log"' """
+            r"""'echo "$INSTALL_K3S_VERSION" > "$STATE/version"; touch "$STATE/active"' > "$2" """,
+    # sudo keeps the VAR=value prefixes (env does the same).
+    "sudo": 'exec env "$@"',
+}
 
 
-def _stub(bin_dir: Path, name: str, text: str) -> None:
+def _stub(bin_dir: Path, name: str, body: str) -> None:
     path = bin_dir / name
-    path.write_text(text)
+    path.write_text(f"#!/bin/sh\n{body}\n")
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
 
 
@@ -65,8 +53,8 @@ def host(tmp_path):
     bin_dir, state = tmp_path / "bin", tmp_path / "state"
     bin_dir.mkdir()
     state.mkdir()
-    for name, text in (("sudo", SUDO), ("k3s", K3S), ("systemctl", SYSTEMCTL), ("curl", CURL)):
-        _stub(bin_dir, name, text)
+    for name, body in FAKES.items():
+        _stub(bin_dir, name, body)
 
     def run(role: str, config: str = "token: t\n") -> tuple[subprocess.CompletedProcess, list[str]]:
         env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "STATE": str(state)}
@@ -81,6 +69,7 @@ def host(tmp_path):
         return done, lines
 
     run.state = state
+    run.bin_dir = bin_dir
     return run
 
 
@@ -90,7 +79,7 @@ def test_fresh_host_installs_the_pinned_release_from_the_same_tag(host):
     url = versions.k3s_install_script_url(K8S)
     assert "%2B" in url and "+" not in url
     assert log == [f"curl {url}", f"installer version={RELEASE} exec=server force=true"]
-    assert (host.state / "config").read_text() == "token: t\nnode-name: cp-1\n"
+    assert (host.state / "config.yaml").read_text() == "token: t\nnode-name: cp-1\n"
 
 
 def test_healthy_node_with_unchanged_config_is_a_no_op(host):
@@ -121,3 +110,27 @@ def test_failed_download_fails_at_once_without_running_an_empty_installer(host):
     done, log = host("server")
     assert done.returncode != 0
     assert not any(line.startswith("installer") for line in log)
+
+
+def test_root_login_without_sudo_installs(host):
+    # The default sshUser is root, and a root-only Debian host has no sudo at all.
+    _stub(host.bin_dir, "id", "echo 0")
+    _stub(host.bin_dir, "sudo", 'echo "sudo: command not found" >&2; exit 127')
+    done, log = host("server")
+    assert done.returncode == 0, done.stderr
+    assert log[-1] == f"installer version={RELEASE} exec=server force=true"
+    assert "sudo: command not found" not in done.stderr
+
+
+def test_every_remote_command_runs_as_root_without_sudo():
+    from components.k3s_install import AS_ROOT
+    from gpufleet.plan.engine import plan
+    from tests.helpers import by_type, example
+
+    commands = by_type(plan(example("dev")), "command:remote:Command")
+    assert commands
+    for r in commands:
+        for step in ("create", "delete"):
+            script = r.inputs.get(step)
+            if script and "sudo" in script:
+                assert AS_ROOT in script.splitlines()[:2], (r.name, step)
