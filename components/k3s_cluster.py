@@ -146,6 +146,9 @@ class K3sCluster(pulumi.ComponentResource):
             create=f"{AS_ROOT}\nsudo cat {KUBECONFIG_PATH}",
             # Read it again when the first server is replaced (its CA and credentials change).
             triggers=[servers[0].id],
+            # The provider streams stdout to the update log even when it is a secret output (pulumi/pulumi-command#401):
+            # the kubeconfig holds the admin client key.
+            logging=command.remote.Logging.NONE,
             opts=pulumi.ResourceOptions(parent=self, depends_on=servers, additional_secret_outputs=["stdout"]),
         )
         self.kubeconfig = pulumi.Output.secret(read.stdout.apply(lambda text: rewrite_kubeconfig(text, api_address)))

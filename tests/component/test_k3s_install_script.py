@@ -122,15 +122,30 @@ def test_root_login_without_sudo_installs(host):
     assert "sudo: command not found" not in done.stderr
 
 
-def test_every_remote_command_runs_as_root_without_sudo():
-    from components.k3s_install import AS_ROOT
+@pytest.fixture(scope="module")
+def dev():
     from gpufleet.plan.engine import plan
-    from tests.helpers import by_type, example
+    from tests.helpers import example
 
-    commands = by_type(plan(example("dev")), "command:remote:Command")
+    return plan(example("dev"), evaluate_policies=False)
+
+
+def test_every_remote_command_runs_as_root_without_sudo(dev):
+    from components.k3s_install import AS_ROOT
+    from tests.helpers import by_type
+
+    commands = by_type(dev, "command:remote:Command")
     assert commands
     for r in commands:
         for step in ("create", "delete"):
             script = r.inputs.get(step)
             if script and "sudo" in script:
                 assert AS_ROOT in script.splitlines()[:2], (r.name, step)
+
+
+def test_kubeconfig_read_is_not_logged(dev):
+    # pulumi-command logs a command's stdout even when stdout is a secret output (pulumi/pulumi-command#401).
+    from tests.helpers import one
+
+    read = one(dev, "command:remote:Command", "dev-k3s-kubeconfig")
+    assert read.inputs["logging"] == "none"
