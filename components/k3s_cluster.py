@@ -11,7 +11,7 @@ import pulumi_kubernetes as k8s
 import pulumi_random as random
 
 from components.cluster_access import ClusterAccess
-from components.k3s_install import API_PORT, KUBECONFIG_PATH, node_scripts, render_config, rewrite_kubeconfig
+from components.k3s_install import AS_ROOT, API_PORT, KUBECONFIG_PATH, node_scripts, render_config, rewrite_kubeconfig
 from gpufleet.spec import Host, K3sSpec
 
 # Where k3s keeps containerd's config and socket; the GPU Operator's toolkit must be told
@@ -143,9 +143,12 @@ class K3sCluster(pulumi.ComponentResource):
         read = command.remote.Command(
             f"{name}-kubeconfig",
             connection=connection(spec.servers[0], spec.ssh_user, key),
-            create=f"sudo cat {KUBECONFIG_PATH}",
+            create=f"{AS_ROOT}\nsudo cat {KUBECONFIG_PATH}",
             # Read it again when the first server is replaced (its CA and credentials change).
             triggers=[servers[0].id],
+            # The provider streams stdout to the update log even when it is a secret output (pulumi/pulumi-command#401):
+            # the kubeconfig holds the admin client key.
+            logging=command.remote.Logging.NONE,
             opts=pulumi.ResourceOptions(parent=self, depends_on=servers, additional_secret_outputs=["stdout"]),
         )
         self.kubeconfig = pulumi.Output.secret(read.stdout.apply(lambda text: rewrite_kubeconfig(text, api_address)))

@@ -5,6 +5,11 @@ travel in that file, sent as the command's stdin (a secret) rather than on a com
 environment (SSH SetEnv needs AcceptEnv on the host). The script installs only when the pinned
 version is not already running, so `pulumi up` on a healthy node is a no-op, and a changed version
 upgrades in place with the installer from the same tag.
+
+The installer is downloaded to a file first: piped into `sh` (no pipefail in POSIX sh), a failed download
+would run an empty script successfully and surface only as the 300 s readiness timeout. It runs with
+INSTALL_K3S_FORCE_RESTART: install.sh otherwise skips starting the service when the binary and unit are
+unchanged, so a stopped or crashed k3s with the pinned version would never be started again.
 """
 
 from __future__ import annotations
@@ -21,6 +26,12 @@ KUBECONFIG_PATH = "/etc/rancher/k3s/k3s.yaml"
 API_PORT = 6443
 
 Role = Literal["server", "agent"]
+# Readiness polls (every 2 s) before the script gives up.
+READY_TRIES = 150
+# Hosts reached as root (the default sshUser) need not have sudo (Debian installs without it when root has
+# a password): there `sudo` is a shell function running the command via env, which keeps the VAR=value
+# prefixes sudo takes. Every privileged step stays spelled `sudo`, in this shell (no `sh -c` around them).
+AS_ROOT = 'if [ "$(id -u)" = 0 ]; then sudo() { env "$@"; }; fi'
 
 
 def service_name(role: Role) -> str:
@@ -43,12 +54,9 @@ def node_scripts(role: Role, kubernetes_version: str) -> NodeScripts:
     release = versions.k3s_release(kubernetes_version)
     url = versions.k3s_install_script_url(kubernetes_version)
     service = service_name(role)
-    wait = (
-        "timeout 300 sh -c 'until sudo k3s kubectl get --raw=/readyz >/dev/null 2>&1; do sleep 2; done'"
-        if role == "server"
-        else f"timeout 300 sh -c 'until systemctl is-active --quiet {service}; do sleep 2; done'"
-    )
+    ready = "sudo k3s kubectl get --raw=/readyz >/dev/null 2>&1" if role == "server" else f"systemctl is-active --quiet {service}"
     create = f"""set -eu
+{AS_ROOT}
 sudo install -d -m 0755 /etc/rancher/k3s
 sudo tee {CONFIG_PATH}.new >/dev/null
 sudo chmod 0600 {CONFIG_PATH}.new
@@ -60,12 +68,20 @@ if [ "$running" = '{release}' ] && systemctl is-active --quiet {service}; then
   if [ "$changed" = 1 ]; then sudo systemctl restart {service}; fi
   echo "k3s {release} already running"
 else
-  curl -sfL '{url}' | sudo INSTALL_K3S_VERSION='{release}' INSTALL_K3S_EXEC='{role}' sh -s -
+  installer=$(mktemp)
+  trap 'rm -f "$installer"' EXIT
+  curl -sfL --retry 3 -o "$installer" '{url}'
+  sudo INSTALL_K3S_VERSION='{release}' INSTALL_K3S_EXEC='{role}' INSTALL_K3S_FORCE_RESTART=true sh "$installer"
 fi
-{wait}
+tries=0
+until {ready}; do
+  tries=$((tries + 1))
+  if [ "$tries" -ge {READY_TRIES} ]; then echo "{service} not ready after {READY_TRIES * 2} s" >&2; exit 1; fi
+  sleep 2
+done
 """
     uninstall = "/usr/local/bin/k3s-uninstall.sh" if role == "server" else "/usr/local/bin/k3s-agent-uninstall.sh"
-    delete = f"if [ -x {uninstall} ]; then sudo {uninstall}; fi"
+    delete = f"{AS_ROOT}\nif [ -x {uninstall} ]; then sudo {uninstall}; fi"
     return NodeScripts(create=create, delete=delete)
 
 

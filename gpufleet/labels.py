@@ -102,3 +102,27 @@ GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL = "gke-no-default-nvidia-gpu-device-plugin"
 # allocatable nvidia.com/gpu yet is treated as still starting, so the autoscaler does not add a second GPU
 # node while the device plugin comes up (core/.../customresources/gpu_processor.go).
 EKS_CA_GPU_LABEL = "k8s.amazonaws.com/accelerator"
+
+# Labels a kubelet may give its own node (`--node-labels`, k3s `node-label`): in the kubernetes.io / k8s.io
+# namespaces only these keys and the two namespaces below; any other such key stops the kubelet at start
+# ("unknown 'kubernetes.io' or 'k8s.io' labels specified with --node-labels", k3s-io/k3s#10916;
+# kubernetes k8s.io/kubelet/pkg/apis/well_known_labels.go).
+KUBELET_ALLOWED_LABELS = frozenset({
+    "beta.kubernetes.io/arch", "beta.kubernetes.io/instance-type", "beta.kubernetes.io/os",
+    "failure-domain.beta.kubernetes.io/region", "failure-domain.beta.kubernetes.io/zone",
+    "kubernetes.io/arch", "kubernetes.io/hostname", "kubernetes.io/os", "node.kubernetes.io/instance-type",
+    "topology.kubernetes.io/region", "topology.kubernetes.io/zone",
+})
+KUBELET_ALLOWED_LABEL_NAMESPACES = ("kubelet.kubernetes.io", "node.kubernetes.io")
+
+
+def kubelet_may_set(key: str) -> bool:
+    """Whether a kubelet may register its node with this label key (the kubelet's own rule)."""
+    namespace = key.split("/", 1)[0] if "/" in key else ""
+
+    def within(ns: str) -> bool:
+        return namespace == ns or namespace.endswith("." + ns)
+
+    if not (within("kubernetes.io") or within("k8s.io")) or key in KUBELET_ALLOWED_LABELS:
+        return True
+    return any(within(ns) for ns in KUBELET_ALLOWED_LABEL_NAMESPACES)

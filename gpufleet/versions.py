@@ -48,8 +48,10 @@ def k3s_release(kubernetes_version: str) -> str:
 
 
 def k3s_install_script_url(kubernetes_version: str) -> str:
-    """The install script at the same tag as the pinned k3s release."""
-    return K3S_INSTALL_SCRIPT_URL.format(tag=k3s_release(kubernetes_version))
+    """The install script at the same tag as the pinned k3s release. The tag's '+' is percent-encoded
+    (%2B), the form k3s users pin raw.githubusercontent.com URLs in; a literal '+' in a URL is read as a
+    space by some servers and proxies."""
+    return K3S_INSTALL_SCRIPT_URL.format(tag=k3s_release(kubernetes_version).replace("+", "%2B"))
 
 # Workload layer (gpufleet:addons). Charts from OCI registries have `repo` = the registry path;
 # components/helm_chart.py turns that into the `oci://.../<name>` chart reference Helm expects.

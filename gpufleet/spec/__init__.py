@@ -18,6 +18,7 @@ from gpufleet.spec.addons import addons_checks
 from gpufleet.spec.cluster import ClusterSpec, Host, K3sSpec
 from gpufleet.spec import sharing_checks
 from gpufleet.spec import sriov_checks
+from gpufleet.spec import k3s_label_checks
 from gpufleet.spec.eks import EksSpec, eks_checks
 from gpufleet.spec.errors import Problem, SpecError, format_path
 from gpufleet.spec.gke import GkePoolSpec, GkeSpec, gke_checks
@@ -170,6 +171,7 @@ def _cross_checks(stack: str, spec: StackSpec, config: dict[str, Any]) -> list[P
         problems += gke_checks(stack, spec, config)
     problems += sharing_checks.check(stack, spec)
     problems += sriov_checks.check(stack, spec)
+    problems += k3s_label_checks.check(stack, spec)
     return problems
 
 

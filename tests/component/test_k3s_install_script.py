@@ -1,0 +1,151 @@
+"""The k3s node script run for real under /bin/sh, with sudo, systemctl, k3s and curl replaced by stubs.
+
+The Pulumi mocks only show the script's text; these tests run it through the branches a `pulumi up` meets
+on a host: fresh install, healthy node (no-op), changed config (restart), stopped service with the pinned
+binary (install.sh must be told to start it), and a failed download (must fail fast, not after the 300 s
+readiness wait).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from components.k3s_install import node_scripts
+from gpufleet import versions
+
+K8S = "1.34"
+RELEASE = versions.k3s_release(K8S)
+
+# Host commands the script uses, acting on files in $STATE instead of the real paths.
+FAKES = {
+    "install": "exit 0",
+    "chmod": "exit 0",
+    "tee": 'cat > "$STATE/$(basename "$1")"',
+    "cmp": '/usr/bin/cmp -s "$STATE/$(basename "$2")" "$STATE/$(basename "$3")"',
+    "mv": '/bin/mv "$STATE/$(basename "$1")" "$STATE/$(basename "$2")"',
+    "systemctl": 'if [ "$1" = is-active ]; then [ -f "$STATE/active" ]; else echo "systemctl $*" >> "$STATE/log"; fi',
+    # `k3s --version` as the login user; absent until installed. `k3s kubectl get --raw=/readyz`: ready.
+    "k3s": '[ "$1" = kubectl ] && exit 0\n[ -f "$STATE/version" ] || exit 127\n'
+           'echo "k3s version $(cat "$STATE/version") (abcdef12)"\necho "go version go1.24"',
+    "curl": 'for last; do :; done\necho "curl $last" >> "$STATE/log"\n[ -f "$STATE/curl-fails" ] && exit 22\n'
+            'while [ "$1" != "-o" ]; do shift; done\n'
+            # The downloaded "install.sh" logs what it was given and leaves k3s installed and running.
+            r"""printf '%s\n' 'echo "installer version=$INSTALL_K3S_VERSION exec=$INSTALL_K3S_EXEC force=$INSTALL_K3S_FORCE_RESTART" >> "$STATE/log"' """
+            r"""'echo "$INSTALL_K3S_VERSION" > "$STATE/version"; touch "$STATE/active"' > "$2" """,
+    # sudo keeps the VAR=value prefixes (env does the same).
+    "sudo": 'exec env "$@"',
+}
+
+
+def _stub(bin_dir: Path, name: str, body: str) -> None:
+    path = bin_dir / name
+    path.write_text(f"#!/bin/sh\n{body}\n")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+
+
+@pytest.fixture
+def host(tmp_path):
+    bin_dir, state = tmp_path / "bin", tmp_path / "state"
+    bin_dir.mkdir()
+    state.mkdir()
+    for name, body in FAKES.items():
+        _stub(bin_dir, name, body)
+
+    def run(role: str, config: str = "token: t\n") -> tuple[subprocess.CompletedProcess, list[str]]:
+        env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "STATE": str(state)}
+        done = subprocess.run(
+            ["/bin/sh", "-c", node_scripts(role, K8S).create], input=config, env=env,
+            capture_output=True, text=True, timeout=30,
+        )
+        log = state / "log"
+        lines = log.read_text().splitlines() if log.exists() else []
+        if log.exists():
+            log.unlink()
+        return done, lines
+
+    run.state = state
+    run.bin_dir = bin_dir
+    return run
+
+
+def test_fresh_host_installs_the_pinned_release_from_the_same_tag(host):
+    done, log = host("server", "token: t\nnode-name: cp-1\n")
+    assert done.returncode == 0, done.stderr
+    url = versions.k3s_install_script_url(K8S)
+    assert "%2B" in url and "+" not in url
+    assert log == [f"curl {url}", f"installer version={RELEASE} exec=server force=true"]
+    assert (host.state / "config.yaml").read_text() == "token: t\nnode-name: cp-1\n"
+
+
+def test_healthy_node_with_unchanged_config_is_a_no_op(host):
+    host("agent")
+    done, log = host("agent")
+    assert done.returncode == 0, done.stderr
+    assert log == [] and f"k3s {RELEASE} already running" in done.stdout
+
+
+def test_changed_config_restarts_the_service_without_reinstalling(host):
+    host("agent")
+    done, log = host("agent", "token: t\nnode-label:\n- a=b\n")
+    assert done.returncode == 0, done.stderr
+    assert log == ["systemctl restart k3s-agent"]
+
+
+def test_stopped_service_with_the_pinned_binary_is_started_again(host):
+    # install.sh skips starting the service when nothing it installs changed: it needs FORCE_RESTART.
+    host("server")
+    (host.state / "active").unlink()
+    done, log = host("server")
+    assert done.returncode == 0, done.stderr
+    assert log[-1] == f"installer version={RELEASE} exec=server force=true"
+
+
+def test_failed_download_fails_at_once_without_running_an_empty_installer(host):
+    (host.state / "curl-fails").touch()
+    done, log = host("server")
+    assert done.returncode != 0
+    assert not any(line.startswith("installer") for line in log)
+
+
+def test_root_login_without_sudo_installs(host):
+    # The default sshUser is root, and a root-only Debian host has no sudo at all.
+    _stub(host.bin_dir, "id", "echo 0")
+    _stub(host.bin_dir, "sudo", 'echo "sudo: command not found" >&2; exit 127')
+    done, log = host("server")
+    assert done.returncode == 0, done.stderr
+    assert log[-1] == f"installer version={RELEASE} exec=server force=true"
+    assert "sudo: command not found" not in done.stderr
+
+
+@pytest.fixture(scope="module")
+def dev():
+    from gpufleet.plan.engine import plan
+    from tests.helpers import example
+
+    return plan(example("dev"), evaluate_policies=False)
+
+
+def test_every_remote_command_runs_as_root_without_sudo(dev):
+    from components.k3s_install import AS_ROOT
+    from tests.helpers import by_type
+
+    commands = by_type(dev, "command:remote:Command")
+    assert commands
+    for r in commands:
+        for step in ("create", "delete"):
+            script = r.inputs.get(step)
+            if script and "sudo" in script:
+                assert AS_ROOT in script.splitlines()[:2], (r.name, step)
+
+
+def test_kubeconfig_read_is_not_logged(dev):
+    # pulumi-command logs a command's stdout even when stdout is a secret output (pulumi/pulumi-command#401).
+    from tests.helpers import one
+
+    read = one(dev, "command:remote:Command", "dev-k3s-kubeconfig")
+    assert read.inputs["logging"] == "none"
