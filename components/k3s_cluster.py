@@ -64,7 +64,7 @@ def agent_command(
         "node-label": [f"{k}={v}" for k, v in sorted(labels.items())],
         "node-taint": taints,
     }
-    scripts = node_scripts("agent", join.kubernetes_version)
+    scripts = node_scripts("agent", join.kubernetes_version, host.name)
     stdin = join.token.apply(lambda token: render_config({**settings, "token": token}))
     return command.remote.Command(
         name,

@@ -15,7 +15,7 @@ unchanged, so a stopped or crashed k3s with the pinned version would never be st
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Optional
 
 import yaml
 
@@ -23,6 +23,8 @@ from gpufleet import versions
 
 CONFIG_PATH = "/etc/rancher/k3s/config.yaml"
 KUBECONFIG_PATH = "/etc/rancher/k3s/k3s.yaml"
+# The kubelet's own credentials on an agent (may read Node objects, nothing else of note).
+AGENT_KUBECONFIG = "/var/lib/rancher/k3s/agent/kubelet.kubeconfig"
 API_PORT = 6443
 
 Role = Literal["server", "agent"]
@@ -49,12 +51,21 @@ class NodeScripts:
     delete: str
 
 
-def node_scripts(role: Role, kubernetes_version: str) -> NodeScripts:
-    """The install/upgrade script (create and update) and the uninstall script for a node."""
+def node_scripts(role: Role, kubernetes_version: str, node_name: Optional[str] = None) -> NodeScripts:
+    """The install/upgrade script (create and update) and the uninstall script for a node.
+
+    A server is ready when its API answers /readyz. An agent is ready when its service runs and, given its
+    node name, when its Node object exists: what is applied to the node next (label patches of GPU sharing)
+    would otherwise race the kubelet's registration. The agent asks with its own kubelet credentials."""
     release = versions.k3s_release(kubernetes_version)
     url = versions.k3s_install_script_url(kubernetes_version)
     service = service_name(role)
-    ready = "sudo k3s kubectl get --raw=/readyz >/dev/null 2>&1" if role == "server" else f"systemctl is-active --quiet {service}"
+    if role == "server":
+        ready = "sudo k3s kubectl get --raw=/readyz >/dev/null 2>&1"
+    else:
+        ready = f"systemctl is-active --quiet {service}"
+        if node_name:
+            ready += f" && sudo k3s kubectl --kubeconfig {AGENT_KUBECONFIG} get node '{node_name}' >/dev/null 2>&1"
     create = f"""set -eu
 {AS_ROOT}
 sudo install -d -m 0755 /etc/rancher/k3s

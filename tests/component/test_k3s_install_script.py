@@ -149,3 +149,14 @@ def test_kubeconfig_read_is_not_logged(dev):
 
     read = one(dev, "command:remote:Command", "dev-k3s-kubeconfig")
     assert read.inputs["logging"] == "none"
+
+
+def test_agent_is_ready_once_its_node_is_registered():
+    """Label patches (GPU sharing) follow an agent's join: the script waits for the Node object, asking
+    with the agent's own kubelet credentials, not only for the service."""
+    script = node_scripts("agent", K8S, "gpu-1").create
+    assert (
+        "until systemctl is-active --quiet k3s-agent && sudo k3s kubectl --kubeconfig "
+        "/var/lib/rancher/k3s/agent/kubelet.kubeconfig get node 'gpu-1' >/dev/null 2>&1; do"
+    ) in script
+    assert "get node" not in node_scripts("agent", K8S).create  # without a name: the service alone
