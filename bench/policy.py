@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 import grpc  # noqa: E402
 
 from gpufleet.plan.policy_runner import analyze_request, configure_request, stack_request  # noqa: E402
-from policies.pack import servicer  # noqa: E402
+from gpufleet.policies.pack import servicer  # noqa: E402
 from tests.policy import fixtures as F  # noqa: E402
 
 # One control plane, one GPU Operator and one autoscaler, as in a real stack; the rest repeats.

@@ -7,9 +7,9 @@ from typing import Optional
 
 import pulumi
 
-from components import platform
-from components.cluster_access import ClusterAccess
-from components.node_labels import pool_taints
+from gpufleet.components import platform
+from gpufleet.components.cluster_access import ClusterAccess
+from gpufleet.node_labels import pool_taints
 from gpufleet.spec import StackSpec
 from gpufleet.spec.shape import shaped_pools
 
@@ -38,9 +38,9 @@ class GpuCluster(pulumi.ComponentResource):
 
         self.gpu_operator = None
         if spec.gpu_operator.enabled and built.install_gpu_operator:
-            from components.gpu_operator import GpuOperator, GpuOperatorArgs
+            from gpufleet.components.gpu_stack.operator import GpuOperator, GpuOperatorArgs
 
-            from components.gpu_sharing import GpuSharing, GpuSharingArgs, operator_settings
+            from gpufleet.components.gpu_stack.sharing import GpuSharing, GpuSharingArgs, operator_settings
 
             taints = [t for pool in spec.node_pools for t in pool_taints(pool)]
             # GPUDirect RDMA over the Network Operator's NICs (k3s); cloud RDMA (EFA) is wired by its platform.
@@ -60,7 +60,7 @@ class GpuCluster(pulumi.ComponentResource):
         if spec.cluster.platform == "k3s":
             self._k3s_addons(name, spec, child)
 
-        from components.workloads import build_workloads
+        from gpufleet.components.workloads.layer import build_workloads
 
         self.workloads = build_workloads(name, spec, self.access, child)
 
@@ -71,13 +71,13 @@ class GpuCluster(pulumi.ComponentResource):
         """RDMA (Network Operator) for rdma pools and CSI storage: what bare-metal hosts lack."""
         rdma_pools = [p for p in spec.node_pools if p.rdma]
         if rdma_pools:
-            from components.network_operator import NetworkOperator, NetworkOperatorArgs
+            from gpufleet.components.gpu_stack.network_operator import NetworkOperator, NetworkOperatorArgs
 
             taints = [t for pool in spec.node_pools for t in pool_taints(pool)]
             self.network_operator = NetworkOperator(
                 f"{name}-network-operator", NetworkOperatorArgs(rdma_pools, taints), self.access, opts=child
             )
         if spec.storage.nfs is not None:
-            from components.k3s_storage import K3sStorage, K3sStorageArgs
+            from gpufleet.components.k3s.storage import K3sStorage, K3sStorageArgs
 
             self.storage = K3sStorage(f"{name}-storage", K3sStorageArgs(spec.storage), self.access, opts=child)

@@ -7,7 +7,7 @@ from typing import Optional
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.cluster_access import ClusterAccess
+from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.versions import HelmChart
 
 

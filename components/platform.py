@@ -13,13 +13,13 @@ from typing import Optional
 
 import pulumi
 
-from components.cluster_access import ClusterAccess
+from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.spec import StackSpec
 
 MODULES = {
-    "k3s": "components.k3s_platform",
-    "eks": "components.eks_platform",
-    "gke": "components.gke_platform",
+    "k3s": "gpufleet.components.k3s.platform",
+    "eks": "gpufleet.components.eks.platform",
+    "gke": "gpufleet.components.gke.platform",
 }
 
 

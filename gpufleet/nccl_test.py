@@ -115,7 +115,7 @@ def manifests(pool: str, gpus: int, rdma_resource: str, network: str, namespace:
 
 def for_stack(spec) -> list[dict]:
     """The check for the first RDMA pool of a stack spec."""
-    from components.network_operator import network_name, pod_resource
+    from gpufleet.components.gpu_stack.network_operator import network_name, pod_resource
 
     pool = next(p for p in spec.node_pools if p.rdma)
     return manifests(pool.name, pool.gpus_per_node or 1, pod_resource(pool), network_name(pool), pool.rdma_network.namespace)

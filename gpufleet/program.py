@@ -32,7 +32,7 @@ def load_stack_spec() -> StackSpec:
 
 
 def main() -> None:
-    from components.gpu_cluster import GpuCluster, GpuClusterArgs
+    from gpufleet.components.gpu_cluster import GpuCluster, GpuClusterArgs
 
     spec = load_stack_spec()
     cfg = pulumi.Config(NAMESPACE)

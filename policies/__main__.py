@@ -1,3 +1,3 @@
-from policies.pack import build
+from gpufleet.policies.pack import build
 
 build()

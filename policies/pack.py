@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, PolicyPack
 
-from policies.rules import (
+from gpufleet.policies.rules import (
     gpu_driver_cuda_alignment,
     gpu_operator_driver_conflict,
     gpu_operator_version_support,

@@ -10,22 +10,14 @@ from pulumi.runtime import settings as runtime_settings
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
-from gpufleet.plan.capacity import PoolCapacity, capacity
+from gpufleet.capacity import PoolCapacity, addons_warnings, capacity
 from gpufleet.plan.mocks import SECRET, PlanMocks, RecordingMonitor, Registration
+from gpufleet.plan.policy_runner import Violation, evaluate
 from gpufleet.plan.stackfile import StackFile
-from gpufleet.program import config_value
+from gpufleet.program import config_value, main
 from gpufleet.spec import Problem, StackSpec, load_spec
-from gpufleet.spec.addons import addons_warnings
 
 PROJECT = "gpufleet"
-
-
-@dataclass
-class Violation:
-    policy: str
-    level: str  # mandatory | advisory
-    urn: str
-    message: str
 
 
 @dataclass
@@ -46,7 +38,6 @@ class Plan:
 def register(stack_file: StackFile) -> tuple[StackSpec, RecordingMonitor]:
     """Validate the config (SpecError before anything registers), then run the program under mocks."""
     spec = load_spec(stack_file.stack, stack_file.config, stack_file.secret_keys)
-    from gpufleet.program import main
 
     monitor = RecordingMonitor(PlanMocks())
     pulumi.runtime.set_all_config(
@@ -81,7 +72,5 @@ def plan(stack_file: StackFile, evaluate_policies: bool = True) -> Plan:
         warnings=addons_warnings(stack_file.stack, spec),
     )
     if evaluate_policies:
-        from gpufleet.plan.policy_runner import evaluate
-
         result.violations = evaluate(result.resources, stack=stack_file.stack)
     return result

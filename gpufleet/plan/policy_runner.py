@@ -8,12 +8,23 @@ their argument types and their unknown-value handling are therefore exactly thos
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterable, Optional
 
 from google.protobuf import struct_pb2
 from pulumi.runtime.proto import analyzer_pb2
 
 from gpufleet.plan.mocks import Registration
+
+
+@dataclass
+class Violation:
+    """One policy finding on one resource (or on the stack), as the plan's JSON lists it."""
+
+    policy: str
+    level: str  # mandatory | advisory
+    urn: str
+    message: str
 
 _LEVELS = {
     analyzer_pb2.ADVISORY: "advisory",
@@ -57,7 +68,7 @@ def stack_request(resources: Iterable[Registration]) -> analyzer_pb2.AnalyzeStac
 
 def configure_request(config: Optional[dict] = None) -> analyzer_pb2.ConfigureAnalyzerRequest:
     """Every policy's enforcement level sent explicitly (the CLI always sends one)."""
-    from policies.pack import POLICIES
+    from gpufleet.policies.pack import POLICIES
 
     config = config or {}
     policy_config = {}
@@ -70,17 +81,15 @@ def configure_request(config: Optional[dict] = None) -> analyzer_pb2.ConfigureAn
     return analyzer_pb2.ConfigureAnalyzerRequest(policyConfig=policy_config)
 
 
-def diagnostics_to_violations(diagnostics) -> list:
-    from gpufleet.plan.engine import Violation
-
+def diagnostics_to_violations(diagnostics) -> list[Violation]:
     return [
         Violation(policy=d.policyName, level=_LEVELS.get(d.enforcementLevel, "advisory"), urn=d.urn, message=d.message)
         for d in diagnostics
     ]
 
 
-def evaluate(resources: list[Registration], stack: str, config: Optional[dict] = None) -> list:
-    from policies.pack import servicer
+def evaluate(resources: list[Registration], stack: str, config: Optional[dict] = None) -> list[Violation]:
+    from gpufleet.policies.pack import servicer
 
     analyzer = servicer()
     analyzer.Configure(configure_request(config), None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 
-from gpufleet.plan.capacity import capacity_notes, cost
+from gpufleet.capacity import capacity_notes, cost
 from gpufleet.plan.engine import Plan
 
 

@@ -61,7 +61,7 @@ class PolicyVerdict:
 def _policy_descriptions() -> dict[str, str]:
     """Rule descriptions from our pack (empty if it cannot be imported: the review still renders)."""
     try:
-        from policies.pack import POLICIES
+        from gpufleet.policies.pack import POLICIES
     except Exception:  # noqa: BLE001 - a broken pack must not break the review of the change that broke it
         return {}
     return {p.name: p.description or "" for p in POLICIES}

@@ -3,7 +3,8 @@ Volcano), the Kubeflow trainer, PriorityClasses and inference autoscaling (KEDA)
 
 Every add-on is off by default. Cross-block checks (queues naming pools that exist, Kueue and Volcano
 never scheduling the same pool) are in `addons_checks`; quotas above what a pool can ever provide are
-warnings (`addons_warnings`), printed by the plan and listed under its JSON key "warnings".
+warnings (`gpufleet.capacity.addons_warnings`: they need each pool's capacity), printed by the plan and
+listed under its JSON key "warnings".
 """
 
 from __future__ import annotations
@@ -201,32 +202,3 @@ def addons_checks(stack: str, spec: "StackSpec") -> list[Problem]:
             elif addons.volcano.pools.index(pool) != i:
                 problems.append(Problem(stack, vat, "duplicate pool", pool))
     return problems
-
-
-def addons_warnings(stack: str, spec: "StackSpec") -> list[Problem]:
-    """Quotas that can never be met: the sum of nominal quotas on a pool above what it advertises at max size."""
-    from gpufleet.plan.capacity import pool_capacity  # plan imports spec: import late
-
-    if not spec.addons.kueue.enabled:
-        return []
-    pools = {p.name: p for p in spec.node_pools}
-    totals: dict[str, list[tuple[str, int]]] = {}
-    for i, team in enumerate(spec.addons.kueue.teams):
-        for j, queue in enumerate(team.queues):
-            if queue.pool in pools and queue.nominal_quota is not None:
-                totals.setdefault(queue.pool, []).append((f"{_AT}.kueue.teams[{i}].queues[{j}].nominalQuota", queue.nominal_quota))
-    out: list[Problem] = []
-    for pool, quotas in totals.items():
-        cap = pool_capacity(pools[pool], spec.cluster.platform)
-        for resource, per_node in cap.advertised.items():
-            most = per_node * cap.max_nodes
-            total = sum(q for _, q in quotas)
-            if total > most:
-                paths = ", ".join(p for p, _ in quotas)
-                out.append(Problem(
-                    stack, quotas[-1][0],
-                    f"nominal quotas on pool '{pool}' add up to {total} {resource}, more than the pool can ever "
-                    f"provide ({most} = {per_node} per node x {cap.max_nodes} nodes at max size); queues: {paths}",
-                    total,
-                ))
-    return out

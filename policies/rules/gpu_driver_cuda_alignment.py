@@ -16,7 +16,7 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, PolicyConfigSchema, StackValidationPolicy
 
 from gpufleet import catalog
-from policies import inputs as I
+from gpufleet.policies import inputs as I
 
 NAME = "gpu-driver-cuda-alignment"
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, StackValidationPolicy
 
-from policies import inputs as I
+from gpufleet.policies import inputs as I
 
 NAME = "gpu-operator-driver-conflict"
 _DRIVERLESS_EKS_AMIS = ("AL2023_x86_64_STANDARD", "AL2023_ARM_64_STANDARD", "AL2_x86_64", "AL2_ARM_64", "BOTTLEROCKET_x86_64", "BOTTLEROCKET_ARM_64")

@@ -15,7 +15,7 @@ from typing import Optional
 from pulumi_policy import EnforcementLevel, PolicyConfigSchema, StackValidationPolicy
 
 from gpufleet import catalog
-from policies import inputs as I
+from gpufleet.policies import inputs as I
 
 NAME = "gpu-operator-version-support"
 RELEASE_TYPE = I.HELM_RELEASE

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, StackValidationPolicy
 
 from gpufleet import labels
-from policies import inputs as I
+from gpufleet.policies import inputs as I
 
 NAME = "gpu-pool-scale-to-zero"
 TEMPLATE = labels.CA_TEMPLATE_PREFIX.rstrip("/")

@@ -5,7 +5,7 @@ EKS node groups must declare it (taints [{key: nvidia.com/gpu, effect: NO_SCHEDU
 taint. GKE taints GPU nodes `nvidia.com/gpu=present:NoSchedule` itself when the cluster also has non-GPU
 pools (GKE docs, "About GPUs: taints and tolerations"), so a GKE pool passes unless it declares the key
 with a weaker effect. k3s hosts take taints from their
-k3s config, which travels as a secret: not judged here (gpufleet always adds it, components/node_labels.py).
+k3s config, which travels as a secret: not judged here (gpufleet always adds it, gpufleet/node_labels.py).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
 
 from gpufleet import labels
-from policies import inputs as I
+from gpufleet.policies import inputs as I
 
 NAME = "gpu-pool-taint"
 

@@ -15,7 +15,7 @@ import yaml
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
 
 from gpufleet import catalog
-from policies import inputs as I
+from gpufleet.policies import inputs as I
 
 NAME = "gpu-sharing-valid"
 GKE_MAX_SHARED_CLIENTS = 48

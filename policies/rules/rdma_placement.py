@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, StackValidationPolicy
 
-from policies import inputs as I
+from gpufleet.policies import inputs as I
 
 NAME = "rdma-placement"
 EFA_TYPES = ("efa", "efa-only")

@@ -19,7 +19,7 @@ import re
 
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
 
-from policies import inputs as I
+from gpufleet.policies import inputs as I
 
 NAME = "secure-defaults"
 OPEN = ("0.0.0.0/0", "::/0")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
 
-from policies import inputs as I
+from gpufleet.policies import inputs as I
 
 NAME = "spot-pool-diversified"
 MINIMUM_TYPES = 2

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, StackValidationPolicy
 
 from gpufleet import labels
-from policies import inputs as I
+from gpufleet.policies import inputs as I
 
 NAME = "spot-pool-safety"
 SPOT_TAINT_KEYS = (labels.SPOT_TAINT_KEY, "cloud.google.com/gke-spot", "cloud.google.com/gke-preemptible")

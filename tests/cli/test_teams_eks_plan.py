@@ -15,7 +15,7 @@ import pytest
 
 from gpufleet import labels as L
 from gpufleet.cli import main
-from gpufleet.plan.capacity import pool_capacity
+from gpufleet.capacity import pool_capacity
 from gpufleet.spec import load_spec
 from tests.crd_validate import validate_cr
 from tests.helpers import example_config

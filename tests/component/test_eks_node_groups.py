@@ -161,7 +161,7 @@ def test_gpu_pools_carry_the_autoscalers_aws_gpu_label(p):
 
 def test_efa_secondary_interface_type_follows_the_catalog():
     """Types without an efa_secondary fact keep EFA with ENA on every card (p4d: 4 cards)."""
-    from components.eks_node_group import efa_interfaces
+    from gpufleet.components.eks.node_group import efa_interfaces
     from gpufleet.catalog import aws as aws_catalog
 
     p4d = aws_catalog.instance_type("p4d.24xlarge")

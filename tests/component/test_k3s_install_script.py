@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from components.k3s_install import node_scripts
+from gpufleet.components.k3s.install import node_scripts
 from gpufleet import versions
 
 K8S = "1.34"
@@ -131,7 +131,7 @@ def dev():
 
 
 def test_every_remote_command_runs_as_root_without_sudo(dev):
-    from components.k3s_install import AS_ROOT
+    from gpufleet.components.k3s.install import AS_ROOT
     from tests.helpers import by_type
 
     commands = by_type(dev, "command:remote:Command")

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from components.network_operator import NetworkOperatorArgs, network, nic_cluster_policy, sriov_config
+from gpufleet.components.gpu_stack.network_operator import NetworkOperatorArgs, network, nic_cluster_policy, sriov_config
 from gpufleet import versions
 from gpufleet.plan.engine import plan
 from gpufleet.spec import load_spec

@@ -14,8 +14,8 @@ import jsonschema
 import pytest
 import yaml
 
-from components.network_operator import NetworkOperatorArgs, chart_values, network, nic_cluster_policy, pod_resource
-from components.sriov_network import node_policy
+from gpufleet.components.gpu_stack.network_operator import NetworkOperatorArgs, chart_values, network, nic_cluster_policy, pod_resource
+from gpufleet.components.gpu_stack.sriov_network import node_policy
 from gpufleet import nccl_test, versions
 from gpufleet.spec import load_spec
 from tests.helpers import by_type, one, parent_of, plan_config, stack_file

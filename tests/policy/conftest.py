@@ -1,6 +1,6 @@
 import pytest
 
-from policies import inputs as I
+from gpufleet.policies import inputs as I
 from tests.policy.fixtures import (
     AUTOSCALER_IN, EKS_CLUSTER_IN, GKE_CLUSTER_IN, NODE_GROUP_IN, NODE_POOL_IN, OPERATOR_IN, res, with_,
 )

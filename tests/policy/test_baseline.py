@@ -1,6 +1,6 @@
 """The valid fixtures pass every rule: each FAILED case elsewhere differs from them in one field."""
 
-from policies.pack import POLICIES
+from gpufleet.policies.pack import POLICIES
 from tests.policy.fixtures import findings
 
 

@@ -15,7 +15,7 @@ import re
 import pytest
 from pulumi_policy import EnforcementLevel
 
-from policies.pack import POLICIES
+from gpufleet.policies.pack import POLICIES
 from tests.helpers import ROOT, example_config, plan_config
 
 BROKEN = sorted((ROOT / "tests" / "fixtures" / "broken_stacks").glob("*.yaml"))

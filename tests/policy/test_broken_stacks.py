@@ -10,7 +10,7 @@ import re
 import pytest
 
 from gpufleet import cli
-from policies.pack import POLICIES
+from gpufleet.policies.pack import POLICIES
 from tests.helpers import ROOT, STACKS
 
 BROKEN = sorted((ROOT / "tests" / "fixtures" / "broken_stacks").glob("*.yaml"))

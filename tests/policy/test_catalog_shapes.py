@@ -1,7 +1,7 @@
 """The pack reads GPU shapes from the same catalog as the plan (aws_instances.yaml, gcp_machines.yaml)."""
 
 from gpufleet.catalog import aws, gcp
-from policies import inputs as I
+from gpufleet.policies import inputs as I
 
 
 def test_ec2_shape_is_the_catalog_row():

@@ -5,7 +5,7 @@ import pytest
 from gpufleet.labels import POLICY_NAMES, exempt_key
 from gpufleet.plan.engine import plan
 from gpufleet.spec import SpecError, load_spec
-from policies.pack import POLICIES
+from gpufleet.policies.pack import POLICIES
 from tests.helpers import example_config, one, plan_config
 
 NG = "aws:eks/nodeGroup:NodeGroup"

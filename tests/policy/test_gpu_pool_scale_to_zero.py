@@ -1,6 +1,6 @@
 import pytest
 
-from policies import inputs as I
+from gpufleet.policies import inputs as I
 from tests.policy.fixtures import DELETE, NODE_GROUP_IN, NODE_POOL_IN, TEMPLATE, findings, messages, res, with_
 
 P = "gpu-pool-scale-to-zero"

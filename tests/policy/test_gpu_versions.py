@@ -2,7 +2,7 @@
 
 import pytest
 
-from policies import inputs as I
+from gpufleet.policies import inputs as I
 from tests.policy.conftest import OPERATOR_NO_DRIVER
 from tests.policy.fixtures import (
     K3S_COMMAND_IN, NODE_GROUP_IN, NODE_POOL_IN, OPERATOR_IN, findings, messages, namespace, res, with_,

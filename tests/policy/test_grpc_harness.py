@@ -1,7 +1,7 @@
 """The pack over the real Analyzer protocol, started exactly as the Pulumi CLI starts a Python pack.
 
 `python -u -m pulumi.policy <engine-address> .` in policies/ (PulumiPolicy.yaml's virtualenv is ../.venv,
-where gpufleet is installed editable, so `policies.pack` imports), with PULUMI_PROJECT / PULUMI_STACK /
+where gpufleet is installed editable, so `gpufleet.policies.pack` imports), with PULUMI_PROJECT / PULUMI_STACK /
 PULUMI_DRY_RUN / PULUMI_CONFIG set; the port comes on the first stdout line. The engine address is a tiny
 Engine servicer started here, which records any log the pack sends.
 """
@@ -23,7 +23,7 @@ from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc, engine_pb2_grp
 
 from gpufleet.plan.mocks import Registration
 from gpufleet.plan.policy_runner import analyze_request, configure_request, diagnostics_to_violations, evaluate, stack_request
-from policies.pack import PACK_NAME, PACK_VERSION, POLICIES
+from gpufleet.policies.pack import PACK_NAME, PACK_VERSION, POLICIES
 from tests.helpers import ROOT
 from tests.policy import fixtures as F
 
@@ -146,7 +146,7 @@ def test_whole_plan_over_grpc_matches_gpufleet_plan(analyzer, stack, config):
 
 
 def F_violations(plan: dict):
-    from gpufleet.plan.engine import Violation
+    from gpufleet.plan.policy_runner import Violation
 
     return [Violation(**v) for v in plan["violations"]]
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from policies import inputs as I
+from gpufleet.policies import inputs as I
 from tests.policy.fixtures import (
     LAUNCH_TEMPLATE_IN, NODE_GROUP_IN, NODE_POOL_IN, NTH_IN, PLACEMENT_GROUP_IN, SPOT_NODE_GROUP_IN, DELETE,
     device_plugin_config_map, findings, messages, res, with_,

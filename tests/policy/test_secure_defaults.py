@@ -1,6 +1,6 @@
 import pytest
 
-from policies import inputs as I
+from gpufleet.policies import inputs as I
 from tests.policy.fixtures import EKS_CLUSTER_IN, GKE_CLUSTER_IN, K3S_COMMAND_IN, LAUNCH_TEMPLATE_IN, DELETE, findings, messages, res, with_
 
 P = "secure-defaults"

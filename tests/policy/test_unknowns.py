@@ -4,7 +4,7 @@ reports "can't be known during preview" as an advisory diagnostic."""
 import pytest
 from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE
 
-from policies import inputs as I
+from gpufleet.policies import inputs as I
 from tests.policy.conftest import OPERATOR_NO_DRIVER
 from tests.policy.fixtures import (
     AUTOSCALER_IN, EKS_CLUSTER_IN, GKE_CLUSTER_IN, K3S_COMMAND_IN, LAUNCH_TEMPLATE_IN, NODE_GROUP_IN, NODE_POOL_IN,

@@ -3,7 +3,8 @@
 import pytest
 
 from gpufleet.spec import SpecError, json_schema, load_spec
-from gpufleet.spec.addons import AddonsSpec, addons_warnings
+from gpufleet.capacity import addons_warnings
+from gpufleet.spec.addons import AddonsSpec
 from tests.helpers import example_config
 
 SECRET_KEYS = {"gpufleet:sshPrivateKey"}

@@ -6,7 +6,7 @@ import pytest
 
 from gpufleet import catalog
 from gpufleet.catalog import gcp
-from gpufleet.plan.capacity import capacity, cost
+from gpufleet.capacity import capacity, cost
 from gpufleet.spec import SpecError, load_spec
 from tests.helpers import example_config, stack_file
 

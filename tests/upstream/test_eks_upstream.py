@@ -54,7 +54,7 @@ def test_fsx_storage_class_parameters_exist_upstream(p, reference):
 
 
 def test_fsx_s3_link_parameters_exist_upstream(reference):
-    from components.eks_fsx_storage import storage_class_parameters
+    from gpufleet.components.eks.fsx_storage import storage_class_parameters
     from gpufleet.spec.eks import FsxLustreSpec
 
     spec = FsxLustreSpec.model_validate({"deploymentType": "SCRATCH_2", "perUnitStorageThroughput": None,

@@ -2,7 +2,7 @@
 
 import pytest
 
-from components.gpu_operator import operator_values
+from gpufleet.components.gpu_stack.operator import operator_values
 from gpufleet import versions
 from gpufleet.plan.engine import plan
 from tests.helm_values import key_paths, missing_paths

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 import yaml
 
-from components.gpu_sharing import device_plugin_data, mig_parted_data
-from components.network_operator import NetworkOperatorArgs, network, nic_cluster_policy
+from gpufleet.components.gpu_stack.sharing import device_plugin_data, mig_parted_data
+from gpufleet.components.gpu_stack.network_operator import NetworkOperatorArgs, network, nic_cluster_policy
 from gpufleet import catalog, nccl_test, sharing, versions
 from gpufleet.plan.engine import plan
 from gpufleet.spec import load_spec

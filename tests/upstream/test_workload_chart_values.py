@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.helm_chart import chart_args
+from gpufleet.components.helm_chart import chart_args
 from gpufleet import versions
 from gpufleet.plan.engine import plan
 from tests.helm_values import key_paths

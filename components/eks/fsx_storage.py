@@ -1,0 +1,126 @@
+"""FsxLustreStorage: the FSx for Lustre CSI driver as an EKS add-on (IRSA role with the driver's
+documented policy), a security group for Lustre traffic from the nodes (and rules on the nodes' group for
+traffic from the file servers), and a StorageClass that
+provisions a file system per PVC in the zone of the training pool (keys as in the driver's examples)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Optional
+
+import pulumi
+import pulumi_aws as aws
+import pulumi_kubernetes as k8s
+
+from gpufleet.components.cluster_access import ClusterAccess
+from gpufleet.components.eks.addon import eks_addon
+from gpufleet.components.eks.irsa import irsa_role
+from gpufleet import labels as L
+from gpufleet.spec.eks import FsxLustreSpec
+
+ADDON = "aws-fsx-csi-driver"
+SERVICE_ACCOUNT = "fsx-csi-controller-sa"
+LUSTRE_PORTS = ((988, 988), (1018, 1023))  # FSx for Lustre User Guide, "File system access control with Amazon VPC"
+
+
+@dataclass(frozen=True)
+class FsxLustreStorageArgs:
+    spec: FsxLustreSpec
+    """Deployment type, throughput, S3 link and StorageClass name."""
+    subnet_id: pulumi.Input[str]
+    """The one subnet file systems are created in (the training pool's zone)."""
+    vpc_id: pulumi.Input[str]
+    """VPC of the subnet."""
+
+
+def driver_policy() -> str:
+    """The policy the aws-fsx-csi-driver docs give its controller (docs/install.md)."""
+    return json.dumps({
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Effect": "Allow",
+                "Action": ["iam:CreateServiceLinkedRole", "iam:AttachRolePolicy", "iam:PutRolePolicy"],
+                "Resource": "arn:aws:iam::*:role/aws-service-role/s3.data-source.lustre.fsx.amazonaws.com/*",
+            },
+            {
+                "Effect": "Allow",
+                "Action": "iam:CreateServiceLinkedRole",
+                "Resource": "*",
+                "Condition": {"StringLike": {"iam:AWSServiceName": ["fsx.amazonaws.com"]}},
+            },
+            {
+                "Effect": "Allow",
+                "Action": ["s3:ListBucket", "fsx:CreateFileSystem", "fsx:DeleteFileSystem", "fsx:DescribeFileSystems", "fsx:TagResource", "fsx:UpdateFileSystem"],
+                "Resource": "*",
+            },
+        ],
+    }, sort_keys=True)
+
+
+def storage_class_parameters(spec: FsxLustreSpec, subnet_id: str, security_group_id: str) -> dict[str, str]:
+    params = {"subnetId": subnet_id, "securityGroupIds": security_group_id, "deploymentType": spec.deployment_type}
+    if spec.deployment_type.startswith("PERSISTENT") and spec.per_unit_storage_throughput is not None:
+        params["perUnitStorageThroughput"] = str(spec.per_unit_storage_throughput)
+    if spec.s3_import_path:
+        params["s3ImportPath"] = spec.s3_import_path
+    if spec.s3_export_path:
+        params["s3ExportPath"] = spec.s3_export_path
+    return params
+
+
+class FsxLustreStorage(pulumi.ComponentResource):
+    def __init__(self, name: str, args: FsxLustreStorageArgs, access: ClusterAccess, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__("gpufleet:eks:FsxLustreStorage", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        cluster_sg = access.facts["cluster_security_group_id"]
+        self.security_group = aws.ec2.SecurityGroup(
+            f"{name}-sg",
+            description=f"FSx for Lustre of {access.name}: Lustre from the cluster's nodes",
+            vpc_id=args.vpc_id,
+            ingress=[
+                rule
+                for lo, hi in LUSTRE_PORTS
+                for rule in (
+                    {"protocol": "tcp", "from_port": lo, "to_port": hi, "security_groups": [cluster_sg], "description": "Lustre from nodes"},
+                    {"protocol": "tcp", "from_port": lo, "to_port": hi, "self": True, "description": "Lustre between file servers"},
+                )
+            ],
+            egress=[{"protocol": "-1", "from_port": 0, "to_port": 0, "cidr_blocks": ["0.0.0.0/0"], "description": "replies and S3"}],
+            tags={L.CLUSTER_TAG: access.name},
+            opts=child,
+        )
+        # The clients' side: Lustre file servers also open connections to their clients, so the nodes' group (the
+        # cluster security group, on every node group) must let them in (FSx for Lustre User Guide, "Lustre client
+        # VPC security group rules": inbound 988 and 1018-1023 from the file systems' groups). EKS's cluster
+        # group only admits itself.
+        self.client_rules = [
+            aws.vpc.SecurityGroupIngressRule(
+                f"{name}-client-{lo}-{hi}",
+                security_group_id=cluster_sg,
+                referenced_security_group_id=self.security_group.id,
+                ip_protocol="tcp",
+                from_port=lo,
+                to_port=hi,
+                description="Lustre from FSx file servers",
+                tags={L.CLUSTER_TAG: access.name},
+                opts=child,
+            )
+            for lo, hi in LUSTRE_PORTS
+        ]
+        self.role = irsa_role(f"{name}-role", access, "kube-system", SERVICE_ACCOUNT, self, policy=driver_policy())
+        self.addon = eks_addon(f"{name}-addon", ADDON, access, self.role.arn, self, depends_on=access.ready or [])
+        params = pulumi.Output.all(args.subnet_id, self.security_group.id).apply(
+            lambda a: storage_class_parameters(args.spec, a[0], a[1])
+        )
+        self.storage_class = k8s.storage.v1.StorageClass(
+            f"{name}-sc",
+            metadata={"name": args.spec.storage_class_name},
+            provisioner="fsx.csi.aws.com",
+            parameters=params,
+            reclaim_policy=args.spec.reclaim_policy,
+            mount_options=["flock"],
+            opts=pulumi.ResourceOptions(parent=self, provider=access.provider, depends_on=[self.addon]),
+        )
+        self.register_outputs({"storageClass": args.spec.storage_class_name})

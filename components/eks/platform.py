@@ -1,0 +1,148 @@
+"""The EKS platform: network, control plane, the on-demand system node group, one managed node group
+per GPU pool (EFA fabric for rdma pools), then the EKS add-ons: cluster autoscaler, EFA device plugin,
+EBS and FSx for Lustre storage.
+
+Spot interruptions: managed node groups turn on Capacity Rebalancing for spot groups and drain a node
+when EC2 sends a rebalance recommendation or interruption notice (EKS User Guide, "Managed node group
+capacity types"). The aws-node-termination-handler would duplicate that (its IMDS mode is for
+self-managed nodes), so gpufleet does not install it; spot pools carry a taint and never host the
+system components.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import pulumi
+
+from gpufleet.components.eks.autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
+from gpufleet.components.eks.cluster import EksCluster, EksClusterArgs
+from gpufleet.components.eks.ebs_storage import EbsStorage
+from gpufleet.components.eks.efa import EksEfaFabric, EksEfaFabricArgs
+from gpufleet.components.eks.efa_device_plugin import EfaDevicePlugin, EfaDevicePluginArgs
+from gpufleet.components.eks.fsx_storage import FsxLustreStorage, FsxLustreStorageArgs
+from gpufleet.components.eks.network import EksNetwork, EksNetworkArgs
+from gpufleet.components.eks.node_group import EksNodeGroup, EksNodeGroupArgs
+from gpufleet.node_labels import pool_labels, pool_taints
+from gpufleet.components.platform import PlatformBuild, PlatformInputs
+from gpufleet import labels as L
+from gpufleet.catalog import aws as aws_catalog
+from gpufleet.spec.eks import pool_instance_types, pool_zone
+
+
+def accelerator_label_value(gpu_model: str) -> str:
+    """The k8s.amazonaws.com/accelerator value of a GPU model, e.g. H100-80GB -> nvidia-h100-80gb (the autoscaler
+    only needs the key; the value names the GPU in its metrics)."""
+    return "nvidia-" + re.sub(r"[^a-z0-9]+", "-", gpu_model.lower()).strip("-")
+
+
+def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> PlatformBuild:
+    spec = inputs.spec
+    eks = spec.cluster.eks
+    k8s_version = spec.cluster.kubernetes_version
+    region = pulumi.Config("aws").require("region")
+
+    network = EksNetwork(f"{name}-network", EksNetworkArgs(eks.network, name), opts=opts)
+    control_plane = EksCluster(
+        f"{name}-eks",
+        EksClusterArgs(eks, name, k8s_version, region, network.private_subnet_ids(), network.vpc_id),
+        opts=opts,
+    )
+    facts = control_plane.access.facts
+
+    system = eks.system_pool
+    system_pool = EksNodeGroup(
+        f"{name}-pool-{L.SYSTEM_POOL}",
+        EksNodeGroupArgs(
+            cluster_name=facts["cluster_name"],
+            autoscaler_cluster=name,
+            kubernetes_version=k8s_version,
+            node_role_arn=facts["node_role_arn"],
+            subnet_ids=network.private_subnet_ids(),
+            instance_types=list(system.instance_types),
+            ami="al2023-standard",
+            capacity="on-demand",
+            min_nodes=system.min_nodes,
+            max_nodes=system.max_nodes,
+            labels={L.POOL_LABEL: L.SYSTEM_POOL},
+            root_volume_gib=system.root_volume_gib,
+        ),
+        opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=control_plane.node_role_policies)),
+    )
+
+    pools = []
+    efa_taints: list[dict] = []
+    efa_zones: list[str] = []
+    for pool in spec.node_pools:
+        types = pool_instance_types(pool)
+        shape = aws_catalog.instance_type(types[0])
+        labels = pool_labels(pool, shape.gpu)
+        labels[L.EKS_CA_GPU_LABEL] = accelerator_label_value(shape.gpu)
+        taints = pool_taints(pool)
+        extra: dict = {}
+        if pool.rdma:
+            zone = pool_zone(pool, eks)
+            efa_zones.append(zone)
+            fabric = EksEfaFabric(f"{name}-pool-{pool.name}-efa", EksEfaFabricArgs(network.vpc_id, name, pool.name), opts=opts)
+            labels[L.EFA_LABEL] = "true"
+            efa_taints += taints
+            subnets = list(pool.subnet_ids) or network.private_subnet_ids(zone)
+            extra = {
+                "efa_interfaces": shape.efa_interfaces,
+                "efa_secondary": shape.efa_secondary,
+                "security_group_ids": [facts["cluster_security_group_id"], fabric.security_group.id],
+                "placement_group": fabric.placement_group.name,
+            }
+        elif pool.subnet_ids:
+            subnets = list(pool.subnet_ids)
+        else:
+            subnets = network.private_subnet_ids(pool.availability_zone)
+        pools.append(
+            EksNodeGroup(
+                f"{name}-pool-{pool.name}",
+                EksNodeGroupArgs(
+                    cluster_name=facts["cluster_name"],
+                    autoscaler_cluster=name,
+                    kubernetes_version=k8s_version,
+                    node_role_arn=facts["node_role_arn"],
+                    subnet_ids=subnets,
+                    instance_types=types,
+                    ami=pool.ami,
+                    capacity=pool.capacity,
+                    min_nodes=pool.min_nodes,
+                    max_nodes=pool.max_nodes,
+                    labels=labels,
+                    taints=taints,
+                    root_volume_gib=pool.root_volume_gib,
+                    gpus=shape.gpus,
+                    exemptions=dict(pool.exemptions),
+                    **extra,
+                ),
+                opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=control_plane.node_role_policies)),
+            )
+        )
+
+    # Add-ons wait for the system nodes they run on; GPU pools may sit at zero.
+    access = dataclasses.replace(control_plane.access, ready=[system_pool])
+    addons: list[pulumi.ComponentResource] = []
+    if eks.autoscaler.enabled:
+        addons.append(ClusterAutoscaler(f"{name}-autoscaler", ClusterAutoscalerArgs(eks.autoscaler), access, opts=opts))
+    if efa_taints:
+        addons.append(EfaDevicePlugin(f"{name}-efa-device-plugin", EfaDevicePluginArgs(efa_taints), access, opts=opts))
+    addons.append(EbsStorage(f"{name}-ebs", access, opts=opts))
+    if eks.storage.fsx_lustre:
+        fsx = eks.storage.fsx_lustre
+        zone = fsx.availability_zone or (efa_zones[0] if efa_zones else eks.network.zones()[0])
+        addons.append(
+            FsxLustreStorage(
+                f"{name}-fsx",
+                FsxLustreStorageArgs(fsx, network.private_subnet_ids(zone)[0], network.vpc_id),
+                access,
+                opts=opts,
+            )
+        )
+    # Outputs beyond the common ones (gpufleet/program.py): where the API is and the AWS node group names.
+    pulumi.export("endpoint", control_plane.cluster.endpoint)
+    pulumi.export("nodeGroupNames", [p.node_group.node_group_name for p in (system_pool, *pools)])
+    return PlatformBuild(control_plane=control_plane, access=access, node_pools=[system_pool, *pools])

@@ -1,0 +1,147 @@
+"""GkeNodePool: one GPU node pool on GKE, shaped from the machine catalog.
+
+The accelerator type and count come from gpufleet/catalog/gcp_machines.yaml; GKE installs the driver
+(DEFAULT/LATEST) unless the GPU Operator runs the stack (then installation is disabled, nodes run Ubuntu
+and GKE's device plugin is switched off by label). Autoscaling goes down to zero; spot pools are `spot`;
+GKE sharing (time-sharing, MPS) and MIG partitions are node-pool settings; GPUDirect pools attach the
+extra VPCs of a GkeGpuDirectNetwork with gVNIC.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import pulumi
+import pulumi_gcp as gcp
+
+from gpufleet.components.gke.cluster import CLOUD_PLATFORM_SCOPE
+from gpufleet.node_labels import pool_labels, pool_taints
+from gpufleet import labels as L
+from gpufleet.catalog.gcp import GcpMachine
+from gpufleet.spec import GkePoolSpec, NodePoolSpec
+
+# GKE's taint effects are enum names, not Kubernetes' spelling.
+_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
+_SHARING = {"time-sharing": "TIME_SHARING", "mps": "MPS"}
+_RESERVATION = {"any": "ANY_RESERVATION", "none": "NO_RESERVATION", "specific": "SPECIFIC_RESERVATION"}
+RESERVATION_KEY = "compute.googleapis.com/reservation-name"
+
+
+@dataclass(frozen=True)
+class GkeNodePoolArgs:
+    pool: NodePoolSpec
+    """The pool's spec (machine type, sizes, capacity, labels, taints, gke block)."""
+    machine: GcpMachine
+    """The machine type's catalog facts (accelerator type, counts, GPUDirect)."""
+    cluster_id: pulumi.Input[str]
+    """The GKE cluster's id."""
+    location: str
+    """The cluster's location (region or zone)."""
+    project: str
+    """GCP project."""
+    gpu_stack: str = "gke"
+    """gke: GKE installs the driver. operator: the GPU Operator does (driver installation disabled)."""
+    private_nodes: bool = True
+    """Nodes without external IPs (as the cluster)."""
+    workload_identity: bool = True
+    """Nodes use the GKE metadata server (Workload Identity)."""
+    service_account: Optional[str] = None
+    """Node service account; default: the Compute Engine default."""
+    node_networks: list = field(default_factory=list)
+    """GPUDirect: (network, subnetwork) pairs for additional_node_network_configs, in NIC order."""
+
+
+def gke_taints(pool: NodePoolSpec) -> list[dict]:
+    """The pool's taints in GKE's shape. The GPU taint carries GKE's own value ("present"): GKE puts that
+    taint on GPU pools itself, so declaring it with another value would give two taints on one key."""
+    out = []
+    for t in pool_taints(pool):
+        value = L.GKE_GPU_TAINT_VALUE if t["key"] == L.GPU_TAINT_KEY else t["value"]
+        out.append({"key": t["key"], "value": value, "effect": _EFFECTS[t["effect"]]})
+    return out
+
+
+def accelerator(pool: NodePoolSpec, machine: GcpMachine, gpu_stack: str) -> dict:
+    """The guest_accelerators entry: type and count from the catalog, driver, sharing and MIG."""
+    opts = pool.gke or GkePoolSpec()
+    driver = "INSTALLATION_DISABLED" if gpu_stack == "operator" else opts.gpu_driver_version
+    out: dict = {
+        "type": machine.accelerator,
+        "count": pool.accelerator_count or machine.fixed_count,
+        "gpu_driver_installation_config": {"gpu_driver_version": driver},
+    }
+    if opts.gpu_sharing is not None:
+        out["gpu_sharing_config"] = {
+            "gpu_sharing_strategy": _SHARING[opts.gpu_sharing.strategy],
+            "max_shared_clients_per_gpu": opts.gpu_sharing.max_shared_clients_per_gpu,
+        }
+    if opts.gpu_partition_size is not None:
+        out["gpu_partition_size"] = opts.gpu_partition_size
+    return out
+
+
+class GkeNodePool(pulumi.ComponentResource):
+    def __init__(self, name: str, args: GkeNodePoolArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__("gpufleet:gke:GkeNodePool", name, None, opts)
+        pool, machine = args.pool, args.machine
+        gke = pool.gke or GkePoolSpec()
+        labels = pool_labels(pool, machine.gpu)
+        if args.gpu_stack == "operator":
+            labels[L.GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL] = "true"
+        reservation = None
+        if gke.reservation is not None:
+            specific = gke.reservation.type == "specific"
+            reservation = gcp.container.NodePoolNodeConfigReservationAffinityArgs(
+                consume_reservation_type=_RESERVATION[gke.reservation.type],
+                key=RESERVATION_KEY if specific else None,
+                values=[gke.reservation.name] if specific else None,
+            )
+        gpudirect = bool(args.node_networks)
+        self.node_pool = gcp.container.NodePool(
+            f"{name}-pool",
+            name=pool.name,
+            project=args.project,
+            cluster=args.cluster_id,
+            location=args.location,
+            node_locations=gke.zones or None,
+            # The autoscaler owns the size between these totals (min 0: idle GPU nodes go away); gpufleet
+            # never sets node_count, so `pulumi up` does not fight the autoscaler.
+            autoscaling=gcp.container.NodePoolAutoscalingArgs(
+                total_min_node_count=pool.min_nodes,
+                total_max_node_count=pool.max_nodes,
+                location_policy=gke.location_policy,
+            ),
+            management=gcp.container.NodePoolManagementArgs(auto_repair=True, auto_upgrade=True),
+            node_config=gcp.container.NodePoolNodeConfigArgs(
+                machine_type=machine.name,
+                spot=pool.capacity == "spot",
+                guest_accelerators=[accelerator(pool, machine, args.gpu_stack)],
+                # The NVIDIA driver manager (GPU Operator) supports Ubuntu node images only.
+                image_type="UBUNTU_CONTAINERD" if args.gpu_stack == "operator" else "COS_CONTAINERD",
+                disk_size_gb=gke.disk_size_gb,
+                # From the catalog: A3 Ultra and A4 reject Persistent Disk boot disks (Hyperdisk only).
+                disk_type=machine.boot_disk,
+                labels=labels,
+                taints=gke_taints(pool),
+                reservation_affinity=reservation,
+                gvnic=gcp.container.NodePoolNodeConfigGvnicArgs(enabled=True) if gpudirect else None,
+                service_account=args.service_account,
+                oauth_scopes=[CLOUD_PLATFORM_SCOPE],
+                workload_metadata_config=gcp.container.NodePoolNodeConfigWorkloadMetadataConfigArgs(mode="GKE_METADATA")
+                if args.workload_identity else None,
+                metadata={"disable-legacy-endpoints": "true"},
+                shielded_instance_config=gcp.container.NodePoolNodeConfigShieldedInstanceConfigArgs(
+                    enable_secure_boot=True, enable_integrity_monitoring=True
+                ),
+            ),
+            network_config=gcp.container.NodePoolNetworkConfigArgs(
+                enable_private_nodes=args.private_nodes,
+                additional_node_network_configs=[
+                    gcp.container.NodePoolNetworkConfigAdditionalNodeNetworkConfigArgs(network=n, subnetwork=s)
+                    for n, s in args.node_networks
+                ] or None,
+            ),
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        self.register_outputs({"name": pool.name, "machineType": machine.name, "accelerator": machine.accelerator})

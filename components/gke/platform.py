@@ -1,0 +1,89 @@
+"""The GKE platform: network, GKE Standard control plane with its system pool, one GkeNodePool per GPU
+pool (with GPUDirect VPCs where asked) and the CSI StorageClasses."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pulumi
+
+from gpufleet.components.gke.cluster import GkeCluster, GkeClusterArgs
+from gpufleet.components.gke.gpudirect_network import GkeGpuDirectNetwork, GkeGpuDirectNetworkArgs
+from gpufleet.components.gke.gpudirect_wiring import GkeGpuDirectWiring, GkeGpuDirectWiringArgs, GpuDirectPool
+from gpufleet.components.gke.network import GkeNetwork, GkeNetworkArgs
+from gpufleet.components.gke.node_pool import GkeNodePool, GkeNodePoolArgs
+from gpufleet.components.gke.storage import GkeStorage, GkeStorageArgs
+from gpufleet.components.platform import PlatformBuild, PlatformInputs
+from gpufleet.catalog import gcp as gcp_catalog
+from gpufleet.spec.gke import GkePoolSpec, project_of
+
+
+def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> PlatformBuild:
+    spec = inputs.spec
+    gke = spec.cluster.gke
+    project = project_of(spec, {"gcp:project": pulumi.Config("gcp").get("project")})
+    network = GkeNetwork(f"{name}-network", GkeNetworkArgs(gke, project), opts=opts)
+    gpudirect_pools = [p for p in spec.node_pools if p.rdma]
+    control_plane = GkeCluster(
+        f"{name}-gke",
+        GkeClusterArgs(
+            spec=gke,
+            cluster_name=name,
+            kubernetes_version=spec.cluster.kubernetes_version,
+            project=project,
+            network=network.ref,
+            multi_networking=bool(gpudirect_pools),
+        ),
+        opts=opts,
+    )
+    pools = []
+    extra_networks = []
+    next_block = 0  # GPUDirect pools take consecutive /24s of gpuDirectCidr: no two pod networks overlap
+    for pool in spec.node_pools:
+        machine = gcp_catalog.machine(pool.machine_type)
+        node_networks = []
+        if pool.rdma:
+            zones = (pool.gke or GkePoolSpec()).zones
+            direct = GkeGpuDirectNetwork(
+                f"{name}-pool-{pool.name}-gpudirect",
+                GkeGpuDirectNetworkArgs(
+                    gpudirect=machine.gpudirect,
+                    project=project,
+                    region=gke.region,
+                    cidr=gke.network.gpu_direct_cidr,
+                    zone=zones[0] if zones else None,
+                    first_block=next_block,
+                ),
+                opts=opts,
+            )
+            next_block += machine.gpudirect.additional_node_networks
+            extra_networks.append(GpuDirectPool(pool.name, machine.gpudirect.kind, direct.nics))
+            node_networks = direct.node_networks
+        pools.append(
+            GkeNodePool(
+                f"{name}-pool-{pool.name}",
+                GkeNodePoolArgs(
+                    pool=pool,
+                    machine=machine,
+                    cluster_id=control_plane.cluster.id,
+                    location=control_plane.location,
+                    project=project,
+                    gpu_stack=gke.gpu_stack,
+                    private_nodes=gke.private_nodes,
+                    workload_identity=gke.workload_identity,
+                    service_account=gke.service_account,
+                    node_networks=node_networks,
+                ),
+                opts=opts,
+            )
+        )
+    access = dataclasses.replace(control_plane.access, ready=[*control_plane.access.ready, *pools])
+    if extra_networks:
+        GkeGpuDirectWiring(f"{name}-gpudirect", GkeGpuDirectWiringArgs(extra_networks), control_plane.access, opts=opts)
+    GkeStorage(f"{name}-storage", GkeStorageArgs(gke.storage, network.ref.network_name), control_plane.access, opts=opts)
+    return PlatformBuild(
+        control_plane=control_plane,
+        access=access,
+        node_pools=pools,
+        install_gpu_operator=gke.gpu_stack == "operator",
+    )

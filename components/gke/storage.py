@@ -1,0 +1,62 @@
+"""GkeStorage: StorageClasses for GKE's CSI drivers (enabled on the cluster by GkeCluster).
+
+`gpufleet-rwo`: Persistent Disk CSI (balanced PD or Hyperdisk), the cluster default, bound where the pod
+lands. `gpufleet-rwx`: Filestore CSI (ReadWriteMany) on the cluster's VPC, when the spec asks for Filestore.
+Cloud Storage FUSE needs no StorageClass (pods mount buckets through inline CSI volumes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from gpufleet.components.cluster_access import ClusterAccess
+from gpufleet.spec.gke import GkeStorageSpec
+
+RWO_CLASS = "gpufleet-rwo"
+RWX_CLASS = "gpufleet-rwx"
+PD_DRIVER = "pd.csi.storage.gke.io"
+FILESTORE_DRIVER = "filestore.csi.storage.gke.io"
+DEFAULT_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class"
+
+
+@dataclass(frozen=True)
+class GkeStorageArgs:
+    spec: GkeStorageSpec
+    """Disk type, Filestore and GCS FUSE choices."""
+    network_name: pulumi.Input[str]
+    """VPC name Filestore instances attach to (the cluster's)."""
+
+
+class GkeStorage(pulumi.ComponentResource):
+    def __init__(self, name: str, args: GkeStorageArgs, access: ClusterAccess, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__("gpufleet:gke:GkeStorage", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self, provider=access.provider, depends_on=access.ready or [])
+        # GKE also ships `standard-rwo` marked default; Kubernetes >= 1.26 picks the newest default class, so
+        # PVCs without a class get this one.
+        self.rwo = k8s.storage.v1.StorageClass(
+            f"{name}-rwo",
+            metadata={"name": RWO_CLASS, "annotations": {DEFAULT_CLASS_ANNOTATION: "true"}},
+            provisioner=PD_DRIVER,
+            parameters={"type": args.spec.default_disk_type},
+            volume_binding_mode="WaitForFirstConsumer",
+            allow_volume_expansion=True,
+            reclaim_policy="Delete",
+            opts=child,
+        )
+        self.rwx = None
+        if args.spec.filestore:
+            self.rwx = k8s.storage.v1.StorageClass(
+                f"{name}-rwx",
+                metadata={"name": RWX_CLASS},
+                provisioner=FILESTORE_DRIVER,
+                parameters={"tier": args.spec.filestore_tier, "network": args.network_name},
+                volume_binding_mode="WaitForFirstConsumer",
+                allow_volume_expansion=True,
+                reclaim_policy="Delete",
+                opts=child,
+            )
+        self.register_outputs({"classes": [RWO_CLASS] + ([RWX_CLASS] if self.rwx else [])})

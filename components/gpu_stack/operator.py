@@ -1,0 +1,144 @@
+"""GpuOperator: the NVIDIA GPU Operator by Helm, in its own namespace, with values from the spec."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Optional
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from gpufleet.components.cluster_access import ClusterAccess
+from gpufleet.components.helm_chart import pinned_release
+from gpufleet import labels, versions
+from gpufleet.spec import GpuOperatorSpec
+
+NAMESPACE = "gpu-operator"
+_CONTROL_PLANE_TOLERATION = {
+    "key": "node-role.kubernetes.io/control-plane", "operator": "Equal", "value": "", "effect": "NoSchedule",
+}
+
+
+@dataclass(frozen=True)
+class GpuOperatorArgs:
+    spec: GpuOperatorSpec
+    """Release and driver choice from the stack spec."""
+    gpu_node_taints: list[dict] = field(default_factory=list)
+    """Taints GPU nodes carry (from every pool): the operator's daemonsets and NFD workers tolerate each."""
+    namespace: str = NAMESPACE
+    """Namespace the operator and its operands run in."""
+    device_plugin_config: Optional[dict] = None
+    """devicePlugin.config {name, default}: the sharing ConfigMap (components/gpu_stack/sharing.py); default: none,
+    one pod per GPU."""
+    mig_strategy: Optional[str] = None
+    """mig.strategy (single | mixed) when a pool uses MIG; default: the chart's (single), MIG manager untouched."""
+    mig_parted_config: Optional[str] = None
+    """migManager.config.name: a custom mig-parted ConfigMap; default: the MIG manager's generated layouts."""
+    rdma: bool = False
+    """A pool uses RDMA: with the operator's driver, turn on GPUDirect RDMA (driver.rdma) using the host's
+    network driver (the Network Operator does not install one here)."""
+    cuda_versions: tuple[str, ...] = ()
+    """CUDA versions the workloads use (gpufleet:workloads.cudaVersions), declared on the namespace for the
+    policy pack (gpu-driver-cuda-alignment); default: none declared, alignment is not checked."""
+
+
+def tolerations(taints: list[dict]) -> list[dict]:
+    """One `Exists` toleration per distinct taint key/effect, in a stable order."""
+    seen = sorted({(t["key"], t["effect"]) for t in taints})
+    return [{"key": key, "operator": "Exists", "effect": effect} for key, effect in seen]
+
+
+def operator_values(args: GpuOperatorArgs, platform: str, facts: dict) -> dict:
+    """Helm values for the gpu-operator chart; every key path exists in the chart's values.yaml."""
+    spec = args.spec
+    operator_driver = spec.driver.source == "operator"
+    driver: dict = {"enabled": operator_driver}
+    if operator_driver:
+        driver["version"] = spec.driver_version()
+    gpu_tolerations = tolerations(args.gpu_node_taints)
+    values: dict = {
+        "driver": driver,
+        "toolkit": {"enabled": True},
+        "devicePlugin": {"enabled": True},
+        "dcgmExporter": {"enabled": True},
+        "nfd": {"enabled": True},
+        "daemonsets": {"tolerations": gpu_tolerations},
+        "node-feature-discovery": {"worker": {"tolerations": [_CONTROL_PLANE_TOLERATION, *gpu_tolerations]}},
+    }
+    if args.device_plugin_config:
+        values["devicePlugin"]["config"] = dict(args.device_plugin_config)
+    if args.mig_strategy:
+        values["mig"] = {"strategy": args.mig_strategy}
+        values["migManager"] = {"enabled": True}
+        if args.mig_parted_config:
+            values["migManager"]["config"] = {"name": args.mig_parted_config, "default": "all-disabled"}
+    if args.rdma and operator_driver:
+        driver["rdma"] = {"enabled": True, "useHostMofed": True}
+    if platform == "k3s":
+        # k3s runs its own containerd with its own paths (NVIDIA/gpu-operator issues 238, 473, 1651).
+        # config.toml, not config.toml.tmpl: the template breaks k3s's flannel CNI config (issue 473).
+        values["toolkit"]["env"] = [
+            {"name": "CONTAINERD_CONFIG", "value": facts["containerd_config"]},
+            {"name": "CONTAINERD_SOCKET", "value": facts["containerd_socket"]},
+            {"name": "CONTAINERD_RUNTIME_CLASS", "value": "nvidia"},
+            {"name": "CONTAINERD_SET_AS_DEFAULT", "value": "true"},
+        ]
+    if platform == "eks" and facts.get("driver_preinstalled"):
+        # EKS GPU AMIs ship the driver and the container toolkit: installing either again makes the
+        # operands crash-loop (DESIGN.md section 7; AMI driver branch in catalog/aws_instances.yaml).
+        values["driver"] = {"enabled": False}
+        values["toolkit"] = {"enabled": not facts.get("toolkit_preinstalled", False)}
+    return values
+
+
+def policy_annotations(args: GpuOperatorArgs) -> dict[str, str]:
+    """What the policy pack judges the stack's driver by (policies/README.md, "What reaches the pack")."""
+    out = {}
+    if args.cuda_versions:
+        out[labels.CUDA_VERSIONS_ANNOTATION] = ",".join(args.cuda_versions)
+    if args.spec.driver.source == "preinstalled" and args.spec.driver.version:
+        out[labels.PREINSTALLED_DRIVER_ANNOTATION] = args.spec.driver.version
+    return out
+
+
+class GpuOperator(pulumi.ComponentResource):
+    """The GPU Operator's namespace and Helm release on the cluster's Kubernetes provider."""
+
+    def __init__(
+        self, name: str, args: GpuOperatorArgs, access: ClusterAccess, opts: Optional[pulumi.ResourceOptions] = None
+    ):
+        super().__init__("gpufleet:addons:GpuOperator", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self, provider=access.provider)
+        self.values = operator_values(args, access.platform, access.facts)
+        # Operands are privileged (driver, toolkit, device plugin): the namespace must allow it.
+        self.namespace = k8s.core.v1.Namespace(
+            f"{name}-ns",
+            metadata={
+                "name": args.namespace,
+                "labels": {"pod-security.kubernetes.io/enforce": "privileged"},
+                "annotations": policy_annotations(args),
+            },
+            opts=child,
+        )
+        extra_deps: list[pulumi.Resource] = []
+        if access.platform == "gke":
+            # GKE admits system-node-critical / system-cluster-critical pods outside kube-system only up to a
+            # ResourceQuota for those priority classes (NVIDIA GPU Operator docs, google-gke.rst).
+            self.quota = k8s.core.v1.ResourceQuota(
+                f"{name}-quota",
+                metadata={"name": "gpu-operator-quota", "namespace": self.namespace.metadata["name"]},
+                spec={
+                    "hard": {"pods": "100"},
+                    "scopeSelector": {"matchExpressions": [{
+                        "operator": "In", "scopeName": "PriorityClass",
+                        "values": ["system-node-critical", "system-cluster-critical"],
+                    }]},
+                },
+                opts=child,
+            )
+            extra_deps.append(self.quota)
+        chart = replace(versions.GPU_OPERATOR, version=args.spec.version)  # the stack may pick another known release
+        self.release = pinned_release(
+            name, chart, self.namespace.metadata["name"], self.values, access, parent=self, depends_on=extra_deps, timeout=900
+        )
+        self.register_outputs({"namespace": args.namespace, "chartVersion": args.spec.version})

@@ -1,0 +1,172 @@
+"""K3sCluster: k3s servers (one, or an odd number with embedded etcd) and CPU agents over SSH."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import pulumi
+import pulumi_command as command
+import pulumi_kubernetes as k8s
+import pulumi_random as random
+
+from gpufleet.components.cluster_access import ClusterAccess
+from gpufleet.components.k3s.install import AS_ROOT, API_PORT, KUBECONFIG_PATH, node_scripts, render_config, rewrite_kubeconfig
+from gpufleet.spec import Host, K3sSpec
+
+# Where k3s keeps containerd's config and socket; the GPU Operator's toolkit must be told
+# (NVIDIA/gpu-operator issues 238, 473, 1651).
+CONTAINERD_CONFIG = "/var/lib/rancher/k3s/agent/etc/containerd/config.toml"
+CONTAINERD_SOCKET = "/run/k3s/containerd/containerd.sock"
+# Where k3s's containerd looks for CNI plugins and their configs (docs.k3s.io/networking/multus-ipams: a fixed
+# bin directory since the October 2024 releases); Multus and the CNI plugins must be installed there.
+CNI_BIN_DIR = "/var/lib/rancher/k3s/data/cni"
+CNI_CONF_DIR = "/var/lib/rancher/k3s/agent/etc/cni/net.d"
+
+
+@dataclass(frozen=True)
+class K3sJoin:
+    """What an agent needs to join the cluster."""
+
+    server_url: str
+    token: pulumi.Output
+    kubernetes_version: str
+    ssh_user: str
+    ssh_private_key: pulumi.Output
+    servers: list[pulumi.Resource]
+
+
+@dataclass(frozen=True)
+class K3sClusterArgs:
+    spec: K3sSpec
+    """The k3s block of the stack spec (servers, CPU agents, API address, flags)."""
+    kubernetes_version: str
+    """Kubernetes minor version; picks the pinned k3s release."""
+    ssh_private_key: pulumi.Input[str]
+    """SSH private key for every host (from a secret config value)."""
+    local_storage_path: Optional[str] = None
+    """Directory of k3s's local-path volumes on every node (`default-local-storage-path`); default: k3s's own."""
+
+
+def connection(host: Host, default_user: str, private_key: pulumi.Input[str]) -> command.remote.ConnectionArgs:
+    return command.remote.ConnectionArgs(
+        host=host.address, port=host.port, user=host.user or default_user, private_key=private_key
+    )
+
+
+def agent_command(
+    name: str, host: Host, join: K3sJoin, labels: dict[str, str], taints: list[str], parent: pulumi.Resource
+) -> command.remote.Command:
+    """One k3s agent joined to the cluster with its labels and taints (applied when it registers)."""
+    settings = {
+        "server": join.server_url,
+        "node-name": host.name,
+        "node-label": [f"{k}={v}" for k, v in sorted(labels.items())],
+        "node-taint": taints,
+    }
+    scripts = node_scripts("agent", join.kubernetes_version, host.name)
+    stdin = join.token.apply(lambda token: render_config({**settings, "token": token}))
+    return command.remote.Command(
+        name,
+        connection=connection(host, join.ssh_user, join.ssh_private_key),
+        create=scripts.create,
+        update=scripts.create,
+        delete=scripts.delete,
+        stdin=pulumi.Output.secret(stdin),
+        opts=pulumi.ResourceOptions(parent=parent, depends_on=join.servers),
+    )
+
+
+class K3sCluster(pulumi.ComponentResource):
+    """A k3s control plane on your hosts; exposes `access` (kubeconfig, provider) and `join` for node pools."""
+
+    access: ClusterAccess
+    join: K3sJoin
+
+    def __init__(self, name: str, args: K3sClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__("gpufleet:k3s:K3sCluster", name, None, opts)
+        spec = args.spec
+        key = pulumi.Output.secret(args.ssh_private_key)
+        api_address = spec.api_address or spec.servers[0].address
+        server_url = f"https://{api_address}:{API_PORT}"
+
+        # The join token is generated once and stays in state (RandomPassword results are secret).
+        self.token = random.RandomPassword(
+            f"{name}-token", length=48, special=False, opts=pulumi.ResourceOptions(parent=self)
+        )
+
+        scripts = node_scripts("server", args.kubernetes_version)
+        tls_sans = sorted({api_address, *spec.tls_sans})
+        servers: list[command.remote.Command] = []
+        for i, host in enumerate(spec.servers):
+            settings: dict = {
+                "node-name": host.name,
+                "tls-san": tls_sans,
+                "disable": list(spec.disable),
+                "write-kubeconfig-mode": "0600",
+            }
+            if len(spec.servers) > 1:
+                # HA: the first server starts embedded etcd, the others join it one at a time.
+                if i == 0:
+                    settings["cluster-init"] = True
+                else:
+                    settings["server"] = f"https://{spec.servers[0].address}:{API_PORT}"
+            if args.local_storage_path:
+                settings["default-local-storage-path"] = args.local_storage_path
+            if spec.taint_servers:
+                settings["node-taint"] = ["CriticalAddonsOnly=true:NoExecute"]
+            stdin = self.token.result.apply(lambda token, s=settings: render_config({**s, "token": token}))
+            servers.append(
+                command.remote.Command(
+                    f"{name}-server-{host.name}",
+                    connection=connection(host, spec.ssh_user, key),
+                    create=scripts.create,
+                    update=scripts.create,
+                    delete=scripts.delete,
+                    stdin=pulumi.Output.secret(stdin),
+                    opts=pulumi.ResourceOptions(parent=self, depends_on=servers[-1:]),
+                )
+            )
+
+        self.join = K3sJoin(
+            server_url=server_url,
+            token=self.token.result,
+            kubernetes_version=args.kubernetes_version,
+            ssh_user=spec.ssh_user,
+            ssh_private_key=key,
+            servers=list(servers),
+        )
+        self.agents = [
+            agent_command(f"{name}-agent-{host.name}", host, self.join, {}, [], self) for host in spec.agents
+        ]
+
+        read = command.remote.Command(
+            f"{name}-kubeconfig",
+            connection=connection(spec.servers[0], spec.ssh_user, key),
+            create=f"{AS_ROOT}\nsudo cat {KUBECONFIG_PATH}",
+            # Read it again when the first server is replaced (its CA and credentials change).
+            triggers=[servers[0].id],
+            # The provider streams stdout to the update log even when it is a secret output (pulumi/pulumi-command#401):
+            # the kubeconfig holds the admin client key.
+            logging=command.remote.Logging.NONE,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=servers, additional_secret_outputs=["stdout"]),
+        )
+        self.kubeconfig = pulumi.Output.secret(read.stdout.apply(lambda text: rewrite_kubeconfig(text, api_address)))
+        self.provider = k8s.Provider(
+            f"{name}-k8s", kubeconfig=self.kubeconfig, opts=pulumi.ResourceOptions(parent=self)
+        )
+        self.access = ClusterAccess(
+            name=name,
+            platform="k3s",
+            kubernetes_version=args.kubernetes_version,
+            kubeconfig=self.kubeconfig,
+            provider=self.provider,
+            facts={
+                "containerd_config": CONTAINERD_CONFIG,
+                "containerd_socket": CONTAINERD_SOCKET,
+                "cni_bin_dir": CNI_BIN_DIR,
+                "cni_conf_dir": CNI_CONF_DIR,
+            },
+            ready=[*servers, *self.agents],
+        )
+        self.register_outputs({"kubeconfig": self.kubeconfig, "serverUrl": server_url})

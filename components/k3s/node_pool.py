@@ -1,0 +1,33 @@
+"""K3sNodePool: a pool's GPU hosts joined as k3s agents, labelled and tainted for GPU work only."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import pulumi
+
+from gpufleet.components.k3s.cluster import K3sJoin, agent_command
+from gpufleet.node_labels import pool_labels, pool_taints
+from gpufleet.labels import taint_string
+from gpufleet.spec import NodePoolSpec
+
+
+@dataclass(frozen=True)
+class K3sNodePoolArgs:
+    pool: NodePoolSpec
+    """The pool's spec (hosts, GPU model, extra labels and taints)."""
+    join: K3sJoin
+    """How to join the cluster (from K3sCluster.join)."""
+
+
+class K3sNodePool(pulumi.ComponentResource):
+    def __init__(self, name: str, args: K3sNodePoolArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__("gpufleet:k3s:K3sNodePool", name, None, opts)
+        pool = args.pool
+        labels = pool_labels(pool)
+        taints = [taint_string(t["key"], t["value"], t["effect"]) for t in pool_taints(pool)]
+        self.agents = [
+            agent_command(f"{name}-agent-{host.name}", host, args.join, labels, taints, self) for host in pool.hosts
+        ]
+        self.register_outputs({"nodes": [h.name for h in pool.hosts]})

@@ -1,0 +1,29 @@
+"""The k3s platform: a K3sCluster control plane and one K3sNodePool per GPU pool."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pulumi
+
+from gpufleet.components.k3s.cluster import K3sCluster, K3sClusterArgs
+from gpufleet.components.k3s.node_pool import K3sNodePool, K3sNodePoolArgs
+from gpufleet.components.platform import PlatformBuild, PlatformInputs
+
+
+def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> PlatformBuild:
+    spec = inputs.spec
+    control_plane = K3sCluster(
+        f"{name}-k3s",
+        K3sClusterArgs(
+            spec.cluster.k3s, spec.cluster.kubernetes_version, inputs.ssh_private_key,
+            local_storage_path=spec.storage.local_path.path,
+        ),
+        opts=opts,
+    )
+    pools = [
+        K3sNodePool(f"{name}-pool-{pool.name}", K3sNodePoolArgs(pool, control_plane.join), opts=opts)
+        for pool in spec.node_pools
+    ]
+    access = dataclasses.replace(control_plane.access, ready=[*control_plane.access.ready, *pools])
+    return PlatformBuild(control_plane=control_plane, access=access, node_pools=pools)

@@ -1,0 +1,176 @@
+"""Kueue: queues with GPU quotas per team and pool, and all-or-nothing admission of multi-pod jobs.
+
+Per pool a ResourceFlavor (the pool's node labels; its taints as tolerations Kueue adds to admitted
+pods). Per team and pool a ClusterQueue `<team>-<pool>` in one cohort (idle quota is lent and reclaimed
+by preemption), and a LocalQueue named after the pool in the team's namespace. Quotas count what the
+pool advertises (GPUs, or time-slice replicas / MIG slices on shared pools).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from gpufleet.components.cluster_access import ClusterAccess
+from gpufleet.components.helm_chart import namespaced_release
+from gpufleet.components.workloads.pool_flavor import PoolFlavor
+from gpufleet.components.workloads.team_namespace import TeamNamespace, TeamNamespaceArgs
+from gpufleet import labels as L
+from gpufleet import versions
+from gpufleet.spec.addons import KueueSpec, QueueSpec, TeamSpec
+
+NAMESPACE = "kueue-system"
+API_VERSION = "kueue.x-k8s.io/v1beta2"
+# Kueue admits a workload only if its ClusterQueue covers every resource it requests. CPU and memory are
+# covered with quotas no cluster reaches, so GPUs alone gate admission.
+UNGATED = {"cpu": "100000", "memory": "1000Ti"}
+
+
+@dataclass(frozen=True)
+class KueueArgs:
+    spec: KueueSpec
+    """Teams, queues, cohort and preemption from the stack spec."""
+    pools: dict[str, PoolFlavor]
+    """The stack's pools by name (components/workloads/pool_flavor.py): flavors and capacities come from here."""
+    namespace: str = NAMESPACE
+    """Namespace Kueue's controller runs in."""
+
+
+def in_units(flavor: PoolFlavor, gpus: int) -> dict[str, int]:
+    """A quota the spec states in GPUs (what the pool advertises under nvidia.com/), for every resource the
+    pool advertises: GPU resources get it as is, companions such as EFA interfaces their share of the pool
+    (16 of 16 GPUs on two p5 nodes -> all 64 EFA interfaces), rounded up so a whole-node job still fits."""
+    most = flavor.at_max_size
+    gpu_like = [r for r in most if r.startswith("nvidia.com/")]
+    pool_gpus = max((most[r] for r in gpu_like), default=0)
+    out = {}
+    for r, n in most.items():
+        if r in gpu_like or not pool_gpus:
+            out[r] = gpus
+        else:
+            out[r] = min(n, math.ceil(n * gpus / pool_gpus))
+    return out
+
+
+def nominal(queue: QueueSpec, flavor: PoolFlavor) -> dict[str, int]:
+    """Resource -> nominal quota: the queue's own figure (in GPUs), or everything the pool advertises at max size."""
+    if queue.nominal_quota is None:
+        return dict(flavor.at_max_size)
+    return in_units(flavor, queue.nominal_quota)
+
+
+def most_admitted(queue: QueueSpec, flavor: PoolFlavor) -> dict[str, int]:
+    """The most a queue can ever have admitted: nominal + borrowing limit, capped by the pool's size."""
+    most = flavor.at_max_size
+    own = nominal(queue, flavor)
+    if queue.borrowing_limit is None:
+        return dict(most)
+    borrow = in_units(flavor, queue.borrowing_limit)
+    return {r: min(most[r], own[r] + borrow[r]) for r in most}
+
+
+def team_quota(team: TeamSpec, pools: dict[str, PoolFlavor]) -> dict[str, int]:
+    """The team namespace's ResourceQuota: the spec's gpuQuota, else the most its queues can be admitted."""
+    total: dict[str, int] = {} if team.queues else {L.GPU_RESOURCE: 0}
+    for queue in team.queues:
+        for r, n in most_admitted(queue, pools[queue.pool]).items():
+            total[r] = total.get(r, 0) + n
+    if team.gpu_quota is not None:
+        # gpuQuota counts GPUs; companion resources (EFA) keep what the team's queues can be admitted.
+        return {r: (team.gpu_quota if r.startswith("nvidia.com/") else n) for r, n in total.items()}
+    return total
+
+
+def max_per_container(team: TeamSpec, pools: dict[str, PoolFlavor]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for queue in team.queues:
+        for r, n in pools[queue.pool].per_node.items():
+            out[r] = max(out.get(r, 0), n)
+    return out
+
+
+def resource_flavor(flavor: PoolFlavor) -> dict:
+    return {"nodeLabels": dict(flavor.node_labels), "tolerations": list(flavor.tolerations)}
+
+
+def cluster_queue(spec: KueueSpec, team: TeamSpec, queue: QueueSpec, flavor: PoolFlavor) -> dict:
+    gpu = nominal(queue, flavor)
+    resources = [{"name": r, "nominalQuota": q} for r, q in UNGATED.items()]
+    borrow = in_units(flavor, queue.borrowing_limit) if queue.borrowing_limit is not None else {}
+    lend = in_units(flavor, queue.lending_limit) if queue.lending_limit is not None else {}
+    for r, q in sorted(gpu.items()):
+        entry: dict = {"name": r, "nominalQuota": q}
+        if r in borrow:
+            entry["borrowingLimit"] = borrow[r]
+        if r in lend:
+            entry["lendingLimit"] = lend[r]
+        resources.append(entry)
+    return {
+        "cohortName": spec.cohort,
+        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": team.namespace_name}},
+        "queueingStrategy": "BestEffortFIFO",
+        "preemption": {
+            "withinClusterQueue": spec.preemption.within_cluster_queue,
+            "reclaimWithinCohort": spec.preemption.reclaim_within_cohort,
+        },
+        "resourceGroups": [{
+            "coveredResources": [e["name"] for e in resources],
+            "flavors": [{"name": flavor.pool, "resources": resources}],
+        }],
+    }
+
+
+class Kueue(pulumi.ComponentResource):
+    """Kueue's Helm release, a ResourceFlavor per pool, and each team's namespace and queues."""
+
+    def __init__(self, name: str, args: KueueArgs, access: ClusterAccess, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__("gpufleet:addons:Kueue", name, None, opts)
+        self.namespace, self.release = namespaced_release(
+            name, versions.KUEUE, args.namespace, {}, access, parent=self,
+        )
+        # Custom resources need Kueue's CRDs and webhooks: wait for the release.
+        crs = pulumi.ResourceOptions(parent=self, provider=access.provider, depends_on=[self.release])
+        used = sorted({q.pool for t in args.spec.teams for q in t.queues})
+        self.flavors = {
+            pool: k8s.apiextensions.CustomResource(
+                f"{name}-flavor-{pool}", api_version=API_VERSION, kind="ResourceFlavor",
+                metadata={"name": pool}, spec=resource_flavor(args.pools[pool]), opts=crs,
+            )
+            for pool in used
+        }
+        self.teams: dict[str, TeamNamespace] = {}
+        self.cluster_queues: dict[str, k8s.apiextensions.CustomResource] = {}
+        self.local_queues: dict[str, k8s.apiextensions.CustomResource] = {}
+        for team in args.spec.teams:
+            ns = TeamNamespace(
+                f"{name}-team-{team.name}",
+                TeamNamespaceArgs(
+                    team=team.name, namespace=team.namespace_name,
+                    gpu_quota=team_quota(team, args.pools), max_per_container=max_per_container(team, args.pools),
+                ),
+                access, opts=pulumi.ResourceOptions(parent=self),
+            )
+            self.teams[team.name] = ns
+            for queue in team.queues:
+                cq_name = f"{team.name}-{queue.pool}"
+                cq = k8s.apiextensions.CustomResource(
+                    f"{name}-cq-{cq_name}", api_version=API_VERSION, kind="ClusterQueue",
+                    metadata={"name": cq_name},
+                    spec=cluster_queue(args.spec, team, queue, args.pools[queue.pool]),
+                    opts=pulumi.ResourceOptions.merge(crs, pulumi.ResourceOptions(depends_on=[self.flavors[queue.pool]])),
+                )
+                self.cluster_queues[cq_name] = cq
+                self.local_queues[cq_name] = k8s.apiextensions.CustomResource(
+                    f"{name}-lq-{cq_name}", api_version=API_VERSION, kind="LocalQueue",
+                    metadata={"name": queue.pool, "namespace": ns.namespace.metadata["name"]},
+                    spec={"clusterQueue": cq_name},
+                    opts=pulumi.ResourceOptions.merge(crs, pulumi.ResourceOptions(depends_on=[cq])),
+                )
+        self.register_outputs({
+            "namespace": args.namespace, "chartVersion": versions.KUEUE.version,
+            "clusterQueues": sorted(self.cluster_queues),
+        })

@@ -1,0 +1,52 @@
+"""The workload layer (gpufleet:addons): each enabled add-on as a child of the cluster component."""
+
+from __future__ import annotations
+
+import pulumi
+
+from gpufleet.components.cluster_access import ClusterAccess
+from gpufleet.spec import StackSpec
+
+
+def build_workloads(name: str, spec: StackSpec, access: ClusterAccess, opts: pulumi.ResourceOptions) -> dict:
+    """Create every add-on the spec enables (all off by default); returns them by role."""
+    addons = spec.addons
+    out: dict[str, pulumi.ComponentResource] = {}
+    if addons.priority_classes.enabled:
+        from gpufleet.components.workloads.priority_classes import PriorityClasses, PriorityClassesArgs
+
+        out["priorityClasses"] = PriorityClasses(
+            f"{name}-priority", PriorityClassesArgs(list(addons.priority_classes.classes)), access, opts=opts
+        )
+    if addons.kueue.enabled or addons.volcano.enabled:
+        from gpufleet.components.workloads.pool_flavor import pool_flavors
+
+        flavors = pool_flavors(spec)
+    if addons.kueue.enabled:
+        from gpufleet.components.workloads.kueue import Kueue, KueueArgs
+
+        out["kueue"] = Kueue(f"{name}-kueue", KueueArgs(addons.kueue, flavors), access, opts=opts)
+    if addons.jobset.enabled:
+        from gpufleet.components.workloads.jobset import JobSet, JobSetArgs
+
+        out["jobset"] = JobSet(f"{name}-jobset", JobSetArgs(), access, opts=opts)
+    if addons.trainer.enabled:
+        from gpufleet.components.workloads.trainer import Trainer, TrainerArgs
+
+        jobset = out.get("jobset")
+        out["trainer"] = Trainer(
+            f"{name}-trainer",
+            TrainerArgs(install_jobset=jobset is None, depends_on=[jobset.release] if jobset else []),
+            access, opts=opts,
+        )
+    if addons.volcano.enabled:
+        from gpufleet.components.workloads.volcano import Volcano, VolcanoArgs
+
+        out["volcano"] = Volcano(
+            f"{name}-volcano", VolcanoArgs([flavors[p] for p in addons.volcano.pools]), access, opts=opts
+        )
+    if addons.keda.enabled:
+        from gpufleet.components.workloads.keda import Keda, KedaArgs
+
+        out["keda"] = Keda(f"{name}-keda", KedaArgs(), access, opts=opts)
+    return out

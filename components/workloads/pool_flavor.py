@@ -1,0 +1,52 @@
+"""What a scheduler needs to know about a GPU pool: its node labels, its taints, what it advertises."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpufleet.node_labels import pool_labels, pool_taints
+from gpufleet import labels as L
+from gpufleet.capacity import pool_capacity
+from gpufleet.spec import StackSpec
+
+# The labels a flavor selects on: the pool, and what a queue must know (GPU model, spot or on-demand).
+FLAVOR_LABEL_KEYS = (L.POOL_LABEL, L.GPU_MODEL_LABEL, L.CAPACITY_TYPE_LABEL)
+
+
+@dataclass(frozen=True)
+class PoolFlavor:
+    pool: str
+    """Pool name (also the Kueue ResourceFlavor's and the Volcano Queue's name)."""
+    node_labels: dict[str, str]
+    """gpufleet's pool, GPU model and capacity-type labels of the pool's nodes."""
+    tolerations: list[dict[str, str]]
+    """One toleration per taint the pool's nodes carry (GPU, spot, the pool's own)."""
+    per_node: dict[str, int]
+    """Extended resource -> count each node advertises (GPUs, or shared replicas / MIG slices)."""
+    max_nodes: int
+    """The pool's maximum size (k3s: its number of hosts)."""
+
+    @property
+    def at_max_size(self) -> dict[str, int]:
+        """What the pool advertises at its maximum size: the most any quota on it can ever use."""
+        return {resource: count * self.max_nodes for resource, count in self.per_node.items()}
+
+
+def toleration(taint: dict[str, str]) -> dict[str, str]:
+    return {"key": taint["key"], "operator": "Equal", "value": taint["value"], "effect": taint["effect"]}
+
+
+def pool_flavors(spec: StackSpec) -> dict[str, PoolFlavor]:
+    """Every pool of the stack, by name."""
+    out = {}
+    for pool in spec.node_pools:
+        cap = pool_capacity(pool, spec.cluster.platform)
+        labels = pool_labels(pool, cap.gpu)
+        out[pool.name] = PoolFlavor(
+            pool=pool.name,
+            node_labels={k: labels[k] for k in FLAVOR_LABEL_KEYS if k in labels},
+            tolerations=[toleration(t) for t in pool_taints(pool)],
+            per_node=dict(cap.advertised),
+            max_nodes=cap.max_nodes,
+        )
+    return out

@@ -1,0 +1,190 @@
+"""GPU capacity and hourly cost per pool, at minimum and maximum size, and the quota warnings that need them.
+
+Base layer: the spec, the catalog and the sharing rules in, plain figures out. The plan, the review, the
+workload components (Kueue quotas) and the spec's own warnings all read capacity from here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from gpufleet import labels
+from gpufleet import sharing as gpu_sharing
+from gpufleet.spec import NodePoolSpec, Problem, StackSpec
+from gpufleet.spec.addons import NAMESPACE
+from gpufleet.spec import shape as pool_shape
+
+CURRENCY = "USD"
+
+
+@dataclass(frozen=True)
+class PoolCapacity:
+    pool: str
+    gpu: Optional[str]
+    gpus_per_node: int
+    min_nodes: int
+    max_nodes: int
+    capacity_type: str
+    advertised: dict[str, int]  # extended resource -> count per node
+    price_per_node_hour: Optional[float]
+    sharing: str = ""  # how `advertised` comes about (sharing mode, replicas, MIG layout)
+    shared: bool = False  # GPUs are time-sliced, MPS-shared or MIG-partitioned
+
+    @property
+    def min_gpus(self) -> int:
+        return self.min_nodes * self.gpus_per_node
+
+    @property
+    def max_gpus(self) -> int:
+        return self.max_nodes * self.gpus_per_node
+
+    @property
+    def hourly_min(self) -> float:
+        return (self.price_per_node_hour or 0.0) * self.min_nodes
+
+    @property
+    def hourly_max(self) -> float:
+        return (self.price_per_node_hour or 0.0) * self.max_nodes
+
+    def to_json(self) -> dict:
+        return {
+            "pool": self.pool,
+            "gpu": self.gpu,
+            "gpusPerNode": self.gpus_per_node,
+            "minNodes": self.min_nodes,
+            "maxNodes": self.max_nodes,
+            "minGpus": self.min_gpus,
+            "maxGpus": self.max_gpus,
+            "capacityType": self.capacity_type,
+            "advertisedPerNode": self.advertised,
+            "pricePerNodeHour": self.price_per_node_hour,
+            "sharing": self.sharing,
+        }
+
+
+def pool_capacity(pool: NodePoolSpec, platform: str) -> PoolCapacity:
+    if platform == "eks":
+        return _eks_pool_capacity(pool)
+    if platform == "gke" and pool.machine_type:
+        return _gke_pool_capacity(pool)
+    gpus = pool.gpus_per_node or 0
+    if platform == "k3s":
+        lo = hi = len(pool.hosts)
+    else:
+        lo, hi = pool.min_nodes, pool.max_nodes
+    return PoolCapacity(
+        pool=pool.name,
+        gpu=pool.gpu,
+        gpus_per_node=gpus,
+        min_nodes=lo,
+        max_nodes=hi,
+        capacity_type=pool.capacity,
+        advertised=gpu_sharing.advertised(pool),
+        price_per_node_hour=pool.price_per_node_hour,
+        sharing=gpu_sharing.explain(pool),
+        shared=gpu_sharing.shares(pool),
+    )
+
+
+def _eks_pool_capacity(pool: NodePoolSpec) -> PoolCapacity:
+    """GPU model, count and price from the EC2 instance catalog (first instance type); EFA too."""
+    from gpufleet.catalog import aws as aws_catalog
+    from gpufleet.spec.eks import pool_instance_types
+
+    t = aws_catalog.instance_type(pool_instance_types(pool)[0])
+    # The instance type fixes the GPU model and count; sharing then multiplies what a node advertises.
+    shaped = pool_shape.shaped(pool, "eks")
+    advertised = gpu_sharing.advertised(shaped)
+    if pool.rdma:
+        advertised[labels.EFA_RESOURCE] = t.efa_interfaces
+    price = pool.price_per_node_hour if pool.price_per_node_hour is not None else t.price(pool.capacity)
+    return PoolCapacity(
+        pool=pool.name, gpu=t.gpu, gpus_per_node=t.gpus, min_nodes=pool.min_nodes, max_nodes=pool.max_nodes,
+        capacity_type=pool.capacity, advertised=advertised, price_per_node_hour=price,
+        sharing=gpu_sharing.explain(shaped), shared=gpu_sharing.shares(shaped),
+    )
+
+
+def capacity(spec: StackSpec) -> list[PoolCapacity]:
+    return [pool_capacity(p, spec.cluster.platform) for p in spec.node_pools]
+
+
+AUTOSCALER_NOTE = (
+    "autoscalers count whole nodes: a pending pod asking for a shared GPU or a MIG slice adds a whole node "
+    "of the pool, and a node is removed only when no pod uses any of its GPUs"
+)
+
+
+def capacity_notes(pools: list[PoolCapacity]) -> list[str]:
+    """One line per shared pool saying what it advertises, then the autoscaler note."""
+    shared = [p for p in pools if p.shared]
+    if not shared:
+        return []
+    return [f"{p.pool}: {p.sharing}" for p in shared] + [AUTOSCALER_NOTE]
+
+
+def cost(pools: list[PoolCapacity]) -> dict:
+    """Hourly cost at minimum size (the idle floor) and at maximum size; unpriced pools are named."""
+    return {
+        "hourlyMin": round(sum(p.hourly_min for p in pools), 4),
+        "hourlyMax": round(sum(p.hourly_max for p in pools), 4),
+        "currency": CURRENCY,
+        "unpricedPools": [p.pool for p in pools if p.price_per_node_hour is None],
+    }
+
+
+def _gke_pool_capacity(pool: NodePoolSpec) -> PoolCapacity:
+    """GKE: GPU model, count and price from gpufleet/catalog/gcp_machines.yaml. GKE's device plugin
+    advertises one nvidia.com/gpu per MIG partition, times the clients per GPU when shared."""
+    from gpufleet import catalog
+    from gpufleet.catalog import gcp
+
+    machine = gcp.machine(pool.machine_type)
+    gpus = pool.accelerator_count or machine.fixed_count or 0
+    per_node = gpus
+    opts = pool.gke
+    if opts is not None and opts.gpu_partition_size:
+        per_node *= catalog.gpu(machine.gpu).mig.profiles[opts.gpu_partition_size]
+    if opts is not None and opts.gpu_sharing is not None:
+        per_node *= opts.gpu_sharing.max_shared_clients_per_gpu
+    price = pool.price_per_node_hour if pool.price_per_node_hour is not None else machine.price(pool.capacity, gpus)
+    return PoolCapacity(
+        pool=pool.name,
+        gpu=machine.gpu,
+        gpus_per_node=gpus,
+        min_nodes=pool.min_nodes,
+        max_nodes=pool.max_nodes,
+        capacity_type=pool.capacity,
+        advertised={labels.GPU_RESOURCE: per_node},
+        price_per_node_hour=price,
+    )
+
+
+ADDONS_KEY = f"{NAMESPACE}:addons"
+
+
+def addons_warnings(stack: str, spec: StackSpec) -> list[Problem]:
+    """Quotas that can never be met: the sum of nominal quotas on a pool above what it advertises at max size."""
+    if not spec.addons.kueue.enabled:
+        return []
+    pools = {p.name: p for p in spec.node_pools}
+    totals: dict[str, list[tuple[str, int]]] = {}
+    for i, team in enumerate(spec.addons.kueue.teams):
+        for j, queue in enumerate(team.queues):
+            if queue.pool in pools and queue.nominal_quota is not None:
+                totals.setdefault(queue.pool, []).append((f"{ADDONS_KEY}.kueue.teams[{i}].queues[{j}].nominalQuota", queue.nominal_quota))
+    out: list[Problem] = []
+    for pool, quotas in totals.items():
+        cap = pool_capacity(pools[pool], spec.cluster.platform)
+        for resource, per_node in cap.advertised.items():
+            most = per_node * cap.max_nodes
+            total = sum(q for _, q in quotas)
+            if total > most:
+                paths = ", ".join(p for p, _ in quotas)
+                out.append(Problem(
+                    stack, quotas[-1][0],
+                    f"nominal quotas on pool '{pool}' add up to {total} {resource}, more than the pool can ever "
+                    f"provide ({most} = {per_node} per node x {cap.max_nodes} nodes at max size); queues: {paths}",
+                    total,
+                ))
+    return out
