@@ -20,6 +20,10 @@ class GpuClusterArgs:
     """The validated stack spec."""
     ssh_private_key: Optional[pulumi.Input[str]] = None
     """k3s: SSH private key for the hosts (a secret config value)."""
+    etcd_s3_access_key: Optional[pulumi.Input[str]] = None
+    """k3s: access key of the etcd snapshot bucket (a secret config value), when snapshots go to S3."""
+    etcd_s3_secret_key: Optional[pulumi.Input[str]] = None
+    """k3s: secret key of the etcd snapshot bucket (a secret config value)."""
 
 
 class GpuCluster(pulumi.ComponentResource):
@@ -30,7 +34,8 @@ class GpuCluster(pulumi.ComponentResource):
         spec = args.spec
         child = pulumi.ResourceOptions(parent=self)
         built = platform.build(
-            spec.cluster.platform, name, platform.PlatformInputs(spec, args.ssh_private_key), child
+            spec.cluster.platform, name, platform.PlatformInputs(spec, args.ssh_private_key, args.etcd_s3_access_key, args.etcd_s3_secret_key),
+            child,
         )
         self.control_plane = built.control_plane
         self.node_pools = built.node_pools
@@ -80,4 +85,4 @@ class GpuCluster(pulumi.ComponentResource):
         if spec.storage.nfs is not None:
             from gpufleet.components.k3s.storage import K3sStorage, K3sStorageArgs
 
-            self.storage = K3sStorage(f"{name}-storage", K3sStorageArgs(spec.storage), self.access, opts=child)
+            self.storage = K3sStorage(f"{name}-storage", K3sStorageArgs(spec.storage, protection=spec.cluster.protection), self.access, opts=child)
