@@ -15,6 +15,7 @@ from gpufleet.policies.rules import (
     secure_defaults,
     spot_pool_diversified,
     spot_pool_safety,
+    stateful_resource_protection,
 )
 
 PACK_NAME = "gpufleet"
@@ -32,6 +33,7 @@ POLICIES = [
     spot_pool_diversified.POLICY,
     rdma_placement.POLICY,
     secure_defaults.POLICY,
+    stateful_resource_protection.POLICY,
 ]
 
 

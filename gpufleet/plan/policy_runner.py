@@ -40,13 +40,25 @@ def to_struct(value: dict) -> struct_pb2.Struct:
     return struct
 
 
+def analyzer_options(r: Registration) -> analyzer_pb2.AnalyzerResourceOptions:
+    """The resource options the engine sends an analyzer (pkg/resource/plugin/analyzer_plugin.go): the rules read
+    `protect` from them."""
+    return analyzer_pb2.AnalyzerResourceOptions(
+        parent=r.parent or "",
+        protect=r.protect,
+        ignoreChanges=list(r.ignore_changes),
+        deleteBeforeReplace=bool(r.delete_before_replace),
+        deleteBeforeReplaceDefined=r.delete_before_replace is not None,
+    )
+
+
 def analyze_request(r: Registration) -> analyzer_pb2.AnalyzeRequest:
     return analyzer_pb2.AnalyzeRequest(
         type=r.type,
         properties=to_struct(r.inputs),
         urn=r.urn,
         name=r.name,
-        options=analyzer_pb2.AnalyzerResourceOptions(parent=r.parent or ""),
+        options=analyzer_options(r),
     )
 
 
@@ -59,7 +71,7 @@ def stack_request(resources: Iterable[Registration]) -> analyzer_pb2.AnalyzeStac
                 urn=r.urn,
                 name=r.name,
                 parent=r.parent or "",
-                options=analyzer_pb2.AnalyzerResourceOptions(parent=r.parent or ""),
+                options=analyzer_options(r),
             )
             for r in resources
         ]
