@@ -25,7 +25,10 @@ def test_every_stack_plans_in_every_format(stack, fmt, capsys):
         assert doc["stack"] == stack
         assert set(doc["cost"]) >= {"hourlyMin", "hourlyMax", "currency"}
         for r in doc["resources"]:
-            assert set(r) == {"urn", "type", "name", "parent", "inputs"}
+            assert set(r) == {"urn", "type", "name", "parent", "inputs", "options"}
+            assert set(r["options"]) == {
+                "protect", "retainOnDelete", "ignoreChanges", "replaceOnChanges", "deleteBeforeReplace", "dependsOn",
+            }
         for v in doc["violations"]:
             assert set(v) == {"policy", "level", "urn", "message"}
     elif fmt == "markdown":
