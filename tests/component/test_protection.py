@@ -198,3 +198,35 @@ def test_registration_options_default_to_unset():
     r = Registration(urn="u", type="t", name="n", parent=None, custom=True, inputs={})
     assert r.options() == {"protect": False, "retainOnDelete": False, "ignoreChanges": [], "replaceOnChanges": [],
                            "deleteBeforeReplace": None, "dependsOn": []}
+
+
+def test_restore_commands_match_the_generated_server_config(k3s):
+    """`gpufleet k3s restore-commands` against what the plan would install: the hosts and users of the server
+    commands, the snapshot settings of their drop-in, and the secret config the restoring `k3s server` reads."""
+    from gpufleet.components.k3s.install import ETCD_SNAPSHOT_DIR
+    from gpufleet.components.k3s.restore import render_steps, restore_steps
+    from gpufleet.spec import load_spec
+    from tests.helpers import stack_file
+
+    sf = stack_file(ha_config(), stack="ha")
+    spec = load_spec("ha", sf.config, sf.secret_keys).cluster.k3s
+    servers = {r.name.removeprefix("ha-k3s-server-"): r for r in k3s.resources if r.name.startswith("ha-k3s-server-")}
+    targets = {name: f"{r.revealed['connection']['user']}@{r.revealed['connection']['host']}" for name, r in servers.items()}
+
+    steps = restore_steps("ha", spec, "etcd-snapshot-cp-3-1733140800")
+    stop, restore, start, rejoin = (s.commands for s in steps)
+    assert [c.split()[1] for c in stop] == [targets["cp-1"], targets["cp-2"], targets["cp-3"]]
+    # S3 is configured in the generated drop-in, so a bare name is fetched from the bucket by the first server
+    dropin = yaml.safe_load(servers["cp-1"].inputs["create"].split("<<'GPUFLEET_EOF'\n", 1)[1].split("GPUFLEET_EOF", 1)[0])
+    assert dropin["etcd-s3"] is True and "etcd-snapshot-dir" not in dropin  # k3s's default dir: ETCD_SNAPSHOT_DIR
+    assert restore == [f"ssh {targets['cp-1']} 'sudo k3s server --cluster-reset --cluster-reset-restore-path=etcd-snapshot-cp-3-1733140800'"]
+    assert f"s3://{dropin['etcd-s3-bucket']}/{dropin['etcd-s3-folder']}/etcd-snapshot-cp-3-1733140800" in steps[1].comment
+    # `k3s server --cluster-reset` reads the restoring server's config.yaml: the token and the bucket's credentials
+    config = yaml.safe_load(servers["cp-1"].revealed["stdin"])
+    assert {"token", "etcd-s3-access-key", "etcd-s3-secret-key"} <= set(config)
+    assert start == [f"ssh {targets['cp-1']} 'sudo systemctl start k3s'"]
+    assert [c.split()[1] for c in rejoin] == [targets["cp-2"], targets["cp-2"], targets["cp-3"], targets["cp-3"]]
+    # a local file on a server: its full path, with S3 turned off for the restore
+    local = restore_steps("ha", spec, f"{ETCD_SNAPSHOT_DIR}/etcd-snapshot-cp-3-1733140800")[1].commands[0]
+    assert local.endswith(f"--cluster-reset-restore-path={ETCD_SNAPSHOT_DIR}/etcd-snapshot-cp-3-1733140800 --etcd-s3=false'")
+    assert local.startswith(f"ssh {targets['cp-3']} ")  # the server that took it holds the file
