@@ -230,3 +230,44 @@ def test_restore_commands_match_the_generated_server_config(k3s):
     local = restore_steps("ha", spec, f"{ETCD_SNAPSHOT_DIR}/etcd-snapshot-cp-3-1733140800")[1].commands[0]
     assert local.endswith(f"--cluster-reset-restore-path={ETCD_SNAPSHOT_DIR}/etcd-snapshot-cp-3-1733140800 --etcd-s3=false'")
     assert local.startswith(f"ssh {targets['cp-3']} ")  # the server that took it holds the file
+
+
+# --- stable URNs: a renamed stateful resource is a replaced one ------------------------------------------------
+_GC = "gpufleet:index:GpuCluster"
+STATEFUL_URNS = {
+    "k3s": {
+        f"urn:pulumi:ha::gpufleet::{_GC}$gpufleet:k3s:K3sCluster$command:remote:Command::ha-k3s-server-cp-1",
+        f"urn:pulumi:ha::gpufleet::{_GC}$gpufleet:k3s:K3sCluster$command:remote:Command::ha-k3s-server-cp-2",
+        f"urn:pulumi:ha::gpufleet::{_GC}$gpufleet:k3s:K3sCluster$command:remote:Command::ha-k3s-server-cp-3",
+        f"urn:pulumi:ha::gpufleet::{_GC}$gpufleet:k3s:K3sCluster$random:index/randomPassword:RandomPassword::ha-k3s-token",
+        f"urn:pulumi:ha::gpufleet::{_GC}$gpufleet:addons:K3sStorage$kubernetes:core/v1:PersistentVolumeClaim::ha-storage-checkpoints",
+    },
+    "eks": {
+        f"urn:pulumi:prod-eks::gpufleet::{_GC}$gpufleet:eks:EksCluster$aws:eks/cluster:Cluster::prod-gpu-eks-cluster",
+        f"urn:pulumi:prod-eks::gpufleet::{_GC}$gpufleet:eks:EksCluster$aws:kms/key:Key::prod-gpu-eks-secrets-key",
+    },
+    "gke": {
+        f"urn:pulumi:prod-gke::gpufleet::{_GC}$gpufleet:gke:GkeCluster$gcp:container/cluster:Cluster::prod-gke-gke-cluster",
+    },
+}
+
+
+def test_stateful_urns_are_stable(k3s, gke):
+    """Renaming a protected resource (or a component above it) changes its URN: Pulumi would create a new one and
+    delete the old, data and all (protect stops the delete, the rename fails). Keep names; when one must change, add
+    `aliases=[pulumi.Alias(name=<old>)]` (or `parent=` for a moved component) and update this list in the same change."""
+    eks, _ = prod_eks()
+    got = {platform: {engine_urn(plan, r) for r in plan.resources if r.protect}
+           for platform, plan in (("k3s", k3s), ("eks", eks), ("gke", gke))}
+    assert got == STATEFUL_URNS
+
+
+def engine_urn(plan, r) -> str:
+    """The URN the engine gives `r`: its whole parent type chain (mock URNs name the direct parent's type only)."""
+    by_urn = {x.urn: x for x in plan.resources}
+    types, parent = [r.type], by_urn.get(r.parent)
+    while parent is not None:
+        types.insert(0, parent.type)
+        parent = by_urn.get(parent.parent)
+    stack, project = r.urn.split("::")[0].removeprefix("urn:pulumi:"), r.urn.split("::")[1]
+    return f"urn:pulumi:{stack}::{project}::{'$'.join(types)}::{r.name}"
