@@ -110,6 +110,8 @@ class K3sCluster(pulumi.ComponentResource):
         snapshots = spec.etcd_snapshots
         s3_credentials = None
         if spec.embedded_etcd and snapshots.enabled and snapshots.s3 is not None:
+            if args.etcd_s3_access_key is None or args.etcd_s3_secret_key is None:
+                raise ValueError(f"{name}: etcd snapshots to S3 need etcd_s3_access_key and etcd_s3_secret_key")
             s3_credentials = pulumi.Output.all(args.etcd_s3_access_key, args.etcd_s3_secret_key).apply(
                 lambda keys: etcd_s3_credentials(keys[0], keys[1])
             )
