@@ -63,8 +63,11 @@ def get(value: Any, *path: Any, default: Any = None) -> Any:
                 value = value[step]
             else:
                 return default
-        elif isinstance(value, Mapping) and step in value:
-            value = value[step]
+        elif isinstance(value, Mapping):
+            try:  # one lookup, not `in` then `[]`; an unknown value raises either way
+                value = value[step]
+            except KeyError:
+                return default
         else:
             return default
     return default if value is None else value
