@@ -61,3 +61,22 @@ def dig(value: Any, path: str) -> Any:
     for part in path.split("."):
         value = value[part]
     return value
+
+
+def run_under_mocks(program, stack: str = "test", config: Optional[dict] = None, secret_keys: tuple = ()):
+    """Run `program` (a function that declares resources) as `gpufleet plan` runs the stack program: a fresh
+    RecordingMonitor, preview=False, `config` as the stack's config. Returns the monitor (its registrations)."""
+    import pulumi
+    from pulumi.runtime import settings as runtime_settings
+    from pulumi.runtime.stack import run_pulumi_func
+    from pulumi.runtime.sync_await import _sync_await
+
+    from gpufleet.plan.mocks import PlanMocks, RecordingMonitor
+    from gpufleet.program import config_value
+
+    monitor = RecordingMonitor(PlanMocks())
+    pulumi.runtime.set_all_config({k: config_value(v) for k, v in (config or {}).items()}, list(secret_keys))
+    runtime_settings.ROOT.set(None)
+    pulumi.runtime.set_mocks(PlanMocks(), project="gpufleet", stack=stack, preview=False, monitor=monitor)
+    _sync_await(run_pulumi_func(program))
+    return monitor
