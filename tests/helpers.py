@@ -63,7 +63,7 @@ def dig(value: Any, path: str) -> Any:
     return value
 
 
-def run_under_mocks(program, stack: str = "test", config: Optional[dict] = None, secret_keys: tuple = ()):
+def run_under_mocks(program, stack: str = "test", config: Optional[dict] = None, secret_keys: tuple = (), project: str = "gpufleet"):
     """Run `program` (a function that declares resources) as `gpufleet plan` runs the stack program: a fresh
     RecordingMonitor, preview=False, `config` as the stack's config. Returns the monitor (its registrations)."""
     import pulumi
@@ -77,6 +77,6 @@ def run_under_mocks(program, stack: str = "test", config: Optional[dict] = None,
     monitor = RecordingMonitor(PlanMocks())
     pulumi.runtime.set_all_config({k: config_value(v) for k, v in (config or {}).items()}, list(secret_keys))
     runtime_settings.ROOT.set(None)
-    pulumi.runtime.set_mocks(PlanMocks(), project="gpufleet", stack=stack, preview=False, monitor=monitor)
+    pulumi.runtime.set_mocks(PlanMocks(), project=project, stack=stack, preview=False, monitor=monitor)
     _sync_await(run_pulumi_func(program))
     return monitor
