@@ -17,12 +17,17 @@ import pulumi_kubernetes as k8s
 
 from gpufleet import labels as L
 from gpufleet.catalog import aws as aws_catalog
-from gpufleet.components.eks.autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
-from gpufleet.components.eks.cluster import EksCluster, EksClusterArgs
-from gpufleet.components.eks.irsa import trust_policy
-from gpufleet.components.eks.node_group import EksNodeGroup, EksNodeGroupArgs
-from gpufleet.components.eks.platform import accelerator_label_value
-from gpufleet.components.gpu_stack.operator import GpuOperator, GpuOperatorArgs
+from gpufleet.components.eks import (
+    ClusterAutoscaler,
+    ClusterAutoscalerArgs,
+    EksCluster,
+    EksClusterArgs,
+    EksNodeGroup,
+    EksNodeGroupArgs,
+    accelerator_label_value,
+    trust_policy,
+)
+from gpufleet.components.gpu_stack import GpuOperator, GpuOperatorArgs
 from gpufleet.node_labels import pool_labels, pool_taints
 from gpufleet.spec import DriverSpec, EksSpec, GpuOperatorSpec, NodePoolSpec
 from gpufleet.spec.eks import EksAutoscalerSpec, EksNetworkSpec, EksSubnet
