@@ -4,9 +4,8 @@ import pulumi
 import pytest
 
 from gpufleet.components.gpu_cluster import GpuCluster, GpuClusterArgs, GpuClusterConfigError
-from gpufleet.plan.engine import plan
 from gpufleet.spec import SpecError
-from tests.helpers import example, example_config, run_under_mocks
+from tests.helpers import example_config, planned, run_under_mocks
 
 
 def _dict_config(stack: str) -> dict:
@@ -29,7 +28,7 @@ def test_from_config_builds_what_the_stack_file_builds(stack):
         GpuCluster(args.spec.cluster.name or stack, args)
 
     monitor = run_under_mocks(program, stack=stack, config=provider_config)
-    expected = plan(example(stack), evaluate_policies=False)
+    expected = planned(stack)
     got = {(r.urn, r.type, r.parent) for r in monitor.registrations}
     assert got == {(r.urn, r.type, r.parent) for r in expected.resources}
     assert any(r.type == "gpufleet:index:GpuCluster" for r in monitor.registrations)
