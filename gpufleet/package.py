@@ -23,7 +23,12 @@ import sys
 import types
 import typing
 from importlib import metadata
-from typing import Any, Literal, NotRequired, Optional, Required, TypedDict, Union, get_args, get_origin
+from typing import Any, Literal, Optional, Union, get_args, get_origin
+
+if sys.version_info >= (3, 11):
+    from typing import NotRequired, Required, TypedDict
+else:  # pragma: no cover - Python 3.10: the SDK's analyzer accepts typing_extensions' markers as well
+    from typing_extensions import NotRequired, Required, TypedDict
 
 import pulumi
 from pulumi.provider.experimental.component import ComponentProvider
@@ -113,7 +118,6 @@ class GpuClusterArgs(TypedDict, total=False):
     """k3s: the SSH private key for every host (pass a secret); eks and gke need none."""
 
 
-
 class GpuCluster(gpu_cluster.GpuCluster):
     """A whole GPU Kubernetes cluster (EKS, GKE or k3s): control plane, GPU node pools that scale to zero, the
     NVIDIA GPU Operator, sharing, RDMA, storage and the workload layer, from a gpufleet stack spec."""
@@ -121,7 +125,7 @@ class GpuCluster(gpu_cluster.GpuCluster):
     kubeconfig: pulumi.Output[str]
     """Kubeconfig of the cluster (a secret)."""
     cluster_name: pulumi.Output[str]
-    """The cluster's name (the component's name unless `cluster.name` sets one)."""
+    """The cluster's name: the resource's name (it prefixes every child and names the cloud cluster)."""
     platform: pulumi.Output[str]
     """eks | gke | k3s."""
     kubernetes_version: pulumi.Output[str]
