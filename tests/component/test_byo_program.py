@@ -106,3 +106,11 @@ def test_training_pods_reach_the_bucket_through_the_clusters_oidc(run):
     sa = find(regs, "kubernetes:core/v1:ServiceAccount", "trainer")
     assert sa.inputs["metadata"]["annotations"]["eks.amazonaws.com/role-arn"] == f"arn:aws:iam::{PLAN_ACCOUNT}:role/ml-trainer"
     assert sa.provider.startswith(find(regs, "pulumi:providers:kubernetes", "ml-eks-k8s").urn)
+
+
+def test_the_policy_pack_finds_nothing_to_fault(run):
+    """gpufleet's rules judge any program by resource type: the user's program built from the parts passes them."""
+    from gpufleet.plan.policy_runner import evaluate
+
+    regs, _ = run
+    assert evaluate(sorted(regs, key=lambda r: r.urn), stack="dev") == []
