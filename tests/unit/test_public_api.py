@@ -86,3 +86,16 @@ def test_a_platforms_sdk_loads_only_when_its_components_are_used():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
     assert out[:2] == ["False False", "True False"]
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_every_args_field_is_in_its_table_in_docs(package):
+    """docs/components.md lists each Args class's fields under `<Component>Args`: the table follows the code."""
+    for name, obj in public(package).items():
+        args_cls = getattr(sys.modules[getattr(obj, "__module__", "")], f"{name}Args", None) if inspect.isclass(obj) else None
+        if args_cls is None or not dataclasses.is_dataclass(args_cls):
+            continue
+        match = re.search(rf"`{name}Args`.*?\n\n(\|.*?)(?:\n\n|\Z)", DOC, re.S)
+        assert match, f"docs/components.md has no `{name}Args` table"
+        documented = set(re.findall(r"^\| `(\w+)` \|", match.group(1), re.M))
+        assert documented == {f.name for f in dataclasses.fields(args_cls)}, f"{name}Args"
