@@ -67,7 +67,8 @@ class Registration:
             "ignoreChanges": list(self.ignore_changes),
             "replaceOnChanges": list(self.replace_on_changes),
             "deleteBeforeReplace": self.delete_before_replace,
-            "dependsOn": list(self.dependencies),
+            # The SDK collects dependencies in a set: sorted, so plans of the same program are identical.
+            "dependsOn": sorted(self.dependencies),
         }
 
 
