@@ -5,7 +5,7 @@ none unless `runtimes.defaultEnabled`, and then through a post-install Helm hook
 run time (charts/kubeflow-trainer/templates/runtimes/installer-job.yaml), which fails on clusters without
 internet access. gpufleet creates them itself, after the release (whose templates/crd/ installs the CRD).
 
-Source: kubeflow/trainer tag v2.3.0 (commit 658725bdae5c), manifests/base/runtimes/{torch,deepspeed,mlx,jax,
+Source: kubeflow/trainer at the pinned tag (versions.KUBEFLOW_TRAINER.app_version; commit 658725bdae5c), manifests/base/runtimes/{torch,deepspeed,mlx,jax,
 xgboost}_distributed.yaml, with manifests/overlays/runtimes/kustomization.yaml applied (the project's images
 pinned to the release tag, label `trainer.kubeflow.org/webhook-validation: disabled`). The torchtune LLM
 runtimes (they need model and dataset initializers and a PVC) and the data-cache runtime are left out.
