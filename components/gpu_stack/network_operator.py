@@ -214,7 +214,7 @@ class NetworkOperator(pulumi.ComponentResource):
             custom_timeouts=pulumi.CustomTimeouts(create=POLICY_READY_TIMEOUT, update=POLICY_READY_TIMEOUT)))
         self.policy = _custom(f"{name}-nic-cluster-policy", nic_cluster_policy(args), policy_opts)
         # The IPPool CRD (ippools.nv-ipam.nvidia.com) is not in the chart: the operator applies it when it reconciles
-        # the NicClusterPolicy's nvIpam state (Mellanox/network-operator v26.4.1 manifests/state-nv-ipam-cni/
+        # the NicClusterPolicy's nvIpam state (Mellanox/network-operator at the pinned tag, manifests/state-nv-ipam-cni/
         # 005-*.yaml). So the IP pools wait for the policy to report ready (see WAIT_FOR_READY), and each network
         # waits for its pool: its `ipam` names the pool, and a network created first hands pods no addresses.
         after_policy = pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[self.release, self.policy]))
