@@ -13,7 +13,7 @@ their reduced form (GKE: "network ... is not a reduced form of network ..."; Com
 host bits set).
 k3s: an RDMA pool's pod range must not overlap k3s's cluster and service CIDRs (defaults 10.42.0.0/16 and
 10.43.0.0/16, docs.k3s.io/cli/server "--cluster-cidr", "--service-cidr"), or pods route RDMA traffic into the
-cluster network; two RDMA pools must not share addresses.
+cluster network.
 """
 
 from __future__ import annotations
@@ -107,15 +107,12 @@ def _k3s(stack: str, spec: Any) -> list[Problem]:
     problems = []
     cluster = [("k3s's cluster (pod) CIDR", ipaddress.ip_network(K3S_CLUSTER_CIDR)),
                ("k3s's service CIDR", ipaddress.ip_network(K3S_SERVICE_CIDR))]
-    seen: list[tuple[str, Any]] = []
     for i, pool in enumerate(spec.node_pools):
         if not pool.rdma:
             continue
-        at = f"{NS}:nodePools[{i}].rdmaNetwork.ipRange"
         mine = ipaddress.ip_network(pool.rdma_network.ip_range)
-        for what, other in cluster + seen:
+        for what, other in cluster:
             if mine.version == other.version and mine.overlaps(other):
-                problems.append(Problem(stack, at, f"overlaps {what} ({other}); give the RDMA network its own range, "
-                                        "e.g. 192.168.100.0/24", str(mine)))
-        seen.append((at.removeprefix(f"{NS}:"), mine))
+                problems.append(Problem(stack, f"{NS}:nodePools[{i}].rdmaNetwork.ipRange", f"overlaps {what} ({other}); give "
+                                        "the RDMA network a range of its own, e.g. 192.168.100.0/24", str(mine)))
     return problems
