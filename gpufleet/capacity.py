@@ -12,6 +12,7 @@ from gpufleet import labels
 from gpufleet import sharing as gpu_sharing
 from gpufleet.spec import NodePoolSpec, Problem, StackSpec
 from gpufleet.spec.addons import NAMESPACE
+from gpufleet.spec import compat_checks
 from gpufleet.spec import shape as pool_shape
 
 CURRENCY = "USD"
@@ -164,6 +165,15 @@ ADDONS_KEY = f"{NAMESPACE}:addons"
 
 
 def addons_warnings(stack: str, spec: StackSpec) -> list[Problem]:
+    """Findings that do not stop a plan: quotas that can never be met or that contradict each other, and GKE pools
+    that cannot attach the default StorageClass's disks."""
+    out = _unmeetable_quota_warnings(stack, spec) if spec.addons.kueue.enabled else []
+    if spec.addons.kueue.enabled:
+        out += quota_coherence_warnings(stack, spec)
+    return out + compat_checks.gke_disk_warnings(stack, spec)
+
+
+def _unmeetable_quota_warnings(stack: str, spec: StackSpec) -> list[Problem]:
     """Quotas that can never be met: the sum of nominal quotas on a pool above what it advertises at max size."""
     if not spec.addons.kueue.enabled:
         return []
@@ -187,7 +197,6 @@ def addons_warnings(stack: str, spec: StackSpec) -> list[Problem]:
                     f"provide ({most} = {per_node} per node x {cap.max_nodes} nodes at max size); queues: {paths}",
                     total,
                 ))
-    out += quota_coherence_warnings(stack, spec)
     return out
 
 

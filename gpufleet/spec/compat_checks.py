@@ -1,7 +1,8 @@
 """Machine <-> disk and GPU <-> driver compatibility (called from `_cross_checks`).
 
 GKE disks: the `gpufleet-rwo` default StorageClass provisions `cluster.gke.storage.defaultDiskType` volumes, which
-must attach to the system pool's nodes (where add-ons with volumes run) and to every GPU pool's nodes. Which series
+must attach to the system pool's nodes (where add-ons with volumes run): an error; a GPU pool that cannot attach
+them is a warning (gke_disk_warnings). Which series
 attaches which disk type is in gpufleet/catalog/gcp_families.yaml (with sources): E2, N1, G2 and A2 cannot attach
 Hyperdisk; A3 Ultra and A4 attach Hyperdisk only. (Boot disks follow the same facts in the components.)
 
@@ -43,14 +44,25 @@ def _gke_disks(stack: str, spec: Any) -> list[Problem]:
                                 f"{disk} volumes, so add-ons' volumes on the default StorageClass never attach; use "
                                 f"{' or '.join(system.disks)}, or a system pool machine type that attaches {disk} "
                                 "(e.g. c3-standard-4, which attaches both)", disk))
+    return problems
+
+
+def gke_disk_warnings(stack: str, spec: Any) -> list[Problem]:
+    """GPU pools that cannot attach the default StorageClass's disk type. A warning, not an error: a cluster may mix
+    Hyperdisk-only pools (A3 Ultra, A4) with Persistent-Disk-only ones (N1, G2, A2), and no one disk type serves
+    both; pods there need a StorageClass of their own (printed by the plan, JSON key "warnings")."""
+    if spec.cluster.platform != "gke" or spec.cluster.gke is None:
+        return []
+    disk = spec.cluster.gke.storage.default_disk_type
+    out = []
     for i, pool in enumerate(spec.node_pools):
         series = gcp_families.series(pool.machine_type or "")
         if series is not None and disk not in series.disks:
-            problems.append(Problem(stack, at, f"pool '{pool.name}' ({pool.machine_type}, {series.name} series) cannot attach {disk} "
-                                    f"volumes (it attaches {', '.join(series.disks)}): pods there could not use the default "
-                                    "StorageClass; pick a disk type every pool attaches, e.g. hyperdisk-balanced with a "
-                                    "c3 system pool", disk))
-    return problems
+            out.append(Problem(stack, f"{NS}:nodePools[{i}].machineType", f"{series.name} nodes cannot attach {disk} volumes "
+                               f"(they attach {', '.join(series.disks)}), the disk type of the default StorageClass "
+                               "(cluster.gke.storage.defaultDiskType): pods on this pool need a StorageClass of that type of "
+                               "their own", pool.machine_type))
+    return out
 
 
 def _driver_floor(stack: str, spec: Any) -> list[Problem]:
