@@ -1,7 +1,6 @@
 """Keys that do not apply to the stack's platform are errors, never silently dropped (called from `_cross_checks`).
 
-A k3s-only storage block in an EKS stack, another platform's cluster block, or a k3s pool's rdmaNetwork on a
-cloud pool would plan clean and create nothing. (Cloud pool fields on the wrong cloud are in
+A k3s-only storage block in an EKS stack or another platform's cluster block would plan clean and create nothing. (Cloud pool fields on the wrong cloud are in
 gpufleet/spec/__init__.py PLATFORM_POOL_FIELDS; k3s's hosts/gpu/gpusPerNode in eks.py/gke.py.)
 """
 
@@ -13,7 +12,8 @@ from gpufleet.spec.errors import Problem
 
 NS = "gpufleet"
 # gpufleet:storage blocks the k3s platform reads; the clouds have their own storage under cluster.<platform>.storage.
-K3S_STORAGE = {"local_path": "localPath", "nfs": "nfs", "checkpoints": "checkpoints"}
+# (localPath on a cloud and a cloud pool's rdmaNetwork are refused in sharing_checks.py already.)
+K3S_STORAGE = {"nfs": "nfs", "checkpoints": "checkpoints"}
 CLOUD_STORAGE = {"eks": "cluster.eks.storage (EBS gp3 always, fsxLustre)", "gke": "cluster.gke.storage (defaultDiskType, filestore, gcsFuse)"}
 # Platforms whose pools the policy pack judges by cloud resource (an exemption is a tag or node label there).
 EXEMPTION_PLATFORMS = ("eks", "gke")
@@ -33,10 +33,6 @@ def check(stack: str, spec: Any) -> list[Problem]:
                                         f"storage only; on {platform} use {CLOUD_STORAGE[platform]}"))
     for i, pool in enumerate(spec.node_pools):
         at = f"{NS}:nodePools[{i}]"
-        if platform != "k3s" and "rdma_network" in pool.model_fields_set:
-            problems.append(Problem(stack, f"{at}.rdmaNetwork", f"not used on {platform}: rdmaNetwork configures the NVIDIA Network "
-                                    f"Operator on k3s pools; on {platform} `rdma: true` alone wires "
-                                    + ("EFA" if platform == "eks" else "GPUDirect")))
         if platform not in EXEMPTION_PLATFORMS and pool.exemptions:
             problems.append(Problem(stack, f"{at}.exemptions", f"not used on {platform}: no policy judges k3s pools (their "
                                     "hosts are not cloud resources); remove it"))
