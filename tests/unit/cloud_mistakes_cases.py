@@ -117,6 +117,8 @@ MISTAKES: list[tuple[str, str, Callable[[dict], dict]]] = [
     ("k3s-label-prefix-with-underscore", "dev", setp(lambda c: pool(c).update(labels={"gpu_lab.example.com/owner": "ml"}))),
     ("k3s-taint-key-two-slashes", "dev", setp(lambda c: pool(c).update(taints=[{"key": "example.com/gpu/dedicated", "value": "true"}]))),
     ("k3s-taint-value-too-long", "dev", setp(lambda c: pool(c).update(taints=[{"key": "example.com/reserved-for", "value": "team-" + "a" * 60}]))),
+    ("k3s-team-namespace-default", "teams", setp(lambda c: c[ADDONS]["kueue"]["teams"][1].update(namespace="default"))),
+    ("k3s-team-namespace-kube-prefix", "teams", setp(lambda c: c[ADDONS]["kueue"]["teams"][0].update(name="kube-ml"))),
     ("k3s-priority-class-system-prefix", "teams", setp(lambda c: c[ADDONS].update(priorityClasses={"enabled": True, "classes": [{"name": "system-training", "value": 10000}]}))),
     # ---- k3s: keys of other platforms
     ("k3s-leftover-eks-block", "dev", setp(lambda c: c[CLUSTER].update(eks={"network": {"availabilityZones": ["us-east-1a", "us-east-1b"]}}))),

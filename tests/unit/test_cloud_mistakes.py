@@ -203,6 +203,12 @@ EXPECTED = {
     'k3s-taint-value-too-long': [
         "stack 'dev': gpufleet:nodePools[0].taints[0].value: not a Kubernetes taint value: 65 characters; a label value holds at most 63 (got 'team-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa')",
     ],
+    'k3s-team-namespace-default': [
+        "stack 'teams': gpufleet:addons.kueue.teams[1].namespace: gpufleet creates the team's namespace 'default', but every cluster already has it; give the team a namespace of its own, e.g. team-ml (got 'default')",
+    ],
+    'k3s-team-namespace-kube-prefix': [
+        "stack 'teams': gpufleet:addons.kueue.teams[0].name: gpufleet creates the team's namespace 'kube-ml', but the kube- prefix is reserved for Kubernetes; give the team a namespace of its own, e.g. team-ml (got 'kube-ml')",
+    ],
     'k3s-priority-class-system-prefix': [
         "stack 'teams': gpufleet:addons.priorityClasses.classes[0].name: the 'system-' prefix is reserved for Kubernetes' own PriorityClasses; choose another name, e.g. platform-critical (got 'system-training')",
     ],
@@ -283,6 +289,37 @@ def test_one_machine_k3s_server_is_the_gpu_node_and_keeps_system_pods(valid_plan
     assert "gpufleet.io/pool=workstation" in server["node-label"] and "gpufleet.io/gpu=true" in server["node-label"]
     assert "node-taint" not in server  # no GPU taint: CoreDNS, metrics-server and local-path must still schedule here
     assert one(p, "gpufleet:k3s:K3sNodePool", "dev-pool-workstation").parent is not None
+
+
+def test_gvnic_and_boot_disks_follow_the_machine_series(valid_plans):
+    """Third-generation series take gVNIC only; N4/C4-class series Hyperdisk boot disks only (catalog/gcp_families.yaml)."""
+    a3 = one(valid_plans["gke-operator-h100-driver-580"], "gcp:container/nodePool:NodePool", "prod-gke-pool-h100-pool")
+    assert a3.inputs["nodeConfig"]["gvnic"] == {"enabled": True}  # A3 without GPUDirect still needs gVNIC
+    system = one(valid_plans["gke-hyperdisk-default-c3-system-a4-pool"], "gcp:container/nodePool:NodePool", "prod-gke-gke-system-pool")
+    assert system.inputs["nodeConfig"]["gvnic"] == {"enabled": True} and system.inputs["nodeConfig"]["diskType"] == "pd-balanced"
+    b200 = one(valid_plans["gke-hyperdisk-default-c3-system-a4-pool"], "gcp:container/nodePool:NodePool", "prod-gke-pool-b200-pool")
+    assert b200.inputs["nodeConfig"]["diskType"] == "hyperdisk-balanced"
+
+
+def test_n4_system_pool_boots_from_hyperdisk():
+    config = example_config("prod-gke")
+    config["gpufleet:cluster"]["gke"]["systemPool"] = {"machineType": "n4-standard-4"}
+    config["gpufleet:cluster"]["gke"]["storage"] = {"defaultDiskType": "hyperdisk-balanced"}
+    p = plan_config(config, stack="prod-gke", policies=False)
+    system = one(p, "gcp:container/nodePool:NodePool", "prod-gke-gke-system-pool")
+    assert system.inputs["nodeConfig"]["diskType"] == "hyperdisk-balanced" and system.inputs["nodeConfig"]["gvnic"] == {"enabled": True}
+
+
+def test_exempt_label_in_labels_points_to_exemptions():
+    def change(config):
+        config["gpufleet:nodePools"][1]["labels"] = {"gpufleet.io/exempt-gpu-pool-scale-to-zero": "always-on"}
+        return config
+
+    assert problems("prod-gke", change) == [
+        "stack 'prod-gke': gpufleet:nodePools[1].labels: gpufleet.io/exempt-gpu-pool-scale-to-zero: exemptions are declared "
+        "with the pool's `exemptions` key, e.g. exemptions: {gpu-pool-scale-to-zero: <reason>} (gpufleet then sets the label "
+        "or tag itself)"
+    ]
 
 
 def test_quota_below_nominal_quota_is_a_warning():
