@@ -149,10 +149,9 @@ class GkeCluster(pulumi.ComponentResource):
             node_config=gcp.container.NodePoolNodeConfigArgs(
                 machine_type=system.machine_type,
                 disk_size_gb=system.disk_size_gb,
-                # Per machine series (gpufleet/catalog/gcp_families.yaml): N4/C4 take Hyperdisk boot disks only, and
-                # third-generation series take gVNIC only.
+                # Per machine series (gpufleet/catalog/gcp_families.yaml): N4/C4 take Hyperdisk boot disks only. (No
+                # gvnic setting: GKE's gVNIC option is for GPU nodes only; CPU series that need gVNIC get it from GKE.)
                 disk_type=system_series.boot_disk if system_series else gcp_families.PERSISTENT_DISK,
-                gvnic=gcp.container.NodePoolNodeConfigGvnicArgs(enabled=True) if system_series and system_series.gvnic else None,
                 image_type="COS_CONTAINERD",
                 service_account=spec.service_account,
                 oauth_scopes=[CLOUD_PLATFORM_SCOPE],

@@ -132,7 +132,10 @@ class GkeNodePool(pulumi.ComponentResource):
                 taints=gke_taints(pool),
                 reservation_affinity=reservation,
                 # GPUDirect NICs are gVNICs; third-generation series (A3, A4) take gVNIC only (catalog/gcp_families.yaml).
-                gvnic=gcp.container.NodePoolNodeConfigGvnicArgs(enabled=True) if gpudirect or needs_gvnic else None,
+                # GKE's gVNIC option needs Container-Optimized OS nodes ("Increase network traffic speed for GPU nodes":
+                # requirements), so the operator stack's Ubuntu pools leave it to GKE.
+                gvnic=gcp.container.NodePoolNodeConfigGvnicArgs(enabled=True)
+                if gpudirect or (needs_gvnic and args.gpu_stack == "gke") else None,
                 service_account=args.service_account,
                 oauth_scopes=[CLOUD_PLATFORM_SCOPE],
                 workload_metadata_config=gcp.container.NodePoolNodeConfigWorkloadMetadataConfigArgs(mode="GKE_METADATA")

@@ -292,22 +292,26 @@ def test_one_machine_k3s_server_is_the_gpu_node_and_keeps_system_pods(valid_plan
 
 
 def test_gvnic_and_boot_disks_follow_the_machine_series(valid_plans):
-    """Third-generation series take gVNIC only; N4/C4-class series Hyperdisk boot disks only (catalog/gcp_families.yaml)."""
-    a3 = one(valid_plans["gke-operator-h100-driver-580"], "gcp:container/nodePool:NodePool", "prod-gke-pool-h100-pool")
-    assert a3.inputs["nodeConfig"]["gvnic"] == {"enabled": True}  # A3 without GPUDirect still needs gVNIC
+    """Third-generation GPU series take gVNIC only (set on COS pools; GKE's option needs COS and GPU nodes); N4/C4-class
+    series boot from Hyperdisk only (catalog/gcp_families.yaml)."""
+    ubuntu = one(valid_plans["gke-operator-h100-driver-580"], "gcp:container/nodePool:NodePool", "prod-gke-pool-h100-pool")
+    assert ubuntu.inputs["nodeConfig"].get("gvnic") is None  # gpuStack operator: Ubuntu nodes, left to GKE
     system = one(valid_plans["gke-hyperdisk-default-c3-system-a4-pool"], "gcp:container/nodePool:NodePool", "prod-gke-gke-system-pool")
-    assert system.inputs["nodeConfig"]["gvnic"] == {"enabled": True} and system.inputs["nodeConfig"]["diskType"] == "pd-balanced"
+    assert system.inputs["nodeConfig"].get("gvnic") is None and system.inputs["nodeConfig"]["diskType"] == "pd-balanced"
     b200 = one(valid_plans["gke-hyperdisk-default-c3-system-a4-pool"], "gcp:container/nodePool:NodePool", "prod-gke-pool-b200-pool")
-    assert b200.inputs["nodeConfig"]["diskType"] == "hyperdisk-balanced"
+    assert b200.inputs["nodeConfig"]["diskType"] == "hyperdisk-balanced" and b200.inputs["nodeConfig"]["gvnic"] == {"enabled": True}
 
 
-def test_n4_system_pool_boots_from_hyperdisk():
+def test_n4_system_pool_boots_from_hyperdisk_and_a3_without_gpudirect_gets_gvnic():
     config = example_config("prod-gke")
     config["gpufleet:cluster"]["gke"]["systemPool"] = {"machineType": "n4-standard-4"}
     config["gpufleet:cluster"]["gke"]["storage"] = {"defaultDiskType": "hyperdisk-balanced"}
+    del config["gpufleet:nodePools"][0]["rdma"]
     p = plan_config(config, stack="prod-gke", policies=False)
     system = one(p, "gcp:container/nodePool:NodePool", "prod-gke-gke-system-pool")
-    assert system.inputs["nodeConfig"]["diskType"] == "hyperdisk-balanced" and system.inputs["nodeConfig"]["gvnic"] == {"enabled": True}
+    assert system.inputs["nodeConfig"]["diskType"] == "hyperdisk-balanced"
+    a3 = one(p, "gcp:container/nodePool:NodePool", "prod-gke-pool-h100-train-pool")
+    assert a3.inputs["nodeConfig"]["gvnic"] == {"enabled": True} and a3.inputs["nodeConfig"]["imageType"] == "COS_CONTAINERD"
 
 
 def test_exempt_label_in_labels_points_to_exemptions():
