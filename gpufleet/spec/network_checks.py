@@ -73,7 +73,8 @@ def _gke(stack: str, spec: Any) -> list[Problem]:
         return []
     net = gke.network
     problems = []
-    ranges = [("cluster.gke.masterIpv4Cidr", gke.master_ipv4_cidr)]
+    # The control-plane range is used with private nodes only (components/gke/cluster.py).
+    ranges = [("cluster.gke.masterIpv4Cidr", gke.master_ipv4_cidr)] if gke.private_nodes else []
     if net.existing is None:
         ranges += [("cluster.gke.network.subnetCidr", net.subnet_cidr), ("cluster.gke.network.podsCidr", net.pods_cidr),
                    ("cluster.gke.network.servicesCidr", net.services_cidr)]
