@@ -81,7 +81,9 @@ def test_release(path, value, expected):
 
 @pytest.mark.parametrize(
     "k3s,expected",
-    [("v1.34.1+k3s1", set()), ("v1.36.0+k3s1", {(SUPPORT, "gpu-operator", "mandatory")})],
+    # v26.7.0 supports 1.33-1.36 (platform-support.rst @187a4a5b): 1.36 passes now, 1.32 and 1.37 do not.
+    [("v1.34.1+k3s1", set()), ("v1.36.0+k3s1", set()), ("v1.32.5+k3s1", {(SUPPORT, "gpu-operator", "mandatory")}),
+     ("v1.37.0+k3s1", {(SUPPORT, "gpu-operator", "mandatory")})],
 )
 def test_kubernetes_version_from_k3s_install(k3s, expected):
     stack = k3s_stack(OPERATOR_IN, {})
@@ -90,12 +92,12 @@ def test_kubernetes_version_from_k3s_install(k3s, expected):
 
 
 def test_kubernetes_version_from_eks_and_gke_clusters(eks_stack, gke_stack):
-    eks_stack["prod"].inputs["version"] = "1.30"  # v26.7.0 supports 1.31..1.35
+    eks_stack["prod"].inputs["version"] = "1.30"  # v26.7.0 supports 1.33..1.36
     gke_stack["prod"].inputs["minMasterVersion"] = "1.30.5-gke.1014001"
     for stack in (eks_stack, gke_stack):
         assert findings(list(stack.values()), policy=SUPPORT) == {(SUPPORT, "gpu-operator", "mandatory")}
     (message,) = messages(list(gke_stack.values()), SUPPORT)
-    assert "Kubernetes 1.30 (Cluster 'prod') is not supported by GPU Operator v26.7.0 (supported: 1.31, 1.32, 1.33, 1.34, 1.35)" in message
+    assert "Kubernetes 1.30 (Cluster 'prod') is not supported by GPU Operator v26.7.0 (supported: 1.33, 1.34, 1.35, 1.36)" in message
 
 
 def test_other_charts_are_not_judged():
