@@ -1,5 +1,6 @@
 """The `gpufleet` command: `plan` (offline plan of a stack), `schema` (JSON Schema of stack files),
-`diff` (review two plans) and `report` (review a real `pulumi preview --json` and its event log).
+`diff` (review two plans), `report` (review a real `pulumi preview --json` and its event log) and
+`catalog show|refresh` (the facts catalog).
 
 Exit codes (contract): 0 clean or advisory findings only; 1 a mandatory policy is violated;
 2 the stack config is invalid (message on stderr, no traceback, nothing registered).
@@ -85,6 +86,18 @@ def cmd_report(args: argparse.Namespace) -> int:
     return EXIT_POLICY if review.has_mandatory else EXIT_OK
 
 
+def cmd_catalog_show(args: argparse.Namespace) -> int:
+    from gpufleet.catalog.show import show
+
+    try:
+        text = show(args.name)
+    except KeyError as exc:
+        print(f"gpufleet: {exc.args[0]}", file=sys.stderr)
+        return EXIT_INVALID
+    sys.stdout.write(text)
+    return EXIT_OK
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="gpufleet", description="GPU Kubernetes clusters on Pulumi, planned offline.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -109,6 +122,11 @@ def parser() -> argparse.ArgumentParser:
     report.add_argument("--format", choices=["markdown", "text", "json"], default="markdown")
     report.add_argument("--output", help="write to this file instead of stdout")
     report.set_defaults(func=cmd_report)
+    catalog = sub.add_parser("catalog", help="the GPU/cloud facts catalog: show facts with their sources, refresh them")
+    catalog_sub = catalog.add_subparsers(dest="catalog_command", required=True)
+    show = catalog_sub.add_parser("show", help="print catalog facts with their sources (an instance/machine type or GPU)")
+    show.add_argument("name", nargs="?", help="EC2 instance type, GCP machine type or GPU model; none: an overview")
+    show.set_defaults(func=cmd_catalog_show)
     return p
 
 
