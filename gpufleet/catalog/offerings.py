@@ -1,5 +1,11 @@
 """Where instance and machine types are offered (aws_offerings.yaml, gcp_offerings.yaml), written by
-`gpufleet catalog refresh`. A location the files do not record is unknown (None), never "not offered"."""
+`gpufleet catalog refresh`. A location the files do not record is unknown (None), never "not offered".
+
+AWS is judged per region: an AZ name (us-east-1a) maps to a different physical zone in each AWS account
+(only the AZ ID, use1-az1, is the same everywhere), and stacks name zones by name, so a zone-level offering
+recorded with the maintainer's account would be wrong for other accounts. The refresh records AZ IDs; a
+zone-level EKS check needs the stack's account's name->ID mapping (DescribeAvailabilityZones), which an
+offline plan does not have. GCP zone names are global, so GKE pools are judged per zone."""
 
 from __future__ import annotations
 
