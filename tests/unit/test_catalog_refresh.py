@@ -132,10 +132,11 @@ def test_gcp_facts_pagination_throttling_zones_and_prices():
     assert "a3-highgpu-8g" in zones["us-central1-a"]["machine_types"]
     assert "a3-highgpu-8g" not in zones["us-central1-b"]["machine_types"]  # a type not offered in a zone
     facts = result.files["gcp_api.yaml"]["regions"]["us-central1"]
-    assert facts["gpu_prices"]["nvidia-tesla-t4"] == {"on-demand": 0.35, "spot": 0.175}
+    assert facts["gpu_prices"]["nvidia-tesla-t4"] == {"on-demand": 0.4, "spot": 0.175}
     assert facts["sale_options"]["nvidia-h100-80gb"] == ["flex-start", "spot"]
     assert "gcp my-project: nvidia-h100-80gb: SKU H100-SPOT (spot, us-central1) has no price" in result.unconfirmed
-    assert "gcp us-central1 nvidia-tesla-t4 spot per GPU: catalog 0.14 -> API 0.175" in result.changes
+    assert "gcp us-central1 nvidia-tesla-t4 on-demand per GPU: catalog 0.35 -> API 0.4" in result.changes
+    assert not [c for c in result.changes if "nvidia-tesla-t4 spot" in c]  # 0.175 in both
 
 
 def test_changes_against_the_hand_entered_catalog():
