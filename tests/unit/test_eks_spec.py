@@ -190,3 +190,11 @@ def test_efa_types_are_in_the_device_plugin_list(reference):
     supported = set(values["supportedInstanceLabels"]["values"])
     efa = {n for n, t in aws_catalog.instance_types().items() if t.has_efa}
     assert efa <= supported, efa - supported
+
+
+def test_b200_pool_on_p6_b200_is_accepted():
+    """B200 was in the catalog without an instance type, so every EKS B200 pool was refused (issue 12)."""
+    cfg = example_config("prod-eks")
+    _pool(cfg).update(instanceType="p6-b200.48xlarge")  # an EFA pool (rdma: true): 8 EFA interfaces
+    spec = _load(cfg)
+    assert spec.node_pools[0].instance_type == "p6-b200.48xlarge"
