@@ -99,7 +99,8 @@ def _eks_problems(stack: str, spec: Any, region: Optional[str]) -> list[Problem]
 
 def catalog_warnings(stack: str, spec: Any, today: Optional[dt.date] = None) -> list[Problem]:
     day = _today(today)
-    out = _cuda_warnings(stack, spec) + _version_warnings(stack, spec, day) + _reservation_warnings(stack, spec)
+    out = (_cuda_warnings(stack, spec) + _unknown_gke_driver_warnings(stack, spec) + _version_warnings(stack, spec, day)
+           + _reservation_warnings(stack, spec))
     date = catalog.catalog_date(spec.cluster.platform)
     age = (day - dt.date.fromisoformat(date)).days
     if age > STALE_AFTER_DAYS:
@@ -145,6 +146,25 @@ def _cuda_warnings(stack: str, spec: Any) -> list[Problem]:
             if support.limited:
                 out.append(Problem(stack, f"{NAMESPACE}:workloads.cudaVersions[{j}]", f"{what} passes for CUDA {cuda} only by "
                                    f"minor-version compatibility: {support.why}", cuda))
+    return out
+
+
+def _unknown_gke_driver_warnings(stack: str, spec: Any) -> list[Problem]:
+    """GKE's driver on a GKE version whose DEFAULT/LATEST branch the catalog does not record: CUDA alignment
+    cannot be judged (said, not guessed)."""
+    if spec.cluster.platform != "gke" or spec.cluster.gke.gpu_stack != "gke" or not spec.workloads.cuda_versions:
+        return []
+    out = []
+    version = spec.cluster.kubernetes_version
+    for i, pool in enumerate(spec.node_pools):
+        if driver_branch_for(spec, pool) is None:
+            choice = pool.gke.gpu_driver_version if pool.gke else "DEFAULT"
+            out.append(Problem(
+                stack, f"{NAMESPACE}:nodePools[{i}].gke.gpuDriverVersion",
+                f"the catalog does not record which driver branch GKE {version} installs for {choice} "
+                "(gcp_machines.yaml gke_driver_branches), so workloads.cudaVersions is not checked against it",
+                choice,
+            ))
     return out
 
 

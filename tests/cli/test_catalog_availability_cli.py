@@ -171,3 +171,12 @@ def test_catalog_show_unknown_name_exits_2(capsys):
     assert cli.main(["catalog", "show", "p5.48xlarg"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("gpufleet: 'p5.48xlarg' is not an EC2 instance type, GCP machine type or GPU model in the catalog (known: ")
+
+
+def test_gke_version_without_a_recorded_driver_branch_says_cuda_is_not_checked():
+    c = example_config("prod-gke")
+    c["gpufleet:cluster"]["kubernetesVersion"] = "1.35"
+    ws = [w for w in _warnings(c, dt.date(2026, 12, 2)) if "not checked" in w]
+    assert ws and ws[0].startswith(
+        "gpufleet:nodePools[0].gke.gpuDriverVersion: the catalog does not record which driver branch GKE 1.35 installs for LATEST"
+    )
