@@ -60,6 +60,7 @@ POLICY_NAMES = (
     "spot-pool-diversified",
     "rdma-placement",
     "secure-defaults",
+    "gpu-cuda-minor-version-compat",
 )
 
 

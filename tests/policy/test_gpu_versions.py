@@ -151,3 +151,28 @@ def test_declared_preinstalled_hosts_with_operator_driver_FAILED():
 def test_conflict_exempt_by_config(eks_stack):
     eks_stack["gpu-operator"] = res(I.HELM_RELEASE, "gpu-operator", OPERATOR_IN)
     assert findings(list(eks_stack.values()), {CONFLICT: {"exemptions": {"h100": "custom AMI without driver"}}}, policy=CONFLICT) == set()
+
+
+# --- gpu-cuda-minor-version-compat (advisory) -----------------------------------------------------
+
+MINOR = "gpu-cuda-minor-version-compat"
+
+
+@pytest.mark.parametrize(
+    "driver,cuda,expected",
+    [
+        ("580.95.05", "12.8,13.0", set()),  # PASSED: both at or above their own minimum
+        ("535.274.02", "12.9", {(MINOR, "gpu-operator", "advisory")}),  # FAILED: 12.9 needs 575.51.03; runs by compat only
+        ("570.195.03", "13.0", set()),  # not runnable at all: gpu-driver-cuda-alignment's case, not this rule's
+    ],
+)
+def test_minor_version_compat_only(driver, cuda, expected):
+    op = with_(with_(OPERATOR_IN, "version", "v26.3.3"), "values.driver.version", driver)
+    assert findings(k3s_stack(op, {I.CUDA_VERSIONS_ANNOTATION: cuda}), policy=MINOR) == expected
+
+
+def test_minor_version_compat_message_names_what_breaks():
+    op = with_(with_(OPERATOR_IN, "version", "v26.3.3"), "values.driver.version", "535.274.02")
+    (message,) = messages(k3s_stack(op, {I.CUDA_VERSIONS_ANNOTATION: "12.9"}), MINOR)
+    assert "runs CUDA 12.9 only through minor-version compatibility" in message
+    assert "PTX JIT" in message and "NVRTC" in message and "cudaErrorCallRequiresNewerDriver" in message
