@@ -64,6 +64,7 @@ POLICY_NAMES = (
     "spot-pool-diversified",
     "rdma-placement",
     "secure-defaults",
+    "gpu-cuda-minor-version-compat",
 )
 
 

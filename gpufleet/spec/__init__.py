@@ -15,6 +15,7 @@ import pydantic
 from pydantic import BaseModel
 
 from gpufleet.spec.addons import addons_checks
+from gpufleet.spec.catalog_checks import catalog_problems
 from gpufleet.spec.cluster import ClusterSpec, Host, K3sSpec
 from gpufleet.spec import sharing_checks
 from gpufleet.spec import sriov_checks
@@ -171,6 +172,7 @@ def _cross_checks(stack: str, spec: StackSpec, config: dict[str, Any]) -> list[P
     if spec.cluster.platform == "gke":
         problems += gke_checks(stack, spec, config)
     problems += sharing_checks.check(stack, spec)
+    problems += catalog_problems(stack, spec, config)
     problems += sriov_checks.check(stack, spec)
     problems += k3s_label_checks.check(stack, spec)
     problems += platform_keys.check(stack, spec)
