@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 import pulumi
@@ -39,6 +39,8 @@ class K3sJoin:
     ssh_user: str
     ssh_private_key: pulumi.Output
     servers: list[pulumi.Resource]
+    server_names: frozenset[str] = frozenset()
+    """Hosts that run a k3s server: a pool listing one of them does not join it again as an agent."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,9 @@ class K3sClusterArgs:
     """Access key of the etcd snapshot bucket (spec.etcd_snapshots.s3; a secret config value)."""
     etcd_s3_secret_key: Optional[pulumi.Input[str]] = None
     """Secret key of the etcd snapshot bucket (a secret config value)."""
+    gpu_servers: dict[str, tuple[dict[str, str], list[str]]] = field(default_factory=dict)
+    """Servers that are also GPU hosts of a pool (a one-machine cluster): host name -> (node labels, node taints
+    as key=value:Effect) the server registers with. Default: none."""
 
 
 def connection(host: Host, default_user: str, private_key: pulumi.Input[str]) -> command.remote.ConnectionArgs:
@@ -143,6 +148,11 @@ class K3sCluster(pulumi.ComponentResource):
                 settings["default-local-storage-path"] = args.local_storage_path
             if spec.taint_servers:
                 settings["node-taint"] = ["CriticalAddonsOnly=true:NoExecute"]
+            if host.name in args.gpu_servers:
+                labels, taints = args.gpu_servers[host.name]
+                settings["node-label"] = [f"{k}={v}" for k, v in sorted(labels.items())]
+                if taints:
+                    settings["node-taint"] = list(taints)
             stdin = pulumi.Output.all(self.token.result, s3_credentials).apply(
                 lambda v, s=settings: render_config({**s, **(v[1] or {}), "token": v[0]})
             )
@@ -168,6 +178,7 @@ class K3sCluster(pulumi.ComponentResource):
             ssh_user=spec.ssh_user,
             ssh_private_key=key,
             servers=list(servers),
+            server_names=frozenset(h.name for h in spec.servers),
         )
         self.agents = [
             agent_command(f"{name}-agent-{host.name}", host, self.join, {}, [], self) for host in spec.agents
