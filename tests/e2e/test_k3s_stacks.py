@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 import pytest
 from pulumi import automation as auto
@@ -58,6 +58,9 @@ def run(request, tools, chart_repo, tmp_path_factory):
         server = ApiServer(harness.BIN, work / "apiserver").start()
     try:
         config = seamed_config(name, chart_repo.url)
+        for pool in config.get("gpufleet:nodePools", []):
+            for host in pool.get("hosts", []):
+                server.create_node(host["name"])  # the targets of NodePatch (no kubelet registers them here)
         stack = E2EStack(name, work, config, {"gpufleet:sshPrivateKey": SSH_KEY, "gpufleet-e2e:kubeconfig": server.kubeconfig})
         r = Run(name, work, server, stack, config)
         with timed(f"{name}: gpufleet plan"):
@@ -117,9 +120,6 @@ def test_report_renders_the_real_preview(run):
 
 def test_up_installs_the_addon_layer_on_the_api_server(run):
     run.need("preview")
-    for pool in run.config.get("gpufleet:nodePools", []):
-        for host in pool.get("hosts", []):
-            run.server.create_node(host["name"])  # the targets of NodePatch (no kubelet registers them here)
     try:
         with timed(f"{run.name}: pulumi up"):
             run.up = run.stack.stack.up(on_output=None, color="never")
@@ -133,47 +133,39 @@ def test_up_installs_the_addon_layer_on_the_api_server(run):
     assert len(k8s) == len(planned)
     for r in k8s:
         assert r.get("id"), f"{r['urn']} has no id after up"
-    check_objects_exist(run, planned)
+    check_objects_exist(run, k8s)
 
 
-API_PATHS = {
-    "core/v1": "/api/v1",
-}
+def object_path(server: ApiServer, api_version: str, kind: str, name: str, namespace: Optional[str]) -> str:
+    """REST path of an object (its resource name from the API server's discovery)."""
+    base = f"/api/{api_version}" if "/" not in api_version else f"/apis/{api_version}"
+    found = [r for r in server.request("GET", base)["resources"] if r["kind"] == kind and "/" not in r["name"]]
+    assert found, f"the API server serves no {kind} in {base}"
+    plural = found[0]["name"]
+    if found[0]["namespaced"]:
+        return f"{base}/namespaces/{namespace or 'default'}/{plural}/{name}"
+    return f"{base}/{plural}/{name}"
 
 
-def object_path(type_token: str, inputs: dict) -> Optional[str]:
-    """REST path of the object a `kubernetes:<group>/<version>:<Kind>` resource created, or None."""
-    _, gv, kind = type_token.split(":")
-    if kind in ("Release",) or kind.endswith("Patch"):
-        return None
-    group, version = gv.rsplit("/", 1)
-    base = "/api/v1" if group == "core" else f"/apis/{group}/{version}"
-    plural = kind.lower() + ("es" if kind.lower().endswith(("s", "ch")) else "s")
-    if kind == "PriorityClass":
-        plural = "priorityclasses"
-    if kind == "StorageClass":
-        plural = "storageclasses"
-    meta = inputs.get("metadata") or {}
-    name, ns = meta.get("name"), meta.get("namespace")
-    if not name:
-        return None
-    return f"{base}/namespaces/{ns}/{plural}/{name}" if ns else f"{base}/{plural}/{name}"
-
-
-def check_objects_exist(run: Run, planned: list[dict]) -> None:
-    """Every object gpufleet created directly (not through a chart) is in the API server as planned."""
-    missing = []
-    for r in planned:
-        path = object_path(r["type"], r["inputs"])
-        if path is None:
+def check_objects_exist(run: Run, state: list[dict]) -> None:
+    """Every object gpufleet created directly (not through a chart or a patch) is read back from the API
+    server, with the name, namespace and uid the engine recorded."""
+    problems = []
+    for r in state:
+        kind = r["type"].rsplit(":", 1)[-1]
+        if kind == "Release" or kind.endswith("Patch") or not r["type"].startswith("kubernetes:"):
             continue
+        out = r.get("outputs") or {}
+        meta = out.get("metadata") or {}
         try:
+            path = object_path(run.server, out["apiVersion"], out["kind"], meta["name"], meta.get("namespace"))
             obj = run.server.request("GET", path)
         except Exception as exc:  # noqa: BLE001 - report every missing object at once
-            missing.append(f"{r['urn']}: GET {path}: {exc}")
+            problems.append(f"{r['urn']}: {exc!r}")
             continue
-        assert obj["metadata"]["name"] == r["inputs"]["metadata"]["name"]
-    assert not missing, "\n".join(missing)
+        if obj["metadata"].get("uid") != meta.get("uid"):
+            problems.append(f"{r['urn']}: uid {obj['metadata'].get('uid')} in the API server, {meta.get('uid')} in state")
+    assert not problems, "\n".join(problems)
 
 
 def test_second_preview_shows_no_changes(run):
