@@ -4,7 +4,7 @@
 #   tests/e2e/build.sh            build what is missing, then print the tool directory
 #   tests/e2e/build.sh --check    exit 1 (and say what) when something is not built yet; build nothing
 #
-# Every piece is built from a wrapper module under tests/e2e/build/<piece>/ (go.mod + go.sum pin it) into
+# Every piece is built from a wrapper module under tests/e2e/modules/<piece>/ (go.mod + go.sum pin it) into
 # $GPUFLEET_E2E_CACHE (default ~/.cache/gpufleet-e2e)/<piece>-<key>/, where <key> hashes the wrapper's files,
 # so a later run, or CI on the same machine, skips it. The assembled layout is $CACHE/current/:
 #   bin/      pulumi, pulumi-language-python (+ the SDK's -exec launcher), pulumi-language-yaml, kube-apiserver, etcd
@@ -28,13 +28,13 @@ log() { printf '[e2e-build] %s\n' "$*" >&2; }
 sdk_version() { "$PY" -c "import importlib.metadata as m; print(m.version('$1'))"; }
 K8S_SDK=$(sdk_version pulumi_kubernetes)
 # Versions built (each also in its wrapper go.mod; docs/e2e.md says why each is the one).
-PULUMI_VERSION=$(awk '/github.com\/pulumi\/pulumi\/pkg\/v3 /{print $2}' build/pulumi/go.mod)
-K8S_VERSION=$(awk '$1=="k8s.io/kubernetes"{print $2; exit}' build/kube/go.mod)
-YAML_VERSION=$(awk '/github.com\/pulumi\/pulumi-yaml /{print $2}' build/yaml/go.mod)
+PULUMI_VERSION=$(awk '/github.com\/pulumi\/pulumi\/pkg\/v3 /{print $2}' modules/pulumi/go.mod)
+K8S_VERSION=$(awk '$1=="k8s.io/kubernetes"{print $2; exit}' modules/kube/go.mod)
+YAML_VERSION=$(awk '/github.com\/pulumi\/pulumi-yaml /{print $2}' modules/yaml/go.mod)
 PY_EXEC=$(go env GOMODCACHE)/github.com/pulumi/pulumi/sdk/v3@$PULUMI_VERSION/python/cmd/pulumi-language-python-exec
 
 key() { # key PIECE: a hash of the wrapper module's files and the toolchain
-  (cd "build/$1" && cat go.mod go.sum $(ls *.go */*.go 2>/dev/null) && go version && echo "$2") | sha256sum | cut -c1-16
+  (cd "modules/$1" && cat go.mod go.sum $(ls *.go */*.go 2>/dev/null) && go version && echo "$2") | sha256sum | cut -c1-16
 }
 
 MISSING=()
@@ -60,19 +60,19 @@ TOTAL_START=$(date +%s)
 
 # 1. The Pulumi CLI (pkg/v3 and sdk/v3 at one tag).
 if step pulumi "$PULUMI_VERSION"; then
-  (cd build/pulumi && go mod download && "${NICE[@]}" go build -o "$OUT/pulumi" \
+  (cd modules/pulumi && go mod download && "${NICE[@]}" go build -o "$OUT/pulumi" \
     -ldflags "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=$PULUMI_VERSION" \
     github.com/pulumi/pulumi/pkg/v3/cmd/pulumi)
   done_step pulumi
 fi
 PULUMI_OUT=$OUT
 
-# 2. The Python language host (build/langhost/go.mod says why it is not the upstream one) and the SDK's
+# 2. The Python language host (modules/langhost/go.mod says why it is not the upstream one) and the SDK's
 #    launcher it runs programs with, from sdk/v3 at the CLI's tag.
 if step langhost "$PULUMI_VERSION"; then
-  (cd build/langhost && go mod download && "${NICE[@]}" go build -o "$OUT/pulumi-language-python" \
+  (cd modules/langhost && go mod download && "${NICE[@]}" go build -o "$OUT/pulumi-language-python" \
     -ldflags "-s -w -X main.version=$PULUMI_VERSION-gpufleet-e2e" .)
-  (cd build/pulumi && go mod download github.com/pulumi/pulumi/sdk/v3@"$PULUMI_VERSION")
+  (cd modules/pulumi && go mod download github.com/pulumi/pulumi/sdk/v3@"$PULUMI_VERSION")
   install -m 0755 "$PY_EXEC" "$OUT/pulumi-language-python-exec"
   done_step langhost
 fi
@@ -80,10 +80,10 @@ LANGHOST_OUT=$OUT
 
 # 3. The kubernetes provider, installed as the version the Python SDK asks for.
 if step kubernetes "$K8S_SDK"; then
-  (cd build/kubernetes && go mod download)
-  SRC=$(cd build/kubernetes && go list -m -f '{{.Dir}}' github.com/pulumi/pulumi-kubernetes/provider/v4)
+  (cd modules/kubernetes && go mod download)
+  SRC=$(cd modules/kubernetes && go list -m -f '{{.Dir}}' github.com/pulumi/pulumi-kubernetes/provider/v4)
   WORK=$(mktemp -d)
-  cp -r build/kubernetes/. "$WORK/"
+  cp -r modules/kubernetes/. "$WORK/"
   # What the upstream `go generate` (cmd/pulumi-resource-kubernetes/generate.go) writes: the schema with
   # the version set, and the terraform mapping, both re-serialized compactly.
   VERSION=$K8S_SDK "$PY" - "$SRC/cmd/pulumi-resource-kubernetes" "$WORK" <<'EOF'
@@ -102,11 +102,11 @@ EOF
 fi
 KUBERNETES_OUT=$OUT
 
-# 4. kube-apiserver and etcd (one dependency graph: build/kube/go.mod).
+# 4. kube-apiserver and etcd (one dependency graph: modules/kube/go.mod).
 if step kube "$K8S_VERSION"; then
   MINOR=$(echo "$K8S_VERSION" | cut -d. -f2)
   KV=k8s.io/component-base/version
-  (cd build/kube && go mod download && "${NICE[@]}" go build -o "$OUT/kube-apiserver" \
+  (cd modules/kube && go mod download && "${NICE[@]}" go build -o "$OUT/kube-apiserver" \
     -ldflags "-s -w -X $KV.gitVersion=$K8S_VERSION -X $KV.gitMajor=1 -X $KV.gitMinor=$MINOR -X $KV.gitTreeState=clean" \
     k8s.io/kubernetes/cmd/kube-apiserver \
    && "${NICE[@]}" go build -o "$OUT/etcd" -ldflags "-s -w" ./etcd)
@@ -117,7 +117,7 @@ KUBE_OUT=$OUT
 # 5. The Pulumi YAML language host. Only the YAML test needs it: a failure here is reported, and that test
 #    skips saying so, while the rest of the tier runs.
 if step yaml "$YAML_VERSION"; then
-  if (cd build/yaml && go mod download && "${NICE[@]}" go build -o "$OUT/pulumi-language-yaml" \
+  if (cd modules/yaml && go mod download && "${NICE[@]}" go build -o "$OUT/pulumi-language-yaml" \
       -ldflags "-s -w -X github.com/pulumi/pulumi-yaml/pkg/version.Version=$YAML_VERSION" \
       github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml); then
     done_step yaml

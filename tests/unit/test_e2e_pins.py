@@ -8,7 +8,7 @@ import re
 from gpufleet import versions
 from tests.helpers import ROOT
 
-BUILD = ROOT / "tests" / "e2e" / "build"
+BUILD = ROOT / "tests" / "e2e" / "modules"
 
 
 def requires(module: str) -> dict[str, str]:
