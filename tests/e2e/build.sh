@@ -28,9 +28,10 @@ log() { printf '[e2e-build] %s\n' "$*" >&2; }
 sdk_version() { "$PY" -c "import importlib.metadata as m; print(m.version('$1'))"; }
 K8S_SDK=$(sdk_version pulumi_kubernetes)
 # Versions built (each also in its wrapper go.mod; docs/e2e.md says why each is the one).
-PULUMI_VERSION=$(awk '/github.com\/pulumi\/pulumi\/pkg\/v3 /{print $2}' modules/pulumi/go.mod)
-K8S_VERSION=$(awk '$1=="k8s.io/kubernetes"{print $2; exit}' modules/kube/go.mod)
-YAML_VERSION=$(awk '/github.com\/pulumi\/pulumi-yaml /{print $2}' modules/yaml/go.mod)
+modver() { (cd "modules/$1" && go list -m -f "{{.Version}}" "$2"); }  # the version the wrapper selects
+PULUMI_VERSION=$(modver pulumi github.com/pulumi/pulumi/pkg/v3)
+K8S_VERSION=$(modver kube k8s.io/kubernetes)
+YAML_VERSION=$(modver yaml github.com/pulumi/pulumi-yaml)
 PY_EXEC=$(go env GOMODCACHE)/github.com/pulumi/pulumi/sdk/v3@$PULUMI_VERSION/python/cmd/pulumi-language-python-exec
 
 key() { # key PIECE: a hash of the wrapper module's files and the toolchain
