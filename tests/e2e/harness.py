@@ -87,6 +87,7 @@ def cli_env(backend: Path, home: Path) -> dict[str, str]:
         "PULUMI_SKIP_UPDATE_CHECK": "true",
         "PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION": "true",
         "PULUMI_SKIP_CONFIRMATIONS": "true",
+        "PULUMI_DEBUG_COMMANDS": "true",  # `preview --event-log` exists only then (pkg/v3 cmd/pulumi/operations)
         "PULUMI_DIY_BACKEND_NO_LEGACY_WARNING": "true",
         "PULUMI_HOST_PROVIDERS_LOG": "",
     }
