@@ -1,6 +1,6 @@
 """The `gpufleet` command: `plan` (offline plan of a stack, or of every stack with --all), `schema` (JSON Schema of stack files),
-`diff` (review two plans), `report` (review a real `pulumi preview --json` and its event log) and
-`catalog show|refresh` (the facts catalog).
+`diff` (review two plans), `report` (review a real `pulumi preview --json` and its event log),
+`catalog show|refresh` (the facts catalog) and `k3s restore-commands` (restore a k3s stack's etcd from a snapshot).
 
 Exit codes (contract): 0 clean or advisory findings only; 1 a mandatory policy is violated;
 2 the stack config is invalid (message on stderr, no traceback, nothing registered).
@@ -167,6 +167,24 @@ def cmd_catalog_refresh(args: argparse.Namespace) -> int:
         return EXIT_POLICY if drifted else EXIT_OK
     for path in refresh.write(result, directory):
         print(f"wrote {path}")
+
+
+def cmd_k3s_restore(args: argparse.Namespace) -> int:
+    from gpufleet.plan.stackfile import StackFileError, read_stack_file, stack_path
+    from gpufleet.spec import SpecError, load_spec
+    from gpufleet.components.k3s.restore import RestoreError, render_steps, restore_steps
+
+    path = Path(args.config) if args.config else stack_path(_project_dir(), args.stack)
+    try:
+        stack_file = read_stack_file(args.stack, path)
+        spec = load_spec(stack_file.stack, stack_file.config, stack_file.secret_keys)
+        if spec.cluster.platform != "k3s":
+            raise RestoreError(f"stack '{args.stack}' runs on {spec.cluster.platform}, not k3s: its etcd is the cloud's")
+        steps = restore_steps(args.stack, spec.cluster.k3s, args.snapshot, args.server)
+    except (StackFileError, SpecError, RestoreError) as exc:
+        print(f"gpufleet: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    sys.stdout.write(render_steps(args.stack, args.snapshot, steps))
     return EXIT_OK
 
 
@@ -209,6 +227,13 @@ def parser() -> argparse.ArgumentParser:
     ref.add_argument("--output", help="directory for the generated catalog files (default: the installed catalog)")
     ref.add_argument("--check", action="store_true", help="compare without writing; exit 1 when the files drifted from the APIs")
     ref.set_defaults(func=cmd_catalog_refresh)
+    k3s = sub.add_parser("k3s", help="k3s operations for a stack's hosts").add_subparsers(dest="k3s_command", required=True)
+    restore = k3s.add_parser("restore-commands", help="print the commands that restore a stack's k3s cluster from an etcd snapshot")
+    restore.add_argument("stack", help="stack name: stacks/Pulumi.<STACK>.yaml")
+    restore.add_argument("snapshot", help="snapshot name (as `k3s etcd-snapshot ls` lists it) or an absolute path on the server")
+    restore.add_argument("--config", help="read this stack file instead, under the stack name")
+    restore.add_argument("--server", help="the server that restores (default: the one that took the snapshot, else the first)")
+    restore.set_defaults(func=cmd_k3s_restore)
     return p
 
 

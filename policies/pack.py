@@ -16,6 +16,7 @@ from gpufleet.policies.rules import (
     secure_defaults,
     spot_pool_diversified,
     spot_pool_safety,
+    stateful_resource_protection,
 )
 
 PACK_NAME = "gpufleet"
@@ -34,6 +35,7 @@ POLICIES = [
     rdma_placement.POLICY,
     secure_defaults.POLICY,
     gpu_cuda_minor_version_compat.POLICY,  # advisory companion of gpu-driver-cuda-alignment (issue 12)
+    stateful_resource_protection.POLICY,
 ]
 
 

@@ -11,8 +11,13 @@ import pulumi_kubernetes as k8s
 import pulumi_random as random
 
 from gpufleet.components.cluster_access import ClusterAccess
-from gpufleet.components.k3s.install import AS_ROOT, API_PORT, KUBECONFIG_PATH, node_scripts, render_config, rewrite_kubeconfig
+from gpufleet.components.k3s.install import (
+    AS_ROOT, API_PORT, KUBECONFIG_PATH, etcd_s3_credentials, etcd_snapshot_settings, node_scripts, render_config,
+    rewrite_kubeconfig,
+)
+from gpufleet.components.protection import protect, script_exemption
 from gpufleet.spec import Host, K3sSpec
+from gpufleet.spec.protection import ProtectionSpec
 
 # Where k3s keeps containerd's config and socket; the GPU Operator's toolkit must be told
 # (NVIDIA/gpu-operator issues 238, 473, 1651).
@@ -48,6 +53,12 @@ class K3sClusterArgs:
     """SSH private key for every host (from a secret config value)."""
     local_storage_path: Optional[str] = None
     """Directory of k3s's local-path volumes on every node (`default-local-storage-path`); default: k3s's own."""
+    protection: ProtectionSpec = ProtectionSpec()
+    """Protect the servers (etcd/SQLite lives on them) and the join token; default: on."""
+    etcd_s3_access_key: Optional[pulumi.Input[str]] = None
+    """Access key of the etcd snapshot bucket (spec.etcd_snapshots.s3; a secret config value)."""
+    etcd_s3_secret_key: Optional[pulumi.Input[str]] = None
+    """Secret key of the etcd snapshot bucket (a secret config value)."""
     gpu_servers: dict[str, tuple[dict[str, str], list[str]]] = field(default_factory=dict)
     """Servers that are also GPU hosts of a pool (a one-machine cluster): host name -> (node labels, node taints
     as key=value:Effect) the server registers with. Default: none."""
@@ -102,12 +113,29 @@ class K3sCluster(pulumi.ComponentResource):
             self._existing(name, args, server_url, key)
             return
 
-        # The join token is generated once and stays in state (RandomPassword results are secret).
+        # The join token is generated once and stays in state (RandomPassword results are secret). protect: a new
+        # token cannot join the existing servers, and restoring an etcd snapshot needs the token it was taken with.
         self.token = random.RandomPassword(
-            f"{name}-token", length=48, special=False, opts=pulumi.ResourceOptions(parent=self)
+            f"{name}-token", length=48, special=False, opts=protect(args.protection, parent=self)
         )
 
-        scripts = node_scripts("server", args.kubernetes_version)
+        snapshots = spec.etcd_snapshots
+        s3_credentials = None
+        if spec.embedded_etcd and snapshots.enabled and snapshots.s3 is not None:
+            if args.etcd_s3_access_key is None or args.etcd_s3_secret_key is None:
+                raise ValueError(f"{name}: etcd snapshots to S3 need etcd_s3_access_key and etcd_s3_secret_key")
+            s3_credentials = pulumi.Output.all(args.etcd_s3_access_key, args.etcd_s3_secret_key).apply(
+                lambda keys: etcd_s3_credentials(keys[0], keys[1])
+            )
+        unprotected = [] if args.protection.enabled else [args.protection.reason]
+        if spec.embedded_etcd and not snapshots.enabled:
+            unprotected.append(snapshots.reason)
+        scripts = node_scripts(
+            "server",
+            args.kubernetes_version,
+            etcd_snapshots=etcd_snapshot_settings(snapshots) if spec.embedded_etcd else None,
+            header=script_exemption(*unprotected),
+        )
         tls_sans = sorted({api_address, *spec.tls_sans})
         servers: list[command.remote.Command] = []
         for i, host in enumerate(spec.servers):
@@ -132,7 +160,9 @@ class K3sCluster(pulumi.ComponentResource):
                 settings["node-label"] = [f"{k}={v}" for k, v in sorted(labels.items())]
                 if taints:
                     settings["node-taint"] = list(taints)
-            stdin = self.token.result.apply(lambda token, s=settings: render_config({**s, "token": token}))
+            stdin = pulumi.Output.all(self.token.result, s3_credentials).apply(
+                lambda v, s=settings: render_config({**s, **(v[1] or {}), "token": v[0]})
+            )
             servers.append(
                 command.remote.Command(
                     f"{name}-server-{host.name}",
@@ -141,7 +171,10 @@ class K3sCluster(pulumi.ComponentResource):
                     update=scripts.create,
                     delete=scripts.delete,
                     stdin=pulumi.Output.secret(stdin),
-                    opts=pulumi.ResourceOptions(parent=self, depends_on=servers[-1:]),
+                    # protect: deleting or replacing a server runs k3s's uninstall script, which removes its data
+                    # directory (the datastore, and on an HA cluster its etcd member and local snapshots). Agents stay
+                    # unprotected: they hold no cluster state, and removing a host from a pool must just work.
+                    opts=protect(args.protection, parent=self, depends_on=servers[-1:]),
                 )
             )
 

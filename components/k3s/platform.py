@@ -23,6 +23,9 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
         K3sClusterArgs(
             spec.cluster.k3s, spec.cluster.kubernetes_version, inputs.ssh_private_key,
             local_storage_path=spec.storage.local_path.path, gpu_servers=gpu_servers,
+            protection=spec.cluster.protection,
+            etcd_s3_access_key=inputs.etcd_s3_access_key,
+            etcd_s3_secret_key=inputs.etcd_s3_secret_key,
             existing_kubeconfig=existing,
         ),
         opts=opts,

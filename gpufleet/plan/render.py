@@ -13,7 +13,7 @@ def to_json(plan: Plan) -> dict:
     return {
         "stack": plan.stack,
         "resources": [
-            {"urn": r.urn, "type": r.type, "name": r.name, "parent": r.parent, "inputs": r.inputs}
+            {"urn": r.urn, "type": r.type, "name": r.name, "parent": r.parent, "inputs": r.inputs, "options": r.options()}
             for r in plan.resources
         ],
         "violations": [
@@ -27,6 +27,20 @@ def to_json(plan: Plan) -> dict:
     }
 
 
+def _marks(r) -> str:
+    """What the tree says after a resource: [protected] (pulumi destroy stops there), [retained on delete]."""
+    marks = [m for m, on in (("protected", r.protect), ("retained on delete", r.retain_on_delete)) if on]
+    return "".join(f"  [{m}]" for m in marks)
+
+
+def _protected_lines(plan: Plan) -> list[str]:
+    protected = [r for r in plan.resources if r.protect]
+    if not protected:
+        return ["protected resources: none (`pulumi destroy` deletes everything)"]
+    out = [f"protected resources ({len(protected)}; `pulumi destroy` stops at them, see README \"Protected resources\"):"]
+    return out + [f"  - {r.name} ({r.type})" for r in protected]
+
+
 def _tree_lines(plan: Plan) -> list[str]:
     urns = {r.urn for r in plan.resources}
     children = defaultdict(list)
@@ -36,7 +50,7 @@ def _tree_lines(plan: Plan) -> list[str]:
 
     def walk(parent, depth):
         for r in children[parent]:
-            lines.append(f"{'  ' * depth}{'+ ' if r.custom else '* '}{r.name}  ({r.type})")
+            lines.append(f"{'  ' * depth}{'+ ' if r.custom else '* '}{r.name}  ({r.type}){_marks(r)}")
             walk(r.urn, depth + 1)
 
     walk(None, 0)
@@ -77,6 +91,7 @@ def to_text(plan: Plan) -> str:
         out.append("  (no GPU pools)")
     out += [f"  {line}" for line in capacity_notes(plan.capacity)]
     out += ["", _cost_line(plan), f"catalog facts as of {plan.catalog_date}", ""]
+    out += _protected_lines(plan) + [""]
     if plan.warnings:
         out += ["warnings:"] + [f"  - {w}" for w in plan.warnings] + [""]
     out += ["policies:"]
@@ -101,7 +116,10 @@ def to_markdown(plan: Plan) -> str:
     notes = capacity_notes(plan.capacity)
     if notes:
         out += ["", *(f"- {line}" for line in notes)]
-    out += ["", _cost_line(plan), "", "<details><summary>Resources</summary>", "", "```"]
+    out += ["", _cost_line(plan), "", "#### Protected resources", ""]
+    protected = [r for r in plan.resources if r.protect]
+    out += [f"- 🔒 `{r.name}` ({r.type})" for r in protected] or ["None: `pulumi destroy` deletes everything."]
+    out += ["", "<details><summary>Resources</summary>", "", "```"]
     out += _tree_lines(plan)
     out += ["```", "", "</details>", ""]
     return "\n".join(out)

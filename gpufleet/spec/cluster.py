@@ -10,6 +10,7 @@ from gpufleet import versions
 from gpufleet.spec.base import DNS_LABEL, Model, check_address
 from gpufleet.spec.eks import EksSpec
 from gpufleet.spec.gke import GkeSpec
+from gpufleet.spec.protection import EtcdSnapshotsSpec, ProtectionSpec
 
 # Kubernetes minor versions each platform plans for, and how a miss is worded.
 PLATFORM_VERSIONS = {
@@ -57,6 +58,14 @@ class K3sSpec(Model):
     """Packaged k3s components not to deploy."""
     taint_servers: bool = False
     """Keep workloads off the servers (CriticalAddonsOnly taint); needs agents for system pods."""
+    etcd_snapshots: EtcdSnapshotsSpec = EtcdSnapshotsSpec()
+    """HA (embedded etcd): k3s's scheduled etcd snapshots on every server, optionally copied to S3; default:
+    every 6 hours, 20 kept. A single server keeps its datastore in SQLite and takes no etcd snapshots."""
+
+    @property
+    def embedded_etcd(self) -> bool:
+        """Several servers run k3s's embedded etcd (the first with cluster-init); one server uses SQLite."""
+        return len(self.servers) > 1
 
     @field_validator("servers")
     @classmethod
@@ -95,6 +104,9 @@ class ClusterSpec(Model):
     """Required when platform is eks."""
     gke: Optional[GkeSpec] = Field(default=None, validate_default=True)
     """Required when platform is gke."""
+    protection: ProtectionSpec = ProtectionSpec()
+    """Protect what holds state (control plane, secrets key, k3s servers and token, checkpoint claim) from
+    `pulumi destroy` and replacement; default: on. Off needs a reason: `{enabled: false, reason: "..."}`."""
 
     @field_validator("kubernetes_version")
     @classmethod
