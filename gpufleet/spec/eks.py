@@ -290,6 +290,21 @@ def node_group_limit_checks(stack: str, i: int, pool) -> list[Problem]:
     return problems
 
 
+def pool_local_storage(pool) -> str:
+    """raid0 | none: the pool's choice, else raid0 when every instance type has an instance store."""
+    if pool.local_storage is not None:
+        return pool.local_storage
+    types = pool_instance_types(pool)
+    return "raid0" if types and all(aws_catalog.instance_store(t) for t in types) else "none"
+
+
+def pool_efa_secondary(pool) -> str:
+    """Interface type on network cards 1.. of an EFA pool: the pool's efaOnly, else the catalog's choice."""
+    if pool.efa_only is not None:
+        return "efa-only" if pool.efa_only else "efa"
+    return aws_catalog.instance_type(pool_instance_types(pool)[0]).efa_secondary
+
+
 def eks_checks(stack: str, spec: "StackSpec", config: Optional[dict] = None) -> list[Problem]:
     problems: list[Problem] = []
     if config is not None and not config.get("aws:region"):
@@ -328,6 +343,13 @@ def eks_checks(stack: str, spec: "StackSpec", config: Optional[dict] = None) -> 
                 problems.append(Problem(stack, path, f"{name} has no EFA: rdma needs an EFA instance type (EFA GPU types: {', '.join(efa)})", name))
                 continue
             facts.append(t)
+        if pool.local_storage == "raid0":
+            bare = [t.name for t in facts if aws_catalog.instance_store(t.name) is None]
+            if bare:
+                problems.append(Problem(stack, f"{at}.localStorage", f"{', '.join(bare)} has no instance store to put in RAID0 "
+                                        "(allowed: none)", "raid0"))
+        if pool.efa_only is not None and not pool.rdma:
+            problems.append(Problem(stack, f"{at}.efaOnly", "only used on EFA pools (rdma: true)", pool.efa_only))
         shapes = {(t.gpu, t.gpus, t.efa_interfaces if pool.rdma else 0) for t in facts}
         if len(shapes) > 1:
             desc = ", ".join(f"{t.name} = {t.gpus} x {t.gpu}" + (f" with {t.efa_interfaces} EFA" if pool.rdma else "") for t in facts)

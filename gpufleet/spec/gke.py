@@ -383,6 +383,10 @@ def _pool_checks(stack: str, at: str, pool: Any, gke: GkeSpec) -> list[Problem]:
     for field, alias in (("hosts", "hosts"), ("gpu", "gpu"), ("gpus_per_node", "gpusPerNode")):
         if field in pool.model_fields_set:
             problems.append(Problem(stack, f"{at}.{alias}", "not used on gke: it follows from machineType; remove it"))
+    for field, alias, instead in (("max_unavailable", "maxUnavailable", "gke.upgrade"), ("local_storage", "localStorage", "gke.localSsd"),
+                                  ("efa_only", "efaOnly", "machineType")):
+        if field in pool.model_fields_set:
+            problems.append(Problem(stack, f"{at}.{alias}", f"an EKS setting, not used on gke (see {instead})"))
     if pool.machine_type is None:
         problems.append(Problem(stack, f"{at}.machineType", "required on gke: a GPU machine type, e.g. g2-standard-8 or a3-highgpu-8g"))
         return problems

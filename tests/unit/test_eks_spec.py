@@ -51,8 +51,9 @@ P = "stack 'bad': gpufleet:nodePools[0]"
 CASES = {
     "efa on a type without it": (
         lambda c: _pool(c).update(instanceType="g6.xlarge"),
-        [f"{P}.instanceType: g6.xlarge has no EFA: rdma needs an EFA instance type (EFA GPU types: g4dn.12xlarge, g5.12xlarge, "
-         "g5.48xlarge, g6.12xlarge, g6.48xlarge, g6e.12xlarge, g6e.48xlarge, p4d.24xlarge, p4de.24xlarge, p5.48xlarge, "
+        [f"{P}.instanceType: g6.xlarge has no EFA: rdma needs an EFA instance type (EFA GPU types: g4dn.12xlarge, g5.8xlarge, "
+         "g5.16xlarge, g5.24xlarge, g5.12xlarge, g5.48xlarge, g6.8xlarge, g6.16xlarge, g6.24xlarge, g6.12xlarge, g6.48xlarge, "
+         "g6e.12xlarge, g6e.48xlarge, p4d.24xlarge, p4de.24xlarge, p5.48xlarge, "
          "p5e.48xlarge, p5en.48xlarge) (got 'g6.xlarge')"],
     ),
     "unknown instance type": (
