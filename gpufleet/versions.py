@@ -127,8 +127,11 @@ def nccl_test_image() -> str:
 
 
 # --- AWS EKS (issue 3) ---------------------------------------------------------------------------
-# Kubernetes minor versions gpufleet plans EKS clusters for (each has EKS-optimized AMIs below).
-EKS_KUBERNETES_VERSIONS = ("1.33", "1.34", "1.35")
+# Kubernetes minor versions gpufleet plans EKS clusters for (each has EKS-optimized AMIs below). 1.32 is in EKS
+# extended support (standard support ended 2026-03-23, extended ends 2027-03-23: EKS User Guide, "Kubernetes
+# version lifecycle"; extended support bills extra per cluster hour) and is what awslabs/ai-on-eks
+# infra/base/terraform/variables.tf (line 15, `eks_cluster_version` default) deploys.
+EKS_KUBERNETES_VERSIONS = ("1.32", "1.33", "1.34", "1.35")
 
 # EKS-optimized GPU AMIs are chosen by SSM parameter, never by AMI id: AMI type -> (the node group's
 # `amiType`, the SSM parameter holding the release version for a Kubernetes minor version). The
@@ -168,6 +171,7 @@ CLUSTER_AUTOSCALER = HelmChart(
     app_version="v1.34.0",
 )
 CLUSTER_AUTOSCALER_IMAGES: dict[str, str] = {
+    "1.32": "v1.32.5",  # promoted in kubernetes/k8s.io#8815
     "1.33": "v1.33.1",
     "1.34": "v1.34.0",
     "1.35": "v1.35.0",

@@ -130,7 +130,12 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
         )
 
     # Add-ons wait for the system nodes they run on; GPU pools may sit at zero.
-    access = dataclasses.replace(control_plane.access, ready=[system_pool])
+    # Every GPU pool on Bottlerocket: its NVIDIA variants run their own device plugin, so the GPU Operator runs
+    # without one (in mixed stacks the node label above keeps it off the Bottlerocket nodes only).
+    bottlerocket_only = bool(spec.node_pools) and all(p.ami.startswith("bottlerocket") for p in spec.node_pools)
+    access = dataclasses.replace(
+        control_plane.access, ready=[system_pool], facts={**facts, "device_plugin_preinstalled": bottlerocket_only}
+    )
     addons: list[pulumi.ComponentResource] = []
     if eks.autoscaler.enabled:
         addons.append(ClusterAutoscaler(f"{name}-autoscaler", ClusterAutoscalerArgs(eks.autoscaler), access, opts=opts))

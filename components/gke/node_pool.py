@@ -16,7 +16,7 @@ import pulumi
 import pulumi_gcp as gcp
 
 from gpufleet.components.gke.cluster import CLOUD_PLATFORM_SCOPE
-from gpufleet.node_labels import pool_labels, pool_taints
+from gpufleet.node_labels import node_taints, pool_labels
 from gpufleet import labels as L
 from gpufleet.catalog.gcp import GcpMachine
 from gpufleet.spec import GkePoolSpec, NodePoolSpec
@@ -62,11 +62,7 @@ class GkeNodePoolArgs:
 def gke_taints(pool: NodePoolSpec) -> list[dict]:
     """The pool's taints in GKE's shape. The GPU taint carries GKE's own value ("present"): GKE puts that
     taint on GPU pools itself, so declaring it with another value would give two taints on one key."""
-    out = []
-    for t in pool_taints(pool):
-        value = L.GKE_GPU_TAINT_VALUE if t["key"] == L.GPU_TAINT_KEY else t["value"]
-        out.append({"key": t["key"], "value": value, "effect": _EFFECTS[t["effect"]]})
-    return out
+    return [{"key": t["key"], "value": t["value"], "effect": _EFFECTS[t["effect"]]} for t in node_taints(pool, "gke")]
 
 
 def upgrade_settings(gke: GkePoolSpec) -> gcp.container.NodePoolUpgradeSettingsArgs:
