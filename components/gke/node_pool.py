@@ -136,6 +136,10 @@ class GkeNodePool(pulumi.ComponentResource):
             # A fixed-size pool: no autoscaler, gpufleet owns node_count (per zone) and `pulumi up` keeps it.
             sizing = {"node_count": args.initial_node_count}
             ignore = []
+        # Local SSD configs replace the pool when they change, and they follow from the machine type: like
+        # cluster-toolkit's gke-node-pool (main.tf lines 309-316 at v1.95.0) they are set at creation and then left
+        # alone, so pools created before gpufleet used the SSDs are not replaced by an upgrade of gpufleet.
+        ignore += ["nodeConfig.ephemeralStorageLocalSsdConfig", "nodeConfig.localNvmeSsdBlockConfig"]
         self.node_pool = gcp.container.NodePool(
             f"{name}-pool",
             name=pool.name,

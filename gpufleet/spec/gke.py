@@ -65,7 +65,8 @@ class GkeNetworkSpec(Model):
     gpu_direct_subnet_prefix: int = Field(default=20, ge=16, le=28)
     """Prefix length of each GPUDirect subnet; default /20 (4,092 node addresses), as cluster-toolkit's A3 Mega
     blueprint (examples/gke-a3-megagpu, `subnetwork_cidr_suffix: 20`). Every GPUDirect pool's maxNodes must fit
-    (Compute Engine keeps 4 addresses of each subnet). Changing it replaces the GPUDirect subnets."""
+    (Compute Engine keeps 4 addresses of each subnet). Changing it replaces the GPUDirect subnets and their pools:
+    GPUDirect pools created with /24 subnets (gpufleet before this default) keep them with 24."""
 
     _check_cidrs = field_validator("subnet_cidr", "pods_cidr", "services_cidr", "gpu_direct_cidr")(
         classmethod(lambda cls, v: _cidr(v))
@@ -287,7 +288,8 @@ class GkePoolSpec(Model):
     false: a fixed-size pool of minNodes nodes (minNodes must equal maxNodes), e.g. one that fills a reservation."""
     local_ssd: Optional[LocalSsdSpec] = None
     """Local NVMe SSDs; default: a machine with bundled SSDs (A3, A4) gives them all to ephemeral storage, as
-    cluster-toolkit does; other machines get none."""
+    cluster-toolkit does; other machines get none. Set when the pool is created (later changes are ignored: they
+    would replace the pool)."""
     placement: Literal["none", "compact"] = "none"
     """compact: a COMPACT placement policy (nodes physically close; one zone, new pools only, not with blue-green;
     machine families from the catalog)."""

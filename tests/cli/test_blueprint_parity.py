@@ -70,11 +70,12 @@ def test_a3_mega_pool_shape_and_reservation(a3):
 
 def test_a3_mega_fixed_size_pool_without_autoscaling(a3):
     """Line 133 static_node_count; gke-node-pool main.tf line 110 (node_count) and lines 113-122 (no autoscaling
-    block when static). gpufleet: gke.autoscaling false -> node_count, no autoscaling, nothing ignored."""
+    block when static). gpufleet: gke.autoscaling false -> node_count, no autoscaling, node_count not ignored; like
+    the module (main.tf lines 309-316), the local SSD configs are ignored after creation."""
     pool = one(a3, NODE_POOL, "gke-a3-mega-pool-a3-megagpu-pool")
     assert pool.inputs["nodeCount"] == 2
     assert "autoscaling" not in pool.inputs and "initialNodeCount" not in pool.inputs
-    assert pool.ignore_changes == []
+    assert pool.ignore_changes == ["nodeConfig.ephemeralStorageLocalSsdConfig", "nodeConfig.localNvmeSsdBlockConfig"]
 
 
 def test_a3_mega_upgrades_fit_the_reservation(a3):

@@ -48,7 +48,10 @@ def test_gke_gpu_pool_defaults(gke):
     assert h100.inputs["nodeConfig"]["ephemeralStorageLocalSsdConfig"] == {"localSsdCount": 16}
     assert set(h100.inputs["nodeConfig"]["linuxNodeConfig"]["sysctls"]) == {"net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"}
     assert "initialNodeCount" not in h100.inputs and "placementPolicy" not in h100.inputs
-    assert h100.ignore_changes == ["initialNodeCount"]
+    # GKE rewrites initialNodeCount on resize; SSD configs would replace a pool created before they were set
+    # (cluster-toolkit ignores them too, gke-node-pool main.tf lines 309-316).
+    assert h100.ignore_changes == [
+        "initialNodeCount", "nodeConfig.ephemeralStorageLocalSsdConfig", "nodeConfig.localNvmeSsdBlockConfig"]
     l4 = one(gke, NODE_POOL, "prod-gke-pool-l4-infer-pool").inputs["nodeConfig"]
     assert "ephemeralStorageLocalSsdConfig" not in l4 and "linuxNodeConfig" not in l4
 
