@@ -204,3 +204,12 @@ def test_fsx_shared_file_system():
     assert problems(config) == [
         f"{S}cluster.eks.storage.fsxLustre: shared needs deploymentType PERSISTENT_2 (data repository associations)"
     ]
+
+
+def test_eks_settings_are_refused_on_k3s():
+    config = example_config("dev")
+    config["gpufleet:nodePools"][0].update(localStorage="raid0", efaOnly=False)
+    assert problems(config) == [
+        f"{S}nodePools[0].localStorage: an EKS setting, not used on k3s; remove it",
+        f"{S}nodePools[0].efaOnly: an EKS setting, not used on k3s; remove it",
+    ]
