@@ -499,6 +499,11 @@ def _node_lifecycle_checks(stack: str, at: str, pool: Any, machine: Any, gke: Gk
     if not opts.autoscaling and pool.min_nodes != pool.max_nodes:
         problems.append(Problem(stack, f"{at}.maxNodes", f"a fixed-size pool (gke.autoscaling: false) has minNodes nodes; "
                                 f"set maxNodes equal to minNodes ({pool.min_nodes})", pool.max_nodes))
+    zones = pool_zones(pool, gke)
+    if not opts.autoscaling and pool.min_nodes and zones and pool.min_nodes % len(zones):
+        # GKE's node_count is per zone: a fixed pool has the same number of nodes in each of its zones.
+        problems.append(Problem(stack, f"{at}.minNodes", f"a fixed-size pool has the same nodes in each of its {len(zones)} "
+                                f"zones: use a multiple of {len(zones)}", pool.min_nodes))
     if not opts.autoscaling and pool.min_nodes == 0:
         problems.append(Problem(stack, f"{at}.minNodes", "a fixed-size pool (gke.autoscaling: false) needs minNodes >= 1", 0))
     if pool.min_nodes > 0 and not pool_zones(pool, gke):

@@ -213,3 +213,11 @@ def test_eks_settings_are_refused_on_k3s():
         f"{S}nodePools[0].localStorage: an EKS setting, not used on k3s; remove it",
         f"{S}nodePools[0].efaOnly: an EKS setting, not used on k3s; remove it",
     ]
+
+
+def test_fixed_size_pool_spreads_evenly_over_its_zones():
+    config = gke_pool(autoscaling=False, zones=["us-central1-a", "us-central1-b"])
+    config["gpufleet:nodePools"][0].update(minNodes=3, maxNodes=3, rdma=False)
+    assert problems(config) == [
+        f"{S}nodePools[0].minNodes: a fixed-size pool has the same nodes in each of its 2 zones: use a multiple of 2 (got 3)"
+    ]
