@@ -462,10 +462,11 @@ def pool_zones(pool: Any, gke: GkeSpec) -> list[str]:
 
 def initial_node_count(pool: Any, gke: GkeSpec) -> Optional[int]:
     """Nodes per zone a pool starts with: minNodes spread over its zones (GKE's initial_node_count is per zone, and
-    its autoscaler does not scale a pool up to its minimum by itself). None: start empty (minNodes 0)."""
-    if pool.min_nodes == 0:
+    its autoscaler does not scale a pool up to its minimum by itself). None: start empty: minNodes 0, or a regional
+    pool whose zones GKE picks (unknown here; name them with gke.zones or cluster.gke.nodeZones to start with nodes)."""
+    zones = len(pool_zones(pool, gke))
+    if pool.min_nodes == 0 or zones == 0:
         return None
-    zones = max(len(pool_zones(pool, gke)), 1)
     return -(-pool.min_nodes // zones)
 
 
@@ -506,9 +507,6 @@ def _node_lifecycle_checks(stack: str, at: str, pool: Any, machine: Any, gke: Gk
                                 f"zones: use a multiple of {len(zones)}", pool.min_nodes))
     if not opts.autoscaling and pool.min_nodes == 0:
         problems.append(Problem(stack, f"{at}.minNodes", "a fixed-size pool (gke.autoscaling: false) needs minNodes >= 1", 0))
-    if pool.min_nodes > 0 and not pool_zones(pool, gke):
-        problems.append(Problem(stack, f"{at}.gke.zones", "a pool that starts with minNodes > 0 in a regional cluster needs its "
-                                "zones (gke.zones or cluster.gke.nodeZones): GKE counts initial nodes per zone"))
     bundled = gcp.bundled_local_ssds(machine.name)
     if opts.local_ssd is not None and opts.local_ssd.mode != "none":
         count = opts.local_ssd.count

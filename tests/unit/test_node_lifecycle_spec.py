@@ -79,13 +79,13 @@ def test_initial_nodes_spread_over_zones():
     assert initial_node_count(spec.node_pools[0], spec.cluster.gke) == 2  # per zone, rounded up
 
 
-def test_regional_pool_with_nodes_needs_zones():
+def test_regional_pool_without_zones_starts_as_gke_decides():
+    """GKE counts initial nodes per zone; where the stack does not name the zones of a regional pool gpufleet cannot
+    spread minNodes over them, so the pool starts empty (the documented way out: gke.zones or cluster nodeZones)."""
     config = copy.deepcopy(GKE)
-    config["gpufleet:nodePools"][1].update(minNodes=1)
-    assert problems(config) == [
-        f"{S}nodePools[1].gke.zones: a pool that starts with minNodes > 0 in a regional cluster needs its zones "
-        "(gke.zones or cluster.gke.nodeZones): GKE counts initial nodes per zone"
-    ]
+    config["gpufleet:nodePools"][1].update(minNodes=1, exemptions={"gpu-pool-scale-to-zero": "warm-inference-node"})
+    spec = load(config)
+    assert initial_node_count(spec.node_pools[1], spec.cluster.gke) is None
 
 
 def test_upgrade_settings_are_checked():
