@@ -112,6 +112,12 @@ CA_TEMPLATE_RESOURCE = "k8s.io/cluster-autoscaler/node-template/resources/"
 GKE_GPU_TAINT_VALUE = "present"
 # GKE: this node label turns off GKE's own device plugin (set when the GPU Operator runs the stack).
 GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL = "gke-no-default-nvidia-gpu-device-plugin"
+# GPU Operator: a node labelled `<operand deploy label>=false` keeps that operand off (the operator only sets the
+# label where it is absent or empty: NVIDIA/gpu-operator at the pinned release (versions.GPU_OPERATOR, commit 10ee5b36)
+# controllers/state_manager.go lines 476-485; the
+# device plugin DaemonSet selects `...device-plugin: "true"`, assets/state-device-plugin/0500_daemonset.yaml line 20).
+# Bottlerocket's NVIDIA variants run their own device plugin, so gpufleet sets it to "false" on those pools.
+GPU_OPERATOR_DEVICE_PLUGIN_DEPLOY_LABEL = "nvidia.com/gpu.deploy.device-plugin"
 # EKS: the cluster autoscaler's AWS GPU label (cloudprovider/aws GPULabel). A ready node carrying it but no
 # allocatable nvidia.com/gpu yet is treated as still starting, so the autoscaler does not add a second GPU
 # node while the device plugin comes up (core/.../customresources/gpu_processor.go).

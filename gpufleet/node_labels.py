@@ -41,3 +41,12 @@ def pool_taints(pool: NodePoolSpec) -> list[dict[str, str]]:
         out.append({"key": L.SPOT_TAINT_KEY, "value": "true", "effect": "NoSchedule"})
     out += [{"key": t.key, "value": t.value, "effect": t.effect} for t in pool.taints]
     return out
+
+
+def node_taints(pool: NodePoolSpec, platform: str) -> list[dict[str, str]]:
+    """The pool's taints as its nodes really carry them: on GKE the GPU taint has GKE's own value ("present"; GKE
+    taints GPU node pools `nvidia.com/gpu=present:NoSchedule` itself), elsewhere gpufleet's ("true")."""
+    out = pool_taints(pool)
+    if platform == "gke":
+        out = [{**t, "value": L.GKE_GPU_TAINT_VALUE} if t["key"] == L.GPU_TAINT_KEY else t for t in out]
+    return out

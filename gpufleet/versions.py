@@ -145,8 +145,9 @@ def nccl_test_image() -> str:
 # --- AWS EKS (issue 3) ---------------------------------------------------------------------------
 # Kubernetes minor versions gpufleet plans EKS clusters for (each has EKS-optimized AMIs below).
 # Support status and the per-cluster-hour price of each: gpufleet/catalog/kubernetes.yaml
-# (catalog.eks_kubernetes_version).
-EKS_KUBERNETES_VERSIONS = ("1.33", "1.34", "1.35", "1.36")
+# (catalog.eks_kubernetes_version). 1.32 is in EKS extended support and is what awslabs/ai-on-eks
+# infra/base/terraform/variables.tf (line 15, `eks_cluster_version` default) deploys.
+EKS_KUBERNETES_VERSIONS = ("1.32", "1.33", "1.34", "1.35", "1.36")
 
 # EKS-optimized GPU AMIs are chosen by SSM parameter, never by AMI id: AMI type -> (the node group's
 # `amiType`, the SSM parameter holding the release version for a Kubernetes minor version). The
@@ -187,6 +188,7 @@ CLUSTER_AUTOSCALER = HelmChart(
     app_version="v1.34.1",
 )
 CLUSTER_AUTOSCALER_IMAGES: dict[str, str] = {
+    "1.32": "v1.32.5",  # promoted in kubernetes/k8s.io#8815
     "1.33": "v1.33.1",
     "1.34": "v1.34.1",
     "1.35": "v1.35.0",

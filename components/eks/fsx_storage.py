@@ -123,4 +123,60 @@ class FsxLustreStorage(pulumi.ComponentResource):
             mount_options=["flock"],
             opts=pulumi.ResourceOptions(parent=self, provider=access.provider, depends_on=[self.addon]),
         )
+        self.file_system = None
+        self.associations: list = []
+        if args.spec.shared is not None:
+            self._shared(name, args, access)
         self.register_outputs({"storageClass": args.spec.storage_class_name})
+
+    def _shared(self, name: str, args: FsxLustreStorageArgs, access: ClusterAccess) -> None:
+        """One PERSISTENT_2 file system for the cluster, its S3 links and a PersistentVolume for it (static
+        provisioning, as the aws-fsx-csi-driver examples/kubernetes/static_provisioning and ai-on-eks do)."""
+        spec, shared = args.spec, args.spec.shared
+        child = pulumi.ResourceOptions(parent=self)
+        self.file_system = aws.fsx.LustreFileSystem(
+            f"{name}-shared",
+            deployment_type="PERSISTENT_2",
+            file_system_type_version="2.15",
+            storage_type="SSD",
+            storage_capacity=shared.storage_capacity_gib,
+            per_unit_storage_throughput=spec.per_unit_storage_throughput,
+            subnet_ids=args.subnet_id,  # one subnet: pulumi_aws takes it as a string
+            security_group_ids=[self.security_group.id],
+            tags={L.CLUSTER_TAG: access.name, "Name": f"{access.name}-shared"},
+            opts=child,
+        )
+        events = ["NEW", "CHANGED", "DELETED"]
+        for i, dra in enumerate(shared.data_repository_associations):
+            s3 = {}
+            if dra.auto_import:
+                s3["auto_import_policy"] = {"events": events}
+            if dra.auto_export:
+                s3["auto_export_policy"] = {"events": events}
+            self.associations.append(aws.fsx.DataRepositoryAssociation(
+                f"{name}-shared-dra-{i}",
+                file_system_id=self.file_system.id,
+                data_repository_path=dra.s3_path,
+                file_system_path=dra.file_system_path,
+                s3=s3 or None,
+                tags={L.CLUSTER_TAG: access.name},
+                opts=child,
+            ))
+        self.shared_volume = k8s.core.v1.PersistentVolume(
+            f"{name}-shared-pv",
+            metadata={"name": f"{spec.storage_class_name}-shared"},
+            spec={
+                "capacity": {"storage": f"{shared.storage_capacity_gib}Gi"},
+                "volumeMode": "Filesystem",
+                "accessModes": ["ReadWriteMany"],
+                "persistentVolumeReclaimPolicy": "Retain",
+                "storageClassName": spec.storage_class_name,
+                "mountOptions": ["flock"],
+                "csi": {
+                    "driver": "fsx.csi.aws.com",
+                    "volumeHandle": self.file_system.id,
+                    "volumeAttributes": {"dnsname": self.file_system.dns_name, "mountname": self.file_system.mount_name},
+                },
+            },
+            opts=pulumi.ResourceOptions(parent=self, provider=access.provider, depends_on=[self.addon]),
+        )

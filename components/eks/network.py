@@ -29,6 +29,12 @@ def subnet_cidrs(vpc_cidr: str, count: int) -> list[tuple[str, str]]:
     return [(str(eighths[i]), str(public[i])) for i in range(count)]
 
 
+def zone_ranges(cidr: str, zones: int) -> list[str]:
+    """`cidr` split into equal blocks, one per zone (the smallest power of two that covers the zones)."""
+    bits = max(zones - 1, 0).bit_length()
+    return [str(b) for b in list(ipaddress.ip_network(cidr).subnets(prefixlen_diff=bits))[:zones]]
+
+
 class EksNetwork(pulumi.ComponentResource):
     vpc_id: pulumi.Input[str]
     subnets_by_zone: dict[str, list[pulumi.Input[str]]]
@@ -64,6 +70,13 @@ class EksNetwork(pulumi.ComponentResource):
             tags={"Name": f"{args.cluster_name}-public"},
             opts=child,
         )
+        # Secondary CIDR blocks (e.g. 100.64.0.0/16, RFC 6598): GPU clusters run out of pod addresses in a small
+        # primary range, since every pod takes a VPC address. The first block is split into one node subnet per zone.
+        self.secondary_cidrs = [
+            aws.ec2.VpcIpv4CidrBlockAssociation(f"{name}-cidr-{j}", vpc_id=self.vpc.id, cidr_block=cidr, opts=child)
+            for j, cidr in enumerate(spec.secondary_cidrs)
+        ]
+        node_ranges = zone_ranges(spec.secondary_cidrs[0], len(spec.availability_zones)) if spec.secondary_cidrs else []
         self.nat_gateways: list[aws.ec2.NatGateway] = []
         for i, (zone, (private_cidr, public_cidr)) in enumerate(
             zip(spec.availability_zones, subnet_cidrs(spec.vpc_cidr, len(spec.availability_zones)))
@@ -106,6 +119,19 @@ class EksNetwork(pulumi.ComponentResource):
             )
             aws.ec2.RouteTableAssociation(f"{name}-private-{zone}", subnet_id=private.id, route_table_id=private_rt.id, opts=child)
             self.subnets_by_zone[zone] = [private.id]
+            if node_ranges:
+                # Nodes and pods in the secondary range (the VPC CNI gives pods addresses from the node's subnet), as
+                # awslabs/ai-on-eks infra/base/terraform/vpc.tf lines 11-13 and eks.tf lines 17-20 (subnets "100.*").
+                nodes = aws.ec2.Subnet(
+                    f"{name}-nodes-{zone}",
+                    vpc_id=self.vpc.id,
+                    cidr_block=node_ranges[i],
+                    availability_zone=zone,
+                    tags={"Name": f"{args.cluster_name}-nodes-{zone}", "kubernetes.io/role/internal-elb": "1", **cluster_tag},
+                    opts=pulumi.ResourceOptions(parent=self, depends_on=self.secondary_cidrs),
+                )
+                aws.ec2.RouteTableAssociation(f"{name}-nodes-{zone}", subnet_id=nodes.id, route_table_id=private_rt.id, opts=child)
+                self.subnets_by_zone[zone] = [nodes.id]
         self.register_outputs({"vpcId": self.vpc.id})
 
     def private_subnet_ids(self, zone: Optional[str] = None) -> list[pulumi.Input[str]]:

@@ -6,6 +6,7 @@ type has, a cluster placement group and the EFA security group."""
 
 from __future__ import annotations
 
+import base64
 import re
 from dataclasses import dataclass, field
 from typing import Optional
@@ -65,6 +66,11 @@ class EksNodeGroupArgs:
     exemptions: dict = field(default_factory=dict)
     """Policy name -> reason: tagged `gpufleet.io/exempt-<policy>` on the node group, where the policy pack
     (and reviewers) see it; default: none."""
+    max_unavailable: object = 1
+    """Nodes an update may take down at once: a count (update_config max_unavailable) or "N%"
+    (max_unavailable_percentage); default 1."""
+    local_storage: str = "none"
+    """raid0: kubelet and containerd on a RAID0 of the NVMe instance store (launch template user data); none."""
 
 
 def autoscaler_tags(args: EksNodeGroupArgs) -> dict[str, str]:
@@ -96,6 +102,52 @@ def efa_interfaces(count: int, security_group_ids: list, secondary: str = "efa")
         }
         for card in range(count)
     ]
+
+
+# AL2023: EKS merges a managed node group's launch-template user data with its own, and for AL2023 AMIs it must be
+# MIME multi-part with nodeadm NodeConfig parts (EKS User Guide, "Customize managed nodes with launch templates",
+# Amazon EC2 user data; awslabs/amazon-eks-ami doc/USER_GUIDE.md, "RAID-0 for Kubelet and containerd").
+MIME_BOUNDARY = "GPUFLEET"
+AL2023_RAID0_NODECONFIG = """---
+apiVersion: node.eks.aws/v1alpha1
+kind: NodeConfig
+spec:
+  instance:
+    localStorage:
+      strategy: RAID0
+"""
+# Bottlerocket: user data is TOML settings EKS merges with its own. The bootstrap command RAID0s the instance-store
+# disks and binds containerd, kubelet and pod logs onto them: what Karpenter generates for `instanceStorePolicy:
+# RAID0` on Bottlerocket (karpenter-provider-aws pkg/providers/amifamily/bootstrap/bottlerocket.go), Bottlerocket
+# >= 1.22 ("Bootstrap commands", configure ephemeral disks).
+BOTTLEROCKET_RAID0_TOML = """[settings.bootstrap-commands.000-mount-instance-storage]
+commands = [["apiclient", "ephemeral-storage", "init"], ["apiclient", "ephemeral-storage", "bind", "--dirs", "/var/lib/containerd", "/var/lib/kubelet", "/var/log/pods"]]
+essential = true
+mode = "always"
+"""
+
+
+def user_data(ami: str, local_storage: str) -> Optional[str]:
+    """The launch template's user data (plain text, before base64), or None when the node needs none."""
+    if local_storage != "raid0":
+        return None
+    if ami.startswith("bottlerocket"):
+        return BOTTLEROCKET_RAID0_TOML
+    return (
+        "MIME-Version: 1.0\n"
+        f'Content-Type: multipart/mixed; boundary="{MIME_BOUNDARY}"\n\n'
+        f"--{MIME_BOUNDARY}\n"
+        "Content-Type: application/node.eks.aws\n\n"
+        f"{AL2023_RAID0_NODECONFIG}\n"
+        f"--{MIME_BOUNDARY}--\n"
+    )
+
+
+def update_config(max_unavailable: object) -> dict:
+    """update_config: a node count, or a percentage "N%"."""
+    if isinstance(max_unavailable, str) and max_unavailable.endswith("%"):
+        return {"max_unavailable_percentage": int(max_unavailable[:-1])}
+    return {"max_unavailable": int(max_unavailable)}
 
 
 def _tag_name(key: str) -> str:
@@ -134,6 +186,9 @@ class EksNodeGroup(pulumi.ComponentResource):
             lt_args["vpc_security_group_ids"] = args.security_group_ids
         if args.placement_group is not None:
             lt_args["placement"] = {"group_name": args.placement_group}
+        text = user_data(args.ami, args.local_storage)
+        if text is not None:
+            lt_args["user_data"] = base64.b64encode(text.encode()).decode()
         self.launch_template = aws.ec2.LaunchTemplate(f"{name}-lt", **lt_args, opts=child)
 
         self.tags = {**autoscaler_tags(args), **{L.exempt_key(p): why for p, why in sorted(args.exemptions.items())}}
@@ -148,7 +203,7 @@ class EksNodeGroup(pulumi.ComponentResource):
             release_version=release.value,
             launch_template={"id": self.launch_template.id, "version": self.launch_template.latest_version.apply(str)},
             scaling_config={"min_size": args.min_nodes, "max_size": args.max_nodes, "desired_size": args.min_nodes},
-            update_config={"max_unavailable": 1},
+            update_config=update_config(args.max_unavailable),
             labels=dict(args.labels),
             taints=[{"key": t["key"], "value": t["value"], "effect": TAINT_EFFECTS[t["effect"]]} for t in args.taints],
             tags=self.tags,

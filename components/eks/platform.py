@@ -28,7 +28,7 @@ from gpufleet.node_labels import pool_labels, pool_taints
 from gpufleet.components.platform import PlatformBuild, PlatformInputs
 from gpufleet import labels as L
 from gpufleet.catalog import aws as aws_catalog
-from gpufleet.spec.eks import pool_instance_types, pool_zone
+from gpufleet.spec.eks import pool_efa_secondary, pool_instance_types, pool_local_storage, pool_zone
 
 
 def accelerator_label_value(gpu_model: str) -> str:
@@ -82,6 +82,10 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
         shape = aws_catalog.instance_type(types[0])
         labels = pool_labels(pool, shape.gpu)
         labels[L.EKS_CA_GPU_LABEL] = accelerator_label_value(shape.gpu)
+        if pool.ami.startswith("bottlerocket"):
+            # Bottlerocket's NVIDIA variants run their own device plugin: keep the GPU Operator's off these nodes, or
+            # each GPU is advertised twice (bottlerocket.dev, "NVIDIA GPUs" on aws-k8s-*-nvidia variants).
+            labels[L.GPU_OPERATOR_DEVICE_PLUGIN_DEPLOY_LABEL] = "false"
         taints = pool_taints(pool)
         extra: dict = {}
         if pool.rdma:
@@ -93,7 +97,7 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
             subnets = list(pool.subnet_ids) or network.private_subnet_ids(zone)
             extra = {
                 "efa_interfaces": shape.efa_interfaces,
-                "efa_secondary": shape.efa_secondary,
+                "efa_secondary": pool_efa_secondary(pool),
                 "security_group_ids": [facts["cluster_security_group_id"], fabric.security_group.id],
                 "placement_group": fabric.placement_group.name,
             }
@@ -120,6 +124,8 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
                     root_volume_gib=pool.root_volume_gib,
                     gpus=shape.gpus,
                     exemptions=dict(pool.exemptions),
+                    max_unavailable=pool.max_unavailable,
+                    local_storage=pool_local_storage(pool),
                     **extra,
                 ),
                 opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=control_plane.node_role_policies)),
@@ -127,7 +133,12 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
         )
 
     # Add-ons wait for the system nodes they run on; GPU pools may sit at zero.
-    access = dataclasses.replace(control_plane.access, ready=[system_pool])
+    # Every GPU pool on Bottlerocket: its NVIDIA variants run their own device plugin, so the GPU Operator runs
+    # without one (in mixed stacks the node label above keeps it off the Bottlerocket nodes only).
+    bottlerocket_only = bool(spec.node_pools) and all(p.ami.startswith("bottlerocket") for p in spec.node_pools)
+    access = dataclasses.replace(
+        control_plane.access, ready=[system_pool], facts={**facts, "device_plugin_preinstalled": bottlerocket_only}
+    )
     addons: list[pulumi.ComponentResource] = []
     if eks.autoscaler.enabled:
         addons.append(ClusterAutoscaler(f"{name}-autoscaler", ClusterAutoscalerArgs(eks.autoscaler), access, opts=opts))

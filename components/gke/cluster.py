@@ -123,7 +123,20 @@ class GkeCluster(pulumi.ComponentResource):
             maintenance_policy=gcp.container.ClusterMaintenancePolicyArgs(
                 daily_maintenance_window=gcp.container.ClusterMaintenancePolicyDailyMaintenanceWindowArgs(
                     start_time=spec.maintenance_window
-                )
+                ),
+                # Windows without upgrades, e.g. around a run on reserved GPUs (cluster-toolkit's gke-cluster
+                # `maintenance_exclusions`, main.tf lines 278-289 at v1.95.0).
+                maintenance_exclusions=[
+                    gcp.container.ClusterMaintenancePolicyMaintenanceExclusionArgs(
+                        exclusion_name=x.name,
+                        start_time=x.start_time,
+                        end_time=x.end_time,
+                        exclusion_options=gcp.container.ClusterMaintenancePolicyMaintenanceExclusionExclusionOptionsArgs(
+                            scope=x.scope, end_time_behavior="UNTIL_END_OF_SUPPORT" if x.until_end_of_support else None
+                        ),
+                    )
+                    for x in spec.maintenance_exclusions
+                ] or None,
             ),
             addons_config=gcp.container.ClusterAddonsConfigArgs(
                 gce_persistent_disk_csi_driver_config=gcp.container.ClusterAddonsConfigGcePersistentDiskCsiDriverConfigArgs(enabled=True),

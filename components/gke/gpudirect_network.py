@@ -14,6 +14,7 @@ firewall rules, and cluster-toolkit's gpu-rdma-vpc module (Google's A3 Ultra GKE
 from __future__ import annotations
 
 import ipaddress
+import itertools
 from dataclasses import dataclass
 from typing import Optional
 
@@ -36,19 +37,22 @@ class GkeGpuDirectNetworkArgs:
     region: str
     """Region of the subnets (the cluster's)."""
     cidr: str
-    """Range carved into one /24 per subnet, in order."""
+    """Range carved into one block of `prefix` per subnet, in order."""
+    prefix: int = 20
+    """Prefix length of each subnet; default /20 as cluster-toolkit's A3 Mega blueprint (examples/gke-a3-megagpu
+    `subnetwork_cidr_suffix: 20`, "the subnet can support upto 4k nodes")."""
     zone: Optional[str] = None
     """RDMA only: the zone of the RoCE network profile (the pool's single zone)."""
     first_block: int = 0
-    """Index of the pool's first /24 in `cidr`: the GPUDirect pools before it hold the blocks below (GKE: the
+    """Index of the pool's first block in `cidr`: the GPUDirect pools before it hold the blocks below (GKE: the
     pod networks of one cluster must not overlap); default 0, the first pool."""
 
 
-def subnet_ranges(cidr: str, count: int, first: int = 0) -> list[str]:
-    """`count` consecutive /24 blocks of `cidr`, from block `first`."""
-    blocks = list(ipaddress.ip_network(cidr).subnets(new_prefix=24))[first:first + count]
+def subnet_ranges(cidr: str, count: int, first: int = 0, prefix: int = 20) -> list[str]:
+    """`count` consecutive /`prefix` blocks of `cidr`, from block `first`."""
+    blocks = list(itertools.islice(ipaddress.ip_network(cidr).subnets(new_prefix=prefix), first, first + count))
     if len(blocks) < count:
-        raise ValueError(f"{cidr} has no room for {count} /24 subnets from block {first}")
+        raise ValueError(f"{cidr} has no room for {count} /{prefix} subnets from block {first}")
     return [str(b) for b in blocks]
 
 
@@ -63,7 +67,7 @@ class GkeGpuDirectNetwork(pulumi.ComponentResource):
         super().__init__("gpufleet:gke:GkeGpuDirectNetwork", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         direct = args.gpudirect
-        ranges = iter(subnet_ranges(args.cidr, direct.additional_node_networks, args.first_block))
+        ranges = iter(subnet_ranges(args.cidr, direct.additional_node_networks, args.first_block, args.prefix))
         self.networks: list[gcp.compute.Network] = []
         self.subnets: list[gcp.compute.Subnetwork] = []
         self.firewalls: list[gcp.compute.Firewall] = []

@@ -16,7 +16,7 @@ import pulumi
 import pulumi_gcp as gcp
 
 from gpufleet.components.gke.cluster import CLOUD_PLATFORM_SCOPE
-from gpufleet.node_labels import pool_labels, pool_taints
+from gpufleet.node_labels import node_taints, pool_labels
 from gpufleet import labels as L
 from gpufleet.catalog import gcp_families
 from gpufleet.catalog.gcp import GcpMachine
@@ -51,16 +51,35 @@ class GkeNodePoolArgs:
     """Node service account; default: the Compute Engine default."""
     node_networks: list = field(default_factory=list)
     """GPUDirect: (network, subnetwork) pairs for additional_node_network_configs, in NIC order."""
+    initial_node_count: Optional[int] = None
+    """Nodes per zone the pool starts with (gpufleet.spec.gke.initial_node_count: minNodes over the pool's zones);
+    default: none, the pool starts empty."""
+    local_ssd: tuple = ("none", 0)
+    """(mode, count) of local NVMe SSDs: ephemeral-storage | raw-block | none (gpufleet.spec.gke.local_ssd)."""
+    sysctls: dict = field(default_factory=dict)
+    """Node sysctls (linux_node_config); default: none."""
 
 
 def gke_taints(pool: NodePoolSpec) -> list[dict]:
     """The pool's taints in GKE's shape. The GPU taint carries GKE's own value ("present"): GKE puts that
     taint on GPU pools itself, so declaring it with another value would give two taints on one key."""
-    out = []
-    for t in pool_taints(pool):
-        value = L.GKE_GPU_TAINT_VALUE if t["key"] == L.GPU_TAINT_KEY else t["value"]
-        out.append({"key": t["key"], "value": value, "effect": _EFFECTS[t["effect"]]})
-    return out
+    return [{"key": t["key"], "value": t["value"], "effect": _EFFECTS[t["effect"]]} for t in node_taints(pool, "gke")]
+
+
+def upgrade_settings(gke: GkePoolSpec) -> gcp.container.NodePoolUpgradeSettingsArgs:
+    """surge (maxSurge/maxUnavailable, default 0/1 as cluster-toolkit's gke-node-pool) or blue-green."""
+    up = gke.upgrade
+    if up.strategy == "blue-green":
+        return gcp.container.NodePoolUpgradeSettingsArgs(
+            strategy="BLUE_GREEN",
+            blue_green_settings=gcp.container.NodePoolUpgradeSettingsBlueGreenSettingsArgs(
+                node_pool_soak_duration=up.soak_duration,
+                standard_rollout_policy=gcp.container.NodePoolUpgradeSettingsBlueGreenSettingsStandardRolloutPolicyArgs(
+                    batch_node_count=up.batch_node_count
+                ),
+            ),
+        )
+    return gcp.container.NodePoolUpgradeSettingsArgs(strategy="SURGE", max_surge=up.max_surge, max_unavailable=up.max_unavailable)
 
 
 def accelerator(pool: NodePoolSpec, machine: GcpMachine, gpu_stack: str) -> dict:
@@ -102,6 +121,29 @@ class GkeNodePool(pulumi.ComponentResource):
                 values=[gke.reservation.name] if specific else None,
             )
         gpudirect = bool(args.node_networks)
+        ssd_mode, ssd_count = args.local_ssd
+        if gke.autoscaling:
+            # The autoscaler owns the size between these totals (min 0: idle GPU nodes go away); gpufleet never sets
+            # node_count, so `pulumi up` does not fight the autoscaler. A pool with minNodes > 0 starts with them
+            # (initial_node_count, per zone): GKE's autoscaler only keeps a pool from shrinking below its minimum.
+            sizing: dict = {
+                "autoscaling": gcp.container.NodePoolAutoscalingArgs(
+                    total_min_node_count=pool.min_nodes,
+                    total_max_node_count=pool.max_nodes,
+                    location_policy=gke.location_policy,
+                ),
+                "initial_node_count": args.initial_node_count,
+            }
+            # initialNodeCount forces replacement and GKE rewrites it on resize (hashicorp/terraform-provider-google#6354).
+            ignore = ["initialNodeCount"]
+        else:
+            # A fixed-size pool: no autoscaler, gpufleet owns node_count (per zone) and `pulumi up` keeps it.
+            sizing = {"node_count": args.initial_node_count}
+            ignore = []
+        # Local SSD configs replace the pool when they change, and they follow from the machine type: like
+        # cluster-toolkit's gke-node-pool (main.tf lines 309-316 at v1.95.0) they are set at creation and then left
+        # alone, so pools created before gpufleet used the SSDs are not replaced by an upgrade of gpufleet.
+        ignore += ["nodeConfig.ephemeralStorageLocalSsdConfig", "nodeConfig.localNvmeSsdBlockConfig"]
         series = gcp_families.series(machine.name)
         needs_gvnic = bool(series and series.gvnic)
         self.node_pool = gcp.container.NodePool(
@@ -111,14 +153,10 @@ class GkeNodePool(pulumi.ComponentResource):
             cluster=args.cluster_id,
             location=args.location,
             node_locations=gke.zones or None,
-            # The autoscaler owns the size between these totals (min 0: idle GPU nodes go away); gpufleet
-            # never sets node_count, so `pulumi up` does not fight the autoscaler.
-            autoscaling=gcp.container.NodePoolAutoscalingArgs(
-                total_min_node_count=pool.min_nodes,
-                total_max_node_count=pool.max_nodes,
-                location_policy=gke.location_policy,
-            ),
-            management=gcp.container.NodePoolManagementArgs(auto_repair=True, auto_upgrade=True),
+            **sizing,
+            management=gcp.container.NodePoolManagementArgs(auto_repair=True, auto_upgrade=gke.auto_upgrade),
+            upgrade_settings=upgrade_settings(gke),
+            placement_policy=gcp.container.NodePoolPlacementPolicyArgs(type="COMPACT") if gke.placement == "compact" else None,
             node_config=gcp.container.NodePoolNodeConfigArgs(
                 machine_type=machine.name,
                 spot=pool.capacity == "spot",
@@ -128,6 +166,16 @@ class GkeNodePool(pulumi.ComponentResource):
                 disk_size_gb=gke.disk_size_gb,
                 # From the catalog: A3 Ultra and A4 reject Persistent Disk boot disks (Hyperdisk only).
                 disk_type=machine.boot_disk,
+                # Bundled local NVMe SSDs (A3: 16, A3 Ultra/A4: 32) hold images and emptyDirs instead of the boot disk,
+                # as cluster-toolkit's gke-node-pool does by default (disk_definitions.tf).
+                ephemeral_storage_local_ssd_config=gcp.container.NodePoolNodeConfigEphemeralStorageLocalSsdConfigArgs(
+                    local_ssd_count=ssd_count
+                ) if ssd_mode == "ephemeral-storage" else None,
+                local_nvme_ssd_block_config=gcp.container.NodePoolNodeConfigLocalNvmeSsdBlockConfigArgs(
+                    local_ssd_count=ssd_count
+                ) if ssd_mode == "raw-block" else None,
+                linux_node_config=gcp.container.NodePoolNodeConfigLinuxNodeConfigArgs(sysctls=dict(args.sysctls))
+                if args.sysctls else None,
                 labels=labels,
                 taints=gke_taints(pool),
                 reservation_affinity=reservation,
@@ -152,6 +200,6 @@ class GkeNodePool(pulumi.ComponentResource):
                     for n, s in args.node_networks
                 ] or None,
             ),
-            opts=pulumi.ResourceOptions(parent=self),
+            opts=pulumi.ResourceOptions(parent=self, ignore_changes=ignore),
         )
         self.register_outputs({"name": pool.name, "machineType": machine.name, "accelerator": machine.accelerator})

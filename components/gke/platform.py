@@ -15,7 +15,7 @@ from gpufleet.components.gke.node_pool import GkeNodePool, GkeNodePoolArgs
 from gpufleet.components.gke.storage import GkeStorage, GkeStorageArgs
 from gpufleet.components.platform import PlatformBuild, PlatformInputs
 from gpufleet.catalog import gcp as gcp_catalog
-from gpufleet.spec.gke import GkePoolSpec, project_of
+from gpufleet.spec.gke import GkePoolSpec, initial_node_count, local_ssd, pool_sysctls, project_of
 
 
 def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> PlatformBuild:
@@ -39,7 +39,7 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
     )
     pools = []
     extra_networks = []
-    next_block = 0  # GPUDirect pools take consecutive /24s of gpuDirectCidr: no two pod networks overlap
+    next_block = 0  # GPUDirect pools take consecutive subnets of gpuDirectCidr: no two pod networks overlap
     for pool in spec.node_pools:
         machine = gcp_catalog.machine(pool.machine_type)
         node_networks = []
@@ -52,6 +52,7 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
                     project=project,
                     region=gke.region,
                     cidr=gke.network.gpu_direct_cidr,
+                    prefix=gke.network.gpu_direct_subnet_prefix,
                     zone=zones[0] if zones else None,
                     first_block=next_block,
                 ),
@@ -74,6 +75,9 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
                     workload_identity=gke.workload_identity,
                     service_account=gke.service_account,
                     node_networks=node_networks,
+                    initial_node_count=initial_node_count(pool, gke),
+                    local_ssd=local_ssd(pool),
+                    sysctls=pool_sysctls(pool),
                 ),
                 opts=opts,
             )

@@ -88,6 +88,9 @@ def operator_values(args: GpuOperatorArgs, platform: str, facts: dict) -> dict:
         # operands crash-loop (DESIGN.md section 7; AMI driver branch in catalog/aws_instances.yaml).
         values["driver"] = {"enabled": False}
         values["toolkit"] = {"enabled": not facts.get("toolkit_preinstalled", False)}
+        if facts.get("device_plugin_preinstalled"):
+            # Bottlerocket NVIDIA variants run their own device plugin: a second one advertises every GPU twice.
+            values["devicePlugin"]["enabled"] = False
     return values
 
 

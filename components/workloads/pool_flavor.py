@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpufleet.node_labels import pool_labels, pool_taints
+from gpufleet.node_labels import node_taints, pool_labels
 from gpufleet import labels as L
 from gpufleet.capacity import pool_capacity
 from gpufleet.spec import StackSpec
@@ -20,7 +20,8 @@ class PoolFlavor:
     node_labels: dict[str, str]
     """gpufleet's pool, GPU model and capacity-type labels of the pool's nodes."""
     tolerations: list[dict[str, str]]
-    """One toleration per taint the pool's nodes carry (GPU, spot, the pool's own)."""
+    """One toleration per taint the pool's nodes carry (GPU, spot, the pool's own), with the value the platform
+    really sets (GKE: nvidia.com/gpu=present), so pods of an admitted workload that ask for no GPU still fit."""
     per_node: dict[str, int]
     """Extended resource -> count each node advertises (GPUs, or shared replicas / MIG slices)."""
     max_nodes: int
@@ -45,7 +46,7 @@ def pool_flavors(spec: StackSpec) -> dict[str, PoolFlavor]:
         out[pool.name] = PoolFlavor(
             pool=pool.name,
             node_labels={k: labels[k] for k in FLAVOR_LABEL_KEYS if k in labels},
-            tolerations=[toleration(t) for t in pool_taints(pool)],
+            tolerations=[toleration(t) for t in node_taints(pool, spec.cluster.platform)],
             per_node=dict(cap.advertised),
             max_nodes=cap.max_nodes,
         )

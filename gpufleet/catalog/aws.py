@@ -95,3 +95,21 @@ def is_gpu_type(name: str) -> bool:
     """An EC2 instance type with NVIDIA GPUs: a known GPU type, or any size of a GPU family."""
     known = instance_types().get(name)
     return bool(known and known.gpus) or name.split(".", 1)[0] in gpu_families()
+
+
+@dataclass(frozen=True)
+class InstanceStore:
+    """Local NVMe instance-store volumes of an instance type."""
+
+    disks: int
+    disk_gb: int
+
+    @property
+    def total_gb(self) -> int:
+        return self.disks * self.disk_gb
+
+
+def instance_store(name: str) -> Optional[InstanceStore]:
+    """The instance store of an EC2 instance type (aws_instances.yaml `instance_store`); None: EBS only."""
+    row = _load("aws_instances.yaml").get("instance_store", {}).get("types", {}).get(name)
+    return InstanceStore(row["disks"], row["disk_gb"]) if row else None

@@ -125,3 +125,14 @@ def machine_has_gpus(machine_type: str) -> bool:
     """A machine type of an accelerator-optimized family (a3-highgpu-8g, g2-standard-4, ...): GPUs attached."""
     family, dash, _ = (machine_type or "").partition("-")
     return bool(dash) and family in _load(FILE)["gpu_machine_families"]["names"]
+
+
+def bundled_local_ssds(machine_type: str) -> int:
+    """Local SSDs a machine type comes with (gcp_machines.yaml `local_ssd`); 0 when it has none bundled."""
+    return int(_load(FILE).get("local_ssd", {}).get("machines", {}).get(machine_type, 0))
+
+
+def compact_placement_supported(machine_type: str) -> bool:
+    """GKE node pools of this machine type take a COMPACT placement policy (gcp_machines.yaml `compact_placement`)."""
+    families = _load(FILE).get("compact_placement", {}).get("families", [])
+    return any(machine_type == f or machine_type.startswith(f + "-") for f in families)

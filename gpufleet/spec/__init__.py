@@ -252,6 +252,10 @@ def _k3s_checks(stack: str, spec: StackSpec) -> list[Problem]:
                 problems.append(Problem(stack, f"{at}.{alias}", "not used on k3s: a pool's size is its number of hosts; remove it"))
         if pool.capacity == "spot":
             problems.append(Problem(stack, f"{at}.capacity", "spot capacity needs a cloud platform (allowed on k3s: on-demand)", pool.capacity))
+        for field in ("max_unavailable", "local_storage", "efa_only"):
+            if field in pool.model_fields_set:
+                alias = NodePoolSpec.model_fields[field].alias
+                problems.append(Problem(stack, f"{at}.{alias}", "an EKS setting, not used on k3s; remove it"))
     # One machine may be both a server and a GPU host of one pool (a single GPU box, a workstation): the same
     # entry, listed under servers and under the pool's hosts. Anything else listed twice is a mistake.
     servers = {h.name: h for h in k3s.servers}

@@ -55,6 +55,10 @@ class EksNetworkSpec(Model):
     """New VPC: one private and one public subnet in each zone (at least 2), NAT for the private ones."""
     vpc_cidr: str = "10.0.0.0/16"
     """New VPC: its CIDR; private subnets get /19-sized slices of a /16, public ones smaller slices."""
+    secondary_cidrs: list[str] = []
+    """New VPC: secondary CIDR blocks (e.g. 100.64.0.0/16 from RFC 6598) associated with the VPC; the first is split
+    into one subnet per zone where nodes and their pods get addresses, so pods do not exhaust a small primary range
+    (as awslabs/ai-on-eks does). Default: none, nodes in the primary private subnets."""
     single_nat_gateway: bool = False
     """New VPC: one NAT gateway for all zones (cheaper, one zone's outage cuts egress); default: one per zone."""
     vpc_id: Optional[str] = Field(default=None, pattern=r"^vpc-[0-9a-f]{8,17}$")
@@ -64,6 +68,19 @@ class EksNetworkSpec(Model):
 
     _check_cidr = field_validator("vpc_cidr")(lambda cls, v: _cidr(v))
 
+    @field_validator("secondary_cidrs")
+    @classmethod
+    def _secondary(cls, v: list[str]) -> list[str]:
+        for c in v:
+            _cidr(c)
+            prefix = ipaddress.ip_network(c).prefixlen
+            # Amazon VPC: an IPv4 CIDR block (primary or secondary) is /16 to /28; at most 5 per VPC by default.
+            if not 16 <= prefix <= 28:
+                raise ValueError(f"{c}: a VPC CIDR block must be /16 to /28")
+        if len(v) > 4:
+            raise ValueError("at most 4 secondary CIDR blocks (a VPC holds 5 IPv4 blocks by default)")
+        return v
+
     @model_validator(mode="after")
     def _one_mode(self) -> "EksNetworkSpec":
         if self.subnets or self.vpc_id:
@@ -71,6 +88,8 @@ class EksNetworkSpec(Model):
                 raise ValueError("give either availabilityZones (new VPC) or vpcId + subnets (existing network), not both")
             if not (self.subnets and self.vpc_id):
                 raise ValueError("an existing network needs both vpcId and subnets")
+            if self.secondary_cidrs:
+                raise ValueError("secondaryCidrs is for a new VPC; with an existing network, list the subnets nodes use")
             zones = {s.availability_zone for s in self.subnets}
         else:
             zones = set(self.availability_zones)
@@ -150,6 +169,36 @@ class EksAutoscalerSpec(Model):
     """A node below this requested/allocatable ratio is a scale-down candidate."""
 
 
+class FsxDataRepositorySpec(Model):
+    """A data repository association: a directory of the shared file system linked to an S3 prefix."""
+
+    s3_path: str = Field(pattern=r"^s3://[a-z0-9.-]{3,63}(/.*)?$")
+    """The S3 bucket (and prefix) linked, e.g. s3://my-datasets/llama."""
+    file_system_path: str = Field(pattern=r"^/[^\s]*$")
+    """Directory of the file system it appears under, e.g. /data (awslabs/ai-on-eks uses /data)."""
+    auto_import: bool = True
+    """Files created, changed or deleted in S3 show up in the file system (auto_import_policy NEW, CHANGED, DELETED)."""
+    auto_export: bool = True
+    """Files created, changed or deleted in the file system are written back to S3 (auto_export_policy)."""
+
+
+class FsxSharedFileSystemSpec(Model):
+    """One FSx for Lustre file system gpufleet creates for the whole cluster (static provisioning: a
+    PersistentVolume PVCs bind by name), optionally linked to S3 by data repository associations."""
+
+    storage_capacity_gib: int = Field(default=2400, ge=1200)
+    """Size; PERSISTENT_2 takes 1200 or a multiple of 2400 GiB (FSx for Lustre User Guide, storage capacity)."""
+    data_repository_associations: list[FsxDataRepositorySpec] = Field(default=[], max_length=8)
+    """S3 prefixes linked into the file system (at most 8 per file system); default: none."""
+
+    @field_validator("storage_capacity_gib")
+    @classmethod
+    def _capacity(cls, v: int) -> int:
+        if v != 1200 and v % 2400:
+            raise ValueError(f"PERSISTENT_2 file systems hold 1200 GiB or a multiple of 2400 GiB (got {v})")
+        return v
+
+
 class FsxLustreSpec(Model):
     """FSx for Lustre for datasets and checkpoints: the CSI add-on and a dynamically provisioning StorageClass."""
 
@@ -165,6 +214,10 @@ class FsxLustreSpec(Model):
     """Where `hsm_archive` exports go (needs s3ImportPath)."""
     availability_zone: Optional[str] = None
     """Zone of the file systems; default: the zone of the EFA pools, else the network's first zone."""
+    shared: Optional[FsxSharedFileSystemSpec] = None
+    """Also create one shared PERSISTENT_2 file system (a PersistentVolume named after the StorageClass + `-shared`),
+    linked to S3 by data repository associations, as awslabs/ai-on-eks infra/base/terraform/fsx-for-lustre.tf does;
+    default: none, only the dynamically provisioning StorageClass."""
     reclaim_policy: Literal["Retain", "Delete"] = "Retain"
     """What happens to a file system when its PVC is deleted; default Retain keeps datasets and
     checkpoints (delete unused file systems yourself: they bill while they exist)."""
@@ -177,6 +230,10 @@ class FsxLustreSpec(Model):
             raise ValueError("s3ExportPath needs s3ImportPath")
         if self.deployment_type == "SCRATCH_2" and self.per_unit_storage_throughput is not None and "per_unit_storage_throughput" in self.model_fields_set:
             raise ValueError("perUnitStorageThroughput applies to PERSISTENT_* deployment types only")
+        if self.shared is not None and self.deployment_type != "PERSISTENT_2":
+            # Data repository associations need PERSISTENT_2 (FSx for Lustre User Guide, "Linking your file system to
+            # an Amazon S3 bucket"); gpufleet creates the shared file system with the StorageClass's deployment type.
+            raise ValueError("shared needs deploymentType PERSISTENT_2 (data repository associations)")
         allowed = {"PERSISTENT_2": (125, 250, 500, 1000), "PERSISTENT_1": (50, 100, 200)}.get(self.deployment_type)
         if allowed and self.per_unit_storage_throughput not in allowed:
             raise ValueError(f"perUnitStorageThroughput {self.per_unit_storage_throughput} is not allowed for {self.deployment_type} (allowed: {', '.join(map(str, allowed))})")
@@ -290,6 +347,21 @@ def node_group_limit_checks(stack: str, i: int, pool) -> list[Problem]:
     return problems
 
 
+def pool_local_storage(pool) -> str:
+    """raid0 | none: the pool's choice, else raid0 when every instance type has an instance store."""
+    if pool.local_storage is not None:
+        return pool.local_storage
+    types = pool_instance_types(pool)
+    return "raid0" if types and all(aws_catalog.instance_store(t) for t in types) else "none"
+
+
+def pool_efa_secondary(pool) -> str:
+    """Interface type on network cards 1.. of an EFA pool: the pool's efaOnly, else the catalog's choice."""
+    if pool.efa_only is not None:
+        return "efa-only" if pool.efa_only else "efa"
+    return aws_catalog.instance_type(pool_instance_types(pool)[0]).efa_secondary
+
+
 def eks_checks(stack: str, spec: "StackSpec", config: Optional[dict] = None) -> list[Problem]:
     problems: list[Problem] = []
     if config is not None and not config.get("aws:region"):
@@ -328,6 +400,13 @@ def eks_checks(stack: str, spec: "StackSpec", config: Optional[dict] = None) -> 
                 problems.append(Problem(stack, path, f"{name} has no EFA: rdma needs an EFA instance type (EFA GPU types: {', '.join(efa)})", name))
                 continue
             facts.append(t)
+        if pool.local_storage == "raid0":
+            bare = [t.name for t in facts if aws_catalog.instance_store(t.name) is None]
+            if bare:
+                problems.append(Problem(stack, f"{at}.localStorage", f"{', '.join(bare)} has no instance store to put in RAID0 "
+                                        "(allowed: none)", "raid0"))
+        if pool.efa_only is not None and not pool.rdma:
+            problems.append(Problem(stack, f"{at}.efaOnly", "only used on EFA pools (rdma: true)", pool.efa_only))
         shapes = {(t.gpu, t.gpus, t.efa_interfaces if pool.rdma else 0) for t in facts}
         if len(shapes) > 1:
             desc = ", ".join(f"{t.name} = {t.gpus} x {t.gpu}" + (f" with {t.efa_interfaces} EFA" if pool.rdma else "") for t in facts)

@@ -60,8 +60,13 @@ class GkeNetworkSpec(Model):
     cloud_nat: bool = True
     """Cloud Router + NAT so private nodes reach the internet (created network only)."""
     gpu_direct_cidr: str = "192.168.0.0/16"
-    """Range carved into /24 subnets for GPUDirect pools' additional VPCs: each pool gets its own VPCs and its own
-    consecutive /24s, in pool order (GKE forbids overlapping pod networks in one cluster)."""
+    """Range carved into subnets of `gpuDirectSubnetPrefix` for GPUDirect pools' additional VPCs: each pool gets its
+    own VPCs and its own consecutive blocks, in pool order (GKE forbids overlapping pod networks in one cluster)."""
+    gpu_direct_subnet_prefix: int = Field(default=20, ge=16, le=28)
+    """Prefix length of each GPUDirect subnet; default /20 (4,092 node addresses), as cluster-toolkit's A3 Mega
+    blueprint (examples/gke-a3-megagpu, `subnetwork_cidr_suffix: 20`). Every GPUDirect pool's maxNodes must fit
+    (Compute Engine keeps 4 addresses of each subnet). Changing it replaces the GPUDirect subnets and their pools:
+    GPUDirect pools created with /24 subnets (gpufleet before this default) keep them with 24."""
 
     _check_cidrs = field_validator("subnet_cidr", "pods_cidr", "services_cidr", "gpu_direct_cidr")(
         classmethod(lambda cls, v: _cidr(v))
@@ -106,6 +111,32 @@ class GkeStorageSpec(Model):
     """Enable the Cloud Storage FUSE CSI driver (mount buckets in pods; needs Workload Identity)."""
 
 
+class MaintenanceExclusion(Model):
+    """A window in which GKE does not upgrade the cluster (or its nodes), e.g. around a training run on reserved
+    capacity. GKE allows at most three per cluster."""
+
+    name: str = Field(min_length=1, max_length=63)
+    """Exclusion name."""
+    start_time: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
+    """Start, RFC 3339 (e.g. 2026-12-01T00:00:00Z)."""
+    end_time: Optional[str] = Field(default=None, pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
+    """End, RFC 3339; or set untilEndOfSupport instead."""
+    scope: Literal["NO_UPGRADES", "NO_MINOR_UPGRADES", "NO_MINOR_OR_NODE_UPGRADES"] = "NO_MINOR_OR_NODE_UPGRADES"
+    """What GKE holds back: NO_UPGRADES (everything, at most 30 days), NO_MINOR_UPGRADES, or NO_MINOR_OR_NODE_UPGRADES
+    (default: neither minor versions nor node upgrades, patches to the control plane still apply)."""
+    until_end_of_support: bool = False
+    """End the exclusion when the cluster's minor version reaches end of support (instead of endTime)."""
+
+    @model_validator(mode="after")
+    def _one_end(self) -> "MaintenanceExclusion":
+        # GKE API (MaintenanceExclusionOptions.endTimeBehavior): exactly one of an end time or UNTIL_END_OF_SUPPORT.
+        if (self.end_time is None) == (not self.until_end_of_support):
+            raise ValueError("give exactly one of endTime or untilEndOfSupport: true")
+        if self.until_end_of_support and self.scope == "NO_UPGRADES":
+            raise ValueError("scope NO_UPGRADES needs an endTime (at most 30 days); untilEndOfSupport works with the minor scopes")
+        return self
+
+
 class GkeSpec(Model):
     """A GKE Standard cluster."""
 
@@ -117,8 +148,10 @@ class GkeSpec(Model):
     """Make the cluster zonal in this zone; default: regional (control plane replicated across zones)."""
     node_zones: list[str] = []
     """Zones nodes run in (node_locations); default: the zones GKE picks for the location."""
-    release_channel: Literal["RAPID", "REGULAR", "STABLE", "EXTENDED"] = "REGULAR"
-    """GKE release channel; GKE upgrades within it during the maintenance window."""
+    release_channel: Literal["RAPID", "REGULAR", "STABLE", "EXTENDED", "UNSPECIFIED"] = "REGULAR"
+    """GKE release channel; GKE upgrades within it during the maintenance window. UNSPECIFIED: no channel, the
+    version is pinned by kubernetesVersion and GPU pools may turn node auto-upgrade off (gke.autoUpgrade: false), as
+    cluster-toolkit's GKE blueprints do (modules/scheduler/gke-cluster `release_channel` default UNSPECIFIED)."""
     network: GkeNetworkSpec = GkeNetworkSpec()
     """VPC, subnet and Cloud NAT (or an existing network)."""
     private_nodes: bool = True
@@ -133,6 +166,8 @@ class GkeSpec(Model):
     """Workload Identity (pods act as Google service accounts; nodes use the GKE metadata server)."""
     maintenance_window: str = "03:00"
     """Daily maintenance window start, HH:MM UTC (GKE picks the duration)."""
+    maintenance_exclusions: list[MaintenanceExclusion] = Field(default=[], max_length=3)
+    """Windows without upgrades (at most three, GKE's limit); default: none."""
     system_pool: GkeSystemPoolSpec = GkeSystemPoolSpec()
     """The CPU pool for system pods; the default node pool is always removed."""
     gpu_stack: Literal["gke", "operator"] = "gke"
@@ -189,6 +224,47 @@ class ReservationSpec(Model):
         return self
 
 
+class GkeUpgradeSpec(Model):
+    """How GKE replaces a pool's nodes on an upgrade (node pool upgrade_settings)."""
+
+    strategy: Literal["surge", "blue-green"] = "surge"
+    """surge: a few nodes at a time (maxSurge new ones, maxUnavailable old ones). blue-green: a whole new set of nodes
+    beside the old one (needs capacity for both; not with compact placement)."""
+    max_surge: int = Field(default=0, ge=0, le=100)
+    """surge: extra nodes GKE may create during the upgrade. Default 0, as cluster-toolkit's gke-node-pool: a GPU pool
+    that fills its reservation (or its quota) cannot get a surge node, and the upgrade fails and retries."""
+    max_unavailable: int = Field(default=1, ge=0, le=100)
+    """surge: nodes that may be down at once (default 1)."""
+    soak_duration: str = Field(default="3600s", pattern=r"^\d+s$")
+    """blue-green: how long the old nodes stay (drained) before GKE deletes them, e.g. 3600s."""
+    batch_node_count: int = Field(default=1, ge=1)
+    """blue-green: nodes drained per batch."""
+
+    @model_validator(mode="after")
+    def _progress(self) -> "GkeUpgradeSpec":
+        if self.strategy == "surge" and self.max_surge + self.max_unavailable == 0:
+            raise ValueError("maxSurge + maxUnavailable must be at least 1, or the upgrade cannot progress")
+        if self.strategy == "blue-green" and {"max_surge", "max_unavailable"} & self.model_fields_set:
+            raise ValueError("maxSurge and maxUnavailable are surge settings; blue-green uses soakDuration and batchNodeCount")
+        return self
+
+
+class LocalSsdSpec(Model):
+    """What the pool's local NVMe SSDs are for."""
+
+    mode: Literal["ephemeral-storage", "raw-block", "none"] = "ephemeral-storage"
+    """ephemeral-storage: kubelet and containerd (images, emptyDir, logs) on a RAID0 of the SSDs
+    (ephemeral_storage_local_ssd_config). raw-block: the SSDs as raw NVMe block devices for your own use
+    (local_nvme_ssd_block_config). none: leave them unused."""
+    count: Optional[int] = Field(default=None, ge=1, le=32)
+    """How many SSDs; default: the machine's bundled count from the catalog (16 on A3 High/Mega, 32 on A3 Ultra/A4)."""
+
+
+# cluster-toolkit v1.95.0 (079cf834) modules/compute/gke-node-pool/variables.tf lines 525-531: the TCP buffer sysctls
+# its GKE node pools get by default (NCCL's TCP transports on GPUDirect-TCPX/TCPXO pools).
+GPUDIRECT_SYSCTLS = {"net.ipv4.tcp_rmem": "4096 87380 16777216", "net.ipv4.tcp_wmem": "4096 16384 16777216"}
+
+
 class GkePoolSpec(Model):
     """GKE-only settings of a GPU node pool."""
 
@@ -206,6 +282,24 @@ class GkePoolSpec(Model):
     """Autoscaler zone choice: ANY (where capacity is, best for GPUs and spot) or BALANCED."""
     disk_size_gb: int = Field(default=200, ge=50)
     """Boot disk size (container images for GPU work are large)."""
+    upgrade: GkeUpgradeSpec = GkeUpgradeSpec()
+    """Node upgrades; default: surge 0, unavailable 1 (one node at a time, no extra capacity needed)."""
+    auto_upgrade: bool = True
+    """GKE upgrades the pool's nodes itself. false needs cluster.gke.releaseChannel UNSPECIFIED (GKE forces node
+    auto-upgrade on pools of a cluster enrolled in a release channel)."""
+    autoscaling: bool = True
+    """true: the autoscaler sizes the pool between minNodes and maxNodes (and the pool starts with minNodes).
+    false: a fixed-size pool of minNodes nodes (minNodes must equal maxNodes), e.g. one that fills a reservation."""
+    local_ssd: Optional[LocalSsdSpec] = None
+    """Local NVMe SSDs; default: a machine with bundled SSDs (A3, A4) gives them all to ephemeral storage, as
+    cluster-toolkit does; other machines get none. Set when the pool is created (later changes are ignored: they
+    would replace the pool)."""
+    placement: Literal["none", "compact"] = "none"
+    """compact: a COMPACT placement policy (nodes physically close; one zone, new pools only, not with blue-green;
+    machine families from the catalog)."""
+    sysctls: Optional[dict[str, str]] = None
+    """Node sysctls (linux_node_config); default: on GPUDirect pools (rdma) the TCP buffer sizes cluster-toolkit sets
+    for NCCL (net.ipv4.tcp_rmem/tcp_wmem), none elsewhere."""
 
 
 def project_of(spec: Any, config: dict) -> Optional[str]:
@@ -241,16 +335,36 @@ def gke_checks(stack: str, spec: Any, config: dict) -> list[Problem]:
     return problems
 
 
+# Compute Engine keeps four addresses of every IPv4 subnet (network, gateway, second-to-last, broadcast):
+# cloud.google.com/vpc/docs/subnets#unusable-ip-addresses-in-every-subnet
+SUBNET_RESERVED_ADDRESSES = 4
+
+
+def gpudirect_subnet_nodes(prefix: int) -> int:
+    """Nodes one GPUDirect subnet of this prefix length holds (one address per node and NIC)."""
+    return 2 ** (32 - prefix) - SUBNET_RESERVED_ADDRESSES
+
+
 def _gpudirect_cidr_checks(stack: str, spec: Any) -> list[Problem]:
-    """Every GPUDirect pool takes its own /24s of gpuDirectCidr (GKE: pod networks of a cluster must not overlap)."""
-    cidr = spec.cluster.gke.network.gpu_direct_cidr
+    """Every GPUDirect pool takes its own subnets of gpuDirectCidr (GKE: pod networks of a cluster must not overlap),
+    and each subnet must hold the pool's maxNodes."""
+    network = spec.cluster.gke.network
+    cidr, prefix = network.gpu_direct_cidr, network.gpu_direct_subnet_prefix
+    problems = []
     need = sum(gcp.machine(p.machine_type).gpudirect.additional_node_networks for p in spec.node_pools if p.rdma)
     net = ipaddress.ip_network(cidr, strict=False)
-    have = 2 ** (24 - net.prefixlen) if net.version == 4 and net.prefixlen <= 24 else 0
+    have = 2 ** (prefix - net.prefixlen) if net.version == 4 and net.prefixlen <= prefix else 0
     if need > have:
-        return [Problem(stack, f"{NS}:cluster.gke.network.gpuDirectCidr", f"room for {have} /24 subnets, but the GPUDirect "
-                        f"pools need {need} (one per extra NIC of each pool); use a larger IPv4 range such as 192.168.0.0/16", cidr)]
-    return []
+        problems.append(Problem(stack, f"{NS}:cluster.gke.network.gpuDirectCidr", f"room for {have} /{prefix} subnets, but "
+                                f"the GPUDirect pools need {need} (one per extra NIC of each pool); use a larger IPv4 range "
+                                f"(or a longer cluster.gke.network.gpuDirectSubnetPrefix)", cidr))
+    fits = gpudirect_subnet_nodes(prefix)
+    for i, pool in enumerate(spec.node_pools):
+        if pool.rdma and pool.max_nodes > fits:
+            problems.append(Problem(stack, f"{NS}:nodePools[{i}].maxNodes", f"a /{prefix} GPUDirect subnet holds {fits} nodes "
+                                    f"(cluster.gke.network.gpuDirectSubnetPrefix); use a shorter prefix or fewer nodes",
+                                    pool.max_nodes))
+    return problems
 
 
 def _gpu_stack_checks(stack: str, spec: Any) -> list[Problem]:
@@ -275,6 +389,10 @@ def _pool_checks(stack: str, at: str, pool: Any, gke: GkeSpec) -> list[Problem]:
     for field, alias in (("hosts", "hosts"), ("gpu", "gpu"), ("gpus_per_node", "gpusPerNode")):
         if field in pool.model_fields_set:
             problems.append(Problem(stack, f"{at}.{alias}", "not used on gke: it follows from machineType; remove it"))
+    for field, alias, instead in (("max_unavailable", "maxUnavailable", "gke.upgrade"), ("local_storage", "localStorage", "gke.localSsd"),
+                                  ("efa_only", "efaOnly", "machineType")):
+        if field in pool.model_fields_set:
+            problems.append(Problem(stack, f"{at}.{alias}", f"an EKS setting, not used on gke (see {instead})"))
     if pool.machine_type is None:
         problems.append(Problem(stack, f"{at}.machineType", "required on gke: a GPU machine type, e.g. g2-standard-8 or a3-highgpu-8g"))
         return problems
@@ -313,6 +431,7 @@ def _pool_checks(stack: str, at: str, pool: Any, gke: GkeSpec) -> list[Problem]:
     if pool.rdma and machine.gpudirect and machine.gpudirect.kind == "RDMA" and len(opts.zones) != 1:
         problems.append(Problem(stack, f"{at}.gke.zones", f"GPUDirect RDMA on {machine.name} needs exactly one zone "
                                 "(the RoCE network profile is zonal)", list(opts.zones)))
+    problems += _node_lifecycle_checks(stack, at, pool, machine, gke, opts)
     if pool.gke is None:
         return problems
     if gke.gpu_stack == "operator" and "gpu_driver_version" in pool.gke.model_fields_set:
@@ -335,6 +454,81 @@ def _pool_checks(stack: str, at: str, pool: Any, gke: GkeSpec) -> list[Problem]:
     reservation = pool.gke.reservation
     if reservation is not None and pool.capacity == "spot" and reservation.type != "none":
         problems.append(Problem(stack, f"{at}.gke.reservation.type", "spot nodes cannot consume reservations (allowed with spot: none)", reservation.type))
+    return problems
+
+
+def pool_zones(pool: Any, gke: GkeSpec) -> list[str]:
+    """The zones a pool's nodes run in, where the stack says: the pool's, else the cluster's node zones, else the
+    zone of a zonal cluster; empty when GKE picks (a regional cluster without node zones)."""
+    opts = pool.gke or GkePoolSpec()
+    return list(opts.zones or gke.node_zones or ([gke.zone] if gke.zone else []))
+
+
+def initial_node_count(pool: Any, gke: GkeSpec) -> Optional[int]:
+    """Nodes per zone a pool starts with: minNodes spread over its zones (GKE's initial_node_count is per zone, and
+    its autoscaler does not scale a pool up to its minimum by itself). None: start empty: minNodes 0, or a regional
+    pool whose zones GKE picks (unknown here; name them with gke.zones or cluster.gke.nodeZones to start with nodes)."""
+    zones = len(pool_zones(pool, gke))
+    if pool.min_nodes == 0 or zones == 0:
+        return None
+    return -(-pool.min_nodes // zones)
+
+
+def local_ssd(pool: Any) -> tuple[str, int]:
+    """(mode, count) of the pool's local SSDs: the stack's choice, else the machine's bundled SSDs as ephemeral storage."""
+    opts = pool.gke or GkePoolSpec()
+    bundled = gcp.bundled_local_ssds(pool.machine_type)
+    if opts.local_ssd is None:
+        return ("ephemeral-storage", bundled) if bundled else ("none", 0)
+    if opts.local_ssd.mode == "none":
+        return "none", 0
+    return opts.local_ssd.mode, opts.local_ssd.count or bundled
+
+
+def pool_sysctls(pool: Any) -> dict[str, str]:
+    """The pool's node sysctls: the stack's, else cluster-toolkit's TCP buffer sizes on GPUDirect pools."""
+    opts = pool.gke or GkePoolSpec()
+    if opts.sysctls is not None:
+        return dict(opts.sysctls)
+    return dict(GPUDIRECT_SYSCTLS) if pool.rdma else {}
+
+
+def _node_lifecycle_checks(stack: str, at: str, pool: Any, machine: Any, gke: GkeSpec, opts: GkePoolSpec) -> list[Problem]:
+    """Upgrades, sizing, local SSDs and placement of one pool."""
+    problems = []
+    if not opts.auto_upgrade and gke.release_channel != "UNSPECIFIED":
+        # GKE: node auto-upgrade cannot be turned off on clusters enrolled in a release channel
+        # (cloud.google.com/kubernetes-engine/docs/how-to/node-auto-upgrades).
+        problems.append(Problem(stack, f"{at}.gke.autoUpgrade", f"GKE keeps node auto-upgrade on in release channel "
+                                f"{gke.release_channel}; set cluster.gke.releaseChannel: UNSPECIFIED to pin versions", False))
+    if not opts.autoscaling and pool.min_nodes != pool.max_nodes:
+        problems.append(Problem(stack, f"{at}.maxNodes", f"a fixed-size pool (gke.autoscaling: false) has minNodes nodes; "
+                                f"set maxNodes equal to minNodes ({pool.min_nodes})", pool.max_nodes))
+    zones = pool_zones(pool, gke)
+    if not opts.autoscaling and pool.min_nodes and zones and pool.min_nodes % len(zones):
+        # GKE's node_count is per zone: a fixed pool has the same number of nodes in each of its zones.
+        problems.append(Problem(stack, f"{at}.minNodes", f"a fixed-size pool has the same nodes in each of its {len(zones)} "
+                                f"zones: use a multiple of {len(zones)}", pool.min_nodes))
+    if not opts.autoscaling and pool.min_nodes == 0:
+        problems.append(Problem(stack, f"{at}.minNodes", "a fixed-size pool (gke.autoscaling: false) needs minNodes >= 1", 0))
+    bundled = gcp.bundled_local_ssds(machine.name)
+    if opts.local_ssd is not None and opts.local_ssd.mode != "none":
+        count = opts.local_ssd.count
+        if bundled and count is not None and count != bundled:
+            problems.append(Problem(stack, f"{at}.gke.localSsd.count", f"{machine.name} comes with {bundled} local SSDs "
+                                    f"(allowed: {bundled})", count))
+        if not bundled and count is None:
+            problems.append(Problem(stack, f"{at}.gke.localSsd.count", f"required: {machine.name} has no bundled local SSDs, "
+                                    "say how many to attach"))
+    if opts.placement == "compact":
+        if not gcp.compact_placement_supported(machine.name):
+            problems.append(Problem(stack, f"{at}.gke.placement", f"GKE compact placement is not available for {machine.name}",
+                                    "compact"))
+        if len(pool_zones(pool, gke)) != 1:
+            problems.append(Problem(stack, f"{at}.gke.zones", "compact placement needs exactly one zone", list(opts.zones)))
+        if opts.upgrade.strategy == "blue-green":
+            problems.append(Problem(stack, f"{at}.gke.upgrade.strategy", "compact placement does not work with blue-green "
+                                    "upgrades (use surge)", "blue-green"))
     return problems
 
 

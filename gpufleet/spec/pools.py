@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Literal, Optional
+import re
+from typing import Literal, Optional, Union
 
 from pydantic import Field, ValidationInfo, field_validator
 
@@ -121,6 +122,19 @@ class NodePoolSpec(Model):
     subnet_ids: list[str] = []
     """EKS with an existing network: this pool's subnets; default: all the cluster's subnets (EFA pools:
     those in its zone)."""
+    max_unavailable: Union[int, str] = 1
+    """EKS: nodes a node group update (AMI, launch template) may take down at once: a number (1-100) or a
+    percentage such as "25%" (update_config max_unavailable / max_unavailable_percentage); default 1. EKS
+    updates by launching new nodes first, so a group that fills a capacity reservation wants a low value."""
+    local_storage: Optional[Literal["raid0", "none"]] = None
+    """EKS: raid0 puts kubelet and containerd (images, emptyDirs, logs) on a RAID0 of the instance's NVMe instance
+    store (AL2023: nodeadm `localStorage.strategy: RAID0`; Bottlerocket: `apiclient ephemeral-storage`). Default:
+    raid0 where the instance type has an instance store (gpufleet/catalog/aws_instances.yaml), as the
+    terraform-aws-eks p4d/p5 examples and ai-on-eks GPU node pools do; none elsewhere."""
+    efa_only: Optional[bool] = None
+    """EKS EFA pools: true puts EFA-only interfaces (no IP address) on network cards 1.. and keeps the EFA (with
+    ENA) interface on card 0 only, as terraform-aws-eks v21 does by default (`enable_efa_only`); false: EFA with ENA
+    on every card. Default: the catalog's choice for the instance type (efa-only on p5/p5e)."""
     machine_type: Optional[str] = None
     """GKE: GPU machine type (gpufleet/catalog/gcp_machines.yaml); the GPU model and count follow from it."""
     accelerator_count: Optional[int] = Field(default=None, ge=1, le=16)
@@ -169,6 +183,19 @@ class NodePoolSpec(Model):
     def _known_gpu(cls, v: Optional[str]) -> Optional[str]:
         if v is not None and v not in catalog.gpu_models():
             raise ValueError(f"unknown GPU model '{v}' (allowed: {', '.join(catalog.gpu_models())})")
+        return v
+
+    @field_validator("max_unavailable")
+    @classmethod
+    def _max_unavailable(cls, v: Union[int, str]) -> Union[int, str]:
+        # EKS NodegroupUpdateConfig: maxUnavailable 1-100, maxUnavailablePercentage 1-100.
+        if isinstance(v, int):
+            if not 1 <= v <= 100:
+                raise ValueError(f"must be 1 to 100 nodes (got {v})")
+            return v
+        m = re.fullmatch(r"(\d{1,3})%", v)
+        if not m or not 1 <= int(m.group(1)) <= 100:
+            raise ValueError(f"'{v}' is neither a node count (1-100) nor a percentage such as \"25%\" (1%-100%)")
         return v
 
     @field_validator("max_nodes")

@@ -160,7 +160,8 @@ def test_tcpx_additional_networks(prod):
     subs = [r for r in by_type(prod, SUBNET) if r.parent == direct.urn]
     assert len(nets) == 4 and len(subs) == 4
     assert all(n.inputs["mtu"] == 8244.0 and "networkProfile" not in n.inputs for n in nets)
-    assert sorted(s.inputs["ipCidrRange"] for s in subs) == [f"192.168.{i}.0/24" for i in range(4)]
+    # /20 each (default gpuDirectSubnetPrefix, cluster-toolkit's A3 Mega blueprint): room for 4,092 nodes.
+    assert sorted(s.inputs["ipCidrRange"] for s in subs) == sorted(f"192.168.{16 * i}.0/20" for i in range(4))
     h100 = one(prod, NODE_POOL, "prod-gke-pool-h100-train-pool").inputs
     assert h100["networkConfig"]["additionalNodeNetworkConfigs"] == [
         {"network": f"prod-gke-pool-h100-train-gpudirect-net-{i}", "subnetwork": f"prod-gke-pool-h100-train-gpudirect-sub-{i}"}
@@ -320,7 +321,7 @@ def test_tcpx_vpcs_allow_node_to_node_traffic(prod):
     for i in range(4):
         rule = rules[f"prod-gke-pool-h100-train-gpudirect-sub-{i}-internal"]
         assert rule["network"] == f"projects/my-gpu-project/global/networks/prod-gke-pool-h100-train-gpudirect-net-{i}"
-        assert rule["direction"] == "INGRESS" and rule["sourceRanges"] == [f"192.168.{i}.0/24"]
+        assert rule["direction"] == "INGRESS" and rule["sourceRanges"] == [f"192.168.{16 * i}.0/20"]
         assert rule["allows"] == INTERNAL_ALLOWS
     # Nothing else in the stack opens a firewall (the cluster VPC's rules are GKE's own).
     assert len(by_type(prod, FIREWALL)) == 4
@@ -331,7 +332,7 @@ def test_rdma_gvnic_vpc_allows_node_to_node_traffic_and_roce_vpc_gets_no_rule(va
     rules = [r for r in by_type(variant, FIREWALL) if r.parent == direct.urn]
     assert [r.name for r in rules] == ["variant-pool-h200-gpudirect-gvnic-sub-internal"]
     assert rules[0].inputs["network"] == "projects/my-gpu-project/global/networks/variant-pool-h200-gpudirect-gvnic-net"
-    assert rules[0].inputs["sourceRanges"] == ["192.168.0.0/24"] and rules[0].inputs["allows"] == INTERNAL_ALLOWS
+    assert rules[0].inputs["sourceRanges"] == ["192.168.0.0/20"] and rules[0].inputs["allows"] == INTERNAL_ALLOWS
 
 
 def test_system_pool_starts_with_nodes(prod):
@@ -368,10 +369,10 @@ def two_gpudirect():
 
 
 def test_gpudirect_pools_get_disjoint_subnets(two_gpudirect):
-    """GKE: the pod networks of one cluster must not overlap, so each GPUDirect pool takes the /24s after the
-    previous pool's (the first pool keeps 192.168.0.0/24.. as before)."""
+    """GKE: the pod networks of one cluster must not overlap, so each GPUDirect pool takes the /20s after the
+    previous pool's (the first pool starts at 192.168.0.0/20)."""
     ranges = {r.name: r.inputs["ipCidrRange"] for r in by_type(two_gpudirect, SUBNET) if "gpudirect" in r.name}
-    assert [ranges[f"two-pool-h100-train-gpudirect-sub-{i}"] for i in range(4)] == [f"192.168.{i}.0/24" for i in range(4)]
-    assert ranges["two-pool-h200-gpudirect-gvnic-sub"] == "192.168.4.0/24"
-    assert [ranges[f"two-pool-h200-gpudirect-rdma-sub-{i}"] for i in range(8)] == [f"192.168.{i}.0/24" for i in range(5, 13)]
+    assert [ranges[f"two-pool-h100-train-gpudirect-sub-{i}"] for i in range(4)] == [f"192.168.{16 * i}.0/20" for i in range(4)]
+    assert ranges["two-pool-h200-gpudirect-gvnic-sub"] == "192.168.64.0/20"
+    assert [ranges[f"two-pool-h200-gpudirect-rdma-sub-{i}"] for i in range(8)] == [f"192.168.{16 * i}.0/20" for i in range(5, 13)]
     assert len(set(ranges.values())) == len(ranges) == 13

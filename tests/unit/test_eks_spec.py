@@ -51,8 +51,9 @@ P = "stack 'bad': gpufleet:nodePools[0]"
 CASES = {
     "efa on a type without it": (
         lambda c: _pool(c).update(instanceType="g6.xlarge"),
-        [f"{P}.instanceType: g6.xlarge has no EFA: rdma needs an EFA instance type (EFA GPU types: g4dn.12xlarge, g5.12xlarge, "
-         "g5.48xlarge, g6.12xlarge, g6.48xlarge, g6e.12xlarge, g6e.48xlarge, p4d.24xlarge, p4de.24xlarge, p5.48xlarge, "
+        [f"{P}.instanceType: g6.xlarge has no EFA: rdma needs an EFA instance type (EFA GPU types: g4dn.12xlarge, g5.8xlarge, "
+         "g5.16xlarge, g5.24xlarge, g5.12xlarge, g5.48xlarge, g6.8xlarge, g6.16xlarge, g6.24xlarge, g6.12xlarge, g6.48xlarge, "
+         "g6e.12xlarge, g6e.48xlarge, p4d.24xlarge, p4de.24xlarge, p5.48xlarge, "
          "p5e.48xlarge, p5en.48xlarge, p6-b200.48xlarge) (got 'g6.xlarge')"],
     ),
     "unknown instance type": (
@@ -156,7 +157,10 @@ def test_all_problems_at_once():
     _pool(cfg).update(instanceType="g6.xlarge")
     _pool(cfg, 1).update(instanceTypes=["m7i.xlarge"])
     cfg["gpufleet:cluster"]["eks"]["storage"]["fsxLustre"]["availabilityZone"] = "us-west-2a"
-    assert len(_problems(cfg)) == 3
+    problems = _problems(cfg)
+    # The FSx zone is wrong twice over: not one of the network's zones, and not in aws:region at all.
+    assert len(problems) == 4
+    assert sum("fsxLustre.availabilityZone" in p for p in problems) == 2
 
 
 def test_al2023_driver_runs_every_cuda_the_table_knows():

