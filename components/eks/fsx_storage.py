@@ -14,10 +14,12 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from gpufleet.components.cluster_access import ClusterAccess
+from gpufleet.components.protection import exemption, protect
 from gpufleet.components.eks.addon import eks_addon
 from gpufleet.components.eks.irsa import irsa_role
 from gpufleet import labels as L
 from gpufleet.spec.eks import FsxLustreSpec
+from gpufleet.spec.protection import ProtectionSpec
 
 ADDON = "aws-fsx-csi-driver"
 SERVICE_ACCOUNT = "fsx-csi-controller-sa"
@@ -32,6 +34,8 @@ class FsxLustreStorageArgs:
     """The one subnet file systems are created in (the training pool's zone)."""
     vpc_id: pulumi.Input[str]
     """VPC of the subnet."""
+    protection: ProtectionSpec = ProtectionSpec()
+    """Protect the shared file system and its PersistentVolume (Pulumi `protect`); default: on."""
 
 
 def driver_policy() -> str:
@@ -121,7 +125,7 @@ class FsxLustreStorage(pulumi.ComponentResource):
             parameters=params,
             reclaim_policy=args.spec.reclaim_policy,
             mount_options=["flock"],
-            opts=pulumi.ResourceOptions(parent=self, provider=access.provider, depends_on=[self.addon]),
+            opts=protect(args.protection, parent=self, provider=access.provider, depends_on=[self.addon]),
         )
         self.file_system = None
         self.associations: list = []
@@ -143,8 +147,10 @@ class FsxLustreStorage(pulumi.ComponentResource):
             per_unit_storage_throughput=spec.per_unit_storage_throughput,
             subnet_ids=args.subnet_id,  # one subnet: pulumi_aws takes it as a string
             security_group_ids=[self.security_group.id],
-            tags={L.CLUSTER_TAG: access.name, "Name": f"{access.name}-shared"},
-            opts=child,
+            tags={L.CLUSTER_TAG: access.name, "Name": f"{access.name}-shared", **exemption(args.protection)},
+            # The shared file system holds the datasets and checkpoints: `pulumi destroy` or a replacing
+            # change must not delete it unannounced (issue 21). Its S3 links are stateless and stay unprotected.
+            opts=protect(args.protection, parent=self),
         )
         events = ["NEW", "CHANGED", "DELETED"]
         for i, dra in enumerate(shared.data_repository_associations):
@@ -164,7 +170,7 @@ class FsxLustreStorage(pulumi.ComponentResource):
             ))
         self.shared_volume = k8s.core.v1.PersistentVolume(
             f"{name}-shared-pv",
-            metadata={"name": f"{spec.storage_class_name}-shared"},
+            metadata={"name": f"{spec.storage_class_name}-shared", "annotations": exemption(args.protection)},
             spec={
                 "capacity": {"storage": f"{shared.storage_capacity_gib}Gi"},
                 "volumeMode": "Filesystem",
@@ -178,5 +184,5 @@ class FsxLustreStorage(pulumi.ComponentResource):
                     "volumeAttributes": {"dnsname": self.file_system.dns_name, "mountname": self.file_system.mount_name},
                 },
             },
-            opts=pulumi.ResourceOptions(parent=self, provider=access.provider, depends_on=[self.addon]),
+            opts=protect(args.protection, parent=self, provider=access.provider, depends_on=[self.addon]),
         )

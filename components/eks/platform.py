@@ -151,7 +151,7 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
         addons.append(
             FsxLustreStorage(
                 f"{name}-fsx",
-                FsxLustreStorageArgs(fsx, network.private_subnet_ids(zone)[0], network.vpc_id),
+                FsxLustreStorageArgs(fsx, network.private_subnet_ids(zone)[0], network.vpc_id, spec.cluster.protection),
                 access,
                 opts=opts,
             )
