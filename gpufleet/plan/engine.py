@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Optional
 
 import pulumi
 import pulumi.runtime
@@ -11,6 +12,8 @@ from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
 from gpufleet.capacity import PoolCapacity, addons_warnings, capacity
+from gpufleet.plan.cost import Cost
+from gpufleet.plan.cost_items import items_for
 from gpufleet.plan.mocks import SECRET, PlanMocks, RecordingMonitor, Registration
 from gpufleet.plan.policy_runner import Violation, evaluate
 from gpufleet.plan.stackfile import StackFile
@@ -29,6 +32,10 @@ class Plan:
     capacity: list[PoolCapacity]
     violations: list[Violation] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)  # spec findings that do not stop a plan
+    region: Optional[str] = None
+    """The cloud region prices are looked up for (`aws:region`; GKE: the cluster's `gke.region`); None on k3s."""
+    cost: Optional[Cost] = None
+    """Every hourly charge of what the plan registers (gpufleet.plan.cost)."""
 
     @property
     def has_mandatory_violation(self) -> bool:
@@ -61,6 +68,15 @@ def stack_exports() -> dict:
     return out
 
 
+def plan_region(spec: StackSpec, config: dict) -> Optional[str]:
+    """Where the cluster runs, for prices: GKE's own region, else the provider's `aws:region` config."""
+    if spec.cluster.platform == "gke":
+        return spec.cluster.gke.region
+    if spec.cluster.platform == "eks":
+        return config.get("aws:region")
+    return None
+
+
 def plan(stack_file: StackFile, evaluate_policies: bool = True) -> Plan:
     spec, monitor = register(stack_file)
     result = Plan(
@@ -70,7 +86,9 @@ def plan(stack_file: StackFile, evaluate_policies: bool = True) -> Plan:
         outputs=monitor.stack_outputs,
         capacity=capacity(spec),
         warnings=addons_warnings(stack_file.stack, spec),
+        region=plan_region(spec, stack_file.config),
     )
+    result.cost = items_for(spec, result.resources, result.capacity, result.region)
     if evaluate_policies:
         result.violations = evaluate(result.resources, stack=stack_file.stack)
     return result
