@@ -38,6 +38,9 @@ class CostItem:
     hourly_max_override: Optional[float] = None
     committed: bool = False
     """Reserved capacity: billed whether used or not (count_min == count_max)."""
+    key: str = ""
+    """What the item is, stable across changes of its price or shape (e.g. `gpu-nodes:h100-train`): the review
+    pairs a base plan's items with the head's by it."""
 
     @property
     def priced(self) -> bool:
@@ -66,7 +69,7 @@ class CostItem:
 
     def to_json(self) -> dict:
         out = {
-            "name": self.name, "kind": self.kind, "count": _num(self.count_max), "countMin": _num(self.count_min),
+            "key": self.key or f"{self.kind}:{self.name}", "name": self.name, "kind": self.kind, "count": _num(self.count_max), "countMin": _num(self.count_min),
             "unitHourly": None if self.unit_hourly is None else round(self.unit_hourly, 6),
             "hourlyMin": _round(self.hourly_min), "hourlyMax": _round(self.hourly_max), "source": self.source,
         }

@@ -32,11 +32,13 @@ def _get(d: Any, path: str) -> Any:
     return d
 
 
-def _item(name: str, kind: str, lo: float, hi: float, price: Price, per_unit: float = 1.0, committed: bool = False) -> CostItem:
+def _item(name: str, kind: str, lo: float, hi: float, price: Price, per_unit: float = 1.0, committed: bool = False,
+          key: str = "") -> CostItem:
     """An item of `lo`..`hi` units at `price` x `per_unit` each (per_unit: GiB per volume, say)."""
+    key = f"{kind}:{key}" if key else ""
     if isinstance(price, Rate):
-        return CostItem(name, kind, lo, hi, price.value * per_unit, price.source, committed=committed)
-    return CostItem(name, kind, lo, hi, None, price.reason, committed=committed)
+        return CostItem(name, kind, lo, hi, price.value * per_unit, price.source, committed=committed, key=key)
+    return CostItem(name, kind, lo, hi, None, price.reason, committed=committed, key=key)
 
 
 def _pool_price(cap: PoolCapacity, spec: StackSpec, region: Optional[str]) -> Price:
@@ -89,7 +91,7 @@ def _ebs_volumes(ng_name: str, lo: float, hi: float, lt: Optional[Registration],
             if isinstance(extra, Rate) and extra.value:
                 price = Rate(price.value + extra.value / size, price.source)
         out.append(_item(f"{ng_name} {m.get('deviceName', 'volume')} ({vtype}, {size:g} GiB each)", "storage", lo, hi,
-                         price, per_unit=size))
+                         price, per_unit=size, key=f"{ng_name}:{m.get('deviceName')}"))
     return out
 
 
@@ -99,7 +101,7 @@ def eks_items(spec: StackSpec, resources: list[Registration], capacity: list[Poo
     for r in resources:
         if r.type == "aws:eks/cluster:Cluster":
             out.append(_item(f"EKS control plane {r.inputs.get('name', r.name)} (Kubernetes {r.inputs.get('version')})",
-                             "control-plane", 1, 1, charges.eks_control_plane(str(r.inputs.get("version")))))
+                             "control-plane", 1, 1, charges.eks_control_plane(str(r.inputs.get("version"))), key=r.name))
         elif r.type == "aws:eks/nodeGroup:NodeGroup":
             lo = float(_get(r.inputs, "scalingConfig.minSize") or 0)
             hi = float(_get(r.inputs, "scalingConfig.maxSize") or 0)
@@ -107,31 +109,31 @@ def eks_items(spec: StackSpec, resources: list[Registration], capacity: list[Poo
             types = r.inputs.get("instanceTypes") or []
             if pool in caps:
                 out.append(_item(f"GPU pool {pool} ({', '.join(types)})", "gpu-nodes", lo, hi,
-                                 _pool_price(caps[pool], spec, region)))
+                                 _pool_price(caps[pool], spec, region), key=pool))
             else:
                 out.append(_item(f"node group {pool or r.name} ({', '.join(types)})", "nodes", lo, hi,
-                                 _ec2_price(types, r.inputs.get("capacityType"), region)))
+                                 _ec2_price(types, r.inputs.get("capacityType"), region), key=pool or r.name))
             out += _ebs_volumes(f"{pool or r.name}", lo, hi, _launch_template_for(r, resources), region)
         elif r.type == "aws:ec2/natGateway:NatGateway":
-            out.append(_item(f"NAT gateway {r.name}", "network", 1, 1, charges.nat_gateway_hourly(region)))
+            out.append(_item(f"NAT gateway {r.name}", "network", 1, 1, charges.nat_gateway_hourly(region), key=r.name))
         elif r.type == "aws:ec2/eip:Eip":
-            out.append(_item(f"public IPv4 address {r.name}", "network", 1, 1, charges.public_ipv4_hourly(region)))
+            out.append(_item(f"public IPv4 address {r.name}", "network", 1, 1, charges.public_ipv4_hourly(region), key=f"ip:{r.name}"))
         elif r.type == "aws:kms/key:Key":
-            out.append(_item(f"KMS key {r.name}", "key", 1, 1, charges.kms_key_hourly()))
+            out.append(_item(f"KMS key {r.name}", "key", 1, 1, charges.kms_key_hourly(), key=r.name))
         elif r.type == "aws:fsx/lustreFileSystem:LustreFileSystem":
             size = float(r.inputs.get("storageCapacity") or 0)
             price = charges.fsx_lustre_gb_hourly(region, str(r.inputs.get("deploymentType")),
                                                  _int(r.inputs.get("perUnitStorageThroughput")))
             out.append(_item(f"FSx for Lustre {r.name} ({r.inputs.get('deploymentType')}, {size:g} GiB)", "storage",
-                             1, 1, price, per_unit=size))
+                             1, 1, price, per_unit=size, key=r.name))
         elif r.type == "aws:ec2/capacityReservation:CapacityReservation":
             n = float(r.inputs.get("instanceCount") or 0)
             out.append(_item(f"capacity reservation {r.name} ({r.inputs.get('instanceType')})", "reservation", n, n,
-                             _ec2_price([r.inputs.get("instanceType")], "ON_DEMAND", region), committed=True))
+                             _ec2_price([r.inputs.get("instanceType")], "ON_DEMAND", region), committed=True, key=r.name))
         elif r.type in ("aws:lb/loadBalancer:LoadBalancer", "aws:alb/loadBalancer:LoadBalancer",
                         "aws:elb/loadBalancer:LoadBalancer"):
             out.append(_item(f"load balancer {r.name}", "load-balancer", 1, 1,
-                             Missing("Elastic Load Balancing prices are not in the catalog")))
+                             Missing("Elastic Load Balancing prices are not in the catalog"), key=r.name))
     return out
 
 
@@ -183,7 +185,7 @@ def gke_items(spec: StackSpec, resources: list[Registration], capacity: list[Poo
             location = str(r.inputs.get("location") or "")
             zonal = location.count("-") >= 2
             out.append(_item(f"GKE cluster management fee {r.inputs.get('name', r.name)} "
-                             f"({'zonal' if zonal else 'regional'}, {location})", "control-plane", 1, 1, charges.gke_cluster_fee()))
+                             f"({'zonal' if zonal else 'regional'}, {location})", "control-plane", 1, 1, charges.gke_cluster_fee(), key=r.name))
             credit = charges.gke_free_tier_credit()
             notes.append(
                 f"GKE free tier: {credit:.2f} USD of monthly credit per billing account, for zonal and Autopilot clusters only "
@@ -196,28 +198,29 @@ def gke_items(spec: StackSpec, resources: list[Registration], capacity: list[Poo
             pool = (config.get("labels") or {}).get(labels.POOL_LABEL) or r.inputs.get("name") or r.name
             machine = config.get("machineType")
             if pool in caps:
-                out.append(_item(f"GPU pool {pool} ({machine})", "gpu-nodes", lo, hi, _pool_price(caps[pool], spec, region)))
+                out.append(_item(f"GPU pool {pool} ({machine})", "gpu-nodes", lo, hi, _pool_price(caps[pool], spec, region), key=pool))
             else:
-                out.append(_item(f"node pool {pool} ({machine})", "nodes", lo, hi, charges.gce_machine_hourly(region, str(machine))))
+                out.append(_item(f"node pool {pool} ({machine})", "nodes", lo, hi, charges.gce_machine_hourly(region, str(machine)),
+                                 key=pool))
             size = float(config.get("diskSizeGb") or 100)  # GKE's default boot disk: 100 GB
             dtype = config.get("diskType") or "pd-balanced"
             out.append(_item(f"{pool} boot disks ({dtype}, {size:g} GiB each)", "storage", lo, hi,
-                             charges.pd_gib_hourly(region, dtype), per_unit=size))
+                             charges.pd_gib_hourly(region, dtype), per_unit=size, key=f"{pool}:boot"))
         elif r.type == "gcp:compute/routerNat:RouterNat":
             nats.append(r)
         elif r.type == "gcp:filestore/instance:Instance":
             tier = str(r.inputs.get("tier") or "BASIC_HDD")
             size = float(_get(r.inputs, "fileShares.capacityGb") or 0)
             out.append(_item(f"Filestore {r.name} ({tier}, {size:g} GiB)", "storage", 1, 1,
-                             charges.filestore_gib_hourly(region, tier), per_unit=size))
+                             charges.filestore_gib_hourly(region, tier), per_unit=size, key=r.name))
         elif r.type == "gcp:compute/reservation:Reservation":
             n = float(_get(r.inputs, "specificReservation.count") or 0)
             machine = _get(r.inputs, "specificReservation.instanceProperties.machineType")
             out.append(_item(f"reservation {r.name} ({machine})", "reservation", n, n, _gce_gpu_price(machine, region),
-                             committed=True))
+                             committed=True, key=r.name))
         elif r.type in ("gcp:compute/forwardingRule:ForwardingRule", "gcp:compute/globalForwardingRule:GlobalForwardingRule"):
             out.append(_item(f"load balancer {r.name}", "load-balancer", 1, 1,
-                             Missing("Cloud Load Balancing prices are not in the catalog")))
+                             Missing("Cloud Load Balancing prices are not in the catalog"), key=r.name))
     for r in nats:
         out.append(_cloud_nat(r, region, nodes_lo, nodes_hi))
     return out
@@ -247,8 +250,13 @@ def _cloud_nat(r: Registration, region: Optional[str], lo: float, hi: float) -> 
 
     h_lo = charges.cloud_nat_hourly(region, int(lo), ips(lo))
     h_hi = charges.cloud_nat_hourly(region, int(hi), ips(hi))
-    return CostItem(f"{name} ({_num(lo)}-{_num(hi)} VMs, {ips(lo)}-{ips(hi)} NAT IPs)", "network", 1, 1, None,
-                    row["source"], hourly_min_override=round(h_lo.value, 6), hourly_max_override=round(h_hi.value, 6))
+    return CostItem(f"{name} ({_num(lo)}-{_num(hi)} VMs, {_span(ips(lo), ips(hi))} NAT IP(s))", "network", 1, 1, None,
+                    row["source"], hourly_min_override=round(h_lo.value, 6), hourly_max_override=round(h_hi.value, 6),
+                    key=f"network:{r.name}")
+
+
+def _span(a: int, b: int) -> str:
+    return str(a) if a == b else f"{a}-{b}"
 
 
 def _num(x: float):
@@ -265,12 +273,14 @@ def k3s_items(spec: StackSpec, capacity: list[PoolCapacity]) -> list[CostItem]:
             price: Price = (Rate(h.price_per_hour, f"pricePerHour declared in the stack for {role} {h.name}")
                             if h.price_per_hour is not None else
                             Missing(f"{role} {h.name} has no pricePerHour in the stack"))
-            out.append(_item(f"{role} {h.name}", "host", 1, 1, price))
+            out.append(_item(f"{role} {h.name}", "host", 1, 1, price, key=h.name))
     for c in capacity:
-        out.append(_item(f"GPU pool {c.pool} ({c.gpu})", "gpu-nodes", c.min_nodes, c.max_nodes, _pool_price(c, spec, None)))
+        out.append(_item(f"GPU pool {c.pool} ({c.gpu})", "gpu-nodes", c.min_nodes, c.max_nodes, _pool_price(c, spec, None),
+                         key=c.pool))
     if k3s.overhead_per_hour is not None:
         out.append(CostItem("overhead declared in the stack (k3s.overheadPerHour)", "overhead", 1, 1, k3s.overhead_per_hour,
-                            "k3s.overheadPerHour: what the stack cannot see (load balancer, NFS server, network, support)"))
+                            "k3s.overheadPerHour: what the stack cannot see (load balancer, NFS server, network, support)",
+                            key="overhead:k3s"))
     return out
 
 
@@ -331,16 +341,19 @@ def claim_items(resources: list[Registration], region: Optional[str]) -> list[Co
         size = gib(_get(r.inputs, "spec.resources.requests.storage"))
         claim = f"claim {_get(r.inputs, 'metadata.name') or r.name}"
         if sc is None:
-            out.append(_item(claim, "storage", 1, 1, Missing(f"StorageClass {name} is not created by this stack")))
+            out.append(_item(claim, "storage", 1, 1, Missing(f"StorageClass {name} is not created by this stack"),
+                             key=f"claim:{r.name}"))
             continue
         claimed.add(_get(sc.inputs, "metadata.name"))
         price, billed, what = _class_price(sc, region, size)
-        out.append(_item(f"{claim} ({what}, {billed or 0:g} GiB)", "storage", 1, 1, price, per_unit=billed or 0))
+        out.append(_item(f"{claim} ({what}, {billed or 0:g} GiB)", "storage", 1, 1, price, per_unit=billed or 0,
+                         key=f"claim:{r.name}"))
     for name, sc in classes.items():  # file-system classes provision a whole file system per claim
         if name in claimed or sc.inputs.get("provisioner") not in ("fsx.csi.aws.com", "filestore.csi.storage.gke.io"):
             continue
         price, billed, what = _class_price(sc, region, 0)
-        out.append(_item(f"StorageClass {name}: each claim creates a {what}", "per-claim", 0, 0, price, per_unit=billed or 0))
+        out.append(_item(f"StorageClass {name}: each claim creates a {what}", "per-claim", 0, 0, price, per_unit=billed or 0,
+                         key=str(name)))
     return out
 
 
@@ -363,7 +376,8 @@ def items_for(spec: StackSpec, resources: list[Registration], capacity: list[Poo
     for r in resources:
         if r.type == "kubernetes:core/v1:Service" and _get(r.inputs, "spec.type") == "LoadBalancer":
             items.append(_item(f"load balancer of Service {_get(r.inputs, 'metadata.name') or r.name}", "load-balancer",
-                               1, 1, Missing("the cloud's load balancer for a Service is not priced in the catalog")))
+                               1, 1, Missing("the cloud's load balancer for a Service is not priced in the catalog"),
+                               key=f"service:{r.name}"))
     notes.append("usage-billed charges are not in these figures: data processed by NAT, data transfer, requests, logs")
     unpriced_pools = [c.pool for c in capacity if c.price_per_node_hour is None]
     prices = {c.pool: _pool_price(c, spec, None if platform == "k3s" else region) for c in capacity}
