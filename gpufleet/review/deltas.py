@@ -195,8 +195,26 @@ class CostDelta:
         }
 
 
-def cost_delta(base: dict, head: dict) -> CostDelta:
+def pool_items(capacity: list[dict]) -> list[dict]:
+    """Cost items of GPU pools read from a plan's capacity facts, for plans that predate `cost.items`."""
+    out = []
+    for c in capacity:
+        price = c.get("pricePerNodeHour")
+        lo, hi = c.get("minNodes") or 0, c.get("maxNodes") or 0
+        out.append({"key": f"gpu-nodes:{c.get('pool')}", "name": f"GPU pool {c.get('pool')}", "kind": "gpu-nodes",
+                    "count": hi, "countMin": lo, "unitHourly": price,
+                    "hourlyMin": None if price is None else round(price * lo, 4),
+                    "hourlyMax": None if price is None else round(price * hi, 4), "unpriced": price is None})
+    return out
+
+
+def cost_delta(base: dict, head: dict, base_capacity: Optional[list] = None, head_capacity: Optional[list] = None) -> CostDelta:
+    """The cost change between two plans' `cost` (and, for plans without an item breakdown, their GPU pools)."""
     both = isinstance(base.get("items"), list) and isinstance(head.get("items"), list)
+    if not both and (base.get("unpricedPools") or head.get("unpricedPools")):
+        # an older plan: its totals counted unpriced pools as 0, so compare pool by pool instead
+        base, head = dict(base, items=pool_items(base_capacity or [])), dict(head, items=pool_items(head_capacity or []))
+        both = True
     return CostDelta(
         currency=head.get("currency") or base.get("currency") or "USD",
         min_before=float(base.get("hourlyMin") or 0.0),

@@ -78,3 +78,15 @@ def test_team_quota_changes_are_priced_per_team(teams):
     assert (c.min_delta, c.max_delta) == (-0.85, -0.85) and c.unknown == []
     md = markdown.render(teams)
     assert "| vision | a100-train | 14.50 / 21.75 | 7.25 / 14.50 | -7.25 / -7.25 |" in md
+
+
+def test_an_older_plan_without_items_compares_pool_by_pool():
+    """Plans that predate cost.items counted an unpriced pool as 0: the review compares their pools instead."""
+    from tests.review_plans import eks_plan
+
+    head = eks_plan(instance_type="p5e.48xlarge", gpu="H200")
+    head["capacity"][0]["pricePerNodeHour"] = None
+    head["cost"] = {"hourlyMin": 0.0, "hourlyMax": 0.0, "currency": "USD", "unpricedPools": ["h100"]}
+    c = review_plans(eks_plan(), head).cost
+    assert (c.max_before, c.max_after) == (393.28, 0.0)
+    assert (c.max_delta, [i.key for i in c.unknown]) == (0.0, ["gpu-nodes:h100"])  # not a 393.28 saving
