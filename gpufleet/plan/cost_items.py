@@ -11,6 +11,7 @@ from typing import Any, Optional
 
 from gpufleet import labels
 from gpufleet.capacity import PoolCapacity
+from gpufleet.catalog import _load as catalog_load
 from gpufleet.catalog import aws as aws_catalog
 from gpufleet.catalog import charges
 from gpufleet.catalog import gcp as gcp_catalog
@@ -52,15 +53,22 @@ def _pool_price(cap: PoolCapacity, spec: StackSpec, region: Optional[str]) -> Pr
     home = {"eks": "us-east-1", "gke": "us-central1"}.get(platform)
     if home and region != home:
         return Missing(f"the catalog's {cap.capacity_type} price for pool {cap.pool} is a {home} figure; none for {region}")
-    if platform == "eks":
-        src = "gpufleet/catalog/aws_instances.yaml: " + "; ".join(
-            aws_catalog._load("aws_instances.yaml")["sources"][k] for k in ("ec2_pricing", "spot_estimate")
-            if k in aws_catalog._load("aws_instances.yaml")["sources"]) + f" (as of {aws_catalog._load('aws_instances.yaml')['prices_as_of']})"
-    else:
-        data = gcp_catalog._load(gcp_catalog.FILE)
-        src = "gpufleet/catalog/gcp_machines.yaml: " + "; ".join(data["sources"][k] for k in ("gce_pricing", "spot_pricing")) + (
-            f" (as of {gcp_catalog.price_date()})")
-    return Rate(cap.price_per_node_hour, f"{cap.capacity_type} price of one node: {src}")
+    return Rate(cap.price_per_node_hour, f"{cap.capacity_type} price of one node: {_catalog_price_source(platform, cap.capacity_type)}")
+
+
+# Which source of the instance catalogs a pool's price comes from (the files' own `sources:` keys).
+_PRICE_SOURCES = {
+    ("eks", "on-demand"): ("aws_instances.yaml", "ec2_pricing", "prices_as_of"),
+    ("eks", "spot"): ("aws_instances.yaml", "spot_estimate", "prices_as_of"),
+    ("gke", "on-demand"): (gcp_catalog.FILE, "gce_pricing", "price_date"),
+    ("gke", "spot"): (gcp_catalog.FILE, "spot_pricing", "price_date"),
+}
+
+
+def _catalog_price_source(platform: str, capacity_type: str) -> str:
+    file, key, date = _PRICE_SOURCES[(platform, capacity_type)]
+    data = catalog_load(file)
+    return f"gpufleet/catalog/{file}: {data.get('sources', {}).get(key, key)} (as of {data.get(date, 'unknown')})"
 
 
 def _capacity(capacity: list[PoolCapacity]) -> dict[str, PoolCapacity]:
