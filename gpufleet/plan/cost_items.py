@@ -21,7 +21,6 @@ from gpufleet.plan.mocks import Registration
 from gpufleet.plan.team_cost import team_costs
 from gpufleet.spec import StackSpec
 
-GIB = "GiB"
 SELF_HOSTED = charges.source_text(["self_hosted"])
 
 
