@@ -81,7 +81,7 @@ def _gke(pool: I.Pool) -> list[str]:
 
 def check(resources: list, config) -> list[tuple[str, str]]:
     """(urn, message) for every GPU pool that cannot sit at zero."""
-    resources = list(resources)
+    resources = I.listed(resources)
     autoscaler = any(I.chart_of(r.props) in I.AUTOSCALER_CHARTS for r in I.helm_charts(resources))
     asg_tags = _asg_tag_keys(resources)
     out = []

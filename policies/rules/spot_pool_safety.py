@@ -47,7 +47,7 @@ def _asg_spot_gpu(r) -> bool:
 
 
 def check(resources: list, config) -> list[tuple[str, str]]:
-    resources = list(resources)
+    resources = I.listed(resources)
     out = []
     for pool in I.gpu_pools(resources):
         if not I.is_spot(pool) or I.exemption(NAME, pool.name, pool.urn, pool.props, config):
