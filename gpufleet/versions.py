@@ -77,6 +77,16 @@ KUBEFLOW_TRAINER = HelmChart(
     version="2.3.0",
     app_version="v2.3.0",
 )
+# Images of the upstream ClusterTrainingRuntimes gpufleet installs (components/workloads/trainer_runtimes.py),
+# as kubeflow/trainer v2.3.0 ships them: manifests/base/runtimes/*.yaml name the framework images, and
+# manifests/overlays/runtimes/kustomization.yaml pins the project's own images (untagged in base) to the release.
+TRAINER_RUNTIME_IMAGES = {
+    "torch": "pytorch/pytorch:2.13.0-cuda13.0-cudnn9-runtime",
+    "jax": "nvcr.io/nvidia/jax:25.10-py3",
+    "deepspeed": f"ghcr.io/kubeflow/trainer/deepspeed-runtime:{KUBEFLOW_TRAINER.app_version}",
+    "mlx": f"ghcr.io/kubeflow/trainer/mlx-runtime:{KUBEFLOW_TRAINER.app_version}",
+    "xgboost": f"ghcr.io/kubeflow/trainer/xgboost-runtime:{KUBEFLOW_TRAINER.app_version}",
+}
 VOLCANO = HelmChart(
     name="volcano",
     repo="https://volcano-sh.github.io/helm-charts",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 import pulumi
@@ -34,6 +34,8 @@ class K3sJoin:
     ssh_user: str
     ssh_private_key: pulumi.Output
     servers: list[pulumi.Resource]
+    server_names: frozenset[str] = frozenset()
+    """Hosts that run a k3s server: a pool listing one of them does not join it again as an agent."""
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,9 @@ class K3sClusterArgs:
     """SSH private key for every host (from a secret config value)."""
     local_storage_path: Optional[str] = None
     """Directory of k3s's local-path volumes on every node (`default-local-storage-path`); default: k3s's own."""
+    gpu_servers: dict[str, tuple[dict[str, str], list[str]]] = field(default_factory=dict)
+    """Servers that are also GPU hosts of a pool (a one-machine cluster): host name -> (node labels, node taints
+    as key=value:Effect) the server registers with. Default: none."""
 
 
 def connection(host: Host, default_user: str, private_key: pulumi.Input[str]) -> command.remote.ConnectionArgs:
@@ -115,6 +120,11 @@ class K3sCluster(pulumi.ComponentResource):
                 settings["default-local-storage-path"] = args.local_storage_path
             if spec.taint_servers:
                 settings["node-taint"] = ["CriticalAddonsOnly=true:NoExecute"]
+            if host.name in args.gpu_servers:
+                labels, taints = args.gpu_servers[host.name]
+                settings["node-label"] = [f"{k}={v}" for k, v in sorted(labels.items())]
+                if taints:
+                    settings["node-taint"] = list(taints)
             stdin = self.token.result.apply(lambda token, s=settings: render_config({**s, "token": token}))
             servers.append(
                 command.remote.Command(
@@ -135,6 +145,7 @@ class K3sCluster(pulumi.ComponentResource):
             ssh_user=spec.ssh_user,
             ssh_private_key=key,
             servers=list(servers),
+            server_names=frozenset(h.name for h in spec.servers),
         )
         self.agents = [
             agent_command(f"{name}-agent-{host.name}", host, self.join, {}, [], self) for host in spec.agents

@@ -106,8 +106,16 @@ def test_k3s_fields_are_rejected_on_gke():
     ]
 
 
+def hyperdisk(config: dict) -> dict:
+    """A3 Ultra/A4 pools attach Hyperdisk only: the default StorageClass and the system pool must match (issue 14)."""
+    gke = config["gpufleet:cluster"]["gke"]
+    gke["storage"] = {**gke.get("storage", {}), "defaultDiskType": "hyperdisk-balanced"}
+    gke["systemPool"] = {**gke.get("systemPool", {}), "machineType": "c3-standard-4"}
+    return config
+
+
 def test_rdma_needs_one_zone():
-    assert problems(with_pool(machineType="a3-ultragpu-8g", rdma=True)) == [
+    assert problems(hyperdisk(with_pool(machineType="a3-ultragpu-8g", rdma=True))) == [
         "stack 'test': gpufleet:nodePools[0].gke.zones: GPUDirect RDMA on a3-ultragpu-8g needs exactly one zone "
         "(the RoCE network profile is zonal) (got [])"
     ]
