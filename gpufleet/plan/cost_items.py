@@ -275,8 +275,11 @@ def _num(x: float):
 def k3s_items(spec: StackSpec, capacity: list[PoolCapacity]) -> list[CostItem]:
     k3s = spec.cluster.k3s
     out: list[CostItem] = []
+    gpu_hosts = {h.name for p in spec.node_pools for h in p.hosts}  # a server that is also a GPU host: priced by its pool
     for role, hosts in (("server", k3s.servers), ("CPU agent", k3s.agents)):
         for h in hosts:
+            if h.name in gpu_hosts:
+                continue
             price: Price = (Rate(h.price_per_hour, f"pricePerHour declared in the stack for {role} {h.name}")
                             if h.price_per_hour is not None else
                             Missing(f"{role} {h.name} has no pricePerHour in the stack"))

@@ -38,8 +38,8 @@ class Host(Model):
     """SSH port."""
     price_per_hour: Optional[float] = Field(default=None, ge=0)
     """k3s servers and CPU agents: what this machine costs per hour (rent, or amortised hardware and power), for
-    the plan's cost section; default: unpriced, so totals read "at least". GPU pool hosts take the pool's
-    `pricePerNodeHour` instead."""
+    the plan's cost section; default: unpriced, so totals read "at least". GPU pool hosts (a server that is
+    also a GPU host too) take the pool's `pricePerNodeHour` instead."""
 
     _check_address = field_validator("address")(lambda cls, v: check_address(v))
 

@@ -183,3 +183,13 @@ def test_a_pool_without_a_price_is_listed_never_zero():
     assert cost["unpricedPools"] == ["a100"] and "GPU pool a100 (A100-80GB)" in cost["unpriced"]
     assert cost["hourlyMin"] == 0.85  # the priced part only, and "at least"
     assert cost["atLeast"]
+
+
+def test_a_server_that_is_also_a_gpu_host_is_priced_once_by_its_pool():
+    config = example_config("dev")
+    server = config["gpufleet:cluster"]["k3s"]["servers"][0]
+    config["gpufleet:nodePools"] = [{**config["gpufleet:nodePools"][0], "hosts": [dict(server)]}]
+    config["gpufleet:cluster"]["k3s"]["agents"] = []
+    cost = plan_config(config, stack="dev", policies=False).cost.to_json()
+    assert [(i["key"], i["hourlyMin"]) for i in cost["items"]] == [("gpu-nodes:l4", 0.85)]
+    assert not cost["atLeast"]
