@@ -27,6 +27,10 @@ class GpuClusterArgs:
     """The validated stack spec (`gpufleet.spec.load_spec`, or `GpuClusterArgs.from_config`)."""
     ssh_private_key: Optional[pulumi.Input[str]] = None
     """k3s: SSH private key for the hosts (a secret config value); default: none (eks and gke need none)."""
+    etcd_s3_access_key: Optional[pulumi.Input[str]] = None
+    """k3s: access key of the etcd snapshot bucket (a secret config value), when snapshots go to S3; default: none."""
+    etcd_s3_secret_key: Optional[pulumi.Input[str]] = None
+    """k3s: secret key of the etcd snapshot bucket (a secret config value); default: none."""
 
     @classmethod
     def from_config(
@@ -35,6 +39,8 @@ class GpuClusterArgs:
         *,
         ssh_private_key: Optional[pulumi.Input[str]] = None,
         stack: Optional[str] = None,
+        etcd_s3_access_key: Optional[pulumi.Input[str]] = None,
+        etcd_s3_secret_key: Optional[pulumi.Input[str]] = None,
     ) -> "GpuClusterArgs":
         """Args from a plain dict in the stack-config shape, without a stack file: the `gpufleet:` keys with or
         without their namespace (`{"cluster": {...}, "nodePools": [...]}`), validated exactly as a stack file is.
@@ -52,11 +58,16 @@ class GpuClusterArgs:
             # The key travels as an Input (K3sCluster keeps it secret); the spec only checks that it is given.
             full[f"{NAMESPACE}:sshPrivateKey"] = "[secret]"
             secret_keys.add(f"{NAMESPACE}:sshPrivateKey")
+        for name, value in (("etcdS3AccessKey", etcd_s3_access_key), ("etcdS3SecretKey", etcd_s3_secret_key)):
+            if value is not None:
+                full[f"{NAMESPACE}:{name}"] = "[secret]"
+                secret_keys.add(f"{NAMESPACE}:{name}")
         try:
             spec = load_spec(stack, full, secret_keys)
         except SpecError as exc:
             raise GpuClusterConfigError(exc.stack, exc.problems) from None
-        return cls(spec, ssh_private_key=ssh_private_key)
+        return cls(spec, ssh_private_key=ssh_private_key, etcd_s3_access_key=etcd_s3_access_key,
+                   etcd_s3_secret_key=etcd_s3_secret_key)
 
 
 class GpuCluster(pulumi.ComponentResource):
@@ -70,7 +81,8 @@ class GpuCluster(pulumi.ComponentResource):
         spec = args.spec
         child = pulumi.ResourceOptions(parent=self)
         built = platform.build(
-            spec.cluster.platform, name, platform.PlatformInputs(spec, args.ssh_private_key), child
+            spec.cluster.platform, name, platform.PlatformInputs(spec, args.ssh_private_key, args.etcd_s3_access_key, args.etcd_s3_secret_key),
+            child,
         )
         self.control_plane = built.control_plane
         self.node_pools = built.node_pools
@@ -120,4 +132,4 @@ class GpuCluster(pulumi.ComponentResource):
         if spec.storage.nfs is not None:
             from gpufleet.components.k3s.storage import K3sStorage, K3sStorageArgs
 
-            self.storage = K3sStorage(f"{name}-storage", K3sStorageArgs(spec.storage), self.access, opts=child)
+            self.storage = K3sStorage(f"{name}-storage", K3sStorageArgs(spec.storage, protection=spec.cluster.protection), self.access, opts=child)

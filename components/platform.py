@@ -29,6 +29,10 @@ class PlatformInputs:
     """The validated stack spec."""
     ssh_private_key: Optional[pulumi.Input[str]] = None
     """k3s: SSH private key for the hosts (a secret config value)."""
+    etcd_s3_access_key: Optional[pulumi.Input[str]] = None
+    """k3s: access key of the etcd snapshot bucket (secret config `gpufleet:etcdS3AccessKey`), when snapshots go to S3."""
+    etcd_s3_secret_key: Optional[pulumi.Input[str]] = None
+    """k3s: secret key of the etcd snapshot bucket (secret config `gpufleet:etcdS3SecretKey`)."""
 
 
 @dataclass(frozen=True)

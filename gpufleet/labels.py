@@ -64,12 +64,22 @@ POLICY_NAMES = (
     "spot-pool-diversified",
     "rdma-placement",
     "secure-defaults",
+    "gpu-cuda-minor-version-compat",
+    "stateful-resource-protection",
 )
+# The rule that wants stateful resources protected: components carry a stack's reason for turning protection
+# off as this rule's exemption.
+STATEFUL_PROTECTION_POLICY = "stateful-resource-protection"
 
 
 def exempt_key(policy_name: str) -> str:
     """The label/tag key that exempts a resource from one policy (its value is the reason)."""
     return f"{EXEMPT_PREFIX}{policy_name}"
+
+
+def gcp_exempt_key(policy_name: str) -> str:
+    """The same key spelled as a GCP label allows ([a-z0-9_-], no "." or "/"): gpufleet-exempt-<policy>."""
+    return "gpufleet-exempt-" + policy_name
 
 
 def gpu_taint() -> dict[str, str]:

@@ -37,8 +37,14 @@ def main() -> None:
     spec = load_stack_spec()
     cfg = pulumi.Config(NAMESPACE)
     key = cfg.require_secret("sshPrivateKey") if spec.cluster.platform == "k3s" else None
+    s3 = spec.cluster.platform == "k3s" and spec.cluster.k3s.etcd_snapshots.s3 is not None
     name = spec.cluster.name or pulumi.get_stack()
-    cluster = GpuCluster(name, GpuClusterArgs(spec, ssh_private_key=key))
+    cluster = GpuCluster(name, GpuClusterArgs(
+        spec,
+        ssh_private_key=key,
+        etcd_s3_access_key=cfg.require_secret("etcdS3AccessKey") if s3 else None,
+        etcd_s3_secret_key=cfg.require_secret("etcdS3SecretKey") if s3 else None,
+    ))
     pulumi.export("clusterName", name)
     pulumi.export("platform", spec.cluster.platform)
     pulumi.export("kubernetesVersion", spec.cluster.kubernetes_version)

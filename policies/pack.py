@@ -5,6 +5,7 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel
 
 from gpufleet.policies.rules import (
+    gpu_cuda_minor_version_compat,
     gpu_driver_cuda_alignment,
     gpu_operator_driver_conflict,
     gpu_operator_version_support,
@@ -15,6 +16,7 @@ from gpufleet.policies.rules import (
     secure_defaults,
     spot_pool_diversified,
     spot_pool_safety,
+    stateful_resource_protection,
 )
 
 PACK_NAME = "gpufleet"
@@ -32,6 +34,8 @@ POLICIES = [
     spot_pool_diversified.POLICY,
     rdma_placement.POLICY,
     secure_defaults.POLICY,
+    gpu_cuda_minor_version_compat.POLICY,  # advisory companion of gpu-driver-cuda-alignment (issue 12)
+    stateful_resource_protection.POLICY,
 ]
 
 

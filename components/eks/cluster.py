@@ -14,8 +14,10 @@ import pulumi_kubernetes as k8s
 import yaml
 
 from gpufleet.components.cluster_access import ClusterAccess
+from gpufleet.components.protection import exemption, protect
 from gpufleet import labels as L
 from gpufleet.spec.eks import ACCESS_POLICIES, EksSpec
+from gpufleet.spec.protection import ProtectionSpec
 
 NODE_POLICIES = (
     "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",
@@ -39,6 +41,8 @@ class EksClusterArgs:
     """Private subnets of the control plane's network interfaces (at least 2 zones)."""
     vpc_id: pulumi.Input[str]
     """VPC of the subnets (facts for security groups of add-ons)."""
+    protection: ProtectionSpec = ProtectionSpec()
+    """Protect the cluster and its secrets key (Pulumi `protect`, EKS deletion protection); default: on."""
 
 
 def assume_role_policy(service: str) -> str:
@@ -84,13 +88,16 @@ class EksCluster(pulumi.ComponentResource):
             key_arn: pulumi.Input[str] = spec.kms_key_arn
             self.kms_key = None
         else:
+            # protect, not retain_on_delete: AWS already only schedules a deleted key's deletion (30-day window,
+            # cancellable), so a retained key would just be an orphan; what must not happen is the key going while
+            # the cluster's Secrets are encrypted with it (they become unreadable).
             self.kms_key = aws.kms.Key(
                 f"{name}-secrets-key",
                 description=f"EKS secrets envelope encryption for {args.cluster_name}",
                 enable_key_rotation=True,
                 deletion_window_in_days=30,
-                tags=tags,
-                opts=child,
+                tags={**tags, **exemption(args.protection)},
+                opts=protect(args.protection, parent=self),
             )
             aws.kms.Alias(f"{name}-secrets-key", name=f"alias/eks/{args.cluster_name}", target_key_id=self.kms_key.key_id, opts=child)
             key_arn = self.kms_key.arn
@@ -120,8 +127,13 @@ class EksCluster(pulumi.ComponentResource):
             },
             encryption_config={"provider": {"key_arn": key_arn}, "resources": ["secrets"]},
             enabled_cluster_log_types=list(spec.log_types),
-            tags=tags,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[cluster_policy, self.log_group]),
+            # EKS deletion protection (CreateCluster/UpdateClusterConfig `deletionProtection`, EKS API reference)
+            # refuses a delete from any client, not only Pulumi.
+            deletion_protection=args.protection.enabled,
+            tags={**tags, **exemption(args.protection)},
+            # protect, not retain_on_delete: a retained cluster keeps billing unseen (a cost trap); a protected one
+            # makes `pulumi destroy` or a replacing change stop and say so. Everything scheduled on it is its state.
+            opts=protect(args.protection, parent=self, depends_on=[cluster_policy, self.log_group]),
         )
 
         self.access_entries = []

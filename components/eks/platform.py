@@ -46,7 +46,10 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
     network = EksNetwork(f"{name}-network", EksNetworkArgs(eks.network, name), opts=opts)
     control_plane = EksCluster(
         f"{name}-eks",
-        EksClusterArgs(eks, name, k8s_version, region, network.private_subnet_ids(), network.vpc_id),
+        EksClusterArgs(
+            eks, name, k8s_version, region, network.private_subnet_ids(), network.vpc_id,
+            protection=spec.cluster.protection,
+        ),
         opts=opts,
     )
     facts = control_plane.access.facts

@@ -17,9 +17,11 @@ import yaml
 
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.gke.network import GkeNetworkRef
+from gpufleet.components.protection import gcp_exemption, protect
 from gpufleet import labels as L
 from gpufleet.catalog import gcp_families
 from gpufleet.spec import GkeSpec
+from gpufleet.spec.protection import ProtectionSpec
 
 AUTH_PLUGIN = "gke-gcloud-auth-plugin"
 CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
@@ -40,6 +42,8 @@ class GkeClusterArgs:
     """VPC, subnet and secondary range names."""
     multi_networking: bool = False
     """Enable GKE multi-networking (GPUDirect pools attach extra VPCs); default off."""
+    protection: ProtectionSpec = ProtectionSpec()
+    """Protect the cluster (Pulumi `protect`; the provider's deletionProtection unless the gke block sets it); default: on."""
 
 
 def kubeconfig(name: str, endpoint: str, ca_certificate: str) -> str:
@@ -126,8 +130,12 @@ class GkeCluster(pulumi.ComponentResource):
                 gcp_filestore_csi_driver_config=gcp.container.ClusterAddonsConfigGcpFilestoreCsiDriverConfigArgs(enabled=storage.filestore),
                 gcs_fuse_csi_driver_config=gcp.container.ClusterAddonsConfigGcsFuseCsiDriverConfigArgs(enabled=storage.gcs_fuse),
             ),
-            deletion_protection=spec.deletion_protection,
-            opts=child,
+            # A stack's reason for no protection, as GCP labels allow it (the full reason stays in the stack file).
+            resource_labels=gcp_exemption(args.protection) or None,
+            deletion_protection=args.protection.enabled if spec.deletion_protection is None else spec.deletion_protection,
+            # protect, not retain_on_delete: a retained cluster keeps billing unseen (a cost trap); a protected one
+            # makes `pulumi destroy` or a replacing change stop and say so. Everything scheduled on it is its state.
+            opts=protect(args.protection, parent=self),
         )
 
         system = spec.system_pool

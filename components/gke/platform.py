@@ -33,6 +33,7 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
             project=project,
             network=network.ref,
             multi_networking=bool(gpudirect_pools),
+            protection=spec.cluster.protection,
         ),
         opts=opts,
     )

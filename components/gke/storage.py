@@ -56,7 +56,10 @@ class GkeStorage(pulumi.ComponentResource):
                 parameters={"tier": args.spec.filestore_tier, "network": args.network_name},
                 volume_binding_mode="WaitForFirstConsumer",
                 allow_volume_expansion=True,
-                reclaim_policy="Delete",
+                # Retain by default: a Filestore instance holds datasets and checkpoints that outlive a deleted
+                # claim. A class's reclaimPolicy is immutable: changing it replaces the class (existing volumes keep
+                # theirs: `kubectl patch pv NAME -p '{"spec":{"persistentVolumeReclaimPolicy":"Retain"}}'`).
+                reclaim_policy=args.spec.filestore_reclaim_policy,
                 opts=child,
             )
         self.register_outputs({"classes": [RWO_CLASS] + ([RWX_CLASS] if self.rwx else [])})

@@ -11,8 +11,13 @@ import pulumi_kubernetes as k8s
 import pulumi_random as random
 
 from gpufleet.components.cluster_access import ClusterAccess
-from gpufleet.components.k3s.install import AS_ROOT, API_PORT, KUBECONFIG_PATH, node_scripts, render_config, rewrite_kubeconfig
+from gpufleet.components.k3s.install import (
+    AS_ROOT, API_PORT, KUBECONFIG_PATH, etcd_s3_credentials, etcd_snapshot_settings, node_scripts, render_config,
+    rewrite_kubeconfig,
+)
+from gpufleet.components.protection import protect, script_exemption
 from gpufleet.spec import Host, K3sSpec
+from gpufleet.spec.protection import ProtectionSpec
 
 # Where k3s keeps containerd's config and socket; the GPU Operator's toolkit must be told
 # (NVIDIA/gpu-operator issues 238, 473, 1651).
@@ -48,9 +53,18 @@ class K3sClusterArgs:
     """SSH private key for every host (from a secret config value)."""
     local_storage_path: Optional[str] = None
     """Directory of k3s's local-path volumes on every node (`default-local-storage-path`); default: k3s's own."""
+    protection: ProtectionSpec = ProtectionSpec()
+    """Protect the servers (etcd/SQLite lives on them) and the join token; default: on."""
+    etcd_s3_access_key: Optional[pulumi.Input[str]] = None
+    """Access key of the etcd snapshot bucket (spec.etcd_snapshots.s3; a secret config value)."""
+    etcd_s3_secret_key: Optional[pulumi.Input[str]] = None
+    """Secret key of the etcd snapshot bucket (a secret config value)."""
     gpu_servers: dict[str, tuple[dict[str, str], list[str]]] = field(default_factory=dict)
     """Servers that are also GPU hosts of a pool (a one-machine cluster): host name -> (node labels, node taints
     as key=value:Effect) the server registers with. Default: none."""
+    existing_kubeconfig: Optional[pulumi.Input[str]] = None
+    """Test-only seam (components/e2e_seam.py, docs/e2e.md): the kubeconfig of an API server that stands in for
+    the k3s hosts. When set, no token, servers, agents or kubeconfig read are created, only the provider."""
 
 
 def connection(host: Host, default_user: str, private_key: pulumi.Input[str]) -> command.remote.ConnectionArgs:
@@ -95,12 +109,33 @@ class K3sCluster(pulumi.ComponentResource):
         api_address = spec.api_address or spec.servers[0].address
         server_url = f"https://{api_address}:{API_PORT}"
 
-        # The join token is generated once and stays in state (RandomPassword results are secret).
+        if args.existing_kubeconfig is not None:
+            self._existing(name, args, server_url, key)
+            return
+
+        # The join token is generated once and stays in state (RandomPassword results are secret). protect: a new
+        # token cannot join the existing servers, and restoring an etcd snapshot needs the token it was taken with.
         self.token = random.RandomPassword(
-            f"{name}-token", length=48, special=False, opts=pulumi.ResourceOptions(parent=self)
+            f"{name}-token", length=48, special=False, opts=protect(args.protection, parent=self)
         )
 
-        scripts = node_scripts("server", args.kubernetes_version)
+        snapshots = spec.etcd_snapshots
+        s3_credentials = None
+        if spec.embedded_etcd and snapshots.enabled and snapshots.s3 is not None:
+            if args.etcd_s3_access_key is None or args.etcd_s3_secret_key is None:
+                raise ValueError(f"{name}: etcd snapshots to S3 need etcd_s3_access_key and etcd_s3_secret_key")
+            s3_credentials = pulumi.Output.all(args.etcd_s3_access_key, args.etcd_s3_secret_key).apply(
+                lambda keys: etcd_s3_credentials(keys[0], keys[1])
+            )
+        unprotected = [] if args.protection.enabled else [args.protection.reason]
+        if spec.embedded_etcd and not snapshots.enabled:
+            unprotected.append(snapshots.reason)
+        scripts = node_scripts(
+            "server",
+            args.kubernetes_version,
+            etcd_snapshots=etcd_snapshot_settings(snapshots) if spec.embedded_etcd else None,
+            header=script_exemption(*unprotected),
+        )
         tls_sans = sorted({api_address, *spec.tls_sans})
         servers: list[command.remote.Command] = []
         for i, host in enumerate(spec.servers):
@@ -125,7 +160,9 @@ class K3sCluster(pulumi.ComponentResource):
                 settings["node-label"] = [f"{k}={v}" for k, v in sorted(labels.items())]
                 if taints:
                     settings["node-taint"] = list(taints)
-            stdin = self.token.result.apply(lambda token, s=settings: render_config({**s, "token": token}))
+            stdin = pulumi.Output.all(self.token.result, s3_credentials).apply(
+                lambda v, s=settings: render_config({**s, **(v[1] or {}), "token": v[0]})
+            )
             servers.append(
                 command.remote.Command(
                     f"{name}-server-{host.name}",
@@ -134,7 +171,10 @@ class K3sCluster(pulumi.ComponentResource):
                     update=scripts.create,
                     delete=scripts.delete,
                     stdin=pulumi.Output.secret(stdin),
-                    opts=pulumi.ResourceOptions(parent=self, depends_on=servers[-1:]),
+                    # protect: deleting or replacing a server runs k3s's uninstall script, which removes its data
+                    # directory (the datastore, and on an HA cluster its etcd member and local snapshots). Agents stay
+                    # unprotected: they hold no cluster state, and removing a host from a pool must just work.
+                    opts=protect(args.protection, parent=self, depends_on=servers[-1:]),
                 )
             )
 
@@ -162,7 +202,28 @@ class K3sCluster(pulumi.ComponentResource):
             logging=command.remote.Logging.NONE,
             opts=pulumi.ResourceOptions(parent=self, depends_on=servers, additional_secret_outputs=["stdout"]),
         )
-        self.kubeconfig = pulumi.Output.secret(read.stdout.apply(lambda text: rewrite_kubeconfig(text, api_address)))
+        kubeconfig = pulumi.Output.secret(read.stdout.apply(lambda text: rewrite_kubeconfig(text, api_address)))
+        self._finish(name, args, server_url, kubeconfig, ready=[*servers, *self.agents])
+
+    def _existing(self, name: str, args: K3sClusterArgs, server_url: str, key: pulumi.Output) -> None:
+        """The e2e seam: the provider on a given kubeconfig, nothing on hosts."""
+        self.token = None
+        self.join = K3sJoin(
+            server_url=server_url,
+            token=pulumi.Output.secret(""),
+            kubernetes_version=args.kubernetes_version,
+            ssh_user=args.spec.ssh_user,
+            ssh_private_key=key,
+            servers=[],
+        )
+        self.agents = []
+        self._finish(name, args, server_url, pulumi.Output.secret(args.existing_kubeconfig), ready=[])
+
+    def _finish(
+        self, name: str, args: K3sClusterArgs, server_url: str, kubeconfig: pulumi.Output, ready: list
+    ) -> None:
+        """`<name>-k8s` (the provider on `kubeconfig`), `access`, outputs."""
+        self.kubeconfig = kubeconfig
         self.provider = k8s.Provider(
             f"{name}-k8s", kubeconfig=self.kubeconfig, opts=pulumi.ResourceOptions(parent=self)
         )
@@ -178,6 +239,6 @@ class K3sCluster(pulumi.ComponentResource):
                 "cni_bin_dir": CNI_BIN_DIR,
                 "cni_conf_dir": CNI_CONF_DIR,
             },
-            ready=[*servers, *self.agents],
+            ready=ready,
         )
         self.register_outputs({"kubeconfig": self.kubeconfig, "serverUrl": server_url})

@@ -10,6 +10,17 @@ The installer is downloaded to a file first: piped into `sh` (no pipefail in POS
 would run an empty script successfully and surface only as the 300 s readiness timeout. It runs with
 INSTALL_K3S_FORCE_RESTART: install.sh otherwise skips starting the service when the binary and unit are
 unchanged, so a stopped or crashed k3s with the pinned version would never be started again.
+
+A `pulumi up` cut off halfway (an SSH drop) must leave a state the next run completes on its own. The script
+therefore decides from the host, not from what changed in this run: the checksum of the config files k3s was
+last (re)started with is recorded only once the node is ready (APPLIED_PATH), so a config written but never
+applied is applied next time; a pinned binary whose service is down is installed and started again. The
+record lives under k3s's data directory, which k3s's uninstall script removes.
+
+Servers of an embedded-etcd cluster also get a drop-in config file (k3s loads /etc/rancher/k3s/config.yaml.d/*.yaml
+after config.yaml: docs.k3s.io/installation/configuration#configuration-file) with the etcd snapshot settings,
+written by the script itself: they hold no secret, so plans, previews and the policy pack can read them (the S3
+credentials travel in the secret config.yaml).
 """
 
 from __future__ import annotations
@@ -20,12 +31,22 @@ from typing import Literal, Optional
 import yaml
 
 from gpufleet import versions
+from gpufleet.spec.protection import EtcdSnapshotsSpec
 
 CONFIG_PATH = "/etc/rancher/k3s/config.yaml"
 KUBECONFIG_PATH = "/etc/rancher/k3s/k3s.yaml"
 # The kubelet's own credentials on an agent (may read Node objects, nothing else of note).
 AGENT_KUBECONFIG = "/var/lib/rancher/k3s/agent/kubelet.kubeconfig"
 API_PORT = 6443
+CONFIG_DROPIN_DIR = "/etc/rancher/k3s/config.yaml.d"
+ETCD_SNAPSHOT_DROPIN = f"{CONFIG_DROPIN_DIR}/50-gpufleet-etcd-snapshots.yaml"
+DATA_DIR = "/var/lib/rancher/k3s"
+# k3s's default etcd-snapshot-dir, ${data-dir}/server/db/snapshots (docs.k3s.io/cli/etcd-snapshot), and the database
+# directory the other servers drop before rejoining a restored cluster.
+ETCD_SNAPSHOT_DIR = f"{DATA_DIR}/server/db/snapshots"
+ETCD_DB_DIR = f"{DATA_DIR}/server/db"
+# sha256 of the config files the running k3s was last (re)started with (see the module docstring).
+APPLIED_PATH = f"{DATA_DIR}/gpufleet-applied-config.sha256"
 
 Role = Literal["server", "agent"]
 # Readiness polls (every 2 s) before the script gives up.
@@ -51,12 +72,59 @@ class NodeScripts:
     delete: str
 
 
-def node_scripts(role: Role, kubernetes_version: str, node_name: Optional[str] = None) -> NodeScripts:
+def etcd_snapshot_settings(spec: EtcdSnapshotsSpec) -> dict:
+    """The k3s server settings of scheduled etcd snapshots, without secrets (the drop-in file). Keys are `k3s server`
+    flags (docs.k3s.io/cli/etcd-snapshot; pkg/cli/cmds/server.go in k3s-io/k3s)."""
+    if not spec.enabled:
+        return {"etcd-disable-snapshots": True}
+    settings: dict = {
+        "etcd-snapshot-schedule-cron": spec.schedule_cron,
+        "etcd-snapshot-retention": spec.retention,
+    }
+    if spec.s3 is not None:
+        settings.update({
+            "etcd-s3": True,
+            "etcd-s3-endpoint": spec.s3.endpoint,
+            "etcd-s3-bucket": spec.s3.bucket,
+            "etcd-s3-region": spec.s3.region,
+        })
+        if spec.s3.folder:
+            settings["etcd-s3-folder"] = spec.s3.folder
+    return settings
+
+
+def etcd_s3_credentials(access_key: str, secret_key: str) -> dict:
+    """The S3 credentials of the snapshot bucket, for the secret config.yaml."""
+    return {"etcd-s3-access-key": access_key, "etcd-s3-secret-key": secret_key}
+
+
+def _write_dropin(path: str, settings: Optional[dict]) -> str:
+    """Shell lines writing (or removing) a drop-in config file from a quoted here-document."""
+    if settings is None:
+        return f"sudo rm -f {path}\n"
+    return (
+        f"sudo install -d -m 0755 {CONFIG_DROPIN_DIR}\n"
+        f"sudo tee {path}.new >/dev/null <<'GPUFLEET_EOF'\n{render_config(settings)}GPUFLEET_EOF\n"
+        f"sudo chmod 0600 {path}.new\n"
+        f"sudo mv {path}.new {path}\n"
+    )
+
+
+def node_scripts(
+    role: Role,
+    kubernetes_version: str,
+    node_name: Optional[str] = None,
+    etcd_snapshots: Optional[dict] = None,
+    header: str = "",
+) -> NodeScripts:
     """The install/upgrade script (create and update) and the uninstall script for a node.
 
     A server is ready when its API answers /readyz. An agent is ready when its service runs and, given its
     node name, when its Node object exists: what is applied to the node next (label patches of GPU sharing)
-    would otherwise race the kubelet's registration. The agent asks with its own kubelet credentials."""
+    would otherwise race the kubelet's registration. The agent asks with its own kubelet credentials.
+
+    `etcd_snapshots` (servers of an embedded-etcd cluster): the settings of etcd_snapshot_settings(), written to
+    ETCD_SNAPSHOT_DROPIN. `header`: comment lines put first (a stack's reason for no protection)."""
     release = versions.k3s_release(kubernetes_version)
     url = versions.k3s_install_script_url(kubernetes_version)
     service = service_name(role)
@@ -66,17 +134,22 @@ def node_scripts(role: Role, kubernetes_version: str, node_name: Optional[str] =
         ready = f"systemctl is-active --quiet {service}"
         if node_name:
             ready += f" && sudo k3s kubectl --kubeconfig {AGENT_KUBECONFIG} get node '{node_name}' >/dev/null 2>&1"
-    create = f"""set -eu
+    dropin = _write_dropin(ETCD_SNAPSHOT_DROPIN, etcd_snapshots) if role == "server" else ""
+    config_files = f"{CONFIG_PATH} {ETCD_SNAPSHOT_DROPIN}" if etcd_snapshots is not None and role == "server" else CONFIG_PATH
+    create = f"""{header}set -eu
 {AS_ROOT}
 sudo install -d -m 0755 /etc/rancher/k3s
 sudo tee {CONFIG_PATH}.new >/dev/null
 sudo chmod 0600 {CONFIG_PATH}.new
-changed=1
-if sudo cmp -s {CONFIG_PATH}.new {CONFIG_PATH}; then changed=0; fi
 sudo mv {CONFIG_PATH}.new {CONFIG_PATH}
+{dropin}want=$(sudo cat {config_files} | sha256sum | cut -d ' ' -f 1)
+applied=$(sudo cat {APPLIED_PATH} 2>/dev/null || true)
 running=$(k3s --version 2>/dev/null | head -n 1 | cut -d ' ' -f 3 || true)
 if [ "$running" = '{release}' ] && systemctl is-active --quiet {service}; then
-  if [ "$changed" = 1 ]; then sudo systemctl restart {service}; fi
+  if [ "$want" != "$applied" ]; then
+    echo "config not yet applied: restarting {service}"
+    sudo systemctl restart {service}
+  fi
   echo "k3s {release} already running"
 else
   installer=$(mktemp)
@@ -90,6 +163,8 @@ until {ready}; do
   if [ "$tries" -ge {READY_TRIES} ]; then echo "{service} not ready after {READY_TRIES * 2} s" >&2; exit 1; fi
   sleep 2
 done
+sudo install -d -m 0755 {DATA_DIR}
+echo "$want" | sudo tee {APPLIED_PATH} >/dev/null
 """
     uninstall = "/usr/local/bin/k3s-uninstall.sh" if role == "server" else "/usr/local/bin/k3s-agent-uninstall.sh"
     delete = f"{AS_ROOT}\nif [ -x {uninstall} ]; then sudo {uninstall}; fi"

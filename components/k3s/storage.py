@@ -13,8 +13,12 @@ from typing import Optional
 import pulumi
 import pulumi_kubernetes as k8s
 
+from gpufleet.components import e2e_seam
 from gpufleet.components.cluster_access import ClusterAccess
+from gpufleet.components.protection import exemption, protect
+from gpufleet.components.helm_chart import chart_args, release_wait_args
 from gpufleet import versions
+from gpufleet.spec.protection import ProtectionSpec
 from gpufleet.spec.stack import StorageSpec
 
 NFS_PROVISIONER = "nfs.csi.k8s.io"
@@ -30,6 +34,8 @@ class K3sStorageArgs:
     """The stack's storage block (NFS server and share, checkpoint claim)."""
     nfs_namespace: str = NFS_NAMESPACE
     """Namespace of the NFS CSI controller and node plugin; default: kube-system, as upstream installs it."""
+    protection: ProtectionSpec = ProtectionSpec()
+    """Protect the checkpoint claim from deletion and replacement; default: on."""
 
 
 def nfs_storage_class(spec: StorageSpec) -> dict:
@@ -48,12 +54,13 @@ def nfs_storage_class(spec: StorageSpec) -> dict:
     }
 
 
-def checkpoint_claim(spec: StorageSpec) -> dict:
+def checkpoint_claim(spec: StorageSpec, protection: ProtectionSpec = ProtectionSpec()) -> dict:
     c = spec.checkpoints
+    annotations = exemption(protection)
     return {
         "apiVersion": "v1",
         "kind": "PersistentVolumeClaim",
-        "metadata": {"name": c.name, "namespace": c.namespace},
+        "metadata": {"name": c.name, "namespace": c.namespace, **({"annotations": annotations} if annotations else {})},
         "spec": {
             "accessModes": ["ReadWriteMany"],
             "storageClassName": spec.nfs.storage_class,
@@ -77,9 +84,8 @@ class K3sStorage(pulumi.ComponentResource):
             self.nfs_release = k8s.helm.v3.Release(
                 f"{name}-nfs-csi",
                 name="csi-driver-nfs",
-                chart=chart.name,
-                version=chart.version,
-                repository_opts={"repo": chart.repo},
+                **chart_args(chart),
+                **release_wait_args(),
                 namespace=args.nfs_namespace,
                 # The chart's own StorageClass stays off: gpufleet creates the class below from the spec.
                 values={"storageClass": {"create": False}},
@@ -98,12 +104,17 @@ class K3sStorage(pulumi.ComponentResource):
                 opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[self.nfs_release])),
             )
             if spec.checkpoints is not None:
-                pvc = checkpoint_claim(spec)
+                pvc = checkpoint_claim(spec, args.protection)
+                # protect: deleting or replacing the claim (a rename, another size or class) would bind the jobs to a
+                # new, empty volume; the class's Retain policy keeps the old directory, but nothing would point at it.
+                if e2e_seam.skip_await():  # no provisioner runs without kubelets: do not wait for Bound
+                    annotations = {**pvc["metadata"].get("annotations", {}), "pulumi.com/skipAwait": "true"}
+                    pvc["metadata"] = {**pvc["metadata"], "annotations": annotations}
                 self.checkpoints = k8s.core.v1.PersistentVolumeClaim(
                     f"{name}-checkpoints",
                     metadata=pvc["metadata"],
                     spec=pvc["spec"],
-                    opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[self.nfs_class])),
+                    opts=pulumi.ResourceOptions.merge(child, protect(args.protection, depends_on=[self.nfs_class])),
                 )
         self.register_outputs({
             "defaultStorageClass": LOCAL_PATH_CLASS if spec.local_path.enabled else None,

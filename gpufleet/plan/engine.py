@@ -11,9 +11,11 @@ from pulumi.runtime import settings as runtime_settings
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
+from gpufleet import catalog
 from gpufleet.capacity import PoolCapacity, addons_warnings, capacity
 from gpufleet.plan.cost import Cost
 from gpufleet.plan.cost_items import items_for
+from gpufleet.spec.catalog_checks import catalog_warnings
 from gpufleet.plan.mocks import SECRET, PlanMocks, RecordingMonitor, Registration
 from gpufleet.plan.policy_runner import Violation, evaluate
 from gpufleet.plan.stackfile import StackFile
@@ -36,6 +38,7 @@ class Plan:
     """The cloud region prices are looked up for (`aws:region`; GKE: the cluster's `gke.region`); None on k3s."""
     cost: Optional[Cost] = None
     """Every hourly charge of what the plan registers (gpufleet.plan.cost)."""
+    catalog_date: str = ""  # the oldest date of the catalog facts this stack's platform uses
 
     @property
     def has_mandatory_violation(self) -> bool:
@@ -85,7 +88,8 @@ def plan(stack_file: StackFile, evaluate_policies: bool = True) -> Plan:
         resources=sorted(monitor.registrations, key=lambda r: r.urn),
         outputs=monitor.stack_outputs,
         capacity=capacity(spec),
-        warnings=addons_warnings(stack_file.stack, spec),
+        warnings=addons_warnings(stack_file.stack, spec) + catalog_warnings(stack_file.stack, spec),
+        catalog_date=catalog.catalog_date(spec.cluster.platform),
         region=plan_region(spec, stack_file.config),
     )
     result.cost = items_for(spec, result.resources, result.capacity, result.region)

@@ -50,6 +50,26 @@ class Registration:
     """The resource's ignore_changes option (property paths)."""
     dependencies: list[str] = field(default_factory=list)
     """URNs the resource waits for (depends_on and inputs from other resources)."""
+    protect: bool = False
+    """The resource's protect option as registered (inherited from its parent by the SDK)."""
+    retain_on_delete: bool = False
+    """The resource's retain_on_delete option."""
+    replace_on_changes: list[str] = field(default_factory=list)
+    """The resource's replace_on_changes option (property paths)."""
+    delete_before_replace: Optional[bool] = None
+    """The resource's delete_before_replace option; None when the program left it unset."""
+
+    def options(self) -> dict:
+        """The resource options of the plan's JSON contract, as the registration request carried them."""
+        return {
+            "protect": self.protect,
+            "retainOnDelete": self.retain_on_delete,
+            "ignoreChanges": list(self.ignore_changes),
+            "replaceOnChanges": list(self.replace_on_changes),
+            "deleteBeforeReplace": self.delete_before_replace,
+            # The SDK collects dependencies in a set: sorted, so plans of the same program are identical.
+            "dependsOn": sorted(self.dependencies),
+        }
 
 
 def plain(value: Any, path: str = "", secrets: Optional[list[str]] = None, reveal: bool = False) -> Any:
@@ -67,6 +87,17 @@ def plain(value: Any, path: str = "", secrets: Optional[list[str]] = None, revea
     if value == _UNKNOWN:
         return UNKNOWN
     return value
+
+
+def registered_options(request) -> dict:
+    """protect, retain_on_delete, replace_on_changes and delete_before_replace from a RegisterResourceRequest
+    (protect and retainOnDelete are optional fields; deleteBeforeReplace counts only when ...Defined is set)."""
+    return {
+        "protect": bool(request.protect),
+        "retain_on_delete": bool(request.retainOnDelete),
+        "replace_on_changes": list(request.replaceOnChanges),
+        "delete_before_replace": bool(request.deleteBeforeReplace) if request.deleteBeforeReplaceDefined else None,
+    }
 
 
 class RecordingMonitor(MockMonitor):
@@ -102,6 +133,7 @@ class RecordingMonitor(MockMonitor):
                     revealed=plain(wire, reveal=True),
                     ignore_changes=list(request.ignoreChanges),
                     dependencies=list(request.dependencies),
+                    **registered_options(request),
                 )
             )
         return response

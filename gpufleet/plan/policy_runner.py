@@ -40,6 +40,18 @@ def to_struct(value: dict) -> struct_pb2.Struct:
     return struct
 
 
+def analyzer_options(r: Registration) -> analyzer_pb2.AnalyzerResourceOptions:
+    """The resource options the engine sends an analyzer (pkg/resource/plugin/analyzer_plugin.go): the rules read
+    `protect` from them."""
+    return analyzer_pb2.AnalyzerResourceOptions(
+        parent=r.parent or "",
+        protect=r.protect,
+        ignoreChanges=list(r.ignore_changes),
+        deleteBeforeReplace=bool(r.delete_before_replace),
+        deleteBeforeReplaceDefined=r.delete_before_replace is not None,
+    )
+
+
 _STRUCTS: dict[int, tuple] = {}  # id(registration) -> (registration, its inputs as a Struct)
 
 
@@ -59,7 +71,7 @@ def analyze_request(r: Registration) -> analyzer_pb2.AnalyzeRequest:
         properties=_inputs_struct(r),
         urn=r.urn,
         name=r.name,
-        options=analyzer_pb2.AnalyzerResourceOptions(parent=r.parent or ""),
+        options=analyzer_options(r),
     )
 
 
@@ -72,7 +84,7 @@ def stack_request(resources: Iterable[Registration]) -> analyzer_pb2.AnalyzeStac
                 urn=r.urn,
                 name=r.name,
                 parent=r.parent or "",
-                options=analyzer_pb2.AnalyzerResourceOptions(parent=r.parent or ""),
+                options=analyzer_options(r),
             )
             for r in resources
         ]

@@ -14,7 +14,7 @@ def to_json(plan: Plan) -> dict:
     return {
         "stack": plan.stack,
         "resources": [
-            {"urn": r.urn, "type": r.type, "name": r.name, "parent": r.parent, "inputs": r.inputs}
+            {"urn": r.urn, "type": r.type, "name": r.name, "parent": r.parent, "inputs": r.inputs, "options": r.options()}
             for r in plan.resources
         ],
         "violations": [
@@ -24,7 +24,22 @@ def to_json(plan: Plan) -> dict:
         "cost": plan.cost.to_json(),
         "outputs": plan.outputs,
         "warnings": [{"path": w.path, "message": w.message, "value": w.value} for w in plan.warnings],
+        "catalogDate": plan.catalog_date,
     }
+
+
+def _marks(r) -> str:
+    """What the tree says after a resource: [protected] (pulumi destroy stops there), [retained on delete]."""
+    marks = [m for m, on in (("protected", r.protect), ("retained on delete", r.retain_on_delete)) if on]
+    return "".join(f"  [{m}]" for m in marks)
+
+
+def _protected_lines(plan: Plan) -> list[str]:
+    protected = [r for r in plan.resources if r.protect]
+    if not protected:
+        return ["protected resources: none (`pulumi destroy` deletes everything)"]
+    out = [f"protected resources ({len(protected)}; `pulumi destroy` stops at them, see README \"Protected resources\"):"]
+    return out + [f"  - {r.name} ({r.type})" for r in protected]
 
 
 def _tree_lines(plan: Plan) -> list[str]:
@@ -36,7 +51,7 @@ def _tree_lines(plan: Plan) -> list[str]:
 
     def walk(parent, depth):
         for r in children[parent]:
-            lines.append(f"{'  ' * depth}{'+ ' if r.custom else '* '}{r.name}  ({r.type})")
+            lines.append(f"{'  ' * depth}{'+ ' if r.custom else '* '}{r.name}  ({r.type}){_marks(r)}")
             walk(r.urn, depth + 1)
 
     walk(None, 0)
@@ -105,6 +120,8 @@ def to_text(plan: Plan) -> str:
         out.append("  (no GPU pools)")
     out += [f"  {line}" for line in capacity_notes(plan.capacity)]
     out += _cost_text(plan)
+    out += [f"catalog facts as of {plan.catalog_date}", ""]
+    out += _protected_lines(plan) + [""]
     if plan.warnings:
         out += ["warnings:"] + [f"  - {w}" for w in plan.warnings] + [""]
     out += ["policies:"]
@@ -115,7 +132,7 @@ def to_text(plan: Plan) -> str:
 def to_markdown(plan: Plan) -> str:
     mandatory = [v for v in plan.violations if v.level == "mandatory"]
     verdict = f"**{len(mandatory)} mandatory policy violation(s)**" if mandatory else "policies pass"
-    out = [f"### gpufleet plan: `{plan.stack}`", "", f"{len(plan.resources)} resources, {verdict}.", ""]
+    out = [f"### gpufleet plan: `{plan.stack}`", "", f"{len(plan.resources)} resources, {verdict}. Catalog facts as of {plan.catalog_date}.", ""]
     if plan.warnings:
         out += ["#### Warnings", ""] + [f"- `{w.path}`: {w.message}" for w in plan.warnings] + [""]
     out += ["#### Policies", ""]
@@ -130,6 +147,9 @@ def to_markdown(plan: Plan) -> str:
     if notes:
         out += ["", *(f"- {line}" for line in notes)]
     out += _cost_markdown(plan)
+    out += ["", "#### Protected resources", ""]
+    protected = [r for r in plan.resources if r.protect]
+    out += [f"- 🔒 `{r.name}` ({r.type})" for r in protected] or ["None: `pulumi destroy` deletes everything."]
     out += ["", "<details><summary>Resources</summary>", "", "```"]
     out += _tree_lines(plan)
     out += ["```", "", "</details>", ""]

@@ -52,20 +52,32 @@ class ResourceChange:
     """Input paths forcing the replacement (from the table, or the engine's replaceReasons)."""
     may_replace: bool = False
     """An update that replaces the resource only in some directions (see the reasons' sources)."""
+    holds: Optional[str] = None
+    """What the resource holds when it is stateful (replacement.data_held), else None."""
+    unprotects: list[str] = field(default_factory=list)
+    """Protection this change removes: "protect" and/or "retainOnDelete" (on before, off after)."""
 
     @property
     def kind(self) -> Optional[str]:
         return replacement.disruptive_kind(self.type)
 
     @property
+    def data_loss(self) -> bool:
+        """Deleting or replacing a resource that holds data: possible data loss."""
+        return self.holds is not None and (self.op in ("replace", "delete") or self.may_replace)
+
+    @property
     def disruptive(self) -> bool:
-        """Replacing anything, or deleting a cluster, node pool, file system, network or host install."""
-        return self.op == "replace" or self.may_replace or (self.op == "delete" and self.kind is not None)
+        """Replacing anything, deleting a cluster, node pool, file system, network, host install or anything that holds
+        data, or removing a resource's protection."""
+        return (self.op == "replace" or self.may_replace or (self.op == "delete" and self.kind is not None)
+                or self.data_loss or bool(self.unprotects))
 
     def to_json(self) -> dict:
         return {
             "op": self.op, "urn": self.urn, "type": self.type, "name": self.name, "group": self.group,
             "disruptive": self.disruptive, "mayReplace": self.may_replace, "replaceReasons": self.replace_reasons,
+            "dataLoss": self.data_loss, "holds": self.holds, "unprotects": self.unprotects,
             "inputs": [c.to_json() for c in self.inputs],
         }
 
@@ -161,8 +173,25 @@ def change_for(op: str, r: dict, group: str, before: Optional[dict], after: Opti
     return change
 
 
+PROTECTION_OPTIONS = ("protect", "retainOnDelete")
+
+
+def removed_protection(before: Optional[dict], after: Optional[dict]) -> list[str]:
+    """The protection options on in `before` and off in `after` (resource options of the plan JSON, or engine
+    states); [] when either side does not say (a plan from before options were recorded)."""
+    if not isinstance(before, dict) or not isinstance(after, dict):
+        return []
+    return [k for k in PROTECTION_OPTIONS if before.get(k) is True and after.get(k) is False]
+
+
+def mark_stateful(change: ResourceChange, inputs: Optional[dict], protected_before: bool) -> ResourceChange:
+    change.holds = replacement.data_held(change.type, inputs, protected_before)
+    return change
+
+
 def diff_resources(base: list[dict], head: list[dict]) -> list[ResourceChange]:
-    """Pair by URN: created, updated/replaced (inputs differ), deleted. Unchanged resources are left out."""
+    """Pair by URN: created, updated/replaced (inputs differ, or protection removed), deleted. Unchanged resources
+    are left out."""
     old = {r["urn"]: r for r in base}
     new = {r["urn"]: r for r in head}
     g_old, g_new = groups(base), groups(head)
@@ -170,13 +199,24 @@ def diff_resources(base: list[dict], head: list[dict]) -> list[ResourceChange]:
     for urn, r in new.items():
         if urn not in old:
             changes.append(change_for("create", r, g_new[urn], None, r.get("inputs")))
-        elif (old[urn].get("inputs") or {}) != (r.get("inputs") or {}):
+            continue
+        before_opts = old[urn].get("options")
+        unprotects = removed_protection(before_opts, r.get("options"))
+        protected = bool((before_opts or {}).get("protect"))
+        change = None
+        if (old[urn].get("inputs") or {}) != (r.get("inputs") or {}):
             change = change_for("update", r, g_new[urn], old[urn].get("inputs"), r.get("inputs"))
-            if change.inputs:  # secrets that differ only in ciphertext are invisible: no change to report
-                changes.append(change)
+            if not change.inputs:  # secrets that differ only in ciphertext are invisible: no change to report
+                change = None
+        if unprotects and change is None:
+            change = change_for("update", r, g_new[urn], None, None)
+        if change is not None:
+            change.unprotects = unprotects
+            changes.append(mark_stateful(change, old[urn].get("inputs"), protected))
     for urn, r in old.items():
         if urn not in new:
-            changes.append(change_for("delete", r, g_old[urn], r.get("inputs"), None))
+            change = change_for("delete", r, g_old[urn], r.get("inputs"), None)
+            changes.append(mark_stateful(change, r.get("inputs"), bool((r.get("options") or {}).get("protect"))))
     return sorted(changes, key=lambda c: (c.group, c.name, c.type))
 
 

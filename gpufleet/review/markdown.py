@@ -56,6 +56,10 @@ def headline(review: Review) -> list[str]:
     if review.disruptive:
         lines.append(f":warning: **{len(review.disruptive)} disruptive change(s)** (replacements or deletions of "
                      "clusters, node pools, file systems, networks or hosts): see below.")
+        loss = [c for c in review.disruptive if c.data_loss]
+        if loss:
+            lines.append(f":rotating_light: **{len(loss)} of them may lose data**: "
+                         + ", ".join(f"`{c.name}`" for c in loss) + ".")
     return lines + [f"> {n}" for n in review.notes]
 
 
@@ -93,10 +97,29 @@ def disruptive(review: Review) -> list[str]:
         return []
     out = ["", "#### :warning: Disruptive changes", ""]
     for c in review.disruptive:
-        verb = "REPLACE" if c.op == "replace" else ("MAY REPLACE" if c.may_replace else c.op.upper())
+        verb = verb_of(c)
         kind = c.kind or "resource"
-        out.append(f"- **{verb} {kind} `{c.name}`** (`{c.type}`, in {c.group}): {reason_text(c)}")
+        if c.data_loss:
+            out.append(f"- :rotating_light: **POSSIBLE DATA LOSS: {verb} {kind} `{c.name}`** (`{c.type}`, in {c.group}), "
+                       f"which holds {c.holds}: {reason_text(c)}")
+        elif c.unprotects and c.op == "update" and not c.may_replace:
+            out.append(f"- **REMOVES PROTECTION from {kind} `{c.name}`** (`{c.type}`, in {c.group}): {unprotect_text(c)}")
+            continue
+        else:
+            out.append(f"- **{verb} {kind} `{c.name}`** (`{c.type}`, in {c.group}): {reason_text(c)}")
+        if c.unprotects:
+            out.append(f"  - and {unprotect_text(c)}")
     return out
+
+
+def verb_of(c: ResourceChange) -> str:
+    return "REPLACE" if c.op == "replace" else ("MAY REPLACE" if c.may_replace else c.op.upper())
+
+
+def unprotect_text(c: ResourceChange) -> str:
+    what = " and ".join(f"`{o}`" for o in c.unprotects)
+    held = f"; it holds {c.holds}" if c.holds else ""
+    return f"turns {what} off: `pulumi destroy` and replacing changes will delete it from now on{held}"
 
 
 def capacity(review: Review) -> list[str]:

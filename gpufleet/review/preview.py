@@ -18,7 +18,8 @@ from typing import Optional
 
 from gpufleet.review.deltas import version_changes
 from gpufleet.review.diff import (
-    InputChange, ResourceChange, ReviewInputError, flatten, groups, input_changes, load_json_document,
+    PROTECTION_OPTIONS, InputChange, ResourceChange, ReviewInputError, flatten, groups, input_changes,
+    load_json_document, mark_stateful,
 )
 from gpufleet.review.summary import PolicyVerdict, Review, sort_verdicts
 
@@ -155,6 +156,10 @@ def review_preview(preview_path: str, event_log: Optional[str] = None, stack: Op
 
     changes = []
     for urn, m in merged.items():
+        # Engine states leave `protect`/`retainOnDelete` out when false (omitempty).
+        unprotects = [k for k in PROTECTION_OPTIONS if m["old"].get(k) is True and m["new"] and not m["new"].get(k)]
+        if m["op"] is None and unprotects:
+            m["op"] = "update"  # a `same` step that only turns protection off
         if m["op"] is None or urn not in types:
             continue
         t, name = types[urn], urn_parts(urn)[2]
@@ -168,7 +173,8 @@ def review_preview(preview_path: str, event_log: Optional[str] = None, stack: Op
             c.replace_reasons = reasons or sorted({i.path for i in c.inputs if i.forces and i.certain})
             if c.op == "update" and any(i.forces and i.certain for i in c.inputs):
                 c.op = "replace"  # the engine's op wins in a real preview; this only happens without detailedDiff
-        changes.append(c)
+        c.unprotects = unprotects
+        changes.append(mark_stateful(c, before or after, bool(m["old"].get("protect"))))
     changes.sort(key=lambda c: (c.group, c.name, c.type))
 
     def states(key: str) -> list[dict]:

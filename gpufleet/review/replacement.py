@@ -133,6 +133,20 @@ TABLES: dict[str, ReplaceTable] = {
     ),
 }
 
+TABLES["kubernetes:core/v1:PersistentVolumeClaim"] = ReplaceTable(
+    paths=("metadata.name", "metadata.namespace", "spec.accessModes", "spec.storageClassName", "spec.volumeName",
+           "spec.volumeMode", "spec.selector", "spec.dataSource", "spec.dataSourceRef"),
+    source="Kubernetes API validation (ValidatePersistentVolumeClaimUpdate): a bound claim's spec is immutable except "
+    "resources.requests (growing) and volumeAttributesClassName, so these changes need a new claim",
+    checked=False,
+)
+TABLES["kubernetes:storage.k8s.io/v1:StorageClass"] = ReplaceTable(
+    paths=("metadata.name", "provisioner", "parameters", "reclaimPolicy", "volumeBindingMode"),
+    source="Kubernetes API validation (ValidateStorageClassUpdate): provisioner, parameters, reclaimPolicy and "
+    "volumeBindingMode are immutable",
+    checked=False,
+)
+
 # Every Kubernetes object (not the Helm release) is replaced when its name or namespace changes.
 KUBERNETES_OBJECT = ReplaceTable(
     paths=("metadata.name", "metadata.namespace"),
@@ -154,6 +168,40 @@ _DISRUPTIVE_KINDS: dict[str, str] = {
     "kubernetes:core/v1:Namespace": "namespace (deletes everything in it)",
     "command:remote:Command": "host install (k3s server/agent)",
 }
+
+# What a stateful resource holds: the data a delete or replacement can lose (the review lists these first).
+STATEFUL: dict[str, str] = {
+    "aws:eks/cluster:Cluster": "every Kubernetes object of the cluster (its etcd), and what runs on it",
+    "gcp:container/cluster:Cluster": "every Kubernetes object of the cluster (its etcd), and what runs on it",
+    "aws:kms/key:Key": "the key the cluster's Secrets are encrypted with (without it they cannot be read)",
+    "gcp:kms/cryptoKey:CryptoKey": "the key the data is encrypted with (without it it cannot be read)",
+    "kubernetes:core/v1:PersistentVolumeClaim": "the claim's volume (checkpoints, datasets): jobs would get a new, empty one",
+    "kubernetes:core/v1:PersistentVolume": "the volume's data",
+    "aws:ebs/volume:Volume": "the volume's data",
+    "aws:efs/fileSystem:FileSystem": "the file system's data",
+    "aws:fsx/lustreFileSystem:LustreFileSystem": "the file system's data",
+    "gcp:filestore/instance:Instance": "the file system's data",
+    "gcp:compute/disk:Disk": "the disk's data",
+}
+_K3S_SERVER = re.compile(r"INSTALL_K3S_EXEC=['\"]?server\b")
+
+
+def data_held(type_: str, inputs: Optional[dict], protected: bool = False) -> Optional[str]:
+    """What deleting or replacing this resource can lose, or None for a resource that holds no data. A k3s server
+    install holds the cluster's datastore; anything the plan registered with `protect` holds something too."""
+    inputs = inputs or {}
+    if type_ in STATEFUL:
+        held = STATEFUL[type_]
+        name = (inputs.get("metadata") or {}).get("name") if isinstance(inputs.get("metadata"), dict) else None
+        return f"{held} (`{name}`)" if name and type_.startswith("kubernetes:") else held
+    if type_ == "command:remote:Command" and _K3S_SERVER.search(str(inputs.get("create") or "")):
+        host = (inputs.get("connection") or {}).get("host") if isinstance(inputs.get("connection"), dict) else None
+        return (f"the k3s datastore on {host or 'the server'} (etcd member or SQLite, local etcd snapshots): the uninstall "
+                "script removes it")
+    if protected:
+        return "state the program protects (it was registered with protect)"
+    return None
+
 
 _INDEX = re.compile(r"\[\d+\]")
 

@@ -94,7 +94,9 @@ class Review:
 
     @property
     def disruptive(self) -> list[ResourceChange]:
-        return sorted((c for c in self.changes if c.disruptive), key=lambda c: (c.op != "replace", c.group, c.name))
+        """Possible data loss first (deleting or replacing what holds data), then removed protection, then the rest."""
+        return sorted((c for c in self.changes if c.disruptive),
+                      key=lambda c: (not c.data_loss, not c.unprotects, c.op != "replace", c.group, c.name))
 
     @property
     def blocking(self) -> list[PolicyVerdict]:
@@ -123,6 +125,7 @@ class Review:
             "marker": self.marker,
             "counts": self.counts(),
             "disruptive": [c.urn for c in self.disruptive],
+            "dataLoss": [c.urn for c in self.disruptive if c.data_loss],
             "changes": [c.to_json() for c in self.changes],
             "capacity": None if self.capacity is None else [p.to_json() for p in self.capacity],
             "cost": None if self.cost is None else self.cost.to_json(),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gpufleet.review.diff import short, text_delta
-from gpufleet.review.markdown import reason_text
+from gpufleet.review.markdown import reason_text, unprotect_text, verb_of
 from gpufleet.review.summary import Review
 
 
@@ -20,8 +20,18 @@ def render(review: Review) -> str:
 
     out += ["", "disruptive changes:"]
     for ch in review.disruptive:
-        verb = "REPLACE" if ch.op == "replace" else ("MAY REPLACE" if ch.may_replace else ch.op.upper())
-        out.append(f"  ! {verb} {ch.kind or 'resource'} {ch.name} ({ch.type}): {reason_text(ch).replace('`', '')}")
+        verb = verb_of(ch)
+        if ch.data_loss:
+            out.append(f"  !! POSSIBLE DATA LOSS: {verb} {ch.kind or 'resource'} {ch.name} ({ch.type}), which holds "
+                       f"{ch.holds.replace('`', '')}: {reason_text(ch).replace('`', '')}")
+        elif ch.unprotects and ch.op == "update" and not ch.may_replace:
+            out.append(f"  ! REMOVES PROTECTION from {ch.kind or 'resource'} {ch.name} ({ch.type}): "
+                       f"{unprotect_text(ch).replace('`', '')}")
+            continue
+        else:
+            out.append(f"  ! {verb} {ch.kind or 'resource'} {ch.name} ({ch.type}): {reason_text(ch).replace('`', '')}")
+        if ch.unprotects:
+            out.append(f"      and {unprotect_text(ch).replace('`', '')}")
     if not review.disruptive:
         out.append("  none")
 

@@ -15,6 +15,7 @@ import pydantic
 from pydantic import BaseModel
 
 from gpufleet.spec.addons import addons_checks
+from gpufleet.spec.catalog_checks import catalog_problems
 from gpufleet.spec.cluster import ClusterSpec, Host, K3sSpec
 from gpufleet.spec import sharing_checks
 from gpufleet.spec import sriov_checks
@@ -29,7 +30,13 @@ from gpufleet.spec.stack import StackSpec, WorkloadsSpec
 
 NAMESPACE = "gpufleet"
 # Secret config keys the program reads directly (never part of the spec, never printed).
-SECRET_KEYS = {"sshPrivateKey": "SSH private key for k3s hosts (set with `pulumi config set --secret`)"}
+SECRET_KEYS = {
+    "sshPrivateKey": "SSH private key for k3s hosts (set with `pulumi config set --secret`)",
+    "etcdS3AccessKey": "k3s: access key of the etcd snapshot bucket (cluster.k3s.etcdSnapshots.s3), secret only",
+    "etcdS3SecretKey": "k3s: secret key of the etcd snapshot bucket (cluster.k3s.etcdSnapshots.s3), secret only",
+}
+# Secret keys a k3s stack needs when its etcd snapshots go to S3.
+ETCD_S3_KEYS = ("etcdS3AccessKey", "etcdS3SecretKey")
 
 __all__ = [
     "ClusterSpec", "DriverSpec", "EksSpec", "GkePoolSpec", "GkeSpec", "GpuOperatorSpec", "Host", "K3sSpec",
@@ -146,12 +153,27 @@ def _secret_checks(stack: str, data: dict, config: dict[str, Any], secret_keys: 
     cluster = data.get("cluster")
     if not isinstance(cluster, dict) or cluster.get("platform") != "k3s":
         return []
+    problems = []
     key = f"{NAMESPACE}:sshPrivateKey"
     if key not in config:
-        return [Problem(stack, key, f"required for k3s: set it with `pulumi config set --secret {key} < ~/.ssh/id_ed25519`")]
-    if key not in secret_keys:
-        return [Problem(stack, key, "must be a secret, not plain text: set it with `pulumi config set --secret`")]
-    return []
+        problems.append(Problem(stack, key, f"required for k3s: set it with `pulumi config set --secret {key} < ~/.ssh/id_ed25519`"))
+    elif key not in secret_keys:
+        problems.append(Problem(stack, key, "must be a secret, not plain text: set it with `pulumi config set --secret`"))
+    k3s = cluster.get("k3s")
+    snapshots = k3s.get("etcdSnapshots") if isinstance(k3s, dict) else None
+    if isinstance(snapshots, dict) and snapshots.get("s3"):
+        for name in ETCD_S3_KEYS:
+            key = f"{NAMESPACE}:{name}"
+            if key not in config:
+                problems.append(Problem(stack, key, f"required by cluster.k3s.etcdSnapshots.s3: set it with `pulumi config set --secret {key}`"))
+            elif key not in secret_keys:
+                problems.append(Problem(stack, key, "must be a secret, not plain text: set it with `pulumi config set --secret`"))
+    elif any(f"{NAMESPACE}:{name}" in config for name in ETCD_S3_KEYS):
+        problems += [
+            Problem(stack, f"{NAMESPACE}:{name}", "not used: cluster.k3s.etcdSnapshots.s3 is not set")
+            for name in ETCD_S3_KEYS if f"{NAMESPACE}:{name}" in config
+        ]
+    return problems
 
 
 def _cross_checks(stack: str, spec: StackSpec, config: dict[str, Any]) -> list[Problem]:
@@ -171,6 +193,7 @@ def _cross_checks(stack: str, spec: StackSpec, config: dict[str, Any]) -> list[P
     if spec.cluster.platform == "gke":
         problems += gke_checks(stack, spec, config)
     problems += sharing_checks.check(stack, spec)
+    problems += catalog_problems(stack, spec, config)
     problems += sriov_checks.check(stack, spec)
     problems += k3s_label_checks.check(stack, spec)
     problems += platform_keys.check(stack, spec)
@@ -207,6 +230,11 @@ def _k3s_checks(stack: str, spec: StackSpec) -> list[Problem]:
 
     hosts: list[tuple[str, Host]] = []
     k3s = spec.cluster.k3s
+    if "etcd_snapshots" in k3s.model_fields_set and not k3s.embedded_etcd:
+        problems.append(Problem(
+            stack, f"{NAMESPACE}:cluster.k3s.etcdSnapshots",
+            "etcd snapshots need embedded etcd (an odd number >= 3 of servers); a single server keeps SQLite: remove the block",
+        ))
     hosts += [(f"{NAMESPACE}:cluster.k3s.servers[{i}]", h) for i, h in enumerate(k3s.servers)]
     hosts += [(f"{NAMESPACE}:cluster.k3s.agents[{i}]", h) for i, h in enumerate(k3s.agents)]
     for i, pool in enumerate(spec.node_pools):

@@ -10,6 +10,7 @@ from gpufleet import versions
 from gpufleet.spec.base import DNS_LABEL, Model, check_address
 from gpufleet.spec.eks import EksSpec
 from gpufleet.spec.gke import GkeSpec
+from gpufleet.spec.protection import EtcdSnapshotsSpec, ProtectionSpec
 
 # Kubernetes minor versions each platform plans for, and how a miss is worded.
 PLATFORM_VERSIONS = {
@@ -64,6 +65,14 @@ class K3sSpec(Model):
     overhead_per_hour: Optional[float] = Field(default=None, ge=0)
     """What the cluster costs per hour beyond its hosts and the stack cannot see (the API load balancer, the NFS
     server, network, support), counted in the plan's idle floor; default: none."""
+    etcd_snapshots: EtcdSnapshotsSpec = EtcdSnapshotsSpec()
+    """HA (embedded etcd): k3s's scheduled etcd snapshots on every server, optionally copied to S3; default:
+    every 6 hours, 20 kept. A single server keeps its datastore in SQLite and takes no etcd snapshots."""
+
+    @property
+    def embedded_etcd(self) -> bool:
+        """Several servers run k3s's embedded etcd (the first with cluster-init); one server uses SQLite."""
+        return len(self.servers) > 1
 
     @field_validator("servers")
     @classmethod
@@ -102,6 +111,9 @@ class ClusterSpec(Model):
     """Required when platform is eks."""
     gke: Optional[GkeSpec] = Field(default=None, validate_default=True)
     """Required when platform is gke."""
+    protection: ProtectionSpec = ProtectionSpec()
+    """Protect what holds state (control plane, secrets key, k3s servers and token, checkpoint claim) from
+    `pulumi destroy` and replacement; default: on. Off needs a reason: `{enabled: false, reason: "..."}`."""
 
     @field_validator("kubernetes_version")
     @classmethod

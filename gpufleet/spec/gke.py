@@ -99,6 +99,9 @@ class GkeStorageSpec(Model):
     """Enable the Filestore CSI driver and create the `gpufleet-rwx` StorageClass (ReadWriteMany)."""
     filestore_tier: Literal["standard", "premium", "enterprise", "zonal"] = "standard"
     """Filestore tier of `gpufleet-rwx`."""
+    filestore_reclaim_policy: Literal["Retain", "Delete"] = "Retain"
+    """What happens to a Filestore instance when its claim is deleted; default: Retain (datasets and checkpoints
+    survive a deleted claim; delete unused instances yourself: they bill while they exist)."""
     gcs_fuse: bool = False
     """Enable the Cloud Storage FUSE CSI driver (mount buckets in pods; needs Workload Identity)."""
 
@@ -140,8 +143,9 @@ class GkeSpec(Model):
     """CSI drivers and StorageClasses."""
     service_account: Optional[str] = None
     """Node service account email; default: the Compute Engine default service account."""
-    deletion_protection: bool = True
-    """Refuse to delete the cluster (set false before `pulumi destroy`)."""
+    deletion_protection: Optional[bool] = None
+    """GKE refuses to delete the cluster (the provider's `deletionProtection`); default: as
+    `gpufleet:cluster.protection.enabled` (on), so turning protection off with a reason is enough for `pulumi destroy`."""
 
     _check_master = field_validator("master_ipv4_cidr")(classmethod(lambda cls, v: _cidr(v)))
 
@@ -346,7 +350,7 @@ def _cuda_checks(stack: str, spec: Any) -> list[Problem]:
         if branch is None:
             continue
         for cuda in spec.workloads.cuda_versions:
-            ok, why = catalog.driver_runs_cuda(f"{branch}.0", cuda)
+            ok, why = catalog.driver_runs_cuda(gcp.gke_driver_floor(branch), cuda)
             if not ok:
                 fix = "use LATEST, or cluster.gke.gpuStack: operator" if choice == "DEFAULT" else "use cluster.gke.gpuStack: operator"
                 problems.append(Problem(stack, f"{NS}:nodePools[{i}].gke.gpuDriverVersion",

@@ -25,15 +25,24 @@ def test_every_stack_plans_in_every_format(stack, fmt, capsys):
         assert doc["stack"] == stack
         assert set(doc["cost"]) >= {"hourlyMin", "hourlyMax", "currency"}
         for r in doc["resources"]:
-            assert set(r) == {"urn", "type", "name", "parent", "inputs"}
+            assert set(r) == {"urn", "type", "name", "parent", "inputs", "options"}
+            assert set(r["options"]) == {
+                "protect", "retainOnDelete", "ignoreChanges", "replaceOnChanges", "deleteBeforeReplace", "dependsOn",
+            }
         for v in doc["violations"]:
             assert set(v) == {"policy", "level", "urn", "message"}
     elif fmt == "markdown":
         assert out.startswith(f"### gpufleet plan: `{stack}`")
         assert "#### GPU capacity" in out and "<details>" in out
+        # every example protects its control plane (and, on k3s, servers and token): listed, and marked in the tree
+        protected = out.split("#### Protected resources\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
+        assert protected and all(line.startswith("- 🔒 `") for line in protected)
+        assert out.count("  [protected]") == len(protected)
     else:
         assert out.startswith(f"gpufleet plan for stack '{stack}'")
         assert "GPU capacity:" in out and "hourly cost:" in out and "policies:" in out
+        listed = [line for line in out.split("protected resources (", 1)[1].split("\n\n", 1)[0].splitlines()[1:]]
+        assert listed and out.count("  [protected]") == len(listed)
 
 
 def test_dev_json_capacity_and_cost(capsys):

@@ -3,7 +3,9 @@
 The Pulumi mocks only show the script's text; these tests run it through the branches a `pulumi up` meets
 on a host: fresh install, healthy node (no-op), changed config (restart), stopped service with the pinned
 binary (install.sh must be told to start it), and a failed download (must fail fast, not after the 300 s
-readiness wait).
+readiness wait); and the states a `pulumi up` cut off halfway leaves (an SSH drop after the config was
+written but before the restart; an installer that put the binary in place but never started the service),
+which the next run must complete on its own.
 """
 
 from __future__ import annotations
@@ -39,6 +41,10 @@ FAKES = {
             r"""'echo "$INSTALL_K3S_VERSION" > "$STATE/version"; touch "$STATE/active"' > "$2" """,
     # sudo keeps the VAR=value prefixes (env does the same).
     "sudo": 'exec env "$@"',
+    # Reads and removals of k3s's files go to $STATE too; everything else (the stubs' own I/O) is the real thing.
+    "cat": '[ $# -eq 0 ] && exec /bin/cat\nfor f; do /bin/cat "$STATE/$(basename "$f")" || exit 1; done',
+    "rm": 'for f; do case "$f" in /etc/rancher/*|/var/lib/rancher/*) /bin/rm -f "$STATE/$(basename "$f")";; '
+          '-*) ;; *) /bin/rm -f "$f";; esac; done',
 }
 
 
@@ -56,10 +62,10 @@ def host(tmp_path):
     for name, body in FAKES.items():
         _stub(bin_dir, name, body)
 
-    def run(role: str, config: str = "token: t\n") -> tuple[subprocess.CompletedProcess, list[str]]:
+    def run(role: str, config: str = "token: t\n", script: str | None = None) -> tuple[subprocess.CompletedProcess, list[str]]:
         env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "STATE": str(state)}
         done = subprocess.run(
-            ["/bin/sh", "-c", node_scripts(role, K8S).create], input=config, env=env,
+            ["/bin/sh", "-c", script or node_scripts(role, K8S).create], input=config, env=env,
             capture_output=True, text=True, timeout=30,
         )
         log = state / "log"
@@ -160,3 +166,68 @@ def test_agent_is_ready_once_its_node_is_registered():
         "/var/lib/rancher/k3s/agent/kubelet.kubeconfig get node 'gpu-1' >/dev/null 2>&1; do"
     ) in script
     assert "get node" not in node_scripts("agent", K8S).create  # without a name: the service alone
+
+
+# --- failure in the middle: the next run completes what an interrupted one left ----------------------------------
+
+
+def test_config_written_but_never_applied_is_applied_by_the_next_run(host):
+    host("agent")
+    # The next `pulumi up` changes the config; the SSH session drops as systemctl restarts k3s (after the config
+    # file was moved into place, before the script recorded it as applied).
+    _stub(host.bin_dir, "systemctl", 'if [ "$1" = is-active ]; then [ -f "$STATE/active" ]; else exit 255; fi')
+    new = "token: t\nnode-label:\n- a=b\n"
+    done, _ = host("agent", new)
+    assert done.returncode != 0
+    assert (host.state / "config.yaml").read_text() == new  # written, not applied
+    _stub(host.bin_dir, "systemctl", FAKES["systemctl"])
+    # Re-run with the same config: the file on disk is unchanged, but the running k3s never loaded it.
+    done, log = host("agent", new)
+    assert done.returncode == 0, done.stderr
+    assert log == ["systemctl restart k3s-agent"]
+    assert "config not yet applied: restarting k3s-agent" in done.stdout
+    done, log = host("agent", new)  # and now it is a no-op
+    assert (done.returncode, log) == (0, [])
+
+
+def test_binary_installed_but_service_down_is_started_by_the_next_run(host):
+    # The installer is cut off after it put the pinned binary in place, before it started the service.
+    _stub(host.bin_dir, "curl", FAKES["curl"].replace(r'touch "$STATE/active"', "exit 1"))
+    done, log = host("server")
+    assert done.returncode != 0
+    assert (host.state / "version").read_text().strip() == RELEASE and not (host.state / "active").exists()
+    assert not (host.state / "gpufleet-applied-config.sha256").exists()
+    _stub(host.bin_dir, "curl", FAKES["curl"])
+    done, log = host("server")
+    assert done.returncode == 0, done.stderr
+    # The pinned binary alone is not "running": the installer runs again and must start the service.
+    assert log[-1] == f"installer version={RELEASE} exec=server force=true"
+    assert (host.state / "active").exists()
+    done, log = host("server")
+    assert (done.returncode, log) == (0, [])
+
+
+def test_embedded_etcd_server_writes_its_snapshot_settings_and_restarts_when_they_change(host):
+    from gpufleet.components.k3s.install import etcd_snapshot_settings
+    from gpufleet.spec.protection import EtcdSnapshotsSpec
+
+    def script(**spec):
+        return node_scripts("server", K8S, etcd_snapshots=etcd_snapshot_settings(EtcdSnapshotsSpec(**spec))).create
+
+    done, log = host("server", script=script())
+    assert done.returncode == 0, done.stderr
+    assert (host.state / "50-gpufleet-etcd-snapshots.yaml").read_text() == (
+        "etcd-snapshot-retention: 20\netcd-snapshot-schedule-cron: 0 */6 * * *\n"
+    )
+    done, log = host("server", script=script())
+    assert (done.returncode, log) == (0, [])
+    done, log = host("server", script=script(retention=40))  # only the drop-in changed
+    assert (done.returncode, log) == (0, ["systemctl restart k3s"])
+    assert "etcd-snapshot-retention: 40" in (host.state / "50-gpufleet-etcd-snapshots.yaml").read_text()
+
+
+def test_single_server_has_no_snapshot_drop_in(host):
+    (host.state / "50-gpufleet-etcd-snapshots.yaml").write_text("stale: true\n")
+    done, _ = host("server")
+    assert done.returncode == 0, done.stderr
+    assert not (host.state / "50-gpufleet-etcd-snapshots.yaml").exists()

@@ -12,9 +12,15 @@ from gpufleet.plan.policy_runner import evaluate
 PROJECT, STACK = "gpufleet", "test"
 
 
-def res(type_: str, name: str, inputs: dict, parent: Optional[str] = None) -> Registration:
+# Types a valid stack registers with protect=True (stateful-resource-protection).
+PROTECTED_TYPES = ("aws:eks/cluster:Cluster", "gcp:container/cluster:Cluster")
+
+
+def res(type_: str, name: str, inputs: dict, parent: Optional[str] = None, protect: Optional[bool] = None) -> Registration:
+    """A registration as the plan records it; clusters protected unless `protect` says otherwise."""
     urn = f"urn:pulumi:{STACK}::{PROJECT}::{type_}::{name}"
-    return Registration(urn=urn, type=type_, name=name, parent=parent, custom=True, inputs=copy.deepcopy(inputs))
+    protect = type_ in PROTECTED_TYPES if protect is None else protect
+    return Registration(urn=urn, type=type_, name=name, parent=parent, custom=True, inputs=copy.deepcopy(inputs), protect=protect)
 
 
 TEMPLATE = "k8s.io/cluster-autoscaler/node-template"

@@ -74,6 +74,7 @@ def test_corpus_exercises_each_cloud():
     assert corpus["eks"] == {"gpu-pool-scale-to-zero", "gpu-driver-cuda-alignment", "gpu-operator-version-support"}
     assert corpus["gke"] == {
         "gpu-pool-scale-to-zero", "gpu-driver-cuda-alignment", "gpu-operator-version-support", "secure-defaults",
+        "stateful-resource-protection",
     }
     assert sum(1 for p in BROKEN if PLATFORM.search(p.read_text()).group(1) in ("eks", "gke")) >= 11
 

@@ -133,7 +133,10 @@ def test_whole_plan_over_grpc_matches_gpufleet_plan(analyzer, stack, config):
     stub, engine = analyzer
     code, plan = plan_json(stack, config)
     resources = [
-        Registration(urn=r["urn"], type=r["type"], name=r["name"], parent=r["parent"], custom=True, inputs=r["inputs"])
+        Registration(
+            urn=r["urn"], type=r["type"], name=r["name"], parent=r["parent"], custom=True, inputs=r["inputs"],
+            protect=r["options"]["protect"], ignore_changes=r["options"]["ignoreChanges"],
+        )
         for r in plan["resources"]
     ]
     assert len(resources) > 10

@@ -25,6 +25,11 @@ FIXTURES = [
     (I.HELM_RELEASE, AUTOSCALER_IN),
     (I.REMOTE_COMMAND, K3S_COMMAND_IN),
     ("kubernetes:core/v1:Namespace", namespace({I.CUDA_VERSIONS_ANNOTATION: "13.0"})),
+    # stateful-resource-protection
+    ("kubernetes:core/v1:PersistentVolumeClaim", {"metadata": {"name": "ckpt", "annotations": {"a": "b"}}, "spec": {"accessModes": ["ReadWriteMany"]}}),
+    ("kubernetes:storage.k8s.io/v1:StorageClass", {"metadata": {"name": "nfs"}, "provisioner": "nfs.csi.k8s.io", "reclaimPolicy": "Retain"}),
+    ("aws:kms/key:Key", {"description": "k", "tags": {"a": "b"}}),
+    ("gcp:container/cluster:Cluster", {**GKE_CLUSTER_IN, "resourceLabels": {"a": "b"}}),
 ]
 
 

@@ -1,0 +1,88 @@
+"""Unit tests (layer 1): gpufleet:cluster.protection and cluster.k3s.etcdSnapshots, every problem with its text."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpufleet.spec import SpecError, load_spec
+from tests.helpers import SECRET
+
+SERVERS = [{"name": f"cp-{i}", "address": f"192.0.2.1{i}"} for i in (1, 2, 3)]
+
+
+def k3s(servers=SERVERS, protection=None, **k3s_block):
+    cluster = {"platform": "k3s", "k3s": {"servers": servers, **k3s_block}}
+    if protection is not None:
+        cluster["protection"] = protection
+    return {"gpufleet:cluster": cluster, "gpufleet:sshPrivateKey": SECRET}
+
+
+def load(config):
+    return load_spec("dev", config, [k for k, v in config.items() if v == SECRET])
+
+
+def problems(config):
+    with pytest.raises(SpecError) as info:
+        load(config)
+    return [str(p) for p in info.value.problems]
+
+
+def test_defaults_protect_and_snapshot():
+    spec = load(k3s())
+    assert (spec.cluster.protection.enabled, spec.cluster.protection.reason) == (True, None)
+    snaps = spec.cluster.k3s.etcd_snapshots
+    assert (snaps.enabled, snaps.schedule_cron, snaps.retention, snaps.s3) == (True, "0 */6 * * *", 20, None)
+    assert spec.cluster.k3s.embedded_etcd is True
+
+
+def test_protection_off_needs_a_reason_and_a_reason_needs_it_off():
+    assert problems(k3s(protection={"enabled": False})) == [
+        "stack 'dev': gpufleet:cluster.protection: protection `enabled: false` needs a `reason` (it is shown wherever the stack is judged)"
+    ]
+    assert problems(k3s(protection={"reason": "why not"})) == [
+        "stack 'dev': gpufleet:cluster.protection: `reason` explains turning protection off; remove it or set `enabled: false`"
+    ]
+    assert problems(k3s(protection={"enabled": False, "reason": "  "})) == [
+        "stack 'dev': gpufleet:cluster.protection.reason: an empty reason is no reason: say why, e.g. 'ephemeral CI cluster, rebuilt nightly'"
+    ]
+    assert problems(k3s(protection={"enabled": False, "reason": "x" * 201}))[0].startswith(
+        "stack 'dev': gpufleet:cluster.protection.reason: one line of at most 200 characters"
+    )
+    assert load(k3s(protection={"enabled": False, "reason": "CI"})).cluster.protection.reason == "CI"
+
+
+def test_etcd_snapshot_problems_all_at_once():
+    config = k3s(etcdSnapshots={"scheduleCron": "every 6h", "retention": 0, "s3": {"bucket": "b", "endpoint": "https://minio:9000"}})
+    assert problems(config) == [
+        "stack 'dev': gpufleet:cluster.k3s.etcdSnapshots.scheduleCron: 'every 6h' is not a 5-field cron spec (minute hour day month weekday), e.g. '0 */6 * * *'",
+        "stack 'dev': gpufleet:cluster.k3s.etcdSnapshots.retention: Input should be greater than or equal to 1 (got 0)",
+        "stack 'dev': gpufleet:cluster.k3s.etcdSnapshots.s3.bucket: String should have at least 3 characters (got 'b')",
+        "stack 'dev': gpufleet:cluster.k3s.etcdSnapshots.s3.endpoint: 'https://minio:9000': give the host (and :port), without a scheme, e.g. minio.example.com:9000",
+        "stack 'dev': gpufleet:etcdS3AccessKey: required by cluster.k3s.etcdSnapshots.s3: set it with `pulumi config set --secret gpufleet:etcdS3AccessKey`",
+        "stack 'dev': gpufleet:etcdS3SecretKey: required by cluster.k3s.etcdSnapshots.s3: set it with `pulumi config set --secret gpufleet:etcdS3SecretKey`",
+    ]
+
+
+def test_snapshots_off_need_a_reason():
+    assert problems(k3s(etcdSnapshots={"enabled": False})) == [
+        "stack 'dev': gpufleet:cluster.k3s.etcdSnapshots: etcd snapshots `enabled: false` needs a `reason`: without snapshots, losing a quorum of servers loses the cluster"
+    ]
+
+
+def test_s3_credentials_must_be_secrets_and_only_with_s3():
+    config = {**k3s(etcdSnapshots={"s3": {"bucket": "etcd"}}), "gpufleet:etcdS3AccessKey": "AKIA", "gpufleet:etcdS3SecretKey": SECRET}
+    assert problems(config) == [
+        "stack 'dev': gpufleet:etcdS3AccessKey: must be a secret, not plain text: set it with `pulumi config set --secret`"
+    ]
+    config = {**k3s(), "gpufleet:etcdS3AccessKey": SECRET}
+    assert problems(config) == ["stack 'dev': gpufleet:etcdS3AccessKey: not used: cluster.k3s.etcdSnapshots.s3 is not set"]
+    ok = {**k3s(etcdSnapshots={"s3": {"bucket": "etcd", "endpoint": "minio.example.com:9000"}}),
+          "gpufleet:etcdS3AccessKey": SECRET, "gpufleet:etcdS3SecretKey": SECRET}
+    assert load(ok).cluster.k3s.etcd_snapshots.s3.endpoint == "minio.example.com:9000"
+
+
+def test_single_server_has_no_etcd_to_snapshot():
+    assert problems(k3s(servers=SERVERS[:1], etcdSnapshots={"retention": 10})) == [
+        "stack 'dev': gpufleet:cluster.k3s.etcdSnapshots: etcd snapshots need embedded etcd (an odd number >= 3 of servers); a single server keeps SQLite: remove the block"
+    ]
+    assert load(k3s(servers=SERVERS[:1])).cluster.k3s.embedded_etcd is False
