@@ -125,7 +125,9 @@ def capacity_notes(pools: list[PoolCapacity]) -> list[str]:
 
 
 def cost(pools: list[PoolCapacity]) -> dict:
-    """Hourly cost at minimum size (the idle floor) and at maximum size; unpriced pools are named."""
+    """The GPU pools' part of the hourly cost at minimum and maximum size; unpriced pools are named. The whole
+    cluster's cost (control plane, system nodes, NAT, storage, ...) is gpufleet.plan.cost, built from what a plan
+    registers."""
     return {
         "hourlyMin": round(sum(p.hourly_min for p in pools), 4),
         "hourlyMax": round(sum(p.hourly_max for p in pools), 4),

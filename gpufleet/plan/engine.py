@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Optional
 
 import pulumi
 import pulumi.runtime
@@ -12,6 +13,8 @@ from pulumi.runtime.sync_await import _sync_await
 
 from gpufleet import catalog
 from gpufleet.capacity import PoolCapacity, addons_warnings, capacity
+from gpufleet.plan.cost import Cost
+from gpufleet.plan.cost_items import items_for
 from gpufleet.spec.catalog_checks import catalog_warnings
 from gpufleet.plan.mocks import SECRET, PlanMocks, RecordingMonitor, Registration
 from gpufleet.plan.policy_runner import Violation, evaluate
@@ -31,6 +34,10 @@ class Plan:
     capacity: list[PoolCapacity]
     violations: list[Violation] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)  # spec findings that do not stop a plan
+    region: Optional[str] = None
+    """The cloud region prices are looked up for (`aws:region`; GKE: the cluster's `gke.region`); None on k3s."""
+    cost: Optional[Cost] = None
+    """Every hourly charge of what the plan registers (gpufleet.plan.cost)."""
     catalog_date: str = ""  # the oldest date of the catalog facts this stack's platform uses
 
     @property
@@ -64,6 +71,15 @@ def stack_exports() -> dict:
     return out
 
 
+def plan_region(spec: StackSpec, config: dict) -> Optional[str]:
+    """Where the cluster runs, for prices: GKE's own region, else the provider's `aws:region` config."""
+    if spec.cluster.platform == "gke":
+        return spec.cluster.gke.region
+    if spec.cluster.platform == "eks":
+        return config.get("aws:region")
+    return None
+
+
 def plan(stack_file: StackFile, evaluate_policies: bool = True) -> Plan:
     spec, monitor = register(stack_file)
     result = Plan(
@@ -74,7 +90,9 @@ def plan(stack_file: StackFile, evaluate_policies: bool = True) -> Plan:
         capacity=capacity(spec),
         warnings=addons_warnings(stack_file.stack, spec) + catalog_warnings(stack_file.stack, spec),
         catalog_date=catalog.catalog_date(spec.cluster.platform),
+        region=plan_region(spec, stack_file.config),
     )
+    result.cost = items_for(spec, result.resources, result.capacity, result.region)
     if evaluate_policies:
         result.violations = evaluate(result.resources, stack=stack_file.stack)
     return result

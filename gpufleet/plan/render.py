@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 
-from gpufleet.capacity import capacity_notes, cost
+from gpufleet.capacity import capacity_notes
+from gpufleet.plan import cost as costs
 from gpufleet.plan.engine import Plan
 
 
@@ -20,7 +21,7 @@ def to_json(plan: Plan) -> dict:
             {"policy": v.policy, "level": v.level, "urn": v.urn, "message": v.message} for v in plan.violations
         ],
         "capacity": [c.to_json() for c in plan.capacity],
-        "cost": cost(plan.capacity),
+        "cost": plan.cost.to_json(),
         "outputs": plan.outputs,
         "warnings": [{"path": w.path, "message": w.message, "value": w.value} for w in plan.warnings],
         "catalogDate": plan.catalog_date,
@@ -73,11 +74,39 @@ _CAPACITY_HEADER = ["pool", "GPU", "capacity", "nodes", "GPUs", "advertised per 
 
 
 def _cost_line(plan: Plan) -> str:
-    c = cost(plan.capacity)
-    line = f"hourly cost: {c['hourlyMin']:.2f} {c['currency']} at minimum size, {c['hourlyMax']:.2f} at maximum size"
-    if c["unpricedPools"]:
-        line += f" (no price for: {', '.join(c['unpricedPools'])})"
-    return line
+    return costs.total_line(plan.cost)
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
+    return ["  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in [header] + rows]
+
+
+def _cost_text(plan: Plan) -> list[str]:
+    out = ["", _cost_line(plan), "", "cost breakdown (USD per hour):"]
+    out += _table(costs.BREAKDOWN_HEADER, costs.breakdown_rows(plan.cost))
+    for item in plan.cost.unpriced:
+        out.append(f"  unpriced: {item.name}: {item.source}")
+    if plan.cost.teams:
+        out += ["", "team quotas (USD per hour):"] + _table(costs.TEAM_HEADER, costs.team_rows(plan.cost))
+    out += [f"  note: {n}" for n in plan.cost.notes]
+    return out + [""]
+
+
+def _cost_markdown(plan: Plan) -> list[str]:
+    out = ["", "#### Cost", "", _cost_line(plan), ""]
+    out += ["| " + " | ".join(costs.BREAKDOWN_HEADER) + " |", "|" + "---|" * len(costs.BREAKDOWN_HEADER)]
+    out += ["| " + " | ".join(row) + " |" for row in costs.breakdown_rows(plan.cost)]
+    if plan.cost.unpriced:
+        out += [""] + [f"- **unpriced**: {i.name}: {i.source}" for i in plan.cost.unpriced]
+    if plan.cost.teams:
+        out += ["", "Team quotas (USD per hour):", "", "| " + " | ".join(costs.TEAM_HEADER) + " |",
+                "|" + "---|" * len(costs.TEAM_HEADER)]
+        out += ["| " + " | ".join(row) + " |" for row in costs.team_rows(plan.cost)]
+    out += [""] + [f"- {n}" for n in plan.cost.notes]
+    out += ["", "<details><summary>Price sources</summary>", ""]
+    out += [f"- {i.name}: {i.source}" for i in plan.cost.items]
+    return out + ["", "</details>"]
 
 
 def to_text(plan: Plan) -> str:
@@ -90,7 +119,8 @@ def to_text(plan: Plan) -> str:
     if not plan.capacity:
         out.append("  (no GPU pools)")
     out += [f"  {line}" for line in capacity_notes(plan.capacity)]
-    out += ["", _cost_line(plan), f"catalog facts as of {plan.catalog_date}", ""]
+    out += _cost_text(plan)
+    out += [f"catalog facts as of {plan.catalog_date}", ""]
     out += _protected_lines(plan) + [""]
     if plan.warnings:
         out += ["warnings:"] + [f"  - {w}" for w in plan.warnings] + [""]
@@ -116,7 +146,8 @@ def to_markdown(plan: Plan) -> str:
     notes = capacity_notes(plan.capacity)
     if notes:
         out += ["", *(f"- {line}" for line in notes)]
-    out += ["", _cost_line(plan), "", "#### Protected resources", ""]
+    out += _cost_markdown(plan)
+    out += ["", "#### Protected resources", ""]
     protected = [r for r in plan.resources if r.protect]
     out += [f"- 🔒 `{r.name}` ({r.type})" for r in protected] or ["None: `pulumi destroy` deletes everything."]
     out += ["", "<details><summary>Resources</summary>", "", "```"]

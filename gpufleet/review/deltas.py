@@ -50,7 +50,101 @@ def capacity_deltas(base: list[dict], head: list[dict]) -> list[PoolDelta]:
 
 
 @dataclass(frozen=True)
+class ItemDelta:
+    """One cost item (paired by its `key`) before and after. `known` is False when it is unpriced on either side:
+    its change is unknown, and it never shows as a saving or a cost."""
+
+    key: str
+    name: str
+    before: Optional[dict]
+    after: Optional[dict]
+
+    @property
+    def status(self) -> str:
+        if self.before is None:
+            return "added"
+        if self.after is None:
+            return "removed"
+        same = all(self.before.get(k) == self.after.get(k) for k in ("hourlyMin", "hourlyMax", "unitHourly", "count",
+                                                                      "countMin", "unpriced", "name"))
+        return "unchanged" if same else "changed"
+
+    @staticmethod
+    def _unpriced(side: Optional[dict]) -> bool:
+        return side is not None and (bool(side.get("unpriced")) or side.get("hourlyMax") is None)
+
+    @property
+    def known(self) -> bool:
+        return not (self._unpriced(self.before) or self._unpriced(self.after))
+
+    def _delta(self, key: str) -> Optional[float]:
+        if not self.known:
+            return None
+        return round(float((self.after or {}).get(key) or 0.0) - float((self.before or {}).get(key) or 0.0), 4)
+
+    @property
+    def min_delta(self) -> Optional[float]:
+        return self._delta("hourlyMin")
+
+    @property
+    def max_delta(self) -> Optional[float]:
+        return self._delta("hourlyMax")
+
+    def to_json(self) -> dict:
+        return {"key": self.key, "name": self.name, "status": self.status, "known": self.known,
+                "hourlyMinDelta": self.min_delta, "hourlyMaxDelta": self.max_delta,
+                "before": self.before, "after": self.after}
+
+
+def item_deltas(base: list[dict], head: list[dict]) -> list[ItemDelta]:
+    """Every cost item of either plan, paired by key, in head order then removed items."""
+    def key(i: dict) -> str:
+        return str(i.get("key") or f"{i.get('kind')}:{i.get('name')}")
+
+    old = {key(i): i for i in base}
+    new = {key(i): i for i in head}
+    order = [key(i) for i in head] + [key(i) for i in base if key(i) not in new]
+    return [ItemDelta(k, (new.get(k) or old.get(k) or {}).get("name", k), old.get(k), new.get(k)) for k in order]
+
+
+@dataclass(frozen=True)
+class TeamDelta:
+    team: str
+    pool: str
+    before: Optional[dict]
+    after: Optional[dict]
+
+    def _delta(self, key: str) -> Optional[float]:
+        b, a = (self.before or {}).get(key, 0.0), (self.after or {}).get(key, 0.0)
+        if b is None or a is None:
+            return None
+        return round(float(a) - float(b), 4)
+
+    @property
+    def nominal_delta(self) -> Optional[float]:
+        return self._delta("hourlyNominal")
+
+    @property
+    def max_delta(self) -> Optional[float]:
+        return self._delta("hourlyMax")
+
+    def to_json(self) -> dict:
+        return {"team": self.team, "pool": self.pool, "before": self.before, "after": self.after,
+                "hourlyNominalDelta": self.nominal_delta, "hourlyMaxDelta": self.max_delta}
+
+
+def team_deltas(base: list[dict], head: list[dict]) -> list[TeamDelta]:
+    old = {(t.get("team"), t.get("pool")): t for t in base}
+    new = {(t.get("team"), t.get("pool")): t for t in head}
+    order = [k for k in new] + [k for k in old if k not in new]
+    return [TeamDelta(k[0], k[1], old.get(k), new.get(k)) for k in order]
+
+
+@dataclass(frozen=True)
 class CostDelta:
+    """Totals before and after, and the change. With item breakdowns on both sides the change is the sum of the
+    items priced on both sides; items unpriced on either side are `unknown` and left out of it (no fake saving)."""
+
     currency: str
     min_before: float
     min_after: float
@@ -58,25 +152,69 @@ class CostDelta:
     max_after: float
     unpriced_before: tuple[str, ...] = ()
     unpriced_after: tuple[str, ...] = ()
+    items: tuple[ItemDelta, ...] = ()
+    teams: tuple[TeamDelta, ...] = ()
+    at_least_before: bool = False
+    at_least_after: bool = False
+
+    @property
+    def itemized(self) -> bool:
+        return bool(self.items)
+
+    @property
+    def unknown(self) -> list[ItemDelta]:
+        return [i for i in self.items if not i.known and i.status != "unchanged"]
+
+    @property
+    def changed(self) -> list[ItemDelta]:
+        return [i for i in self.items if i.status != "unchanged"]
+
+    def _delta(self, attr: str, before: float, after: float) -> float:
+        if not self.itemized:
+            return round(after - before, 4)
+        return round(sum(getattr(i, attr) or 0.0 for i in self.items if i.known), 4)
 
     @property
     def min_delta(self) -> float:
-        return round(self.min_after - self.min_before, 4)
+        return self._delta("min_delta", self.min_before, self.min_after)
 
     @property
     def max_delta(self) -> float:
-        return round(self.max_after - self.max_before, 4)
+        return self._delta("max_delta", self.max_before, self.max_after)
 
     def to_json(self) -> dict:
         return {
             "currency": self.currency,
             "hourlyMin": {"before": self.min_before, "after": self.min_after, "delta": self.min_delta},
             "hourlyMax": {"before": self.max_before, "after": self.max_after, "delta": self.max_delta},
+            "atLeast": {"before": self.at_least_before, "after": self.at_least_after},
             "unpricedPools": {"before": list(self.unpriced_before), "after": list(self.unpriced_after)},
+            "unknown": [i.key for i in self.unknown],
+            "items": [i.to_json() for i in self.changed],
+            "teams": [t.to_json() for t in self.teams],
         }
 
 
-def cost_delta(base: dict, head: dict) -> CostDelta:
+def pool_items(capacity: list[dict]) -> list[dict]:
+    """Cost items of GPU pools read from a plan's capacity facts, for plans that predate `cost.items`."""
+    out = []
+    for c in capacity:
+        price = c.get("pricePerNodeHour")
+        lo, hi = c.get("minNodes") or 0, c.get("maxNodes") or 0
+        out.append({"key": f"gpu-nodes:{c.get('pool')}", "name": f"GPU pool {c.get('pool')}", "kind": "gpu-nodes",
+                    "count": hi, "countMin": lo, "unitHourly": price,
+                    "hourlyMin": None if price is None else round(price * lo, 4),
+                    "hourlyMax": None if price is None else round(price * hi, 4), "unpriced": price is None})
+    return out
+
+
+def cost_delta(base: dict, head: dict, base_capacity: Optional[list] = None, head_capacity: Optional[list] = None) -> CostDelta:
+    """The cost change between two plans' `cost` (and, for plans without an item breakdown, their GPU pools)."""
+    both = isinstance(base.get("items"), list) and isinstance(head.get("items"), list)
+    if not both and (base.get("unpricedPools") or head.get("unpricedPools")):
+        # an older plan: its totals counted unpriced pools as 0, so compare pool by pool instead
+        base, head = dict(base, items=pool_items(base_capacity or [])), dict(head, items=pool_items(head_capacity or []))
+        both = True
     return CostDelta(
         currency=head.get("currency") or base.get("currency") or "USD",
         min_before=float(base.get("hourlyMin") or 0.0),
@@ -85,6 +223,10 @@ def cost_delta(base: dict, head: dict) -> CostDelta:
         max_after=float(head.get("hourlyMax") or 0.0),
         unpriced_before=tuple(base.get("unpricedPools") or ()),
         unpriced_after=tuple(head.get("unpricedPools") or ()),
+        items=tuple(item_deltas(base["items"], head["items"])) if both else (),
+        teams=tuple(team_deltas(base.get("teams") or [], head.get("teams") or [])),
+        at_least_before=bool(base.get("atLeast")),
+        at_least_after=bool(head.get("atLeast")),
     )
 
 

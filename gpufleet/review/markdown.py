@@ -149,17 +149,50 @@ def capacity(review: Review) -> list[str]:
                         "per node-hour"], rows)
 
 
+def _opt(x) -> str:
+    return "unpriced" if x is None else money(x)
+
+
+def _signed_or_unknown(x) -> str:
+    return "unknown" if x is None else signed(x)
+
+
 def cost(review: Review) -> list[str]:
     if review.cost is None:
         return []
     c = review.cost
+    before = "at least " if c.at_least_before else ""
+    after = "at least " if c.at_least_after else ""
     out = ["", f"#### Cost ({c.currency} per hour)", ""]
     out += table(["", "before", "after", "delta"], [
-        ["idle floor (every pool at minimum size)", money(c.min_before), money(c.min_after), f"**{signed(c.min_delta)}**"],
-        ["at maximum size", money(c.max_before), money(c.max_after), f"**{signed(c.max_delta)}**"],
+        ["idle floor (everything billed while no GPU work runs)", before + money(c.min_before), after + money(c.min_after),
+         f"**{signed(c.min_delta)}**"],
+        ["at maximum size", before + money(c.max_before), after + money(c.max_after), f"**{signed(c.max_delta)}**"],
     ])
-    if c.unpriced_after:
-        out += ["", "No price for: " + ", ".join(f"`{p}`" for p in c.unpriced_after) + " (counted as 0)."]
+    if c.itemized:
+        if c.changed:
+            out += ["", "Cost items that change:", ""]
+            out += table(["item", "", "before ($/h min / max)", "after ($/h min / max)", "delta min / max"], [
+                [i.name, i.status,
+                 "–" if i.before is None else f"{_opt(i.before.get('hourlyMin'))} / {_opt(i.before.get('hourlyMax'))}",
+                 "–" if i.after is None else f"{_opt(i.after.get('hourlyMin'))} / {_opt(i.after.get('hourlyMax'))}",
+                 f"{_signed_or_unknown(i.min_delta)} / {_signed_or_unknown(i.max_delta)}"] for i in c.changed])
+        else:
+            out += ["", "No cost item changes."]
+        if c.unknown:
+            out += ["", "**Unknown**: " + ", ".join(f"`{i.name}`" for i in c.unknown) + " is unpriced before or after, "
+                    "so its change is unknown and left out of the delta (not a saving, not a cost)."]
+    elif c.unpriced_after:
+        out += ["", "No price for: " + ", ".join(f"`{p}`" for p in c.unpriced_after) + " (left out of the totals)."]
+    teams = [t for t in c.teams if t.nominal_delta != 0 or t.max_delta != 0 or t.before is None or t.after is None]
+    if c.teams:
+        out += ["", "Team quotas ($/h nominal / with borrowing):", ""]
+        out += table(["team", "pool", "before", "after", "delta"], [
+            [t.team, t.pool,
+             "–" if t.before is None else f"{_opt(t.before.get('hourlyNominal'))} / {_opt(t.before.get('hourlyMax'))}",
+             "–" if t.after is None else f"{_opt(t.after.get('hourlyNominal'))} / {_opt(t.after.get('hourlyMax'))}",
+             f"{_signed_or_unknown(t.nominal_delta)} / {_signed_or_unknown(t.max_delta)}"]
+            for t in (teams or c.teams)])
     return out
 
 

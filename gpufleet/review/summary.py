@@ -161,6 +161,6 @@ def review_plans(base: dict, head: dict) -> Review:
         verdicts=_verdicts(base.get("violations") or [], head.get("violations") or []),
         versions=version_changes(base.get("resources") or [], head.get("resources") or []),
         capacity=capacity_deltas(base.get("capacity") or [], head.get("capacity") or []),
-        cost=cost_delta(base.get("cost") or {}, head.get("cost") or {}),
+        cost=cost_delta(base.get("cost") or {}, head.get("cost") or {}, base.get("capacity") or [], head.get("capacity") or []),
         notes=notes,
     )

@@ -57,8 +57,17 @@ def render(review: Review) -> str:
 
     if review.cost is not None:
         k = review.cost
-        out += ["", f"hourly cost ({k.currency}): idle floor {k.min_before:.2f} -> {k.min_after:.2f} ({k.min_delta:+.2f}), "
-                f"maximum {k.max_before:.2f} -> {k.max_after:.2f} ({k.max_delta:+.2f})"]
+        b = "at least " if k.at_least_before else ""
+        a = "at least " if k.at_least_after else ""
+        out += ["", f"hourly cost ({k.currency}): idle floor {b}{k.min_before:.2f} -> {a}{k.min_after:.2f} ({k.min_delta:+.2f}), "
+                f"maximum {b}{k.max_before:.2f} -> {a}{k.max_after:.2f} ({k.max_delta:+.2f})"]
+        fmt = lambda x: "unknown" if x is None else f"{x:+.2f}"  # noqa: E731
+        for i in k.changed:
+            out.append(f"  {i.status} {i.name}: min {fmt(i.min_delta)}, max {fmt(i.max_delta)}")
+        if k.unknown:
+            out.append("  unknown (unpriced before or after, left out of the delta): " + ", ".join(i.name for i in k.unknown))
+        for t in k.teams:
+            out.append(f"  team {t.team} on {t.pool}: nominal {fmt(t.nominal_delta)}, with borrowing {fmt(t.max_delta)}")
 
     out += ["", "versions:"]
     for v in review.versions:

@@ -37,6 +37,10 @@ class Host(Model):
     """SSH user for this host; default: the cluster's `k3s.sshUser`."""
     port: int = Field(default=22, ge=1, le=65535)
     """SSH port."""
+    price_per_hour: Optional[float] = Field(default=None, ge=0)
+    """k3s servers and CPU agents: what this machine costs per hour (rent, or amortised hardware and power), for
+    the plan's cost section; default: unpriced, so totals read "at least". GPU pool hosts (a server that is
+    also a GPU host too) take the pool's `pricePerNodeHour` instead."""
 
     _check_address = field_validator("address")(lambda cls, v: check_address(v))
 
@@ -58,6 +62,9 @@ class K3sSpec(Model):
     """Packaged k3s components not to deploy."""
     taint_servers: bool = False
     """Keep workloads off the servers (CriticalAddonsOnly taint); needs agents for system pods."""
+    overhead_per_hour: Optional[float] = Field(default=None, ge=0)
+    """What the cluster costs per hour beyond its hosts and the stack cannot see (the API load balancer, the NFS
+    server, network, support), counted in the plan's idle floor; default: none."""
     etcd_snapshots: EtcdSnapshotsSpec = EtcdSnapshotsSpec()
     """HA (embedded etcd): k3s's scheduled etcd snapshots on every server, optionally copied to S3; default:
     every 6 hours, 20 kept. A single server keeps its datastore in SQLite and takes no etcd snapshots."""

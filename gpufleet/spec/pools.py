@@ -178,6 +178,15 @@ class NodePoolSpec(Model):
                 raise ValueError(f"exemption from '{name}' needs a reason")
         return v
 
+    @field_validator("hosts")
+    @classmethod
+    def _pool_hosts_unpriced(cls, v: list[Host]) -> list[Host]:
+        priced = [h.name for h in v if h.price_per_hour is not None]
+        if priced:
+            raise ValueError(f"pricePerHour on GPU pool hosts ({', '.join(priced)}): a pool's hosts are priced by "
+                             "the pool's pricePerNodeHour")
+        return v
+
     @field_validator("gpu")
     @classmethod
     def _known_gpu(cls, v: Optional[str]) -> Optional[str]:

@@ -51,7 +51,9 @@ def test_dev_json_capacity_and_cost(capsys):
     assert [(c["pool"], c["gpu"], c["minGpus"], c["maxGpus"]) for c in doc["capacity"]] == [
         ("l4", "L4", 1, 1), ("a100", "A100-80GB", 8, 8),
     ]
-    assert doc["cost"] == {"hourlyMin": 15.35, "hourlyMax": 15.35, "currency": "USD", "unpricedPools": []}
+    cost = doc["cost"]  # servers and agents declare no price: "at least", and listed
+    assert (cost["hourlyMin"], cost["hourlyMax"], cost["currency"], cost["unpricedPools"]) == (15.35, 15.35, "USD", [])
+    assert cost["atLeast"] and cost["unpriced"] == ["server cp-1", "CPU agent cpu-1"]
     assert doc["outputs"]["kubeconfig"] == "[secret]"
     assert "plan-placeholder" not in json.dumps(doc), "secret values must never reach the plan output"
 

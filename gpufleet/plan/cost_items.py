@@ -1,0 +1,394 @@
+"""Cost items from what a plan registers: read resource inputs by type token, so the figure matches what
+`pulumi up` creates (EKS: cluster, node groups with their launch templates, NAT gateways, Elastic IPs, KMS keys,
+FSx file systems; GKE: cluster, node pools, Cloud NAT, Filestore; any platform: PersistentVolumeClaims, load
+balancers, capacity reservations). GPU pools are priced from gpufleet.capacity; k3s hosts from their declared prices.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Optional
+
+from gpufleet import labels
+from gpufleet.capacity import PoolCapacity
+from gpufleet.catalog import _load as catalog_load
+from gpufleet.catalog import aws as aws_catalog
+from gpufleet.catalog import charges
+from gpufleet.catalog import gcp as gcp_catalog
+from gpufleet.catalog.charges import Missing, Price, Rate
+from gpufleet.plan.cost import Cost, CostItem
+from gpufleet.plan.mocks import Registration
+from gpufleet.plan.team_cost import team_costs
+from gpufleet.spec import StackSpec
+
+SELF_HOSTED = charges.source_text(["self_hosted"])
+
+
+def _get(d: Any, path: str) -> Any:
+    for part in path.split("."):
+        if not isinstance(d, dict):
+            return None
+        d = d.get(part)
+    return d
+
+
+def _item(name: str, kind: str, lo: float, hi: float, price: Price, per_unit: float = 1.0, committed: bool = False,
+          key: str = "") -> CostItem:
+    """An item of `lo`..`hi` units at `price` x `per_unit` each (per_unit: GiB per volume, say)."""
+    key = f"{kind}:{key}" if key else ""
+    if isinstance(price, Rate):
+        return CostItem(name, kind, lo, hi, price.value * per_unit, price.source, committed=committed, key=key)
+    return CostItem(name, kind, lo, hi, None, price.reason, committed=committed, key=key)
+
+
+def _pool_price(cap: PoolCapacity, spec: StackSpec, region: Optional[str]) -> Price:
+    pool = next((p for p in spec.node_pools if p.name == cap.pool), None)
+    if cap.price_per_node_hour is None:
+        what = "pricePerNodeHour" if spec.cluster.platform == "k3s" else "a catalog price for its instance/machine type"
+        return Missing(f"pool {cap.pool} has no {what}")
+    if pool is not None and pool.price_per_node_hour is not None:
+        return Rate(cap.price_per_node_hour, f"pricePerNodeHour declared in the stack for pool {cap.pool}")
+    platform = spec.cluster.platform
+    home = {"eks": "us-east-1", "gke": "us-central1"}.get(platform)
+    if home and region != home:
+        return Missing(f"the catalog's {cap.capacity_type} price for pool {cap.pool} is a {home} figure; none for {region}")
+    return Rate(cap.price_per_node_hour, f"{cap.capacity_type} price of one node: {_catalog_price_source(platform, cap.capacity_type)}")
+
+
+# Which source of the instance catalogs a pool's price comes from (the files' own `sources:` keys).
+_PRICE_SOURCES = {
+    ("eks", "on-demand"): ("aws_instances.yaml", "ec2_pricing", "prices_as_of"),
+    ("eks", "spot"): ("aws_instances.yaml", "spot_estimate", "prices_as_of"),
+    ("gke", "on-demand"): (gcp_catalog.FILE, "gce_pricing", "price_date"),
+    ("gke", "spot"): (gcp_catalog.FILE, "spot_pricing", "price_date"),
+}
+
+
+def _catalog_price_source(platform: str, capacity_type: str) -> str:
+    file, key, date = _PRICE_SOURCES[(platform, capacity_type)]
+    data = catalog_load(file)
+    return f"gpufleet/catalog/{file}: {data.get('sources', {}).get(key, key)} (as of {data.get(date, 'unknown')})"
+
+
+def _capacity(capacity: list[PoolCapacity]) -> dict[str, PoolCapacity]:
+    return {c.pool: c for c in capacity}
+
+
+# --- EKS --------------------------------------------------------------------------------------------------------
+
+def _launch_template_for(ng: Registration, resources: list[Registration]) -> Optional[Registration]:
+    lt_id = _get(ng.inputs, "launchTemplate.id")
+    templates = [r for r in resources if r.type == "aws:ec2/launchTemplate:LaunchTemplate"]
+    by_id = [t for t in templates if f"{t.name}-id" == lt_id]  # the plan's mocks return `<name>-id` as the id
+    return (by_id or [t for t in templates if t.parent == ng.parent] or [None])[0]
+
+
+def _ebs_volumes(ng_name: str, lo: float, hi: float, lt: Optional[Registration], region: Optional[str]) -> list[CostItem]:
+    if lt is None:
+        return [CostItem(f"{ng_name} root volumes", "storage", lo, hi, None,
+                         "no launch template: EKS's default root volume size is not in the plan")]
+    out = []
+    for m in _get(lt.inputs, "blockDeviceMappings") or []:
+        ebs = m.get("ebs") or {}
+        size = float(ebs.get("volumeSize") or 0)
+        vtype = ebs.get("volumeType") or "gp2"
+        price = charges.ebs_gb_hourly(region, vtype)
+        if isinstance(price, Rate) and vtype == "gp3":
+            extra = charges.ebs_gp3_extra_hourly(region, float(ebs.get("iops") or 0), float(ebs.get("throughput") or 0))
+            if isinstance(extra, Rate) and extra.value:
+                price = Rate(price.value + extra.value / size, price.source)
+        out.append(_item(f"{ng_name} {m.get('deviceName', 'volume')} ({vtype}, {size:g} GiB each)", "storage", lo, hi,
+                         price, per_unit=size, key=f"{ng_name}:{m.get('deviceName')}"))
+    return out
+
+
+def eks_items(spec: StackSpec, resources: list[Registration], capacity: list[PoolCapacity], region: Optional[str]) -> list[CostItem]:
+    caps = _capacity(capacity)
+    out: list[CostItem] = []
+    for r in resources:
+        if r.type == "aws:eks/cluster:Cluster":
+            out.append(_item(f"EKS control plane {r.inputs.get('name', r.name)} (Kubernetes {r.inputs.get('version')})",
+                             "control-plane", 1, 1, charges.eks_control_plane(str(r.inputs.get("version"))), key=r.name))
+        elif r.type == "aws:eks/nodeGroup:NodeGroup":
+            lo = float(_get(r.inputs, "scalingConfig.minSize") or 0)
+            hi = float(_get(r.inputs, "scalingConfig.maxSize") or 0)
+            pool = (r.inputs.get("labels") or {}).get(labels.POOL_LABEL)
+            types = r.inputs.get("instanceTypes") or []
+            if pool in caps:
+                out.append(_item(f"GPU pool {pool} ({', '.join(types)})", "gpu-nodes", lo, hi,
+                                 _pool_price(caps[pool], spec, region), key=pool))
+            else:
+                out.append(_item(f"node group {pool or r.name} ({', '.join(types)})", "nodes", lo, hi,
+                                 _ec2_price(types, r.inputs.get("capacityType"), region), key=pool or r.name))
+            out += _ebs_volumes(f"{pool or r.name}", lo, hi, _launch_template_for(r, resources), region)
+        elif r.type == "aws:ec2/natGateway:NatGateway":
+            out.append(_item(f"NAT gateway {r.name}", "network", 1, 1, charges.nat_gateway_hourly(region), key=r.name))
+        elif r.type == "aws:ec2/eip:Eip":
+            out.append(_item(f"public IPv4 address {r.name}", "network", 1, 1, charges.public_ipv4_hourly(region), key=f"ip:{r.name}"))
+        elif r.type == "aws:kms/key:Key":
+            out.append(_item(f"KMS key {r.name}", "key", 1, 1, charges.kms_key_hourly(), key=r.name))
+        elif r.type == "aws:fsx/lustreFileSystem:LustreFileSystem":
+            size = float(r.inputs.get("storageCapacity") or 0)
+            price = charges.fsx_lustre_gb_hourly(region, str(r.inputs.get("deploymentType")),
+                                                 _int(r.inputs.get("perUnitStorageThroughput")))
+            out.append(_item(f"FSx for Lustre {r.name} ({r.inputs.get('deploymentType')}, {size:g} GiB)", "storage",
+                             1, 1, price, per_unit=size, key=r.name))
+        elif r.type == "aws:ec2/capacityReservation:CapacityReservation":
+            n = float(r.inputs.get("instanceCount") or 0)
+            out.append(_item(f"capacity reservation {r.name} ({r.inputs.get('instanceType')})", "reservation", n, n,
+                             _ec2_price([r.inputs.get("instanceType")], "ON_DEMAND", region), committed=True, key=r.name))
+        elif r.type in ("aws:lb/loadBalancer:LoadBalancer", "aws:alb/loadBalancer:LoadBalancer",
+                        "aws:elb/loadBalancer:LoadBalancer"):
+            out.append(_item(f"load balancer {r.name}", "load-balancer", 1, 1,
+                             Missing("Elastic Load Balancing prices are not in the catalog"), key=r.name))
+    return out
+
+
+def _int(x: Any) -> Optional[int]:
+    try:
+        return int(float(x))
+    except (TypeError, ValueError):
+        return None
+
+
+def _ec2_price(types: list, capacity_type: Optional[str], region: Optional[str]) -> Price:
+    """First instance type's price (managed node groups launch on-demand nodes in the listed order)."""
+    if not types or not types[0]:
+        return Missing("no instance type")
+    if region != "us-east-1":
+        return Missing(f"the catalog's EC2 prices are us-east-1 figures; none for {region}")
+    try:
+        t = aws_catalog.instance_type(str(types[0]))
+    except KeyError:
+        return Missing(f"{types[0]} is not in gpufleet/catalog/aws_instances.yaml")
+    price = t.price("spot" if capacity_type == "SPOT" else "on-demand")
+    if price is None:
+        return Missing(f"no price for {types[0]} in gpufleet/catalog/aws_instances.yaml")
+    return Rate(price, f"{types[0]} {'spot estimate' if capacity_type == 'SPOT' else 'on-demand'}: "
+                       + charges.source_text(["ec2_pricing"]))
+
+
+# --- GKE --------------------------------------------------------------------------------------------------------
+
+def _gke_counts(r: Registration) -> tuple[float, float]:
+    auto = r.inputs.get("autoscaling") or {}
+    if "totalMinNodeCount" in auto or "totalMaxNodeCount" in auto:
+        return float(auto.get("totalMinNodeCount") or 0), float(auto.get("totalMaxNodeCount") or 0)
+    zones = len(r.inputs.get("nodeLocations") or []) or 1
+    if auto:
+        return float(auto.get("minNodeCount") or 0) * zones, float(auto.get("maxNodeCount") or 0) * zones
+    n = float(r.inputs.get("nodeCount") or r.inputs.get("initialNodeCount") or 0) * zones
+    return n, n
+
+
+def gke_items(spec: StackSpec, resources: list[Registration], capacity: list[PoolCapacity], region: Optional[str],
+              notes: list[str]) -> list[CostItem]:
+    caps = _capacity(capacity)
+    out: list[CostItem] = []
+    nodes_lo = nodes_hi = 0.0
+    nats: list[Registration] = []
+    for r in resources:
+        if r.type == "gcp:container/cluster:Cluster":
+            location = str(r.inputs.get("location") or "")
+            zonal = location.count("-") >= 2
+            out.append(_item(f"GKE cluster management fee {r.inputs.get('name', r.name)} "
+                             f"({'zonal' if zonal else 'regional'}, {location})", "control-plane", 1, 1, charges.gke_cluster_fee(), key=r.name))
+            credit = charges.gke_free_tier_credit()
+            notes.append(
+                f"GKE free tier: {credit:.2f} USD of monthly credit per billing account, for zonal and Autopilot clusters only "
+                + ("(this zonal cluster may be covered if it is the account's only one: not subtracted here)" if zonal
+                   else "(not for this regional cluster)"))
+        elif r.type == "gcp:container/nodePool:NodePool":
+            lo, hi = _gke_counts(r)
+            nodes_lo, nodes_hi = nodes_lo + lo, nodes_hi + hi
+            config = r.inputs.get("nodeConfig") or {}
+            pool = (config.get("labels") or {}).get(labels.POOL_LABEL) or r.inputs.get("name") or r.name
+            machine = config.get("machineType")
+            if pool in caps:
+                out.append(_item(f"GPU pool {pool} ({machine})", "gpu-nodes", lo, hi, _pool_price(caps[pool], spec, region), key=pool))
+            else:
+                out.append(_item(f"node pool {pool} ({machine})", "nodes", lo, hi, charges.gce_machine_hourly(region, str(machine)),
+                                 key=pool))
+            size = float(config.get("diskSizeGb") or 100)  # GKE's default boot disk: 100 GB
+            dtype = config.get("diskType") or "pd-balanced"
+            out.append(_item(f"{pool} boot disks ({dtype}, {size:g} GiB each)", "storage", lo, hi,
+                             charges.pd_gib_hourly(region, dtype), per_unit=size, key=f"{pool}:boot"))
+        elif r.type == "gcp:compute/routerNat:RouterNat":
+            nats.append(r)
+        elif r.type == "gcp:filestore/instance:Instance":
+            tier = str(r.inputs.get("tier") or "BASIC_HDD")
+            size = float(_get(r.inputs, "fileShares.capacityGb") or 0)
+            out.append(_item(f"Filestore {r.name} ({tier}, {size:g} GiB)", "storage", 1, 1,
+                             charges.filestore_gib_hourly(region, tier), per_unit=size, key=r.name))
+        elif r.type == "gcp:compute/reservation:Reservation":
+            n = float(_get(r.inputs, "specificReservation.count") or 0)
+            machine = _get(r.inputs, "specificReservation.instanceProperties.machineType")
+            out.append(_item(f"reservation {r.name} ({machine})", "reservation", n, n, _gce_gpu_price(machine, region),
+                             committed=True, key=r.name))
+        elif r.type in ("gcp:compute/forwardingRule:ForwardingRule", "gcp:compute/globalForwardingRule:GlobalForwardingRule"):
+            out.append(_item(f"load balancer {r.name}", "load-balancer", 1, 1,
+                             Missing("Cloud Load Balancing prices are not in the catalog"), key=r.name))
+    for r in nats:
+        out.append(_cloud_nat(r, region, nodes_lo, nodes_hi))
+    return out
+
+
+def _gce_gpu_price(machine: Any, region: Optional[str]) -> Price:
+    if region != "us-central1":
+        return Missing(f"the catalog's Compute Engine GPU prices are us-central1 figures; none for {region}")
+    try:
+        m = gcp_catalog.machine(str(machine))
+    except KeyError:
+        return Missing(f"{machine} is not in gpufleet/catalog/gcp_machines.yaml")
+    return Rate(m.price("on-demand", m.fixed_count or 0), f"{machine} on-demand: gpufleet/catalog/gcp_machines.yaml")
+
+
+def _cloud_nat(r: Registration, region: Optional[str], lo: float, hi: float) -> CostItem:
+    """Cloud NAT: per VM using it (every node of the cluster: nodes are private), capped at 32 VMs, plus its
+    external addresses (AUTO_ONLY: as many as the VMs' ports need; MANUAL_ONLY: the listed ones)."""
+    row = charges.cloud_nat(region)
+    name = f"Cloud NAT {r.name}"
+    if row is None:
+        return _item(name, "network", 1, 1, charges.cloud_nat_hourly(region, 0, 0))
+    manual = r.inputs.get("natIps") or []
+
+    def ips(vms: float) -> int:
+        return len(manual) if r.inputs.get("natIpAllocateOption") == "MANUAL_ONLY" else max(1, math.ceil(vms / row["vms_per_ip"]))
+
+    h_lo = charges.cloud_nat_hourly(region, int(lo), ips(lo))
+    h_hi = charges.cloud_nat_hourly(region, int(hi), ips(hi))
+    return CostItem(f"{name} ({_num(lo)}-{_num(hi)} VMs, {_span(ips(lo), ips(hi))} NAT IP(s))", "network", 1, 1, None,
+                    row["source"], hourly_min_override=round(h_lo.value, 6), hourly_max_override=round(h_hi.value, 6),
+                    key=f"network:{r.name}")
+
+
+def _span(a: int, b: int) -> str:
+    return str(a) if a == b else f"{a}-{b}"
+
+
+def _num(x: float):
+    return int(x) if float(x).is_integer() else x
+
+
+# --- k3s --------------------------------------------------------------------------------------------------------
+
+def k3s_items(spec: StackSpec, capacity: list[PoolCapacity]) -> list[CostItem]:
+    k3s = spec.cluster.k3s
+    out: list[CostItem] = []
+    gpu_hosts = {h.name for p in spec.node_pools for h in p.hosts}  # a server that is also a GPU host: priced by its pool
+    for role, hosts in (("server", k3s.servers), ("CPU agent", k3s.agents)):
+        for h in hosts:
+            if h.name in gpu_hosts:
+                continue
+            price: Price = (Rate(h.price_per_hour, f"pricePerHour declared in the stack for {role} {h.name}")
+                            if h.price_per_hour is not None else
+                            Missing(f"{role} {h.name} has no pricePerHour in the stack"))
+            out.append(_item(f"{role} {h.name}", "host", 1, 1, price, key=h.name))
+    for c in capacity:
+        out.append(_item(f"GPU pool {c.pool} ({c.gpu})", "gpu-nodes", c.min_nodes, c.max_nodes, _pool_price(c, spec, None),
+                         key=c.pool))
+    if k3s.overhead_per_hour is not None:
+        out.append(CostItem("overhead declared in the stack (k3s.overheadPerHour)", "overhead", 1, 1, k3s.overhead_per_hour,
+                            "k3s.overheadPerHour: what the stack cannot see (load balancer, NFS server, network, support)",
+                            key="overhead:k3s"))
+    return out
+
+
+# --- any platform: claims ---------------------------------------------------------------------------------------
+
+_QUANTITY = {"Ki": 2**-20, "Mi": 2**-10, "Gi": 1, "Ti": 2**10, "Pi": 2**20, "K": 1e3 / 2**30, "M": 1e6 / 2**30,
+             "G": 1e9 / 2**30, "T": 1e12 / 2**30}
+
+
+def gib(quantity: Any) -> Optional[float]:
+    """A Kubernetes storage quantity in GiB ('2Ti' -> 2048)."""
+    text = str(quantity or "")
+    for suffix in sorted(_QUANTITY, key=len, reverse=True):
+        if text.endswith(suffix):
+            try:
+                return float(text[: -len(suffix)]) * _QUANTITY[suffix]
+            except ValueError:
+                return None
+    try:
+        return float(text) / 2**30
+    except ValueError:
+        return None
+
+
+def _class_price(sc: Registration, region: Optional[str], size: Optional[float]) -> tuple[Price, Optional[float], str]:
+    """(price per GiB-hour, the size actually billed, what is billed) of a claim of `size` GiB on a StorageClass."""
+    provisioner = sc.inputs.get("provisioner")
+    params = sc.inputs.get("parameters") or {}
+    if provisioner == "ebs.csi.aws.com":
+        return charges.ebs_gb_hourly(region, str(params.get("type", "gp3"))), size, f"EBS {params.get('type', 'gp3')}"
+    if provisioner == "pd.csi.storage.gke.io":
+        return charges.pd_gib_hourly(region, str(params.get("type", "pd-balanced"))), size, str(params.get("type"))
+    if provisioner == "filestore.csi.storage.gke.io":
+        tier = charges.filestore_tier(str(params.get("tier", "standard")))
+        least = charges.filestore_min_gib(tier, gke_csi=True) or 0
+        return charges.filestore_gib_hourly(region, tier), max(size or 0, least), f"Filestore {tier} (at least {least} GiB)"
+    if provisioner == "fsx.csi.aws.com":
+        least = charges.fsx_lustre_min_gib()
+        price = charges.fsx_lustre_gb_hourly(region, str(params.get("deploymentType")), _int(params.get("perUnitStorageThroughput")))
+        return price, max(size or 0, least), (f"FSx for Lustre {params.get('deploymentType')} "
+                                             f"{params.get('perUnitStorageThroughput')} MB/s/TiB (at least {least} GiB)")
+    if provisioner in ("rancher.io/local-path", "nfs.csi.k8s.io"):
+        return Rate(0.0, SELF_HOSTED), size, "storage on your own hosts"
+    return Missing(f"no price for StorageClass provisioner {provisioner}"), size, str(provisioner)
+
+
+def claim_items(resources: list[Registration], region: Optional[str]) -> list[CostItem]:
+    classes = {_get(r.inputs, "metadata.name"): r for r in resources if r.type == "kubernetes:storage.k8s.io/v1:StorageClass"}
+    default = next((r for r in classes.values()
+                    if _get(r.inputs, "metadata.annotations") and
+                    _get(r.inputs, "metadata.annotations").get("storageclass.kubernetes.io/is-default-class") == "true"), None)
+    out, claimed = [], set()
+    for r in resources:
+        if r.type != "kubernetes:core/v1:PersistentVolumeClaim":
+            continue
+        name = _get(r.inputs, "spec.storageClassName")
+        sc = classes.get(name) or (default if name is None else None)
+        size = gib(_get(r.inputs, "spec.resources.requests.storage"))
+        claim = f"claim {_get(r.inputs, 'metadata.name') or r.name}"
+        if sc is None:
+            out.append(_item(claim, "storage", 1, 1, Missing(f"StorageClass {name} is not created by this stack"),
+                             key=f"claim:{r.name}"))
+            continue
+        claimed.add(_get(sc.inputs, "metadata.name"))
+        price, billed, what = _class_price(sc, region, size)
+        out.append(_item(f"{claim} ({what}, {billed or 0:g} GiB)", "storage", 1, 1, price, per_unit=billed or 0,
+                         key=f"claim:{r.name}"))
+    for name, sc in classes.items():  # file-system classes provision a whole file system per claim
+        if name in claimed or sc.inputs.get("provisioner") not in ("fsx.csi.aws.com", "filestore.csi.storage.gke.io"):
+            continue
+        price, billed, what = _class_price(sc, region, 0)
+        out.append(_item(f"StorageClass {name}: each claim creates a {what}", "per-claim", 0, 0, price, per_unit=billed or 0,
+                         key=str(name)))
+    return out
+
+
+def items_for(spec: StackSpec, resources: list[Registration], capacity: list[PoolCapacity], region: Optional[str]) -> Cost:
+    notes: list[str] = []
+    platform = spec.cluster.platform
+    if platform == "eks":
+        items = eks_items(spec, resources, capacity, region)
+        for r in resources:
+            if r.type == "aws:eks/cluster:Cluster":
+                status, end = charges.eks_support(str(r.inputs.get("version")))
+                if status == "standard":
+                    notes.append(f"EKS {r.inputs.get('version')} leaves standard support after {end}: from then the "
+                                 "control plane costs the extended-support rate unless the cluster is upgraded")
+    elif platform == "gke":
+        items = gke_items(spec, resources, capacity, region, notes)
+    else:
+        items = k3s_items(spec, capacity)
+    items += claim_items(resources, region)
+    for r in resources:
+        if r.type == "kubernetes:core/v1:Service" and _get(r.inputs, "spec.type") == "LoadBalancer":
+            items.append(_item(f"load balancer of Service {_get(r.inputs, 'metadata.name') or r.name}", "load-balancer",
+                               1, 1, Missing("the cloud's load balancer for a Service is not priced in the catalog"),
+                               key=f"service:{r.name}"))
+    notes.append("usage-billed charges are not in these figures: data processed by NAT, data transfer, requests, logs")
+    unpriced_pools = [c.pool for c in capacity if c.price_per_node_hour is None]
+    prices = {c.pool: _pool_price(c, spec, None if platform == "k3s" else region) for c in capacity}
+    return Cost(items=items, teams=team_costs(spec, capacity, prices), notes=notes, unpriced_pools=unpriced_pools)
