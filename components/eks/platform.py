@@ -28,13 +28,28 @@ from gpufleet.node_labels import pool_labels, pool_taints
 from gpufleet.components.platform import PlatformBuild, PlatformInputs
 from gpufleet import labels as L
 from gpufleet.catalog import aws as aws_catalog
-from gpufleet.spec.eks import pool_instance_types, pool_zone
+from gpufleet.spec.eks import pool_instance_types, pool_zone, reserved_zone
 
 
 def accelerator_label_value(gpu_model: str) -> str:
     """The k8s.amazonaws.com/accelerator value of a GPU model, e.g. H100-80GB -> nvidia-h100-80gb (the autoscaler
     only needs the key; the value names the GPU in its metrics)."""
     return "nvidia-" + re.sub(r"[^a-z0-9]+", "-", gpu_model.lower()).strip("-")
+
+
+def reservation_args(pool) -> dict:
+    """EksNodeGroupArgs of a reserved pool: the reservation it targets and what the stack says it holds."""
+    r = pool.reservation
+    if pool.capacity != "reserved" or r is None:
+        return {}
+    facts = {"type": r.type, "zone": r.zone, "instance-type": r.instance_type or (pool_instance_types(pool) or [None])[0],
+             "instance-count": r.instance_count}
+    return {
+        "reservation_id": r.id,
+        "reservation_group_arn": r.resource_group_arn,
+        "capacity_block": r.type == "capacity-block",
+        "reservation_facts": {k: v for k, v in facts.items() if v is not None},
+    }
 
 
 def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> PlatformBuild:
@@ -84,7 +99,12 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
         if pool.rdma:
             zone = pool_zone(pool, eks)
             efa_zones.append(zone)
-            fabric = EksEfaFabric(f"{name}-pool-{pool.name}-efa", EksEfaFabricArgs(network.vpc_id, name, pool.name), opts=opts)
+            reserved_pg = pool.reservation.placement_group if pool.capacity == "reserved" and pool.reservation else None
+            fabric = EksEfaFabric(
+                f"{name}-pool-{pool.name}-efa",
+                EksEfaFabricArgs(network.vpc_id, name, pool.name, placement_group=reserved_pg is None),
+                opts=opts,
+            )
             labels[L.EFA_LABEL] = "true"
             efa_taints += taints
             subnets = list(pool.subnet_ids) or network.private_subnet_ids(zone)
@@ -92,12 +112,13 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
                 "efa_interfaces": shape.efa_interfaces,
                 "efa_secondary": shape.efa_secondary,
                 "security_group_ids": [facts["cluster_security_group_id"], fabric.security_group.id],
-                "placement_group": fabric.placement_group.name,
+                "placement_group": reserved_pg or fabric.placement_group.name,
             }
         elif pool.subnet_ids:
             subnets = list(pool.subnet_ids)
         else:
-            subnets = network.private_subnet_ids(pool.availability_zone)
+            # A reserved pool launches only in its reservation's zone (EC2 User Guide, capacity-blocks-launch).
+            subnets = network.private_subnet_ids(pool.availability_zone or reserved_zone(pool))
         pools.append(
             EksNodeGroup(
                 f"{name}-pool-{pool.name}",
@@ -117,6 +138,7 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
                     root_volume_gib=pool.root_volume_gib,
                     gpus=shape.gpus,
                     exemptions=dict(pool.exemptions),
+                    **reservation_args(pool),
                     **extra,
                 ),
                 opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=control_plane.node_role_policies)),

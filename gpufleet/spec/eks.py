@@ -250,10 +250,19 @@ def _known(name: str, known: list[str]) -> str:
     return f"(known: {', '.join(known)}{hint})"
 
 
+def reserved_zone(pool) -> Optional[str]:
+    """The zone of the reservation a reserved pool consumes (None when it does not name one)."""
+    r = getattr(pool, "reservation", None)
+    return r.zone if pool.capacity == "reserved" and r is not None else None
+
+
 def pool_zone(pool, eks: EksSpec) -> str:
-    """The one zone an EFA pool runs in: its availabilityZone, else the zone of its subnets, else the first."""
+    """The one zone an EFA pool runs in: its availabilityZone, else its reservation's, else the zone of its
+    subnets, else the first."""
     if pool.availability_zone:
         return pool.availability_zone
+    if reserved_zone(pool):
+        return reserved_zone(pool)
     by_id = {s.id: s.availability_zone for s in eks.network.subnets}
     zones = sorted({by_id[s] for s in pool.subnet_ids if s in by_id})
     return zones[0] if zones else eks.network.zones()[0]
@@ -287,6 +296,42 @@ def node_group_limit_checks(stack: str, i: int, pool) -> list[Problem]:
     for policy, reason in pool.exemptions.items():
         if len(reason) > EKS_TAG_VALUE_MAX:
             problems.append(Problem(stack, f"{at}.exemptions.{policy}", f"the reason is tagged on the node group: AWS tag values hold at most {EKS_TAG_VALUE_MAX} characters ({len(reason)})"))
+    return problems
+
+
+def _reservation_checks(stack: str, at: str, pool, zones: list[str], subnet_zone: dict, types: list[str], known: list[str]) -> list[Problem]:
+    """A reserved pool runs in its reservation's zone, with the instance type it holds, within its size.
+    EC2: an instance cannot launch into a Capacity Block from another AZ's subnet and must target it by id
+    (EC2 User Guide, capacity-blocks-launch.html); a targeted ODCR matches one instance type."""
+    r = pool.reservation
+    ref = r.id or r.resource_group_arn
+    kind = "capacity block" if r.type == "capacity-block" else "capacity reservation"
+    problems: list[Problem] = []
+    if r.zone is not None:
+        if r.zone not in zones:
+            problems.append(Problem(stack, f"{at}.reservation.zone", f"{kind} {ref} is in {r.zone}, which is not one of the "
+                                    f"network's zones (allowed: {', '.join(zones)})", r.zone))
+        if pool.availability_zone and pool.availability_zone != r.zone:
+            problems.append(Problem(stack, f"{at}.availabilityZone", f"{kind} {ref} is in {r.zone}: a reserved pool must run "
+                                    f"in its reservation's zone (allowed: {r.zone})", pool.availability_zone))
+        pool_zones = sorted({subnet_zone[s] for s in pool.subnet_ids if s in subnet_zone})
+        if pool_zones and pool_zones != [r.zone]:
+            problems.append(Problem(stack, f"{at}.subnetIds", f"subnets in {', '.join(pool_zones)}, but {kind} {ref} is in "
+                                    f"{r.zone}: a reserved pool's subnets must all be in its reservation's zone"))
+    if r.instance_type is not None and r.instance_type not in known:
+        problems.append(Problem(stack, f"{at}.reservation.instanceType", f"unknown EC2 instance type {_known(r.instance_type, known)}", r.instance_type))
+    elif r.id is not None:
+        held = r.instance_type or (types[0] if len(types) == 1 else None)
+        key = "instanceType" if pool.instance_type else "instanceTypes"
+        if held is None:
+            problems.append(Problem(stack, f"{at}.{key}", f"{kind} {ref} holds one instance type: give the pool exactly "
+                                    f"that one (or state it as reservation.instanceType)", types))
+        elif types != [held]:
+            problems.append(Problem(stack, f"{at}.{key}", f"{kind} {ref} holds {held}: the pool's instance type must be "
+                                    f"{held} alone (allowed: [{held}])", types if len(types) > 1 else types[0]))
+    if r.type == "capacity-block" and r.instance_count is not None and pool.max_nodes > r.instance_count:
+        problems.append(Problem(stack, f"{at}.maxNodes", f"capacity block {ref} holds {r.instance_count} instance(s): more "
+                                f"nodes can never launch (allowed: at most {r.instance_count})", pool.max_nodes))
     return problems
 
 
@@ -348,6 +393,8 @@ def eks_checks(stack: str, spec: "StackSpec", config: Optional[dict] = None) -> 
                     problems.append(Problem(stack, f"{at}.subnetIds", f"an EFA pool (rdma: true) must run in one availability zone, but its subnets are in {', '.join(pool_zones)}"))
                 if pool.availability_zone and pool_zones and pool_zones != [pool.availability_zone]:
                     problems.append(Problem(stack, f"{at}.subnetIds", f"subnets in {', '.join(pool_zones)} do not match availabilityZone {pool.availability_zone}"))
+        if pool.capacity == "reserved" and pool.reservation is not None and pool.reservation.type in ("capacity-block", "odcr"):
+            problems += _reservation_checks(stack, at, pool, zones, subnet_zone, types, known)
     fsx = eks.storage.fsx_lustre
     if fsx and fsx.availability_zone and fsx.availability_zone not in zones:
         problems.append(Problem(stack, f"{NAMESPACE}:cluster.eks.storage.fsxLustre.availabilityZone", f"not one of the network's zones (allowed: {', '.join(zones)})", fsx.availability_zone))
