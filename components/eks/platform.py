@@ -1,6 +1,8 @@
 """The EKS platform: network, control plane, the on-demand system node group, one managed node group
 per GPU pool (EFA fabric for rdma pools), then the EKS add-ons: cluster autoscaler, EFA device plugin,
-EBS and FSx for Lustre storage.
+EBS and FSx for Lustre storage. With `cluster.eks.autoscaler: karpenter`, Karpenter (controller and
+interruption queue) replaces the cluster autoscaler and each GPU pool is a Karpenter NodePool + EC2NodeClass
+instead of a managed node group; Karpenter then drains spot nodes itself from its interruption queue.
 
 Spot interruptions: managed node groups turn on Capacity Rebalancing for spot groups and drain a node
 when EC2 sends a rebalance recommendation or interruption notice (EKS User Guide, "Managed node group
@@ -22,6 +24,8 @@ from gpufleet.components.eks.ebs_storage import EbsStorage
 from gpufleet.components.eks.efa import EksEfaFabric, EksEfaFabricArgs
 from gpufleet.components.eks.efa_device_plugin import EfaDevicePlugin, EfaDevicePluginArgs
 from gpufleet.components.eks.fsx_storage import FsxLustreStorage, FsxLustreStorageArgs
+from gpufleet.components.eks.karpenter import Karpenter, KarpenterArgs
+from gpufleet.components.eks.karpenter_pool import KarpenterNodePool, KarpenterNodePoolArgs
 from gpufleet.components.eks.network import EksNetwork, EksNetworkArgs
 from gpufleet.components.eks.node_group import EksNodeGroup, EksNodeGroupArgs
 from gpufleet.node_labels import pool_labels, pool_taints
@@ -86,14 +90,17 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
         opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=control_plane.node_role_policies)),
     )
 
+    karpenter = eks.autoscaler.kind == "karpenter"
     pools = []
+    karpenter_pools: list[KarpenterNodePoolArgs] = []
     efa_taints: list[dict] = []
     efa_zones: list[str] = []
     for pool in spec.node_pools:
         types = pool_instance_types(pool)
         shape = aws_catalog.instance_type(types[0])
         labels = pool_labels(pool, shape.gpu)
-        labels[L.EKS_CA_GPU_LABEL] = accelerator_label_value(shape.gpu)
+        if not karpenter:
+            labels[L.EKS_CA_GPU_LABEL] = accelerator_label_value(shape.gpu)
         taints = pool_taints(pool)
         extra: dict = {}
         if pool.rdma:
@@ -119,6 +126,32 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
         else:
             # A reserved pool launches only in its reservation's zone (EC2 User Guide, capacity-blocks-launch).
             subnets = network.private_subnet_ids(pool.availability_zone or reserved_zone(pool))
+        if karpenter:
+            zone = pool_zone(pool, eks) if (pool.rdma or pool.availability_zone or reserved_zone(pool)) else None
+            r = pool.reservation if pool.capacity == "reserved" else None
+            karpenter_pools.append(KarpenterNodePoolArgs(
+                pool=pool.name,
+                cluster_name=name,
+                node_role=control_plane.node_role.name,
+                instance_types=types,
+                gpus_per_node=shape.gpus,
+                max_nodes=pool.max_nodes,
+                subnet_ids=subnets,
+                security_group_ids=extra.get("security_group_ids") or [facts["cluster_security_group_id"]],
+                capacity=pool.capacity,
+                ami=pool.ami,
+                labels=labels,
+                taints=taints,
+                zones=[zone] if zone else [],
+                root_volume_gib=pool.root_volume_gib,
+                reservation_ids=[r.id] if r is not None and r.id else [],
+                placement_group=extra.get("placement_group"),
+                efa_only_cards=shape.efa_interfaces if pool.rdma and shape.efa_secondary == "efa-only" else 0,
+                consolidate_after=eks.autoscaler.consolidate_after,
+                disruption_budget=eks.autoscaler.disruption_budget,
+                exemptions=dict(pool.exemptions),
+            ))
+            continue
         pools.append(
             EksNodeGroup(
                 f"{name}-pool-{pool.name}",
@@ -148,7 +181,17 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
     # Add-ons wait for the system nodes they run on; GPU pools may sit at zero.
     access = dataclasses.replace(control_plane.access, ready=[system_pool])
     addons: list[pulumi.ComponentResource] = []
-    if eks.autoscaler.enabled:
+    if karpenter:
+        controller = Karpenter(
+            f"{name}-karpenter", KarpenterArgs(eks.autoscaler, facts["node_role_arn"]), access, opts=opts,
+        )
+        addons.append(controller)
+        # NodePools and EC2NodeClasses need Karpenter's CRDs: they come with its release.
+        pools += [
+            KarpenterNodePool(f"{name}-pool-{a.pool}", a, access.provider, depends_on=[controller.release], opts=opts)
+            for a in karpenter_pools
+        ]
+    elif eks.autoscaler.enabled:
         addons.append(ClusterAutoscaler(f"{name}-autoscaler", ClusterAutoscalerArgs(eks.autoscaler), access, opts=opts))
     if efa_taints:
         addons.append(EfaDevicePlugin(f"{name}-efa-device-plugin", EfaDevicePluginArgs(efa_taints), access, opts=opts))
@@ -166,5 +209,5 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
         )
     # Outputs beyond the common ones (gpufleet/program.py): where the API is and the AWS node group names.
     pulumi.export("endpoint", control_plane.cluster.endpoint)
-    pulumi.export("nodeGroupNames", [p.node_group.node_group_name for p in (system_pool, *pools)])
+    pulumi.export("nodeGroupNames", [p.node_group.node_group_name for p in (system_pool, *pools) if isinstance(p, EksNodeGroup)])
     return PlatformBuild(control_plane=control_plane, access=access, node_pools=[system_pool, *pools])

@@ -136,10 +136,27 @@ class EksSystemPoolSpec(Model):
 
 
 class EksAutoscalerSpec(Model):
-    """The cluster autoscaler (Helm), on the system pool, discovering node groups by tag."""
+    """What scales the GPU pools: the cluster autoscaler (Helm, node groups discovered by tag) or Karpenter (Helm,
+    a NodePool + EC2NodeClass per GPU pool instead of a managed node group). Both run on the system pool.
+    `autoscaler: karpenter` is short for `autoscaler: {kind: karpenter}`."""
 
+    kind: Literal["cluster-autoscaler", "karpenter"] = "cluster-autoscaler"
+    """cluster-autoscaler: a managed node group per GPU pool. karpenter: Karpenter launches each GPU pool's nodes
+    (NodePool + EC2NodeClass), diversifying over the pool's instance types and capacity types."""
     enabled: bool = True
-    """Install it; without it GPU pools stay at their minimum size."""
+    """Install it; without it GPU pools stay at their minimum size (cluster-autoscaler only)."""
+    identity: Literal["pod-identity", "irsa"] = "pod-identity"
+    """karpenter: how the controller gets its IAM role: EKS Pod Identity (the eks-pod-identity-agent add-on and a
+    pod identity association; Karpenter's getting-started default) or IRSA (the cluster's OIDC provider)."""
+    interruption_queue: bool = True
+    """karpenter: the SQS interruption queue and its EventBridge rules (spot interruption, rebalance, instance
+    state change, scheduled change, capacity reservation interruption), so Karpenter drains nodes before EC2
+    takes them. Required when a pool is spot or reserved."""
+    consolidate_after: str = Field(default="30m", pattern=r"^(\d+[smh])+$")
+    """karpenter: how long a GPU node must be empty before Karpenter removes it (consolidation WhenEmpty only, so
+    running jobs are never moved); long enough that a pod pulling a large CUDA image does not lose its node."""
+    disruption_budget: str = Field(default="1", pattern=r"^(\d+|\d+%)$")
+    """karpenter: at most this many (or this percentage of) a pool's nodes are disrupted at once."""
     expander: Literal["least-waste", "random", "most-pods", "price", "priority"] = "least-waste"
     """Which node group to grow when several fit."""
     scale_down_unneeded_time: str = Field(default="10m", pattern=r"^\d+[smh]$")
@@ -231,7 +248,12 @@ class EksSpec(Model):
     system_pool: EksSystemPoolSpec = EksSystemPoolSpec()
     """The CPU node group for system pods."""
     autoscaler: EksAutoscalerSpec = EksAutoscalerSpec()
-    """Cluster autoscaler settings."""
+    """What scales GPU pools: cluster-autoscaler (default) or karpenter, and their settings."""
+
+    @field_validator("autoscaler", mode="before")
+    @classmethod
+    def _autoscaler_shorthand(cls, v):
+        return {"kind": v} if isinstance(v, str) else v
     storage: EksStorageSpec = EksStorageSpec()
     """EBS (always) and FSx for Lustre (optional)."""
 
@@ -335,6 +357,38 @@ def _reservation_checks(stack: str, at: str, pool, zones: list[str], subnet_zone
     return problems
 
 
+def karpenter_checks(stack: str, spec: "StackSpec") -> list[Problem]:
+    """What Karpenter needs from the stack: its interruption queue where pools are spot or reserved (without it
+    Karpenter never hears of an interruption: chart value settings.interruptionQueue, ../shared/reference/karpenter),
+    and reservations it can select (EC2NodeClass capacityReservationSelectorTerms take an id or tags, not a
+    resource group: the pinned chart's karpenter.k8s.aws_ec2nodeclasses.yaml)."""
+    auto = spec.cluster.eks.autoscaler
+    at = f"{NAMESPACE}:cluster.eks.autoscaler"
+    problems: list[Problem] = []
+    if auto.kind != "karpenter":
+        for field in ("identity", "interruption_queue", "consolidate_after", "disruption_budget"):
+            if field in auto.model_fields_set:
+                problems.append(Problem(stack, f"{at}.{EksAutoscalerSpec.model_fields[field].alias}", "only used with kind: karpenter"))
+        return problems
+    if "enabled" in auto.model_fields_set and not auto.enabled:
+        problems.append(Problem(stack, f"{at}.enabled", "Karpenter is what launches the GPU pools' nodes: it cannot be disabled "
+                                "(use kind: cluster-autoscaler with enabled: false for fixed-size pools)", False))
+    for i, pool in enumerate(spec.node_pools):
+        p = f"{NAMESPACE}:nodePools[{i}]"
+        if pool.capacity in ("spot", "reserved") and not auto.interruption_queue:
+            problems.append(Problem(stack, f"{at}.interruptionQueue", f"pool '{pool.name}' is {pool.capacity}: Karpenter needs its "
+                                    "interruption queue to drain nodes before EC2 reclaims them (spot interruption, capacity "
+                                    "reservation end); set interruptionQueue: true", False))
+        r = pool.reservation
+        if pool.capacity == "reserved" and r is not None and r.resource_group_arn:
+            problems.append(Problem(stack, f"{p}.reservation.resourceGroupArn", "Karpenter selects capacity reservations by id "
+                                    "(EC2NodeClass capacityReservationSelectorTerms), not by resource group; give id", r.resource_group_arn))
+        if pool.min_nodes > 0:
+            problems.append(Problem(stack, f"{p}.minNodes", "a Karpenter NodePool has no minimum size: nodes exist only while "
+                                    "pods need them (allowed with karpenter: 0)", pool.min_nodes))
+    return problems
+
+
 def eks_checks(stack: str, spec: "StackSpec", config: Optional[dict] = None) -> list[Problem]:
     problems: list[Problem] = []
     if config is not None and not config.get("aws:region"):
@@ -395,6 +449,7 @@ def eks_checks(stack: str, spec: "StackSpec", config: Optional[dict] = None) -> 
                     problems.append(Problem(stack, f"{at}.subnetIds", f"subnets in {', '.join(pool_zones)} do not match availabilityZone {pool.availability_zone}"))
         if pool.capacity == "reserved" and pool.reservation is not None and pool.reservation.type in ("capacity-block", "odcr"):
             problems += _reservation_checks(stack, at, pool, zones, subnet_zone, types, known)
+    problems += karpenter_checks(stack, spec)
     fsx = eks.storage.fsx_lustre
     if fsx and fsx.availability_zone and fsx.availability_zone not in zones:
         problems.append(Problem(stack, f"{NAMESPACE}:cluster.eks.storage.fsxLustre.availabilityZone", f"not one of the network's zones (allowed: {', '.join(zones)})", fsx.availability_zone))
