@@ -105,3 +105,17 @@ def test_shared_reservation_names_the_owner_project():
     assert capacity_reservation(pool, "my-proj").values == ["projects/owner-proj/reservations/shared-l4"]
     any_pool = pool.model_copy(update={"reservation": pool.reservation.model_copy(update={"type": "any", "name": None, "project": None})})
     assert capacity_reservation(any_pool, "my-proj").consume_reservation_type == "ANY_RESERVATION"
+
+
+def test_queued_pool_admits_through_a_provisioning_request_check(gke):
+    prc = one(gke, "kubernetes:kueue.x-k8s.io/v1beta2:ProvisioningRequestConfig", "dws-gke-kueue-provreq-a3mega-queued")
+    assert prc.inputs["metadata"]["name"] == "a3mega-queued-dws"
+    assert prc.inputs["spec"] == {"provisioningClassName": "queued-provisioning.gke.io", "managedResources": ["nvidia.com/gpu"]}
+    check = one(gke, "kubernetes:kueue.x-k8s.io/v1beta2:AdmissionCheck", "dws-gke-kueue-check-a3mega-queued")
+    assert check.inputs["spec"] == {"controllerName": "kueue.x-k8s.io/provisioning-request", "parameters": {
+        "apiGroup": "kueue.x-k8s.io", "kind": "ProvisioningRequestConfig", "name": "a3mega-queued-dws"}}
+    assert parent_of(gke, check).type == "gpufleet:addons:Kueue"
+    cq = one(gke, "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue", "dws-gke-kueue-cq-research-a3mega-queued").inputs["spec"]
+    assert cq["admissionChecksStrategy"] == {"admissionChecks": [{"name": "a3mega-queued-dws", "onFlavors": ["a3mega-queued"]}]}
+    flex = one(gke, "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue", "dws-gke-kueue-cq-research-h100-flex").inputs["spec"]
+    assert "admissionChecksStrategy" not in flex  # flex-start nodes come through the autoscaler, no check
