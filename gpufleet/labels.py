@@ -72,6 +72,7 @@ POLICY_NAMES = (
     "spot-pool-diversified",
     "rdma-placement",
     "secure-defaults",
+    "reservation-placement",
 )
 
 

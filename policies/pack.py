@@ -12,6 +12,7 @@ from gpufleet.policies.rules import (
     gpu_pool_taint,
     gpu_sharing_valid,
     rdma_placement,
+    reservation_placement,
     secure_defaults,
     spot_pool_diversified,
     spot_pool_safety,
@@ -32,6 +33,7 @@ POLICIES = [
     spot_pool_diversified.POLICY,
     rdma_placement.POLICY,
     secure_defaults.POLICY,
+    reservation_placement.POLICY,
 ]
 
 

@@ -79,6 +79,9 @@ class KarpenterNodePoolArgs:
     """At most this many (or this percentage of) nodes disrupted at once."""
     exemptions: dict = field(default_factory=dict)
     """Policy name -> reason: annotated `gpufleet.io/exempt-<policy>` on the NodePool."""
+    reservation_facts: dict = field(default_factory=dict)
+    """reserved: what the stack declares the reservation holds (zone, instance type, count), annotated
+    `gpufleet.io/reservation-*` on the NodePool for the policy `reservation-placement`."""
 
 
 def node_pool_spec(args: KarpenterNodePoolArgs) -> dict:
@@ -143,6 +146,7 @@ class KarpenterNodePool(pulumi.ComponentResource):
             metadata={"name": args.pool}, spec=node_class_spec(args), opts=crs,
         )
         annotations = {L.exempt_key(p): why for p, why in sorted(args.exemptions.items())}
+        annotations.update({L.RESERVATION_TAG_PREFIX + k: str(v) for k, v in sorted(args.reservation_facts.items())})
         self.node_pool = k8s.apiextensions.CustomResource(
             f"{name}-nodepool", api_version=NODEPOOL_API, kind="NodePool",
             metadata={"name": args.pool, **({"annotations": annotations} if annotations else {})},

@@ -169,11 +169,13 @@ class EksNodeGroup(pulumi.ComponentResource):
         if args.placement_group is not None:
             lt_args["placement"] = {"group_name": args.placement_group}
         lt_args.update(reservation_settings(args))
-        if args.reservation_facts:
-            lt_args["tags"] = {L.RESERVATION_TAG_PREFIX + k: str(v) for k, v in sorted(args.reservation_facts.items())}
+        reservation_tags = {L.RESERVATION_TAG_PREFIX + k: str(v) for k, v in sorted(args.reservation_facts.items())}
+        if reservation_tags:
+            lt_args["tags"] = reservation_tags
         self.launch_template = aws.ec2.LaunchTemplate(f"{name}-lt", **lt_args, opts=child)
 
-        self.tags = {**autoscaler_tags(args), **{L.exempt_key(p): why for p, why in sorted(args.exemptions.items())}}
+        self.tags = {**autoscaler_tags(args), **{L.exempt_key(p): why for p, why in sorted(args.exemptions.items())},
+                     **reservation_tags}
         self.node_group = aws.eks.NodeGroup(
             f"{name}-ng",
             cluster_name=args.cluster_name,

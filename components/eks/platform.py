@@ -47,7 +47,7 @@ def reservation_args(pool) -> dict:
     if pool.capacity != "reserved" or r is None:
         return {}
     facts = {"type": r.type, "zone": r.zone, "instance-type": r.instance_type or (pool_instance_types(pool) or [None])[0],
-             "instance-count": r.instance_count}
+             "instance-count": r.instance_count, "placement-group": r.placement_group}
     return {
         "reservation_id": r.id,
         "reservation_group_arn": r.resource_group_arn,
@@ -145,6 +145,7 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
                 zones=[zone] if zone else [],
                 root_volume_gib=pool.root_volume_gib,
                 reservation_ids=[r.id] if r is not None and r.id else [],
+                reservation_facts=reservation_args(pool).get("reservation_facts", {}),
                 placement_group=extra.get("placement_group"),
                 efa_only_cards=shape.efa_interfaces if pool.rdma and shape.efa_secondary == "efa-only" else 0,
                 consolidate_after=eks.autoscaler.consolidate_after,
