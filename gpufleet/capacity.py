@@ -5,6 +5,7 @@ workload components (Kueue quotas) and the spec's own warnings all read capacity
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Optional
 
@@ -13,6 +14,7 @@ from gpufleet import sharing as gpu_sharing
 from gpufleet.spec import NodePoolSpec, Problem, StackSpec
 from gpufleet.spec.addons import NAMESPACE
 from gpufleet.spec import shape as pool_shape
+from gpufleet.spec.reservation import capacity_source, committed_nodes
 
 CURRENCY = "USD"
 
@@ -29,6 +31,9 @@ class PoolCapacity:
     price_per_node_hour: Optional[float]
     sharing: str = ""  # how `advertised` comes about (sharing mode, replicas, MIG layout)
     shared: bool = False  # GPUs are time-sliced, MPS-shared or MIG-partitioned
+    capacity_source: str = ""  # where the nodes come from (gpufleet/spec/reservation.py capacity_source)
+    reserved_nodes: int = 0  # nodes a reservation holds: committed spend whatever the pool's size
+    reservation: Optional[dict] = None  # the reservation (type, id/name, zone, instance type, count), for reviews
 
     @property
     def min_gpus(self) -> int:
@@ -59,20 +64,23 @@ class PoolCapacity:
             "advertisedPerNode": self.advertised,
             "pricePerNodeHour": self.price_per_node_hour,
             "sharing": self.sharing,
+            "capacitySource": self.capacity_source or self.capacity_type,
+            "reservedNodes": self.reserved_nodes,
+            "reservation": self.reservation,
         }
 
 
 def pool_capacity(pool: NodePoolSpec, platform: str) -> PoolCapacity:
     if platform == "eks":
-        return _eks_pool_capacity(pool)
+        return with_source(pool, _eks_pool_capacity(pool))
     if platform == "gke" and pool.machine_type:
-        return _gke_pool_capacity(pool)
+        return with_source(pool, _gke_pool_capacity(pool))
     gpus = pool.gpus_per_node or 0
     if platform == "k3s":
         lo = hi = len(pool.hosts)
     else:
         lo, hi = pool.min_nodes, pool.max_nodes
-    return PoolCapacity(
+    return with_source(pool, PoolCapacity(
         pool=pool.name,
         gpu=pool.gpu,
         gpus_per_node=gpus,
@@ -83,7 +91,7 @@ def pool_capacity(pool: NodePoolSpec, platform: str) -> PoolCapacity:
         price_per_node_hour=pool.price_per_node_hour,
         sharing=gpu_sharing.explain(pool),
         shared=gpu_sharing.shares(pool),
-    )
+    ))
 
 
 def _eks_pool_capacity(pool: NodePoolSpec) -> PoolCapacity:
@@ -107,6 +115,13 @@ def _eks_pool_capacity(pool: NodePoolSpec) -> PoolCapacity:
 
 def capacity(spec: StackSpec) -> list[PoolCapacity]:
     return [pool_capacity(p, spec.cluster.platform) for p in spec.node_pools]
+
+
+def with_source(pool: NodePoolSpec, cap: PoolCapacity) -> PoolCapacity:
+    """The pool's capacity source and reservation size (what a reviewer and a cost calculator need)."""
+    r = pool.reservation if pool.capacity == "reserved" else None
+    facts = None if r is None else {k: v for k, v in r.model_dump(by_alias=True).items() if v is not None}
+    return dataclasses.replace(cap, capacity_source=capacity_source(pool), reserved_nodes=committed_nodes(pool), reservation=facts)
 
 
 AUTOSCALER_NOTE = (
