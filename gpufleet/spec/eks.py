@@ -207,6 +207,12 @@ class EksStorageSpec(Model):
     """FSx for Lustre; default: none."""
 
 
+def _or_kind(schema: dict) -> None:
+    """The field's JSON Schema: the autoscaler block, or just its kind as a string."""
+    ref = {k: schema.pop(k) for k in ("$ref", "allOf") if k in schema}
+    schema["anyOf"] = [ref, {"type": "string", "enum": ["cluster-autoscaler", "karpenter"]}]
+
+
 class EksSpec(Model):
     """An Amazon EKS cluster (region from `aws:region`)."""
 
@@ -247,7 +253,8 @@ class EksSpec(Model):
     EKS fixes this at creation: changing it later replaces the cluster."""
     system_pool: EksSystemPoolSpec = EksSystemPoolSpec()
     """The CPU node group for system pods."""
-    autoscaler: EksAutoscalerSpec = EksAutoscalerSpec()
+    # `autoscaler: karpenter` is short for `{kind: karpenter}` (the validator below); the JSON Schema says so too.
+    autoscaler: EksAutoscalerSpec = Field(default=EksAutoscalerSpec(), json_schema_extra=lambda s: _or_kind(s))
     """What scales GPU pools: cluster-autoscaler (default) or karpenter, and their settings."""
 
     @field_validator("autoscaler", mode="before")
@@ -370,6 +377,10 @@ def karpenter_checks(stack: str, spec: "StackSpec") -> list[Problem]:
             if field in auto.model_fields_set:
                 problems.append(Problem(stack, f"{at}.{EksAutoscalerSpec.model_fields[field].alias}", "only used with kind: karpenter"))
         return problems
+    for field in ("expander", "scale_down_unneeded_time", "scale_down_delay_after_add", "scale_down_utilization_threshold"):
+        if field in auto.model_fields_set:
+            problems.append(Problem(stack, f"{at}.{EksAutoscalerSpec.model_fields[field].alias}", "only used with kind: "
+                                    "cluster-autoscaler (Karpenter consolidates with consolidateAfter and disruptionBudget)"))
     if "enabled" in auto.model_fields_set and not auto.enabled:
         problems.append(Problem(stack, f"{at}.enabled", "Karpenter is what launches the GPU pools' nodes: it cannot be disabled "
                                 "(use kind: cluster-autoscaler with enabled: false for fixed-size pools)", False))

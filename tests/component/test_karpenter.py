@@ -141,3 +141,16 @@ def test_karpenter_settings_and_shorthand():
     c = example_config("prod-eks")
     c["gpufleet:cluster"]["eks"]["autoscaler"] = {"consolidateAfter": "1h"}
     assert _problems(c) == ["stack 'test': gpufleet:cluster.eks.autoscaler.consolidateAfter: only used with kind: karpenter"]
+
+
+def test_cluster_autoscaler_settings_are_refused_with_karpenter():
+    c = example_config("karpenter-eks")
+    c["gpufleet:cluster"]["eks"]["autoscaler"]["expander"] = "price"
+    assert _problems(c) == [
+        "stack 'test': gpufleet:cluster.eks.autoscaler.expander: only used with kind: cluster-autoscaler (Karpenter "
+        "consolidates with consolidateAfter and disruptionBudget)",
+    ]
+    c["gpufleet:cluster"]["eks"]["autoscaler"] = "karpentr"
+    assert _problems(c) == [
+        "stack 'test': gpufleet:cluster.eks.autoscaler.kind: Input should be 'cluster-autoscaler' or 'karpenter' (got 'karpentr')",
+    ]
