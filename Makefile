@@ -18,3 +18,4 @@ test: $(VENV)/.installed
 bench: $(VENV)/.installed
 	$(VENV)/bin/python bench/plan.py
 	$(VENV)/bin/python bench/policy.py
+	$(VENV)/bin/python bench/fleet.py

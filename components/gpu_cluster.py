@@ -3,27 +3,67 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Mapping, Optional
 
 import pulumi
 
 from gpufleet.components import platform
-from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.node_labels import pool_taints
-from gpufleet.spec import StackSpec
+from gpufleet.spec import NAMESPACE, SpecError, StackSpec, load_spec
 from gpufleet.spec.shape import shaped_pools
+
+# Provider config the spec's checks read (the region EKS needs, the project GKE defaults to).
+PROVIDER_CONFIG_KEYS = ("aws:region", "gcp:project")
+
+
+class GpuClusterConfigError(SpecError, pulumi.RunError):
+    """Invalid GpuCluster config: every problem, each with its key path, the bad value and what is allowed.
+    A SpecError to catch; a pulumi.RunError so `pulumi up` prints the message without a traceback."""
 
 
 @dataclass(frozen=True)
 class GpuClusterArgs:
     spec: StackSpec
-    """The validated stack spec."""
+    """The validated stack spec (`gpufleet.spec.load_spec`, or `GpuClusterArgs.from_config`)."""
     ssh_private_key: Optional[pulumi.Input[str]] = None
-    """k3s: SSH private key for the hosts (a secret config value)."""
+    """k3s: SSH private key for the hosts (a secret config value); default: none (eks and gke need none)."""
+
+    @classmethod
+    def from_config(
+        cls,
+        config: Mapping[str, Any],
+        *,
+        ssh_private_key: Optional[pulumi.Input[str]] = None,
+        stack: Optional[str] = None,
+    ) -> "GpuClusterArgs":
+        """Args from a plain dict in the stack-config shape, without a stack file: the `gpufleet:` keys with or
+        without their namespace (`{"cluster": {...}, "nodePools": [...]}`), validated exactly as a stack file is.
+        `aws:region` / `gcp:project` come from the dict when given, else from the stack's config. Raises
+        GpuClusterConfigError (a SpecError) listing every problem under `stack` (default: the current stack)."""
+        stack = stack or pulumi.get_stack()
+        full = {key if ":" in key else f"{NAMESPACE}:{key}": value for key, value in config.items()}
+        for key in PROVIDER_CONFIG_KEYS:
+            namespace, _, name = key.partition(":")
+            value = pulumi.Config(namespace).get(name)
+            if value is not None and key not in full:
+                full[key] = value
+        secret_keys = set()
+        if ssh_private_key is not None:
+            # The key travels as an Input (K3sCluster keeps it secret); the spec only checks that it is given.
+            full[f"{NAMESPACE}:sshPrivateKey"] = "[secret]"
+            secret_keys.add(f"{NAMESPACE}:sshPrivateKey")
+        try:
+            spec = load_spec(stack, full, secret_keys)
+        except SpecError as exc:
+            raise GpuClusterConfigError(exc.stack, exc.problems) from None
+        return cls(spec, ssh_private_key=ssh_private_key)
 
 
 class GpuCluster(pulumi.ComponentResource):
-    access: ClusterAccess
+    """A whole GPU cluster from a validated spec: the platform's control plane and GPU pools, then the GPU
+    stack, the platform's add-ons and the workload layer on the resulting ClusterAccess (`self.access`).
+
+    No class-level annotations here: gpufleet/package.py derives the component package's outputs from them."""
 
     def __init__(self, name: str, args: GpuClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:index:GpuCluster", name, None, opts)

@@ -1,6 +1,6 @@
 """What every platform module provides: `build(name, inputs, opts) -> PlatformBuild`.
 
-A platform module (components/<platform>_platform.py) creates the control plane and one component per
+A platform module (components/<platform>/platform.py) creates the control plane and one component per
 GPU pool; GpuCluster then adds the add-ons on the resulting ClusterAccess. Modules are imported by name
 so a stack loads only its own platform's SDK.
 """

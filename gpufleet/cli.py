@@ -1,4 +1,4 @@
-"""The `gpufleet` command: `plan` (offline plan of a stack), `schema` (JSON Schema of stack files),
+"""The `gpufleet` command: `plan` (offline plan of a stack, or of every stack with --all), `schema` (JSON Schema of stack files),
 `diff` (review two plans) and `report` (review a real `pulumi preview --json` and its event log).
 
 Exit codes (contract): 0 clean or advisory findings only; 1 a mandatory policy is violated;
@@ -24,8 +24,38 @@ def _project_dir() -> Path:
     return Path(__file__).resolve().parent.parent
 
 
+def cmd_plan_all(args: argparse.Namespace) -> int:
+    """Every stack in stacks/ (or those matching the STACK globs), SDKs imported once per worker."""
+    from gpufleet.plan import fleet
+
+    patterns = args.stacks or ["*"]
+    stacks = fleet.discover(_project_dir() / "stacks", patterns)
+    if not stacks:
+        print(f"gpufleet: no stack file in {_project_dir() / 'stacks'} matches {' '.join(patterns)}", file=sys.stderr)
+        return EXIT_INVALID
+    if args.jobs < 0:
+        print(f"gpufleet: --jobs {args.jobs}: must be 0 (one per core) or more", file=sys.stderr)
+        return EXIT_INVALID
+    results = fleet.plan_fleet(stacks, jobs=args.jobs, fmt=args.format)
+    for r in results:
+        if r.plan is None:
+            print(f"gpufleet: {r.message}", file=sys.stderr)
+    _emit(fleet.render(results, args.format), args.output)
+    return fleet.exit_code(results)
+
+
 def cmd_plan(args: argparse.Namespace) -> int:
     from gpufleet.plan.stackfile import StackFileError, read_stack_file, stack_path
+
+    if args.all:
+        return cmd_plan_all(args)
+    if len(args.stacks) > 1:
+        print("gpufleet: plan takes one STACK (or --all with any number of STACK globs)", file=sys.stderr)
+        return EXIT_INVALID
+    if args.jobs:
+        print("gpufleet: --jobs applies to --all only", file=sys.stderr)
+        return EXIT_INVALID
+    args.stack = args.stacks[0] if args.stacks else "dev"
     from gpufleet.spec import SpecError
 
     path = Path(args.config) if args.config else stack_path(_project_dir(), args.stack)
@@ -62,12 +92,28 @@ def _emit(text: str, output: Optional[str]) -> None:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     from gpufleet.review import ReviewInputError, load_plan, render, review_plans
+    from gpufleet.review import fleet
 
     try:
-        review = review_plans(load_plan(args.base), load_plan(args.head))
+        base, head = load_plan(args.base), load_plan(args.head)
     except ReviewInputError as exc:
         print(f"gpufleet: {exc}", file=sys.stderr)
         return EXIT_INVALID
+    if fleet.is_fleet(base) != fleet.is_fleet(head):
+        print("gpufleet: diff needs two stack plans or two fleet plans (`gpufleet plan --all`), not one of each",
+              file=sys.stderr)
+        return EXIT_INVALID
+    if fleet.is_fleet(head):
+        review = fleet.review_fleet(base, head)
+        if args.output_dir:
+            out = Path(args.output_dir)
+            out.mkdir(parents=True, exist_ok=True)
+            for name, body in fleet.comments(review, args.format).items():
+                (out / name).write_text(body, encoding="utf-8")
+        else:
+            _emit(fleet.render_fleet(review, args.format), args.output)
+        return review.exit_code
+    review = review_plans(base, head)
     _emit(render(review, args.format), args.output)
     return EXIT_POLICY if review.has_mandatory else EXIT_OK
 
@@ -89,8 +135,11 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="gpufleet", description="GPU Kubernetes clusters on Pulumi, planned offline.")
     sub = p.add_subparsers(dest="command", required=True)
     plan = sub.add_parser("plan", help="plan a stack offline (no Pulumi CLI or credentials needed)")
-    plan.add_argument("stack", nargs="?", default="dev", help="stack name: stacks/Pulumi.<STACK>.yaml (default: dev)")
+    plan.add_argument("stacks", nargs="*", metavar="STACK",
+                      help="stack name: stacks/Pulumi.<STACK>.yaml (default: dev); with --all, glob patterns (default: *)")
     plan.add_argument("--config", help="plan this stack file instead, under the stack name")
+    plan.add_argument("--all", action="store_true", help="plan every stack in stacks/ (or those matching STACK globs)")
+    plan.add_argument("--jobs", type=int, default=0, help="with --all: worker processes (default 0: one per core)")
     plan.add_argument("--format", choices=["text", "json", "markdown"], default="text")
     plan.add_argument("--output", help="write to this file instead of stdout")
     plan.set_defaults(func=cmd_plan)
@@ -101,6 +150,7 @@ def parser() -> argparse.ArgumentParser:
     diff.add_argument("head", help="plan JSON of the head (the pull request)")
     diff.add_argument("--format", choices=["markdown", "text", "json"], default="markdown")
     diff.add_argument("--output", help="write to this file instead of stdout")
+    diff.add_argument("--output-dir", help="fleet plans: one file per changed stack plus fleet.<ext> (PR comments)")
     diff.set_defaults(func=cmd_diff)
     report = sub.add_parser("report", help="review a real `pulumi preview --json` (+ its --event-log for policies)")
     report.add_argument("--preview-json", required=True, help="output of `pulumi preview --json`")

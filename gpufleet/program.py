@@ -44,6 +44,12 @@ def main() -> None:
     pulumi.export("kubernetesVersion", spec.cluster.kubernetes_version)
     pulumi.export("kubeconfig", pulumi.Output.secret(cluster.kubeconfig))
     pulumi.export("nodePools", [pool.name for pool in spec.node_pools])
+    if spec.cluster.platform == "eks":
+        # Where the API is and the AWS node group names. Exported here, never from a component: a component
+        # may run where there is no stack to export to (the component package's Construct, a user's program).
+        pulumi.export("endpoint", cluster.control_plane.cluster.endpoint)
+        # Karpenter pools are NodePools, not node groups: only node groups have a name to export.
+        pulumi.export("nodeGroupNames", [p.node_group.node_group_name for p in cluster.node_pools if hasattr(p, "node_group")])
 
 
 def config_value(value: Any) -> str:

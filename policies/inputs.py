@@ -63,8 +63,11 @@ def get(value: Any, *path: Any, default: Any = None) -> Any:
                 value = value[step]
             else:
                 return default
-        elif isinstance(value, Mapping) and step in value:
-            value = value[step]
+        elif isinstance(value, Mapping):
+            try:  # one lookup, not `in` then `[]`; an unknown value raises either way
+                value = value[step]
+            except KeyError:
+                return default
         else:
             return default
     return default if value is None else value
@@ -131,17 +134,41 @@ def exemption(policy: str, name: str, urn: str, props: Any, config: Optional[Map
     annotation; or the policy's config lists it: `exemptions: {"<resource name or URN>": "<reason>"}`.
     An empty reason does not exempt.
     """
-    key = labels.exempt_key(policy)
-    for path in _CARRIERS:
-        reason = get(props, *path, key)
-        if isinstance(reason, str) and reason.strip():
-            return reason.strip()
+    reason = _exemption_labels(props).get(labels.exempt_key(policy))
+    if reason:
+        return reason
     listed = mapping(get(config, "exemptions"))
     for ref in (urn, name):
         reason = listed.get(ref)
         if isinstance(reason, str) and reason.strip():
             return reason.strip()
     return None
+
+
+_EXEMPTIONS: dict[int, tuple] = {}  # id(props) -> (props, {exemption key: reason}); see gpu_pool
+
+
+def _exemption_labels(props: Any) -> dict[str, str]:
+    """Every non-empty `gpufleet.io/exempt-*` tag, label or annotation on the resource (the first carrier
+    in _CARRIERS order wins), read once per resource however many rules ask."""
+    hit = _EXEMPTIONS.get(id(props))
+    if hit is not None and hit[0] is props:
+        return hit[1]
+    found: dict[str, str] = {}
+    prefix = labels.exempt_key("")
+    for path in _CARRIERS:
+        carrier = get(props, *path)
+        if not isinstance(carrier, Mapping):
+            continue
+        for key in carrier:
+            if isinstance(key, str) and key.startswith(prefix) and key not in found:
+                reason = carrier[key]
+                if isinstance(reason, str) and reason.strip():
+                    found[key] = reason.strip()
+    if len(_EXEMPTIONS) > 50_000:
+        _EXEMPTIONS.clear()
+    _EXEMPTIONS[id(props)] = (props, found)
+    return found
 
 
 def config_of(args: Any) -> Mapping:
@@ -316,23 +343,62 @@ def gke_gpu_pool(type_: str, props: Any) -> Optional[tuple[Optional[GpuShape], l
     return gke_shape(machine, acc_type, count), [machine] if machine else []
 
 
+_SHAPES: dict[int, tuple] = {}  # id(props) -> (props, shape): rules ask about the same resource many times
+
+
 def gpu_pool(resource: Any) -> Optional[Pool]:
-    """The resource as a GPU pool, or None when it is not one."""
-    found = eks_gpu_pool(resource.resource_type, resource.props)
+    """The resource as a GPU pool, or None when it is not one. The servicer hands every rule the same
+    props object for a resource, so its shape is computed once (keyed by identity, holding the object)."""
+    if resource.resource_type not in (EKS_NODE_GROUP, GKE_NODE_POOL):
+        return None  # before reading props: the servicer converts them only when a rule reads them
+    props = resource.props
+    hit = _SHAPES.get(id(props))
+    if hit is None or hit[0] is not props:
+        if len(_SHAPES) > 50_000:
+            _SHAPES.clear()
+        hit = _SHAPES[id(props)] = (props, _pool_shape(resource.resource_type, props))
+    return None if hit[1] is None else Pool(resource, *hit[1])
+
+
+def _pool_shape(type_: str, props: Any) -> Optional[tuple]:
+    if type_ not in (EKS_NODE_GROUP, GKE_NODE_POOL):
+        return None
+    found = eks_gpu_pool(type_, props)
     if found:
-        return Pool(resource, "eks", *found)
-    found = gke_gpu_pool(resource.resource_type, resource.props)
+        return ("eks", *found)
+    found = gke_gpu_pool(type_, props)
     if found:
-        return Pool(resource, "gke", *found)
+        return ("gke", *found)
     return None
 
 
 def gpu_pools(resources: Iterable[Any]) -> list[Pool]:
-    return [p for p in (gpu_pool(r) for r in resources) if p is not None]
+    """Every GPU pool of the stack; computed once per stack analysis when the servicer shares its index."""
+    memo = getattr(resources, "memo", None)
+    if memo is not None and "gpu_pools" in memo:
+        return memo["gpu_pools"]
+    pools = [p for p in (gpu_pool(r) for r in of_type(resources, EKS_NODE_GROUP, GKE_NODE_POOL)) if p is not None]
+    if memo is not None:
+        memo["gpu_pools"] = pools
+    return pools
+
+
+def listed(resources: Iterable[Any]) -> list[Any]:
+    """The stack's resources as a list, keeping the servicer's index when they come with one."""
+    return resources if isinstance(resources, list) else list(resources)
+
+
+def of_type(resources: Iterable[Any], *types: str) -> list[Any]:
+    """The resources of these type tokens, from the servicer's index when it has one."""
+    index = getattr(resources, "of_type", None)
+    if index is not None:
+        return index(*types)
+    wanted = set(types)
+    return [r for r in resources if r.resource_type in wanted]
 
 
 def helm_charts(resources: Iterable[Any]) -> list[Any]:
-    return [r for r in resources if r.resource_type == HELM_RELEASE]
+    return of_type(resources, HELM_RELEASE)
 
 
 def chart_of(props: Any) -> str:

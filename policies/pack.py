@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pulumi_policy import EnforcementLevel, PolicyPack
+from pulumi_policy import EnforcementLevel
 
 from gpufleet.policies.rules import (
     gpu_driver_cuda_alignment,
@@ -37,13 +37,23 @@ POLICIES = [
 ]
 
 
-def build() -> PolicyPack:
-    """Construct the PolicyPack; pulumi_policy starts its gRPC Analyzer server right away."""
-    return PolicyPack(name=PACK_NAME, policies=POLICIES, enforcement_level=EnforcementLevel.MANDATORY)
+def build() -> None:
+    """Serve the pack as `PolicyPack(...)` would (the CLI reads the port from the first stdout line),
+    with the servicer that converts each resource once (policies/servicer.py)."""
+    from gpufleet.policies.servicer import serve
+
+    serve(servicer())
 
 
 def servicer():
-    """The analyzer servicer PolicyPack would serve, for in-process evaluation (gpufleet plan)."""
+    """The pack's analyzer servicer: served by build(), and used in process by `gpufleet plan`."""
+    from gpufleet.policies.servicer import FastAnalyzerServicer
+
+    return FastAnalyzerServicer(PACK_NAME, PACK_VERSION, POLICIES, EnforcementLevel.MANDATORY)
+
+
+def upstream_servicer():
+    """pulumi_policy's own servicer over the same rules (tests compare the two verdict by verdict)."""
     from pulumi_policy.policy import _PolicyAnalyzerServicer
 
     return _PolicyAnalyzerServicer(PACK_NAME, PACK_VERSION, POLICIES, EnforcementLevel.MANDATORY)

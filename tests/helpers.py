@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import os
 from pathlib import Path
 from typing import Any, Optional
@@ -38,6 +39,12 @@ def stack_file(config: dict, stack: str = "test") -> StackFile:
     return StackFile(stack, Path(f"Pulumi.{stack}.yaml"), plain, frozenset(secrets))
 
 
+@functools.cache
+def planned(stack: str) -> Plan:
+    """An example stack's plan without policies, once per test process (shared by the tests that compare with it)."""
+    return plan(example(stack), evaluate_policies=False)
+
+
 def plan_config(config: dict, stack: str = "test", policies: bool = True) -> Plan:
     return plan(stack_file(config, stack), evaluate_policies=policies)
 
@@ -61,3 +68,26 @@ def dig(value: Any, path: str) -> Any:
     for part in path.split("."):
         value = value[part]
     return value
+
+
+def run_under_mocks(program, stack: str = "test", config: Optional[dict] = None, secret_keys: tuple = (),
+                    project: str = "gpufleet", stack_root: bool = True):
+    """Run `program` (a function that declares resources) as `gpufleet plan` runs the stack program: a fresh
+    RecordingMonitor, preview=False, `config` as the stack's config. Returns the monitor (its registrations).
+    stack_root=False runs it as a component provider's Construct runs: no Stack resource in this process."""
+    import pulumi
+    from pulumi.runtime import settings as runtime_settings
+    from pulumi.runtime.stack import run_pulumi_func
+    from pulumi.runtime.sync_await import _sync_await
+
+    from gpufleet.plan.mocks import PlanMocks, RecordingMonitor
+    from gpufleet.program import config_value
+
+    monitor = RecordingMonitor(PlanMocks())
+    pulumi.runtime.set_all_config({k: config_value(v) for k, v in (config or {}).items()}, list(secret_keys))
+    runtime_settings.ROOT.set(None)
+    pulumi.runtime.set_mocks(PlanMocks(), project=project, stack=stack, preview=False, monitor=monitor)
+    if not stack_root:
+        runtime_settings.ROOT.set(None)
+    _sync_await(run_pulumi_func(program))
+    return monitor

@@ -1,4 +1,41 @@
 """AWS EKS: control plane, VPC, managed GPU node groups (with EFA), and EKS's own add-ons.
 
 Importing this package loads `pulumi_aws`; a k3s or GKE stack never does.
+
+Public API: the names in `__all__` (docs/components.md); the modules behind them are internal.
 """
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # for type checkers and editors; at run time each name loads on first use
+    from gpufleet.components.eks.network import EksNetwork, EksNetworkArgs
+    from gpufleet.components.eks.cluster import EksCluster, EksClusterArgs
+    from gpufleet.components.eks.node_group import EksNodeGroup, EksNodeGroupArgs
+    from gpufleet.components.eks.efa import EksEfaFabric, EksEfaFabricArgs
+    from gpufleet.components.eks.autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
+    from gpufleet.components.eks.efa_device_plugin import EfaDevicePlugin, EfaDevicePluginArgs
+    from gpufleet.components.eks.ebs_storage import EbsStorage
+    from gpufleet.components.eks.fsx_storage import FsxLustreStorage, FsxLustreStorageArgs
+    from gpufleet.components.eks.irsa import irsa_role, trust_policy
+    from gpufleet.components.eks.platform import accelerator_label_value
+
+_PUBLIC = {
+    "EksNetwork": "network", "EksNetworkArgs": "network",
+    "EksCluster": "cluster", "EksClusterArgs": "cluster",
+    "EksNodeGroup": "node_group", "EksNodeGroupArgs": "node_group",
+    "EksEfaFabric": "efa", "EksEfaFabricArgs": "efa",
+    "ClusterAutoscaler": "autoscaler", "ClusterAutoscalerArgs": "autoscaler",
+    "EfaDevicePlugin": "efa_device_plugin", "EfaDevicePluginArgs": "efa_device_plugin",
+    "EbsStorage": "ebs_storage",
+    "FsxLustreStorage": "fsx_storage", "FsxLustreStorageArgs": "fsx_storage",
+    "irsa_role": "irsa", "trust_policy": "irsa",
+    "accelerator_label_value": "platform",
+}
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PUBLIC:
+        return getattr(importlib.import_module(f"{__name__}.{_PUBLIC[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -208,7 +208,4 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
                 opts=opts,
             )
         )
-    # Outputs beyond the common ones (gpufleet/program.py): where the API is and the AWS node group names.
-    pulumi.export("endpoint", control_plane.cluster.endpoint)
-    pulumi.export("nodeGroupNames", [p.node_group.node_group_name for p in (system_pool, *pools) if isinstance(p, EksNodeGroup)])
     return PlatformBuild(control_plane=control_plane, access=access, node_pools=[system_pool, *pools])

@@ -40,10 +40,23 @@ def to_struct(value: dict) -> struct_pb2.Struct:
     return struct
 
 
+_STRUCTS: dict[int, tuple] = {}  # id(registration) -> (registration, its inputs as a Struct)
+
+
+def _inputs_struct(r: Registration) -> struct_pb2.Struct:
+    """A registration's inputs as a Struct, built once: Analyze and AnalyzeStack both send them."""
+    hit = _STRUCTS.get(id(r))
+    if hit is None or hit[0] is not r:
+        if len(_STRUCTS) > 50_000:
+            _STRUCTS.clear()
+        hit = _STRUCTS[id(r)] = (r, to_struct(r.inputs))
+    return hit[1]
+
+
 def analyze_request(r: Registration) -> analyzer_pb2.AnalyzeRequest:
     return analyzer_pb2.AnalyzeRequest(
         type=r.type,
-        properties=to_struct(r.inputs),
+        properties=_inputs_struct(r),
         urn=r.urn,
         name=r.name,
         options=analyzer_pb2.AnalyzerResourceOptions(parent=r.parent or ""),
@@ -55,7 +68,7 @@ def stack_request(resources: Iterable[Registration]) -> analyzer_pb2.AnalyzeStac
         resources=[
             analyzer_pb2.AnalyzerResource(
                 type=r.type,
-                properties=to_struct(r.inputs),
+                properties=_inputs_struct(r),
                 urn=r.urn,
                 name=r.name,
                 parent=r.parent or "",

@@ -89,6 +89,11 @@ def load_json_document(path: str, what: str) -> Any:
 def load_plan(path: str) -> dict:
     """A plan JSON (DESIGN.md §5), checked for the keys the review reads."""
     doc = load_json_document(path, "plan")
+    if isinstance(doc, dict) and isinstance(doc.get("fleet"), dict) and isinstance(doc.get("stacks"), dict):
+        for stack, plan in doc["stacks"].items():  # a fleet plan: each stack's plan, or its error
+            if not isinstance(plan, dict) or not ("error" in plan or isinstance(plan.get("resources"), list)):
+                raise ReviewInputError(f"fleet plan {path}: stacks.{stack} is neither a plan nor an error")
+        return doc
     if not isinstance(doc, dict) or not isinstance(doc.get("resources"), list) or "stack" not in doc:
         raise ReviewInputError(
             f"plan {path} is not a `gpufleet plan --format json` document (needs 'stack' and a 'resources' list)"

@@ -81,7 +81,7 @@ def drivers(resources: list, config) -> tuple[list[tuple[str, str, str]], list[s
 
 def check(resources: list, config) -> tuple[list[tuple[str, str]], list[str]]:
     """([(urn, message)], [reasons the policy could not judge])."""
-    resources = list(resources)
+    resources = I.listed(resources)
     cuda = declared_cuda(resources, config)
     if not cuda:
         return [], []

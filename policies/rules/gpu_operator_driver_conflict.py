@@ -39,7 +39,7 @@ def _lacks_driver(pool: I.Pool) -> bool:
 
 
 def check(resources: list, config) -> list[tuple[str, str]]:
-    resources = list(resources)
+    resources = I.listed(resources)
     pools = [p for p in I.gpu_pools(resources) if not I.exemption(NAME, p.name, p.urn, p.props, config)]
     with_driver = [p for p in pools if _has_driver(p)]
     without = [p for p in pools if _lacks_driver(p)]

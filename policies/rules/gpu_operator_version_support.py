@@ -80,7 +80,7 @@ def _kubernetes_problem(props, versions: list[tuple[str, str]]) -> Optional[str]
 
 
 def check_stack(resources: list, config) -> list[tuple[str, str]]:
-    resources = list(resources)
+    resources = I.listed(resources)
     versions = kubernetes_versions(resources, config)
     out = []
     for r in I.operator_releases(resources):

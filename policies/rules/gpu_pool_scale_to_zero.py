@@ -119,7 +119,7 @@ def _karpenter(np_, karpenter: bool) -> list[str]:
 
 def check(resources: list, config) -> list[tuple[str, str]]:
     """(urn, message) for every GPU pool that cannot sit at zero."""
-    return list(_findings(list(resources), config))
+    return list(_findings(I.listed(resources), config))
 
 
 def _findings(resources: list, config):

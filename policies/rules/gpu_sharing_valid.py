@@ -11,6 +11,8 @@ MIG facts: gpufleet/catalog/gpus.yaml (mig-parted v0.15.0 layouts).
 
 from __future__ import annotations
 
+import functools
+
 import yaml
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
 
@@ -66,15 +68,22 @@ def _device_plugin_config(key: str, doc) -> list[str]:
     return out
 
 
+@functools.lru_cache(maxsize=256)
+def _parsed(text: str):
+    """The YAML document (None when it does not parse); a stack repeats the same config in many places.
+    Callers only read the result."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+
+
 def _config_map(props) -> list[str]:
     out = []
     for key, value in sorted(I.mapping(I.get(props, "data")).items()):
         if not isinstance(value, str) or "sharing" not in value:
             continue
-        try:
-            doc = yaml.safe_load(value)
-        except yaml.YAMLError:
-            continue
+        doc = _parsed(value)
         if isinstance(doc, dict) and isinstance(doc.get("sharing"), dict):
             out += _device_plugin_config(key, doc)
     return out
@@ -92,6 +101,6 @@ POLICY = ResourceValidationPolicy(
     name=NAME,
     description="GPU sharing (MIG, MPS, time-slicing) is configured the way the GPU and the device plugin support.",
     enforcement_level=EnforcementLevel.MANDATORY,
-    validate=I.resource_validator(NAME, check),
+    validate=I.resource_validator(NAME, check, types=(I.GKE_NODE_POOL, I.CONFIG_MAP)),
     config_schema=I.exemptions_schema(),
 )

@@ -81,7 +81,7 @@ def _gke(pool: I.Pool) -> list[tuple[str, str]]:
 
 
 def check(resources: list, config) -> list[tuple[str, str]]:
-    resources = list(resources)
+    resources = I.listed(resources)
     out = []
     users, groups = _index(resources)
     for r in resources:

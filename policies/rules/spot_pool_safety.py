@@ -64,7 +64,7 @@ def _karpenter_spot(np_, queues: list[str]) -> list[str]:
 
 
 def check(resources: list, config) -> list[tuple[str, str]]:
-    resources = list(resources)
+    resources = I.listed(resources)
     out = []
     queues = [q for r in I.karpenter_releases(resources)
               if (q := I.text(I.get(r.props, "values", "settings", "interruptionQueue")))]

@@ -90,8 +90,9 @@ def test_pr_review_plans_base_and_head_and_updates_one_comment_per_stack():
     review = doc["jobs"]["review"]
     script = "\n".join(s.get("run", "") for s in review["steps"])
     assert 'git worktree add --detach "$RUNNER_TEMP/base" "$BASE_SHA"' in script
-    assert "for file in stacks/Pulumi.*.yaml" in script
-    assert 'gpufleet plan "$stack" --format json' in script and "gpufleet diff" in script
+    assert 'gpufleet" plan --all --jobs 2 --format json --output "$RUNNER_TEMP/base.json"' in script
+    assert 'gpufleet plan --all --jobs 2 --format json --output "$RUNNER_TEMP/head.json"' in script
+    assert 'gpufleet diff "$RUNNER_TEMP/base.json" "$RUNNER_TEMP/head.json" --format markdown --output-dir review' in script
     comment = next(s for s in review["steps"] if s.get("uses", "").startswith("actions/github-script@"))
     assert "updateComment" in comment["with"]["script"] and "createComment" in comment["with"]["script"]
     # the comment is found by its first line: the marker gpufleet writes

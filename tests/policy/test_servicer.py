@@ -1,0 +1,93 @@
+"""The pack's fast servicer (policies/servicer.py) gives exactly pulumi_policy's own servicer's verdicts.
+
+It converts each resource once and lazily, shares the values between rules and indexes the stack; none
+of that may change a verdict: compared diagnostic by diagnostic on every example stack, the broken-stack
+corpus, the benchmark's synthetic plan, preview-time unknowns, secrets and policy config.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from pulumi.runtime.proto import analyzer_pb2
+
+from gpufleet.plan.engine import plan as run_plan
+from gpufleet.plan.policy_runner import analyze_request, configure_request, stack_request
+from gpufleet.policies.pack import servicer, upstream_servicer
+from gpufleet.policies.servicer import FastAnalyzerServicer
+from tests.helpers import ROOT, example, plan_config
+from tests.policy import fixtures as F
+
+sys.path.insert(0, str(ROOT))
+from bench.policy import synthetic  # noqa: E402
+
+UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+SECRET_SIG = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270"}
+
+
+def diagnostics(analyzer, resources, config=None) -> list[tuple]:
+    analyzer.Configure(configure_request(config), None)
+    out = []
+    for r in resources:
+        response = analyzer.Analyze(analyze_request(r), None)
+        out += [("analyze", r.urn, d.policyName, d.enforcementLevel, d.message, d.urn) for d in response.diagnostics]
+        out += [("n/a", r.urn, n.policy_name, n.reason) for n in response.not_applicable]
+    response = analyzer.AnalyzeStack(stack_request(resources), None)
+    out += [("stack", d.policyName, d.enforcementLevel, d.message, d.urn) for d in response.diagnostics]
+    return out
+
+
+def same(resources, config=None) -> list[tuple]:
+    fast, slow = diagnostics(servicer(), resources, config), diagnostics(upstream_servicer(), resources, config)
+    assert fast == slow
+    return fast
+
+
+def test_the_pack_serves_the_fast_servicer():
+    assert isinstance(servicer(), FastAnalyzerServicer)
+
+
+@pytest.mark.parametrize("stack", sorted(p.name[7:-5] for p in (ROOT / "stacks").glob("Pulumi.*.yaml")))
+def test_same_verdicts_on_every_example_stack(stack):
+    plan = run_plan(example(stack), evaluate_policies=False)
+    same(plan.resources)
+
+
+BROKEN = sorted((ROOT / "tests" / "fixtures" / "broken_stacks").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", BROKEN, ids=lambda p: p.stem)
+def test_same_verdicts_on_the_broken_stack_corpus(path):
+    import yaml
+
+    config = yaml.safe_load(path.read_text())["config"]
+    plan = plan_config(config, stack=path.stem, policies=False)
+    found = same(plan.resources)
+    assert any(d[0] in ("analyze", "stack") and d[-3 if d[0] == "analyze" else 2] == analyzer_pb2.MANDATORY
+               for d in found), "every corpus stack has a mandatory finding"
+
+
+def test_same_verdicts_on_the_benchmark_plan():
+    found = same(synthetic(300))
+    assert len([d for d in found if d[0] != "n/a"]) > 100
+
+
+def test_same_verdicts_with_unknowns_secrets_and_config():
+    pool = dict(F.NODE_GROUP_IN, scalingConfig={"minSize": UNKNOWN, "maxSize": 4.0, "desiredSize": 0.0},
+                taints=UNKNOWN, labels={"team": {**SECRET_SIG, "value": "ml"}})
+    spot = dict(F.SPOT_NODE_GROUP_IN, instanceTypes=[UNKNOWN])
+    lt = dict(F.LAUNCH_TEMPLATE_IN, networkInterfaces=[{"interfaceType": UNKNOWN}, *F.LAUNCH_TEMPLATE_IN.get("networkInterfaces", [])])
+    resources = [
+        F.res("aws:eks/nodeGroup:NodeGroup", "unknown-min", pool),
+        F.res("aws:eks/nodeGroup:NodeGroup", "unknown-types", spot),
+        F.res("aws:ec2/launchTemplate:LaunchTemplate", "unknown-nic", lt),
+        F.res("kubernetes:core/v1:ConfigMap", "secret-data", {"data": {**SECRET_SIG, "value": {"x": "y"}}}),
+        F.res("aws:eks/cluster:Cluster", "c", F.EKS_CLUSTER_IN),
+        F.res("kubernetes:helm.sh/v3:Release", "op", F.OPERATOR_IN),
+    ]
+    found = same(resources)
+    assert any("can't be known during preview" in d[4] for d in found if d[0] == "analyze")
+    exempt = {"gpu-pool-scale-to-zero": {"exemptions": {"unknown-min": "reason"}}, "secure-defaults": {"enforcementLevel": "disabled"}}
+    same(resources, exempt)

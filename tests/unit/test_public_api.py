@@ -1,0 +1,101 @@
+"""The components' public API: what each package exports, typed args with a docstring beside every field, and
+every public name documented in docs/components.md. Everything else in the modules is internal."""
+
+import ast
+import dataclasses
+import importlib
+import inspect
+import re
+import sys
+
+import pulumi
+import pytest
+
+from tests.helpers import ROOT
+
+PACKAGES = [
+    "gpufleet.components",
+    "gpufleet.components.eks",
+    "gpufleet.components.gke",
+    "gpufleet.components.k3s",
+    "gpufleet.components.gpu_stack",
+    "gpufleet.components.workloads",
+]
+DOC = (ROOT / "docs" / "components.md").read_text()
+
+
+def public(package: str) -> dict:
+    module = importlib.import_module(package)
+    return {name: getattr(module, name) for name in module.__all__}
+
+
+def field_docs(cls: type) -> dict[str, str]:
+    """Field -> the docstring right below it in the class body."""
+    tree = ast.parse(inspect.getsource(cls)).body[0]
+    out, body = {}, tree.body
+    for node, after in zip(body, body[1:] + [None]):
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            if isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant) and isinstance(after.value.value, str):
+                out[node.target.id] = after.value.value
+    return out
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_every_exported_name_loads_and_is_documented(package):
+    names = public(package)
+    assert names, package
+    missing = sorted(n for n in names if not re.search(rf"\b{n}\b", DOC))
+    assert not missing, f"{package}: not in docs/components.md: {missing}"
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_components_take_typed_args_with_a_docstring_beside_every_field(package):
+    for name, obj in public(package).items():
+        if not (inspect.isclass(obj) and issubclass(obj, pulumi.ComponentResource)):
+            continue
+        params = inspect.signature(obj.__init__).parameters
+        assert list(params)[:2] == ["self", "name"] and "opts" in params, name
+        args = params.get("args")
+        if args is None:
+            continue  # takes only the cluster (e.g. EbsStorage)
+        assert args.annotation in (f"{name}Args", f"'{name}Args'") or getattr(args.annotation, "__name__", "") == f"{name}Args", name
+        args_cls = getattr(sys.modules[obj.__module__], f"{name}Args")
+        assert dataclasses.is_dataclass(args_cls) and args_cls.__dataclass_params__.frozen, f"{name}Args"
+        docs = field_docs(args_cls)
+        undocumented = [f.name for f in dataclasses.fields(args_cls) if not docs.get(f.name)]
+        assert not undocumented, f"{name}Args fields without a docstring: {undocumented}"
+        assert name in public(package) and f"{name}Args" in public(package)
+
+
+def test_gpu_cluster_is_buildable_from_a_spec_or_a_plain_dict():
+    from gpufleet.components import GpuClusterArgs, GpuClusterConfigError
+    from gpufleet.spec import SpecError
+
+    assert callable(GpuClusterArgs.from_config)
+    assert issubclass(GpuClusterConfigError, SpecError) and issubclass(GpuClusterConfigError, pulumi.RunError)
+    assert [f.name for f in dataclasses.fields(GpuClusterArgs)] == ["spec", "ssh_private_key"]
+
+
+def test_a_platforms_sdk_loads_only_when_its_components_are_used():
+    import subprocess
+
+    code = (
+        "import sys, gpufleet.components as c, gpufleet.components.eks as e, gpufleet.components.gke as g;"
+        "print('pulumi_aws' in sys.modules, 'pulumi_gcp' in sys.modules);"
+        "e.EksNodeGroup; print('pulumi_aws' in sys.modules, 'pulumi_gcp' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[:2] == ["False False", "True False"]
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_every_args_field_is_in_its_table_in_docs(package):
+    """docs/components.md lists each Args class's fields under `<Component>Args`: the table follows the code."""
+    for name, obj in public(package).items():
+        args_cls = getattr(sys.modules[getattr(obj, "__module__", "")], f"{name}Args", None) if inspect.isclass(obj) else None
+        if args_cls is None or not dataclasses.is_dataclass(args_cls):
+            continue
+        match = re.search(rf"`{name}Args`.*?\n\n(\|.*?)(?:\n\n|\Z)", DOC, re.S)
+        assert match, f"docs/components.md has no `{name}Args` table"
+        documented = set(re.findall(r"^\| `(\w+)` \|", match.group(1), re.M))
+        assert documented == {f.name for f in dataclasses.fields(args_cls)}, f"{name}Args"
