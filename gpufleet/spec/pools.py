@@ -12,7 +12,7 @@ from gpufleet.spec.base import DNS_LABEL, Model
 from gpufleet.spec.cluster import Host
 from gpufleet.spec.rdma import RdmaNetworkSpec
 from gpufleet.spec.gke import GkePoolSpec
-from gpufleet.spec.reservation import ReservationSpec
+from gpufleet.spec.reservation import CapacityReservationSpec
 
 MIG_STRATEGIES = ("single", "mixed")
 
@@ -90,7 +90,7 @@ class NodePoolSpec(Model):
     """on-demand; spot/preemptible (cheaper, can be interrupted); reserved (a reservation or capacity block, see
     `reservation`); GKE only: flex-start (DWS flex-start VMs, at most 7 days each) or queued (DWS queued
     provisioning: all nodes at once, through ProvisioningRequests). gpufleet/spec/reservation.py."""
-    reservation: Optional[ReservationSpec] = None
+    reservation: Optional[CapacityReservationSpec] = None
     """capacity reserved: the reservation the pool consumes and what it holds (zone, instance type, count);
     default: none."""
     sharing: SharingSpec = SharingSpec()

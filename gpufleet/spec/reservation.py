@@ -43,7 +43,7 @@ FLEX_START_MAX_RUN_SECONDS = 7 * 24 * 3600
 DWS_MODES = ("flex-start", "queued")
 
 
-class ReservationSpec(Model):
+class CapacityReservationSpec(Model):
     """The reservation a `capacity: reserved` pool consumes, and what it holds (checked against the pool)."""
 
     type: Literal["capacity-block", "odcr", "specific", "any"]
@@ -69,7 +69,7 @@ class ReservationSpec(Model):
     """Instances reserved: committed spend in the cost section. Required for capacity-block (its size)."""
 
     @model_validator(mode="after")
-    def _fields_per_type(self) -> "ReservationSpec":
+    def _fields_per_type(self) -> "CapacityReservationSpec":
         t = self.type
         used = {f for f in self.model_fields_set if getattr(self, f) is not None}
         allowed = {
@@ -78,7 +78,7 @@ class ReservationSpec(Model):
             "specific": {"type", "name", "project", "zone", "instance_type", "instance_count"},
             "any": {"type", "zone", "instance_type", "instance_count"},
         }[t]
-        extra = sorted(ReservationSpec.model_fields[f].alias for f in used - allowed)
+        extra = sorted(CapacityReservationSpec.model_fields[f].alias for f in used - allowed)
         if extra:
             raise ValueError(f"{', '.join(extra)}: not used with reservation type {t}")
         if t == "capacity-block":
