@@ -8,7 +8,7 @@ $(VENV)/.installed: pyproject.toml
 	$(VENV)/bin/pip install -q -e '.[dev]'
 	touch $@
 
-.PHONY: plan test bench
+.PHONY: plan test bench e2e
 plan: $(VENV)/.installed
 	$(VENV)/bin/gpufleet plan $(STACK)
 
@@ -19,3 +19,9 @@ bench: $(VENV)/.installed
 	$(VENV)/bin/python bench/plan.py
 	$(VENV)/bin/python bench/policy.py
 	$(VENV)/bin/python bench/fleet.py
+
+# The real Pulumi CLI, policy pack and a real API server (docs/e2e.md): builds the tools once (cached in
+# ~/.cache/gpufleet-e2e), then runs tests/e2e, which `make test` leaves out.
+e2e: $(VENV)/.installed
+	tests/e2e/build.sh
+	GPUFLEET_E2E=1 $(VENV)/bin/python -m pytest tests/e2e -rs --durations=15

@@ -13,6 +13,7 @@ from gpufleet import labels
 from gpufleet import sharing as gpu_sharing
 from gpufleet.spec import NodePoolSpec, Problem, StackSpec
 from gpufleet.spec.addons import NAMESPACE
+from gpufleet.spec import compat_checks
 from gpufleet.spec import shape as pool_shape
 from gpufleet.spec.reservation import capacity_source, committed_nodes
 
@@ -179,6 +180,15 @@ ADDONS_KEY = f"{NAMESPACE}:addons"
 
 
 def addons_warnings(stack: str, spec: StackSpec) -> list[Problem]:
+    """Findings that do not stop a plan: quotas that can never be met or that contradict each other, and GKE pools
+    that cannot attach the default StorageClass's disks."""
+    out = _unmeetable_quota_warnings(stack, spec) if spec.addons.kueue.enabled else []
+    if spec.addons.kueue.enabled:
+        out += quota_coherence_warnings(stack, spec)
+    return out + compat_checks.gke_disk_warnings(stack, spec)
+
+
+def _unmeetable_quota_warnings(stack: str, spec: StackSpec) -> list[Problem]:
     """Quotas that can never be met: the sum of nominal quotas on a pool above what it advertises at max size."""
     if not spec.addons.kueue.enabled:
         return []
@@ -202,4 +212,34 @@ def addons_warnings(stack: str, spec: StackSpec) -> list[Problem]:
                     f"provide ({most} = {per_node} per node x {cap.max_nodes} nodes at max size); queues: {paths}",
                     total,
                 ))
+    return out
+
+
+def quota_coherence_warnings(stack: str, spec: StackSpec) -> list[Problem]:
+    """A team's namespace GPU quota below its queues' nominal quotas: Kueue admits a workload within the queue's
+    nominal quota, then the namespace's ResourceQuota (`requests.nvidia.com/gpu` = gpuQuota) refuses its pods, which
+    stay pending while counted as admitted (Kueue docs, "Setup a ResourceQuota": keep quotas consistent; Kubernetes
+    ResourceQuota rejects pods at creation). Counted in nvidia.com/gpu, the resource the quota caps."""
+    pools = {p.name: p for p in spec.node_pools}
+    out: list[Problem] = []
+    for i, team in enumerate(spec.addons.kueue.teams):
+        if team.gpu_quota is None:
+            continue
+        nominal = 0
+        for queue in team.queues:
+            if queue.pool not in pools:
+                continue
+            cap = pool_capacity(pools[queue.pool], spec.cluster.platform)
+            per_node = cap.advertised.get(labels.GPU_RESOURCE)
+            if per_node is None:
+                continue  # MIG slices (nvidia.com/mig-*) are not capped by the GPU quota
+            nominal += queue.nominal_quota if queue.nominal_quota is not None else per_node * cap.max_nodes
+        if nominal > team.gpu_quota:
+            out.append(Problem(
+                stack, f"{ADDONS_KEY}.kueue.teams[{i}].gpuQuota",
+                f"team '{team.name}' may be admitted {nominal} {labels.GPU_RESOURCE} by its queues' nominal quotas, but its "
+                f"namespace quota allows {team.gpu_quota}: Kueue would admit workloads whose pods the ResourceQuota then "
+                f"refuses; raise gpuQuota to at least {nominal} (or leave it unset to follow the queues)",
+                team.gpu_quota,
+            ))
     return out

@@ -1,5 +1,6 @@
 """The `gpufleet` command: `plan` (offline plan of a stack, or of every stack with --all), `schema` (JSON Schema of stack files),
-`diff` (review two plans) and `report` (review a real `pulumi preview --json` and its event log).
+`diff` (review two plans), `report` (review a real `pulumi preview --json` and its event log) and
+`catalog show|refresh` (the facts catalog).
 
 Exit codes (contract): 0 clean or advisory findings only; 1 a mandatory policy is violated;
 2 the stack config is invalid (message on stderr, no traceback, nothing registered).
@@ -131,6 +132,44 @@ def cmd_report(args: argparse.Namespace) -> int:
     return EXIT_POLICY if review.has_mandatory else EXIT_OK
 
 
+def cmd_catalog_show(args: argparse.Namespace) -> int:
+    from gpufleet.catalog.show import show
+
+    try:
+        text = show(args.name)
+    except KeyError as exc:
+        print(f"gpufleet: {exc.args[0]}", file=sys.stderr)
+        return EXIT_INVALID
+    sys.stdout.write(text)
+    return EXIT_OK
+
+
+def cmd_catalog_refresh(args: argparse.Namespace) -> int:
+    from gpufleet.catalog import refresh
+
+    if not args.aws and not args.gcp:
+        print("gpufleet: catalog refresh needs --aws REGION[,REGION] and/or --gcp PROJECT[:REGION,...]", file=sys.stderr)
+        return EXIT_INVALID
+    aws_regions = [r for r in (args.aws or "").split(",") if r]
+    try:
+        result = refresh.build(aws_regions, refresh.parse_gcp(args.gcp or ""))
+    except ImportError as exc:
+        print(f"gpufleet: catalog refresh needs the cloud SDKs: pip install 'gpufleet[catalog]' ({exc})", file=sys.stderr)
+        return EXIT_INVALID
+    sys.stdout.write(refresh.report(result))
+    if result.errors:
+        return EXIT_INVALID
+    directory = Path(args.output) if args.output else refresh.CATALOG_DIR
+    if args.check:
+        drifted = refresh.drift(result, directory)
+        for name in drifted:
+            print(f"drift: {directory / name} differs from the APIs", file=sys.stderr)
+        return EXIT_POLICY if drifted else EXIT_OK
+    for path in refresh.write(result, directory):
+        print(f"wrote {path}")
+    return EXIT_OK
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="gpufleet", description="GPU Kubernetes clusters on Pulumi, planned offline.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -159,6 +198,17 @@ def parser() -> argparse.ArgumentParser:
     report.add_argument("--format", choices=["markdown", "text", "json"], default="markdown")
     report.add_argument("--output", help="write to this file instead of stdout")
     report.set_defaults(func=cmd_report)
+    catalog = sub.add_parser("catalog", help="the GPU/cloud facts catalog: show facts with their sources, refresh them")
+    catalog_sub = catalog.add_subparsers(dest="catalog_command", required=True)
+    show = catalog_sub.add_parser("show", help="print catalog facts with their sources (an instance/machine type or GPU)")
+    show.add_argument("name", nargs="?", help="EC2 instance type, GCP machine type or GPU model; none: an overview")
+    show.set_defaults(func=cmd_catalog_show)
+    ref = catalog_sub.add_parser("refresh", help="rebuild offerings, machine facts and prices from the AWS/GCP APIs (needs credentials)")
+    ref.add_argument("--aws", help="AWS regions, comma-separated (e.g. us-east-1,us-west-2)")
+    ref.add_argument("--gcp", help="GCP PROJECT[:REGION,...], several separated by ';'")
+    ref.add_argument("--output", help="directory for the generated catalog files (default: the installed catalog)")
+    ref.add_argument("--check", action="store_true", help="compare without writing; exit 1 when the files drifted from the APIs")
+    ref.set_defaults(func=cmd_catalog_refresh)
     return p
 
 

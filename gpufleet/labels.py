@@ -56,6 +56,10 @@ RDMA_NODE_LABEL = "gpufleet.io/rdma"  # "true" on RDMA pools' nodes
 CUDA_VERSIONS_ANNOTATION = "gpufleet.io/cuda-versions"  # "12.8,13.0"
 PREINSTALLED_DRIVER_ANNOTATION = "gpufleet.io/preinstalled-driver-version"  # "580.95.05"
 
+# The Kubernetes provider waits on a custom resource until this annotation's condition holds (pulumi-kubernetes
+# >= 4.18.0, "pulumi.com/waitFor": "jsonpath={.status.state}=ready" or "condition=Ready").
+PULUMI_WAIT_FOR_ANNOTATION = "pulumi.com/waitFor"
+
 # Exemptions are visible: a label/tag `gpufleet.io/exempt-<policy>: "<reason>"`.
 EXEMPT_PREFIX = "gpufleet.io/exempt-"
 
@@ -72,6 +76,7 @@ POLICY_NAMES = (
     "spot-pool-diversified",
     "rdma-placement",
     "secure-defaults",
+    "gpu-cuda-minor-version-compat",
     "reservation-placement",
 )
 

@@ -31,13 +31,19 @@ GPU_OPERATOR = HelmChart(
 
 # Kubernetes minor versions gpufleet plans for, and the one a stack gets by default.
 # kubernetes-validate ships the OpenAPI schemas we validate every manifest against.
-KUBERNETES_DEFAULT = "1.34"
+# Default 1.35 (was 1.34, which left GKE standard support on 2026-10-01 and EKS standard support on
+# 2026-12-02: gpufleet/catalog/kubernetes.yaml). 1.35 is in standard support on both clouds until
+# 2027-03/04, is supported by every GPU Operator release in the catalog (v25.10.1, v26.3.3, v26.7.0) and
+# has a k3s release; 1.36 is newer but v25.10.1 does not support it.
+KUBERNETES_DEFAULT = "1.35"
 
 # k3s release per Kubernetes minor version. The install script is fetched from the
 # same tag (never the moving get.k3s.io), so the script and the binary agree.
 K3S_RELEASES: dict[str, str] = {
     "1.33": "v1.33.5+k3s1",
     "1.34": "v1.34.1+k3s1",
+    # github.com/k3s-io/k3s/releases/tag/v1.35.0%2Bk3s1 (k3s-io/docs#521 adds the v1.35 release page).
+    "1.35": "v1.35.0+k3s1",
 }
 K3S_INSTALL_SCRIPT_URL = "https://raw.githubusercontent.com/k3s-io/k3s/{tag}/install.sh"
 
@@ -77,6 +83,16 @@ KUBEFLOW_TRAINER = HelmChart(
     version="2.3.0",
     app_version="v2.3.0",
 )
+# Images of the upstream ClusterTrainingRuntimes gpufleet installs (components/workloads/trainer_runtimes.py),
+# as kubeflow/trainer v2.3.0 ships them: manifests/base/runtimes/*.yaml name the framework images, and
+# manifests/overlays/runtimes/kustomization.yaml pins the project's own images (untagged in base) to the release.
+TRAINER_RUNTIME_IMAGES = {
+    "torch": "pytorch/pytorch:2.13.0-cuda13.0-cudnn9-runtime",
+    "jax": "nvcr.io/nvidia/jax:25.10-py3",
+    "deepspeed": f"ghcr.io/kubeflow/trainer/deepspeed-runtime:{KUBEFLOW_TRAINER.app_version}",
+    "mlx": f"ghcr.io/kubeflow/trainer/mlx-runtime:{KUBEFLOW_TRAINER.app_version}",
+    "xgboost": f"ghcr.io/kubeflow/trainer/xgboost-runtime:{KUBEFLOW_TRAINER.app_version}",
+}
 VOLCANO = HelmChart(
     name="volcano",
     repo="https://volcano-sh.github.io/helm-charts",
@@ -128,7 +144,9 @@ def nccl_test_image() -> str:
 
 # --- AWS EKS (issue 3) ---------------------------------------------------------------------------
 # Kubernetes minor versions gpufleet plans EKS clusters for (each has EKS-optimized AMIs below).
-EKS_KUBERNETES_VERSIONS = ("1.33", "1.34", "1.35")
+# Support status and the per-cluster-hour price of each: gpufleet/catalog/kubernetes.yaml
+# (catalog.eks_kubernetes_version).
+EKS_KUBERNETES_VERSIONS = ("1.33", "1.34", "1.35", "1.36")
 
 # EKS-optimized GPU AMIs are chosen by SSM parameter, never by AMI id: AMI type -> (the node group's
 # `amiType`, the SSM parameter holding the release version for a Kubernetes minor version). The
@@ -158,19 +176,22 @@ def eks_ami(ami: str, kubernetes_version: str) -> tuple[str, str]:
     return ami_type, path.format(k8s=kubernetes_version)
 
 
-# Cluster autoscaler chart (kubernetes/autoscaler, tag cluster-autoscaler-chart-9.52.1). The app's
+# Cluster autoscaler chart (kubernetes/autoscaler, tag cluster-autoscaler-chart-9.52.1, whose
+# cluster-autoscaler/charts/cluster-autoscaler/Chart.yaml says appVersion 1.34.1). The app's
 # minor must match the cluster's (kubernetes/autoscaler README "Releases"), so the image tag is set
 # per Kubernetes minor from CLUSTER_AUTOSCALER_IMAGES (tags as kops pins them, kubernetes/kops#17640).
 CLUSTER_AUTOSCALER = HelmChart(
     name="cluster-autoscaler",
     repo="https://kubernetes.github.io/autoscaler",
     version="9.52.1",
-    app_version="v1.34.0",
+    app_version="v1.34.1",
 )
 CLUSTER_AUTOSCALER_IMAGES: dict[str, str] = {
     "1.33": "v1.33.1",
-    "1.34": "v1.34.0",
+    "1.34": "v1.34.1",
     "1.35": "v1.35.0",
+    # kubernetes/autoscaler tag cluster-autoscaler-1.36.1 (2026-07-22, ../shared/reference/SOURCES.md).
+    "1.36": "v1.36.1",
 }
 
 # aws-efa-k8s-device-plugin from aws/eks-charts (values checked against
@@ -193,12 +214,15 @@ EKS_ADDONS: dict[str, str | None] = {
 
 # GKE: Kubernetes minor versions gpufleet plans for (the cluster's minimum master version; the release
 # channel picks the patch). Keep in step with the GKE release notes' supported minors.
-GKE_KUBERNETES_VERSIONS = ("1.32", "1.33", "1.34")
+# 1.32-1.34 are past GKE standard support (Extended channel only; a plan warns), 1.35/1.36 are in it:
+# gpufleet/catalog/kubernetes.yaml (catalog.gke_kubernetes_version).
+GKE_KUBERNETES_VERSIONS = ("1.32", "1.33", "1.34", "1.35", "1.36")
 
 # GKE GPUDirect: the NCCL plugin installer (and what it needs) per GPUDirect kind, pinned to the
 # GoogleCloudPlatform/container-engine-accelerators commits cluster-toolkit's gke-node-pool pins
-# (modules/compute/gke-node-pool/gpu_direct.tf): TCPX NCCL plugin v3.1.9 (rxdm v2.0.12), TCPXO NCCL plugin
-# v1.0.8-1 (rxdm v1.0.14). RDMA (A3 Ultra H200, A4 B200): gIB NCCL plugin v1.0.6, the installer at commit
+# (modules/compute/gke-node-pool/gpu_direct.tf): TCPX NCCL plugin v3.1.9 (rxdm v2.0.12). TCPXO: the manifest at
+# bd4a7491 installs NCCL plugin v1.0.14 (nccl-plugin-gpudirecttcpx-dev:v1.0.14), which gpudirect-tcpxo/README.md
+# ("Nov 19, 2025") pairs with the TCPXO daemon (rxdm) tcpgpudmarxd-dev:v1.0.20 and NCCL 2.28. RDMA (A3 Ultra H200, A4 B200): gIB NCCL plugin v1.0.6, the installer at commit
 # 2c776f7e (Google's docs apply it from master; gpufleet pins the commit so a re-run installs the same plugin).
 _GKE_ACCELERATORS_RAW = "https://raw.githubusercontent.com/GoogleCloudPlatform/container-engine-accelerators"
 GKE_GPUDIRECT_MANIFESTS: dict[str, dict[str, str]] = {

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel
 
 from gpufleet.policies.rules import (
+    gpu_cuda_minor_version_compat,
     gpu_driver_cuda_alignment,
     gpu_operator_driver_conflict,
     gpu_operator_version_support,
@@ -33,6 +34,7 @@ POLICIES = [
     spot_pool_diversified.POLICY,
     rdma_placement.POLICY,
     secure_defaults.POLICY,
+    gpu_cuda_minor_version_compat.POLICY,  # advisory companion of gpu-driver-cuda-alignment (issue 12)
     reservation_placement.POLICY,
 ]
 

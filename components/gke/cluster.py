@@ -18,6 +18,7 @@ import yaml
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.gke.network import GkeNetworkRef
 from gpufleet import labels as L
+from gpufleet.catalog import gcp_families
 from gpufleet.spec import GkeSpec
 
 AUTH_PLUGIN = "gke-gcloud-auth-plugin"
@@ -130,6 +131,7 @@ class GkeCluster(pulumi.ComponentResource):
         )
 
         system = spec.system_pool
+        system_series = gcp_families.series(system.machine_type)
         self.system_pool = gcp.container.NodePool(
             f"{name}-system-pool",
             name="system",
@@ -147,7 +149,9 @@ class GkeCluster(pulumi.ComponentResource):
             node_config=gcp.container.NodePoolNodeConfigArgs(
                 machine_type=system.machine_type,
                 disk_size_gb=system.disk_size_gb,
-                disk_type="pd-balanced",
+                # Per machine series (gpufleet/catalog/gcp_families.yaml): N4/C4 take Hyperdisk boot disks only. (No
+                # gvnic setting: GKE's gVNIC option is for GPU nodes only; CPU series that need gVNIC get it from GKE.)
+                disk_type=system_series.boot_disk if system_series else gcp_families.PERSISTENT_DISK,
                 image_type="COS_CONTAINERD",
                 service_account=spec.service_account,
                 oauth_scopes=[CLOUD_PLATFORM_SCOPE],

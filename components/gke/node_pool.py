@@ -18,6 +18,7 @@ import pulumi_gcp as gcp
 from gpufleet.components.gke.cluster import CLOUD_PLATFORM_SCOPE
 from gpufleet.node_labels import pool_labels, pool_taints
 from gpufleet import labels as L
+from gpufleet.catalog import gcp_families
 from gpufleet.catalog.gcp import GcpMachine
 from gpufleet.spec import GkePoolSpec, NodePoolSpec
 from gpufleet.spec.reservation import DWS_MODES
@@ -121,6 +122,9 @@ class GkeNodePool(pulumi.ComponentResource):
             # GKE taints queued-provisioning nodes itself; the label lets workloads and Kueue flavors select them
             # (cluster-toolkit v1.95.0 gke-node-pool adds it the same way).
             labels[L.GKE_QUEUED_KEY] = "true"
+        # Exemptions are visible: a node label per policy, `gpufleet.io/exempt-<policy>: <reason>` (the policy pack reads
+        # nodeConfig.labels; the spec keeps the reason a valid label value).
+        labels.update({L.exempt_key(p): why for p, why in sorted(pool.exemptions.items())})
         reservation = None
         if gke.reservation is not None:
             specific = gke.reservation.type == "specific"
@@ -133,6 +137,8 @@ class GkeNodePool(pulumi.ComponentResource):
         dws = pool.capacity in DWS_MODES
         zones = list(gke.zones) or ([pool.reservation.zone] if pool.capacity == "reserved" and pool.reservation and pool.reservation.zone else [])
         gpudirect = bool(args.node_networks)
+        series = gcp_families.series(machine.name)
+        needs_gvnic = bool(series and series.gvnic)
         self.node_pool = gcp.container.NodePool(
             f"{name}-pool",
             name=pool.name,
@@ -167,7 +173,11 @@ class GkeNodePool(pulumi.ComponentResource):
                 labels=labels,
                 taints=gke_taints(pool),
                 reservation_affinity=reservation,
-                gvnic=gcp.container.NodePoolNodeConfigGvnicArgs(enabled=True) if gpudirect else None,
+                # GPUDirect NICs are gVNICs; third-generation series (A3, A4) take gVNIC only (catalog/gcp_families.yaml).
+                # GKE's gVNIC option needs Container-Optimized OS nodes ("Increase network traffic speed for GPU nodes":
+                # requirements), so the operator stack's Ubuntu pools leave it to GKE.
+                gvnic=gcp.container.NodePoolNodeConfigGvnicArgs(enabled=True)
+                if gpudirect or (needs_gvnic and args.gpu_stack == "gke") else None,
                 service_account=args.service_account,
                 oauth_scopes=[CLOUD_PLATFORM_SCOPE],
                 workload_metadata_config=gcp.container.NodePoolNodeConfigWorkloadMetadataConfigArgs(mode="GKE_METADATA")

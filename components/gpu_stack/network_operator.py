@@ -36,6 +36,12 @@ API_VERSION = "mellanox.com/v1alpha1"
 IPAM_API_VERSION = "nv-ipam.nvidia.com/v1alpha1"
 RDMA_RESOURCE_PREFIX = "rdma"  # rdma shared device plugin default prefix
 HOSTDEV_RESOURCE_PREFIX = "nvidia.com"
+# `pulumi up` waits until the operator reports the NicClusterPolicy ready (status.state, an enum of ready |
+# notReady | ignore | error in the pinned CRD): by then it has applied every state, the nv-ipam CRDs included.
+# The provider honours `pulumi.com/waitFor` since pulumi-kubernetes 4.18.0 (its CHANGELOG; 4.18.4 fixed
+# JSONPath waits on non-primitive fields, pulumi/pulumi-kubernetes#3345).
+WAIT_FOR_READY = "jsonpath={.status.state}=ready"
+POLICY_READY_TIMEOUT = "20m"  # pulls of the Multus, CNI, IPAM and device-plugin images on every RDMA host
 
 
 @dataclass(frozen=True)
@@ -147,7 +153,8 @@ def nic_cluster_policy(args: NetworkOperatorArgs) -> dict:
     sriov = sriov_config(args.pools)
     if sriov["resourceList"]:
         spec["sriovDevicePlugin"] = {**_component("sriov-network-device-plugin"), "config": json.dumps(sriov, indent=2)}
-    return {"apiVersion": API_VERSION, "kind": "NicClusterPolicy", "metadata": {"name": NIC_CLUSTER_POLICY}, "spec": spec}
+    metadata = {"name": NIC_CLUSTER_POLICY, "annotations": {labels.PULUMI_WAIT_FOR_ANNOTATION: WAIT_FOR_READY}}
+    return {"apiVersion": API_VERSION, "kind": "NicClusterPolicy", "metadata": metadata, "spec": spec}
 
 
 def ip_pool(pool: NodePoolSpec, namespace: str = NAMESPACE) -> dict:
@@ -201,11 +208,22 @@ class NetworkOperator(pulumi.ComponentResource):
             name, versions.NETWORK_OPERATOR, args.namespace, chart_values(args.pools, access.facts), access, parent=self,
             namespace_labels={"pod-security.kubernetes.io/enforce": "privileged"}, timeout=900,
         )
-        # Custom resources need the CRDs the chart installs.
+        # The NicClusterPolicy, MacvlanNetwork and HostDeviceNetwork CRDs ship in the chart's crds/ directory.
         after_release = pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[self.release]))
-        self.policy = _custom(f"{name}-nic-cluster-policy", nic_cluster_policy(args), after_release)
-        self.ip_pools = [_custom(f"{name}-ippool-{p.name}", ip_pool(p, args.namespace), after_release) for p in args.pools]
-        self.networks = [_custom(f"{name}-network-{p.name}", network(p, args.namespace), after_release) for p in args.pools]
+        policy_opts = pulumi.ResourceOptions.merge(after_release, pulumi.ResourceOptions(
+            custom_timeouts=pulumi.CustomTimeouts(create=POLICY_READY_TIMEOUT, update=POLICY_READY_TIMEOUT)))
+        self.policy = _custom(f"{name}-nic-cluster-policy", nic_cluster_policy(args), policy_opts)
+        # The IPPool CRD (ippools.nv-ipam.nvidia.com) is not in the chart: the operator applies it when it reconciles
+        # the NicClusterPolicy's nvIpam state (Mellanox/network-operator at the pinned tag, manifests/state-nv-ipam-cni/
+        # 005-*.yaml). So the IP pools wait for the policy to report ready (see WAIT_FOR_READY), and each network
+        # waits for its pool: its `ipam` names the pool, and a network created first hands pods no addresses.
+        after_policy = pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[self.release, self.policy]))
+        self.ip_pools = [_custom(f"{name}-ippool-{p.name}", ip_pool(p, args.namespace), after_policy) for p in args.pools]
+        self.networks = [
+            _custom(f"{name}-network-{p.name}", network(p, args.namespace),
+                    pulumi.ResourceOptions.merge(after_policy, pulumi.ResourceOptions(depends_on=[self.release, self.policy, pool])))
+            for p, pool in zip(args.pools, self.ip_pools)
+        ]
         # SR-IOV pools: the VFs the SriovNetwork's resourceName refers to.
         self.sriov_policies = [
             _custom(f"{name}-sriov-policy-{p.name}", sriov_network.node_policy(p, args.namespace), after_release)

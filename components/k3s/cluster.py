@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 import pulumi
@@ -34,6 +34,8 @@ class K3sJoin:
     ssh_user: str
     ssh_private_key: pulumi.Output
     servers: list[pulumi.Resource]
+    server_names: frozenset[str] = frozenset()
+    """Hosts that run a k3s server: a pool listing one of them does not join it again as an agent."""
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,12 @@ class K3sClusterArgs:
     """SSH private key for every host (from a secret config value)."""
     local_storage_path: Optional[str] = None
     """Directory of k3s's local-path volumes on every node (`default-local-storage-path`); default: k3s's own."""
+    gpu_servers: dict[str, tuple[dict[str, str], list[str]]] = field(default_factory=dict)
+    """Servers that are also GPU hosts of a pool (a one-machine cluster): host name -> (node labels, node taints
+    as key=value:Effect) the server registers with. Default: none."""
+    existing_kubeconfig: Optional[pulumi.Input[str]] = None
+    """Test-only seam (components/e2e_seam.py, docs/e2e.md): the kubeconfig of an API server that stands in for
+    the k3s hosts. When set, no token, servers, agents or kubeconfig read are created, only the provider."""
 
 
 def connection(host: Host, default_user: str, private_key: pulumi.Input[str]) -> command.remote.ConnectionArgs:
@@ -90,6 +98,10 @@ class K3sCluster(pulumi.ComponentResource):
         api_address = spec.api_address or spec.servers[0].address
         server_url = f"https://{api_address}:{API_PORT}"
 
+        if args.existing_kubeconfig is not None:
+            self._existing(name, args, server_url, key)
+            return
+
         # The join token is generated once and stays in state (RandomPassword results are secret).
         self.token = random.RandomPassword(
             f"{name}-token", length=48, special=False, opts=pulumi.ResourceOptions(parent=self)
@@ -115,6 +127,11 @@ class K3sCluster(pulumi.ComponentResource):
                 settings["default-local-storage-path"] = args.local_storage_path
             if spec.taint_servers:
                 settings["node-taint"] = ["CriticalAddonsOnly=true:NoExecute"]
+            if host.name in args.gpu_servers:
+                labels, taints = args.gpu_servers[host.name]
+                settings["node-label"] = [f"{k}={v}" for k, v in sorted(labels.items())]
+                if taints:
+                    settings["node-taint"] = list(taints)
             stdin = self.token.result.apply(lambda token, s=settings: render_config({**s, "token": token}))
             servers.append(
                 command.remote.Command(
@@ -135,6 +152,7 @@ class K3sCluster(pulumi.ComponentResource):
             ssh_user=spec.ssh_user,
             ssh_private_key=key,
             servers=list(servers),
+            server_names=frozenset(h.name for h in spec.servers),
         )
         self.agents = [
             agent_command(f"{name}-agent-{host.name}", host, self.join, {}, [], self) for host in spec.agents
@@ -151,7 +169,28 @@ class K3sCluster(pulumi.ComponentResource):
             logging=command.remote.Logging.NONE,
             opts=pulumi.ResourceOptions(parent=self, depends_on=servers, additional_secret_outputs=["stdout"]),
         )
-        self.kubeconfig = pulumi.Output.secret(read.stdout.apply(lambda text: rewrite_kubeconfig(text, api_address)))
+        kubeconfig = pulumi.Output.secret(read.stdout.apply(lambda text: rewrite_kubeconfig(text, api_address)))
+        self._finish(name, args, server_url, kubeconfig, ready=[*servers, *self.agents])
+
+    def _existing(self, name: str, args: K3sClusterArgs, server_url: str, key: pulumi.Output) -> None:
+        """The e2e seam: the provider on a given kubeconfig, nothing on hosts."""
+        self.token = None
+        self.join = K3sJoin(
+            server_url=server_url,
+            token=pulumi.Output.secret(""),
+            kubernetes_version=args.kubernetes_version,
+            ssh_user=args.spec.ssh_user,
+            ssh_private_key=key,
+            servers=[],
+        )
+        self.agents = []
+        self._finish(name, args, server_url, pulumi.Output.secret(args.existing_kubeconfig), ready=[])
+
+    def _finish(
+        self, name: str, args: K3sClusterArgs, server_url: str, kubeconfig: pulumi.Output, ready: list
+    ) -> None:
+        """`<name>-k8s` (the provider on `kubeconfig`), `access`, outputs."""
+        self.kubeconfig = kubeconfig
         self.provider = k8s.Provider(
             f"{name}-k8s", kubeconfig=self.kubeconfig, opts=pulumi.ResourceOptions(parent=self)
         )
@@ -167,6 +206,6 @@ class K3sCluster(pulumi.ComponentResource):
                 "cni_bin_dir": CNI_BIN_DIR,
                 "cni_conf_dir": CNI_CONF_DIR,
             },
-            ready=[*servers, *self.agents],
+            ready=ready,
         )
         self.register_outputs({"kubeconfig": self.kubeconfig, "serverUrl": server_url})

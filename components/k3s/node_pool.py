@@ -9,7 +9,7 @@ import pulumi
 
 from gpufleet.components.k3s.cluster import K3sJoin, agent_command
 from gpufleet.node_labels import pool_labels, pool_taints
-from gpufleet.labels import taint_string
+from gpufleet.labels import GPU_TAINT_KEY, taint_string
 from gpufleet.spec import NodePoolSpec
 
 
@@ -21,13 +21,23 @@ class K3sNodePoolArgs:
     """How to join the cluster (from K3sCluster.join)."""
 
 
+def server_node_settings(pool: NodePoolSpec) -> tuple[dict[str, str], list[str]]:
+    """Labels and taints of a server that is also one of the pool's GPU hosts: the pool's labels, and its taints
+    without the GPU taint (the server must keep running system pods that do not tolerate it; the spec allows only
+    PreferNoSchedule taints of the pool's own there)."""
+    taints = [taint_string(t["key"], t["value"], t["effect"]) for t in pool_taints(pool) if t["key"] != GPU_TAINT_KEY]
+    return pool_labels(pool), taints
+
+
 class K3sNodePool(pulumi.ComponentResource):
     def __init__(self, name: str, args: K3sNodePoolArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:k3s:K3sNodePool", name, None, opts)
         pool = args.pool
         labels = pool_labels(pool)
         taints = [taint_string(t["key"], t["value"], t["effect"]) for t in pool_taints(pool)]
+        # A host that is also a server already runs k3s (its labels travel in the server's config: server_node_settings).
         self.agents = [
-            agent_command(f"{name}-agent-{host.name}", host, args.join, labels, taints, self) for host in pool.hosts
+            agent_command(f"{name}-agent-{host.name}", host, args.join, labels, taints, self)
+            for host in pool.hosts if host.name not in args.join.server_names
         ]
         self.register_outputs({"nodes": [h.name for h in pool.hosts]})

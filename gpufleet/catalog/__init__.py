@@ -8,18 +8,12 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Optional
 
-import yaml
+from gpufleet.catalog._files import _load
+from gpufleet.catalog.kubernetes import KubernetesVersion, eks_kubernetes_version, gke_kubernetes_version
 
-_HERE = Path(__file__).parent
-
-
-@functools.cache
-def _load(name: str) -> dict:
-    with open(_HERE / name, encoding="utf-8") as f:
-        return yaml.safe_load(f)
+__all__ = ["KubernetesVersion", "eks_kubernetes_version", "gke_kubernetes_version"]
 
 
 @dataclass(frozen=True)
@@ -102,21 +96,79 @@ def driver_branch(driver_version: str) -> int:
     return parse_version(driver_version)[0]
 
 
-def driver_runs_cuda(driver_version: str, cuda: str) -> tuple[bool, str]:
-    """Whether a driver runs a CUDA toolkit minor version, and how.
+@dataclass(frozen=True)
+class CudaSupport:
+    """How a driver runs one CUDA toolkit release.
 
-    Full compatibility when the driver is at least the toolkit's own minimum; otherwise minor-version
-    compatibility when the driver's branch is at least the CUDA major's minimum branch (CUDA release
-    notes, Table 2). Returns (ok, explanation).
+    mode: "full" (driver >= the toolkit's own minimum), "minor-version" (only through CUDA minor-version
+    compatibility: runs, but PTX JIT of newer code, NVRTC and APIs newer than the driver fail), or "none".
+    """
+
+    ok: bool
+    mode: str
+    why: str
+
+    @property
+    def limited(self) -> bool:
+        """True when the pass relies on minor-version compatibility only (worth a warning)."""
+        return self.ok and self.mode == "minor-version"
+
+
+MINOR_VERSION_LIMITS = (
+    "in minor-version compatibility mode PTX JIT of code built for a newer toolkit and NVRTC-compiled "
+    "kernels fail, and APIs newer than the driver return cudaErrorCallRequiresNewerDriver"
+)
+
+
+def cuda_support(driver_version: str, cuda: str) -> CudaSupport:
+    """Whether, and how, a driver runs a CUDA toolkit release ("12.8" GA, "12.8.1" Update 1, ...).
+
+    Full compatibility when the driver is at least the toolkit's own minimum (Table 3); otherwise
+    minor-version compatibility when the driver is at least the exact minimum of the CUDA major (CUDA
+    compatibility guide, Table 1: 11.x >= 450.80.02, 12.x >= 525.60.13, 13.x >= 580.65.06).
     """
     data = _load("drivers.yaml")
-    minimum = data["cuda_min_driver"]["rows"].get(cuda)
-    if minimum is None:
-        return False, f"CUDA {cuda} is not in the compatibility table (known: {', '.join(cuda_versions())})"
-    if parse_version(driver_version) >= parse_version(minimum):
-        return True, f"driver {driver_version} >= {minimum}, the minimum for CUDA {cuda}"
+    rows = data["cuda_min_driver"]["rows"]
+    if cuda not in rows:
+        return CudaSupport(False, "none", f"CUDA {cuda} is not in the compatibility table (known: {', '.join(cuda_versions())})")
+    minimum = rows[cuda]
+    if minimum is not None and parse_version(driver_version) >= parse_version(minimum):
+        return CudaSupport(True, "full", f"driver {driver_version} >= {minimum}, the minimum for CUDA {cuda}")
     major = cuda.split(".")[0]
-    branch_min = data["cuda_minor_compat_min_branch"]["rows"].get(major)
-    if branch_min is not None and driver_branch(driver_version) >= branch_min:
-        return True, f"driver branch {driver_branch(driver_version)} >= {branch_min}: CUDA {major}.x minor-version compatibility"
-    return False, f"driver {driver_version} is older than {minimum}, the minimum for CUDA {cuda}"
+    compat_min = data["cuda_minor_compat_min_driver"]["rows"].get(major)
+    own = f"the minimum for CUDA {cuda} is {minimum}" if minimum else f"no minimum driver is recorded for CUDA {cuda}"
+    if compat_min is not None and parse_version(driver_version) >= parse_version(compat_min):
+        return CudaSupport(
+            True, "minor-version",
+            f"driver {driver_version} runs CUDA {cuda} through CUDA {major}.x minor-version compatibility only "
+            f"(>= {compat_min}; {own}): {MINOR_VERSION_LIMITS}",
+        )
+    if minimum is None:
+        return CudaSupport(False, "none", f"driver {driver_version} is older than {compat_min}, the minimum for CUDA {major}.x")
+    return CudaSupport(False, "none", f"driver {driver_version} is older than {minimum}, the minimum for CUDA {cuda}")
+
+
+def driver_runs_cuda(driver_version: str, cuda: str) -> tuple[bool, str]:
+    """Whether a driver runs a CUDA toolkit release, and how: (ok, explanation). See cuda_support."""
+    support = cuda_support(driver_version, cuda)
+    return support.ok, support.why
+
+
+
+CATALOG_DATE_FIELDS = {"drivers.yaml": "as_of", "aws_instances.yaml": "prices_as_of", "gcp_machines.yaml": "price_date", "kubernetes.yaml": "as_of"}
+PLATFORM_FILES = {
+    "eks": ("drivers.yaml", "aws_instances.yaml", "kubernetes.yaml"),
+    "gke": ("drivers.yaml", "gcp_machines.yaml", "kubernetes.yaml"),
+    "k3s": ("drivers.yaml",),
+}
+
+
+def catalog_dates(platform: Optional[str] = None) -> dict[str, str]:
+    """file -> the date its facts were last read from their sources (all files, or those a platform uses)."""
+    files = PLATFORM_FILES.get(platform, tuple(CATALOG_DATE_FIELDS)) if platform else tuple(CATALOG_DATE_FIELDS)
+    return {f: str(_load(f)[CATALOG_DATE_FIELDS[f]]) for f in files}
+
+
+def catalog_date(platform: Optional[str] = None) -> str:
+    """The oldest of catalog_dates(platform): how fresh the facts a plan uses are, at worst."""
+    return min(catalog_dates(platform).values())

@@ -35,22 +35,32 @@ class GcpMachine:
     gpu: str  # catalog GPU model, e.g. L4
     counts: tuple[int, ...]  # accelerator counts the machine type takes
     gpudirect: Optional[GpuDirect]
-    on_demand: float
+    on_demand: Optional[float]  # None: not sold on-demand (see sale_options)
     spot: float
     gpu_on_demand: float  # per attached GPU (N1 + T4); 0 when the price includes the GPUs
     gpu_spot: float
     sources: tuple[str, ...]
     boot_disk: str = "pd-balanced"  # node boot disk type; hyperdisk-balanced where the machine takes Hyperdisk only
+    sale_options: tuple[str, ...] = ("on-demand", "spot")
+    """How Compute Engine sells the machine type: on-demand, spot, flex-start, reservation."""
+    on_demand_needs_reservation: bool = False
+    """Sold on-demand normally only through a reservation (A3 Ultra, A4): on-demand without one is a warning."""
+
+    @property
+    def sold_on_demand(self) -> bool:
+        return "on-demand" in self.sale_options
 
     @property
     def fixed_count(self) -> Optional[int]:
         """The accelerator count when the machine type fixes it."""
         return self.counts[0] if len(self.counts) == 1 else None
 
-    def price(self, capacity: str, count: int) -> float:
+    def price(self, capacity: str, count: int) -> Optional[float]:
         """Hourly USD for one node (us-central1 estimate) at on-demand or spot capacity."""
         if capacity == "spot":
             return round(self.spot + self.gpu_spot * count, 4)
+        if self.on_demand is None:
+            return None
         return round(self.on_demand + self.gpu_on_demand * count, 4)
 
 
@@ -68,12 +78,14 @@ def machines() -> dict[str, GcpMachine]:
             gpu=accelerators[row["accelerator"]]["gpu"],
             counts=tuple(row["counts"]),
             gpudirect=GpuDirect(direct["kind"], direct["networks"], direct["rdma_subnets"]) if direct else None,
-            on_demand=float(row["price"]["on_demand"]),
+            on_demand=None if row["price"]["on_demand"] is None else float(row["price"]["on_demand"]),
             spot=float(row["price"]["spot"]),
             gpu_on_demand=float(gpu_price["on_demand"]),
             gpu_spot=float(gpu_price["spot"]),
             sources=tuple(row["sources"]),
             boot_disk=row.get("boot_disk", "pd-balanced"),
+            sale_options=tuple(row.get("sale_options", ("on-demand", "spot"))),
+            on_demand_needs_reservation=bool(row.get("on_demand_needs_reservation", False)),
         )
     return out
 
@@ -91,6 +103,12 @@ def gke_driver_branch(kubernetes_version: str, gpu_driver_version: str) -> Optio
     """The NVIDIA driver branch GKE installs for DEFAULT/LATEST on a GKE minor version (None if unknown)."""
     rows = _load(FILE)["gke_driver_branches"]["rows"]
     return (rows.get(kubernetes_version) or {}).get(gpu_driver_version)
+
+
+def gke_driver_floor(branch: int) -> str:
+    """The oldest driver version GKE installs on a branch (gke_driver_floor_versions), else '<branch>.0'."""
+    rows = _load(FILE).get("gke_driver_floor_versions", {}).get("rows", {})
+    return str(rows.get(branch) or rows.get(str(branch)) or f"{branch}.0")
 
 
 def price_date() -> str:

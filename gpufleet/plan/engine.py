@@ -10,7 +10,9 @@ from pulumi.runtime import settings as runtime_settings
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
+from gpufleet import catalog
 from gpufleet.capacity import PoolCapacity, addons_warnings, capacity
+from gpufleet.spec.catalog_checks import catalog_warnings
 from gpufleet.plan.mocks import SECRET, PlanMocks, RecordingMonitor, Registration
 from gpufleet.plan.policy_runner import Violation, evaluate
 from gpufleet.plan.stackfile import StackFile
@@ -29,6 +31,7 @@ class Plan:
     capacity: list[PoolCapacity]
     violations: list[Violation] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)  # spec findings that do not stop a plan
+    catalog_date: str = ""  # the oldest date of the catalog facts this stack's platform uses
 
     @property
     def has_mandatory_violation(self) -> bool:
@@ -69,7 +72,8 @@ def plan(stack_file: StackFile, evaluate_policies: bool = True) -> Plan:
         resources=sorted(monitor.registrations, key=lambda r: r.urn),
         outputs=monitor.stack_outputs,
         capacity=capacity(spec),
-        warnings=addons_warnings(stack_file.stack, spec),
+        warnings=addons_warnings(stack_file.stack, spec) + catalog_warnings(stack_file.stack, spec),
+        catalog_date=catalog.catalog_date(spec.cluster.platform),
     )
     if evaluate_policies:
         result.violations = evaluate(result.resources, stack=stack_file.stack)

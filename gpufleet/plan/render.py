@@ -23,6 +23,7 @@ def to_json(plan: Plan) -> dict:
         "cost": cost(plan.capacity),
         "outputs": plan.outputs,
         "warnings": [{"path": w.path, "message": w.message, "value": w.value} for w in plan.warnings],
+        "catalogDate": plan.catalog_date,
     }
 
 
@@ -81,7 +82,7 @@ def to_text(plan: Plan) -> str:
         out.append("  (no GPU pools)")
     out += [f"  {line}" for line in capacity_notes(plan.capacity)]
     out += [f"  {line}" for line in source_notes(plan.capacity)]
-    out += ["", _cost_line(plan), ""]
+    out += ["", _cost_line(plan), f"catalog facts as of {plan.catalog_date}", ""]
     if plan.warnings:
         out += ["warnings:"] + [f"  - {w}" for w in plan.warnings] + [""]
     out += ["policies:"]
@@ -92,7 +93,7 @@ def to_text(plan: Plan) -> str:
 def to_markdown(plan: Plan) -> str:
     mandatory = [v for v in plan.violations if v.level == "mandatory"]
     verdict = f"**{len(mandatory)} mandatory policy violation(s)**" if mandatory else "policies pass"
-    out = [f"### gpufleet plan: `{plan.stack}`", "", f"{len(plan.resources)} resources, {verdict}.", ""]
+    out = [f"### gpufleet plan: `{plan.stack}`", "", f"{len(plan.resources)} resources, {verdict}. Catalog facts as of {plan.catalog_date}.", ""]
     if plan.warnings:
         out += ["#### Warnings", ""] + [f"- `{w.path}`: {w.message}" for w in plan.warnings] + [""]
     out += ["#### Policies", ""]

@@ -15,10 +15,12 @@ import pydantic
 from pydantic import BaseModel
 
 from gpufleet.spec.addons import addons_checks
+from gpufleet.spec.catalog_checks import catalog_problems
 from gpufleet.spec.cluster import ClusterSpec, Host, K3sSpec
 from gpufleet.spec import sharing_checks
 from gpufleet.spec import sriov_checks
 from gpufleet.spec import k3s_label_checks
+from gpufleet.spec import compat_checks, name_checks, network_checks, platform_keys, region_checks, value_checks
 from gpufleet.spec.eks import EksSpec, eks_checks
 from gpufleet.spec.errors import Problem, SpecError, format_path
 from gpufleet.spec.gke import GkePoolSpec, GkeSpec, gke_checks
@@ -172,15 +174,22 @@ def _cross_checks(stack: str, spec: StackSpec, config: dict[str, Any]) -> list[P
     if spec.cluster.platform == "gke":
         problems += gke_checks(stack, spec, config)
     problems += sharing_checks.check(stack, spec)
+    problems += catalog_problems(stack, spec, config)
     problems += sriov_checks.check(stack, spec)
     problems += k3s_label_checks.check(stack, spec)
+    problems += platform_keys.check(stack, spec)
+    problems += region_checks.check(stack, spec, config)
+    problems += network_checks.check(stack, spec)
+    problems += value_checks.check(stack, spec)
+    problems += name_checks.check(stack, spec)
+    problems += compat_checks.check(stack, spec)
     return problems
 
 
 # Cloud pool fields that only one platform reads: setting them on another platform is a mistake, not a
 # no-op. (The cloud checks in eks.py/gke.py reject the k3s fields hosts/gpu/gpusPerNode themselves.)
 PLATFORM_POOL_FIELDS = {
-    "eks": ("instance_type", "instance_types", "ami", "root_volume_gib", "availability_zone", "subnet_ids", "exemptions"),
+    "eks": ("instance_type", "instance_types", "ami", "root_volume_gib", "availability_zone", "subnet_ids"),
     "gke": ("machine_type", "accelerator_count", "gke"),
 }
 
@@ -219,13 +228,53 @@ def _k3s_checks(stack: str, spec: StackSpec) -> list[Problem]:
                 problems.append(Problem(stack, f"{at}.{alias}", "not used on k3s: a pool's size is its number of hosts; remove it"))
         if pool.capacity == "spot":
             problems.append(Problem(stack, f"{at}.capacity", "spot capacity needs a cloud platform (allowed on k3s: on-demand)", pool.capacity))
+    # One machine may be both a server and a GPU host of one pool (a single GPU box, a workstation): the same
+    # entry, listed under servers and under the pool's hosts. Anything else listed twice is a mistake.
+    servers = {h.name: h for h in k3s.servers}
+    shared = {id(h) for path, h in hosts if ".hosts[" in path and servers.get(h.name) == h}
+    gpu_servers: dict[str, str] = {}
+    for path, host in hosts:
+        if id(host) in shared:
+            if host.name in gpu_servers:
+                problems.append(Problem(stack, f"{path}.name", f"this server is already a GPU host of {gpu_servers[host.name]}; "
+                                        "a node belongs to one pool", host.name))
+            gpu_servers.setdefault(host.name, path.rsplit(".hosts", 1)[0])
     for attr in ("name", "address"):
         seen: dict[str, str] = {}
         for path, host in hosts:
+            if id(host) in shared:
+                continue
             value = getattr(host, attr)
             if value in seen:
-                problems.append(Problem(stack, f"{path}.{attr}", f"duplicate host {attr} (also {seen[value]})", value))
+                also = seen[value]
+                hint = ("; a server that is also a GPU host must be listed identically (name, address, user, port) in "
+                        "both places" if ".servers[" in also and ".hosts[" in path else "")
+                problems.append(Problem(stack, f"{path}.{attr}", f"duplicate host {attr} (also {also}){hint}", value))
             seen.setdefault(value, path)
+    problems += _gpu_server_checks(stack, spec, {h for h in gpu_servers})
+    return problems
+
+
+def _gpu_server_checks(stack: str, spec: StackSpec, gpu_servers: set[str]) -> list[Problem]:
+    """A server that is also a GPU host must still run the cluster's system pods (CoreDNS, metrics-server,
+    local-path provisioner tolerate only the control-plane taints): it gets the pool's labels but no taint that
+    keeps them off (gpufleet then leaves the GPU taint off that node too)."""
+    if not gpu_servers:
+        return []
+    problems = []
+    if spec.cluster.k3s.taint_servers:
+        problems.append(Problem(stack, f"{NAMESPACE}:cluster.k3s.taintServers", "a server that is also a GPU host cannot be "
+                                "tainted CriticalAddonsOnly (GPU pods could not run there); set taintServers: false", True))
+    for i, pool in enumerate(spec.node_pools):
+        if not any(h.name in gpu_servers for h in pool.hosts):
+            continue
+        if pool.capacity == "spot":
+            continue  # refused above: k3s has no spot capacity
+        for j, taint in enumerate(pool.taints):
+            if taint.effect in ("NoSchedule", "NoExecute"):
+                problems.append(Problem(stack, f"{NAMESPACE}:nodePools[{i}].taints[{j}].effect", "the pool's hosts include a "
+                                        "server, which must keep running system pods: a NoSchedule/NoExecute taint keeps them off "
+                                        "(allowed here: PreferNoSchedule)", taint.effect))
     return problems
 
 

@@ -392,7 +392,7 @@ def _cuda_checks(stack: str, spec: Any) -> list[Problem]:
         if branch is None:
             continue
         for cuda in spec.workloads.cuda_versions:
-            ok, why = catalog.driver_runs_cuda(f"{branch}.0", cuda)
+            ok, why = catalog.driver_runs_cuda(gcp.gke_driver_floor(branch), cuda)
             if not ok:
                 fix = "use LATEST, or cluster.gke.gpuStack: operator" if choice == "DEFAULT" else "use cluster.gke.gpuStack: operator"
                 problems.append(Problem(stack, f"{NS}:nodePools[{i}].gke.gpuDriverVersion",

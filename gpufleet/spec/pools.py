@@ -7,7 +7,7 @@ from typing import Literal, Optional
 from pydantic import Field, ValidationInfo, field_validator
 
 from gpufleet import catalog
-from gpufleet.labels import POLICY_NAMES, RESERVED_LABEL_PREFIX, RESERVED_TAINT_KEYS
+from gpufleet.labels import EXEMPT_PREFIX, POLICY_NAMES, RESERVED_LABEL_PREFIX, RESERVED_TAINT_KEYS
 from gpufleet.spec.base import DNS_LABEL, Model
 from gpufleet.spec.cluster import Host
 from gpufleet.spec.rdma import RdmaNetworkSpec
@@ -106,7 +106,8 @@ class NodePoolSpec(Model):
     """Extra node taints (gpufleet adds the nvidia.com/gpu NoSchedule taint itself)."""
     exemptions: dict[str, str] = {}
     """Policy name -> the reason this pool is exempt (e.g. an always-on inference pool from
-    gpu-pool-scale-to-zero). EKS: tagged on the node group, visible in review; default: none."""
+    gpu-pool-scale-to-zero). EKS: tagged on the node group; GKE: a node label (so the reason must be a label
+    value: letters, digits, '-', '_', '.', at most 63 characters); visible in review. Not on k3s. Default: none."""
     price_per_node_hour: Optional[float] = Field(default=None, ge=0)
     """Hourly cost of one node, for the plan's cost section where the catalog has no price (bare metal)."""
     # EKS pool fields (AWS names; GKE uses machineType/accelerator instead).
@@ -137,6 +138,13 @@ class NodePoolSpec(Model):
     @classmethod
     def _own_label_keys(cls, v: dict[str, str]) -> dict[str, str]:
         reserved = sorted(k for k in v if k.startswith(RESERVED_LABEL_PREFIX))
+        exempt = [k for k in reserved if k.startswith(EXEMPT_PREFIX)]
+        if exempt:
+            policy = exempt[0].removeprefix(EXEMPT_PREFIX)
+            raise ValueError(
+                f"{', '.join(exempt)}: exemptions are declared with the pool's `exemptions` key, e.g. "
+                f"exemptions: {{{policy}: <reason>}} (gpufleet then sets the label or tag itself)"
+            )
         if reserved:
             raise ValueError(
                 f"{', '.join(reserved)}: gpufleet sets {RESERVED_LABEL_PREFIX}* labels itself (pool, GPU model, "

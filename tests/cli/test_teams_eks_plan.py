@@ -61,7 +61,9 @@ def _pool(name: str):
 def test_plans_with_exit_0_and_only_the_known_advisory(planned):
     code, result = planned
     assert code == 0
-    assert result["warnings"] == []
+    # No quota warning. The catalog's own warnings (issue 12) are expected: EKS 1.34 left standard support on
+    # 2026-12-02, and the AWS price estimates are dated 2025-11-15 (over 90 days).
+    assert sorted(w["path"] for w in result["warnings"]) == ["catalog", "gpufleet:cluster.kubernetesVersion"]
     # p5.48xlarge is the catalog's only 8 x H100-80GB type, so diversification stays an advisory.
     assert [(v["policy"], v["level"]) for v in result["violations"]] == [("spot-pool-diversified", "advisory")]
     assert result["violations"][0]["urn"].endswith("::teams-eks-pool-h100-train-ng")

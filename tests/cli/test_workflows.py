@@ -39,8 +39,19 @@ def steps(doc: dict):
         yield from job.get("steps", [])
 
 
-def test_the_three_workflows_exist():
-    assert [p.name for p in FILES] == ["deploy.yml", "pr.yml", "preview.yml"]
+def test_the_workflows_exist():
+    assert [p.name for p in FILES] == ["catalog-refresh.yml", "deploy.yml", "pr.yml", "preview.yml"]
+
+
+def test_catalog_refresh_is_off_by_default_and_only_checks():
+    doc = load(WORKFLOWS / "catalog-refresh.yml")
+    assert set(doc[True]) == {"schedule", "workflow_dispatch"}
+    job = doc["jobs"]["check"]
+    assert job["if"] == "vars.GPUFLEET_CATALOG_REFRESH == 'true'"  # nothing runs until a team turns it on
+    assert job["environment"] == "catalog-refresh"
+    run = "\n".join(s.get("run", "") for s in job["steps"])
+    assert "pip install -q -e '.[catalog]'" in run
+    assert 'gpufleet catalog refresh "${args[@]}" --check' in run
 
 
 def test_zizmor_finds_nothing():

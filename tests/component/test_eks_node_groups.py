@@ -170,3 +170,8 @@ def test_efa_secondary_interface_type_follows_the_catalog():
     for name in ("p5.48xlarge", "p5e.48xlarge"):
         t = aws_catalog.instance_type(name)
         assert t.efa_secondary == "efa-only" and "efa_p5" in t.sources
+    # p5en (issue 12): 16 cards, EFA with ENA on card 0, EFA-only on cards 1-15, like p5/p5e.
+    p5en = aws_catalog.instance_type("p5en.48xlarge")
+    assert "efa_p5en" in p5en.sources
+    nics = efa_interfaces(p5en.efa_interfaces, ["sg-1"], p5en.efa_secondary)
+    assert [n["interface_type"] for n in nics] == ["efa"] + ["efa-only"] * 15

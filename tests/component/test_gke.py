@@ -37,6 +37,7 @@ def variant():
     gke = config["gpufleet:cluster"]["gke"]
     gke.update(zone="us-central1-b", privateEndpoint=True, workloadIdentity=True,
                storage={"gcsFuse": True, "defaultDiskType": "hyperdisk-balanced"},
+               systemPool={"machineType": "c3-standard-4"},  # attaches Hyperdisk (issue 14: e2 cannot)
                network={"existing": {"network": "shared-vpc", "subnetwork": "gke-subnet",
                                      "podsRangeName": "gke-pods", "servicesRangeName": "gke-svc"}})
     config["gpufleet:nodePools"] = [
@@ -363,7 +364,7 @@ def two_gpudirect():
         config["gpufleet:nodePools"][0],
         {"name": "h200", "machineType": "a3-ultragpu-8g", "rdma": True, "maxNodes": 2, "gke": {"zones": ["us-central1-b"]}},
     ]
-    return plan_config(config, stack="two")
+    return plan_config(config, stack="two")  # h200 cannot attach the pd-balanced default class: a warning
 
 
 def test_gpudirect_pools_get_disjoint_subnets(two_gpudirect):

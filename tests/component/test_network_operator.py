@@ -46,7 +46,9 @@ def test_release_is_pinned(lab):
 
 def test_nic_cluster_policy_rdma_resource_selectors_and_placement(lab):
     spec = one(lab, f"{MELLANOX}:NicClusterPolicy").inputs["spec"]
-    assert one(lab, f"{MELLANOX}:NicClusterPolicy").inputs["metadata"] == {"name": "nic-cluster-policy"}
+    assert one(lab, f"{MELLANOX}:NicClusterPolicy").inputs["metadata"] == {
+        "name": "nic-cluster-policy", "annotations": {"pulumi.com/waitFor": "jsonpath={.status.state}=ready"},
+    }
     config = json.loads(spec["rdmaSharedDevicePlugin"]["config"])
     assert config == {"configList": [{
         "resourceName": "rdma_a100_rdma", "rdmaHcaMax": 63,
@@ -96,3 +98,18 @@ def test_host_device_pool_uses_the_sriov_device_plugin():
 def test_no_rdma_pool_no_network_operator():
     p = plan(example("dev"))
     assert by_type(p, "gpufleet:addons:NetworkOperator") == []
+
+
+def test_ip_pool_and_network_wait_for_what_creates_their_crds(lab):
+    """Deploy order (issue 14): the IPPool CRD is applied by the operator when it reconciles the NicClusterPolicy
+    (not by the chart), so the pool waits for the policy, which `pulumi up` holds until the operator reports it
+    ready; the network waits for its pool (its ipam names it)."""
+    release = one(lab, "kubernetes:helm.sh/v3:Release", "lab-network-operator-release")
+    policy = one(lab, f"{MELLANOX}:NicClusterPolicy")
+    pool = one(lab, "kubernetes:nv-ipam.nvidia.com/v1alpha1:IPPool")
+    net = one(lab, f"{MELLANOX}:MacvlanNetwork")
+    assert release.urn in policy.dependencies
+    assert policy.inputs["metadata"]["annotations"]["pulumi.com/waitFor"] == "jsonpath={.status.state}=ready"
+    assert {release.urn, policy.urn} <= set(pool.dependencies)
+    assert {release.urn, policy.urn, pool.urn} <= set(net.dependencies)
+    assert json.loads(net.inputs["spec"]["ipam"])["poolName"] == pool.inputs["metadata"]["name"]

@@ -224,7 +224,8 @@ def test_values_key_paths_exist_upstream(reference, stack):
 
 def test_args_default_namespace_matches_objects(pools):
     args = NetworkOperatorArgs(pools)
-    assert nic_cluster_policy(args)["metadata"] == {"name": "nic-cluster-policy"}
+    assert nic_cluster_policy(args)["metadata"]["name"] == "nic-cluster-policy"  # cluster-scoped: no namespace
+    assert "namespace" not in nic_cluster_policy(args)["metadata"]
     assert {o["metadata"]["namespace"] for o in (node_policy(pools[1], args.namespace), network(pools[1], args.namespace))} == {NS}
 
 

@@ -60,8 +60,25 @@ def test_every_release_is_pinned_in_its_namespace_under_its_component(teams):
 
 
 def test_trainer_uses_the_jobset_addon_not_its_bundled_copy(teams, volcano):
-    assert one(teams, RELEASE, "teams-trainer-release").inputs["values"] == {"jobset": {"install": False}}
-    assert one(volcano, RELEASE, "teams-trainer-release").inputs["values"] == {"jobset": {"install": True}}
+    off = {"defaultEnabled": False}  # runtimes are gpufleet resources, not the chart's kubectl hook
+    assert one(teams, RELEASE, "teams-trainer-release").inputs["values"] == {"jobset": {"install": False}, "runtimes": off}
+    assert one(volcano, RELEASE, "teams-trainer-release").inputs["values"] == {"jobset": {"install": True}, "runtimes": off}
+
+
+def test_trainer_runtimes_are_children_created_after_the_release(teams):
+    """Deploy order (issue 14): each upstream ClusterTrainingRuntime is a child of the Trainer component and
+    waits for the trainer release (which installs the ClusterTrainingRuntime CRD)."""
+    comp = one(teams, "gpufleet:addons:Trainer", "teams-trainer")
+    release = one(teams, RELEASE, "teams-trainer-release")
+    found = {r.name: r for r in teams.resources if r.type == "kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntime"}
+    assert set(found) == {f"teams-trainer-runtime-{n}" for n in (
+        "torch-distributed", "deepspeed-distributed", "mlx-distributed", "jax-distributed", "xgboost-distributed")}
+    for r in found.values():
+        assert r.parent == comp.urn
+        assert release.urn in r.dependencies
+        assert r.inputs["metadata"]["labels"]["trainer.kubeflow.org/webhook-validation"] == "disabled"
+    torch = found["teams-trainer-runtime-torch-distributed"].inputs
+    assert torch["spec"]["mlPolicy"] == {"numNodes": 1, "torch": {}}
 
 
 def test_flavors_carry_the_pool_labels_and_taints(teams):

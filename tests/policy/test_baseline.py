@@ -24,7 +24,8 @@ def test_pack_has_the_issue_rule_names():
         "spot-pool-diversified",
         "rdma-placement",
         "secure-defaults",
+        "gpu-cuda-minor-version-compat",
         "reservation-placement",
     ]
     levels = {p.name: p.enforcement_level.value for p in POLICIES}
-    assert {n for n, level in levels.items() if level != "mandatory"} == {"spot-pool-diversified"}
+    assert {n for n, level in levels.items() if level != "mandatory"} == {"spot-pool-diversified", "gpu-cuda-minor-version-compat"}

@@ -42,3 +42,14 @@ def test_example_stack_exits_0(capsys, stack):
     code, result = plan(capsys, stack)
     assert code == 0
     assert [v for v in result["violations"] if v["level"] == "mandatory"] == []
+
+
+VALID = sorted((ROOT / "tests" / "fixtures" / "valid_stacks").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", VALID, ids=[p.stem for p in VALID])
+def test_formerly_broken_stack_now_plans_clean(capsys, path):
+    """Stacks an old catalog fact refused (issue 12): they must plan with no mandatory violation."""
+    code, result = plan(capsys, "valid", "--config", str(path))
+    assert code == 0
+    assert [v for v in result["violations"] if v["level"] == "mandatory"] == []

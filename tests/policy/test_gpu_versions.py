@@ -81,7 +81,9 @@ def test_release(path, value, expected):
 
 @pytest.mark.parametrize(
     "k3s,expected",
-    [("v1.34.1+k3s1", set()), ("v1.36.0+k3s1", {(SUPPORT, "gpu-operator", "mandatory")})],
+    # v26.7.0 supports 1.33-1.36 (platform-support.rst @187a4a5b): 1.36 passes now, 1.32 and 1.37 do not.
+    [("v1.34.1+k3s1", set()), ("v1.36.0+k3s1", set()), ("v1.32.5+k3s1", {(SUPPORT, "gpu-operator", "mandatory")}),
+     ("v1.37.0+k3s1", {(SUPPORT, "gpu-operator", "mandatory")})],
 )
 def test_kubernetes_version_from_k3s_install(k3s, expected):
     stack = k3s_stack(OPERATOR_IN, {})
@@ -90,12 +92,12 @@ def test_kubernetes_version_from_k3s_install(k3s, expected):
 
 
 def test_kubernetes_version_from_eks_and_gke_clusters(eks_stack, gke_stack):
-    eks_stack["prod"].inputs["version"] = "1.30"  # v26.7.0 supports 1.31..1.35
+    eks_stack["prod"].inputs["version"] = "1.30"  # v26.7.0 supports 1.33..1.36
     gke_stack["prod"].inputs["minMasterVersion"] = "1.30.5-gke.1014001"
     for stack in (eks_stack, gke_stack):
         assert findings(list(stack.values()), policy=SUPPORT) == {(SUPPORT, "gpu-operator", "mandatory")}
     (message,) = messages(list(gke_stack.values()), SUPPORT)
-    assert "Kubernetes 1.30 (Cluster 'prod') is not supported by GPU Operator v26.7.0 (supported: 1.31, 1.32, 1.33, 1.34, 1.35)" in message
+    assert "Kubernetes 1.30 (Cluster 'prod') is not supported by GPU Operator v26.7.0 (supported: 1.33, 1.34, 1.35, 1.36)" in message
 
 
 def test_other_charts_are_not_judged():
@@ -149,3 +151,28 @@ def test_declared_preinstalled_hosts_with_operator_driver_FAILED():
 def test_conflict_exempt_by_config(eks_stack):
     eks_stack["gpu-operator"] = res(I.HELM_RELEASE, "gpu-operator", OPERATOR_IN)
     assert findings(list(eks_stack.values()), {CONFLICT: {"exemptions": {"h100": "custom AMI without driver"}}}, policy=CONFLICT) == set()
+
+
+# --- gpu-cuda-minor-version-compat (advisory) -----------------------------------------------------
+
+MINOR = "gpu-cuda-minor-version-compat"
+
+
+@pytest.mark.parametrize(
+    "driver,cuda,expected",
+    [
+        ("580.95.05", "12.8,13.0", set()),  # PASSED: both at or above their own minimum
+        ("535.274.02", "12.9", {(MINOR, "gpu-operator", "advisory")}),  # FAILED: 12.9 needs 575.51.03; runs by compat only
+        ("570.195.03", "13.0", set()),  # not runnable at all: gpu-driver-cuda-alignment's case, not this rule's
+    ],
+)
+def test_minor_version_compat_only(driver, cuda, expected):
+    op = with_(with_(OPERATOR_IN, "version", "v26.3.3"), "values.driver.version", driver)
+    assert findings(k3s_stack(op, {I.CUDA_VERSIONS_ANNOTATION: cuda}), policy=MINOR) == expected
+
+
+def test_minor_version_compat_message_names_what_breaks():
+    op = with_(with_(OPERATOR_IN, "version", "v26.3.3"), "values.driver.version", "535.274.02")
+    (message,) = messages(k3s_stack(op, {I.CUDA_VERSIONS_ANNOTATION: "12.9"}), MINOR)
+    assert "runs CUDA 12.9 only through minor-version compatibility" in message
+    assert "PTX JIT" in message and "NVRTC" in message and "cudaErrorCallRequiresNewerDriver" in message

@@ -53,7 +53,7 @@ CASES = {
         lambda c: _pool(c).update(instanceType="g6.xlarge"),
         [f"{P}.instanceType: g6.xlarge has no EFA: rdma needs an EFA instance type (EFA GPU types: g4dn.12xlarge, g5.12xlarge, "
          "g5.48xlarge, g6.12xlarge, g6.48xlarge, g6e.12xlarge, g6e.48xlarge, p4d.24xlarge, p4de.24xlarge, p5.48xlarge, "
-         "p5e.48xlarge, p5en.48xlarge) (got 'g6.xlarge')"],
+         "p5e.48xlarge, p5en.48xlarge, p6-b200.48xlarge) (got 'g6.xlarge')"],
     ),
     "unknown instance type": (
         lambda c: _pool(c).update(instanceType="p5.48xlarg"),
@@ -101,11 +101,6 @@ CASES = {
         ["stack 'bad': gpufleet:gpuOperator.driver.source: EKS GPU AMIs ship the NVIDIA driver and toolkit; the operator "
          "must not install them (allowed on eks: preinstalled) (got 'operator')"],
     ),
-    "cuda newer than the AMI driver": (
-        lambda c: _pool(c, 1).update(ami="bottlerocket-nvidia"),
-        ["stack 'bad': gpufleet:workloads.cudaVersions[1]: the bottlerocket-nvidia AMI's driver (branch 570) cannot run "
-         "CUDA 13.0: driver 570.0 is older than 580.65.06, the minimum for CUDA 13.0 (got '13.0')"],
-    ),
     "unsupported kubernetes version": (
         lambda c: c["gpufleet:cluster"].update(kubernetesVersion="1.29"),
         ["stack 'bad': gpufleet:cluster.kubernetesVersion: '1.29' is not an EKS version gpufleet plans for "
@@ -147,11 +142,20 @@ def test_bad_input_is_reported_exactly(case):
     assert _problems(cfg) == expected
 
 
+def test_bottlerocket_runs_cuda_13():
+    """Bottlerocket NVIDIA AMIs ship R580 since January 2026 (bottlerocket-os/bottlerocket-kernel-kit#254):
+    CUDA 13.0 on a Bottlerocket pool is valid (issue 12; it was refused on a stale R570 fact)."""
+    cfg = example_config("prod-eks")
+    _pool(cfg, 1).update(ami="bottlerocket-nvidia")
+    cfg["gpufleet:workloads"]["cudaVersions"] = ["12.8", "13.0"]
+    _load(cfg)  # no SpecError
+
+
 def test_all_problems_at_once():
     cfg = example_config("prod-eks")
     _pool(cfg).update(instanceType="g6.xlarge")
     _pool(cfg, 1).update(instanceTypes=["m7i.xlarge"])
-    _pool(cfg, 1)["ami"] = "bottlerocket-nvidia"
+    cfg["gpufleet:cluster"]["eks"]["storage"]["fsxLustre"]["availabilityZone"] = "us-west-2a"
     assert len(_problems(cfg)) == 3
 
 
@@ -186,3 +190,11 @@ def test_efa_types_are_in_the_device_plugin_list(reference):
     supported = set(values["supportedInstanceLabels"]["values"])
     efa = {n for n, t in aws_catalog.instance_types().items() if t.has_efa}
     assert efa <= supported, efa - supported
+
+
+def test_b200_pool_on_p6_b200_is_accepted():
+    """B200 was in the catalog without an instance type, so every EKS B200 pool was refused (issue 12)."""
+    cfg = example_config("prod-eks")
+    _pool(cfg).update(instanceType="p6-b200.48xlarge")  # an EFA pool (rdma: true): 8 EFA interfaces
+    spec = _load(cfg)
+    assert spec.node_pools[0].instance_type == "p6-b200.48xlarge"

@@ -106,8 +106,16 @@ def test_k3s_fields_are_rejected_on_gke():
     ]
 
 
+def hyperdisk(config: dict) -> dict:
+    """A3 Ultra/A4 pools attach Hyperdisk only: the default StorageClass and the system pool must match (issue 14)."""
+    gke = config["gpufleet:cluster"]["gke"]
+    gke["storage"] = {**gke.get("storage", {}), "defaultDiskType": "hyperdisk-balanced"}
+    gke["systemPool"] = {**gke.get("systemPool", {}), "machineType": "c3-standard-4"}
+    return config
+
+
 def test_rdma_needs_one_zone():
-    assert problems(with_pool(machineType="a3-ultragpu-8g", rdma=True)) == [
+    assert problems(hyperdisk(with_pool(machineType="a3-ultragpu-8g", rdma=True))) == [
         "stack 'test': gpufleet:nodePools[0].gke.zones: GPUDirect RDMA on a3-ultragpu-8g needs exactly one zone "
         "(the RoCE network profile is zonal) (got [])"
     ]
@@ -144,7 +152,7 @@ def test_gke_block_and_version_are_checked():
     config["gpufleet:cluster"]["kubernetesVersion"] = "1.29"
     assert problems(config) == [
         "stack 'test': gpufleet:cluster.kubernetesVersion: '1.29' is not a GKE version gpufleet plans for "
-        "(allowed: 1.32, 1.33, 1.34)"
+        "(allowed: 1.32, 1.33, 1.34, 1.35, 1.36)"
     ]
 
 
@@ -179,15 +187,22 @@ def test_cuda_must_run_on_gkes_driver():
     config = copy.deepcopy(BASE)
     config["gpufleet:workloads"] = {"cudaVersions": ["13.0"]}
     got = problems(config)
+    # GKE 1.34 LATEST installs a branch >= 580 (rapidsai/deployment#656, #659): CUDA 13 runs there; DEFAULT
+    # (R535) cannot run it.
+    assert len(got) == 1
     assert got[0] == (
-        "stack 'test': gpufleet:nodePools[0].gke.gpuDriverVersion: GKE 1.34 installs driver branch 570 for LATEST, "
-        "which cannot run CUDA 13.0 from workloads.cudaVersions: use cluster.gke.gpuStack: operator "
-        "with a newer driver (got 'LATEST')"
-    )
-    assert got[1] == (
         "stack 'test': gpufleet:nodePools[1].gke.gpuDriverVersion: GKE 1.34 installs driver branch 535 for DEFAULT, "
         "which cannot run CUDA 13.0 from workloads.cudaVersions: use LATEST, or cluster.gke.gpuStack: operator "
         "with a newer driver (got 'DEFAULT')"
+    )
+
+
+def test_cuda_13_on_gke_133_latest_still_refused():
+    config = copy.deepcopy(BASE)
+    config["gpufleet:cluster"]["kubernetesVersion"] = "1.33"
+    config["gpufleet:workloads"] = {"cudaVersions": ["13.0"]}
+    assert problems(config)[0].startswith(
+        "stack 'test': gpufleet:nodePools[0].gke.gpuDriverVersion: GKE 1.33 installs driver branch 570 for LATEST"
     )
 
 
@@ -208,7 +223,11 @@ def test_catalog_machines_name_known_gpus_and_sources():
     for m in gcp.machines().values():
         assert m.gpu in catalog.gpu_models(), m.name
         assert set(m.sources) <= set(sources), m.name
-        assert m.on_demand > m.spot > 0, m.name
+        assert m.spot > 0, m.name
+        if m.on_demand is not None:
+            assert m.on_demand > m.spot, m.name
+        # Not sold on-demand and not through a reservation: no on-demand price to invent (issue 12).
+        assert (m.on_demand is None) == (not m.sold_on_demand and not m.on_demand_needs_reservation), m.name
     assert gcp.price_date() == "2026-12-02"
 
 

@@ -92,8 +92,7 @@ CASES = {
         [
             "stack 'dev': gpufleet:gpuOperator.version: unknown GPU Operator release 'v1.0.0' "
             f"(allowed: {', '.join(catalog.operator_releases())})",
-            "stack 'dev': gpufleet:workloads.cudaVersions: unknown CUDA version '99.0' (allowed: 13.2, 13.1, 13.0, 12.9, "
-            "12.8, 12.6, 12.5, 12.4, 12.3, 12.2, 12.1, 12.0, 11.8)",
+            f"stack 'dev': gpufleet:workloads.cudaVersions: unknown CUDA version '99.0' (allowed: {', '.join(catalog.cuda_versions())})",
         ],
     ),
     "duplicate hosts across pools": (

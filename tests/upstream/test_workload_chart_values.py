@@ -22,7 +22,7 @@ VERIFIED: dict[str, set[str]] = {
     # kubeflow/trainer charts/kubeflow-trainer/Chart.yaml @ 03925b07b14181466dc8dc5e4313acb07b4895f5
     # (version 2.3.0): dependency jobset `condition: jobset.install`; values.yaml (same path,
     # @ 008666ed09f7745e27995f8be1f5eef74c4552c4) has `jobset.install: true`.
-    "kubeflow-trainer": {"jobset.install"},
+    "kubeflow-trainer": {"jobset.install", "runtimes.defaultEnabled"},
     # kubernetes-csi/csi-driver-nfs charts/v4.12.1/csi-driver-nfs/values.yaml
     # @ 7c4b727edcdda57de48f2b3aaba1ff45ba6dd21f: `storageClass.create: false`.
     "csi-driver-nfs": {"storageClass.create"},

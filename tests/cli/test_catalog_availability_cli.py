@@ -1,0 +1,182 @@
+"""CLI: availability and sale-option errors exit 2 with exact messages naming what exists (issue 12,
+section 2); plans show the catalog date and warn on stale facts, CUDA minor-version-only passes and
+Kubernetes versions past standard support."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pytest
+import yaml
+
+from gpufleet import cli
+from gpufleet.catalog import offerings
+from gpufleet.spec import load_spec
+from gpufleet.spec.catalog_checks import catalog_warnings
+from tests.helpers import example_config
+
+
+def run(capsys, tmp_path, config: dict, *args: str) -> tuple[int, str, str]:
+    path = tmp_path / "Pulumi.bad.yaml"
+    path.write_text(yaml.safe_dump({"config": config}))
+    code = cli.main(["plan", "bad", "--config", str(path), *args])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def gke_small_a3() -> dict:
+    c = example_config("prod-gke")
+    pool = c["gpufleet:nodePools"][0]
+    pool["machineType"] = "a3-highgpu-2g"
+    pool.pop("rdma", None)  # GPUDirect-TCPX is an a3-highgpu-8g feature
+    pool["capacity"] = "on-demand"
+    return c
+
+
+def test_machine_not_sold_on_demand_exits_2_naming_the_options(capsys, tmp_path):
+    code, out, err = run(capsys, tmp_path, gke_small_a3())
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert (
+        "stack 'bad': gpufleet:nodePools[0].capacity: a3-highgpu-2g is not sold on-demand (Compute Engine sells it as: "
+        "spot, flex-start); use capacity: spot, or flex-start provisioning (got 'on-demand')"
+    ) in err
+
+
+def test_machine_not_sold_on_demand_plans_as_spot(capsys, tmp_path):
+    c = gke_small_a3()
+    c["gpufleet:nodePools"][0]["capacity"] = "spot"
+    code, out, err = run(capsys, tmp_path, c, "--format", "json")
+    assert code != 2, err  # the spec accepts it; policies judge the rest
+    pool = next(p for p in json.loads(out)["capacity"] if p["pool"] == c["gpufleet:nodePools"][0]["name"])
+    assert (pool["capacityType"], pool["gpusPerNode"], pool["pricePerNodeHour"]) == ("spot", 2, 6.64)
+
+
+GCP_ZONES = {
+    "us-central1-a": {"machine_types": ["a3-highgpu-8g", "g2-standard-8"], "accelerators": {"nvidia-h100-80gb": 8, "nvidia-l4": 8},
+                      "source": "compute.machineTypes.aggregatedList", "as_of": "2026-12-01"},
+    "us-central1-b": {"machine_types": ["g2-standard-8"], "accelerators": {"nvidia-l4": 8},
+                      "source": "compute.machineTypes.aggregatedList", "as_of": "2026-12-01"},
+    "us-central1-c": {"machine_types": ["a3-highgpu-8g"], "accelerators": {"nvidia-h100-80gb": 8},
+                      "source": "compute.machineTypes.aggregatedList", "as_of": "2026-12-01"},
+}
+
+
+def test_gke_zone_that_does_not_offer_the_machine_exits_2_naming_the_zones_that_do(capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr(offerings, "gcp_zones", lambda: GCP_ZONES)
+    c = example_config("prod-gke")
+    c["gpufleet:nodePools"][0]["gke"]["zones"] = ["us-central1-b"]
+    code, out, err = run(capsys, tmp_path, c)
+    assert code == 2 and out == ""
+    assert (
+        "stack 'bad': gpufleet:nodePools[0].gke.zones: a3-highgpu-8g with nvidia-h100-80gb is not offered in "
+        "us-central1-b (compute.machineTypes.aggregatedList, 2026-12-01; zones in us-central1 that offer it: "
+        "us-central1-a, us-central1-c) (got 'us-central1-b')"
+    ) in err
+
+
+def test_gke_zone_not_recorded_is_not_judged(capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr(offerings, "gcp_zones", lambda: GCP_ZONES)
+    c = example_config("prod-gke")
+    c["gpufleet:nodePools"][0]["gke"]["zones"] = ["us-central1-f"]
+    code, _, err = run(capsys, tmp_path, c, "--format", "json")
+    assert code != 2, err
+
+
+AWS_REGIONS = {
+    "us-east-1": {"instance_types": ["p5.48xlarge", "g6.xlarge", "g6.2xlarge", "m7i.xlarge", "m6i.xlarge"],
+                  "source": "ec2.DescribeInstanceTypeOfferings", "as_of": "2026-12-01"},
+    "us-west-2": {"instance_types": ["p5.48xlarge", "p6-b200.48xlarge", "g6.xlarge"],
+                  "source": "ec2.DescribeInstanceTypeOfferings", "as_of": "2026-12-01"},
+}
+
+
+def test_eks_region_that_does_not_offer_the_type_exits_2_naming_the_regions_that_do(capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr(offerings, "aws_regions", lambda: AWS_REGIONS)
+    c = example_config("prod-eks")
+    c["gpufleet:nodePools"][0]["instanceType"] = "p6-b200.48xlarge"
+    code, out, err = run(capsys, tmp_path, c)
+    assert code == 2 and out == ""
+    assert (
+        "stack 'bad': gpufleet:nodePools[0].instanceType: p6-b200.48xlarge is not offered in us-east-1 "
+        "(ec2.DescribeInstanceTypeOfferings, 2026-12-01; regions that offer it: us-west-2) (got 'p6-b200.48xlarge')"
+    ) in err
+
+
+def test_plan_prints_catalog_date(capsys):
+    assert cli.main(["plan", "prod-gke", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["catalogDate"] == "2026-12-02"
+    assert cli.main(["plan", "prod-gke"]) == 0
+    assert "catalog facts as of 2026-12-02" in capsys.readouterr().out
+
+
+def _warnings(config: dict, today: dt.date) -> list[str]:
+    return [f"{w.path}: {w.message}" for w in catalog_warnings("s", load_spec("s", config), today)]
+
+
+def test_stale_catalog_warns_after_90_days():
+    c = example_config("prod-gke")
+    assert not [w for w in _warnings(c, dt.date(2027, 3, 2)) if w.startswith("catalog:")]  # 90 days
+    (stale,) = [w for w in _warnings(c, dt.date(2027, 3, 3)) if w.startswith("catalog:")]
+    assert "the catalog's facts are 91 days old (over 90" in stale and "gpufleet catalog refresh" in stale
+
+
+def test_minor_version_only_cuda_pass_is_a_warning_naming_what_breaks():
+    c = example_config("prod-gke")  # l4-infer: GKE DEFAULT on 1.34 = R535; workloads ask for CUDA 12.8
+    (w,) = [w for w in _warnings(c, dt.date(2026, 12, 2)) if "minor-version" in w]
+    assert w.startswith("gpufleet:workloads.cudaVersions[0]: pool 'l4-infer': GKE's driver 535.274.02 (branch 535) passes for CUDA 12.8")
+    assert "PTX JIT" in w and "NVRTC" in w and "newer than the driver" in w
+
+
+def test_eks_extended_support_warns_with_the_price():
+    c = example_config("prod-eks")
+    (w,) = [w for w in _warnings(c, dt.date(2026, 12, 2)) if "kubernetesVersion" in w]
+    assert w == (
+        "gpufleet:cluster.kubernetesVersion: EKS 1.34 is past standard support since 2026-12-02 (extended support "
+        "until 2027-12-02; the control plane costs USD 0.60 per cluster-hour instead of 0.10); upgrade to a version "
+        "in standard support"
+    )
+    c["gpufleet:cluster"]["kubernetesVersion"] = "1.35"
+    assert not [w for w in _warnings(c, dt.date(2026, 12, 2)) if "kubernetesVersion" in w]
+
+
+@pytest.mark.parametrize("machine", ["a3-ultragpu-8g", "a4-highgpu-8g"])
+def test_reservation_only_machine_on_demand_without_reservation_warns(machine):
+    c = example_config("prod-gke")
+    pool = c["gpufleet:nodePools"][0]
+    pool["machineType"] = machine
+    pool.pop("rdma", None)
+    pool["capacity"] = "on-demand"
+    (w,) = [w for w in _warnings(c, dt.date(2026, 12, 2)) if "reservation" in w]
+    assert f"{machine} is normally sold through reservations, flex-start or spot (reservation, flex-start, spot)" in w
+
+
+def test_catalog_show_prints_facts_with_sources(capsys):
+    assert cli.main(["catalog", "show", "p5en.48xlarge"]) == 0
+    out = capsys.readouterr().out
+    assert "EC2 instance type p5en.48xlarge" in out
+    assert "  GPU: 8 x H200" in out and "network cards: 16; EFA interfaces: 16 (secondary: efa-only)" in out
+    assert "  [efa_p5en] Amazon EC2 User Guide" in out
+
+
+def test_catalog_show_gpu_and_overview(capsys):
+    assert cli.main(["catalog", "show", "B200"]) == 0
+    out = capsys.readouterr().out
+    assert "EC2 types: p6-b200.48xlarge; GCP machine types: a4-highgpu-8g" in out
+    assert cli.main(["catalog", "show"]) == 0
+    assert "aws_instances.yaml: facts as of 2025-11-15" in capsys.readouterr().out
+
+
+def test_catalog_show_unknown_name_exits_2(capsys):
+    assert cli.main(["catalog", "show", "p5.48xlarg"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("gpufleet: 'p5.48xlarg' is not an EC2 instance type, GCP machine type or GPU model in the catalog (known: ")
+
+
+def test_gke_version_without_a_recorded_driver_branch_says_cuda_is_not_checked():
+    c = example_config("prod-gke")
+    c["gpufleet:cluster"]["kubernetesVersion"] = "1.35"
+    ws = [w for w in _warnings(c, dt.date(2026, 12, 2)) if "not checked" in w]
+    assert ws and ws[0].startswith(
+        "gpufleet:nodePools[0].gke.gpuDriverVersion: the catalog does not record which driver branch GKE 1.35 installs for LATEST"
+    )

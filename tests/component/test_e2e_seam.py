@@ -1,0 +1,52 @@
+"""The e2e tier's test-only seams (components/e2e_seam.py) under mocks: what they change, and only that."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import SECRET, by_type, example_config, one, plan_config
+
+MIRROR = "http://127.0.0.1:8879/charts"
+RELEASE = "kubernetes:helm.sh/v3:Release"
+
+
+@pytest.fixture(scope="module")
+def plans():
+    """lab (NFS, RDMA, sharing) without and with both seams."""
+    base = example_config("lab")
+    seamed = {**base, "gpufleet-e2e:kubeconfig": SECRET, "gpufleet-e2e:chartRepository": MIRROR}
+    return plan_config(base, "lab"), plan_config(seamed, "lab")
+
+
+def test_kubeconfig_seam_creates_no_hosts_but_keeps_every_addon_urn(plans):
+    real, seamed = plans
+    assert not [r for r in seamed.resources if r.type.startswith(("command:", "random:"))]
+    assert not by_type(seamed, "gpufleet:k3s:K3sNodePool")
+    provider = one(seamed, "pulumi:providers:kubernetes")
+    assert provider.name == "lab-k3s-k8s" and provider.parent == one(seamed, "gpufleet:k3s:K3sCluster").urn
+    host_types = ("command:", "random:", "gpufleet:k3s:K3sNodePool")
+    expected = {r.urn for r in real.resources if not r.type.startswith(host_types)}
+    assert {r.urn for r in seamed.resources} == expected
+
+
+def test_chart_repository_seam_points_every_release_at_the_mirror(plans):
+    real, seamed = plans
+    releases = by_type(seamed, RELEASE)
+    assert len(releases) == len(by_type(real, RELEASE)) == 3
+    for r in releases:
+        assert r.inputs["repositoryOpts"] == {"repo": MIRROR}, r.name
+        assert not r.inputs["chart"].startswith("oci://"), r.name
+        assert r.inputs["skipAwait"] is True, r.name
+    versions = {r.name: (r.inputs["chart"], r.inputs["version"]) for r in real.resources if r.type == RELEASE}
+    charts = {r.name: (r.inputs["chart"].rsplit("/", 1)[-1], r.inputs["version"]) for r in releases}
+    assert charts == {k: (c.rsplit("/", 1)[-1], v) for k, (c, v) in versions.items()}
+
+
+def test_without_seams_releases_wait_and_claims_have_no_skip_annotation(plans):
+    real, seamed = plans
+    for r in by_type(real, RELEASE):
+        assert "skipAwait" not in r.inputs, r.name
+    claim = one(real, "kubernetes:core/v1:PersistentVolumeClaim")
+    assert "pulumi.com/skipAwait" not in (claim.inputs["metadata"].get("annotations") or {})
+    seamed_claim = one(seamed, "kubernetes:core/v1:PersistentVolumeClaim")
+    assert seamed_claim.inputs["metadata"]["annotations"]["pulumi.com/skipAwait"] == "true"

@@ -1,0 +1,195 @@
+"""Driving the real Pulumi CLI (through pulumi.automation) on a copy of an example stack.
+
+A stack here is the example's `gpufleet:` config plus the e2e seams (components/e2e_seam.py), in a scratch
+project folder (a copy of Pulumi.yaml whose virtualenv is this checkout's .venv, and __main__.py), on a
+local file backend with the passphrase secrets provider. The real stacks/ files are never written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+import yaml
+from pulumi import automation as auto
+
+from tests.helpers import ROOT
+
+CACHE = Path(os.environ.get("GPUFLEET_E2E_CACHE", Path.home() / ".cache" / "gpufleet-e2e"))
+TOOLS = CACHE / "current"
+BIN = TOOLS / "bin"
+POLICY_PACK = ROOT / "policies"
+PASSPHRASE = "gpufleet-e2e"  # protects only the scratch backend of one test run
+BUILD_HINT = "run tests/e2e/build.sh (or `make e2e`) to build it"
+
+
+def missing_tools() -> list[str]:
+    names = ["pulumi", "pulumi-language-python", "pulumi-language-python-exec", "kube-apiserver", "etcd"]
+    missing = [n for n in names if not (BIN / n).exists()]
+    if not list((TOOLS / "home" / "plugins").glob("resource-kubernetes-v*/pulumi-resource-kubernetes")):
+        missing.append("pulumi-resource-kubernetes")
+    return missing
+
+
+def versions() -> dict[str, str]:
+    path = TOOLS / "versions.env"
+    if not path.exists():
+        return {}
+    return dict(line.split("=", 1) for line in path.read_text().split() if "=" in line)
+
+
+@dataclass
+class Timings:
+    """Seconds per step, printed at the end of the run (what takes the time)."""
+
+    steps: list[tuple[str, float]] = field(default_factory=list)
+
+    def add(self, name: str, seconds: float) -> None:
+        self.steps.append((name, seconds))
+
+    def report(self) -> str:
+        width = max((len(n) for n, _ in self.steps), default=0)
+        return "\n".join(f"  {n:<{width}}  {s:7.1f}s" for n, s in self.steps)
+
+
+TIMINGS = Timings()
+
+
+class timed:
+    def __init__(self, name: str):
+        self.name = name
+
+    def __enter__(self):
+        self.start = time.monotonic()
+        return self
+
+    def __exit__(self, *exc):
+        TIMINGS.add(self.name, time.monotonic() - self.start)
+
+
+def cli_env(backend: Path, home: Path) -> dict[str, str]:
+    """Environment of every CLI call: our tools first on PATH, our plugins, no network, no prompts."""
+    plugins = TOOLS / "home" / "plugins"
+    home.mkdir(parents=True, exist_ok=True)
+    if not (home / "plugins").exists():
+        (home / "plugins").symlink_to(plugins.resolve())
+    return {
+        "PATH": f"{BIN}:{os.environ.get('PATH', '')}",
+        "PULUMI_HOME": str(home),
+        "PULUMI_BACKEND_URL": f"file://{backend}",
+        "PULUMI_CONFIG_PASSPHRASE": PASSPHRASE,
+        "PULUMI_SKIP_UPDATE_CHECK": "true",
+        "PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION": "true",
+        "PULUMI_SKIP_CONFIRMATIONS": "true",
+        "PULUMI_DEBUG_COMMANDS": "true",  # `preview --event-log` exists only then (pkg/v3 cmd/pulumi/operations)
+        "PULUMI_DIY_BACKEND_NO_LEGACY_WARNING": "true",
+        "PULUMI_HOST_PROVIDERS_LOG": "",
+    }
+
+
+def example_stack_config(stack: str) -> dict[str, Any]:
+    """The example's config without its encrypted placeholders (they are set again as real secrets)."""
+    doc = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{stack}.yaml").read_text())
+    return {k: v for k, v in doc["config"].items() if not (isinstance(v, dict) and set(v) == {"secure"})}
+
+
+class E2EStack:
+    """One stack of the scratch project, created with the real CLI."""
+
+    def __init__(self, name: str, work: Path, config: dict[str, Any], secrets: dict[str, str]):
+        self.name = name
+        self.dir = work / f"project-{name}"
+        self.dir.mkdir(parents=True)
+        project = yaml.safe_load((ROOT / "Pulumi.yaml").read_text())
+        project["runtime"]["options"]["virtualenv"] = str(ROOT / ".venv")
+        (self.dir / "Pulumi.yaml").write_text(yaml.safe_dump(project, sort_keys=False))
+        shutil.copy(ROOT / "__main__.py", self.dir / "__main__.py")
+        (self.dir / "stacks").mkdir()
+        self.env = cli_env(work / "backend", work / "pulumi-home")
+        (work / "backend").mkdir(exist_ok=True)
+        self.workspace = auto.LocalWorkspace(
+            work_dir=str(self.dir),
+            env_vars=self.env,
+            secrets_provider="passphrase",
+            pulumi_command=auto.PulumiCommand(root=str(TOOLS)),
+        )
+        with timed(f"{name}: stack init"):
+            self.stack = auto.Stack.create_or_select(name, self.workspace)
+        self.write_config(config)
+        for key, value in secrets.items():
+            self.stack.set_config(key, auto.ConfigValue(value, secret=True))
+
+    @property
+    def stack_file(self) -> Path:
+        return self.dir / "stacks" / f"Pulumi.{self.name}.yaml"
+
+    def write_config(self, config: dict[str, Any]) -> None:
+        """Plain config straight into the stack file (structured values as YAML, like the examples);
+        secrets already set stay."""
+        doc = yaml.safe_load(self.stack_file.read_text()) if self.stack_file.exists() else {}
+        doc = doc or {}
+        kept = {k: v for k, v in (doc.get("config") or {}).items() if isinstance(v, dict) and set(v) == {"secure"}}
+        doc["config"] = {**config, **kept}
+        self.stack_file.write_text(yaml.safe_dump(doc, sort_keys=False))
+
+    def plan_file(self, path: Path) -> Path:
+        """The stack file as `gpufleet plan --config` reads it (secure values stay secure placeholders)."""
+        shutil.copy(self.stack_file, path)
+        return path
+
+    def cli(self, *args: str, check: bool = True) -> auto.CommandResult:
+        """The real CLI through the Automation API's command runner (raises CommandError on failure)."""
+        cmd = self.workspace.pulumi_command
+        result = cmd.run([*args, "--stack", self.name, "--non-interactive"], str(self.dir), self.env)
+        return result
+
+    def preview_json(self, out: Path, event_log: Path, policy: bool = True) -> dict:
+        """`pulumi preview --json [--policy-pack policies] --event-log FILE`; the JSON document."""
+        args = ["preview", "--json", "--event-log", str(event_log)]
+        if policy:
+            args += ["--policy-pack", str(POLICY_PACK)]
+        try:
+            result = self.cli(*args)
+        except auto.errors.CommandError as exc:
+            # A failed preview (a mandatory violation) still prints its JSON: keep it for `gpufleet report`.
+            text = str(exc)
+            out.write_text(text.split(" stdout: ", 1)[-1].split("\n stderr: ", 1)[0])
+            raise
+        out.write_text(result.stdout)
+        return json.loads(result.stdout[result.stdout.index("{"):])
+
+
+def gpufleet(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(ROOT / ".venv" / "bin" / "gpufleet"), *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600)
+
+
+def plan_json(stack: str, stack_file: Path, out: Path) -> dict:
+    """`gpufleet plan STACK --config FILE --format json` (exit 1 means a mandatory violation, still a plan)."""
+    proc = gpufleet("plan", stack, "--config", str(stack_file), "--format", "json", "--output", str(out))
+    assert proc.returncode in (0, 1), proc.stderr
+    return json.loads(out.read_text())
+
+
+def policy_events(event_log: Path) -> list[dict]:
+    out = []
+    for line in event_log.read_text().splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict) and isinstance(event.get("policyEvent"), dict):
+            out.append(event["policyEvent"])
+    return out
+
+
+def error_text(exc: Optional[BaseException]) -> str:
+    if isinstance(exc, auto.errors.CommandError):
+        return str(exc)
+    return repr(exc)

@@ -1,0 +1,253 @@
+"""The k3s example stacks through the real Pulumi CLI, the real policy pack and a real API server.
+
+Per stack (one fresh etcd + kube-apiserver each): the real `pulumi preview --policy-pack policies --json`
+lists the resources (URN, type) and policy verdicts `gpufleet plan` reports for the same config; `pulumi up`
+installs the add-on layer and the API server accepts every object; a second preview shows no changes;
+`gpufleet report` renders the real preview JSON. The cluster's hosts are replaced by the API server through
+the `gpufleet-e2e:kubeconfig` seam and the charts come from a local repository (docs/e2e.md).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+import pytest
+from pulumi import automation as auto
+
+from tests.e2e import harness
+from tests.e2e.cluster import ApiServer
+from tests.e2e.harness import E2EStack, plan_json, policy_events, timed
+
+K3S_STACKS = ["dev", "ha", "lab", "teams"]
+SSH_KEY = "e2e-placeholder-key (no host is reached: the kubeconfig seam replaces the hosts)"
+# Resources no plan lists: the engine's root resource.
+ENGINE_ONLY = {"pulumi:pulumi:Stack"}
+
+
+@dataclass
+class Run:
+    name: str
+    work: Path
+    server: ApiServer
+    stack: E2EStack
+    config: dict
+    plan: dict = field(default_factory=dict)
+    preview: Optional[dict] = None
+    preview_path: Optional[Path] = None
+    event_log: Optional[Path] = None
+    up: Optional[auto.UpResult] = None
+    failed: dict = field(default_factory=dict)
+
+    def need(self, what: str) -> None:
+        if what in self.failed:
+            pytest.skip(f"{what} failed earlier in this run: {self.failed[what]}")
+
+
+def seamed_config(stack: str, repo_url: str) -> dict:
+    return {**harness.example_stack_config(stack), "gpufleet-e2e:chartRepository": repo_url}
+
+
+@pytest.fixture(scope="module", params=K3S_STACKS)
+def run(request, tools, chart_repo, tmp_path_factory):
+    name = request.param
+    work = tmp_path_factory.mktemp(f"e2e-{name}")
+    with timed(f"{name}: etcd + kube-apiserver up"):
+        server = ApiServer(harness.BIN, work / "apiserver").start()
+    try:
+        config = seamed_config(name, chart_repo.url)
+        for pool in config.get("gpufleet:nodePools", []):
+            for host in pool.get("hosts", []):
+                server.create_node(host["name"])  # the targets of NodePatch (no kubelet registers them here)
+        stack = E2EStack(name, work, config, {"gpufleet:sshPrivateKey": SSH_KEY, "gpufleet-e2e:kubeconfig": server.kubeconfig})
+        r = Run(name, work, server, stack, config)
+        with timed(f"{name}: gpufleet plan"):
+            r.plan = plan_json(name, stack.plan_file(work / "plan-stack.yaml"), work / "plan.json")
+        yield r
+    finally:
+        server.stop()
+
+
+def resources(doc_steps: list[dict]) -> set[tuple[str, str]]:
+    out = set()
+    for s in doc_steps:
+        state = s.get("newState") or s.get("oldState") or {}
+        out.add((s["urn"], state.get("type") or s["urn"].split("::")[2].rsplit("$", 1)[-1]))
+    return {r for r in out if r[1] not in ENGINE_ONLY}
+
+
+def verdicts_of_events(events: list[dict]) -> set[tuple[str, str, str]]:
+    return {(e["policyName"], e.get("resourceUrn") or "", str(e["enforcementLevel"]).lower()) for e in events}
+
+
+def verdicts_of_plan(plan: dict) -> set[tuple[str, str, str]]:
+    return {(v["policy"], v["urn"], v["level"]) for v in plan["violations"]}
+
+
+def test_preview_lists_the_plans_resources_and_verdicts(run):
+    run.preview_path, run.event_log = run.work / "preview.json", run.work / "preview.events.jsonl"
+    try:
+        with timed(f"{run.name}: pulumi preview --policy-pack (1st)"):
+            run.preview = run.stack.preview_json(run.preview_path, run.event_log)
+    except auto.errors.CommandError as exc:
+        run.failed["preview"] = str(exc)[-2000:]
+        raise
+    real = resources(run.preview["steps"])
+    planned = {(r["urn"], r["type"]) for r in run.plan["resources"] if r["type"] not in ENGINE_ONLY}
+    assert real == planned, f"only in preview: {sorted(real - planned)}\nonly in plan: {sorted(planned - real)}"
+    assert {s["op"] for s in run.preview["steps"]} <= {"create", "same"}
+    assert verdicts_of_events(policy_events(run.event_log)) == verdicts_of_plan(run.plan)
+
+
+def test_report_renders_the_real_preview(run):
+    run.need("preview")
+    if run.preview is None:
+        pytest.skip("no preview in this run")
+    out = run.work / "report.json"
+    proc = harness.gpufleet("report", "--preview-json", str(run.preview_path), "--event-log", str(run.event_log),
+                            "--format", "json", "--output", str(out))
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(out.read_text())
+    assert report["stack"] == run.name
+    assert {c["urn"] for c in report["changes"]} == {u for u, t in resources(run.preview["steps"])}
+    assert {c["op"] for c in report["changes"]} == {"create"}
+    assert report["mandatoryViolations"] == 0
+    md = harness.gpufleet("report", "--preview-json", str(run.preview_path), "--event-log", str(run.event_log))
+    assert md.returncode == 0 and run.name in md.stdout, md.stderr
+
+
+def test_up_installs_the_addon_layer_on_the_api_server(run):
+    run.need("preview")
+    try:
+        with timed(f"{run.name}: pulumi up"):
+            run.up = run.stack.stack.up(on_output=None, color="never")
+    except auto.errors.CommandError as exc:
+        run.failed["up"] = str(exc)[-3000:]
+        raise
+    assert run.up.summary.result == "succeeded"
+    state = run.stack.stack.export_stack().deployment
+    k8s = [r for r in state["resources"] if r["type"].startswith("kubernetes:") and r.get("custom")]
+    planned = [r for r in run.plan["resources"] if r["type"].startswith("kubernetes:")]
+    assert len(k8s) == len(planned)
+    for r in k8s:
+        assert r.get("id"), f"{r['urn']} has no id after up"
+    check_objects_exist(run, k8s)
+
+
+def object_path(server: ApiServer, api_version: str, kind: str, name: str, namespace: Optional[str]) -> str:
+    """REST path of an object (its resource name from the API server's discovery)."""
+    base = f"/api/{api_version}" if "/" not in api_version else f"/apis/{api_version}"
+    found = [r for r in server.request("GET", base)["resources"] if r["kind"] == kind and "/" not in r["name"]]
+    assert found, f"the API server serves no {kind} in {base}"
+    plural = found[0]["name"]
+    if found[0]["namespaced"]:
+        return f"{base}/namespaces/{namespace or 'default'}/{plural}/{name}"
+    return f"{base}/{plural}/{name}"
+
+
+def check_objects_exist(run: Run, state: list[dict]) -> None:
+    """Every object gpufleet created directly (not through a chart or a patch) is read back from the API
+    server, with the name, namespace and uid the engine recorded."""
+    problems = []
+    for r in state:
+        kind = r["type"].rsplit(":", 1)[-1]
+        if kind == "Release" or kind.endswith("Patch") or not r["type"].startswith("kubernetes:"):
+            continue
+        out = r.get("outputs") or {}
+        meta = out.get("metadata") or {}
+        try:
+            path = object_path(run.server, out["apiVersion"], out["kind"], meta["name"], meta.get("namespace"))
+            obj = run.server.request("GET", path)
+        except Exception as exc:  # noqa: BLE001 - report every missing object at once
+            problems.append(f"{r['urn']}: {exc!r}")
+            continue
+        if obj["metadata"].get("uid") != meta.get("uid"):
+            problems.append(f"{r['urn']}: uid {obj['metadata'].get('uid')} in the API server, {meta.get('uid')} in state")
+    assert not problems, "\n".join(problems)
+
+
+def test_second_preview_shows_no_changes(run):
+    run.need("up")
+    if run.up is None:
+        pytest.skip("up did not run")
+    with timed(f"{run.name}: pulumi preview (2nd)"):
+        doc = run.stack.preview_json(run.work / "preview2.json", run.work / "preview2.events.jsonl")
+    changed = [(s["op"], s["urn"], s.get("diffReasons")) for s in doc["steps"] if s["op"] != "same"]
+    assert not changed, changed
+
+
+# One key changed in one stack: a team's guaranteed GPUs (ClusterQueue nominalQuota).
+CHANGED_STACK = "teams"
+
+
+def changed_config(config: dict) -> dict:
+    out = json.loads(json.dumps(config))
+    out["gpufleet:addons"]["kueue"]["teams"][0]["queues"][0]["nominalQuota"] = 6
+    return out
+
+
+def test_one_key_change_real_diff_equals_gpufleet_diff(run):
+    if run.name != CHANGED_STACK:
+        pytest.skip(f"the one-key change runs on the {CHANGED_STACK} stack")
+    run.need("up")
+    if run.up is None:
+        pytest.skip("up did not run")
+    head = changed_config(run.config)
+    run.stack.write_config(head)
+    head_plan = run.work / "plan-head.json"
+    plan_json(run.name, run.stack.plan_file(run.work / "plan-head-stack.yaml"), head_plan)
+    predicted_out = run.work / "diff.json"
+    proc = harness.gpufleet("diff", str(run.work / "plan.json"), str(head_plan), "--format", "json",
+                            "--output", str(predicted_out))
+    assert proc.returncode == 0, proc.stderr
+    predicted = json.loads(predicted_out.read_text())
+    with timed(f"{run.name}: pulumi preview (one-key change)"):
+        doc = run.stack.preview_json(run.work / "preview-change.json", run.work / "preview-change.events.jsonl")
+    real = {(s["urn"], s["op"]) for s in doc["steps"] if s["op"] != "same"}
+    expected = {(c["urn"], c["op"]) for c in predicted["changes"]}
+    assert real == expected, f"engine: {sorted(real)}\ngpufleet diff: {sorted(expected)}"
+    for s in doc["steps"]:
+        if s["op"] == "same":
+            continue
+        engine_paths = set((s.get("detailedDiff") or {}).keys()) or set(s.get("diffReasons") or [])
+        change = next(c for c in predicted["changes"] if c["urn"] == s["urn"])
+        predicted_paths = {i["path"] for i in change["inputs"]}
+        assert engine_paths == predicted_paths, f"{s['urn']}: engine {engine_paths} / gpufleet {predicted_paths}"
+    # The real engine's preview of the change, rendered by `gpufleet report`, agrees with the prediction.
+    out = run.work / "report-change.json"
+    proc = harness.gpufleet("report", "--preview-json", str(run.work / "preview-change.json"), "--event-log",
+                            str(run.work / "preview-change.events.jsonl"), "--format", "json", "--output", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert {(c["urn"], c["op"]) for c in json.loads(out.read_text())["changes"]} == expected
+
+
+# A stack that breaks a mandatory rule: the operator's driver 570 cannot run CUDA 13.0.
+VIOLATING_STACK = "dev"
+MANDATORY_RULE = "gpu-driver-cuda-alignment"
+
+
+def test_mandatory_violation_fails_the_real_preview_with_the_rules_name(run):
+    if run.name != VIOLATING_STACK:
+        pytest.skip(f"the mandatory violation runs on the {VIOLATING_STACK} stack")
+    bad = json.loads(json.dumps(run.config))
+    bad["gpufleet:gpuOperator"] = {"driver": {"source": "operator", "version": "570.195.03"}}
+    bad["gpufleet:workloads"] = {"cudaVersions": ["12.8", "13.0"]}
+    run.stack.write_config(bad)
+    plan = plan_json(run.name, run.stack.plan_file(run.work / "plan-bad-stack.yaml"), run.work / "plan-bad.json")
+    assert MANDATORY_RULE in {v["policy"] for v in plan["violations"] if v["level"] == "mandatory"}
+    events = run.work / "preview-bad.events.jsonl"
+    with timed(f"{run.name}: pulumi preview (mandatory violation)"):
+        with pytest.raises(auto.errors.CommandError) as failed:
+            run.stack.preview_json(run.work / "preview-bad.json", events)
+    assert MANDATORY_RULE in str(failed.value)
+    assert verdicts_of_events(policy_events(events)) == verdicts_of_plan(plan)
+    # `gpufleet report` renders the real policy event log: the violation blocks, by name.
+    out = run.work / "report-bad.json"
+    proc = harness.gpufleet("report", "--preview-json", str(run.work / "preview-bad.json"), "--event-log",
+                            str(events), "--format", "json", "--output", str(out))
+    assert proc.returncode in (0, 1), proc.stderr
+    report = json.loads(out.read_text())
+    assert report["mandatoryViolations"] >= 1
+    assert MANDATORY_RULE in {p["policy"] for p in report["policies"] if p["level"] == "mandatory"}

@@ -1,0 +1,140 @@
+"""Unit tests: the catalog facts issue 12 found wrong or stale, each against its source's value."""
+
+import datetime as dt
+
+import pytest
+
+from gpufleet import catalog, versions
+from gpufleet.catalog import aws, gcp
+
+
+@pytest.mark.parametrize(
+    "release, supported",
+    [
+        # NVIDIA/cloud-native-docs gpu-operator/platform-support.rst, Cloud Service Providers table per release.
+        ("v26.7.0", ["1.33", "1.34", "1.35", "1.36"]),
+        ("v26.3.3", ["1.32", "1.33", "1.34", "1.35", "1.36"]),
+        ("v25.10.1", ["1.30", "1.31", "1.32", "1.33", "1.34", "1.35"]),
+    ],
+)
+def test_operator_kubernetes_ranges(release, supported):
+    assert list(catalog.operator_release(release).kubernetes) == supported
+
+
+def test_every_eks_version_is_supported_by_the_pinned_operator():
+    pinned = catalog.operator_release(versions.GPU_OPERATOR.version)
+    assert set(versions.EKS_KUBERNETES_VERSIONS) <= set(pinned.kubernetes)
+
+
+@pytest.mark.parametrize("cuda", ["13.3", "13.4", "13.5"])
+def test_new_cuda_releases_are_known(cuda):
+    assert cuda in catalog.cuda_versions()
+    assert catalog.cuda_support("610.43.02", cuda).ok
+
+
+def test_cuda_13_3_minimum_is_exact():
+    assert catalog.cuda_support("610.43.02", "13.3").mode == "full"
+    assert catalog.cuda_support("595.71.05", "13.3").mode == "minor-version"
+
+
+def test_cuda_13_4_without_recorded_minimum_runs_only_in_minor_version_mode():
+    s = catalog.cuda_support("610.57.04", "13.4")
+    assert (s.ok, s.mode) == (True, "minor-version")
+    assert "no minimum driver is recorded for CUDA 13.4" in s.why
+
+
+@pytest.mark.parametrize(
+    "driver, cuda, mode",
+    [
+        ("450.80.02", "11.8", "minor-version"),  # the exact 11.x minor-version-compatibility minimum
+        ("450.51.06", "11.8", "none"),  # branch 450, but below 450.80.02
+        ("570.124.06", "12.8.1", "full"),  # 12.8 Update 1's own minimum
+        ("570.86.15", "12.8.1", "minor-version"),
+        ("570.26", "12.8", "full"),
+        ("525.60.13", "12.9", "minor-version"),
+        ("525.53.00", "12.0", "none"),
+        ("580.65.06", "13.0", "full"),
+        ("575.57.08", "13.2", "none"),
+    ],
+)
+def test_cuda_support_modes(driver, cuda, mode):
+    assert catalog.cuda_support(driver, cuda).mode == mode
+
+
+def test_minor_version_pass_names_what_breaks():
+    s = catalog.cuda_support("535.104.05", "12.8")
+    assert s.limited
+    assert "PTX JIT" in s.why and "NVRTC" in s.why and "newer than the driver" in s.why
+    assert catalog.driver_runs_cuda("535.104.05", "12.8") == (True, s.why)  # the old API keeps working
+
+
+def test_bottlerocket_ships_r580_and_runs_cuda_13():
+    ami = aws.ami("bottlerocket-nvidia")
+    assert ami.driver_branch == 580
+    assert catalog.cuda_support(ami.driver_floor, "13.0").mode == "full"
+
+
+def test_gke_latest_on_134_is_r580_and_runs_cuda_13():
+    branch = gcp.gke_driver_branch("1.34", "LATEST")
+    assert branch == 580
+    assert catalog.driver_runs_cuda(gcp.gke_driver_floor(branch), "13.0")[0]
+    assert not catalog.driver_runs_cuda(gcp.gke_driver_floor(gcp.gke_driver_branch("1.34", "DEFAULT")), "13.0")[0]
+
+
+def test_t4_spot_price_per_gpu():
+    assert gcp.machine("n1-standard-4").gpu_spot == 0.175  # was 0.14 (issue 12 audit, GCP spot pricing page)
+
+
+def test_p5en_uses_efa_only_secondary_interfaces():
+    t = aws.instance_type("p5en.48xlarge")
+    assert (t.network_cards, t.efa_interfaces, t.efa_secondary) == (16, 16, "efa-only")
+
+
+def test_p6_b200_is_a_b200_type_with_eight_efa_and_no_invented_price():
+    t = aws.instance_type("p6-b200.48xlarge")
+    assert (t.gpu, t.gpus, t.network_cards, t.efa_interfaces) == ("B200", 8, 8, 8)
+    assert t.price("on-demand") is None and t.price("spot") is None
+
+
+@pytest.mark.parametrize("name", ["g6f.xlarge", "gr6f.4xlarge", "g7.2xlarge", "g7e.48xlarge", "p6-b300.48xlarge"])
+def test_new_aws_gpu_families_are_gpu_types(name):
+    assert aws.is_gpu_type(name)
+
+
+@pytest.mark.parametrize("name", ["a4x-highgpu-4g", "g4-standard-48"])
+def test_new_gcp_gpu_families_have_gpus(name):
+    assert gcp.machine_has_gpus(name)
+
+
+@pytest.mark.parametrize("name", ["a3-highgpu-1g", "a3-highgpu-2g", "a3-highgpu-4g"])
+def test_small_a3_high_is_not_sold_on_demand(name):
+    m = gcp.machine(name)
+    assert not m.sold_on_demand and m.on_demand is None
+    assert set(m.sale_options) == {"spot", "flex-start"}
+    assert m.price("on-demand", m.fixed_count) is None and m.price("spot", m.fixed_count) > 0
+
+
+def test_versions_tcpxo_and_autoscaler_pairs():
+    assert versions.CLUSTER_AUTOSCALER.version == "9.52.1" and versions.CLUSTER_AUTOSCALER.app_version == "v1.34.1"
+    assert set(versions.EKS_KUBERNETES_VERSIONS) <= set(versions.CLUSTER_AUTOSCALER_IMAGES)
+    assert "bd4a7491672b48dfec28f3679b679a614f6cbbc7" in versions.GKE_GPUDIRECT_MANIFESTS["TCPXO"]["nccl-installer"]
+
+
+def test_eks_136_and_extended_support_cost():
+    assert "1.36" in versions.EKS_KUBERNETES_VERSIONS
+    day = dt.date(2026, 12, 2)
+    v134 = catalog.eks_kubernetes_version("1.34", day)
+    assert (v134.status, v134.hourly_price) == ("extended", 0.60)  # extended billing starts on the EOSS day
+    assert catalog.eks_kubernetes_version("1.34", dt.date(2026, 12, 1)).hourly_price == 0.10
+    assert catalog.eks_kubernetes_version("1.35", day).status == "standard"
+    assert catalog.eks_kubernetes_version("1.33", dt.date(2027, 7, 29)).status == "unsupported"
+
+
+def test_default_kubernetes_version_is_in_standard_support_everywhere():
+    day = dt.date(2026, 12, 2)
+    default = versions.KUBERNETES_DEFAULT
+    assert catalog.eks_kubernetes_version(default, day).status == "standard"
+    assert catalog.gke_kubernetes_version(default, day).status == "standard"
+    assert default in catalog.operator_release(versions.GPU_OPERATOR.version).kubernetes
+    assert default in versions.K3S_RELEASES
+    assert catalog.gke_kubernetes_version("1.34", day).status == "extended"

@@ -1,0 +1,35 @@
+"""The e2e tier's Go wrapper modules (tests/e2e/build/) build what the stacks and the Python SDKs pin."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import re
+
+from gpufleet import versions
+from tests.helpers import ROOT
+
+BUILD = ROOT / "tests" / "e2e" / "modules"
+
+
+def requires(module: str) -> dict[str, str]:
+    text = (BUILD / module / "go.mod").read_text()
+    return dict(re.findall(r"^\s*(?:require\s+)?([a-z0-9.\-/]+\.[a-z]+/[^\s]+)\s+(v[^\s]+)", text, re.M))
+
+
+def test_kube_apiserver_is_the_kubernetes_release_of_the_pinned_k3s():
+    k3s = versions.k3s_release(versions.KUBERNETES_DEFAULT)  # v1.34.1+k3s1
+    kubernetes = requires("kube")["k8s.io/kubernetes"]
+    assert kubernetes == k3s.split("+")[0]
+    staging = re.findall(r"^\s*(k8s\.io/[a-z\-]+) => (k8s\.io/[a-z\-]+) (v\S+)$", (BUILD / "kube" / "go.mod").read_text(), re.M)
+    assert len(staging) >= 30
+    minor_patch = kubernetes.removeprefix("v1.")
+    assert {(a == b, v) for a, b, v in staging} == {(True, f"v0.{minor_patch}")}
+
+
+def test_pulumi_cli_is_not_older_than_the_python_sdk():
+    cli = requires("pulumi")["github.com/pulumi/pulumi/pkg/v3"]
+    assert requires("pulumi")["github.com/pulumi/pulumi/sdk/v3"] == cli
+    sdk = importlib.metadata.version("pulumi")
+    as_tuple = lambda v: tuple(int(x) for x in v.removeprefix("v").split("."))  # noqa: E731
+    assert as_tuple(cli) >= as_tuple(sdk)
+    assert requires("langhost")["github.com/pulumi/pulumi/sdk/v3"] == cli
