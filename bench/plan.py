@@ -1,8 +1,10 @@
 """Benchmark: wall time, peak memory and imported modules of `gpufleet plan` per stack.
 
 Each measurement runs in a fresh subprocess (so import cost and peak RSS are those a user sees):
-every example stack in stacks/, synthetic k3s stacks with 10, 100 and 500 GPU agents, and a synthetic
-EKS stack with 50 GPU pools (the prod-eks stack's cluster with 50 pools of four GPU shapes).
+every example stack in stacks/, synthetic k3s stacks with 10, 100 and 500 GPU agents, a synthetic
+EKS stack with 50 GPU pools (the prod-eks stack's cluster with 50 pools of four GPU shapes), and a synthetic
+Karpenter stack with 50 NodePools (the karpenter-eks stack's cluster; spot, on-demand, capacity-block and EFA
+shapes).
 Prints figures; asserts nothing about speed (not a timed test).
 """
 
@@ -66,6 +68,23 @@ def synthetic_eks(pools: int) -> dict:
     return doc
 
 
+KARPENTER_SHAPES = [
+    {"instanceTypes": ["g6.xlarge", "g6.2xlarge", "g6.4xlarge", "gr6.4xlarge"], "capacity": "spot"},
+    {"instanceType": "g6e.12xlarge", "capacity": "on-demand"},
+    {"instanceType": "p5.48xlarge", "capacity": "reserved", "rdma": True, "maxNodes": 2,
+     "reservation": {"type": "capacity-block", "id": "cr-0123456789abcdef0", "zone": "us-east-1b", "instanceCount": 2}},
+    {"instanceType": "p4d.24xlarge", "capacity": "spot", "rdma": True, "availabilityZone": "us-east-1a"},
+]
+
+
+def synthetic_karpenter(pools: int) -> dict:
+    doc = yaml.safe_load((ROOT / "stacks" / "Pulumi.karpenter-eks.yaml").read_text())
+    doc["config"]["gpufleet:nodePools"] = [
+        {"name": f"pool-{i:03d}", "maxNodes": 4, **KARPENTER_SHAPES[i % len(KARPENTER_SHAPES)]} for i in range(pools)
+    ]
+    return doc
+
+
 def measure(stack: str, extra: list[str]) -> dict:
     run = subprocess.run([sys.executable, "-c", PROBE, stack, *extra], capture_output=True, text=True, cwd=ROOT)
     if run.returncode != 0:
@@ -86,6 +105,9 @@ def main() -> None:
         file = Path(tmp) / "Pulumi.eks-50.yaml"
         file.write_text(yaml.safe_dump(synthetic_eks(50)))
         rows.append(("eks-50-gpu-pools", measure("eks-50", ["--config", str(file)])))
+        file = Path(tmp) / "Pulumi.karpenter-50.yaml"
+        file.write_text(yaml.safe_dump(synthetic_karpenter(50)))
+        rows.append(("karpenter-50-nodepools", measure("karpenter-50", ["--config", str(file)])))
     print(f"{'stack':<24} {'exit':>4} {'seconds':>8} {'peak MiB':>9} {'modules':>8}  cloud SDKs")
     for stack, m in rows:
         sdks = ",".join(n for n in ("aws", "gcp") if m[n]) or "-"

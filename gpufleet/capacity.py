@@ -5,6 +5,7 @@ workload components (Kueue quotas) and the spec's own warnings all read capacity
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Optional
 
@@ -14,6 +15,7 @@ from gpufleet.spec import NodePoolSpec, Problem, StackSpec
 from gpufleet.spec.addons import NAMESPACE
 from gpufleet.spec import compat_checks
 from gpufleet.spec import shape as pool_shape
+from gpufleet.spec.reservation import capacity_source, committed_nodes
 
 CURRENCY = "USD"
 
@@ -30,6 +32,9 @@ class PoolCapacity:
     price_per_node_hour: Optional[float]
     sharing: str = ""  # how `advertised` comes about (sharing mode, replicas, MIG layout)
     shared: bool = False  # GPUs are time-sliced, MPS-shared or MIG-partitioned
+    capacity_source: str = ""  # where the nodes come from (gpufleet/spec/reservation.py capacity_source)
+    reserved_nodes: int = 0  # nodes a reservation holds: committed spend whatever the pool's size
+    reservation: Optional[dict] = None  # the reservation (type, id/name, zone, instance type, count), for reviews
 
     @property
     def min_gpus(self) -> int:
@@ -60,20 +65,23 @@ class PoolCapacity:
             "advertisedPerNode": self.advertised,
             "pricePerNodeHour": self.price_per_node_hour,
             "sharing": self.sharing,
+            "capacitySource": self.capacity_source or self.capacity_type,
+            "reservedNodes": self.reserved_nodes,
+            "reservation": self.reservation,
         }
 
 
 def pool_capacity(pool: NodePoolSpec, platform: str) -> PoolCapacity:
     if platform == "eks":
-        return _eks_pool_capacity(pool)
+        return with_source(pool, _eks_pool_capacity(pool))
     if platform == "gke" and pool.machine_type:
-        return _gke_pool_capacity(pool)
+        return with_source(pool, _gke_pool_capacity(pool))
     gpus = pool.gpus_per_node or 0
     if platform == "k3s":
         lo = hi = len(pool.hosts)
     else:
         lo, hi = pool.min_nodes, pool.max_nodes
-    return PoolCapacity(
+    return with_source(pool, PoolCapacity(
         pool=pool.name,
         gpu=pool.gpu,
         gpus_per_node=gpus,
@@ -84,7 +92,7 @@ def pool_capacity(pool: NodePoolSpec, platform: str) -> PoolCapacity:
         price_per_node_hour=pool.price_per_node_hour,
         sharing=gpu_sharing.explain(pool),
         shared=gpu_sharing.shares(pool),
-    )
+    ))
 
 
 def _eks_pool_capacity(pool: NodePoolSpec) -> PoolCapacity:
@@ -98,7 +106,8 @@ def _eks_pool_capacity(pool: NodePoolSpec) -> PoolCapacity:
     advertised = gpu_sharing.advertised(shaped)
     if pool.rdma:
         advertised[labels.EFA_RESOURCE] = t.efa_interfaces
-    price = pool.price_per_node_hour if pool.price_per_node_hour is not None else t.price(pool.capacity)
+    billed = billed_as(pool)
+    price = pool.price_per_node_hour if pool.price_per_node_hour is not None else (t.price(billed) if billed else None)
     return PoolCapacity(
         pool=pool.name, gpu=t.gpu, gpus_per_node=t.gpus, min_nodes=pool.min_nodes, max_nodes=pool.max_nodes,
         capacity_type=pool.capacity, advertised=advertised, price_per_node_hour=price,
@@ -106,8 +115,29 @@ def _eks_pool_capacity(pool: NodePoolSpec) -> PoolCapacity:
     )
 
 
+def billed_as(pool: NodePoolSpec) -> Optional[str]:
+    """The catalog price a pool's nodes are billed at: on-demand or spot as declared; a reservation (EC2 On-Demand
+    Capacity Reservation, GCE reservation) bills its instances at the on-demand rate (EC2 User Guide, "Capacity
+    Reservation pricing and billing"; Compute Engine docs, "Reservations of Compute Engine zonal resources":
+    reserved resources are charged at on-demand rates). EC2 Capacity Blocks and GKE DWS flex-start / queued
+    provisioning have prices of their own (EC2 Capacity Blocks pricing; DWS pricing) that the catalog does not
+    hold: None, so those pools are unpriced unless the stack declares pricePerNodeHour."""
+    if pool.capacity in ("on-demand", "spot"):
+        return pool.capacity
+    if pool.capacity == "reserved" and not (pool.reservation is not None and pool.reservation.type == "capacity-block"):
+        return "on-demand"
+    return None
+
+
 def capacity(spec: StackSpec) -> list[PoolCapacity]:
     return [pool_capacity(p, spec.cluster.platform) for p in spec.node_pools]
+
+
+def with_source(pool: NodePoolSpec, cap: PoolCapacity) -> PoolCapacity:
+    """The pool's capacity source and reservation size (what a reviewer and a cost calculator need)."""
+    r = pool.reservation if pool.capacity == "reserved" else None
+    facts = None if r is None else {k: v for k, v in r.model_dump(by_alias=True).items() if v is not None}
+    return dataclasses.replace(cap, capacity_source=capacity_source(pool), reserved_nodes=committed_nodes(pool), reservation=facts)
 
 
 AUTOSCALER_NOTE = (
@@ -150,7 +180,8 @@ def _gke_pool_capacity(pool: NodePoolSpec) -> PoolCapacity:
         per_node *= catalog.gpu(machine.gpu).mig.profiles[opts.gpu_partition_size]
     if opts is not None and opts.gpu_sharing is not None:
         per_node *= opts.gpu_sharing.max_shared_clients_per_gpu
-    price = pool.price_per_node_hour if pool.price_per_node_hour is not None else machine.price(pool.capacity, gpus)
+    billed = billed_as(pool)
+    price = pool.price_per_node_hour if pool.price_per_node_hour is not None else (machine.price(billed, gpus) if billed else None)
     return PoolCapacity(
         pool=pool.name,
         gpu=machine.gpu,

@@ -23,6 +23,18 @@ TEAM_LABEL = "gpufleet.io/team"
 # Tag on every cloud resource gpufleet creates for a cluster (EKS: cluster, roles, security groups, file systems).
 CLUSTER_TAG = "gpufleet.io/cluster"
 
+# Reserved pools: what the stack declares its reservation holds, tagged on the EKS launch template (and as GCE
+# resource labels on GKE pools, `gpufleet-reservation-*`): the policy `reservation-placement` reads them.
+RESERVATION_TAG_PREFIX = "gpufleet.io/reservation-"
+GKE_RESERVATION_LABEL_PREFIX = "gpufleet-reservation-"
+# GKE DWS: queued-provisioning nodes carry this taint (GKE adds it) and label (gpufleet adds it, as
+# cluster-toolkit's gke-node-pool does: only the taint is automatic); flex-start nodes this label (GKE adds it).
+GKE_QUEUED_KEY = "cloud.google.com/gke-queued"
+GKE_FLEX_START_LABEL = "cloud.google.com/gke-flex-start"
+# GKE DWS: the ProvisioningRequest class of queued provisioning (GKE "Run a large-scale workload with
+# flex-start with queued provisioning").
+GKE_QUEUED_PROVISIONING_CLASS = "queued-provisioning.gke.io"
+
 # Spot nodes carry this taint in addition to the GPU taint: only interruption-tolerant work lands.
 SPOT_TAINT_KEY = "gpufleet.io/spot"
 
@@ -66,6 +78,7 @@ POLICY_NAMES = (
     "secure-defaults",
     "gpu-cuda-minor-version-compat",
     "stateful-resource-protection",
+    "reservation-placement",
 )
 # The rule that wants stateful resources protected: components carry a stack's reason for turning protection
 # off as this rule's exemption.

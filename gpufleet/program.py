@@ -54,7 +54,8 @@ def main() -> None:
         # Where the API is and the AWS node group names. Exported here, never from a component: a component
         # may run where there is no stack to export to (the component package's Construct, a user's program).
         pulumi.export("endpoint", cluster.control_plane.cluster.endpoint)
-        pulumi.export("nodeGroupNames", [p.node_group.node_group_name for p in cluster.node_pools])
+        # Karpenter pools are NodePools, not node groups: only node groups have a name to export.
+        pulumi.export("nodeGroupNames", [p.node_group.node_group_name for p in cluster.node_pools if hasattr(p, "node_group")])
 
 
 def config_value(value: Any) -> str:

@@ -211,6 +211,7 @@ EFA_DEVICE_PLUGIN = HelmChart(
 EKS_ADDONS: dict[str, str | None] = {
     "aws-ebs-csi-driver": None,
     "aws-fsx-csi-driver": None,
+    "eks-pod-identity-agent": None,  # Karpenter's controller role with identity pod-identity
 }
 
 # GKE: Kubernetes minor versions gpufleet plans for (the cluster's minimum master version; the release
@@ -239,4 +240,23 @@ GKE_GPUDIRECT_MANIFESTS: dict[str, dict[str, str]] = {
     "RDMA": {
         "nccl-installer": f"{_GKE_ACCELERATORS_RAW}/2c776f7e9656a2b6476f19938b738b4186000ce3/gpudirect-rdma/nccl-rdma-installer.yaml",
     },
+}
+
+# Karpenter (aws/karpenter-provider-aws, chart `karpenter` at tag v1.14.1: ../shared/reference/karpenter/
+# Chart-v1.14.1.yaml and values-v1.14.1.yaml). Compatibility (v1.14 docs, upgrading/compatibility.md): K8s 1.33 needs
+# >= 1.5, 1.34 >= 1.6, 1.35 >= 1.9, so one pin covers EKS_KUBERNETES_VERSIONS. Its CRDs (karpenter.sh/v1 NodePool,
+# karpenter.k8s.aws/v1 EC2NodeClass) ship in the chart's crds/ and are the ones in ../shared/reference/crds/karpenter/.
+KARPENTER = HelmChart(
+    name="karpenter",
+    repo="oci://public.ecr.aws/karpenter",
+    version="1.14.1",
+    app_version="1.14.1",
+)
+# EC2NodeClass amiSelectorTerms alias per gpufleet GPU AMI: Karpenter picks the NVIDIA variant of the family for GPU
+# instance types itself. The version part is "latest" until a release is pinned here: the CRD's own description
+# warns that latest drifts nodes when a new AMI is released (bounded by each NodePool's disruption budget); pin
+# e.g. "al2023@v20250920" to hold them.
+KARPENTER_AMI_ALIASES: dict[str, str] = {
+    "al2023-nvidia": "al2023@latest",
+    "bottlerocket-nvidia": "bottlerocket@latest",
 }

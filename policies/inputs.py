@@ -445,3 +445,51 @@ def is_spot(pool: Pool) -> bool:
 
 def money(value: float) -> str:
     return f"${value:,.2f}/h"
+
+
+# --- Karpenter (NodePool / EC2NodeClass custom resources, its Helm release) -------------------------
+
+KARPENTER_CHART = "karpenter"
+CAPACITY_TYPE_KEY = "karpenter.sh/capacity-type"
+INSTANCE_TYPE_KEY = "node.kubernetes.io/instance-type"
+ZONE_KEY = "topology.kubernetes.io/zone"
+
+
+def is_karpenter_node_pool(r: Any) -> bool:
+    """A karpenter.sh NodePool (any served version)."""
+    return r.resource_type.startswith("kubernetes:karpenter.sh/") and r.resource_type.endswith(":NodePool")
+
+
+def nodepool_requirement(props: Any, key: str) -> list[str]:
+    """The values an `In` requirement of the NodePool's template gives `key` ([] when it does not constrain it)."""
+    for req in items(get(props, "spec", "template", "spec", "requirements")):
+        if get(req, "key") == key and get(req, "operator") == "In":
+            return [v for v in items(get(req, "values")) if isinstance(v, str)]
+    return []
+
+
+def nodepool_is_gpu(props: Any) -> bool:
+    """A NodePool for GPU nodes: GPU instance types, a GPU limit, or gpufleet's GPU label."""
+    if any(ec2_is_gpu(t) for t in nodepool_requirement(props, INSTANCE_TYPE_KEY)):
+        return True
+    if labels.GPU_RESOURCE in mapping(get(props, "spec", "limits")):
+        return True
+    return get(props, "spec", "template", "metadata", "labels", labels.GPU_NODE_LABEL) == "true"
+
+
+def karpenter_node_pools(resources: Iterable[Any]) -> list[Any]:
+    """GPU NodePools of the stack."""
+    return [r for r in resources if is_karpenter_node_pool(r) and nodepool_is_gpu(r.props)]
+
+
+def karpenter_releases(resources: Iterable[Any]) -> list[Any]:
+    return [r for r in helm_charts(resources) if chart_of(r.props) == KARPENTER_CHART]
+
+
+def nodepool_taints(props: Any) -> list[tuple[str, str, str]]:
+    return [(text(get(t, "key")) or "", text(get(t, "value")) or "", text(get(t, "effect")) or "")
+            for t in items(get(props, "spec", "template", "spec", "taints"))]
+
+
+def nodepool_labels(props: Any) -> dict:
+    return mapping(get(props, "spec", "template", "metadata", "labels"))

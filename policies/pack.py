@@ -13,6 +13,7 @@ from gpufleet.policies.rules import (
     gpu_pool_taint,
     gpu_sharing_valid,
     rdma_placement,
+    reservation_placement,
     secure_defaults,
     spot_pool_diversified,
     spot_pool_safety,
@@ -36,6 +37,7 @@ POLICIES = [
     secure_defaults.POLICY,
     gpu_cuda_minor_version_compat.POLICY,  # advisory companion of gpu-driver-cuda-alignment (issue 12)
     stateful_resource_protection.POLICY,
+    reservation_placement.POLICY,
 ]
 
 

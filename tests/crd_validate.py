@@ -81,6 +81,10 @@ def _strict(schema: dict) -> dict:
     """Reject fields the schema does not declare (structural schemas prune them silently)."""
     if isinstance(schema, dict):
         out = {k: _strict(v) for k, v in schema.items()}
+        pattern = out.get("pattern")
+        if isinstance(pattern, str) and pattern.startswith("^(?i)"):
+            # Go's RE2 takes inline flags after '^' (Kueue's AdmissionCheck uses `^(?i)...`); Python's re only first.
+            out["pattern"] = "(?i)^" + pattern[len("^(?i)"):]
         if "properties" in schema and "additionalProperties" not in schema and not schema.get("x-kubernetes-preserve-unknown-fields"):
             out["additionalProperties"] = False
         return out

@@ -14,6 +14,8 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time each name loads 
     from gpufleet.components.eks.node_group import EksNodeGroup, EksNodeGroupArgs
     from gpufleet.components.eks.efa import EksEfaFabric, EksEfaFabricArgs
     from gpufleet.components.eks.autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
+    from gpufleet.components.eks.karpenter import Karpenter, KarpenterArgs
+    from gpufleet.components.eks.karpenter_pool import KarpenterNodePool, KarpenterNodePoolArgs
     from gpufleet.components.eks.efa_device_plugin import EfaDevicePlugin, EfaDevicePluginArgs
     from gpufleet.components.eks.ebs_storage import EbsStorage
     from gpufleet.components.eks.fsx_storage import FsxLustreStorage, FsxLustreStorageArgs
@@ -26,6 +28,8 @@ _PUBLIC = {
     "EksNodeGroup": "node_group", "EksNodeGroupArgs": "node_group",
     "EksEfaFabric": "efa", "EksEfaFabricArgs": "efa",
     "ClusterAutoscaler": "autoscaler", "ClusterAutoscalerArgs": "autoscaler",
+    "Karpenter": "karpenter", "KarpenterArgs": "karpenter",
+    "KarpenterNodePool": "karpenter_pool", "KarpenterNodePoolArgs": "karpenter_pool",
     "EfaDevicePlugin": "efa_device_plugin", "EfaDevicePluginArgs": "efa_device_plugin",
     "EbsStorage": "ebs_storage",
     "FsxLustreStorage": "fsx_storage", "FsxLustreStorageArgs": "fsx_storage",

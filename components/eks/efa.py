@@ -22,6 +22,9 @@ class EksEfaFabricArgs:
     """For tags."""
     pool: str
     """Pool name, for tags."""
+    placement_group: bool = True
+    """Create the pool's cluster placement group; False when the pool launches into the placement group its
+    On-Demand Capacity Reservation was created in (EC2 User Guide, cr-cpg.html)."""
 
 
 class EksEfaFabric(pulumi.ComponentResource):
@@ -29,7 +32,9 @@ class EksEfaFabric(pulumi.ComponentResource):
         super().__init__("gpufleet:eks:EksEfaFabric", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         tags = {L.CLUSTER_TAG: args.cluster_name, L.POOL_LABEL: args.pool}
-        self.placement_group = aws.ec2.PlacementGroup(f"{name}-pg", strategy="cluster", tags=tags, opts=child)
+        self.placement_group = (
+            aws.ec2.PlacementGroup(f"{name}-pg", strategy="cluster", tags=tags, opts=child) if args.placement_group else None
+        )
         self.security_group = aws.ec2.SecurityGroup(
             f"{name}-sg",
             description=f"EFA traffic between {args.pool} nodes of {args.cluster_name}",
@@ -42,4 +47,5 @@ class EksEfaFabric(pulumi.ComponentResource):
             tags=tags,
             opts=child,
         )
-        self.register_outputs({"placementGroup": self.placement_group.name, "securityGroupId": self.security_group.id})
+        pg = self.placement_group.name if self.placement_group is not None else None
+        self.register_outputs({"placementGroup": pg, "securityGroupId": self.security_group.id})

@@ -37,8 +37,19 @@ class EksNodeGroupArgs:
     ami: str = "al2023-nvidia"
     """Key of gpufleet.versions.EKS_AMIS; default: AL2023 with the NVIDIA driver."""
     capacity: str = "on-demand"
-    """on-demand | spot. Spot groups get EKS's managed capacity rebalancing (nodes drained on a rebalance
-    recommendation before the interruption)."""
+    """on-demand | spot | reserved. Spot groups get EKS's managed capacity rebalancing (nodes drained on a rebalance
+    recommendation before the interruption). Reserved groups launch into `reservation_id` or
+    `reservation_group_arn`."""
+    reservation_id: Optional[str] = None
+    """reserved: the Capacity Block or On-Demand Capacity Reservation the launch template targets (cr-...)."""
+    reservation_group_arn: Optional[str] = None
+    """reserved (ODCR only): a Capacity Reservation resource group the launch template targets instead."""
+    capacity_block: bool = False
+    """reserved: the reservation is an EC2 Capacity Block for ML: market type `capacity-block` on the launch
+    template and capacity type CAPACITY_BLOCK on the node group (EKS User Guide, capacity-blocks-mng)."""
+    reservation_facts: dict = field(default_factory=dict)
+    """reserved: what the stack declares the reservation holds (zone, instance type, count), tagged on the
+    launch template as gpufleet.io/reservation-* so the policy `reservation-placement` can check it."""
     min_nodes: int = 0
     """Minimum size; 0 lets the autoscaler remove every idle node."""
     max_nodes: int = 1
@@ -150,6 +161,29 @@ def update_config(max_unavailable: object) -> dict:
     return {"max_unavailable": int(max_unavailable)}
 
 
+def capacity_type(args: EksNodeGroupArgs) -> str:
+    """The node group's capacity type. CAPACITY_BLOCK is an EKS API value (CreateNodegroup `capacityType`:
+    ON_DEMAND | SPOT | CAPACITY_BLOCK) that pulumi_aws's docstring does not list yet; the provider passes it on
+    (terraform-aws-eks-blueprints patterns/ml-capacity-block sets it the same way)."""
+    if args.capacity == "spot":
+        return "SPOT"
+    return "CAPACITY_BLOCK" if args.capacity == "reserved" and args.capacity_block else "ON_DEMAND"
+
+
+def reservation_settings(args: EksNodeGroupArgs) -> dict:
+    """Launch template inputs of a reserved group: the targeted reservation, and for a Capacity Block the
+    `capacity-block` market type (EKS User Guide, "Create a managed node group with Capacity Blocks for ML":
+    InstanceMarketOptions.MarketType capacity-block, CapacityReservationSpecification.CapacityReservationTarget)."""
+    if args.capacity != "reserved":
+        return {}
+    target = {"capacity_reservation_id": args.reservation_id} if args.reservation_id else {
+        "capacity_reservation_resource_group_arn": args.reservation_group_arn}
+    out: dict = {"capacity_reservation_specification": {"capacity_reservation_target": target}}
+    if args.capacity_block:
+        out["instance_market_options"] = {"market_type": "capacity-block"}
+    return out
+
+
 def _tag_name(key: str) -> str:
     return re.sub(r"[^a-zA-Z0-9-]+", "-", key.removeprefix(L.CA_PREFIX)).strip("-")
 
@@ -189,16 +223,21 @@ class EksNodeGroup(pulumi.ComponentResource):
         text = user_data(args.ami, args.local_storage)
         if text is not None:
             lt_args["user_data"] = base64.b64encode(text.encode()).decode()
+        lt_args.update(reservation_settings(args))
+        reservation_tags = {L.RESERVATION_TAG_PREFIX + k: str(v) for k, v in sorted(args.reservation_facts.items())}
+        if reservation_tags:
+            lt_args["tags"] = reservation_tags
         self.launch_template = aws.ec2.LaunchTemplate(f"{name}-lt", **lt_args, opts=child)
 
-        self.tags = {**autoscaler_tags(args), **{L.exempt_key(p): why for p, why in sorted(args.exemptions.items())}}
+        self.tags = {**autoscaler_tags(args), **{L.exempt_key(p): why for p, why in sorted(args.exemptions.items())},
+                     **reservation_tags}
         self.node_group = aws.eks.NodeGroup(
             f"{name}-ng",
             cluster_name=args.cluster_name,
             node_role_arn=args.node_role_arn,
             subnet_ids=args.subnet_ids,
             instance_types=list(args.instance_types),
-            capacity_type="SPOT" if args.capacity == "spot" else "ON_DEMAND",
+            capacity_type=capacity_type(args),
             ami_type=ami_type,
             release_version=release.value,
             launch_template={"id": self.launch_template.id, "version": self.launch_template.latest_version.apply(str)},

@@ -1,6 +1,8 @@
 """The EKS platform: network, control plane, the on-demand system node group, one managed node group
 per GPU pool (EFA fabric for rdma pools), then the EKS add-ons: cluster autoscaler, EFA device plugin,
-EBS and FSx for Lustre storage.
+EBS and FSx for Lustre storage. With `cluster.eks.autoscaler: karpenter`, Karpenter (controller and
+interruption queue) replaces the cluster autoscaler and each GPU pool is a Karpenter NodePool + EC2NodeClass
+instead of a managed node group; Karpenter then drains spot nodes itself from its interruption queue.
 
 Spot interruptions: managed node groups turn on Capacity Rebalancing for spot groups and drain a node
 when EC2 sends a rebalance recommendation or interruption notice (EKS User Guide, "Managed node group
@@ -22,19 +24,36 @@ from gpufleet.components.eks.ebs_storage import EbsStorage
 from gpufleet.components.eks.efa import EksEfaFabric, EksEfaFabricArgs
 from gpufleet.components.eks.efa_device_plugin import EfaDevicePlugin, EfaDevicePluginArgs
 from gpufleet.components.eks.fsx_storage import FsxLustreStorage, FsxLustreStorageArgs
+from gpufleet.components.eks.karpenter import Karpenter, KarpenterArgs
+from gpufleet.components.eks.karpenter_pool import KarpenterNodePool, KarpenterNodePoolArgs
 from gpufleet.components.eks.network import EksNetwork, EksNetworkArgs
 from gpufleet.components.eks.node_group import EksNodeGroup, EksNodeGroupArgs
 from gpufleet.node_labels import pool_labels, pool_taints
 from gpufleet.components.platform import PlatformBuild, PlatformInputs
 from gpufleet import labels as L
 from gpufleet.catalog import aws as aws_catalog
-from gpufleet.spec.eks import pool_efa_secondary, pool_instance_types, pool_local_storage, pool_zone
+from gpufleet.spec.eks import pool_efa_secondary, pool_instance_types, pool_local_storage, pool_zone, reserved_zone
 
 
 def accelerator_label_value(gpu_model: str) -> str:
     """The k8s.amazonaws.com/accelerator value of a GPU model, e.g. H100-80GB -> nvidia-h100-80gb (the autoscaler
     only needs the key; the value names the GPU in its metrics)."""
     return "nvidia-" + re.sub(r"[^a-z0-9]+", "-", gpu_model.lower()).strip("-")
+
+
+def reservation_args(pool) -> dict:
+    """EksNodeGroupArgs of a reserved pool: the reservation it targets and what the stack says it holds."""
+    r = pool.reservation
+    if pool.capacity != "reserved" or r is None:
+        return {}
+    facts = {"type": r.type, "zone": r.zone, "instance-type": r.instance_type or (pool_instance_types(pool) or [None])[0],
+             "instance-count": r.instance_count, "placement-group": r.placement_group}
+    return {
+        "reservation_id": r.id,
+        "reservation_group_arn": r.resource_group_arn,
+        "capacity_block": r.type == "capacity-block",
+        "reservation_facts": {k: v for k, v in facts.items() if v is not None},
+    }
 
 
 def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> PlatformBuild:
@@ -74,14 +93,17 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
         opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=control_plane.node_role_policies)),
     )
 
+    karpenter = eks.autoscaler.kind == "karpenter"
     pools = []
+    karpenter_pools: list[KarpenterNodePoolArgs] = []
     efa_taints: list[dict] = []
     efa_zones: list[str] = []
     for pool in spec.node_pools:
         types = pool_instance_types(pool)
         shape = aws_catalog.instance_type(types[0])
         labels = pool_labels(pool, shape.gpu)
-        labels[L.EKS_CA_GPU_LABEL] = accelerator_label_value(shape.gpu)
+        if not karpenter:
+            labels[L.EKS_CA_GPU_LABEL] = accelerator_label_value(shape.gpu)
         if pool.ami.startswith("bottlerocket"):
             # Bottlerocket's NVIDIA variants run their own device plugin: keep the GPU Operator's off these nodes, or
             # each GPU is advertised twice (bottlerocket.dev, "NVIDIA GPUs" on aws-k8s-*-nvidia variants).
@@ -91,7 +113,12 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
         if pool.rdma:
             zone = pool_zone(pool, eks)
             efa_zones.append(zone)
-            fabric = EksEfaFabric(f"{name}-pool-{pool.name}-efa", EksEfaFabricArgs(network.vpc_id, name, pool.name), opts=opts)
+            reserved_pg = pool.reservation.placement_group if pool.capacity == "reserved" and pool.reservation else None
+            fabric = EksEfaFabric(
+                f"{name}-pool-{pool.name}-efa",
+                EksEfaFabricArgs(network.vpc_id, name, pool.name, placement_group=reserved_pg is None),
+                opts=opts,
+            )
             labels[L.EFA_LABEL] = "true"
             efa_taints += taints
             subnets = list(pool.subnet_ids) or network.private_subnet_ids(zone)
@@ -99,12 +126,40 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
                 "efa_interfaces": shape.efa_interfaces,
                 "efa_secondary": pool_efa_secondary(pool),
                 "security_group_ids": [facts["cluster_security_group_id"], fabric.security_group.id],
-                "placement_group": fabric.placement_group.name,
+                "placement_group": reserved_pg or fabric.placement_group.name,
             }
         elif pool.subnet_ids:
             subnets = list(pool.subnet_ids)
         else:
-            subnets = network.private_subnet_ids(pool.availability_zone)
+            # A reserved pool launches only in its reservation's zone (EC2 User Guide, capacity-blocks-launch).
+            subnets = network.private_subnet_ids(pool.availability_zone or reserved_zone(pool))
+        if karpenter:
+            zone = pool_zone(pool, eks) if (pool.rdma or pool.availability_zone or reserved_zone(pool)) else None
+            r = pool.reservation if pool.capacity == "reserved" else None
+            karpenter_pools.append(KarpenterNodePoolArgs(
+                pool=pool.name,
+                cluster_name=name,
+                node_role=control_plane.node_role.name,
+                instance_types=types,
+                gpus_per_node=shape.gpus,
+                max_nodes=pool.max_nodes,
+                subnet_ids=subnets,
+                security_group_ids=extra.get("security_group_ids") or [facts["cluster_security_group_id"]],
+                capacity=pool.capacity,
+                ami=pool.ami,
+                labels=labels,
+                taints=taints,
+                zones=[zone] if zone else [],
+                root_volume_gib=pool.root_volume_gib,
+                reservation_ids=[r.id] if r is not None and r.id else [],
+                reservation_facts=reservation_args(pool).get("reservation_facts", {}),
+                placement_group=extra.get("placement_group"),
+                efa_only_cards=shape.efa_interfaces if pool.rdma and shape.efa_secondary == "efa-only" else 0,
+                consolidate_after=eks.autoscaler.consolidate_after,
+                disruption_budget=eks.autoscaler.disruption_budget,
+                exemptions=dict(pool.exemptions),
+            ))
+            continue
         pools.append(
             EksNodeGroup(
                 f"{name}-pool-{pool.name}",
@@ -126,6 +181,7 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
                     exemptions=dict(pool.exemptions),
                     max_unavailable=pool.max_unavailable,
                     local_storage=pool_local_storage(pool),
+                    **reservation_args(pool),
                     **extra,
                 ),
                 opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=control_plane.node_role_policies)),
@@ -140,7 +196,17 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
         control_plane.access, ready=[system_pool], facts={**facts, "device_plugin_preinstalled": bottlerocket_only}
     )
     addons: list[pulumi.ComponentResource] = []
-    if eks.autoscaler.enabled:
+    if karpenter:
+        controller = Karpenter(
+            f"{name}-karpenter", KarpenterArgs(eks.autoscaler, facts["node_role_arn"]), access, opts=opts,
+        )
+        addons.append(controller)
+        # NodePools and EC2NodeClasses need Karpenter's CRDs: they come with its release.
+        pools += [
+            KarpenterNodePool(f"{name}-pool-{a.pool}", a, access.provider, depends_on=[controller.release], opts=opts)
+            for a in karpenter_pools
+        ]
+    elif eks.autoscaler.enabled:
         addons.append(ClusterAutoscaler(f"{name}-autoscaler", ClusterAutoscalerArgs(eks.autoscaler), access, opts=opts))
     if efa_taints:
         addons.append(EfaDevicePlugin(f"{name}-efa-device-plugin", EfaDevicePluginArgs(efa_taints), access, opts=opts))

@@ -21,6 +21,7 @@ from gpufleet import labels as L
 from gpufleet.catalog import gcp_families
 from gpufleet.catalog.gcp import GcpMachine
 from gpufleet.spec import GkePoolSpec, NodePoolSpec
+from gpufleet.spec.reservation import DWS_MODES
 
 # GKE's taint effects are enum names, not Kubernetes' spelling.
 _EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
@@ -101,6 +102,33 @@ def accelerator(pool: NodePoolSpec, machine: GcpMachine, gpu_stack: str) -> dict
     return out
 
 
+def capacity_reservation(pool: NodePoolSpec, project: str):
+    """reservation_affinity of a pool's capacity kind: the reservation of a reserved pool (a shared one as
+    projects/<owner>/reservations/<name>, GKE "Consuming reserved zonal resources"), NO_RESERVATION for DWS
+    pools (flex-start and queued provisioning consume no reservation: GKE DWS docs `--reservation-affinity=none`)."""
+    if pool.capacity in DWS_MODES:
+        return gcp.container.NodePoolNodeConfigReservationAffinityArgs(consume_reservation_type="NO_RESERVATION")
+    r = pool.reservation
+    if pool.capacity != "reserved" or r is None:
+        return None
+    if r.type == "any":
+        return gcp.container.NodePoolNodeConfigReservationAffinityArgs(consume_reservation_type="ANY_RESERVATION")
+    value = f"projects/{r.project}/reservations/{r.name}" if r.project and r.project != project else r.name
+    return gcp.container.NodePoolNodeConfigReservationAffinityArgs(
+        consume_reservation_type="SPECIFIC_RESERVATION", key=RESERVATION_KEY, values=[value]
+    )
+
+
+def reservation_labels(pool: NodePoolSpec) -> dict[str, str]:
+    """GCE resource labels declaring what a reserved pool's reservation holds (for `reservation-placement`)."""
+    r = pool.reservation
+    if pool.capacity != "reserved" or r is None:
+        return {}
+    facts = {"type": r.type, "name": r.name, "zone": r.zone, "instance-type": r.instance_type or pool.machine_type,
+             "instance-count": r.instance_count}
+    return {L.GKE_RESERVATION_LABEL_PREFIX + k: str(v) for k, v in facts.items() if v is not None}
+
+
 class GkeNodePool(pulumi.ComponentResource):
     def __init__(self, name: str, args: GkeNodePoolArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:gke:GkeNodePool", name, None, opts)
@@ -109,6 +137,10 @@ class GkeNodePool(pulumi.ComponentResource):
         labels = pool_labels(pool, machine.gpu)
         if args.gpu_stack == "operator":
             labels[L.GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL] = "true"
+        if pool.capacity == "queued":
+            # GKE taints queued-provisioning nodes itself; the label lets workloads and Kueue flavors select them
+            # (cluster-toolkit v1.95.0 gke-node-pool adds it the same way).
+            labels[L.GKE_QUEUED_KEY] = "true"
         # Exemptions are visible: a node label per policy, `gpufleet.io/exempt-<policy>: <reason>` (the policy pack reads
         # nodeConfig.labels; the spec keeps the reason a valid label value).
         labels.update({L.exempt_key(p): why for p, why in sorted(pool.exemptions.items())})
@@ -120,6 +152,9 @@ class GkeNodePool(pulumi.ComponentResource):
                 key=RESERVATION_KEY if specific else None,
                 values=[gke.reservation.name] if specific else None,
             )
+        reservation = capacity_reservation(pool, args.project) or reservation
+        dws = pool.capacity in DWS_MODES
+        zones = list(gke.zones) or ([pool.reservation.zone] if pool.capacity == "reserved" and pool.reservation and pool.reservation.zone else [])
         gpudirect = bool(args.node_networks)
         ssd_mode, ssd_count = args.local_ssd
         if gke.autoscaling:
@@ -130,9 +165,10 @@ class GkeNodePool(pulumi.ComponentResource):
                 "autoscaling": gcp.container.NodePoolAutoscalingArgs(
                     total_min_node_count=pool.min_nodes,
                     total_max_node_count=pool.max_nodes,
-                    location_policy=gke.location_policy,
+                    # DWS pools: location policy ANY (GKE DWS docs; cluster-toolkit always sets it for DWS).
+                    location_policy="ANY" if dws else gke.location_policy,
                 ),
-                "initial_node_count": args.initial_node_count,
+                "initial_node_count": None if dws else args.initial_node_count,
             }
             # initialNodeCount forces replacement and GKE rewrites it on resize (hashicorp/terraform-provider-google#6354).
             ignore = ["initialNodeCount"]
@@ -152,14 +188,22 @@ class GkeNodePool(pulumi.ComponentResource):
             project=args.project,
             cluster=args.cluster_id,
             location=args.location,
-            node_locations=gke.zones or None,
+            node_locations=zones or None,
             **sizing,
-            management=gcp.container.NodePoolManagementArgs(auto_repair=True, auto_upgrade=gke.auto_upgrade),
+            # Flex-start and queued pools: no auto-repair (GKE DWS docs, `--no-enable-autorepair`); queued pools
+            # also no auto-upgrade (cluster-toolkit dws examples: "queued provisioning requirement").
+            management=gcp.container.NodePoolManagementArgs(
+                auto_repair=not dws, auto_upgrade=gke.auto_upgrade and pool.capacity != "queued"
+            ),
             upgrade_settings=upgrade_settings(gke),
             placement_policy=gcp.container.NodePoolPlacementPolicyArgs(type="COMPACT") if gke.placement == "compact" else None,
+            queued_provisioning=gcp.container.NodePoolQueuedProvisioningArgs(enabled=True) if pool.capacity == "queued" else None,
             node_config=gcp.container.NodePoolNodeConfigArgs(
                 machine_type=machine.name,
                 spot=pool.capacity == "spot",
+                flex_start=True if dws else None,
+                max_run_duration=f"{gke.max_run_duration_seconds}s" if dws and gke.max_run_duration_seconds else None,
+                resource_labels=reservation_labels(pool) or None,
                 guest_accelerators=[accelerator(pool, machine, args.gpu_stack)],
                 # The NVIDIA driver manager (GPU Operator) supports Ubuntu node images only.
                 image_type="UBUNTU_CONTAINERD" if args.gpu_stack == "operator" else "COS_CONTAINERD",

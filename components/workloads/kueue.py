@@ -97,6 +97,24 @@ def resource_flavor(flavor: PoolFlavor) -> dict:
     return {"nodeLabels": dict(flavor.node_labels), "tolerations": list(flavor.tolerations)}
 
 
+PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
+
+
+def dws_check_name(pool: str) -> str:
+    return f"{pool}-dws"
+
+
+def provisioning_request_config() -> dict:
+    return {"provisioningClassName": L.GKE_QUEUED_PROVISIONING_CLASS, "managedResources": [L.GPU_RESOURCE]}
+
+
+def admission_check(pool: str) -> dict:
+    return {
+        "controllerName": PROVISIONING_CONTROLLER,
+        "parameters": {"apiGroup": "kueue.x-k8s.io", "kind": "ProvisioningRequestConfig", "name": dws_check_name(pool)},
+    }
+
+
 def cluster_queue(spec: KueueSpec, team: TeamSpec, queue: QueueSpec, flavor: PoolFlavor) -> dict:
     gpu = nominal(queue, flavor)
     resources = [{"name": r, "nominalQuota": q} for r, q in UNGATED.items()]
@@ -109,7 +127,11 @@ def cluster_queue(spec: KueueSpec, team: TeamSpec, queue: QueueSpec, flavor: Poo
         if r in lend:
             entry["lendingLimit"] = lend[r]
         resources.append(entry)
+    checks = {}
+    if flavor.capacity == "queued":
+        checks = {"admissionChecksStrategy": {"admissionChecks": [{"name": dws_check_name(flavor.pool), "onFlavors": [flavor.pool]}]}}
     return {
+        **checks,
         "cohortName": spec.cohort,
         "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": team.namespace_name}},
         "queueingStrategy": "BestEffortFIFO",
@@ -142,6 +164,20 @@ class Kueue(pulumi.ComponentResource):
             )
             for pool in used
         }
+        # Queued (DWS) pools: a ProvisioningRequestConfig and an AdmissionCheck each, named <pool>-dws.
+        self.admission_checks: dict[str, k8s.apiextensions.CustomResource] = {}
+        for pool in used:
+            if args.pools[pool].capacity != "queued":
+                continue
+            prc = k8s.apiextensions.CustomResource(
+                f"{name}-provreq-{pool}", api_version=API_VERSION, kind="ProvisioningRequestConfig",
+                metadata={"name": dws_check_name(pool)}, spec=provisioning_request_config(), opts=crs,
+            )
+            self.admission_checks[pool] = k8s.apiextensions.CustomResource(
+                f"{name}-check-{pool}", api_version=API_VERSION, kind="AdmissionCheck",
+                metadata={"name": dws_check_name(pool)}, spec=admission_check(pool),
+                opts=pulumi.ResourceOptions.merge(crs, pulumi.ResourceOptions(depends_on=[prc])),
+            )
         self.teams: dict[str, TeamNamespace] = {}
         self.cluster_queues: dict[str, k8s.apiextensions.CustomResource] = {}
         self.local_queues: dict[str, k8s.apiextensions.CustomResource] = {}
@@ -161,7 +197,9 @@ class Kueue(pulumi.ComponentResource):
                     f"{name}-cq-{cq_name}", api_version=API_VERSION, kind="ClusterQueue",
                     metadata={"name": cq_name},
                     spec=cluster_queue(args.spec, team, queue, args.pools[queue.pool]),
-                    opts=pulumi.ResourceOptions.merge(crs, pulumi.ResourceOptions(depends_on=[self.flavors[queue.pool]])),
+                    opts=pulumi.ResourceOptions.merge(crs, pulumi.ResourceOptions(depends_on=[
+                        self.flavors[queue.pool], *([self.admission_checks[queue.pool]] if queue.pool in self.admission_checks else []),
+                    ])),
                 )
                 self.cluster_queues[cq_name] = cq
                 self.local_queues[cq_name] = k8s.apiextensions.CustomResource(

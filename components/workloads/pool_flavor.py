@@ -26,6 +26,8 @@ class PoolFlavor:
     """Extended resource -> count each node advertises (GPUs, or shared replicas / MIG slices)."""
     max_nodes: int
     """The pool's maximum size (k3s: its number of hosts)."""
+    capacity: str = "on-demand"
+    """The pool's capacity kind (gpufleet/spec/reservation.py): queued pools admit work through ProvisioningRequests."""
 
     @property
     def at_max_size(self) -> dict[str, int]:
@@ -49,5 +51,6 @@ def pool_flavors(spec: StackSpec) -> dict[str, PoolFlavor]:
             tolerations=[toleration(t) for t in node_taints(pool, spec.cluster.platform)],
             per_node=dict(cap.advertised),
             max_nodes=cap.max_nodes,
+            capacity=pool.capacity,
         )
     return out

@@ -65,7 +65,8 @@ _PRICE_SOURCES = {
 
 
 def _catalog_price_source(platform: str, capacity_type: str) -> str:
-    file, key, date = _PRICE_SOURCES[(platform, capacity_type)]
+    # A reserved pool with a catalog price is billed at the on-demand rate (gpufleet.capacity.billed_as).
+    file, key, date = _PRICE_SOURCES[(platform, "on-demand" if capacity_type == "reserved" else capacity_type)]
     data = catalog_load(file)
     return f"gpufleet/catalog/{file}: {data.get('sources', {}).get(key, key)} (as of {data.get(date, 'unknown')})"
 

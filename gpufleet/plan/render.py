@@ -73,6 +73,11 @@ def _capacity_rows(plan: Plan) -> list[list[str]]:
 _CAPACITY_HEADER = ["pool", "GPU", "capacity", "nodes", "GPUs", "advertised per node", "$/h min / max"]
 
 
+def source_notes(pools) -> list[str]:
+    """Where each pool's nodes come from, when that is more than on-demand or spot (reservations, DWS)."""
+    return [f"{c.pool}: {c.capacity_source}" for c in pools if c.capacity_source and c.capacity_source != c.capacity_type]
+
+
 def _cost_line(plan: Plan) -> str:
     return costs.total_line(plan.cost)
 
@@ -119,6 +124,7 @@ def to_text(plan: Plan) -> str:
     if not plan.capacity:
         out.append("  (no GPU pools)")
     out += [f"  {line}" for line in capacity_notes(plan.capacity)]
+    out += [f"  {line}" for line in source_notes(plan.capacity)]
     out += _cost_text(plan)
     out += [f"catalog facts as of {plan.catalog_date}", ""]
     out += _protected_lines(plan) + [""]
@@ -143,7 +149,7 @@ def to_markdown(plan: Plan) -> str:
         out.append("No violations.")
     out += ["", "#### GPU capacity", "", "| " + " | ".join(_CAPACITY_HEADER) + " |", "|" + "---|" * len(_CAPACITY_HEADER)]
     out += ["| " + " | ".join(row) + " |" for row in _capacity_rows(plan)]
-    notes = capacity_notes(plan.capacity)
+    notes = capacity_notes(plan.capacity) + source_notes(plan.capacity)
     if notes:
         out += ["", *(f"- {line}" for line in notes)]
     out += _cost_markdown(plan)

@@ -7,8 +7,10 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 # Capacity fields a reviewer compares per pool (the plan JSON's capacity[] keys).
-CAPACITY_FIELDS = ("gpu", "gpusPerNode", "capacityType", "minNodes", "maxNodes", "minGpus", "maxGpus",
+CAPACITY_FIELDS = ("gpu", "gpusPerNode", "capacityType", "capacitySource", "minNodes", "maxNodes", "minGpus", "maxGpus",
                    "advertisedPerNode", "pricePerNodeHour")
+# Capacity kinds whose nodes come from Dynamic Workload Scheduler (gpufleet/spec/reservation.py DWS_MODES).
+DWS_KINDS = ("flex-start", "queued")
 
 # Policies whose findings decide whether versions are still aligned (driver/CUDA/operator/Kubernetes).
 VERSION_POLICY_WORDS = ("version", "driver", "cuda", "align", "kubernetes")
@@ -36,9 +38,29 @@ class PoolDelta:
             return []
         return [f for f in CAPACITY_FIELDS if self.before.get(f) != self.after.get(f)]
 
+    @property
+    def capacity_disruption(self) -> Optional[str]:
+        """Why this pool's change of capacity source disrupts it, or None. Dropping or changing a reservation puts
+        its nodes on capacity that may not be there (and the reserved nodes go on being paid); switching to DWS
+        (flex-start, queued) replaces the nodes with ones that live at most 7 days or come only through
+        ProvisioningRequests. Resource diffs alone miss it: a Karpenter NodePool changes in place and drifts."""
+        if self.before is None or self.after is None:
+            return None
+        was, now = self.before.get("capacityType"), self.after.get("capacityType")
+        src_was = self.before.get("capacitySource") or was
+        src_now = self.after.get("capacitySource") or now
+        if was == "reserved" and now != "reserved":
+            return f"drops its reservation ({src_was}): nodes move to {now} capacity, which may not be available"
+        if was == "reserved" and src_was != src_now:
+            return f"changes reservation: {src_was} -> {src_now}"
+        if now in DWS_KINDS and was != now:
+            return f"switches {was} -> {now}: every node is replaced, and {now} nodes " + (
+                "live at most 7 days" if now == "flex-start" else "come only through ProvisioningRequests (all at once)")
+        return None
+
     def to_json(self) -> dict:
         return {"pool": self.pool, "status": self.status, "changed": self.changed_fields,
-                "before": self.before, "after": self.after}
+                "capacityDisruption": self.capacity_disruption, "before": self.before, "after": self.after}
 
 
 def capacity_deltas(base: list[dict], head: list[dict]) -> list[PoolDelta]:

@@ -60,6 +60,9 @@ def headline(review: Review) -> list[str]:
         if loss:
             lines.append(f":rotating_light: **{len(loss)} of them may lose data**: "
                          + ", ".join(f"`{c.name}`" for c in loss) + ".")
+    if review.capacity_disruptions:
+        lines.append(f":warning: **{len(review.capacity_disruptions)} pool(s) change capacity source disruptively** "
+                     "(a reservation dropped, or a switch to flex-start / queued): see below.")
     return lines + [f"> {n}" for n in review.notes]
 
 
@@ -93,9 +96,11 @@ def reason_text(c: ResourceChange) -> str:
 
 
 def disruptive(review: Review) -> list[str]:
-    if not review.disruptive:
+    if not review.disruptive and not review.capacity_disruptions:
         return []
     out = ["", "#### :warning: Disruptive changes", ""]
+    for p in review.capacity_disruptions:
+        out.append(f"- **CAPACITY pool `{p.pool}`**: {p.capacity_disruption}")
     for c in review.disruptive:
         verb = verb_of(c)
         kind = c.kind or "resource"
@@ -142,7 +147,14 @@ def capacity(review: Review) -> list[str]:
 
         adv = lambda d: ", ".join(f"{n}× {k}" for k, n in sorted((d or {}).items())) or "–"  # noqa: E731
         price = lambda x: "unpriced" if x is None else money(x)  # noqa: E731
-        rows.append([f"`{p.pool}`", status, v("gpu"), v("capacityType"),
+        def source(d: dict):
+            return d.get("capacitySource") or d.get("capacityType")
+
+        if p.before is None or p.after is None:
+            src = str(source(a or b))
+        else:
+            src = source(a) if source(a) == source(b) else f"{source(b)} → {source(a)}"
+        rows.append([f"`{p.pool}`", status, v("gpu"), src,
                      f"{v('minNodes')} / {v('maxNodes')}", f"{v('minGpus')} / {v('maxGpus')}",
                      v("advertisedPerNode", adv), v("pricePerNodeHour", price)])
     return out + table(["pool", "", "GPU", "capacity", "nodes min / max", "GPUs min / max", "advertised per node",

@@ -99,6 +99,11 @@ class Review:
                       key=lambda c: (not c.data_loss, not c.unprotects, c.op != "replace", c.group, c.name))
 
     @property
+    def capacity_disruptions(self) -> list[PoolDelta]:
+        """Pools whose capacity source changes disruptively (a reservation dropped, a switch to flex-start/queued)."""
+        return [p for p in self.capacity or [] if p.capacity_disruption]
+
+    @property
     def blocking(self) -> list[PolicyVerdict]:
         """Mandatory violations present in the head (they fail the check)."""
         return [v for v in self.verdicts if v.level in ("mandatory", "remediate") and v.status != "resolved"]
@@ -126,6 +131,7 @@ class Review:
             "counts": self.counts(),
             "disruptive": [c.urn for c in self.disruptive],
             "dataLoss": [c.urn for c in self.disruptive if c.data_loss],
+            "disruptiveCapacity": [{"pool": p.pool, "reason": p.capacity_disruption} for p in self.capacity_disruptions],
             "changes": [c.to_json() for c in self.changes],
             "capacity": None if self.capacity is None else [p.to_json() for p in self.capacity],
             "cost": None if self.cost is None else self.cost.to_json(),

@@ -32,7 +32,9 @@ def render(review: Review) -> str:
             out.append(f"  ! {verb} {ch.kind or 'resource'} {ch.name} ({ch.type}): {reason_text(ch).replace('`', '')}")
         if ch.unprotects:
             out.append(f"      and {unprotect_text(ch).replace('`', '')}")
-    if not review.disruptive:
+    for p in review.capacity_disruptions:
+        out.append(f"  ! CAPACITY pool {p.pool}: {p.capacity_disruption}")
+    if not review.disruptive and not review.capacity_disruptions:
         out.append("  none")
 
     out += ["", "policies:"]
@@ -52,7 +54,7 @@ def render(review: Review) -> str:
         fields = p.changed_fields if p.status == "changed" else []
         detail = "; ".join(f"{f} {short(b.get(f))} -> {short(a.get(f))}" for f in fields)
         now = a or b
-        out.append(f"  {p.pool}: {p.status}  {now.get('gpu')} x{now.get('gpusPerNode')} {now.get('capacityType')}, "
+        out.append(f"  {p.pool}: {p.status}  {now.get('gpu')} x{now.get('gpusPerNode')} {now.get('capacitySource') or now.get('capacityType')}, "
                    f"GPUs {now.get('minGpus')}-{now.get('maxGpus')}" + (f"  ({detail})" if detail else ""))
 
     if review.cost is not None:

@@ -155,10 +155,27 @@ class EksSystemPoolSpec(Model):
 
 
 class EksAutoscalerSpec(Model):
-    """The cluster autoscaler (Helm), on the system pool, discovering node groups by tag."""
+    """What scales the GPU pools: the cluster autoscaler (Helm, node groups discovered by tag) or Karpenter (Helm,
+    a NodePool + EC2NodeClass per GPU pool instead of a managed node group). Both run on the system pool.
+    `autoscaler: karpenter` is short for `autoscaler: {kind: karpenter}`."""
 
+    kind: Literal["cluster-autoscaler", "karpenter"] = "cluster-autoscaler"
+    """cluster-autoscaler: a managed node group per GPU pool. karpenter: Karpenter launches each GPU pool's nodes
+    (NodePool + EC2NodeClass), diversifying over the pool's instance types and capacity types."""
     enabled: bool = True
-    """Install it; without it GPU pools stay at their minimum size."""
+    """Install it; without it GPU pools stay at their minimum size (cluster-autoscaler only)."""
+    identity: Literal["pod-identity", "irsa"] = "pod-identity"
+    """karpenter: how the controller gets its IAM role: EKS Pod Identity (the eks-pod-identity-agent add-on and a
+    pod identity association; Karpenter's getting-started default) or IRSA (the cluster's OIDC provider)."""
+    interruption_queue: bool = True
+    """karpenter: the SQS interruption queue and its EventBridge rules (spot interruption, rebalance, instance
+    state change, scheduled change, capacity reservation interruption), so Karpenter drains nodes before EC2
+    takes them. Required when a pool is spot or reserved."""
+    consolidate_after: str = Field(default="30m", pattern=r"^(\d+[smh])+$")
+    """karpenter: how long a GPU node must be empty before Karpenter removes it (consolidation WhenEmpty only, so
+    running jobs are never moved); long enough that a pod pulling a large CUDA image does not lose its node."""
+    disruption_budget: str = Field(default="1", pattern=r"^(\d+|\d+%)$")
+    """karpenter: at most this many (or this percentage of) a pool's nodes are disrupted at once."""
     expander: Literal["least-waste", "random", "most-pods", "price", "priority"] = "least-waste"
     """Which node group to grow when several fit."""
     scale_down_unneeded_time: str = Field(default="10m", pattern=r"^\d+[smh]$")
@@ -247,6 +264,12 @@ class EksStorageSpec(Model):
     """FSx for Lustre; default: none."""
 
 
+def _or_kind(schema: dict) -> None:
+    """The field's JSON Schema: the autoscaler block, or just its kind as a string."""
+    ref = {k: schema.pop(k) for k in ("$ref", "allOf") if k in schema}
+    schema["anyOf"] = [ref, {"type": "string", "enum": ["cluster-autoscaler", "karpenter"]}]
+
+
 class EksSpec(Model):
     """An Amazon EKS cluster (region from `aws:region`)."""
 
@@ -287,8 +310,14 @@ class EksSpec(Model):
     EKS fixes this at creation: changing it later replaces the cluster."""
     system_pool: EksSystemPoolSpec = EksSystemPoolSpec()
     """The CPU node group for system pods."""
-    autoscaler: EksAutoscalerSpec = EksAutoscalerSpec()
-    """Cluster autoscaler settings."""
+    # `autoscaler: karpenter` is short for `{kind: karpenter}` (the validator below); the JSON Schema says so too.
+    autoscaler: EksAutoscalerSpec = Field(default=EksAutoscalerSpec(), json_schema_extra=lambda s: _or_kind(s))
+    """What scales GPU pools: cluster-autoscaler (default) or karpenter, and their settings."""
+
+    @field_validator("autoscaler", mode="before")
+    @classmethod
+    def _autoscaler_shorthand(cls, v):
+        return {"kind": v} if isinstance(v, str) else v
     storage: EksStorageSpec = EksStorageSpec()
     """EBS (always) and FSx for Lustre (optional)."""
 
@@ -307,10 +336,19 @@ def _known(name: str, known: list[str]) -> str:
     return f"(known: {', '.join(known)}{hint})"
 
 
+def reserved_zone(pool) -> Optional[str]:
+    """The zone of the reservation a reserved pool consumes (None when it does not name one)."""
+    r = getattr(pool, "reservation", None)
+    return r.zone if pool.capacity == "reserved" and r is not None else None
+
+
 def pool_zone(pool, eks: EksSpec) -> str:
-    """The one zone an EFA pool runs in: its availabilityZone, else the zone of its subnets, else the first."""
+    """The one zone an EFA pool runs in: its availabilityZone, else its reservation's, else the zone of its
+    subnets, else the first."""
     if pool.availability_zone:
         return pool.availability_zone
+    if reserved_zone(pool):
+        return reserved_zone(pool)
     by_id = {s.id: s.availability_zone for s in eks.network.subnets}
     zones = sorted({by_id[s] for s in pool.subnet_ids if s in by_id})
     return zones[0] if zones else eks.network.zones()[0]
@@ -360,6 +398,78 @@ def pool_efa_secondary(pool) -> str:
     if pool.efa_only is not None:
         return "efa-only" if pool.efa_only else "efa"
     return aws_catalog.instance_type(pool_instance_types(pool)[0]).efa_secondary
+
+
+def _reservation_checks(stack: str, at: str, pool, zones: list[str], subnet_zone: dict, types: list[str], known: list[str]) -> list[Problem]:
+    """A reserved pool runs in its reservation's zone, with the instance type it holds, within its size.
+    EC2: an instance cannot launch into a Capacity Block from another AZ's subnet and must target it by id
+    (EC2 User Guide, capacity-blocks-launch.html); a targeted ODCR matches one instance type."""
+    r = pool.reservation
+    ref = r.id or r.resource_group_arn
+    kind = "capacity block" if r.type == "capacity-block" else "capacity reservation"
+    problems: list[Problem] = []
+    if r.zone is not None:
+        if r.zone not in zones:
+            problems.append(Problem(stack, f"{at}.reservation.zone", f"{kind} {ref} is in {r.zone}, which is not one of the "
+                                    f"network's zones (allowed: {', '.join(zones)})", r.zone))
+        if pool.availability_zone and pool.availability_zone != r.zone:
+            problems.append(Problem(stack, f"{at}.availabilityZone", f"{kind} {ref} is in {r.zone}: a reserved pool must run "
+                                    f"in its reservation's zone (allowed: {r.zone})", pool.availability_zone))
+        pool_zones = sorted({subnet_zone[s] for s in pool.subnet_ids if s in subnet_zone})
+        if pool_zones and pool_zones != [r.zone]:
+            problems.append(Problem(stack, f"{at}.subnetIds", f"subnets in {', '.join(pool_zones)}, but {kind} {ref} is in "
+                                    f"{r.zone}: a reserved pool's subnets must all be in its reservation's zone"))
+    if r.instance_type is not None and r.instance_type not in known:
+        problems.append(Problem(stack, f"{at}.reservation.instanceType", f"unknown EC2 instance type {_known(r.instance_type, known)}", r.instance_type))
+    elif r.id is not None:
+        held = r.instance_type or (types[0] if len(types) == 1 else None)
+        key = "instanceType" if pool.instance_type else "instanceTypes"
+        if held is None:
+            problems.append(Problem(stack, f"{at}.{key}", f"{kind} {ref} holds one instance type: give the pool exactly "
+                                    f"that one (or state it as reservation.instanceType)", types))
+        elif types != [held]:
+            problems.append(Problem(stack, f"{at}.{key}", f"{kind} {ref} holds {held}: the pool's instance type must be "
+                                    f"{held} alone (allowed: [{held}])", types if len(types) > 1 else types[0]))
+    if r.type == "capacity-block" and r.instance_count is not None and pool.max_nodes > r.instance_count:
+        problems.append(Problem(stack, f"{at}.maxNodes", f"capacity block {ref} holds {r.instance_count} instance(s): more "
+                                f"nodes can never launch (allowed: at most {r.instance_count})", pool.max_nodes))
+    return problems
+
+
+def karpenter_checks(stack: str, spec: "StackSpec") -> list[Problem]:
+    """What Karpenter needs from the stack: its interruption queue where pools are spot or reserved (without it
+    Karpenter never hears of an interruption: chart value settings.interruptionQueue, ../shared/reference/karpenter),
+    and reservations it can select (EC2NodeClass capacityReservationSelectorTerms take an id or tags, not a
+    resource group: the pinned chart's karpenter.k8s.aws_ec2nodeclasses.yaml)."""
+    auto = spec.cluster.eks.autoscaler
+    at = f"{NAMESPACE}:cluster.eks.autoscaler"
+    problems: list[Problem] = []
+    if auto.kind != "karpenter":
+        for field in ("identity", "interruption_queue", "consolidate_after", "disruption_budget"):
+            if field in auto.model_fields_set:
+                problems.append(Problem(stack, f"{at}.{EksAutoscalerSpec.model_fields[field].alias}", "only used with kind: karpenter"))
+        return problems
+    for field in ("expander", "scale_down_unneeded_time", "scale_down_delay_after_add", "scale_down_utilization_threshold"):
+        if field in auto.model_fields_set:
+            problems.append(Problem(stack, f"{at}.{EksAutoscalerSpec.model_fields[field].alias}", "only used with kind: "
+                                    "cluster-autoscaler (Karpenter consolidates with consolidateAfter and disruptionBudget)"))
+    if "enabled" in auto.model_fields_set and not auto.enabled:
+        problems.append(Problem(stack, f"{at}.enabled", "Karpenter is what launches the GPU pools' nodes: it cannot be disabled "
+                                "(use kind: cluster-autoscaler with enabled: false for fixed-size pools)", False))
+    for i, pool in enumerate(spec.node_pools):
+        p = f"{NAMESPACE}:nodePools[{i}]"
+        if pool.capacity in ("spot", "reserved") and not auto.interruption_queue:
+            problems.append(Problem(stack, f"{at}.interruptionQueue", f"pool '{pool.name}' is {pool.capacity}: Karpenter needs its "
+                                    "interruption queue to drain nodes before EC2 reclaims them (spot interruption, capacity "
+                                    "reservation end); set interruptionQueue: true", False))
+        r = pool.reservation
+        if pool.capacity == "reserved" and r is not None and r.resource_group_arn:
+            problems.append(Problem(stack, f"{p}.reservation.resourceGroupArn", "Karpenter selects capacity reservations by id "
+                                    "(EC2NodeClass capacityReservationSelectorTerms), not by resource group; give id", r.resource_group_arn))
+        if pool.min_nodes > 0:
+            problems.append(Problem(stack, f"{p}.minNodes", "a Karpenter NodePool has no minimum size: nodes exist only while "
+                                    "pods need them (allowed with karpenter: 0)", pool.min_nodes))
+    return problems
 
 
 def eks_checks(stack: str, spec: "StackSpec", config: Optional[dict] = None) -> list[Problem]:
@@ -427,6 +537,9 @@ def eks_checks(stack: str, spec: "StackSpec", config: Optional[dict] = None) -> 
                     problems.append(Problem(stack, f"{at}.subnetIds", f"an EFA pool (rdma: true) must run in one availability zone, but its subnets are in {', '.join(pool_zones)}"))
                 if pool.availability_zone and pool_zones and pool_zones != [pool.availability_zone]:
                     problems.append(Problem(stack, f"{at}.subnetIds", f"subnets in {', '.join(pool_zones)} do not match availabilityZone {pool.availability_zone}"))
+        if pool.capacity == "reserved" and pool.reservation is not None and pool.reservation.type in ("capacity-block", "odcr"):
+            problems += _reservation_checks(stack, at, pool, zones, subnet_zone, types, known)
+    problems += karpenter_checks(stack, spec)
     fsx = eks.storage.fsx_lustre
     if fsx and fsx.availability_zone and fsx.availability_zone not in zones:
         problems.append(Problem(stack, f"{NAMESPACE}:cluster.eks.storage.fsxLustre.availabilityZone", f"not one of the network's zones (allowed: {', '.join(zones)})", fsx.availability_zone))

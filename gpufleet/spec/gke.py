@@ -17,6 +17,7 @@ from gpufleet import catalog
 from gpufleet.catalog import gcp
 from gpufleet.spec.base import Model
 from gpufleet.spec.errors import Problem
+from gpufleet.spec.reservation import DWS_MODES, FLEX_START_MAX_RUN_SECONDS
 
 NS = "gpufleet"
 GKE_NAME_MAX = 40  # GKE cluster names: at most 40 characters
@@ -300,6 +301,9 @@ class GkePoolSpec(Model):
     sysctls: Optional[dict[str, str]] = None
     """Node sysctls (linux_node_config); default: on GPUDirect pools (rdma) the TCP buffer sizes cluster-toolkit sets
     for NCCL (net.ipv4.tcp_rmem/tcp_wmem), none elsewhere."""
+    max_run_duration_seconds: Optional[int] = Field(default=None, ge=1, le=FLEX_START_MAX_RUN_SECONDS)
+    """capacity flex-start | queued: how long each node may live (node_config.max_run_duration); default and
+    maximum: 7 days (GKE docs, "About flex-start provisioning mode")."""
 
 
 def project_of(spec: Any, config: dict) -> Optional[str]:
@@ -428,6 +432,8 @@ def _pool_checks(stack: str, at: str, pool: Any, gke: GkeSpec) -> list[Problem]:
                                     f"<pool>-{last_nic} must stay within {NETWORK_NAME_MAX} characters (at most "
                                     f"{NETWORK_NAME_MAX - 1 - len(last_nic)} here)", pool.name))
     opts = pool.gke or GkePoolSpec()
+    if pool.gke is None:
+        problems += _capacity_mode_checks(stack, at, pool, gke)
     if pool.rdma and machine.gpudirect and machine.gpudirect.kind == "RDMA" and len(opts.zones) != 1:
         problems.append(Problem(stack, f"{at}.gke.zones", f"GPUDirect RDMA on {machine.name} needs exactly one zone "
                                 "(the RoCE network profile is zonal)", list(opts.zones)))
@@ -451,6 +457,7 @@ def _pool_checks(stack: str, at: str, pool: Any, gke: GkeSpec) -> list[Problem]:
     if sharing is not None and sharing.strategy == "mps" and size is not None:
         problems.append(Problem(stack, f"{at}.gke.gpuSharing.strategy", "MPS is not supported together with MIG on one pool "
                                 "(use time-sharing with gpuPartitionSize, or MPS without it)", "mps"))
+    problems += _capacity_mode_checks(stack, at, pool, gke)
     reservation = pool.gke.reservation
     if reservation is not None and pool.capacity == "spot" and reservation.type != "none":
         problems.append(Problem(stack, f"{at}.gke.reservation.type", "spot nodes cannot consume reservations (allowed with spot: none)", reservation.type))
@@ -529,6 +536,45 @@ def _node_lifecycle_checks(stack: str, at: str, pool: Any, machine: Any, gke: Gk
         if opts.upgrade.strategy == "blue-green":
             problems.append(Problem(stack, f"{at}.gke.upgrade.strategy", "compact placement does not work with blue-green "
                                     "upgrades (use surge)", "blue-green"))
+    return problems
+
+
+def _capacity_mode_checks(stack: str, at: str, pool: Any, gke: GkeSpec) -> list[Problem]:
+    """reserved: the pool runs in its reservation's zone with its machine type. flex-start / queued: what DWS
+    forbids (cluster-toolkit v1.95.0 gke-node-pool preconditions, GKE DWS docs; ../shared/reference/gcp/dws.md)."""
+    problems: list[Problem] = []
+    opts = pool.gke or GkePoolSpec()
+    cap = pool.capacity
+    r = pool.reservation
+    if cap == "reserved" and r is not None and r.type in ("specific", "any"):
+        if pool.gke is not None and pool.gke.reservation is not None:
+            problems.append(Problem(stack, f"{at}.gke.reservation", "give the reservation once: with capacity reserved, "
+                                    "nodePools[].reservation replaces gke.reservation; remove it"))
+        ref = f"reservation '{r.name}'" if r.name else "the reservation"
+        if r.zone is not None:
+            if not r.zone.startswith(f"{gke.region}-"):
+                problems.append(Problem(stack, f"{at}.reservation.zone", f"{ref} is outside the cluster's region {gke.region}: "
+                                        "GKE nodes consume only reservations in their own zone", r.zone))
+            elif opts.zones and list(opts.zones) != [r.zone]:
+                problems.append(Problem(stack, f"{at}.gke.zones", f"{ref} is in zone {r.zone}: a reserved pool's nodes must "
+                                        f"run there (allowed: [{r.zone}])", list(opts.zones)))
+        if r.instance_type is not None and r.instance_type != pool.machine_type:
+            problems.append(Problem(stack, f"{at}.reservation.instanceType", f"the pool's machineType is {pool.machine_type}, "
+                                    f"but {ref} holds {r.instance_type}: GKE consumes a reservation only with the machine type it holds",
+                                    r.instance_type))
+    if cap in DWS_MODES:
+        if pool.gke is not None and pool.gke.reservation is not None and pool.gke.reservation.type != "none":
+            problems.append(Problem(stack, f"{at}.gke.reservation.type", f"{cap} nodes cannot consume reservations "
+                                    f"(allowed with {cap}: none)", pool.gke.reservation.type))
+        if "location_policy" in opts.model_fields_set and opts.location_policy != "ANY":
+            problems.append(Problem(stack, f"{at}.gke.locationPolicy", f"DWS ({cap}) pools need location policy ANY "
+                                    f"(allowed with {cap}: ANY)", opts.location_policy))
+        if cap == "queued" and pool.min_nodes > 0:
+            problems.append(Problem(stack, f"{at}.minNodes", "a queued-provisioning pool starts empty: its nodes come only "
+                                    "through ProvisioningRequests (allowed with queued: 0)", pool.min_nodes))
+    elif opts.max_run_duration_seconds is not None:
+        problems.append(Problem(stack, f"{at}.gke.maxRunDurationSeconds", f"only used with capacity flex-start or queued "
+                                f"(this pool is {cap})", opts.max_run_duration_seconds))
     return problems
 
 

@@ -13,6 +13,7 @@ from gpufleet.spec.base import DNS_LABEL, Model
 from gpufleet.spec.cluster import Host
 from gpufleet.spec.rdma import RdmaNetworkSpec
 from gpufleet.spec.gke import GkePoolSpec
+from gpufleet.spec.reservation import CapacityReservationSpec
 
 MIG_STRATEGIES = ("single", "mixed")
 
@@ -86,8 +87,13 @@ class NodePoolSpec(Model):
     """Cloud pools: minimum size; 0 lets the autoscaler remove every idle GPU node."""
     max_nodes: int = Field(default=1, ge=0)
     """Cloud pools: maximum size the autoscaler may reach (must be >= minNodes)."""
-    capacity: Literal["on-demand", "spot"] = "on-demand"
-    """on-demand, or spot/preemptible (cheaper, can be interrupted)."""
+    capacity: Literal["on-demand", "spot", "reserved", "flex-start", "queued"] = "on-demand"
+    """on-demand; spot/preemptible (cheaper, can be interrupted); reserved (a reservation or capacity block, see
+    `reservation`); GKE only: flex-start (DWS flex-start VMs, at most 7 days each) or queued (DWS queued
+    provisioning: all nodes at once, through ProvisioningRequests). gpufleet/spec/reservation.py."""
+    reservation: Optional[CapacityReservationSpec] = None
+    """capacity reserved: the reservation the pool consumes and what it holds (zone, instance type, count);
+    default: none."""
     sharing: SharingSpec = SharingSpec()
     """GPU sharing for this pool; default: none (one pod per GPU)."""
     rdma: bool = False

@@ -5,6 +5,14 @@ in the stack, and the autoscaler's node-template tags for nvidia.com/gpu and for
 (the autoscaler cannot see a node that does not exist: kubernetes/autoscaler FAQ "scale a node group to
 0", aws/containers-roadmap#724), on the node group or as aws:autoscaling/tag:Tag resources beside it. GKE node pools with GPUs: autoscaling enabled with a minimum of 0 (per
 zone and total). A non-zero minimum is reported with the idle cost it burns, from the catalog.
+
+Karpenter NodePools (karpenter.sh, GPU instance types or a GPU limit) hold no static capacity: no `spec.replicas`
+(static NodePools keep that many nodes whatever the load), a `spec.limits` bound, consolidation that can remove an
+empty node (`consolidateAfter` not `Never`), and a Karpenter release in the stack. GKE DWS pools (flex-start,
+queued provisioning) get nodes only when work asks: no initial node count.
+Reserved capacity is not judged here: its idle hours are committed spend whatever the pool's minimum (EKS capacity
+type CAPACITY_BLOCK or a node group tagged `gpufleet.io/reservation-type`, GKE pools consuming a specific
+reservation); the plan's cost section prices it as committed.
 """
 
 from __future__ import annotations
@@ -40,10 +48,18 @@ def _asg_tag_keys(resources: list) -> dict[str, set[str]]:
     return out
 
 
+def _reserved(pool: I.Pool) -> bool:
+    """Capacity paid for whether nodes run or not (a capacity block, a reservation the pool targets)."""
+    if pool.platform == "eks":
+        tags = I.mapping(I.get(pool.props, "tags"))
+        return I.get(pool.props, "capacityType") == "CAPACITY_BLOCK" or f"{labels.RESERVATION_TAG_PREFIX}type" in tags
+    return I.get(pool.props, "nodeConfig", "reservationAffinity", "consumeReservationType") == "SPECIFIC_RESERVATION"
+
+
 def _eks(pool: I.Pool, autoscaler: bool, asg_tags: dict[str, set[str]]) -> list[str]:
     problems = []
     minimum = I.number(I.get(pool.props, "scalingConfig", "minSize"))
-    if minimum is not None and minimum > 0:
+    if minimum is not None and minimum > 0 and not _reserved(pool):
         problems.append(f"minSize is {minimum:g}, not 0: {_idle(pool, minimum)} while no GPU work runs")
     if not autoscaler:
         problems.append("no cluster-autoscaler Helm release in the stack: nothing scales this pool up from 0")
@@ -70,6 +86,13 @@ def _gke(pool: I.Pool) -> list[str]:
         return [f"autoscaling is not enabled, so the pool never scales to or from 0{extra}"]
     zones = len(I.items(I.get(pool.props, "nodeLocations"))) or 1
     problems = []
+    if _reserved(pool):
+        return problems
+    dws = I.truthy(I.get(pool.props, "nodeConfig", "flexStart")) or I.truthy(I.get(pool.props, "queuedProvisioning", "enabled"))
+    initial = I.number(I.get(pool.props, "initialNodeCount"))
+    if dws and initial:
+        problems.append(f"initialNodeCount is {initial:g} on a DWS (flex-start / queued) pool: its nodes should come only when "
+                        f"work asks for them: {_idle(pool, initial)}")
     per_zone = I.number(I.get(auto, "minNodeCount"))
     if per_zone is not None and per_zone > 0:
         problems.append(f"autoscaling.minNodeCount is {per_zone:g}, not 0: {_idle(pool, per_zone, zones)}")
@@ -79,18 +102,40 @@ def _gke(pool: I.Pool) -> list[str]:
     return problems
 
 
+def _karpenter(np_, karpenter: bool) -> list[str]:
+    spec = I.get(np_.props, "spec")
+    problems = []
+    replicas = I.number(I.get(spec, "replicas"))
+    if replicas is not None:
+        problems.append(f"spec.replicas is {replicas:g}: a static NodePool keeps that many GPU nodes whatever the load")
+    if not I.mapping(I.get(spec, "limits")):
+        problems.append(f"no spec.limits: nothing bounds how many GPU nodes Karpenter launches (set {labels.GPU_RESOURCE})")
+    if I.get(spec, "disruption", "consolidateAfter") == "Never":
+        problems.append("disruption.consolidateAfter is Never: Karpenter never removes an empty GPU node")
+    if not karpenter:
+        problems.append("no Karpenter Helm release in the stack: nothing launches nodes for this NodePool")
+    return problems
+
+
 def check(resources: list, config) -> list[tuple[str, str]]:
     """(urn, message) for every GPU pool that cannot sit at zero."""
-    resources = I.listed(resources)
+    return list(_findings(I.listed(resources), config))
+
+
+def _findings(resources: list, config):
+    karpenter = bool(I.karpenter_releases(resources))
+    for np_ in I.karpenter_node_pools(resources):
+        if I.exemption(NAME, np_.name, np_.urn, np_.props, config):
+            continue
+        name = I.text(I.get(np_.props, "metadata", "name")) or np_.name
+        yield from ((np_.urn, f"GPU NodePool '{name}': {p}") for p in _karpenter(np_, karpenter))
     autoscaler = any(I.chart_of(r.props) in I.AUTOSCALER_CHARTS for r in I.helm_charts(resources))
     asg_tags = _asg_tag_keys(resources)
-    out = []
     for pool in I.gpu_pools(resources):
         if I.exemption(NAME, pool.name, pool.urn, pool.props, config):
             continue
         problems = _eks(pool, autoscaler, asg_tags) if pool.platform == "eks" else _gke(pool)
-        out += [(pool.urn, f"GPU pool '{pool.name}': {p}") for p in problems]
-    return out
+        yield from ((pool.urn, f"GPU pool '{pool.name}': {p}") for p in problems)
 
 
 POLICY = StackValidationPolicy(

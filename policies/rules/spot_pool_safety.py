@@ -7,6 +7,10 @@
 - Interruption handling: EKS managed node groups drain on rebalance recommendations themselves (EKS user
   guide, "Managed node groups: Spot"), GKE drains spot nodes with graceful node shutdown; self-managed
   spot Auto Scaling groups need aws-node-termination-handler or Karpenter in the stack.
+- Karpenter NodePools allowing `karpenter.sh/capacity-type: spot`: the same label and taint on the node template,
+  and Karpenter's interruption queue: a karpenter release whose `settings.interruptionQueue` names the SQS queue
+  its EventBridge rules feed (without it Karpenter never hears of an interruption and pods die with the node;
+  chart values, ../shared/reference/karpenter). Karpenter replaces aws-node-termination-handler there.
 Diversification over instance types is advisory: policy `spot-pool-diversified`.
 """
 
@@ -46,9 +50,29 @@ def _asg_spot_gpu(r) -> bool:
     return bool(I.mapping(policy)) and on_demand_pct is not None and on_demand_pct < 100 and any(I.ec2_is_gpu(t) for t in types)
 
 
+def _karpenter_spot(np_, queues: list[str]) -> list[str]:
+    out = []
+    node_labels = I.nodepool_labels(np_.props)
+    if node_labels.get(labels.CAPACITY_TYPE_LABEL) not in (None, "spot"):
+        out.append(f"label {labels.CAPACITY_TYPE_LABEL} is '{node_labels[labels.CAPACITY_TYPE_LABEL]}' on a spot NodePool")
+    if not [t for t in I.nodepool_taints(np_.props) if t[0] in SPOT_TAINT_KEYS and t[2] in ("NoSchedule", "NoExecute")]:
+        out.append(f"no spot taint on the node template: add {{key: {labels.SPOT_TAINT_KEY}, value: \"true\", effect: NoSchedule}}")
+    if not queues:
+        out.append("Karpenter manages spot here but no karpenter release sets settings.interruptionQueue: spot interruptions and "
+                   "rebalance recommendations never reach it, so pods are killed without draining")
+    return out
+
+
 def check(resources: list, config) -> list[tuple[str, str]]:
     resources = I.listed(resources)
     out = []
+    queues = [q for r in I.karpenter_releases(resources)
+              if (q := I.text(I.get(r.props, "values", "settings", "interruptionQueue")))]
+    for np_ in I.karpenter_node_pools(resources):
+        if "spot" not in I.nodepool_requirement(np_.props, I.CAPACITY_TYPE_KEY) or I.exemption(NAME, np_.name, np_.urn, np_.props, config):
+            continue
+        name = I.text(I.get(np_.props, "metadata", "name")) or np_.name
+        out += [(np_.urn, f"spot GPU NodePool '{name}': {p}") for p in _karpenter_spot(np_, queues)]
     for pool in I.gpu_pools(resources):
         if not I.is_spot(pool) or I.exemption(NAME, pool.name, pool.urn, pool.props, config):
             continue

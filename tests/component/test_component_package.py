@@ -66,7 +66,7 @@ def test_types_mirror_the_spec_models(schema):
     assert pool["rdma"]["type"] == "boolean" and pool["pricePerNodeHour"]["type"] == "number"
     assert pool["labels"] == {**pool["labels"], "type": "object", "additionalProperties": {"type": "string", "plain": True}}
     assert pool["taints"]["items"]["$ref"] == "#/types/gpufleet:index:Taint"
-    assert "Allowed: on-demand | spot." in pool["capacity"]["description"]
+    assert "Allowed: on-demand | spot | reserved | flex-start | queued." in pool["capacity"]["description"]
     cluster = types["gpufleet:index:ClusterSpec"]
     assert cluster["required"] == ["platform"]
     assert cluster["properties"]["eks"]["$ref"] == "#/types/gpufleet:index:EksSpec"

@@ -47,6 +47,11 @@ UNREACHABLE = {
         "spec (EFA instance types only, one zone); GKE GPUDirect networks are created per pool from the machine "
         "type's count"
     ),
+    "reservation-placement": (
+        "the spec checks a reserved pool against its reservation before planning (zone, instance or machine type, "
+        "capacity block size; DWS pools take no reservation; spot none) and gpufleet builds the launch template, node "
+        "group, node pool or NodePool from it (gpufleet/spec/reservation.py, eks.py, gke.py)"
+    ),
 }
 
 

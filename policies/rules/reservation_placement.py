@@ -1,0 +1,160 @@
+"""reservation-placement: a pool that consumes reserved capacity can actually land on it.
+
+A reservation is zonal and holds one instance type; an instance launched elsewhere or of another type misses it
+(and with a targeted reservation fails to launch). What a reservation holds is not in the resources themselves:
+gpufleet declares it as `gpufleet.io/reservation-*` tags (EKS launch templates and node groups), annotations
+(Karpenter NodePools) or `gpufleet-reservation-*` resource labels (GKE node pools); the rule also judges what
+every program states plainly.
+
+EKS managed node groups (EKS User Guide, "Create a managed node group with Capacity Blocks for ML"; EC2 User Guide,
+capacity-blocks-launch, cr-cpg):
+- capacity type CAPACITY_BLOCK goes with a launch template of market type `capacity-block` targeting a
+  reservation id, and the other way round;
+- the node group's instance types are the one type the reservation holds;
+- instances are placed in the reservation's zone (a launch template's placement.availabilityZone; gpufleet's spec
+  keeps a reserved pool's subnets in that zone before planning: subnet zones are not in a node group's inputs);
+- an EFA pool whose reservation was created in a cluster placement group launches into that placement group.
+GKE node pools: a specific reservation is consumed only in its zone (`nodeLocations` exactly that zone) with its
+machine type, never by spot VMs; flex-start and queued-provisioning pools consume no reservation
+(`NO_RESERVATION`: GKE DWS docs, ../shared/reference/gcp/dws.md).
+Karpenter: a NodePool allowing `reserved` has an EC2NodeClass with capacityReservationSelectorTerms, and its zone
+and instance-type requirements match the declared reservation.
+"""
+
+from __future__ import annotations
+
+from pulumi_policy import EnforcementLevel, StackValidationPolicy
+
+from gpufleet import labels
+from gpufleet.policies import inputs as I
+
+NAME = "reservation-placement"
+TAG = labels.RESERVATION_TAG_PREFIX
+GKE_LABEL = labels.GKE_RESERVATION_LABEL_PREFIX
+NODE_CLASS = ":EC2NodeClass"
+
+
+def _declared(props, *paths) -> dict:
+    """gpufleet.io/reservation-<fact> values found under any of the given maps."""
+    out = {}
+    for path in paths:
+        for key, value in I.mapping(I.get(props, *path)).items():
+            if isinstance(key, str) and key.startswith(TAG) and isinstance(value, str):
+                out.setdefault(key[len(TAG):], value)
+    return out
+
+
+def _launch_template_of(ng, templates: list) -> object:
+    """The launch template a node group uses: by id when known, else the one beside it (same parent component)."""
+    lt_id = I.known(lambda: I.text(I.get(ng.props, "launchTemplate", "id")))
+    parent = getattr(getattr(ng, "parent", None), "urn", None)
+    for lt in templates:
+        if lt_id and I.known(lambda lt=lt: I.text(I.get(lt.props, "id"))) == lt_id:
+            return lt
+    siblings = [lt for lt in templates if parent and getattr(getattr(lt, "parent", None), "urn", None) == parent]
+    return siblings[0] if len(siblings) == 1 else None
+
+
+def _eks(ng, lt) -> list[str]:
+    out = []
+    capacity_type = I.get(ng.props, "capacityType")
+    lt_props = lt.props if lt is not None else {}
+    market = I.get(lt_props, "instanceMarketOptions", "marketType")
+    target = I.get(lt_props, "capacityReservationSpecification", "capacityReservationTarget")
+    target_id = I.text(I.get(target, "capacityReservationId"))
+    declared = {**_declared(lt_props, ("tags",)), **_declared(ng.props, ("tags",))}
+    if capacity_type == "CAPACITY_BLOCK" and (market != "capacity-block" or not target_id):
+        out.append("capacity type CAPACITY_BLOCK needs a launch template with instanceMarketOptions.marketType capacity-block "
+                   "and capacityReservationSpecification.capacityReservationTarget.capacityReservationId (the block's id)")
+    if market == "capacity-block" and capacity_type != "CAPACITY_BLOCK":
+        out.append(f"its launch template buys a Capacity Block, but the node group's capacity type is {capacity_type!r}: set CAPACITY_BLOCK")
+    if not (target_id or I.get(target, "capacityReservationResourceGroupArn") or declared):
+        return out
+    types = I.eks_instance_types(ng.props) or [t for t in [I.text(I.get(lt_props, "instanceType"))] if t]
+    held = declared.get("instance-type")
+    if held and types and set(types) != {held}:
+        out.append(f"the reservation holds {held}, but the node group launches {', '.join(types)}: other types never use it")
+    zone = declared.get("zone")
+    placed_zone = I.text(I.get(lt_props, "placement", "availabilityZone"))
+    if zone and placed_zone and placed_zone != zone:
+        ref = target_id or "the reservation"
+        out.append(f"{ref} is in {zone}, but the launch template places instances in {placed_zone}: they never use it")
+    group = declared.get("placement-group")
+    efa = any(I.get(n, "interfaceType") in ("efa", "efa-only") for n in I.items(I.get(lt_props, "networkInterfaces")))
+    placed = I.text(I.get(lt_props, "placement", "groupName"))
+    if group and efa and placed and placed != group:
+        out.append(f"the reservation was created in placement group {group}, but the EFA launch template launches into {placed}: "
+                   "instances outside the reservation's placement group do not use it")
+    return out
+
+
+def _gke(pool: I.Pool) -> list[str]:
+    out = []
+    cfg = I.get(pool.props, "nodeConfig")
+    affinity = I.get(cfg, "reservationAffinity", "consumeReservationType")
+    dws = I.truthy(I.get(cfg, "flexStart")) or I.truthy(I.get(pool.props, "queuedProvisioning", "enabled"))
+    if dws and affinity not in (None, "NO_RESERVATION"):
+        out.append(f"a flex-start / queued-provisioning pool consumes no reservation, but reservationAffinity is {affinity}: set NO_RESERVATION")
+    if affinity not in ("SPECIFIC_RESERVATION", "ANY_RESERVATION"):
+        return out
+    if I.truthy(I.get(cfg, "spot")) or I.truthy(I.get(cfg, "preemptible")):
+        out.append(f"spot VMs cannot consume reservations (reservationAffinity {affinity})")
+    declared = {k[len(GKE_LABEL):]: v for k, v in I.mapping(I.get(cfg, "resourceLabels")).items()
+                if isinstance(k, str) and k.startswith(GKE_LABEL) and isinstance(v, str)}
+    zone = declared.get("zone")
+    locations = [z for z in I.items(I.get(pool.props, "nodeLocations")) if isinstance(z, str)]
+    if zone and affinity == "SPECIFIC_RESERVATION" and locations != [zone]:
+        now = ", ".join(locations) if locations else "the cluster's zones"
+        out.append(f"the reservation is in {zone}, but the pool's nodes run in {now}: set nodeLocations to [{zone}]")
+    machine = I.text(I.get(cfg, "machineType"))
+    held = declared.get("instance-type")
+    if held and machine and machine != held:
+        out.append(f"the reservation holds {held}, but the pool's machine type is {machine}")
+    return out
+
+
+def _karpenter(np_, classes: dict) -> list[str]:
+    out = []
+    ref = I.text(I.get(np_.props, "spec", "template", "spec", "nodeClassRef", "name"))
+    nc = classes.get(ref)
+    if nc is not None and not I.items(I.get(nc.props, "spec", "capacityReservationSelectorTerms")):
+        out.append(f"allows capacity type reserved, but EC2NodeClass '{ref}' selects no capacity reservation "
+                   "(capacityReservationSelectorTerms)")
+    declared = _declared(np_.props, ("metadata", "annotations"))
+    zone, held = declared.get("zone"), declared.get("instance-type")
+    zones = I.nodepool_requirement(np_.props, I.ZONE_KEY)
+    if zone and zones != [zone]:
+        out.append(f"the reservation is in {zone}, but the NodePool's zone requirement is {zones or 'any zone'}")
+    types = I.nodepool_requirement(np_.props, I.INSTANCE_TYPE_KEY)
+    if held and types and set(types) != {held}:
+        out.append(f"the reservation holds {held}, but the NodePool allows {', '.join(types)}")
+    return out
+
+
+def check(resources: list, config) -> list[tuple[str, str]]:
+    resources = list(resources)
+    out = []
+    templates = [r for r in resources if r.resource_type == I.EC2_LAUNCH_TEMPLATE]
+    for r in resources:
+        if r.resource_type != I.EKS_NODE_GROUP or I.exemption(NAME, r.name, r.urn, r.props, config):
+            continue
+        out += [(r.urn, f"node group '{r.name}': {m}") for m in _eks(r, _launch_template_of(r, templates))]
+    for pool in I.gpu_pools(resources):
+        if pool.platform == "gke" and not I.exemption(NAME, pool.name, pool.urn, pool.props, config):
+            out += [(pool.urn, f"GPU pool '{pool.name}': {m}") for m in _gke(pool)]
+    classes = {I.text(I.get(r.props, "metadata", "name")): r for r in resources
+               if r.resource_type.startswith("kubernetes:karpenter.k8s.aws/") and r.resource_type.endswith(NODE_CLASS)}
+    for np_ in I.karpenter_node_pools(resources):
+        if "reserved" in I.nodepool_requirement(np_.props, I.CAPACITY_TYPE_KEY) and not I.exemption(NAME, np_.name, np_.urn, np_.props, config):
+            name = I.text(I.get(np_.props, "metadata", "name")) or np_.name
+            out += [(np_.urn, f"reserved NodePool '{name}': {m}") for m in _karpenter(np_, classes)]
+    return out
+
+
+POLICY = StackValidationPolicy(
+    name=NAME,
+    description="Pools on reserved capacity run in the reservation's zone, with its instance type and placement.",
+    enforcement_level=EnforcementLevel.MANDATORY,
+    validate=I.stack_validator(check),
+    config_schema=I.exemptions_schema(),
+)

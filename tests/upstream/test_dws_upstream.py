@@ -1,0 +1,39 @@
+"""Upstream-format tests (layer 3): the custom resources of the DWS example (stacks/Pulumi.dws-gke.yaml) validate
+against the Kueue CRDs in ../shared/reference/crds/kueue/ (incl. ProvisioningRequestConfig), and the provisioning
+class gpufleet names is one a ProvisioningRequest accepts."""
+
+import pytest
+import yaml
+
+from gpufleet import labels as L
+from gpufleet.plan.engine import plan
+from tests.crd_validate import CRDS, validate_cr
+from tests.helpers import example
+from tests.upstream.test_workload_crds import _ints
+
+pytestmark = pytest.mark.upstream
+
+
+@pytest.fixture(scope="module")
+def p():
+    return plan(example("dws-gke"), evaluate_policies=False)
+
+
+def test_kueue_objects_validate_against_the_crds(p):
+    objs = [r for r in p.resources if r.type.startswith("kubernetes:kueue.x-k8s.io/")]
+    kinds = sorted({r.type.rsplit(":", 1)[-1] for r in objs})
+    assert kinds == ["AdmissionCheck", "ClusterQueue", "LocalQueue", "ProvisioningRequestConfig", "ResourceFlavor"]
+    for r in objs:
+        obj = _ints({k: r.inputs[k] for k in ("apiVersion", "kind", "metadata", "spec") if k in r.inputs})
+        assert validate_cr(obj) == [], r.name
+
+
+def test_provisioning_request_accepts_the_class_name():
+    path = CRDS / "cluster-autoscaler" / "autoscaling.x-k8s.io_provisioningrequests.yaml"
+    if not path.is_file():
+        pytest.skip(f"ProvisioningRequest CRD not found at {path}")
+    crd = yaml.safe_load(path.read_text())
+    v1 = next(v for v in crd["spec"]["versions"] if v["name"] == "v1")
+    field = v1["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["provisioningClassName"]
+    assert field["type"] == "string" and "enum" not in field  # any class: GKE adds queued-provisioning.gke.io
+    assert len(L.GKE_QUEUED_PROVISIONING_CLASS) <= field.get("maxLength", 253)
