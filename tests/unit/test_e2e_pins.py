@@ -16,8 +16,20 @@ def requires(module: str) -> dict[str, str]:
     return dict(re.findall(r"^\s*(?:require\s+)?([a-z0-9.\-/]+\.[a-z]+/[^\s]+)\s+(v[^\s]+)", text, re.M))
 
 
+def _e2e_stacks_kubernetes() -> str:
+    """The Kubernetes minor the k3s example stacks (what `make e2e` deploys) declare."""
+    import yaml
+
+    found = {yaml.safe_load((ROOT / "stacks" / f"Pulumi.{s}.yaml").read_text())["config"]["gpufleet:cluster"]["kubernetesVersion"]
+             for s in ("dev", "ha", "lab", "teams")}
+    assert len(found) == 1, found
+    return found.pop()
+
+
 def test_kube_apiserver_is_the_kubernetes_release_of_the_pinned_k3s():
-    k3s = versions.k3s_release(versions.KUBERNETES_DEFAULT)  # v1.34.1+k3s1
+    # The API server must be the Kubernetes the e2e stacks run (k3s of their version), not the default for new
+    # stacks: the default moved to 1.35 while the example stacks stay on 1.34.
+    k3s = versions.k3s_release(_e2e_stacks_kubernetes())  # v1.34.1+k3s1
     kubernetes = requires("kube")["k8s.io/kubernetes"]
     assert kubernetes == k3s.split("+")[0]
     staging = re.findall(r"^\s*(k8s\.io/[a-z\-]+) => (k8s\.io/[a-z\-]+) (v\S+)$", (BUILD / "kube" / "go.mod").read_text(), re.M)
