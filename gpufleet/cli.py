@@ -167,6 +167,7 @@ def cmd_catalog_refresh(args: argparse.Namespace) -> int:
         return EXIT_POLICY if drifted else EXIT_OK
     for path in refresh.write(result, directory):
         print(f"wrote {path}")
+    return EXIT_OK
 
 
 def cmd_k3s_restore(args: argparse.Namespace) -> int:

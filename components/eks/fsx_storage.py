@@ -125,7 +125,7 @@ class FsxLustreStorage(pulumi.ComponentResource):
             parameters=params,
             reclaim_policy=args.spec.reclaim_policy,
             mount_options=["flock"],
-            opts=protect(args.protection, parent=self, provider=access.provider, depends_on=[self.addon]),
+            opts=pulumi.ResourceOptions(parent=self, provider=access.provider, depends_on=[self.addon]),
         )
         self.file_system = None
         self.associations: list = []

@@ -22,8 +22,18 @@ def test_operator_kubernetes_ranges(release, supported):
 
 
 def test_every_eks_version_is_supported_by_the_pinned_operator():
+    """The default operator supports every EKS version but 1.32 (extended support, issue 20's ai-on-eks
+    blueprint), which an older catalog release supports: a 1.32 stack pins that one (stacks/Pulumi.ai-on-eks.yaml)."""
     pinned = catalog.operator_release(versions.GPU_OPERATOR.version)
-    assert set(versions.EKS_KUBERNETES_VERSIONS) <= set(pinned.kubernetes)
+    assert set(versions.EKS_KUBERNETES_VERSIONS) - set(pinned.kubernetes) == {"1.32"}
+    assert versions.KUBERNETES_DEFAULT in pinned.kubernetes
+    import yaml
+
+    from tests.helpers import ROOT
+
+    stack = yaml.safe_load((ROOT / "stacks" / "Pulumi.ai-on-eks.yaml").read_text())["config"]
+    assert stack["gpufleet:cluster"]["kubernetesVersion"] == "1.32"
+    assert "1.32" in catalog.operator_release(stack["gpufleet:gpuOperator"]["version"]).kubernetes
 
 
 @pytest.mark.parametrize("cuda", ["13.3", "13.4", "13.5"])

@@ -45,8 +45,24 @@ def r(x: float) -> float:
     return round(x, 4)
 
 
+HAND_CHECKED = {"dev", "ha", "lab", "teams", "prod-eks", "prod-gke", "teams-eks"}
+# Example stacks added by issues 15 and 20 after these breakdowns were checked against the price pages; until
+# they are, they are held to the invariants below (every item sourced; anything unpriced makes the totals "at least").
+NOT_YET_HAND_CHECKED = {"ai-on-eks", "p5-efa", "karpenter-eks", "dws-gke"}
+
+
 def test_every_example_stack_is_covered_below():
-    assert set(STACKS) == {"dev", "ha", "lab", "teams", "prod-eks", "prod-gke", "teams-eks"}
+    assert set(STACKS) == HAND_CHECKED | NOT_YET_HAND_CHECKED
+
+
+@pytest.mark.parametrize("stack", sorted(NOT_YET_HAND_CHECKED))
+def test_stacks_not_yet_hand_checked_add_up(stack):
+    cost = planned(stack).cost.to_json()
+    items = cost["items"]
+    assert items
+    assert all(i["source"] for i in items), "every item says where its price (or its missing price) comes from"
+    assert 0 <= cost["hourlyMin"] <= cost["hourlyMax"]
+    assert cost["atLeast"] == any(i["unitHourly"] is None for i in items)
 
 
 def test_prod_eks_breakdown():
