@@ -95,6 +95,22 @@ def test_t4_spot_price_per_gpu():
     assert gcp.machine("n1-standard-4").gpu_spot == 0.175  # was 0.14 (issue 12 audit, GCP spot pricing page)
 
 
+@pytest.mark.parametrize("name, spot", [
+    ("a2-highgpu-1g", 1.44), ("a2-highgpu-8g", 11.54), ("a2-megagpu-16g", 21.87), ("a2-ultragpu-1g", 2.01),
+    ("a2-ultragpu-8g", 16.09), ("a3-ultragpu-8g", 32.62),
+])
+def test_gcp_spot_prices_from_the_2026_reading(name, spot):
+    """Issue 12: A2 and A3 Ultra spot were low; spot_2026 in gcp_machines.yaml says where each figure comes from."""
+    m = gcp.machine(name)
+    assert m.price("spot", m.fixed_count) == spot and "spot_2026" in m.sources
+
+
+def test_a4_spot_is_unpriced_not_guessed():
+    m = gcp.machine("a4-highgpu-8g")
+    assert m.spot is None and m.price("spot", 8) is None  # no sourced figure: the plan lists the pool as unpriced
+    assert m.price("on-demand", 8) == 143.44
+
+
 def test_p5en_uses_efa_only_secondary_interfaces():
     t = aws.instance_type("p5en.48xlarge")
     assert (t.network_cards, t.efa_interfaces, t.efa_secondary) == (16, 16, "efa-only")
