@@ -73,6 +73,8 @@ def _driver_floor(stack: str, spec: Any) -> list[Problem]:
         if pool.gpu is None or pool.gpu not in catalog.gpu_models():
             continue
         floor = catalog.gpu(pool.gpu).min_driver_branch
+        if floor is None:  # no sourced minimum for this GPU (gpus.yaml): not judged rather than guessed
+            continue
         if platform == "eks":
             ami = aws_catalog.ami(pool.ami)
             if ami.driver_branch < floor:

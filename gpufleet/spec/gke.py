@@ -606,4 +606,5 @@ def driver_branch_for(spec: Any, pool: Any) -> Optional[int]:
     if branch is None:
         return None
     # GKE installs at least a driver that supports the GPU, whatever the table's branch.
-    return max(branch, catalog.gpu(gcp.machine(pool.machine_type).gpu).min_driver_branch)
+    floor = catalog.gpu(gcp.machine(pool.machine_type).gpu).min_driver_branch
+    return branch if floor is None else max(branch, floor)
