@@ -9,8 +9,9 @@ offline plan does not have. GCP zone names are global, so GKE pools are judged p
 
 GCP zones a refresh has not recorded fall back to gcp_zones.yaml, a dated hand-entered reading of where each GPU
 machine type and accelerator exists, so zone checks work without a refresh. AWS has no such fallback: the
-region-level list per instance type needs a source per region and type, and none is recorded yet (a pool is then
-not judged, never called "not offered")."""
+region-level list per instance type needs a current source per region and type, and the one per-region reading
+found (skypilot-org/skypilot-catalog catalogs/v7/aws/vms.csv @001367d2) still carries pre-June-2025 P4 prices, too
+old to refuse a region on; until a refresh records the regions, an EKS pool is not judged (never "not offered")."""
 
 from __future__ import annotations
 
