@@ -209,14 +209,12 @@ def test_gke_version_without_a_recorded_driver_branch_says_cuda_is_not_checked()
     )
 
 
-@pytest.mark.parametrize("stack, machine, gpus", [("prod-eks", "g7e.48xlarge", 8), ("prod-gke", "g4-standard-48", 1),
-                                                   ("prod-eks", "p6-b300.48xlarge", 8)])
+@pytest.mark.parametrize("stack, machine, gpus", [("prod-eks", "g7e.48xlarge", 8), ("prod-gke", "g4-standard-48", 1)])
 def test_new_families_plan_with_their_gpus_and_unknown_prices_listed_as_unpriced(capsys, tmp_path, stack, machine, gpus):
     c = example_config(stack)
     pool = c["gpufleet:nodePools"][0]
     if stack == "prod-eks":
         pool["instanceType"] = machine
-        pool["rdma"] = machine != "p6-b300.48xlarge"  # its EFA card layout is not recorded (spec error otherwise)
     else:
         pool.update(machineType=machine, capacity="spot")
         pool.pop("rdma", None)
