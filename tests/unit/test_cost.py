@@ -13,6 +13,18 @@ Prices used below (read 2026-12-02; the same figures and sources are in gpufleet
   NAT IP (cloud.google.com/nat/pricing); pd-balanced $0.10/GiB-month in Iowa (Google pricing calculator);
   a3-highgpu-8g $88.49/h, g2-standard-8 spot $0.34/h (gpufleet/catalog/gcp_machines.yaml).
 - e2-standard-4 (the GKE system pool) and FSx PERSISTENT_2 at 500 MB/s/TiB were not found: unpriced.
+
+The four stacks of issues 15 and 20, hand-checked 2026-12-03 from the same catalog figures:
+- EKS 1.32 (ai-on-eks) is in extended support since 2026-03-23: $0.60/cluster-hour (eks_pricing, EKS version
+  lifecycle). EC2 on-demand (aws_instances.yaml, ec2_pricing): m6i.xlarge $0.192, g5.2xlarge $1.212, g6.2xlarge
+  $0.9776, p4d.24xlarge $21.96, p5.48xlarge $55.04; spot estimate g6.xlarge $0.35. A pool listing several instance
+  types is priced by the first (managed node groups launch on-demand nodes in the listed order; Karpenter pools
+  the same way).
+- A reservation a pool draws on bills all its instances whether used or not (EC2 User Guide, "Capacity Reservation
+  pricing and billing"; Compute Engine, "Reservations of Compute Engine zonal resources"): a committed item; an EC2
+  Capacity Block has its own upfront price (aws.amazon.com/ec2/capacityblocks/pricing) and DWS flex-start/queued
+  theirs (cloud.google.com/products/dws/pricing): neither is in the catalog, so unpriced. g2-standard-8 on-demand
+  $0.85 (gcp_machines.yaml, gce_pricing).
 """
 
 from __future__ import annotations
@@ -45,24 +57,124 @@ def r(x: float) -> float:
     return round(x, 4)
 
 
-HAND_CHECKED = {"dev", "ha", "lab", "teams", "prod-eks", "prod-gke", "teams-eks"}
-# Example stacks added by issues 15 and 20 after these breakdowns were checked against the price pages; until
-# they are, they are held to the invariants below (every item sourced; anything unpriced makes the totals "at least").
-NOT_YET_HAND_CHECKED = {"ai-on-eks", "p5-efa", "karpenter-eks", "dws-gke"}
+HAND_CHECKED = {"dev", "ha", "lab", "teams", "prod-eks", "prod-gke", "teams-eks", "ai-on-eks", "p5-efa", "karpenter-eks",
+                "dws-gke"}
 
 
 def test_every_example_stack_is_covered_below():
-    assert set(STACKS) == HAND_CHECKED | NOT_YET_HAND_CHECKED
+    assert set(STACKS) == HAND_CHECKED
 
 
-@pytest.mark.parametrize("stack", sorted(NOT_YET_HAND_CHECKED))
-def test_stacks_not_yet_hand_checked_add_up(stack):
+@pytest.mark.parametrize("stack", sorted(HAND_CHECKED))
+def test_every_item_is_sourced_and_totals_add_up(stack):
     cost = planned(stack).cost.to_json()
     items = cost["items"]
     assert items
     assert all(i["source"] for i in items), "every item says where its price (or its missing price) comes from"
-    assert 0 <= cost["hourlyMin"] <= cost["hourlyMax"]
-    assert cost["atLeast"] == any(i["unitHourly"] is None for i in items)
+    counted = [i for i in items if i["kind"] != "per-claim" and i["count"] > 0]
+    assert cost["atLeast"] == any(i["hourlyMax"] is None for i in counted)
+    # items are shown to 4 places, totals are summed before rounding
+    slack = 1e-4 * len(counted)
+    assert cost["hourlyMin"] == pytest.approx(sum(i["hourlyMin"] or 0 for i in counted), abs=slack)
+    assert cost["hourlyMax"] == pytest.approx(sum(i["hourlyMax"] or 0 for i in counted), abs=slack)
+
+
+def test_ai_on_eks_breakdown():
+    vol = lambda gib, n: r(gib * GP3 * n)  # noqa: E731
+    assert breakdown("ai-on-eks") == {
+        "control-plane:ai-stack-eks-cluster": (1, 1, 0.6, 0.6),  # EKS 1.32: extended support since 2026-03-23
+        "nodes:system": (2, 8, r(2 * 0.192), r(8 * 0.192)),
+        "storage:system:/dev/xvda": (2, 8, vol(50, 2), vol(50, 8)),
+        # Bottlerocket: the launch template maps the 200 GiB data volume; scale from zero to 8 nodes
+        "gpu-nodes:g6-inference": (0, 8, 0.0, r(8 * 0.9776)),
+        "storage:g6-inference:/dev/xvdb": (0, 8, 0.0, vol(200, 8)),
+        "gpu-nodes:g5-inference": (0, 8, 0.0, r(8 * 1.212)),
+        "storage:g5-inference:/dev/xvdb": (0, 8, 0.0, vol(200, 8)),
+        "network:ai-stack-network-nat-us-east-1a": (1, 1, NAT, NAT),  # singleNatGateway
+        "network:ip:ai-stack-network-nat-us-east-1a": (1, 1, IP, IP),
+        "key:ai-stack-eks-secrets-key": (1, 1, r(KMS), r(KMS)),
+        # PERSISTENT_2 at 500 MB/s/TiB: no sourced price (charges.yaml fsx_pricing), so unpriced, never 0
+        "storage:ai-stack-fsx-shared": (1, 1, None, None),
+        "per-claim:fsx-lustre": (0, 0, 0.0, 0.0),
+    }
+    cost = planned("ai-on-eks").cost.to_json()
+    floor = 0.6 + 2 * 0.192 + 50 * GP3 * 2 + NAT + IP + KMS
+    top = 0.6 + 8 * 0.192 + 8 * 0.9776 + 8 * 1.212 + (50 * 8 + 200 * 16) * GP3 + NAT + IP + KMS
+    assert (cost["hourlyMin"], cost["hourlyMax"], cost["atLeast"]) == (r(floor), r(top), True)
+    assert cost["unpriced"] == ["FSx for Lustre ai-stack-fsx-shared (PERSISTENT_2, 2400 GiB)"]
+    assert (cost["monthlyMin"], cost["monthlyMax"]) == (round(r(floor) * H, 2), round(r(top) * H, 2))
+
+
+def test_p5_efa_breakdown():
+    vol = lambda gib, n: r(gib * GP3 * n)  # noqa: E731
+    assert breakdown("p5-efa") == {
+        "control-plane:p5-efa-eks-cluster": (1, 1, 0.1, 0.1),
+        "nodes:system": (2, 4, r(2 * 0.2016), r(4 * 0.2016)),  # the default system pool: 2-4 m7i.xlarge
+        "storage:system:/dev/xvda": (2, 4, vol(50, 2), vol(50, 4)),
+        "gpu-nodes:p5": (2, 10, r(2 * 55.04), r(10 * 55.04)),  # minNodes 2 (exempted): warm at the floor
+        "storage:p5:/dev/xvda": (2, 10, vol(200, 2), vol(200, 10)),
+        "gpu-nodes:p4d": (0, 1, 0.0, 21.96),
+        "storage:p4d:/dev/xvda": (0, 1, 0.0, vol(200, 1)),
+        **{f"network:p5-efa-network-nat-us-east-1{z}": (1, 1, NAT, NAT) for z in "abc"},
+        **{f"network:ip:p5-efa-network-nat-us-east-1{z}": (1, 1, IP, IP) for z in "abc"},
+        "key:p5-efa-eks-secrets-key": (1, 1, r(KMS), r(KMS)),
+    }
+    cost = planned("p5-efa").cost.to_json()
+    floor = 0.1 + 2 * 0.2016 + 2 * 55.04 + (50 * 2 + 200 * 2) * GP3 + 3 * NAT + 3 * IP + KMS
+    top = 0.1 + 4 * 0.2016 + 10 * 55.04 + 21.96 + (50 * 4 + 200 * 11) * GP3 + 3 * NAT + 3 * IP + KMS
+    assert (cost["hourlyMin"], cost["hourlyMax"], cost["atLeast"]) == (r(floor), r(top), False)
+
+
+def test_karpenter_eks_breakdown_counts_the_capacity_block_as_committed_and_unpriced():
+    vol = lambda gib, n: r(gib * GP3 * n)  # noqa: E731
+    assert breakdown("karpenter-eks") == {
+        "control-plane:karpenter-gpu-eks-cluster": (1, 1, 0.1, 0.1),
+        "nodes:system": (2, 4, r(2 * 0.2016), r(4 * 0.2016)),  # first type m7i.xlarge
+        "storage:system:/dev/xvda": (2, 4, vol(50, 2), vol(50, 4)),
+        # Karpenter pools (NodePool + EC2NodeClass): none at the floor, maxNodes at most; the root volume per node
+        "gpu-nodes:l4-spot": (0, 8, 0.0, r(8 * 0.35)),
+        "storage:l4-spot:/dev/xvda": (0, 8, 0.0, vol(200, 8)),
+        # the Capacity Block's 2 p5.48xlarge are paid whether used or not, at a price the catalog lacks; the pool's
+        # maxNodes (2) never goes beyond it
+        "reservation:h100-block": (2, 2, None, None),
+        "gpu-nodes:h100-block": (0, 0, None, None),
+        "storage:h100-block:/dev/xvda": (0, 2, 0.0, vol(500, 2)),
+        **{f"network:karpenter-gpu-network-nat-us-east-1{z}": (1, 1, NAT, NAT) for z in "abc"},
+        **{f"network:ip:karpenter-gpu-network-nat-us-east-1{z}": (1, 1, IP, IP) for z in "abc"},
+        "key:karpenter-gpu-eks-secrets-key": (1, 1, r(KMS), r(KMS)),
+    }
+    cost = planned("karpenter-eks").cost.to_json()
+    block = next(i for i in cost["items"] if i["key"] == "reservation:h100-block")
+    assert block["committed"] and "Capacity Blocks" in block["source"]
+    assert cost["unpriced"] == ["reservation capacity-block cr-0123456789abcdef0 of pool h100-block (2 x p5.48xlarge)"]
+    floor = 0.1 + 2 * 0.2016 + 50 * GP3 * 2 + 3 * NAT + 3 * IP + KMS
+    top = 0.1 + 4 * 0.2016 + 8 * 0.35 + (50 * 4 + 200 * 8 + 500 * 2) * GP3 + 3 * NAT + 3 * IP + KMS
+    assert (cost["hourlyMin"], cost["hourlyMax"], cost["atLeast"]) == (r(floor), r(top), True)
+
+
+def test_dws_gke_breakdown_counts_the_reservation_at_the_floor():
+    disk = lambda gib, n: r(gib * PD_BALANCED * n)  # noqa: E731
+    assert breakdown("dws-gke") == {
+        "control-plane:dws-gke-gke-cluster": (1, 1, 0.1, 0.1),
+        "nodes:system": (1, 3, None, None),  # e2-standard-4: no sourced price
+        "storage:system:boot": (1, 3, disk(100, 1), disk(100, 3)),
+        "gpu-nodes:h100-flex": (0, 4, None, None),  # DWS flex-start: its own prices, not in the catalog
+        "storage:h100-flex:boot": (0, 4, 0.0, disk(200, 4)),
+        "gpu-nodes:a3mega-queued": (0, 4, None, None),  # DWS queued provisioning
+        "storage:a3mega-queued:boot": (0, 4, 0.0, disk(200, 4)),
+        # the specific reservation holds 4 g2-standard-8 billed at on-demand rates whether used or not
+        "reservation:l4-reserved": (4, 4, r(4 * 0.85), r(4 * 0.85)),
+        "gpu-nodes:l4-reserved": (0, 0, 0.0, 0.0),
+        "storage:l4-reserved:boot": (0, 4, 0.0, disk(200, 4)),
+        # private nodes use Cloud NAT: 1 VM at the floor, 3 + 4 + 4 + 4 at maximum; one NAT IP
+        "network:dws-gke-network-nat": (1, 1, r(0.0014 * 1 + IP), r(0.0014 * 15 + IP)),
+    }
+    cost = planned("dws-gke").cost.to_json()
+    assert cost["atLeast"] and cost["unpriced"] == [
+        "node pool system (e2-standard-4)", "GPU pool a3mega-queued (a3-megagpu-8g)", "GPU pool h100-flex (a3-highgpu-8g)"]
+    floor = 0.1 + 100 * PD_BALANCED + 4 * 0.85 + 0.0014 + IP
+    top = 0.1 + (100 * 3 + 200 * 12) * PD_BALANCED + 4 * 0.85 + 0.0014 * 15 + IP
+    assert (cost["hourlyMin"], cost["hourlyMax"]) == (r(floor), r(top))
 
 
 def test_prod_eks_breakdown():
