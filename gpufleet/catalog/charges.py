@@ -135,7 +135,8 @@ def fsx_lustre_gb_hourly(region: Optional[str], deployment_type: str, throughput
     tiers = table.get(deployment_type)
     price = (tiers or {}).get(str(throughput)) if throughput is not None else None
     if price is None:
-        return Missing(f"the catalog has no FSx for Lustre price for {deployment_type} at {throughput} MB/s/TiB in {region}")
+        tier = deployment_type if throughput is None else f"{deployment_type} at {throughput} MB/s/TiB"
+        return Missing(f"the catalog has no FSx for Lustre price for {tier} in {region}")
     return Rate(float(price) / hours_per_month(), source_text(table["sources"]))
 
 

@@ -321,3 +321,27 @@ def test_a_server_that_is_also_a_gpu_host_is_priced_once_by_its_pool():
     cost = plan_config(config, stack="dev", policies=False).cost.to_json()
     assert [(i["key"], i["hourlyMin"]) for i in cost["items"]] == [("gpu-nodes:l4", 0.85)]
     assert not cost["atLeast"]
+
+
+def test_no_example_stack_creates_a_load_balancer():
+    """charges.yaml has no load balancer prices because no example stack creates one; if one ever does, it is listed
+    as unpriced (never 0) and this test asks for its price."""
+    lb_types = {"aws:lb/loadBalancer:LoadBalancer", "aws:alb/loadBalancer:LoadBalancer", "aws:elb/loadBalancer:LoadBalancer",
+                "gcp:compute/forwardingRule:ForwardingRule", "gcp:compute/globalForwardingRule:GlobalForwardingRule"}
+    for stack in sorted(HAND_CHECKED):
+        p = planned(stack)
+        assert not [r.name for r in p.resources if r.type in lb_types], stack
+        assert not [r.name for r in p.resources if r.type == "kubernetes:core/v1:Service"
+                    and (r.inputs.get("spec") or {}).get("type") == "LoadBalancer"], stack
+        assert not [i for i in p.cost.to_json()["items"] if i["kind"] == "load-balancer"], stack
+
+
+@pytest.mark.parametrize("deployment,throughput,why", [
+    ("PERSISTENT_2", 500, "PERSISTENT_2 at 500 MB/s/TiB"),
+    ("PERSISTENT_1", 200, "PERSISTENT_1 at 200 MB/s/TiB"),
+    ("SCRATCH_2", None, "SCRATCH_2 in us-east-1"),
+])
+def test_fsx_tiers_without_a_sourced_price_are_missing(deployment, throughput, why):
+    price = charges.fsx_lustre_gb_hourly("us-east-1", deployment, throughput)
+    assert isinstance(price, charges.Missing) and why in price.reason
+    assert charges.fsx_lustre_gb_hourly("us-east-1", "PERSISTENT_2", 125).value == pytest.approx(0.145 / H)
