@@ -12,7 +12,9 @@ Prices used below (read 2026-12-02; the same figures and sources are in gpufleet
   (cloud.google.com/kubernetes-engine/pricing); Cloud NAT $0.0014 per VM-hour up to 32 VMs plus $0.005/hour per
   NAT IP (cloud.google.com/nat/pricing); pd-balanced $0.10/GiB-month in Iowa (Google pricing calculator);
   a3-highgpu-8g $88.49/h, g2-standard-8 spot $0.34/h (gpufleet/catalog/gcp_machines.yaml).
-- e2-standard-4 (the GKE system pool) and FSx PERSISTENT_2 at 500 MB/s/TiB were not found: unpriced.
+- e2-standard-4 (the GKE system pool) $0.134012/h in us-central1 (charges.yaml gce_e2_pricing: a secondary reading of
+  cloud.google.com/compute/vm-instance-pricing, added 2026-12-03). FSx PERSISTENT_2 at 500 MB/s/TiB and Filestore in
+  us-central1 were not found: unpriced.
 
 The four stacks of issues 15 and 20, hand-checked 2026-12-03 from the same catalog figures:
 - EKS 1.32 (ai-on-eks) is in extended support since 2026-03-23: $0.60/cluster-hour (eks_pricing, EKS version
@@ -41,6 +43,7 @@ H = 730  # hours per month, as the price pages convert
 NAT, IP, KMS = 0.045, 0.005, 1.0 / H
 GP3 = 0.08 / H  # per GB-hour
 PD_BALANCED = 0.10 / H  # per GiB-hour
+E2_STANDARD_4 = 0.134012  # us-central1 on-demand (charges.yaml gce_e2_pricing, secondary reading)
 
 
 @functools.cache
@@ -156,7 +159,7 @@ def test_dws_gke_breakdown_counts_the_reservation_at_the_floor():
     disk = lambda gib, n: r(gib * PD_BALANCED * n)  # noqa: E731
     assert breakdown("dws-gke") == {
         "control-plane:dws-gke-gke-cluster": (1, 1, 0.1, 0.1),
-        "nodes:system": (1, 3, None, None),  # e2-standard-4: no sourced price
+        "nodes:system": (1, 3, r(E2_STANDARD_4), r(3 * E2_STANDARD_4)),
         "storage:system:boot": (1, 3, disk(100, 1), disk(100, 3)),
         "gpu-nodes:h100-flex": (0, 4, None, None),  # DWS flex-start: its own prices, not in the catalog
         "storage:h100-flex:boot": (0, 4, 0.0, disk(200, 4)),
@@ -170,10 +173,9 @@ def test_dws_gke_breakdown_counts_the_reservation_at_the_floor():
         "network:dws-gke-network-nat": (1, 1, r(0.0014 * 1 + IP), r(0.0014 * 15 + IP)),
     }
     cost = planned("dws-gke").cost.to_json()
-    assert cost["atLeast"] and cost["unpriced"] == [
-        "node pool system (e2-standard-4)", "GPU pool a3mega-queued (a3-megagpu-8g)", "GPU pool h100-flex (a3-highgpu-8g)"]
-    floor = 0.1 + 100 * PD_BALANCED + 4 * 0.85 + 0.0014 + IP
-    top = 0.1 + (100 * 3 + 200 * 12) * PD_BALANCED + 4 * 0.85 + 0.0014 * 15 + IP
+    assert cost["atLeast"] and cost["unpriced"] == ["GPU pool a3mega-queued (a3-megagpu-8g)", "GPU pool h100-flex (a3-highgpu-8g)"]
+    floor = 0.1 + E2_STANDARD_4 + 100 * PD_BALANCED + 4 * 0.85 + 0.0014 + IP
+    top = 0.1 + 3 * E2_STANDARD_4 + (100 * 3 + 200 * 12) * PD_BALANCED + 4 * 0.85 + 0.0014 * 15 + IP
     assert (cost["hourlyMin"], cost["hourlyMax"]) == (r(floor), r(top))
 
 
@@ -217,11 +219,11 @@ def test_teams_eks_breakdown_and_team_quotas():
             teams["serving", "l4-infer"]["maxWithBorrowing"]) == (6, r(6 * 0.8048), 6)
 
 
-def test_prod_gke_breakdown_is_at_least_with_the_system_pool_unpriced():
+def test_prod_gke_breakdown():
     disk = lambda gib, n: r(gib * PD_BALANCED * n)  # noqa: E731
     assert breakdown("prod-gke") == {
         "control-plane:prod-gke-gke-cluster": (1, 1, 0.1, 0.1),
-        "nodes:system": (1, 3, None, None),
+        "nodes:system": (1, 3, r(E2_STANDARD_4), r(3 * E2_STANDARD_4)),
         "storage:system:boot": (1, 3, disk(100, 1), disk(100, 3)),
         "gpu-nodes:h100-train": (0, 4, 0.0, r(4 * 88.49)),
         "storage:h100-train:boot": (0, 4, 0.0, disk(200, 4)),
@@ -229,12 +231,16 @@ def test_prod_gke_breakdown_is_at_least_with_the_system_pool_unpriced():
         "storage:l4-infer:boot": (0, 8, 0.0, disk(200, 8)),
         # every node is private, so every node uses Cloud NAT: 1 VM at the floor, 3 + 4 + 8 at maximum; one NAT IP
         "network:prod-gke-network-nat": (1, 1, r(0.0014 * 1 + IP), r(0.0014 * 15 + IP)),
+        # Filestore in us-central1 has no sourced price: what each claim would cost is unknown (never counted)
         "per-claim:gpufleet-rwx": (0, 0, 0.0, 0.0),
     }
     cost = planned("prod-gke").cost.to_json()
-    assert cost["atLeast"] and cost["unpriced"] == ["node pool system (e2-standard-4)"]
-    floor = 0.1 + 100 * PD_BALANCED + 0.0014 + IP
-    assert cost["hourlyMin"] == r(floor)
+    assert not cost["atLeast"] and cost["unpriced"] == []
+    floor = 0.1 + E2_STANDARD_4 + 100 * PD_BALANCED + 0.0014 + IP
+    top = 0.1 + 3 * E2_STANDARD_4 + 4 * 88.49 + 8 * 0.34 + (100 * 3 + 200 * 12) * PD_BALANCED + 0.0014 * 15 + IP
+    assert (cost["hourlyMin"], cost["hourlyMax"]) == (r(floor), r(top))
+    rwx = next(i for i in cost["items"] if i["key"] == "per-claim:gpufleet-rwx")
+    assert rwx["unitHourly"] is None and "Filestore BASIC_HDD" in rwx["source"]
     assert any("not for this regional cluster" in n and "74.40" in n for n in cost["notes"])
 
 
