@@ -132,6 +132,13 @@ def _ebs_volumes(ng_name: str, lo: float, hi: float, lt: Optional[Registration],
                 price = Rate(price.value + extra.value / size, price.source)
         out.append(_item(f"{ng_name} {m.get('deviceName', 'volume')} ({vtype}, {size:g} GiB each)", "storage", lo, hi,
                          price, per_unit=size, key=f"{ng_name}:{m.get('deviceName')}"))
+    devices = {m.get("deviceName") for m in _get(lt.inputs, "blockDeviceMappings") or []}
+    if "/dev/xvdb" in devices and "/dev/xvda" not in devices:
+        # Bottlerocket boots from its own OS volume (/dev/xvda) and keeps images on the data volume the launch
+        # template maps (/dev/xvdb); the OS volume's size comes from the AMI's snapshot, which the plan cannot see.
+        out.append(CostItem(f"{ng_name} /dev/xvda (Bottlerocket OS volume)", "storage", lo, hi, None,
+                            "the Bottlerocket AMI's OS volume: billed per node, its size set by the AMI's snapshot, not in the plan",
+                            key=f"storage:{ng_name}:/dev/xvda"))
     return out
 
 

@@ -88,11 +88,13 @@ def test_ai_on_eks_breakdown():
         "control-plane:ai-stack-eks-cluster": (1, 1, 0.6, 0.6),  # EKS 1.32: extended support since 2026-03-23
         "nodes:system": (2, 8, r(2 * 0.192), r(8 * 0.192)),
         "storage:system:/dev/xvda": (2, 8, vol(50, 2), vol(50, 8)),
-        # Bottlerocket: the launch template maps the 200 GiB data volume; scale from zero to 8 nodes
+        # Bottlerocket: the launch template maps the 200 GiB data volume, the AMI its OS volume; from zero to 8 nodes
         "gpu-nodes:g6-inference": (0, 8, 0.0, r(8 * 0.9776)),
         "storage:g6-inference:/dev/xvdb": (0, 8, 0.0, vol(200, 8)),
+        "storage:g6-inference:/dev/xvda": (0, 8, None, None),  # the OS volume: its size is the AMI's, unknown
         "gpu-nodes:g5-inference": (0, 8, 0.0, r(8 * 1.212)),
         "storage:g5-inference:/dev/xvdb": (0, 8, 0.0, vol(200, 8)),
+        "storage:g5-inference:/dev/xvda": (0, 8, None, None),
         "network:ai-stack-network-nat-us-east-1a": (1, 1, NAT, NAT),  # singleNatGateway
         "network:ip:ai-stack-network-nat-us-east-1a": (1, 1, IP, IP),
         "key:ai-stack-eks-secrets-key": (1, 1, r(KMS), r(KMS)),
@@ -104,7 +106,8 @@ def test_ai_on_eks_breakdown():
     floor = 0.6 + 2 * 0.192 + 50 * GP3 * 2 + NAT + IP + KMS
     top = 0.6 + 8 * 0.192 + 8 * 0.9776 + 8 * 1.212 + (50 * 8 + 200 * 16) * GP3 + NAT + IP + KMS
     assert (cost["hourlyMin"], cost["hourlyMax"], cost["atLeast"]) == (r(floor), r(top), True)
-    assert cost["unpriced"] == ["FSx for Lustre ai-stack-fsx-shared (PERSISTENT_2, 2400 GiB)"]
+    assert cost["unpriced"] == ["g5-inference /dev/xvda (Bottlerocket OS volume)", "g6-inference /dev/xvda (Bottlerocket OS volume)",
+                                "FSx for Lustre ai-stack-fsx-shared (PERSISTENT_2, 2400 GiB)"]
     assert (cost["monthlyMin"], cost["monthlyMax"]) == (round(r(floor) * H, 2), round(r(top) * H, 2))
 
 
