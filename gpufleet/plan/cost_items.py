@@ -443,9 +443,12 @@ def items_for(spec: StackSpec, resources: list[Registration], capacity: list[Poo
         for r in resources:
             if r.type == "aws:eks/cluster:Cluster":
                 status, end = charges.eks_support(str(r.inputs.get("version")))
-                if status == "standard":
-                    notes.append(f"EKS {r.inputs.get('version')} leaves standard support after {end}: from then the "
+                if status == "standard" and end:
+                    notes.append(f"EKS {r.inputs.get('version')} leaves standard support on {end}: from then the "
                                  "control plane costs the extended-support rate unless the cluster is upgraded")
+                elif status == "extended":
+                    notes.append(f"EKS {r.inputs.get('version')} is in extended support since {end}: the control plane "
+                                 "costs the extended-support rate until the cluster is upgraded")
     elif platform == "gke":
         items = gke_items(spec, resources, capacity, region, notes)
     else:

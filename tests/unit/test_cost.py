@@ -3,7 +3,9 @@
 Prices used below (read 2026-12-02; the same figures and sources are in gpufleet/catalog/charges.yaml):
 - EKS control plane $0.10/cluster-hour in standard support, $0.60 in extended support
   (aws.amazon.com/eks/pricing; AWS Containers blog "Amazon EKS extended support for Kubernetes versions pricing");
-  EKS 1.34 standard support until 2026-12-02, 1.33 until 2026-07-29 (EKS release calendar via endoflife.date).
+  EKS 1.34 standard support ends 2026-12-02, 1.33 ended 2026-07-29 (EKS release calendar, kubernetes.yaml); extended
+  billing starts at the beginning of that day, so on the catalog's date (2026-12-02) 1.34 costs $0.60 (corrected
+  2026-12-03: the cost used to count that day as standard while the plan's own warning said extended).
 - NAT gateway $0.045/hour in us-east-1 (aws.amazon.com/vpc/pricing, secondary reading); public IPv4 $0.005/hour
   (AWS blog "Identify and optimize public IPv4 address usage on AWS"); KMS key $1/month (aws.amazon.com/kms/pricing).
 - EBS gp3 $0.08/GB-month in us-east-1 (aws.amazon.com/ebs/pricing, secondary reading); EC2 m7i.xlarge $0.2016/h,
@@ -31,6 +33,7 @@ The four stacks of issues 15 and 20, hand-checked 2026-12-03 from the same catal
 
 from __future__ import annotations
 
+import datetime
 import functools
 
 import pytest
@@ -42,6 +45,7 @@ from tests.helpers import STACKS, example, example_config, plan_config
 H = 730  # hours per month, as the price pages convert
 NAT, IP, KMS = 0.045, 0.005, 1.0 / H
 GP3 = 0.08 / H  # per GB-hour
+EKS_134 = 0.60  # EKS 1.34: extended support from 2026-12-02, the catalog's date (kubernetes.yaml eks_calendar)
 PD_BALANCED = 0.10 / H  # per GiB-hour
 E2_STANDARD_4 = 0.134012  # us-central1 on-demand (charges.yaml gce_e2_pricing, secondary reading)
 
@@ -114,7 +118,7 @@ def test_ai_on_eks_breakdown():
 def test_p5_efa_breakdown():
     vol = lambda gib, n: r(gib * GP3 * n)  # noqa: E731
     assert breakdown("p5-efa") == {
-        "control-plane:p5-efa-eks-cluster": (1, 1, 0.1, 0.1),
+        "control-plane:p5-efa-eks-cluster": (1, 1, EKS_134, EKS_134),
         "nodes:system": (2, 4, r(2 * 0.2016), r(4 * 0.2016)),  # the default system pool: 2-4 m7i.xlarge
         "storage:system:/dev/xvda": (2, 4, vol(50, 2), vol(50, 4)),
         "gpu-nodes:p5": (2, 10, r(2 * 55.04), r(10 * 55.04)),  # minNodes 2 (exempted): warm at the floor
@@ -126,15 +130,15 @@ def test_p5_efa_breakdown():
         "key:p5-efa-eks-secrets-key": (1, 1, r(KMS), r(KMS)),
     }
     cost = planned("p5-efa").cost.to_json()
-    floor = 0.1 + 2 * 0.2016 + 2 * 55.04 + (50 * 2 + 200 * 2) * GP3 + 3 * NAT + 3 * IP + KMS
-    top = 0.1 + 4 * 0.2016 + 10 * 55.04 + 21.96 + (50 * 4 + 200 * 11) * GP3 + 3 * NAT + 3 * IP + KMS
+    floor = EKS_134 + 2 * 0.2016 + 2 * 55.04 + (50 * 2 + 200 * 2) * GP3 + 3 * NAT + 3 * IP + KMS
+    top = EKS_134 + 4 * 0.2016 + 10 * 55.04 + 21.96 + (50 * 4 + 200 * 11) * GP3 + 3 * NAT + 3 * IP + KMS
     assert (cost["hourlyMin"], cost["hourlyMax"], cost["atLeast"]) == (r(floor), r(top), False)
 
 
 def test_karpenter_eks_breakdown_counts_the_capacity_block_as_committed_and_unpriced():
     vol = lambda gib, n: r(gib * GP3 * n)  # noqa: E731
     assert breakdown("karpenter-eks") == {
-        "control-plane:karpenter-gpu-eks-cluster": (1, 1, 0.1, 0.1),
+        "control-plane:karpenter-gpu-eks-cluster": (1, 1, EKS_134, EKS_134),
         "nodes:system": (2, 4, r(2 * 0.2016), r(4 * 0.2016)),  # first type m7i.xlarge
         "storage:system:/dev/xvda": (2, 4, vol(50, 2), vol(50, 4)),
         # Karpenter pools (NodePool + EC2NodeClass): none at the floor, maxNodes at most; the root volume per node
@@ -153,8 +157,8 @@ def test_karpenter_eks_breakdown_counts_the_capacity_block_as_committed_and_unpr
     block = next(i for i in cost["items"] if i["key"] == "reservation:h100-block")
     assert block["committed"] and "Capacity Blocks" in block["source"]
     assert cost["unpriced"] == ["reservation capacity-block cr-0123456789abcdef0 of pool h100-block (2 x p5.48xlarge)"]
-    floor = 0.1 + 2 * 0.2016 + 50 * GP3 * 2 + 3 * NAT + 3 * IP + KMS
-    top = 0.1 + 4 * 0.2016 + 8 * 0.35 + (50 * 4 + 200 * 8 + 500 * 2) * GP3 + 3 * NAT + 3 * IP + KMS
+    floor = EKS_134 + 2 * 0.2016 + 50 * GP3 * 2 + 3 * NAT + 3 * IP + KMS
+    top = EKS_134 + 4 * 0.2016 + 8 * 0.35 + (50 * 4 + 200 * 8 + 500 * 2) * GP3 + 3 * NAT + 3 * IP + KMS
     assert (cost["hourlyMin"], cost["hourlyMax"], cost["atLeast"]) == (r(floor), r(top), True)
 
 
@@ -185,7 +189,7 @@ def test_dws_gke_breakdown_counts_the_reservation_at_the_floor():
 def test_prod_eks_breakdown():
     vol = lambda gib, n: r(gib * GP3 * n)  # noqa: E731
     assert breakdown("prod-eks") == {
-        "control-plane:prod-gpu-eks-cluster": (1, 1, 0.1, 0.1),
+        "control-plane:prod-gpu-eks-cluster": (1, 1, EKS_134, EKS_134),
         "nodes:system": (2, 4, r(2 * 0.2016), r(4 * 0.2016)),
         "storage:system:/dev/xvda": (2, 4, vol(50, 2), vol(50, 4)),
         "gpu-nodes:h100-train": (0, 4, 0.0, 120.0),
@@ -198,20 +202,20 @@ def test_prod_eks_breakdown():
         "per-claim:fsx-lustre": (0, 0, 0.0, 0.0),
     }
     cost = planned("prod-eks").cost.to_json()
-    floor = 0.1 + 2 * 0.2016 + 0.8048 + 50 * GP3 * 2 + 200 * GP3 + 3 * NAT + 3 * IP + KMS
-    top = 0.1 + 4 * 0.2016 + 8 * 0.8048 + 4 * 30.0 + (50 * 4 + 500 * 4 + 200 * 8) * GP3 + 3 * NAT + 3 * IP + KMS
+    floor = EKS_134 + 2 * 0.2016 + 0.8048 + 50 * GP3 * 2 + 200 * GP3 + 3 * NAT + 3 * IP + KMS
+    top = EKS_134 + 4 * 0.2016 + 8 * 0.8048 + 4 * 30.0 + (50 * 4 + 500 * 4 + 200 * 8) * GP3 + 3 * NAT + 3 * IP + KMS
     assert (cost["hourlyMin"], cost["hourlyMax"], cost["atLeast"]) == (r(floor), r(top), False)
     assert (cost["monthlyMin"], cost["monthlyMax"]) == (round(r(floor) * H, 2), round(r(top) * H, 2))
     fsx = next(i for i in cost["items"] if i["kind"] == "per-claim")
     assert fsx["unitHourly"] is None and "PERSISTENT_2 at 500 MB/s/TiB" in fsx["source"]
-    assert any("leaves standard support after 2026-12-02" in n for n in cost["notes"])
+    assert any("is in extended support since 2026-12-02" in n for n in cost["notes"])
 
 
 def test_teams_eks_breakdown_and_team_quotas():
     b = breakdown("teams-eks")
     assert b["gpu-nodes:h100-train"] == (0, 2, 0.0, 60.0)
     assert b["gpu-nodes:l4-infer"] == (1, 6, 0.8048, r(6 * 0.8048))
-    assert b["control-plane:teams-eks-eks-cluster"] == (1, 1, 0.1, 0.1)
+    assert b["control-plane:teams-eks-eks-cluster"] == (1, 1, EKS_134, EKS_134)
     assert "per-claim:fsx-lustre" not in b  # no FSx in this stack
     teams = {(t["team"], t["pool"]): t for t in planned("teams-eks").cost.to_json()["teams"]}
     # research: no nominalQuota, so the whole pool at max size (2 x 8 GPUs) at 30 $/h per 8-GPU node
@@ -292,7 +296,13 @@ def test_extended_support_rate_and_unknown_versions():
     assert charges.eks_support("1.33") == ("extended", "2026-07-29")
     rate = charges.eks_control_plane("1.33")
     assert rate.value == 0.6 and "extended support (since 2026-07-29)" in rate.source
-    assert charges.eks_control_plane("1.34").value == 0.1
+    # extended-support billing starts at the beginning of the end-of-standard-support day (kubernetes.yaml eks_calendar),
+    # and the catalog was read on 1.34's: the plan's warning and its cost agree
+    assert charges.eks_support("1.34") == ("extended", "2026-12-02")
+    assert charges.eks_control_plane("1.34").value == 0.6
+    assert charges.eks_support("1.34", on=datetime.date(2026, 12, 1)) == ("standard", "2026-12-02")
+    assert charges.eks_control_plane("1.35").value == 0.1 and "until 2027-03-27" in charges.eks_control_plane("1.35").source
+    assert charges.eks_control_plane("1.36").value == 0.1  # recorded as standard (its dates not read)
     assert isinstance(charges.eks_control_plane("1.99"), charges.Missing)
 
 
@@ -304,7 +314,7 @@ def test_a_region_the_catalog_lacks_is_unpriced_with_the_reason():
     cost = plan_config(config, stack="teams-eks", policies=False).cost.to_json()
     items = {i["key"]: i for i in cost["items"]}
     assert cost["atLeast"]
-    assert items["control-plane:teams-eks-eks-cluster"]["hourlyMin"] == 0.1  # one price everywhere
+    assert items["control-plane:teams-eks-eks-cluster"]["hourlyMin"] == EKS_134  # one price everywhere
     assert items["network:teams-eks-network-nat-eu-west-1a"]["unpriced"]
     assert "no prices for region eu-west-1" in items["network:teams-eks-network-nat-eu-west-1a"]["source"]
     assert "us-east-1 figure; none for eu-west-1" in items["gpu-nodes:h100-train"]["source"]
