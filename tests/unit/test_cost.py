@@ -181,6 +181,11 @@ def test_dws_gke_breakdown_counts_the_reservation_at_the_floor():
     }
     cost = planned("dws-gke").cost.to_json()
     assert cost["atLeast"] and cost["unpriced"] == ["GPU pool a3mega-queued (a3-megagpu-8g)", "GPU pool h100-flex (a3-highgpu-8g)"]
+    # the research team's queues sit on the two DWS pools: its quota (4 nodes x 8 GPUs each) has no price, never 0
+    assert {(t["pool"], t["nominalQuota"], t["hourlyNominal"], t["hourlyMax"]) for t in cost["teams"]} == {
+        ("a3mega-queued", 32, None, None), ("h100-flex", 32, None, None)}
+    l4 = next(c for c in planned("dws-gke").capacity if c.pool == "l4-reserved")
+    assert (l4.reserved_nodes, l4.hourly_min, l4.hourly_max) == (4, 4 * 0.85, 4 * 0.85)  # the capacity table agrees
     floor = 0.1 + E2_STANDARD_4 + 100 * PD_BALANCED + 4 * 0.85 + 0.0014 + IP
     top = 0.1 + 3 * E2_STANDARD_4 + (100 * 3 + 200 * 12) * PD_BALANCED + 4 * 0.85 + 0.0014 * 15 + IP
     assert (cost["hourlyMin"], cost["hourlyMax"]) == (r(floor), r(top))
