@@ -105,6 +105,21 @@ def gke_driver_branch(kubernetes_version: str, gpu_driver_version: str) -> Optio
     return (rows.get(kubernetes_version) or {}).get(gpu_driver_version)
 
 
+def gke_gpu_driver_rows() -> dict:
+    """GPU model -> GKE minor -> {DEFAULT, LATEST}: the branch GKE installs at least for that GPU (gcp_machines.yaml
+    gke_driver_branches_per_gpu, with its source)."""
+    return _load(FILE).get("gke_driver_branches_per_gpu", {}).get("rows", {})
+
+
+def gke_gpu_driver_branch(kubernetes_version: str, gpu_driver_version: str, gpu: Optional[str]) -> Optional[int]:
+    """The driver branch a GKE pool of `gpu` runs with DEFAULT/LATEST on a GKE minor: the newer of the minor's row and
+    the GPU's own row (None if neither is recorded)."""
+    known = [b for b in (gke_driver_branch(kubernetes_version, gpu_driver_version),
+                         ((gke_gpu_driver_rows().get(gpu or "") or {}).get(kubernetes_version) or {}).get(gpu_driver_version))
+             if b is not None]
+    return max(known) if known else None
+
+
 def gke_driver_floor(branch: int) -> str:
     """The oldest driver version GKE installs on a branch (gke_driver_floor_versions), else '<branch>.0'."""
     rows = _load(FILE).get("gke_driver_floor_versions", {}).get("rows", {})
