@@ -24,7 +24,8 @@ def check(stack: str, spec) -> list[Problem]:
         problems += [Problem(stack, path, msg) for path, msg in _sharing(pool, at, k3s)]
         problems += [Problem(stack, path, msg) for path, msg in _rdma(pool, at, k3s)]
     problems += [Problem(stack, path, msg) for path, msg in _mig_cluster(pools)]
-    shared = [i for i, p in enumerate(spec.node_pools) if p.sharing.mode != "none"]
+    # AMD pools partition through the AMD GPU Operator (gpufleet/spec/amd_checks.py), not NVIDIA's.
+    shared = [i for i, p in enumerate(spec.node_pools) if p.sharing.mode not in ("none", "partition")]
     if shared and not spec.gpu_operator.enabled:
         problems.append(Problem(stack, f"{NS}:nodePools[{shared[0]}].sharing.mode", (
             "GPU sharing is configured through the GPU Operator: set gpuOperator.enabled: true or sharing mode none"
