@@ -27,6 +27,11 @@ class AmdDriverSpec(Model):
     inbox: the release the hosts run, so `workloads.rocmVersions` and the GPUs' driver floors can be checked
     (default: unknown, not checked)."""
 
+    image: Optional[str] = Field(default=None, pattern=r"^[a-z0-9]+([._-][a-z0-9]+)*(:[0-9]+)?(/[a-zA-Z0-9_$]+([._-][a-zA-Z0-9_$]+)*)*$")
+    """operator: the registry repository (no tag) KMM pushes the driver image it builds to, e.g.
+    registry.example.com/amd/amdgpu_kmod. Default: the operator's, image-registry:5000/<namespace>/amdgpu_kmod, which
+    needs a registry of that name in the cluster (DeviceConfig CRD, spec.driver.image)."""
+
     @field_validator("version")
     @classmethod
     def _known_line(cls, v: Optional[str]) -> Optional[str]:
