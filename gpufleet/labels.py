@@ -118,6 +118,14 @@ def gpu_taint(vendor: str = "nvidia") -> dict[str, str]:
     return {"key": key, "value": GPU_TAINT_VALUE, "effect": GPU_TAINT_EFFECT}
 
 
+GPU_RESOURCE_PREFIXES = ("nvidia.com/", "amd.com/")
+
+
+def is_gpu_resource(resource: str) -> bool:
+    """Whether an extended resource counts GPUs (whole, shared, MIG slices or AMD partitions) of either vendor."""
+    return resource.startswith(GPU_RESOURCE_PREFIXES)
+
+
 def gpu_resource(vendor: str = "nvidia") -> str:
     """The extended resource a vendor's device plugin advertises whole GPUs (or AMD partitions) as."""
     return AMD_GPU_RESOURCE if vendor == "amd" else GPU_RESOURCE
