@@ -102,3 +102,8 @@ def combination_problem(gpu: str, compute: str, memory: str, driver: Optional[st
     if floor and driver and version_tuple(driver_line(driver)) < version_tuple(floor):
         return f"{compute}+{memory} on {gpu} needs AMD GPU Driver {floor} or newer (the nodes run {driver})"
     return None
+
+
+def operator_releases() -> dict[str, str]:
+    """AMD GPU Operator chart version -> the oldest Kubernetes minor version it supports."""
+    return {v: str(r["kubernetes_min"]) for v, r in _load(FILE)["operator_releases"].items()}

@@ -12,7 +12,7 @@ from gpufleet.spec.base import Model
 
 AMD_DRIVER_VERSION = r"^\d{1,2}\.\d{1,2}(\.\d{1,3})?$"
 # AMD GPU Operator releases gpufleet knows (their chart values and DeviceConfig CRD are in ../shared/reference).
-KNOWN_RELEASES = (versions.AMD_GPU_OPERATOR.version,)
+KNOWN_RELEASES = tuple(amd.operator_releases())
 
 
 class AmdDriverSpec(Model):
