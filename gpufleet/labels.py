@@ -71,7 +71,7 @@ PREINSTALLED_DRIVER_ANNOTATION = "gpufleet.io/preinstalled-driver-version"  # "5
 # The same for AMD pools, on the AMD GPU Operator's namespace: the ROCm releases the workloads use and the AMD GPU
 # Driver the nodes run (inbox: as declared; operator-managed: the DeviceConfig's spec.driver.version).
 ROCM_VERSIONS_ANNOTATION = "gpufleet.io/rocm-versions"  # "7.2,7.0"
-AMD_DRIVER_ANNOTATION = "gpufleet.io/amd-driver-version"  # "30.20.1"
+AMD_DRIVER_ANNOTATION = "gpufleet.io/amd-driver-version"  # "30.30.3"
 
 # The Kubernetes provider waits on a custom resource until this annotation's condition holds (pulumi-kubernetes
 # >= 4.18.0, "pulumi.com/waitFor": "jsonpath={.status.state}=ready" or "condition=Ready").

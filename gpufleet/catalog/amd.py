@@ -36,12 +36,12 @@ class AmdFacts:
 
 
 def version_tuple(text: str) -> tuple[int, ...]:
-    """'30.20.1' -> (30, 20, 1): AMD driver and ROCm versions compare as dotted integers."""
+    """'30.10.2' -> (30, 10, 2): AMD driver and ROCm versions compare as dotted integers."""
     return tuple(int(p) for p in str(text).split("."))
 
 
 def driver_line(version: str) -> str:
-    """'30.20.1' -> '30.20', '6.4.3' -> '6.4': the release line the compatibility rows name."""
+    """'30.10.2' -> '30.10', '6.4.3' -> '6.4': the release line the compatibility rows name."""
     return ".".join(str(version).split(".")[:2])
 
 

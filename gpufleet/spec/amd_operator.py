@@ -23,7 +23,7 @@ class AmdDriverSpec(Model):
     the operator leaves it alone (DeviceConfig spec.driver.enable false). operator: the operator builds and loads
     the driver through KMM (Kernel Module Management) at `version`."""
     version: Optional[str] = Field(default=None, pattern=AMD_DRIVER_VERSION)
-    """operator: the AMD GPU Driver release to load, e.g. "30.20.1" (default: the chart's, versions.AMD_GPU_DRIVER_DEFAULT).
+    """operator: the AMD GPU Driver release to load, e.g. "30.30.3" (default: the chart's, versions.AMD_GPU_DRIVER_DEFAULT).
     inbox: the release the hosts run, so `workloads.rocmVersions` and the GPUs' driver floors can be checked
     (default: unknown, not checked)."""
 
