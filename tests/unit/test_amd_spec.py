@@ -4,10 +4,7 @@ import pytest
 
 from gpufleet import catalog, sharing, versions
 from gpufleet.catalog import amd
-from gpufleet.spec import SpecError, load_spec
-from tests.helpers import example_config
-
-SECRET = {"gpufleet:sshPrivateKey"}
+from tests.helpers import example_config, load_config, spec_problems
 
 
 # --- catalog ----------------------------------------------------------------------------------------
@@ -56,13 +53,13 @@ def test_the_charts_default_driver_is_in_the_table():
 def load(mutate):
     config = example_config("amd-lab")
     mutate(config)
-    return load_spec("amd-lab", config, SECRET)
+    return load_config(config, "amd-lab")
 
 
 def problems(mutate) -> list[str]:
-    with pytest.raises(SpecError) as exc:
-        load(mutate)
-    return [str(p) for p in exc.value.problems]
+    config = example_config("amd-lab")
+    mutate(config)
+    return spec_problems(config, "amd-lab")
 
 
 def pool(config, i):
@@ -151,10 +148,7 @@ def test_amd_on_eks_is_refused_with_a_clear_error():
     config = example_config("prod-eks")
     config["gpufleet:amdGpuOperator"] = {"driver": {"source": "operator"}}
     config["gpufleet:workloads"] = {"rocmVersions": ["7.2"]}
-    with pytest.raises(SpecError) as exc:
-        load_spec("prod-eks", config)
-    got = [str(p) for p in exc.value.problems]
-    assert got == [
+    assert spec_problems(config, "prod-eks") == [
         "stack 'prod-eks': gpufleet:amdGpuOperator: AMD Instinct GPUs run on k3s only: EKS offers no AMD Instinct "
         "instance type gpufleet knows; remove amdGpuOperator (or use platform: k3s)",
         "stack 'prod-eks': gpufleet:workloads.rocmVersions: AMD Instinct GPUs run on k3s only, so no EKS pool runs ROCm; "
@@ -165,9 +159,7 @@ def test_amd_on_eks_is_refused_with_a_clear_error():
 def test_amd_gpu_on_a_gke_pool_is_refused():
     config = example_config("prod-gke")
     config["gpufleet:nodePools"][0]["gpu"] = "MI300X"
-    with pytest.raises(SpecError) as exc:
-        load_spec("prod-gke", config)
-    got = [str(p) for p in exc.value.problems]
+    got = spec_problems(config, "prod-gke")
     assert ("stack 'prod-gke': gpufleet:nodePools[0].gpu: MI300X is an AMD Instinct GPU: gpufleet runs AMD pools on "
             "k3s only (got 'MI300X')") in got
 
@@ -175,7 +167,5 @@ def test_amd_gpu_on_a_gke_pool_is_refused():
 def test_amd_operator_block_without_amd_pools():
     config = example_config("lab")
     config["gpufleet:amdGpuOperator"] = {"driver": {"source": "operator"}}
-    with pytest.raises(SpecError) as exc:
-        load_spec("lab", config, SECRET)
-    assert [str(p) for p in exc.value.problems] == [
+    assert spec_problems(config, "lab") == [
         "stack 'lab': gpufleet:amdGpuOperator: not used: no pool has an AMD GPU (gpu: MI300X, ...); remove it"]
