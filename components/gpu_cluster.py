@@ -9,6 +9,7 @@ import pulumi
 
 from gpufleet.components import platform
 from gpufleet.node_labels import pool_taints
+from gpufleet.sharing import is_amd
 from gpufleet.spec import NAMESPACE, SpecError, StackSpec, load_spec
 from gpufleet.spec.shape import shaped_pools
 
@@ -88,26 +89,43 @@ class GpuCluster(pulumi.ComponentResource):
         self.node_pools = built.node_pools
         self.access = built.access
 
-        self.gpu_operator = None
-        if spec.gpu_operator.enabled and built.install_gpu_operator:
+        self.gpu_operator = self.amd_gpu_operator = None
+        # Each vendor's operator serves only its own pools (issue 17): the NVIDIA GPU Operator tolerates only the
+        # NVIDIA pools' taints, the AMD GPU Operator's DeviceConfigs select only the AMD pools' nodes.
+        amd_pools = [p for p in shaped_pools(spec) if p.gpu and is_amd(p)]
+        nvidia_pools = [p for p in shaped_pools(spec) if not (p.gpu and is_amd(p))]
+        install_nvidia = spec.gpu_operator.enabled and built.install_gpu_operator and (nvidia_pools or not amd_pools)
+        if install_nvidia:
             from gpufleet.components.gpu_stack.operator import GpuOperator, GpuOperatorArgs
 
             from gpufleet.components.gpu_stack.sharing import GpuSharing, GpuSharingArgs, operator_settings
 
-            taints = [t for pool in spec.node_pools for t in pool_taints(pool)]
+            taints = [t for pool in nvidia_pools for t in pool_taints(pool)]
+            amd_taints = [t for pool in amd_pools for t in pool_taints(pool)]
             # GPUDirect RDMA over the Network Operator's NICs (k3s); cloud RDMA (EFA) is wired by its platform.
-            k3s_rdma = spec.cluster.platform == "k3s" and any(p.rdma for p in spec.node_pools)
-            extra = dict(operator_settings(shaped_pools(spec)), rdma=k3s_rdma)
+            k3s_rdma = spec.cluster.platform == "k3s" and any(p.rdma for p in nvidia_pools)
+            extra = dict(operator_settings(nvidia_pools), rdma=k3s_rdma)
             self.gpu_operator = GpuOperator(
                 f"{name}-gpu-operator",
-                GpuOperatorArgs(spec.gpu_operator, taints, cuda_versions=tuple(spec.workloads.cuda_versions), **extra),
+                GpuOperatorArgs(spec.gpu_operator, taints, nfd_extra_taints=amd_taints,
+                                cuda_versions=tuple(spec.workloads.cuda_versions), **extra),
                 self.access,
                 opts=child,
             )
             self.gpu_sharing = None
             if extra.get("device_plugin_config"):
-                sharing_args = GpuSharingArgs(shaped_pools(spec), self.gpu_operator.namespace.metadata["name"])
+                sharing_args = GpuSharingArgs(nvidia_pools, self.gpu_operator.namespace.metadata["name"])
                 self.gpu_sharing = GpuSharing(f"{name}-gpu-sharing", sharing_args, self.access, opts=child)
+        if amd_pools and spec.cluster.platform == "k3s":
+            from gpufleet.components.gpu_stack.amd_operator import AmdGpuOperator, AmdGpuOperatorArgs
+
+            self.amd_gpu_operator = AmdGpuOperator(
+                f"{name}-amd-gpu-operator",
+                AmdGpuOperatorArgs(spec.amd_gpu_operator, amd_pools, own_nfd=not install_nvidia,
+                                   rocm_versions=tuple(spec.workloads.rocm_versions)),
+                self.access,
+                opts=child,
+            )
         self.network_operator = self.storage = None
         if spec.cluster.platform == "k3s":
             self._k3s_addons(name, spec, child)

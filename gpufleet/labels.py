@@ -11,6 +11,19 @@ GPU_TAINT_KEY = "nvidia.com/gpu"
 GPU_TAINT_VALUE = "true"
 GPU_TAINT_EFFECT = "NoSchedule"
 
+# AMD Instinct pools (issue 17): the AMD device plugin advertises `amd.com/gpu` (with the `single` resource naming
+# strategy gpufleet uses, also for every partition; ROCm/gpu-operator docs/device_plugin/device-plugin.md), and AMD
+# pools carry the NoSchedule taint of the same key. The AMD GPU Operator's Device Config Manager applies the
+# partition profile a node's `dcm.amd.com/gpu-config-profile` label names, and taints a node `amd-dcm=up:NoExecute`
+# while it partitions (docs/dcm/applying-partition-profiles.rst).
+AMD_GPU_RESOURCE = "amd.com/gpu"
+AMD_GPU_TAINT_KEY = "amd.com/gpu"
+AMD_DCM_PROFILE_LABEL = "dcm.amd.com/gpu-config-profile"
+AMD_DCM_TAINT_KEY = "amd-dcm"
+# What the GPU operators' node discovery (NFD) labels: PCI vendor 1002 (AMD), 10de (NVIDIA); the AMD chart's
+# default NodeFeatureRule labels AMD GPU nodes `feature.node.kubernetes.io/amd-gpu: "true"`.
+AMD_NFD_LABEL = "feature.node.kubernetes.io/amd-gpu"
+
 # Labels gpufleet puts on every GPU node so schedulers, queues and policies can select them.
 POOL_LABEL = "gpufleet.io/pool"
 GPU_MODEL_LABEL = "gpufleet.io/gpu-model"
@@ -41,7 +54,7 @@ SPOT_TAINT_KEY = "gpufleet.io/spot"
 # Keys gpufleet sets itself on GPU nodes: a pool's own `labels`/`taints` may not use them (a user label
 # `gpufleet.io/capacity-type: on-demand` on a spot pool would send on-demand-only work to spot nodes).
 RESERVED_LABEL_PREFIX = "gpufleet.io/"
-RESERVED_TAINT_KEYS = (GPU_TAINT_KEY, SPOT_TAINT_KEY)
+RESERVED_TAINT_KEYS = (GPU_TAINT_KEY, SPOT_TAINT_KEY, AMD_GPU_TAINT_KEY, AMD_DCM_TAINT_KEY)
 
 # Per-node selectors read by the GPU Operator (device plugin sharing config, MIG layout).
 DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
@@ -55,6 +68,10 @@ RDMA_NODE_LABEL = "gpufleet.io/rdma"  # "true" on RDMA pools' nodes
 # `pulumi preview --policy-pack policies` judges driver/CUDA alignment without extra policy config.
 CUDA_VERSIONS_ANNOTATION = "gpufleet.io/cuda-versions"  # "12.8,13.0"
 PREINSTALLED_DRIVER_ANNOTATION = "gpufleet.io/preinstalled-driver-version"  # "580.95.05"
+# The same for AMD pools, on the AMD GPU Operator's namespace: the ROCm releases the workloads use and the AMD GPU
+# Driver the nodes run (inbox: as declared; operator-managed: the DeviceConfig's spec.driver.version).
+ROCM_VERSIONS_ANNOTATION = "gpufleet.io/rocm-versions"  # "7.2,7.0"
+AMD_DRIVER_ANNOTATION = "gpufleet.io/amd-driver-version"  # "30.30.3"
 
 # The Kubernetes provider waits on a custom resource until this annotation's condition holds (pulumi-kubernetes
 # >= 4.18.0, "pulumi.com/waitFor": "jsonpath={.status.state}=ready" or "condition=Ready").
@@ -95,9 +112,23 @@ def gcp_exempt_key(policy_name: str) -> str:
     return "gpufleet-exempt-" + policy_name
 
 
-def gpu_taint() -> dict[str, str]:
-    """The GPU taint in Kubernetes' own shape."""
-    return {"key": GPU_TAINT_KEY, "value": GPU_TAINT_VALUE, "effect": GPU_TAINT_EFFECT}
+def gpu_taint(vendor: str = "nvidia") -> dict[str, str]:
+    """The GPU taint in Kubernetes' own shape (nvidia.com/gpu, or amd.com/gpu on AMD pools)."""
+    key = AMD_GPU_TAINT_KEY if vendor == "amd" else GPU_TAINT_KEY
+    return {"key": key, "value": GPU_TAINT_VALUE, "effect": GPU_TAINT_EFFECT}
+
+
+GPU_RESOURCE_PREFIXES = ("nvidia.com/", "amd.com/")
+
+
+def is_gpu_resource(resource: str) -> bool:
+    """Whether an extended resource counts GPUs (whole, shared, MIG slices or AMD partitions) of either vendor."""
+    return resource.startswith(GPU_RESOURCE_PREFIXES)
+
+
+def gpu_resource(vendor: str = "nvidia") -> str:
+    """The extended resource a vendor's device plugin advertises whole GPUs (or AMD partitions) as."""
+    return AMD_GPU_RESOURCE if vendor == "amd" else GPU_RESOURCE
 
 
 def taint_string(key: str, value: str, effect: str) -> str:

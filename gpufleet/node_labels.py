@@ -23,20 +23,24 @@ def pool_labels(pool: NodePoolSpec, gpu_model: str | None = None) -> dict[str, s
 
 
 def sharing_labels(pool: NodePoolSpec) -> dict[str, str]:
-    """GPU Operator selectors: the pool's device-plugin config entry, its MIG layout, and the RDMA label."""
+    """GPU Operator selectors: the pool's device-plugin config entry, its MIG layout or AMD partition profile, and
+    the RDMA label."""
     out = {}
     if sharing.shares(pool):
         out[L.DEVICE_PLUGIN_CONFIG_LABEL] = pool.name
     if pool.sharing.mode == "mig":
         out[L.MIG_CONFIG_LABEL] = sharing.layout_name(pool)
+    if pool.sharing.mode == "partition":
+        # The AMD Device Config Manager applies the profile this label names (docs/dcm/applying-partition-profiles.rst).
+        out[L.AMD_DCM_PROFILE_LABEL] = sharing.dcm_profile_name(pool)
     if pool.rdma:
         out[L.RDMA_NODE_LABEL] = "true"
     return out
 
 
 def pool_taints(pool: NodePoolSpec) -> list[dict[str, str]]:
-    """The GPU taint, the spot taint on spot pools, then the pool's extra taints."""
-    out = [L.gpu_taint()]
+    """The GPU taint (amd.com/gpu on AMD pools), the spot taint on spot pools, then the pool's extra taints."""
+    out = [L.gpu_taint("amd" if pool.gpu and sharing.is_amd(pool) else "nvidia")]
     if pool.capacity == "spot":
         out.append({"key": L.SPOT_TAINT_KEY, "value": "true", "effect": "NoSchedule"})
     out += [{"key": t.key, "value": t.value, "effect": t.effect} for t in pool.taints]

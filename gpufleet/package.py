@@ -5,7 +5,7 @@
 SDK's component provider (`pulumi.provider.experimental`): it derives the package schema from the type
 annotations below and constructs the component when another language's program declares one.
 
-The inputs are the stack file's `gpufleet:` keys (`cluster`, `nodePools`, `gpuOperator`, `workloads`,
+The inputs are the stack file's `gpufleet:` keys (`cluster`, `nodePools`, `gpuOperator`, `amdGpuOperator`, `workloads`,
 `storage`, `addons`) with the same names and nesting, plus `sshPrivateKey`. Their types are generated from the
 spec models in `gpufleet.spec`, so the schema cannot drift from the stack-file format. They are plain values
 (`plain: true` in the schema): the spec decides which resources exist, so it must be known when the component
@@ -37,6 +37,7 @@ from pydantic import BaseModel
 from gpufleet.components import gpu_cluster
 from gpufleet.spec import NAMESPACE, StackSpec
 from gpufleet.spec.cluster import ClusterSpec
+from gpufleet.spec.amd_operator import AmdGpuOperatorSpec
 from gpufleet.spec.operator import GpuOperatorSpec
 from gpufleet.spec.pools import NodePoolSpec
 from gpufleet.spec.stack import StorageSpec, WorkloadsSpec
@@ -94,6 +95,7 @@ def _typed_dict(model: type[BaseModel]) -> type:
 _Cluster = _typed_dict(ClusterSpec)
 _NodePool = _typed_dict(NodePoolSpec)
 _GpuOperator = _typed_dict(GpuOperatorSpec)
+_AmdGpuOperator = _typed_dict(AmdGpuOperatorSpec)
 _Workloads = _typed_dict(WorkloadsSpec)
 _Storage = _typed_dict(StorageSpec)
 _Addons = _typed_dict(AddonsSpec)
@@ -108,6 +110,9 @@ class GpuClusterArgs(TypedDict, total=False):
     """gpufleet:nodePools: the GPU node pools; default: none."""
     gpu_operator: _GpuOperator  # type: ignore[valid-type]
     """gpufleet:gpuOperator: NVIDIA GPU Operator release and driver; default: the pinned release."""
+    amd_gpu_operator: _AmdGpuOperator  # type: ignore[valid-type]
+    """gpufleet:amdGpuOperator: AMD GPU Operator release and driver (k3s AMD pools); default: the pinned release,
+    inbox driver."""
     workloads: _Workloads  # type: ignore[valid-type]
     """gpufleet:workloads: what the cluster must run (CUDA versions the driver must support); default: none."""
     storage: _Storage  # type: ignore[valid-type]

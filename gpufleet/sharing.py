@@ -10,6 +10,7 @@ import re
 from typing import Optional
 
 from gpufleet import catalog, labels
+from gpufleet.catalog import amd as amd_catalog
 
 _PROFILE = re.compile(r"^(\d+)g\.(\d+)gb$")
 # mig-parted's always-present layout: nodes without a layout label keep MIG off.
@@ -87,10 +88,44 @@ def shared_resource(sharing) -> str:
     return f"{labels.GPU_RESOURCE}.shared" if sharing.rename_by_default else labels.GPU_RESOURCE
 
 
+def is_amd(pool) -> bool:
+    """Whether the pool's GPU is an AMD Instinct model (catalog vendor amd)."""
+    model = catalog.gpu_models().get(pool.gpu or "")
+    return model is not None and model.amd
+
+
+def amd_devices_per_gpu(pool) -> int:
+    """amd.com/gpu one physical GPU of an AMD pool advertises: its compute partitions (SPX 1, DPX 2, QPX 4, CPX 8),
+    times the dies the package shows (MI250X: 2 GCDs)."""
+    facts = amd_catalog.amd_facts()[pool.gpu]
+    s = pool.sharing
+    parts = facts.partitions.compute.get(s.compute, 1) if s.mode == "partition" and facts.partitions and s.compute else 1
+    return facts.devices_per_gpu * parts
+
+
+def dcm_profile_name(pool) -> str:
+    """The Device Config Manager profile of a partitioned AMD pool (`dcm.amd.com/gpu-config-profile` label value):
+    one profile per pool, named after it, like the NVIDIA device-plugin config entries."""
+    return pool.name
+
+
+def dcm_profile(pool) -> dict:
+    """The pool's DCM profile (ROCm/gpu-operator docs/dcm/device-config-manager-configmap.md): every GPU of the node
+    in one compute/memory partition pair (`numGPUsAssigned` = the node's GPUs, no skipped GPUs)."""
+    s = pool.sharing
+    return {
+        "skippedGPUs": {"ids": []},
+        "profiles": [{"computePartition": s.compute, "memoryPartition": s.memory or "NPS1",
+                      "numGPUsAssigned": pool.gpus_per_node or 0}],
+    }
+
+
 def advertised(pool) -> dict[str, int]:
     """Extended resource -> count one node of the pool advertises."""
     gpus = pool.gpus_per_node or 0
     s = pool.sharing
+    if pool.gpu and is_amd(pool):
+        return {labels.AMD_GPU_RESOURCE: gpus * amd_devices_per_gpu(pool)}
     if s.mode in ("time-slicing", "mps"):
         return {shared_resource(s): gpus * s.replicas}
     if s.mode == "mig" and pool.gpu:
@@ -105,6 +140,14 @@ def explain(pool) -> str:
     """How the advertised count comes about, e.g. "8 GPUs x 4 replicas = 32 nvidia.com/gpu (time-slicing)"."""
     gpus = pool.gpus_per_node or 0
     s = pool.sharing
+    if pool.gpu and is_amd(pool):
+        n = amd_devices_per_gpu(pool)
+        if s.mode == "partition":
+            return (f"{gpus} GPUs x {n} {s.compute} partitions = {gpus * n} {labels.AMD_GPU_RESOURCE} "
+                    f"({s.compute}/{s.memory or 'NPS1'}, DCM profile {dcm_profile_name(pool)})")
+        if n > 1:
+            return f"{gpus} GPUs x {n} dies = {gpus * n} {labels.AMD_GPU_RESOURCE} (not partitioned)"
+        return f"{gpus} x {labels.AMD_GPU_RESOURCE} (not partitioned)"
     if s.mode in ("time-slicing", "mps"):
         return f"{gpus} GPUs x {s.replicas} replicas = {gpus * s.replicas} {shared_resource(s)} ({s.mode})"
     if s.mode == "mig" and pool.gpu:
@@ -138,7 +181,12 @@ def device_plugin_entry(pool) -> dict:
 
 
 def shares(pool) -> bool:
-    return pool.sharing.mode != "none"
+    """Whether the pool needs an NVIDIA device-plugin config entry (AMD partitions go through the DCM instead)."""
+    return pool.sharing.mode not in ("none", "partition")
+
+
+def partitioned_amd_pools(pools) -> list:
+    return [p for p in pools if p.sharing.mode == "partition" and p.gpu and is_amd(p)]
 
 
 def mig_pools(pools) -> list:

@@ -29,6 +29,19 @@ GPU_OPERATOR = HelmChart(
     app_version="v26.7.0",
 )
 
+# AMD GPU Operator (ROCm/gpu-operator, chart `gpu-operator-charts`, `helm repo add rocm
+# https://rocm.github.io/gpu-operator`): newest tag v1.5.1 (2026-07-21, commit 858cf255), Chart.yaml
+# version/appVersion v1.5.1, kubeVersion >= 1.29 (../shared/reference/amd-gpu-operator/Chart-v1.5.1.yaml).
+AMD_GPU_OPERATOR = HelmChart(
+    name="gpu-operator-charts",
+    repo="https://rocm.github.io/gpu-operator",
+    version="v1.5.1",
+    app_version="v1.5.1",
+)
+# The AMD GPU Driver the operator builds and loads through KMM when a stack asks for an operator-managed driver
+# without a version: the chart's own default (values.yaml deviceConfig.spec.driver.version at v1.5.1).
+AMD_GPU_DRIVER_DEFAULT = "30.20.1"
+
 # Kubernetes minor versions gpufleet plans for, and the one a stack gets by default.
 # kubernetes-validate ships the OpenAPI schemas we validate every manifest against.
 # Default 1.35 (was 1.34, which left GKE standard support on 2026-10-01 and EKS standard support on

@@ -37,6 +37,9 @@ class GpuOperatorArgs:
     rdma: bool = False
     """A pool uses RDMA: with the operator's driver, turn on GPUDirect RDMA (driver.rdma) using the host's
     network driver (the Network Operator does not install one here)."""
+    nfd_extra_taints: list[dict] = field(default_factory=list)
+    """Taints of other vendors' GPU nodes (AMD pools in a mixed cluster) that only the NFD worker tolerates, so the
+    cluster's one NFD labels those nodes too while this operator's daemonsets stay off them; default: none."""
     cuda_versions: tuple[str, ...] = ()
     """CUDA versions the workloads use (gpufleet:workloads.cudaVersions), declared on the namespace for the
     policy pack (gpu-driver-cuda-alignment); default: none declared, alignment is not checked."""
@@ -63,7 +66,8 @@ def operator_values(args: GpuOperatorArgs, platform: str, facts: dict) -> dict:
         "dcgmExporter": {"enabled": True},
         "nfd": {"enabled": True},
         "daemonsets": {"tolerations": gpu_tolerations},
-        "node-feature-discovery": {"worker": {"tolerations": [_CONTROL_PLANE_TOLERATION, *gpu_tolerations]}},
+        "node-feature-discovery": {"worker": {"tolerations": [
+            _CONTROL_PLANE_TOLERATION, *tolerations([*args.gpu_node_taints, *args.nfd_extra_taints])]}},
     }
     if args.device_plugin_config:
         values["devicePlugin"]["config"] = dict(args.device_plugin_config)

@@ -9,7 +9,7 @@ import pulumi
 
 from gpufleet.components.k3s.cluster import K3sJoin, agent_command
 from gpufleet.node_labels import pool_labels, pool_taints
-from gpufleet.labels import GPU_TAINT_KEY, taint_string
+from gpufleet.labels import AMD_GPU_TAINT_KEY, GPU_TAINT_KEY, taint_string
 from gpufleet.spec import NodePoolSpec
 
 
@@ -25,7 +25,7 @@ def server_node_settings(pool: NodePoolSpec) -> tuple[dict[str, str], list[str]]
     """Labels and taints of a server that is also one of the pool's GPU hosts: the pool's labels, and its taints
     without the GPU taint (the server must keep running system pods that do not tolerate it; the spec allows only
     PreferNoSchedule taints of the pool's own there)."""
-    taints = [taint_string(t["key"], t["value"], t["effect"]) for t in pool_taints(pool) if t["key"] != GPU_TAINT_KEY]
+    taints = [taint_string(t["key"], t["value"], t["effect"]) for t in pool_taints(pool) if t["key"] not in (GPU_TAINT_KEY, AMD_GPU_TAINT_KEY)]
     return pool_labels(pool), taints
 
 

@@ -41,11 +41,11 @@ class KueueArgs:
 
 
 def in_units(flavor: PoolFlavor, gpus: int) -> dict[str, int]:
-    """A quota the spec states in GPUs (what the pool advertises under nvidia.com/), for every resource the
+    """A quota the spec states in GPUs (what the pool advertises under nvidia.com/ or amd.com/), for every resource the
     pool advertises: GPU resources get it as is, companions such as EFA interfaces their share of the pool
     (16 of 16 GPUs on two p5 nodes -> all 64 EFA interfaces), rounded up so a whole-node job still fits."""
     most = flavor.at_max_size
-    gpu_like = [r for r in most if r.startswith("nvidia.com/")]
+    gpu_like = [r for r in most if L.is_gpu_resource(r)]
     pool_gpus = max((most[r] for r in gpu_like), default=0)
     out = {}
     for r, n in most.items():
@@ -81,7 +81,7 @@ def team_quota(team: TeamSpec, pools: dict[str, PoolFlavor]) -> dict[str, int]:
             total[r] = total.get(r, 0) + n
     if team.gpu_quota is not None:
         # gpuQuota counts GPUs; companion resources (EFA) keep what the team's queues can be admitted.
-        return {r: (team.gpu_quota if r.startswith("nvidia.com/") else n) for r, n in total.items()}
+        return {r: (team.gpu_quota if L.is_gpu_resource(r) else n) for r, n in total.items()}
     return total
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from gpufleet.catalog._files import _load
+from gpufleet.catalog.amd import gpu_rows as amd_rows
 from gpufleet.catalog.kubernetes import KubernetesVersion, eks_kubernetes_version, gke_kubernetes_version
 
 __all__ = ["KubernetesVersion", "eks_kubernetes_version", "gke_kubernetes_version"]
@@ -35,10 +36,16 @@ class GpuModel:
     sources: tuple[str, ...]
     fraction_of: Optional[str] = None  # a vGPU slice of this model (EC2 g6f/gr6f)
     fraction: Optional[float] = None
+    vendor: str = "nvidia"
+    """nvidia (gpus.yaml) or amd (amd_gpus.yaml; AMD facts in gpufleet/catalog/amd.py)."""
 
     @property
     def mig_capable(self) -> bool:
         return self.mig is not None
+
+    @property
+    def amd(self) -> bool:
+        return self.vendor == "amd"
 
 
 @dataclass(frozen=True)
@@ -64,6 +71,9 @@ def gpu_models() -> dict[str, GpuModel]:
             fraction_of=row.get("fraction_of"),
             fraction=row.get("fraction"),
         )
+    for name, row in amd_rows().items():
+        # AMD drivers are not numbered in NVIDIA branches: min_driver_branch 0, the AMD floor is amd.AmdFacts.min_driver.
+        out[name] = GpuModel(name, row["architecture"], row["memory_gb"], 0, None, tuple(row["sources"]), vendor="amd")
     return out
 
 
@@ -159,11 +169,11 @@ def driver_runs_cuda(driver_version: str, cuda: str) -> tuple[bool, str]:
 
 
 
-CATALOG_DATE_FIELDS = {"drivers.yaml": "as_of", "aws_instances.yaml": "prices_as_of", "gcp_machines.yaml": "price_date", "kubernetes.yaml": "as_of"}
+CATALOG_DATE_FIELDS = {"drivers.yaml": "as_of", "amd_gpus.yaml": "as_of", "aws_instances.yaml": "prices_as_of", "gcp_machines.yaml": "price_date", "kubernetes.yaml": "as_of"}
 PLATFORM_FILES = {
     "eks": ("drivers.yaml", "aws_instances.yaml", "kubernetes.yaml"),
     "gke": ("drivers.yaml", "gcp_machines.yaml", "kubernetes.yaml"),
-    "k3s": ("drivers.yaml",),
+    "k3s": ("drivers.yaml", "amd_gpus.yaml"),
 }
 
 

@@ -48,8 +48,28 @@ def _gcp(name: str) -> list[str]:
     return lines + ["sources:"] + _sources(gcp.FILE, m.sources)
 
 
+def _amd_gpu(name: str) -> list[str]:
+    from gpufleet.catalog import amd
+
+    g, f = catalog.gpu(name), amd.amd_facts()[name]
+    lines = [
+        f"GPU {name} (AMD Instinct, k3s pools only)",
+        f"  architecture: {g.architecture}; memory: {g.memory_gb} GB; minimum AMD GPU Driver: {f.min_driver}"
+        + (f"; {f.devices_per_gpu} devices per GPU" if f.devices_per_gpu > 1 else ""),
+    ]
+    if f.partitions:
+        for compute, n in f.partitions.compute.items():
+            memory = ", ".join(m + (f" (driver >= {d})" if d else "") for m, d in f.partitions.memory.get(compute, {}).items())
+            lines.append(f"  partition {compute}: {n} per GPU; memory {memory}")
+    else:
+        lines.append("  partitions: none (advertised whole)")
+    return lines + ["sources:"] + _sources(amd.FILE, g.sources)
+
+
 def _gpu(name: str) -> list[str]:
     g = catalog.gpu(name)
+    if g.amd:
+        return _amd_gpu(name)
     lines = [
         f"GPU {name}",
         f"  architecture: {g.architecture}; memory: {g.memory_gb} GB; minimum driver branch: {g.min_driver_branch or 'not recorded'}",

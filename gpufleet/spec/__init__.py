@@ -15,9 +15,10 @@ import pydantic
 from pydantic import BaseModel
 
 from gpufleet.spec.addons import addons_checks
+from gpufleet.spec.amd_operator import AmdDriverSpec, AmdGpuOperatorSpec
 from gpufleet.spec.catalog_checks import catalog_problems
 from gpufleet.spec.cluster import ClusterSpec, Host, K3sSpec
-from gpufleet.spec import sharing_checks
+from gpufleet.spec import amd_checks, sharing_checks
 from gpufleet.spec import sriov_checks
 from gpufleet.spec import k3s_label_checks
 from gpufleet.spec import compat_checks, name_checks, network_checks, platform_keys, region_checks, value_checks
@@ -40,7 +41,7 @@ SECRET_KEYS = {
 ETCD_S3_KEYS = ("etcdS3AccessKey", "etcdS3SecretKey")
 
 __all__ = [
-    "ClusterSpec", "DriverSpec", "EksSpec", "GkePoolSpec", "GkeSpec", "GpuOperatorSpec", "Host", "K3sSpec",
+    "AmdDriverSpec", "AmdGpuOperatorSpec", "ClusterSpec", "DriverSpec", "EksSpec", "GkePoolSpec", "GkeSpec", "GpuOperatorSpec", "Host", "K3sSpec",
     "NodePoolSpec", "Problem",
     "SharingSpec", "SpecError", "StackSpec", "Taint", "WorkloadsSpec", "NAMESPACE", "SECRET_KEYS",
     "load_spec", "spec_keys", "json_schema",
@@ -195,6 +196,7 @@ def _cross_checks(stack: str, spec: StackSpec, config: dict[str, Any]) -> list[P
     if spec.cluster.platform == "gke":
         problems += gke_checks(stack, spec, config)
     problems += sharing_checks.check(stack, spec)
+    problems += amd_checks.check(stack, spec)
     problems += catalog_problems(stack, spec, config)
     problems += sriov_checks.check(stack, spec)
     problems += k3s_label_checks.check(stack, spec)

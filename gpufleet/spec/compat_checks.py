@@ -86,8 +86,8 @@ def _driver_floor(stack: str, spec: Any) -> list[Problem]:
     op = spec.gpu_operator
     problems = []
     for i, pool in enumerate(shaped_pools(spec)):
-        if pool.gpu is None or pool.gpu not in catalog.gpu_models():
-            continue
+        if pool.gpu is None or pool.gpu not in catalog.gpu_models() or catalog.gpu(pool.gpu).amd:
+            continue  # AMD pools' driver floor: gpufleet/spec/amd_checks.py
         floor = catalog.gpu(pool.gpu).min_driver_branch
         if floor is None:  # no sourced minimum for this GPU (gpus.yaml): not judged rather than guessed
             continue

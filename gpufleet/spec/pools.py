@@ -32,9 +32,10 @@ class SharingSpec(Model):
     Checks that need the pool's GPU model live in gpufleet/spec/sharing_checks.py.
     """
 
-    mode: Literal["none", "time-slicing", "mps", "mig"] = "none"
+    mode: Literal["none", "time-slicing", "mps", "mig", "partition"] = "none"
     """none: one pod per GPU. time-slicing | mps: `replicas` pods share each GPU. mig: each GPU is cut into
-    MIG instances (`profile`, `layout` or `profiles`)."""
+    MIG instances (`profile`, `layout` or `profiles`). NVIDIA GPUs only, all three. partition: AMD Instinct
+    GPUs only: each GPU is cut into compute partitions (`compute`) over memory partitions (`memory`)."""
     replicas: Optional[int] = None
     """time-slicing | mps (required there): pods that share one GPU, >= 2. The node advertises GPUs x replicas."""
     rename_by_default: bool = False
@@ -55,6 +56,14 @@ class SharingSpec(Model):
     """mig: how the device plugin advertises MIG instances. mixed (default): one resource per profile,
     `nvidia.com/mig-<profile>`. single: every instance is a `nvidia.com/gpu` (layouts with one profile only).
     The GPU Operator's `mig.strategy` is cluster-wide, so every MIG pool must use the same strategy."""
+
+    compute: Optional[Literal["SPX", "DPX", "QPX", "CPX"]] = None
+    """partition (required there): the compute partition mode of every GPU in the pool: SPX (whole GPU), DPX (2),
+    QPX (4) or CPX (one per XCD: 8 on MI300X/MI325X/MI355X). Which modes a GPU has: gpufleet/catalog/amd_gpus.yaml.
+    The node advertises GPUs x partitions as amd.com/gpu (the device plugin's `single` naming strategy)."""
+    memory: Optional[Literal["NPS1", "NPS2", "NPS4"]] = None
+    """partition: the memory partition mode (NUMA per socket of HBM); default NPS1. NPS4 runs only with CPX, NPS2
+    only on GPUs that have it (MI325X, MI355X), per gpufleet/catalog/amd_gpus.yaml."""
 
     @field_validator("replicas")
     @classmethod
@@ -104,7 +113,7 @@ class NodePoolSpec(Model):
     labels: dict[str, str] = {}
     """Extra node labels (gpufleet adds pool, GPU model and capacity type itself)."""
     taints: list[Taint] = []
-    """Extra node taints (gpufleet adds the nvidia.com/gpu NoSchedule taint itself)."""
+    """Extra node taints (gpufleet adds the nvidia.com/gpu NoSchedule taint itself; amd.com/gpu on AMD pools)."""
     exemptions: dict[str, str] = {}
     """Policy name -> the reason this pool is exempt (e.g. an always-on inference pool from
     gpu-pool-scale-to-zero). EKS: tagged on the node group; GKE: a node label (so the reason must be a label

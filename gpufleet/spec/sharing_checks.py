@@ -8,6 +8,7 @@ from __future__ import annotations
 import ipaddress
 
 from gpufleet import catalog, sharing
+from gpufleet.spec.amd_operator import is_amd
 from gpufleet.spec.errors import Problem
 from gpufleet.spec.shape import shaped_pools
 
@@ -24,7 +25,8 @@ def check(stack: str, spec) -> list[Problem]:
         problems += [Problem(stack, path, msg) for path, msg in _sharing(pool, at, k3s)]
         problems += [Problem(stack, path, msg) for path, msg in _rdma(pool, at, k3s)]
     problems += [Problem(stack, path, msg) for path, msg in _mig_cluster(pools)]
-    shared = [i for i, p in enumerate(spec.node_pools) if p.sharing.mode != "none"]
+    # AMD pools partition through the AMD GPU Operator (gpufleet/spec/amd_checks.py), not NVIDIA's.
+    shared = [i for i, p in enumerate(spec.node_pools) if p.sharing.mode not in ("none", "partition")]
     if shared and not spec.gpu_operator.enabled:
         problems.append(Problem(stack, f"{NS}:nodePools[{shared[0]}].sharing.mode", (
             "GPU sharing is configured through the GPU Operator: set gpuOperator.enabled: true or sharing mode none"
@@ -39,6 +41,8 @@ def _sharing(pool, at: str, k3s: bool):
     set_ = s.model_fields_set
     here = f"{at}.sharing"
     who = f"pool '{pool.name}'"
+    if mode in ("time-slicing", "mps", "mig") and is_amd(pool.gpu):
+        return  # an NVIDIA mode on an AMD pool: gpufleet/spec/amd_checks.py says so
     if mode != "none" and pool.gpu is None and k3s:
         yield f"{here}.mode", f"{who} has no GPU model (`gpu`), so there is nothing to share with {mode}"
     if mode in ("time-slicing", "mps") and s.replicas is None:
@@ -47,7 +51,7 @@ def _sharing(pool, at: str, k3s: bool):
         yield f"{here}.replicas", (
             f"not used with mig on {who}: MPS or time-slicing replicas cannot be combined with MIG on one pool"
         )
-    elif mode == "none" and "replicas" in set_:
+    elif mode in ("none", "partition") and "replicas" in set_:
         yield f"{here}.replicas", f"only used with time-slicing or mps ({who} has mode none)"
     if "rename_by_default" in set_ and mode not in ("time-slicing", "mps"):
         yield f"{here}.renameByDefault", f"only used with time-slicing or mps ({who} has mode {mode})"

@@ -7,9 +7,11 @@ from typing import Optional
 from pydantic import Field, field_validator
 
 from gpufleet import catalog
+from gpufleet.catalog import amd
 from gpufleet.spec.addons import AddonsSpec
 from gpufleet.spec.base import Model
 from gpufleet.spec.cluster import ClusterSpec
+from gpufleet.spec.amd_operator import AmdGpuOperatorSpec
 from gpufleet.spec.operator import GpuOperatorSpec
 from gpufleet.spec.pools import NodePoolSpec
 from gpufleet.spec.storage import CheckpointVolumeSpec, LocalPathSpec, NfsSpec
@@ -28,6 +30,19 @@ class WorkloadsSpec(Model):
         bad = [v for v in values if v not in known]
         if bad:
             raise ValueError(f"unknown CUDA version {', '.join(map(repr, bad))} (allowed: {', '.join(known)})")
+        return values
+
+    rocm_versions: list[str] = []
+    """ROCm minor releases your images use on AMD pools, e.g. ["7.2"]: the AMD GPU Driver of the nodes must run
+    each (AMD's user-space / driver support matrix, gpufleet/catalog/amd_gpus.yaml)."""
+
+    @field_validator("rocm_versions")
+    @classmethod
+    def _known_rocm(cls, values: list[str]) -> list[str]:
+        known = amd.rocm_versions()
+        bad = [v for v in values if v not in known]
+        if bad:
+            raise ValueError(f"unknown ROCm version {', '.join(map(repr, bad))} (allowed: {', '.join(known)})")
         return values
 
 
@@ -51,6 +66,8 @@ class StackSpec(Model):
     """gpufleet:nodePools — GPU node pools."""
     gpu_operator: GpuOperatorSpec = GpuOperatorSpec()
     """gpufleet:gpuOperator — NVIDIA GPU Operator release and driver."""
+    amd_gpu_operator: AmdGpuOperatorSpec = AmdGpuOperatorSpec()
+    """gpufleet:amdGpuOperator — AMD GPU Operator release and driver (k3s stacks with AMD Instinct pools)."""
     workloads: WorkloadsSpec = WorkloadsSpec()
     """gpufleet:workloads — what the cluster must run."""
     storage: StorageSpec = StorageSpec()

@@ -9,6 +9,12 @@ or, where the operator's driver is off, from the preinstalled version: the
 `gpufleet.io/preinstalled-driver-version` annotation or policy config `preinstalledDriverVersion`.
 A preinstalled driver of unknown version (EKS NVIDIA AMIs, GKE-installed drivers, hosts) cannot be
 judged: the policy says so (not applicable, with the reason) unless `requireKnownDriver` is true.
+
+ROCm (AMD pools, issue 17) the same way: declared by the `gpufleet.io/rocm-versions` annotation (gpufleet writes it
+on the AMD GPU Operator's namespace from `gpufleet:workloads.rocmVersions`) or policy config `rocmVersions`; the
+driver is the AMD GPU Driver a DeviceConfig has the operator load (spec.driver.version) or the one declared with
+`gpufleet.io/amd-driver-version`; judged against AMD's user-space / driver support matrix
+(gpufleet/catalog/amd_gpus.yaml `driver_rocm`).
 """
 
 from __future__ import annotations
@@ -16,6 +22,8 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, PolicyConfigSchema, StackValidationPolicy
 
 from gpufleet import catalog
+from gpufleet.catalog import amd
+from gpufleet.policies import amd_inputs as A
 from gpufleet.policies import inputs as I
 
 NAME = "gpu-driver-cuda-alignment"
@@ -79,9 +87,56 @@ def drivers(resources: list, config) -> tuple[list[tuple[str, str, str]], list[s
     return known, unknown
 
 
+def declared_rocm(resources: list, config) -> list[str]:
+    found = [str(v) for v in I.items(I.get(config, "rocmVersions"))]
+    for _, value in I.annotations(resources, A.ROCM_VERSIONS_ANNOTATION):
+        found += [v.strip() for v in value.split(",") if v.strip()]
+    return sorted(set(found))
+
+
+def amd_drivers(resources: list, config) -> tuple[list[tuple[str, str, str]], list[str]]:
+    """([(urn, AMD GPU Driver version, what)], [why it is unknown]) of the AMD pools' drivers."""
+    known = []
+    for r in A.device_configs(resources):
+        if I.exemption(NAME, r.name, r.urn, r.props, config):
+            continue
+        version = A.driver_of(r.props)
+        if version:
+            known.append((r.urn, version, f"DeviceConfig '{r.name}' loads AMD GPU Driver {version}"))
+    if not known:
+        for r, version in I.annotations(resources, A.AMD_DRIVER_ANNOTATION):
+            known.append((r.urn, version, f"AMD GPU Driver {version} (annotation {A.AMD_DRIVER_ANNOTATION} on '{r.name}')"))
+    if not known:
+        return [], [f"the AMD GPU Driver version is not declared (annotation {A.AMD_DRIVER_ANNOTATION}, or a DeviceConfig's driver.version)"]
+    return known, []
+
+
+def check_rocm(resources: list, config) -> tuple[list[tuple[str, str]], list[str]]:
+    rocm = declared_rocm(resources, config)
+    if not rocm:
+        return [], []
+    known, unknown = amd_drivers(resources, config)
+    out = []
+    for urn, version, what in known:
+        for r in rocm:
+            try:
+                ok, why = amd.driver_runs_rocm(version, r)
+            except ValueError:
+                ok, why = False, f"'{version}' is not a dotted AMD GPU Driver version"
+            if not ok:
+                out.append((urn, f"{what}, which cannot run ROCm {r}: {why}"))
+    return out, unknown
+
+
 def check(resources: list, config) -> tuple[list[tuple[str, str]], list[str]]:
     """([(urn, message)], [reasons the policy could not judge])."""
     resources = I.listed(resources)
+    rocm_out, rocm_unknown = check_rocm(resources, config)
+    cuda_out, cuda_unknown = _check_cuda(resources, config)
+    return cuda_out + rocm_out, cuda_unknown + rocm_unknown
+
+
+def _check_cuda(resources: list, config) -> tuple[list[tuple[str, str]], list[str]]:
     cuda = declared_cuda(resources, config)
     if not cuda:
         return [], []
@@ -117,12 +172,13 @@ def _validate(args, report_violation) -> None:
 
 POLICY = StackValidationPolicy(
     name=NAME,
-    description="The driver GPU nodes run supports every CUDA version the stack declares (CUDA/driver table).",
+    description="The driver GPU nodes run supports every CUDA (NVIDIA) and ROCm (AMD) version the stack declares.",
     enforcement_level=EnforcementLevel.MANDATORY,
     validate=_validate,
     config_schema=PolicyConfigSchema(
         properties={
             "cudaVersions": {"type": "array", "items": {"type": "string"}, "description": "CUDA minor versions the workloads use"},
+            "rocmVersions": {"type": "array", "items": {"type": "string"}, "description": "ROCm minor versions the workloads on AMD pools use"},
             "preinstalledDriverVersion": {"type": "string", "description": "driver version on hosts/images with a preinstalled driver"},
             "exemptions": I.exemptions_property(),
             "requireKnownDriver": {"type": "boolean", "description": "violate (instead of not-applicable) when a driver version is unknown"},

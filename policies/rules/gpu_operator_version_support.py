@@ -5,6 +5,11 @@ Reads `kubernetes:helm.sh/v3:Release` inputs (chart, version, values.driver) and
 version, the stack's control plane: `aws:eks/cluster:Cluster` version, `gcp:container/cluster:Cluster`
 minMasterVersion, the k3s release a `command:remote:Command` installs (INSTALL_K3S_VERSION), or policy
 config `kubernetesVersion`. Facts: gpufleet/catalog/drivers.yaml `gpu_operator_releases`.
+
+The AMD GPU Operator (chart `gpu-operator-charts`, issue 17): its release must be one the catalog knows
+(gpufleet/catalog/amd_gpus.yaml `operator_releases`), the cluster's Kubernetes at least the chart's kubeVersion
+floor, and every DeviceConfig that has the operator load a driver must name an AMD GPU Driver release line the
+catalog's compatibility table knows.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from typing import Optional
 from pulumi_policy import EnforcementLevel, PolicyConfigSchema, StackValidationPolicy
 
 from gpufleet import catalog
+from gpufleet.catalog import amd
+from gpufleet.policies import amd_inputs as A
 from gpufleet.policies import inputs as I
 
 NAME = "gpu-operator-version-support"
@@ -91,12 +98,34 @@ def check_stack(resources: list, config) -> list[tuple[str, str]]:
             k8s = _kubernetes_problem(r.props, versions)
             problems = [k8s] if k8s else []
         out += [(r.urn, p) for p in problems]
+    for r in A.releases(resources):
+        if I.exemption(NAME, r.name, r.urn, r.props, config):
+            continue
+        out += [(r.urn, p) for p in _amd_release(r.props, versions)]
+    for r in A.device_configs(resources):
+        driver = A.driver_of(r.props)
+        if driver and amd.driver_line(driver) not in amd.driver_rocm() and not I.exemption(NAME, r.name, r.urn, r.props, config):
+            out.append((r.urn, f"DeviceConfig driver.version {driver!r} is not an AMD GPU Driver release line gpufleet knows "
+                               f"(known: {', '.join(amd.driver_rocm())})"))
     return out
+
+
+def _amd_release(props, versions: list[tuple[str, str]]) -> list[str]:
+    version = I.get(props, "version")
+    known = amd.operator_releases()
+    if version not in known:
+        return [f"AMD GPU Operator chart version {version!r} is not one gpufleet knows (known: {', '.join(known)})"]
+    floor = amd.version_tuple(known[version])
+    bad = [(v, where) for v, where in versions if amd.version_tuple(v) < floor]
+    if bad:
+        listed = ", ".join(f"{v} ({where})" for v, where in bad)
+        return [f"Kubernetes {listed} is older than AMD GPU Operator {version} supports (>= {known[version]})"]
+    return []
 
 
 POLICY = StackValidationPolicy(
     name=NAME,
-    description="The GPU Operator release is known, its driver is on a branch it supports, and so is the cluster's Kubernetes version.",
+    description="The GPU Operator (NVIDIA, AMD) release is known, its driver is one it supports, and so is the cluster's Kubernetes version.",
     enforcement_level=EnforcementLevel.MANDATORY,
     validate=I.stack_validator(check_stack),
     config_schema=PolicyConfigSchema(

@@ -6,6 +6,11 @@
 - NVIDIA device plugin configs in ConfigMaps (any key whose YAML has `sharing:`): time-slicing and MPS
   replicas >= 2; MPS not combined with a MIG strategy (k8s-device-plugin README: MPS is not supported
   together with MIG).
+- AMD Device Config Manager ConfigMaps (`config.json` with "gpu-config-profiles"): known compute/memory modes, NPS4
+  only with CPX, NPS1 and NPS4 not mixed in one profile (ROCm/gpu-operator device-config-manager-configmap.md);
+  AMD DeviceConfigs: no operand tolerates the DCM's `amd-dcm` NoExecute taint (applying-partition-profiles.rst:
+  operands must restart after partitioning to see the new partitions). Which pair a given GPU runs is checked
+  when the stack is read (gpufleet/spec/amd_checks.py, exit 2): the pack does not see the pool's GPU here.
 MIG facts: gpufleet/catalog/gpus.yaml (mig-parted v0.15.0 layouts).
 """
 
@@ -17,6 +22,8 @@ import yaml
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
 
 from gpufleet import catalog
+from gpufleet import labels
+from gpufleet.policies import amd_inputs as A
 from gpufleet.policies import inputs as I
 
 NAME = "gpu-sharing-valid"
@@ -89,11 +96,31 @@ def _config_map(props) -> list[str]:
     return out
 
 
+def _dcm(props) -> list[str]:
+    profiles = A.dcm_profiles(props)
+    if profiles is None:
+        return []
+    if not profiles:
+        return [f"data.{A.DCM_KEY}: no DCM profiles (gpu-config-profiles) could be read"]
+    return [f"data.{A.DCM_KEY}: {m}" for name, p in sorted(profiles.items()) for m in A.profile_problems(name, p)]
+
+
+def _device_config(props) -> list[str]:
+    return [
+        f"the {what} tolerates the {labels.AMD_DCM_TAINT_KEY} taint: it keeps running while the Device Config Manager "
+        "partitions the GPUs and never sees the new partitions; remove that toleration"
+        for what, tolerations in A.operands(I.get(props, "spec"))
+        if what != "Device Config Manager" and any(I.get(t, "key") == labels.AMD_DCM_TAINT_KEY for t in tolerations)
+    ]
+
+
 def check(resource_type: str, props) -> list[str]:
     if resource_type == I.GKE_NODE_POOL:
         return _gke(props)
     if resource_type == I.CONFIG_MAP:
-        return _config_map(props)
+        return _config_map(props) + _dcm(props)
+    if resource_type == A.DEVICE_CONFIG:
+        return _device_config(props)
     return []
 
 
@@ -101,6 +128,6 @@ POLICY = ResourceValidationPolicy(
     name=NAME,
     description="GPU sharing (MIG, MPS, time-slicing) is configured the way the GPU and the device plugin support.",
     enforcement_level=EnforcementLevel.MANDATORY,
-    validate=I.resource_validator(NAME, check, types=(I.GKE_NODE_POOL, I.CONFIG_MAP)),
+    validate=I.resource_validator(NAME, check, types=(I.GKE_NODE_POOL, I.CONFIG_MAP, A.DEVICE_CONFIG)),
     config_schema=I.exemptions_schema(),
 )

@@ -14,7 +14,13 @@ def test_required_gpus_with_sources():
     assert REQUIRED_GPUS <= set(models)
     for model in models.values():
         assert model.sources, model.name
-        assert model.memory_gb > 0 and (model.min_driver_branch is None or model.min_driver_branch >= 400)
+        assert model.memory_gb > 0
+        if model.amd:  # AMD drivers are not NVIDIA branches: their floor is in gpufleet/catalog/amd_gpus.yaml
+            from gpufleet.catalog import amd
+
+            assert amd.driver_line(amd.amd_facts()[model.name].min_driver) in amd.driver_rocm(), model.name
+        else:
+            assert model.min_driver_branch is None or model.min_driver_branch >= 400, model.name
 
 
 def test_mig_capability():

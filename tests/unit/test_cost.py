@@ -65,7 +65,7 @@ def r(x: float) -> float:
 
 
 HAND_CHECKED = {"dev", "ha", "lab", "teams", "prod-eks", "prod-gke", "teams-eks", "ai-on-eks", "p5-efa", "karpenter-eks",
-                "dws-gke"}
+                "dws-gke", "amd-lab"}
 
 
 def test_every_example_stack_is_covered_below():
@@ -279,6 +279,26 @@ def test_ha_every_host_and_the_overhead_are_priced():
     }
     cost = planned("ha").cost.to_json()
     assert (cost["hourlyMin"], cost["hourlyMax"], cost["atLeast"], cost["unpriced"]) == (48.81, 48.81, False, [])
+
+
+def test_amd_lab_breakdown_from_the_declared_host_prices():
+    """Issue 17: every host of stacks/Pulumi.amd-lab.yaml is priced in the stack (pricePerNodeHour per GPU pool,
+    pricePerHour on the server), so the totals are exact: 0.15 (cp-1) + 20.0 (one CPX host) + 2 x 20.0 (training)
+    + 0.8 (L4) = 60.95 $/h, at minimum and maximum (k3s pools have fixed sizes)."""
+    assert breakdown("amd-lab") == {
+        "host:cp-1": (1, 1, 0.15, 0.15),
+        "gpu-nodes:mi300x-cpx": (1, 1, 20.0, 20.0),
+        "gpu-nodes:mi300x-train": (2, 2, 40.0, 40.0),
+        "gpu-nodes:l4": (1, 1, 0.8, 0.8),
+    }
+    cost = planned("amd-lab").cost.to_json()
+    assert (cost["hourlyMin"], cost["hourlyMax"], cost["atLeast"], cost["unpriced"]) == (60.95, 60.95, False, [])
+    assert (cost["monthlyMin"], cost["monthlyMax"]) == (round(60.95 * H, 2), round(60.95 * H, 2))
+    teams = {(t["team"], t["pool"]): t for t in cost["teams"]}
+    # The CPX host's whole quota (64 partitions of 8 GPUs) costs the host: 20 $/h; 8 of the training pool's 16 MI300X
+    # cost half of it.
+    assert (teams["research", "mi300x-cpx"]["nominalQuota"], teams["research", "mi300x-cpx"]["hourlyNominal"]) == (64, 20.0)
+    assert (teams["research", "mi300x-train"]["nominalQuota"], teams["research", "mi300x-train"]["hourlyNominal"]) == (8, 20.0)
 
 
 def test_teams_k3s_quota_costs():

@@ -59,7 +59,7 @@ BAD = [
     ("failRequestsGreaterThanOne with mps", sharing_of(0, mode="mps"),
      [f"{S}[0].sharing.failRequestsGreaterThanOne: only used with time-slicing (pool 'l4-shared' has mode mps)"]),
     ("unknown mode", sharing_of(0, mode="timeslicing"),
-     [f"{S}[0].sharing.mode: Input should be 'none', 'time-slicing', 'mps' or 'mig' (got 'timeslicing')"]),
+     [f"{S}[0].sharing.mode: Input should be 'none', 'time-slicing', 'mps', 'mig' or 'partition' (got 'timeslicing')"]),
     ("MIG on a GPU without MIG", pool(0, sharing={"mode": "mig", "profile": "1g.10gb"}),
      [f"{S}[0].sharing.mode: GPU L4 of pool 'l4-shared' has no MIG "
       "(MIG GPUs: A100-40GB, A100-80GB, H100-80GB, H200, B200, RTX-PRO-6000, B300, GB200)"]),
