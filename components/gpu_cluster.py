@@ -88,6 +88,7 @@ class GpuCluster(pulumi.ComponentResource):
         self.node_pools = built.node_pools
         self.access = built.access
 
+        metrics_backend = spec.observability.backend(spec.cluster.platform)
         self.gpu_operator = None
         if spec.gpu_operator.enabled and built.install_gpu_operator:
             from gpufleet.components.gpu_stack.operator import GpuOperator, GpuOperatorArgs
@@ -97,7 +98,7 @@ class GpuCluster(pulumi.ComponentResource):
             taints = [t for pool in spec.node_pools for t in pool_taints(pool)]
             # GPUDirect RDMA over the Network Operator's NICs (k3s); cloud RDMA (EFA) is wired by its platform.
             k3s_rdma = spec.cluster.platform == "k3s" and any(p.rdma for p in spec.node_pools)
-            extra = dict(operator_settings(shaped_pools(spec)), rdma=k3s_rdma)
+            extra = dict(operator_settings(shaped_pools(spec)), rdma=k3s_rdma, metrics=metrics_backend == "kube-prometheus-stack")
             self.gpu_operator = GpuOperator(
                 f"{name}-gpu-operator",
                 GpuOperatorArgs(spec.gpu_operator, taints, cuda_versions=tuple(spec.workloads.cuda_versions), **extra),
@@ -112,9 +113,20 @@ class GpuCluster(pulumi.ComponentResource):
         if spec.cluster.platform == "k3s":
             self._k3s_addons(name, spec, child)
 
+        self.observability = None
+        if metrics_backend == "kube-prometheus-stack":
+            from gpufleet.components.observability.pools import pool_facts
+            from gpufleet.components.observability.stack import Observability, ObservabilityArgs
+
+            self.observability = Observability(
+                f"{name}-observability", ObservabilityArgs(spec.observability, pool_facts(spec)), self.access, opts=child
+            )
+
         from gpufleet.components.workloads.layer import build_workloads
 
-        self.workloads = build_workloads(name, spec, self.access, child)
+        self.workloads = build_workloads(
+            name, spec, self.access, child, prometheus_url=self.observability.prometheus_url if self.observability else None
+        )
 
         self.kubeconfig = self.access.kubeconfig
         self.register_outputs({"kubeconfig": self.kubeconfig})

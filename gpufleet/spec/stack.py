@@ -10,6 +10,7 @@ from gpufleet import catalog
 from gpufleet.spec.addons import AddonsSpec
 from gpufleet.spec.base import Model
 from gpufleet.spec.cluster import ClusterSpec
+from gpufleet.spec.observability import ObservabilitySpec
 from gpufleet.spec.operator import GpuOperatorSpec
 from gpufleet.spec.pools import NodePoolSpec
 from gpufleet.spec.storage import CheckpointVolumeSpec, LocalPathSpec, NfsSpec
@@ -57,3 +58,5 @@ class StackSpec(Model):
     """gpufleet:storage — CSI storage."""
     addons: AddonsSpec = AddonsSpec()
     """gpufleet:addons — optional add-ons."""
+    observability: ObservabilitySpec = ObservabilitySpec()
+    """gpufleet:observability — metrics, GPU alerts, dashboards, node health and repair."""
