@@ -18,6 +18,10 @@ from gpufleet.components.observability.pools import PoolFacts
 POOL_SERIES_LABEL = "label_" + "".join(c if c.isalnum() else "_" for c in labels.POOL_LABEL)
 GPU_REQUEST_RESOURCE = "".join(c if c.isalnum() else "_" for c in labels.GPU_RESOURCE)
 RUNBOOK_DOC = "docs/observability.md#runbooks"
+# A GPU allocated to a workload: the exporter labels its series with that pod (kept by honorLabels). An unallocated
+# GPU's series has no pod label of its own, so Prometheus attaches the target's: the exporter pod, which the GPU
+# Operator's DaemonSet names nvidia-dcgm-exporter-<hash>.
+ALLOCATED = 'pod!="", pod!~"nvidia-dcgm-exporter-.*"'
 
 
 def _on_pool(pool: str) -> str:
@@ -89,7 +93,7 @@ def pool_rules(pool: PoolFacts, alerts: AlertsSpec) -> list[dict]:
               "a GPU has fallen off the bus or its driver failed",
               catalog.xid_classes()["bus"].action, pool=pool.pool),
         _rule("GpuAllocatedIdle",
-              f'(DCGM_FI_DEV_GPU_UTIL{{pod!=""}} < {alerts.idle_utilization_percent}) * on (Hostname) group_left () {on_pool}',
+              f'(DCGM_FI_DEV_GPU_UTIL{{{ALLOCATED}}} < {alerts.idle_utilization_percent}) * on (Hostname) group_left () {on_pool}',
               f"{alerts.idle_minutes}m", "warning",
               f"GPU {{{{ $labels.gpu }}}} of pool {pool.pool} allocated to {{{{ $labels.namespace }}}}/{{{{ $labels.pod }}}} has been "
               f"under {alerts.idle_utilization_percent}% busy for {alerts.idle_minutes} minutes: {price} wasted",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 
-from gpufleet.components.observability.alerts import GPU_REQUEST_RESOURCE, POOL_SERIES_LABEL
+from gpufleet.components.observability.alerts import ALLOCATED, GPU_REQUEST_RESOURCE, POOL_SERIES_LABEL
 from gpufleet.components.observability.pools import PoolFacts
 
 SIDECAR_LABEL = {"grafana_dashboard": "1"}  # kube-prometheus-stack values grafana.sidecar.dashboards.label/labelValue
@@ -71,7 +71,7 @@ def gpu_nodes(pools: list[PoolFacts]) -> dict:
 def pools_dashboard(pools: list[PoolFacts], idle_utilization_percent: int) -> dict:
     """gpufleet per pool: capacity, use, waste and scale-from-zero."""
     by_pool = f"sum by ({POOL_SERIES_LABEL})"
-    idle = f'(DCGM_FI_DEV_GPU_UTIL{{pod!=""}} < bool {idle_utilization_percent}) * on (Hostname) group_left ({POOL_SERIES_LABEL}) {_POOL_NODES}'
+    idle = f'(DCGM_FI_DEV_GPU_UTIL{{{ALLOCATED}}} < bool {idle_utilization_percent}) * on (Hostname) group_left ({POOL_SERIES_LABEL}) {_POOL_NODES}'
     # Each pool's GPU-hour price from the catalog is a literal in its own query (Prometheus has no price series).
     cost_exprs = [
         (f'sum(({idle}) * on (Hostname) group_left () label_replace(kube_node_labels{{{POOL_SERIES_LABEL}="{p.pool}"}}, "Hostname", "$1", "node", "(.+)")) * {p.price_per_gpu_hour:.4f}',
@@ -81,7 +81,7 @@ def pools_dashboard(pools: list[PoolFacts], idle_utilization_percent: int) -> di
     rows = [
         ("GPUs present vs allocated", [
             (f'{by_pool} (count by (Hostname) (DCGM_FI_DEV_GPU_TEMP) * on (Hostname) group_left ({POOL_SERIES_LABEL}) {_POOL_NODES})', "present {{" + POOL_SERIES_LABEL + "}}"),
-            (f'{by_pool} (count by (Hostname) (DCGM_FI_DEV_GPU_TEMP{{pod!=""}}) * on (Hostname) group_left ({POOL_SERIES_LABEL}) {_POOL_NODES})', "allocated {{" + POOL_SERIES_LABEL + "}}"),
+            (f'{by_pool} (count by (Hostname) (DCGM_FI_DEV_GPU_TEMP{{{ALLOCATED}}}) * on (Hostname) group_left ({POOL_SERIES_LABEL}) {_POOL_NODES})', "allocated {{" + POOL_SERIES_LABEL + "}}"),
         ], "short"),
         ("GPU utilization by pool", [(f"avg by ({POOL_SERIES_LABEL}) (DCGM_FI_DEV_GPU_UTIL * on (Hostname) group_left ({POOL_SERIES_LABEL}) {_POOL_NODES})", "{{" + POOL_SERIES_LABEL + "}}")], "percent"),
         ("GPU memory used by pool", [(f"{by_pool} (DCGM_FI_DEV_FB_USED * on (Hostname) group_left ({POOL_SERIES_LABEL}) {_POOL_NODES})", "{{" + POOL_SERIES_LABEL + "}}")], "decmbytes"),

@@ -57,6 +57,8 @@ def test_alert_rules_per_pool_with_price_and_runbook():
     assert bus["expr"] == "DCGM_FI_DEV_XID_ERRORS == 79"
     idle = next(r for r in groups[f"gpufleet-pool-{pools[0]}"] if r["alert"] == "GpuAllocatedIdle")
     assert idle["for"] == "30m" and "/h per GPU wasted" in idle["annotations"]["summary"]
+    # Allocated means a workload's pod, not the exporter's own pod (the target label an unallocated GPU gets).
+    assert 'DCGM_FI_DEV_GPU_UTIL{pod!="", pod!~"nvidia-dcgm-exporter-.*"} < 5' in idle["expr"]
     # k3s pools are their hosts: no "pool at maximum" alert; pending pods alert after 15 minutes.
     assert not [r for r in every if r["alert"] == "GpuPoolAtMaximum"]
     assert groups["gpufleet-gpu-scheduling"][0]["for"] == "15m"
