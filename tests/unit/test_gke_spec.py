@@ -2,27 +2,15 @@
 
 import copy
 
-import pytest
-
 from gpufleet import catalog
 from gpufleet.catalog import gcp
 from gpufleet.capacity import capacity, cost
-from gpufleet.spec import SpecError, load_spec
-from tests.helpers import example_config, stack_file
+from tests.helpers import example_config
+from tests.helpers import load_config as load
+from tests.helpers import spec_problems as problems
 
 BASE = example_config("prod-gke")
 MIG_GPUS = "A100-40GB, A100-80GB, H100-80GB, H200, B200"
-
-
-def load(config: dict):
-    sf = stack_file(config)
-    return load_spec(sf.stack, sf.config, sf.secret_keys)
-
-
-def problems(config: dict) -> list[str]:
-    with pytest.raises(SpecError) as exc:
-        load(config)
-    return [str(p) for p in exc.value.problems]
 
 
 def with_pool(**pool) -> dict:
@@ -298,15 +286,11 @@ def test_cluster_name_must_be_a_gke_cluster_name():
     config = copy.deepcopy(BASE)
     del config["gpufleet:cluster"]["name"]
     for stack in ("prod_gke", "training-" + "x" * 32):
-        sf = stack_file(config, stack=stack)
-        with pytest.raises(SpecError) as exc:
-            load_spec(sf.stack, sf.config, sf.secret_keys)
-        assert [str(p) for p in exc.value.problems] == [
+        assert problems(config, stack) == [
             f"stack '{stack}': gpufleet:cluster.name: not a GKE cluster name (the stack name, as cluster.name is not set): "
             f"lowercase letters, digits and '-', starting with a letter, at most 40 characters (got '{stack}')"
         ]
-    sf = stack_file(config, stack="training-" + "x" * 31)  # 40 characters
-    assert load_spec(sf.stack, sf.config, sf.secret_keys).cluster.name is None
+    assert load(config, "training-" + "x" * 31).cluster.name is None  # 40 characters
     config["gpufleet:cluster"]["name"] = "1st-cluster"
     assert problems(config) == [
         "stack 'test': gpufleet:cluster.name: not a GKE cluster name: lowercase letters, digits and '-', "
