@@ -21,7 +21,7 @@ promql = pytest.importorskip("promql_parser", reason="promql-parser (dev depende
 from gpufleet import versions  # noqa: E402
 from gpufleet.components.observability import dcgm_metrics  # noqa: E402
 from gpufleet.components.observability.alerts import GPU_REQUEST_RESOURCE, POOL_SERIES_LABEL  # noqa: E402
-from tests.crd_validate import validate_cr  # noqa: E402
+from tests.crd_validate import _strict  # noqa: E402
 from tests.helm_values import missing_paths  # noqa: E402
 from tests.helpers import by_type, one  # noqa: E402
 from tests.observability_plan import observed  # noqa: E402
@@ -147,11 +147,27 @@ def test_dcgm_metrics_rows_match_the_exporter_csvs(reference):
     assert enabled_by_default - {f for f, _, _ in dcgm_metrics.COUNTERS} <= {"DCGM_FI_PROF_PCIE_TX_BYTES", "DCGM_FI_PROF_PCIE_RX_BYTES"}
 
 
-def test_prometheus_rule_validates_against_the_crd():
+def test_prometheus_rule_validates_against_the_crd(reference):
+    """Strictly (undeclared fields are errors), against the CRD file itself: tests/crd_validate.py's index parses
+    every CRD in the reference (half a minute of YAML) when it is not warm yet."""
+    import jsonschema
+    import yaml
+
+    path = reference / "crds" / "prometheus-operator" / "crd-prometheusrules.yaml"
+    if not path.is_file():
+        pytest.skip(f"no PrometheusRule CRD at {path}")
+    crd = next(d for d in yaml.safe_load_all(path.read_text()) if isinstance(d, dict) and d.get("kind") == "CustomResourceDefinition")
     rule = one(observed(), RULE)
+    group, _, version = rule.inputs["apiVersion"].rpartition("/")
+    assert (crd["spec"]["group"], crd["spec"]["names"]["kind"]) == (group, rule.inputs["kind"])
+    schema = _strict(next(v for v in crd["spec"]["versions"] if v["name"] == version)["schema"]["openAPIV3Schema"])
     obj = {"apiVersion": rule.inputs["apiVersion"], "kind": rule.inputs["kind"], "metadata": rule.inputs["metadata"],
            "spec": rule.inputs["spec"]}
-    assert validate_cr(obj) == []
+    errors = [f"{'.'.join(map(str, e.absolute_path))}: {e.message}" for e in jsonschema.Draft7Validator(schema).iter_errors(obj)]
+    assert errors == []
+    # The strict schema does catch a field the CRD lacks.
+    bad = {**obj, "spec": {"groups": [{**obj["spec"]["groups"][0], "runbook": "x"}]}}
+    assert list(jsonschema.Draft7Validator(schema).iter_errors(bad))
 
 
 def _metric_names(node, out: set) -> set:
