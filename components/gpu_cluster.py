@@ -89,6 +89,7 @@ class GpuCluster(pulumi.ComponentResource):
         self.node_pools = built.node_pools
         self.access = built.access
 
+        metrics_backend = spec.observability.backend(spec.cluster.platform)
         self.gpu_operator = self.amd_gpu_operator = None
         # Each vendor's operator serves only its own pools (issue 17): the NVIDIA GPU Operator tolerates only the
         # NVIDIA pools' taints, the AMD GPU Operator's DeviceConfigs select only the AMD pools' nodes.
@@ -104,7 +105,7 @@ class GpuCluster(pulumi.ComponentResource):
             amd_taints = [t for pool in amd_pools for t in pool_taints(pool)]
             # GPUDirect RDMA over the Network Operator's NICs (k3s); cloud RDMA (EFA) is wired by its platform.
             k3s_rdma = spec.cluster.platform == "k3s" and any(p.rdma for p in nvidia_pools)
-            extra = dict(operator_settings(nvidia_pools), rdma=k3s_rdma)
+            extra = dict(operator_settings(nvidia_pools), rdma=k3s_rdma, metrics=metrics_backend == "kube-prometheus-stack")
             self.gpu_operator = GpuOperator(
                 f"{name}-gpu-operator",
                 GpuOperatorArgs(spec.gpu_operator, taints, nfd_extra_taints=amd_taints,
@@ -130,9 +131,20 @@ class GpuCluster(pulumi.ComponentResource):
         if spec.cluster.platform == "k3s":
             self._k3s_addons(name, spec, child)
 
+        self.observability = None
+        if metrics_backend == "kube-prometheus-stack":
+            from gpufleet.components.observability.pools import pool_facts
+            from gpufleet.components.observability.stack import Observability, ObservabilityArgs
+
+            self.observability = Observability(
+                f"{name}-observability", ObservabilityArgs(spec.observability, pool_facts(spec)), self.access, opts=child
+            )
+
         from gpufleet.components.workloads.layer import build_workloads
 
-        self.workloads = build_workloads(name, spec, self.access, child)
+        self.workloads = build_workloads(
+            name, spec, self.access, child, prometheus_url=self.observability.prometheus_url if self.observability else None
+        )
 
         self.kubeconfig = self.access.kubeconfig
         self.register_outputs({"kubeconfig": self.kubeconfig})

@@ -96,6 +96,7 @@ POLICY_NAMES = (
     "gpu-cuda-minor-version-compat",
     "stateful-resource-protection",
     "reservation-placement",
+    "gpu-observability",
 )
 # The rule that wants stateful resources protected: components carry a stack's reason for turning protection
 # off as this rule's exemption.

@@ -6,7 +6,7 @@ SDK's component provider (`pulumi.provider.experimental`): it derives the packag
 annotations below and constructs the component when another language's program declares one.
 
 The inputs are the stack file's `gpufleet:` keys (`cluster`, `nodePools`, `gpuOperator`, `amdGpuOperator`, `workloads`,
-`storage`, `addons`) with the same names and nesting, plus `sshPrivateKey`. Their types are generated from the
+`storage`, `addons`, `observability`) with the same names and nesting, plus `sshPrivateKey`. Their types are generated from the
 spec models in `gpufleet.spec`, so the schema cannot drift from the stack-file format. They are plain values
 (`plain: true` in the schema): the spec decides which resources exist, so it must be known when the component
 is constructed; validation is the stack file's (every problem at once, with its key path).
@@ -42,6 +42,7 @@ from gpufleet.spec.operator import GpuOperatorSpec
 from gpufleet.spec.pools import NodePoolSpec
 from gpufleet.spec.stack import StorageSpec, WorkloadsSpec
 from gpufleet.spec.addons import AddonsSpec
+from gpufleet.spec.observability import ObservabilitySpec
 
 PACKAGE = "gpufleet"
 TYPE_TOKEN = f"{PACKAGE}:index:GpuCluster"
@@ -99,6 +100,7 @@ _AmdGpuOperator = _typed_dict(AmdGpuOperatorSpec)
 _Workloads = _typed_dict(WorkloadsSpec)
 _Storage = _typed_dict(StorageSpec)
 _Addons = _typed_dict(AddonsSpec)
+_Observability = _typed_dict(ObservabilitySpec)
 
 
 class GpuClusterArgs(TypedDict, total=False):
@@ -119,6 +121,8 @@ class GpuClusterArgs(TypedDict, total=False):
     """gpufleet:storage: k3s CSI storage (local-path, NFS, a checkpoint claim); default: local-path only."""
     addons: _Addons  # type: ignore[valid-type]
     """gpufleet:addons: the workload layer (Kueue, JobSet, trainer, Volcano, KEDA, priorities); default: none."""
+    observability: _Observability  # type: ignore[valid-type]
+    """gpufleet:observability: metrics pipeline, GPU alerts, dashboards, node health; default: managed on GKE, node health on."""
     ssh_private_key: pulumi.Input[str]
     """k3s: the SSH private key for every host (pass a secret); eks and gke need none."""
 

@@ -119,6 +119,21 @@ KEDA = HelmChart(
     app_version="2.20.2",
 )
 
+# Observability (gpufleet:observability, components/observability/). kube-prometheus-stack from
+# prometheus-community/helm-charts tag kube-prometheus-stack-88.5.3 (commit ea930baeebeba39f56d6b44e351f23b2a072a600,
+# 2026-08-21): Chart.yaml appVersion v0.93.1 (prometheus-operator), kubeVersion >=1.25.0-0; its values.yaml and the
+# prometheus-operator CRDs are ../shared/reference/kube-prometheus-stack/ and crds/prometheus-operator/.
+KUBE_PROMETHEUS_STACK = HelmChart(
+    name="kube-prometheus-stack",
+    repo="https://prometheus-community.github.io/helm-charts",
+    version="88.5.3",
+    app_version="v0.93.1",
+)
+# The DCGM exporter release whose counter list and Grafana dashboard gpufleet's alerts and dashboards are checked
+# against (NVIDIA/dcgm-exporter tag 4.5.3-4.8.2, ../shared/reference/dcgm-exporter/). The GPU Operator runs its own
+# exporter build (v26.7.0: 4.6.0-4.8.3-distroless); the counter names are the DCGM field names, stable across both.
+DCGM_EXPORTER_REFERENCE = "4.5.3-4.8.2"
+
 # NVIDIA Network Operator (RDMA on k3s pools). NGC publishes the chart as v<Chart.yaml version>. The
 # NicClusterPolicy's components (RDMA shared device plugin, Multus, CNI plugins, NV-IPAM, SR-IOV device
 # plugin) use the images the release ships, tagged `network-operator-<app_version>`.
@@ -225,6 +240,10 @@ EKS_ADDONS: dict[str, str | None] = {
     "aws-ebs-csi-driver": None,
     "aws-fsx-csi-driver": None,
     "eks-pod-identity-agent": None,  # Karpenter's controller role with identity pod-identity
+    # Node health for managed node auto repair (gpufleet:observability.nodeHealth): aws/eks-node-monitoring-agent,
+    # chart/app 1.7.0 at tag v1.7.0 (../shared/reference/aws/eks-node-monitoring-agent/). Resolved per Kubernetes
+    # version by EKS unless pinned here.
+    "eks-node-monitoring-agent": None,
 }
 
 # GKE: Kubernetes minor versions gpufleet plans for (the cluster's minimum master version; the release

@@ -7,6 +7,7 @@ from pulumi_policy import EnforcementLevel
 from gpufleet.policies.rules import (
     gpu_cuda_minor_version_compat,
     gpu_driver_cuda_alignment,
+    gpu_observability,
     gpu_operator_driver_conflict,
     gpu_operator_version_support,
     gpu_pool_scale_to_zero,
@@ -38,6 +39,7 @@ POLICIES = [
     gpu_cuda_minor_version_compat.POLICY,  # advisory companion of gpu-driver-cuda-alignment (issue 12)
     stateful_resource_protection.POLICY,
     reservation_placement.POLICY,
+    gpu_observability.POLICY,  # advisory (issue 16)
 ]
 
 

@@ -82,6 +82,9 @@ class EksNodeGroupArgs:
     (max_unavailable_percentage); default 1."""
     local_storage: str = "none"
     """raid0: kubelet and containerd on a RAID0 of the NVMe instance store (launch template user data); none."""
+    node_repair: bool = False
+    """Managed node auto repair (`nodeRepairConfig.enabled`): EKS replaces or reboots a node whose conditions (set by
+    the node monitoring agent, components/eks/node_health.py) stay unhealthy; default: off (EKS's default)."""
 
 
 def autoscaler_tags(args: EksNodeGroupArgs) -> dict[str, str]:
@@ -243,6 +246,7 @@ class EksNodeGroup(pulumi.ComponentResource):
             launch_template={"id": self.launch_template.id, "version": self.launch_template.latest_version.apply(str)},
             scaling_config={"min_size": args.min_nodes, "max_size": args.max_nodes, "desired_size": args.min_nodes},
             update_config=update_config(args.max_unavailable),
+            node_repair_config={"enabled": True} if args.node_repair else None,
             labels=dict(args.labels),
             taints=[{"key": t["key"], "value": t["value"], "effect": TAINT_EFFECTS[t["effect"]]} for t in args.taints],
             tags=self.tags,

@@ -21,6 +21,7 @@ import pulumi
 from gpufleet.components.eks.autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
 from gpufleet.components.eks.cluster import EksCluster, EksClusterArgs
 from gpufleet.components.eks.ebs_storage import EbsStorage
+from gpufleet.components.eks.node_health import EksNodeHealth
 from gpufleet.components.eks.efa import EksEfaFabric, EksEfaFabricArgs
 from gpufleet.components.eks.efa_device_plugin import EfaDevicePlugin, EfaDevicePluginArgs
 from gpufleet.components.eks.fsx_storage import FsxLustreStorage, FsxLustreStorageArgs
@@ -181,6 +182,7 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
                     exemptions=dict(pool.exemptions),
                     max_unavailable=pool.max_unavailable,
                     local_storage=pool_local_storage(pool),
+                    node_repair=spec.observability.node_health.enabled,
                     **reservation_args(pool),
                     **extra,
                 ),
@@ -211,6 +213,8 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
     if efa_taints:
         addons.append(EfaDevicePlugin(f"{name}-efa-device-plugin", EfaDevicePluginArgs(efa_taints), access, opts=opts))
     addons.append(EbsStorage(f"{name}-ebs", access, opts=opts))
+    if spec.observability.node_health.enabled and spec.node_pools:
+        addons.append(EksNodeHealth(f"{name}-node-health", access, opts=opts))
     if eks.storage.fsx_lustre:
         fsx = eks.storage.fsx_lustre
         zone = fsx.availability_zone or (efa_zones[0] if efa_zones else eks.network.zones()[0])

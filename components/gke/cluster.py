@@ -44,6 +44,11 @@ class GkeClusterArgs:
     """Enable GKE multi-networking (GPUDirect pools attach extra VPCs); default off."""
     protection: ProtectionSpec = ProtectionSpec()
     """Protect the cluster (Pulumi `protect`; the provider's deletionProtection unless the gke block sets it); default: on."""
+    managed_metrics: bool = False
+    """GKE Managed Service for Prometheus with GKE's DCGM metrics package (gpufleet:observability.metrics backend
+    gke-managed): monitoringConfig.managedPrometheus on and the `DCGM` component enabled, so GKE's own DCGM exporter
+    publishes GPU metrics (GKE runs its own GPU stack, without the GPU Operator's exporter). Default: off (GKE's own
+    default monitoring config is left alone)."""
 
 
 def kubeconfig(name: str, endpoint: str, ca_certificate: str) -> str:
@@ -113,6 +118,12 @@ class GkeCluster(pulumi.ComponentResource):
             initial_node_count=1,
             min_master_version=args.kubernetes_version,
             release_channel=gcp.container.ClusterReleaseChannelArgs(channel=spec.release_channel),
+            # GKE's managed DCGM package (cloud.google.com/kubernetes-engine/docs/how-to/dcgm-metrics) needs managed
+            # collection on; pulumi-gcp lists `DCGM` among enable_components (ClusterMonitoringConfigArgs docstring).
+            monitoring_config=gcp.container.ClusterMonitoringConfigArgs(
+                enable_components=["SYSTEM_COMPONENTS", "DCGM"],
+                managed_prometheus=gcp.container.ClusterMonitoringConfigManagedPrometheusArgs(enabled=True),
+            ) if args.managed_metrics else None,
             datapath_provider="ADVANCED_DATAPATH",  # Dataplane V2 (also needed by multi-networking)
             enable_multi_networking=args.multi_networking or None,
             private_cluster_config=private,

@@ -34,6 +34,7 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
             network=network.ref,
             multi_networking=bool(gpudirect_pools),
             protection=spec.cluster.protection,
+            managed_metrics=spec.observability.backend("gke") == "gke-managed",
         ),
         opts=opts,
     )

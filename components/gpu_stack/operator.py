@@ -10,6 +10,7 @@ import pulumi_kubernetes as k8s
 
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.helm_chart import pinned_release
+from gpufleet.components.observability import dcgm_metrics
 from gpufleet import labels, versions
 from gpufleet.spec import GpuOperatorSpec
 
@@ -43,6 +44,10 @@ class GpuOperatorArgs:
     cuda_versions: tuple[str, ...] = ()
     """CUDA versions the workloads use (gpufleet:workloads.cudaVersions), declared on the namespace for the
     policy pack (gpu-driver-cuda-alignment); default: none declared, alignment is not checked."""
+    metrics: bool = False
+    """The stack runs kube-prometheus-stack (gpufleet:observability): the DCGM exporter's ServiceMonitor keeps the
+    exporter's pod/namespace labels (honorLabels) and the exporter publishes the counters gpufleet's alerts read
+    (components/observability/dcgm_metrics.py). Default: off, the chart's exporter settings."""
 
 
 def tolerations(taints: list[dict]) -> list[dict]:
@@ -71,6 +76,14 @@ def operator_values(args: GpuOperatorArgs, platform: str, facts: dict) -> dict:
     }
     if args.device_plugin_config:
         values["devicePlugin"]["config"] = dict(args.device_plugin_config)
+    if args.metrics:
+        # dcgmExporter.config {name, create, data}: the chart's templates/dcgm_exporter_config.yaml renders the
+        # ConfigMap (values.yaml shows the block commented out; tests/upstream/test_observability_upstream.py).
+        values["dcgmExporter"] = {
+            "enabled": True,
+            "serviceMonitor": {"enabled": True, "honorLabels": True},
+            "config": {"name": dcgm_metrics.CONFIGMAP, "create": True, "data": dcgm_metrics.metrics_csv()},
+        }
     if args.mig_strategy:
         values["mig"] = {"strategy": args.mig_strategy}
         values["migManager"] = {"enabled": True}

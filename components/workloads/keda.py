@@ -18,10 +18,25 @@ NAMESPACE = "keda"
 class KedaArgs:
     namespace: str = NAMESPACE
     """Namespace KEDA's operator and metrics server run in."""
+    prometheus_url: Optional[str] = None
+    """The stack's Prometheus (gpufleet:observability with kube-prometheus-stack): KEDA's operator and metrics
+    server get ServiceMonitors there, and the URL is this component's `prometheusServerAddress` output for
+    ScaledObjects' `prometheus` triggers (examples/inference-keda-scaledobject.yaml). Default: none (bring your own)."""
+
+
+def keda_values(args: KedaArgs) -> dict:
+    """KEDA chart values (keys from the chart's values.yaml at the pin: `prometheus.operator` and
+    `prometheus.metricServer`, each with `enabled` and `serviceMonitor.enabled`)."""
+    if not args.prometheus_url:
+        return {}
+    monitored = {"enabled": True, "serviceMonitor": {"enabled": True}}
+    return {"prometheus": {"operator": dict(monitored), "metricServer": dict(monitored)}}
 
 
 class Keda(pulumi.ComponentResource):
     def __init__(self, name: str, args: KedaArgs, access: ClusterAccess, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:addons:Keda", name, None, opts)
-        self.namespace, self.release = namespaced_release(name, versions.KEDA, args.namespace, {}, access, parent=self)
-        self.register_outputs({"namespace": args.namespace, "chartVersion": versions.KEDA.version})
+        self.namespace, self.release = namespaced_release(name, versions.KEDA, args.namespace, keda_values(args), access, parent=self)
+        self.prometheus_server_address = args.prometheus_url
+        self.register_outputs({"namespace": args.namespace, "chartVersion": versions.KEDA.version,
+                               "prometheusServerAddress": args.prometheus_url})

@@ -38,6 +38,9 @@ class KueueArgs:
     """The stack's pools by name (components/workloads/pool_flavor.py): flavors and capacities come from here."""
     namespace: str = NAMESPACE
     """Namespace Kueue's controller runs in."""
+    metrics: bool = False
+    """The stack runs kube-prometheus-stack: the chart's ServiceMonitor (`enablePrometheus`) so queue, admission
+    and quota metrics reach it. Default: off."""
 
 
 def in_units(flavor: PoolFlavor, gpus: int) -> dict[str, int]:
@@ -152,7 +155,8 @@ class Kueue(pulumi.ComponentResource):
     def __init__(self, name: str, args: KueueArgs, access: ClusterAccess, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:addons:Kueue", name, None, opts)
         self.namespace, self.release = namespaced_release(
-            name, versions.KUEUE, args.namespace, {}, access, parent=self,
+            # kueue chart values.yaml at the pin: `enablePrometheus` creates the controller's ServiceMonitor.
+            name, versions.KUEUE, args.namespace, {"enablePrometheus": True} if args.metrics else {}, access, parent=self,
         )
         # Custom resources need Kueue's CRDs and webhooks: wait for the release.
         crs = pulumi.ResourceOptions(parent=self, provider=access.provider, depends_on=[self.release])

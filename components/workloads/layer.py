@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 import pulumi
 
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.spec import StackSpec
 
 
-def build_workloads(name: str, spec: StackSpec, access: ClusterAccess, opts: pulumi.ResourceOptions) -> dict:
-    """Create every add-on the spec enables (all off by default); returns them by role."""
+def build_workloads(name: str, spec: StackSpec, access: ClusterAccess, opts: pulumi.ResourceOptions,
+                    prometheus_url: Optional[str] = None) -> dict:
+    """Create every add-on the spec enables (all off by default); returns them by role. With `prometheus_url` (the
+    stack's own Prometheus), KEDA's and Kueue's metrics are scraped there and KEDA is told its address."""
     addons = spec.addons
     out: dict[str, pulumi.ComponentResource] = {}
     if addons.priority_classes.enabled:
@@ -25,7 +29,7 @@ def build_workloads(name: str, spec: StackSpec, access: ClusterAccess, opts: pul
     if addons.kueue.enabled:
         from gpufleet.components.workloads.kueue import Kueue, KueueArgs
 
-        out["kueue"] = Kueue(f"{name}-kueue", KueueArgs(addons.kueue, flavors), access, opts=opts)
+        out["kueue"] = Kueue(f"{name}-kueue", KueueArgs(addons.kueue, flavors, metrics=prometheus_url is not None), access, opts=opts)
     if addons.jobset.enabled:
         from gpufleet.components.workloads.jobset import JobSet, JobSetArgs
 
@@ -48,5 +52,5 @@ def build_workloads(name: str, spec: StackSpec, access: ClusterAccess, opts: pul
     if addons.keda.enabled:
         from gpufleet.components.workloads.keda import Keda, KedaArgs
 
-        out["keda"] = Keda(f"{name}-keda", KedaArgs(), access, opts=opts)
+        out["keda"] = Keda(f"{name}-keda", KedaArgs(prometheus_url=prometheus_url), access, opts=opts)
     return out

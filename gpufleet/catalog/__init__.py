@@ -186,3 +186,24 @@ def catalog_dates(platform: Optional[str] = None) -> dict[str, str]:
 def catalog_date(platform: Optional[str] = None) -> str:
     """The oldest of catalog_dates(platform): how fresh the facts a plan uses are, at worst."""
     return min(catalog_dates(platform).values())
+
+
+@dataclass(frozen=True)
+class XidClass:
+    """A class of NVIDIA XID errors (gpufleet/catalog/xid.yaml) and what to do when one occurs."""
+
+    name: str
+    severity: str
+    action: str
+    xids: tuple[int, ...]
+
+
+@functools.cache
+def xid_classes() -> dict[str, XidClass]:
+    """XID class -> its XIDs, severity and NVIDIA's recommended action (the alerts' runbook lines)."""
+    data = _load("xid.yaml")
+    out = {}
+    for name, row in data["classes"].items():
+        xids = tuple(sorted(int(x) for x, r in data["xids"].items() if r["class"] == name))
+        out[name] = XidClass(name, row["severity"], row["action"], xids)
+    return out

@@ -426,6 +426,7 @@ def claim_items(resources: list[Registration], region: Optional[str]) -> list[Co
         price, billed, what = _class_price(sc, region, size)
         out.append(_item(f"{claim} ({what}, {billed or 0:g} GiB)", "storage", 1, 1, price, per_unit=billed or 0,
                          key=f"claim:{r.name}"))
+    out += _chart_claim_items(resources, classes, default, region)
     for name, sc in classes.items():  # file-system classes provision a whole file system per claim
         if name in claimed or sc.inputs.get("provisioner") not in ("fsx.csi.aws.com", "filestore.csi.storage.gke.io"):
             continue
@@ -433,6 +434,41 @@ def claim_items(resources: list[Registration], region: Optional[str]) -> list[Co
         out.append(_item(f"StorageClass {name}: each claim creates a {what}", "per-claim", 0, 0, price, per_unit=billed or 0,
                          key=str(name)))
     return out
+
+
+# Charts whose values make their operator create PersistentVolumeClaims (no PVC is registered by the program, so the
+# claim is read from the values): chart name -> key path of a PVC spec.
+CHART_CLAIMS = {"kube-prometheus-stack": "values.prometheus.prometheusSpec.storageSpec.volumeClaimTemplate.spec"}
+
+
+def _chart_claim_items(resources: list[Registration], classes: dict, default: Optional[Registration],
+                       region: Optional[str]) -> list[CostItem]:
+    """The volume Prometheus claims (gpufleet:observability with kube-prometheus-stack), priced like any claim on
+    its StorageClass: gp3 on EKS, local-path (your own hosts) on k3s."""
+    out = []
+    for r in resources:
+        path = CHART_CLAIMS.get(str(r.inputs.get("chart", "")).rsplit("/", 1)[-1]) if r.type == "kubernetes:helm.sh/v3:Release" else None
+        spec = _get(r.inputs, path) if path else None
+        if not isinstance(spec, dict):
+            continue
+        name = spec.get("storageClassName")
+        sc = classes.get(name) or (default if name is None else None)
+        size = gib(_get(spec, "resources.requests.storage"))
+        claim = f"claim of {r.inputs.get('chart')} (Prometheus)"
+        if sc is None and name is None and _k3s(resources):
+            price, billed, what = Rate(0.0, SELF_HOSTED), size, "k3s local-path, storage on your own hosts"
+        elif sc is None:
+            out.append(_item(claim, "storage", 1, 1, Missing(f"StorageClass {name or '(cluster default)'} is not created by this stack"),
+                             key=f"claim:{r.name}"))
+            continue
+        else:
+            price, billed, what = _class_price(sc, region, size)
+        out.append(_item(f"{claim} ({what}, {billed or 0:g} GiB)", "storage", 1, 1, price, per_unit=billed or 0, key=f"claim:{r.name}"))
+    return out
+
+
+def _k3s(resources: list[Registration]) -> bool:
+    return any(r.type.startswith("gpufleet:k3s:") for r in resources)
 
 
 def items_for(spec: StackSpec, resources: list[Registration], capacity: list[PoolCapacity], region: Optional[str]) -> Cost:

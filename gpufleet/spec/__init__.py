@@ -27,6 +27,7 @@ from gpufleet.spec.errors import Problem, SpecError, format_path
 from gpufleet.spec.gke import GkePoolSpec, GkeSpec, gke_checks
 from gpufleet.spec.operator import DriverSpec, GpuOperatorSpec
 from gpufleet.spec.pools import NodePoolSpec, SharingSpec, Taint
+from gpufleet.spec.observability import observability_checks
 from gpufleet.spec.reservation import reservation_checks
 from gpufleet.spec.stack import StackSpec, WorkloadsSpec
 
@@ -187,6 +188,7 @@ def _cross_checks(stack: str, spec: StackSpec, config: dict[str, Any]) -> list[P
             problems.append(Problem(stack, f"{NAMESPACE}:nodePools[{i}].name", f"duplicate pool name (also nodePools[{seen_pools[pool.name]}])", pool.name))
         seen_pools.setdefault(pool.name, i)
     problems += addons_checks(stack, spec)
+    problems += observability_checks(stack, spec)
     problems += _foreign_pool_fields(stack, spec)
     problems += reservation_checks(stack, spec)
     if spec.cluster.platform == "k3s":

@@ -12,6 +12,7 @@ from gpufleet.spec.addons import AddonsSpec
 from gpufleet.spec.base import Model
 from gpufleet.spec.cluster import ClusterSpec
 from gpufleet.spec.amd_operator import AmdGpuOperatorSpec
+from gpufleet.spec.observability import ObservabilitySpec
 from gpufleet.spec.operator import GpuOperatorSpec
 from gpufleet.spec.pools import NodePoolSpec
 from gpufleet.spec.storage import CheckpointVolumeSpec, LocalPathSpec, NfsSpec
@@ -74,3 +75,5 @@ class StackSpec(Model):
     """gpufleet:storage — CSI storage."""
     addons: AddonsSpec = AddonsSpec()
     """gpufleet:addons — optional add-ons."""
+    observability: ObservabilitySpec = ObservabilitySpec()
+    """gpufleet:observability — metrics, GPU alerts, dashboards, node health and repair."""

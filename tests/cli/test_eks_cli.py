@@ -39,7 +39,9 @@ def test_json_contract_capacity_and_cost(outputs):
     assert pools["l4-infer"]["pricePerNodeHour"] == 0.8048 and (pools["l4-infer"]["minGpus"], pools["l4-infer"]["maxGpus"]) == (1, 8)
     cost = doc["cost"]  # item by item: tests/unit/test_cost.py
     assert (cost["hourlyMin"], cost["hourlyMax"], cost["currency"], cost["unpricedPools"]) == (1.9922, 128.4126, "USD", [])  # EKS 1.34 at the extended rate
-    assert [(v["policy"], v["level"]) for v in doc["violations"]] == [("spot-pool-diversified", "advisory")]
+    # gpu-observability: no metrics pipeline (opt-in on EKS), one advisory per GPU pool.
+    assert sorted((v["policy"], v["level"]) for v in doc["violations"]) == [
+        ("gpu-observability", "advisory"), ("gpu-observability", "advisory"), ("spot-pool-diversified", "advisory")]
     types = {r["type"] for r in doc["resources"]}
     assert {"aws:eks/cluster:Cluster", "aws:eks/nodeGroup:NodeGroup", "aws:ec2/launchTemplate:LaunchTemplate"} <= types
     assert not [t for t in types if t.startswith("gcp:")]

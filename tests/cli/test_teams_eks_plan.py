@@ -65,8 +65,13 @@ def test_plans_with_exit_0_and_only_the_known_advisory(planned):
     # 2026-12-02, and the AWS price estimates are dated 2025-11-15 (over 90 days).
     assert sorted(w["path"] for w in result["warnings"]) == ["catalog", "gpufleet:cluster.kubernetesVersion"]
     # p5.48xlarge is the catalog's only 8 x H100-80GB type, so diversification stays an advisory.
-    assert [(v["policy"], v["level"]) for v in result["violations"]] == [("spot-pool-diversified", "advisory")]
-    assert result["violations"][0]["urn"].endswith("::teams-eks-pool-h100-train-ng")
+    # And no metrics pipeline (gpufleet:observability is off by default on EKS): gpu-observability on each GPU pool.
+    found = sorted((v["policy"], v["level"], v["urn"].rsplit("::", 1)[-1]) for v in result["violations"])
+    assert found == [
+        ("gpu-observability", "advisory", "teams-eks-pool-h100-train-ng"),
+        ("gpu-observability", "advisory", "teams-eks-pool-l4-infer-ng"),
+        ("spot-pool-diversified", "advisory", "teams-eks-pool-h100-train-ng"),
+    ]
 
 
 def test_capacity_shows_the_spot_training_pool_and_the_on_demand_inference_pool(result):

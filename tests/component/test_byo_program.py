@@ -113,4 +113,6 @@ def test_the_policy_pack_finds_nothing_to_fault(run):
     from gpufleet.plan.policy_runner import evaluate
 
     regs, _ = run
-    assert evaluate(sorted(regs, key=lambda r: r.urn), stack="dev") == []
+    found = evaluate(sorted(regs, key=lambda r: r.urn), stack="dev")
+    # Only the advisory that the program has GPU pools and no metrics pipeline (the parts used here install none).
+    assert {(v.policy, v.level) for v in found} <= {("gpu-observability", "advisory")}

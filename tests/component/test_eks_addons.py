@@ -137,7 +137,7 @@ def test_addons_wait_for_the_system_pool_not_gpu_pools(p):
     system_ng = one(p, "aws:eks/nodeGroup:NodeGroup", "prod-gpu-pool-system-ng").urn
     gpu_ngs = {r.urn for r in by_type(p, "aws:eks/nodeGroup:NodeGroup") if r.urn != system_ng}
     waiting = [*by_type(p, RELEASE), *by_type(p, "aws:eks/addon:Addon")]
-    assert len(waiting) == 5
+    assert len(waiting) == 6  # incl. the node monitoring agent add-on (gpufleet:observability.nodeHealth)
     for r in waiting:
         assert system_ng in r.dependencies, r.name
         assert not gpu_ngs & set(r.dependencies), r.name  # GPU pools may sit at zero

@@ -2,7 +2,7 @@ import pytest
 
 from gpufleet.policies import inputs as I
 from tests.policy.fixtures import (
-    AUTOSCALER_IN, EKS_CLUSTER_IN, GKE_CLUSTER_IN, NODE_GROUP_IN, NODE_POOL_IN, OPERATOR_IN, res, with_,
+    AUTOSCALER_IN, EKS_CLUSTER_IN, GKE_CLUSTER_IN, NODE_GROUP_IN, NODE_POOL_IN, OPERATOR_IN, PROMETHEUS_IN, res, with_,
 )
 
 # The GPU Operator as it must run next to preinstalled drivers (EKS NVIDIA AMIs, GKE-installed drivers).
@@ -17,13 +17,14 @@ def eks_stack():
         "h100": res(I.EKS_NODE_GROUP, "h100", NODE_GROUP_IN),
         "gpu-operator": res(I.HELM_RELEASE, "gpu-operator", OPERATOR_NO_DRIVER),
         "cluster-autoscaler": res(I.HELM_RELEASE, "cluster-autoscaler", AUTOSCALER_IN),
+        "monitoring": res(I.HELM_RELEASE, "kube-prometheus-stack", PROMETHEUS_IN),
     }
 
 
 @pytest.fixture
 def gke_stack():
     return {
-        "prod": res(I.GKE_CLUSTER, "prod", GKE_CLUSTER_IN),
+        "prod": res(I.GKE_CLUSTER, "prod", with_(GKE_CLUSTER_IN, "monitoringConfig.managedPrometheus.enabled", True)),
         "h100": res(I.GKE_NODE_POOL, "h100", NODE_POOL_IN),
         "gpu-operator": res(I.HELM_RELEASE, "gpu-operator", OPERATOR_NO_DRIVER),
     }

@@ -27,6 +27,7 @@ def test_pack_has_the_issue_rule_names():
         "gpu-cuda-minor-version-compat",
         "stateful-resource-protection",
         "reservation-placement",
+        "gpu-observability",
     ]
     levels = {p.name: p.enforcement_level.value for p in POLICIES}
-    assert {n for n, level in levels.items() if level != "mandatory"} == {"spot-pool-diversified", "gpu-cuda-minor-version-compat"}
+    assert {n for n, level in levels.items() if level != "mandatory"} == {"spot-pool-diversified", "gpu-cuda-minor-version-compat", "gpu-observability"}

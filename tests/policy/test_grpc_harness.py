@@ -169,4 +169,5 @@ def test_fixture_stack_over_grpc_matches_in_process_with_config(analyzer):
         ("gpu-pool-scale-to-zero", "mandatory"),
         ("gpu-operator-driver-conflict", "mandatory"),
         ("secure-defaults", "advisory"),
+        ("gpu-observability", "advisory"),  # GPU pools and no metrics pipeline in this fixture stack
     }

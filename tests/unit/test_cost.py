@@ -105,10 +105,12 @@ def test_ai_on_eks_breakdown():
         # PERSISTENT_2 at 500 MB/s/TiB: no sourced price (charges.yaml fsx_pricing), so unpriced, never 0
         "storage:ai-stack-fsx-shared": (1, 1, None, None),
         "per-claim:fsx-lustre": (0, 0, 0.0, 0.0),
+        # gpufleet:observability kube-prometheus-stack (issue 16): Prometheus's 50 GiB claim on the default gp3 class.
+        "storage:claim:ai-stack-observability-release": (1, 1, vol(50, 1), vol(50, 1)),
     }
     cost = planned("ai-on-eks").cost.to_json()
-    floor = 0.6 + 2 * 0.192 + 50 * GP3 * 2 + NAT + IP + KMS
-    top = 0.6 + 8 * 0.192 + 8 * 0.9776 + 8 * 1.212 + (50 * 8 + 200 * 16) * GP3 + NAT + IP + KMS
+    floor = 0.6 + 2 * 0.192 + 50 * GP3 * 2 + 50 * GP3 + NAT + IP + KMS
+    top = 0.6 + 8 * 0.192 + 8 * 0.9776 + 8 * 1.212 + (50 * 8 + 200 * 16 + 50) * GP3 + NAT + IP + KMS
     assert (cost["hourlyMin"], cost["hourlyMax"], cost["atLeast"]) == (r(floor), r(top), True)
     assert cost["unpriced"] == ["g5-inference /dev/xvda (Bottlerocket OS volume)", "g6-inference /dev/xvda (Bottlerocket OS volume)",
                                 "FSx for Lustre ai-stack-fsx-shared (PERSISTENT_2, 2400 GiB)"]

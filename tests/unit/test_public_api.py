@@ -20,6 +20,7 @@ PACKAGES = [
     "gpufleet.components.k3s",
     "gpufleet.components.gpu_stack",
     "gpufleet.components.workloads",
+    "gpufleet.components.observability",
 ]
 DOC = (ROOT / "docs" / "components.md").read_text()
 

@@ -1,0 +1,23 @@
+"""Day 2 on any cluster: the stack's metrics pipeline (kube-prometheus-stack), GPU alerts and dashboards.
+
+Public API: the names in `__all__` (docs/components.md); the modules behind them are internal.
+"""
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # for type checkers and editors; at run time each name loads on first use
+    from gpufleet.components.observability.stack import Observability, ObservabilityArgs
+    from gpufleet.components.observability.pools import PoolFacts, pool_facts
+
+_PUBLIC = {
+    "Observability": "stack", "ObservabilityArgs": "stack",
+    "PoolFacts": "pools", "pool_facts": "pools",
+}
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PUBLIC:
+        return getattr(importlib.import_module(f"{__name__}.{_PUBLIC[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
