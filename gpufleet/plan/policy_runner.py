@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Iterable, Optional
 
 from google.protobuf import struct_pb2
+from google.protobuf.internal.well_known_types import _SetStructValue as _set_struct_value
 from pulumi.runtime.proto import analyzer_pb2
 
 from gpufleet.plan.mocks import Registration
@@ -35,9 +36,48 @@ _LEVELS = {
 
 
 def to_struct(value: dict) -> struct_pb2.Struct:
+    """What `Struct().update(value)` builds, about a third faster: plain JSON types dispatch on their exact
+    type, anything else (subclasses, tuples) takes protobuf's own setter."""
     struct = struct_pb2.Struct()
-    struct.update(value)
+    _fill(struct.fields, value)
     return struct
+
+
+def _fill(fields, value: dict) -> None:
+    for key, item in value.items():
+        kind = type(item)
+        if kind is str:  # scalars inline: most values are, and a call per value is most of the cost
+            fields[key].string_value = item
+        elif kind is bool:
+            fields[key].bool_value = item
+        elif kind is float or kind is int:
+            fields[key].number_value = item
+        else:
+            _set(fields[key], item)
+
+
+def _set(target: struct_pb2.Value, value) -> None:
+    kind = type(value)
+    if kind is str:
+        target.string_value = value
+    elif kind is bool:
+        target.bool_value = value
+    elif kind is float or kind is int:
+        target.number_value = value
+    elif kind is dict:
+        struct = target.struct_value
+        struct.SetInParent()  # an empty map is still a struct, as update() leaves it
+        _fill(struct.fields, value)
+    elif kind is list:
+        values = target.list_value
+        values.SetInParent()
+        add = values.values.add
+        for item in value:
+            _set(add(), item)
+    elif value is None:
+        target.null_value = struct_pb2.NULL_VALUE
+    else:
+        _set_struct_value(target, value)
 
 
 def analyzer_options(r: Registration) -> analyzer_pb2.AnalyzerResourceOptions:
