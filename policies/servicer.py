@@ -181,6 +181,22 @@ class _StructList(_ListProxy):
         self._path = path
         self._seen: dict = {}
 
+    def column(self, key: str) -> list:
+        """[get(element, key) for each element], read straight from the protobuf values (no proxy per
+        element): None where an element is not a map, lacks the key or holds null there; an unknown
+        element or value raises as reading it through the proxies would."""
+        out = []
+        for i, value in enumerate(self._ListProxy__target):
+            kind = value.WhichOneof("kind")
+            if kind == "string_value" and value.string_value in _UNKNOWNS:
+                raise _Unknown(value.string_value, [*self._path, str(i)])
+            if kind != "struct_value":
+                out.append(None)
+                continue
+            fields = value.struct_value.fields
+            out.append(_from_value(fields[key], (*self._path, str(i)), key) if key in fields else None)
+        return out
+
     def __getitem__(self, index):
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
@@ -264,33 +280,35 @@ class Converted:
 class _Later:
     """A value computed the first time it is read, then kept (resource options, provider)."""
 
-    __slots__ = ("compute", "value")
+    __slots__ = ("compute", "arg", "value")
 
-    def __init__(self, compute: Callable[[], Any]):
+    def __init__(self, compute: Callable[[Any], Any], arg: Any):
         self.compute = compute
+        self.arg = arg
         self.value = _UNSET
 
     def get(self) -> Any:
         if self.value is _UNSET:
-            self.value = self.compute()
-            self.compute = None
+            self.value = self.compute(self.arg)
+            self.compute = self.arg = None
         return self.value
-
-
-_DEFERRED = ("props", "opts", "provider")
 
 
 class _LazyProps:
     """pulumi_policy's argument classes, with `props` (a Converted), `opts` and `provider` (_Later) computed
     on first read and then plain instance attributes (no property call on every read a rule makes): most
-    rules read the props of a few resource types only, and only one rule reads any option."""
+    rules read the props of a few resource types only, and only one rule reads any option.
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
+    Built by `of()` with the attributes upstream's __init__ sets (tests/policy/test_servicer.py compares
+    them), without running it: thousands are built per analysis."""
+
+    @classmethod
+    def of(cls, attributes: dict, pending: dict) -> Any:
+        self = cls.__new__(cls)
         own = self.__dict__
-        pending = {name: own.pop(name) for name in _DEFERRED if isinstance(own.get(name), (Converted, _Later))}
-        if pending:
-            own["_pending"] = pending
+        own.update(attributes)
+        own["_pending"] = pending  # its own: reading an attribute pops it from here
+        return self
 
     def __getattr__(self, name: str) -> Any:  # only reached while the attribute is not yet computed
         pending = self.__dict__.get("_pending")
@@ -301,11 +319,20 @@ class _LazyProps:
 
 
 class LazyResourceArgs(_LazyProps, ResourceValidationArgs):
-    pass
+    @staticmethod
+    def attributes(resource_type: str, urn: str, name: str, config: Optional[dict], stack_tags: Optional[dict]) -> dict:
+        """What ResourceValidationArgs.__init__ sets, but props, opts and provider."""
+        return {"resource_type": resource_type, "urn": urn, "name": name,
+                "_ResourceValidationArgs__config": config if config is not None else {},
+                "stack_tags": stack_tags if stack_tags is not None else {}}
 
 
 class LazyPolicyResource(_LazyProps, PolicyResource):
-    pass
+    @staticmethod
+    def attributes(resource_type: str, urn: str, name: str) -> dict:
+        """What PolicyResource.__init__ sets, but props, opts and provider (parent and dependencies are wired later)."""
+        return {"resource_type": resource_type, "urn": urn, "name": name, "parent": None, "dependencies": [],
+                "property_dependencies": {}}
 
 
 class _Conversions:
@@ -408,7 +435,7 @@ class FastAnalyzerServicer(_PolicyAnalyzerServicer):
     def Analyze(self, request, _context):
         self._runtime()
         response = proto.AnalyzeResponse()
-        shared: Optional[tuple] = None
+        pending: Optional[dict] = None
         for policy, level, judged in self._active(ResourceValidationPolicy):
             if judged is not None and request.type not in judged:
                 continue  # the rule returns before reading anything for other types: no verdict to run for
@@ -416,13 +443,12 @@ class FastAnalyzerServicer(_PolicyAnalyzerServicer):
                 response.not_applicable.append(proto.PolicyNotApplicable(
                     policy_name=policy.name, reason="Policy does not implement validate"))
                 continue
-            if shared is None:  # once per resource, not once per rule; each part only when a rule reads it
-                shared = (self._conversions.get(request.urn, request.properties),
-                          _Later(lambda: self._get_resource_options(request)),
-                          _Later(lambda: self._get_provider_resource(request)))
-            props, opts, provider = shared
-            args = LazyResourceArgs(request.type, props, request.urn, request.name, opts, provider,
-                                    self._get_policy_config(policy.name), self._attr("stack_tags"))
+            if pending is None:  # once per resource, not once per rule; each part only when a rule reads it
+                pending = {"props": self._conversions.get(request.urn, request.properties),
+                           "opts": _Later(self._get_resource_options, request),
+                           "provider": _Later(self._get_provider_resource, request)}
+            args = LazyResourceArgs.of(LazyResourceArgs.attributes(
+                request.type, request.urn, request.name, self._get_policy_config(policy.name), self._attr("stack_tags")), dict(pending))
             self._run(response, policy, level, args)
         return response
 
@@ -435,9 +461,10 @@ class FastAnalyzerServicer(_PolicyAnalyzerServicer):
         by_urn: dict[str, PolicyResource] = {}
         wiring = []
         for r in request.resources:
-            resource = LazyPolicyResource(r.type, self._conversions.get(r.urn, r.properties), r.urn, r.name,
-                                          _Later(lambda r=r: self._get_resource_options(r)),
-                                          _Later(lambda r=r: self._get_provider_resource(r)), None, [], {})
+            resource = LazyPolicyResource.of(LazyPolicyResource.attributes(r.type, r.urn, r.name), {
+                "props": self._conversions.get(r.urn, r.properties),
+                "opts": _Later(self._get_resource_options, r),
+                "provider": _Later(self._get_provider_resource, r)})
             by_urn[r.urn] = resource
             wiring.append((resource, r))
         for resource, r in wiring:

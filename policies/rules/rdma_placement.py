@@ -25,7 +25,7 @@ def _efa_count(lt) -> int:
 
 
 def _count_efa(props) -> int:
-    return sum(1 for n in I.items(I.get(props, "networkInterfaces")) if I.get(n, "interfaceType") in EFA_TYPES)
+    return sum(1 for kind in I.column(I.get(props, "networkInterfaces"), "interfaceType") if kind in EFA_TYPES)
 
 
 def _index(resources: list) -> tuple[dict[str, list], dict[str, list]]:
