@@ -57,7 +57,6 @@ def synthetic(n: int) -> list:
 
 def run(analyzer, resources) -> tuple[float, int]:
     """Wall-clock seconds for Configure, every Analyze and one AnalyzeStack (and the diagnostics count)."""
-    gc.collect()  # not the previous run's garbage
     start = time.perf_counter()
     analyzer.Configure(configure_request())
     count = 0
@@ -110,18 +109,28 @@ def process_cpu(pid: int) -> float:
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--resources", type=int, default=5000)
-    n = p.parse_args().resources
+    p.add_argument("--repeat", type=int, default=3, help="in-process runs; the one with the least CPU is reported")
+    args = p.parse_args()
+    n = args.resources
     resources = synthetic(n)
     results = {}
     load = os.getloadavg()[0]
     run(InProcess(), synthetic(len(KINDS) + len(SINGLETONS)))  # warm-up: the catalog loads on first use
-    cpu = time.process_time()
-    seconds, diags = run(InProcess(), resources)
-    results["in-process"] = (seconds, time.process_time() - cpu, diags)
+    for attempt in range(args.repeat):  # the best of a few: on a shared machine a run is only ever slowed down
+        if attempt:
+            resources = synthetic(n)  # fresh registrations: nothing cached from the previous run
+        analyzer = InProcess()
+        gc.collect()  # not the previous run's garbage
+        cpu = time.process_time()
+        seconds, diags = run(analyzer, resources)
+        cpu = time.process_time() - cpu
+        if "in-process" not in results or cpu < results["in-process"][1]:
+            results["in-process"] = (seconds, cpu, diags)
     proc, channel, stub = start_pack()
     try:
         run(stub, synthetic(len(KINDS) + len(SINGLETONS)))  # the server's warm-up too
         resources = synthetic(n)  # fresh registrations: nothing cached from the in-process run
+        gc.collect()
         cpu, server = time.process_time(), process_cpu(proc.pid)
         seconds, diags = run(stub, resources)
         client, server = time.process_time() - cpu, process_cpu(proc.pid) - server
@@ -130,7 +139,8 @@ def main() -> None:
         channel.close()
         proc.terminate()
         proc.wait(timeout=10)
-    print(f"policy throughput on a {n:,}-resource synthetic plan ({len(KINDS) + len(SINGLETONS)} resource kinds, {n} Analyze + 1 AnalyzeStack)")
+    print(f"policy throughput on a {n:,}-resource synthetic plan ({len(KINDS) + len(SINGLETONS)} resource kinds, {n} Analyze + 1 AnalyzeStack; "
+          f"in process: best of {args.repeat} runs)")
     print(f"  load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end (2 cores: wall time is shared)")
     for name, (seconds, cpu, diags) in results.items():
         who = "client + pack server" if name == "grpc" else "this process"

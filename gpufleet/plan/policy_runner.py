@@ -92,43 +92,32 @@ def analyzer_options(r: Registration) -> analyzer_pb2.AnalyzerResourceOptions:
     )
 
 
-_STRUCTS: dict[int, tuple] = {}  # id(registration) -> (registration, its inputs as a Struct)
+_MESSAGES: dict[int, tuple] = {}  # id(registration) -> (registration, inputs Struct, options)
 
 
-def _inputs_struct(r: Registration) -> struct_pb2.Struct:
-    """A registration's inputs as a Struct, built once: Analyze and AnalyzeStack both send them."""
-    hit = _STRUCTS.get(id(r))
+def _messages(r: Registration) -> tuple[struct_pb2.Struct, analyzer_pb2.AnalyzerResourceOptions]:
+    """A registration's inputs as a Struct and its analyzer options, built once: Analyze and AnalyzeStack
+    both send them."""
+    hit = _MESSAGES.get(id(r))
     if hit is None or hit[0] is not r:
-        if len(_STRUCTS) > 50_000:
-            _STRUCTS.clear()
-        hit = _STRUCTS[id(r)] = (r, to_struct(r.inputs))
-    return hit[1]
+        if len(_MESSAGES) > 50_000:
+            _MESSAGES.clear()
+        hit = _MESSAGES[id(r)] = (r, to_struct(r.inputs), analyzer_options(r))
+    return hit[1], hit[2]
 
 
 def analyze_request(r: Registration) -> analyzer_pb2.AnalyzeRequest:
-    return analyzer_pb2.AnalyzeRequest(
-        type=r.type,
-        properties=_inputs_struct(r),
-        urn=r.urn,
-        name=r.name,
-        options=analyzer_options(r),
-    )
+    properties, options = _messages(r)
+    return analyzer_pb2.AnalyzeRequest(type=r.type, properties=properties, urn=r.urn, name=r.name, options=options)
 
 
 def stack_request(resources: Iterable[Registration]) -> analyzer_pb2.AnalyzeStackRequest:
-    return analyzer_pb2.AnalyzeStackRequest(
-        resources=[
-            analyzer_pb2.AnalyzerResource(
-                type=r.type,
-                properties=_inputs_struct(r),
-                urn=r.urn,
-                name=r.name,
-                parent=r.parent or "",
-                options=analyzer_options(r),
-            )
-            for r in resources
-        ]
-    )
+    out = analyzer_pb2.AnalyzeStackRequest()
+    add = out.resources.add
+    for r in resources:
+        properties, options = _messages(r)
+        add(type=r.type, properties=properties, urn=r.urn, name=r.name, parent=r.parent or "", options=options)
+    return out
 
 
 def configure_request(config: Optional[dict] = None) -> analyzer_pb2.ConfigureAnalyzerRequest:
