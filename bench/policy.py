@@ -4,12 +4,16 @@
 
 The plan mixes what the rules look at (EKS/GKE GPU pools, launch templates, clusters, Helm releases,
 ConfigMaps) with resources no rule reads. Prints resources/s for Analyze (every resource) plus one
-AnalyzeStack, for each runner. A figure, not a test.
+AnalyzeStack, for each runner, twice: by wall time, and by CPU seconds (time.process_time of this process;
+for gRPC also the pack server's own CPU from /proc/<pid>/stat). Building the requests (what the engine does
+for the pack) is counted in both. On a shared machine wall time depends on what else runs; CPU seconds say
+what the evaluation costs. A figure, not a test.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import subprocess
@@ -96,31 +100,57 @@ def start_pack():
     return proc, channel, analyzer_pb2_grpc.AnalyzerStub(channel)
 
 
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user + system) a process has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--resources", type=int, default=5000)
-    n = p.parse_args().resources
+    p.add_argument("--repeat", type=int, default=3, help="in-process runs; the one with the least CPU is reported")
+    args = p.parse_args()
+    n = args.resources
     resources = synthetic(n)
     results = {}
+    load = os.getloadavg()[0]
     run(InProcess(), synthetic(len(KINDS) + len(SINGLETONS)))  # warm-up: the catalog loads on first use
-    cpu = time.process_time()
-    seconds, diags = run(InProcess(), resources)
-    cpu = time.process_time() - cpu
-    results["in-process"] = (seconds, diags)
+    for attempt in range(args.repeat):  # the best of a few: on a shared machine a run is only ever slowed down
+        if attempt:
+            resources = synthetic(n)  # fresh registrations: nothing cached from the previous run
+        analyzer = InProcess()
+        gc.collect()  # not the previous run's garbage
+        cpu = time.process_time()
+        seconds, diags = run(analyzer, resources)
+        cpu = time.process_time() - cpu
+        if "in-process" not in results or cpu < results["in-process"][1]:
+            results["in-process"] = (seconds, cpu, diags)
     proc, channel, stub = start_pack()
     try:
+        run(stub, synthetic(len(KINDS) + len(SINGLETONS)))  # the server's warm-up too
+        resources = synthetic(n)  # fresh registrations: nothing cached from the in-process run
+        gc.collect()
+        cpu, server = time.process_time(), process_cpu(proc.pid)
         seconds, diags = run(stub, resources)
-        results["grpc"] = (seconds, diags)
+        client, server = time.process_time() - cpu, process_cpu(proc.pid) - server
+        results["grpc"] = (seconds, client + server, diags)
     finally:
         channel.close()
         proc.terminate()
         proc.wait(timeout=10)
-    print(f"policy throughput on a {n:,}-resource synthetic plan ({len(KINDS) + len(SINGLETONS)} resource kinds, {n} Analyze + 1 AnalyzeStack)")
-    for name, (seconds, diags) in results.items():
-        print(f"  {name:<11} {seconds:7.2f} s   {n / seconds:9,.0f} resources/s   {diags} diagnostics")
-    # On a busy machine wall time says little: CPU seconds of the in-process run are what one core needs.
-    print(f"  in-process CPU {cpu:.2f} s = {n / cpu:,.0f} resources per CPU-second; load average {os.getloadavg()[0]:.1f}")
-    print(json.dumps({k: {"seconds": round(s, 3), "resourcesPerSecond": round(n / s)} for k, (s, _) in results.items()}))
+    print(f"policy throughput on a {n:,}-resource synthetic plan ({len(KINDS) + len(SINGLETONS)} resource kinds, {n} Analyze + 1 AnalyzeStack; "
+          f"in process: best of {args.repeat} runs)")
+    print(f"  load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end (2 cores: wall time is shared)")
+    for name, (seconds, cpu, diags) in results.items():
+        who = "client + pack server" if name == "grpc" else "this process"
+        print(f"  {name:<11} wall {seconds:6.2f} s = {n / seconds:7,.0f} resources/s   CPU {cpu:6.2f} s = "
+              f"{n / cpu:7,.0f} resources per CPU-second ({who})   {diags} diagnostics")
+    # The Pulumi engine (Go) is the real client: the pack's own cost is its server's CPU.
+    print(f"  grpc pack server alone: CPU {server:.2f} s = {n / server:,.0f} resources per CPU-second "
+          f"(bench client: {client:.2f} s building and sending the requests)")
+    print(json.dumps({k: {"seconds": round(s, 3), "resourcesPerSecond": round(n / s), "cpuSeconds": round(c, 3),
+                          "resourcesPerCpuSecond": round(n / c)} for k, (s, c, _) in results.items()}))
 
 
 if __name__ == "__main__":

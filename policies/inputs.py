@@ -55,16 +55,36 @@ def known(read, default: Any = None) -> Any:
         return default
 
 
+_KINDS: dict[type, int] = {}  # type -> _MAP | _SEQ | 0: the abc isinstance checks, once per type
+_MAP, _SEQ = 1, 2
+
+
+def _kind(value: Any) -> int:
+    t = type(value)
+    kind = _KINDS.get(t)
+    if kind is None:
+        kind = _KINDS[t] = _MAP if isinstance(value, Mapping) else _SEQ if isinstance(value, Sequence) and not isinstance(value, str) else 0
+    return kind
+
+
 def get(value: Any, *path: Any, default: Any = None) -> Any:
     """value[path[0]][path[1]]..., or default when a step is missing or of the wrong kind."""
     for step in path:
-        if isinstance(step, int):
-            if isinstance(value, Sequence) and not isinstance(value, str) and -len(value) <= step < len(value):
+        kind = _KINDS.get(type(value))
+        if kind is None:
+            kind = _kind(value)
+        if kind == _MAP and type(step) is str:
+            try:  # one lookup, not `in` then `[]`; an unknown value raises either way
+                value = value[step]
+            except KeyError:
+                return default
+        elif isinstance(step, int):
+            if kind == _SEQ and -len(value) <= step < len(value):
                 value = value[step]
             else:
                 return default
-        elif isinstance(value, Mapping):
-            try:  # one lookup, not `in` then `[]`; an unknown value raises either way
+        elif kind == _MAP:
+            try:
                 value = value[step]
             except KeyError:
                 return default
@@ -73,16 +93,41 @@ def get(value: Any, *path: Any, default: Any = None) -> Any:
     return default if value is None else value
 
 
+_MEMO: dict[tuple[int, str], tuple] = {}  # (id(props), what) -> (props, value); see memo()
+
+
+def memo(props: Any, what: str, compute: Callable[[Any], Any]) -> Any:
+    """compute(props), once per resource however many rules (and runs: Analyze, then AnalyzeStack) ask.
+    The servicer hands every rule the same props object for a resource, so the key is its identity (the
+    entry holds the object, so the id cannot be reused while cached). A preview-time unknown raises
+    every time, as compute() would. Callers must not mutate what it returns."""
+    key = (id(props), what)
+    hit = _MEMO.get(key)
+    if hit is None or hit[0] is not props:
+        if len(_MEMO) > 100_000:
+            _MEMO.clear()
+        hit = _MEMO[key] = (props, compute(props))
+    return hit[1]
+
+
 def items(value: Any) -> list:
     """A list input as a Python list ([] when absent or not a list)."""
-    if isinstance(value, Sequence) and not isinstance(value, str):
+    if (_KINDS.get(type(value)) or _kind(value)) == _SEQ:
         return [value[i] for i in range(len(value))]
     return []
 
 
+def column(value: Any, key: str) -> list:
+    """[get(element, key) for element in items(value)], in one pass when the servicer's list can (`column`)."""
+    fast = getattr(value, "column", None)
+    if fast is not None and (_KINDS.get(type(value)) or _kind(value)) == _SEQ:
+        return fast(key)
+    return [get(element, key) for element in items(value)]
+
+
 def mapping(value: Any) -> dict:
     """A map input as a plain dict of its top level ({} when absent or not a map)."""
-    if isinstance(value, Mapping):
+    if (_KINDS.get(type(value)) or _kind(value)) == _MAP:
         return {k: value[k] for k in value}
     return {}
 
@@ -145,29 +190,33 @@ def exemption(policy: str, name: str, urn: str, props: Any, config: Optional[Map
     return None
 
 
-_EXEMPTIONS: dict[int, tuple] = {}  # id(props) -> (props, {exemption key: reason}); see gpu_pool
-
-
 def _exemption_labels(props: Any) -> dict[str, str]:
     """Every non-empty `gpufleet.io/exempt-*` tag, label or annotation on the resource (the first carrier
     in _CARRIERS order wins), read once per resource however many rules ask."""
-    hit = _EXEMPTIONS.get(id(props))
-    if hit is not None and hit[0] is props:
-        return hit[1]
+    return memo(props, "exemptions", _find_exemption_labels)
+
+
+_EXEMPT_PREFIX = labels.exempt_key("")
+_EXEMPT_PREFIX_BYTES = _EXEMPT_PREFIX.encode()
+
+
+def _find_exemption_labels(props: Any) -> dict[str, str]:
+    # The servicer's props carry their protobuf serialization, where every key and string is stored
+    # verbatim (UTF-8): without the prefix in those bytes, no key can start with it.
+    serialized = getattr(props, "serialized", None)
+    if isinstance(serialized, bytes) and _EXEMPT_PREFIX_BYTES not in serialized:
+        return {}
     found: dict[str, str] = {}
-    prefix = labels.exempt_key("")
+    prefix = _EXEMPT_PREFIX
     for path in _CARRIERS:
         carrier = get(props, *path)
-        if not isinstance(carrier, Mapping):
+        if _kind(carrier) != _MAP:
             continue
         for key in carrier:
             if isinstance(key, str) and key.startswith(prefix) and key not in found:
                 reason = carrier[key]
                 if isinstance(reason, str) and reason.strip():
                     found[key] = reason.strip()
-    if len(_EXEMPTIONS) > 50_000:
-        _EXEMPTIONS.clear()
-    _EXEMPTIONS[id(props)] = (props, found)
     return found
 
 
@@ -211,6 +260,8 @@ def resource_validator(policy: str, check: Callable[[str, Any], Iterable[str]], 
         for message in check(args.resource_type, args.props):
             report_violation(message, args.urn)
 
+    if judged is not None:
+        validate.judged_types = judged  # the servicer skips other types without calling it (same verdicts)
     return validate
 
 
@@ -225,6 +276,7 @@ def pool_validator(policy: str, check: Callable[["Pool"], Iterable[str]]) -> Cal
         for message in check(pool):
             report_violation(message, args.urn)
 
+    validate.judged_types = POOL_TYPES  # gpu_pool() is None for any other type
     return validate
 
 
@@ -343,21 +395,17 @@ def gke_gpu_pool(type_: str, props: Any) -> Optional[tuple[Optional[GpuShape], l
     return gke_shape(machine, acc_type, count), [machine] if machine else []
 
 
-_SHAPES: dict[int, tuple] = {}  # id(props) -> (props, shape): rules ask about the same resource many times
+POOL_TYPES = frozenset((EKS_NODE_GROUP, GKE_NODE_POOL))  # the resource types gpu_pool() can return a pool for
 
 
 def gpu_pool(resource: Any) -> Optional[Pool]:
     """The resource as a GPU pool, or None when it is not one. The servicer hands every rule the same
     props object for a resource, so its shape is computed once (keyed by identity, holding the object)."""
-    if resource.resource_type not in (EKS_NODE_GROUP, GKE_NODE_POOL):
+    if resource.resource_type not in POOL_TYPES:
         return None  # before reading props: the servicer converts them only when a rule reads them
-    props = resource.props
-    hit = _SHAPES.get(id(props))
-    if hit is None or hit[0] is not props:
-        if len(_SHAPES) > 50_000:
-            _SHAPES.clear()
-        hit = _SHAPES[id(props)] = (props, _pool_shape(resource.resource_type, props))
-    return None if hit[1] is None else Pool(resource, *hit[1])
+    type_ = resource.resource_type
+    found = memo(resource.props, "pool-" + type_, lambda props: _pool_shape(type_, props))
+    return None if found is None else Pool(resource, *found)
 
 
 def _pool_shape(type_: str, props: Any) -> Optional[tuple]:
@@ -424,12 +472,18 @@ def annotations(resources: Iterable[Any], key: str) -> list[tuple[Any, str]]:
 
 def taints_of(pool: Pool) -> list[tuple[str, str, str]]:
     """(key, value, effect) of a pool's taints, effects normalised to Kubernetes spelling."""
-    raw = get(pool.props, "taints") if pool.platform == "eks" else get(pool.props, "nodeConfig", "taints")
-    effects = {"NO_SCHEDULE": "NoSchedule", "NO_EXECUTE": "NoExecute", "PREFER_NO_SCHEDULE": "PreferNoSchedule"}
+    return list(memo(pool.props, "taints-" + pool.platform, lambda props: tuple(_taints(pool.platform, props))))
+
+
+_EFFECTS = {"NO_SCHEDULE": "NoSchedule", "NO_EXECUTE": "NoExecute", "PREFER_NO_SCHEDULE": "PreferNoSchedule"}
+
+
+def _taints(platform: str, props: Any) -> list[tuple[str, str, str]]:
+    raw = get(props, "taints") if platform == "eks" else get(props, "nodeConfig", "taints")
     out = []
     for t in items(raw):
         effect = text(get(t, "effect")) or ""
-        out.append((text(get(t, "key")) or "", text(get(t, "value")) or "", effects.get(effect, effect)))
+        out.append((text(get(t, "key")) or "", text(get(t, "value")) or "", _EFFECTS.get(effect, effect)))
     return out
 
 

@@ -20,7 +20,7 @@ import sys
 import time
 from concurrent import futures
 from inspect import isawaitable
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import grpc
 from pulumi.runtime.proto import analyzer_pb2 as proto
@@ -38,7 +38,19 @@ from pulumi_policy.policy import (
     _PolicyAnalyzerServicer,
 )
 from pulumi_policy.deserialize import SPECIAL_SIG_KEY
-from pulumi_policy.proxy import _DictProxy, _is_unknown, _ListProxy, UnknownValueError as _Unknown
+from pulumi_policy.proxy import (
+    UNKNOWN_ARCHIVE_VALUE,
+    UNKNOWN_ARRAY_VALUE,
+    UNKNOWN_ASSET_VALUE,
+    UNKNOWN_BOOLEAN_VALUE,
+    UNKNOWN_NUMBER_VALUE,
+    UNKNOWN_OBJECT_VALUE,
+    UNKNOWN_STRING_VALUE,
+    _DictProxy,
+    _is_unknown,
+    _ListProxy,
+)
+from pulumi_policy.proxy import UnknownValueError as _Unknown
 
 _PARENT = "_PolicyAnalyzerServicer__"
 
@@ -127,60 +139,100 @@ class _LazyList(_ListProxy):
 
 class _StructDict(_DictProxy):
     """The unknown-checking dict proxy read straight from a protobuf Struct: a field is converted (and
-    checked for an unknown value) only when a rule reads it; what rules never read is never converted."""
+    checked for an unknown value) only when a rule reads it; what rules never read is never converted.
+    The key path (for the unknown-value message) is a tuple built only for nested containers."""
 
-    def __init__(self, fields, path: list):
-        super().__init__(fields, path)
+    def __init__(self, fields, path: tuple):
+        # _DictProxy.__init__ only stores these two; its path list is never read (__getitem__ is ours).
+        self._DictProxy__target = fields
         self._path = path
         self._seen: dict = {}
 
     def __getitem__(self, key):
-        if key in self._seen:
-            return self._seen[key]
+        seen = self._seen
+        if key in seen:
+            return seen[key]
         fields = self._DictProxy__target
-        if not isinstance(key, str) or key not in fields:  # fields[key] would insert a default
+        if (type(key) is not str and not isinstance(key, str)) or key not in fields:  # fields[key] would insert a default
             raise KeyError(key)
-        path = [*self._path, str(key)]
-        value = self._seen[key] = _from_value(fields[key], path)
+        field = fields[key]
+        kind = field.WhichOneof("kind")
+        if kind == "string_value":  # the common case inline; _from_value does the same
+            value = field.string_value
+            if value in _UNKNOWNS:
+                raise _Unknown(value, [*self._path, key])
+        elif kind == "number_value" or kind == "bool_value":
+            value = getattr(field, kind)
+        else:
+            value = _from_value(field, self._path, key)
+        seen[key] = value
         return value
 
     def __contains__(self, key) -> bool:
-        if not isinstance(key, str) or key not in self._DictProxy__target:
+        if (type(key) is not str and not isinstance(key, str)) or key not in self._DictProxy__target:
             return False
         self[key]  # an unknown value raises, as Mapping's own __contains__ does
         return True
 
 
 class _StructList(_ListProxy):
-    def __init__(self, values, path: list):
-        super().__init__(values, path)
+    def __init__(self, values, path: tuple):
+        self._ListProxy__target = values
         self._path = path
         self._seen: dict = {}
+
+    def column(self, key: str) -> list:
+        """[get(element, key) for each element], read straight from the protobuf values (no proxy per
+        element): None where an element is not a map, lacks the key or holds null there; an unknown
+        element or value raises as reading it through the proxies would."""
+        out = []
+        for i, value in enumerate(self._ListProxy__target):
+            kind = value.WhichOneof("kind")
+            if kind == "string_value" and value.string_value in _UNKNOWNS:
+                raise _Unknown(value.string_value, [*self._path, str(i)])
+            if kind != "struct_value":
+                out.append(None)
+                continue
+            fields = value.struct_value.fields
+            out.append(_from_value(fields[key], (*self._path, str(i)), key) if key in fields else None)
+        return out
 
     def __getitem__(self, index):
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
+        seen = self._seen
+        if index in seen:
+            return seen[index]
         values = self._ListProxy__target
         if not -len(values) <= index < len(values):
             raise IndexError(index)
         own = index if index >= 0 else len(values) + index
-        if own not in self._seen:
-            self._seen[own] = _from_value(values[own], [*self._path, str(index)], str(own))
-        return self._seen[own]
+        if own not in seen:
+            # A container is keyed by its own position; an unknown element is reported at the index asked.
+            seen[own] = _from_value(values[own], self._path, own, index)
+        value = seen[index] = seen[own]
+        return value
 
 
-def _from_value(value, path: list, own: Optional[str] = None) -> Any:
+_SCALARS = {"string_value", "number_value", "bool_value"}
+_UNKNOWNS = frozenset((UNKNOWN_BOOLEAN_VALUE, UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE, UNKNOWN_ARRAY_VALUE,
+                       UNKNOWN_ASSET_VALUE, UNKNOWN_ARCHIVE_VALUE, UNKNOWN_OBJECT_VALUE))  # proxy._is_unknown's set
+
+
+def _from_value(value, parent: tuple, key, asked=None) -> Any:
     """A protobuf Value as the rules see it: a proxy for a struct or list, else the scalar; an unknown
-    raises UnknownValueError with the path upstream reports."""
+    raises UnknownValueError with the path upstream reports (built only then)."""
     kind = value.WhichOneof("kind")
+    if kind in _SCALARS:
+        scalar = getattr(value, kind)
+        if kind == "string_value" and scalar in _UNKNOWNS:
+            raise _Unknown(scalar, [*parent, str(key if asked is None else asked)])
+        return scalar
     if kind == "struct_value":
-        return _StructDict(value.struct_value.fields, path if own is None else [*path[:-1], own])
+        return _StructDict(value.struct_value.fields, (*parent, str(key)))
     if kind == "list_value":
-        return _StructList(value.list_value.values, path if own is None else [*path[:-1], own])
-    scalar = None if kind in ("null_value", None) else getattr(value, kind)
-    if _is_unknown(scalar):
-        raise _Unknown(scalar, path)
-    return scalar
+        return _StructList(value.list_value.values, (*parent, str(key)))
+    return None
 
 
 def _props(properties, raw: bytes = b"") -> Any:
@@ -190,48 +242,97 @@ def _props(properties, raw: bytes = b"") -> Any:
     deserializing them needs the whole tree (tests/policy/test_servicer.py compares the two)."""
     if not raw or SPECIAL_SIG_KEY.encode() in raw:
         return _LazyDict(deserialize_properties({k: _value(v) for k, v in properties.fields.items()}), [])
-    return _StructDict(properties.fields, [])
+    root = _StructDict(properties.fields, ())
+    root.serialized = raw  # lets a reader skip a search the bytes show cannot match (inputs.exemption)
+    return root
 
 
 _UNSET = object()
 
 
 class Converted:
-    """A resource's properties, converted the first time any rule reads them, then shared."""
+    """A resource's properties, converted the first time any rule reads them, then shared.
 
-    __slots__ = ("message", "raw", "value")
+    The URN cache is consulted only then too: a resource no rule reads is never serialized or converted."""
 
-    def __init__(self, message, raw: bytes = b""):
+    __slots__ = ("message", "urn", "cache", "value")
+
+    def __init__(self, message, urn: str = "", cache: Optional["_Conversions"] = None):
         self.message = message
-        self.raw = raw
+        self.urn = urn
+        self.cache = cache
         self.value = _UNSET
 
     def get(self) -> Any:
         if self.value is _UNSET:
-            self.value = _props(self.message, self.raw)
-            self.message = self.raw = None
+            raw = self.message.SerializeToString(deterministic=True)
+            hit = self.cache.lookup(self.urn, raw) if self.cache is not None else None
+            if hit is not None and hit is not self:
+                self.value = hit.get()
+            else:
+                self.value = _props(self.message, raw)
+                if self.cache is not None:
+                    self.cache.store(self.urn, raw, self)
+            self.message = self.cache = None
+        return self.value
+
+
+class _Later:
+    """A value computed the first time it is read, then kept (resource options, provider)."""
+
+    __slots__ = ("compute", "arg", "value")
+
+    def __init__(self, compute: Callable[[Any], Any], arg: Any):
+        self.compute = compute
+        self.arg = arg
+        self.value = _UNSET
+
+    def get(self) -> Any:
+        if self.value is _UNSET:
+            self.value = self.compute(self.arg)
+            self.compute = self.arg = None
         return self.value
 
 
 class _LazyProps:
-    """`props` as pulumi_policy's argument classes have it, but read through a Converted when given one."""
+    """pulumi_policy's argument classes, with `props` (a Converted), `opts` and `provider` (_Later) computed
+    on first read and then plain instance attributes (no property call on every read a rule makes): most
+    rules read the props of a few resource types only, and only one rule reads any option.
 
-    @property
-    def props(self) -> Any:
-        value = self.__dict__["_props"]
-        return value.get() if isinstance(value, Converted) else value
+    Built by `of()` with the attributes upstream's __init__ sets (tests/policy/test_servicer.py compares
+    them), without running it: thousands are built per analysis."""
 
-    @props.setter
-    def props(self, value: Any) -> None:
-        self.__dict__["_props"] = value
+    @classmethod
+    def of(cls, attributes: dict, pending: dict) -> Any:
+        self = cls.__new__(cls)
+        own = self.__dict__
+        own.update(attributes)
+        own["_pending"] = pending  # its own: reading an attribute pops it from here
+        return self
+
+    def __getattr__(self, name: str) -> Any:  # only reached while the attribute is not yet computed
+        pending = self.__dict__.get("_pending")
+        if pending and name in pending:
+            value = self.__dict__[name] = pending.pop(name).get()
+            return value
+        raise AttributeError(name)
 
 
 class LazyResourceArgs(_LazyProps, ResourceValidationArgs):
-    pass
+    @staticmethod
+    def attributes(resource_type: str, urn: str, name: str, config: Optional[dict], stack_tags: Optional[dict]) -> dict:
+        """What ResourceValidationArgs.__init__ sets, but props, opts and provider."""
+        return {"resource_type": resource_type, "urn": urn, "name": name,
+                "_ResourceValidationArgs__config": config if config is not None else {},
+                "stack_tags": stack_tags if stack_tags is not None else {}}
 
 
 class LazyPolicyResource(_LazyProps, PolicyResource):
-    pass
+    @staticmethod
+    def attributes(resource_type: str, urn: str, name: str) -> dict:
+        """What PolicyResource.__init__ sets, but props, opts and provider (parent and dependencies are wired later)."""
+        return {"resource_type": resource_type, "urn": urn, "name": name, "parent": None, "dependencies": [],
+                "property_dependencies": {}}
 
 
 class _Conversions:
@@ -245,15 +346,32 @@ class _Conversions:
         self.by_urn: dict[str, tuple[bytes, Converted]] = {}
 
     def get(self, urn: str, properties) -> Converted:
-        raw = properties.SerializeToString(deterministic=True)
+        """The resource's properties, to be converted (or found here) when a rule first reads them."""
+        return Converted(properties, urn, self)
+
+    def lookup(self, urn: str, raw: bytes) -> Optional[Converted]:
         hit = self.by_urn.get(urn)
-        if hit is not None and hit[0] == raw:
-            return hit[1]
+        return hit[1] if hit is not None and hit[0] == raw else None
+
+    def store(self, urn: str, raw: bytes, converted: Converted) -> None:
         if len(self.by_urn) >= self.LIMIT:
             self.by_urn.clear()
-        converted = Converted(properties, raw)
         self.by_urn[urn] = (raw, converted)
-        return converted
+
+
+def _judged_types(policy) -> Optional[frozenset]:
+    """The resource types a resource policy's validation judges, when every validate function declares
+    them (`judged_types`, set by gpufleet.policies.inputs' validators); None when any may judge any type."""
+    validate = getattr(policy, "_ResourceValidationPolicy__validate", None)
+    if not validate:
+        return None
+    found: set = set()
+    for fn in validate if isinstance(validate, list) else [validate]:
+        types = getattr(fn, "judged_types", None)
+        if types is None:
+            return None
+        found |= types
+    return frozenset(found)
 
 
 class FastAnalyzerServicer(_PolicyAnalyzerServicer):
@@ -286,7 +404,7 @@ class FastAnalyzerServicer(_PolicyAnalyzerServicer):
         report = self._create_report_violation(response, policy.name, policy.description, level, policy.severity)
         try:
             result = policy.validate(validate_args, report)
-            if isawaitable(result):
+            if result is not None and isawaitable(result):
                 loop = asyncio.new_event_loop()
                 loop.run_until_complete(asyncio.Task(result, loop=loop))
                 loop.close()
@@ -301,7 +419,8 @@ class FastAnalyzerServicer(_PolicyAnalyzerServicer):
         except _NotApplicableError as e:
             response.not_applicable.append(proto.PolicyNotApplicable(policy_name=policy.name, reason=e.reason or ""))
 
-    def _active(self, kind: type) -> list[tuple[Any, EnforcementLevel]]:
+    def _active(self, kind: type) -> list[tuple[Any, EnforcementLevel, Optional[frozenset]]]:
+        """The enabled policies of a kind with their level, and the resource types each judges (None: any)."""
         if kind in self._levels:
             return self._levels[kind]
         out = self._levels[kind] = []
@@ -309,24 +428,27 @@ class FastAnalyzerServicer(_PolicyAnalyzerServicer):
             level = self._get_enforcement_level(policy)
             if level == EnforcementLevel.DISABLED or not isinstance(policy, kind):
                 continue
-            out.append((policy, EnforcementLevel.MANDATORY if level == EnforcementLevel.REMEDIATE else level))
+            level = EnforcementLevel.MANDATORY if level == EnforcementLevel.REMEDIATE else level
+            out.append((policy, level, _judged_types(policy)))
         return out
 
     def Analyze(self, request, _context):
         self._runtime()
         response = proto.AnalyzeResponse()
-        shared: Optional[tuple] = None
-        for policy, level in self._active(ResourceValidationPolicy):
+        pending: Optional[dict] = None
+        for policy, level, judged in self._active(ResourceValidationPolicy):
+            if judged is not None and request.type not in judged:
+                continue  # the rule returns before reading anything for other types: no verdict to run for
             if not policy.has_validation():
                 response.not_applicable.append(proto.PolicyNotApplicable(
                     policy_name=policy.name, reason="Policy does not implement validate"))
                 continue
-            if shared is None:  # once per resource, not once per rule; props only when a rule reads them
-                shared = (self._conversions.get(request.urn, request.properties), self._get_resource_options(request),
-                          self._get_provider_resource(request))
-            props, opts, provider = shared
-            args = LazyResourceArgs(request.type, props, request.urn, request.name, opts, provider,
-                                    self._get_policy_config(policy.name), self._attr("stack_tags"))
+            if pending is None:  # once per resource, not once per rule; each part only when a rule reads it
+                pending = {"props": self._conversions.get(request.urn, request.properties),
+                           "opts": _Later(self._get_resource_options, request),
+                           "provider": _Later(self._get_provider_resource, request)}
+            args = LazyResourceArgs.of(LazyResourceArgs.attributes(
+                request.type, request.urn, request.name, self._get_policy_config(policy.name), self._attr("stack_tags")), dict(pending))
             self._run(response, policy, level, args)
         return response
 
@@ -339,8 +461,10 @@ class FastAnalyzerServicer(_PolicyAnalyzerServicer):
         by_urn: dict[str, PolicyResource] = {}
         wiring = []
         for r in request.resources:
-            resource = LazyPolicyResource(r.type, self._conversions.get(r.urn, r.properties), r.urn, r.name,
-                                          self._get_resource_options(r), self._get_provider_resource(r), None, [], {})
+            resource = LazyPolicyResource.of(LazyPolicyResource.attributes(r.type, r.urn, r.name), {
+                "props": self._conversions.get(r.urn, r.properties),
+                "opts": _Later(self._get_resource_options, r),
+                "provider": _Later(self._get_provider_resource, r)})
             by_urn[r.urn] = resource
             wiring.append((resource, r))
         for resource, r in wiring:
@@ -350,7 +474,7 @@ class FastAnalyzerServicer(_PolicyAnalyzerServicer):
             for key, deps in r.propertyDependencies.items():
                 resource.property_dependencies[key] = [by_urn[d] for d in deps.urns if d in by_urn]
         resources = IndexedResources([resource for resource, _ in wiring])
-        for policy, level in active:
+        for policy, level, _ in active:
             args = StackValidationArgs(resources, self._get_policy_config(policy.name), self._attr("stack_tags"))
             self._run(response, policy, level, args)
         return response

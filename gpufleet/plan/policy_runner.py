@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Iterable, Optional
 
 from google.protobuf import struct_pb2
+from google.protobuf.internal.well_known_types import _SetStructValue as _set_struct_value
 from pulumi.runtime.proto import analyzer_pb2
 
 from gpufleet.plan.mocks import Registration
@@ -35,9 +36,48 @@ _LEVELS = {
 
 
 def to_struct(value: dict) -> struct_pb2.Struct:
+    """What `Struct().update(value)` builds, about a third faster: plain JSON types dispatch on their exact
+    type, anything else (subclasses, tuples) takes protobuf's own setter."""
     struct = struct_pb2.Struct()
-    struct.update(value)
+    _fill(struct.fields, value)
     return struct
+
+
+def _fill(fields, value: dict) -> None:
+    for key, item in value.items():
+        kind = type(item)
+        if kind is str:  # scalars inline: most values are, and a call per value is most of the cost
+            fields[key].string_value = item
+        elif kind is bool:
+            fields[key].bool_value = item
+        elif kind is float or kind is int:
+            fields[key].number_value = item
+        else:
+            _set(fields[key], item)
+
+
+def _set(target: struct_pb2.Value, value) -> None:
+    kind = type(value)
+    if kind is str:
+        target.string_value = value
+    elif kind is bool:
+        target.bool_value = value
+    elif kind is float or kind is int:
+        target.number_value = value
+    elif kind is dict:
+        struct = target.struct_value
+        struct.SetInParent()  # an empty map is still a struct, as update() leaves it
+        _fill(struct.fields, value)
+    elif kind is list:
+        values = target.list_value
+        values.SetInParent()
+        add = values.values.add
+        for item in value:
+            _set(add(), item)
+    elif value is None:
+        target.null_value = struct_pb2.NULL_VALUE
+    else:
+        _set_struct_value(target, value)
 
 
 def analyzer_options(r: Registration) -> analyzer_pb2.AnalyzerResourceOptions:
@@ -52,43 +92,32 @@ def analyzer_options(r: Registration) -> analyzer_pb2.AnalyzerResourceOptions:
     )
 
 
-_STRUCTS: dict[int, tuple] = {}  # id(registration) -> (registration, its inputs as a Struct)
+_MESSAGES: dict[int, tuple] = {}  # id(registration) -> (registration, inputs Struct, options)
 
 
-def _inputs_struct(r: Registration) -> struct_pb2.Struct:
-    """A registration's inputs as a Struct, built once: Analyze and AnalyzeStack both send them."""
-    hit = _STRUCTS.get(id(r))
+def _messages(r: Registration) -> tuple[struct_pb2.Struct, analyzer_pb2.AnalyzerResourceOptions]:
+    """A registration's inputs as a Struct and its analyzer options, built once: Analyze and AnalyzeStack
+    both send them."""
+    hit = _MESSAGES.get(id(r))
     if hit is None or hit[0] is not r:
-        if len(_STRUCTS) > 50_000:
-            _STRUCTS.clear()
-        hit = _STRUCTS[id(r)] = (r, to_struct(r.inputs))
-    return hit[1]
+        if len(_MESSAGES) > 50_000:
+            _MESSAGES.clear()
+        hit = _MESSAGES[id(r)] = (r, to_struct(r.inputs), analyzer_options(r))
+    return hit[1], hit[2]
 
 
 def analyze_request(r: Registration) -> analyzer_pb2.AnalyzeRequest:
-    return analyzer_pb2.AnalyzeRequest(
-        type=r.type,
-        properties=_inputs_struct(r),
-        urn=r.urn,
-        name=r.name,
-        options=analyzer_options(r),
-    )
+    properties, options = _messages(r)
+    return analyzer_pb2.AnalyzeRequest(type=r.type, properties=properties, urn=r.urn, name=r.name, options=options)
 
 
 def stack_request(resources: Iterable[Registration]) -> analyzer_pb2.AnalyzeStackRequest:
-    return analyzer_pb2.AnalyzeStackRequest(
-        resources=[
-            analyzer_pb2.AnalyzerResource(
-                type=r.type,
-                properties=_inputs_struct(r),
-                urn=r.urn,
-                name=r.name,
-                parent=r.parent or "",
-                options=analyzer_options(r),
-            )
-            for r in resources
-        ]
-    )
+    out = analyzer_pb2.AnalyzeStackRequest()
+    add = out.resources.add
+    for r in resources:
+        properties, options = _messages(r)
+        add(type=r.type, properties=properties, urn=r.urn, name=r.name, parent=r.parent or "", options=options)
+    return out
 
 
 def configure_request(config: Optional[dict] = None) -> analyzer_pb2.ConfigureAnalyzerRequest:

@@ -20,7 +20,7 @@ NAME = "gpu-cuda-minor-version-compat"
 
 
 def check(resources: list, config) -> list[tuple[str, str]]:
-    resources = list(resources)
+    resources = I.listed(resources)  # keeps the servicer's index
     cuda = declared_cuda(resources, config)
     if not cuda:
         return []

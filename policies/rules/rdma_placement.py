@@ -21,7 +21,11 @@ EFA_TYPES = ("efa", "efa-only")
 
 
 def _efa_count(lt) -> int:
-    return sum(1 for n in I.items(I.get(lt.props, "networkInterfaces")) if I.get(n, "interfaceType") in EFA_TYPES)
+    return I.memo(lt.props, "efa-interfaces", _count_efa)
+
+
+def _count_efa(props) -> int:
+    return sum(1 for kind in I.column(I.get(props, "networkInterfaces"), "interfaceType") if kind in EFA_TYPES)
 
 
 def _index(resources: list) -> tuple[dict[str, list], dict[str, list]]:

@@ -23,6 +23,8 @@ and instance-type requirements match the declared reservation.
 
 from __future__ import annotations
 
+from typing import Optional
+
 from pulumi_policy import EnforcementLevel, StackValidationPolicy
 
 from gpufleet import labels
@@ -44,14 +46,37 @@ def _declared(props, *paths) -> dict:
     return out
 
 
-def _launch_template_of(ng, templates: list) -> object:
+class _Templates:
+    """The stack's launch templates by id and by parent URN, built once per check (not scanned per node group)."""
+
+    def __init__(self, templates: list):
+        self.templates = templates
+        self.ids: Optional[dict] = None
+        self.by_parent: dict[str, list] = {}
+        for lt in templates:
+            parent = getattr(getattr(lt, "parent", None), "urn", None)
+            if parent:
+                self.by_parent.setdefault(parent, []).append(lt)
+
+    def by_id(self, lt_id: str) -> object:
+        if self.ids is None:  # the first template with that id, as a scan in stack order finds it
+            self.ids = {}
+            for lt in self.templates:
+                found = I.known(lambda lt=lt: I.text(I.get(lt.props, "id")))
+                if found and found not in self.ids:
+                    self.ids[found] = lt
+        return self.ids.get(lt_id)
+
+
+def _launch_template_of(ng, templates: _Templates) -> object:
     """The launch template a node group uses: by id when known, else the one beside it (same parent component)."""
     lt_id = I.known(lambda: I.text(I.get(ng.props, "launchTemplate", "id")))
     parent = getattr(getattr(ng, "parent", None), "urn", None)
-    for lt in templates:
-        if lt_id and I.known(lambda lt=lt: I.text(I.get(lt.props, "id"))) == lt_id:
-            return lt
-    siblings = [lt for lt in templates if parent and getattr(getattr(lt, "parent", None), "urn", None) == parent]
+    if lt_id:
+        found = templates.by_id(lt_id)
+        if found is not None:
+            return found
+    siblings = templates.by_parent.get(parent, []) if parent else []
     return siblings[0] if len(siblings) == 1 else None
 
 
@@ -132,11 +157,11 @@ def _karpenter(np_, classes: dict) -> list[str]:
 
 
 def check(resources: list, config) -> list[tuple[str, str]]:
-    resources = list(resources)
+    resources = I.listed(resources)
     out = []
-    templates = [r for r in resources if r.resource_type == I.EC2_LAUNCH_TEMPLATE]
-    for r in resources:
-        if r.resource_type != I.EKS_NODE_GROUP or I.exemption(NAME, r.name, r.urn, r.props, config):
+    templates = _Templates(I.of_type(resources, I.EC2_LAUNCH_TEMPLATE))
+    for r in I.of_type(resources, I.EKS_NODE_GROUP):
+        if I.exemption(NAME, r.name, r.urn, r.props, config):
             continue
         out += [(r.urn, f"node group '{r.name}': {m}") for m in _eks(r, _launch_template_of(r, templates))]
     for pool in I.gpu_pools(resources):

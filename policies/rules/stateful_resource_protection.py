@@ -131,6 +131,9 @@ def validate(args, report_violation) -> None:
         report_violation(message, args.urn)
 
 
+validate.judged_types = JUDGED  # the servicer skips other types without calling validate
+
+
 POLICY = ResourceValidationPolicy(
     name=NAME,
     description="Clusters, encryption keys, volumes, file systems, claims and k3s servers are protected; shared "

@@ -91,3 +91,22 @@ def test_same_verdicts_with_unknowns_secrets_and_config():
     assert any("can't be known during preview" in d[4] for d in found if d[0] == "analyze")
     exempt = {"gpu-pool-scale-to-zero": {"exemptions": {"unknown-min": "reason"}}, "secure-defaults": {"enforcementLevel": "disabled"}}
     same(resources, exempt)
+
+
+def test_lazy_arguments_have_upstreams_attributes():
+    """The servicer builds rule arguments without running upstream's __init__ (policies/servicer.py
+    _LazyProps.of): once their deferred parts are read they hold exactly the attributes upstream sets."""
+    from pulumi_policy.policy import PolicyResource, ResourceValidationArgs
+
+    from gpufleet.policies.servicer import Converted, LazyPolicyResource, LazyResourceArgs, _Later
+
+    props = analyze_request(F.res("aws:eks/nodeGroup:NodeGroup", "ng", F.NODE_GROUP_IN)).properties
+    pending = {"props": Converted(props), "opts": _Later(lambda _: "opts", None), "provider": _Later(lambda _: None, None)}
+    args = LazyResourceArgs.of(LazyResourceArgs.attributes("t", "urn", "n", None, None), dict(pending))
+    upstream = ResourceValidationArgs("t", {}, "urn", "n", "opts", None)
+    assert (args.props["instanceTypes"][0], args.opts, args.provider) == ("p5.48xlarge", "opts", None)
+    assert set(vars(args)) - {"_pending"} == set(vars(upstream))
+    assert args.get_config() == upstream.get_config() == {} and args.stack_tags == {}
+    resource = LazyPolicyResource.of(LazyPolicyResource.attributes("t", "urn", "n"), dict(pending))
+    (resource.props, resource.opts, resource.provider)
+    assert set(vars(resource)) - {"_pending"} == set(vars(PolicyResource("t", {}, "urn", "n", "opts", None, None, [], {})))
