@@ -26,8 +26,9 @@ def _python(code: str) -> subprocess.CompletedProcess:
 
 
 def test_real_client_checks_pass_in_their_own_interpreter():
-    run = subprocess.run([sys.executable, "-m", "pytest", "-o", "addopts=", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", str(CHECKS)],
-                         cwd=ROOT, capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    command = [sys.executable, "-m", "pytest", "-o", "addopts=", "-q", "-p", "no:cacheprovider", str(CHECKS)]
+    run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "PYTHONWARNINGS": "ignore"})
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert re.search(r"\b3 passed\b", run.stdout), run.stdout[-2000:]
 
