@@ -158,6 +158,26 @@ class ApiServer:
         except ValueError:
             return text
 
+    def install_crds(self, documents: list[dict], timeout: float = 60) -> list[str]:
+        """Create CustomResourceDefinitions (as a controller would at run time) and wait until each is
+        Established; returns their names."""
+        names = []
+        for doc in documents:
+            if doc and doc.get("kind") == "CustomResourceDefinition":
+                self.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", doc)
+                names.append(doc["metadata"]["name"])
+        deadline = time.monotonic() + timeout
+        for name in names:
+            while True:
+                crd = self.request("GET", f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}")
+                conditions = {c["type"]: c["status"] for c in (crd.get("status") or {}).get("conditions") or []}
+                if conditions.get("Established") == "True":
+                    break
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"CRD {name} not Established after {timeout}s: {conditions}")
+                time.sleep(0.2)
+        return names
+
     def create_node(self, name: str) -> None:
         """A Node object (NotReady: no kubelet behind it) so that NodePatch resources have a target."""
         self.request("POST", "/api/v1/nodes", {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name}})
