@@ -111,6 +111,8 @@ class ApiServer:
             "--service-cluster-ip-range", "10.96.0.0/16",
             # The charts' webhook servers are pods, and no pod runs here: validation is the API server's own.
             "--disable-admission-plugins", "ValidatingAdmissionWebhook,MutatingAdmissionWebhook",
+            # As k3s's API server runs (its default): the CSI, GPU and network daemons are privileged pods.
+            "--allow-privileged=true",
             "--enable-priority-and-fairness=false",
             "--profiling=false",
             "--v", "1",
