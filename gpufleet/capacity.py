@@ -46,11 +46,13 @@ class PoolCapacity:
 
     @property
     def hourly_min(self) -> float:
-        return (self.price_per_node_hour or 0.0) * self.min_nodes
+        """The pool's nodes at its minimum; a reservation it draws on is paid in full whether nodes use it or not
+        (the cost breakdown's committed item), so never less than the reserved nodes."""
+        return (self.price_per_node_hour or 0.0) * max(self.min_nodes, self.reserved_nodes)
 
     @property
     def hourly_max(self) -> float:
-        return (self.price_per_node_hour or 0.0) * self.max_nodes
+        return (self.price_per_node_hour or 0.0) * max(self.max_nodes, self.reserved_nodes)
 
     def to_json(self) -> dict:
         return {

@@ -126,3 +126,24 @@ def validate_cr(obj: dict) -> list[str]:
         f"{'.'.join(str(p) for p in err.absolute_path) or '<root>'}: {err.message}"
         for err in sorted(validator.iter_errors(obj), key=lambda e: list(map(str, e.absolute_path)))
     ]
+
+
+def ec2_ids(spec: dict) -> dict:
+    """Mocks answer `<resource name>-id` for every id; the CRD wants EC2's own id shapes (subnet-..., sg-...)."""
+    spec = dict(spec)
+    for key, prefix in (("subnetSelectorTerms", "subnet"), ("securityGroupSelectorTerms", "sg")):
+        if key in spec:
+            spec[key] = [{"id": t["id"] if t["id"].startswith(f"{prefix}-") else f"{prefix}-{i:017x}"}
+                         for i, t in enumerate(spec[key])]
+    return spec
+
+
+def as_sent(value):
+    """Pulumi hands numbers to mocks as floats: give integral ones back as ints, as kubectl would send them."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: as_sent(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [as_sent(v) for v in value]
+    return value

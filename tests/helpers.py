@@ -13,6 +13,7 @@ import yaml
 from gpufleet.plan.engine import Plan, plan
 from gpufleet.plan.mocks import Registration
 from gpufleet.plan.stackfile import StackFile, read_stack_file, stack_path
+from gpufleet.spec import SpecError, load_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 # GPUFLEET_REFERENCE points elsewhere (e.g. from a git worktree, where shared/ is not beside the checkout).
@@ -37,6 +38,21 @@ def stack_file(config: dict, stack: str = "test") -> StackFile:
     secrets = {k for k, v in config.items() if isinstance(v, dict) and set(v) == {"secure"}}
     plain = {k: ("[secret]" if k in secrets else v) for k, v in config.items()}
     return StackFile(stack, Path(f"Pulumi.{stack}.yaml"), plain, frozenset(secrets))
+
+
+def load_config(config: dict, stack: str = "test"):
+    """The spec a config mapping loads into (raises SpecError as the CLI would)."""
+    sf = stack_file(config, stack)
+    return load_spec(sf.stack, sf.config, sf.secret_keys)
+
+
+def spec_problems(config: dict, stack: str = "test") -> list[str]:
+    """The exact messages a config mapping is refused with (fails the test when it loads)."""
+    import pytest
+
+    with pytest.raises(SpecError) as exc:
+        load_config(config, stack)
+    return [str(p) for p in exc.value.problems]
 
 
 @functools.cache

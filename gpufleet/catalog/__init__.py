@@ -30,9 +30,11 @@ class GpuModel:
     name: str
     architecture: str
     memory_gb: int
-    min_driver_branch: int
+    min_driver_branch: Optional[int]  # None: no source read (the driver-floor check does not judge the GPU)
     mig: Optional[MigFacts]
     sources: tuple[str, ...]
+    fraction_of: Optional[str] = None  # a vGPU slice of this model (EC2 g6f/gr6f)
+    fraction: Optional[float] = None
 
     @property
     def mig_capable(self) -> bool:
@@ -59,6 +61,8 @@ def gpu_models() -> dict[str, GpuModel]:
             min_driver_branch=row["min_driver_branch"],
             mig=MigFacts(mig["max_instances"], dict(mig["profiles"]), dict(mig["all_balanced"])) if mig else None,
             sources=tuple(row["sources"]),
+            fraction_of=row.get("fraction_of"),
+            fraction=row.get("fraction"),
         )
     return out
 

@@ -23,6 +23,16 @@ class InstanceType:
     sources: tuple[str, ...]
     efa_secondary: str = "efa"
     """Interface type on network cards 1.. of an EFA pool: efa (EFA with ENA) or efa-only (no IP address)."""
+    vcpus: Optional[int] = None
+    memory_gib: Optional[int] = None
+    arch: str = "amd64"
+
+    @property
+    def efa_layout_known(self) -> bool:
+        """gpufleet puts one EFA interface on each of network cards 0..efa_interfaces-1 (node_group.efa_interfaces):
+        right when every card takes one. A type with more cards than EFA interfaces (p6-b300.48xlarge: 17 and 16)
+        needs a card layout the catalog does not record."""
+        return self.efa_interfaces in (0, 1) or self.efa_interfaces == self.network_cards
 
     @property
     def has_efa(self) -> bool:
@@ -60,6 +70,9 @@ def instance_types() -> dict[str, InstanceType]:
             spot=r["spot"],
             sources=tuple(r["sources"]),
             efa_secondary=r.get("efa_secondary", "efa"),
+            vcpus=r.get("vcpus"),
+            memory_gib=r.get("memory_gib"),
+            arch=r.get("arch", "amd64"),
         )
         for name, r in rows.items()
     }

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 from gpufleet.catalog import _load
+from gpufleet.catalog import kubernetes as k8s_catalog
 
 FILE = "charges.yaml"
 
@@ -69,14 +70,15 @@ def _missing_region(region: Optional[str], what: str) -> Missing:
 
 
 def eks_support(version: str, on: Optional[datetime.date] = None) -> tuple[str, Optional[str]]:
-    """('standard' | 'extended' | 'unknown', end of standard support) of an EKS Kubernetes version on a date
-    (default: the date the catalog was read, so a plan does not change overnight)."""
-    table = _data()["eks"]["end_of_standard_support"]["rows"]
-    end = table.get(str(version))
-    if end is None:
+    """('standard' | 'extended' | 'unsupported' | 'unknown', end of standard support) of an EKS Kubernetes version on
+    a date (default: the date this catalog was read, so a plan does not change overnight). The calendar and its rule
+    are gpufleet/catalog/kubernetes.yaml's (one table: extended-support billing starts at the beginning of the
+    end-of-standard-support day, UTC)."""
+    try:
+        facts = k8s_catalog.eks_kubernetes_version(str(version), on or datetime.date.fromisoformat(as_of()))
+    except KeyError:
         return "unknown", None
-    day = on or datetime.date.fromisoformat(as_of())
-    return ("standard" if day <= datetime.date.fromisoformat(end) else "extended"), end
+    return facts.status, facts.end_of_standard_support
 
 
 def eks_control_plane(version: str) -> Price:
@@ -84,9 +86,12 @@ def eks_control_plane(version: str) -> Price:
     status, end = eks_support(version)
     row = _data()["eks"]["control_plane"]
     if status == "unknown":
-        return Missing(f"EKS {version}: end of standard support not in the catalog, so standard or extended rate unknown")
-    keys = row["sources"] + _data()["eks"]["end_of_standard_support"]["sources"]
-    when = f"until {end}" if status == "standard" else f"since {end}"
+        return Missing(f"EKS {version}: not in gpufleet/catalog/kubernetes.yaml, so standard or extended rate unknown")
+    if status == "unsupported":
+        return Missing(f"EKS {version} is past the end of extended support: clusters on it are upgraded by AWS; no rate")
+    keys = row["sources"] + ["eks_versions"]
+    when = (f"until {end}, when extended-support billing starts" if end else "end date not recorded") if status == "standard" \
+        else f"since {end}"
     return Rate(float(row[status]), f"EKS {version} in {status} support ({when}): " + source_text(keys))
 
 
@@ -135,7 +140,8 @@ def fsx_lustre_gb_hourly(region: Optional[str], deployment_type: str, throughput
     tiers = table.get(deployment_type)
     price = (tiers or {}).get(str(throughput)) if throughput is not None else None
     if price is None:
-        return Missing(f"the catalog has no FSx for Lustre price for {deployment_type} at {throughput} MB/s/TiB in {region}")
+        tier = deployment_type if throughput is None else f"{deployment_type} at {throughput} MB/s/TiB"
+        return Missing(f"the catalog has no FSx for Lustre price for {tier} in {region}")
     return Rate(float(price) / hours_per_month(), source_text(table["sources"]))
 
 

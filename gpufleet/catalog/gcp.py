@@ -35,8 +35,8 @@ class GcpMachine:
     gpu: str  # catalog GPU model, e.g. L4
     counts: tuple[int, ...]  # accelerator counts the machine type takes
     gpudirect: Optional[GpuDirect]
-    on_demand: Optional[float]  # None: not sold on-demand (see sale_options)
-    spot: float
+    on_demand: Optional[float]  # None: not sold on-demand (see sale_options), or no sourced price
+    spot: Optional[float]  # None: no sourced spot price (the plan lists the pool as unpriced)
     gpu_on_demand: float  # per attached GPU (N1 + T4); 0 when the price includes the GPUs
     gpu_spot: float
     sources: tuple[str, ...]
@@ -58,7 +58,7 @@ class GcpMachine:
     def price(self, capacity: str, count: int) -> Optional[float]:
         """Hourly USD for one node (us-central1 estimate) at on-demand or spot capacity."""
         if capacity == "spot":
-            return round(self.spot + self.gpu_spot * count, 4)
+            return None if self.spot is None else round(self.spot + self.gpu_spot * count, 4)
         if self.on_demand is None:
             return None
         return round(self.on_demand + self.gpu_on_demand * count, 4)
@@ -79,7 +79,7 @@ def machines() -> dict[str, GcpMachine]:
             counts=tuple(row["counts"]),
             gpudirect=GpuDirect(direct["kind"], direct["networks"], direct["rdma_subnets"]) if direct else None,
             on_demand=None if row["price"]["on_demand"] is None else float(row["price"]["on_demand"]),
-            spot=float(row["price"]["spot"]),
+            spot=None if row["price"]["spot"] is None else float(row["price"]["spot"]),
             gpu_on_demand=float(gpu_price["on_demand"]),
             gpu_spot=float(gpu_price["spot"]),
             sources=tuple(row["sources"]),
@@ -103,6 +103,21 @@ def gke_driver_branch(kubernetes_version: str, gpu_driver_version: str) -> Optio
     """The NVIDIA driver branch GKE installs for DEFAULT/LATEST on a GKE minor version (None if unknown)."""
     rows = _load(FILE)["gke_driver_branches"]["rows"]
     return (rows.get(kubernetes_version) or {}).get(gpu_driver_version)
+
+
+def gke_gpu_driver_rows() -> dict:
+    """GPU model -> GKE minor -> {DEFAULT, LATEST}: the branch GKE installs at least for that GPU (gcp_machines.yaml
+    gke_driver_branches_per_gpu, with its source)."""
+    return _load(FILE).get("gke_driver_branches_per_gpu", {}).get("rows", {})
+
+
+def gke_gpu_driver_branch(kubernetes_version: str, gpu_driver_version: str, gpu: Optional[str]) -> Optional[int]:
+    """The driver branch a GKE pool of `gpu` runs with DEFAULT/LATEST on a GKE minor: the newer of the minor's row and
+    the GPU's own row (None if neither is recorded)."""
+    known = [b for b in (gke_driver_branch(kubernetes_version, gpu_driver_version),
+                         ((gke_gpu_driver_rows().get(gpu or "") or {}).get(kubernetes_version) or {}).get(gpu_driver_version))
+             if b is not None]
+    return max(known) if known else None
 
 
 def gke_driver_floor(branch: int) -> str:

@@ -5,7 +5,13 @@ AWS is judged per region: an AZ name (us-east-1a) maps to a different physical z
 (only the AZ ID, use1-az1, is the same everywhere), and stacks name zones by name, so a zone-level offering
 recorded with the maintainer's account would be wrong for other accounts. The refresh records AZ IDs; a
 zone-level EKS check needs the stack's account's name->ID mapping (DescribeAvailabilityZones), which an
-offline plan does not have. GCP zone names are global, so GKE pools are judged per zone."""
+offline plan does not have. GCP zone names are global, so GKE pools are judged per zone.
+
+GCP zones a refresh has not recorded fall back to gcp_zones.yaml, a dated hand-entered reading of where each GPU
+machine type and accelerator exists, so zone checks work without a refresh. AWS has no such fallback: the
+region-level list per instance type needs a current source per region and type, and the one per-region reading
+found (skypilot-org/skypilot-catalog catalogs/v7/aws/vms.csv @001367d2) still carries pre-June-2025 P4 prices, too
+old to refuse a region on; until a refresh records the regions, an EKS pool is not judged (never "not offered")."""
 
 from __future__ import annotations
 
@@ -40,25 +46,49 @@ def aws_offered_in_zone_id(instance_type: str, zone_id: str) -> Optional[bool]:
 
 
 def gcp_zones() -> dict[str, dict]:
+    """Zones recorded by `gpufleet catalog refresh` (gcp_offerings.yaml)."""
     return _load("gcp_offerings.yaml").get("zones") or {}
 
 
+def gcp_published() -> dict:
+    """The hand-entered per-zone reading (gcp_zones.yaml): machine_types and accelerators -> zones."""
+    return _load("gcp_zones.yaml")
+
+
+def _refresh_lists(machine_type: str) -> bool:
+    """The refresh records the machine types of the accelerator-optimized families only (refresh/gcp.py
+    GPU_FAMILIES); an N1 machine type with attachable GPUs is judged by its accelerator alone."""
+    return machine_type.split("-", 1)[0] in ("a2", "a3", "a4", "a4x", "g2", "g4")
+
+
 def gcp_offered_in_zone(machine_type: str, zone: str, accelerator: Optional[str] = None) -> Optional[bool]:
-    """Whether a zone offers the machine type (and the accelerator, when given); None when not recorded."""
+    """Whether a zone offers the machine type (and the accelerator, when given); None when nothing records it."""
     row = gcp_zones().get(zone)
-    if row is None:
-        return None
-    ok = machine_type in row.get("machine_types", [])
-    if ok and accelerator:
-        ok = accelerator in row.get("accelerators", {})
-    return ok
+    if row is not None:
+        ok = machine_type in row.get("machine_types", []) if _refresh_lists(machine_type) else True
+        if ok and accelerator:
+            ok = accelerator in row.get("accelerators", {})
+        return ok
+    published = gcp_published()
+    zones = (published.get("machine_types") or {}).get(machine_type)
+    if zones is None and accelerator:
+        zones = (published.get("accelerators") or {}).get(accelerator)
+    return None if zones is None else zone in zones
 
 
 def gcp_zones_offering(machine_type: str, accelerator: Optional[str] = None) -> list[str]:
-    return sorted(z for z in gcp_zones() if gcp_offered_in_zone(machine_type, z, accelerator))
+    published = gcp_published()
+    candidates = set(gcp_zones()) | set((published.get("machine_types") or {}).get(machine_type) or [])
+    if accelerator:
+        candidates |= set((published.get("accelerators") or {}).get(accelerator) or [])
+    return sorted(z for z in candidates if gcp_offered_in_zone(machine_type, z, accelerator))
 
 
 def provenance(kind: str, location: str) -> str:
-    """'<api>, <date>' of a recorded region (aws) or zone (gcp)."""
-    row = (aws_regions() if kind == "aws" else gcp_zones()).get(location) or {}
+    """'<api or document>, <date>' of a recorded region (aws) or zone (gcp)."""
+    row = (aws_regions() if kind == "aws" else gcp_zones()).get(location)
+    if row is None and kind == "gcp":
+        published = gcp_published()
+        return f"gpufleet/catalog/gcp_zones.yaml, read {published.get('as_of', 'undated')}"
+    row = row or {}
     return f"{row.get('source', 'catalog refresh')}, {row.get('as_of', 'undated')}"

@@ -52,7 +52,7 @@ def _gpu(name: str) -> list[str]:
     g = catalog.gpu(name)
     lines = [
         f"GPU {name}",
-        f"  architecture: {g.architecture}; memory: {g.memory_gb} GB; minimum driver branch: {g.min_driver_branch}",
+        f"  architecture: {g.architecture}; memory: {g.memory_gb} GB; minimum driver branch: {g.min_driver_branch or 'not recorded'}",
     ]
     if g.mig:
         profiles = ", ".join(f"{p} x{n}" for p, n in g.mig.profiles.items())

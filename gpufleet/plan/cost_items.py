@@ -44,8 +44,12 @@ def _item(name: str, kind: str, lo: float, hi: float, price: Price, per_unit: fl
 def _pool_price(cap: PoolCapacity, spec: StackSpec, region: Optional[str]) -> Price:
     pool = next((p for p in spec.node_pools if p.name == cap.pool), None)
     if cap.price_per_node_hour is None:
-        what = "pricePerNodeHour" if spec.cluster.platform == "k3s" else "a catalog price for its instance/machine type"
-        return Missing(f"pool {cap.pool} has no {what}")
+        if spec.cluster.platform == "k3s":
+            return Missing(f"pool {cap.pool} has no pricePerNodeHour")
+        why = _OWN_PRICES.get((cap.reservation or {}).get("type") or cap.capacity_type)
+        if why:
+            return Missing(f"pool {cap.pool}: {why}; declare pricePerNodeHour to price it")
+        return Missing(f"pool {cap.pool} has no catalog price for its instance/machine type")
     if pool is not None and pool.price_per_node_hour is not None:
         return Rate(cap.price_per_node_hour, f"pricePerNodeHour declared in the stack for pool {cap.pool}")
     platform = spec.cluster.platform
@@ -53,6 +57,34 @@ def _pool_price(cap: PoolCapacity, spec: StackSpec, region: Optional[str]) -> Pr
     if home and region != home:
         return Missing(f"the catalog's {cap.capacity_type} price for pool {cap.pool} is a {home} figure; none for {region}")
     return Rate(cap.price_per_node_hour, f"{cap.capacity_type} price of one node: {_catalog_price_source(platform, cap.capacity_type)}")
+
+
+# Capacity with prices of its own that the catalog does not hold (gpufleet.capacity.billed_as says why).
+_OWN_PRICES = {
+    "capacity-block": "EC2 Capacity Blocks for ML are paid upfront at the block's own price (aws.amazon.com/ec2/capacityblocks/pricing), "
+                      "not in the catalog",
+    "flex-start": "Dynamic Workload Scheduler flex-start VMs have prices of their own (cloud.google.com/products/dws/pricing), "
+                  "not in the catalog",
+    "queued": "Dynamic Workload Scheduler queued provisioning has prices of its own (cloud.google.com/products/dws/pricing), "
+              "not in the catalog",
+}
+
+
+def _pool_items(name: str, cap: PoolCapacity, lo: float, hi: float, price: Price, reservations_created: bool) -> list[CostItem]:
+    """A GPU pool's nodes, and the reservation it draws on: a reservation the stack refers to (EC2 Capacity Block or
+    ODCR, Compute Engine reservation) is billed for all its instances whether nodes use them or not (EC2 User Guide,
+    "Capacity Reservation pricing and billing"; Compute Engine "Reservations of Compute Engine zonal resources"), so
+    it is a committed item of that many nodes, and the pool's own item counts only the nodes beyond it."""
+    n = cap.reserved_nodes
+    if not n or reservations_created:
+        return [_item(name, "gpu-nodes", lo, hi, price, key=cap.pool)]
+    r = cap.reservation or {}
+    what = f"{r.get('type')} {r.get('id') or r.get('name') or ''}".strip()
+    return [
+        _item(f"reservation {what} of pool {cap.pool} ({n} x {r.get('instanceType') or 'nodes'})", "reservation", n, n, price,
+              committed=True, key=cap.pool),
+        _item(f"{name}, nodes beyond its reservation's {n}", "gpu-nodes", max(0.0, lo - n), max(0.0, hi - n), price, key=cap.pool),
+    ]
 
 
 # Which source of the instance catalogs a pool's price comes from (the files' own `sources:` keys).
@@ -100,13 +132,24 @@ def _ebs_volumes(ng_name: str, lo: float, hi: float, lt: Optional[Registration],
                 price = Rate(price.value + extra.value / size, price.source)
         out.append(_item(f"{ng_name} {m.get('deviceName', 'volume')} ({vtype}, {size:g} GiB each)", "storage", lo, hi,
                          price, per_unit=size, key=f"{ng_name}:{m.get('deviceName')}"))
+    devices = {m.get("deviceName") for m in _get(lt.inputs, "blockDeviceMappings") or []}
+    if "/dev/xvdb" in devices and "/dev/xvda" not in devices:
+        # Bottlerocket boots from its own OS volume (/dev/xvda) and keeps images on the data volume the launch
+        # template maps (/dev/xvdb); the OS volume's size comes from the AMI's snapshot, which the plan cannot see.
+        out.append(CostItem(f"{ng_name} /dev/xvda (Bottlerocket OS volume)", "storage", lo, hi, None,
+                            "the Bottlerocket AMI's OS volume: billed per node, its size set by the AMI's snapshot, not in the plan",
+                            key=f"storage:{ng_name}:/dev/xvda"))
     return out
 
 
 def eks_items(spec: StackSpec, resources: list[Registration], capacity: list[PoolCapacity], region: Optional[str]) -> list[CostItem]:
     caps = _capacity(capacity)
     out: list[CostItem] = []
+    created = any(r.type == "aws:ec2/capacityReservation:CapacityReservation" for r in resources)
+    classes = {_get(r.inputs, "metadata.name"): r for r in resources if r.type == "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"}
     for r in resources:
+        if r.type == "kubernetes:karpenter.sh/v1:NodePool":
+            out += _karpenter_items(spec, r, classes, caps, region, created)
         if r.type == "aws:eks/cluster:Cluster":
             out.append(_item(f"EKS control plane {r.inputs.get('name', r.name)} (Kubernetes {r.inputs.get('version')})",
                              "control-plane", 1, 1, charges.eks_control_plane(str(r.inputs.get("version"))), key=r.name))
@@ -116,8 +159,8 @@ def eks_items(spec: StackSpec, resources: list[Registration], capacity: list[Poo
             pool = (r.inputs.get("labels") or {}).get(labels.POOL_LABEL)
             types = r.inputs.get("instanceTypes") or []
             if pool in caps:
-                out.append(_item(f"GPU pool {pool} ({', '.join(types)})", "gpu-nodes", lo, hi,
-                                 _pool_price(caps[pool], spec, region), key=pool))
+                out += _pool_items(f"GPU pool {pool} ({', '.join(types)})", caps[pool], lo, hi,
+                                   _pool_price(caps[pool], spec, region), created)
             else:
                 out.append(_item(f"node group {pool or r.name} ({', '.join(types)})", "nodes", lo, hi,
                                  _ec2_price(types, r.inputs.get("capacityType"), region), key=pool or r.name))
@@ -142,6 +185,29 @@ def eks_items(spec: StackSpec, resources: list[Registration], capacity: list[Poo
                         "aws:elb/loadBalancer:LoadBalancer"):
             out.append(_item(f"load balancer {r.name}", "load-balancer", 1, 1,
                              Missing("Elastic Load Balancing prices are not in the catalog"), key=r.name))
+    return out
+
+
+def _karpenter_items(spec: StackSpec, r: Registration, classes: dict, caps: dict[str, PoolCapacity], region: Optional[str],
+                     created: bool) -> list[CostItem]:
+    """A Karpenter GPU pool (NodePool + EC2NodeClass): from none to the pool's maxNodes (its NodePool's GPU limit),
+    priced by the first instance type it allows, as a managed node group is; the EC2NodeClass's volumes per node."""
+    pool = _get(r.inputs, "spec.template.metadata.labels") or {}
+    pool = pool.get(labels.POOL_LABEL)
+    cap = caps.get(pool)
+    if cap is None:
+        return []
+    types = next((q.get("values") or [] for q in _get(r.inputs, "spec.template.spec.requirements") or []
+                  if q.get("key") == "node.kubernetes.io/instance-type"), [])
+    lo, hi = float(cap.min_nodes), float(cap.max_nodes)
+    out = _pool_items(f"GPU pool {pool} (Karpenter: {', '.join(types)})", cap, lo, hi, _pool_price(cap, spec, region), created)
+    node_class = classes.get(_get(r.inputs, "spec.template.spec.nodeClassRef.name"))
+    for m in (_get(node_class.inputs, "spec.blockDeviceMappings") if node_class else None) or []:
+        ebs = m.get("ebs") or {}
+        size = gib(ebs.get("volumeSize")) or 0.0
+        vtype = ebs.get("volumeType") or "gp3"
+        out.append(_item(f"{pool} {m.get('deviceName', 'volume')} ({vtype}, {size:g} GiB each)", "storage", lo, hi,
+                         charges.ebs_gb_hourly(region, vtype), per_unit=size, key=f"{pool}:{m.get('deviceName')}"))
     return out
 
 
@@ -188,6 +254,7 @@ def gke_items(spec: StackSpec, resources: list[Registration], capacity: list[Poo
     out: list[CostItem] = []
     nodes_lo = nodes_hi = 0.0
     nats: list[Registration] = []
+    created = any(r.type == "gcp:compute/reservation:Reservation" for r in resources)
     for r in resources:
         if r.type == "gcp:container/cluster:Cluster":
             location = str(r.inputs.get("location") or "")
@@ -206,7 +273,7 @@ def gke_items(spec: StackSpec, resources: list[Registration], capacity: list[Poo
             pool = (config.get("labels") or {}).get(labels.POOL_LABEL) or r.inputs.get("name") or r.name
             machine = config.get("machineType")
             if pool in caps:
-                out.append(_item(f"GPU pool {pool} ({machine})", "gpu-nodes", lo, hi, _pool_price(caps[pool], spec, region), key=pool))
+                out += _pool_items(f"GPU pool {pool} ({machine})", caps[pool], lo, hi, _pool_price(caps[pool], spec, region), created)
             else:
                 out.append(_item(f"node pool {pool} ({machine})", "nodes", lo, hi, charges.gce_machine_hourly(region, str(machine)),
                                  key=pool))
@@ -376,9 +443,12 @@ def items_for(spec: StackSpec, resources: list[Registration], capacity: list[Poo
         for r in resources:
             if r.type == "aws:eks/cluster:Cluster":
                 status, end = charges.eks_support(str(r.inputs.get("version")))
-                if status == "standard":
-                    notes.append(f"EKS {r.inputs.get('version')} leaves standard support after {end}: from then the "
+                if status == "standard" and end:
+                    notes.append(f"EKS {r.inputs.get('version')} leaves standard support on {end}: from then the "
                                  "control plane costs the extended-support rate unless the cluster is upgraded")
+                elif status == "extended":
+                    notes.append(f"EKS {r.inputs.get('version')} is in extended support since {end}: the control plane "
+                                 "costs the extended-support rate until the cluster is upgraded")
     elif platform == "gke":
         items = gke_items(spec, resources, capacity, region, notes)
     else:

@@ -9,8 +9,11 @@ Hyperdisk; A3 Ultra and A4 attach Hyperdisk only. (Boot disks follow the same fa
 Driver floor: every GPU model has a minimum driver branch (gpufleet/catalog/gpus.yaml `min_driver_branch`, from
 NVIDIA's data-center driver release notes). The driver a pool's nodes run must meet it: the GPU Operator's pinned
 (or default) driver on k3s and on GKE with gpuStack operator, the preinstalled driver a k3s stack declares, the EKS
-AMI's branch. GKE's own installation (gpuStack gke) picks a driver for the GPU model itself (GKE "Run GPUs in
-Standard node pools": DEFAULT installs the default version for the GKE version and GPU), so it is not judged here.
+AMI's branch, and on GKE with GKE's own installation (gpuStack gke) the branch GKE installs for the pool's
+gpuDriverVersion (DEFAULT or LATEST) on the cluster's minor for that GPU (gpufleet/catalog/gcp_machines.yaml
+gke_driver_branches and gke_driver_branches_per_gpu: GKE installs R570 for B200 and R550 for H200 by default on
+every minor gpufleet plans for). A minor whose branch the catalog does not record is not judged (said as a warning
+by the CUDA alignment check).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any
 
 from gpufleet import catalog
 from gpufleet.catalog import aws as aws_catalog
-from gpufleet.catalog import gcp_families
+from gpufleet.catalog import gcp, gcp_families
 from gpufleet.spec.errors import Problem
 from gpufleet.spec.shape import shaped_pools
 
@@ -65,6 +68,19 @@ def gke_disk_warnings(stack: str, spec: Any) -> list[Problem]:
     return out
 
 
+def _gke_driver_floor(stack: str, spec: Any, i: int, pool: Any, floor: int) -> list[Problem]:
+    version = spec.cluster.kubernetes_version
+    choice = pool.gke.gpu_driver_version if pool.gke is not None else "DEFAULT"
+    branch = gcp.gke_gpu_driver_branch(version, choice, pool.gpu)
+    if branch is None or branch >= floor:
+        return []
+    ok = [c for c in ("DEFAULT", "LATEST") if (gcp.gke_gpu_driver_branch(version, c, pool.gpu) or 0) >= floor]
+    allowed = (f"{' or '.join(ok)}, or " if ok else "") + f"cluster.gke.gpuStack: operator with a driver of branch {floor} or newer"
+    return [Problem(stack, f"{NS}:nodePools[{i}].gke.gpuDriverVersion",
+                    f"GKE {version} installs driver branch {branch} for {choice} on {pool.gpu} nodes, but {pool.gpu} needs "
+                    f"branch {floor} or newer (allowed for pool '{pool.name}': {allowed})", choice)]
+
+
 def _driver_floor(stack: str, spec: Any) -> list[Problem]:
     platform = spec.cluster.platform
     op = spec.gpu_operator
@@ -73,6 +89,8 @@ def _driver_floor(stack: str, spec: Any) -> list[Problem]:
         if pool.gpu is None or pool.gpu not in catalog.gpu_models():
             continue
         floor = catalog.gpu(pool.gpu).min_driver_branch
+        if floor is None:  # no sourced minimum for this GPU (gpus.yaml): not judged rather than guessed
+            continue
         if platform == "eks":
             ami = aws_catalog.ami(pool.ami)
             if ami.driver_branch < floor:
@@ -81,6 +99,7 @@ def _driver_floor(stack: str, spec: Any) -> list[Problem]:
                                         f"{', '.join(a for a in aws_catalog.amis() if aws_catalog.ami(a).driver_branch >= floor)})", pool.ami))
             continue
         if platform == "gke" and spec.cluster.gke is not None and spec.cluster.gke.gpu_stack == "gke":
+            problems += _gke_driver_floor(stack, spec, i, pool, floor)
             continue
         if not op.enabled:
             continue

@@ -509,6 +509,12 @@ def eks_checks(stack: str, spec: "StackSpec", config: Optional[dict] = None) -> 
                 efa = [n for n in gpu_types if aws_catalog.instance_type(n).has_efa]
                 problems.append(Problem(stack, path, f"{name} has no EFA: rdma needs an EFA instance type (EFA GPU types: {', '.join(efa)})", name))
                 continue
+            if pool.rdma and not t.efa_layout_known:
+                problems.append(Problem(stack, path, f"{name} has {t.network_cards} network cards but {t.efa_interfaces} EFA interfaces, "
+                                        "and which card takes none is not in gpufleet's catalog: gpufleet would put EFA on cards "
+                                        f"0-{t.efa_interfaces - 1}, which EC2 may refuse; use rdma: false on it until the layout is "
+                                        "recorded (gpufleet/catalog/aws_instances.yaml)", name))
+                continue
             facts.append(t)
         if pool.local_storage == "raid0":
             bare = [t.name for t in facts if aws_catalog.instance_store(t.name) is None]

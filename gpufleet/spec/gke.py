@@ -602,8 +602,7 @@ def _cuda_checks(stack: str, spec: Any) -> list[Problem]:
 def driver_branch_for(spec: Any, pool: Any) -> Optional[int]:
     """The driver branch a GKE pool's nodes run with GKE's driver (for reports and alignment)."""
     choice = (pool.gke or GkePoolSpec()).gpu_driver_version
-    branch = gcp.gke_driver_branch(spec.cluster.kubernetes_version, choice)
-    if branch is None:
-        return None
-    # GKE installs at least a driver that supports the GPU, whatever the table's branch.
-    return max(branch, catalog.gpu(gcp.machine(pool.machine_type).gpu).min_driver_branch)
+    if gcp.gke_driver_branch(spec.cluster.kubernetes_version, choice) is None:
+        return None  # the minor's own row is unknown: alignment is not judged from a GPU's lower bound alone
+    # Some GPUs get a newer branch than the minor's row (B200, H200: gcp_machines.yaml gke_driver_branches_per_gpu).
+    return gcp.gke_gpu_driver_branch(spec.cluster.kubernetes_version, choice, gcp.machine(pool.machine_type).gpu)

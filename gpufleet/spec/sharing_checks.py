@@ -70,7 +70,8 @@ def _sharing(pool, at: str, k3s: bool):
     gpu = catalog.gpu(pool.gpu)
     if not gpu.mig_capable:
         capable = [g.name for g in catalog.gpu_models().values() if g.mig_capable]
-        yield f"{here}.mode", f"GPU {gpu.name} of {who} has no MIG (MIG GPUs: {', '.join(capable)})"
+        slice_of = f", a vGPU slice of one {gpu.fraction_of}" if gpu.fraction_of else ""
+        yield f"{here}.mode", f"GPU {gpu.name}{slice_of} of {who} has no MIG (MIG GPUs: {', '.join(capable)})"
         return
     layouts = sharing.named_layouts(gpu)
     if s.profile and s.profile not in gpu.mig.profiles:

@@ -77,10 +77,36 @@ def test_gke_zone_that_does_not_offer_the_machine_exits_2_naming_the_zones_that_
 
 def test_gke_zone_not_recorded_is_not_judged(capsys, tmp_path, monkeypatch):
     monkeypatch.setattr(offerings, "gcp_zones", lambda: GCP_ZONES)
+    monkeypatch.setattr(offerings, "gcp_published", lambda: {})  # neither the refresh nor gcp_zones.yaml records it
     c = example_config("prod-gke")
     c["gpufleet:nodePools"][0]["gke"]["zones"] = ["us-central1-f"]
     code, _, err = run(capsys, tmp_path, c, "--format", "json")
     assert code != 2, err
+
+
+def test_gke_zone_check_works_without_a_refresh_from_the_published_reading(capsys, tmp_path):
+    """No gcp_offerings.yaml rows (no refresh run): gcp_zones.yaml still says where a3-highgpu-8g exists."""
+    assert offerings.gcp_zones() == {}
+    c = example_config("prod-gke")
+    c["gpufleet:nodePools"][0]["gke"]["zones"] = ["us-central1-f"]
+    code, out, err = run(capsys, tmp_path, c)
+    assert code == 2 and out == ""
+    assert (
+        "stack 'bad': gpufleet:nodePools[0].gke.zones: a3-highgpu-8g with nvidia-h100-80gb is not offered in "
+        "us-central1-f (gpufleet/catalog/gcp_zones.yaml, read 2026-12-02; zones in us-central1 that offer it: "
+        "us-central1-a, us-central1-b, us-central1-c) (got 'us-central1-f')"
+    ) in err
+
+
+def test_a3_ultra_zone_names_the_one_zone_in_the_region(capsys, tmp_path):
+    c = example_config("prod-gke")
+    pool = c["gpufleet:nodePools"][0]
+    pool.update(machineType="a3-ultragpu-8g", capacity="spot")
+    pool["gke"]["zones"] = ["us-central1-a"]
+    code, _, err = run(capsys, tmp_path, c)
+    assert code == 2
+    assert "a3-ultragpu-8g with nvidia-h200-141gb is not offered in us-central1-a (gpufleet/catalog/gcp_zones.yaml, read " \
+           "2026-12-02; zones in us-central1 that offer it: us-central1-b)" in err
 
 
 AWS_REGIONS = {
@@ -147,6 +173,7 @@ def test_reservation_only_machine_on_demand_without_reservation_warns(machine):
     pool["machineType"] = machine
     pool.pop("rdma", None)
     pool["capacity"] = "on-demand"
+    pool["gke"]["zones"] = ["us-central1-b"]  # the us-central1 zone with A3 Ultra and B200 (gcp_zones.yaml)
     (w,) = [w for w in _warnings(c, dt.date(2026, 12, 2)) if "reservation" in w]
     assert f"{machine} is normally sold through reservations, flex-start or spot (reservation, flex-start, spot)" in w
 
@@ -180,3 +207,19 @@ def test_gke_version_without_a_recorded_driver_branch_says_cuda_is_not_checked()
     assert ws and ws[0].startswith(
         "gpufleet:nodePools[0].gke.gpuDriverVersion: the catalog does not record which driver branch GKE 1.35 installs for LATEST"
     )
+
+
+@pytest.mark.parametrize("stack, machine, gpus", [("prod-eks", "g7e.48xlarge", 8), ("prod-gke", "g4-standard-48", 1)])
+def test_new_families_plan_with_their_gpus_and_unknown_prices_listed_as_unpriced(capsys, tmp_path, stack, machine, gpus):
+    c = example_config(stack)
+    pool = c["gpufleet:nodePools"][0]
+    if stack == "prod-eks":
+        pool["instanceType"] = machine
+    else:
+        pool.update(machineType=machine, capacity="spot")
+        pool.pop("rdma", None)
+    code, out, err = run(capsys, tmp_path, c, "--format", "json")
+    assert code != 2, err
+    doc = json.loads(out)
+    row = next(p for p in doc["capacity"] if p["pool"] == pool["name"])
+    assert row["gpusPerNode"] == gpus and row["pricePerNodeHour"] is None  # spot price not read: unpriced, not zero

@@ -44,7 +44,7 @@ def test_json_shape_capacity_and_cost(outputs):
     assert caps["h100-train"]["gpu"] == "H100-80GB" and caps["h100-train"]["maxGpus"] == 32
     assert caps["l4-infer"]["advertisedPerNode"] == {"nvidia.com/gpu": 4}
     cost = doc["cost"]  # the breakdown itself: tests/unit/test_cost.py
-    assert (cost["currency"], cost["unpricedPools"], cost["atLeast"]) == ("USD", [], True)
+    assert (cost["currency"], cost["unpricedPools"], cost["atLeast"]) == ("USD", [], False)
     gpu = {i["key"]: i["hourlyMax"] for i in cost["items"] if i["kind"] == "gpu-nodes"}
     assert gpu == {"gpu-nodes:h100-train": round(4 * 88.49, 4), "gpu-nodes:l4-infer": round(8 * 0.34, 4)}
 
@@ -53,8 +53,8 @@ def test_text_and_markdown_show_tree_capacity_and_cost(outputs):
     text = outputs["text"].stdout
     assert "+ prod-gke-pool-h100-train-pool  (gcp:container/nodePool:NodePool)" in text
     assert "h100-train  H100-80GB  on-demand  0-4    0-32" in text
-    assert ("hourly cost: at least 0.12 USD at minimum size (the idle floor), at least 357.18 at maximum size" in text
-            and "(unpriced: node pool system (e2-standard-4))" in text)
+    assert "hourly cost: 0.25 USD at minimum size (the idle floor), 357.58 at maximum size" in text
+    assert "unpriced" not in text.split("hourly cost:")[1].splitlines()[0]
     assert "GKE cluster management fee prod-gke (regional, us-central1)" in text
     md = outputs["markdown"].stdout
     assert md.startswith("### gpufleet plan: `prod-gke`") and "| l4-infer | L4 | spot | 0-8 |" in md

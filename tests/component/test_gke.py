@@ -42,8 +42,9 @@ def variant():
                                      "podsRangeName": "gke-pods", "servicesRangeName": "gke-svc"}})
     config["gpufleet:nodePools"] = [
         {"name": "h200", "machineType": "a3-ultragpu-8g", "rdma": True, "maxNodes": 2, "gke": {"zones": ["us-central1-b"]}},
-        {"name": "a100-mig", "machineType": "a2-ultragpu-1g", "maxNodes": 2,
-         "gke": {"gpuPartitionSize": "1g.10gb", "gpuSharing": {"strategy": "time-sharing", "maxSharedClientsPerGpu": 2}}},
+        # A2 High (A100 40GB): A2 Ultra is not offered in us-central1-b (gpufleet/catalog/gcp_zones.yaml).
+        {"name": "a100-mig", "machineType": "a2-highgpu-1g", "maxNodes": 2,
+         "gke": {"gpuPartitionSize": "1g.5gb", "gpuSharing": {"strategy": "time-sharing", "maxSharedClientsPerGpu": 2}}},
         {"name": "t4-mps", "machineType": "n1-standard-8", "acceleratorCount": 2, "maxNodes": 2,
          "gke": {"gpuSharing": {"strategy": "mps", "maxSharedClientsPerGpu": 4}, "locationPolicy": "BALANCED",
                  "reservation": {"type": "specific", "name": "t4-res"}}},
@@ -231,7 +232,7 @@ def test_variant_rdma_networks(variant):
 
 def test_variant_partition_size_sharing_and_reservation(variant):
     mig = one(variant, NODE_POOL, "variant-pool-a100-mig-pool").inputs["nodeConfig"]["guestAccelerators"][0]
-    assert mig["gpuPartitionSize"] == "1g.10gb"
+    assert mig["gpuPartitionSize"] == "1g.5gb"
     assert mig["gpuSharingConfig"] == {"gpuSharingStrategy": "TIME_SHARING", "maxSharedClientsPerGpu": 2.0}
     t4 = one(variant, NODE_POOL, "variant-pool-t4-mps-pool").inputs
     accel = t4["nodeConfig"]["guestAccelerators"][0]

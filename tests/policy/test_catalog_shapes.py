@@ -11,7 +11,8 @@ def test_ec2_shape_is_the_catalog_row():
             assert shape is None, name  # CPU types are not GPU shapes
             continue
         assert (shape.gpu, shape.gpus, shape.efa_interfaces, shape.price_hour) == (t.gpu, t.gpus, t.efa_interfaces, t.on_demand), name
-    assert I.ec2_shape("p6-b300.48xlarge") is None  # a GPU family without a catalog row (B300 not in gpus.yaml)
+    assert I.ec2_shape("g5g.xlarge") is None  # a GPU family without a catalog row (T4G is not in gpus.yaml)
+    assert I.ec2_shape("p6-b300.48xlarge").gpu == "B300"  # issue 12: the row exists now
 
 
 def test_ec2_gpu_types_include_unlisted_sizes_of_gpu_families():

@@ -3,26 +3,14 @@ exact messages a user sees for what each platform forbids."""
 
 import copy
 
-import pytest
-
-from gpufleet.spec import SpecError, load_spec
 from gpufleet.spec.reservation import capacity_source, committed_nodes
-from tests.helpers import example_config, stack_file
+from tests.helpers import example_config
+from tests.helpers import load_config as load
+from tests.helpers import spec_problems as problems
 
 EKS = example_config("prod-eks")
 GKE = example_config("prod-gke")
 CB = "cr-0123456789abcdef0"
-
-
-def load(config: dict):
-    sf = stack_file(config)
-    return load_spec(sf.stack, sf.config, sf.secret_keys)
-
-
-def problems(config: dict) -> list[str]:
-    with pytest.raises(SpecError) as exc:
-        load(config)
-    return [str(p) for p in exc.value.problems]
 
 
 def eks_pool(**pool) -> dict:

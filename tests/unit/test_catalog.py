@@ -14,11 +14,11 @@ def test_required_gpus_with_sources():
     assert REQUIRED_GPUS <= set(models)
     for model in models.values():
         assert model.sources, model.name
-        assert model.memory_gb > 0 and model.min_driver_branch >= 400
+        assert model.memory_gb > 0 and (model.min_driver_branch is None or model.min_driver_branch >= 400)
 
 
 def test_mig_capability():
-    assert {m.name for m in catalog.gpu_models().values() if m.mig_capable} == {"A100-40GB", "A100-80GB", "H100-80GB", "H200", "B200"}
+    assert {m.name for m in catalog.gpu_models().values() if m.mig_capable} == {"A100-40GB", "A100-80GB", "H100-80GB", "H200", "B200", "RTX-PRO-6000", "B300", "GB200"}
     # A profile name alone does not fix the count: 1g.10gb is 7 per H100-80GB but 4 per A100-40GB.
     assert catalog.gpu("H100-80GB").mig.profiles["1g.10gb"] == 7
     assert catalog.gpu("A100-40GB").mig.profiles["1g.10gb"] == 4
@@ -66,3 +66,18 @@ def test_driver_runs_cuda(driver, cuda, ok):
 def test_version_order_is_numeric(a, b):
     fmt = lambda t: ".".join(map(str, t))
     assert (catalog.parse_version(fmt(a)) < catalog.parse_version(fmt(b))) == (a < b)
+
+
+def test_gcp_offerings_fall_back_to_the_published_reading_and_n1_is_judged_by_its_accelerator(monkeypatch):
+    from gpufleet.catalog import offerings
+
+    assert offerings.gcp_offered_in_zone("a3-highgpu-8g", "us-central1-a", "nvidia-h100-80gb") is True
+    assert offerings.gcp_offered_in_zone("a3-ultragpu-8g", "us-central1-a", "nvidia-h200-141gb") is False
+    assert offerings.gcp_offered_in_zone("g2-standard-96", "us-central1-f", "nvidia-l4") is False  # by accelerator
+    assert offerings.gcp_offered_in_zone("n1-standard-4", "us-central1-a", "nvidia-tesla-t4") is None  # T4 not recorded
+    # A refreshed zone wins over the reading; it lists GPU-family machine types only, so N1 is judged by the accelerator.
+    row = {"machine_types": ["g2-standard-8"], "accelerators": {"nvidia-tesla-t4": 4}, "source": "api", "as_of": "2026-12-01"}
+    monkeypatch.setattr(offerings, "gcp_zones", lambda: {"us-central1-a": row})
+    assert offerings.gcp_offered_in_zone("n1-standard-8", "us-central1-a", "nvidia-tesla-t4") is True
+    assert offerings.gcp_offered_in_zone("a3-highgpu-8g", "us-central1-a", "nvidia-h100-80gb") is False
+    assert offerings.provenance("gcp", "us-central1-a") == "api, 2026-12-01"

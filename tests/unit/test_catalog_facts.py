@@ -95,6 +95,22 @@ def test_t4_spot_price_per_gpu():
     assert gcp.machine("n1-standard-4").gpu_spot == 0.175  # was 0.14 (issue 12 audit, GCP spot pricing page)
 
 
+@pytest.mark.parametrize("name, spot", [
+    ("a2-highgpu-1g", 1.44), ("a2-highgpu-8g", 11.54), ("a2-megagpu-16g", 21.87), ("a2-ultragpu-1g", 2.01),
+    ("a2-ultragpu-8g", 16.09), ("a3-ultragpu-8g", 32.62),
+])
+def test_gcp_spot_prices_from_the_2026_reading(name, spot):
+    """Issue 12: A2 and A3 Ultra spot were low; spot_2026 in gcp_machines.yaml says where each figure comes from."""
+    m = gcp.machine(name)
+    assert m.price("spot", m.fixed_count) == spot and "spot_2026" in m.sources
+
+
+def test_a4_spot_is_unpriced_not_guessed():
+    m = gcp.machine("a4-highgpu-8g")
+    assert m.spot is None and m.price("spot", 8) is None  # no sourced figure: the plan lists the pool as unpriced
+    assert m.price("on-demand", 8) == 143.44
+
+
 def test_p5en_uses_efa_only_secondary_interfaces():
     t = aws.instance_type("p5en.48xlarge")
     assert (t.network_cards, t.efa_interfaces, t.efa_secondary) == (16, 16, "efa-only")
@@ -148,3 +164,42 @@ def test_default_kubernetes_version_is_in_standard_support_everywhere():
     assert default in catalog.operator_release(versions.GPU_OPERATOR.version).kubernetes
     assert default in versions.K3S_RELEASES
     assert catalog.gke_kubernetes_version("1.34", day).status == "extended"
+
+
+# ---- issue 12: instance and machine rows for the families that had none ------------------------------------
+
+@pytest.mark.parametrize("name, gpu, gpus, efa, cards", [
+    ("g6f.large", "L4-3Q", 1, 0, 1), ("g6f.4xlarge", "L4-12Q", 1, 0, 1), ("gr6f.4xlarge", "L4-12Q", 1, 0, 1),
+    ("g7.2xlarge", "RTX-PRO-4500", 1, 0, 1), ("g7.48xlarge", "RTX-PRO-4500", 8, 2, 2),
+    ("g7e.2xlarge", "RTX-PRO-6000", 1, 0, 1), ("g7e.48xlarge", "RTX-PRO-6000", 8, 4, 4),
+    ("p6-b300.48xlarge", "B300", 8, 16, 17),
+])
+def test_new_aws_rows_from_describe_instance_types(name, gpu, gpus, efa, cards):
+    t = aws.instance_type(name)
+    assert (t.gpu, t.gpus, t.efa_interfaces, t.network_cards) == (gpu, gpus, efa, cards)
+    assert "karpenter_types" in t.sources and t.arch == "amd64"  # gr6f is an AMD EPYC host, not Graviton
+    assert t.price("on-demand") is None and t.price("spot") is None  # no price read: unpriced, not guessed
+
+
+def test_fractional_l4_slices_are_their_own_models_without_mig():
+    for name, memory, fraction in (("L4-3Q", 3, 0.125), ("L4-6Q", 6, 0.25), ("L4-12Q", 12, 0.5)):
+        g = catalog.gpu(name)
+        assert (g.fraction_of, g.fraction, g.memory_gb, g.mig_capable) == ("L4", fraction, memory, False)
+
+
+def test_new_gpu_models_mig_and_driver_facts():
+    assert catalog.gpu("B300").mig.profiles["7g.269gb"] == 1 and catalog.gpu("B300").mig.max_instances == 7
+    assert catalog.gpu("GB200").mig.profiles["1g.23gb"] == 7
+    assert catalog.gpu("RTX-PRO-6000").min_driver_branch == 575 and catalog.gpu("RTX-PRO-6000").mig.max_instances == 4
+    assert catalog.gpu("RTX-PRO-4500").mig is None
+    assert catalog.gpu("B300").min_driver_branch is None  # not read: the driver-floor check does not judge it
+
+
+@pytest.mark.parametrize("name, gpu, count, on_demand", [
+    ("a4x-highgpu-4g", "GB200", 4, None), ("g4-standard-48", "RTX-PRO-6000", 1, 4.50),
+    ("g4-standard-384", "RTX-PRO-6000", 8, 36.00),
+])
+def test_new_gcp_machine_rows(name, gpu, count, on_demand):
+    m = gcp.machine(name)
+    assert (m.gpu, m.fixed_count, m.price("on-demand", count)) == (gpu, count, on_demand)
+    assert m.price("spot", count) is None

@@ -375,3 +375,54 @@ def test_eks_ami_below_a_gpus_driver_floor_is_refused(monkeypatch):
         "stack 'prod-eks': gpufleet:nodePools[0].ami: the bottlerocket-nvidia AMI ships driver branch 545, but H200 needs "
         "branch 550 or newer (allowed for this pool: al2023-nvidia) (got 'bottlerocket-nvidia')"
     ]
+
+
+def _a4_and_a3_ultra(version: str, driver: str):
+    def change(config):
+        config["gpufleet:cluster"]["kubernetesVersion"] = version
+        config["gpufleet:cluster"]["gke"]["storage"] = {"defaultDiskType": "hyperdisk-balanced"}
+        config["gpufleet:cluster"]["gke"]["systemPool"] = {"machineType": "c3-standard-4", "minNodes": 1, "maxNodes": 3}
+        config["gpufleet:nodePools"] = [
+            {"name": "b200", "machineType": "a4-highgpu-8g", "maxNodes": 2, "gke": {"gpuDriverVersion": driver}},
+            {"name": "h200", "machineType": "a3-ultragpu-8g", "maxNodes": 2, "gke": {"gpuDriverVersion": driver}},
+        ]
+        config["gpufleet:workloads"] = {"cudaVersions": []}
+        return config
+    return change
+
+
+@pytest.mark.parametrize("driver", ["DEFAULT", "LATEST"])
+@pytest.mark.parametrize("version", ["1.32", "1.33", "1.34", "1.35", "1.36"])
+def test_gke_installs_a_driver_that_meets_b200_and_h200_floors_on_every_minor(version, driver):
+    """GKE installs R570 for B200 (A4) and R550 for H200 (A3 Ultra) with DEFAULT on every minor gpufleet plans for
+    (gcp_machines.yaml gke_driver_branches_per_gpu, from the AI Hypercomputer A4/A3 Ultra requirements), so the
+    driver floor applied to GKE's own driver refuses neither."""
+    sf = stack_file(_a4_and_a3_ultra(version, driver)(example_config("prod-gke")), stack="prod-gke")
+    spec = load_spec(sf.stack, sf.config, sf.secret_keys)
+    assert [p for p in compat_checks.check(sf.stack, spec) if "driver" in str(p)] == []
+
+
+def test_gke_driver_below_a_gpus_floor_is_refused(monkeypatch, tmp_path, capsys):
+    """Without the per-GPU rows (the catalog before they were sourced, and what the older cluster-toolkit A4 README
+    says of GKE 1.32: R570 only as LATEST) GKE 1.32's DEFAULT is branch 535: below B200's and H200's floors."""
+    from gpufleet.catalog import gcp
+
+    monkeypatch.setattr(gcp, "gke_gpu_driver_rows", lambda: {})
+    assert problems("prod-gke", _a4_and_a3_ultra("1.32", "DEFAULT")) == [
+        "stack 'prod-gke': gpufleet:nodePools[0].gke.gpuDriverVersion: GKE 1.32 installs driver branch 535 for DEFAULT on "
+        "B200 nodes, but B200 needs branch 570 or newer (allowed for pool 'b200': LATEST, or cluster.gke.gpuStack: "
+        "operator with a driver of branch 570 or newer) (got 'DEFAULT')",
+        "stack 'prod-gke': gpufleet:nodePools[1].gke.gpuDriverVersion: GKE 1.32 installs driver branch 535 for DEFAULT on "
+        "H200 nodes, but H200 needs branch 550 or newer (allowed for pool 'h200': LATEST, or cluster.gke.gpuStack: "
+        "operator with a driver of branch 550 or newer) (got 'DEFAULT')",
+    ]
+    # the CLI (in process, so the catalog stays patched): exit 2, the problems on stderr, nothing on stdout
+    path = tmp_path / "Pulumi.prod-gke.yaml"
+    path.write_text(yaml.safe_dump({"config": _a4_and_a3_ultra("1.32", "DEFAULT")(example_config("prod-gke"))}))
+    assert cli.main(["plan", "prod-gke", "--config", str(path), "--format", "json"]) == cli.EXIT_INVALID
+    out, err = capsys.readouterr()
+    assert out == "" and "pool 'b200': LATEST" in err and "Traceback" not in err
+    # LATEST on 1.32 is branch 570 (gke_driver_branches): both pools pass
+    sf = stack_file(_a4_and_a3_ultra("1.32", "LATEST")(example_config("prod-gke")), stack="prod-gke")
+    spec = load_spec(sf.stack, sf.config, sf.secret_keys)
+    assert [p for p in compat_checks.check(sf.stack, spec) if "driver" in str(p)] == []

@@ -3,7 +3,9 @@
 Prices used below (read 2026-12-02; the same figures and sources are in gpufleet/catalog/charges.yaml):
 - EKS control plane $0.10/cluster-hour in standard support, $0.60 in extended support
   (aws.amazon.com/eks/pricing; AWS Containers blog "Amazon EKS extended support for Kubernetes versions pricing");
-  EKS 1.34 standard support until 2026-12-02, 1.33 until 2026-07-29 (EKS release calendar via endoflife.date).
+  EKS 1.34 standard support ends 2026-12-02, 1.33 ended 2026-07-29 (EKS release calendar, kubernetes.yaml); extended
+  billing starts at the beginning of that day, so on the catalog's date (2026-12-02) 1.34 costs $0.60 (corrected
+  2026-12-03: the cost used to count that day as standard while the plan's own warning said extended).
 - NAT gateway $0.045/hour in us-east-1 (aws.amazon.com/vpc/pricing, secondary reading); public IPv4 $0.005/hour
   (AWS blog "Identify and optimize public IPv4 address usage on AWS"); KMS key $1/month (aws.amazon.com/kms/pricing).
 - EBS gp3 $0.08/GB-month in us-east-1 (aws.amazon.com/ebs/pricing, secondary reading); EC2 m7i.xlarge $0.2016/h,
@@ -12,11 +14,26 @@ Prices used below (read 2026-12-02; the same figures and sources are in gpufleet
   (cloud.google.com/kubernetes-engine/pricing); Cloud NAT $0.0014 per VM-hour up to 32 VMs plus $0.005/hour per
   NAT IP (cloud.google.com/nat/pricing); pd-balanced $0.10/GiB-month in Iowa (Google pricing calculator);
   a3-highgpu-8g $88.49/h, g2-standard-8 spot $0.34/h (gpufleet/catalog/gcp_machines.yaml).
-- e2-standard-4 (the GKE system pool) and FSx PERSISTENT_2 at 500 MB/s/TiB were not found: unpriced.
+- e2-standard-4 (the GKE system pool) $0.134012/h in us-central1 (charges.yaml gce_e2_pricing: a secondary reading of
+  cloud.google.com/compute/vm-instance-pricing, added 2026-12-03). FSx PERSISTENT_2 at 500 MB/s/TiB and Filestore in
+  us-central1 were not found: unpriced.
+
+The four stacks of issues 15 and 20, hand-checked 2026-12-03 from the same catalog figures:
+- EKS 1.32 (ai-on-eks) is in extended support since 2026-03-23: $0.60/cluster-hour (eks_pricing, EKS version
+  lifecycle). EC2 on-demand (aws_instances.yaml, ec2_pricing): m6i.xlarge $0.192, g5.2xlarge $1.212, g6.2xlarge
+  $0.9776, p4d.24xlarge $21.96, p5.48xlarge $55.04; spot estimate g6.xlarge $0.35. A pool listing several instance
+  types is priced by the first (managed node groups launch on-demand nodes in the listed order; Karpenter pools
+  the same way).
+- A reservation a pool draws on bills all its instances whether used or not (EC2 User Guide, "Capacity Reservation
+  pricing and billing"; Compute Engine, "Reservations of Compute Engine zonal resources"): a committed item; an EC2
+  Capacity Block has its own upfront price (aws.amazon.com/ec2/capacityblocks/pricing) and DWS flex-start/queued
+  theirs (cloud.google.com/products/dws/pricing): neither is in the catalog, so unpriced. g2-standard-8 on-demand
+  $0.85 (gcp_machines.yaml, gce_pricing).
 """
 
 from __future__ import annotations
 
+import datetime
 import functools
 
 import pytest
@@ -28,7 +45,9 @@ from tests.helpers import STACKS, example, example_config, plan_config
 H = 730  # hours per month, as the price pages convert
 NAT, IP, KMS = 0.045, 0.005, 1.0 / H
 GP3 = 0.08 / H  # per GB-hour
+EKS_134 = 0.60  # EKS 1.34: extended support from 2026-12-02, the catalog's date (kubernetes.yaml eks_calendar)
 PD_BALANCED = 0.10 / H  # per GiB-hour
+E2_STANDARD_4 = 0.134012  # us-central1 on-demand (charges.yaml gce_e2_pricing, secondary reading)
 
 
 @functools.cache
@@ -45,30 +64,137 @@ def r(x: float) -> float:
     return round(x, 4)
 
 
-HAND_CHECKED = {"dev", "ha", "lab", "teams", "prod-eks", "prod-gke", "teams-eks"}
-# Example stacks added by issues 15 and 20 after these breakdowns were checked against the price pages; until
-# they are, they are held to the invariants below (every item sourced; anything unpriced makes the totals "at least").
-NOT_YET_HAND_CHECKED = {"ai-on-eks", "p5-efa", "karpenter-eks", "dws-gke"}
+HAND_CHECKED = {"dev", "ha", "lab", "teams", "prod-eks", "prod-gke", "teams-eks", "ai-on-eks", "p5-efa", "karpenter-eks",
+                "dws-gke"}
 
 
 def test_every_example_stack_is_covered_below():
-    assert set(STACKS) == HAND_CHECKED | NOT_YET_HAND_CHECKED
+    assert set(STACKS) == HAND_CHECKED
 
 
-@pytest.mark.parametrize("stack", sorted(NOT_YET_HAND_CHECKED))
-def test_stacks_not_yet_hand_checked_add_up(stack):
+@pytest.mark.parametrize("stack", sorted(HAND_CHECKED))
+def test_every_item_is_sourced_and_totals_add_up(stack):
     cost = planned(stack).cost.to_json()
     items = cost["items"]
     assert items
     assert all(i["source"] for i in items), "every item says where its price (or its missing price) comes from"
-    assert 0 <= cost["hourlyMin"] <= cost["hourlyMax"]
-    assert cost["atLeast"] == any(i["unitHourly"] is None for i in items)
+    counted = [i for i in items if i["kind"] != "per-claim" and i["count"] > 0]
+    assert cost["atLeast"] == any(i["hourlyMax"] is None for i in counted)
+    # items are shown to 4 places, totals are summed before rounding
+    slack = 1e-4 * len(counted)
+    assert cost["hourlyMin"] == pytest.approx(sum(i["hourlyMin"] or 0 for i in counted), abs=slack)
+    assert cost["hourlyMax"] == pytest.approx(sum(i["hourlyMax"] or 0 for i in counted), abs=slack)
+
+
+def test_ai_on_eks_breakdown():
+    vol = lambda gib, n: r(gib * GP3 * n)  # noqa: E731
+    assert breakdown("ai-on-eks") == {
+        "control-plane:ai-stack-eks-cluster": (1, 1, 0.6, 0.6),  # EKS 1.32: extended support since 2026-03-23
+        "nodes:system": (2, 8, r(2 * 0.192), r(8 * 0.192)),
+        "storage:system:/dev/xvda": (2, 8, vol(50, 2), vol(50, 8)),
+        # Bottlerocket: the launch template maps the 200 GiB data volume, the AMI its OS volume; from zero to 8 nodes
+        "gpu-nodes:g6-inference": (0, 8, 0.0, r(8 * 0.9776)),
+        "storage:g6-inference:/dev/xvdb": (0, 8, 0.0, vol(200, 8)),
+        "storage:g6-inference:/dev/xvda": (0, 8, None, None),  # the OS volume: its size is the AMI's, unknown
+        "gpu-nodes:g5-inference": (0, 8, 0.0, r(8 * 1.212)),
+        "storage:g5-inference:/dev/xvdb": (0, 8, 0.0, vol(200, 8)),
+        "storage:g5-inference:/dev/xvda": (0, 8, None, None),
+        "network:ai-stack-network-nat-us-east-1a": (1, 1, NAT, NAT),  # singleNatGateway
+        "network:ip:ai-stack-network-nat-us-east-1a": (1, 1, IP, IP),
+        "key:ai-stack-eks-secrets-key": (1, 1, r(KMS), r(KMS)),
+        # PERSISTENT_2 at 500 MB/s/TiB: no sourced price (charges.yaml fsx_pricing), so unpriced, never 0
+        "storage:ai-stack-fsx-shared": (1, 1, None, None),
+        "per-claim:fsx-lustre": (0, 0, 0.0, 0.0),
+    }
+    cost = planned("ai-on-eks").cost.to_json()
+    floor = 0.6 + 2 * 0.192 + 50 * GP3 * 2 + NAT + IP + KMS
+    top = 0.6 + 8 * 0.192 + 8 * 0.9776 + 8 * 1.212 + (50 * 8 + 200 * 16) * GP3 + NAT + IP + KMS
+    assert (cost["hourlyMin"], cost["hourlyMax"], cost["atLeast"]) == (r(floor), r(top), True)
+    assert cost["unpriced"] == ["g5-inference /dev/xvda (Bottlerocket OS volume)", "g6-inference /dev/xvda (Bottlerocket OS volume)",
+                                "FSx for Lustre ai-stack-fsx-shared (PERSISTENT_2, 2400 GiB)"]
+    assert (cost["monthlyMin"], cost["monthlyMax"]) == (round(r(floor) * H, 2), round(r(top) * H, 2))
+
+
+def test_p5_efa_breakdown():
+    vol = lambda gib, n: r(gib * GP3 * n)  # noqa: E731
+    assert breakdown("p5-efa") == {
+        "control-plane:p5-efa-eks-cluster": (1, 1, EKS_134, EKS_134),
+        "nodes:system": (2, 4, r(2 * 0.2016), r(4 * 0.2016)),  # the default system pool: 2-4 m7i.xlarge
+        "storage:system:/dev/xvda": (2, 4, vol(50, 2), vol(50, 4)),
+        "gpu-nodes:p5": (2, 10, r(2 * 55.04), r(10 * 55.04)),  # minNodes 2 (exempted): warm at the floor
+        "storage:p5:/dev/xvda": (2, 10, vol(200, 2), vol(200, 10)),
+        "gpu-nodes:p4d": (0, 1, 0.0, 21.96),
+        "storage:p4d:/dev/xvda": (0, 1, 0.0, vol(200, 1)),
+        **{f"network:p5-efa-network-nat-us-east-1{z}": (1, 1, NAT, NAT) for z in "abc"},
+        **{f"network:ip:p5-efa-network-nat-us-east-1{z}": (1, 1, IP, IP) for z in "abc"},
+        "key:p5-efa-eks-secrets-key": (1, 1, r(KMS), r(KMS)),
+    }
+    cost = planned("p5-efa").cost.to_json()
+    floor = EKS_134 + 2 * 0.2016 + 2 * 55.04 + (50 * 2 + 200 * 2) * GP3 + 3 * NAT + 3 * IP + KMS
+    top = EKS_134 + 4 * 0.2016 + 10 * 55.04 + 21.96 + (50 * 4 + 200 * 11) * GP3 + 3 * NAT + 3 * IP + KMS
+    assert (cost["hourlyMin"], cost["hourlyMax"], cost["atLeast"]) == (r(floor), r(top), False)
+
+
+def test_karpenter_eks_breakdown_counts_the_capacity_block_as_committed_and_unpriced():
+    vol = lambda gib, n: r(gib * GP3 * n)  # noqa: E731
+    assert breakdown("karpenter-eks") == {
+        "control-plane:karpenter-gpu-eks-cluster": (1, 1, EKS_134, EKS_134),
+        "nodes:system": (2, 4, r(2 * 0.2016), r(4 * 0.2016)),  # first type m7i.xlarge
+        "storage:system:/dev/xvda": (2, 4, vol(50, 2), vol(50, 4)),
+        # Karpenter pools (NodePool + EC2NodeClass): none at the floor, maxNodes at most; the root volume per node
+        "gpu-nodes:l4-spot": (0, 8, 0.0, r(8 * 0.35)),
+        "storage:l4-spot:/dev/xvda": (0, 8, 0.0, vol(200, 8)),
+        # the Capacity Block's 2 p5.48xlarge are paid whether used or not, at a price the catalog lacks; the pool's
+        # maxNodes (2) never goes beyond it
+        "reservation:h100-block": (2, 2, None, None),
+        "gpu-nodes:h100-block": (0, 0, None, None),
+        "storage:h100-block:/dev/xvda": (0, 2, 0.0, vol(500, 2)),
+        **{f"network:karpenter-gpu-network-nat-us-east-1{z}": (1, 1, NAT, NAT) for z in "abc"},
+        **{f"network:ip:karpenter-gpu-network-nat-us-east-1{z}": (1, 1, IP, IP) for z in "abc"},
+        "key:karpenter-gpu-eks-secrets-key": (1, 1, r(KMS), r(KMS)),
+    }
+    cost = planned("karpenter-eks").cost.to_json()
+    block = next(i for i in cost["items"] if i["key"] == "reservation:h100-block")
+    assert block["committed"] and "Capacity Blocks" in block["source"]
+    assert cost["unpriced"] == ["reservation capacity-block cr-0123456789abcdef0 of pool h100-block (2 x p5.48xlarge)"]
+    floor = EKS_134 + 2 * 0.2016 + 50 * GP3 * 2 + 3 * NAT + 3 * IP + KMS
+    top = EKS_134 + 4 * 0.2016 + 8 * 0.35 + (50 * 4 + 200 * 8 + 500 * 2) * GP3 + 3 * NAT + 3 * IP + KMS
+    assert (cost["hourlyMin"], cost["hourlyMax"], cost["atLeast"]) == (r(floor), r(top), True)
+
+
+def test_dws_gke_breakdown_counts_the_reservation_at_the_floor():
+    disk = lambda gib, n: r(gib * PD_BALANCED * n)  # noqa: E731
+    assert breakdown("dws-gke") == {
+        "control-plane:dws-gke-gke-cluster": (1, 1, 0.1, 0.1),
+        "nodes:system": (1, 3, r(E2_STANDARD_4), r(3 * E2_STANDARD_4)),
+        "storage:system:boot": (1, 3, disk(100, 1), disk(100, 3)),
+        "gpu-nodes:h100-flex": (0, 4, None, None),  # DWS flex-start: its own prices, not in the catalog
+        "storage:h100-flex:boot": (0, 4, 0.0, disk(200, 4)),
+        "gpu-nodes:a3mega-queued": (0, 4, None, None),  # DWS queued provisioning
+        "storage:a3mega-queued:boot": (0, 4, 0.0, disk(200, 4)),
+        # the specific reservation holds 4 g2-standard-8 billed at on-demand rates whether used or not
+        "reservation:l4-reserved": (4, 4, r(4 * 0.85), r(4 * 0.85)),
+        "gpu-nodes:l4-reserved": (0, 0, 0.0, 0.0),
+        "storage:l4-reserved:boot": (0, 4, 0.0, disk(200, 4)),
+        # private nodes use Cloud NAT: 1 VM at the floor, 3 + 4 + 4 + 4 at maximum; one NAT IP
+        "network:dws-gke-network-nat": (1, 1, r(0.0014 * 1 + IP), r(0.0014 * 15 + IP)),
+    }
+    cost = planned("dws-gke").cost.to_json()
+    assert cost["atLeast"] and cost["unpriced"] == ["GPU pool a3mega-queued (a3-megagpu-8g)", "GPU pool h100-flex (a3-highgpu-8g)"]
+    # the research team's queues sit on the two DWS pools: its quota (4 nodes x 8 GPUs each) has no price, never 0
+    assert {(t["pool"], t["nominalQuota"], t["hourlyNominal"], t["hourlyMax"]) for t in cost["teams"]} == {
+        ("a3mega-queued", 32, None, None), ("h100-flex", 32, None, None)}
+    l4 = next(c for c in planned("dws-gke").capacity if c.pool == "l4-reserved")
+    assert (l4.reserved_nodes, l4.hourly_min, l4.hourly_max) == (4, 4 * 0.85, 4 * 0.85)  # the capacity table agrees
+    floor = 0.1 + E2_STANDARD_4 + 100 * PD_BALANCED + 4 * 0.85 + 0.0014 + IP
+    top = 0.1 + 3 * E2_STANDARD_4 + (100 * 3 + 200 * 12) * PD_BALANCED + 4 * 0.85 + 0.0014 * 15 + IP
+    assert (cost["hourlyMin"], cost["hourlyMax"]) == (r(floor), r(top))
 
 
 def test_prod_eks_breakdown():
     vol = lambda gib, n: r(gib * GP3 * n)  # noqa: E731
     assert breakdown("prod-eks") == {
-        "control-plane:prod-gpu-eks-cluster": (1, 1, 0.1, 0.1),
+        "control-plane:prod-gpu-eks-cluster": (1, 1, EKS_134, EKS_134),
         "nodes:system": (2, 4, r(2 * 0.2016), r(4 * 0.2016)),
         "storage:system:/dev/xvda": (2, 4, vol(50, 2), vol(50, 4)),
         "gpu-nodes:h100-train": (0, 4, 0.0, 120.0),
@@ -81,20 +207,20 @@ def test_prod_eks_breakdown():
         "per-claim:fsx-lustre": (0, 0, 0.0, 0.0),
     }
     cost = planned("prod-eks").cost.to_json()
-    floor = 0.1 + 2 * 0.2016 + 0.8048 + 50 * GP3 * 2 + 200 * GP3 + 3 * NAT + 3 * IP + KMS
-    top = 0.1 + 4 * 0.2016 + 8 * 0.8048 + 4 * 30.0 + (50 * 4 + 500 * 4 + 200 * 8) * GP3 + 3 * NAT + 3 * IP + KMS
+    floor = EKS_134 + 2 * 0.2016 + 0.8048 + 50 * GP3 * 2 + 200 * GP3 + 3 * NAT + 3 * IP + KMS
+    top = EKS_134 + 4 * 0.2016 + 8 * 0.8048 + 4 * 30.0 + (50 * 4 + 500 * 4 + 200 * 8) * GP3 + 3 * NAT + 3 * IP + KMS
     assert (cost["hourlyMin"], cost["hourlyMax"], cost["atLeast"]) == (r(floor), r(top), False)
     assert (cost["monthlyMin"], cost["monthlyMax"]) == (round(r(floor) * H, 2), round(r(top) * H, 2))
     fsx = next(i for i in cost["items"] if i["kind"] == "per-claim")
     assert fsx["unitHourly"] is None and "PERSISTENT_2 at 500 MB/s/TiB" in fsx["source"]
-    assert any("leaves standard support after 2026-12-02" in n for n in cost["notes"])
+    assert any("is in extended support since 2026-12-02" in n for n in cost["notes"])
 
 
 def test_teams_eks_breakdown_and_team_quotas():
     b = breakdown("teams-eks")
     assert b["gpu-nodes:h100-train"] == (0, 2, 0.0, 60.0)
     assert b["gpu-nodes:l4-infer"] == (1, 6, 0.8048, r(6 * 0.8048))
-    assert b["control-plane:teams-eks-eks-cluster"] == (1, 1, 0.1, 0.1)
+    assert b["control-plane:teams-eks-eks-cluster"] == (1, 1, EKS_134, EKS_134)
     assert "per-claim:fsx-lustre" not in b  # no FSx in this stack
     teams = {(t["team"], t["pool"]): t for t in planned("teams-eks").cost.to_json()["teams"]}
     # research: no nominalQuota, so the whole pool at max size (2 x 8 GPUs) at 30 $/h per 8-GPU node
@@ -105,11 +231,11 @@ def test_teams_eks_breakdown_and_team_quotas():
             teams["serving", "l4-infer"]["maxWithBorrowing"]) == (6, r(6 * 0.8048), 6)
 
 
-def test_prod_gke_breakdown_is_at_least_with_the_system_pool_unpriced():
+def test_prod_gke_breakdown():
     disk = lambda gib, n: r(gib * PD_BALANCED * n)  # noqa: E731
     assert breakdown("prod-gke") == {
         "control-plane:prod-gke-gke-cluster": (1, 1, 0.1, 0.1),
-        "nodes:system": (1, 3, None, None),
+        "nodes:system": (1, 3, r(E2_STANDARD_4), r(3 * E2_STANDARD_4)),
         "storage:system:boot": (1, 3, disk(100, 1), disk(100, 3)),
         "gpu-nodes:h100-train": (0, 4, 0.0, r(4 * 88.49)),
         "storage:h100-train:boot": (0, 4, 0.0, disk(200, 4)),
@@ -117,12 +243,16 @@ def test_prod_gke_breakdown_is_at_least_with_the_system_pool_unpriced():
         "storage:l4-infer:boot": (0, 8, 0.0, disk(200, 8)),
         # every node is private, so every node uses Cloud NAT: 1 VM at the floor, 3 + 4 + 8 at maximum; one NAT IP
         "network:prod-gke-network-nat": (1, 1, r(0.0014 * 1 + IP), r(0.0014 * 15 + IP)),
+        # Filestore in us-central1 has no sourced price: what each claim would cost is unknown (never counted)
         "per-claim:gpufleet-rwx": (0, 0, 0.0, 0.0),
     }
     cost = planned("prod-gke").cost.to_json()
-    assert cost["atLeast"] and cost["unpriced"] == ["node pool system (e2-standard-4)"]
-    floor = 0.1 + 100 * PD_BALANCED + 0.0014 + IP
-    assert cost["hourlyMin"] == r(floor)
+    assert not cost["atLeast"] and cost["unpriced"] == []
+    floor = 0.1 + E2_STANDARD_4 + 100 * PD_BALANCED + 0.0014 + IP
+    top = 0.1 + 3 * E2_STANDARD_4 + 4 * 88.49 + 8 * 0.34 + (100 * 3 + 200 * 12) * PD_BALANCED + 0.0014 * 15 + IP
+    assert (cost["hourlyMin"], cost["hourlyMax"]) == (r(floor), r(top))
+    rwx = next(i for i in cost["items"] if i["key"] == "per-claim:gpufleet-rwx")
+    assert rwx["unitHourly"] is None and "Filestore BASIC_HDD" in rwx["source"]
     assert any("not for this regional cluster" in n and "74.40" in n for n in cost["notes"])
 
 
@@ -171,7 +301,13 @@ def test_extended_support_rate_and_unknown_versions():
     assert charges.eks_support("1.33") == ("extended", "2026-07-29")
     rate = charges.eks_control_plane("1.33")
     assert rate.value == 0.6 and "extended support (since 2026-07-29)" in rate.source
-    assert charges.eks_control_plane("1.34").value == 0.1
+    # extended-support billing starts at the beginning of the end-of-standard-support day (kubernetes.yaml eks_calendar),
+    # and the catalog was read on 1.34's: the plan's warning and its cost agree
+    assert charges.eks_support("1.34") == ("extended", "2026-12-02")
+    assert charges.eks_control_plane("1.34").value == 0.6
+    assert charges.eks_support("1.34", on=datetime.date(2026, 12, 1)) == ("standard", "2026-12-02")
+    assert charges.eks_control_plane("1.35").value == 0.1 and "until 2027-03-27" in charges.eks_control_plane("1.35").source
+    assert charges.eks_control_plane("1.36").value == 0.1  # recorded as standard (its dates not read)
     assert isinstance(charges.eks_control_plane("1.99"), charges.Missing)
 
 
@@ -183,7 +319,7 @@ def test_a_region_the_catalog_lacks_is_unpriced_with_the_reason():
     cost = plan_config(config, stack="teams-eks", policies=False).cost.to_json()
     items = {i["key"]: i for i in cost["items"]}
     assert cost["atLeast"]
-    assert items["control-plane:teams-eks-eks-cluster"]["hourlyMin"] == 0.1  # one price everywhere
+    assert items["control-plane:teams-eks-eks-cluster"]["hourlyMin"] == EKS_134  # one price everywhere
     assert items["network:teams-eks-network-nat-eu-west-1a"]["unpriced"]
     assert "no prices for region eu-west-1" in items["network:teams-eks-network-nat-eu-west-1a"]["source"]
     assert "us-east-1 figure; none for eu-west-1" in items["gpu-nodes:h100-train"]["source"]
@@ -209,3 +345,27 @@ def test_a_server_that_is_also_a_gpu_host_is_priced_once_by_its_pool():
     cost = plan_config(config, stack="dev", policies=False).cost.to_json()
     assert [(i["key"], i["hourlyMin"]) for i in cost["items"]] == [("gpu-nodes:l4", 0.85)]
     assert not cost["atLeast"]
+
+
+def test_no_example_stack_creates_a_load_balancer():
+    """charges.yaml has no load balancer prices because no example stack creates one; if one ever does, it is listed
+    as unpriced (never 0) and this test asks for its price."""
+    lb_types = {"aws:lb/loadBalancer:LoadBalancer", "aws:alb/loadBalancer:LoadBalancer", "aws:elb/loadBalancer:LoadBalancer",
+                "gcp:compute/forwardingRule:ForwardingRule", "gcp:compute/globalForwardingRule:GlobalForwardingRule"}
+    for stack in sorted(HAND_CHECKED):
+        p = planned(stack)
+        assert not [r.name for r in p.resources if r.type in lb_types], stack
+        assert not [r.name for r in p.resources if r.type == "kubernetes:core/v1:Service"
+                    and (r.inputs.get("spec") or {}).get("type") == "LoadBalancer"], stack
+        assert not [i for i in p.cost.to_json()["items"] if i["kind"] == "load-balancer"], stack
+
+
+@pytest.mark.parametrize("deployment,throughput,why", [
+    ("PERSISTENT_2", 500, "PERSISTENT_2 at 500 MB/s/TiB"),
+    ("PERSISTENT_1", 200, "PERSISTENT_1 at 200 MB/s/TiB"),
+    ("SCRATCH_2", None, "SCRATCH_2 in us-east-1"),
+])
+def test_fsx_tiers_without_a_sourced_price_are_missing(deployment, throughput, why):
+    price = charges.fsx_lustre_gb_hourly("us-east-1", deployment, throughput)
+    assert isinstance(price, charges.Missing) and why in price.reason
+    assert charges.fsx_lustre_gb_hourly("us-east-1", "PERSISTENT_2", 125).value == pytest.approx(0.145 / H)

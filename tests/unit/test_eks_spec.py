@@ -54,7 +54,8 @@ CASES = {
         [f"{P}.instanceType: g6.xlarge has no EFA: rdma needs an EFA instance type (EFA GPU types: g4dn.12xlarge, g5.8xlarge, "
          "g5.16xlarge, g5.24xlarge, g5.12xlarge, g5.48xlarge, g6.8xlarge, g6.16xlarge, g6.24xlarge, g6.12xlarge, g6.48xlarge, "
          "g6e.12xlarge, g6e.48xlarge, p4d.24xlarge, p4de.24xlarge, p5.48xlarge, "
-         "p5e.48xlarge, p5en.48xlarge, p6-b200.48xlarge) (got 'g6.xlarge')"],
+         "p5e.48xlarge, p5en.48xlarge, p6-b200.48xlarge, g7.8xlarge, g7.12xlarge, g7.24xlarge, g7.48xlarge, g7e.8xlarge, "
+         "g7e.12xlarge, g7e.24xlarge, g7e.48xlarge, p6-b300.48xlarge) (got 'g6.xlarge')"],
     ),
     "unknown instance type": (
         lambda c: _pool(c).update(instanceType="p5.48xlarg"),
@@ -202,3 +203,31 @@ def test_b200_pool_on_p6_b200_is_accepted():
     _pool(cfg).update(instanceType="p6-b200.48xlarge")  # an EFA pool (rdma: true): 8 EFA interfaces
     spec = _load(cfg)
     assert spec.node_pools[0].instance_type == "p6-b200.48xlarge"
+
+
+# ---- issue 12: the families that had no rows -----------------------------------------------------------------
+
+def test_fractional_l4_pool_refuses_mig_and_efa():
+    cfg = example_config("prod-eks")
+    _pool(cfg, 1).pop("instanceTypes")
+    _pool(cfg, 1).update(instanceType="g6f.xlarge", sharing={"mode": "mig", "profile": "1g.10gb"})
+    assert any("GPU L4-3Q, a vGPU slice of one L4 of pool" in p and "has no MIG" in p for p in _problems(cfg))
+    cfg = example_config("prod-eks")
+    _pool(cfg).update(instanceType="gr6f.4xlarge")  # pool 0 has rdma: true
+    assert any("gr6f.4xlarge has no EFA: rdma needs an EFA instance type" in p for p in _problems(cfg))
+
+
+def test_p6_b300_efa_pool_is_refused_until_its_card_layout_is_recorded():
+    cfg = example_config("prod-eks")
+    _pool(cfg).update(instanceType="p6-b300.48xlarge")
+    assert any("p6-b300.48xlarge has 17 network cards but 16 EFA interfaces" in p for p in _problems(cfg))
+    _pool(cfg).update(rdma=False)
+    spec = _load(cfg)  # without EFA it is a valid B300 pool
+    assert spec.node_pools[0].instance_type == "p6-b300.48xlarge"
+
+
+def test_g7e_pool_is_a_valid_efa_pool():
+    cfg = example_config("prod-eks")
+    _pool(cfg).update(instanceType="g7e.48xlarge")
+    spec = _load(cfg)
+    assert spec.node_pools[0].instance_type == "g7e.48xlarge" and spec.node_pools[0].rdma

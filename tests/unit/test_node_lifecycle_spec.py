@@ -5,29 +5,17 @@ from __future__ import annotations
 
 import copy
 
-import pytest
-
 from gpufleet.catalog import aws as aws_catalog
 from gpufleet.catalog import gcp
-from gpufleet.spec import SpecError, load_spec
 from gpufleet.spec.eks import pool_efa_secondary, pool_local_storage
 from gpufleet.spec.gke import initial_node_count, local_ssd, pool_sysctls
-from tests.helpers import example_config, stack_file
+from tests.helpers import example_config
+from tests.helpers import load_config as load
+from tests.helpers import spec_problems as problems
 
 GKE = example_config("prod-gke")
 EKS = example_config("prod-eks")
 S = "stack 'test': gpufleet:"
-
-
-def load(config: dict):
-    sf = stack_file(config)
-    return load_spec(sf.stack, sf.config, sf.secret_keys)
-
-
-def problems(config: dict) -> list[str]:
-    with pytest.raises(SpecError) as exc:
-        load(config)
-    return [str(p) for p in exc.value.problems]
 
 
 def gke_pool(**gke) -> dict:

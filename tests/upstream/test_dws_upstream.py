@@ -7,9 +7,8 @@ import yaml
 
 from gpufleet import labels as L
 from gpufleet.plan.engine import plan
-from tests.crd_validate import CRDS, validate_cr
+from tests.crd_validate import CRDS, as_sent, validate_cr
 from tests.helpers import example
-from tests.upstream.test_workload_crds import _ints
 
 pytestmark = pytest.mark.upstream
 
@@ -24,7 +23,7 @@ def test_kueue_objects_validate_against_the_crds(p):
     kinds = sorted({r.type.rsplit(":", 1)[-1] for r in objs})
     assert kinds == ["AdmissionCheck", "ClusterQueue", "LocalQueue", "ProvisioningRequestConfig", "ResourceFlavor"]
     for r in objs:
-        obj = _ints({k: r.inputs[k] for k in ("apiVersion", "kind", "metadata", "spec") if k in r.inputs})
+        obj = as_sent({k: r.inputs[k] for k in ("apiVersion", "kind", "metadata", "spec") if k in r.inputs})
         assert validate_cr(obj) == [], r.name
 
 

@@ -8,11 +8,10 @@ import pytest
 import yaml
 
 from gpufleet import versions
-from tests.crd_validate import validate_cr
+from tests.crd_validate import as_sent, ec2_ids, validate_cr
 from tests.helm_values import missing_paths
 from tests.helpers import by_type, one
 from tests.karpenter_plan import karpenter_eks
-from tests.upstream.test_workload_crds import _ints
 
 pytestmark = pytest.mark.upstream
 RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -46,19 +45,9 @@ def test_nodepools_and_nodeclasses_validate_against_the_crds(p):
     objs = [r for r in p.resources if r.type.startswith("kubernetes:karpenter.")]
     assert sorted(r.type.rsplit(":", 1)[-1] for r in objs) == ["EC2NodeClass", "EC2NodeClass", "NodePool", "NodePool"]
     for r in objs:
-        obj = _ints({"apiVersion": r.inputs["apiVersion"], "kind": r.inputs["kind"], "metadata": r.inputs["metadata"],
-                     "spec": _real_ids(r.inputs["spec"])})
+        obj = as_sent({"apiVersion": r.inputs["apiVersion"], "kind": r.inputs["kind"], "metadata": r.inputs["metadata"],
+                     "spec": ec2_ids(r.inputs["spec"])})
         assert validate_cr(obj) == [], r.name
-
-
-def _real_ids(spec: dict) -> dict:
-    """Mocks answer `<resource name>-id` for every id; the CRD wants EC2's own id shapes (subnet-..., sg-...)."""
-    spec = dict(spec)
-    for key, prefix in (("subnetSelectorTerms", "subnet"), ("securityGroupSelectorTerms", "sg")):
-        if key in spec:
-            spec[key] = [{"id": t["id"] if t["id"].startswith(f"{prefix}-") else f"{prefix}-{i:017x}"}
-                         for i, t in enumerate(spec[key])]
-    return spec
 
 
 def _template(karpenter_ref) -> dict:

@@ -5,9 +5,8 @@ against the upstream CRD's openAPIV3Schema in ../shared/reference/crds."""
 import pytest
 
 from gpufleet.plan.engine import plan
-from tests.crd_validate import CRDS, crd_schema
+from tests.crd_validate import CRDS, crd_schema, ec2_ids
 from tests.crd_validate import validate_cr
-from tests.upstream.test_karpenter_upstream import _real_ids
 from tests.helpers import STACKS, example
 from tests.k8s_validate import as_object, is_core, k8s_objects, validate_strict
 
@@ -54,7 +53,7 @@ def test_custom_resources_validate_against_upstream_crds(objects):
             continue
         assert crd_schema(group, obj["kind"], api_version) is not None, f"no upstream CRD for {obj['apiVersion']} {obj['kind']}"
         if obj["kind"] == "EC2NodeClass":  # mocks answer `<name>-id` for subnet and security group ids
-            obj = {**obj, "spec": _real_ids(obj["spec"])}
+            obj = {**obj, "spec": ec2_ids(obj["spec"])}
         assert validate_cr(obj) == [], f"{obj['kind']} {obj['metadata'].get('name')}"
 
 

@@ -11,7 +11,7 @@ import yaml
 
 from gpufleet import versions
 from gpufleet.plan.engine import plan
-from tests.crd_validate import validate_cr
+from tests.crd_validate import as_sent, validate_cr
 from tests.helpers import ROOT, example, example_config, plan_config
 from tests.k8s_validate import validate_strict
 
@@ -20,17 +20,6 @@ from tests.k8s_validate import validate_strict
 EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
 CORE_GROUPS = {"", "apps", "batch", "scheduling.k8s.io", "autoscaling", "policy"}
 CR_TYPE = re.compile(r"^kubernetes:(?P<group>[a-z0-9.-]+\.[a-z]+)/(?P<version>v[0-9a-z]+):(?P<kind>\w+)$")
-
-
-def _ints(value):
-    """Pulumi hands numbers to mocks as floats: give integral ones back as ints, as kubectl would send them."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {k: _ints(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_ints(v) for v in value]
-    return value
 
 
 def _is_core(obj: dict) -> bool:
@@ -48,7 +37,7 @@ def workload_objects():
     for p in plans:
         for r in p.resources:
             if r.type.startswith("kubernetes:") and "apiVersion" in r.inputs and r.type != "kubernetes:helm.sh/v3:Release":
-                objects.append((r.name, _ints(r.revealed if isinstance(r.revealed, dict) else r.inputs)))
+                objects.append((r.name, as_sent(r.revealed if isinstance(r.revealed, dict) else r.inputs)))
     return objects
 
 

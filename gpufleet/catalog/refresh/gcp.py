@@ -5,9 +5,10 @@
 - Cloud Billing Catalog services/6F81-5844-456A/skus (Compute Engine): GPU on-demand and spot (Preemptible)
   hourly prices per region, and which consumption options have a SKU (on-demand, spot, flex-start).
 The API is reached through `api` callables that return one page (a dict in the REST JSON shape) for a page
-token, so tests can feed recorded pages; `clients()` builds them from google-cloud-compute and
-google-cloud-billing (`pip install gpufleet[catalog]`). Pages are followed with nextPageToken and each call
-is retried on throttling.
+token; `clients()` builds them on google-cloud-compute and google-cloud-billing (`pip install gpufleet[catalog]`)
+over their REST transport, each page converted back to the REST JSON shape (camelCase, as the APIs document it).
+tests/unit/test_catalog_refresh_gcp_clients.py drives the real clients through a recorded HTTP session. Pages
+are followed with nextPageToken and each call is retried on throttling (HTTP 429 -> TooManyRequests).
 """
 
 from __future__ import annotations
@@ -27,21 +28,36 @@ SKU_ACCELERATORS = (
 USAGE = {"OnDemand": "on-demand", "Preemptible": "spot"}
 
 
-def clients(project: str) -> dict[str, Callable]:
-    """Page callables on the real Google clients (needs the `catalog` extra and application credentials)."""
+def google_clients(credentials: Any = None) -> tuple[Any, Any, Any]:
+    """The Compute Engine MachineTypes and AcceleratorTypes clients and the Cloud Billing Catalog client, on the
+    REST transport (application default credentials unless `credentials` is given)."""
     from google.cloud import billing_v1, compute_v1  # optional dependency: only refresh reaches this
 
-    machines, accelerators, catalog = compute_v1.MachineTypesClient(), compute_v1.AcceleratorTypesClient(), billing_v1.CloudCatalogClient()
+    return (compute_v1.MachineTypesClient(credentials=credentials, transport="rest"),
+            compute_v1.AcceleratorTypesClient(credentials=credentials, transport="rest"),
+            billing_v1.CloudCatalogClient(credentials=credentials, transport="rest"))
+
+
+def page_callables(project: str, machines: Any, accelerators: Any, catalog: Any) -> dict[str, Callable]:
+    """One page per call (for a page token) of each list, as the REST JSON dict `collect` reads."""
+    from google.protobuf import json_format
 
     def first_page(pager) -> dict:
         page = next(iter(pager.pages))
-        return type(page).to_dict(page)
+        # The proto -> REST JSON mapping (camelCase, no default-valued fields): an aggregated-list scope that
+        # holds only a warning stays without machineTypes, so collect() does not record it as "offers none".
+        return json_format.MessageToDict(type(page).pb(page))
 
     return {
         "machine_types": lambda token: first_page(machines.aggregated_list(request={"project": project, "page_token": token or ""})),
         "accelerator_types": lambda token: first_page(accelerators.aggregated_list(request={"project": project, "page_token": token or ""})),
         "skus": lambda token: first_page(catalog.list_skus(request={"parent": COMPUTE_SERVICE, "page_token": token or ""})),
     }
+
+
+def clients(project: str) -> dict[str, Callable]:
+    """Page callables on the real Google clients (needs the `catalog` extra and application credentials)."""
+    return page_callables(project, *google_clients())
 
 
 def _pages(call: Callable[[Optional[str]], dict], sleep) -> list[dict]:

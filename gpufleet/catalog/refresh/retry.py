@@ -13,7 +13,9 @@ THROTTLE_NAMES = {"TooManyRequests", "ResourceExhausted", "ServiceUnavailable"}
 
 
 def is_throttle(exc: BaseException) -> bool:
-    code = getattr(exc, "response", {}).get("Error", {}).get("Code") if hasattr(exc, "response") else None
+    # botocore's ClientError.response is a dict; google.api_core's errors carry the HTTP response object there.
+    response = getattr(exc, "response", None)
+    code = response.get("Error", {}).get("Code") if isinstance(response, dict) else None
     if code in THROTTLE_CODES:
         return True
     return type(exc).__name__ in THROTTLE_NAMES or getattr(exc, "code", None) == 429
