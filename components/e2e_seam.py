@@ -20,6 +20,8 @@ from typing import Optional
 
 import pulumi
 
+from gpufleet import labels
+
 NAMESPACE = "gpufleet-e2e"
 
 
@@ -36,3 +38,12 @@ def existing_kubeconfig() -> Optional[pulumi.Output]:
 def skip_await() -> bool:
     """True when deploying to an API server without kubelets (the `kubeconfig` seam): do not wait for pods."""
     return existing_kubeconfig() is not None
+
+
+def without_waiting(metadata: dict) -> dict:
+    """`metadata` with `pulumi.com/skipAwait: "true"` under the `kubeconfig` seam, else unchanged: an object whose
+    readiness a controller or kubelet reports (a claim's Bound, the NicClusterPolicy's `status.state`) never gets
+    it there, and the real engine would wait out the resource's timeout."""
+    if not skip_await():
+        return metadata
+    return {**metadata, "annotations": {**(metadata.get("annotations") or {}), labels.PULUMI_SKIP_AWAIT_ANNOTATION: "true"}}

@@ -24,8 +24,11 @@ def chart_args(chart: HelmChart) -> dict:
 
 
 def release_wait_args() -> dict:
-    """`skip_await` only under the e2e tier's `kubeconfig` seam (an API server without kubelets)."""
-    return {"skip_await": True} if e2e_seam.skip_await() else {}
+    """Only under the e2e tier's `kubeconfig` seam (an API server without kubelets): `skip_await`, and no chart
+    hooks (`disable_webhooks`, the provider's name for Helm's `--no-hooks`): a hook is a Job whose pod never runs
+    there, and Helm waits for it even with skip_await (the Network Operator's pre-install CRD hook held the first
+    real `up` of `lab` until its timeout)."""
+    return {"skip_await": True, "disable_webhooks": True} if e2e_seam.skip_await() else {}
 
 
 def pinned_release(

@@ -76,6 +76,8 @@ AMD_DRIVER_ANNOTATION = "gpufleet.io/amd-driver-version"  # "30.30.3"
 # The Kubernetes provider waits on a custom resource until this annotation's condition holds (pulumi-kubernetes
 # >= 4.18.0, "pulumi.com/waitFor": "jsonpath={.status.state}=ready" or "condition=Ready").
 PULUMI_WAIT_FOR_ANNOTATION = "pulumi.com/waitFor"
+# pulumi-kubernetes: "true" skips every await of the object (its waitFor too; provider pkg/metadata/overrides.go).
+PULUMI_SKIP_AWAIT_ANNOTATION = "pulumi.com/skipAwait"
 
 # Exemptions are visible: a label/tag `gpufleet.io/exempt-<policy>: "<reason>"`.
 EXEMPT_PREFIX = "gpufleet.io/exempt-"

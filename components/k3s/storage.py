@@ -107,9 +107,7 @@ class K3sStorage(pulumi.ComponentResource):
                 pvc = checkpoint_claim(spec, args.protection)
                 # protect: deleting or replacing the claim (a rename, another size or class) would bind the jobs to a
                 # new, empty volume; the class's Retain policy keeps the old directory, but nothing would point at it.
-                if e2e_seam.skip_await():  # no provisioner runs without kubelets: do not wait for Bound
-                    annotations = {**pvc["metadata"].get("annotations", {}), "pulumi.com/skipAwait": "true"}
-                    pvc["metadata"] = {**pvc["metadata"], "annotations": annotations}
+                pvc["metadata"] = e2e_seam.without_waiting(pvc["metadata"])  # no provisioner there: no Bound
                 self.checkpoints = k8s.core.v1.PersistentVolumeClaim(
                     f"{name}-checkpoints",
                     metadata=pvc["metadata"],

@@ -16,6 +16,7 @@ _RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e"
 _UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 SECRET = "[secret]"
 UNKNOWN = "[unknown]"
+ROOT_STACK_TYPE = "pulumi:pulumi:Stack"
 
 # k3s writes a kubeconfig for the local API; the plan's stand-in has the same shape.
 PLACEHOLDER_KUBECONFIG = """apiVersion: v1
@@ -110,13 +111,27 @@ class RecordingMonitor(MockMonitor):
         self.invokes: list[tuple[str, dict]] = []
         """Data-source calls (token, JSON-safe args) in order, e.g. the SSM parameters an EKS plan reads."""
 
+    def make_urn(self, parent: str, type_: str, name: str) -> str:
+        """The URN the Pulumi engine gives the resource, so that plans, policy verdicts, `gpufleet diff` and the
+        exemptions keyed by URN name what `pulumi preview` names: the parent's whole qualified type, `$`, the
+        type; a child of the root Stack has its own type alone (pkg/v3 resource/deploy/deployment.go
+        `generateURN` and sdk/v3 go/common/resource/urn/urn.go `New`, v3.274.0). The SDK's mock monitor keeps
+        only the parent's last type, and keeps the Stack's, so its URNs differed from the engine's below the
+        top level (found by the e2e tier's real preview)."""
+        typ = type_
+        if parent:
+            parent_type = parent.split("::")[2]
+            if parent_type != ROOT_STACK_TYPE:
+                typ = f"{parent_type}${type_}"
+        return "urn:pulumi:" + "::".join([pulumi.get_stack(), pulumi.get_project(), typ, name])
+
     def Invoke(self, request):
         self.invokes.append((request.tok, plain(json_format.MessageToDict(request.args))))
         return super().Invoke(request)
 
     def RegisterResource(self, request):
         response = super().RegisterResource(request)
-        if request.type != "pulumi:pulumi:Stack":
+        if request.type != ROOT_STACK_TYPE:
             secrets: list[str] = []
             wire = json_format.MessageToDict(request.object)
             inputs = plain(wire, "", secrets)
@@ -139,7 +154,7 @@ class RecordingMonitor(MockMonitor):
         return response
 
     def RegisterResourceOutputs(self, request):
-        if request.urn.split("::")[2] == "pulumi:pulumi:Stack":  # the stack itself, not its children
+        if request.urn.split("::")[2] == ROOT_STACK_TYPE:  # the stack itself, not its children
             self.stack_outputs = plain(json_format.MessageToDict(request.outputs))
         return super().RegisterResourceOutputs(request)
 

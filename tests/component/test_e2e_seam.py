@@ -37,6 +37,7 @@ def test_chart_repository_seam_points_every_release_at_the_mirror(plans):
         assert r.inputs["repositoryOpts"] == {"repo": MIRROR}, r.name
         assert not r.inputs["chart"].startswith("oci://"), r.name
         assert r.inputs["skipAwait"] is True, r.name
+        assert r.inputs["disableWebhooks"] is True, r.name  # Helm's --no-hooks: a hook Job never runs there
     versions = {r.name: (r.inputs["chart"], r.inputs["version"]) for r in real.resources if r.type == RELEASE}
     charts = {r.name: (r.inputs["chart"].rsplit("/", 1)[-1], r.inputs["version"]) for r in releases}
     assert charts == {k: (c.rsplit("/", 1)[-1], v) for k, (c, v) in versions.items()}
@@ -46,7 +47,31 @@ def test_without_seams_releases_wait_and_claims_have_no_skip_annotation(plans):
     real, seamed = plans
     for r in by_type(real, RELEASE):
         assert "skipAwait" not in r.inputs, r.name
+        assert "disableWebhooks" not in r.inputs, r.name
     claim = one(real, "kubernetes:core/v1:PersistentVolumeClaim")
     assert "pulumi.com/skipAwait" not in (claim.inputs["metadata"].get("annotations") or {})
     seamed_claim = one(seamed, "kubernetes:core/v1:PersistentVolumeClaim")
     assert seamed_claim.inputs["metadata"]["annotations"]["pulumi.com/skipAwait"] == "true"
+
+
+def test_kubeconfig_seam_skips_the_nic_cluster_policys_readiness_wait_only_there(plans):
+    """No operator pod reports the policy ready on a kubelet-less API server: without skipAwait the real `up` waits
+    out its 20-minute timeout (the e2e tier's first real run did). Real stacks keep the wait."""
+    real, seamed = plans
+    kind = "kubernetes:mellanox.com/v1alpha1:NicClusterPolicy"
+    real_annotations = one(real, kind).inputs["metadata"]["annotations"]
+    assert real_annotations == {"pulumi.com/waitFor": "jsonpath={.status.state}=ready"}
+    assert one(seamed, kind).inputs["metadata"]["annotations"] == {**real_annotations, "pulumi.com/skipAwait": "true"}
+
+
+def test_kubeconfig_seam_skips_the_resource_quotas_status_wait_only_there():
+    """The provider waits for a ResourceQuota's status (the quota controller's); no controller manager runs behind
+    the seam's API server, so the first real `up` of `teams` timed out there. Real stacks keep the wait."""
+    base = example_config("teams")
+    real = plan_config(base, "teams")
+    seamed = plan_config({**base, "gpufleet-e2e:kubeconfig": SECRET}, "teams")
+    quotas = by_type(real, "kubernetes:core/v1:ResourceQuota")
+    assert quotas and all("annotations" not in q.inputs["metadata"] for q in quotas)
+    seamed_quotas = by_type(seamed, "kubernetes:core/v1:ResourceQuota")
+    assert len(seamed_quotas) == len(quotas)
+    assert all(q.inputs["metadata"]["annotations"] == {"pulumi.com/skipAwait": "true"} for q in seamed_quotas)

@@ -257,17 +257,7 @@ def test_stateful_urns_are_stable(k3s, gke):
     delete the old, data and all (protect stops the delete, the rename fails). Keep names; when one must change, add
     `aliases=[pulumi.Alias(name=<old>)]` (or `parent=` for a moved component) and update this list in the same change."""
     eks, _ = prod_eks()
-    got = {platform: {engine_urn(plan, r) for r in plan.resources if r.protect}
+    got = {platform: {r.urn for r in plan.resources if r.protect}
            for platform, plan in (("k3s", k3s), ("eks", eks), ("gke", gke))}
     assert got == STATEFUL_URNS
 
-
-def engine_urn(plan, r) -> str:
-    """The URN the engine gives `r`: its whole parent type chain (mock URNs name the direct parent's type only)."""
-    by_urn = {x.urn: x for x in plan.resources}
-    types, parent = [r.type], by_urn.get(r.parent)
-    while parent is not None:
-        types.insert(0, parent.type)
-        parent = by_urn.get(parent.parent)
-    stack, project = r.urn.split("::")[0].removeprefix("urn:pulumi:"), r.urn.split("::")[1]
-    return f"urn:pulumi:{stack}::{project}::{'$'.join(types)}::{r.name}"

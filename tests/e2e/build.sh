@@ -115,12 +115,12 @@ if step kube "$K8S_VERSION"; then
 fi
 KUBE_OUT=$OUT
 
-# 5. The Pulumi YAML language host. Only the YAML test needs it: a failure here is reported, and that test
-#    skips saying so, while the rest of the tier runs.
+# 5. The Pulumi YAML language host: upstream's server with the `Link` method `pulumi package add` needs
+#    (modules/yaml/host/main.go says why). Only the YAML test needs it: a failure here is reported, and that
+#    test skips saying so, while the rest of the tier runs.
 if step yaml "$YAML_VERSION"; then
   if (cd modules/yaml && go mod download && "${NICE[@]}" go build -o "$OUT/pulumi-language-yaml" \
-      -ldflags "-s -w -X github.com/pulumi/pulumi-yaml/pkg/version.Version=$YAML_VERSION" \
-      github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml); then
+      -ldflags "-s -w -X github.com/pulumi/pulumi-yaml/pkg/version.Version=$YAML_VERSION" ./host); then
     done_step yaml
   else
     log "yaml: BUILD FAILED (the YAML test will skip); the error is above"

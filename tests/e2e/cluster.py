@@ -111,6 +111,8 @@ class ApiServer:
             "--service-cluster-ip-range", "10.96.0.0/16",
             # The charts' webhook servers are pods, and no pod runs here: validation is the API server's own.
             "--disable-admission-plugins", "ValidatingAdmissionWebhook,MutatingAdmissionWebhook",
+            # As k3s's API server runs (its default): the CSI, GPU and network daemons are privileged pods.
+            "--allow-privileged=true",
             "--enable-priority-and-fairness=false",
             "--profiling=false",
             "--v", "1",
@@ -157,6 +159,26 @@ class ApiServer:
             return json.loads(text)
         except ValueError:
             return text
+
+    def install_crds(self, documents: list[dict], timeout: float = 60) -> list[str]:
+        """Create CustomResourceDefinitions (as a controller would at run time) and wait until each is
+        Established; returns their names."""
+        names = []
+        for doc in documents:
+            if doc and doc.get("kind") == "CustomResourceDefinition":
+                self.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", doc)
+                names.append(doc["metadata"]["name"])
+        deadline = time.monotonic() + timeout
+        for name in names:
+            while True:
+                crd = self.request("GET", f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}")
+                conditions = {c["type"]: c["status"] for c in (crd.get("status") or {}).get("conditions") or []}
+                if conditions.get("Established") == "True":
+                    break
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"CRD {name} not Established after {timeout}s: {conditions}")
+                time.sleep(0.2)
+        return names
 
     def create_node(self, name: str) -> None:
         """A Node object (NotReady: no kubelet behind it) so that NodePatch resources have a target."""

@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import subprocess
+import tarfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +20,8 @@ from typing import Any, Optional
 import yaml
 from pulumi import automation as auto
 
-from tests.helpers import ROOT
+from gpufleet import versions as pins
+from tests.helpers import REFERENCE, ROOT
 
 CACHE = Path(os.environ.get("GPUFLEET_E2E_CACHE", Path.home() / ".cache" / "gpufleet-e2e"))
 TOOLS = CACHE / "current"
@@ -91,6 +93,20 @@ def cli_env(backend: Path, home: Path) -> dict[str, str]:
         "PULUMI_DIY_BACKEND_NO_LEGACY_WARNING": "true",
         "PULUMI_HOST_PROVIDERS_LOG": "",
     }
+
+
+def operator_runtime_crds() -> list[dict]:
+    """The CRDs the Network Operator's pod applies when it reconciles the NicClusterPolicy (nv-ipam's IPPool and
+    CIDRPool: not in the chart), from the pinned release's `manifests/state-nv-ipam-cni/005-*.yaml` as
+    ../shared/reference/charts/network-operator-<version>.extras.tar.gz keeps them. No operator pod runs here,
+    so the tier applies them in its place; the API server then checks each IPPool against the real schema."""
+    version = pins.NETWORK_OPERATOR.version.lstrip("v")
+    archive = REFERENCE / "charts" / f"network-operator-{version}.extras.tar.gz"
+    if not archive.exists():
+        raise FileNotFoundError(f"{archive} (the nv-ipam CRDs the Network Operator installs at run time)")
+    with tarfile.open(archive) as tar:
+        text = tar.extractfile(f"network-operator-{version}.operator-crds.yaml").read().decode()
+    return [d for d in yaml.safe_load_all(text) if d]
 
 
 def example_stack_config(stack: str) -> dict[str, Any]:

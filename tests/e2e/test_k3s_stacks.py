@@ -10,6 +10,7 @@ the `gpufleet-e2e:kubeconfig` seam and the charts come from a local repository (
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
@@ -58,6 +59,8 @@ def run(request, tools, chart_repo, tmp_path_factory):
         server = ApiServer(harness.BIN, work / "apiserver").start()
     try:
         config = seamed_config(name, chart_repo.url)
+        if any(p.get("rdma") for p in config.get("gpufleet:nodePools", [])):
+            server.install_crds(harness.operator_runtime_crds())  # what the Network Operator's pod would apply
         for pool in config.get("gpufleet:nodePools", []):
             for host in pool.get("hosts", []):
                 server.create_node(host["name"])  # the targets of NodePatch (no kubelet registers them here)
@@ -76,6 +79,14 @@ def resources(doc_steps: list[dict]) -> set[tuple[str, str]]:
         state = s.get("newState") or s.get("oldState") or {}
         out.add((s["urn"], state.get("type") or s["urn"].split("::")[2].rsplit("$", 1)[-1]))
     return {r for r in out if r[1] not in ENGINE_ONLY}
+
+
+def summary_event(event_log: Path) -> dict:
+    for line in event_log.read_text().splitlines():
+        event = json.loads(line) if line.strip().startswith("{") else {}
+        if isinstance(event.get("summaryEvent"), dict):
+            return event["summaryEvent"]
+    raise AssertionError(f"no summaryEvent in {event_log}")
 
 
 def verdicts_of_events(events: list[dict]) -> set[tuple[str, str, str]]:
@@ -241,8 +252,18 @@ def test_mandatory_violation_fails_the_real_preview_with_the_rules_name(run):
     with timed(f"{run.name}: pulumi preview (mandatory violation)"):
         with pytest.raises(auto.errors.CommandError) as failed:
             run.stack.preview_json(run.work / "preview-bad.json", events)
-    assert MANDATORY_RULE in str(failed.value)
+    assert "\n code: 1\n" in str(failed.value)
+    # `--json` output carries no policy results (only "error: preview failed"): the engine reports the violation as
+    # a policy event, and the run's summary as failed.
+    assert (MANDATORY_RULE, "mandatory") in {(e["policyName"], e["enforcementLevel"]) for e in policy_events(events)}
+    assert summary_event(events)["result"] == "failed"
     assert verdicts_of_events(policy_events(events)) == verdicts_of_plan(plan)
+    # What a person running `pulumi preview --policy-pack policies` sees: the failure names the rule.
+    with timed(f"{run.name}: pulumi preview, text (mandatory violation)"):
+        with pytest.raises(auto.errors.CommandError) as text:
+            run.stack.cli("preview", "--policy-pack", str(harness.POLICY_PACK), "--color", "never")
+    assert "\n code: 1\n" in str(text.value)
+    assert re.search(rf"\[mandatory\]\s+{MANDATORY_RULE}\b", str(text.value)), str(text.value)[-3000:]
     # `gpufleet report` renders the real policy event log: the violation blocks, by name.
     out = run.work / "report-bad.json"
     proc = harness.gpufleet("report", "--preview-json", str(run.work / "preview-bad.json"), "--event-log",

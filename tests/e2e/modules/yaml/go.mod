@@ -1,5 +1,5 @@
 // Wrapper module: builds the Pulumi YAML language host (pulumi-language-yaml) from
-// github.com/pulumi/pulumi-yaml (tests/e2e/build.sh). Its go.mod has no replace directives.
+// github.com/pulumi/pulumi-yaml (tests/e2e/build.sh): host/main.go serves its language host and adds the Link method. Its go.mod has no replace directives.
 module gpufleet.local/e2e/yaml
 
 go 1.26
