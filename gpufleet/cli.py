@@ -1,6 +1,6 @@
 """The `gpufleet` command: `plan` (offline plan of a stack, or of every stack with --all), `schema` (JSON Schema of stack files),
 `diff` (review two plans), `report` (review a real `pulumi preview --json` and its event log),
-`catalog show|refresh` (the facts catalog) and `k3s restore-commands` (restore a k3s stack's etcd from a snapshot).
+`catalog show|refresh` (the facts catalog), `verify` (check a deployed stack's cluster) and `k3s restore-commands` (restore a k3s stack's etcd from a snapshot).
 
 Exit codes (contract): 0 clean or advisory findings only; 1 a mandatory policy is violated;
 2 the stack config is invalid (message on stderr, no traceback, nothing registered).
@@ -189,6 +189,44 @@ def cmd_k3s_restore(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_verify(args: argparse.Namespace) -> int:
+    """Check a deployed stack's cluster (docs/verify.md): 0 all pass, 1 a check failed, 2 usage/connection/stack."""
+    from gpufleet.plan.stackfile import StackFileError, read_stack_file, stack_path
+    from gpufleet.spec import SpecError, load_spec
+
+    if args.timeout <= 0:
+        print(f"gpufleet: --timeout {args.timeout:g}: must be more than 0 seconds", file=sys.stderr)
+        return EXIT_INVALID
+    try:
+        from gpufleet import verify
+        from kubernetes import config as kube_config
+    except ImportError as exc:
+        print(f"gpufleet: verify needs the Kubernetes client: pip install 'gpufleet[verify]' ({exc})", file=sys.stderr)
+        return EXIT_INVALID
+    path = Path(args.config) if args.config else stack_path(_project_dir(), args.stack)
+    try:
+        stack_file = read_stack_file(args.stack, path)
+        spec = load_spec(stack_file.stack, stack_file.config, stack_file.secret_keys)
+        targets = verify.targets(args.stack, spec)
+        pools = verify.select_pools(targets, [p for p in (args.pools or "").split(",") if p])
+    except (StackFileError, SpecError, verify.VerifyUsageError) as exc:
+        print(f"gpufleet: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    try:
+        api = kube_config.new_client_from_config(config_file=args.kubeconfig, context=args.context)
+    except (kube_config.ConfigException, OSError, ValueError, TypeError) as exc:
+        where = args.kubeconfig or "the default kubeconfig ($KUBECONFIG or ~/.kube/config)"
+        print(f"gpufleet: cannot load {where}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", file=sys.stderr)
+        return EXIT_INVALID
+    try:
+        result = verify.verify(api, targets, pools, level=args.level, timeout=args.timeout, namespace=args.namespace)
+    except verify.ConnectionProblem as exc:
+        print(f"gpufleet: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    _emit(verify.render(result, args.format), args.output)
+    return EXIT_OK if result.ok else EXIT_POLICY
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="gpufleet", description="GPU Kubernetes clusters on Pulumi, planned offline.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -235,6 +273,19 @@ def parser() -> argparse.ArgumentParser:
     restore.add_argument("--config", help="read this stack file instead, under the stack name")
     restore.add_argument("--server", help="the server that restores (default: the one that took the snapshot, else the first)")
     restore.set_defaults(func=cmd_k3s_restore)
+    ver = sub.add_parser("verify", help="check a deployed stack's cluster: operators, scheduling, capacity, DCGM, NCCL")
+    ver.add_argument("stack", help="stack name: stacks/Pulumi.<STACK>.yaml")
+    ver.add_argument("--config", help="read this stack file instead, under the stack name")
+    ver.add_argument("--kubeconfig", help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
+    ver.add_argument("--context", help="kubeconfig context (default: the current one)")
+    ver.add_argument("--pools", help="comma-separated GPU pools to check (default: every GPU pool)")
+    ver.add_argument("--level", choices=["quick", "full"], default="quick",
+                     help="quick: DCGM diag level 1; full: level 2 plus the NCCL all-reduce on RDMA pools")
+    ver.add_argument("--timeout", type=float, default=600, help="seconds each wait may take (default 600)")
+    ver.add_argument("--namespace", default="default", help="namespace of the probe pods and diag Jobs (default: default)")
+    ver.add_argument("--format", choices=["text", "json", "markdown"], default="text")
+    ver.add_argument("--output", help="write to this file instead of stdout")
+    ver.set_defaults(func=cmd_verify)
     return p
 
 

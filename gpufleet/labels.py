@@ -33,6 +33,9 @@ GPU_NODE_LABEL = "gpufleet.io/gpu"  # "true" on GPU nodes
 # Namespaces gpufleet creates for a team (gpufleet:addons.kueue.teams) carry the team's name.
 TEAM_LABEL = "gpufleet.io/team"
 
+# `gpufleet verify`: the run id on every object a run creates (gpufleet/verify/), so cleanup finds them all.
+VERIFY_RUN_LABEL = "gpufleet.io/verify"
+
 # Tag on every cloud resource gpufleet creates for a cluster (EKS: cluster, roles, security groups, file systems).
 CLUSTER_TAG = "gpufleet.io/cluster"
 

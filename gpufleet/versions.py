@@ -170,6 +170,12 @@ def nccl_test_image() -> str:
     return f"{NCCL_TEST_IMAGE_REPOSITORY}:{NCCL_TEST_IMAGE_TAG}"
 
 
+# Image of `gpufleet verify`'s DCGM diagnostics Job (and of its scheduling probe pod): the standalone DCGM image
+# the pinned GPU Operator chart names (gpu-operator values.yaml v26.7.0, `dcgm.repository/image/version`,
+# ../shared/reference/gpu-operator/values-v26.7.0.yaml line 290-292); it ships `dcgmi`.
+DCGM_IMAGE = "nvcr.io/nvidia/cloud-native/dcgm:4.6.0-1-ubuntu24.04"
+
+
 # --- AWS EKS (issue 3) ---------------------------------------------------------------------------
 # Kubernetes minor versions gpufleet plans EKS clusters for (each has EKS-optimized AMIs below).
 # Support status and the per-cluster-hour price of each: gpufleet/catalog/kubernetes.yaml

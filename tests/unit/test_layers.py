@@ -36,6 +36,7 @@ LAYERS = {
     "gpufleet.cli": APPLICATION,
     "gpufleet.nccl_test": APPLICATION,
     "gpufleet.package": APPLICATION,
+    "gpufleet.verify": APPLICATION,
 }
 # The two middle-layer packages stand side by side: neither imports the other.
 SIDEWAYS = ("gpufleet.components", "gpufleet.policies")

@@ -1,0 +1,317 @@
+"""`gpufleet verify` against a fake Kubernetes API: a local HTTP server implementing the endpoints verify uses,
+with the real `kubernetes` client pointed at it by a kubeconfig. Every path: success, a pool that never schedules,
+a failing diag, low NCCL bandwidth, connection refused, interruption; each asserts the outcome and the requests."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+pytest.importorskip("kubernetes")
+
+from gpufleet import labels  # noqa: E402
+from gpufleet.cli import main  # noqa: E402
+
+LAB_POOLS = ("l4-shared", "h100-mig", "a100-rdma")
+ADVERTISED = {"l4-shared": {"nvidia.com/gpu": "16"}, "h100-mig": {"nvidia.com/mig-1g.10gb": "56"},
+              "a100-rdma": {"nvidia.com/gpu": "8"}}
+
+
+class FakeCluster:
+    """State and behaviour of the fake API server; `requests` records (method, path, query) in order."""
+
+    def __init__(self):
+        self.requests: list[tuple[str, str, dict]] = []
+        self.objects: dict[str, dict] = {}  # path -> object created
+        self.daemonsets = [("nvidia-device-plugin-daemonset", 2, 2), ("nvidia-dcgm-exporter", 2, 2)]
+        self.unschedulable: set[str] = set()  # pools whose probe pod never gets a node
+        self.diag_fails: set[str] = set()
+        self.busbw = 180.0
+        self.allocatable = {k: dict(v) for k, v in ADVERTISED.items()}
+
+    # -- responses ------------------------------------------------------------------------------------------
+    def get(self, path: str, query: dict):
+        if path.rstrip("/") == "/version":
+            return {"major": "1", "minor": "33", "gitVersion": "v1.33.0", "buildDate": "", "compiler": "gc",
+                    "gitCommit": "", "gitTreeState": "clean", "goVersion": "go1.24", "platform": "linux/amd64"}
+        if m := re.fullmatch(r"/apis/apps/v1/namespaces/([^/]+)/daemonsets", path):
+            items = [] if m.group(1) != "gpu-operator" else [
+                {"metadata": {"name": n, "namespace": "gpu-operator"}, "spec": {"selector": {}, "template": {}},
+                 "status": {"desiredNumberScheduled": d, "numberReady": r, "currentNumberScheduled": d,
+                            "numberMisscheduled": 0}} for n, d, r in self.daemonsets]
+            return {"kind": "DaemonSetList", "apiVersion": "apps/v1", "metadata": {}, "items": items}
+        if path == "/api/v1/nodes":
+            pool = query["labelSelector"][0].split("=", 1)[1]
+            return {"kind": "NodeList", "apiVersion": "v1", "metadata": {}, "items": [{
+                "metadata": {"name": f"{pool}-node-1", "labels": {labels.POOL_LABEL: pool}},
+                "status": {"allocatable": self.allocatable.get(pool, {}),
+                           "conditions": [{"type": "Ready", "status": "True"}]}}]}
+        if m := re.fullmatch(r"/api/v1/namespaces/([^/]+)/events", path):
+            name = query["fieldSelector"][0].split("involvedObject.name=")[1]
+            return {"kind": "EventList", "apiVersion": "v1", "metadata": {}, "items": [
+                {"metadata": {"name": "e1", "namespace": m.group(1)}, "involvedObject": {"name": name},
+                 "reason": "FailedScheduling", "message": "old", "lastTimestamp": "2026-12-03T01:00:00Z"},
+                {"metadata": {"name": "e2", "namespace": m.group(1)}, "involvedObject": {"name": name},
+                 "reason": "NotTriggerScaleUp", "message": "pod didn't trigger scale-up: 1 max node group size reached",
+                 "lastTimestamp": "2026-12-03T01:00:05Z"}]}
+        if m := re.fullmatch(r"/api/v1/namespaces/([^/]+)/pods", path):  # the diag Job's pod
+            job = query["labelSelector"][0].split("=", 1)[1]
+            return {"kind": "PodList", "apiVersion": "v1", "metadata": {},
+                    "items": [{"metadata": {"name": f"{job}-x1", "namespace": m.group(1)}, "spec": {"containers": [{"name": "verify"}]}}]}
+        if m := re.fullmatch(r"/api/v1/namespaces/([^/]+)/pods/([^/]+)/log", path):
+            name = m.group(2)
+            if name.startswith("nccl-allreduce"):
+                return f"NCCL INFO NET/IB : Using [0]mlx5_0\nall_reduce 1073741824 bytes over 16 GPUs: 11.9 ms, algbw 90.0 GB/s, busbw {self.busbw} GB/s\n"
+            pool = _pool_of(name)
+            if pool in self.diag_fails:
+                return "| Diagnostic | Result |\n| Memory | Fail - GPU 3 ECC errors |\n"
+            return "| Deployment | Pass |\n"
+        if m := re.fullmatch(r"/apis/batch/v1/namespaces/([^/]+)/jobs/([^/]+)/status", path):
+            job = self.objects[path[: -len("/status")]]
+            pool = _pool_of(m.group(2))
+            return {**job, "status": {"failed": 1} if pool in self.diag_fails else {"succeeded": 1}}
+        if m := re.fullmatch(r"/api/v1/namespaces/([^/]+)/pods/([^/]+)", path):
+            pod = json.loads(json.dumps(self.objects[path]))
+            name = m.group(2)
+            if name.startswith("nccl-allreduce"):
+                pod["status"] = {"phase": "Succeeded"}
+            elif _pool_of(name) not in self.unschedulable:
+                pod["spec"]["nodeName"] = f"{_pool_of(name)}-node-1"
+            return pod
+        return None
+
+
+def _pool_of(name: str) -> str:
+    return next(p for p in LAB_POOLS if f"-{p}-" in name)
+
+
+def _handler(cluster: FakeCluster):
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *a):
+            pass
+
+        def _send(self, code: int, body):
+            data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+            self.send_response(code)
+            self.send_header("Content-Type", "text/plain" if isinstance(body, str) else "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _record(self):
+            url = urlparse(self.path)
+            query = parse_qs(url.query)
+            cluster.requests.append((self.command, url.path, query))
+            return url.path, query
+
+        def do_GET(self):
+            path, query = self._record()
+            body = cluster.get(path, query)
+            self._send(404 if body is None else 200, body if body is not None else
+                       {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 404, "reason": "NotFound"})
+
+        def do_POST(self):
+            path, _ = self._record()
+            obj = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            cluster.objects[f"{path}/{obj['metadata']['name']}"] = obj
+            self._send(201, obj)
+
+        def do_DELETE(self):
+            path, _ = self._record()
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self._send(200, cluster.objects.get(path, {"kind": "Status", "apiVersion": "v1", "status": "Success"}))
+
+    return Handler
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    fake = FakeCluster()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(fake))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    fake.kubeconfig = _kubeconfig(tmp_path, f"http://127.0.0.1:{server.server_address[1]}")
+    yield fake
+    server.shutdown()
+    server.server_close()
+
+
+def _kubeconfig(tmp_path, server: str) -> str:
+    path = tmp_path / "kubeconfig"
+    path.write_text(json.dumps({
+        "apiVersion": "v1", "kind": "Config", "current-context": "fake",
+        "clusters": [{"name": "fake", "cluster": {"server": server}}],
+        "contexts": [{"name": "fake", "context": {"cluster": "fake", "user": "fake"}}],
+        "users": [{"name": "fake", "user": {"token": "t"}}],
+    }))
+    return str(path)
+
+
+def _run(cluster, capsys, *extra) -> tuple[int, dict]:
+    rc = main(["verify", "lab", "--kubeconfig", cluster.kubeconfig, "--format", "json", *extra])
+    captured = capsys.readouterr()
+    assert rc != 2, captured.err
+    return rc, json.loads(captured.out)
+
+
+def _outcomes(report: dict) -> set[tuple[str, str, str]]:
+    return {(c["check"], c["target"], c["status"]) for c in report["checks"]}
+
+
+def _posts(cluster) -> list[str]:
+    return [k for k in cluster.objects]
+
+
+def _deletes(cluster) -> list[str]:
+    return [p for m, p, _ in cluster.requests if m == "DELETE"]
+
+
+def test_success_quick_every_pool(cluster, capsys):
+    rc, report = _run(cluster, capsys)
+    assert rc == 0 and report["ok"] is True
+    assert _outcomes(report) == {
+        ("components", "NVIDIA GPU Operator", "pass"),
+        ("schedule", "l4-shared", "pass"), ("schedule", "h100-mig", "pass"), ("schedule", "a100-rdma", "pass"),
+        ("capacity", "l4-shared", "pass"), ("capacity", "h100-mig", "pass"), ("capacity", "a100-rdma", "pass"),
+        ("dcgm-diag", "l4-shared", "pass"), ("dcgm-diag", "h100-mig", "skip"), ("dcgm-diag", "a100-rdma", "pass"),
+        ("nccl", "a100-rdma", "skip"),
+    }
+    run_id = report["runId"]
+    # Every created object carries the run label, and each was deleted.
+    for obj in cluster.objects.values():
+        assert obj["metadata"]["labels"][labels.VERIFY_RUN_LABEL] == run_id
+    assert sorted(_deletes(cluster)) == sorted(_posts(cluster))
+    probe = cluster.objects[f"/api/v1/namespaces/default/pods/gpufleet-verify-{run_id}-h100-mig-schedule"]
+    assert probe["spec"]["nodeSelector"] == {labels.POOL_LABEL: "h100-mig"}
+    assert probe["spec"]["containers"][0]["resources"]["limits"] == {"nvidia.com/mig-1g.10gb": "1"}
+    assert {"key": "nvidia.com/gpu", "operator": "Equal", "value": "true", "effect": "NoSchedule"} in probe["spec"]["tolerations"]
+    job = cluster.objects[f"/apis/batch/v1/namespaces/default/jobs/gpufleet-verify-{run_id}-a100-rdma-diag"]
+    assert job["spec"]["template"]["spec"]["containers"][0]["command"] == ["dcgmi", "diag", "-r", "1"]
+    assert job["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"] == {"nvidia.com/gpu": "8"}
+
+
+def test_full_runs_nccl_and_reports_no_expected_figure(cluster, capsys):
+    rc, report = _run(cluster, capsys, "--pools", "a100-rdma", "--level", "full")
+    assert rc == 0
+    nccl = next(c for c in report["checks"] if c["check"] == "nccl")
+    assert nccl["status"] == "skip" and "busbw 180 GB/s; no expected figure" in nccl["detail"]
+    job = next(v for k, v in cluster.objects.items() if "/jobs/" in k)
+    assert job["spec"]["template"]["spec"]["containers"][0]["command"] == ["dcgmi", "diag", "-r", "2"]
+    assert {k.rsplit("/", 2)[-2] + "/" + k.rsplit("/", 1)[-1] for k in cluster.objects if "nccl" in k} == {
+        "configmaps/nccl-allreduce", "services/nccl-allreduce", "pods/nccl-allreduce-0", "pods/nccl-allreduce-1"}
+    assert sorted(_deletes(cluster)) == sorted(_posts(cluster))
+
+
+def test_pool_that_never_schedules_times_out_with_its_last_event(cluster, capsys):
+    cluster.unschedulable = {"l4-shared"}
+    rc, report = _run(cluster, capsys, "--pools", "l4-shared", "--timeout", "0.3")
+    assert rc == 1 and report["ok"] is False
+    sched = next(c for c in report["checks"] if c["check"] == "schedule")
+    assert sched["status"] == "fail"
+    assert sched["detail"] == ("not scheduled within 0.3s (last event: NotTriggerScaleUp: pod didn't trigger "
+                               "scale-up: 1 max node group size reached)")
+    assert ("dcgm-diag", "l4-shared", "skip") in _outcomes(report)
+    assert any(m == "GET" and p == "/api/v1/namespaces/default/events" for m, p, _ in cluster.requests)
+    assert _deletes(cluster) == _posts(cluster) == [f"/api/v1/namespaces/default/pods/gpufleet-verify-{report['runId']}-l4-shared-schedule"]
+
+
+def test_failing_diag_fails_with_the_log_line(cluster, capsys):
+    cluster.diag_fails = {"a100-rdma"}
+    rc, report = _run(cluster, capsys, "--pools", "a100-rdma")
+    assert rc == 1
+    diag = next(c for c in report["checks"] if c["check"] == "dcgm-diag")
+    assert diag["status"] == "fail" and diag["detail"] == "level 1: failed (| Memory | Fail - GPU 3 ECC errors |)"
+    assert sorted(_deletes(cluster)) == sorted(_posts(cluster))
+
+
+def test_capacity_mismatch_fails(cluster, capsys):
+    cluster.allocatable["l4-shared"] = {"nvidia.com/gpu": "4"}
+    rc, report = _run(cluster, capsys, "--pools", "l4-shared")
+    assert rc == 1
+    cap = next(c for c in report["checks"] if c["check"] == "capacity")
+    assert cap["status"] == "fail" and cap["detail"] == "l4-shared-node-1: nvidia.com/gpu 4, plan 16"
+
+
+def test_operator_not_ready_fails(cluster, capsys):
+    cluster.daemonsets = [("nvidia-driver-daemonset", 3, 1)]
+    rc, report = _run(cluster, capsys, "--pools", "l4-shared")
+    assert rc == 1
+    assert ("components", "NVIDIA GPU Operator", "fail") in _outcomes(report)
+
+
+def _direct(cluster, expected: dict, busbw: float):
+    """Drive the runner directly with an instance type and an expected figure the test states (the catalog has
+    no sourced figure): the comparison logic, not catalog data, is under test."""
+    from kubernetes import config as kube_config
+
+    from gpufleet import verify
+    from gpufleet.plan.stackfile import read_stack_file, stack_path
+    from gpufleet.spec import load_spec
+    from pathlib import Path
+
+    cluster.busbw = busbw
+    sf = read_stack_file("lab", stack_path(Path(__file__).resolve().parents[2], "lab"))
+    t = verify.targets("lab", load_spec(sf.stack, sf.config, sf.secret_keys))
+    pool = dataclasses.replace(verify.select_pools(t, ["a100-rdma"])[0], instance_type="test-host")
+    api = kube_config.new_client_from_config(config_file=cluster.kubeconfig)
+    return verify.verify(api, t, [pool], level="full", timeout=5, expected=expected)
+
+
+def test_low_nccl_bandwidth_fails(cluster):
+    result = _direct(cluster, {"test-host": 200.0}, busbw=150.0)
+    nccl = next(c for c in result.checks if c.name == "nccl")
+    assert (nccl.status, nccl.detail) == ("fail", "busbw 150 GB/s, 75% of the expected 200 GB/s (fails below 80%)")
+    assert not result.ok
+    assert sorted(_deletes(cluster)) == sorted(_posts(cluster))
+
+
+def test_nccl_bandwidth_at_floor_passes(cluster):
+    result = _direct(cluster, {"test-host": 200.0}, busbw=160.0)
+    assert next(c for c in result.checks if c.name == "nccl").status == "pass" and result.ok
+
+
+def test_connection_refused_exits_2_with_one_line(tmp_path, capsys):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again: nothing listens there
+    rc = main(["verify", "lab", "--kubeconfig", _kubeconfig(tmp_path, f"http://127.0.0.1:{port}")])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert err.startswith("gpufleet: cannot reach the API server") and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_interrupt_during_wait_cleans_up(cluster, capsys, monkeypatch):
+    from gpufleet.verify import run
+
+    cluster.unschedulable = {"l4-shared"}
+
+    def interrupt(_):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(run.time, "sleep", interrupt)
+    rc, report = _run(cluster, capsys, "--timeout", "30")
+    assert rc == 1 and report["interrupted"] is True
+    assert _outcomes(report) == {("components", "NVIDIA GPU Operator", "pass")}  # stopped in l4-shared's wait
+    pod = f"/api/v1/namespaces/default/pods/gpufleet-verify-{report['runId']}-l4-shared-schedule"
+    assert _posts(cluster) == [pod]
+    assert _deletes(cluster) == [pod]  # deleted although the run stopped mid-wait
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["verify", "lab", "--pools", "nope"], "gpufleet: --pools nope: not a GPU pool of stack 'lab' (pools: l4-shared, h100-mig, a100-rdma)\n"),
+    (["verify", "lab", "--timeout", "0"], "gpufleet: --timeout 0: must be more than 0 seconds\n"),
+    (["verify", "no-such-stack"], None),
+])
+def test_usage_errors_exit_2(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    if message:
+        assert err == message
