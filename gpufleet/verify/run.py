@@ -80,8 +80,16 @@ class Runner:
         create = {"Pod": self.core.create_namespaced_pod, "Job": self.batch.create_namespaced_job,
                   "ConfigMap": self.core.create_namespaced_config_map,
                   "Service": self.core.create_namespaced_service}[kind]
+        from kubernetes.client.rest import ApiException
+
+        # Recorded before the call, so an interrupt while it is in flight still deletes it; a refused create
+        # (e.g. 409: a user's object of that name) is forgotten again, so cleanup never deletes what is not ours.
         self.created.append((kind, ns, body["metadata"]["name"]))
-        create(ns, body)
+        try:
+            create(ns, body)
+        except ApiException:
+            self.created.pop()
+            raise
 
     def cleanup(self) -> None:
         """Delete everything this run created, newest first; a missing object is fine."""
@@ -162,11 +170,21 @@ class Runner:
                 "; ".join(bad) if bad else f"{len(sets)} DaemonSets Ready in {op.namespace}"))
 
     def check_pool(self, pool: PoolTarget) -> None:
-        scheduled = self.check_schedule(pool)
-        self.check_capacity(pool)
-        self.check_diag(pool, scheduled)
+        scheduled = self._guard("schedule", pool, lambda: self.check_schedule(pool))
+        self._guard("capacity", pool, lambda: self.check_capacity(pool))
+        self._guard("dcgm-diag", pool, lambda: self.check_diag(pool, bool(scheduled)))
         if pool.rdma:
-            self.check_nccl(pool)
+            self._guard("nccl", pool, lambda: self.check_nccl(pool))
+
+    def _guard(self, check: str, pool: PoolTarget, fn):
+        """An API error (403 on a namespace, 409 on a name in use) fails that check, not the run."""
+        from kubernetes.client.rest import ApiException
+
+        try:
+            return fn()
+        except ApiException as exc:
+            self.result.checks.append(Check(check, pool.name, FAIL, f"API error {exc.status} {exc.reason}"))
+            return None
 
     def _pod_spec(self, pool: PoolTarget, resource: str, count: int, command: list[str], restart: str) -> dict:
         return {

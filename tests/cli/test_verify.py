@@ -34,6 +34,7 @@ class FakeCluster:
         self.unschedulable: set[str] = set()  # pools whose probe pod never gets a node
         self.diag_fails: set[str] = set()
         self.busbw = 180.0
+        self.refuse = ""  # name prefix whose create answers 409 Conflict
         self.allocatable = {k: dict(v) for k, v in ADVERTISED.items()}
 
     # -- responses ------------------------------------------------------------------------------------------
@@ -120,6 +121,10 @@ def _handler(cluster: FakeCluster):
         def do_POST(self):
             path, _ = self._record()
             obj = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            if cluster.refuse and obj["metadata"]["name"].startswith(cluster.refuse):
+                self._send(409, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 409,
+                                 "reason": "AlreadyExists"})
+                return
             cluster.objects[f"{path}/{obj['metadata']['name']}"] = obj
             self._send(201, obj)
 
@@ -315,3 +320,13 @@ def test_usage_errors_exit_2(argv, message, capsys):
     assert err.count("\n") == 1 and "Traceback" not in err
     if message:
         assert err == message
+
+
+def test_refused_create_fails_that_check_and_is_not_deleted(cluster, capsys):
+    cluster.refuse = "nccl-allreduce"  # e.g. the user's own example run holds the name: 409
+    rc, report = _run(cluster, capsys, "--pools", "a100-rdma", "--level", "full")
+    assert rc == 1
+    assert ("nccl", "a100-rdma", "fail") in _outcomes(report)
+    assert next(c for c in report["checks"] if c["check"] == "nccl")["detail"] == "API error 409 Conflict"
+    assert not any("nccl-allreduce" in p for p in _deletes(cluster))
+    assert sorted(_deletes(cluster)) == sorted(_posts(cluster))
