@@ -330,3 +330,18 @@ def test_refused_create_fails_that_check_and_is_not_deleted(cluster, capsys):
     assert next(c for c in report["checks"] if c["check"] == "nccl")["detail"] == "API error 409 Conflict"
     assert not any("nccl-allreduce" in p for p in _deletes(cluster))
     assert sorted(_deletes(cluster)) == sorted(_posts(cluster))
+
+
+def test_markdown_and_text_reports(cluster, capsys):
+    cluster.diag_fails = {"l4-shared"}
+    assert main(["verify", "lab", "--kubeconfig", cluster.kubeconfig, "--pools", "l4-shared", "--format", "markdown"]) == 1
+    md = capsys.readouterr().out.splitlines()
+    assert md[0] == "### gpufleet verify `lab` (quick): FAILED"
+    assert md[2:4] == ["| check | target | result | seconds | detail |", "|---|---|---|---|---|"]
+    assert md[4] == "| components | NVIDIA GPU Operator | PASS |  | 2 DaemonSets Ready in gpu-operator |"
+    assert md[-1].startswith("| dcgm-diag | l4-shared | FAIL | ") and md[-1].endswith(
+        "| level 1: failed (/ Memory / Fail - GPU 3 ECC errors /) |")
+    assert main(["verify", "lab", "--kubeconfig", cluster.kubeconfig, "--pools", "l4-shared"]) == 1
+    text = capsys.readouterr().out.splitlines()
+    assert text[0].startswith("gpufleet verify lab (quick, run ") and text[0].endswith("): FAILED")
+    assert text[1].split() == ["PASS", "components", "NVIDIA", "GPU", "Operator", "2", "DaemonSets", "Ready", "in", "gpu-operator"]
