@@ -345,3 +345,19 @@ def test_markdown_and_text_reports(cluster, capsys):
     text = capsys.readouterr().out.splitlines()
     assert text[0].startswith("gpufleet verify lab (quick, run ") and text[0].endswith("): FAILED")
     assert text[1].split() == ["PASS", "components", "NVIDIA", "GPU", "Operator", "2", "DaemonSets", "Ready", "in", "gpu-operator"]
+
+
+def test_sigterm_during_wait_cleans_up_and_restores_the_handler(cluster, capsys, monkeypatch):
+    import os
+    import signal
+
+    from gpufleet.verify import run
+
+    cluster.unschedulable = {"h100-mig"}
+    monkeypatch.setattr(run.time, "sleep", lambda _: os.kill(os.getpid(), signal.SIGTERM))
+    before = signal.getsignal(signal.SIGTERM)
+    rc, report = _run(cluster, capsys, "--pools", "h100-mig", "--timeout", "30")
+    assert rc == 1 and report["interrupted"] is True
+    assert _deletes(cluster) == _posts(cluster) == [
+        f"/api/v1/namespaces/default/pods/gpufleet-verify-{report['runId']}-h100-mig-schedule"]
+    assert signal.getsignal(signal.SIGTERM) is before
