@@ -198,6 +198,11 @@ class Runner:
         }
 
     def check_schedule(self, pool: PoolTarget) -> bool:
+        if pool.capacity == "queued":
+            # A bare pod never scales a DWS queued-provisioning pool up: only a ProvisioningRequest (Kueue) does.
+            self.result.checks.append(Check("schedule", pool.name, SKIP,
+                                            "queued-provisioning pool: nodes come only through a ProvisioningRequest (Kueue)"))
+            return False
         name = self._name(pool.name, "schedule")
         body = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": self.ns},
                 "spec": self._pod_spec(pool, pool.probe_resource, 1, ["sleep", "3600"], "Never")}

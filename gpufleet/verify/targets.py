@@ -35,6 +35,7 @@ class PoolTarget:
     mig: bool
     rdma: bool
     instance_type: Optional[str]
+    capacity: str = "on-demand"  # the pool's capacity type (spec): queued pools scale only via ProvisioningRequests
     rdma_manifests: list[dict] = field(default_factory=list)  # gpufleet.nccl_test pods (k3s RDMA pools)
 
     @property
@@ -88,6 +89,6 @@ def targets(stack: str, spec: StackSpec) -> Targets:
             name=pool.name, vendor=vendor, node_selector={labels.POOL_LABEL: pool.name}, tolerations=tolerations,
             advertised=dict(cap.advertised) if cap else {}, gpus_per_node=pool.gpus_per_node or 1,
             shared=bool(cap and cap.shared), mig=pool.sharing.mode == "mig", rdma=pool.rdma, instance_type=itype,
-            rdma_manifests=rdma_objs,
+            rdma_manifests=rdma_objs, capacity=pool.capacity,
         ))
     return Targets(stack, platform, ops, note, out)

@@ -361,3 +361,16 @@ def test_sigterm_during_wait_cleans_up_and_restores_the_handler(cluster, capsys,
     assert _deletes(cluster) == _posts(cluster) == [
         f"/api/v1/namespaces/default/pods/gpufleet-verify-{report['runId']}-h100-mig-schedule"]
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_queued_pool_schedule_is_skipped_and_gke_managed_stack_has_no_operator_check(cluster, capsys):
+    cluster.allocatable["a3mega-queued"] = {"nvidia.com/gpu": "8"}
+    rc = main(["verify", "dws-gke", "--kubeconfig", cluster.kubeconfig, "--pools", "a3mega-queued", "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    assert ("schedule", "a3mega-queued", "skip") in _outcomes(report)
+    assert _outcomes(report) == {("components", "gpu-stack", "skip"), ("schedule", "a3mega-queued", "skip"),
+                                 ("capacity", "a3mega-queued", "pass"), ("dcgm-diag", "a3mega-queued", "skip"),
+                                 ("nccl", "a3mega-queued", "skip")}
+    assert not any(m == "GET" and "daemonsets" in p for m, p, _ in cluster.requests)
+    assert _posts(cluster) == []
