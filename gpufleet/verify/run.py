@@ -143,7 +143,9 @@ class Runner:
         except KeyboardInterrupt:
             self.result.interrupted = True
         except HTTPError as exc:
-            raise ConnectionProblem(f"lost the API server: {_reason(exc)}") from None
+            lost = f"lost the API server: {_reason(exc)}"
+        else:
+            lost = ""
         finally:
             if main:
                 sigint = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not stop the cleanup
@@ -153,6 +155,11 @@ class Runner:
                 if main:
                     signal.signal(signal.SIGINT, sigint)
                     signal.signal(signal.SIGTERM, previous)
+        if lost:
+            if any(c.name == "cleanup" for c in self.result.checks):
+                lost += (f"; some objects could not be deleted: kubectl delete pods,jobs,configmaps,services -A "
+                         f"-l {labels.VERIFY_RUN_LABEL}={self.run_id}")
+            raise ConnectionProblem(lost)
         return self.result
 
     def check_operators(self) -> None:

@@ -35,6 +35,7 @@ class FakeCluster:
         self.diag_fails: set[str] = set()
         self.busbw = 180.0
         self.refuse = ""  # name prefix whose create answers 409 Conflict
+        self.gone = False  # the server cuts every request off (it "died")
         self.allocatable = {k: dict(v) for k, v in ADVERTISED.items()}
 
     # -- responses ------------------------------------------------------------------------------------------
@@ -114,6 +115,9 @@ def _handler(cluster: FakeCluster):
 
         def do_GET(self):
             path, query = self._record()
+            if cluster.gone:
+                self.close_connection = True
+                return
             body = cluster.get(path, query)
             self._send(404 if body is None else 200, body if body is not None else
                        {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 404, "reason": "NotFound"})
@@ -130,6 +134,9 @@ def _handler(cluster: FakeCluster):
 
         def do_DELETE(self):
             path, _ = self._record()
+            if cluster.gone:
+                self.close_connection = True
+                return
             self.rfile.read(int(self.headers.get("Content-Length") or 0))
             self._send(200, cluster.objects.get(path, {"kind": "Status", "apiVersion": "v1", "status": "Success"}))
 
@@ -374,3 +381,18 @@ def test_queued_pool_schedule_is_skipped_and_gke_managed_stack_has_no_operator_c
                                  ("nccl", "a3mega-queued", "skip")}
     assert not any(m == "GET" and "daemonsets" in p for m, p, _ in cluster.requests)
     assert _posts(cluster) == []
+
+
+def test_api_server_lost_mid_run_exits_2_naming_the_leftovers(cluster, capsys, monkeypatch):
+    from gpufleet.verify import run
+
+    cluster.unschedulable = {"l4-shared"}
+    # The server dies while verify waits for the probe pod: every later request (the deletes too) is cut off.
+    monkeypatch.setattr(run.time, "sleep", lambda _: setattr(cluster, "gone", True))
+    rc = main(["verify", "lab", "--kubeconfig", cluster.kubeconfig, "--pools", "l4-shared", "--timeout", "30"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("gpufleet: lost the API server: ")
+    assert err.endswith("; some objects could not be deleted: kubectl delete pods,jobs,configmaps,services -A "
+                        "-l gpufleet.io/verify=" + err.rsplit("=", 1)[1])
+    assert any(m == "DELETE" for m, _, _ in cluster.requests)  # it tried
