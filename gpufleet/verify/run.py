@@ -128,6 +128,7 @@ class Runner:
 
         main = threading.current_thread() is threading.main_thread()
         previous = signal.getsignal(signal.SIGTERM) if main else None
+        lost = ""  # set when the API server goes away mid-run: exit 2 after the cleanup
         if main:  # SIGTERM (CI cancelling the job) cleans up like Ctrl-C
             signal.signal(signal.SIGTERM, _raise_interrupt)
         try:
@@ -144,8 +145,6 @@ class Runner:
             self.result.interrupted = True
         except HTTPError as exc:
             lost = f"lost the API server: {_reason(exc)}"
-        else:
-            lost = ""
         finally:
             if main:
                 sigint = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not stop the cleanup
