@@ -237,29 +237,32 @@ def _unmeetable_quota_warnings(stack: str, spec: StackSpec) -> list[Problem]:
 
 def quota_coherence_warnings(stack: str, spec: StackSpec) -> list[Problem]:
     """A team's namespace GPU quota below its queues' nominal quotas: Kueue admits a workload within the queue's
-    nominal quota, then the namespace's ResourceQuota (`requests.nvidia.com/gpu` = gpuQuota) refuses its pods, which
-    stay pending while counted as admitted (Kueue docs, "Setup a ResourceQuota": keep quotas consistent; Kubernetes
-    ResourceQuota rejects pods at creation). Counted in nvidia.com/gpu, the resource the quota caps."""
+    nominal quota, then the namespace's ResourceQuota refuses its pods, which stay pending while counted as admitted
+    (Kueue docs, "Setup a ResourceQuota": keep quotas consistent; Kubernetes ResourceQuota rejects pods at creation).
+    The ResourceQuota caps every GPU resource the team's pools advertise at gpuQuota (`requests.nvidia.com/gpu`,
+    `requests.amd.com/gpu`, one per MIG slice resource: components/workloads/kueue.py team_quota), so the nominal
+    quotas are added up per resource, in the units each pool advertises."""
     pools = {p.name: p for p in spec.node_pools}
     out: list[Problem] = []
     for i, team in enumerate(spec.addons.kueue.teams):
         if team.gpu_quota is None:
             continue
-        nominal = 0
+        nominal: dict[str, int] = {}
         for queue in team.queues:
             if queue.pool not in pools:
                 continue
             cap = pool_capacity(pools[queue.pool], spec.cluster.platform)
-            per_node = cap.advertised.get(labels.GPU_RESOURCE)
-            if per_node is None:
-                continue  # MIG slices (nvidia.com/mig-*) are not capped by the GPU quota
-            nominal += queue.nominal_quota if queue.nominal_quota is not None else per_node * cap.max_nodes
-        if nominal > team.gpu_quota:
-            out.append(Problem(
-                stack, f"{ADDONS_KEY}.kueue.teams[{i}].gpuQuota",
-                f"team '{team.name}' may be admitted {nominal} {labels.GPU_RESOURCE} by its queues' nominal quotas, but its "
-                f"namespace quota allows {team.gpu_quota}: Kueue would admit workloads whose pods the ResourceQuota then "
-                f"refuses; raise gpuQuota to at least {nominal} (or leave it unset to follow the queues)",
-                team.gpu_quota,
-            ))
+            for resource, per_node in cap.advertised.items():
+                if labels.is_gpu_resource(resource):
+                    own = queue.nominal_quota if queue.nominal_quota is not None else per_node * cap.max_nodes
+                    nominal[resource] = nominal.get(resource, 0) + own
+        for resource, admitted in sorted(nominal.items()):
+            if admitted > team.gpu_quota:
+                out.append(Problem(
+                    stack, f"{ADDONS_KEY}.kueue.teams[{i}].gpuQuota",
+                    f"team '{team.name}' may be admitted {admitted} {resource} by its queues' nominal quotas, but its "
+                    f"namespace quota allows {team.gpu_quota}: Kueue would admit workloads whose pods the ResourceQuota "
+                    f"then refuses; raise gpuQuota to at least {admitted} (or leave it unset to follow the queues)",
+                    team.gpu_quota,
+                ))
     return out

@@ -47,7 +47,8 @@ class TeamSpec(Model):
     queues: list[QueueSpec] = []
     """The team's queues, one per GPU pool it may use. Default: none (the namespace gets no GPUs)."""
     gpu_quota: Optional[int] = Field(default=None, ge=0)
-    """Hard cap on GPU requests in the namespace (ResourceQuota `requests.nvidia.com/gpu`). Default: the most
+    """Hard cap on GPU requests in the namespace: ResourceQuota `requests.<resource>` for each GPU resource the
+    team's pools advertise (nvidia.com/gpu, each MIG slice resource, amd.com/gpu), in that resource's units. Default: the most
     the team's queues can ever be admitted (nominal quota plus borrowing limit, or the pool's whole size when
     borrowing is unlimited), so the quota only catches pods that bypass Kueue."""
 

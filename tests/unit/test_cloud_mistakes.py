@@ -341,6 +341,41 @@ def test_quota_below_nominal_quota_is_a_warning():
     assert addons_warnings("teams", load_spec(sf.stack, sf.config, sf.secret_keys)) == []
 
 
+def _quota_warnings(stack: str, config: dict) -> list[str]:
+    sf = stack_file(config, stack=stack)
+    return [str(w) for w in addons_warnings(stack, load_spec(sf.stack, sf.config, sf.secret_keys))]
+
+
+def test_quota_below_nominal_quota_counts_amd_partitions():
+    """amd-lab's team 'research' queues on the CPX pool (64 amd.com/gpu per host) and the whole-GPU MI300X pool
+    (nominalQuota 8): the ResourceQuota caps requests.amd.com/gpu at gpuQuota, so 8 is far too low."""
+    config = example_config("amd-lab")
+    config["gpufleet:addons"]["kueue"]["teams"][0]["gpuQuota"] = 8
+    assert _quota_warnings("amd-lab", config) == [
+        "stack 'amd-lab': gpufleet:addons.kueue.teams[0].gpuQuota: team 'research' may be admitted 72 amd.com/gpu by "
+        "its queues' nominal quotas, but its namespace quota allows 8: Kueue would admit workloads whose pods the "
+        "ResourceQuota then refuses; raise gpuQuota to at least 72 (or leave it unset to follow the queues) (got 8)"
+    ]
+    config["gpufleet:addons"]["kueue"]["teams"][0]["gpuQuota"] = 72
+    assert _quota_warnings("amd-lab", config) == []
+
+
+def test_quota_below_nominal_quota_counts_mig_slices_the_quota_caps():
+    """The ResourceQuota caps each MIG slice resource at gpuQuota too (the plan's ResourceQuota shows it), so a
+    team admitted 56 slices of the lab's MIG pool under gpuQuota 16 is warned, in slices."""
+    config = example_config("lab")
+    config["gpufleet:addons"] = {"kueue": {"enabled": True, "teams": [
+        {"name": "research", "gpuQuota": 16, "queues": [{"pool": "h100-mig"}]}]}}
+    quota = one(plan_config(config, stack="lab", policies=False), "kubernetes:core/v1:ResourceQuota")
+    assert quota.inputs["spec"]["hard"]["requests.nvidia.com/mig-1g.10gb"] == "16"
+    assert _quota_warnings("lab", config) == [
+        "stack 'lab': gpufleet:addons.kueue.teams[0].gpuQuota: team 'research' may be admitted 56 "
+        "nvidia.com/mig-1g.10gb by its queues' nominal quotas, but its namespace quota allows 16: Kueue would admit "
+        "workloads whose pods the ResourceQuota then refuses; raise gpuQuota to at least 56 (or leave it unset to "
+        "follow the queues) (got 16)"
+    ]
+
+
 def test_gke_gpu_pool_that_cannot_attach_the_default_disks_is_a_warning():
     config = example_config("prod-gke")
     config["gpufleet:nodePools"].append({"name": "b200", "machineType": "a4-highgpu-8g", "maxNodes": 2})
