@@ -378,7 +378,7 @@ class FastAnalyzerServicer(_PolicyAnalyzerServicer):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._conversions = _Conversions()
-        self._levels: dict[type, list] = {}  # the active policies per kind, until the next Configure
+        self._levels: dict = {}  # the active policies per kind (and whether any remediates), until the next Configure
         self._runtime_ready = False
 
     def Configure(self, request, _context):
@@ -431,6 +431,21 @@ class FastAnalyzerServicer(_PolicyAnalyzerServicer):
             level = EnforcementLevel.MANDATORY if level == EnforcementLevel.REMEDIATE else level
             out.append((policy, level, _judged_types(policy)))
         return out
+
+    def Remediate(self, request, _context):
+        """The engine calls Remediate on every resource, just before Analyze (pulumi/pulumi
+        pkg/resource/deploy/step_generator.go, "First pass: perform remediations"). Upstream converts the
+        resource's properties, options and provider before it looks for a policy at the `remediate` level;
+        with none, its answer is an empty response whatever the resource. This returns that answer without
+        converting anything, and otherwise takes upstream's path."""
+        self._runtime()
+        if "remediate" not in self._levels:
+            self._levels["remediate"] = any(
+                isinstance(policy, ResourceValidationPolicy) and self._get_enforcement_level(policy) == EnforcementLevel.REMEDIATE
+                for policy in self._attr("policies"))
+        if not self._levels["remediate"]:
+            return proto.RemediateResponse()
+        return super().Remediate(request, _context)
 
     def Analyze(self, request, _context):
         self._runtime()
