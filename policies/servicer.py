@@ -447,13 +447,21 @@ class FastAnalyzerServicer(_PolicyAnalyzerServicer):
             return proto.RemediateResponse()
         return super().Remediate(request, _context)
 
+    def _judging(self, resource_type: str) -> list[tuple[Any, EnforcementLevel]]:
+        """The enabled resource policies that judge this type, in pack order, with their level: worked out
+        once per type until the next Configure, not for each resource (a rule that declares its types
+        returns before reading anything for other types: no verdict to run for)."""
+        key = ("judging", resource_type)
+        if key not in self._levels:
+            self._levels[key] = [(policy, level) for policy, level, judged in self._active(ResourceValidationPolicy)
+                                 if judged is None or resource_type in judged]
+        return self._levels[key]
+
     def Analyze(self, request, _context):
         self._runtime()
         response = proto.AnalyzeResponse()
         pending: Optional[dict] = None
-        for policy, level, judged in self._active(ResourceValidationPolicy):
-            if judged is not None and request.type not in judged:
-                continue  # the rule returns before reading anything for other types: no verdict to run for
+        for policy, level in self._judging(request.type):
             if not policy.has_validation():
                 response.not_applicable.append(proto.PolicyNotApplicable(
                     policy_name=policy.name, reason="Policy does not implement validate"))
