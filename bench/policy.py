@@ -1,6 +1,8 @@
 """Policy throughput on a 5,000-resource synthetic plan, in process and over the pack's gRPC server.
 
-    .venv/bin/python bench/policy.py [--resources 5000]
+    .venv/bin/python bench/policy.py [--resources 5000] [--profile]
+
+`--profile` prints where one in-process run spends its time (pyinstrument, from the dev extra) instead.
 
 The plan mixes what the rules look at (EKS/GKE GPU pools, launch templates, clusters, Helm releases,
 ConfigMaps) with resources no rule reads. Prints resources/s for a whole stack analysis, for each runner,
@@ -121,13 +123,29 @@ def process_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def profile(resources) -> None:
+    """One in-process run under pyinstrument (after the warm-up), as a call tree."""
+    from pyinstrument import Profiler
+
+    run(InProcess(), synthetic(len(KINDS) + len(SINGLETONS)))
+    profiler = Profiler(interval=0.0005)
+    profiler.start()
+    run(InProcess(), resources)
+    profiler.stop()
+    print(profiler.output_text(unicode=False, color=False))
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--resources", type=int, default=5000)
     p.add_argument("--repeat", type=int, default=3, help="in-process runs; the one with the least CPU is reported")
+    p.add_argument("--profile", action="store_true", help="print a pyinstrument profile of one in-process run, then stop")
     args = p.parse_args()
     n = args.resources
     resources = synthetic(n)
+    if args.profile:
+        profile(resources)
+        return
     results = {}
     load = os.getloadavg()[0]
     run(InProcess(), synthetic(len(KINDS) + len(SINGLETONS)))  # warm-up: the catalog loads on first use
