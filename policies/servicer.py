@@ -7,7 +7,9 @@ policies (bench/policy.py). This subclass converts a resource's properties at mo
 rule reads them: rules look at a few type tokens only), keeps them for the stack analysis that follows,
 and hands the same read-only values to every rule; stack rules get the resources indexed by type; everything else (enforcement levels, config, messages, unknown-value
 and not-applicable handling) is the upstream code path, so verdicts are identical (the policy tests and
-the broken-stack corpus run through it). `serve()` starts it the way `PolicyPack(...)` starts its own.
+the broken-stack corpus run through it). `Remediate`, which the engine calls on every resource before
+`Analyze`, answers without converting anything while no policy is at the `remediate` level (upstream's
+answer is then always empty). `serve()` starts it the way `PolicyPack(...)` starts its own.
 
 Written against pulumi_policy 1.x (pyproject pins <2): it reads the parent's private attributes by their
 mangled names, which a major release may change; tests/policy/test_servicer.py compares both servicers.
@@ -378,7 +380,10 @@ class FastAnalyzerServicer(_PolicyAnalyzerServicer):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._conversions = _Conversions()
-        self._levels: dict = {}  # the active policies per kind (and whether any remediates), until the next Configure
+        # What the configured levels decide, worked out on first use and kept until the next Configure: the
+        # active policies per kind (key: the class), whether any remediates ("remediate"), and the policies
+        # that judge each resource type (("judging", type)).
+        self._levels: dict = {}
         self._runtime_ready = False
 
     def Configure(self, request, _context):
