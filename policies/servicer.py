@@ -196,7 +196,14 @@ class _StructList(_ListProxy):
                 out.append(None)
                 continue
             fields = value.struct_value.fields
-            out.append(_from_value(fields[key], (*self._path, str(i)), key) if key in fields else None)
+            if key not in fields:
+                out.append(None)
+                continue
+            field = fields[key]
+            if field.WhichOneof("kind") == "string_value" and field.string_value not in _UNKNOWNS:
+                out.append(field.string_value)  # the common case, without building the key path
+            else:
+                out.append(_from_value(field, (*self._path, str(i)), key))
         return out
 
     def __getitem__(self, index):
