@@ -1,13 +1,24 @@
 """Policy throughput on a 5,000-resource synthetic plan, in process and over the pack's gRPC server.
 
-    .venv/bin/python bench/policy.py [--resources 5000]
+    .venv/bin/python bench/policy.py [--resources 5000] [--profile]
+
+`--profile` prints where one in-process run spends its time (pyinstrument, from the dev extra) instead.
 
 The plan mixes what the rules look at (EKS/GKE GPU pools, launch templates, clusters, Helm releases,
-ConfigMaps) with resources no rule reads. Prints resources/s for Analyze (every resource) plus one
-AnalyzeStack, for each runner, twice: by wall time, and by CPU seconds (time.process_time of this process;
-for gRPC also the pack server's own CPU from /proc/<pid>/stat). Building the requests (what the engine does
-for the pack) is counted in both. On a shared machine wall time depends on what else runs; CPU seconds say
-what the evaluation costs. A figure, not a test.
+ConfigMaps) with resources no rule reads. Prints resources/s for a whole stack analysis, for each runner,
+twice: by wall time, and by CPU seconds (time.process_time of this process; for gRPC also the pack server's
+own CPU from /proc/<pid>/stat). Building the requests (what the engine does for the pack) is counted in
+both. On a shared machine wall time depends on what else runs; CPU seconds say what the evaluation costs.
+A figure, not a test.
+
+The calls are the ones the Pulumi engine makes (pulumi/pulumi at 1b5949891b, v3.259.0+14):
+- for each resource, one after the other, `Remediate` then `Analyze` with the same resource
+  (pkg/resource/deploy/step_generator.go: "First pass: perform remediations sequentially", then
+  "Second pass" `analyzeAll`, which runs the analyzers (packs) of one resource in parallel, not
+  resources); registrations reach the step generator one event at a time
+  (pkg/resource/deploy/deployment_executor.go, `handleSingleEvent` in one loop). Each is a unary call
+  (pkg/resource/plugin/analyzer_plugin.go); `GetAnalyzerInfo` is cached there after the first call;
+- then one `AnalyzeStack` with every resource (step_generator.go `AnalyzeResources`).
 """
 
 from __future__ import annotations
@@ -56,12 +67,15 @@ def synthetic(n: int) -> list:
 
 
 def run(analyzer, resources) -> tuple[float, int]:
-    """Wall-clock seconds for Configure, every Analyze and one AnalyzeStack (and the diagnostics count)."""
+    """Wall-clock seconds for Configure, Remediate and Analyze of every resource in turn (as the engine
+    calls them) and one AnalyzeStack (and the diagnostics count)."""
     start = time.perf_counter()
     analyzer.Configure(configure_request())
     count = 0
     for r in resources:
-        count += len(analyzer.Analyze(analyze_request(r)).diagnostics)
+        request = analyze_request(r)
+        analyzer.Remediate(request)
+        count += len(analyzer.Analyze(request).diagnostics)
     count += len(analyzer.AnalyzeStack(stack_request(resources)).diagnostics)
     return time.perf_counter() - start, count
 
@@ -72,6 +86,9 @@ class InProcess:
 
     def Configure(self, req):
         return self.s.Configure(req, None)
+
+    def Remediate(self, req):
+        return self.s.Remediate(req, None)
 
     def Analyze(self, req):
         return self.s.Analyze(req, None)
@@ -106,13 +123,29 @@ def process_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def profile(resources) -> None:
+    """One in-process run under pyinstrument (after the warm-up), as a call tree."""
+    from pyinstrument import Profiler
+
+    run(InProcess(), synthetic(len(KINDS) + len(SINGLETONS)))
+    profiler = Profiler(interval=0.0005)
+    profiler.start()
+    run(InProcess(), resources)
+    profiler.stop()
+    print(profiler.output_text(unicode=False, color=False))
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--resources", type=int, default=5000)
     p.add_argument("--repeat", type=int, default=3, help="in-process runs; the one with the least CPU is reported")
+    p.add_argument("--profile", action="store_true", help="print a pyinstrument profile of one in-process run, then stop")
     args = p.parse_args()
     n = args.resources
     resources = synthetic(n)
+    if args.profile:
+        profile(resources)
+        return
     results = {}
     load = os.getloadavg()[0]
     run(InProcess(), synthetic(len(KINDS) + len(SINGLETONS)))  # warm-up: the catalog loads on first use
@@ -139,7 +172,7 @@ def main() -> None:
         channel.close()
         proc.terminate()
         proc.wait(timeout=10)
-    print(f"policy throughput on a {n:,}-resource synthetic plan ({len(KINDS) + len(SINGLETONS)} resource kinds, {n} Analyze + 1 AnalyzeStack; "
+    print(f"policy throughput on a {n:,}-resource synthetic plan ({len(KINDS) + len(SINGLETONS)} resource kinds, {n} Remediate + {n} Analyze + 1 AnalyzeStack; "
           f"in process: best of {args.repeat} runs)")
     print(f"  load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end (2 cores: wall time is shared)")
     for name, (seconds, cpu, diags) in results.items():

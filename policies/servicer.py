@@ -7,7 +7,9 @@ policies (bench/policy.py). This subclass converts a resource's properties at mo
 rule reads them: rules look at a few type tokens only), keeps them for the stack analysis that follows,
 and hands the same read-only values to every rule; stack rules get the resources indexed by type; everything else (enforcement levels, config, messages, unknown-value
 and not-applicable handling) is the upstream code path, so verdicts are identical (the policy tests and
-the broken-stack corpus run through it). `serve()` starts it the way `PolicyPack(...)` starts its own.
+the broken-stack corpus run through it). `Remediate`, which the engine calls on every resource before
+`Analyze`, answers without converting anything while no policy is at the `remediate` level (upstream's
+answer is then always empty). `serve()` starts it the way `PolicyPack(...)` starts its own.
 
 Written against pulumi_policy 1.x (pyproject pins <2): it reads the parent's private attributes by their
 mangled names, which a major release may change; tests/policy/test_servicer.py compares both servicers.
@@ -194,7 +196,14 @@ class _StructList(_ListProxy):
                 out.append(None)
                 continue
             fields = value.struct_value.fields
-            out.append(_from_value(fields[key], (*self._path, str(i)), key) if key in fields else None)
+            if key not in fields:
+                out.append(None)
+                continue
+            field = fields[key]
+            if field.WhichOneof("kind") == "string_value" and field.string_value not in _UNKNOWNS:
+                out.append(field.string_value)  # the common case, without building the key path
+            else:
+                out.append(_from_value(field, (*self._path, str(i)), key))
         return out
 
     def __getitem__(self, index):
@@ -378,7 +387,10 @@ class FastAnalyzerServicer(_PolicyAnalyzerServicer):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._conversions = _Conversions()
-        self._levels: dict[type, list] = {}  # the active policies per kind, until the next Configure
+        # What the configured levels decide, worked out on first use and kept until the next Configure: the
+        # active policies per kind (key: the class), whether any remediates ("remediate"), and the policies
+        # that judge each resource type (("judging", type)).
+        self._levels: dict = {}
         self._runtime_ready = False
 
     def Configure(self, request, _context):
@@ -432,13 +444,36 @@ class FastAnalyzerServicer(_PolicyAnalyzerServicer):
             out.append((policy, level, _judged_types(policy)))
         return out
 
+    def Remediate(self, request, _context):
+        """The engine calls Remediate on every resource, just before Analyze (pulumi/pulumi
+        pkg/resource/deploy/step_generator.go, "First pass: perform remediations"). Upstream converts the
+        resource's properties, options and provider before it looks for a policy at the `remediate` level;
+        with none, its answer is an empty response whatever the resource. This returns that answer without
+        converting anything, and otherwise takes upstream's path."""
+        self._runtime()
+        if "remediate" not in self._levels:
+            self._levels["remediate"] = any(
+                isinstance(policy, ResourceValidationPolicy) and self._get_enforcement_level(policy) == EnforcementLevel.REMEDIATE
+                for policy in self._attr("policies"))
+        if not self._levels["remediate"]:
+            return proto.RemediateResponse()
+        return super().Remediate(request, _context)
+
+    def _judging(self, resource_type: str) -> list[tuple[Any, EnforcementLevel]]:
+        """The enabled resource policies that judge this type, in pack order, with their level: worked out
+        once per type until the next Configure, not for each resource (a rule that declares its types
+        returns before reading anything for other types: no verdict to run for)."""
+        key = ("judging", resource_type)
+        if key not in self._levels:
+            self._levels[key] = [(policy, level) for policy, level, judged in self._active(ResourceValidationPolicy)
+                                 if judged is None or resource_type in judged]
+        return self._levels[key]
+
     def Analyze(self, request, _context):
         self._runtime()
         response = proto.AnalyzeResponse()
         pending: Optional[dict] = None
-        for policy, level, judged in self._active(ResourceValidationPolicy):
-            if judged is not None and request.type not in judged:
-                continue  # the rule returns before reading anything for other types: no verdict to run for
+        for policy, level in self._judging(request.type):
             if not policy.has_validation():
                 response.not_applicable.append(proto.PolicyNotApplicable(
                     policy_name=policy.name, reason="Policy does not implement validate"))

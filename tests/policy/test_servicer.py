@@ -110,3 +110,21 @@ def test_lazy_arguments_have_upstreams_attributes():
     resource = LazyPolicyResource.of(LazyPolicyResource.attributes("t", "urn", "n"), dict(pending))
     (resource.props, resource.opts, resource.provider)
     assert set(vars(resource)) - {"_pending"} == set(vars(PolicyResource("t", {}, "urn", "n", "opts", None, None, [], {})))
+
+
+def remediations(analyzer, resources, config=None) -> list[bytes]:
+    analyzer.Configure(configure_request(config), None)
+    return [analyzer.Remediate(analyze_request(r), None).SerializeToString(deterministic=True) for r in resources]
+
+
+def test_same_remediate_answers_without_and_with_a_remediate_level():
+    """The engine calls Remediate on every resource before Analyze; the fast servicer answers without
+    converting when no policy is at the remediate level, and must answer exactly as upstream does."""
+    resources = synthetic(60)
+    fast, slow = remediations(servicer(), resources), remediations(upstream_servicer(), resources)
+    assert fast == slow and set(fast) == {b""}  # nothing to remediate: an empty response for every resource
+    config = {"gpu-pool-taint": {"enforcementLevel": "remediate"}}
+    fast, slow = remediations(servicer(), resources, config), remediations(upstream_servicer(), resources, config)
+    assert fast == slow
+    answer = analyzer_pb2.RemediateResponse.FromString(fast[0])
+    assert [(n.policy_name, n.reason) for n in answer.not_applicable] == [("gpu-pool-taint", "Policy does not implement remediate")]
