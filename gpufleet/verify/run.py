@@ -282,9 +282,15 @@ class Runner:
         pods = self.core.list_namespaced_pod(self.ns, label_selector=f"job-name={job}").items
         if not pods:
             return ""
-        log = self.core.read_namespaced_pod_log(pods[0].metadata.name, self.ns) or ""
+        log = self._pod_log(pods[0].metadata.name, self.ns)
         lines = [ln.strip() for ln in log.splitlines() if "fail" in ln.lower()] or [ln.strip() for ln in log.splitlines()[-1:]]
         return "; ".join(lines[:3])
+
+    def _pod_log(self, name: str, ns: str) -> str:
+        # The raw body, decoded here: kubernetes client 36.x returns the repr of the bytes ("b'...'", every newline
+        # an escaped "\\n") instead of the text (kubernetes-client/python issue 2596), which no log line matches.
+        resp = self.core.read_namespaced_pod_log(name, ns, _preload_content=False)
+        return (resp.data or b"").decode("utf-8", errors="replace")
 
     def check_nccl(self, pool: PoolTarget) -> None:
         if self.level != "full":
@@ -314,7 +320,7 @@ class Runner:
         if phase is None:
             self.result.checks.append(Check("nccl", pool.name, FAIL, f"all-reduce not finished within {self.timeout:g}s", round(seconds, 1)))
             return
-        log = self.core.read_namespaced_pod_log(name, ns) or ""
+        log = self._pod_log(name, ns)
         found = busbw_at(log, size)
         if phase != "Succeeded" or not found:
             at = f" at {size} bytes" if size is not None else ""
