@@ -40,17 +40,22 @@ def _rule(alert: str, expr: str, for_: str, severity: str, summary: str, runbook
 
 
 def xid_rules() -> list[dict]:
-    """One alert per XID class (gpufleet/catalog/xid.yaml), with NVIDIA's recommended action as its runbook."""
+    """XID alerts (gpufleet/catalog/xid.yaml): one rule per class and NVIDIA action, so each XID's runbook line and
+    severity are those of the action NVIDIA's Xid Catalog gives for it (its Resolution Bucket), not the class's."""
     rules = []
     for cls in catalog.xid_classes().values():
-        if not cls.xids:
-            continue
-        expr = " or ".join(f"DCGM_FI_DEV_XID_ERRORS == {x}" for x in cls.xids)
-        rules.append(_rule(
-            f"GpuXid{cls.name.capitalize()}Error", expr, "0m", cls.severity,
-            f"XID {{{{ $value }}}} ({cls.name} class) on GPU {{{{ $labels.gpu }}}} of node {{{{ $labels.Hostname }}}}",
-            cls.action, xid_class=cls.name,
-        ))
+        for bucket, group in cls.by_action().items():
+            action = group[0].action
+            expr = " or ".join(f"DCGM_FI_DEV_XID_ERRORS == {x.code}" for x in group)
+            notes = " ".join(f"XID {x.code}: {x.note}" for x in group if x.note)
+            rule = _rule(
+                f"GpuXid{cls.name.capitalize()}Error", expr, "0m", action.severity,
+                f"XID {{{{ $value }}}} ({cls.name} class, NVIDIA action {bucket}) on GPU {{{{ $labels.gpu }}}} of node "
+                "{{ $labels.Hostname }}",
+                f"{action.action} {notes}".strip(), xid_class=cls.name, nvidia_action=bucket,
+            )
+            rule["annotations"]["xids"] = "; ".join(f"{x.code} {x.name}" for x in group)
+            rules.append(rule)
     return rules
 
 

@@ -189,21 +189,69 @@ def catalog_date(platform: Optional[str] = None) -> str:
 
 
 @dataclass(frozen=True)
+class XidBucket:
+    """One of NVIDIA's resolution buckets (the Xid Catalog's 'Guidance Classes'), as gpufleet alerts on it."""
+
+    name: str  # NVIDIA's bucket name, e.g. RESET_GPU
+    severity: str  # the alert's: critical | warning | info
+    nvidia: str  # what NVIDIA says the bucket means
+    action: str  # the alert's runbook line
+
+
+@dataclass(frozen=True)
+class Xid:
+    """One XID as NVIDIA's Xid Catalog describes it (gpufleet/catalog/xid.yaml)."""
+
+    code: int
+    xid_class: str
+    name: str
+    mnemonic: str
+    action: XidBucket  # Resolution Bucket (Immediate Action)
+    investigate: str  # Resolution Bucket (Investigatory Action)
+    applies: tuple[str, ...]  # the catalog's 'Applies to' columns that say YES
+    sources: tuple[str, ...]
+    note: str = ""
+
+
+@dataclass(frozen=True)
 class XidClass:
     """A class of NVIDIA XID errors (gpufleet/catalog/xid.yaml) and what to do when one occurs."""
 
     name: str
-    severity: str
-    action: str
+    description: str
+    action: str  # the runbook of the class's alerts that are not XIDs (DCGM counters)
     xids: tuple[int, ...]
+
+    def by_action(self) -> dict[str, tuple[Xid, ...]]:
+        """The class's XIDs grouped by NVIDIA's immediate action, so each group gets its own runbook."""
+        out: dict[str, list[Xid]] = {}
+        for code in self.xids:
+            x = xids()[code]
+            out.setdefault(x.action.name, []).append(x)
+        return {k: tuple(v) for k, v in out.items()}
+
+
+@functools.cache
+def xid_buckets() -> dict[str, XidBucket]:
+    """NVIDIA resolution bucket -> its meaning, the alert's severity and runbook line."""
+    return {name: XidBucket(name, row["severity"], row["nvidia"], row["action"])
+            for name, row in _load("xid.yaml")["buckets"].items()}
+
+
+@functools.cache
+def xids() -> dict[int, Xid]:
+    """XID code -> class, NVIDIA's description, immediate and investigatory action, with sources."""
+    data = _load("xid.yaml")
+    buckets = xid_buckets()
+    return {int(code): Xid(int(code), r["class"], r["name"], r["mnemonic"], buckets[r["action"]], r["investigate"],
+                           tuple(r["applies"]), tuple(r["sources"]), r.get("note", ""))
+            for code, r in sorted(data["xids"].items(), key=lambda kv: int(kv[0]))}
 
 
 @functools.cache
 def xid_classes() -> dict[str, XidClass]:
-    """XID class -> its XIDs, severity and NVIDIA's recommended action (the alerts' runbook lines)."""
+    """XID class -> its XIDs, what it means and the runbook of its non-XID alerts."""
     data = _load("xid.yaml")
-    out = {}
-    for name, row in data["classes"].items():
-        xids = tuple(sorted(int(x) for x, r in data["xids"].items() if r["class"] == name))
-        out[name] = XidClass(name, row["severity"], row["action"], xids)
-    return out
+    return {name: XidClass(name, row["description"], row["action"],
+                           tuple(code for code, x in xids().items() if x.xid_class == name))
+            for name, row in data["classes"].items()}

@@ -12,21 +12,24 @@ from __future__ import annotations
 import json
 from typing import Mapping, Optional
 
+from gpufleet.catalog import nccl
+from gpufleet.verify.busbw import ExpectedBusbw
 from gpufleet.verify.run import FAIL, PASS, SKIP, ConnectionProblem, Result, Runner
 from gpufleet.verify.targets import PoolTarget, Targets, targets
 
-__all__ = ["ConnectionProblem", "Result", "Runner", "VerifyUsageError", "expected_busbw", "render", "select_pools",
-           "targets", "verify"]
+__all__ = ["ConnectionProblem", "ExpectedBusbw", "Result", "Runner", "VerifyUsageError", "expected_busbw", "render",
+           "select_pools", "targets", "verify"]
 
 
 class VerifyUsageError(Exception):
     """Bad --pools, or a stack with nothing to verify: exit 2."""
 
 
-def expected_busbw() -> dict[str, float]:
-    """Expected NCCL all-reduce bus bandwidth (GB/s) per instance/machine type, from the catalog. The catalog holds
-    no sourced figure yet, so the comparison is reported as skipped ("no expected figure"), never guessed."""
-    return {}
+def expected_busbw() -> dict[str, ExpectedBusbw]:
+    """Expected two-node NCCL all-reduce bus bandwidth per instance/machine type, with the message size it was
+    measured at, from the catalog (gpufleet/catalog/nccl_busbw.yaml: published, measured figures with their
+    sources). A type without a sourced figure is absent, so its comparison is reported as skipped, never guessed."""
+    return {t: ExpectedBusbw(f.busbw_gbps, f.message_bytes) for t, f in nccl.busbw_figures().items()}
 
 
 def select_pools(t: Targets, names: Optional[list[str]]) -> list[PoolTarget]:
@@ -43,7 +46,7 @@ def select_pools(t: Targets, names: Optional[list[str]]) -> list[PoolTarget]:
 
 
 def verify(api_client, t: Targets, pools: list[PoolTarget], level: str = "quick", timeout: float = 600,
-           namespace: str = "default", expected: Optional[Mapping[str, float]] = None, poll: Optional[float] = None,
+           namespace: str = "default", expected: Optional[Mapping[str, "float | ExpectedBusbw"]] = None, poll: Optional[float] = None,
            run_id: Optional[str] = None) -> Result:
     runner = Runner(api_client, t, level, timeout, namespace, expected_busbw() if expected is None else expected,
                     poll=min(2.0, timeout / 10) if poll is None else poll, run_id=run_id)

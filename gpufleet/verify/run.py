@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import copy
-import re
 import signal
 import threading
 import time
@@ -13,13 +12,13 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping, Optional
 
 from gpufleet import labels, versions
+from gpufleet.verify.busbw import ExpectedBusbw, busbw_at
 from gpufleet.verify.targets import PoolTarget, Targets
 
 PASS, FAIL, SKIP = "pass", "fail", "skip"
 # DCGM run levels (`dcgmi diag -r`): 1 quick (software/deployment), 2 medium (adds short hardware tests).
 DIAG_LEVEL = {"quick": 1, "full": 2}
 BANDWIDTH_FLOOR = 0.8  # an NCCL all-reduce below 80 % of the expected bus bandwidth fails
-_BUSBW = re.compile(r"busbw ([0-9.]+) GB/s")
 
 
 class ConnectionProblem(Exception):
@@ -50,7 +49,7 @@ class Result:
 
 class Runner:
     def __init__(self, api_client, targets: Targets, level: str, timeout: float, namespace: str = "default",
-                 expected_busbw: Optional[Mapping[str, float]] = None, poll: float = 2.0,
+                 expected_busbw: Optional[Mapping[str, "float | ExpectedBusbw"]] = None, poll: float = 2.0,
                  run_id: Optional[str] = None, clock: Callable[[], float] = time.monotonic):
         from kubernetes import client
 
@@ -59,7 +58,9 @@ class Runner:
         self.batch = client.BatchV1Api(api_client)
         self.version = client.VersionApi(api_client)
         self.t, self.level, self.timeout, self.ns = targets, level, timeout, namespace
-        self.expected = dict(expected_busbw or {})
+        # A bare number is a figure at no particular size: compared with whatever size the check measured.
+        self.expected = {k: v if isinstance(v, ExpectedBusbw) else ExpectedBusbw(float(v))
+                         for k, v in (expected_busbw or {}).items()}
         self.poll, self.clock = poll, clock
         self.run_id = run_id or uuid.uuid4().hex[:8]
         self.created: list[tuple[str, str, str]] = []  # (kind, namespace, name), in creation order
@@ -281,9 +282,15 @@ class Runner:
         pods = self.core.list_namespaced_pod(self.ns, label_selector=f"job-name={job}").items
         if not pods:
             return ""
-        log = self.core.read_namespaced_pod_log(pods[0].metadata.name, self.ns) or ""
+        log = self._pod_log(pods[0].metadata.name, self.ns)
         lines = [ln.strip() for ln in log.splitlines() if "fail" in ln.lower()] or [ln.strip() for ln in log.splitlines()[-1:]]
         return "; ".join(lines[:3])
+
+    def _pod_log(self, name: str, ns: str) -> str:
+        # The raw body, decoded here: kubernetes client 36.x returns the repr of the bytes ("b'...'", every newline
+        # an escaped "\\n") instead of the text (kubernetes-client/python issue 2596), which no log line matches.
+        resp = self.core.read_namespaced_pod_log(name, ns, _preload_content=False)
+        return (resp.data or b"").decode("utf-8", errors="replace")
 
     def check_nccl(self, pool: PoolTarget) -> None:
         if self.level != "full":
@@ -294,6 +301,12 @@ class Runner:
                                             f"no NCCL check for RDMA pools on {self.t.platform} yet (gpufleet/nccl_test.py covers k3s)"))
             return
         objs = copy.deepcopy(pool.rdma_manifests)
+        expected = self.expected.get(pool.instance_type or "")
+        size = expected.message_bytes if expected else None
+        if size is not None:  # measure at the size the published figure was measured at
+            for obj in objs:
+                for c in obj["spec"]["containers"] if obj["kind"] == "Pod" else []:
+                    c.setdefault("env", []).append({"name": "NCCL_TEST_BYTES", "value": str(size)})
         for obj in objs:
             self._create(obj["kind"], obj["metadata"]["namespace"], obj)
         rank0 = next(o for o in objs if o["kind"] == "Pod")
@@ -307,21 +320,22 @@ class Runner:
         if phase is None:
             self.result.checks.append(Check("nccl", pool.name, FAIL, f"all-reduce not finished within {self.timeout:g}s", round(seconds, 1)))
             return
-        log = self.core.read_namespaced_pod_log(name, ns) or ""
-        match = _BUSBW.search(log)
-        if phase != "Succeeded" or not match:
-            self.result.checks.append(Check("nccl", pool.name, FAIL, f"all-reduce {phase.lower()}, no bus bandwidth in the log", round(seconds, 1)))
+        log = self._pod_log(name, ns)
+        found = busbw_at(log, size)
+        if phase != "Succeeded" or not found:
+            at = f" at {size} bytes" if size is not None else ""
+            self.result.checks.append(Check("nccl", pool.name, FAIL, f"all-reduce {phase.lower()}, no bus bandwidth{at} in the log", round(seconds, 1)))
             return
-        busbw = float(match.group(1))
-        expected = self.expected.get(pool.instance_type or "")
+        measured_at, busbw = found
         if expected is None:
             self.result.checks.append(Check("nccl", pool.name, SKIP,
                                             f"busbw {busbw:g} GB/s; no expected figure for {pool.instance_type or 'this pool'} in the catalog",
                                             round(seconds, 1)))
             return
-        ok = busbw >= BANDWIDTH_FLOOR * expected
+        ok = busbw >= BANDWIDTH_FLOOR * expected.gbps
+        at = f" at {measured_at} bytes" if size is not None else ""
         self.result.checks.append(Check("nccl", pool.name, PASS if ok else FAIL,
-                                        f"busbw {busbw:g} GB/s, {busbw / expected:.0%} of the expected {expected:g} GB/s "
+                                        f"busbw {busbw:g} GB/s{at}, {busbw / expected.gbps:.0%} of the expected {expected.gbps:g} GB/s "
                                         f"(fails below {BANDWIDTH_FLOOR:.0%})", round(seconds, 1)))
 
 

@@ -10,6 +10,8 @@ import re
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Optional
 from urllib.parse import parse_qs, urlparse
 
 import pytest
@@ -34,6 +36,7 @@ class FakeCluster:
         self.unschedulable: set[str] = set()  # pools whose probe pod never gets a node
         self.diag_fails: set[str] = set()
         self.busbw = 180.0
+        self.nccl_log: Optional[str] = None  # rank 0's log, when a test gives a real all_reduce_perf table
         self.refuse = ""  # name prefix whose create answers 409 Conflict
         self.gone = False  # the server cuts every request off (it "died")
         self.allocatable = {k: dict(v) for k, v in ADVERTISED.items()}
@@ -69,6 +72,8 @@ class FakeCluster:
                     "items": [{"metadata": {"name": f"{job}-x1", "namespace": m.group(1)}, "spec": {"containers": [{"name": "verify"}]}}]}
         if m := re.fullmatch(r"/api/v1/namespaces/([^/]+)/pods/([^/]+)/log", path):
             name = m.group(2)
+            if name.startswith("nccl-allreduce") and self.nccl_log is not None:
+                return self.nccl_log
             if name.startswith("nccl-allreduce"):
                 return f"NCCL INFO NET/IB : Using [0]mlx5_0\nall_reduce 1073741824 bytes over 16 GPUs: 11.9 ms, algbw 90.0 GB/s, busbw {self.busbw} GB/s\n"
             pool = _pool_of(name)
@@ -259,8 +264,8 @@ def test_operator_not_ready_fails(cluster, capsys):
 
 
 def _direct(cluster, expected: dict, busbw: float):
-    """Drive the runner directly with an instance type and an expected figure the test states (the catalog has
-    no sourced figure): the comparison logic, not catalog data, is under test."""
+    """Drive the runner directly with an instance type ("test-host") and the expected figure the test states
+    (a bare number, or one of the catalog's figures with its message size)."""
     from kubernetes import config as kube_config
 
     from gpufleet import verify
@@ -287,6 +292,41 @@ def test_low_nccl_bandwidth_fails(cluster):
 def test_nccl_bandwidth_at_floor_passes(cluster):
     result = _direct(cluster, {"test-host": 200.0}, busbw=160.0)
     assert next(c for c in result.checks if c.name == "nccl").status == "pass" and result.ok
+
+
+P5_TABLE = (Path(__file__).resolve().parents[1] / "fixtures" / "nccl" / "all_reduce_perf-2x-p5.48xlarge-slurm.txt").read_text()
+
+
+def _nccl_env(cluster) -> list[dict]:
+    return [c.get("env", []) for path, o in cluster.objects.items() if "/pods/nccl-allreduce-" in path
+            for c in o["spec"]["containers"]]
+
+
+@pytest.mark.parametrize("measured, status, detail", [
+    # The catalog's p5.48xlarge figure: 487.09 GB/s at 16 GiB (gpufleet/catalog/nccl_busbw.yaml); 80 % is 389.67.
+    (487.09, "pass", "busbw 487.09 GB/s at 17179869184 bytes, 100% of the expected 487.09 GB/s (fails below 80%)"),
+    (389.7, "pass", "busbw 389.7 GB/s at 17179869184 bytes, 80% of the expected 487.09 GB/s (fails below 80%)"),
+    (300.0, "fail", "busbw 300 GB/s at 17179869184 bytes, 62% of the expected 487.09 GB/s (fails below 80%)"),
+])
+def test_catalog_figure_compared_at_its_message_size(cluster, measured, status, detail):
+    from gpufleet import verify
+
+    cluster.nccl_log = P5_TABLE.replace("487.09      0    66109", f"{measured:6.2f}      0    66109")
+    result = _direct(cluster, {"test-host": verify.expected_busbw()["p5.48xlarge"]}, busbw=0.0)
+    nccl = next(c for c in result.checks if c.name == "nccl")
+    assert (nccl.status, nccl.detail) == (status, detail)
+    # Both ranks ran the all-reduce at the size the figure was measured at.
+    envs = _nccl_env(cluster)
+    assert len(envs) == 2 and all({"name": "NCCL_TEST_BYTES", "value": "17179869184"} in env for env in envs)
+
+
+def test_a_run_without_the_figures_size_fails(cluster):
+    from gpufleet import verify
+
+    # Bandwidth at 1 GiB only (gpufleet's own line) cannot be judged against a 16 GiB figure.
+    result = _direct(cluster, {"test-host": verify.expected_busbw()["p5.48xlarge"]}, busbw=480.0)
+    nccl = next(c for c in result.checks if c.name == "nccl")
+    assert (nccl.status, nccl.detail) == ("fail", "all-reduce succeeded, no bus bandwidth at 17179869184 bytes in the log")
 
 
 def test_connection_refused_exits_2_with_one_line(tmp_path, capsys):

@@ -49,12 +49,29 @@ def test_alert_rules_per_pool_with_price_and_runbook():
     pools = [p["name"] for p in example_config("teams")["gpufleet:nodePools"]]
     assert set(groups) == {"gpufleet-gpu-health", "gpufleet-gpu-scheduling", *(f"gpufleet-pool-{p}" for p in pools)}
     every = [r for rules in groups.values() for r in rules]
-    assert all(r["annotations"]["runbook"] and r["labels"]["severity"] in ("warning", "critical") for r in every)
+    assert all(r["annotations"]["runbook"] and r["labels"]["severity"] in ("warning", "critical") for r in every
+               if r["labels"].get("nvidia_action") != "IGNORE")
+    # XIDs NVIDIA's catalog says need no action still show, but never page.
+    assert {r["labels"]["severity"] for r in every if r["labels"].get("nvidia_action") == "IGNORE"} == {"info"}
     health = {r["alert"] for r in groups["gpufleet-gpu-health"]}
     assert {"GpuXidMemoryError", "GpuXidBusError", "GpuXidNvlinkError", "GpuXidApplicationError", "GpuDoubleBitEccError",
             "GpuRowRemapFailure", "GpuNvlinkErrors", "GpuThermalThrottling", "GpuPowerThrottling"} <= health
     bus = next(r for r in groups["gpufleet-gpu-health"] if r["alert"] == "GpuXidBusError")
     assert bus["expr"] == "DCGM_FI_DEV_XID_ERRORS == 79"
+    # NVIDIA's action for 79 is a machine restart (RESTART_BM), not a GPU reset: the runbook says so.
+    assert bus["labels"]["nvidia_action"] == "RESTART_BM" and "RESTART_BM" in bus["annotations"]["runbook"]
+    # One class, several NVIDIA actions: each gets its own rule, severity and runbook.
+    memory = {r["labels"]["nvidia_action"]: r for r in groups["gpufleet-gpu-health"] if r["alert"] == "GpuXidMemoryError"}
+    assert set(memory) == {"WORKFLOW_XID_48", "RESET_GPU", "IGNORE", "RESTART_APP"}
+    assert memory["RESET_GPU"]["expr"] == ("DCGM_FI_DEV_XID_ERRORS == 64 or DCGM_FI_DEV_XID_ERRORS == 95 or "
+                                           "DCGM_FI_DEV_XID_ERRORS == 140")
+    assert memory["RESTART_APP"]["expr"] == "DCGM_FI_DEV_XID_ERRORS == 94"
+    assert memory["RESTART_APP"]["labels"]["severity"] == "warning" and "reset the GPU when convenient" in \
+        memory["RESTART_APP"]["annotations"]["runbook"]
+    assert memory["IGNORE"]["annotations"]["xids"] == "63 GPU memory remapping event; 92 High single-bit ECC error rate"
+    # XID 154 names the recovery another XID needs; the runbook sends the reader to the kernel log for it.
+    recovery = next(r for r in groups["gpufleet-gpu-health"] if r["alert"] == "GpuXidRecoveryError")
+    assert recovery["expr"] == "DCGM_FI_DEV_XID_ERRORS == 154" and "kernel log" in recovery["annotations"]["runbook"]
     idle = next(r for r in groups[f"gpufleet-pool-{pools[0]}"] if r["alert"] == "GpuAllocatedIdle")
     assert idle["for"] == "30m" and "/h per GPU wasted" in idle["annotations"]["summary"]
     # Allocated means a workload's pod, not the exporter's own pod (the target label an unallocated GPU gets).
