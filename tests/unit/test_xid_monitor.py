@@ -1,0 +1,107 @@
+"""node-problem-detector's XID monitor (components/k3s/xid_monitor.py): the config's shape is NPD's, each rule's
+pattern matches real-format NVIDIA kernel-log lines of its XID class and nothing else, under NPD's own matching rule.
+
+NPD's rule (kubernetes/node-problem-detector v1.36.0, pkg/systemlogmonitor/log_buffer.go `Match`): the pattern,
+compiled by Go's regexp (RE2) with `\\z` appended, is searched in the last `bufferSize` log messages joined by "\\n";
+a rule fires when the newest message ends a match. Python's `re` reads the patterns' subset (literals, escaped
+parentheses, a negated class, non-capturing alternation, `.*`) as RE2 does, `\\Z` being Python's `\\z`; the subset is
+asserted below so a pattern cannot drift into look-around or backreferences (which RE2 rejects).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from gpufleet import catalog, labels
+from gpufleet.components.k3s import xid_monitor
+
+# Real-format lines. NVIDIA "XID Errors" (docs.nvidia.com/deploy/xid-errors/, "Viewing Xid Error Messages"):
+DOC_GPU_LINE = "NVRM: GPU at 0000:03:00: GPU-b850f46d-d5ea-c752-ddf3-c4453e44d3f7"
+DOC_XID_LINE = "NVRM: Xid (0000:03:00): 14, Channel 00000001"
+# NVIDIA/open-gpu-kernel-modules src/nvidia/src/kernel/gpu/arch/ampere/kern_gpu_error_cont_ga100.c
+# (`_gpuGenerateErrorLog`'s documented formats: with a MIG GPU instance, without, uncontained):
+DRIVER_MIG_94 = "NVRM: Xid (PCI:0000:01:00 GPU-I:05): 94, pid=7194, Contained: CE User Channel (0x9). RST: No, D-RST: No"
+DRIVER_94 = "NVRM: Xid (PCI:0000:01:00): 94, pid=7062, Contained: CE User Channel (0x9). RST: No, D-RST: No"
+DRIVER_95 = "NVRM: Xid (PCI:0000:01:00): 95, pid=7062, Uncontained: LTC TAG (0x2, 0x1). RST: Yes, D-RST: No"
+
+
+def with_xid(line: str, xid: int) -> str:
+    """A documented line with its XID number replaced (the format is the same for every XID)."""
+    return re.sub(r"\): \d+,", f"): {xid},", line, count=1)
+
+
+def npd_fires(pattern: str, messages: list[str], buffer_size: int = 10) -> bool:
+    """NPD's match: pattern + end-of-text over the newest `buffer_size` messages joined by newlines."""
+    return re.search(pattern + r"\Z", "\n".join(messages[-buffer_size:])) is not None
+
+
+def fired(messages: list[str]) -> set[str]:
+    return {r["reason"] for r in xid_monitor.rules() if npd_fires(r["pattern"], messages)}
+
+
+def test_broken_gpu_classes_set_the_condition_and_application_xids_only_emit_events():
+    rules = {r["reason"]: r for r in xid_monitor.rules()}
+    classes = catalog.xid_classes()
+    assert set(rules) == {f"GpuXid{name.capitalize()}" for name, c in classes.items() if c.xids}
+    for name, cls in classes.items():
+        rule = rules[xid_monitor.reason(name)]
+        if name == "application":
+            assert (rule["type"], "condition" in rule) == ("temporary", False)
+        else:
+            assert (rule["type"], rule["condition"]) == ("permanent", labels.GPU_UNHEALTHY_CONDITION)
+    assert {"memory", "bus", "nvlink", "gsp"} <= {n for n in classes if rules[xid_monitor.reason(n)]["type"] == "permanent"}
+
+
+@pytest.mark.parametrize("name", sorted(catalog.xid_classes()))
+def test_every_catalog_xid_fires_its_own_class_only(name):
+    for xid in catalog.xid_classes()[name].xids:
+        for line in (with_xid(DOC_XID_LINE, xid), with_xid(DRIVER_94, xid), with_xid(DRIVER_MIG_94, xid)):
+            assert fired([DOC_GPU_LINE, line]) == {xid_monitor.reason(name)}, line
+
+
+def test_the_drivers_own_lines_fire_the_memory_class():
+    for line in (DRIVER_MIG_94, DRIVER_94, DRIVER_95):
+        assert fired([line]) == {"GpuXidMemory"}
+
+
+def test_lines_that_must_not_fire():
+    known = {x for c in catalog.xid_classes().values() for x in c.xids}
+    assert 14 not in known and 480 not in known and 7 not in known
+    assert fired([DOC_GPU_LINE]) == set()
+    assert fired([DOC_XID_LINE]) == set()  # XID 14: not in the catalog
+    assert fired([with_xid(DOC_XID_LINE, 480)]) == set()  # 48 is memory; 480 is not 48
+    assert fired([with_xid(DRIVER_94, 7)]) == set()  # 79 is bus; 7 is not 79
+    assert fired(["Xid 79 mentioned in a user's message"]) == set()
+    assert fired(["nvidia-smi: NVRM: Xid (PCI:0000:01:00) 79 without the colon"]) == set()
+
+
+def test_only_the_newest_line_can_fire_as_in_npd():
+    """A broken-GPU line followed by another message no longer matches at the end of NPD's buffer: each line is
+    judged when it arrives, so a later unrelated line does not re-fire (or hide) an earlier XID."""
+    assert fired([with_xid(DOC_XID_LINE, 79)]) == {"GpuXidBus"}
+    assert fired([with_xid(DOC_XID_LINE, 79), "eth0: link up"]) == set()
+    assert fired(["eth0: link up", with_xid(DOC_XID_LINE, 79)]) == {"GpuXidBus"}
+
+
+def test_patterns_stay_in_the_subset_re2_and_python_read_alike():
+    for rule in xid_monitor.rules():
+        p = rule["pattern"]
+        assert not re.search(r"\(\?[=!<]|\\[1-9]|\(\?P", p), p  # no look-around, backreferences or named groups
+        assert re.fullmatch(r"[A-Za-z:\\ ()\[\]^)|?0-9,.*]+", p), p
+
+
+def test_config_has_npd_shape():
+    """Keys as NPD's system-log-monitor reads them (pkg/systemlogmonitor/config.go, types/types.go and
+    logwatchers/types at v1.36.0); kmsg settings as upstream's config/kernel-monitor.json."""
+    config = json.loads(xid_monitor.monitor_json())
+    assert set(config) <= {"plugin", "pluginConfig", "logPath", "lookback", "delay", "bufferSize", "source",
+                           "conditions", "rules", "metricsReporting"}
+    assert (config["plugin"], config["logPath"], config["lookback"], config["bufferSize"]) == ("kmsg", "/dev/kmsg", "5m", 10)
+    assert config["conditions"] == [{"type": "GpuUnhealthy", "reason": xid_monitor.HEALTHY_REASON,
+                                     "message": config["conditions"][0]["message"]}]
+    for rule in config["rules"]:
+        assert set(rule) <= {"type", "condition", "reason", "pattern", "patternGeneratedMessageSuffix"}
+        re.compile(rule["pattern"])
