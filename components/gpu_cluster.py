@@ -166,11 +166,11 @@ class GpuCluster(pulumi.ComponentResource):
         self.register_outputs({"kubeconfig": self.kubeconfig})
 
     def _k3s_node_health(self, name: str, spec: StackSpec, child: pulumi.ResourceOptions) -> None:
-        """node-problem-detector on every node, with the XID check on the NVIDIA pools' nodes; scraped (PodMonitor)
+        """node-problem-detector on every node, with the XID check on the NVIDIA GPU nodes; scraped (PodMonitor)
         when the stack runs kube-prometheus-stack, whose CRDs it waits for."""
         from gpufleet.components.k3s.node_health import K3sNodeHealth, K3sNodeHealthArgs
 
-        args = K3sNodeHealthArgs(gpu_pools=_nvidia_gpu_pools(spec), pod_monitor=self.observability is not None)
+        args = K3sNodeHealthArgs(pod_monitor=self.observability is not None)
         ready = [self.observability.release] if self.observability is not None else []
         self.node_health = K3sNodeHealth(f"{name}-node-health", args, self.access, crds_ready=ready, opts=child)
 

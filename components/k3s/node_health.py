@@ -14,10 +14,13 @@ from upstream's plain manifests at tag v1.36.0 (there is no NPD chart in the ref
   Dockerfile copies config/ to /config and runs `--config.system-log-monitor=/config/kernel-monitor.json,
   /config/readonly-monitor.json` (upstream's manifest also loads docker-monitor.json, a journald watcher of the
   docker service, which k3s's containerd hosts do not run).
-- two DaemonSets, one pod per node: `node-problem-detector` on every node outside the NVIDIA GPU pools, and
-  `node-problem-detector-gpu` on the NVIDIA GPU pools' nodes (gpufleet.io/pool), which also loads the XID monitor
-  (components/k3s/xid_monitor.py) from a ConfigMap mounted at /config/gpufleet: condition `GpuUnhealthy` for the
-  XID classes that mean a broken GPU, events for application XIDs. AMD pools get the kernel monitors only.
+- two DaemonSets, one pod per node: `node-problem-detector-gpu` on the NVIDIA GPU nodes (gpufleet's labels:
+  `gpufleet.io/gpu=true` and a `gpufleet.io/gpu-model` that is not one of the catalog's AMD models), which also
+  loads the XID monitor (components/k3s/xid_monitor.py) from a ConfigMap mounted at /config/gpufleet: condition
+  `GpuUnhealthy` for the XID classes that mean a broken GPU, events for application XIDs; `node-problem-detector`
+  on every other node (CPU nodes, AMD pools), with the kernel monitors only. Placement reads labels, never pool
+  names: adding or removing a pool leaves both pod templates unchanged, so NPD pods do not restart (a restart
+  resets every condition to False, which would hide a GPU still waiting for repair).
 - metrics: NPD's Prometheus exporter (README "For Prometheus exporter": `--prometheus-port` 20257, bound to
   127.0.0.1 unless `--prometheus-address` says otherwise) serves `problem_counter{reason}` and
   `problem_gauge{type,reason}` (pkg/problemmetrics/problem_metrics.go); with kube-prometheus-stack a PodMonitor
@@ -35,7 +38,7 @@ from typing import Optional, Sequence
 import pulumi
 import pulumi_kubernetes as k8s
 
-from gpufleet import labels, versions
+from gpufleet import catalog, labels, versions
 from gpufleet.components import e2e_seam
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.k3s.xid_monitor import CONFIG_KEY, monitor_json
@@ -48,11 +51,16 @@ GPUFLEET_CONFIG_DIR = "/config/gpufleet"
 UPSTREAM_MONITORS = ("kernel-monitor.json", "readonly-monitor.json")
 
 
+def _amd_models() -> tuple[str, ...]:
+    return tuple(sorted(name for name, gpu in catalog.gpu_models().items() if gpu.amd))
+
+
 @dataclass(frozen=True)
 class K3sNodeHealthArgs:
-    gpu_pools: tuple[str, ...] = ()
-    """NVIDIA GPU pools (their `gpufleet.io/pool` label values): their nodes run NPD with the XID monitor, every
-    other Linux node NPD with upstream's kernel monitors. Default: none, upstream's monitors on every node."""
+    non_nvidia_models: tuple[str, ...] = field(default_factory=_amd_models)
+    """GPU models (`gpufleet.io/gpu-model`) whose nodes get no XID monitor; default: the catalog's AMD models. Every
+    other GPU node (`gpufleet.io/gpu=true`) runs NPD with the XID monitor, as the NVIDIA GPU Operator serves every
+    non-AMD pool."""
     namespace: str = "kube-system"
     """Where NPD runs (upstream's manifests use kube-system)."""
     pod_monitor: bool = False
@@ -65,11 +73,18 @@ class K3sNodeHealthArgs:
     """Upstream's: every NoSchedule and NoExecute taint (the GPU and spot taints, a node's problem taints)."""
 
 
-def _affinity(gpu_pools: Sequence[str], on_gpu_pools: bool) -> dict:
-    expressions = [{"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]}]
-    if gpu_pools:  # In/NotIn need at least one value
-        expressions.append({"key": labels.POOL_LABEL, "operator": "In" if on_gpu_pools else "NotIn", "values": list(gpu_pools)})
-    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": expressions}]}}}
+def _affinity(non_nvidia_models: Sequence[str], gpu: bool) -> dict:
+    """gpu: NVIDIA GPU nodes. Otherwise their complement: nodes that are not GPU nodes, or GPU nodes of a non-NVIDIA
+    model (node selector terms are ORed; NotIn also matches a node without the label)."""
+    linux = {"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]}
+    gpu_node = {"key": labels.GPU_NODE_LABEL, "operator": "In" if gpu else "NotIn", "values": ["true"]}
+    models = list(non_nvidia_models)
+    if gpu:
+        terms = [[linux, gpu_node, *([{"key": labels.GPU_MODEL_LABEL, "operator": "NotIn", "values": models}] if models else [])]]
+    else:
+        terms = [[linux, gpu_node], *([[linux, {"key": labels.GPU_MODEL_LABEL, "operator": "In", "values": models}]] if models else [])]
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": t} for t in terms]}}}
 
 
 def daemonset_spec(args: K3sNodeHealthArgs, gpu: bool, config_map: Optional[str] = None) -> dict:
@@ -114,7 +129,7 @@ def daemonset_spec(args: K3sNodeHealthArgs, gpu: bool, config_map: Optional[str]
         "template": {
             "metadata": {"labels": pod_labels},
             "spec": {
-                "affinity": _affinity(args.gpu_pools, gpu),
+                "affinity": _affinity(args.non_nvidia_models, gpu),
                 "containers": [container],
                 "serviceAccountName": APP,
                 "tolerations": list(args.tolerations),
@@ -160,19 +175,18 @@ class K3sNodeHealth(pulumi.ComponentResource):
             f"{name}-daemonset", metadata=e2e_seam.without_waiting({"name": APP, "namespace": ns, "labels": {"app": APP}}),
             spec=daemonset_spec(args, gpu=False), opts=after_sa,
         )
-        self.config = self.gpu_daemonset = None
-        if args.gpu_pools:
-            config_name = f"{APP}-gpufleet"
-            self.config = k8s.core.v1.ConfigMap(
-                f"{name}-config", metadata={"name": config_name, "namespace": ns, "labels": {"app": APP}},
-                data={CONFIG_KEY: monitor_json()}, opts=child,
-            )
-            self.gpu_daemonset = k8s.apps.v1.DaemonSet(
-                f"{name}-gpu-daemonset",
-                metadata=e2e_seam.without_waiting({"name": f"{APP}-gpu", "namespace": ns, "labels": {"app": APP}}),
-                spec=daemonset_spec(args, gpu=True, config_map=config_name),
-                opts=pulumi.ResourceOptions.merge(after_sa, pulumi.ResourceOptions(depends_on=[self.config])),
-            )
+        # Always created (no pod where no NVIDIA GPU node exists): a first NVIDIA pool then changes nothing here.
+        config_name = f"{APP}-gpufleet"
+        self.config = k8s.core.v1.ConfigMap(
+            f"{name}-config", metadata={"name": config_name, "namespace": ns, "labels": {"app": APP}},
+            data={CONFIG_KEY: monitor_json()}, opts=child,
+        )
+        self.gpu_daemonset = k8s.apps.v1.DaemonSet(
+            f"{name}-gpu-daemonset",
+            metadata=e2e_seam.without_waiting({"name": f"{APP}-gpu", "namespace": ns, "labels": {"app": APP}}),
+            spec=daemonset_spec(args, gpu=True, config_map=config_name),
+            opts=pulumi.ResourceOptions.merge(after_sa, pulumi.ResourceOptions(depends_on=[self.config])),
+        )
         self.pod_monitor = None
         if args.pod_monitor:
             self.pod_monitor = k8s.apiextensions.CustomResource(
@@ -181,4 +195,4 @@ class K3sNodeHealth(pulumi.ComponentResource):
                 spec=pod_monitor_spec(ns),
                 opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=list(crds_ready))),
             )
-        self.register_outputs({"image": args.image, "gpuPools": list(args.gpu_pools), "metricsPort": METRICS_PORT})
+        self.register_outputs({"image": args.image, "metricsPort": METRICS_PORT})

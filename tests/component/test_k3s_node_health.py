@@ -3,7 +3,8 @@ flags and the XID monitor config; the PodMonitor and alert with kube-prometheus-
 
 import json
 
-from gpufleet import labels, versions
+from gpufleet import catalog, labels, versions
+from gpufleet.node_labels import pool_labels
 from gpufleet.components.k3s.xid_monitor import CONFIG_KEY, monitor_config
 from tests.helpers import by_type, example_config, one, parent_of, plan_config, planned
 from tests.observability_plan import observed
@@ -13,12 +14,27 @@ DS = "kubernetes:apps/v1:DaemonSet"
 POD_MONITOR = "kubernetes:monitoring.coreos.com/v1:PodMonitor"
 
 
-def _pool_expression(ds) -> dict:
+def _terms(ds) -> list[list[dict]]:
+    """The node selector terms (ORed), each a list of match expressions (ANDed), Linux-only every one."""
     terms = ds.inputs["spec"]["template"]["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
-    assert len(terms) == 1
-    exprs = {e["key"]: e for e in terms[0]["matchExpressions"]}
-    assert exprs["kubernetes.io/os"] == {"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]}
-    return exprs.get(labels.POOL_LABEL)
+    out = [t["matchExpressions"] for t in terms]
+    assert all(t[0] == {"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]} for t in out)
+    return [t[1:] for t in out]
+
+
+AMD = sorted(n for n, g in catalog.gpu_models().items() if g.amd)
+GPU_NODES = [[{"key": labels.GPU_NODE_LABEL, "operator": "In", "values": ["true"]},
+              {"key": labels.GPU_MODEL_LABEL, "operator": "NotIn", "values": AMD}]]
+OTHER_NODES = [[{"key": labels.GPU_NODE_LABEL, "operator": "NotIn", "values": ["true"]}],
+               [{"key": labels.GPU_MODEL_LABEL, "operator": "In", "values": AMD}]]
+
+
+def _schedules_on(ds, node_labels: dict) -> bool:
+    """Kubernetes' node affinity semantics for In/NotIn (NotIn matches a node without the label)."""
+    def holds(e):
+        value = node_labels.get(e["key"])
+        return value in e["values"] if e["operator"] == "In" else value not in e["values"]
+    return any(all(holds(e) for e in term) for term in _terms(ds))
 
 
 def _container(ds) -> dict:
@@ -48,11 +64,11 @@ def test_children_names_parents_and_rbac():
     assert not by_type(p, POD_MONITOR)
 
 
-def test_gpu_daemonset_runs_on_the_nvidia_pools_with_the_xid_monitor():
+def test_gpu_daemonset_runs_on_the_nvidia_gpu_nodes_with_the_xid_monitor():
     p = planned("dev")
     gpu = one(p, DS, "dev-node-health-gpu-daemonset")
     assert gpu.inputs["metadata"]["name"] == "node-problem-detector-gpu"
-    assert _pool_expression(gpu) == {"key": labels.POOL_LABEL, "operator": "In", "values": ["l4", "a100"]}
+    assert _terms(gpu) == GPU_NODES
     container = _container(gpu)
     assert container["image"] == versions.NODE_PROBLEM_DETECTOR_IMAGE
     assert container["command"] == [
@@ -78,32 +94,40 @@ def test_gpu_daemonset_runs_on_the_nvidia_pools_with_the_xid_monitor():
 def test_every_other_node_runs_upstreams_kernel_monitors_only():
     ds = one(planned("dev"), DS, "dev-node-health-daemonset")
     assert ds.inputs["metadata"]["name"] == "node-problem-detector"
-    assert _pool_expression(ds) == {"key": labels.POOL_LABEL, "operator": "NotIn", "values": ["l4", "a100"]}
+    assert _terms(ds) == OTHER_NODES
     assert "--config.system-log-monitor=/config/kernel-monitor.json,/config/readonly-monitor.json" in _container(ds)["command"]
     assert "gpufleet-config" not in {v["name"] for v in ds.inputs["spec"]["template"]["spec"]["volumes"]}
     selectors = {r.name: r.inputs["spec"]["selector"]["matchLabels"] for r in by_type(planned("dev"), DS) if "node-health" in r.name}
-    # Two DaemonSets, disjoint selectors: one NPD pod per node.
+    # Two DaemonSets, disjoint selectors.
     assert selectors == {"dev-node-health-daemonset": {"app": "node-problem-detector", "app.kubernetes.io/component": "node"},
                          "dev-node-health-gpu-daemonset": {"app": "node-problem-detector", "app.kubernetes.io/component": "gpu"}}
 
 
-def test_amd_pools_get_no_xid_monitor():
+def test_exactly_one_npd_per_node_and_the_xid_monitor_only_on_nvidia_nodes():
+    """Each pool's real node labels (gpufleet.node_labels.pool_labels), a CPU node and an unlabelled one."""
     p = planned("amd-lab")
-    gpu = one(p, DS, "amd-lab-node-health-gpu-daemonset")
-    assert _pool_expression(gpu)["values"] == ["l4"]
-    assert _pool_expression(one(p, DS, "amd-lab-node-health-daemonset")) == {
-        "key": labels.POOL_LABEL, "operator": "NotIn", "values": ["l4"]}
+    gpu, other = one(p, DS, "amd-lab-node-health-gpu-daemonset"), one(p, DS, "amd-lab-node-health-daemonset")
+    nodes = {pool.name: pool_labels(pool) for pool in p.spec.node_pools}
+    nodes["cpu"] = {"kubernetes.io/os": "linux"}
+    for name, node in nodes.items():
+        node = {"kubernetes.io/os": "linux", **node}
+        amd = node.get(labels.GPU_MODEL_LABEL) in AMD
+        nvidia = node.get(labels.GPU_NODE_LABEL) == "true" and not amd
+        assert (_schedules_on(gpu, node), _schedules_on(other, node)) == (nvidia, not nvidia), name
+    assert {n for n, node in nodes.items() if _schedules_on(gpu, {"kubernetes.io/os": "linux", **node})} == {"l4"}
 
 
-def test_without_nvidia_pools_only_the_kernel_monitors_run():
-    config = example_config("amd-lab")
-    config["gpufleet:nodePools"] = [p for p in config["gpufleet:nodePools"] if p["gpu"] != "L4"]
-    config["gpufleet:addons"] = {}
-    p = plan_config(config, stack="amd-only", policies=False)
-    comp = one(p, COMP)
-    assert {r.name for r in p.resources if r.parent == comp.urn} == {
-        "amd-lab-node-health-sa", "amd-lab-node-health-binding", "amd-lab-node-health-daemonset"}
-    assert _pool_expression(one(p, DS, "amd-lab-node-health-daemonset")) is None
+def test_adding_a_pool_leaves_npd_unchanged():
+    """Placement by labels: a new pool (or a new GPU model) does not touch NPD's pod templates (a restart would
+    reset a GpuUnhealthy condition still waiting for repair)."""
+    config = example_config("dev")
+    config["gpufleet:nodePools"] = config["gpufleet:nodePools"] + [
+        {"name": "h100", "gpu": "H100-80GB", "gpusPerNode": 8, "pricePerNodeHour": 30.0,
+         "hosts": [{"name": "gpu-h100-1", "address": "192.0.2.51"}]}]
+    grown = plan_config(config, stack="dev", policies=False)
+    for type_, name in ((DS, "dev-node-health-daemonset"), (DS, "dev-node-health-gpu-daemonset"),
+                        ("kubernetes:core/v1:ConfigMap", "dev-node-health-config")):
+        assert one(grown, type_, name).inputs == one(planned("dev"), type_, name).inputs, name
 
 
 def test_node_health_off_installs_nothing():
