@@ -4,8 +4,9 @@ Metric sources: the DCGM exporter's counters (components/observability/dcgm_metr
 label is the node name, and `pod`/`namespace` the workload using the GPU, kept by `honorLabels`), and
 kube-state-metrics (kubernetes/kube-state-metrics docs/metrics/: `kube_node_labels` with the pool label allowed by
 `--metric-labels-allowlist`, `kube_pod_status_phase`, `kube_pod_container_resource_requests` with the resource name
-sanitized to `nvidia_com_gpu`). tests/upstream/test_observability_upstream.py parses every expression with a PromQL
-parser and checks each metric name against those lists.
+sanitized to `nvidia_com_gpu`), and on k3s node-problem-detector's `problem_gauge` (components/k3s/node_health.py).
+tests/upstream/test_observability_upstream.py parses every expression with a PromQL parser and checks each metric
+name against those lists.
 """
 
 from __future__ import annotations
