@@ -5,7 +5,8 @@ NPD's rule (kubernetes/node-problem-detector v1.36.0, pkg/systemlogmonitor/log_b
 compiled by Go's regexp (RE2) with `\\z` appended, is searched in the last `bufferSize` log messages joined by "\\n";
 a rule fires when the newest message ends a match. Python's `re` reads the patterns' subset (literals, escaped
 parentheses, a negated class, non-capturing alternation, `.*`) as RE2 does, `\\Z` being Python's `\\z`; the subset is
-asserted below so a pattern cannot drift into look-around or backreferences (which RE2 rejects).
+asserted below so a pattern cannot drift into look-around or backreferences (which RE2 rejects), and where a Go
+toolchain is installed the same samples run through Go's regexp with NPD's matching rule and must agree.
 """
 
 from __future__ import annotations
@@ -105,3 +106,59 @@ def test_config_has_npd_shape():
     for rule in config["rules"]:
         assert set(rule) <= {"type", "condition", "reason", "pattern", "patternGeneratedMessageSuffix"}
         re.compile(rule["pattern"])
+
+
+# NPD's own matching, in Go (pkg/systemlogmonitor/log_buffer.go `Match`: regexp.MustCompile(expr + `\z`) over the
+# buffer joined by "\n"), for the cross-check below.
+GO_MATCH = r'''package main
+
+import (
+	"encoding/json"
+	"os"
+	"regexp"
+	"strings"
+)
+
+func main() {
+	var in struct {
+		Patterns []string   `json:"patterns"`
+		Buffers  [][]string `json:"buffers"`
+	}
+	if err := json.NewDecoder(os.Stdin).Decode(&in); err != nil {
+		panic(err)
+	}
+	out := make([][]bool, len(in.Patterns))
+	for i, p := range in.Patterns {
+		re := regexp.MustCompile(p + `\z`)
+		out[i] = []bool{}
+		for _, b := range in.Buffers {
+			out[i] = append(out[i], re.FindStringIndex(strings.Join(b, "\n")) != nil)
+		}
+	}
+	json.NewEncoder(os.Stdout).Encode(out)
+}
+'''
+
+
+def test_go_regexp_decides_every_sample_as_python_does(tmp_path):
+    """The Python checks above stand for NPD's Go (RE2) matching: where a Go toolchain is installed (the e2e tier
+    builds with one), run the same patterns and buffers through Go's regexp and require identical verdicts."""
+    import shutil
+    import subprocess
+
+    go = shutil.which("go")
+    if go is None:
+        pytest.skip("no Go toolchain on PATH: the RE2 cross-check needs `go run`")
+    patterns = [r["pattern"] for r in xid_monitor.rules()]
+    lines = [DOC_GPU_LINE, DOC_XID_LINE, DRIVER_MIG_94, DRIVER_94, DRIVER_95, with_xid(DOC_XID_LINE, 480),
+             with_xid(DRIVER_94, 7), "Xid 79 mentioned in a user's message"]
+    lines += [with_xid(line, x) for c in catalog.xid_classes().values() for x in c.xids for line in (DOC_XID_LINE, DRIVER_MIG_94)]
+    buffers = [[line] for line in lines] + [[with_xid(DOC_XID_LINE, 79), "eth0: link up"], ["eth0: link up", DRIVER_95]]
+    (tmp_path / "main.go").write_text(GO_MATCH)
+    proc = subprocess.run([go, "run", "main.go"], cwd=tmp_path, input=json.dumps({"patterns": patterns, "buffers": buffers}),
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    go_verdicts = json.loads(proc.stdout)
+    python_verdicts = [[npd_fires(p, b) for b in buffers] for p in patterns]
+    assert go_verdicts == python_verdicts
+    assert any(any(row) for row in go_verdicts) and not all(all(row) for row in go_verdicts)
