@@ -22,6 +22,16 @@ class GpuClusterConfigError(SpecError, pulumi.RunError):
     A SpecError to catch; a pulumi.RunError so `pulumi up` prints the message without a traceback."""
 
 
+def _nvidia_gpu_pools(spec: StackSpec) -> tuple[str, ...]:
+    """The pools whose nodes carry NVIDIA GPUs (node-problem-detector's XID check runs there)."""
+    return tuple(p.name for p in shaped_pools(spec) if p.gpu and not is_amd(p))
+
+
+def _runs_npd(spec: StackSpec) -> bool:
+    """k3s with nodeHealth on and NVIDIA GPU pools: the GPU condition exists, so the alert on it is installed."""
+    return spec.cluster.platform == "k3s" and spec.observability.node_health.enabled and bool(_nvidia_gpu_pools(spec))
+
+
 @dataclass(frozen=True)
 class GpuClusterArgs:
     spec: StackSpec
@@ -137,8 +147,14 @@ class GpuCluster(pulumi.ComponentResource):
             from gpufleet.components.observability.stack import Observability, ObservabilityArgs
 
             self.observability = Observability(
-                f"{name}-observability", ObservabilityArgs(spec.observability, pool_facts(spec)), self.access, opts=child
+                f"{name}-observability",
+                ObservabilityArgs(spec.observability, pool_facts(spec), node_problem_detector=_runs_npd(spec)),
+                self.access, opts=child,
             )
+
+        self.node_health = None
+        if spec.cluster.platform == "k3s" and spec.observability.node_health.enabled:
+            self._k3s_node_health(name, spec, child)
 
         from gpufleet.components.workloads.layer import build_workloads
 
@@ -148,6 +164,15 @@ class GpuCluster(pulumi.ComponentResource):
 
         self.kubeconfig = self.access.kubeconfig
         self.register_outputs({"kubeconfig": self.kubeconfig})
+
+    def _k3s_node_health(self, name: str, spec: StackSpec, child: pulumi.ResourceOptions) -> None:
+        """node-problem-detector on every node, with the XID check on the NVIDIA GPU nodes; scraped (PodMonitor)
+        when the stack runs kube-prometheus-stack, whose CRDs it waits for."""
+        from gpufleet.components.k3s.node_health import K3sNodeHealth, K3sNodeHealthArgs
+
+        args = K3sNodeHealthArgs(pod_monitor=self.observability is not None)
+        ready = [self.observability.release] if self.observability is not None else []
+        self.node_health = K3sNodeHealth(f"{name}-node-health", args, self.access, crds_ready=ready, opts=child)
 
     def _k3s_addons(self, name: str, spec: StackSpec, child: pulumi.ResourceOptions) -> None:
         """RDMA (Network Operator) for rdma pools and CSI storage: what bare-metal hosts lack."""

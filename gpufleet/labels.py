@@ -196,3 +196,7 @@ def kubelet_may_set(key: str) -> bool:
     if not (within("kubernetes.io") or within("k8s.io")) or key in KUBELET_ALLOWED_LABELS:
         return True
     return any(within(ns) for ns in KUBELET_ALLOWED_LABEL_NAMESPACES)
+
+# node-problem-detector's node condition on k3s GPU nodes whose kernel log shows an XID of a broken-GPU class
+# (components/k3s/xid_monitor.py sets it, components/observability/alerts.py alerts on it, docs/observability.md).
+GPU_UNHEALTHY_CONDITION = "GpuUnhealthy"

@@ -134,6 +134,16 @@ KUBE_PROMETHEUS_STACK = HelmChart(
 # exporter build (v26.7.0: 4.6.0-4.8.3-distroless); the counter names are the DCGM field names, stable across both.
 DCGM_EXPORTER_REFERENCE = "4.5.3-4.8.2"
 
+# node-problem-detector (k3s node health, components/k3s/node_health.py): kubernetes/node-problem-detector release
+# tag v1.36.0 (commit 19d58b0eded3a60a999ad0ffa8d69deed0bc94d0, 2026-07-11; version.txt "v1.36.0"; v1.37.0-alpha.1 is
+# a pre-release). The release process (docs/release_process.md at the tag) promotes the image built from the tag to
+# registry.k8s.io/node-problem-detector/node-problem-detector:<tag>. Upstream's own deployment/node-problem-detector.yaml
+# at that tag still names v0.8.19 (not bumped since); the kubernetes/k8s.io promoter file in our index
+# (registry.k8s.io/images/k8s-staging-npd/images.yaml) is an older copy that ends at v0.8.20, so the promotion of
+# v1.36.0 is not confirmed from a first-party file here (third-party repositories pull v1.35.x and v1.36.0 from
+# registry.k8s.io).
+NODE_PROBLEM_DETECTOR_IMAGE = "registry.k8s.io/node-problem-detector/node-problem-detector:v1.36.0"
+
 # NVIDIA Network Operator (RDMA on k3s pools). NGC publishes the chart as v<Chart.yaml version>. The
 # NicClusterPolicy's components (RDMA shared device plugin, Multus, CNI plugins, NV-IPAM, SR-IOV device
 # plugin) use the images the release ships, tagged `network-operator-<app_version>`.

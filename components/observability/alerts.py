@@ -4,8 +4,9 @@ Metric sources: the DCGM exporter's counters (components/observability/dcgm_metr
 label is the node name, and `pod`/`namespace` the workload using the GPU, kept by `honorLabels`), and
 kube-state-metrics (kubernetes/kube-state-metrics docs/metrics/: `kube_node_labels` with the pool label allowed by
 `--metric-labels-allowlist`, `kube_pod_status_phase`, `kube_pod_container_resource_requests` with the resource name
-sanitized to `nvidia_com_gpu`). tests/upstream/test_observability_upstream.py parses every expression with a PromQL
-parser and checks each metric name against those lists.
+sanitized to `nvidia_com_gpu`), and on k3s node-problem-detector's `problem_gauge` (components/k3s/node_health.py).
+tests/upstream/test_observability_upstream.py parses every expression with a PromQL parser and checks each metric
+name against those lists.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from gpufleet.components.observability.pools import PoolFacts
 POOL_SERIES_LABEL = "label_" + "".join(c if c.isalnum() else "_" for c in labels.POOL_LABEL)
 GPU_REQUEST_RESOURCE = "".join(c if c.isalnum() else "_" for c in labels.GPU_RESOURCE)
 RUNBOOK_DOC = "docs/observability.md#runbooks"
+NPD_GPU_CONDITION = labels.GPU_UNHEALTHY_CONDITION
 # A GPU allocated to a workload: the exporter labels its series with that pod (kept by honorLabels). An unallocated
 # GPU's series has no pod label of its own, so Prometheus attaches the target's: the exporter pod, which the GPU
 # Operator's DaemonSet names nvidia-dcgm-exporter-<hash>.
@@ -129,10 +131,24 @@ def pending_rules(alerts: AlertsSpec) -> list[dict]:
     )]
 
 
-def rule_groups(pools: list[PoolFacts], alerts: AlertsSpec) -> list[dict]:
-    """The PrometheusRule's spec.groups."""
+def node_problem_rules() -> list[dict]:
+    """node-problem-detector's GPU condition (components/k3s/xid_monitor.py): NPD's `problem_gauge{type, reason}` is
+    1 while a permanent problem holds (kubernetes/node-problem-detector v1.36.0, pkg/problemmetrics/
+    problem_metrics.go; the PodMonitor adds the pod's `node`). The condition stays until NPD restarts: see the
+    runbook."""
+    return [_rule(
+        "GpuNodeUnhealthy", f'problem_gauge{{type="{NPD_GPU_CONDITION}"}} > 0', "0m", "critical",
+        f"Node {{{{ $labels.node }}}} has condition {NPD_GPU_CONDITION} ({{{{ $labels.reason }}}}): an XID that needs a GPU reset or machine restart",
+        "Cordon and drain the node (kubectl cordon/drain), read the XID with `kubectl describe node`, reset the GPU or "
+        "reboot the host when you decide to, then restart its node-problem-detector pod to clear the condition.",
+    )]
+
+
+def rule_groups(pools: list[PoolFacts], alerts: AlertsSpec, node_problem_detector: bool = False) -> list[dict]:
+    """The PrometheusRule's spec.groups; `node_problem_detector`: also the alert on NPD's GPU condition."""
     groups = [
-        {"name": "gpufleet-gpu-health", "rules": xid_rules() + health_rules()},
+        {"name": "gpufleet-gpu-health",
+         "rules": xid_rules() + health_rules() + (node_problem_rules() if node_problem_detector else [])},
         {"name": "gpufleet-gpu-scheduling", "rules": pending_rules(alerts)},
     ]
     for pool in pools:

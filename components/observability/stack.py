@@ -39,6 +39,10 @@ class ObservabilityArgs:
     """The GPU pools (gpufleet.components.observability.pools.pool_facts): per-pool alerts and dashboard queries."""
     namespace: str = NAMESPACE
     """Namespace of the chart, the rules and the dashboards."""
+    node_problem_detector: bool = False
+    """node-problem-detector runs the XID check on the GPU nodes (k3s with nodeHealth on,
+    components/k3s/node_health.py): add the alert on its `GpuUnhealthy` condition. Default: off (EKS and GKE repair
+    GPU nodes themselves)."""
     system_tolerations: list[dict] = field(default_factory=list)
     """Tolerations of the nodes the monitoring pods should run on (e.g. a tainted system pool); default: none,
     they run wherever untainted capacity is (never on GPU nodes, which are tainted)."""
@@ -92,7 +96,7 @@ class Observability(pulumi.ComponentResource):
                 api_version="monitoring.coreos.com/v1",
                 kind="PrometheusRule",
                 metadata={"name": "gpufleet-gpu-alerts", "namespace": self.namespace.metadata["name"]},
-                spec={"groups": rule_groups(args.pools, args.spec.alerts)},
+                spec={"groups": rule_groups(args.pools, args.spec.alerts, node_problem_detector=args.node_problem_detector)},
                 opts=after_chart,
             )
         self.dashboards = None

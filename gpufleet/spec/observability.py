@@ -8,7 +8,8 @@ Defaults are chosen by what they cost and what they need (docs/observability.md)
   it is an explicit choice there: `backend: kube-prometheus-stack`. The advisory policy `gpu-observability`
   says so on every stack with GPU pools and no metrics pipeline.
 - node health is on: the EKS node monitoring agent add-on and managed node auto repair are free; GKE pools
-  auto-repair already (except flex-start/queued pools, which GKE does not repair: capacity code turns it off).
+  auto-repair already (except flex-start/queued pools, which GKE does not repair: capacity code turns it off); on
+  k3s node-problem-detector reports broken GPUs as a node condition and never repairs on its own.
 """
 
 from __future__ import annotations
@@ -79,7 +80,10 @@ class NodeHealthSpec(Model):
 
     enabled: bool = True
     """EKS: the eks-node-monitoring-agent add-on and managed node auto repair (nodeRepairConfig) on GPU node groups.
-    GKE: GPU pools auto-repair (GKE does not repair flex-start/queued pools). Both free of charge."""
+    GKE: GPU pools auto-repair (GKE does not repair flex-start/queued pools). Both free of charge.
+    k3s: node-problem-detector (pinned) on every node, with an XID check on the NVIDIA GPU pools' nodes that sets the
+    node condition `GpuUnhealthy` (alerted on with kube-prometheus-stack); detection only: cordon, drain and any
+    reboot stay yours (docs/observability.md, "Node health and repair")."""
 
 
 class ObservabilitySpec(Model):

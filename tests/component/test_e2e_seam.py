@@ -75,3 +75,16 @@ def test_kubeconfig_seam_skips_the_resource_quotas_status_wait_only_there():
     seamed_quotas = by_type(seamed, "kubernetes:core/v1:ResourceQuota")
     assert len(seamed_quotas) == len(quotas)
     assert all(q.inputs["metadata"]["annotations"] == {"pulumi.com/skipAwait": "true"} for q in seamed_quotas)
+
+
+def test_kubeconfig_seam_skips_the_npd_daemonsets_rollout_wait_only_there(plans):
+    """node-problem-detector's DaemonSets (k3s nodeHealth) report rollout through the DaemonSet controller and
+    kubelets, neither of which runs behind the seam's API server. Real stacks keep the wait."""
+    real, seamed = plans
+    names = {"lab-node-health-daemonset", "lab-node-health-gpu-daemonset", "lab-node-health-sa"}
+    for r in real.resources:
+        if r.name in names:
+            assert "annotations" not in r.inputs["metadata"], r.name
+    seamed_objects = [r for r in seamed.resources if r.name in names]
+    assert len(seamed_objects) == 3
+    assert all(r.inputs["metadata"]["annotations"] == {"pulumi.com/skipAwait": "true"} for r in seamed_objects)

@@ -34,6 +34,10 @@ RULE = "kubernetes:monitoring.coreos.com/v1:PrometheusRule"
 # ships (its kube-state-metrics subchart 8.4.0).
 KUBE_STATE_METRICS = {"kube_node_labels", "kube_pod_status_phase", "kube_pod_container_resource_requests",
                       "kube_pod_created", "kube_node_status_condition"}
+# node-problem-detector's problem metrics (kubernetes/node-problem-detector v1.36.0, pkg/util/metrics/metric.go
+# ProblemCounterID/ProblemGaugeID, pkg/problemmetrics/problem_metrics.go: labels reason, and type+reason), scraped by
+# the k3s NodeHealth component's PodMonitor.
+NODE_PROBLEM_DETECTOR_METRICS = {"problem_counter", "problem_gauge"}
 # Values below keys the kube-prometheus-stack values.yaml leaves empty or to a subchart, each checked upstream:
 VERIFIED_ELSEWHERE = {
     # values.yaml shows `storageSpec: {}` with the volumeClaimTemplate example commented out beside it; the fields
@@ -170,6 +174,29 @@ def test_prometheus_rule_validates_against_the_crd(reference):
     assert list(jsonschema.Draft7Validator(schema).iter_errors(bad))
 
 
+def test_node_problem_detector_pod_monitor_validates_against_the_crd(reference):
+    """The k3s NodeHealth PodMonitor, strictly against crd-podmonitors.yaml; its port name is the DaemonSets'."""
+    import jsonschema
+    import yaml
+
+    path = reference / "crds" / "prometheus-operator" / "crd-podmonitors.yaml"
+    if not path.is_file():
+        pytest.skip(f"no PodMonitor CRD at {path}")
+    crd = next(d for d in yaml.safe_load_all(path.read_text()) if isinstance(d, dict) and d.get("kind") == "CustomResourceDefinition")
+    monitor = one(observed(), "kubernetes:monitoring.coreos.com/v1:PodMonitor")
+    group, _, version = monitor.inputs["apiVersion"].rpartition("/")
+    assert (crd["spec"]["group"], crd["spec"]["names"]["kind"]) == (group, monitor.inputs["kind"])
+    schema = _strict(next(v for v in crd["spec"]["versions"] if v["name"] == version)["schema"]["openAPIV3Schema"])
+    obj = {k: monitor.inputs[k] for k in ("apiVersion", "kind", "metadata", "spec")}
+    errors = [f"{'.'.join(map(str, e.absolute_path))}: {e.message}" for e in jsonschema.Draft7Validator(schema).iter_errors(obj)]
+    assert errors == []
+    bad = {**obj, "spec": {**obj["spec"], "podMetricsEndpoints": [{**obj["spec"]["podMetricsEndpoints"][0], "portName": "x"}]}}
+    assert list(jsonschema.Draft7Validator(schema).iter_errors(bad))
+    ports = {p["name"] for ds in by_type(observed(), "kubernetes:apps/v1:DaemonSet") if ds.name.endswith("daemonset")
+             and "node-health" in ds.name for p in ds.inputs["spec"]["template"]["spec"]["containers"][0]["ports"]}
+    assert ports == {monitor.inputs["spec"]["podMetricsEndpoints"][0]["port"]}
+
+
 def _metric_names(node, out: set) -> set:
     """Every metric name a parsed PromQL expression selects (walking the parser's AST)."""
     name = type(node).__name__
@@ -200,7 +227,7 @@ def _expressions():
 
 
 def test_every_expression_parses_and_reads_only_known_metrics():
-    allowed = dcgm_metrics.exported() | KUBE_STATE_METRICS
+    allowed = dcgm_metrics.exported() | KUBE_STATE_METRICS | NODE_PROBLEM_DETECTOR_METRICS
     seen = set()
     problems = []
     for where, expr in _expressions():
