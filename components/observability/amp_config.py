@@ -102,7 +102,7 @@ def kube_state_metrics_job() -> dict:
 def kueue_job() -> dict:
     """Kueue's controller metrics: the chart's metrics Service (labels `app.kubernetes.io/name: kueue`,
     `app.kubernetes.io/component: metrics-service`, port `https` 8443), HTTPS with the scraper's bearer token,
-    as the chart's own ServiceMonitor does (kueue chart 0.19.2 templates/prometheus/monitor.yaml, values.yaml
+    as the chart's own ServiceMonitor does (the pinned kueue chart, templates/prometheus/monitor.yaml, values.yaml
     `metrics.serviceMonitor.tlsConfig.insecureSkipVerify: true`). The collector's access entry may GET /metrics
     (AMP User Guide, "Access entry policy created")."""
     return {
@@ -122,7 +122,7 @@ def kueue_job() -> dict:
 
 def keda_job() -> dict:
     """KEDA's operator and metrics server: container port `metrics` (8080) once `prometheus.operator.enabled` and
-    `prometheus.metricServer.enabled` are on (keda chart 2.20.2 templates/manager/deployment.yaml and
+    `prometheus.metricServer.enabled` are on (the pinned keda chart, templates/manager/deployment.yaml and
     templates/metrics-server/deployment.yaml; pods labelled `app.kubernetes.io/name: keda-operator` and
     `keda-operator-metrics-apiserver`)."""
     return {
