@@ -144,6 +144,14 @@ class GpuCluster(pulumi.ComponentResource):
                 f"{name}-observability", ObservabilityArgs(spec.observability, pool_facts(spec)), self.access, opts=child
             )
 
+        self.metrics_exporters = None
+        if metrics_backend == "amp":
+            # The AWS managed collector (components/eks/managed_prometheus.py) scrapes what runs in the cluster:
+            # kube-state-metrics (the pool and pending-pod alerts) and node-exporter come from us.
+            from gpufleet.components.observability.exporters import MetricsExporters, MetricsExportersArgs
+
+            self.metrics_exporters = MetricsExporters(f"{name}-metrics-exporters", MetricsExportersArgs(), self.access, opts=child)
+
         from gpufleet.components.workloads.layer import build_workloads
 
         self.workloads = build_workloads(

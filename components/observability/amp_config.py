@@ -68,23 +68,25 @@ def dcgm_job() -> dict:
 
 
 def node_exporter_job() -> dict:
-    """node-exporter when one runs (gpufleet does not install it with amp): pods labelled
-    `app.kubernetes.io/name: prometheus-node-exporter` (prometheus-community chart `prometheus-node-exporter`,
-    which kube-prometheus-stack also uses), port `http-metrics`. No target, no series: nothing breaks without it."""
+    """node-exporter (components/observability/exporters.py installs it with amp): pods labelled
+    `app.kubernetes.io/name: prometheus-node-exporter` (prometheus-community chart `prometheus-node-exporter`), port
+    `metrics` (the chart's `service.portName` default) or `http-metrics` (what kube-prometheus-stack sets), so one the
+    user runs is found too."""
     return {
         "job_name": "node-exporter",
         "kubernetes_sd_configs": [{"role": "pod"}],
         "relabel_configs": [
             _keep("__meta_kubernetes_pod_label_app_kubernetes_io_name", "prometheus-node-exporter"),
-            _keep("__meta_kubernetes_pod_container_port_name", "http-metrics"),
+            _keep("__meta_kubernetes_pod_container_port_name", "metrics|http-metrics"),
             *_target_labels(),
         ],
     }
 
 
 def kube_state_metrics_job() -> dict:
-    """kube-state-metrics when one runs (gpufleet does not install it with amp): pods labelled
-    `app.kubernetes.io/name: kube-state-metrics` (prometheus-community chart `kube-state-metrics`), port `http`.
+    """kube-state-metrics (components/observability/exporters.py installs it with amp, the pool label allowed): pods
+    labelled `app.kubernetes.io/name: kube-state-metrics` (prometheus-community chart `kube-state-metrics`,
+    templates/deployment.yaml container port `http`).
     The pool, pending and at-maximum alerts read its series (kube_node_labels with the pool label allowed,
     kube_pod_status_phase, kube_pod_container_resource_requests); honor_labels keeps the objects' namespace/pod."""
     return {

@@ -149,3 +149,32 @@ def test_collector_is_an_unpriced_hourly_item_and_usage_is_noted():
 def test_gpu_observability_advisory_is_satisfied():
     assert "gpu-observability" not in {v.policy for v in amp_teams().violations}
     assert "gpu-observability" not in {v.policy for v in amp_existing_workspace().violations}
+
+
+def test_kube_state_metrics_and_node_exporter_run_for_the_collector():
+    p = amp_teams()
+    comp = one(p, "gpufleet:observability:MetricsExporters", "teams-eks-metrics-exporters")
+    assert parent_of(p, comp).type == "gpufleet:index:GpuCluster"
+    ns = one(p, "kubernetes:core/v1:Namespace", "teams-eks-metrics-exporters-ns")
+    ksm = one(p, RELEASE, "teams-eks-metrics-exporters-kube-state-metrics-release")
+    node = one(p, RELEASE, "teams-eks-metrics-exporters-node-exporter-release")
+    assert {parent_of(p, r).name for r in (ns, ksm, node)} == {"teams-eks-metrics-exporters"}
+    assert ns.inputs["metadata"] == {"name": "monitoring", "labels": {"pod-security.kubernetes.io/enforce": "privileged"}}
+    assert (ksm.inputs["chart"], ksm.inputs["version"], ksm.inputs["namespace"]) == ("kube-state-metrics", "8.4.0", "monitoring")
+    assert (node.inputs["chart"], node.inputs["version"]) == ("prometheus-node-exporter", "4.56.1")
+    assert ksm.inputs["repositoryOpts"] == {"repo": "https://prometheus-community.github.io/helm-charts"}
+    # The same allowlist as the kube-prometheus-stack path: kube_node_labels{label_gpufleet_io_pool=...}.
+    assert ksm.inputs["values"] == {"metricLabelsAllowlist": ["nodes=[gpufleet.io/pool]"]}
+    # The scrape jobs find these pods: the charts' name labels and port names.
+    jobs = _jobs(p)
+    keep = lambda job: {r["source_labels"][0]: r["regex"] for r in jobs[job]["relabel_configs"] if r.get("action") == "keep"}
+    assert keep("kube-state-metrics") == {"__meta_kubernetes_pod_label_app_kubernetes_io_name": "kube-state-metrics",
+                                          "__meta_kubernetes_pod_container_port_name": "http"}
+    assert keep("node-exporter") == {"__meta_kubernetes_pod_label_app_kubernetes_io_name": "prometheus-node-exporter",
+                                     "__meta_kubernetes_pod_container_port_name": "metrics|http-metrics"}
+
+
+def test_no_exporters_without_amp():
+    from tests.observability_plan import observed
+
+    assert not by_type(observed(), "gpufleet:observability:MetricsExporters")

@@ -106,3 +106,21 @@ def test_keda_values_for_amp_exist_in_the_pinned_chart(reference):
             assert isinstance(node, dict) and part in node, path
             node = node[part]
         assert node is False  # the chart's default: off, so gpufleet's True is what opens the port
+
+
+def test_exporter_pins_are_the_ones_kube_prometheus_stack_depends_on(reference):
+    """amp installs kube-state-metrics and node-exporter standalone: the chart versions the pinned
+    kube-prometheus-stack itself depends on (its Chart.yaml), so both backends run the same exporters."""
+    path = reference / "kube-prometheus-stack" / f"Chart-{versions.KUBE_PROMETHEUS_STACK.version}.yaml"
+    if not path.is_file():
+        pytest.skip(f"no kube-prometheus-stack Chart.yaml at {path}")
+    deps = {d["name"]: d for d in yaml.safe_load(path.read_text())["dependencies"]}
+    for chart in (versions.KUBE_STATE_METRICS, versions.PROMETHEUS_NODE_EXPORTER):
+        assert (deps[chart.name]["version"], deps[chart.name]["repository"]) == (chart.version, chart.repo)
+    # The allowlist has the item format kube-prometheus-stack's path uses (tests/upstream/test_observability_upstream.py
+    # vouches for the key there): one `nodes=[<pool label>]` item.
+    ksm = next(r for r in by_type(amp_teams(), "kubernetes:helm.sh/v3:Release") if r.inputs["chart"] == "kube-state-metrics")
+    from tests.observability_plan import observed
+
+    kps = next(r for r in by_type(observed(), "kubernetes:helm.sh/v3:Release") if r.inputs["chart"].rsplit("/", 1)[-1] == "kube-prometheus-stack")
+    assert ksm.inputs["values"] == kps.inputs["values"]["kube-state-metrics"]
