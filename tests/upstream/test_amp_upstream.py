@@ -124,3 +124,18 @@ def test_exporter_pins_are_the_ones_kube_prometheus_stack_depends_on(reference):
 
     kps = next(r for r in by_type(observed(), "kubernetes:helm.sh/v3:Release") if r.inputs["chart"].rsplit("/", 1)[-1] == "kube-prometheus-stack")
     assert ksm.inputs["values"] == kps.inputs["values"]["kube-state-metrics"]
+
+
+def test_kubernetes_objects_of_the_amp_plan_validate_strictly():
+    """Every Kubernetes object of an amp stack is a core kind (no prometheus-operator custom resources: their CRDs
+    come only with kube-prometheus-stack) and validates strictly for the stack's Kubernetes version."""
+    from tests.k8s_validate import as_object, is_core, k8s_objects, validate_strict
+
+    p = amp_teams()
+    version = p.spec.cluster.kubernetes_version
+    objs = [as_object(r) for r in k8s_objects(p.resources)]
+    assert not [o for o in objs if o["apiVersion"].startswith("monitoring.coreos.com/")]
+    core = [o for o in objs if is_core(o, f"{version}.0")]
+    assert any(o["kind"] == "Namespace" and o["metadata"]["name"] == "monitoring" for o in core)
+    for obj in core:
+        validate_strict(obj, version)
