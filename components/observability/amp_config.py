@@ -43,8 +43,11 @@ def _target_labels() -> list[dict]:
         {"source_labels": ["__meta_kubernetes_namespace"], "target_label": "namespace"},
         {"source_labels": ["__meta_kubernetes_pod_name"], "target_label": "pod"},
         {"source_labels": ["__meta_kubernetes_pod_container_name"], "target_label": "container"},
-        {"source_labels": ["__meta_kubernetes_pod_node_name"], "target_label": "node"},
     ]
+
+
+# Discovery roles are `pod` and `endpoints`, not `endpointslice`: the access policy AMP gives the collector lists
+# pods, services and endpoints but not discovery.k8s.io EndpointSlices (AMP User Guide, "Access entry policy created").
 
 
 def _keep(label: str, regex: str) -> dict:
