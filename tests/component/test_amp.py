@@ -178,3 +178,10 @@ def test_no_exporters_without_amp():
     from tests.observability_plan import observed
 
     assert not by_type(observed(), "gpufleet:observability:MetricsExporters")
+
+
+def test_review_names_what_a_replaced_workspace_loses():
+    from gpufleet.review.replacement import data_held
+
+    assert data_held("aws:amp/workspace:Workspace", {"alias": "teams-eks"}).startswith("every metric sample ingested")
+    assert data_held("aws:amp/scraper:Scraper", {}) is None  # a collector holds nothing: AMP keeps the samples
