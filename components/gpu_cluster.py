@@ -115,7 +115,11 @@ class GpuCluster(pulumi.ComponentResource):
             amd_taints = [t for pool in amd_pools for t in pool_taints(pool)]
             # GPUDirect RDMA over the Network Operator's NICs (k3s); cloud RDMA (EFA) is wired by its platform.
             k3s_rdma = spec.cluster.platform == "k3s" and any(p.rdma for p in nvidia_pools)
-            extra = dict(operator_settings(nvidia_pools), rdma=k3s_rdma, metrics=metrics_backend == "kube-prometheus-stack")
+            # Both backends that scrape the GPU Operator's DCGM exporter get gpufleet's counter list; only
+            # kube-prometheus-stack has the ServiceMonitor CRD (amp's collector reads its own scrape configuration).
+            extra = dict(operator_settings(nvidia_pools), rdma=k3s_rdma,
+                         metrics=metrics_backend in ("kube-prometheus-stack", "amp"),
+                         service_monitor=metrics_backend == "kube-prometheus-stack")
             self.gpu_operator = GpuOperator(
                 f"{name}-gpu-operator",
                 GpuOperatorArgs(spec.gpu_operator, taints, nfd_extra_taints=amd_taints,
@@ -156,10 +160,19 @@ class GpuCluster(pulumi.ComponentResource):
         if spec.cluster.platform == "k3s" and spec.observability.node_health.enabled:
             self._k3s_node_health(name, spec, child)
 
+        self.metrics_exporters = None
+        if metrics_backend == "amp":
+            # The AWS managed collector (components/eks/managed_prometheus.py) scrapes what runs in the cluster:
+            # kube-state-metrics (the pool and pending-pod alerts) and node-exporter come from us.
+            from gpufleet.components.observability.exporters import MetricsExporters, MetricsExportersArgs
+
+            self.metrics_exporters = MetricsExporters(f"{name}-metrics-exporters", MetricsExportersArgs(), self.access, opts=child)
+
         from gpufleet.components.workloads.layer import build_workloads
 
         self.workloads = build_workloads(
-            name, spec, self.access, child, prometheus_url=self.observability.prometheus_url if self.observability else None
+            name, spec, self.access, child, prometheus_url=self.observability.prometheus_url if self.observability else None,
+            expose_metrics=metrics_backend == "amp",
         )
 
         self.kubeconfig = self.access.kubeconfig

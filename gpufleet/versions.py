@@ -129,6 +129,23 @@ KUBE_PROMETHEUS_STACK = HelmChart(
     version="88.5.3",
     app_version="v0.93.1",
 )
+# With metrics.backend amp (no kube-prometheus-stack), the two exporters it would bring, standalone: the very chart
+# versions kube-prometheus-stack 88.5.3 depends on (its Chart.yaml `dependencies`,
+# ../shared/reference/kube-prometheus-stack/Chart-88.5.3.yaml). prometheus-community/helm-charts tags
+# kube-state-metrics-8.4.0 (commit 1982f1c5828920f5d4ea5d04956169e81f8c5129; Chart.yaml appVersion 2.20.0) and
+# prometheus-node-exporter-4.56.1 (commit 8b8e639cac80a3001412f187060068978f649a55; appVersion 1.12.1).
+KUBE_STATE_METRICS = HelmChart(
+    name="kube-state-metrics",
+    repo="https://prometheus-community.github.io/helm-charts",
+    version="8.4.0",
+    app_version="2.20.0",
+)
+PROMETHEUS_NODE_EXPORTER = HelmChart(
+    name="prometheus-node-exporter",
+    repo="https://prometheus-community.github.io/helm-charts",
+    version="4.56.1",
+    app_version="1.12.1",
+)
 # The DCGM exporter release whose counter list and Grafana dashboard gpufleet's alerts and dashboards are checked
 # against (NVIDIA/dcgm-exporter tag 4.5.3-4.8.2, ../shared/reference/dcgm-exporter/). The GPU Operator runs its own
 # exporter build (v26.7.0: 4.6.0-4.8.3-distroless); the counter names are the DCGM field names, stable across both.

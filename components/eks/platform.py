@@ -1,6 +1,6 @@
 """The EKS platform: network, control plane, the on-demand system node group, one managed node group
 per GPU pool (EFA fabric for rdma pools), then the EKS add-ons: cluster autoscaler, EFA device plugin,
-EBS and FSx for Lustre storage. With `cluster.eks.autoscaler: karpenter`, Karpenter (controller and
+EBS and FSx for Lustre storage, and Amazon Managed Service for Prometheus with `metrics.backend: amp`. With `cluster.eks.autoscaler: karpenter`, Karpenter (controller and
 interruption queue) replaces the cluster autoscaler and each GPU pool is a Karpenter NodePool + EC2NodeClass
 instead of a managed node group; Karpenter then drains spot nodes itself from its interruption queue.
 
@@ -21,7 +21,10 @@ import pulumi
 from gpufleet.components.eks.autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
 from gpufleet.components.eks.cluster import EksCluster, EksClusterArgs
 from gpufleet.components.eks.ebs_storage import EbsStorage
+from gpufleet.components.eks.managed_prometheus import EksManagedPrometheus, EksManagedPrometheusArgs
 from gpufleet.components.eks.node_health import EksNodeHealth
+from gpufleet.components.observability.amp_config import ScrapeTargets
+from gpufleet.components.observability.pools import pool_facts
 from gpufleet.components.eks.efa import EksEfaFabric, EksEfaFabricArgs
 from gpufleet.components.eks.efa_device_plugin import EfaDevicePlugin, EfaDevicePluginArgs
 from gpufleet.components.eks.fsx_storage import FsxLustreStorage, FsxLustreStorageArgs
@@ -215,6 +218,20 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
     addons.append(EbsStorage(f"{name}-ebs", access, opts=opts))
     if spec.observability.node_health.enabled and spec.node_pools:
         addons.append(EksNodeHealth(f"{name}-node-health", access, opts=opts))
+    if spec.observability.backend("eks") == "amp":
+        addons.append(EksManagedPrometheus(
+            f"{name}-amp",
+            EksManagedPrometheusArgs(
+                cluster_name=name,
+                cluster_arn=facts["cluster_arn"],
+                subnet_ids=network.private_subnet_ids(),
+                security_group_ids=[facts["cluster_security_group_id"]],
+                spec=spec.observability,
+                pools=pool_facts(spec),
+                targets=ScrapeTargets(kueue=spec.addons.kueue.enabled, keda=spec.addons.keda.enabled),
+            ),
+            opts=opts,
+        ))
     if eks.storage.fsx_lustre:
         fsx = eks.storage.fsx_lustre
         zone = fsx.availability_zone or (efa_zones[0] if efa_zones else eks.network.zones()[0])

@@ -48,6 +48,10 @@ class GpuOperatorArgs:
     """The stack runs kube-prometheus-stack (gpufleet:observability): the DCGM exporter's ServiceMonitor keeps the
     exporter's pod/namespace labels (honorLabels) and the exporter publishes the counters gpufleet's alerts read
     (components/observability/dcgm_metrics.py). Default: off, the chart's exporter settings."""
+    service_monitor: bool = True
+    """With `metrics`: the DCGM exporter's ServiceMonitor (honorLabels) for a prometheus-operator in the cluster.
+    False when an outside collector scrapes the exporter (amp: the AWS managed collector's own configuration keeps
+    the same labels) and the ServiceMonitor CRD is absent. Default: on."""
 
 
 def tolerations(taints: list[dict]) -> list[dict]:
@@ -81,7 +85,7 @@ def operator_values(args: GpuOperatorArgs, platform: str, facts: dict) -> dict:
         # ConfigMap (values.yaml shows the block commented out; tests/upstream/test_observability_upstream.py).
         values["dcgmExporter"] = {
             "enabled": True,
-            "serviceMonitor": {"enabled": True, "honorLabels": True},
+            **({"serviceMonitor": {"enabled": True, "honorLabels": True}} if args.service_monitor else {}),
             "config": {"name": dcgm_metrics.CONFIGMAP, "create": True, "data": dcgm_metrics.metrics_csv()},
         }
     if args.mig_strategy:

@@ -22,15 +22,20 @@ class KedaArgs:
     """The stack's Prometheus (gpufleet:observability with kube-prometheus-stack): KEDA's operator and metrics
     server get ServiceMonitors there, and the URL is this component's `prometheusServerAddress` output for
     ScaledObjects' `prometheus` triggers (examples/inference-keda-scaledobject.yaml). Default: none (bring your own)."""
+    expose_metrics: bool = False
+    """Open the operator's and metrics server's Prometheus ports without ServiceMonitors, for a collector outside
+    the cluster (gpufleet:observability.metrics.backend: amp scrapes them). Default: off."""
 
 
 def keda_values(args: KedaArgs) -> dict:
     """KEDA chart values (keys from the chart's values.yaml at the pin: `prometheus.operator` and
     `prometheus.metricServer`, each with `enabled` and `serviceMonitor.enabled`)."""
-    if not args.prometheus_url:
-        return {}
-    monitored = {"enabled": True, "serviceMonitor": {"enabled": True}}
-    return {"prometheus": {"operator": dict(monitored), "metricServer": dict(monitored)}}
+    if args.prometheus_url:
+        monitored = {"enabled": True, "serviceMonitor": {"enabled": True}}
+        return {"prometheus": {"operator": dict(monitored), "metricServer": dict(monitored)}}
+    if args.expose_metrics:
+        return {"prometheus": {"operator": {"enabled": True}, "metricServer": {"enabled": True}}}
+    return {}
 
 
 class Keda(pulumi.ComponentResource):

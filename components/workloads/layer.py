@@ -11,9 +11,10 @@ from gpufleet.spec import StackSpec
 
 
 def build_workloads(name: str, spec: StackSpec, access: ClusterAccess, opts: pulumi.ResourceOptions,
-                    prometheus_url: Optional[str] = None) -> dict:
+                    prometheus_url: Optional[str] = None, expose_metrics: bool = False) -> dict:
     """Create every add-on the spec enables (all off by default); returns them by role. With `prometheus_url` (the
-    stack's own Prometheus), KEDA's and Kueue's metrics are scraped there and KEDA is told its address."""
+    stack's own Prometheus), KEDA's and Kueue's metrics are scraped there and KEDA is told its address. With
+    `expose_metrics` (an outside collector: amp), KEDA opens its metrics ports without ServiceMonitors."""
     addons = spec.addons
     out: dict[str, pulumi.ComponentResource] = {}
     if addons.priority_classes.enabled:
@@ -52,5 +53,5 @@ def build_workloads(name: str, spec: StackSpec, access: ClusterAccess, opts: pul
     if addons.keda.enabled:
         from gpufleet.components.workloads.keda import Keda, KedaArgs
 
-        out["keda"] = Keda(f"{name}-keda", KedaArgs(prometheus_url=prometheus_url), access, opts=opts)
+        out["keda"] = Keda(f"{name}-keda", KedaArgs(prometheus_url=prometheus_url, expose_metrics=expose_metrics), access, opts=opts)
     return out

@@ -117,6 +117,14 @@ def public_ipv4_hourly(region: Optional[str]) -> Price:
     return _rate((_region(region) or {}).get("public_ipv4_hourly")) or _missing_region(region, "public IPv4")
 
 
+def amp_collector_hourly(region: Optional[str]) -> Price:
+    """An Amazon Managed Service for Prometheus collector (scraper), per hour it runs (plus samples: usage)."""
+    row = (_region(region) or {}).get("amp_collector_hourly")
+    if isinstance(row, dict) and row.get("price") is None:
+        return Missing(f"AWS managed collector price not read: {source_text(row['sources'])}")
+    return _rate(row) or _missing_region(region, "AWS managed collector (Amazon Managed Service for Prometheus)")
+
+
 def ebs_gb_hourly(region: Optional[str], volume_type: str) -> Price:
     rate = _rate(((_region(region) or {}).get("ebs_gb_month") or {}).get(volume_type))
     if rate is None:

@@ -181,6 +181,11 @@ def eks_items(spec: StackSpec, resources: list[Registration], capacity: list[Poo
             n = float(r.inputs.get("instanceCount") or 0)
             out.append(_item(f"capacity reservation {r.name} ({r.inputs.get('instanceType')})", "reservation", n, n,
                              _ec2_price([r.inputs.get("instanceType")], "ON_DEMAND", region), committed=True, key=r.name))
+        elif r.type == "aws:amp/scraper:Scraper":
+            # The collector bills per hour it runs (and per sample: usage); the workspace only by usage (ingested,
+            # stored and queried samples), so it is no hourly item (catalog charges.yaml, amp_pricing).
+            out.append(_item(f"AWS managed collector (Amazon Managed Service for Prometheus) {r.inputs.get('alias') or r.name}",
+                             "metrics", 1, 1, charges.amp_collector_hourly(region), key=r.name))
         elif r.type in ("aws:lb/loadBalancer:LoadBalancer", "aws:alb/loadBalancer:LoadBalancer",
                         "aws:elb/loadBalancer:LoadBalancer"):
             out.append(_item(f"load balancer {r.name}", "load-balancer", 1, 1,
@@ -495,6 +500,9 @@ def items_for(spec: StackSpec, resources: list[Registration], capacity: list[Poo
             items.append(_item(f"load balancer of Service {_get(r.inputs, 'metadata.name') or r.name}", "load-balancer",
                                1, 1, Missing("the cloud's load balancer for a Service is not priced in the catalog"),
                                key=f"service:{r.name}"))
+    if any(r.type in ("aws:amp/scraper:Scraper", "aws:amp/workspace:Workspace") for r in resources):
+        notes.append("Amazon Managed Service for Prometheus bills metric samples collected, ingested, stored and queried "
+                     "by usage: not in these figures (aws.amazon.com/prometheus/pricing)")
     notes.append("usage-billed charges are not in these figures: data processed by NAT, data transfer, requests, logs")
     unpriced_pools = [c.pool for c in capacity if c.price_per_node_hour is None]
     prices = {c.pool: _pool_price(c, spec, None if platform == "k3s" else region) for c in capacity}

@@ -182,6 +182,9 @@ STATEFUL: dict[str, str] = {
     "aws:fsx/lustreFileSystem:LustreFileSystem": "the file system's data",
     "gcp:filestore/instance:Instance": "the file system's data",
     "gcp:compute/disk:Disk": "the disk's data",
+    # AMP User Guide, "Delete an Amazon Managed Service for Prometheus workspace": "Deleting a workspace deletes the
+    # data that has been ingested into it" (DeleteWorkspace API reference: permanently, within one month).
+    "aws:amp/workspace:Workspace": "every metric sample ingested into the workspace (its alert history too): a new workspace starts empty",
 }
 _K3S_SERVER = re.compile(r"INSTALL_K3S_EXEC=['\"]?server\b")
 

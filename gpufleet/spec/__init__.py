@@ -188,7 +188,7 @@ def _cross_checks(stack: str, spec: StackSpec, config: dict[str, Any]) -> list[P
             problems.append(Problem(stack, f"{NAMESPACE}:nodePools[{i}].name", f"duplicate pool name (also nodePools[{seen_pools[pool.name]}])", pool.name))
         seen_pools.setdefault(pool.name, i)
     problems += addons_checks(stack, spec)
-    problems += observability_checks(stack, spec)
+    problems += observability_checks(stack, spec, config)
     problems += _foreign_pool_fields(stack, spec)
     problems += reservation_checks(stack, spec)
     if spec.cluster.platform == "k3s":

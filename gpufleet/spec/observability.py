@@ -7,6 +7,10 @@ Defaults are chosen by what they cost and what they need (docs/observability.md)
   (kube-prometheus-stack) holds a persistent volume (a priced EBS claim on EKS) and runs on the system nodes, so
   it is an explicit choice there: `backend: kube-prometheus-stack`. The advisory policy `gpu-observability`
   says so on every stack with GPU pools and no metrics pipeline.
+- `backend: amp` (EKS only) is Amazon Managed Service for Prometheus: a workspace (or `ampWorkspaceArn`, one you
+  have), an AWS managed collector (scraper) reading the cluster from inside its VPC, and gpufleet's alert rules as a
+  rule group namespace in the workspace. The collector is billed per hour it runs plus per sample; the workspace per
+  sample ingested and stored (docs/observability.md).
 - node health is on: the EKS node monitoring agent add-on and managed node auto repair are free; GKE pools
   auto-repair already (except flex-start/queued pools, which GKE does not repair: capacity code turns it off); on
   k3s node-problem-detector reports broken GPUs as a node condition and never repairs on its own.
@@ -14,7 +18,8 @@ Defaults are chosen by what they cost and what they need (docs/observability.md)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+import re
+from typing import TYPE_CHECKING, Any, Literal, Optional
 
 from pydantic import Field
 
@@ -29,9 +34,19 @@ _AT = f"{NAMESPACE}:observability"
 # Prometheus duration (prometheus-operator CRD `Duration` pattern, crd-prometheusrules.yaml `for`).
 DURATION = r"^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$"
 
-Backend = Literal["auto", "kube-prometheus-stack", "gke-managed", "none"]
+# An AWS managed collector refuses a scrape interval under 30 seconds (Amazon Managed Service for Prometheus User
+# Guide, "Using an AWS managed collector", Scraper limitations:
+# docs.aws.amazon.com/prometheus/latest/userguide/AMP-collector-how-to.html#AMP-collector-limits).
+AMP_MIN_SCRAPE_SECONDS = 30
+# A workspace ARN as CloudFormation's AWS::APS::RuleGroupsNamespace `Workspace` property accepts it (AWS CloudFormation
+# Template Reference, aws-resource-aps-rulegroupsnamespace: pattern below); groups: region, workspace id.
+AMP_WORKSPACE_ARN = r"^arn:(?:aws|aws-us-gov|aws-cn):aps:([a-z0-9-]+):[0-9]+:workspace/([a-zA-Z0-9-]+)$"
+_DURATION_UNITS = {"y": 365 * 86400, "w": 7 * 86400, "d": 86400, "h": 3600, "m": 60, "s": 1, "ms": 0.001}
+
+Backend = Literal["auto", "kube-prometheus-stack", "gke-managed", "amp", "none"]
 BACKENDS_BY_PLATFORM = {
-    "eks": ("kube-prometheus-stack", "none"),
+    # amp: the AWS managed collector scrapes EKS clusters only (same guide: "Amazon EKS is the only supported service").
+    "eks": ("kube-prometheus-stack", "amp", "none"),
     "k3s": ("kube-prometheus-stack", "none"),
     # GKE runs its own GPU stack (no GPU Operator, so no DCGM exporter of ours): its GPU metrics come from GKE's
     # managed DCGM package, which reports to Managed Service for Prometheus.
@@ -46,17 +61,24 @@ class MetricsSpec(Model):
     """auto: gke-managed on GKE, none on EKS and k3s (a self-run Prometheus has a priced volume: opt in).
     kube-prometheus-stack: Prometheus, Alertmanager, Grafana, node-exporter and kube-state-metrics (pinned chart)
     in namespace `monitoring`, scraping the DCGM exporter with the workload's pod and namespace labels kept.
-    gke-managed: GKE Managed Service for Prometheus with GKE's DCGM metrics package. none: no metrics pipeline."""
+    gke-managed: GKE Managed Service for Prometheus with GKE's DCGM metrics package. amp (EKS): Amazon Managed
+    Service for Prometheus with an AWS managed collector (scraper) and the alert rules in the workspace.
+    none: no metrics pipeline."""
     retention: str = Field(default="15d", pattern=DURATION)
     """kube-prometheus-stack: how long Prometheus keeps samples (`prometheus.prometheusSpec.retention`)."""
     storage_gib: int = Field(default=50, ge=1, le=16384)
     """kube-prometheus-stack: size of Prometheus's persistent volume (default StorageClass); priced in the plan."""
     scrape_interval: str = Field(default="30s", pattern=DURATION)
-    """kube-prometheus-stack: how often every target is scraped (the DCGM exporter's own ServiceMonitor: 15s)."""
+    """kube-prometheus-stack and amp: how often every target is scraped (the DCGM exporter's own ServiceMonitor: 15s).
+    amp: at least 30s (the AWS managed collector's minimum)."""
+    amp_workspace_arn: Optional[str] = Field(default=None, pattern=AMP_WORKSPACE_ARN)
+    """amp: an existing Amazon Managed Service for Prometheus workspace (its ARN, same region as the cluster) to send
+    metrics and the alert rules to. Default: none, gpufleet creates a workspace for the stack."""
 
 
 class AlertsSpec(Model):
-    """GPU alerts (PrometheusRule), each with a runbook line. Only with a kube-prometheus-stack backend."""
+    """GPU alerts, each with a runbook line: a PrometheusRule with kube-prometheus-stack, a rule group namespace in
+    the workspace with amp. Not with gke-managed (docs/observability.md)."""
 
     enabled: bool = True
     """Install the gpufleet GPU alert rules (XID by class, ECC/row remap, fallen off the bus, NVLink, throttling,
@@ -72,7 +94,8 @@ class AlertsSpec(Model):
 class DashboardsSpec(Model):
     enabled: bool = True
     """Grafana dashboards as ConfigMaps the Grafana sidecar loads: NVIDIA's DCGM dashboard (pinned upstream file)
-    and the gpufleet per-pool dashboard. Only with a kube-prometheus-stack backend."""
+    and the gpufleet per-pool dashboard. Only with a kube-prometheus-stack backend (amp has no Grafana: see
+    docs/observability.md)."""
 
 
 class NodeHealthSpec(Model):
@@ -105,11 +128,43 @@ class ObservabilitySpec(Model):
         return "gke-managed" if platform == "gke" else "none"
 
 
-def observability_checks(stack: str, spec: "StackSpec") -> list[Problem]:
-    """A backend the platform cannot run."""
+def duration_seconds(text: str) -> float:
+    """A Prometheus duration (`DURATION`) in seconds: 1m30s -> 90."""
+    return sum(int(n) * _DURATION_UNITS[u] for n, u in re.findall(r"([0-9]+)(ms|y|w|d|h|m|s)", text))
+
+
+def amp_workspace_id(arn: str) -> str:
+    """The workspace id (`ws-...`) in an AMP workspace ARN (what aws.amp.RuleGroupNamespace takes)."""
+    match = re.match(AMP_WORKSPACE_ARN, arn)
+    if not match:
+        raise ValueError(f"not an AMP workspace ARN: {arn!r}")
+    return match.group(2)
+
+
+def observability_checks(stack: str, spec: "StackSpec", config: Optional[dict[str, Any]] = None) -> list[Problem]:
+    """A backend the platform cannot run; amp settings the AWS managed collector refuses."""
     platform = spec.cluster.platform
-    chosen = spec.observability.metrics.backend
+    metrics = spec.observability.metrics
+    chosen = metrics.backend
     allowed = BACKENDS_BY_PLATFORM[platform]
     if chosen != "auto" and chosen not in allowed:
         return [Problem(stack, f"{_AT}.metrics.backend", f"not available on {platform} (allowed: auto, {', '.join(allowed)})", chosen)]
-    return []
+    problems = []
+    backend = spec.observability.backend(platform)
+    if metrics.amp_workspace_arn is not None and backend != "amp":
+        problems.append(Problem(stack, f"{_AT}.metrics.ampWorkspaceArn", f"only used with metrics.backend: amp (the backend is {backend})", metrics.amp_workspace_arn))
+    if backend != "amp":
+        return problems
+    if duration_seconds(metrics.scrape_interval) < AMP_MIN_SCRAPE_SECONDS:
+        problems.append(Problem(stack, f"{_AT}.metrics.scrapeInterval",
+                                f"the AWS managed collector (amp) scrapes at most every {AMP_MIN_SCRAPE_SECONDS}s (allowed: {AMP_MIN_SCRAPE_SECONDS}s or longer)",
+                                metrics.scrape_interval))
+    region = (config or {}).get("aws:region")
+    if metrics.amp_workspace_arn and region:
+        ws_region = re.match(AMP_WORKSPACE_ARN, metrics.amp_workspace_arn).group(1)
+        if ws_region != region:
+            # The cluster, its scraper and the workspace must share a region (AMP User Guide, Scraper limitations).
+            problems.append(Problem(stack, f"{_AT}.metrics.ampWorkspaceArn",
+                                    f"the workspace is in {ws_region}, the cluster in {region} (aws:region): the AWS managed collector "
+                                    "needs the cluster and the workspace in one region", metrics.amp_workspace_arn))
+    return problems

@@ -37,6 +37,11 @@ def _operator_values(p, stack):
     return one(p, RELEASE, f"{stack}-gpu-operator-release").inputs["values"]
 
 
+def sharing_config_maps(p):
+    """The plan's ConfigMaps other than node-problem-detector's (gpufleet:k3s:NodeHealth, every k3s stack)."""
+    return [r for r in by_type(p, CM) if "gpufleet:k3s:NodeHealth" not in r.urn]
+
+
 def test_device_plugin_config_map_names_parent_and_entries(lab):
     comp = one(lab, "gpufleet:addons:GpuSharing", "lab-gpu-sharing")
     assert parent_of(lab, comp).name == "lab"
@@ -58,7 +63,7 @@ def test_device_plugin_config_map_names_parent_and_entries(lab):
         "h100-mig": {"version": "v1", "flags": {"migStrategy": "mixed"}},
     }
     # Upstream layouts only: the MIG manager's own layouts serve, no custom mig-parted ConfigMap.
-    assert [r.name for r in by_type(lab, CM)] == ["lab-gpu-sharing-device-plugin-config"]
+    assert [r.name for r in sharing_config_maps(lab)] == ["lab-gpu-sharing-device-plugin-config"]
 
 
 def test_gpu_operator_values_point_at_the_sharing_config(lab):
@@ -121,7 +126,7 @@ def test_mps_entry_and_custom_mig_parted_config(custom):
 
 def test_no_sharing_no_config_map():
     p = plan(example("dev"))
-    assert by_type(p, "gpufleet:addons:GpuSharing") == [] and by_type(p, CM) == []
+    assert by_type(p, "gpufleet:addons:GpuSharing") == [] and sharing_config_maps(p) == []
     values = _operator_values(p, "dev")
     assert "config" not in values["devicePlugin"] and "mig" not in values and "rdma" not in values["driver"]
 

@@ -3,7 +3,7 @@
 import pytest
 
 from gpufleet.spec import SpecError, load_spec
-from gpufleet.spec.observability import ObservabilitySpec
+from gpufleet.spec.observability import ObservabilitySpec, amp_workspace_id, duration_seconds
 from tests.helpers import example_config
 
 
@@ -29,7 +29,9 @@ def test_an_explicit_backend_wins():
 
 @pytest.mark.parametrize("block,path,message", [
     ({"metrics": {"backend": "gke-managed"}}, "gpufleet:observability.metrics.backend", "not available on k3s"),
-    ({"metrics": {"backend": "amp"}}, "gpufleet:observability.metrics.backend", "Input should be"),
+    ({"metrics": {"backend": "amp"}}, "gpufleet:observability.metrics.backend", "not available on k3s (allowed: auto, kube-prometheus-stack, none)"),
+    ({"metrics": {"backend": "thanos"}}, "gpufleet:observability.metrics.backend", "Input should be"),
+    ({"metrics": {"ampWorkspaceArn": "ws-1234"}}, "gpufleet:observability.metrics.ampWorkspaceArn", "String should match pattern"),
     ({"metrics": {"retention": "two weeks"}}, "gpufleet:observability.metrics.retention", "String should match pattern"),
     ({"metrics": {"storageGib": 0}}, "gpufleet:observability.metrics.storageGib", "greater than or equal to 1"),
     ({"alerts": {"idleMinutes": 1}}, "gpufleet:observability.alerts.idleMinutes", "greater than or equal to 5"),
@@ -46,3 +48,45 @@ def test_gke_refuses_kube_prometheus_stack_without_a_dcgm_exporter():
     with pytest.raises(SpecError) as err:
         _load("prod-gke", {"metrics": {"backend": "kube-prometheus-stack"}})
     assert "allowed: auto, gke-managed, none" in str(err.value)
+
+
+WS = "arn:aws:aps:us-east-1:123456789012:workspace/ws-1234abcd-5678-ef90-ab12-cdef3456a78"
+
+
+def test_amp_is_an_eks_backend():
+    spec = _load("prod-eks", {"metrics": {"backend": "amp", "ampWorkspaceArn": WS}}).observability
+    assert spec.backend("eks") == "amp" and spec.metrics.amp_workspace_arn == WS
+    assert amp_workspace_id(WS) == "ws-1234abcd-5678-ef90-ab12-cdef3456a78"
+    # auto stays none on EKS: the collector has an hourly price, opt in.
+    assert _load("prod-eks", None).observability.backend("eks") == "none"
+
+
+def test_gke_refuses_amp():
+    with pytest.raises(SpecError) as err:
+        _load("prod-gke", {"metrics": {"backend": "amp"}})
+    assert ("stack 'prod-gke': gpufleet:observability.metrics.backend: not available on gke "
+            "(allowed: auto, gke-managed, none) (got 'amp')") in str(err.value)
+
+
+@pytest.mark.parametrize("block,message", [
+    # The AWS managed collector's minimum interval (AMP User Guide, Scraper limitations).
+    ({"metrics": {"backend": "amp", "scrapeInterval": "15s"}},
+     "gpufleet:observability.metrics.scrapeInterval: the AWS managed collector (amp) scrapes at most every 30s "
+     "(allowed: 30s or longer) (got '15s')"),
+    # Cluster, scraper and workspace share a region (same section).
+    ({"metrics": {"backend": "amp", "ampWorkspaceArn": WS.replace("us-east-1", "eu-west-1")}},
+     "gpufleet:observability.metrics.ampWorkspaceArn: the workspace is in eu-west-1, the cluster in us-east-1 (aws:region)"),
+    ({"metrics": {"backend": "kube-prometheus-stack", "ampWorkspaceArn": WS}},
+     f"gpufleet:observability.metrics.ampWorkspaceArn: only used with metrics.backend: amp (the backend is kube-prometheus-stack) (got '{WS}')"),
+    ({"metrics": {"ampWorkspaceArn": WS}},
+     "gpufleet:observability.metrics.ampWorkspaceArn: only used with metrics.backend: amp (the backend is none)"),
+])
+def test_amp_settings_the_collector_refuses(block, message):
+    with pytest.raises(SpecError) as err:
+        _load("prod-eks", block)
+    assert any(message in str(p) and str(p).startswith("stack 'prod-eks': ") for p in err.value.problems), err.value.problems
+
+
+@pytest.mark.parametrize("text,seconds", [("30s", 30), ("1m", 60), ("1m30s", 90), ("500ms", 0.5), ("1h", 3600), ("0", 0)])
+def test_duration_seconds(text, seconds):
+    assert duration_seconds(text) == seconds

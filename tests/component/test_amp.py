@@ -1,0 +1,187 @@
+"""Component tests of the amp metrics backend (gpufleet:eks:ManagedPrometheus) under mocks: children, names,
+parents, the scraper's source and destination, its scrape configuration, the alert rules in the workspace, and what
+the rest of the stack does differently with amp (GPU Operator, KEDA, no prometheus-operator objects)."""
+
+import yaml
+
+from gpufleet.components.observability.alerts import rule_groups
+from gpufleet.components.observability.pools import pool_facts
+from gpufleet.spec import load_spec
+from tests.amp_plan import WORKSPACE_ARN, amp_config, amp_existing_workspace, amp_teams
+from tests.helpers import by_type, one, parent_of
+
+SCRAPER = "aws:amp/scraper:Scraper"
+WORKSPACE = "aws:amp/workspace:Workspace"
+RULES = "aws:amp/ruleGroupNamespace:RuleGroupNamespace"
+RELEASE = "kubernetes:helm.sh/v3:Release"
+
+
+def _release(p, chart):
+    return next(r for r in by_type(p, RELEASE) if r.inputs["chart"].rsplit("/", 1)[-1] == chart)
+
+
+def _jobs(p) -> dict:
+    config = yaml.safe_load(one(p, SCRAPER).inputs["scrapeConfiguration"])
+    return {j["job_name"]: j for j in config["scrape_configs"]}
+
+
+def test_children_names_and_parents():
+    p = amp_teams()
+    comp = one(p, "gpufleet:eks:ManagedPrometheus", "teams-eks-amp")
+    assert parent_of(p, comp).type == "gpufleet:index:GpuCluster"
+    workspace = one(p, WORKSPACE, "teams-eks-amp-workspace")
+    scraper = one(p, SCRAPER, "teams-eks-amp-scraper")
+    rules = one(p, RULES, "teams-eks-amp-gpu-alerts")
+    assert {parent_of(p, r).name for r in (workspace, scraper, rules)} == {"teams-eks-amp"}
+    # The scraper tags its destination with AMPAgentlessScraper: set on the workspace, no diff on every up.
+    assert workspace.inputs["alias"] == "teams-eks"
+    assert workspace.inputs["tags"] == {"gpufleet.io/cluster": "teams-eks", "AMPAgentlessScraper": ""}
+    assert rules.inputs["name"] == "gpufleet-gpu-alerts" and rules.inputs["workspaceId"] == "teams-eks-amp-workspace-id"
+    # Without kube-prometheus-stack nothing of prometheus-operator's is created (its CRDs are absent).
+    assert not [r for r in p.resources if "monitoring.coreos.com" in r.type]
+    assert not by_type(p, "gpufleet:observability:Observability")
+
+
+def test_scraper_reads_the_cluster_from_its_private_subnets_with_the_cluster_security_group():
+    p = amp_teams()
+    scraper = one(p, SCRAPER)
+    cluster = one(p, "aws:eks/cluster:Cluster")
+    eks = scraper.inputs["source"]["eks"]
+    assert eks["clusterArn"] == "arn:aws:eks:us-east-1:123456789012:cluster/teams-eks"
+    private = [r.name + "-id" for r in by_type(p, "aws:ec2/subnet:Subnet") if "private" in r.name]
+    assert sorted(eks["subnetIds"]) == sorted(private) and len(eks["subnetIds"]) == 3  # at least two zones
+    assert eks["securityGroupIds"] == ["sg-0plan0cluster0000"]
+    assert scraper.inputs["destination"] == {"amp": {"workspaceArn": "arn:aws:amp:us-east-1:123456789012:workspace/teams-eks-amp-workspace"}}
+    # AMP creates the scraper's access entry itself on an API-mode cluster with private endpoint access (AMP User
+    # Guide, AMP-collector-eks-setup): gpufleet adds none of its own for it (one entry per principal).
+    assert cluster.inputs["accessConfig"]["authenticationMode"] == "API"
+    assert cluster.inputs["vpcConfig"]["endpointPrivateAccess"] is True
+    entries = [r.inputs["principalArn"] for r in by_type(p, "aws:eks/accessEntry:AccessEntry")]
+    assert entries == ["arn:aws:iam::123456789012:role/platform-admins"]
+
+
+def test_dcgm_exporter_is_scraped_with_the_workloads_labels_kept():
+    jobs = _jobs(amp_teams())
+    assert list(jobs) == ["gpu-metrics", "node-exporter", "kube-state-metrics", "kueue", "keda"]
+    dcgm = jobs["gpu-metrics"]
+    assert dcgm["honor_labels"] is True and dcgm["kubernetes_sd_configs"] == [{"role": "endpoints"}]
+    keep = {tuple(r["source_labels"]): r["regex"] for r in dcgm["relabel_configs"] if r.get("action") == "keep"}
+    assert keep == {("__meta_kubernetes_service_name",): "nvidia-dcgm-exporter",
+                    ("__meta_kubernetes_endpoint_port_name",): "gpu-metrics"}
+    # The target's pod label is the exporter pod, as a ServiceMonitor endpoint gets it: the alerts' "allocated"
+    # filter (pod!~"nvidia-dcgm-exporter-.*") means the same thing on both backends.
+    targets = {r["target_label"]: r["source_labels"] for r in dcgm["relabel_configs"] if "target_label" in r}
+    assert targets["pod"] == ["__meta_kubernetes_pod_name"] and targets["namespace"] == ["__meta_kubernetes_namespace"]
+    config = yaml.safe_load(one(amp_teams(), SCRAPER).inputs["scrapeConfiguration"])
+    assert config["global"] == {"scrape_interval": "30s", "external_labels": {"cluster": "teams-eks"}}
+
+
+def test_scrape_configuration_stays_within_what_the_collector_accepts():
+    """AMP User Guide, Scraper configuration: only kubernetes_sd_configs, Bearer authorization from the service
+    account token file, no interval under 30s."""
+    p = amp_teams()
+    config = yaml.safe_load(one(p, SCRAPER).inputs["scrapeConfiguration"])
+    assert set(config) == {"global", "scrape_configs"}
+    for job in config["scrape_configs"]:
+        assert set(job) <= {"job_name", "honor_labels", "kubernetes_sd_configs", "relabel_configs", "scheme",
+                            "authorization", "tls_config"}, job["job_name"]
+        assert {c["role"] for c in job["kubernetes_sd_configs"]} <= {"pod", "endpoints", "node", "service"}
+        if "authorization" in job:
+            assert job["authorization"] == {"type": "Bearer", "credentials_file": "/var/run/secrets/kubernetes.io/serviceaccount/token"}
+    kueue = _jobs(p)["kueue"]
+    assert kueue["scheme"] == "https" and kueue["tls_config"] == {"insecure_skip_verify": True}
+
+
+def test_add_on_jobs_follow_the_add_ons():
+    """prod-eks has neither Kueue nor KEDA: only the GPU, node-exporter and kube-state-metrics jobs."""
+    jobs = _jobs(amp_existing_workspace())
+    assert list(jobs) == ["gpu-metrics", "node-exporter", "kube-state-metrics"]
+    config = yaml.safe_load(one(amp_existing_workspace(), SCRAPER).inputs["scrapeConfiguration"])
+    assert config["global"]["scrape_interval"] == "1m"
+
+
+def test_alert_rules_in_the_workspace_are_gpufleets_rule_groups():
+    p = amp_teams()
+    data = yaml.safe_load(one(p, RULES).inputs["data"])
+    spec = load_spec("teams-amp", amp_config(), secret_keys=set())
+    assert data == {"groups": rule_groups(pool_facts(spec), spec.observability.alerts)}
+    every = [r for g in data["groups"] for r in g["rules"]]
+    assert all(r["annotations"]["runbook"] and r["annotations"]["runbook_url"] for r in every)
+    assert {"GpuXidBusError", "GpuDoubleBitEccError", "GpuAllocatedIdle", "GpuPodsPending", "GpuPoolAtMaximum"} <= {r["alert"] for r in every}
+
+
+def test_an_existing_workspace_gets_the_scraper_and_the_rules():
+    p = amp_existing_workspace()
+    assert not by_type(p, WORKSPACE)
+    assert one(p, SCRAPER).inputs["destination"] == {"amp": {"workspaceArn": WORKSPACE_ARN}}
+    rules = one(p, RULES, "prod-gpu-amp-gpu-alerts")
+    assert rules.inputs["workspaceId"] == "ws-1234abcd-5678-ef90-ab12-cdef3456a78"
+    idle = [r for g in yaml.safe_load(rules.inputs["data"])["groups"] for r in g["rules"] if r["alert"] == "GpuAllocatedIdle"]
+    assert idle and {r["for"] for r in idle} == {"45m"}
+
+
+def test_gpu_operator_gets_the_counters_but_no_service_monitor():
+    values = _release(amp_teams(), "gpu-operator").inputs["values"]["dcgmExporter"]
+    assert set(values) == {"enabled", "config"}
+    assert values["config"]["name"] == "gpufleet-dcgm-metrics"
+    assert "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL, counter" in values["config"]["data"]
+
+
+def test_keda_opens_its_metrics_ports_without_service_monitors():
+    values = _release(amp_teams(), "keda").inputs["values"]
+    assert values == {"prometheus": {"operator": {"enabled": True}, "metricServer": {"enabled": True}}}
+    from gpufleet.components.workloads.keda import KedaArgs, keda_values
+
+    # Off unless asked; an in-cluster Prometheus (prometheus_url) still gets its ServiceMonitors.
+    assert keda_values(KedaArgs()) == {}
+    assert keda_values(KedaArgs(prometheus_url="http://p:9090", expose_metrics=True))["prometheus"]["operator"]["serviceMonitor"] == {"enabled": True}
+
+
+def test_collector_is_an_unpriced_hourly_item_and_usage_is_noted():
+    cost = amp_teams().cost
+    items = [i for i in cost.items if i.kind == "metrics"]
+    assert [(i.name, i.count_min, i.count_max, i.unit_hourly) for i in items] == [
+        ("AWS managed collector (Amazon Managed Service for Prometheus) teams-eks", 1, 1, None)]
+    assert "aws.amazon.com/prometheus/pricing" in items[0].source and "unpriced" in items[0].source
+    assert any("Amazon Managed Service for Prometheus bills metric samples" in n for n in cost.notes)
+
+
+def test_gpu_observability_advisory_is_satisfied():
+    assert "gpu-observability" not in {v.policy for v in amp_teams().violations}
+    assert "gpu-observability" not in {v.policy for v in amp_existing_workspace().violations}
+
+
+def test_kube_state_metrics_and_node_exporter_run_for_the_collector():
+    p = amp_teams()
+    comp = one(p, "gpufleet:observability:MetricsExporters", "teams-eks-metrics-exporters")
+    assert parent_of(p, comp).type == "gpufleet:index:GpuCluster"
+    ns = one(p, "kubernetes:core/v1:Namespace", "teams-eks-metrics-exporters-ns")
+    ksm = one(p, RELEASE, "teams-eks-metrics-exporters-kube-state-metrics-release")
+    node = one(p, RELEASE, "teams-eks-metrics-exporters-node-exporter-release")
+    assert {parent_of(p, r).name for r in (ns, ksm, node)} == {"teams-eks-metrics-exporters"}
+    assert ns.inputs["metadata"] == {"name": "monitoring", "labels": {"pod-security.kubernetes.io/enforce": "privileged"}}
+    assert (ksm.inputs["chart"], ksm.inputs["version"], ksm.inputs["namespace"]) == ("kube-state-metrics", "8.4.0", "monitoring")
+    assert (node.inputs["chart"], node.inputs["version"]) == ("prometheus-node-exporter", "4.56.1")
+    assert ksm.inputs["repositoryOpts"] == {"repo": "https://prometheus-community.github.io/helm-charts"}
+    # The same allowlist as the kube-prometheus-stack path: kube_node_labels{label_gpufleet_io_pool=...}.
+    assert ksm.inputs["values"] == {"metricLabelsAllowlist": ["nodes=[gpufleet.io/pool]"]}
+    # The scrape jobs find these pods: the charts' name labels and port names.
+    jobs = _jobs(p)
+    keep = lambda job: {r["source_labels"][0]: r["regex"] for r in jobs[job]["relabel_configs"] if r.get("action") == "keep"}
+    assert keep("kube-state-metrics") == {"__meta_kubernetes_pod_label_app_kubernetes_io_name": "kube-state-metrics",
+                                          "__meta_kubernetes_pod_container_port_name": "http"}
+    assert keep("node-exporter") == {"__meta_kubernetes_pod_label_app_kubernetes_io_name": "prometheus-node-exporter",
+                                     "__meta_kubernetes_pod_container_port_name": "metrics|http-metrics"}
+
+
+def test_no_exporters_without_amp():
+    from tests.observability_plan import observed
+
+    assert not by_type(observed(), "gpufleet:observability:MetricsExporters")
+
+
+def test_review_names_what_a_replaced_workspace_loses():
+    from gpufleet.review.replacement import data_held
+
+    assert data_held("aws:amp/workspace:Workspace", {"alias": "teams-eks"}).startswith("every metric sample ingested")
+    assert data_held("aws:amp/scraper:Scraper", {}) is None  # a collector holds nothing: AMP keeps the samples
