@@ -1,4 +1,5 @@
-"""Day 2 on any cluster: the stack's metrics pipeline (kube-prometheus-stack), GPU alerts and dashboards.
+"""Day 2 on any cluster: the stack's metrics pipeline (kube-prometheus-stack, or GKE's managed collection), GPU
+alerts and dashboards.
 
 Public API: the names in `__all__` (docs/components.md); the modules behind them are internal.
 """
@@ -9,10 +10,12 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # for type checkers and editors; at run time each name loads on first use
     from gpufleet.components.observability.stack import Observability, ObservabilityArgs
     from gpufleet.components.observability.pools import PoolFacts, pool_facts
+    from gpufleet.components.observability.gke_managed import GkeManagedObservability, GkeManagedObservabilityArgs
 
 _PUBLIC = {
     "Observability": "stack", "ObservabilityArgs": "stack",
     "PoolFacts": "pools", "pool_facts": "pools",
+    "GkeManagedObservability": "gke_managed", "GkeManagedObservabilityArgs": "gke_managed",  # imports pulumi_gcp
 }
 __all__ = sorted(_PUBLIC)
 

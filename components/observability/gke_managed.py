@@ -13,7 +13,7 @@ monitoringConfig, components/gke/cluster.py). This component adds what gpufleet 
   `disable_metric_validation`).
 - **A Cloud Monitoring dashboard** (components/observability/gke_dashboard.py).
 - **PodMonitoring** (monitoring.googleapis.com/v1) for KEDA's operator and metrics server when KEDA is on, so their
-  metrics reach Managed Service for Prometheus (KEDA chart 2.20.2: pods labelled `app: keda-operator` and
+  metrics reach Managed Service for Prometheus (KEDA chart at its pin, versions.KEDA: pods labelled `app: keda-operator` and
   `app: keda-operator-metrics-apiserver`, container port named `metrics`, 8080, when `prometheus.operator.enabled`
   / `prometheus.metricServer.enabled`).
 - **Kueue's metrics** when Kueue is on, as GKE's Kueue tutorial does it
@@ -51,10 +51,10 @@ from gpufleet.spec.observability import ObservabilitySpec
 RULE_GROUP = "gpufleet-gpu"
 # PrometheusQueryLanguageCondition.evaluationInterval: a positive multiple of 30 s (pulumi-gcp docstring).
 EVALUATION_INTERVAL = "60s"
-# KEDA chart 2.20.2 templates: manager/deployment.yaml and metrics-server/deployment.yaml pod labels and port names.
+# KEDA chart (versions.KEDA) templates: manager/deployment.yaml and metrics-server/deployment.yaml pod labels and port names.
 KEDA_PODS = ("keda-operator", "keda-operator-metrics-apiserver")
 KEDA_METRICS_PORT = "metrics"
-# Kueue chart 0.19.2: templates/_helpers.tpl selectorLabels, templates/manager/manager.yaml port `metrics` (8443).
+# Kueue chart (versions.KUEUE): templates/_helpers.tpl selectorLabels, templates/manager/manager.yaml port `metrics` (8443).
 KUEUE_PODS = {"app.kubernetes.io/name": "kueue", "control-plane": "controller-manager"}
 KUEUE_METRICS_PORT = "metrics"
 KUEUE_METRICS_READER_ROLE = "kueue-metrics-reader"
