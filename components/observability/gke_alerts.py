@@ -10,14 +10,16 @@ Source of the set: the GKE page above has the table of exported metrics, but the
 was written is cut before it. The set below is a secondary source: a live capture of a GKE cluster's managed exporter
 found in the public code index (its repository is not named there), reporting "21 fields" (10 DCGM_FI_DEV_*,
 11 DCGM_FI_PROF_*) and "no XID or ECC field". Confirm against the GKE page before relying on a metric outside the
-five gpufleet queries: GPU_UTIL, FB_USED, FB_FREE, POWER_USAGE and GPU_TEMP, which are also enabled in NVIDIA's
+four gpufleet queries: GPU_UTIL, FB_USED, POWER_USAGE and GPU_TEMP, which are also enabled in NVIDIA's
 default counter list (dcgm-exporter etc/default-counters.csv, checked in tests against ../shared/reference), so
 every DCGM exporter publishes them.
 
 Left out, because GKE's exporter does not export their metrics (XID, ECC, row remap, NVLink error counters,
 throttling-violation counters) or because GKE's managed kube-state-metrics package is not turned on by gpufleet
-(its `KUBE_STATE` monitoring component; kube_node_labels with gpufleet's pool label also needs
---metric-labels-allowlist, which the managed package does not take): see `LEFT_OUT`.
+(the monitoring components `POD`, `DEPLOYMENT`, `DAEMONSET`, `STATEFULSET`, `STORAGE`, `HPA` of the cluster's
+monitoringConfig, pulumi-gcp ClusterMonitoringConfig `enable_components`; which kube-state-metrics series they
+export, and whether kube_node_labels could carry gpufleet's pool label, is not documented on the pages reachable
+here): see `LEFT_OUT`.
 
 Labels: Managed Service for Prometheus adds the target labels project_id, location, cluster, namespace, job and
 instance (the PodMonitoring CRD's "protected target labels", prometheus-engine v0.17.2), and ClusterPodMonitoring's
@@ -48,7 +50,7 @@ GKE_DCGM_METRICS = frozenset({
 
 # The gpufleet alerts (components/observability/alerts.py) GKE cannot feed, and why: docs/observability.md lists them.
 LEFT_OUT = {
-    "GpuXid*Error": "GKE's DCGM exporter exports no DCGM_FI_DEV_XID_ERRORS (XIDs reach Cloud Logging through GKE's node problem detector)",
+    "GpuXid*Error": "GKE's DCGM exporter exports no DCGM_FI_DEV_XID_ERRORS",
     "GpuDoubleBitEccError": "no DCGM_FI_DEV_ECC_DBE_VOL_TOTAL in GKE's set",
     "GpuRowRemapFailure": "no DCGM_FI_DEV_ROW_REMAP_FAILURE in GKE's set",
     "GpuUncorrectableRowsRemapped": "no DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS in GKE's set",
