@@ -13,9 +13,9 @@ monitoringConfig, components/gke/cluster.py). This component adds what gpufleet 
   `disable_metric_validation`).
 - **A Cloud Monitoring dashboard** (components/observability/gke_dashboard.py).
 - **PodMonitoring** (monitoring.googleapis.com/v1) for KEDA's operator and metrics server when KEDA is on, so their
-  metrics reach Managed Service for Prometheus (KEDA chart at its pin, versions.KEDA: pods labelled `app: keda-operator` and
-  `app: keda-operator-metrics-apiserver`, container port named `metrics`, 8080, when `prometheus.operator.enabled`
-  / `prometheus.metricServer.enabled`).
+  metrics reach Managed Service for Prometheus (KEDA chart at its pin, versions.KEDA: pods labelled
+  `app: keda-operator` and `app: keda-operator-metrics-apiserver`, container port named `metrics`, 8080, when
+  `prometheus.operator.enabled` / `prometheus.metricServer.enabled`).
 - **Kueue's metrics** when Kueue is on, as GKE's Kueue tutorial does it
   (docs.cloud.google.com/kubernetes-engine/docs/tutorials/kueue-cohort, "Configure Google Cloud Managed Service for
   Prometheus"): Kueue serves /metrics over HTTPS on port `metrics` (8443) and allows only callers that may `get`
@@ -27,9 +27,10 @@ monitoringConfig, components/gke/cluster.py). This component adds what gpufleet 
   verifying Kueue's self-signed serving certificate (the chart's own ServiceMonitor does the same:
   values.yaml `metrics.serviceMonitor.tlsConfig.insecureSkipVerify: true`).
 
-Alert policies and dashboards are free; what Managed Service for Prometheus ingests is billed per sample
-(cloud.google.com/stackdriver/pricing, "Google Cloud Managed Service for Prometheus"), usage-billed and so not in
-the plan's hourly figures.
+Cost: each alert condition is billed per month ($1.50, plus $0.35 per million time series returned, no sooner than
+April 2025: cloud.google.com/monitoring/alerts/cost-control), which the plan lists (gpufleet/catalog/charges.yaml);
+no dashboard charge was found on the pricing pages reachable here. What Managed Service for Prometheus ingests is
+billed per sample, usage-billed and so not in the plan's hourly figures.
 """
 
 from __future__ import annotations
@@ -51,10 +52,10 @@ from gpufleet.spec.observability import ObservabilitySpec
 RULE_GROUP = "gpufleet-gpu"
 # PrometheusQueryLanguageCondition.evaluationInterval: a positive multiple of 30 s (pulumi-gcp docstring).
 EVALUATION_INTERVAL = "60s"
-# KEDA chart (versions.KEDA) templates: manager/deployment.yaml and metrics-server/deployment.yaml pod labels and port names.
+# KEDA chart (versions.KEDA): manager/ and metrics-server/deployment.yaml pod labels and port names.
 KEDA_PODS = ("keda-operator", "keda-operator-metrics-apiserver")
 KEDA_METRICS_PORT = "metrics"
-# Kueue chart (versions.KUEUE): templates/_helpers.tpl selectorLabels, templates/manager/manager.yaml port `metrics` (8443).
+# Kueue chart (versions.KUEUE): _helpers.tpl selectorLabels, manager/manager.yaml port `metrics` (8443).
 KUEUE_PODS = {"app.kubernetes.io/name": "kueue", "control-plane": "controller-manager"}
 KUEUE_METRICS_PORT = "metrics"
 KUEUE_METRICS_READER_ROLE = "kueue-metrics-reader"
