@@ -170,10 +170,18 @@ class GpuCluster(pulumi.ComponentResource):
 
         from gpufleet.components.workloads.layer import build_workloads
 
+        prometheus_url = self.observability.prometheus_url if self.observability else None
+        gke_managed = metrics_backend == "gke-managed"
+        if gke_managed:
+            from gpufleet.components.observability.gke_managed import managed_prometheus_url
+
+            prometheus_url = managed_prometheus_url(self.access.facts["project"])
         self.workloads = build_workloads(
-            name, spec, self.access, child, prometheus_url=self.observability.prometheus_url if self.observability else None,
+            name, spec, self.access, child, prometheus_url=prometheus_url, service_monitors=not gke_managed,
             expose_metrics=metrics_backend == "amp",
         )
+        if gke_managed:
+            self._gke_managed_observability(name, spec, child)
 
         self.kubeconfig = self.access.kubeconfig
         self.register_outputs({"kubeconfig": self.kubeconfig})
@@ -186,6 +194,25 @@ class GpuCluster(pulumi.ComponentResource):
         args = K3sNodeHealthArgs(pod_monitor=self.observability is not None)
         ready = [self.observability.release] if self.observability is not None else []
         self.node_health = K3sNodeHealth(f"{name}-node-health", args, self.access, crds_ready=ready, opts=child)
+
+    def _gke_managed_observability(self, name: str, spec: StackSpec, child: pulumi.ResourceOptions) -> None:
+        """GKE Managed Service for Prometheus (collection and GKE's DCGM exporter are the cluster's monitoringConfig):
+        gpufleet's alert policies, dashboard and the PodMonitorings that feed KEDA's and Kueue's metrics to it."""
+        from gpufleet.components.observability.gke_managed import GkeManagedObservability, GkeManagedObservabilityArgs
+        from gpufleet.components.observability.pools import pool_facts
+
+        keda, kueue = self.workloads.get("keda"), self.workloads.get("kueue")
+        self.observability = GkeManagedObservability(
+            f"{name}-observability",
+            GkeManagedObservabilityArgs(
+                cluster=self.access.name, project=self.access.facts["project"], spec=spec.observability,
+                pools=pool_facts(spec), keda_namespace=keda.namespace_name if keda else None,
+                kueue_namespace=kueue.namespace_name if kueue else None,
+                depends_on=[addon.release for addon in (keda, kueue) if addon],
+            ),
+            self.access,
+            opts=child,
+        )
 
     def _k3s_addons(self, name: str, spec: StackSpec, child: pulumi.ResourceOptions) -> None:
         """RDMA (Network Operator) for rdma pools and CSI storage: what bare-metal hosts lack."""

@@ -40,7 +40,8 @@ class KueueArgs:
     """Namespace Kueue's controller runs in."""
     metrics: bool = False
     """The stack runs kube-prometheus-stack: the chart's ServiceMonitor (`enablePrometheus`) so queue, admission
-    and quota metrics reach it. Default: off."""
+    and quota metrics reach it. Default: off. (GKE's managed collection scrapes Kueue with a PodMonitoring instead:
+    components/observability/gke_managed.py.)"""
 
 
 def in_units(flavor: PoolFlavor, gpus: int) -> dict[str, int]:
@@ -154,6 +155,7 @@ class Kueue(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: KueueArgs, access: ClusterAccess, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:addons:Kueue", name, None, opts)
+        self.namespace_name = args.namespace
         self.namespace, self.release = namespaced_release(
             # kueue chart values.yaml at the pin: `enablePrometheus` creates the controller's ServiceMonitor.
             name, versions.KUEUE, args.namespace, {"enablePrometheus": True} if args.metrics else {}, access, parent=self,

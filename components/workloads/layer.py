@@ -11,10 +11,13 @@ from gpufleet.spec import StackSpec
 
 
 def build_workloads(name: str, spec: StackSpec, access: ClusterAccess, opts: pulumi.ResourceOptions,
-                    prometheus_url: Optional[str] = None, expose_metrics: bool = False) -> dict:
+                    prometheus_url: Optional[str] = None, service_monitors: bool = True, expose_metrics: bool = False) -> dict:
     """Create every add-on the spec enables (all off by default); returns them by role. With `prometheus_url` (the
-    stack's own Prometheus), KEDA's and Kueue's metrics are scraped there and KEDA is told its address. With
-    `expose_metrics` (an outside collector: amp), KEDA opens its metrics ports without ServiceMonitors."""
+    stack's Prometheus query address), KEDA is told that address and KEDA's and Kueue's metrics are exposed; with
+    `service_monitors` (a prometheus-operator Prometheus, kube-prometheus-stack) their charts' ServiceMonitors
+    scrape them. GKE's Managed Service for Prometheus has no ServiceMonitor CRD: there PodMonitorings scrape KEDA and
+    Kueue (components/observability/gke_managed.py). With `expose_metrics` (an outside collector: amp), KEDA opens
+    its metrics ports without ServiceMonitors."""
     addons = spec.addons
     out: dict[str, pulumi.ComponentResource] = {}
     if addons.priority_classes.enabled:
@@ -30,7 +33,7 @@ def build_workloads(name: str, spec: StackSpec, access: ClusterAccess, opts: pul
     if addons.kueue.enabled:
         from gpufleet.components.workloads.kueue import Kueue, KueueArgs
 
-        out["kueue"] = Kueue(f"{name}-kueue", KueueArgs(addons.kueue, flavors, metrics=prometheus_url is not None), access, opts=opts)
+        out["kueue"] = Kueue(f"{name}-kueue", KueueArgs(addons.kueue, flavors, metrics=prometheus_url is not None and service_monitors), access, opts=opts)
     if addons.jobset.enabled:
         from gpufleet.components.workloads.jobset import JobSet, JobSetArgs
 
@@ -53,5 +56,6 @@ def build_workloads(name: str, spec: StackSpec, access: ClusterAccess, opts: pul
     if addons.keda.enabled:
         from gpufleet.components.workloads.keda import Keda, KedaArgs
 
-        out["keda"] = Keda(f"{name}-keda", KedaArgs(prometheus_url=prometheus_url, expose_metrics=expose_metrics), access, opts=opts)
+        out["keda"] = Keda(f"{name}-keda", KedaArgs(prometheus_url=prometheus_url, service_monitors=service_monitors,
+                                                    expose_metrics=expose_metrics), access, opts=opts)
     return out

@@ -104,6 +104,12 @@ def gke_free_tier_credit() -> float:
     return float(_data()["gke"]["cluster_management"]["free_tier_monthly_credit"])
 
 
+def monitoring_alert_condition_hourly() -> Rate:
+    """One Cloud Monitoring alerting-policy condition, its monthly charge spread over the month's hours."""
+    row = _data()["gke"]["monitoring_alert_condition"]
+    return Rate(float(row["monthly"]) / hours_per_month(), source_text(row["sources"]))
+
+
 def kms_key_hourly() -> Rate:
     row = _data()["kms"]["key_monthly"]
     return Rate(float(row["price"]) / hours_per_month(), source_text(row["sources"]))

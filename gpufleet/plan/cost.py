@@ -16,7 +16,7 @@ from gpufleet.catalog import charges
 
 # Item kinds, in the order the breakdown lists them.
 KINDS = ("control-plane", "host", "nodes", "gpu-nodes", "reservation", "storage", "network", "load-balancer", "key",
-         "metrics", "overhead", "per-claim")
+         "monitoring", "overhead", "per-claim")
 
 
 @dataclass(frozen=True)

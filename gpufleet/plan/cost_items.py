@@ -1,6 +1,6 @@
 """Cost items from what a plan registers: read resource inputs by type token, so the figure matches what
 `pulumi up` creates (EKS: cluster, node groups with their launch templates, NAT gateways, Elastic IPs, KMS keys,
-FSx file systems; GKE: cluster, node pools, Cloud NAT, Filestore; any platform: PersistentVolumeClaims, load
+FSx file systems; GKE: cluster, node pools, Cloud NAT, Filestore, Cloud Monitoring alert conditions; any platform: PersistentVolumeClaims, load
 balancers, capacity reservations). GPU pools are priced from gpufleet.capacity; k3s hosts from their declared prices.
 """
 
@@ -185,7 +185,7 @@ def eks_items(spec: StackSpec, resources: list[Registration], capacity: list[Poo
             # The collector bills per hour it runs (and per sample: usage); the workspace only by usage (ingested,
             # stored and queried samples), so it is no hourly item (catalog charges.yaml, amp_pricing).
             out.append(_item(f"AWS managed collector (Amazon Managed Service for Prometheus) {r.inputs.get('alias') or r.name}",
-                             "metrics", 1, 1, charges.amp_collector_hourly(region), key=r.name))
+                             "monitoring", 1, 1, charges.amp_collector_hourly(region), key=r.name))
         elif r.type in ("aws:lb/loadBalancer:LoadBalancer", "aws:alb/loadBalancer:LoadBalancer",
                         "aws:elb/loadBalancer:LoadBalancer"):
             out.append(_item(f"load balancer {r.name}", "load-balancer", 1, 1,
@@ -298,6 +298,10 @@ def gke_items(spec: StackSpec, resources: list[Registration], capacity: list[Poo
             machine = _get(r.inputs, "specificReservation.instanceProperties.machineType")
             out.append(_item(f"reservation {r.name} ({machine})", "reservation", n, n, _gce_gpu_price(machine, region),
                              committed=True, key=r.name))
+        elif r.type == "gcp:monitoring/alertPolicy:AlertPolicy":
+            n = float(len(r.inputs.get("conditions") or []))
+            out.append(_item(f"Cloud Monitoring alert policy {r.inputs.get('displayName') or r.name} ({n:g} condition"
+                             f"{'' if n == 1 else 's'})", "monitoring", n, n, charges.monitoring_alert_condition_hourly(), key=r.name))
         elif r.type in ("gcp:compute/forwardingRule:ForwardingRule", "gcp:compute/globalForwardingRule:GlobalForwardingRule"):
             out.append(_item(f"load balancer {r.name}", "load-balancer", 1, 1,
                              Missing("Cloud Load Balancing prices are not in the catalog"), key=r.name))

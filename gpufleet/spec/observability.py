@@ -61,8 +61,9 @@ class MetricsSpec(Model):
     """auto: gke-managed on GKE, none on EKS and k3s (a self-run Prometheus has a priced volume: opt in).
     kube-prometheus-stack: Prometheus, Alertmanager, Grafana, node-exporter and kube-state-metrics (pinned chart)
     in namespace `monitoring`, scraping the DCGM exporter with the workload's pod and namespace labels kept.
-    gke-managed: GKE Managed Service for Prometheus with GKE's DCGM metrics package. amp (EKS): Amazon Managed
-    Service for Prometheus with an AWS managed collector (scraper) and the alert rules in the workspace.
+    gke-managed: GKE Managed Service for Prometheus with GKE's DCGM metrics package, gpufleet's alerts as Cloud
+    Monitoring alert policies, a Cloud Monitoring dashboard, and PodMonitorings for KEDA and Kueue. amp (EKS):
+    Amazon Managed Service for Prometheus with an AWS managed collector (scraper) and the alert rules in the workspace.
     none: no metrics pipeline."""
     retention: str = Field(default="15d", pattern=DURATION)
     """kube-prometheus-stack: how long Prometheus keeps samples (`prometheus.prometheusSpec.retention`)."""
@@ -70,19 +71,22 @@ class MetricsSpec(Model):
     """kube-prometheus-stack: size of Prometheus's persistent volume (default StorageClass); priced in the plan."""
     scrape_interval: str = Field(default="30s", pattern=DURATION)
     """kube-prometheus-stack and amp: how often every target is scraped (the DCGM exporter's own ServiceMonitor: 15s).
-    amp: at least 30s (the AWS managed collector's minimum)."""
+    amp: at least 30s (the AWS managed collector's minimum). gke-managed: the interval of gpufleet's PodMonitorings
+    (KEDA, Kueue); GKE's DCGM scrape is GKE's own."""
     amp_workspace_arn: Optional[str] = Field(default=None, pattern=AMP_WORKSPACE_ARN)
     """amp: an existing Amazon Managed Service for Prometheus workspace (its ARN, same region as the cluster) to send
     metrics and the alert rules to. Default: none, gpufleet creates a workspace for the stack."""
 
 
 class AlertsSpec(Model):
-    """GPU alerts, each with a runbook line: a PrometheusRule with kube-prometheus-stack, a rule group namespace in
-    the workspace with amp. Not with gke-managed (docs/observability.md)."""
+    """GPU alerts, each with a runbook line: a PrometheusRule with kube-prometheus-stack; a rule group namespace in
+    the workspace with amp; Cloud Monitoring alert policies with PromQL conditions with gke-managed (only the alerts
+    GKE's managed DCGM metrics can feed: docs/observability.md). None with backend none."""
 
     enabled: bool = True
-    """Install the gpufleet GPU alert rules (XID by class, ECC/row remap, fallen off the bus, NVLink, throttling,
-    idle-but-allocated GPUs with their $/h, pending GPU pods, pools at maximum)."""
+    """Install the gpufleet GPU alert rules (kube-prometheus-stack: XID by class, ECC/row remap, fallen off the bus,
+    NVLink, throttling, idle-but-allocated GPUs with their $/h, pending GPU pods, pools at maximum; gke-managed:
+    idle-but-allocated GPUs with each pool's $/h, one Cloud Monitoring alert condition billed per month)."""
     idle_minutes: int = Field(default=30, ge=5, le=1440)
     """An allocated GPU below `idleUtilizationPercent` for this long is waste: alert with its hourly price."""
     idle_utilization_percent: int = Field(default=5, ge=1, le=50)
@@ -93,9 +97,10 @@ class AlertsSpec(Model):
 
 class DashboardsSpec(Model):
     enabled: bool = True
-    """Grafana dashboards as ConfigMaps the Grafana sidecar loads: NVIDIA's DCGM dashboard (pinned upstream file)
-    and the gpufleet per-pool dashboard. Only with a kube-prometheus-stack backend (amp has no Grafana: see
-    docs/observability.md)."""
+    """kube-prometheus-stack: Grafana dashboards as ConfigMaps the Grafana sidecar loads (NVIDIA's DCGM dashboard
+    and the gpufleet per-pool dashboard). gke-managed: a Cloud Monitoring dashboard with PromQL charts (GPUs present
+    vs allocated, utilization, memory, power, temperature, idle allocated GPUs, each pool's GPU-hour price). amp: none
+    (AMP has no Grafana: docs/observability.md)."""
 
 
 class NodeHealthSpec(Model):
@@ -117,7 +122,7 @@ class ObservabilitySpec(Model):
     alerts: AlertsSpec = AlertsSpec()
     """GPU alert rules, with a metrics backend that evaluates them."""
     dashboards: DashboardsSpec = DashboardsSpec()
-    """Grafana dashboards, with kube-prometheus-stack."""
+    """GPU dashboards: Grafana (kube-prometheus-stack) or Cloud Monitoring (gke-managed)."""
     node_health: NodeHealthSpec = NodeHealthSpec()
     """Node problem detection and auto repair."""
 

@@ -27,7 +27,7 @@ def test_plan_of_an_eks_stack_with_amp(tmp_path, capsys):
             "gpufleet:eks:ManagedPrometheus"} <= types
     assert not [t for t in types if "monitoring.coreos.com" in t]
     assert "gpu-observability" not in {v["policy"] for v in doc["violations"]}
-    collector = [i for i in doc["cost"]["items"] if i["kind"] == "metrics"]
+    collector = [i for i in doc["cost"]["items"] if i["kind"] == "monitoring"]
     assert [(i["count"], i["countMin"], i["unitHourly"]) for i in collector] == [(1, 1, None)]
     assert "aws.amazon.com/prometheus/pricing" in collector[0]["source"]
 

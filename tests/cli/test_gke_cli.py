@@ -53,7 +53,8 @@ def test_text_and_markdown_show_tree_capacity_and_cost(outputs):
     text = outputs["text"].stdout
     assert "+ prod-gke-pool-h100-train-pool  (gcp:container/nodePool:NodePool)" in text
     assert "h100-train  H100-80GB  on-demand  0-4    0-32" in text
-    assert "hourly cost: 0.25 USD at minimum size (the idle floor), 357.58 at maximum size" in text
+    # 0.26 since the idle-GPU alert policy (one Cloud Monitoring condition, $1.50 a month) is counted
+    assert "hourly cost: 0.26 USD at minimum size (the idle floor), 357.58 at maximum size" in text
     assert "unpriced" not in text.split("hourly cost:")[1].splitlines()[0]
     assert "GKE cluster management fee prod-gke (regional, us-central1)" in text
     md = outputs["markdown"].stdout

@@ -139,7 +139,7 @@ def test_keda_opens_its_metrics_ports_without_service_monitors():
 
 def test_collector_is_an_unpriced_hourly_item_and_usage_is_noted():
     cost = amp_teams().cost
-    items = [i for i in cost.items if i.kind == "metrics"]
+    items = [i for i in cost.items if i.kind == "monitoring"]
     assert [(i.name, i.count_min, i.count_max, i.unit_hourly) for i in items] == [
         ("AWS managed collector (Amazon Managed Service for Prometheus) teams-eks", 1, 1, None)]
     assert "aws.amazon.com/prometheus/pricing" in items[0].source and "unpriced" in items[0].source

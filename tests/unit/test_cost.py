@@ -48,6 +48,7 @@ GP3 = 0.08 / H  # per GB-hour
 EKS_134 = 0.60  # EKS 1.34: extended support from 2026-12-02, the catalog's date (kubernetes.yaml eks_calendar)
 PD_BALANCED = 0.10 / H  # per GiB-hour
 E2_STANDARD_4 = 0.134012  # us-central1 on-demand (charges.yaml gce_e2_pricing, secondary reading)
+ALERT_CONDITION = 1.50 / H  # one Cloud Monitoring alert condition a month (charges.yaml monitoring_alerting)
 
 
 @functools.cache
@@ -180,6 +181,8 @@ def test_dws_gke_breakdown_counts_the_reservation_at_the_floor():
         "storage:l4-reserved:boot": (0, 4, 0.0, disk(200, 4)),
         # private nodes use Cloud NAT: 1 VM at the floor, 3 + 4 + 4 + 4 at maximum; one NAT IP
         "network:dws-gke-network-nat": (1, 1, r(0.0014 * 1 + IP), r(0.0014 * 15 + IP)),
+        # the gke-managed backend's idle-GPU alert: one Cloud Monitoring condition at $1.50 a month
+        "monitoring:dws-gke-observability-gpu-allocated-idle": (1, 1, r(ALERT_CONDITION), r(ALERT_CONDITION)),
     }
     cost = planned("dws-gke").cost.to_json()
     assert cost["atLeast"] and cost["unpriced"] == ["GPU pool a3mega-queued (a3-megagpu-8g)", "GPU pool h100-flex (a3-highgpu-8g)"]
@@ -188,8 +191,8 @@ def test_dws_gke_breakdown_counts_the_reservation_at_the_floor():
         ("a3mega-queued", 32, None, None), ("h100-flex", 32, None, None)}
     l4 = next(c for c in planned("dws-gke").capacity if c.pool == "l4-reserved")
     assert (l4.reserved_nodes, l4.hourly_min, l4.hourly_max) == (4, 4 * 0.85, 4 * 0.85)  # the capacity table agrees
-    floor = 0.1 + E2_STANDARD_4 + 100 * PD_BALANCED + 4 * 0.85 + 0.0014 + IP
-    top = 0.1 + 3 * E2_STANDARD_4 + (100 * 3 + 200 * 12) * PD_BALANCED + 4 * 0.85 + 0.0014 * 15 + IP
+    floor = 0.1 + E2_STANDARD_4 + 100 * PD_BALANCED + 4 * 0.85 + 0.0014 + IP + ALERT_CONDITION
+    top = 0.1 + 3 * E2_STANDARD_4 + (100 * 3 + 200 * 12) * PD_BALANCED + 4 * 0.85 + 0.0014 * 15 + IP + ALERT_CONDITION
     assert (cost["hourlyMin"], cost["hourlyMax"]) == (r(floor), r(top))
 
 
@@ -247,11 +250,12 @@ def test_prod_gke_breakdown():
         "network:prod-gke-network-nat": (1, 1, r(0.0014 * 1 + IP), r(0.0014 * 15 + IP)),
         # Filestore in us-central1 has no sourced price: what each claim would cost is unknown (never counted)
         "per-claim:gpufleet-rwx": (0, 0, 0.0, 0.0),
+        "monitoring:prod-gke-observability-gpu-allocated-idle": (1, 1, r(ALERT_CONDITION), r(ALERT_CONDITION)),
     }
     cost = planned("prod-gke").cost.to_json()
     assert not cost["atLeast"] and cost["unpriced"] == []
-    floor = 0.1 + E2_STANDARD_4 + 100 * PD_BALANCED + 0.0014 + IP
-    top = 0.1 + 3 * E2_STANDARD_4 + 4 * 88.49 + 8 * 0.34 + (100 * 3 + 200 * 12) * PD_BALANCED + 0.0014 * 15 + IP
+    floor = 0.1 + E2_STANDARD_4 + 100 * PD_BALANCED + 0.0014 + IP + ALERT_CONDITION
+    top = 0.1 + 3 * E2_STANDARD_4 + 4 * 88.49 + 8 * 0.34 + (100 * 3 + 200 * 12) * PD_BALANCED + 0.0014 * 15 + IP + ALERT_CONDITION
     assert (cost["hourlyMin"], cost["hourlyMax"]) == (r(floor), r(top))
     rwx = next(i for i in cost["items"] if i["key"] == "per-claim:gpufleet-rwx")
     assert rwx["unitHourly"] is None and "Filestore BASIC_HDD" in rwx["source"]
