@@ -215,7 +215,9 @@ def test_rdma_shared_device_plugin_config_uses_upstream_keys(reference):
 def test_core_objects_validate_strictly(lab_plan):
     version = lab_plan.spec.cluster.kubernetes_version
     core = [o for o in map(as_object, k8s_objects(lab_plan.resources)) if is_core(o, f"{version}.0")]
-    assert {o["kind"] for o in core} == {"Namespace", "ConfigMap", "StorageClass", "PersistentVolumeClaim", "Node"}
+    # node-problem-detector (k3s nodeHealth, on by default) adds its ServiceAccount, binding and two DaemonSets.
+    assert {o["kind"] for o in core} == {"Namespace", "ConfigMap", "StorageClass", "PersistentVolumeClaim", "Node",
+                                         "ServiceAccount", "ClusterRoleBinding", "DaemonSet"}
     for obj in core:
         validate_strict(obj, version)
 

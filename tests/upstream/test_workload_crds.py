@@ -18,7 +18,7 @@ from tests.k8s_validate import validate_strict
 
 
 EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
-CORE_GROUPS = {"", "apps", "batch", "scheduling.k8s.io", "autoscaling", "policy"}
+CORE_GROUPS = {"", "apps", "batch", "scheduling.k8s.io", "autoscaling", "policy", "rbac.authorization.k8s.io"}
 CR_TYPE = re.compile(r"^kubernetes:(?P<group>[a-z0-9.-]+\.[a-z]+)/(?P<version>v[0-9a-z]+):(?P<kind>\w+)$")
 
 
