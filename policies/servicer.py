@@ -444,18 +444,24 @@ class FastAnalyzerServicer(_PolicyAnalyzerServicer):
             out.append((policy, level, _judged_types(policy)))
         return out
 
+    def remediates(self) -> bool:
+        """Whether any resource policy is at the `remediate` level under the current config (worked out
+        once per Configure): only then can upstream's Remediate answer anything but an empty response."""
+        if "remediate" not in self._levels:
+            self._levels["remediate"] = any(
+                isinstance(policy, ResourceValidationPolicy) and self._get_enforcement_level(policy) == EnforcementLevel.REMEDIATE
+                for policy in self._attr("policies"))
+        return self._levels["remediate"]
+
     def Remediate(self, request, _context):
         """The engine calls Remediate on every resource, just before Analyze (pulumi/pulumi
         pkg/resource/deploy/step_generator.go, "First pass: perform remediations"). Upstream converts the
         resource's properties, options and provider before it looks for a policy at the `remediate` level;
         with none, its answer is an empty response whatever the resource. This returns that answer without
-        converting anything, and otherwise takes upstream's path."""
+        converting anything, and otherwise takes upstream's path. (Served over gRPC, the call does not even
+        reach here while nothing remediates: see `AnalyzerHandlers`.)"""
         self._runtime()
-        if "remediate" not in self._levels:
-            self._levels["remediate"] = any(
-                isinstance(policy, ResourceValidationPolicy) and self._get_enforcement_level(policy) == EnforcementLevel.REMEDIATE
-                for policy in self._attr("policies"))
-        if not self._levels["remediate"]:
+        if not self.remediates():
             return proto.RemediateResponse()
         return super().Remediate(request, _context)
 
@@ -515,13 +521,62 @@ class FastAnalyzerServicer(_PolicyAnalyzerServicer):
         return response
 
 
+REMEDIATE = "/pulumirpc.Analyzer/Remediate"
+
+
+class AnalyzerHandlers(grpc.GenericRpcHandler):
+    """The generated Analyzer method table (pulumi's analyzer_pb2_grpc), except that `Remediate` is
+    answered UNIMPLEMENTED while no policy is at the `remediate` level.
+
+    Why: the engine sends Remediate and then Analyze for every resource, one resource at a time
+    (pkg/resource/deploy/step_generator.go), so each round trip is paid per resource. When the pack
+    answers Remediate with UNIMPLEMENTED the engine treats it as an empty answer and goes on
+    (pkg/resource/plugin/analyzer_plugin.go, `Remediate`: "Handle the case where we the policy pack
+    doesn't implement a recent enough to implement Transform", `codes.Unimplemented` -> an empty
+    RemediateResponse and no error; pulumi/pulumi @1b5949891b). With no policy at the remediate level,
+    upstream's answer is empty too, so the engine sees the same thing; but grpcio rejects an unknown
+    method on its polling thread, without the worker-thread hand-offs a served call costs (about half a
+    served call's CPU: policies/README.md, "What a preview pays"). With a policy at the remediate level
+    (set by Configure) the call is served as before and answers what upstream answers. Looked up on
+    every call, so a Configure between calls takes effect at once."""
+
+    def __init__(self, servicer: FastAnalyzerServicer):
+        self._servicer = servicer
+        recorder = _HandlerRecorder()
+        analyzer_pb2_grpc.add_AnalyzerServicer_to_server(servicer, recorder)
+        self._generated = recorder.handlers
+
+    def service(self, handler_call_details):
+        if handler_call_details.method == REMEDIATE and not self._servicer.remediates():
+            return None  # grpcio answers UNIMPLEMENTED
+        for handler in self._generated:
+            found = handler.service(handler_call_details)
+            if found is not None:
+                return found
+        return None
+
+
+class _HandlerRecorder:
+    """Stands in for a grpc.Server while the generated `add_AnalyzerServicer_to_server` hands over its
+    method table (as generic handlers; newer generated code also registers the methods by name)."""
+
+    def __init__(self):
+        self.handlers: list = []
+
+    def add_generic_rpc_handlers(self, handlers) -> None:
+        self.handlers.extend(handlers)
+
+    def add_registered_method_handlers(self, service_name, method_handlers) -> None:
+        self.handlers.append(grpc.method_handlers_generic_handler(service_name, method_handlers))
+
+
 def serve(servicer: FastAnalyzerServicer) -> None:
     """What `PolicyPack(...)` does with its servicer: serve it on a free loopback port, print the port on
     the first stdout line (the CLI reads it), and run until interrupted."""
     from pulumi_policy.policy import _GRPC_CHANNEL_OPTIONS, _ONE_DAY_IN_SECONDS
 
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=4), options=_GRPC_CHANNEL_OPTIONS)
-    analyzer_pb2_grpc.add_AnalyzerServicer_to_server(servicer, server)
+    server.add_generic_rpc_handlers((AnalyzerHandlers(servicer),))
     port = server.add_insecure_port(address="127.0.0.1:0")
     server.start()
     sys.stdout.buffer.write(f"{port}\n".encode())

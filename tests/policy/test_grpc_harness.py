@@ -171,3 +171,35 @@ def test_fixture_stack_over_grpc_matches_in_process_with_config(analyzer):
         ("secure-defaults", "advisory"),
         ("gpu-observability", "advisory"),  # GPU pools and no metrics pipeline in this fixture stack
     }
+
+
+def test_remediate_is_unimplemented_until_a_policy_is_at_the_remediate_level(analyzer):
+    """The engine calls Remediate on every resource before Analyze and takes UNIMPLEMENTED as an empty answer
+    (pulumi/pulumi pkg/resource/plugin/analyzer_plugin.go `Remediate`). With no policy at the remediate level
+    upstream's answer is empty, so the pack says UNIMPLEMENTED and grpcio answers without running a worker
+    (policies/servicer.py `AnalyzerHandlers`); once Configure puts a policy at that level, Remediate is
+    served and answers exactly what pulumi_policy's own servicer answers."""
+    from gpufleet.policies.pack import upstream_servicer
+
+    stub, _ = analyzer
+    request = analyze_request(F.res("aws:eks/nodeGroup:NodeGroup", "h100", F.NODE_GROUP_IN))
+    stub.Configure(configure_request())
+    with pytest.raises(grpc.RpcError) as rejected:
+        stub.Remediate(request)
+    assert rejected.value.code() == grpc.StatusCode.UNIMPLEMENTED
+    assert upstream_servicer().Remediate(request, None) == analyzer_pb2.RemediateResponse()  # what the engine takes it for
+    config = {"gpu-pool-taint": {"enforcementLevel": "remediate"}}
+    try:
+        stub.Configure(configure_request(config))
+        served = stub.Remediate(request)
+        upstream = upstream_servicer()
+        upstream.Configure(configure_request(config), None)
+        assert served == upstream.Remediate(request, None)
+        assert [n.policy_name for n in served.not_applicable] == ["gpu-pool-taint"]
+    finally:
+        stub.Configure(configure_request())
+    with pytest.raises(grpc.RpcError):
+        stub.Remediate(request)
+    local = upstream_servicer()
+    local.Configure(configure_request(), None)
+    assert stub.Analyze(request) == local.Analyze(request, None)  # Analyze is served as before
