@@ -4,6 +4,12 @@
 
 `--profile` prints where one in-process run spends its time (pyinstrument, from the dev extra) instead.
 
+Over gRPC it runs two clients against the pack server, one after the other: this Python process (the
+generated grpcio stub), and, when a Go toolchain is on PATH, `bench/engine_client` (built once into
+~/.cache/gpufleet-bench), which sends the same requests through the generated Go client the Pulumi engine
+itself uses. The engine is a Go program, so the second line is what `pulumi preview` waits for; a Python
+client adds its own per-call cost to the wall time.
+
 The plan mixes what the rules look at (EKS/GKE GPU pools, launch templates, clusters, Helm releases,
 ConfigMaps) with resources no rule reads. Prints resources/s for a whole stack analysis, for each runner,
 twice: by wall time, and by CPU seconds (time.process_time of this process; for gRPC also the pack server's
@@ -25,8 +31,11 @@ from __future__ import annotations
 
 import argparse
 import gc
+import hashlib
 import json
 import os
+import shutil
+import struct
 import subprocess
 import sys
 import threading
@@ -97,6 +106,26 @@ class InProcess:
         return self.s.AnalyzeStack(req, None)
 
 
+class EngineLikeStub:
+    """The generated stub, with `Remediate` handled as the engine handles it: UNIMPLEMENTED is an empty
+    answer (pkg/resource/plugin/analyzer_plugin.go `Remediate`; the pack answers so while no policy is at
+    the remediate level, policies/servicer.py `AnalyzerHandlers`)."""
+
+    def __init__(self, stub):
+        self.stub = stub
+        self.Configure, self.Analyze, self.AnalyzeStack = stub.Configure, stub.Analyze, stub.AnalyzeStack
+
+    def Remediate(self, req):
+        from pulumi.runtime.proto import analyzer_pb2
+
+        try:
+            return self.stub.Remediate(req)
+        except grpc.RpcError as e:
+            if e.code() != grpc.StatusCode.UNIMPLEMENTED:
+                raise
+            return analyzer_pb2.RemediateResponse()
+
+
 def start_pack():
     from pulumi.runtime.proto import analyzer_pb2_grpc
 
@@ -112,9 +141,46 @@ def start_pack():
     if not line or not line[0].strip().isdigit():
         proc.kill()
         raise SystemExit("policy pack did not start")
-    channel = grpc.insecure_channel(f"127.0.0.1:{int(line[0])}", options=[("grpc.max_receive_message_length", 256 << 20), ("grpc.max_send_message_length", 256 << 20)])
+    port = int(line[0])
+    channel = grpc.insecure_channel(f"127.0.0.1:{port}", options=[("grpc.max_receive_message_length", 256 << 20), ("grpc.max_send_message_length", 256 << 20)])
     grpc.channel_ready_future(channel).result(timeout=30)
-    return proc, channel, analyzer_pb2_grpc.AnalyzerStub(channel)
+    return proc, channel, analyzer_pb2_grpc.AnalyzerStub(channel), port
+
+
+def machine_speed() -> float:
+    """Seconds for a fixed pure-Python loop (best of 3): the same code's figures from two runs compare only
+    as far as this does (a shared VM's speed changes from day to day)."""
+    def loop() -> float:
+        start = time.perf_counter()
+        table: dict = {}
+        for i in range(1_000_000):
+            table[i & 1023] = table.get(i & 511, 0) + i
+        return time.perf_counter() - start
+
+    return min(loop() for _ in range(3))
+
+
+def engine_client() -> Path | None:
+    """bench/engine_client built (once per source hash) into ~/.cache/gpufleet-bench, or None without Go."""
+    go = shutil.which("go")
+    if go is None:
+        return None
+    src = ROOT / "bench" / "engine_client"
+    digest = hashlib.sha256(b"".join((src / f).read_bytes() for f in ("go.mod", "go.sum", "main.go"))).hexdigest()[:16]
+    binary = Path.home() / ".cache" / "gpufleet-bench" / f"engine_client-{digest}"
+    if not binary.exists():
+        binary.parent.mkdir(parents=True, exist_ok=True)
+        env = dict(os.environ, GOTOOLCHAIN=os.environ.get("GOTOOLCHAIN", "local"), GOFLAGS="-buildvcs=false -trimpath")
+        subprocess.run([go, "build", "-o", str(binary), "."], cwd=src, env=env, check=True)
+    return binary
+
+
+def engine_requests(resources, path: Path) -> None:
+    """What engine_client sends, length-prefixed: Configure, every resource's AnalyzeRequest, AnalyzeStack."""
+    with path.open("wb") as out:
+        for message in [configure_request(), *(analyze_request(r) for r in resources), stack_request(resources)]:
+            data = message.SerializeToString()
+            out.write(struct.pack(">I", len(data)) + data)
 
 
 def process_cpu(pid: int) -> float:
@@ -148,6 +214,7 @@ def main() -> None:
         return
     results = {}
     load = os.getloadavg()[0]
+    speed = machine_speed()
     run(InProcess(), synthetic(len(KINDS) + len(SINGLETONS)))  # warm-up: the catalog loads on first use
     for attempt in range(args.repeat):  # the best of a few: on a shared machine a run is only ever slowed down
         if attempt:
@@ -159,7 +226,9 @@ def main() -> None:
         cpu = time.process_time() - cpu
         if "in-process" not in results or cpu < results["in-process"][1]:
             results["in-process"] = (seconds, cpu, diags)
-    proc, channel, stub = start_pack()
+    proc, channel, stub, port = start_pack()
+    stub = EngineLikeStub(stub)
+    go_client = engine_client()
     try:
         run(stub, synthetic(len(KINDS) + len(SINGLETONS)))  # the server's warm-up too
         resources = synthetic(n)  # fresh registrations: nothing cached from the in-process run
@@ -168,21 +237,44 @@ def main() -> None:
         seconds, diags = run(stub, resources)
         client, server = time.process_time() - cpu, process_cpu(proc.pid) - server
         results["grpc"] = (seconds, client + server, diags)
+        servers = {"grpc": server}
+        if go_client is not None:
+            requests = Path(os.environ.get("TMPDIR", "/tmp")) / f"gpufleet-bench-requests-{os.getpid()}.bin"
+            try:
+                # A fresh pack server's view: restart it so nothing is cached from the Python client's run.
+                channel.close()
+                proc.terminate()
+                proc.wait(timeout=10)
+                proc, channel, stub, port = start_pack()
+                stub = EngineLikeStub(stub)
+                run(stub, synthetic(len(KINDS) + len(SINGLETONS)))
+                engine_requests(synthetic(n), requests)
+                server = process_cpu(proc.pid)
+                done = subprocess.run([str(go_client), str(port), str(requests)], capture_output=True, text=True, check=True)
+                server = process_cpu(proc.pid) - server
+                answer = json.loads(done.stdout)
+                results["grpc-engine"] = (answer["seconds"], server, answer["diagnostics"])
+                servers["grpc-engine"] = server
+            finally:
+                requests.unlink(missing_ok=True)
     finally:
         channel.close()
         proc.terminate()
         proc.wait(timeout=10)
     print(f"policy throughput on a {n:,}-resource synthetic plan ({len(KINDS) + len(SINGLETONS)} resource kinds, {n} Remediate + {n} Analyze + 1 AnalyzeStack; "
           f"in process: best of {args.repeat} runs)")
-    print(f"  load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end (2 cores: wall time is shared)")
+    print(f"  load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end (2 cores: wall time is shared); "
+          f"reference loop {speed * 1000:.0f} ms (machine speed: compare runs only as far as this agrees)")
+    who = {"in-process": "this process", "grpc": "Python client + pack server", "grpc-engine": "pack server; Go client not counted"}
     for name, (seconds, cpu, diags) in results.items():
-        who = "client + pack server" if name == "grpc" else "this process"
         print(f"  {name:<11} wall {seconds:6.2f} s = {n / seconds:7,.0f} resources/s   CPU {cpu:6.2f} s = "
-              f"{n / cpu:7,.0f} resources per CPU-second ({who})   {diags} diagnostics")
+              f"{n / cpu:7,.0f} resources per CPU-second ({who[name]})   {diags} diagnostics")
     # The Pulumi engine (Go) is the real client: the pack's own cost is its server's CPU.
-    print(f"  grpc pack server alone: CPU {server:.2f} s = {n / server:,.0f} resources per CPU-second "
-          f"(bench client: {client:.2f} s building and sending the requests)")
-    print(json.dumps({k: {"seconds": round(s, 3), "resourcesPerSecond": round(n / s), "cpuSeconds": round(c, 3),
+    for name, server in servers.items():
+        print(f"  {name} pack server alone: CPU {server:.2f} s = {n / server:,.0f} resources per CPU-second")
+    if "grpc-engine" not in results:
+        print("  (no Go toolchain on PATH: the engine-side client did not run)")
+    print(json.dumps({"referenceLoopSeconds": round(speed, 4)} | {k: {"seconds": round(s, 3), "resourcesPerSecond": round(n / s), "cpuSeconds": round(c, 3),
                           "resourcesPerCpuSecond": round(n / c)} for k, (s, c, _) in results.items()}))
 
 
