@@ -11,7 +11,9 @@
   template names no security group; EFA node groups and Karpenter node classes list it, components/eks/node_group.py
   and karpenter_pool.py), and EKS's cluster security group allows all traffic from itself. The scrape configuration is
   components/observability/amp_config.py.
-- gpufleet's alert rules as a rule group namespace in the workspace (aws.amp.RuleGroupNamespace).
+- gpufleet's alert rules as a rule group namespace in the workspace (aws.amp.RuleGroupNamespace), and, with
+  `alerts.snsTopicArn`, the workspace's alert manager definition sending them to that SNS topic
+  (aws.amp.AlertManagerDefinition; components/observability/amp_config.py).
 
 Cluster access: gpufleet's EKS clusters use authentication mode `API` with private endpoint access
 (components/eks/cluster.py). For such a cluster AMP creates the scraper's access entry and its access policy itself
@@ -33,7 +35,7 @@ import pulumi
 import pulumi_aws as aws
 
 from gpufleet import labels as L
-from gpufleet.components.observability.amp_config import ScrapeTargets, rules_file_yaml, scrape_config_yaml
+from gpufleet.components.observability.amp_config import ScrapeTargets, alert_manager_definition_yaml, rules_file_yaml, scrape_config_yaml
 from gpufleet.components.observability.pools import PoolFacts
 from gpufleet.spec.observability import ObservabilitySpec, amp_workspace_id
 
@@ -94,6 +96,14 @@ class EksManagedPrometheus(pulumi.ComponentResource):
             self.rules = aws.amp.RuleGroupNamespace(
                 f"{name}-gpu-alerts", name=RULES_NAMESPACE, workspace_id=workspace_id,
                 data=rules_file_yaml(args.pools, args.spec.alerts), tags=tags, opts=child,
+            )
+        self.alert_manager = None
+        if args.spec.alerts.enabled and args.spec.alerts.sns_topic_arn:
+            # One definition per workspace: with `ampWorkspaceArn`, a workspace that already has one refuses a
+            # second (docs/observability.md says so).
+            self.alert_manager = aws.amp.AlertManagerDefinition(
+                f"{name}-alert-manager", workspace_id=workspace_id,
+                definition=alert_manager_definition_yaml(args.spec.alerts.sns_topic_arn), opts=child,
             )
         self.workspace_arn = workspace_arn
         self.register_outputs({"workspaceArn": workspace_arn, "scraperArn": self.scraper.arn,

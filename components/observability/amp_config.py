@@ -19,7 +19,7 @@ import yaml
 
 from gpufleet.components.observability.alerts import rule_groups
 from gpufleet.components.observability.pools import PoolFacts
-from gpufleet.spec.observability import AlertsSpec
+from gpufleet.spec.observability import AlertsSpec, sns_topic_region
 
 TOKEN_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/token"
 
@@ -169,3 +169,31 @@ def rules_file(pools: list[PoolFacts], alerts: AlertsSpec) -> dict:
 def rules_file_yaml(pools: list[PoolFacts], alerts: AlertsSpec) -> str:
     """aws.amp.RuleGroupNamespace `data`."""
     return yaml.safe_dump(rules_file(pools, alerts), sort_keys=False)
+
+
+# The alert manager definition (`alerts.snsTopicArn`). AMP's format: a YAML file whose `alertmanager_config` is an
+# Alertmanager configuration as a string (AMP User Guide, "Create an alert manager configuration",
+# docs.aws.amazon.com/prometheus/latest/userguide/AMP-alertmanager-config.html). Its only receiver kind is Amazon
+# SNS; `sigv4.region` is required, `api_url` and `http_config` are refused (same guide, "Configure alert manager to
+# send messages to your Amazon SNS topic", AMP-alertmanager-receiver-config.html). Without `subject` the default
+# template lists every label and value, which "might result in a value that is too long for SNS" (same page), so
+# the subject is set: the alert's name and status (Alertmanager notification template data `.Status` and
+# `.CommonLabels`, function `toUpper`: prometheus.io/docs/alerting/latest/notifications/).
+SNS_RECEIVER = "gpufleet-sns"
+SNS_SUBJECT = "[{{ .Status | toUpper }}] {{ .CommonLabels.alertname }}"
+
+
+def alert_manager_config(topic_arn: str) -> dict:
+    """An Alertmanager configuration sending every alert to the SNS topic."""
+    return {
+        "route": {"receiver": SNS_RECEIVER},
+        "receivers": [{"name": SNS_RECEIVER, "sns_configs": [
+            {"topic_arn": topic_arn, "sigv4": {"region": sns_topic_region(topic_arn)}, "subject": SNS_SUBJECT},
+        ]}],
+    }
+
+
+def alert_manager_definition_yaml(topic_arn: str) -> str:
+    """What aws.amp.AlertManagerDefinition's `definition` takes."""
+    return yaml.safe_dump({"alertmanager_config": yaml.safe_dump(alert_manager_config(topic_arn), sort_keys=False)},
+                          sort_keys=False)

@@ -208,6 +208,8 @@ class GkeManagedObservability(pulumi.ComponentResource):
             documentation=gcp.monitoring.AlertPolicyDocumentationArgs(
                 content=alert.runbook, mime_type="text/markdown", subject=alert.summary,
             ),
+            # alerts.notificationChannels; none: an incident in Cloud Monitoring only.
+            notification_channels=list(args.spec.alerts.notification_channels) or None,
             user_labels={"gpufleet": "gpu-alerts"},
             opts=child,
         )

@@ -507,6 +507,9 @@ def items_for(spec: StackSpec, resources: list[Registration], capacity: list[Poo
     if any(r.type in ("aws:amp/scraper:Scraper", "aws:amp/workspace:Workspace") for r in resources):
         notes.append("Amazon Managed Service for Prometheus bills metric samples collected, ingested, stored and queried "
                      "by usage: not in these figures (aws.amazon.com/prometheus/pricing)")
+    if any(r.type == "aws:amp/alertManagerDefinition:AlertManagerDefinition" for r in resources):
+        notes.append("alert notifications to the SNS topic are billed by Amazon SNS per message published and delivered "
+                     "(usage): not in these figures (aws.amazon.com/sns/pricing)")
     notes.append("usage-billed charges are not in these figures: data processed by NAT, data transfer, requests, logs")
     unpriced_pools = [c.pool for c in capacity if c.price_per_node_hour is None]
     prices = {c.pool: _pool_price(c, spec, None if platform == "k3s" else region) for c in capacity}

@@ -41,6 +41,15 @@ AMP_MIN_SCRAPE_SECONDS = 30
 # A workspace ARN as CloudFormation's AWS::APS::RuleGroupsNamespace `Workspace` property accepts it (AWS CloudFormation
 # Template Reference, aws-resource-aps-rulegroupsnamespace: pattern below); groups: region, workspace id.
 AMP_WORKSPACE_ARN = r"^arn:(?:aws|aws-us-gov|aws-cn):aps:([a-z0-9-]+):[0-9]+:workspace/([a-zA-Z0-9-]+)$"
+# An SNS topic ARN (Amazon SNS API Reference, Topic ARN: arn:<partition>:sns:<region>:<account>:<name>, names of 1-256
+# letters, digits, hyphens and underscores, FIFO topics ending in .fifo); groups: region, topic name. AMP's alert
+# manager sends to a *standard* topic only (AMP User Guide, "Configure alert manager to send messages to your Amazon
+# SNS topic": "a (new or existing) Standard type Amazon SNS topic"), so a .fifo name is refused by the check below.
+SNS_TOPIC_ARN = r"^arn:(?:aws|aws-us-gov|aws-cn):sns:([a-z0-9-]+):[0-9]{12}:([A-Za-z0-9_-]{1,256}(?:\.fifo)?)$"
+# A Cloud Monitoring notification channel's resource name (Cloud Monitoring API v3, projects.notificationChannels,
+# NotificationChannel.name: "projects/[PROJECT_ID_OR_NUMBER]/notificationChannels/[CHANNEL_ID]"), which
+# AlertPolicy.notificationChannels lists.
+NOTIFICATION_CHANNEL = r"^projects/[^/]+/notificationChannels/[^/]+$"
 _DURATION_UNITS = {"y": 365 * 86400, "w": 7 * 86400, "d": 86400, "h": 3600, "m": 60, "s": 1, "ms": 0.001}
 
 Backend = Literal["auto", "kube-prometheus-stack", "gke-managed", "amp", "none"]
@@ -93,6 +102,14 @@ class AlertsSpec(Model):
     """GPU utilization (DCGM_FI_DEV_GPU_UTIL) under which an allocated GPU counts as idle."""
     pending_minutes: int = Field(default=15, ge=1, le=1440)
     """A GPU pod pending this long means scale-from-zero (or quota) is broken."""
+    notification_channels: list[str] = Field(default_factory=list)
+    """gke-managed: Cloud Monitoring notification channels (`projects/<project>/notificationChannels/<id>`, made in
+    Cloud Monitoring: e-mail, Slack, PagerDuty, Pub/Sub...) every gpufleet alert policy notifies. Default: none, so
+    an alert opens an incident in Cloud Monitoring and tells nobody."""
+    sns_topic_arn: Optional[str] = Field(default=None, pattern=SNS_TOPIC_ARN)
+    """amp: a standard Amazon SNS topic the workspace's alert manager sends every gpufleet alert to (gpufleet writes
+    the workspace's alert manager definition; the topic's access policy must let `aps.amazonaws.com` publish:
+    docs/observability.md). Default: none, so alerts fire in the workspace and reach nobody."""
 
 
 class DashboardsSpec(Model):
@@ -138,6 +155,14 @@ def duration_seconds(text: str) -> float:
     return sum(int(n) * _DURATION_UNITS[u] for n, u in re.findall(r"([0-9]+)(ms|y|w|d|h|m|s)", text))
 
 
+def sns_topic_region(arn: str) -> str:
+    """The region in an SNS topic ARN (`SNS_TOPIC_ARN`): what the alert manager's SigV4 settings name."""
+    match = re.match(SNS_TOPIC_ARN, arn)
+    if not match:
+        raise ValueError(f"not an SNS topic ARN: {arn!r}")
+    return match.group(1)
+
+
 def amp_workspace_id(arn: str) -> str:
     """The workspace id (`ws-...`) in an AMP workspace ARN (what aws.amp.RuleGroupNamespace takes)."""
     match = re.match(AMP_WORKSPACE_ARN, arn)
@@ -156,6 +181,21 @@ def observability_checks(stack: str, spec: "StackSpec", config: Optional[dict[st
         return [Problem(stack, f"{_AT}.metrics.backend", f"not available on {platform} (allowed: auto, {', '.join(allowed)})", chosen)]
     problems = []
     backend = spec.observability.backend(platform)
+    alerts = spec.observability.alerts
+    for key, value, wanted in (("notificationChannels", alerts.notification_channels, "gke-managed"),
+                               ("snsTopicArn", alerts.sns_topic_arn, "amp")):
+        if value and backend != wanted:
+            problems.append(Problem(stack, f"{_AT}.alerts.{key}", f"only used with metrics.backend: {wanted} (the backend is {backend})", value))
+        elif value and not alerts.enabled:
+            problems.append(Problem(stack, f"{_AT}.alerts.{key}", "no alerts to send: alerts.enabled is false (allowed: remove it, or enable alerts)", value))
+    for channel in alerts.notification_channels:
+        if not re.match(NOTIFICATION_CHANNEL, channel):
+            problems.append(Problem(stack, f"{_AT}.alerts.notificationChannels",
+                                    "not a notification channel name (allowed: projects/<project>/notificationChannels/<id>)", channel))
+    if alerts.sns_topic_arn and alerts.sns_topic_arn.endswith(".fifo"):
+        problems.append(Problem(stack, f"{_AT}.alerts.snsTopicArn",
+                                "a FIFO topic: the workspace's alert manager sends to standard SNS topics only (allowed: a standard topic's ARN)",
+                                alerts.sns_topic_arn))
     if metrics.amp_workspace_arn is not None and backend != "amp":
         problems.append(Problem(stack, f"{_AT}.metrics.ampWorkspaceArn", f"only used with metrics.backend: amp (the backend is {backend})", metrics.amp_workspace_arn))
     if backend != "amp":

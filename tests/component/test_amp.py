@@ -144,6 +144,9 @@ def test_collector_is_an_unpriced_hourly_item_and_usage_is_noted():
         ("AWS managed collector (Amazon Managed Service for Prometheus) teams-eks", 1, 1, None)]
     assert "aws.amazon.com/prometheus/pricing" in items[0].source and "unpriced" in items[0].source
     assert any("Amazon Managed Service for Prometheus bills metric samples" in n for n in cost.notes)
+    # Alerts sent to SNS (alerts.snsTopicArn) are SNS usage; no topic, no note.
+    assert any("billed by Amazon SNS per message" in n for n in cost.notes)
+    assert not any("Amazon SNS" in n for n in amp_existing_workspace().cost.notes)
 
 
 def test_gpu_observability_advisory_is_satisfied():
@@ -185,3 +188,43 @@ def test_review_names_what_a_replaced_workspace_loses():
 
     assert data_held("aws:amp/workspace:Workspace", {"alias": "teams-eks"}).startswith("every metric sample ingested")
     assert data_held("aws:amp/scraper:Scraper", {}) is None  # a collector holds nothing: AMP keeps the samples
+
+
+ALERT_MANAGER = "aws:amp/alertManagerDefinition:AlertManagerDefinition"
+
+
+def test_alerts_reach_the_sns_topic_through_the_workspaces_alert_manager():
+    """alerts.snsTopicArn: the workspace's alert manager definition, in AMP's format (an `alertmanager_config`
+    string), with the one receiver kind AMP has: SNS, SigV4 region set, a short subject (AMP User Guide,
+    AMP-alertmanager-config and AMP-alertmanager-receiver-config)."""
+    from tests.amp_plan import TOPIC_ARN
+
+    p = amp_teams()
+    definition = one(p, ALERT_MANAGER, "teams-eks-amp-alert-manager")
+    assert parent_of(p, definition).name == "teams-eks-amp"
+    assert definition.inputs["workspaceId"] == "teams-eks-amp-workspace-id"
+    outer = yaml.safe_load(definition.inputs["definition"])
+    assert set(outer) == {"alertmanager_config"} and isinstance(outer["alertmanager_config"], str)
+    config = yaml.safe_load(outer["alertmanager_config"])
+    assert config == {
+        "route": {"receiver": "gpufleet-sns"},
+        "receivers": [{"name": "gpufleet-sns", "sns_configs": [{
+            "topic_arn": TOPIC_ARN, "sigv4": {"region": "us-east-1"},
+            "subject": "[{{ .Status | toUpper }}] {{ .CommonLabels.alertname }}"}]}],
+    }
+    # What AMP refuses in an SNS receiver.
+    assert not {"api_url", "http_config"} & set(config["receivers"][0]["sns_configs"][0])
+
+
+def test_alert_manager_inputs_are_what_pulumi_aws_sends():
+    import pulumi_aws as aws
+
+    from tests.policy.test_fixture_shapes import register
+
+    inputs = one(amp_teams(), ALERT_MANAGER).inputs
+    assert register(lambda: aws.amp.AlertManagerDefinition(
+        "subject", workspace_id=inputs["workspaceId"], definition=inputs["definition"])) == inputs
+
+
+def test_no_alert_manager_without_a_topic():
+    assert not by_type(amp_existing_workspace(), ALERT_MANAGER)

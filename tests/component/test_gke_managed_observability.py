@@ -154,3 +154,11 @@ def test_thresholds_reach_the_alert():
 def test_every_left_out_alert_says_why():
     assert set(LEFT_OUT) >= {"GpuXid*Error", "GpuDoubleBitEccError", "GpuPodsPending", "GpuMissing", "GpuPoolAtMaximum"}
     assert all(reason for reason in LEFT_OUT.values())
+
+
+def test_alert_policies_notify_the_stacks_channels_and_none_by_default():
+    from tests.gke_managed_plan import CHANNEL
+
+    assert one(managed(), POLICY).inputs["notificationChannels"] == [CHANNEL]
+    default = plan_config(example_config("prod-gke"), stack="prod-gke")
+    assert by_type(default, POLICY) and all("notificationChannels" not in r.inputs for r in by_type(default, POLICY))

@@ -90,3 +90,37 @@ def test_amp_settings_the_collector_refuses(block, message):
 @pytest.mark.parametrize("text,seconds", [("30s", 30), ("1m", 60), ("1m30s", 90), ("500ms", 0.5), ("1h", 3600), ("0", 0)])
 def test_duration_seconds(text, seconds):
     assert duration_seconds(text) == seconds
+
+
+TOPIC = "arn:aws:sns:us-east-1:123456789012:gpu-alerts"
+CHANNEL = "projects/my-gpu-project/notificationChannels/1234567890"
+
+
+@pytest.mark.parametrize("stack,block,message", [
+    ("prod-eks", {"metrics": {"backend": "kube-prometheus-stack"}, "alerts": {"snsTopicArn": TOPIC}},
+     f"gpufleet:observability.alerts.snsTopicArn: only used with metrics.backend: amp (the backend is kube-prometheus-stack) (got '{TOPIC}')"),
+    ("prod-eks", {"metrics": {"backend": "amp"}, "alerts": {"enabled": False, "snsTopicArn": TOPIC}},
+     "gpufleet:observability.alerts.snsTopicArn: no alerts to send: alerts.enabled is false (allowed: remove it, or enable alerts)"),
+    # AMP's alert manager sends to standard topics only (AMP User Guide, AMP-alertmanager-receiver-config).
+    ("prod-eks", {"metrics": {"backend": "amp"}, "alerts": {"snsTopicArn": TOPIC + ".fifo"}},
+     "gpufleet:observability.alerts.snsTopicArn: a FIFO topic: the workspace's alert manager sends to standard SNS topics only"),
+    ("prod-eks", {"metrics": {"backend": "amp"}, "alerts": {"snsTopicArn": "gpu-alerts"}},
+     "gpufleet:observability.alerts.snsTopicArn: String should match pattern"),
+    ("prod-eks", {"metrics": {"backend": "amp"}, "alerts": {"notificationChannels": [CHANNEL]}},
+     "gpufleet:observability.alerts.notificationChannels: only used with metrics.backend: gke-managed (the backend is amp)"),
+    ("prod-gke", {"alerts": {"notificationChannels": ["my-gpu-project/1234"]}},
+     "gpufleet:observability.alerts.notificationChannels: not a notification channel name (allowed: projects/<project>/notificationChannels/<id>) (got 'my-gpu-project/1234')"),
+    ("prod-gke", {"alerts": {"snsTopicArn": TOPIC}},
+     "gpufleet:observability.alerts.snsTopicArn: only used with metrics.backend: amp (the backend is gke-managed)"),
+])
+def test_alert_destinations_belong_to_their_backend(stack, block, message):
+    with pytest.raises(SpecError) as err:
+        _load(stack, block)
+    assert any(message in str(p) and str(p).startswith(f"stack '{stack}': ") for p in err.value.problems), err.value.problems
+
+
+def test_alert_destinations_load():
+    alerts = _load("prod-eks", {"metrics": {"backend": "amp"}, "alerts": {"snsTopicArn": TOPIC}}).observability.alerts
+    assert alerts.sns_topic_arn == TOPIC
+    alerts = _load("prod-gke", {"alerts": {"notificationChannels": [CHANNEL]}}).observability.alerts
+    assert alerts.notification_channels == [CHANNEL]
