@@ -96,5 +96,6 @@ class EksManagedPrometheus(pulumi.ComponentResource):
                 data=rules_file_yaml(args.pools, args.spec.alerts), tags=tags, opts=child,
             )
         self.workspace_arn = workspace_arn
+        self.workspace_id = workspace_id
         self.register_outputs({"workspaceArn": workspace_arn, "scraperArn": self.scraper.arn,
                                "scraperRoleArn": self.scraper.role_arn})
