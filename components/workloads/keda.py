@@ -22,8 +22,8 @@ from gpufleet import labels as L
 from gpufleet import versions
 
 NAMESPACE = "keda"
-# The operator's ServiceAccount: the chart's `serviceAccount.operator.name` default (kedacore/charts v2.20.2,
-# keda/values.yaml). It is the one that queries Prometheus, so it is the one the cloud identity is bound to.
+# The operator's ServiceAccount: the chart's `serviceAccount.operator.name` default (kedacore/charts at the pinned
+# tag, versions.KEDA: keda/values.yaml). It is the one that queries Prometheus, so the cloud identity is bound to it.
 OPERATOR_SERVICE_ACCOUNT = "keda-operator"
 
 
