@@ -170,17 +170,15 @@ class GpuCluster(pulumi.ComponentResource):
 
         from gpufleet.components.workloads.layer import build_workloads
 
-        prometheus_url = self.observability.prometheus_url if self.observability else None
-        gke_managed = metrics_backend == "gke-managed"
-        if gke_managed:
-            from gpufleet.components.observability.gke_managed import managed_prometheus_url
-
-            prometheus_url = managed_prometheus_url(self.access.facts["project"])
+        # kube-prometheus-stack: its in-cluster Service. The managed backends (amp, gke-managed): the query API the
+        # platform reports, with the cloud identity it made for KEDA's operator; they have no ServiceMonitor CRD.
+        prometheus_url = self.observability.prometheus_url if self.observability else built.prometheus_query_url
+        managed = metrics_backend in ("amp", "gke-managed")
         self.workloads = build_workloads(
-            name, spec, self.access, child, prometheus_url=prometheus_url, service_monitors=not gke_managed,
-            expose_metrics=metrics_backend == "amp",
+            name, spec, self.access, child, prometheus_url=prometheus_url, service_monitors=not managed,
+            keda_identity=built.keda_identity,
         )
-        if gke_managed:
+        if metrics_backend == "gke-managed":
             self._gke_managed_observability(name, spec, child)
 
         self.kubeconfig = self.access.kubeconfig

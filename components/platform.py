@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import pulumi
 
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.spec import StackSpec
+
+if TYPE_CHECKING:
+    from gpufleet.components.workloads.keda import KedaPodIdentity
 
 MODULES = {
     "k3s": "gpufleet.components.k3s.platform",
@@ -42,6 +45,11 @@ class PlatformBuild:
     node_pools: list[pulumi.ComponentResource] = field(default_factory=list)
     install_gpu_operator: bool = True
     """False when the platform runs its own GPU stack (GKE's managed driver and device plugin)."""
+    prometheus_query_url: Optional[pulumi.Input[str]] = None
+    """The platform's managed Prometheus query address (amp: the workspace's query endpoint; gke-managed: Managed
+    Service for Prometheus's query API), for KEDA's `prometheusServerAddress`; None without one."""
+    keda_identity: Optional["KedaPodIdentity"] = None
+    """With KEDA on a managed Prometheus: the cloud identity the platform made for KEDA's operator to query it."""
 
 
 def build(platform: str, name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> PlatformBuild:

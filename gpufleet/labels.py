@@ -200,3 +200,8 @@ def kubelet_may_set(key: str) -> bool:
 # node-problem-detector's node condition on k3s GPU nodes whose kernel log shows an XID of a broken-GPU class
 # (components/k3s/xid_monitor.py sets it, components/observability/alerts.py alerts on it, docs/observability.md).
 GPU_UNHEALTHY_CONDITION = "GpuUnhealthy"
+
+# KEDA (gpufleet:addons.keda) on a managed Prometheus (amp on EKS, gke-managed on GKE): the ClusterTriggerAuthentication
+# gpufleet creates with the cloud's pod identity for KEDA's operator; a ScaledObject's prometheus trigger names it
+# (`authenticationRef: {kind: ClusterTriggerAuthentication, name: gpufleet-prometheus}`, examples/).
+KEDA_PROMETHEUS_AUTH = "gpufleet-prometheus"

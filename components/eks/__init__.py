@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time each name loads 
     from gpufleet.components.eks.ebs_storage import EbsStorage
     from gpufleet.components.eks.fsx_storage import FsxLustreStorage, FsxLustreStorageArgs
     from gpufleet.components.eks.managed_prometheus import EksManagedPrometheus, EksManagedPrometheusArgs
+    from gpufleet.components.eks.amp_query_access import AmpQueryAccess, AmpQueryAccessArgs
     from gpufleet.components.eks.irsa import irsa_role, trust_policy
     from gpufleet.components.eks.platform import accelerator_label_value
 
@@ -35,6 +36,7 @@ _PUBLIC = {
     "EbsStorage": "ebs_storage",
     "FsxLustreStorage": "fsx_storage", "FsxLustreStorageArgs": "fsx_storage",
     "EksManagedPrometheus": "managed_prometheus", "EksManagedPrometheusArgs": "managed_prometheus",
+    "AmpQueryAccess": "amp_query_access", "AmpQueryAccessArgs": "amp_query_access",
     "irsa_role": "irsa", "trust_policy": "irsa",
     "accelerator_label_value": "platform",
 }

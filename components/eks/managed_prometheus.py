@@ -106,5 +106,6 @@ class EksManagedPrometheus(pulumi.ComponentResource):
                 definition=alert_manager_definition_yaml(args.spec.alerts.sns_topic_arn), opts=child,
             )
         self.workspace_arn = workspace_arn
+        self.workspace_id = workspace_id
         self.register_outputs({"workspaceArn": workspace_arn, "scraperArn": self.scraper.arn,
                                "scraperRoleArn": self.scraper.role_arn})

@@ -1,6 +1,7 @@
 """The EKS platform: network, control plane, the on-demand system node group, one managed node group
 per GPU pool (EFA fabric for rdma pools), then the EKS add-ons: cluster autoscaler, EFA device plugin,
-EBS and FSx for Lustre storage, and Amazon Managed Service for Prometheus with `metrics.backend: amp`. With `cluster.eks.autoscaler: karpenter`, Karpenter (controller and
+EBS and FSx for Lustre storage, and Amazon Managed Service for Prometheus with `metrics.backend: amp` (with KEDA on,
+an IRSA role for KEDA's operator to query its workspace). With `cluster.eks.autoscaler: karpenter`, Karpenter (controller and
 interruption queue) replaces the cluster autoscaler and each GPU pool is a Karpenter NodePool + EC2NodeClass
 instead of a managed node group; Karpenter then drains spot nodes itself from its interruption queue.
 
@@ -18,6 +19,7 @@ import re
 
 import pulumi
 
+from gpufleet.components.eks.amp_query_access import AmpQueryAccess, AmpQueryAccessArgs, query_endpoint
 from gpufleet.components.eks.autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
 from gpufleet.components.eks.cluster import EksCluster, EksClusterArgs
 from gpufleet.components.eks.ebs_storage import EbsStorage
@@ -34,6 +36,7 @@ from gpufleet.components.eks.network import EksNetwork, EksNetworkArgs
 from gpufleet.components.eks.node_group import EksNodeGroup, EksNodeGroupArgs
 from gpufleet.node_labels import pool_labels, pool_taints
 from gpufleet.components.platform import PlatformBuild, PlatformInputs
+from gpufleet.components.workloads import keda as keda_addon
 from gpufleet import labels as L
 from gpufleet.catalog import aws as aws_catalog
 from gpufleet.spec.eks import pool_efa_secondary, pool_instance_types, pool_local_storage, pool_zone, reserved_zone
@@ -218,8 +221,9 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
     addons.append(EbsStorage(f"{name}-ebs", access, opts=opts))
     if spec.observability.node_health.enabled and spec.node_pools:
         addons.append(EksNodeHealth(f"{name}-node-health", access, opts=opts))
+    query_url = keda_identity = None
     if spec.observability.backend("eks") == "amp":
-        addons.append(EksManagedPrometheus(
+        amp = EksManagedPrometheus(
             f"{name}-amp",
             EksManagedPrometheusArgs(
                 cluster_name=name,
@@ -231,7 +235,18 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
                 targets=ScrapeTargets(kueue=spec.addons.kueue.enabled, keda=spec.addons.keda.enabled),
             ),
             opts=opts,
-        ))
+        )
+        addons.append(amp)
+        query_url = pulumi.Output.from_input(amp.workspace_id).apply(lambda ws: query_endpoint(region, ws))
+        if spec.addons.keda.enabled:
+            # KEDA's operator queries the workspace with SigV4 (IRSA role, query actions on this workspace only).
+            query = AmpQueryAccess(
+                f"{name}-keda-amp-query",
+                AmpQueryAccessArgs(amp.workspace_arn, keda_addon.NAMESPACE, keda_addon.OPERATOR_SERVICE_ACCOUNT),
+                access, opts=opts,
+            )
+            addons.append(query)
+            keda_identity = keda_addon.KedaPodIdentity("aws", aws_role_arn=query.role.arn, aws_region=region)
     if eks.storage.fsx_lustre:
         fsx = eks.storage.fsx_lustre
         zone = fsx.availability_zone or (efa_zones[0] if efa_zones else eks.network.zones()[0])
@@ -243,4 +258,5 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
                 opts=opts,
             )
         )
-    return PlatformBuild(control_plane=control_plane, access=access, node_pools=[system_pool, *pools])
+    return PlatformBuild(control_plane=control_plane, access=access, node_pools=[system_pool, *pools],
+                         prometheus_query_url=query_url, keda_identity=keda_identity)

@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time each name loads 
     from gpufleet.components.gke.gpudirect_network import GkeGpuDirectNetwork, GkeGpuDirectNetworkArgs
     from gpufleet.components.gke.gpudirect_wiring import GkeGpuDirectWiring, GkeGpuDirectWiringArgs, GpuDirectPool
     from gpufleet.components.gke.storage import GkeStorage, GkeStorageArgs
+    from gpufleet.components.gke.keda_identity import KedaWorkloadIdentity, KedaWorkloadIdentityArgs
 
 _PUBLIC = {
     "GkeNetwork": "network", "GkeNetworkArgs": "network", "GkeNetworkRef": "network",
@@ -23,6 +24,7 @@ _PUBLIC = {
     "GkeGpuDirectNetwork": "gpudirect_network", "GkeGpuDirectNetworkArgs": "gpudirect_network",
     "GkeGpuDirectWiring": "gpudirect_wiring", "GkeGpuDirectWiringArgs": "gpudirect_wiring", "GpuDirectPool": "gpudirect_wiring",
     "GkeStorage": "storage", "GkeStorageArgs": "storage",
+    "KedaWorkloadIdentity": "keda_identity", "KedaWorkloadIdentityArgs": "keda_identity",
 }
 __all__ = sorted(_PUBLIC)
 

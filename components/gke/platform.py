@@ -1,5 +1,6 @@
 """The GKE platform: network, GKE Standard control plane with its system pool, one GkeNodePool per GPU
-pool (with GPUDirect VPCs where asked) and the CSI StorageClasses."""
+pool (with GPUDirect VPCs where asked) and the CSI StorageClasses. With the gke-managed metrics backend and KEDA
+on, the Google identity KEDA's operator queries Managed Service for Prometheus with (components/gke/keda_identity.py)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,14 @@ import pulumi
 
 from gpufleet.components.gke.cluster import GkeCluster, GkeClusterArgs
 from gpufleet.components.gke.gpudirect_network import GkeGpuDirectNetwork, GkeGpuDirectNetworkArgs
+from gpufleet.components.gke.keda_identity import KedaWorkloadIdentity, KedaWorkloadIdentityArgs
 from gpufleet.components.gke.gpudirect_wiring import GkeGpuDirectWiring, GkeGpuDirectWiringArgs, GpuDirectPool
 from gpufleet.components.gke.network import GkeNetwork, GkeNetworkArgs
 from gpufleet.components.gke.node_pool import GkeNodePool, GkeNodePoolArgs
 from gpufleet.components.gke.storage import GkeStorage, GkeStorageArgs
+from gpufleet.components.observability.gke_managed import managed_prometheus_url
 from gpufleet.components.platform import PlatformBuild, PlatformInputs
+from gpufleet.components.workloads import keda as keda_addon
 from gpufleet.catalog import gcp as gcp_catalog
 from gpufleet.spec.gke import GkePoolSpec, initial_node_count, local_ssd, pool_sysctls, project_of
 
@@ -87,9 +91,22 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
     if extra_networks:
         GkeGpuDirectWiring(f"{name}-gpudirect", GkeGpuDirectWiringArgs(extra_networks), control_plane.access, opts=opts)
     GkeStorage(f"{name}-storage", GkeStorageArgs(gke.storage, network.ref.network_name), control_plane.access, opts=opts)
+    query_url = keda_identity = None
+    if spec.observability.backend("gke") == "gke-managed":
+        query_url = managed_prometheus_url(project)
+        if spec.addons.keda.enabled:
+            # The spec requires Workload Identity here (gpufleet/spec/gke.py): KEDA's gcp pod identity needs it.
+            identity = KedaWorkloadIdentity(
+                f"{name}-keda-identity",
+                KedaWorkloadIdentityArgs(name, project, keda_addon.NAMESPACE, keda_addon.OPERATOR_SERVICE_ACCOUNT),
+                opts=opts,
+            )
+            keda_identity = keda_addon.KedaPodIdentity("gcp", gcp_service_account=identity.email)
     return PlatformBuild(
         control_plane=control_plane,
         access=access,
         node_pools=pools,
         install_gpu_operator=gke.gpu_stack == "operator",
+        prometheus_query_url=query_url,
+        keda_identity=keda_identity,
     )

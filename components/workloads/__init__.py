@@ -11,7 +11,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time each name loads 
     from gpufleet.components.workloads.jobset import JobSet, JobSetArgs
     from gpufleet.components.workloads.trainer import Trainer, TrainerArgs
     from gpufleet.components.workloads.volcano import Volcano, VolcanoArgs
-    from gpufleet.components.workloads.keda import Keda, KedaArgs
+    from gpufleet.components.workloads.keda import Keda, KedaArgs, KedaPodIdentity
     from gpufleet.components.workloads.priority_classes import PriorityClasses, PriorityClassesArgs
     from gpufleet.components.workloads.team_namespace import TeamNamespace, TeamNamespaceArgs
     from gpufleet.components.workloads.pool_flavor import PoolFlavor, pool_flavors
@@ -21,7 +21,7 @@ _PUBLIC = {
     "JobSet": "jobset", "JobSetArgs": "jobset",
     "Trainer": "trainer", "TrainerArgs": "trainer",
     "Volcano": "volcano", "VolcanoArgs": "volcano",
-    "Keda": "keda", "KedaArgs": "keda",
+    "Keda": "keda", "KedaArgs": "keda", "KedaPodIdentity": "keda",
     "PriorityClasses": "priority_classes", "PriorityClassesArgs": "priority_classes",
     "TeamNamespace": "team_namespace", "TeamNamespaceArgs": "team_namespace",
     "PoolFlavor": "pool_flavor", "pool_flavors": "pool_flavor",

@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import pulumi
 
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.spec import StackSpec
 
+if TYPE_CHECKING:
+    from gpufleet.components.workloads.keda import KedaPodIdentity
+
 
 def build_workloads(name: str, spec: StackSpec, access: ClusterAccess, opts: pulumi.ResourceOptions,
-                    prometheus_url: Optional[str] = None, service_monitors: bool = True, expose_metrics: bool = False) -> dict:
+                    prometheus_url: Optional[pulumi.Input[str]] = None, service_monitors: bool = True,
+                    expose_metrics: bool = False, keda_identity: Optional["KedaPodIdentity"] = None) -> dict:
     """Create every add-on the spec enables (all off by default); returns them by role. With `prometheus_url` (the
-    stack's Prometheus query address), KEDA is told that address and KEDA's and Kueue's metrics are exposed; with
-    `service_monitors` (a prometheus-operator Prometheus, kube-prometheus-stack) their charts' ServiceMonitors
-    scrape them. GKE's Managed Service for Prometheus has no ServiceMonitor CRD: there PodMonitorings scrape KEDA and
-    Kueue (components/observability/gke_managed.py). With `expose_metrics` (an outside collector: amp), KEDA opens
-    its metrics ports without ServiceMonitors."""
+    stack's Prometheus query address), KEDA is told that address and KEDA's metrics ports are opened; with
+    `service_monitors` (a prometheus-operator Prometheus, kube-prometheus-stack) KEDA's and Kueue's charts'
+    ServiceMonitors scrape them. The managed backends have no ServiceMonitor CRD: on GKE PodMonitorings scrape KEDA
+    and Kueue (components/observability/gke_managed.py), on EKS the AMP scraper's configuration does
+    (components/observability/amp_config.py). `keda_identity`: the cloud identity KEDA's operator queries a managed
+    Prometheus with (chart values and a ClusterTriggerAuthentication). With `expose_metrics` and no address, KEDA
+    opens its metrics ports for an outside collector."""
     addons = spec.addons
     out: dict[str, pulumi.ComponentResource] = {}
     if addons.priority_classes.enabled:
@@ -57,5 +63,6 @@ def build_workloads(name: str, spec: StackSpec, access: ClusterAccess, opts: pul
         from gpufleet.components.workloads.keda import Keda, KedaArgs
 
         out["keda"] = Keda(f"{name}-keda", KedaArgs(prometheus_url=prometheus_url, service_monitors=service_monitors,
-                                                    expose_metrics=expose_metrics), access, opts=opts)
+                                                    expose_metrics=expose_metrics, pod_identity=keda_identity),
+                           access, opts=opts)
     return out

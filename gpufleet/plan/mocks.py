@@ -236,6 +236,12 @@ def _gcp_outputs(args: pulumi.runtime.MockResourceArgs, outputs: dict) -> tuple[
     inputs = args.inputs
     name = inputs.get("name") or args.name  # the engine would auto-name; the logical name stands in
     project = inputs.get("project") or "plan-project"
+    if args.typ == "gcp:serviceaccount/account:Account":
+        # What IAM returns for a new service account: its email and its resource name (IAM API, projects.serviceAccounts).
+        email = f"{inputs.get('accountId', args.name)}@{project}.iam.gserviceaccount.com"
+        rid = f"projects/{project}/serviceAccounts/{email}"
+        outputs.update({"email": email, "name": rid, "member": f"serviceAccount:{email}"})
+        return rid, outputs
     collection = _GCP_COLLECTIONS.get(args.typ)
     if collection is None:
         return f"{args.name}-id", outputs

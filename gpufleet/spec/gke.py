@@ -329,6 +329,14 @@ def gke_checks(stack: str, spec: Any, config: dict) -> list[Problem]:
         # the bucket as the pod's Kubernetes service account through Workload Identity Federation.
         problems.append(Problem(stack, f"{NS}:cluster.gke.storage.gcsFuse", "the Cloud Storage FUSE CSI driver needs "
                                 "Workload Identity (set cluster.gke.workloadIdentity: true, or gcsFuse: false)", True))
+    if spec.addons.keda.enabled and spec.observability.backend("gke") == "gke-managed" and not gke.workload_identity:
+        # KEDA queries Managed Service for Prometheus as a Google service account through Workload Identity (its
+        # `gcp` pod identity: keda.sh/docs/2.20/authentication-providers/gcp-workload-identity, "your GKE cluster
+        # must have Workload Identity enabled"); gpufleet creates that identity (components/gke/keda_identity.py).
+        # Turning Workload Identity on for the user would change every node pool's metadata server: say so instead.
+        problems.append(Problem(stack, f"{NS}:cluster.gke.workloadIdentity", "KEDA (addons.keda.enabled) queries GKE's "
+                                "managed Prometheus (metrics backend gke-managed) through Workload Identity (set "
+                                "cluster.gke.workloadIdentity: true, turn KEDA off, or choose another metrics backend)", False))
     problems += _gpu_stack_checks(stack, spec)
     for i, pool in enumerate(spec.node_pools):
         problems += _pool_checks(stack, f"{NS}:nodePools[{i}]", pool, gke)

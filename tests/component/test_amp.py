@@ -129,7 +129,9 @@ def test_gpu_operator_gets_the_counters_but_no_service_monitor():
 
 def test_keda_opens_its_metrics_ports_without_service_monitors():
     values = _release(amp_teams(), "keda").inputs["values"]
-    assert values == {"prometheus": {"operator": {"enabled": True}, "metricServer": {"enabled": True}}}
+    closed = {"enabled": True, "serviceMonitor": {"enabled": False}}
+    assert values["prometheus"] == {"operator": closed, "metricServer": closed}
+    assert set(values) == {"prometheus", "podIdentity"}  # the query identity: tests/component/test_keda_managed_prometheus.py
     from gpufleet.components.workloads.keda import KedaArgs, keda_values
 
     # Off unless asked; an in-cluster Prometheus (prometheus_url) still gets its ServiceMonitors.

@@ -323,3 +323,22 @@ def test_gpudirect_cidr_must_hold_every_pools_subnets():
         "(one per extra NIC of each pool); use a larger IPv4 range (or a longer cluster.gke.network.gpuDirectSubnetPrefix) "
         "(got '192.168.0.0/23')"
     ]
+
+
+def test_keda_on_managed_prometheus_needs_workload_identity():
+    """KEDA's operator queries Managed Service for Prometheus as a Google service account through Workload Identity
+    (components/gke/keda_identity.py): without it the stack is refused, not silently left without credentials."""
+    config = copy.deepcopy(BASE)
+    config["gpufleet:cluster"]["gke"]["workloadIdentity"] = False
+    config["gpufleet:addons"] = {"keda": {"enabled": True}}
+    assert problems(config) == [
+        "stack 'test': gpufleet:cluster.gke.workloadIdentity: KEDA (addons.keda.enabled) queries GKE's managed "
+        "Prometheus (metrics backend gke-managed) through Workload Identity (set cluster.gke.workloadIdentity: true, "
+        "turn KEDA off, or choose another metrics backend) (got False)"
+    ]
+    # Without the managed backend KEDA needs no Google identity, and without KEDA nothing needs Workload Identity.
+    config["gpufleet:observability"] = {"metrics": {"backend": "none"}}
+    assert load(config).addons.keda.enabled
+    config["gpufleet:observability"] = {}
+    config["gpufleet:addons"] = {"keda": {"enabled": False}}
+    assert load(config).observability.backend("gke") == "gke-managed"

@@ -99,13 +99,18 @@ def test_keda_values_for_amp_exist_in_the_pinned_chart(reference):
         upstream = yaml.safe_load(tar.extractfile("keda/values.yaml").read())
     values = next(r for r in by_type(amp_teams(), "kubernetes:helm.sh/v3:Release")
                   if r.inputs["chart"].rsplit("/", 1)[-1] == "keda").inputs["values"]
-    assert key_paths(values) == ["prometheus.operator.enabled", "prometheus.metricServer.enabled"]
+    assert sorted(key_paths(values)) == sorted([
+        "prometheus.operator.enabled", "prometheus.operator.serviceMonitor.enabled",
+        "prometheus.metricServer.enabled", "prometheus.metricServer.serviceMonitor.enabled",
+        "podIdentity.aws.irsa.enabled", "podIdentity.aws.irsa.roleArn",
+    ])
     for path in key_paths(values):
         node = upstream
         for part in path.split("."):
             assert isinstance(node, dict) and part in node, path
             node = node[part]
-        assert node is False  # the chart's default: off, so gpufleet's True is what opens the port
+        if path.endswith(".enabled"):
+            assert node is False, path  # the chart's default: off, so gpufleet's True is what turns it on
 
 
 def test_exporter_pins_are_the_ones_kube_prometheus_stack_depends_on(reference):
