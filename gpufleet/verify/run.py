@@ -297,8 +297,7 @@ class Runner:
             self.result.checks.append(Check("nccl", pool.name, SKIP, "runs with --level full"))
             return
         if not pool.rdma_manifests:
-            self.result.checks.append(Check("nccl", pool.name, SKIP,
-                                            f"no NCCL check for RDMA pools on {self.t.platform} yet (gpufleet/nccl_test.py covers k3s)"))
+            self.result.checks.append(Check("nccl", pool.name, SKIP, pool.nccl_note or "no NCCL manifests for this pool"))
             return
         objs = copy.deepcopy(pool.rdma_manifests)
         expected = self.expected.get(pool.instance_type or "")
