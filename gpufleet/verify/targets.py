@@ -79,7 +79,7 @@ def targets(stack: str, spec: StackSpec) -> Targets:
         tolerations = [{"key": t["key"], "operator": "Equal", "value": t["value"], "effect": t["effect"]}
                        for t in node_taints(pool, platform)]
         itype = pool.instance_type or (list(pool.instance_types or []) or [None])[0] or pool.machine_type
-        rdma_objs, nccl_note = _nccl_manifests(pool, platform, tolerations, dict(cap.advertised) if cap else {})
+        rdma_objs, nccl_note = nccl_test.for_pool(spec, pool) if pool.rdma else ([], "")
         out.append(PoolTarget(
             name=pool.name, vendor=vendor, node_selector={labels.POOL_LABEL: pool.name}, tolerations=tolerations,
             advertised=dict(cap.advertised) if cap else {}, gpus_per_node=pool.gpus_per_node or 1,
@@ -88,23 +88,3 @@ def targets(stack: str, spec: StackSpec) -> Targets:
         ))
     return Targets(stack, platform, ops, note, out)
 
-
-def _nccl_manifests(pool, platform: str, tolerations: list[dict], advertised: dict[str, int]) -> tuple[list[dict], str]:
-    """The two-node NCCL all-reduce for an RDMA pool (gpufleet/nccl_test.py), or why there is none."""
-    if not pool.rdma:
-        return [], ""
-    gpus = pool.gpus_per_node or 1
-    if platform == "k3s":
-        from gpufleet.components.gpu_stack.network_operator import network_name, pod_resource
-
-        return nccl_test.manifests(pool.name, gpus, pod_resource(pool), network_name(pool),
-                                   pool.rdma_network.namespace), ""
-    if platform == "eks":
-        # The plan's EFA count per node (gpufleet.capacity: the catalog's EFA interfaces of the pool's type).
-        efa = advertised.get(labels.EFA_RESOURCE, 0)
-        if not efa:
-            return [], "the pool's nodes advertise no vpc.amazonaws.com/efa in the plan"
-        itype = pool.instance_type or (list(pool.instance_types or []) or [None])[0]
-        return nccl_test.efa_manifests(pool.name, gpus, efa, itype, {labels.POOL_LABEL: pool.name}, tolerations), ""
-    return [], (f"no NCCL check for GPUDirect pools on {platform} yet (gpufleet/nccl_test.py covers k3s RDMA and "
-                f"EKS EFA pools)")
