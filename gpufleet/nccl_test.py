@@ -2,7 +2,10 @@
 
 A pod pair (no MPI operator needed): two pods on two nodes of an RDMA pool, each with every GPU of its node
 and the pool's RDMA device, joined by a headless Service; torchrun runs an all-reduce and rank 0 prints the
-bus bandwidth. `NCCL_DEBUG=INFO` shows whether NCCL picked the RDMA transport ("NET/IB").
+bus bandwidth. `NCCL_DEBUG=INFO` shows whether NCCL picked the RDMA transport ("NET/IB"; on EFA "NET/OFI").
+k3s RDMA pools (`manifests`: NGC PyTorch, the Network Operator's RDMA device and Multus network) and EKS EFA pools
+(`efa_manifests`: the AWS Deep Learning Containers image with libfabric's EFA provider and aws-ofi-nccl, every EFA
+interface); `for_pool` picks one, `gpufleet verify --level full` runs it.
 
 `python -m gpufleet.nccl_test STACK > examples/nccl-allreduce-rdma.yaml` regenerates the shipped example
 (a test checks the file matches the lab stack).
@@ -17,7 +20,7 @@ import yaml
 
 from gpufleet import labels, versions
 from gpufleet.capacity import pool_capacity
-from gpufleet.node_labels import node_taints
+from gpufleet.node_labels import node_tolerations
 from gpufleet.spec.shape import shaped_pools
 
 NAME = "nccl-allreduce"
@@ -190,8 +193,7 @@ def for_pool(spec, pool) -> tuple[list[dict], str]:
         efa = pool_capacity(pool, platform).advertised.get(labels.EFA_RESOURCE, 0)
         if not efa:
             return [], "the pool's nodes advertise no vpc.amazonaws.com/efa in the plan"
-        tolerations = [{"key": t["key"], "operator": "Equal", "value": t["value"], "effect": t["effect"]}
-                       for t in node_taints(pool, platform)]
+        tolerations = node_tolerations(pool, platform)
         itype = pool.instance_type or (list(pool.instance_types or []) or [None])[0]
         return efa_manifests(pool.name, gpus, efa, itype, {labels.POOL_LABEL: pool.name}, tolerations), ""
     return [], (f"no NCCL check for GPUDirect pools on {platform} yet (gpufleet/nccl_test.py covers k3s RDMA and "

@@ -10,7 +10,7 @@ from typing import Optional
 from gpufleet import labels, nccl_test
 from gpufleet import sharing
 from gpufleet.capacity import capacity
-from gpufleet.node_labels import node_taints
+from gpufleet.node_labels import node_tolerations
 from gpufleet.spec import StackSpec
 from gpufleet.spec.shape import shaped_pools
 
@@ -76,8 +76,7 @@ def targets(stack: str, spec: StackSpec) -> Targets:
     for pool in pools:
         cap = caps.get(pool.name)
         vendor = "amd" if pool.gpu and sharing.is_amd(pool) else "nvidia"
-        tolerations = [{"key": t["key"], "operator": "Equal", "value": t["value"], "effect": t["effect"]}
-                       for t in node_taints(pool, platform)]
+        tolerations = node_tolerations(pool, platform)
         itype = pool.instance_type or (list(pool.instance_types or []) or [None])[0] or pool.machine_type
         rdma_objs, nccl_note = nccl_test.for_pool(spec, pool) if pool.rdma else ([], "")
         out.append(PoolTarget(
@@ -87,4 +86,3 @@ def targets(stack: str, spec: StackSpec) -> Targets:
             rdma_manifests=rdma_objs, nccl_note=nccl_note, capacity=pool.capacity,
         ))
     return Targets(stack, platform, ops, note, out)
-
