@@ -2,7 +2,10 @@
 
 A pod pair (no MPI operator needed): two pods on two nodes of an RDMA pool, each with every GPU of its node
 and the pool's RDMA device, joined by a headless Service; torchrun runs an all-reduce and rank 0 prints the
-bus bandwidth. `NCCL_DEBUG=INFO` shows whether NCCL picked the RDMA transport ("NET/IB").
+bus bandwidth. `NCCL_DEBUG=INFO` shows whether NCCL picked the RDMA transport ("NET/IB"; on EFA "NET/OFI").
+k3s RDMA pools (`manifests`: NGC PyTorch, the Network Operator's RDMA device and Multus network) and EKS EFA pools
+(`efa_manifests`: the AWS Deep Learning Containers image with libfabric's EFA provider and aws-ofi-nccl, every EFA
+interface); `for_pool` picks one, `gpufleet verify --level full` runs it.
 
 `python -m gpufleet.nccl_test STACK > examples/nccl-allreduce-rdma.yaml` regenerates the shipped example
 (a test checks the file matches the lab stack).
@@ -11,10 +14,14 @@ bus bandwidth. `NCCL_DEBUG=INFO` shows whether NCCL picked the RDMA transport ("
 from __future__ import annotations
 
 import sys
+from typing import Optional
 
 import yaml
 
 from gpufleet import labels, versions
+from gpufleet.capacity import pool_capacity
+from gpufleet.node_labels import node_tolerations
+from gpufleet.spec.shape import shaped_pools
 
 NAME = "nccl-allreduce"
 PORT = 29500
@@ -43,6 +50,65 @@ dist.destroy_process_group()
 
 
 def manifests(pool: str, gpus: int, rdma_resource: str, network: str, namespace: str = "default") -> list[dict]:
+    """ConfigMap (the script), headless Service, and the two pods (ranks 0 and 1) on two nodes of a k3s RDMA
+    `pool` (NVIDIA Network Operator: the RDMA device plugin's resource and a Multus network)."""
+    return _pair(
+        pool, gpus, namespace, image=versions.nccl_test_image(),
+        node_selector={labels.POOL_LABEL: pool},
+        tolerations=[{"key": labels.GPU_TAINT_KEY, "operator": "Exists", "effect": labels.GPU_TAINT_EFFECT}],
+        # Multus attaches the pool's RDMA network as a second interface (net1).
+        annotations={"k8s.v1.cni.cncf.io/networks": network},
+        env=[],
+        limits={labels.GPU_RESOURCE: str(gpus), rdma_resource: "1"},
+        requests={labels.GPU_RESOURCE: str(gpus), rdma_resource: "1"},
+        # RDMA pins memory: the pod must be allowed to lock it.
+        security_context={"capabilities": {"add": ["IPC_LOCK"]}},
+    )
+
+
+# EFA pod settings, from the AWS sources the catalog's busbw figures come from (aws-samples/awsome-distributed-training
+# @27b7d49e, micro-benchmarks/nccl-tests: kubernetes/nccl-tests.yaml, the EKS MPIJob for p5.48xlarge, and
+# slurm/nccl-tests.sbatch, which produced the p4de/p5 figures): every EFA interface of the node
+# (vpc.amazonaws.com/efa, "set to the number of EFA adapters per node", README section 'Amazon EKS'), 5120Mi of
+# 2 MiB hugepages and 8000Mi of memory, and the environment below. FI_EFA_USE_DEVICE_RDMA=1 only on the types AWS
+# Deep Learning Containers' own EFA test sets it for (aws/deep-learning-containers v2.4-pt-ec2-2.10.0-tr-py313,
+# test/dlc_tests/container_tests/bin/efa/testEFA: p4d.24xlarge, p4de.24xlarge, p5.48xlarge; "g5.24xlarge ... is not
+# RDMA read supported"): other types keep libfabric's default.
+EFA_ENV = (
+    ("FI_PROVIDER", "efa"),
+    ("FI_EFA_FORK_SAFE", "1"),
+    ("NCCL_BUFFSIZE", "8388608"),
+    ("NCCL_P2P_NET_CHUNKSIZE", "524288"),
+)
+EFA_DEVICE_RDMA_TYPES = frozenset({"p4d.24xlarge", "p4de.24xlarge", "p5.48xlarge"})
+EFA_HUGEPAGES_2MI = "5120Mi"
+EFA_MEMORY_REQUEST = "8000Mi"
+
+
+def efa_manifests(pool: str, gpus: int, efa_interfaces: int, instance_type: Optional[str],
+                  node_selector: dict[str, str], tolerations: list[dict], namespace: str = "default") -> list[dict]:
+    """The same pod pair for an EKS EFA pool: the AWS Deep Learning Containers PyTorch image (libfabric's EFA
+    provider and the aws-ofi-nccl plugin), every GPU and every EFA interface of the node, the pool's node selector
+    and tolerations as its nodes carry them. No extra operator (MPI operator, JobSet) is needed: torchrun's static
+    rendezvous through the headless Service joins the two pods, as on k3s."""
+    env = [{"name": k, "value": v} for k, v in EFA_ENV]
+    if instance_type in EFA_DEVICE_RDMA_TYPES:
+        env.append({"name": "FI_EFA_USE_DEVICE_RDMA", "value": "1"})
+    efa = {labels.EFA_RESOURCE: str(efa_interfaces), "hugepages-2Mi": EFA_HUGEPAGES_2MI}
+    return _pair(
+        pool, gpus, namespace, image=versions.efa_nccl_test_image(),
+        node_selector=dict(node_selector), tolerations=[dict(t) for t in tolerations], annotations={}, env=env,
+        # No memory limit: the AWS sample's 8000Mi limit is sized for one all_reduce_perf process per GPU, while
+        # torchrun starts one Python process with a CUDA context per GPU. Hugepages must be requested as limited.
+        limits={labels.GPU_RESOURCE: str(gpus), **efa},
+        requests={labels.GPU_RESOURCE: str(gpus), **efa, "memory": EFA_MEMORY_REQUEST},
+        security_context=None,
+    )
+
+
+def _pair(pool: str, gpus: int, namespace: str, *, image: str, node_selector: dict[str, str], tolerations: list[dict],
+          annotations: dict[str, str], env: list[dict], limits: dict[str, str], requests: dict[str, str],
+          security_context: Optional[dict]) -> list[dict]:
     """ConfigMap (the script), headless Service, and the two pods (ranks 0 and 1) on two nodes of `pool`."""
     app = {"app.kubernetes.io/name": NAME}
     objs: list[dict] = [
@@ -66,44 +132,42 @@ def manifests(pool: str, gpus: int, rdma_resource: str, network: str, namespace:
             f"torchrun --nnodes=2 --nproc-per-node={gpus} --node-rank={rank} "
             f"--master-addr={NAME}-0.{NAME}.{namespace}.svc.cluster.local --master-port={PORT} /scripts/allreduce.py"
         )
+        metadata: dict = {"name": f"{NAME}-{rank}", "namespace": namespace, "labels": app}
+        if annotations:
+            metadata["annotations"] = dict(annotations)
+        container: dict = {
+            "name": "nccl",
+            "image": image,
+            "command": ["sh", "-c", command],
+            "env": [
+                {"name": "NCCL_DEBUG", "value": "INFO"},
+                {"name": "NCCL_DEBUG_SUBSYS", "value": "INIT,NET"},
+                *[dict(e) for e in env],
+            ],
+            "ports": [{"containerPort": PORT, "name": "rendezvous"}],
+            "resources": {"limits": dict(limits), "requests": dict(requests)},
+        }
+        if security_context:
+            container["securityContext"] = security_context
+        container["volumeMounts"] = [
+            {"name": "scripts", "mountPath": "/scripts"},
+            {"name": "shm", "mountPath": "/dev/shm"},
+        ]
         objs.append({
             "apiVersion": "v1", "kind": "Pod",
-            "metadata": {
-                "name": f"{NAME}-{rank}", "namespace": namespace, "labels": app,
-                # Multus attaches the pool's RDMA network as a second interface (net1).
-                "annotations": {"k8s.v1.cni.cncf.io/networks": network},
-            },
+            "metadata": metadata,
             "spec": {
                 "hostname": f"{NAME}-{rank}",
                 "subdomain": NAME,
                 # A rank that starts before its peer is reachable exits and is restarted.
                 "restartPolicy": "OnFailure",
-                "nodeSelector": {labels.POOL_LABEL: pool},
-                "tolerations": [{"key": labels.GPU_TAINT_KEY, "operator": "Exists", "effect": labels.GPU_TAINT_EFFECT}],
+                "nodeSelector": dict(node_selector),
+                "tolerations": [dict(t) for t in tolerations],
                 # One pod per node: the point is to cross the network.
                 "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
                     "labelSelector": {"matchLabels": app}, "topologyKey": "kubernetes.io/hostname",
                 }]}},
-                "containers": [{
-                    "name": "nccl",
-                    "image": versions.nccl_test_image(),
-                    "command": ["sh", "-c", command],
-                    "env": [
-                        {"name": "NCCL_DEBUG", "value": "INFO"},
-                        {"name": "NCCL_DEBUG_SUBSYS", "value": "INIT,NET"},
-                    ],
-                    "ports": [{"containerPort": PORT, "name": "rendezvous"}],
-                    "resources": {
-                        "limits": {labels.GPU_RESOURCE: str(gpus), rdma_resource: "1"},
-                        "requests": {labels.GPU_RESOURCE: str(gpus), rdma_resource: "1"},
-                    },
-                    # RDMA pins memory: the pod must be allowed to lock it.
-                    "securityContext": {"capabilities": {"add": ["IPC_LOCK"]}},
-                    "volumeMounts": [
-                        {"name": "scripts", "mountPath": "/scripts"},
-                        {"name": "shm", "mountPath": "/dev/shm"},
-                    ],
-                }],
+                "containers": [container],
                 "volumes": [
                     {"name": "scripts", "configMap": {"name": NAME}},
                     {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "16Gi"}},
@@ -113,19 +177,44 @@ def manifests(pool: str, gpus: int, rdma_resource: str, network: str, namespace:
     return objs
 
 
+def for_pool(spec, pool) -> tuple[list[dict], str]:
+    """The check for one RDMA pool of a stack spec, or why there is none: k3s RDMA pools (Network Operator) and EKS
+    EFA pools; GKE GPUDirect pools have none yet."""
+    if not pool.rdma:
+        return [], "not an RDMA pool"
+    platform = spec.cluster.platform
+    gpus = pool.gpus_per_node or 1
+    if platform == "k3s":
+        from gpufleet.components.gpu_stack.network_operator import network_name, pod_resource
+
+        return manifests(pool.name, gpus, pod_resource(pool), network_name(pool), pool.rdma_network.namespace), ""
+    if platform == "eks":
+        # The plan's EFA count per node (gpufleet.capacity: the catalog's EFA interfaces of the pool's type).
+        efa = pool_capacity(pool, platform).advertised.get(labels.EFA_RESOURCE, 0)
+        if not efa:
+            return [], "the pool's nodes advertise no vpc.amazonaws.com/efa in the plan"
+        tolerations = node_tolerations(pool, platform)
+        itype = pool.instance_type or (list(pool.instance_types or []) or [None])[0]
+        return efa_manifests(pool.name, gpus, efa, itype, {labels.POOL_LABEL: pool.name}, tolerations), ""
+    return [], (f"no NCCL check for GPUDirect pools on {platform} yet (gpufleet/nccl_test.py covers k3s RDMA and "
+                f"EKS EFA pools)")
+
+
 def for_stack(spec) -> list[dict]:
-    """The check for the first RDMA pool of a stack spec."""
-    from gpufleet.components.gpu_stack.network_operator import network_name, pod_resource
+    """The check for the first RDMA pool of a stack spec (shaped: GPUs per node filled in from the catalog)."""
+    pool = next((p for p in shaped_pools(spec) if p.rdma), None)
+    objs, why = for_pool(spec, pool) if pool else ([], "the stack has no RDMA pool")
+    if not objs:
+        raise ValueError(why)
+    return objs
 
-    pool = next(p for p in spec.node_pools if p.rdma)
-    return manifests(pool.name, pool.gpus_per_node or 1, pod_resource(pool), network_name(pool), pool.rdma_network.namespace)
 
-
-def render(objs: list[dict]) -> str:
+def render(objs: list[dict], stack: str = "lab") -> str:
+    file = "examples/nccl-allreduce-rdma.yaml" if stack == "lab" else "<this file>"
     header = (
-        "# NCCL all-reduce across two hosts of an RDMA pool. Generated by `python -m gpufleet.nccl_test lab`.\n"
-        "# kubectl apply -f examples/nccl-allreduce-rdma.yaml && kubectl logs -f nccl-allreduce-0\n"
-        "# See docs/rdma.md for what to look for. kubectl delete -f examples/nccl-allreduce-rdma.yaml cleans up.\n"
+        f"# NCCL all-reduce across two hosts of an RDMA pool. Generated by `python -m gpufleet.nccl_test {stack}`.\n"
+        f"# kubectl apply -f {file} && kubectl logs -f nccl-allreduce-0\n"
+        f"# See docs/rdma.md for what to look for. kubectl delete -f {file} cleans up.\n"
     )
     return header + yaml.dump_all(objs, Dumper=_Dumper, sort_keys=False, default_flow_style=False)
 
@@ -152,7 +241,12 @@ def main(argv: list[str]) -> int:
     root = Path(__file__).resolve().parent.parent
     sf = read_stack_file(stack, stack_path(root, stack))
     spec = load_spec(sf.stack, sf.config, sf.secret_keys)
-    sys.stdout.write(render(for_stack(spec)))
+    try:
+        objs = for_stack(spec)
+    except ValueError as exc:
+        sys.stderr.write(f"gpufleet.nccl_test: stack '{stack}': {exc}\n")
+        return 2
+    sys.stdout.write(render(objs, stack))
     return 0
 
 

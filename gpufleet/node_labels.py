@@ -54,3 +54,9 @@ def node_taints(pool: NodePoolSpec, platform: str) -> list[dict[str, str]]:
     if platform == "gke":
         out = [{**t, "value": L.GKE_GPU_TAINT_VALUE} if t["key"] == L.GPU_TAINT_KEY else t for t in out]
     return out
+
+
+def node_tolerations(pool: NodePoolSpec, platform: str) -> list[dict[str, str]]:
+    """Tolerations that match the pool's taints exactly (key, value, effect), for pods that must land on its nodes."""
+    return [{"key": t["key"], "operator": "Equal", "value": t["value"], "effect": t["effect"]}
+            for t in node_taints(pool, platform)]

@@ -197,6 +197,32 @@ def nccl_test_image() -> str:
     return f"{NCCL_TEST_IMAGE_REPOSITORY}:{NCCL_TEST_IMAGE_TAG}"
 
 
+# Image of the NCCL all-reduce check on EKS EFA pools (gpufleet/nccl_test.py efa_manifests): the AWS Deep Learning
+# Containers PyTorch training GPU image for EC2. It must carry libfabric's EFA provider and the aws-ofi-nccl plugin,
+# which NGC PyTorch does not. Sources, aws/deep-learning-containers:
+# - docs/src/data/pytorch-training/2.10-gpu-ec2.yml (main @e0ecedea, read 2026-12-03): tag
+#   "2.10.0-gpu-py313-cu130-ubuntu22.04-ec2", public_registry: true, GA 2026-01-21, end of patching 2027-01-21;
+#   docs/src/utils.py build_public_ecr_uri: public.ecr.aws/deep-learning-containers/<repository>:<tag>, and
+#   docs/get_started/index.md: every DLC image is on ECR Public and pulls without AWS credentials. The public URI is
+#   used so the reference does not depend on the stack's region (the private copies live in a per-region account,
+#   docs/reference/region_availability.md; 763104351884 in us-east-1).
+# - release tag v2.4-pt-ec2-2.10.0-tr-py313 (70d4a81d): pytorch/training/docker/2.10/py3/cu130/Dockerfile.gpu builds
+#   FROM base:13.0.2-gpu-py313-cu130-ubuntu22.04-ec2, whose base/x86_64/gpu/cu130/ubuntu22.04/py313/Dockerfile runs
+#   scripts/install_efa.sh 1.47.0: the EFA installer (libfabric with the efa provider, Open MPI) and a check that
+#   the aws-ofi-nccl plugin /opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so exists; LD_LIBRARY_PATH holds that directory.
+# CUDA 13.0.2 needs driver >= 580.95.05 (gpufleet/catalog/drivers.yaml); the al2023-nvidia and bottlerocket-nvidia
+# AMIs ship R580 (aws_instances.yaml amis). DLC re-publishes security patches under the same tag.
+EFA_NCCL_TEST_IMAGE_REPOSITORY = "public.ecr.aws/deep-learning-containers/pytorch-training"
+EFA_NCCL_TEST_IMAGE_TAG = "2.10.0-gpu-py313-cu130-ubuntu22.04-ec2"
+# The image's CUDA toolkit (base Dockerfile ARGs CUDA_MAJOR/MINOR/PATCH 13/0/2 at the release tag above): checked
+# against the EKS GPU AMIs' drivers (tests/unit/test_nccl_efa.py).
+EFA_NCCL_TEST_IMAGE_CUDA = "13.0.2"
+
+
+def efa_nccl_test_image() -> str:
+    return f"{EFA_NCCL_TEST_IMAGE_REPOSITORY}:{EFA_NCCL_TEST_IMAGE_TAG}"
+
+
 # Image of `gpufleet verify`'s DCGM diagnostics Job (and of its scheduling probe pod): the standalone DCGM image
 # the pinned GPU Operator chart names (gpu-operator values.yaml v26.7.0, `dcgm.repository/image/version`,
 # ../shared/reference/gpu-operator/values-v26.7.0.yaml line 290-292); it ships `dcgmi`.

@@ -223,11 +223,14 @@ class Runner:
         if node_name:
             self.result.checks.append(Check("schedule", pool.name, PASS, f"1 {pool.probe_resource} on {node_name}", round(seconds, 1)))
             return True
-        events = self.core.list_namespaced_event(self.ns, field_selector=f"involvedObject.kind=Pod,involvedObject.name={name}").items
-        last = max(events, key=_event_time, default=None)
-        why = f"last event: {last.reason}: {last.message}" if last else "no scheduling event"
-        self.result.checks.append(Check("schedule", pool.name, FAIL, f"not scheduled within {self.timeout:g}s ({why})", round(seconds, 1)))
+        self.result.checks.append(Check("schedule", pool.name, FAIL, f"not scheduled within {self.timeout:g}s "
+                                        f"({self._last_event(name, self.ns)})", round(seconds, 1)))
         return False
+
+    def _last_event(self, pod: str, ns: str) -> str:
+        events = self.core.list_namespaced_event(ns, field_selector=f"involvedObject.kind=Pod,involvedObject.name={pod}").items
+        last = max(events, key=_event_time, default=None)
+        return f"last event: {last.reason}: {last.message}" if last else "no scheduling event"
 
     def check_capacity(self, pool: PoolTarget) -> None:
         selector = ",".join(f"{k}={v}" for k, v in pool.node_selector.items())
@@ -297,8 +300,7 @@ class Runner:
             self.result.checks.append(Check("nccl", pool.name, SKIP, "runs with --level full"))
             return
         if not pool.rdma_manifests:
-            self.result.checks.append(Check("nccl", pool.name, SKIP,
-                                            f"no NCCL check for RDMA pools on {self.t.platform} yet (gpufleet/nccl_test.py covers k3s)"))
+            self.result.checks.append(Check("nccl", pool.name, SKIP, pool.nccl_note or "no NCCL manifests for this pool"))
             return
         objs = copy.deepcopy(pool.rdma_manifests)
         expected = self.expected.get(pool.instance_type or "")
@@ -318,7 +320,12 @@ class Runner:
 
         phase, seconds = self._wait(finished)
         if phase is None:
-            self.result.checks.append(Check("nccl", pool.name, FAIL, f"all-reduce not finished within {self.timeout:g}s", round(seconds, 1)))
+            # A rank that never got a node (e.g. no hugepages-2Mi or too few EFA interfaces on the nodes) says why.
+            waiting = [p["metadata"]["name"] for p in objs if p["kind"] == "Pod"
+                       and not self.core.read_namespaced_pod(p["metadata"]["name"], ns).spec.node_name]
+            why = f" ({waiting[0]} not scheduled, {self._last_event(waiting[0], ns)})" if waiting else ""
+            self.result.checks.append(Check("nccl", pool.name, FAIL, f"all-reduce not finished within {self.timeout:g}s{why}",
+                                            round(seconds, 1)))
             return
         log = self._pod_log(name, ns)
         found = busbw_at(log, size)

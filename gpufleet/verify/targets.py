@@ -7,10 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from gpufleet import labels
+from gpufleet import labels, nccl_test
 from gpufleet import sharing
 from gpufleet.capacity import capacity
-from gpufleet.node_labels import node_taints
+from gpufleet.node_labels import node_tolerations
 from gpufleet.spec import StackSpec
 from gpufleet.spec.shape import shaped_pools
 
@@ -36,7 +36,8 @@ class PoolTarget:
     rdma: bool
     instance_type: Optional[str]
     capacity: str = "on-demand"  # the pool's capacity type (spec): queued pools scale only via ProvisioningRequests
-    rdma_manifests: list[dict] = field(default_factory=list)  # gpufleet.nccl_test pods (k3s RDMA pools)
+    rdma_manifests: list[dict] = field(default_factory=list)  # gpufleet.nccl_test pods (k3s RDMA, EKS EFA pools)
+    nccl_note: str = ""  # why an RDMA pool has no NCCL manifests (reported as the nccl check's skip reason)
 
     @property
     def probe_resource(self) -> str:
@@ -75,20 +76,13 @@ def targets(stack: str, spec: StackSpec) -> Targets:
     for pool in pools:
         cap = caps.get(pool.name)
         vendor = "amd" if pool.gpu and sharing.is_amd(pool) else "nvidia"
-        tolerations = [{"key": t["key"], "operator": "Equal", "value": t["value"], "effect": t["effect"]}
-                       for t in node_taints(pool, platform)]
+        tolerations = node_tolerations(pool, platform)
         itype = pool.instance_type or (list(pool.instance_types or []) or [None])[0] or pool.machine_type
-        rdma_objs: list[dict] = []
-        if pool.rdma and platform == "k3s":
-            from gpufleet import nccl_test
-            from gpufleet.components.gpu_stack.network_operator import network_name, pod_resource
-
-            rdma_objs = nccl_test.manifests(pool.name, pool.gpus_per_node or 1, pod_resource(pool),
-                                            network_name(pool), pool.rdma_network.namespace)
+        rdma_objs, nccl_note = nccl_test.for_pool(spec, pool) if pool.rdma else ([], "")
         out.append(PoolTarget(
             name=pool.name, vendor=vendor, node_selector={labels.POOL_LABEL: pool.name}, tolerations=tolerations,
             advertised=dict(cap.advertised) if cap else {}, gpus_per_node=pool.gpus_per_node or 1,
             shared=bool(cap and cap.shared), mig=pool.sharing.mode == "mig", rdma=pool.rdma, instance_type=itype,
-            rdma_manifests=rdma_objs, capacity=pool.capacity,
+            rdma_manifests=rdma_objs, nccl_note=nccl_note, capacity=pool.capacity,
         ))
     return Targets(stack, platform, ops, note, out)

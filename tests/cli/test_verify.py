@@ -22,8 +22,14 @@ from gpufleet import labels  # noqa: E402
 from gpufleet.cli import main  # noqa: E402
 
 LAB_POOLS = ("l4-shared", "h100-mig", "a100-rdma")
+EFA_POOLS = ("p5", "p4d")  # stacks/Pulumi.p5-efa.yaml
+GKE_POOLS = ("h100-train",)  # stacks/Pulumi.prod-gke.yaml (GPUDirect)
 ADVERTISED = {"l4-shared": {"nvidia.com/gpu": "16"}, "h100-mig": {"nvidia.com/mig-1g.10gb": "56"},
-              "a100-rdma": {"nvidia.com/gpu": "8"}}
+              "a100-rdma": {"nvidia.com/gpu": "8"},
+              # The catalog's EFA interfaces per type (aws_instances.yaml): p5.48xlarge 32, p4d.24xlarge 4.
+              "p5": {"nvidia.com/gpu": "8", "vpc.amazonaws.com/efa": "32"},
+              "p4d": {"nvidia.com/gpu": "8", "vpc.amazonaws.com/efa": "4"},
+              "h100-train": {"nvidia.com/gpu": "8"}}
 
 
 class FakeCluster:
@@ -37,6 +43,7 @@ class FakeCluster:
         self.diag_fails: set[str] = set()
         self.busbw = 180.0
         self.nccl_log: Optional[str] = None  # rank 0's log, when a test gives a real all_reduce_perf table
+        self.nccl_phase: Optional[str] = "Succeeded"  # rank 0's end phase; None: the NCCL pods never get a node
         self.refuse = ""  # name prefix whose create answers 409 Conflict
         self.gone = False  # the server cuts every request off (it "died")
         self.allocatable = {k: dict(v) for k, v in ADVERTISED.items()}
@@ -88,7 +95,9 @@ class FakeCluster:
             pod = json.loads(json.dumps(self.objects[path]))
             name = m.group(2)
             if name.startswith("nccl-allreduce"):
-                pod["status"] = {"phase": "Succeeded"}
+                pod["status"] = {"phase": self.nccl_phase or "Pending"}
+                if self.nccl_phase:
+                    pod["spec"]["nodeName"] = f"{name}-node"
             elif _pool_of(name) not in self.unschedulable:
                 pod["spec"]["nodeName"] = f"{_pool_of(name)}-node-1"
             return pod
@@ -96,7 +105,7 @@ class FakeCluster:
 
 
 def _pool_of(name: str) -> str:
-    return next(p for p in LAB_POOLS if f"-{p}-" in name)
+    return next(p for p in LAB_POOLS + EFA_POOLS + GKE_POOLS if f"-{p}-" in name)
 
 
 def _handler(cluster: FakeCluster):
@@ -436,3 +445,135 @@ def test_api_server_lost_mid_run_exits_2_naming_the_leftovers(cluster, capsys, m
     assert err.endswith("; some objects could not be deleted: kubectl delete pods,jobs,configmaps,services -A "
                         "-l gpufleet.io/verify=" + err.rsplit("=", 1)[1])
     assert any(m == "DELETE" for m, _, _ in cluster.requests)  # it tried
+
+
+# ---------- EKS EFA pools (stacks/Pulumi.p5-efa.yaml): the all-reduce in the AWS DLC image, compared with the
+# catalog's p5.48xlarge figure (487.09 GB/s at 16 GiB, gpufleet/catalog/nccl_busbw.yaml) ----------
+
+P5_SIZE = 17179869184
+
+
+def _script_log(size: int, busbw: float) -> str:
+    """What gpufleet's all-reduce (gpufleet/nccl_test.py SCRIPT) prints on rank 0, after NCCL's INFO lines."""
+    return ("nccl-allreduce-0:1:1 [0] NCCL INFO NET/OFI Selected provider is efa\n"
+            "nccl-allreduce-0:1:1 [0] NCCL INFO Using network Libfabric\n"
+            f"all_reduce {size} bytes over 16 GPUs: 66.10 ms, algbw 259.9 GB/s, busbw {busbw} GB/s\n")
+
+
+def _run_efa(cluster, capsys, pool: str, *extra) -> tuple[int, dict]:
+    rc = main(["verify", "p5-efa", "--kubeconfig", cluster.kubeconfig, "--format", "json", "--pools", pool,
+               "--level", "full", *extra])
+    captured = capsys.readouterr()
+    assert rc != 2, captured.err
+    return rc, json.loads(captured.out)
+
+
+def _nccl_objects(cluster) -> dict[str, dict]:
+    return {k.rsplit("/", 2)[-2] + "/" + k.rsplit("/", 1)[-1]: v for k, v in cluster.objects.items() if "/nccl-allreduce" in k}
+
+
+@pytest.mark.parametrize("measured, status, detail", [
+    (487.09, "pass", f"busbw 487.09 GB/s at {P5_SIZE} bytes, 100% of the expected 487.09 GB/s (fails below 80%)"),
+    (389.7, "pass", f"busbw 389.7 GB/s at {P5_SIZE} bytes, 80% of the expected 487.09 GB/s (fails below 80%)"),
+    (389.6, "fail", f"busbw 389.6 GB/s at {P5_SIZE} bytes, 80% of the expected 487.09 GB/s (fails below 80%)"),
+    (250.0, "fail", f"busbw 250 GB/s at {P5_SIZE} bytes, 51% of the expected 487.09 GB/s (fails below 80%)"),
+])
+def test_p5_efa_pool_runs_the_all_reduce_against_the_catalog_figure(cluster, capsys, measured, status, detail):
+    from gpufleet import versions
+    from tests.k8s_validate import validate_strict
+
+    cluster.nccl_log = _script_log(P5_SIZE, measured)
+    rc, report = _run_efa(cluster, capsys, "p5")
+    nccl = next(c for c in report["checks"] if c["check"] == "nccl")
+    assert (nccl["target"], nccl["status"], nccl["detail"]) == ("p5", status, detail)
+    assert rc == (0 if status == "pass" else 1)
+    objs = _nccl_objects(cluster)
+    assert set(objs) == {"configmaps/nccl-allreduce", "services/nccl-allreduce", "pods/nccl-allreduce-0",
+                         "pods/nccl-allreduce-1"}
+    for rank in (0, 1):
+        spec = objs[f"pods/nccl-allreduce-{rank}"]["spec"]
+        c = spec["containers"][0]
+        assert c["image"] == versions.efa_nccl_test_image()
+        assert c["image"] == "public.ecr.aws/deep-learning-containers/pytorch-training:2.10.0-gpu-py313-cu130-ubuntu22.04-ec2"
+        # Every GPU and every EFA interface of a p5.48xlarge (32), the AWS sample's hugepages; no Multus network.
+        assert c["resources"]["limits"] == {"nvidia.com/gpu": "8", "vpc.amazonaws.com/efa": "32", "hugepages-2Mi": "5120Mi"}
+        assert c["resources"]["requests"] == {**c["resources"]["limits"], "memory": "8000Mi"}
+        env = {e["name"]: e["value"] for e in c["env"]}
+        assert env == {"NCCL_DEBUG": "INFO", "NCCL_DEBUG_SUBSYS": "INIT,NET", "FI_PROVIDER": "efa", "FI_EFA_FORK_SAFE": "1",
+                       "NCCL_BUFFSIZE": "8388608", "NCCL_P2P_NET_CHUNKSIZE": "524288", "FI_EFA_USE_DEVICE_RDMA": "1",
+                       "NCCL_TEST_BYTES": str(P5_SIZE)}
+        assert spec["nodeSelector"] == {labels.POOL_LABEL: "p5"}
+        assert spec["tolerations"] == [{"key": "nvidia.com/gpu", "operator": "Equal", "value": "true", "effect": "NoSchedule"}]
+        assert "annotations" not in objs[f"pods/nccl-allreduce-{rank}"]["metadata"]
+        assert f"--node-rank={rank}" in c["command"][2] and "--nproc-per-node=8" in c["command"][2]
+    # What verify sent validates strictly at the stack's Kubernetes version (1.34).
+    for obj in objs.values():
+        validate_strict(obj, "1.34")
+    assert sorted(_deletes(cluster)) == sorted(_posts(cluster))
+    assert all(obj["metadata"]["labels"][labels.VERIFY_RUN_LABEL] == report["runId"] for obj in cluster.objects.values())
+
+
+def test_p4d_efa_pool_is_measured_without_a_figure(cluster, capsys):
+    # p4d.24xlarge has no sourced figure (the source measured p4de): measured at the script's default size, skipped.
+    cluster.nccl_log = _script_log(1 << 30, 71.5)
+    rc, report = _run_efa(cluster, capsys, "p4d")
+    assert rc == 0
+    nccl = next(c for c in report["checks"] if c["check"] == "nccl")
+    assert (nccl["status"], nccl["detail"]) == ("skip", "busbw 71.5 GB/s; no expected figure for p4d.24xlarge in the catalog")
+    c = _nccl_objects(cluster)["pods/nccl-allreduce-0"]["spec"]["containers"][0]
+    assert c["resources"]["limits"]["vpc.amazonaws.com/efa"] == "4"
+    env = {e["name"]: e["value"] for e in c["env"]}
+    assert env["FI_EFA_USE_DEVICE_RDMA"] == "1" and "NCCL_TEST_BYTES" not in env
+    assert sorted(_deletes(cluster)) == sorted(_posts(cluster))
+
+
+def test_efa_all_reduce_that_fails_is_a_failure_and_cleaned_up(cluster, capsys):
+    cluster.nccl_phase = "Failed"
+    cluster.nccl_log = "nccl-allreduce-0:1:1 [0] NCCL WARN NET/OFI Failed to initialize rdma protocol\n"
+    rc, report = _run_efa(cluster, capsys, "p5")
+    assert rc == 1
+    nccl = next(c for c in report["checks"] if c["check"] == "nccl")
+    assert (nccl["status"], nccl["detail"]) == ("fail", f"all-reduce failed, no bus bandwidth at {P5_SIZE} bytes in the log")
+    assert sorted(_deletes(cluster)) == sorted(_posts(cluster))
+
+
+def test_efa_ranks_that_never_schedule_time_out_with_the_reason(cluster, capsys):
+    cluster.nccl_phase = None  # e.g. nodes without hugepages-2Mi: the ranks stay Pending
+    rc, report = _run_efa(cluster, capsys, "p5", "--timeout", "0.3")
+    assert rc == 1
+    nccl = next(c for c in report["checks"] if c["check"] == "nccl")
+    assert nccl["status"] == "fail"
+    assert nccl["detail"] == ("all-reduce not finished within 0.3s (nccl-allreduce-0 not scheduled, last event: "
+                              "NotTriggerScaleUp: pod didn't trigger scale-up: 1 max node group size reached)")
+    assert sorted(_deletes(cluster)) == sorted(_posts(cluster))
+    assert {p.rsplit("/", 1)[-1] for p in _deletes(cluster) if "nccl" in p} == {
+        "nccl-allreduce", "nccl-allreduce-0", "nccl-allreduce-1"} and sum("nccl" in p for p in _deletes(cluster)) == 4
+
+
+def test_interrupt_during_the_efa_all_reduce_deletes_its_objects(cluster, capsys, monkeypatch):
+    from gpufleet.verify import run
+
+    cluster.nccl_phase = None
+    real_sleep = run.time.sleep
+
+    def sleep(seconds):
+        if any("/nccl-allreduce-1" in k for k in cluster.objects):  # waiting on the all-reduce
+            raise KeyboardInterrupt
+        real_sleep(0)
+
+    monkeypatch.setattr(run.time, "sleep", sleep)
+    rc, report = _run_efa(cluster, capsys, "p5", "--timeout", "30")
+    assert rc == 1 and report["interrupted"] is True
+    assert any("nccl-allreduce" in p for p in _posts(cluster))
+    assert sorted(_deletes(cluster)) == sorted(_posts(cluster))
+
+
+def test_gke_gpudirect_pool_skips_nccl_with_its_reason(cluster, capsys):
+    rc = main(["verify", "prod-gke", "--kubeconfig", cluster.kubeconfig, "--pools", "h100-train", "--level", "full",
+               "--format", "json", "--timeout", "0.2"])
+    report = json.loads(capsys.readouterr().out)
+    nccl = next(c for c in report["checks"] if c["check"] == "nccl")
+    assert (nccl["status"], nccl["detail"]) == (
+        "skip", "no NCCL check for GPUDirect pools on gke yet (gpufleet/nccl_test.py covers k3s RDMA and EKS EFA pools)")
+    assert not any("nccl" in p for p in _posts(cluster))
+    assert rc == 0 and report["ok"] is True
