@@ -155,10 +155,10 @@ DCGM_EXPORTER_REFERENCE = "4.5.3-4.8.2"
 # tag v1.36.0 (commit 19d58b0eded3a60a999ad0ffa8d69deed0bc94d0, 2026-07-11; version.txt "v1.36.0"; v1.37.0-alpha.1 is
 # a pre-release). The release process (docs/release_process.md at the tag) promotes the image built from the tag to
 # registry.k8s.io/node-problem-detector/node-problem-detector:<tag>. Upstream's own deployment/node-problem-detector.yaml
-# at that tag still names v0.8.19 (not bumped since); the kubernetes/k8s.io promoter file in our index
-# (registry.k8s.io/images/k8s-staging-npd/images.yaml) is an older copy that ends at v0.8.20, so the promotion of
-# v1.36.0 is not confirmed from a first-party file here (third-party repositories pull v1.35.x and v1.36.0 from
-# registry.k8s.io).
+# at that tag still names v0.8.19 (not bumped since). The promotion to registry.k8s.io is kubernetes/k8s.io pull
+# request 9707, "Promote node-problem-detector v1.34.4, v1.35.3, v1.36.0" (merged 2026-07-11; staging digest of
+# v1.36.0 sha256:b4db5a168c5f6192c3fb3d650920d192d83776598fcdfcc092d16ca8dc9213ff); the promoter file copy in our
+# code index (registry.k8s.io/images/k8s-staging-npd/images.yaml) predates it and ends at v0.8.20.
 NODE_PROBLEM_DETECTOR_IMAGE = "registry.k8s.io/node-problem-detector/node-problem-detector:v1.36.0"
 
 # NVIDIA Network Operator (RDMA on k3s pools). NGC publishes the chart as v<Chart.yaml version>. The
