@@ -18,7 +18,7 @@ from typing import Optional
 
 import yaml
 
-from gpufleet import labels, versions
+from gpufleet import labels, nccl_gke, versions
 from gpufleet.capacity import pool_capacity
 from gpufleet.node_labels import node_tolerations
 from gpufleet.spec.shape import shaped_pools
@@ -178,8 +178,8 @@ def _pair(pool: str, gpus: int, namespace: str, *, image: str, node_selector: di
 
 
 def for_pool(spec, pool) -> tuple[list[dict], str]:
-    """The check for one RDMA pool of a stack spec, or why there is none: k3s RDMA pools (Network Operator) and EKS
-    EFA pools; GKE GPUDirect pools have none yet."""
+    """The check for one RDMA pool of a stack spec, or why there is none: k3s RDMA pools (Network Operator), EKS
+    EFA pools, GKE GPUDirect-TCPX/TCPXO pools (gpufleet/nccl_gke.py); GKE GPUDirect-RDMA pools have none yet."""
     if not pool.rdma:
         return [], "not an RDMA pool"
     platform = spec.cluster.platform
@@ -196,8 +196,21 @@ def for_pool(spec, pool) -> tuple[list[dict], str]:
         tolerations = node_tolerations(pool, platform)
         itype = pool.instance_type or (list(pool.instance_types or []) or [None])[0]
         return efa_manifests(pool.name, gpus, efa, itype, {labels.POOL_LABEL: pool.name}, tolerations), ""
-    return [], (f"no NCCL check for GPUDirect pools on {platform} yet (gpufleet/nccl_test.py covers k3s RDMA and "
-                f"EKS EFA pools)")
+    if platform == "gke":
+        from gpufleet.catalog import gcp as gcp_catalog
+
+        direct = gcp_catalog.machine(pool.machine_type).gpudirect if pool.machine_type else None
+        if direct is None:
+            return [], f"{pool.machine_type} has no GPUDirect networking in the catalog"
+        if direct.kind not in nccl_gke.KINDS:
+            # Google's GPUDirect-RDMA test (gpudirect-rdma/nccl-test.yaml @2c776f7e) is driven by kubectl exec
+            # through the gIB image's own scripts; gpufleet has not sourced a self-running form of it yet.
+            return [], (f"no NCCL check for GPUDirect-{direct.kind} pools on gke yet (gpufleet/nccl_gke.py covers "
+                        f"GPUDirect-TCPX and GPUDirect-TCPXO pools)")
+        tolerations = node_tolerations(pool, platform)
+        return nccl_gke.manifests(NAME, direct.kind, pool.name, gpus, direct.networks, {labels.POOL_LABEL: pool.name},
+                                  tolerations), ""
+    return [], f"no NCCL check for RDMA pools on {platform}"
 
 
 def for_stack(spec) -> list[dict]:
