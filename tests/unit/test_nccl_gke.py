@@ -1,0 +1,130 @@
+"""Unit tests: the NCCL all-reduce `gpufleet verify --level full` runs on GKE GPUDirect-TCPX/TCPXO pools
+(gpufleet/nccl_gke.py). The pods name the pool's networks exactly as components/gke creates them (checked against
+the plan, so the two cannot drift), carry Google's annotations, volumes and images per kind, and GPUDirect-RDMA pools
+say why they have none."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from gpufleet import nccl_gke, nccl_test, verify, versions
+from gpufleet.catalog import gcp
+from gpufleet.spec import load_spec
+from tests.helpers import by_type, example, example_config, load_config, planned
+
+POOLS = {"prod-gke": ("h100-train", "TCPX"), "dws-gke": ("a3mega-queued", "TCPXO")}
+
+
+def _target(stack: str, pool: str):
+    sf = example(stack)
+    return next(p for p in verify.targets(stack, load_spec(sf.stack, sf.config, sf.secret_keys)).pools if p.name == pool)
+
+
+def _pods(objs: list[dict]) -> list[dict]:
+    return [o for o in objs if o["kind"] == "Pod"]
+
+
+@pytest.mark.parametrize("stack", sorted(POOLS))
+def test_pods_attach_the_networks_the_plan_creates_for_the_pool_in_nic_order(stack):
+    pool, kind = POOLS[stack]
+    target = _target(stack, pool)
+    assert target.nccl_note == "" and [o["kind"] for o in target.rdma_manifests] == ["Service", "Pod", "Pod"]
+    plan = planned(stack)
+    params = {r.inputs["metadata"]["name"]: r.inputs["spec"] for r in
+              by_type(plan, "kubernetes:networking.gke.io/v1:GKENetworkParamSet")}
+    networks = {r.inputs["metadata"]["name"]: r.inputs["spec"] for r in by_type(plan, "kubernetes:networking.gke.io/v1:Network")}
+    node_pool = next(r for r in by_type(plan, "gcp:container/nodePool:NodePool") if r.name == f"{stack}-pool-{pool}-pool")
+    nics = node_pool.inputs["networkConfig"]["additionalNodeNetworkConfigs"]
+    assert len(nics) == gcp.machine(target.instance_type).gpudirect.networks
+    for pod in _pods(target.rdma_manifests):
+        ifaces = json.loads(pod["metadata"]["annotations"]["networking.gke.io/interfaces"])
+        assert ifaces[0] == {"interfaceName": "eth0", "network": "default"}
+        assert pod["metadata"]["annotations"]["networking.gke.io/default-interface"] == "eth0"
+        # eth<i+1> is the Network whose GKENetworkParamSet is the node pool's i-th additional NIC.
+        for i, iface in enumerate(ifaces[1:]):
+            assert iface["interfaceName"] == f"eth{i + 1}"
+            network = networks[iface["network"]]
+            assert network["type"] == "Device"
+            param = params[network["parametersRef"]["name"]]
+            assert (param["vpc"], param["vpcSubnet"], param["deviceMode"]) == (
+                nics[i]["network"], nics[i]["subnetwork"], "NetDevice")
+        assert len(ifaces) == len(nics) + 1
+        # Every pool-prefixed Network of the plan is attached.
+        assert {i["network"] for i in ifaces[1:]} == {n for n in networks if n.startswith(f"{pool}-")}
+
+
+@pytest.mark.parametrize("stack", sorted(POOLS))
+def test_pods_carry_google_images_devices_and_the_pools_scheduling(stack):
+    pool, kind = POOLS[stack]
+    target = _target(stack, pool)
+    images = versions.GKE_GPUDIRECT_TEST_IMAGES[kind]
+    for rank, pod in enumerate(_pods(target.rdma_manifests)):
+        spec, ann = pod["spec"], pod["metadata"]["annotations"]
+        daemon, test = spec["initContainers"][0], spec["containers"][0]
+        assert daemon["name"] == {"TCPX": "tcpx-daemon", "TCPXO": "tcpxo-daemon"}[kind]
+        devices = ann[f"devices.gke.io/container.{daemon['name']}"].splitlines()
+        assert devices[:10] == [f"- path: /dev/nvidia{i}" for i in range(8)] + ["- path: /dev/nvidiactl", "- path: /dev/nvidia-uvm"]
+        assert devices[10:] == (["- path: /dev/dmabuf_import_helper"] if kind == "TCPXO" else [])
+        assert (daemon["image"], test["image"]) == (images["rxdm"], images["nccl-test"])
+        assert test["resources"]["limits"] == {"nvidia.com/gpu": str(target.gpus_per_node)} == {"nvidia.com/gpu": "8"}
+        assert spec["nodeSelector"] == target.node_selector and spec["tolerations"] == target.tolerations
+        mounted = {m["name"] for c in (daemon, test) for m in c["volumeMounts"]}
+        assert mounted == {v["name"] for v in spec["volumes"]}
+        assert pod["metadata"]["name"] == f"nccl-allreduce-{rank}"
+    if kind == "TCPX":
+        # TCPX's run-nccl.sh comes from the nccl-configmap gpufleet applies with the plugin installer.
+        assert "nccl-config" in versions.GKE_GPUDIRECT_MANIFESTS["TCPX"]
+        vols = {v["name"]: v for v in _pods(target.rdma_manifests)[0]["spec"]["volumes"]}
+        assert vols["config-volume"]["configMap"]["name"] == "nccl-configmap"
+
+
+def test_images_share_the_plugin_release_of_the_installers_commit():
+    # The NCCL test image must carry the plugin version the installer puts on the nodes (gpudirect-tcpxo/README.md).
+    assert versions.GKE_GPUDIRECT_TEST_IMAGES["TCPX"]["nccl-test"].endswith("/gpudirect-tcpx/nccl-plugin-gpudirecttcpx-dev:v3.1.9")
+    assert "fee883360a660f71ba07478db95d5c1325322f77" in versions.GKE_GPUDIRECT_MANIFESTS["TCPX"]["nccl-installer"]
+    assert versions.GKE_GPUDIRECT_TEST_IMAGES["TCPXO"]["nccl-test"].endswith("/gpudirect-tcpxo/nccl-plugin-gpudirecttcpx-dev:v1.0.14")
+    assert "bd4a7491672b48dfec28f3679b679a614f6cbbc7" in versions.GKE_GPUDIRECT_MANIFESTS["TCPXO"]["nccl-installer"]
+
+
+@pytest.mark.parametrize("kind, fragment", [
+    ("TCPX", '/scripts/run-nccl.sh all_reduce_perf "${LD_LIBRARY_PATH}" 8 eth1,eth2,eth3,eth4 "$SIZE" "$SIZE" 2'),
+    ("TCPXO", 'DATA_MIN="$SIZE" DATA_MAX="$SIZE" GPU_PER_NODE=8 BENCHMARK=all_reduce_perf NHOSTS=2'),
+])
+def test_rank0_runs_all_reduce_perf_at_the_checks_size_after_googles_setup(kind, fragment):
+    objs = nccl_gke.manifests("nccl-allreduce", kind, "p", 8, 4 if kind == "TCPX" else 8, {"a": "b"}, [])
+    script = objs[1]["spec"]["containers"][0]["command"][2]
+    hosts = "nccl-allreduce-0.nccl-allreduce.default.svc.cluster.local nccl-allreduce-1.nccl-allreduce.default.svc.cluster.local"
+    lines = script.splitlines()
+    assert lines.index(f"/scripts/init_ssh.sh {hosts}") < lines.index(
+        f"cd /scripts && /scripts/gen_hostfiles.sh {hosts} && cd /") < len(lines) - 1
+    assert 'SIZE="${NCCL_TEST_BYTES:-1073741824}"' in lines and fragment in script
+    assert lines[-1].startswith(fragment.split(" ")[0])
+    assert objs[2]["spec"]["containers"][0]["command"][2] == "service ssh restart\nsleep infinity\n"
+    # The Service resolves both ranks by hostname.subdomain before they are Ready.
+    assert objs[0]["spec"]["publishNotReadyAddresses"] is True and objs[0]["spec"]["clusterIP"] == "None"
+
+
+def test_gpudirect_rdma_pools_have_no_check_and_say_why():
+    config = copy.deepcopy(example_config("prod-gke"))
+    gke = config["gpufleet:cluster"]["gke"]
+    gke["storage"] = {**gke.get("storage", {}), "defaultDiskType": "hyperdisk-balanced"}
+    gke["systemPool"] = {**gke.get("systemPool", {}), "machineType": "c3-standard-4"}
+    config["gpufleet:nodePools"] = [{"name": "ultra", "machineType": "a3-ultragpu-8g", "rdma": True, "maxNodes": 2,
+                                     "gke": {"zones": ["us-central1-b"]}}]
+    spec = load_config(config)
+    objs, why = nccl_test.for_pool(spec, spec.node_pools[0])
+    assert objs == []
+    assert why == ("no NCCL check for GPUDirect-RDMA pools on gke yet (gpufleet/nccl_gke.py covers GPUDirect-TCPX and "
+                   "GPUDirect-TCPXO pools)")
+
+
+def test_the_generator_writes_the_tcpx_pair_for_prod_gke(capsys):
+    sf = example("prod-gke")
+    spec = load_spec(sf.stack, sf.config, sf.secret_keys)
+    assert nccl_test.for_stack(spec) == _target("prod-gke", "h100-train").rdma_manifests
+    assert nccl_test.main(["prod-gke"]) == 0
+    out = capsys.readouterr().out
+    assert "devices.gke.io/container.tcpx-daemon" in out and "h100-train-vpc-3" in out
