@@ -5,7 +5,8 @@ and the pool's RDMA device, joined by a headless Service; torchrun runs an all-r
 bus bandwidth. `NCCL_DEBUG=INFO` shows whether NCCL picked the RDMA transport ("NET/IB"; on EFA "NET/OFI").
 k3s RDMA pools (`manifests`: NGC PyTorch, the Network Operator's RDMA device and Multus network) and EKS EFA pools
 (`efa_manifests`: the AWS Deep Learning Containers image with libfabric's EFA provider and aws-ofi-nccl, every EFA
-interface); `for_pool` picks one, `gpufleet verify --level full` runs it.
+interface); on GKE GPUDirect-TCPX/TCPXO pools Google's own two-pod test with rank 0 running nccl-tests
+all_reduce_perf (gpufleet/nccl_gke.py). `for_pool` picks one, `gpufleet verify --level full` runs it.
 
 `python -m gpufleet.nccl_test STACK > examples/nccl-allreduce-rdma.yaml` regenerates the shipped example
 (a test checks the file matches the lab stack).
