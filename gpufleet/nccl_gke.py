@@ -37,6 +37,9 @@ from gpufleet import labels, versions
 # Where Google's manifests mount the GKE-installed NVIDIA libraries, and the GPU device nodes they inject into rxdm.
 NVIDIA_LIB_HOST = "/home/kubernetes/bin/nvidia/lib64"
 NVIDIA_LIB = "/usr/local/nvidia/lib64"
+# Readiness of each rank: its sshd runs. Google's test containers start it with `service ssh restart` (the images'
+# SysV init script), whose `status` action exits 0 while the daemon runs.
+SSHD_READY = {"exec": {"command": ["service", "ssh", "status"]}, "periodSeconds": 5}
 DEFAULT_BYTES = 1 << 30  # the size gpufleet's own all-reduce measures without a figure (gpufleet/nccl_test.py SCRIPT)
 
 
@@ -131,7 +134,7 @@ def _run_script(kind: str, hosts: list[str], gpus: int, networks: int) -> str:
         "set -e",
         setup,
         "service ssh restart",
-        # Rank 1 must resolve (its pod exists) before init_ssh.sh reaches it.
+        # Rank 1's name resolves once its sshd runs (the Service publishes Ready ranks only).
         f"until getent hosts {hosts[1]} >/dev/null; do sleep 5; done",
         f"/scripts/init_ssh.sh {h}",
         f"cd /scripts && /scripts/gen_hostfiles.sh {h} && cd /",
@@ -159,9 +162,10 @@ def manifests(name: str, kind: str, pool: str, gpus: int, networks: int, node_se
     objs: list[dict] = [{
         "apiVersion": "v1", "kind": "Service",
         "metadata": {"name": name, "namespace": namespace, "labels": app},
-        # mpirun reaches rank 1 over ssh on eth0 by this name, before either pod is Ready.
-        "spec": {"clusterIP": "None", "publishNotReadyAddresses": True, "selector": app,
-                 "ports": [{"name": "ssh", "port": 22}]},
+        # No ports, as Google's Services: only the ranks' DNS names matter (hostname.subdomain). Ready addresses
+        # only: a rank is published once its sshd runs (SSHD_READY), so rank 0 never reaches a peer that cannot
+        # answer yet (its image may still be pulling while its pod already has an address).
+        "spec": {"clusterIP": "None", "selector": app},
     }]
     for rank in (0, 1):
         command = _run_script(kind, hosts, gpus, networks) if rank == 0 else "service ssh restart\nsleep infinity\n"
@@ -180,6 +184,7 @@ def manifests(name: str, kind: str, pool: str, gpus: int, networks: int, node_se
             "command": ["/bin/sh", "-c", command],
             "env": [{"name": n, "value": v} for n, v in k.test_env],
             "resources": {"limits": {labels.GPU_RESOURCE: str(gpus)}, "requests": {labels.GPU_RESOURCE: str(gpus)}},
+            "readinessProbe": json.loads(json.dumps(SSHD_READY)),
             "volumeMounts": [{"name": v, "mountPath": p} for v, p in k.test_mounts],
         }
         if k.test_caps:

@@ -103,8 +103,13 @@ def test_rank0_runs_all_reduce_perf_at_the_checks_size_after_googles_setup(kind,
     assert 'SIZE="${NCCL_TEST_BYTES:-1073741824}"' in lines and fragment in script
     assert lines[-1].startswith(fragment.split(" ")[0])
     assert objs[2]["spec"]["containers"][0]["command"][2] == "service ssh restart\nsleep infinity\n"
-    # The Service resolves both ranks by hostname.subdomain before they are Ready.
-    assert objs[0]["spec"]["publishNotReadyAddresses"] is True and objs[0]["spec"]["clusterIP"] == "None"
+    # The Service publishes a rank's hostname.subdomain once its sshd runs (Ready), and rank 0 waits for rank 1's.
+    assert objs[0]["spec"] == {"clusterIP": "None", "selector": {"app.kubernetes.io/name": "nccl-allreduce"}}
+    assert lines.index("until getent hosts nccl-allreduce-1.nccl-allreduce.default.svc.cluster.local >/dev/null; "
+                       "do sleep 5; done") < lines.index(f"/scripts/init_ssh.sh {hosts}")
+    for pod in objs[1:]:
+        assert pod["spec"]["containers"][0]["readinessProbe"] == {"exec": {"command": ["service", "ssh", "status"]},
+                                                                   "periodSeconds": 5}
 
 
 def test_gpudirect_rdma_pools_have_no_check_and_say_why():
