@@ -1,5 +1,5 @@
-"""The NCCL all-reduce check on GKE GPUDirect pools: GPUDirect-TCPX (a3-highgpu-8g) and GPUDirect-TCPXO
-(a3-megagpu-8g).
+"""The NCCL all-reduce check on GKE GPUDirect pools: GPUDirect-TCPX (a3-highgpu-8g), GPUDirect-TCPXO
+(a3-megagpu-8g) and GPUDirect-RDMA (gIB: a3-ultragpu-8g, a4-highgpu-8g).
 
 Google's own NCCL test for these pools (GoogleCloudPlatform/container-engine-accelerators, gpudirect-tcpx/
 nccl-test-latest.yaml @fee88336 and gpudirect-tcpxo/nccl-test-latest.yaml @bd4a7491, the commits whose NCCL plugin
@@ -19,6 +19,12 @@ and rank 1 serves sshd until verify deletes it:
   BENCHMARK value and reads the message range from DATA_MIN/DATA_MAX and the GPUs from GPU_PER_NODE (the script's
   text as found in the public code index; its repository is not published beside the image, so this is the one
   fact here not read at a commit).
+GPUDirect-RDMA needs no exec: cluster-toolkit's A3 Ultra example (GoogleCloudPlatform/cluster-toolkit @c5eb7824
+examples/gke-a3-ultragpu/nccl-jobset-example.yaml, the gIB diagnostic image v1.0.6 that matches the pinned installer)
+runs by itself: every worker starts sshd (`/scripts/container_entry.sh daemon`), waits for each peer by
+`ssh -p 222`, writes `/tmp/hostfile`, and the head sources gIB's NCCL settings and runs
+/third_party/nccl-tests/build/all_gather_perf through mpirun; rank 0 here runs all_reduce_perf from that directory
+(nccl-tests builds both there), rank 1 serves sshd (`rdma_manifests`).
 The rxdm runs as a native sidecar (an init container with restartPolicy Always, Kubernetes "Sidecar containers",
 stable in 1.33 and on by default since 1.29: https://kubernetes.io/docs/concepts/workloads/pods/sidecar-containers/)
 instead of Google's second regular container, so rank 0's pod completes when the test ends and verify reads its phase
@@ -102,6 +108,7 @@ TCPXO = Kind(
     ),
 )
 KINDS = {"TCPX": TCPX, "TCPXO": TCPXO}
+SUPPORTED = ("TCPX", "TCPXO", "RDMA")
 
 
 def network_names(pool: str, networks: int) -> list[str]:
@@ -109,6 +116,19 @@ def network_names(pool: str, networks: int) -> list[str]:
     `vpc-<i>` and GkeGpuDirectWiring names its Network `<pool>-<nic>` (components/gke; tests/unit/test_nccl_gke.py
     checks the plan's objects carry exactly these names)."""
     return [f"{pool}-vpc-{i}" for i in range(networks)]
+
+
+def rdma_network_names(pool: str, rdma_subnets: int) -> list[str]:
+    """A GPUDirect-RDMA pool's RoCE Networks in NIC order: GkeGpuDirectNetwork names them `rdma-<i>` (after the
+    second gVNIC, `gvnic`, which Google's test pods do not attach)."""
+    return [f"{pool}-rdma-{i}" for i in range(rdma_subnets)]
+
+
+def rdma_interfaces(pool: str, rdma_subnets: int) -> list[dict[str, str]]:
+    """eth0 on the default network, eth2.. on the RoCE networks (cluster-toolkit @c5eb7824 and gpudirect-rdma/
+    nccl-test.yaml @2c776f7e: rdma-0 on eth2 ... rdma-7 on eth9; eth1 is the node's second gVNIC)."""
+    return [{"interfaceName": "eth0", "network": "default"},
+            *[{"interfaceName": f"eth{i + 2}", "network": n} for i, n in enumerate(rdma_network_names(pool, rdma_subnets))]]
 
 
 def interfaces(pool: str, networks: int) -> list[dict[str, str]]:
@@ -206,6 +226,77 @@ def manifests(name: str, kind: str, pool: str, gpus: int, networks: int, node_se
                 "initContainers": [daemon],
                 "containers": [test],
                 "volumes": [json.loads(json.dumps(v)) for v in k.volumes],
+            },
+        })
+    return objs
+
+
+# gpudirect-rdma: cluster-toolkit @c5eb7824e5018db80dc8c835ea3fed719ed202be examples/gke-a3-ultragpu/
+# nccl-jobset-example.yaml, container `nccl` (its command, env, privilege, and the volumes it mounts).
+RDMA_VOLUMES = (
+    _host("nvidia", "/home/kubernetes/bin/nvidia"), _host("gib", "/home/kubernetes/bin/gib"),
+    {"name": "shared-memory", "emptyDir": {"medium": "Memory", "sizeLimit": "250Gi"}},
+)
+RDMA_MOUNTS = (("nvidia", "/usr/local/nvidia"), ("gib", "/usr/local/gib"), ("shared-memory", "/dev/shm"))
+RDMA_ENV = (("OMPI_ALLOW_RUN_AS_ROOT", "1"), ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"))
+_SSHD = "/sbin/ldconfig\n/scripts/container_entry.sh daemon &\n"  # "Load all the cuda libs", "Start sshd"
+
+
+def _rdma_script(hosts: list[str], gpus: int) -> str:
+    wait = "".join(
+        f"until ssh -p 222 -o StrictHostKeyChecking=no {h} hostname; do echo Waiting for {h}...; sleep 10; done\n"
+        f"echo {h} port=222 slots={gpus} | tee -a /tmp/hostfile\n" for h in hosts)
+    return (_SSHD + wait
+            + 'export NCCL_TESTS_SPLIT_MASK="0x0"\n'  # world level
+            + "export NCCL_NET=gIB\n"
+            + "source /usr/local/gib/scripts/set_nccl_env.sh\n"
+            + "ENV_VARS=$(echo ${!NCCL*} ${!OMPI*} LD_LIBRARY_PATH PATH | sed 's/ / -x /g')\n"
+            + f'SIZE="${{NCCL_TEST_BYTES:-{DEFAULT_BYTES}}}"\n'
+            + "mpirun --hostfile /tmp/hostfile -x $ENV_VARS -mca plm_rsh_no_tree_spawn 1 --mca orte_keep_fqdn_hostnames 1 "
+              "--mca btl self,tcp --mca btl_tcp_if_include eth0 --bind-to none "
+              '/third_party/nccl-tests/build/all_reduce_perf -b "$SIZE" -e "$SIZE" -f 2 -g 1 -w 5 --iters 100 -c 1\n')
+
+
+def rdma_manifests(name: str, pool: str, gpus: int, rdma_subnets: int, node_selector: dict[str, str],
+                   tolerations: list[dict], namespace: str = "default") -> list[dict]:
+    """Headless Service and the two pods (rank 0 first) on two nodes of a GKE GPUDirect-RDMA pool with
+    `rdma_subnets` RoCE NICs."""
+    app = {"app.kubernetes.io/name": name}
+    hosts = [f"{name}-{r}.{name}.{namespace}.svc.cluster.local" for r in (0, 1)]
+    annotations = {
+        "networking.gke.io/default-interface": "eth0",
+        "networking.gke.io/interfaces": json.dumps(rdma_interfaces(pool, rdma_subnets)),
+    }
+    objs: list[dict] = [{
+        "apiVersion": "v1", "kind": "Service",
+        "metadata": {"name": name, "namespace": namespace, "labels": app},
+        # Rank 0 waits for rank 1 by ssh itself (as the source does), so both are published before they are Ready.
+        "spec": {"clusterIP": "None", "publishNotReadyAddresses": True, "selector": app},
+    }]
+    for rank in (0, 1):
+        objs.append({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": f"{name}-{rank}", "namespace": namespace, "labels": app,
+                         "annotations": dict(annotations)},
+            "spec": {
+                "hostname": f"{name}-{rank}",
+                "subdomain": name,
+                "restartPolicy": "Never" if rank == 0 else "OnFailure",
+                "nodeSelector": dict(node_selector),
+                "tolerations": [dict(t) for t in tolerations],
+                "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+                    "labelSelector": {"matchLabels": app}, "topologyKey": "kubernetes.io/hostname",
+                }]}},
+                "containers": [{
+                    "name": "nccl", "image": versions.GKE_GPUDIRECT_TEST_IMAGES["RDMA"]["nccl-test"],
+                    # bash: the script reads ${!NCCL*}.
+                    "command": ["bash", "-c", _rdma_script(hosts, gpus) if rank == 0 else _SSHD + "sleep infinity\n"],
+                    "env": [{"name": n, "value": v} for n, v in RDMA_ENV],
+                    "securityContext": {"privileged": True},
+                    "resources": {"limits": {labels.GPU_RESOURCE: str(gpus)}, "requests": {labels.GPU_RESOURCE: str(gpus)}},
+                    "volumeMounts": [{"name": v, "mountPath": p} for v, p in RDMA_MOUNTS],
+                }],
+                "volumes": [json.loads(json.dumps(v)) for v in RDMA_VOLUMES],
             },
         })
     return objs

@@ -5,7 +5,7 @@ and the pool's RDMA device, joined by a headless Service; torchrun runs an all-r
 bus bandwidth. `NCCL_DEBUG=INFO` shows whether NCCL picked the RDMA transport ("NET/IB"; on EFA "NET/OFI").
 k3s RDMA pools (`manifests`: NGC PyTorch, the Network Operator's RDMA device and Multus network) and EKS EFA pools
 (`efa_manifests`: the AWS Deep Learning Containers image with libfabric's EFA provider and aws-ofi-nccl, every EFA
-interface); on GKE GPUDirect-TCPX/TCPXO pools Google's own two-pod test with rank 0 running nccl-tests
+interface); on GKE GPUDirect pools (TCPX, TCPXO, RDMA) Google's own NCCL test with rank 0 running nccl-tests
 all_reduce_perf (gpufleet/nccl_gke.py). `for_pool` picks one, `gpufleet verify --level full` runs it.
 
 `python -m gpufleet.nccl_test STACK > examples/nccl-allreduce-rdma.yaml` regenerates the shipped example
@@ -180,7 +180,7 @@ def _pair(pool: str, gpus: int, namespace: str, *, image: str, node_selector: di
 
 def for_pool(spec, pool) -> tuple[list[dict], str]:
     """The check for one RDMA pool of a stack spec, or why there is none: k3s RDMA pools (Network Operator), EKS
-    EFA pools, GKE GPUDirect-TCPX/TCPXO pools (gpufleet/nccl_gke.py); GKE GPUDirect-RDMA pools have none yet."""
+    EFA pools, GKE GPUDirect-TCPX/TCPXO/RDMA pools (gpufleet/nccl_gke.py)."""
     if not pool.rdma:
         return [], "not an RDMA pool"
     platform = spec.cluster.platform
@@ -203,14 +203,13 @@ def for_pool(spec, pool) -> tuple[list[dict], str]:
         direct = gcp_catalog.machine(pool.machine_type).gpudirect if pool.machine_type else None
         if direct is None:
             return [], f"{pool.machine_type} has no GPUDirect networking in the catalog"
-        if direct.kind not in nccl_gke.KINDS:
-            # Google's GPUDirect-RDMA test (gpudirect-rdma/nccl-test.yaml @2c776f7e) is driven by kubectl exec
-            # through the gIB image's own scripts; gpufleet has not sourced a self-running form of it yet.
-            return [], (f"no NCCL check for GPUDirect-{direct.kind} pools on gke yet (gpufleet/nccl_gke.py covers "
-                        f"GPUDirect-TCPX and GPUDirect-TCPXO pools)")
-        tolerations = node_tolerations(pool, platform)
-        return nccl_gke.manifests(NAME, direct.kind, pool.name, gpus, direct.networks, {labels.POOL_LABEL: pool.name},
-                                  tolerations), ""
+        if direct.kind not in nccl_gke.SUPPORTED:
+            return [], (f"no NCCL check for GPUDirect-{direct.kind} pools on gke (gpufleet/nccl_gke.py covers "
+                        f"GPUDirect-{', -'.join(nccl_gke.SUPPORTED)} pools)")
+        selector, tolerations = {labels.POOL_LABEL: pool.name}, node_tolerations(pool, platform)
+        if direct.kind == "RDMA":
+            return nccl_gke.rdma_manifests(NAME, pool.name, gpus, direct.rdma_subnets, selector, tolerations), ""
+        return nccl_gke.manifests(NAME, direct.kind, pool.name, gpus, direct.networks, selector, tolerations), ""
     return [], f"no NCCL check for RDMA pools on {platform}"
 
 

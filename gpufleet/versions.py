@@ -340,6 +340,8 @@ GKE_GPUDIRECT_MANIFESTS: dict[str, dict[str, str]] = {
 #   (the same pair cluster-toolkit @1047080375af examples/gke-a3-highgpu/nccl-test.yaml runs);
 # - TCPXO @bd4a7491 gpudirect-tcpxo/nccl-test-latest.yaml: nccl-plugin-gpudirecttcpx-dev:v1.0.14,
 #   tcpgpudmarxd-dev:v1.0.20 (README.md "Nov 19, 2025" release).
+# - RDMA (gIB) @2c776f7e gpudirect-rdma/nccl-test.yaml: nccl-plugin-gib-diagnostic:v1.0.6 (no rxdm), the image
+#   cluster-toolkit @c5eb7824 examples/gke-a3-ultragpu/nccl-jobset-example.yaml runs its self-driving test with.
 # A NCCL test image must match the installer's plugin version (gpudirect-tcpxo/README.md: "pods running within the
 # same workload need to use the same version of the NCCL plugin"): move these with GKE_GPUDIRECT_MANIFESTS.
 _GCE_AI_INFRA = "us-docker.pkg.dev/gce-ai-infra"
@@ -351,6 +353,9 @@ GKE_GPUDIRECT_TEST_IMAGES: dict[str, dict[str, str]] = {
     "TCPXO": {
         "nccl-test": f"{_GCE_AI_INFRA}/gpudirect-tcpxo/nccl-plugin-gpudirecttcpx-dev:v1.0.14",
         "rxdm": f"{_GCE_AI_INFRA}/gpudirect-tcpxo/tcpgpudmarxd-dev:v1.0.20",
+    },
+    "RDMA": {
+        "nccl-test": f"{_GCE_AI_INFRA}/gpudirect-gib/nccl-plugin-gib-diagnostic:v1.0.6",
     },
 }
 

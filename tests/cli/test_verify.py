@@ -23,13 +23,15 @@ from gpufleet.cli import main  # noqa: E402
 
 LAB_POOLS = ("l4-shared", "h100-mig", "a100-rdma")
 EFA_POOLS = ("p5", "p4d")  # stacks/Pulumi.p5-efa.yaml
-GKE_POOLS = ("h100-train", "a3mega-queued")  # GPUDirect-TCPX (stacks/Pulumi.prod-gke.yaml), -TCPXO (dws-gke)
+# GPUDirect-TCPX (stacks/Pulumi.prod-gke.yaml), -TCPXO (dws-gke), -RDMA (tests/unit/test_nccl_gke.py rdma_config)
+GKE_POOLS = ("h100-train", "a3mega-queued", "ultra")
 ADVERTISED = {"l4-shared": {"nvidia.com/gpu": "16"}, "h100-mig": {"nvidia.com/mig-1g.10gb": "56"},
               "a100-rdma": {"nvidia.com/gpu": "8"},
               # The catalog's EFA interfaces per type (aws_instances.yaml): p5.48xlarge 32, p4d.24xlarge 4.
               "p5": {"nvidia.com/gpu": "8", "vpc.amazonaws.com/efa": "32"},
               "p4d": {"nvidia.com/gpu": "8", "vpc.amazonaws.com/efa": "4"},
-              "h100-train": {"nvidia.com/gpu": "8"}, "a3mega-queued": {"nvidia.com/gpu": "8"}}
+              "h100-train": {"nvidia.com/gpu": "8"}, "a3mega-queued": {"nvidia.com/gpu": "8"},
+              "ultra": {"nvidia.com/gpu": "8"}}
 
 
 class FakeCluster:
@@ -629,6 +631,36 @@ def test_gke_gpudirect_pool_runs_all_reduce_perf_and_reports_busbw(cluster, caps
         validate_strict(obj, "1.34")
     assert sorted(_deletes(cluster)) == sorted(_posts(cluster))
     assert all(obj["metadata"]["labels"][labels.VERIFY_RUN_LABEL] == report["runId"] for obj in cluster.objects.values())
+
+
+def test_gke_gpudirect_rdma_pool_runs_all_reduce_perf_from_its_stack_file(cluster, capsys, tmp_path):
+    import yaml
+
+    from gpufleet import versions
+    from tests.k8s_validate import validate_strict
+    from tests.unit.test_nccl_gke import rdma_config
+
+    stack_file = tmp_path / "Pulumi.ultra-gke.yaml"
+    stack_file.write_text(yaml.safe_dump({"config": rdma_config()}))
+    cluster.nccl_log = _all_reduce_perf_log(351.2)
+    rc = main(["verify", "ultra-gke", "--config", str(stack_file), "--kubeconfig", cluster.kubeconfig, "--format", "json",
+               "--pools", "ultra", "--level", "full"])
+    captured = capsys.readouterr()
+    assert rc == 0, captured.err
+    report = json.loads(captured.out)
+    nccl = next(c for c in report["checks"] if c["check"] == "nccl")
+    assert (nccl["status"], nccl["detail"]) == ("skip", "busbw 351.2 GB/s; no expected figure for a3-ultragpu-8g in the catalog")
+    objs = _nccl_objects(cluster)
+    assert set(objs) == {"services/nccl-allreduce", "pods/nccl-allreduce-0", "pods/nccl-allreduce-1"}
+    for rank in (0, 1):
+        pod = objs[f"pods/nccl-allreduce-{rank}"]
+        assert [i["network"] for i in json.loads(pod["metadata"]["annotations"]["networking.gke.io/interfaces"])] == [
+            "default", *[f"ultra-rdma-{i}" for i in range(8)]]
+        assert pod["spec"]["containers"][0]["image"] == versions.GKE_GPUDIRECT_TEST_IMAGES["RDMA"]["nccl-test"]
+        assert "initContainers" not in pod["spec"]  # gIB needs no rxdm
+    for obj in objs.values():
+        validate_strict(obj, "1.34")
+    assert sorted(_deletes(cluster)) == sorted(_posts(cluster))
 
 
 def test_gke_all_reduce_that_fails_is_a_failure_and_cleaned_up(cluster, capsys):

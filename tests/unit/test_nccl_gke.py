@@ -1,7 +1,6 @@
-"""Unit tests: the NCCL all-reduce `gpufleet verify --level full` runs on GKE GPUDirect-TCPX/TCPXO pools
+"""Unit tests: the NCCL all-reduce `gpufleet verify --level full` runs on GKE GPUDirect-TCPX/TCPXO/RDMA pools
 (gpufleet/nccl_gke.py). The pods name the pool's networks exactly as components/gke creates them (checked against
-the plan, so the two cannot drift), carry Google's annotations, volumes and images per kind, and GPUDirect-RDMA pools
-say why they have none."""
+the plan, so the two cannot drift) and carry Google's annotations, volumes, images and commands per kind."""
 
 from __future__ import annotations
 
@@ -112,18 +111,63 @@ def test_rank0_runs_all_reduce_perf_at_the_checks_size_after_googles_setup(kind,
                                                                    "periodSeconds": 5}
 
 
-def test_gpudirect_rdma_pools_have_no_check_and_say_why():
+def rdma_config() -> dict:
+    """prod-gke with one a3-ultragpu-8g GPUDirect-RDMA pool (Hyperdisk-only machines: the disk settings they need)."""
     config = copy.deepcopy(example_config("prod-gke"))
     gke = config["gpufleet:cluster"]["gke"]
     gke["storage"] = {**gke.get("storage", {}), "defaultDiskType": "hyperdisk-balanced"}
     gke["systemPool"] = {**gke.get("systemPool", {}), "machineType": "c3-standard-4"}
     config["gpufleet:nodePools"] = [{"name": "ultra", "machineType": "a3-ultragpu-8g", "rdma": True, "maxNodes": 2,
                                      "gke": {"zones": ["us-central1-b"]}}]
-    spec = load_config(config)
-    objs, why = nccl_test.for_pool(spec, spec.node_pools[0])
-    assert objs == []
-    assert why == ("no NCCL check for GPUDirect-RDMA pools on gke yet (gpufleet/nccl_gke.py covers GPUDirect-TCPX and "
-                   "GPUDirect-TCPXO pools)")
+    return config
+
+
+def test_gpudirect_rdma_pods_attach_the_roce_networks_the_plan_creates_in_nic_order():
+    from tests.helpers import plan_config
+    from tests.k8s_validate import validate_strict
+
+    from gpufleet.spec.shape import shaped_pools
+
+    spec = load_config(rdma_config())
+    objs, why = nccl_test.for_pool(spec, shaped_pools(spec)[0])  # as verify: GPUs per node from the catalog
+    assert why == "" and [o["kind"] for o in objs] == ["Service", "Pod", "Pod"]
+    plan = plan_config(rdma_config(), policies=False)
+    params = {r.inputs["metadata"]["name"]: r.inputs["spec"] for r in
+              by_type(plan, "kubernetes:networking.gke.io/v1:GKENetworkParamSet")}
+    networks = {r.inputs["metadata"]["name"]: r.inputs["spec"] for r in by_type(plan, "kubernetes:networking.gke.io/v1:Network")}
+    nics = next(r for r in by_type(plan, "gcp:container/nodePool:NodePool") if r.name == "prod-gke-pool-ultra-pool"
+                ).inputs["networkConfig"]["additionalNodeNetworkConfigs"]
+    # NIC 0 is the second gVNIC (not attached to pods, as in Google's tests); NICs 1..8 the RoCE subnets.
+    assert len(nics) == 9 and params["ultra-gvnic"]["deviceMode"] == "NetDevice"
+    for pod in _pods(objs):
+        ifaces = json.loads(pod["metadata"]["annotations"]["networking.gke.io/interfaces"])
+        assert ifaces[0] == {"interfaceName": "eth0", "network": "default"}
+        for i, iface in enumerate(ifaces[1:]):
+            assert iface["interfaceName"] == f"eth{i + 2}"
+            param = params[networks[iface["network"]]["parametersRef"]["name"]]
+            assert (param["vpc"], param["vpcSubnet"], param["deviceMode"]) == (
+                nics[i + 1]["network"], nics[i + 1]["subnetwork"], "RDMA")
+        assert {x["network"] for x in ifaces[1:]} == {n for n in networks if n.startswith("ultra-rdma-")}
+        assert len(ifaces) == 9
+        c = pod["spec"]["containers"][0]
+        assert c["image"] == versions.GKE_GPUDIRECT_TEST_IMAGES["RDMA"]["nccl-test"]
+        assert c["image"].endswith("/gpudirect-gib/nccl-plugin-gib-diagnostic:v1.0.6")
+        # The test image's gIB release is the installer's (v1.0.6 at 2c776f7e).
+        assert "2c776f7e9656a2b6476f19938b738b4186000ce3" in versions.GKE_GPUDIRECT_MANIFESTS["RDMA"]["nccl-installer"]
+        assert c["resources"]["limits"] == {"nvidia.com/gpu": "8"}
+        assert {m["mountPath"] for m in c["volumeMounts"]} == {"/usr/local/nvidia", "/usr/local/gib", "/dev/shm"}
+        assert {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"} in pod["spec"]["tolerations"]
+    for obj in objs:
+        validate_strict(obj, "1.34")
+    script = objs[1]["spec"]["containers"][0]["command"][2]
+    hosts = ["nccl-allreduce-0.nccl-allreduce.default.svc.cluster.local", "nccl-allreduce-1.nccl-allreduce.default.svc.cluster.local"]
+    for h in hosts:
+        assert f"until ssh -p 222 -o StrictHostKeyChecking=no {h} hostname; do" in script
+        assert f"echo {h} port=222 slots=8 | tee -a /tmp/hostfile" in script
+    assert script.index("source /usr/local/gib/scripts/set_nccl_env.sh") < script.index("mpirun")
+    assert script.rstrip().endswith('/third_party/nccl-tests/build/all_reduce_perf -b "$SIZE" -e "$SIZE" -f 2 -g 1 '
+                                    '-w 5 --iters 100 -c 1')
+    assert objs[2]["spec"]["containers"][0]["command"][2].endswith("/scripts/container_entry.sh daemon &\nsleep infinity\n")
 
 
 def test_the_generator_writes_the_tcpx_pair_for_prod_gke(capsys):
