@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Optional
 
 from gpufleet import labels, versions
 
@@ -171,22 +172,16 @@ def manifests(name: str, kind: str, pool: str, gpus: int, networks: int, node_se
     provider's default namespace, "default"."""
     k = KINDS[kind]
     images = versions.GKE_GPUDIRECT_TEST_IMAGES[kind]
-    app = {"app.kubernetes.io/name": name}
     hosts = [f"{name}-{r}.{name}.{namespace}.svc.cluster.local" for r in (0, 1)]
     devices = [f"/dev/nvidia{i}" for i in range(gpus)] + ["/dev/nvidiactl", "/dev/nvidia-uvm", *k.extra_devices]
     annotations = {
-        "networking.gke.io/default-interface": "eth0",
-        "networking.gke.io/interfaces": json.dumps(interfaces(pool, networks)),
-        f"devices.gke.io/container.{k.daemon}": "".join(f"- path: {d}\n" for d in devices),
+        labels.GKE_DEFAULT_INTERFACE_ANNOTATION: "eth0",
+        labels.GKE_INTERFACES_ANNOTATION: json.dumps(interfaces(pool, networks)),
+        labels.GKE_DEVICES_ANNOTATION_PREFIX + k.daemon: "".join(f"- path: {d}\n" for d in devices),
     }
-    objs: list[dict] = [{
-        "apiVersion": "v1", "kind": "Service",
-        "metadata": {"name": name, "namespace": namespace, "labels": app},
-        # No ports, as Google's Services: only the ranks' DNS names matter (hostname.subdomain). Ready addresses
-        # only: a rank is published once its sshd runs (SSHD_READY), so rank 0 never reaches a peer that cannot
-        # answer yet (its image may still be pulling while its pod already has an address).
-        "spec": {"clusterIP": "None", "selector": app},
-    }]
+    # Ready addresses only: a rank is published once its sshd runs (SSHD_READY), so rank 0 never reaches a peer that
+    # cannot answer yet (its image may still be pulling while its pod already has an address).
+    objs = [_service(name, namespace, publish_not_ready=False)]
     for rank in (0, 1):
         command = _run_script(kind, hosts, gpus, networks) if rank == 0 else "service ssh restart\nsleep infinity\n"
         daemon: dict = {
@@ -209,26 +204,44 @@ def manifests(name: str, kind: str, pool: str, gpus: int, networks: int, node_se
         }
         if k.test_caps:
             test["securityContext"] = {"capabilities": {"add": list(k.test_caps)}}
-        objs.append({
-            "apiVersion": "v1", "kind": "Pod",
+        objs.append(_pod(name, rank, namespace, annotations, node_selector, tolerations, [test], k.volumes, [daemon]))
+    return objs
+
+
+def _service(name: str, namespace: str, publish_not_ready: bool) -> dict:
+    """The headless Service behind the ranks' DNS names (hostname.subdomain); no ports, as Google's Services."""
+    spec: dict = {"clusterIP": "None", "selector": {"app.kubernetes.io/name": name}}
+    if publish_not_ready:
+        spec["publishNotReadyAddresses"] = True
+    return {"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": name, "namespace": namespace, "labels": {"app.kubernetes.io/name": name}},
+            "spec": spec}
+
+
+def _pod(name: str, rank: int, namespace: str, annotations: dict[str, str], node_selector: dict[str, str],
+         tolerations: list[dict], containers: list[dict], volumes, init_containers: Optional[list[dict]] = None) -> dict:
+    """Rank `rank` on its own node of the pool, reachable as `<name>-<rank>.<name>`."""
+    app = {"app.kubernetes.io/name": name}
+    spec: dict = {
+        "hostname": f"{name}-{rank}",
+        "subdomain": name,
+        # Rank 0 is the test: it fails once and is reported; rank 1 only serves sshd.
+        "restartPolicy": "Never" if rank == 0 else "OnFailure",
+        "nodeSelector": dict(node_selector),
+        "tolerations": [dict(t) for t in tolerations],
+        # One pod per node: the point is to cross the network.
+        "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+            "labelSelector": {"matchLabels": app}, "topologyKey": "kubernetes.io/hostname",
+        }]}},
+    }
+    if init_containers:
+        spec["initContainers"] = init_containers
+    spec["containers"] = containers
+    spec["volumes"] = [json.loads(json.dumps(v)) for v in volumes]
+    return {"apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": f"{name}-{rank}", "namespace": namespace, "labels": app,
                          "annotations": dict(annotations)},
-            "spec": {
-                "hostname": f"{name}-{rank}",
-                "subdomain": name,
-                # Rank 0 is the test: it fails once and is reported; rank 1 only serves sshd.
-                "restartPolicy": "Never" if rank == 0 else "OnFailure",
-                "nodeSelector": dict(node_selector),
-                "tolerations": [dict(t) for t in tolerations],
-                "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
-                    "labelSelector": {"matchLabels": app}, "topologyKey": "kubernetes.io/hostname",
-                }]}},
-                "initContainers": [daemon],
-                "containers": [test],
-                "volumes": [json.loads(json.dumps(v)) for v in k.volumes],
-            },
-        })
-    return objs
+            "spec": spec}
 
 
 # gpudirect-rdma: cluster-toolkit @c5eb7824e5018db80dc8c835ea3fed719ed202be examples/gke-a3-ultragpu/
@@ -261,42 +274,22 @@ def rdma_manifests(name: str, pool: str, gpus: int, rdma_subnets: int, node_sele
                    tolerations: list[dict], namespace: str = "default") -> list[dict]:
     """Headless Service and the two pods (rank 0 first) on two nodes of a GKE GPUDirect-RDMA pool with
     `rdma_subnets` RoCE NICs."""
-    app = {"app.kubernetes.io/name": name}
     hosts = [f"{name}-{r}.{name}.{namespace}.svc.cluster.local" for r in (0, 1)]
     annotations = {
-        "networking.gke.io/default-interface": "eth0",
-        "networking.gke.io/interfaces": json.dumps(rdma_interfaces(pool, rdma_subnets)),
+        labels.GKE_DEFAULT_INTERFACE_ANNOTATION: "eth0",
+        labels.GKE_INTERFACES_ANNOTATION: json.dumps(rdma_interfaces(pool, rdma_subnets)),
     }
-    objs: list[dict] = [{
-        "apiVersion": "v1", "kind": "Service",
-        "metadata": {"name": name, "namespace": namespace, "labels": app},
-        # Rank 0 waits for rank 1 by ssh itself (as the source does), so both are published before they are Ready.
-        "spec": {"clusterIP": "None", "publishNotReadyAddresses": True, "selector": app},
-    }]
+    # Rank 0 waits for rank 1 by ssh itself (as the source does), so both are published before they are Ready.
+    objs = [_service(name, namespace, publish_not_ready=True)]
     for rank in (0, 1):
-        objs.append({
-            "apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": f"{name}-{rank}", "namespace": namespace, "labels": app,
-                         "annotations": dict(annotations)},
-            "spec": {
-                "hostname": f"{name}-{rank}",
-                "subdomain": name,
-                "restartPolicy": "Never" if rank == 0 else "OnFailure",
-                "nodeSelector": dict(node_selector),
-                "tolerations": [dict(t) for t in tolerations],
-                "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
-                    "labelSelector": {"matchLabels": app}, "topologyKey": "kubernetes.io/hostname",
-                }]}},
-                "containers": [{
-                    "name": "nccl", "image": versions.GKE_GPUDIRECT_TEST_IMAGES["RDMA"]["nccl-test"],
-                    # bash: the script reads ${!NCCL*}.
-                    "command": ["bash", "-c", _rdma_script(hosts, gpus) if rank == 0 else _SSHD + "sleep infinity\n"],
-                    "env": [{"name": n, "value": v} for n, v in RDMA_ENV],
-                    "securityContext": {"privileged": True},
-                    "resources": {"limits": {labels.GPU_RESOURCE: str(gpus)}, "requests": {labels.GPU_RESOURCE: str(gpus)}},
-                    "volumeMounts": [{"name": v, "mountPath": p} for v, p in RDMA_MOUNTS],
-                }],
-                "volumes": [json.loads(json.dumps(v)) for v in RDMA_VOLUMES],
-            },
-        })
+        container = {
+            "name": "nccl", "image": versions.GKE_GPUDIRECT_TEST_IMAGES["RDMA"]["nccl-test"],
+            # bash: the script reads ${!NCCL*}.
+            "command": ["bash", "-c", _rdma_script(hosts, gpus) if rank == 0 else _SSHD + "sleep infinity\n"],
+            "env": [{"name": n, "value": v} for n, v in RDMA_ENV],
+            "securityContext": {"privileged": True},
+            "resources": {"limits": {labels.GPU_RESOURCE: str(gpus)}, "requests": {labels.GPU_RESOURCE: str(gpus)}},
+            "volumeMounts": [{"name": v, "mountPath": p} for v, p in RDMA_MOUNTS],
+        }
+        objs.append(_pod(name, rank, namespace, annotations, node_selector, tolerations, [container], RDMA_VOLUMES))
     return objs

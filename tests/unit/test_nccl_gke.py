@@ -177,3 +177,8 @@ def test_the_generator_writes_the_tcpx_pair_for_prod_gke(capsys):
     assert nccl_test.main(["prod-gke"]) == 0
     out = capsys.readouterr().out
     assert "devices.gke.io/container.tcpx-daemon" in out and "h100-train-vpc-3" in out
+
+
+def test_the_generator_refuses_a_stack_without_an_rdma_pool(capsys):
+    assert nccl_test.main(["dev"]) == 2
+    assert capsys.readouterr().err == "gpufleet.nccl_test: stack 'dev': the stack has no RDMA pool\n"
