@@ -160,6 +160,14 @@ CA_TEMPLATE_RESOURCE = "k8s.io/cluster-autoscaler/node-template/resources/"
 # GKE: the value GKE gives the nvidia.com/gpu taint on GPU node pools (gpufleet declares the same
 # taint, so the pool's taints are explicit and do not depend on GKE's cluster composition rule).
 GKE_GPU_TAINT_VALUE = "present"
+# GKE multi-networking pod annotations (GKE "Set up multi-network support for Pods"; Google's GPUDirect NCCL tests,
+# container-engine-accelerators gpudirect-tcpx/nccl-test-latest.yaml @fee88336): the pod's default interface and
+# its interfaces, a JSON list of {interfaceName, network} naming Network objects (components/gke GkeGpuDirectWiring).
+GKE_DEFAULT_INTERFACE_ANNOTATION = "networking.gke.io/default-interface"
+GKE_INTERFACES_ANNOTATION = "networking.gke.io/interfaces"
+# GKE's NRI device injector: `devices.gke.io/container.<container name>` lists device nodes to inject into that
+# container (container-engine-accelerators nri_device_injector/README.md @bd4a7491).
+GKE_DEVICES_ANNOTATION_PREFIX = "devices.gke.io/container."
 # GKE: this node label turns off GKE's own device plugin (set when the GPU Operator runs the stack).
 GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL = "gke-no-default-nvidia-gpu-device-plugin"
 # GPU Operator: a node labelled `<operand deploy label>=false` keeps that operand off (the operator only sets the

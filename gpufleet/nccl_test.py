@@ -5,7 +5,8 @@ and the pool's RDMA device, joined by a headless Service; torchrun runs an all-r
 bus bandwidth. `NCCL_DEBUG=INFO` shows whether NCCL picked the RDMA transport ("NET/IB"; on EFA "NET/OFI").
 k3s RDMA pools (`manifests`: NGC PyTorch, the Network Operator's RDMA device and Multus network) and EKS EFA pools
 (`efa_manifests`: the AWS Deep Learning Containers image with libfabric's EFA provider and aws-ofi-nccl, every EFA
-interface); `for_pool` picks one, `gpufleet verify --level full` runs it.
+interface); on GKE GPUDirect pools (TCPX, TCPXO, RDMA) Google's own NCCL test with rank 0 running nccl-tests
+all_reduce_perf (gpufleet/nccl_gke.py). `for_pool` picks one, `gpufleet verify --level full` runs it.
 
 `python -m gpufleet.nccl_test STACK > examples/nccl-allreduce-rdma.yaml` regenerates the shipped example
 (a test checks the file matches the lab stack).
@@ -18,7 +19,7 @@ from typing import Optional
 
 import yaml
 
-from gpufleet import labels, versions
+from gpufleet import labels, nccl_gke, versions
 from gpufleet.capacity import pool_capacity
 from gpufleet.node_labels import node_tolerations
 from gpufleet.spec.shape import shaped_pools
@@ -178,8 +179,8 @@ def _pair(pool: str, gpus: int, namespace: str, *, image: str, node_selector: di
 
 
 def for_pool(spec, pool) -> tuple[list[dict], str]:
-    """The check for one RDMA pool of a stack spec, or why there is none: k3s RDMA pools (Network Operator) and EKS
-    EFA pools; GKE GPUDirect pools have none yet."""
+    """The check for one RDMA pool of a stack spec, or why there is none: k3s RDMA pools (Network Operator), EKS
+    EFA pools, GKE GPUDirect-TCPX/TCPXO/RDMA pools (gpufleet/nccl_gke.py)."""
     if not pool.rdma:
         return [], "not an RDMA pool"
     platform = spec.cluster.platform
@@ -196,8 +197,20 @@ def for_pool(spec, pool) -> tuple[list[dict], str]:
         tolerations = node_tolerations(pool, platform)
         itype = pool.instance_type or (list(pool.instance_types or []) or [None])[0]
         return efa_manifests(pool.name, gpus, efa, itype, {labels.POOL_LABEL: pool.name}, tolerations), ""
-    return [], (f"no NCCL check for GPUDirect pools on {platform} yet (gpufleet/nccl_test.py covers k3s RDMA and "
-                f"EKS EFA pools)")
+    if platform == "gke":
+        from gpufleet.catalog import gcp as gcp_catalog
+
+        direct = gcp_catalog.machine(pool.machine_type).gpudirect if pool.machine_type else None
+        if direct is None:
+            return [], f"{pool.machine_type} has no GPUDirect networking in the catalog"
+        if direct.kind not in nccl_gke.SUPPORTED:
+            return [], (f"no NCCL check for GPUDirect-{direct.kind} pools on gke (gpufleet/nccl_gke.py covers "
+                        f"GPUDirect-{', -'.join(nccl_gke.SUPPORTED)} pools)")
+        selector, tolerations = {labels.POOL_LABEL: pool.name}, node_tolerations(pool, platform)
+        if direct.kind == "RDMA":
+            return nccl_gke.rdma_manifests(NAME, pool.name, gpus, direct.rdma_subnets, selector, tolerations), ""
+        return nccl_gke.manifests(NAME, direct.kind, pool.name, gpus, direct.networks, selector, tolerations), ""
+    return [], f"no NCCL check for RDMA pools on {platform}"
 
 
 def for_stack(spec) -> list[dict]:

@@ -333,6 +333,32 @@ GKE_GPUDIRECT_MANIFESTS: dict[str, dict[str, str]] = {
     },
 }
 
+# Images of `gpufleet verify`'s NCCL all-reduce on GKE GPUDirect pools (gpufleet/nccl_gke.py): per kind the NCCL
+# test image (the NCCL plugin, Open MPI, sshd and nccl-tests) and the receive-datapath manager (rxdm) sidecar, the
+# pair Google's own two-pod NCCL test runs at the same container-engine-accelerators commits as the installers above:
+# - TCPX @fee88336 gpudirect-tcpx/nccl-test-latest.yaml: nccl-plugin-gpudirecttcpx-dev:v3.1.9, tcpgpudmarxd-dev:v2.0.12
+#   (the same pair cluster-toolkit @1047080375af examples/gke-a3-highgpu/nccl-test.yaml runs);
+# - TCPXO @bd4a7491 gpudirect-tcpxo/nccl-test-latest.yaml: nccl-plugin-gpudirecttcpx-dev:v1.0.14,
+#   tcpgpudmarxd-dev:v1.0.20 (README.md "Nov 19, 2025" release).
+# - RDMA (gIB) @2c776f7e gpudirect-rdma/nccl-test.yaml: nccl-plugin-gib-diagnostic:v1.0.6 (no rxdm), the image
+#   cluster-toolkit @c5eb7824 examples/gke-a3-ultragpu/nccl-jobset-example.yaml runs its self-driving test with.
+# A NCCL test image must match the installer's plugin version (gpudirect-tcpxo/README.md: "pods running within the
+# same workload need to use the same version of the NCCL plugin"): move these with GKE_GPUDIRECT_MANIFESTS.
+_GCE_AI_INFRA = "us-docker.pkg.dev/gce-ai-infra"
+GKE_GPUDIRECT_TEST_IMAGES: dict[str, dict[str, str]] = {
+    "TCPX": {
+        "nccl-test": f"{_GCE_AI_INFRA}/gpudirect-tcpx/nccl-plugin-gpudirecttcpx-dev:v3.1.9",
+        "rxdm": f"{_GCE_AI_INFRA}/gpudirect-tcpx/tcpgpudmarxd-dev:v2.0.12",
+    },
+    "TCPXO": {
+        "nccl-test": f"{_GCE_AI_INFRA}/gpudirect-tcpxo/nccl-plugin-gpudirecttcpx-dev:v1.0.14",
+        "rxdm": f"{_GCE_AI_INFRA}/gpudirect-tcpxo/tcpgpudmarxd-dev:v1.0.20",
+    },
+    "RDMA": {
+        "nccl-test": f"{_GCE_AI_INFRA}/gpudirect-gib/nccl-plugin-gib-diagnostic:v1.0.6",
+    },
+}
+
 # Karpenter (aws/karpenter-provider-aws, chart `karpenter` at tag v1.14.1: ../shared/reference/karpenter/
 # Chart-v1.14.1.yaml and values-v1.14.1.yaml). Compatibility (v1.14 docs, upgrading/compatibility.md): K8s 1.33 needs
 # >= 1.5, 1.34 >= 1.6, 1.35 >= 1.9, so one pin covers EKS_KUBERNETES_VERSIONS. Its CRDs (karpenter.sh/v1 NodePool,

@@ -35,6 +35,7 @@ LAYERS = {
     "gpufleet.review": APPLICATION,
     "gpufleet.cli": APPLICATION,
     "gpufleet.nccl_test": APPLICATION,
+    "gpufleet.nccl_gke": APPLICATION,
     "gpufleet.package": APPLICATION,
     "gpufleet.verify": APPLICATION,
 }
