@@ -20,6 +20,7 @@ from typing import Optional
 import yaml
 
 from gpufleet import labels, nccl_gke, versions
+from gpufleet.catalog import aws
 from gpufleet.capacity import pool_capacity
 from gpufleet.node_labels import node_tolerations
 from gpufleet.spec.shape import shaped_pools
@@ -71,17 +72,15 @@ def manifests(pool: str, gpus: int, rdma_resource: str, network: str, namespace:
 # @27b7d49e, micro-benchmarks/nccl-tests: kubernetes/nccl-tests.yaml, the EKS MPIJob for p5.48xlarge, and
 # slurm/nccl-tests.sbatch, which produced the p4de/p5 figures): every EFA interface of the node
 # (vpc.amazonaws.com/efa, "set to the number of EFA adapters per node", README section 'Amazon EKS'), 5120Mi of
-# 2 MiB hugepages and 8000Mi of memory, and the environment below. FI_EFA_USE_DEVICE_RDMA=1 only on the types AWS
-# Deep Learning Containers' own EFA test sets it for (aws/deep-learning-containers v2.4-pt-ec2-2.10.0-tr-py313,
-# test/dlc_tests/container_tests/bin/efa/testEFA: p4d.24xlarge, p4de.24xlarge, p5.48xlarge; "g5.24xlarge ... is not
-# RDMA read supported"): other types keep libfabric's default.
+# 2 MiB hugepages and 8000Mi of memory, and the environment below. FI_EFA_USE_DEVICE_RDMA=1 only on the types the
+# catalog marks `efa_device_rdma` (the ones AWS Deep Learning Containers' own EFA test sets it for): other types keep
+# libfabric's default.
 EFA_ENV = (
     ("FI_PROVIDER", "efa"),
     ("FI_EFA_FORK_SAFE", "1"),
     ("NCCL_BUFFSIZE", "8388608"),
     ("NCCL_P2P_NET_CHUNKSIZE", "524288"),
 )
-EFA_DEVICE_RDMA_TYPES = frozenset({"p4d.24xlarge", "p4de.24xlarge", "p5.48xlarge"})
 EFA_HUGEPAGES_2MI = "5120Mi"
 EFA_MEMORY_REQUEST = "8000Mi"
 
@@ -93,7 +92,8 @@ def efa_manifests(pool: str, gpus: int, efa_interfaces: int, instance_type: Opti
     and tolerations as its nodes carry them. No extra operator (MPI operator, JobSet) is needed: torchrun's static
     rendezvous through the headless Service joins the two pods, as on k3s."""
     env = [{"name": k, "value": v} for k, v in EFA_ENV]
-    if instance_type in EFA_DEVICE_RDMA_TYPES:
+    itype = aws.instance_types().get(instance_type or "")
+    if itype is not None and itype.efa_device_rdma:
         env.append({"name": "FI_EFA_USE_DEVICE_RDMA", "value": "1"})
     efa = {labels.EFA_RESOURCE: str(efa_interfaces), "hugepages-2Mi": EFA_HUGEPAGES_2MI}
     return _pair(

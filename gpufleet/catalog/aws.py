@@ -26,6 +26,9 @@ class InstanceType:
     vcpus: Optional[int] = None
     memory_gib: Optional[int] = None
     arch: str = "amd64"
+    efa_device_rdma: bool = False
+    """libfabric's EFA device RDMA read is on for this type (FI_EFA_USE_DEVICE_RDMA=1): what AWS's own EFA test sets
+    for it (source dlc_efa_test); other types keep libfabric's default."""
 
     @property
     def efa_layout_known(self) -> bool:
@@ -73,6 +76,7 @@ def instance_types() -> dict[str, InstanceType]:
             vcpus=r.get("vcpus"),
             memory_gib=r.get("memory_gib"),
             arch=r.get("arch", "amd64"),
+            efa_device_rdma=r.get("efa_device_rdma", False),
         )
         for name, r in rows.items()
     }
