@@ -168,6 +168,10 @@ GKE_INTERFACES_ANNOTATION = "networking.gke.io/interfaces"
 # GKE's NRI device injector: `devices.gke.io/container.<container name>` lists device nodes to inject into that
 # container (container-engine-accelerators nri_device_injector/README.md @bd4a7491).
 GKE_DEVICES_ANNOTATION_PREFIX = "devices.gke.io/container."
+# Multus: the pod annotation naming the NetworkAttachmentDefinitions to attach as extra interfaces (Kubernetes
+# Network Plumbing Working Group, "Kubernetes Network Custom Resource Definition De-facto Standard" v1, section 4.1.2,
+# which Multus implements); the k3s NCCL pair attaches the pool's RDMA network with it (gpufleet/nccl_test.py).
+MULTUS_NETWORKS_ANNOTATION = "k8s.v1.cni.cncf.io/networks"
 # GKE: this node label turns off GKE's own device plugin (set when the GPU Operator runs the stack).
 GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL = "gke-no-default-nvidia-gpu-device-plugin"
 # GPU Operator: a node labelled `<operand deploy label>=false` keeps that operand off (the operator only sets the

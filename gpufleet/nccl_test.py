@@ -59,7 +59,7 @@ def manifests(pool: str, gpus: int, rdma_resource: str, network: str, namespace:
         node_selector={labels.POOL_LABEL: pool},
         tolerations=[{"key": labels.GPU_TAINT_KEY, "operator": "Exists", "effect": labels.GPU_TAINT_EFFECT}],
         # Multus attaches the pool's RDMA network as a second interface (net1).
-        annotations={"k8s.v1.cni.cncf.io/networks": network},
+        annotations={labels.MULTUS_NETWORKS_ANNOTATION: network},
         env=[],
         limits={labels.GPU_RESOURCE: str(gpus), rdma_resource: "1"},
         requests={labels.GPU_RESOURCE: str(gpus), rdma_resource: "1"},
