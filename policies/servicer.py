@@ -534,9 +534,9 @@ class AnalyzerHandlers(grpc.GenericRpcHandler):
     (pkg/resource/plugin/analyzer_plugin.go, `Remediate`: "Handle the case where we the policy pack
     doesn't implement a recent enough to implement Transform", `codes.Unimplemented` -> an empty
     RemediateResponse and no error; pulumi/pulumi @1b5949891b). With no policy at the remediate level,
-    upstream's answer is empty too, so the engine sees the same thing; but grpcio rejects an unknown
-    method on its polling thread, without the worker-thread hand-offs a served call costs (about half a
-    served call's CPU: policies/README.md, "What a preview pays"). With a policy at the remediate level
+    upstream's answer is empty too, so the engine sees the same thing; but the server answers an unknown
+    method at once, without receiving or decoding the request or running the servicer (with
+    `grpc.server`, also without its worker-thread hand-offs: policies/README.md, "Second round"). With a policy at the remediate level
     (set by Configure) the call is served as before and answers what upstream answers. Looked up on
     every call, so a Configure between calls takes effect at once."""
 
@@ -572,15 +572,30 @@ class _HandlerRecorder:
 
 def serve(servicer: FastAnalyzerServicer) -> None:
     """What `PolicyPack(...)` does with its servicer: serve it on a free loopback port, print the port on
-    the first stdout line (the CLI reads it), and run until interrupted."""
+    the first stdout line (the CLI reads it), and run until interrupted. Served by the one-thread loop on
+    grpcio's core (policies/transport.py) where this grpcio has it, else by `grpc.server` as upstream does."""
     from pulumi_policy.policy import _GRPC_CHANNEL_OPTIONS, _ONE_DAY_IN_SECONDS
 
+    from gpufleet.policies import transport
+
+    handlers = AnalyzerHandlers(servicer)
+    if transport.available():
+        server = transport.Server(handlers, options=_GRPC_CHANNEL_OPTIONS)
+        port = server.add_insecure_port("127.0.0.1:0")
+        server.start()
+        transport.announce(port)
+        try:
+            server.run()
+        except KeyboardInterrupt:
+            pass
+        return
+    sys.stderr.write("gpufleet policy pack: this grpcio lacks the core server API policies/transport.py uses; "
+                     "serving with grpc.server (slower per call)\n")
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=4), options=_GRPC_CHANNEL_OPTIONS)
-    server.add_generic_rpc_handlers((AnalyzerHandlers(servicer),))
+    server.add_generic_rpc_handlers((handlers,))
     port = server.add_insecure_port(address="127.0.0.1:0")
     server.start()
-    sys.stdout.buffer.write(f"{port}\n".encode())
-    sys.stdout.flush()
+    transport.announce(port)
     try:
         while True:
             time.sleep(_ONE_DAY_IN_SECONDS)

@@ -176,7 +176,7 @@ def test_fixture_stack_over_grpc_matches_in_process_with_config(analyzer):
 def test_remediate_is_unimplemented_until_a_policy_is_at_the_remediate_level(analyzer):
     """The engine calls Remediate on every resource before Analyze and takes UNIMPLEMENTED as an empty answer
     (pulumi/pulumi pkg/resource/plugin/analyzer_plugin.go `Remediate`). With no policy at the remediate level
-    upstream's answer is empty, so the pack says UNIMPLEMENTED and grpcio answers without running a worker
+    upstream's answer is empty, so the pack says UNIMPLEMENTED without receiving or decoding the request
     (policies/servicer.py `AnalyzerHandlers`); once Configure puts a policy at that level, Remediate is
     served and answers exactly what pulumi_policy's own servicer answers."""
     from gpufleet.policies.pack import upstream_servicer
