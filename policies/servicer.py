@@ -583,11 +583,13 @@ def serve(servicer: FastAnalyzerServicer) -> None:
         server = transport.Server(handlers, options=_GRPC_CHANNEL_OPTIONS)
         port = server.add_insecure_port("127.0.0.1:0")
         server.start()
-        transport.announce(port)
         try:
+            transport.announce(port)
             server.run()
         except KeyboardInterrupt:
             pass
+        finally:
+            server.close()
         return
     sys.stderr.write("gpufleet policy pack: this grpcio lacks the core server API policies/transport.py uses; "
                      "serving with grpc.server (slower per call)\n")

@@ -108,6 +108,7 @@ class Server:
         self._server = cygrpc.Server(tuple(options), False)
         self._server.register_completion_queue(self._queue)
         self._stopping = False
+        self._down = False
 
     def add_insecure_port(self, address: str) -> int:
         return self._server.add_http2_port(address.encode())
@@ -117,12 +118,19 @@ class Server:
         self._server.request_call(self._queue, self._queue, _NEW_CALL)
 
     def run(self) -> None:
-        """Serve until `stop()` (from any thread) or an interrupt."""
+        """Serve until `stop()` (from any thread) or an interrupt; returns once the core has shut down
+        (it must before the process can exit)."""
         try:
             while self.step():
                 pass
         finally:
-            self.stop()
+            self.close()
+
+    def close(self) -> None:
+        """Stop and wait for the core to shut down (a started server must, or the process cannot exit)."""
+        self.stop()
+        while not self._down:
+            self.step()
 
     def stop(self) -> None:
         """Refuse new calls and cancel the ones in flight; `run()` returns once the core has shut down."""
@@ -144,6 +152,7 @@ class Server:
             if event.success:
                 self._answer(call, method, handler, metadata, event.batch_operations[0].message())
         elif tag is _SHUTDOWN:
+            self._down = True
             return False
         return True
 

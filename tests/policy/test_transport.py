@@ -178,3 +178,26 @@ def test_pack_falls_back_to_grpc_server_without_the_core_api():
         proc.terminate()
         _, err = proc.communicate(timeout=10)
     assert b"serving with grpc.server" in err
+
+
+@pytest.mark.parametrize("after", [0.0, 1.0])
+def test_pack_exits_cleanly_on_interrupt(after):
+    """Ctrl-C (SIGINT) ends the pack with exit 0 whether it comes as the port is printed or while serving:
+    a started core server must shut down before the process can exit (transport.Server.close)."""
+    import signal
+    import time
+
+    env = dict(os.environ, PULUMI_PROJECT="gpufleet", PULUMI_STACK="dev", PULUMI_DRY_RUN="true", PULUMI_CONFIG="{}")
+    proc = subprocess.Popen(
+        [sys.executable, "-u", "-m", "pulumi.policy", "127.0.0.1:1", "."], cwd=ROOT / "policies", env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        assert proc.stdout.readline().strip().isdigit()
+        time.sleep(after)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err.decode()[-2000:]
