@@ -111,9 +111,10 @@ def memo(props: Any, what: str, compute: Callable[[Any], Any]) -> Any:
 
 
 def items(value: Any) -> list:
-    """A list input as a Python list ([] when absent or not a list)."""
+    """A list input as a Python list ([] when absent or not a list), in one pass when the servicer's list can."""
     if (_KINDS.get(type(value)) or _kind(value)) == _SEQ:
-        return [value[i] for i in range(len(value))]
+        fast = getattr(value, "elements", None)
+        return fast() if fast is not None else [value[i] for i in range(len(value))]
     return []
 
 
@@ -378,7 +379,7 @@ def eks_gpu_pool(type_: str, props: Any) -> Optional[tuple[Optional[GpuShape], l
     types = eks_instance_types(props)
     if not any(ec2_is_gpu(t) for t in types) and "NVIDIA" not in str(get(props, "amiType", default="")):
         return None
-    known = [ec2_shape(t) for t in types if ec2_shape(t)]
+    known = [shape for shape in map(ec2_shape, types) if shape]
     return (known[0] if known else None), types
 
 
