@@ -488,18 +488,20 @@ class FastAnalyzerServicer(_PolicyAnalyzerServicer):
     def Analyze(self, request, _context):
         self._runtime()
         response = proto.AnalyzeResponse()
+        resource_type = request.type
         pending: Optional[dict] = None
-        for policy, level in self._judging(request.type):
+        for policy, level in self._judging(resource_type):
             if not policy.has_validation():
                 response.not_applicable.append(proto.PolicyNotApplicable(
                     policy_name=policy.name, reason="Policy does not implement validate"))
                 continue
             if pending is None:  # once per resource, not once per rule; each part only when a rule reads it
-                pending = {"props": self._conversions.get(request.urn, request.properties),
+                urn, name, stack_tags = request.urn, request.name, self._attr("stack_tags")  # protobuf reads, once
+                pending = {"props": self._conversions.get(urn, request.properties),
                            "opts": _Later(self._get_resource_options, request),
                            "provider": _Later(self._get_provider_resource, request)}
             args = LazyResourceArgs.of(LazyResourceArgs.attributes(
-                request.type, request.urn, request.name, self._get_policy_config(policy.name), self._attr("stack_tags")), dict(pending))
+                resource_type, urn, name, self._get_policy_config(policy.name), stack_tags), dict(pending))
             self._run(response, policy, level, args)
         return response
 
