@@ -111,9 +111,10 @@ def memo(props: Any, what: str, compute: Callable[[Any], Any]) -> Any:
 
 
 def items(value: Any) -> list:
-    """A list input as a Python list ([] when absent or not a list)."""
+    """A list input as a Python list ([] when absent or not a list), in one pass when the servicer's list can."""
     if (_KINDS.get(type(value)) or _kind(value)) == _SEQ:
-        return [value[i] for i in range(len(value))]
+        fast = getattr(value, "elements", None)
+        return fast() if fast is not None else [value[i] for i in range(len(value))]
     return []
 
 
@@ -179,10 +180,14 @@ def exemption(policy: str, name: str, urn: str, props: Any, config: Optional[Map
     annotation; or the policy's config lists it: `exemptions: {"<resource name or URN>": "<reason>"}`.
     An empty reason does not exempt.
     """
-    reason = _exemption_labels(props).get(labels.exempt_key(policy))
+    found = _exemption_labels(props)
+    reason = found.get(labels.exempt_key(policy)) if found else None
     if reason:
         return reason
-    listed = mapping(get(config, "exemptions"))
+    listed = get(config, "exemptions")
+    if listed is None:  # most policies list none: no copy to make
+        return None
+    listed = mapping(listed)
     for ref in (urn, name):
         reason = listed.get(ref)
         if isinstance(reason, str) and reason.strip():
@@ -374,7 +379,7 @@ def eks_gpu_pool(type_: str, props: Any) -> Optional[tuple[Optional[GpuShape], l
     types = eks_instance_types(props)
     if not any(ec2_is_gpu(t) for t in types) and "NVIDIA" not in str(get(props, "amiType", default="")):
         return None
-    known = [ec2_shape(t) for t in types if ec2_shape(t)]
+    known = [shape for shape in map(ec2_shape, types) if shape]
     return (known[0] if known else None), types
 
 
@@ -445,6 +450,29 @@ def of_type(resources: Iterable[Any], *types: str) -> list[Any]:
     return [r for r in resources if r.resource_type in wanted]
 
 
+def of_types_where(resources: Iterable[Any], accept: Callable[[str], bool]) -> list[Any]:
+    """The resources whose type token passes accept(), in stack order. With the servicer's index only the
+    stack's distinct type tokens are tested, not every resource."""
+    by_type = getattr(resources, "by_type", None)
+    if by_type is None:
+        return [r for r in resources if accept(r.resource_type)]
+    types = [t for t in by_type if accept(t)]
+    return of_type(resources, *types) if types else []
+
+
+def shared(resources: Iterable[Any], key: Any, compute: Callable[[], Any]) -> Any:
+    """compute(), once per stack analysis when the servicer's index shares its `memo` (every stack rule gets
+    the same index), else on every call. Only for facts that do not depend on a policy's config; a
+    preview-time unknown raises every time, as compute() would (nothing is kept). Callers must not mutate
+    what it returns."""
+    memo = getattr(resources, "memo", None)
+    if memo is None:
+        return compute()
+    if key not in memo:
+        memo[key] = compute()
+    return memo[key]
+
+
 def helm_charts(resources: Iterable[Any]) -> list[Any]:
     return of_type(resources, HELM_RELEASE)
 
@@ -460,13 +488,20 @@ def operator_releases(resources: Iterable[Any]) -> list[Any]:
 
 
 def annotations(resources: Iterable[Any], key: str) -> list[tuple[Any, str]]:
-    """(resource, value) for every Kubernetes object carrying the annotation."""
+    """(resource, value) for every Kubernetes object carrying the annotation (found once per stack analysis)."""
+    return shared(resources, ("annotations", key), lambda: _annotated(resources, key))
+
+
+def _is_kubernetes(resource_type: str) -> bool:
+    return resource_type.startswith("kubernetes:")
+
+
+def _annotated(resources: Iterable[Any], key: str) -> list[tuple[Any, str]]:
     out = []
-    for r in resources:
-        if r.resource_type.startswith("kubernetes:"):
-            value = get(r.props, "metadata", "annotations", key)
-            if isinstance(value, str) and value.strip():
-                out.append((r, value.strip()))
+    for r in of_types_where(resources, _is_kubernetes):
+        value = get(r.props, "metadata", "annotations", key)
+        if isinstance(value, str) and value.strip():
+            out.append((r, value.strip()))
     return out
 
 
@@ -509,9 +544,9 @@ INSTANCE_TYPE_KEY = "node.kubernetes.io/instance-type"
 ZONE_KEY = "topology.kubernetes.io/zone"
 
 
-def is_karpenter_node_pool(r: Any) -> bool:
-    """A karpenter.sh NodePool (any served version)."""
-    return r.resource_type.startswith("kubernetes:karpenter.sh/") and r.resource_type.endswith(":NodePool")
+def is_karpenter_node_pool_type(resource_type: str) -> bool:
+    """A karpenter.sh NodePool's type token (any served version)."""
+    return resource_type.startswith("kubernetes:karpenter.sh/") and resource_type.endswith(":NodePool")
 
 
 def nodepool_requirement(props: Any, key: str) -> list[str]:
@@ -533,7 +568,7 @@ def nodepool_is_gpu(props: Any) -> bool:
 
 def karpenter_node_pools(resources: Iterable[Any]) -> list[Any]:
     """GPU NodePools of the stack."""
-    return [r for r in resources if is_karpenter_node_pool(r) and nodepool_is_gpu(r.props)]
+    return [r for r in of_types_where(resources, is_karpenter_node_pool_type) if nodepool_is_gpu(r.props)]
 
 
 def karpenter_releases(resources: Iterable[Any]) -> list[Any]:

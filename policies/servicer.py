@@ -206,6 +206,16 @@ class _StructList(_ListProxy):
                 out.append(_from_value(field, (*self._path, str(i)), key))
         return out
 
+    def elements(self) -> list:
+        """[self[i] for i in range(len(self))] in one pass (inputs.items() reads every element of a list)."""
+        seen, values, path = self._seen, self._ListProxy__target, self._path
+        out = []
+        for i in range(len(values)):
+            if i not in seen:
+                seen[i] = _from_value(values[i], path, i, i)
+            out.append(seen[i])
+        return out
+
     def __getitem__(self, index):
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
@@ -478,18 +488,20 @@ class FastAnalyzerServicer(_PolicyAnalyzerServicer):
     def Analyze(self, request, _context):
         self._runtime()
         response = proto.AnalyzeResponse()
+        resource_type = request.type
         pending: Optional[dict] = None
-        for policy, level in self._judging(request.type):
+        for policy, level in self._judging(resource_type):
             if not policy.has_validation():
                 response.not_applicable.append(proto.PolicyNotApplicable(
                     policy_name=policy.name, reason="Policy does not implement validate"))
                 continue
             if pending is None:  # once per resource, not once per rule; each part only when a rule reads it
-                pending = {"props": self._conversions.get(request.urn, request.properties),
+                urn, name, stack_tags = request.urn, request.name, self._attr("stack_tags")  # protobuf reads, once
+                pending = {"props": self._conversions.get(urn, request.properties),
                            "opts": _Later(self._get_resource_options, request),
                            "provider": _Later(self._get_provider_resource, request)}
             args = LazyResourceArgs.of(LazyResourceArgs.attributes(
-                request.type, request.urn, request.name, self._get_policy_config(policy.name), self._attr("stack_tags")), dict(pending))
+                resource_type, urn, name, self._get_policy_config(policy.name), stack_tags), dict(pending))
             self._run(response, policy, level, args)
         return response
 
@@ -502,18 +514,24 @@ class FastAnalyzerServicer(_PolicyAnalyzerServicer):
         by_urn: dict[str, PolicyResource] = {}
         wiring = []
         for r in request.resources:
-            resource = LazyPolicyResource.of(LazyPolicyResource.attributes(r.type, r.urn, r.name), {
-                "props": self._conversions.get(r.urn, r.properties),
+            urn = r.urn
+            resource = LazyPolicyResource.of(LazyPolicyResource.attributes(r.type, urn, r.name), {
+                "props": self._conversions.get(urn, r.properties),
                 "opts": _Later(self._get_resource_options, r),
                 "provider": _Later(self._get_provider_resource, r)})
-            by_urn[r.urn] = resource
+            by_urn[urn] = resource
             wiring.append((resource, r))
-        for resource, r in wiring:
-            if r.parent and r.parent in by_urn:
-                resource.parent = by_urn[r.parent]
-            resource.dependencies.extend(by_urn[d] for d in r.dependencies if d in by_urn)
-            for key, deps in r.propertyDependencies.items():
-                resource.property_dependencies[key] = [by_urn[d] for d in deps.urns if d in by_urn]
+        for resource, r in wiring:  # each protobuf field read once, and not at all when empty
+            parent = r.parent
+            if parent and parent in by_urn:
+                resource.parent = by_urn[parent]
+            dependencies = r.dependencies
+            if dependencies:
+                resource.dependencies.extend(by_urn[d] for d in dependencies if d in by_urn)
+            property_dependencies = r.propertyDependencies
+            if property_dependencies:
+                for key, deps in property_dependencies.items():
+                    resource.property_dependencies[key] = [by_urn[d] for d in deps.urns if d in by_urn]
         resources = IndexedResources([resource for resource, _ in wiring])
         for policy, level, _ in active:
             args = StackValidationArgs(resources, self._get_policy_config(policy.name), self._attr("stack_tags"))

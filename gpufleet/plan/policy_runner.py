@@ -92,31 +92,32 @@ def analyzer_options(r: Registration) -> analyzer_pb2.AnalyzerResourceOptions:
     )
 
 
-_MESSAGES: dict[int, tuple] = {}  # id(registration) -> (registration, inputs Struct, options)
-
-
-def _messages(r: Registration) -> tuple[struct_pb2.Struct, analyzer_pb2.AnalyzerResourceOptions]:
-    """A registration's inputs as a Struct and its analyzer options, built once: Analyze and AnalyzeStack
-    both send them."""
-    hit = _MESSAGES.get(id(r))
-    if hit is None or hit[0] is not r:
-        if len(_MESSAGES) > 50_000:
-            _MESSAGES.clear()
-        hit = _MESSAGES[id(r)] = (r, to_struct(r.inputs), analyzer_options(r))
-    return hit[1], hit[2]
+_REQUESTS: dict[int, tuple] = {}  # id(registration) -> (registration, its AnalyzeRequest)
 
 
 def analyze_request(r: Registration) -> analyzer_pb2.AnalyzeRequest:
-    properties, options = _messages(r)
-    return analyzer_pb2.AnalyzeRequest(type=r.type, properties=properties, urn=r.urn, name=r.name, options=options)
+    """The registration's AnalyzeRequest, built once (stack_request reuses its properties and options).
+
+    The inputs are written straight into the request's own Struct: building a separate Struct and passing
+    it in would copy it (protobuf copies a message given as a field value), and that copy was about a
+    quarter of the request's cost. Callers only read the request."""
+    hit = _REQUESTS.get(id(r))
+    if hit is None or hit[0] is not r:
+        if len(_REQUESTS) > 50_000:
+            _REQUESTS.clear()
+        request = analyzer_pb2.AnalyzeRequest(type=r.type, urn=r.urn, name=r.name, options=analyzer_options(r))
+        request.properties.SetInParent()  # empty inputs are still a Struct, as to_struct() leaves them
+        _fill(request.properties.fields, r.inputs)
+        hit = _REQUESTS[id(r)] = (r, request)
+    return hit[1]
 
 
 def stack_request(resources: Iterable[Registration]) -> analyzer_pb2.AnalyzeStackRequest:
     out = analyzer_pb2.AnalyzeStackRequest()
     add = out.resources.add
     for r in resources:
-        properties, options = _messages(r)
-        add(type=r.type, properties=properties, urn=r.urn, name=r.name, parent=r.parent or "", options=options)
+        request = analyze_request(r)
+        add(type=r.type, properties=request.properties, urn=r.urn, name=r.name, parent=r.parent or "", options=request.options)
     return out
 
 

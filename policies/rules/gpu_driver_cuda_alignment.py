@@ -47,7 +47,12 @@ def preinstalled_version(resources: list, config) -> tuple[str, str, str] | None
 
 
 def preinstalled_pools(resources: list) -> list[str]:
-    """Names of pools whose nodes come with a driver (EKS NVIDIA AMIs, GKE driver installation)."""
+    """Names of pools whose nodes come with a driver (EKS NVIDIA AMIs, GKE driver installation), found once
+    per stack analysis (gpu-cuda-minor-version-compat asks too)."""
+    return I.shared(resources, "preinstalled_pools", lambda: _preinstalled_pools(resources))
+
+
+def _preinstalled_pools(resources: list) -> list[str]:
     out = []
     for pool in I.gpu_pools(resources):
         if pool.platform == "eks" and any(m in str(I.get(pool.props, "amiType", default="")) for m in I.EKS_NVIDIA_AMI_MARKERS):

@@ -39,12 +39,11 @@ def _asg_tag_keys(resources: list) -> dict[str, set[str]]:
     """Keys of `aws:autoscaling/tag:Tag` resources by parent URN: how node-template tags reach a managed node
     group's ASG (node group tags are not propagated to it: aws/containers-roadmap#608)."""
     out: dict[str, set[str]] = {}
-    for r in resources:
-        if r.resource_type == ASG_TAG:
-            key = I.text(I.get(r.props, "tag", "key"))
-            parent = getattr(getattr(r, "parent", None), "urn", None) or ""
-            if key:
-                out.setdefault(parent, set()).add(key)
+    for r in I.of_type(resources, ASG_TAG):
+        key = I.text(I.get(r.props, "tag", "key"))
+        parent = getattr(getattr(r, "parent", None), "urn", None) or ""
+        if key:
+            out.setdefault(parent, set()).add(key)
     return out
 
 

@@ -55,6 +55,9 @@ def _validate(args, report_violation) -> None:
         _pools(args, report_violation)
 
 
+_validate.judged_types = I.POOL_TYPES | {A.DEVICE_CONFIG}  # the servicer skips other types without calling it
+
+
 POLICY = ResourceValidationPolicy(
     name=NAME,
     description="GPU pools carry the nvidia.com/gpu (AMD: amd.com/gpu) NoSchedule taint, and AMD operands tolerate it.",

@@ -35,7 +35,7 @@ def _index(resources: list) -> tuple[dict[str, list], dict[str, list]]:
     reference still unknown during preview matches nothing rather than stopping the whole policy."""
     users: dict[str, list] = {}
     groups: dict[str, list] = {}
-    for r in resources:
+    for r in I.of_type(resources, I.EKS_NODE_GROUP, I.EC2_PLACEMENT_GROUP):
         if r.resource_type == I.EKS_NODE_GROUP:
             name = I.known(lambda r=r: I.text(I.get(r.props, "launchTemplate", "name")))
             if name:
@@ -88,8 +88,8 @@ def check(resources: list, config) -> list[tuple[str, str]]:
     resources = I.listed(resources)
     out = []
     users, groups = _index(resources)
-    for r in resources:
-        if r.resource_type == I.EC2_LAUNCH_TEMPLATE and _efa_count(r) and not I.exemption(NAME, r.name, r.urn, r.props, config):
+    for r in I.of_type(resources, I.EC2_LAUNCH_TEMPLATE):
+        if _efa_count(r) and not I.exemption(NAME, r.name, r.urn, r.props, config):
             out += _eks(r, users, groups)
     for pool in I.gpu_pools(resources):
         if pool.platform == "gke" and not I.exemption(NAME, pool.name, pool.urn, pool.props, config):

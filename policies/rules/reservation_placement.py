@@ -138,6 +138,10 @@ def _gke(pool: I.Pool) -> list[str]:
     return out
 
 
+def _is_node_class(resource_type: str) -> bool:
+    return resource_type.startswith("kubernetes:karpenter.k8s.aws/") and resource_type.endswith(NODE_CLASS)
+
+
 def _karpenter(np_, classes: dict) -> list[str]:
     out = []
     ref = I.text(I.get(np_.props, "spec", "template", "spec", "nodeClassRef", "name"))
@@ -167,8 +171,7 @@ def check(resources: list, config) -> list[tuple[str, str]]:
     for pool in I.gpu_pools(resources):
         if pool.platform == "gke" and not I.exemption(NAME, pool.name, pool.urn, pool.props, config):
             out += [(pool.urn, f"GPU pool '{pool.name}': {m}") for m in _gke(pool)]
-    classes = {I.text(I.get(r.props, "metadata", "name")): r for r in resources
-               if r.resource_type.startswith("kubernetes:karpenter.k8s.aws/") and r.resource_type.endswith(NODE_CLASS)}
+    classes = {I.text(I.get(r.props, "metadata", "name")): r for r in I.of_types_where(resources, _is_node_class)}
     for np_ in I.karpenter_node_pools(resources):
         if "reserved" in I.nodepool_requirement(np_.props, I.CAPACITY_TYPE_KEY) and not I.exemption(NAME, np_.name, np_.urn, np_.props, config):
             name = I.text(I.get(np_.props, "metadata", "name")) or np_.name

@@ -78,8 +78,8 @@ def check(resources: list, config) -> list[tuple[str, str]]:
             continue
         out += [(pool.urn, f"spot GPU pool '{pool.name}': {p}") for p in _pool_problems(pool)]
     handler = any(I.chart_of(r.props) in I.INTERRUPTION_CHARTS for r in I.helm_charts(resources))
-    for r in resources:
-        if r.resource_type == I.ASG and _asg_spot_gpu(r) and not handler and not I.exemption(NAME, r.name, r.urn, r.props, config):
+    for r in I.of_type(resources, I.ASG):
+        if _asg_spot_gpu(r) and not handler and not I.exemption(NAME, r.name, r.urn, r.props, config):
             out.append((r.urn, f"spot GPU Auto Scaling group '{r.name}': no interruption handling in the stack (aws-node-termination-handler or Karpenter): pods are killed without draining"))
     return out
 

@@ -128,3 +128,53 @@ def test_same_remediate_answers_without_and_with_a_remediate_level():
     assert fast == slow
     answer = analyzer_pb2.RemediateResponse.FromString(fast[0])
     assert [(n.policy_name, n.reason) for n in answer.not_applicable] == [("gpu-pool-taint", "Policy does not implement remediate")]
+
+
+def test_list_elements_read_as_element_by_element():
+    """_StructList.elements() (inputs.items' one pass) gives what reading each index gives, and an unknown
+    element raises with the same path."""
+    from pulumi_policy.proxy import UnknownValueError
+
+    from gpufleet.policies import inputs as I
+    from gpufleet.policies.servicer import _props
+
+    def props(inputs):
+        struct = analyze_request(F.res("aws:eks/nodeGroup:NodeGroup", "ng", inputs)).properties
+        return _props(struct, struct.SerializeToString(deterministic=True))
+
+    mixed = {"taints": [{"key": "a"}, "x", 2.0, None, [1.0], True]}
+    one, other = props(mixed)["taints"], props(mixed)["taints"]
+    by_index = [one[i] for i in range(len(one))]
+
+    def plain(value):
+        if I.mapping(value):
+            return {k: plain(v) for k, v in I.mapping(value).items()}
+        return [plain(v) for v in I.items(value)] if isinstance(value, (list, I.Sequence)) and not isinstance(value, str) else value
+
+    assert plain(I.items(other)) == plain(by_index) == [{"key": "a"}, "x", 2.0, None, [1.0], True]
+    assert [type(e) for e in I.items(other)] == [type(e) for e in by_index]
+
+    def error(read) -> list:
+        with pytest.raises(UnknownValueError) as caught:
+            read(props({"taints": [{"key": "a"}, UNKNOWN]})["taints"])
+        return caught.value.props
+
+    assert error(I.items) == error(lambda values: [values[i] for i in range(len(values))]) == ["taints", "1"]
+
+
+def test_stack_index_helpers_keep_stack_order_and_share_facts():
+    from gpufleet.policies import inputs as I
+    from gpufleet.policies.servicer import IndexedResources
+
+    class R:
+        def __init__(self, resource_type):
+            self.resource_type = resource_type
+
+    stack = [R("kubernetes:core/v1:ConfigMap"), R("aws:eks/nodeGroup:NodeGroup"), R("kubernetes:core/v1:Namespace"),
+             R("kubernetes:core/v1:ConfigMap")]
+    kubernetes = lambda t: t.startswith("kubernetes:")  # noqa: E731
+    assert I.of_types_where(IndexedResources(stack), kubernetes) == I.of_types_where(stack, kubernetes) == [stack[0], stack[2], stack[3]]
+    assert I.of_types_where(IndexedResources(stack), lambda t: t.startswith("gcp:")) == []
+    indexed, calls = IndexedResources(stack), []
+    assert I.shared(indexed, "k", lambda: calls.append(1) or len(calls)) == I.shared(indexed, "k", lambda: calls.append(1) or len(calls)) == 1
+    assert I.shared(stack, "k", lambda: calls.append(1) or len(calls)) == 2  # no index: computed each time
