@@ -108,8 +108,7 @@ class InProcess:
 
 class EngineLikeStub:
     """The generated stub, with `Remediate` handled as the engine handles it: UNIMPLEMENTED is an empty
-    answer (pkg/resource/plugin/analyzer_plugin.go `Remediate`; the pack answers so while no policy is at
-    the remediate level, policies/servicer.py `AnalyzerHandlers`)."""
+    answer (pkg/resource/plugin/analyzer_plugin.go `Remediate`)."""
 
     def __init__(self, stub):
         self.stub = stub

@@ -9,7 +9,8 @@ and hands the same read-only values to every rule; stack rules get the resources
 and not-applicable handling) is the upstream code path, so verdicts are identical (the policy tests and
 the broken-stack corpus run through it). `Remediate`, which the engine calls on every resource before
 `Analyze`, answers without converting anything while no policy is at the `remediate` level (upstream's
-answer is then always empty). `serve()` starts it the way `PolicyPack(...)` starts its own.
+answer is then always empty), and, served by policies/transport.py, works out the Analyze that follows
+while the engine reads that answer. `serve()` starts it the way `PolicyPack(...)` starts its own.
 
 Written against pulumi_policy 1.x (pyproject pins <2): it reads the parent's private attributes by their
 mangled names, which a major release may change; tests/policy/test_servicer.py compares both servicers.
@@ -402,14 +403,18 @@ class FastAnalyzerServicer(_PolicyAnalyzerServicer):
         # that judge each resource type (("judging", type)).
         self._levels: dict = {}
         self._runtime_ready = False
+        # (AnalyzeRequest, its AnalyzeResponse) worked out after a Remediate answer: see `Remediate`.
+        self._prepared: Optional[tuple] = None
 
     def Configure(self, request, _context):
         self._levels = {}
         self._runtime_ready = False
+        self._prepared = None
         return super().Configure(request, _context)
 
     def ConfigureStack(self, request, _context):
         self._runtime_ready = False
+        self._prepared = None
         return super().ConfigureStack(request, _context)
 
     def _runtime(self) -> None:
@@ -463,17 +468,40 @@ class FastAnalyzerServicer(_PolicyAnalyzerServicer):
                 for policy in self._attr("policies"))
         return self._levels["remediate"]
 
-    def Remediate(self, request, _context):
+    def Remediate(self, request, context):
         """The engine calls Remediate on every resource, just before Analyze (pulumi/pulumi
         pkg/resource/deploy/step_generator.go, "First pass: perform remediations"). Upstream converts the
         resource's properties, options and provider before it looks for a policy at the `remediate` level;
         with none, its answer is an empty response whatever the resource. This returns that answer without
-        converting anything, and otherwise takes upstream's path. (Served over gRPC, the call does not even
-        reach here while nothing remediates: see `AnalyzerHandlers`.)"""
+        converting anything, and otherwise takes upstream's path.
+
+        With nothing to remediate, the Analyze call that follows carries the same resource (analyzeAll
+        builds it from the same state; pkg/resource/plugin/analyzer_plugin.go marshals it the same way,
+        but for the top-level internal `__` keys that only Remediate sends). Served by policies/transport.py,
+        the pack works that Analyze out right after the Remediate answer has gone (`after_reply`), while
+        the engine reads the answer and prepares its next call; `Analyze` then answers from it if the
+        request is the same message (`_prepared`)."""
         self._runtime()
-        if not self.remediates():
-            return proto.RemediateResponse()
-        return super().Remediate(request, _context)
+        if self.remediates():
+            return super().Remediate(request, context)
+        after_reply = getattr(context, "after_reply", None)
+        if after_reply is not None:
+            after_reply(self._prepare, request)
+        return proto.RemediateResponse()
+
+    def _prepare(self, remediate_request) -> None:
+        request = remediate_request
+        internal = [key for key in request.properties.fields if key.startswith("__")]
+        if internal:
+            request = proto.AnalyzeRequest()
+            request.CopyFrom(remediate_request)
+            for key in internal:
+                del request.properties.fields[key]
+        self._prepared = None
+        try:
+            self._prepared = (request, self._analyze(request))
+        except Exception:  # noqa: BLE001 - nothing prepared: the Analyze call works it out again and reports the error
+            pass
 
     def _judging(self, resource_type: str) -> list[tuple[Any, EnforcementLevel]]:
         """The enabled resource policies that judge this type, in pack order, with their level: worked out
@@ -486,6 +514,12 @@ class FastAnalyzerServicer(_PolicyAnalyzerServicer):
         return self._levels[key]
 
     def Analyze(self, request, _context):
+        prepared, self._prepared = self._prepared, None
+        if prepared is not None and prepared[0] == request:  # the same message: the same answer
+            return prepared[1]
+        return self._analyze(request)
+
+    def _analyze(self, request):
         self._runtime()
         response = proto.AnalyzeResponse()
         resource_type = request.type
@@ -539,39 +573,12 @@ class FastAnalyzerServicer(_PolicyAnalyzerServicer):
         return response
 
 
-REMEDIATE = "/pulumirpc.Analyzer/Remediate"
-
-
-class AnalyzerHandlers(grpc.GenericRpcHandler):
-    """The generated Analyzer method table (pulumi's analyzer_pb2_grpc), except that `Remediate` is
-    answered UNIMPLEMENTED while no policy is at the `remediate` level.
-
-    Why: the engine sends Remediate and then Analyze for every resource, one resource at a time
-    (pkg/resource/deploy/step_generator.go), so each round trip is paid per resource. When the pack
-    answers Remediate with UNIMPLEMENTED the engine treats it as an empty answer and goes on
-    (pkg/resource/plugin/analyzer_plugin.go, `Remediate`: "Handle the case where we the policy pack
-    doesn't implement a recent enough to implement Transform", `codes.Unimplemented` -> an empty
-    RemediateResponse and no error; pulumi/pulumi @1b5949891b). With no policy at the remediate level,
-    upstream's answer is empty too, so the engine sees the same thing; but the server answers an unknown
-    method at once, without receiving or decoding the request or running the servicer (with
-    `grpc.server`, also without its worker-thread hand-offs: policies/README.md, "Second round"). With a policy at the remediate level
-    (set by Configure) the call is served as before and answers what upstream answers. Looked up on
-    every call, so a Configure between calls takes effect at once."""
-
-    def __init__(self, servicer: FastAnalyzerServicer):
-        self._servicer = servicer
-        recorder = _HandlerRecorder()
-        analyzer_pb2_grpc.add_AnalyzerServicer_to_server(servicer, recorder)
-        self._generated = recorder.handlers
-
-    def service(self, handler_call_details):
-        if handler_call_details.method == REMEDIATE and not self._servicer.remediates():
-            return None  # grpcio answers UNIMPLEMENTED
-        for handler in self._generated:
-            found = handler.service(handler_call_details)
-            if found is not None:
-                return found
-        return None
+def analyzer_handler(servicer) -> grpc.GenericRpcHandler:
+    """The generated Analyzer method table (pulumi's analyzer_pb2_grpc) for this servicer, as one handler
+    (generated code may hand it over twice, generic and by name: each holds every method)."""
+    recorder = _HandlerRecorder()
+    analyzer_pb2_grpc.add_AnalyzerServicer_to_server(servicer, recorder)
+    return recorder.handlers[0]
 
 
 class _HandlerRecorder:
@@ -596,7 +603,7 @@ def serve(servicer: FastAnalyzerServicer) -> None:
 
     from gpufleet.policies import transport
 
-    handlers = AnalyzerHandlers(servicer)
+    handlers = analyzer_handler(servicer)
     if transport.available():
         server = transport.Server(handlers, options=_GRPC_CHANNEL_OPTIONS)
         port = server.add_insecure_port("127.0.0.1:0")

@@ -62,6 +62,13 @@ class Context:
         self._metadata = tuple(metadata or ())
         self._code: Optional[grpc.StatusCode] = None
         self._details: Optional[str] = None
+        self.later: list = []
+
+    def after_reply(self, work, *args) -> None:
+        """Run `work(*args)` once this call's answer is on its way, before the next call is served: the
+        caller reads the answer while the pack works. Not a grpc.ServicerContext method (grpc.server's
+        context lacks it: check with getattr)."""
+        self.later.append((work, args))
 
     def invocation_metadata(self):
         return self._metadata
@@ -200,6 +207,11 @@ class Server:
             return
         code, details = context.status(cygrpc.StatusCode.ok)
         self._finish(call, answer, code, details)
+        for work, args in context.later:
+            try:
+                work(*args)
+            except Exception:  # noqa: BLE001 - the answer has gone; what failed is logged, the loop goes on
+                _LOGGER.exception("Exception in work after a reply")
 
     @staticmethod
     def _finish(call, answer: Optional[bytes], code, details: bytes) -> None:

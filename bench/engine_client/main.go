@@ -9,7 +9,8 @@
 // one ConfigureAnalyzerRequest, N AnalyzeRequests, one AnalyzeStackRequest. The calls, as the engine makes
 // them (pulumi/pulumi @1b5949891b):
 //   - Configure once;
-//   - per resource, one after the other, Remediate then Analyze (pkg/resource/deploy/step_generator.go,
+//   - per resource, one after the other, Remediate then Analyze of the same resource, Remediate's with the
+//     internal `__defaults` key on aws and gcp resources (remediateRequest) (pkg/resource/deploy/step_generator.go,
 //     "First pass: perform remediations sequentially", then analyzeAll; registrations reach the step
 //     generator one event at a time, deployment_executor.go handleSingleEvent). Remediate answered
 //     UNIMPLEMENTED counts as an empty answer (pkg/resource/plugin/analyzer_plugin.go Remediate);
@@ -27,6 +28,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
@@ -35,6 +37,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
 )
 
 func frames(path string) ([][]byte, error) {
@@ -79,12 +82,14 @@ func run() error {
 		return err
 	}
 	requests := make([]*pulumirpc.AnalyzeRequest, 0, len(raw)-2)
+	remediates := make([]*pulumirpc.AnalyzeRequest, 0, len(raw)-2)
 	for _, b := range raw[1 : len(raw)-1] {
 		r := &pulumirpc.AnalyzeRequest{}
 		if err := proto.Unmarshal(b, r); err != nil {
 			return err
 		}
 		requests = append(requests, r)
+		remediates = append(remediates, remediateRequest(r))
 	}
 	conn, err := grpc.NewClient("127.0.0.1:"+os.Args[1], grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(256<<20), grpc.MaxCallSendMsgSize(256<<20)))
@@ -99,8 +104,8 @@ func run() error {
 	if _, err := client.Configure(ctx, configure); err != nil {
 		return fmt.Errorf("Configure: %w", err)
 	}
-	for _, r := range requests {
-		if _, err := client.Remediate(ctx, r); err != nil && status.Code(err) != codes.Unimplemented {
+	for i, r := range requests {
+		if _, err := client.Remediate(ctx, remediates[i]); err != nil && status.Code(err) != codes.Unimplemented {
 			return fmt.Errorf("Remediate %s: %w", r.Urn, err)
 		}
 		resp, err := client.Analyze(ctx, r)
@@ -117,6 +122,22 @@ func run() error {
 	seconds := time.Since(start).Seconds()
 	return json.NewEncoder(os.Stdout).Encode(map[string]any{
 		"seconds": seconds, "resources": len(requests), "diagnostics": diagnostics})
+}
+
+// remediateRequest is the resource as Remediate carries it: the engine marshals Remediate's properties
+// with SkipInternalKeys false and Analyze's with it true (analyzer_plugin.go), so Remediate also carries
+// the top-level internal keys of the checked inputs. The Terraform-bridged providers (aws, gcp) put
+// `__defaults` there (pulumi/pulumi-terraform-bridge pkg/tfbridge/schema.go, defaultsKey).
+func remediateRequest(r *pulumirpc.AnalyzeRequest) *pulumirpc.AnalyzeRequest {
+	if !strings.HasPrefix(r.Type, "aws:") && !strings.HasPrefix(r.Type, "gcp:") {
+		return r
+	}
+	out := proto.Clone(r).(*pulumirpc.AnalyzeRequest)
+	if out.Properties == nil {
+		out.Properties = &structpb.Struct{Fields: map[string]*structpb.Value{}}
+	}
+	out.Properties.Fields["__defaults"] = structpb.NewListValue(&structpb.ListValue{})
+	return out
 }
 
 func main() {

@@ -173,33 +173,38 @@ def test_fixture_stack_over_grpc_matches_in_process_with_config(analyzer):
     }
 
 
-def test_remediate_is_unimplemented_until_a_policy_is_at_the_remediate_level(analyzer):
-    """The engine calls Remediate on every resource before Analyze and takes UNIMPLEMENTED as an empty answer
-    (pulumi/pulumi pkg/resource/plugin/analyzer_plugin.go `Remediate`). With no policy at the remediate level
-    upstream's answer is empty, so the pack says UNIMPLEMENTED without receiving or decoding the request
-    (policies/servicer.py `AnalyzerHandlers`); once Configure puts a policy at that level, Remediate is
-    served and answers exactly what pulumi_policy's own servicer answers."""
+def test_remediate_and_the_analyze_after_it_answer_as_upstream(analyzer):
+    """The engine calls Remediate on every resource, then Analyze on the same resource (pulumi/pulumi
+    pkg/resource/deploy/step_generator.go). With no policy at the remediate level the pack answers
+    Remediate with upstream's empty response and works the Analyze out after that answer has gone
+    (policies/servicer.py `Remediate`); whatever Analyze then receives (the same resource, the same one
+    without the internal `__` keys only Remediate carries, another resource) is answered exactly as
+    pulumi_policy's own servicer answers it. Once Configure puts a policy at the remediate level,
+    Remediate takes upstream's path and answers what upstream answers."""
     from gpufleet.policies.pack import upstream_servicer
 
     stub, _ = analyzer
-    request = analyze_request(F.res("aws:eks/nodeGroup:NodeGroup", "h100", F.NODE_GROUP_IN))
+    local = upstream_servicer()
+    local.Configure(configure_request(), None)
     stub.Configure(configure_request())
-    with pytest.raises(grpc.RpcError) as rejected:
-        stub.Remediate(request)
-    assert rejected.value.code() == grpc.StatusCode.UNIMPLEMENTED
-    assert upstream_servicer().Remediate(request, None) == analyzer_pb2.RemediateResponse()  # what the engine takes it for
+    untainted = analyze_request(F.res("aws:eks/nodeGroup:NodeGroup", "h100", F.with_(F.NODE_GROUP_IN, "taints", [])))
+    other = analyze_request(F.res("aws:eks/nodeGroup:NodeGroup", "a100", F.NODE_GROUP_IN))
+    with_internal = analyzer_pb2.AnalyzeRequest()
+    with_internal.CopyFrom(untainted)
+    with_internal.properties.fields["__defaults"].list_value.SetInParent()
+    for remediated, analyzed in [(untainted, untainted), (with_internal, untainted), (untainted, other), (other, untainted)]:
+        assert stub.Remediate(remediated) == analyzer_pb2.RemediateResponse() == local.Remediate(remediated, None)
+        answer = stub.Analyze(analyzed)
+        assert answer == local.Analyze(analyzed, None)
+    assert "gpu-pool-taint" in {d.policyName for d in stub.Analyze(untainted).diagnostics}  # the comparison judged a verdict
     config = {"gpu-pool-taint": {"enforcementLevel": "remediate"}}
     try:
         stub.Configure(configure_request(config))
-        served = stub.Remediate(request)
+        served = stub.Remediate(untainted)
         upstream = upstream_servicer()
         upstream.Configure(configure_request(config), None)
-        assert served == upstream.Remediate(request, None)
+        assert served == upstream.Remediate(untainted, None)
         assert [n.policy_name for n in served.not_applicable] == ["gpu-pool-taint"]
+        assert stub.Analyze(untainted) == upstream.Analyze(untainted, None)
     finally:
         stub.Configure(configure_request())
-    with pytest.raises(grpc.RpcError):
-        stub.Remediate(request)
-    local = upstream_servicer()
-    local.Configure(configure_request(), None)
-    assert stub.Analyze(request) == local.Analyze(request, None)  # Analyze is served as before

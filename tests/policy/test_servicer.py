@@ -178,3 +178,57 @@ def test_stack_index_helpers_keep_stack_order_and_share_facts():
     indexed, calls = IndexedResources(stack), []
     assert I.shared(indexed, "k", lambda: calls.append(1) or len(calls)) == I.shared(indexed, "k", lambda: calls.append(1) or len(calls)) == 1
     assert I.shared(stack, "k", lambda: calls.append(1) or len(calls)) == 2  # no index: computed each time
+
+
+class _AfterReply:
+    """What policies/transport.py's context offers: work to run once the answer has gone."""
+
+    def __init__(self):
+        self.later = []
+
+    def after_reply(self, work, *args):
+        self.later.append((work, args))
+
+    def run(self):
+        for work, args in self.later:
+            work(*args)
+
+
+def test_analyze_after_remediate_is_prepared_once_and_only_used_for_the_same_request(monkeypatch):
+    """Remediate (nothing at the remediate level) schedules the Analyze of its resource after its answer;
+    Analyze answers from that only for an equal request (here also one without Remediate's internal `__`
+    keys) and works anything else out afresh; a Configure in between drops it."""
+    s = servicer()
+    s.Configure(configure_request(), None)
+    worked = []
+    real = FastAnalyzerServicer._analyze
+    monkeypatch.setattr(FastAnalyzerServicer, "_analyze", lambda self, request: worked.append(request.name) or real(self, request))
+    untainted = analyze_request(F.res("aws:eks/nodeGroup:NodeGroup", "h100", F.with_(F.NODE_GROUP_IN, "taints", [])))
+    other = analyze_request(F.res("aws:eks/nodeGroup:NodeGroup", "a100", F.NODE_GROUP_IN))
+    with_internal = analyzer_pb2.AnalyzeRequest()
+    with_internal.CopyFrom(untainted)
+    with_internal.properties.fields["__defaults"].list_value.SetInParent()
+    upstream = upstream_servicer()
+    upstream.Configure(configure_request(), None)
+
+    for remediated, analyzed, fresh in [(untainted, untainted, False), (with_internal, untainted, False), (untainted, other, True)]:
+        worked.clear()
+        context = _AfterReply()
+        assert s.Remediate(remediated, context) == analyzer_pb2.RemediateResponse()
+        assert worked == []  # nothing before the answer has gone
+        context.run()
+        assert worked == [remediated.name]
+        assert s.Analyze(analyzed, None) == upstream.Analyze(analyzed, None)
+        assert worked == [remediated.name, analyzed.name] if fresh else worked == [remediated.name]
+
+    context = _AfterReply()
+    s.Remediate(untainted, context)
+    context.run()
+    s.Configure(configure_request({"gpu-pool-taint": {"enforcementLevel": "advisory"}}), None)
+    worked.clear()
+    lowered = upstream_servicer()
+    lowered.Configure(configure_request({"gpu-pool-taint": {"enforcementLevel": "advisory"}}), None)
+    answer = s.Analyze(untainted, None)
+    assert worked == ["h100"] and answer == lowered.Analyze(untainted, None)
+    assert {d.enforcementLevel for d in answer.diagnostics if d.policyName == "gpu-pool-taint"} == {analyzer_pb2.ADVISORY}
+    assert s.Analyze(untainted, None) == answer  # used once: the next Analyze works it out again

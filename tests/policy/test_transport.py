@@ -201,3 +201,32 @@ def test_pack_exits_cleanly_on_interrupt(after):
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 0, err.decode()[-2000:]
+
+
+def test_work_after_reply_runs_once_the_answer_is_delivered():
+    """`context.after_reply` work runs after the caller has the answer: here the work waits for the
+    caller to say it has it (it would wait in vain if the answer were sent after the work)."""
+    got_answer = threading.Event()
+    ran = []
+
+    class Later(analyzer_pb2_grpc.AnalyzerServicer):
+        def Analyze(self, request, context):
+            context.after_reply(lambda name: ran.append((name, got_answer.wait(timeout=20))), request.name)
+            return analyzer_pb2.AnalyzeResponse()
+
+    server = transport.Server(_handlers(Later()))
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    loop = threading.Thread(target=server.run, daemon=True)
+    loop.start()
+    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+    try:
+        stub = analyzer_pb2_grpc.AnalyzerStub(channel)
+        assert stub.Analyze(analyzer_pb2.AnalyzeRequest(name="first"), timeout=10) == analyzer_pb2.AnalyzeResponse()
+        got_answer.set()
+        stub.Analyze(analyzer_pb2.AnalyzeRequest(name="second"), timeout=30)
+        assert ran[0] == ("first", True)
+    finally:
+        channel.close()
+        server.stop()
+        loop.join(timeout=10)
