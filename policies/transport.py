@@ -5,8 +5,8 @@ for each resource in turn: pkg/resource/deploy/step_generator.go, pulumi/pulumi 
 pack's time per call is what a preview waits for. grpcio's sync server polls its completion queue on one
 thread and hands every call to a worker thread, which waits on a condition for the request, runs the
 method, and hands the answer back: four thread hand-offs and their locks per call. With empty methods that
-alone took ~0.6 ms of pack CPU per resource; the same empty methods served by this loop took about half
-(policies/README.md, "Third round"), and the engine's round trips are most of what a preview pays.
+alone took ~0.6 ms of pack CPU per resource; the same empty methods served by this loop took 0.32-0.40
+(policies/README.md, "Fourth round"), and the engine's round trips are most of what a preview pays.
 
 How: grpcio's C core (`grpc._cython.cygrpc`, which `grpc.server` and `grpc.aio` are themselves written on)
 still speaks HTTP/2, flow control and the channel options. This loop polls its completion queue and, for
@@ -16,10 +16,11 @@ UNIMPLEMENTED "Method not found!" for an unknown method; a raised exception is U
 application: ..." (logged with its traceback) unless the method set a code first, as the generated
 servicer's unimplemented methods do; INTERNAL when a request cannot be deserialized or an answer
 serialized. Only unary methods are served (every Analyzer method is unary); the methods run one at a time,
-which the engine's own order already is. tests/policy/test_grpc_harness.py drives it over the wire.
+which the engine's own order already is. tests/policy/test_transport.py compares its answers with
+grpc.server's; tests/policy/test_grpc_harness.py drives the pack through it.
 
-`grpc._cython.cygrpc` is grpcio's internal module: this is written against grpcio 1.68-1.85 (pulumi's
-range, pyproject.toml), where its server API is the one `grpc/_server.py` uses. If a grpcio release lacks
+`grpc._cython.cygrpc` is grpcio's internal module: this is written against grpcio 1.68-1.85 (pulumi
+requires >= 1.68.1), where its server API is the one `grpc/_server.py` uses. If a grpcio release lacks
 a name used here, `serve()` falls back to `grpc.server` and says so on stderr.
 """
 
@@ -33,9 +34,10 @@ from typing import Any, Optional, Sequence
 import grpc
 
 try:
+    from grpc._common import STATUS_CODE_TO_CYGRPC_STATUS_CODE as _CYGRPC_CODE
     from grpc._cython import cygrpc
-except ImportError:  # pragma: no cover - grpcio always ships it today
-    cygrpc = None
+except ImportError:  # pragma: no cover - grpcio always ships both today
+    cygrpc, _CYGRPC_CODE = None, {}
 
 _LOGGER = logging.getLogger(__name__)
 _NO_FLAGS = 0
@@ -51,7 +53,7 @@ HandlerCallDetails = namedtuple("HandlerCallDetails", ("method", "invocation_met
 
 def available() -> bool:
     """Whether this grpcio has the core server API the loop uses."""
-    return cygrpc is not None and all(hasattr(cygrpc, name) for name in _NEEDED)
+    return cygrpc is not None and bool(_CYGRPC_CODE) and all(hasattr(cygrpc, name) for name in _NEEDED)
 
 
 class Context:
@@ -100,16 +102,11 @@ class Context:
         return code, (self._details or "").encode()
 
 
-_CYGRPC_CODE: dict = {}
-
-
 class Server:
     """A gRPC server for unary methods, on one thread (see the module's docstring). `start()` binds,
     `run()` serves until interrupted (KeyboardInterrupt from the poll, within 200 ms of a signal)."""
 
     def __init__(self, handler: grpc.GenericRpcHandler, options: Sequence = ()):
-        if not _CYGRPC_CODE:
-            _CYGRPC_CODE.update({code: cygrpc_code for cygrpc_code, code in _status_codes().items()})
         self._handler = handler
         self._queue = cygrpc.CompletionQueue()
         self._server = cygrpc.Server(tuple(options), False)
@@ -222,12 +219,6 @@ class Server:
         operations += [cygrpc.ReceiveCloseOnServerOperation(_NO_FLAGS),
                        cygrpc.SendStatusFromServerOperation(None, code, details, _NO_FLAGS)]
         call.start_server_batch(operations, _DONE)
-
-
-def _status_codes() -> dict:
-    from grpc._common import CYGRPC_STATUS_CODE_TO_STATUS_CODE
-
-    return CYGRPC_STATUS_CODE_TO_STATUS_CODE
 
 
 def announce(port: int) -> None:
