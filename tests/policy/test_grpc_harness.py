@@ -19,7 +19,7 @@ from pathlib import Path
 import grpc
 import pytest
 from google.protobuf import empty_pb2
-from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc, engine_pb2_grpc, plugin_pb2
+from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc, engine_pb2_grpc
 
 from gpufleet.plan.mocks import Registration
 from gpufleet.plan.policy_runner import analyze_request, configure_request, diagnostics_to_violations, evaluate, stack_request

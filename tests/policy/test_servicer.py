@@ -8,7 +8,6 @@ corpus, the benchmark's synthetic plan, preview-time unknowns, secrets and polic
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
 from pulumi.runtime.proto import analyzer_pb2
