@@ -13,7 +13,16 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional
 
 from pulumi_policy import PolicyConfigSchema
-from pulumi_policy.proxy import UnknownValueError
+from pulumi_policy.proxy import (
+    UNKNOWN_ARCHIVE_VALUE,
+    UNKNOWN_ARRAY_VALUE,
+    UNKNOWN_ASSET_VALUE,
+    UNKNOWN_BOOLEAN_VALUE,
+    UNKNOWN_NUMBER_VALUE,
+    UNKNOWN_OBJECT_VALUE,
+    UNKNOWN_STRING_VALUE,
+    UnknownValueError,
+)
 
 from gpufleet import labels
 from gpufleet.catalog import aws, gcp
@@ -203,13 +212,18 @@ def _exemption_labels(props: Any) -> dict[str, str]:
 
 _EXEMPT_PREFIX = labels.exempt_key("")
 _EXEMPT_PREFIX_BYTES = _EXEMPT_PREFIX.encode()
+_UNKNOWN_BYTES = tuple(sentinel.encode() for sentinel in (
+    UNKNOWN_BOOLEAN_VALUE, UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE, UNKNOWN_ARRAY_VALUE, UNKNOWN_ASSET_VALUE,
+    UNKNOWN_ARCHIVE_VALUE, UNKNOWN_OBJECT_VALUE))  # pulumi_policy.proxy's sentinels
 
 
 def _find_exemption_labels(props: Any) -> dict[str, str]:
     # The servicer's props carry their protobuf serialization, where every key and string is stored
-    # verbatim (UTF-8): without the prefix in those bytes, no key can start with it.
+    # verbatim (UTF-8): without the prefix in those bytes, no key can start with it; and without an
+    # unknown's sentinel, no read below can raise (an unknown carrier must, as upstream's search raises).
     serialized = getattr(props, "serialized", None)
-    if isinstance(serialized, bytes) and _EXEMPT_PREFIX_BYTES not in serialized:
+    if (isinstance(serialized, bytes) and _EXEMPT_PREFIX_BYTES not in serialized
+            and not any(sentinel in serialized for sentinel in _UNKNOWN_BYTES)):
         return {}
     found: dict[str, str] = {}
     prefix = _EXEMPT_PREFIX

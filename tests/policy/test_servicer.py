@@ -83,6 +83,9 @@ def test_same_verdicts_with_unknowns_secrets_and_config():
         F.res("aws:eks/nodeGroup:NodeGroup", "unknown-types", spot),
         F.res("aws:ec2/launchTemplate:LaunchTemplate", "unknown-nic", lt),
         F.res("kubernetes:core/v1:ConfigMap", "secret-data", {"data": {**SECRET_SIG, "value": {"x": "y"}}}),
+        # Unknown where exemptions are read: upstream cannot tell whether the resource is exempt.
+        F.res("aws:eks/nodeGroup:NodeGroup", "unknown-tags", dict(F.NODE_GROUP_IN, tags=UNKNOWN)),
+        F.res("aws:ec2/launchTemplate:LaunchTemplate", "unknown-labels", dict(F.LAUNCH_TEMPLATE_IN, tags={"team": UNKNOWN})),
         F.res("aws:eks/cluster:Cluster", "c", F.EKS_CLUSTER_IN),
         F.res("kubernetes:helm.sh/v3:Release", "op", F.OPERATOR_IN),
     ]
