@@ -71,8 +71,10 @@ def _launch_template(props) -> list[str]:
 def _command(props) -> list[str]:
     out = []
     places = {name: I.text(I.get(props, name)) or "" for name in ("create", "update", "delete")}
-    places.update({f"environment.{k}": str(v) for k, v in I.mapping(I.get(props, "environment")).items()})
-    places.update({f"environment.{k}": "K3S_TOKEN=" for k in I.mapping(I.get(props, "environment")) if k in ("K3S_TOKEN", "K3S_AGENT_TOKEN")})
+    # By name: a map's order is not the program's once it has crossed the wire (a Struct is a hash map).
+    environment = sorted(I.mapping(I.get(props, "environment")).items())
+    places.update({f"environment.{k}": str(v) for k, v in environment})
+    places.update({f"environment.{k}": "K3S_TOKEN=" for k, _ in environment if k in ("K3S_TOKEN", "K3S_AGENT_TOKEN")})
     for where, value in places.items():
         for pattern, what in _CREDENTIALS:
             if pattern.search(value):

@@ -40,3 +40,11 @@ def test_eks_public_endpoint_message():
 
 def test_gpufleet_k3s_plan_passes(dev_plan):
     assert [v for v in dev_plan.violations if v.policy == P] == []
+
+
+def test_command_environment_findings_come_in_name_order():
+    """A map's order does not survive the wire (the engine's Struct is a hash map): the findings on a
+    command's environment are listed by variable name, whatever order the program wrote them in."""
+    env = {"ZED": "K3S_TOKEN=abc", "ALPHA": "K3S_TOKEN=def", "K3S_TOKEN": "ghi"}
+    found = messages([res(I.REMOTE_COMMAND, "r", with_(K3S_COMMAND_IN, "environment", env))], P)
+    assert [m.splitlines()[-1].split(" contains ")[0] for m in found] == ["environment.ALPHA", "environment.K3S_TOKEN", "environment.ZED"]
