@@ -13,16 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional
 
 from pulumi_policy import PolicyConfigSchema
-from pulumi_policy.proxy import (
-    UNKNOWN_ARCHIVE_VALUE,
-    UNKNOWN_ARRAY_VALUE,
-    UNKNOWN_ASSET_VALUE,
-    UNKNOWN_BOOLEAN_VALUE,
-    UNKNOWN_NUMBER_VALUE,
-    UNKNOWN_OBJECT_VALUE,
-    UNKNOWN_STRING_VALUE,
-    UnknownValueError,
-)
+from pulumi_policy.proxy import UnknownValueError
 
 from gpufleet import labels
 from gpufleet.catalog import aws, gcp
@@ -102,14 +93,19 @@ def get(value: Any, *path: Any, default: Any = None) -> Any:
     return default if value is None else value
 
 
-_MEMO: dict[tuple[int, str], tuple] = {}  # (id(props), what) -> (props, value); see memo()
+_MEMO: dict[tuple[int, str], tuple] = {}  # (id(props), what) -> (props, value), for props that cannot remember
 
 
 def memo(props: Any, what: str, compute: Callable[[Any], Any]) -> Any:
     """compute(props), once per resource however many rules (and runs: Analyze, then AnalyzeStack) ask.
-    The servicer hands every rule the same props object for a resource, so the key is its identity (the
-    entry holds the object, so the id cannot be reused while cached). A preview-time unknown raises
-    every time, as compute() would. Callers must not mutate what it returns."""
+    The servicer hands every rule the same props object for a resource, and its props keep the facts
+    themselves (`remember`, policies/values.py), so they go when the resource does. Other props (upstream's
+    proxies, in tests) are keyed by identity here (the entry holds the object, so the id cannot be reused
+    while cached). A preview-time unknown raises every time, as compute() would. Callers must not mutate
+    what it returns."""
+    remember = getattr(props, "remember", None)
+    if remember is not None:
+        return remember(what, compute)
     key = (id(props), what)
     hit = _MEMO.get(key)
     if hit is None or hit[0] is not props:
@@ -211,19 +207,12 @@ def _exemption_labels(props: Any) -> dict[str, str]:
 
 
 _EXEMPT_PREFIX = labels.exempt_key("")
-_EXEMPT_PREFIX_BYTES = _EXEMPT_PREFIX.encode()
-_UNKNOWN_BYTES = tuple(sentinel.encode() for sentinel in (
-    UNKNOWN_BOOLEAN_VALUE, UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE, UNKNOWN_ARRAY_VALUE, UNKNOWN_ASSET_VALUE,
-    UNKNOWN_ARCHIVE_VALUE, UNKNOWN_OBJECT_VALUE))  # pulumi_policy.proxy's sentinels
 
 
 def _find_exemption_labels(props: Any) -> dict[str, str]:
-    # The servicer's props carry their protobuf serialization, where every key and string is stored
-    # verbatim (UTF-8): without the prefix in those bytes, no key can start with it; and without an
-    # unknown's sentinel, no read below can raise (an unknown carrier must, as upstream's search raises).
-    serialized = getattr(props, "serialized", None)
-    if (isinstance(serialized, bytes) and _EXEMPT_PREFIX_BYTES not in serialized
-            and not any(sentinel in serialized for sentinel in _UNKNOWN_BYTES)):
+    # The servicer's props can tell cheaply that no carrier holds such a key (policies/values.py).
+    may_hold = getattr(props, "may_hold_key", None)
+    if may_hold is not None and not may_hold(_EXEMPT_PREFIX, _CARRIERS):
         return {}
     found: dict[str, str] = {}
     prefix = _EXEMPT_PREFIX

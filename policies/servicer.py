@@ -4,16 +4,24 @@ pulumi_policy's `_PolicyAnalyzerServicer` turns a resource's protobuf properties
 (`MessageToDict`, `deserialize_properties`, `unknown_checking_proxy`) inside its loop over policies, so a
 pack of ten rules converts every resource ten times; that conversion was most of the time a plan spent on
 policies (bench/policy.py). This subclass converts a resource's properties at most once (the first time a
-rule reads them: rules look at a few type tokens only), keeps them for the stack analysis that follows,
-and hands the same read-only values to every rule; stack rules get the resources indexed by type; everything else (enforcement levels, config, messages, unknown-value
-and not-applicable handling) is the upstream code path, so verdicts are identical (the policy tests and
-the broken-stack corpus run through it). `Remediate`, which the engine calls on every resource before
-`Analyze`, answers without converting anything while no policy is at the `remediate` level (upstream's
-answer is then always empty), and, served by policies/transport.py, works out the Analyze that follows
-while the engine reads that answer. `serve()` starts it the way `PolicyPack(...)` starts its own.
+rule reads them, through policies/values.py's proxies: rules look at a few type tokens only), keeps them
+for the stack analysis that follows, and hands the same read-only values to every rule; stack rules get
+the resources indexed by type. Everything else (enforcement levels, config, messages, unknown-value and
+not-applicable handling) is the upstream code path, so verdicts are identical (the policy tests and the
+broken-stack corpus run through it).
+
+Two callers:
+- the engine, over gRPC (`serve()` starts it the way `PolicyPack(...)` starts its own). `Remediate`,
+  which the engine calls on every resource before `Analyze`, answers without converting anything while
+  no policy is at the `remediate` level (upstream's answer is then always empty), and, served by
+  policies/transport.py, works out the Analyze that follows while the engine reads that answer;
+- the offline plan, in process, with each resource's inputs as plain values (`PlainResource`,
+  `analyze_plain`, `analyze_stack_plain`): the same answers as for the protobuf requests, without
+  building them.
 
 Written against pulumi_policy 1.x (pyproject pins <2): it reads the parent's private attributes by their
-mangled names, which a major release may change; tests/policy/test_servicer.py compares both servicers.
+mangled names, which a major release may change; tests/policy/test_servicer.py compares both servicers,
+and both of this one's inputs.
 """
 
 from __future__ import annotations
@@ -28,7 +36,6 @@ from typing import Any, Callable, Optional
 import grpc
 from pulumi.runtime.proto import analyzer_pb2 as proto
 from pulumi.runtime.proto import analyzer_pb2_grpc
-from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.policy import (
     EnforcementLevel,
     PolicyResource,
@@ -40,20 +47,8 @@ from pulumi_policy.policy import (
     _NotApplicableError,
     _PolicyAnalyzerServicer,
 )
-from pulumi_policy.deserialize import SPECIAL_SIG_KEY
-from pulumi_policy.proxy import (
-    UNKNOWN_ARCHIVE_VALUE,
-    UNKNOWN_ARRAY_VALUE,
-    UNKNOWN_ASSET_VALUE,
-    UNKNOWN_BOOLEAN_VALUE,
-    UNKNOWN_NUMBER_VALUE,
-    UNKNOWN_OBJECT_VALUE,
-    UNKNOWN_STRING_VALUE,
-    _DictProxy,
-    _is_unknown,
-    _ListProxy,
-)
-from pulumi_policy.proxy import UnknownValueError as _Unknown
+
+from gpufleet.policies.values import plain_props, struct_props
 
 _PARENT = "_PolicyAnalyzerServicer__"
 
@@ -80,193 +75,6 @@ class IndexedResources(list):
         return self.memo[key]
 
 
-def _value(value) -> Any:
-    """One google.protobuf.Value as json_format.MessageToDict gives it (numbers as floats)."""
-    kind = value.WhichOneof("kind")
-    if kind == "struct_value":
-        return {k: _value(v) for k, v in value.struct_value.fields.items()}
-    if kind == "list_value":
-        return [_value(v) for v in value.list_value.values]
-    if kind == "null_value" or kind is None:
-        return None
-    return getattr(value, kind)
-
-
-def _wrap(value: Any, path: list) -> Any:
-    if isinstance(value, dict):
-        return _LazyDict(value, path)
-    if isinstance(value, list):
-        return _LazyList(value, path)
-    return value
-
-
-class _LazyDict(_DictProxy):
-    """pulumi_policy's unknown-checking dict proxy, wrapping each nested value when it is first read
-    instead of the whole tree up front (same errors, same paths, same types for isinstance)."""
-
-    def __init__(self, target: dict, path: list):
-        super().__init__(target, path)
-        self._path = path
-        self._seen: dict = {}
-
-    def __contains__(self, key) -> bool:
-        # Mapping's own __contains__ reads the value (raising on an unknown one): so does this.
-        if key not in self._DictProxy__target:
-            return False
-        self[key]
-        return True
-
-    def __getitem__(self, key):
-        if key in self._seen:
-            return self._seen[key]
-        value = self._DictProxy__target[key]
-        if _is_unknown(value):
-            raise _Unknown(value, [*self._path, str(key)])
-        value = self._seen[key] = _wrap(value, [*self._path, str(key)])
-        return value
-
-
-class _LazyList(_ListProxy):
-    def __init__(self, target: list, path: list):
-        super().__init__(target, path)
-        self._path = path
-
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        value = self._ListProxy__target[index]
-        if _is_unknown(value):
-            raise _Unknown(value, [*self._path, str(index)])
-        return _wrap(value, [*self._path, str(index if index >= 0 else len(self) + index)])
-
-
-class _StructDict(_DictProxy):
-    """The unknown-checking dict proxy read straight from a protobuf Struct: a field is converted (and
-    checked for an unknown value) only when a rule reads it; what rules never read is never converted.
-    The key path (for the unknown-value message) is a tuple built only for nested containers."""
-
-    def __init__(self, fields, path: tuple):
-        # _DictProxy.__init__ only stores these two; its path list is never read (__getitem__ is ours).
-        self._DictProxy__target = fields
-        self._path = path
-        self._seen: dict = {}
-
-    def __getitem__(self, key):
-        seen = self._seen
-        if key in seen:
-            return seen[key]
-        fields = self._DictProxy__target
-        if (type(key) is not str and not isinstance(key, str)) or key not in fields:  # fields[key] would insert a default
-            raise KeyError(key)
-        field = fields[key]
-        kind = field.WhichOneof("kind")
-        if kind == "string_value":  # the common case inline; _from_value does the same
-            value = field.string_value
-            if value in _UNKNOWNS:
-                raise _Unknown(value, [*self._path, key])
-        elif kind == "number_value" or kind == "bool_value":
-            value = getattr(field, kind)
-        else:
-            value = _from_value(field, self._path, key)
-        seen[key] = value
-        return value
-
-    def __contains__(self, key) -> bool:
-        if (type(key) is not str and not isinstance(key, str)) or key not in self._DictProxy__target:
-            return False
-        self[key]  # an unknown value raises, as Mapping's own __contains__ does
-        return True
-
-
-class _StructList(_ListProxy):
-    def __init__(self, values, path: tuple):
-        self._ListProxy__target = values
-        self._path = path
-        self._seen: dict = {}
-
-    def column(self, key: str) -> list:
-        """[get(element, key) for each element], read straight from the protobuf values (no proxy per
-        element): None where an element is not a map, lacks the key or holds null there; an unknown
-        element or value raises as reading it through the proxies would."""
-        out = []
-        for i, value in enumerate(self._ListProxy__target):
-            kind = value.WhichOneof("kind")
-            if kind == "string_value" and value.string_value in _UNKNOWNS:
-                raise _Unknown(value.string_value, [*self._path, str(i)])
-            if kind != "struct_value":
-                out.append(None)
-                continue
-            fields = value.struct_value.fields
-            if key not in fields:
-                out.append(None)
-                continue
-            field = fields[key]
-            if field.WhichOneof("kind") == "string_value" and field.string_value not in _UNKNOWNS:
-                out.append(field.string_value)  # the common case, without building the key path
-            else:
-                out.append(_from_value(field, (*self._path, str(i)), key))
-        return out
-
-    def elements(self) -> list:
-        """[self[i] for i in range(len(self))] in one pass (inputs.items() reads every element of a list)."""
-        seen, values, path = self._seen, self._ListProxy__target, self._path
-        out = []
-        for i in range(len(values)):
-            if i not in seen:
-                seen[i] = _from_value(values[i], path, i, i)
-            out.append(seen[i])
-        return out
-
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        seen = self._seen
-        if index in seen:
-            return seen[index]
-        values = self._ListProxy__target
-        if not -len(values) <= index < len(values):
-            raise IndexError(index)
-        own = index if index >= 0 else len(values) + index
-        if own not in seen:
-            # A container is keyed by its own position; an unknown element is reported at the index asked.
-            seen[own] = _from_value(values[own], self._path, own, index)
-        value = seen[index] = seen[own]
-        return value
-
-
-_SCALARS = {"string_value", "number_value", "bool_value"}
-_UNKNOWNS = frozenset((UNKNOWN_BOOLEAN_VALUE, UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE, UNKNOWN_ARRAY_VALUE,
-                       UNKNOWN_ASSET_VALUE, UNKNOWN_ARCHIVE_VALUE, UNKNOWN_OBJECT_VALUE))  # proxy._is_unknown's set
-
-
-def _from_value(value, parent: tuple, key, asked=None) -> Any:
-    """A protobuf Value as the rules see it: a proxy for a struct or list, else the scalar; an unknown
-    raises UnknownValueError with the path upstream reports (built only then)."""
-    kind = value.WhichOneof("kind")
-    if kind in _SCALARS:
-        scalar = getattr(value, kind)
-        if kind == "string_value" and scalar in _UNKNOWNS:
-            raise _Unknown(scalar, [*parent, str(key if asked is None else asked)])
-        return scalar
-    if kind == "struct_value":
-        return _StructDict(value.struct_value.fields, (*parent, str(key)))
-    if kind == "list_value":
-        return _StructList(value.list_value.values, (*parent, str(key)))
-    return None
-
-
-def _props(properties, raw: bytes = b"") -> Any:
-    """A resource's properties as the rules read them: what pulumi_policy's own
-    `unknown_checking_proxy(deserialize_properties(MessageToDict(properties)))` gives, read lazily from
-    the Struct. Properties with a special value (secret, asset, archive) take upstream's eager path:
-    deserializing them needs the whole tree (tests/policy/test_servicer.py compares the two)."""
-    if not raw or SPECIAL_SIG_KEY.encode() in raw:
-        return _LazyDict(deserialize_properties({k: _value(v) for k, v in properties.fields.items()}), [])
-    root = _StructDict(properties.fields, ())
-    root.serialized = raw  # lets a reader skip a search the bytes show cannot match (inputs.exemption)
-    return root
-
-
 _UNSET = object()
 
 
@@ -290,7 +98,7 @@ class Converted:
             if hit is not None and hit is not self:
                 self.value = hit.get()
             else:
-                self.value = _props(self.message, raw)
+                self.value = struct_props(self.message, raw)
                 if self.cache is not None:
                     self.cache.store(self.urn, raw, self)
             self.message = self.cache = None
@@ -520,9 +328,34 @@ class FastAnalyzerServicer(_PolicyAnalyzerServicer):
         return self._analyze(request)
 
     def _analyze(self, request):
+        return self._judge(request.type, request, self._request_parts)
+
+    def analyze_plain(self, resource: PlainResource):
+        """Analyze for a resource given as plain values: the response `Analyze` gives its AnalyzeRequest
+        (gpufleet.plan.policy_runner.analyze_request), without building that request."""
+        return self._judge(resource.type, resource, self._plain_parts)
+
+    def _request_parts(self, request) -> tuple[str, str, dict]:
+        urn = request.urn
+        return urn, request.name, {"props": self._conversions.get(urn, request.properties),
+                                   "opts": _Later(self._get_resource_options, request),
+                                   "provider": _Later(self._get_provider_resource, request)}
+
+    def _plain_parts(self, resource: PlainResource) -> tuple[str, str, dict]:
+        return resource.urn, resource.name, {"props": resource.props, "opts": _Later(self._plain_options, resource),
+                                             "provider": _Later(self._plain_provider, resource)}
+
+    def _plain_options(self, resource: PlainResource):
+        return self._get_resource_options(resource.request())
+
+    def _plain_provider(self, resource: PlainResource):
+        return self._get_provider_resource(resource.request())
+
+    def _judge(self, resource_type: str, source, parts: Callable[[Any], tuple[str, str, dict]]):
+        """The resource policies' verdicts on one resource; `parts(source)` gives its URN, name and the
+        deferred props, options and provider, asked only if a policy judges the type."""
         self._runtime()
         response = proto.AnalyzeResponse()
-        resource_type = request.type
         pending: Optional[dict] = None
         for policy, level in self._judging(resource_type):
             if not policy.has_validation():
@@ -530,10 +363,8 @@ class FastAnalyzerServicer(_PolicyAnalyzerServicer):
                     policy_name=policy.name, reason="Policy does not implement validate"))
                 continue
             if pending is None:  # once per resource, not once per rule; each part only when a rule reads it
-                urn, name, stack_tags = request.urn, request.name, self._attr("stack_tags")  # protobuf reads, once
-                pending = {"props": self._conversions.get(urn, request.properties),
-                           "opts": _Later(self._get_resource_options, request),
-                           "provider": _Later(self._get_provider_resource, request)}
+                urn, name, pending = parts(source)
+                stack_tags = self._attr("stack_tags")
             args = LazyResourceArgs.of(LazyResourceArgs.attributes(
                 resource_type, urn, name, self._get_policy_config(policy.name), stack_tags), dict(pending))
             self._run(response, policy, level, args)
@@ -541,11 +372,8 @@ class FastAnalyzerServicer(_PolicyAnalyzerServicer):
 
     def AnalyzeStack(self, request, _context):
         self._runtime()
-        response = proto.AnalyzeResponse()
-        active = self._active(StackValidationPolicy)
-        if not active:
-            return response
-        by_urn: dict[str, PolicyResource] = {}
+        if not self._active(StackValidationPolicy):
+            return proto.AnalyzeResponse()
         wiring = []
         for r in request.resources:
             urn = r.urn
@@ -553,24 +381,73 @@ class FastAnalyzerServicer(_PolicyAnalyzerServicer):
                 "props": self._conversions.get(urn, r.properties),
                 "opts": _Later(self._get_resource_options, r),
                 "provider": _Later(self._get_provider_resource, r)})
-            by_urn[urn] = resource
-            wiring.append((resource, r))
-        for resource, r in wiring:  # each protobuf field read once, and not at all when empty
-            parent = r.parent
+            wiring.append((resource, r.parent, r.dependencies, r.propertyDependencies))
+        return self._judge_stack(wiring)
+
+    def analyze_stack_plain(self, resources: list[PlainResource]):
+        """AnalyzeStack for resources given as plain values: the response `AnalyzeStack` gives their
+        AnalyzeStackRequest (gpufleet.plan.policy_runner.stack_request: parents, no dependencies). Each
+        resource's props are the ones `analyze_plain` read, so what a rule worked out there is reused."""
+        self._runtime()
+        if not self._active(StackValidationPolicy):
+            return proto.AnalyzeResponse()
+        wiring = []
+        for r in resources:
+            resource = LazyPolicyResource.of(LazyPolicyResource.attributes(r.type, r.urn, r.name), {
+                "props": r.props, "opts": _Later(self._plain_options, r), "provider": _Later(self._plain_provider, r)})
+            wiring.append((resource, r.parent, (), None))
+        return self._judge_stack(wiring)
+
+    def _judge_stack(self, wiring: list) -> Any:
+        """The stack policies' verdicts on the resources of `wiring`: (resource, parent URN, dependency URNs,
+        property dependencies), in stack order, wired to each other by URN as upstream wires them."""
+        response = proto.AnalyzeResponse()
+        by_urn: dict[str, PolicyResource] = {resource.urn: resource for resource, *_ in wiring}
+        for resource, parent, dependencies, property_dependencies in wiring:  # read once, and not at all when empty
             if parent and parent in by_urn:
                 resource.parent = by_urn[parent]
-            dependencies = r.dependencies
             if dependencies:
                 resource.dependencies.extend(by_urn[d] for d in dependencies if d in by_urn)
-            property_dependencies = r.propertyDependencies
             if property_dependencies:
                 for key, deps in property_dependencies.items():
                     resource.property_dependencies[key] = [by_urn[d] for d in deps.urns if d in by_urn]
-        resources = IndexedResources([resource for resource, _ in wiring])
-        for policy, level, _ in active:
+        resources = IndexedResources([resource for resource, *_ in wiring])
+        for policy, level, _ in self._active(StackValidationPolicy):
             args = StackValidationArgs(resources, self._get_policy_config(policy.name), self._attr("stack_tags"))
             self._run(response, policy, level, args)
         return response
+
+
+class PlainResource:
+    """One resource as plain values, for a caller that holds them (the offline plan) instead of protobuf
+    requests: its properties in the JSON types the engine marshals (special values by signature).
+    `request` builds its AnalyzeRequest, called only if a rule reads the options or the provider (one
+    rule reads `protect`)."""
+
+    __slots__ = ("type", "urn", "name", "parent", "props", "request")
+
+    def __init__(self, type: str, urn: str, name: str, properties: dict, parent: str = "",
+                 request: Optional[Callable[[], Any]] = None):
+        self.type, self.urn, self.name, self.parent = type, urn, name, parent
+        self.props = _PlainProps(properties)
+        self.request = request or proto.AnalyzeRequest
+
+
+class _PlainProps:
+    """A resource's plain properties as the rules read them (policies/values.py `plain_props`), built the
+    first time a rule reads them, then shared by `analyze_plain` and `analyze_stack_plain` (and so by
+    every rule's `memo`)."""
+
+    __slots__ = ("values", "value")
+
+    def __init__(self, values: dict):
+        self.values = values
+        self.value = None
+
+    def get(self) -> Any:
+        if self.value is None:
+            self.value = plain_props(self.values)
+        return self.value
 
 
 def analyzer_handler(servicer) -> grpc.GenericRpcHandler:

@@ -1,14 +1,18 @@
-"""Evaluate the policy pack on a plan in process, through pulumi_policy's own analyzer servicer.
+"""Evaluate the policy pack on a plan in process, through the servicer `pulumi preview` talks to.
 
-`PolicyPack(...)` starts a gRPC server as soon as it is built, so the plan talks to the servicer that
-server would wrap, with the same Analyze/AnalyzeStack protobuf messages the CLI sends. The rules,
+`PolicyPack(...)` starts a gRPC server as soon as it is built, so the plan calls the servicer that server
+would wrap (gpufleet.policies.servicer): its Analyze for each resource, then its AnalyzeStack. The rules,
 their argument types and their unknown-value handling are therefore exactly those of
-`pulumi preview --policy-pack policies`.
+`pulumi preview --policy-pack policies`. The plan hands it the registrations' inputs as plain values
+(`analyze_plain`) rather than the protobuf requests the CLI sends (`analyze_request`, `stack_request`,
+kept for the servicer's tests, the gRPC harness and the benchmark): the same answers, without building
+messages only for the servicer to read them back.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Iterable, Optional
 
 from google.protobuf import struct_pb2
@@ -16,6 +20,7 @@ from google.protobuf.internal.well_known_types import _SetStructValue as _set_st
 from pulumi.runtime.proto import analyzer_pb2
 
 from gpufleet.plan.mocks import Registration
+from gpufleet.policies.servicer import PlainResource
 
 
 @dataclass
@@ -143,16 +148,32 @@ def diagnostics_to_violations(diagnostics) -> list[Violation]:
     ]
 
 
+def plain_resource(r: Registration) -> PlainResource:
+    """The registration as the servicer's plain input: what analyze_request(r) carries, without building it
+    (its options are built only if a rule reads them)."""
+    return PlainResource(r.type, r.urn, r.name, r.inputs, r.parent or "", partial(_options_request, r))
+
+
+def _options_request(r: Registration) -> analyzer_pb2.AnalyzeRequest:
+    """What a rule reads of analyze_request(r) besides the properties: the options (and the provider, unset
+    in both), without the properties."""
+    return analyzer_pb2.AnalyzeRequest(type=r.type, urn=r.urn, name=r.name, options=analyzer_options(r))
+
+
 def evaluate(resources: list[Registration], stack: str, config: Optional[dict] = None) -> list[Violation]:
+    """The pack's verdicts on a plan, as `pulumi preview --policy-pack policies` gives them: the servicer's
+    Analyze for each resource, then its AnalyzeStack, each on the plain inputs (`analyze_plain`: the same
+    answers as for the protobuf requests, compared in tests/policy/test_servicer.py)."""
     from gpufleet.policies.pack import servicer
 
     analyzer = servicer()
     analyzer.Configure(configure_request(config), None)
+    plain = [plain_resource(r) for r in resources]
     diagnostics = []
-    for r in resources:
-        for d in analyzer.Analyze(analyze_request(r), None).diagnostics:
+    for r in plain:
+        for d in analyzer.analyze_plain(r).diagnostics:
             if not d.urn:  # the servicer leaves it to the engine; the review joins findings by URN
                 d.urn = r.urn
             diagnostics.append(d)
-    diagnostics += analyzer.AnalyzeStack(stack_request(resources), None).diagnostics
+    diagnostics += analyzer.analyze_stack_plain(plain).diagnostics
     return sorted(diagnostics_to_violations(diagnostics), key=lambda v: (v.level != "mandatory", v.policy, v.urn))

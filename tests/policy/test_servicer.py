@@ -1,8 +1,9 @@
 """The pack's fast servicer (policies/servicer.py) gives exactly pulumi_policy's own servicer's verdicts.
 
-It converts each resource once and lazily, shares the values between rules and indexes the stack; none
-of that may change a verdict: compared diagnostic by diagnostic on every example stack, the broken-stack
-corpus, the benchmark's synthetic plan, preview-time unknowns, secrets and policy config.
+It converts each resource once and lazily, shares the values between rules and indexes the stack, and
+it reads the plan's plain inputs as well as the engine's protobuf requests; none of that may change a
+verdict: compared diagnostic by diagnostic on every example stack, the broken-stack corpus, the
+benchmark's synthetic plan, preview-time unknowns, secrets and policy config.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import pytest
 from pulumi.runtime.proto import analyzer_pb2
 
 from gpufleet.plan.engine import plan as run_plan
-from gpufleet.plan.policy_runner import analyze_request, configure_request, stack_request
+from gpufleet.plan.policy_runner import analyze_request, configure_request, plain_resource, stack_request
 from gpufleet.policies.pack import servicer, upstream_servicer
 from gpufleet.policies.servicer import FastAnalyzerServicer
 from tests.helpers import ROOT, example, plan_config
@@ -26,21 +27,26 @@ UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 SECRET_SIG = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270"}
 
 
-def diagnostics(analyzer, resources, config=None) -> list[tuple]:
+def diagnostics(analyzer, resources, config=None, plain: bool = False) -> list[tuple]:
+    """Every diagnostic and not-applicable entry, in order, of Analyze on each resource and one AnalyzeStack:
+    from the protobuf requests the engine sends, or (`plain`) from the plain inputs `gpufleet plan` hands over."""
     analyzer.Configure(configure_request(config), None)
     out = []
-    for r in resources:
-        response = analyzer.Analyze(analyze_request(r), None)
-        out += [("analyze", r.urn, d.policyName, d.enforcementLevel, d.message, d.urn) for d in response.diagnostics]
-        out += [("n/a", r.urn, n.policy_name, n.reason) for n in response.not_applicable]
-    response = analyzer.AnalyzeStack(stack_request(resources), None)
+    given = [plain_resource(r) for r in resources] if plain else resources
+    for r, original in zip(given, resources):
+        response = analyzer.analyze_plain(r) if plain else analyzer.Analyze(analyze_request(r), None)
+        out += [("analyze", original.urn, d.policyName, d.enforcementLevel, d.message, d.urn) for d in response.diagnostics]
+        out += [("n/a", original.urn, n.policy_name, n.reason) for n in response.not_applicable]
+    response = analyzer.analyze_stack_plain(given) if plain else analyzer.AnalyzeStack(stack_request(resources), None)
     out += [("stack", d.policyName, d.enforcementLevel, d.message, d.urn) for d in response.diagnostics]
     return out
 
 
 def same(resources, config=None) -> list[tuple]:
+    """upstream's servicer == the fast one on the engine's requests == the fast one on plain inputs."""
     fast, slow = diagnostics(servicer(), resources, config), diagnostics(upstream_servicer(), resources, config)
     assert fast == slow
+    assert diagnostics(servicer(), resources, config, plain=True) == fast
     return fast
 
 
@@ -138,7 +144,7 @@ def test_list_elements_read_as_element_by_element():
     from pulumi_policy.proxy import UnknownValueError
 
     from gpufleet.policies import inputs as I
-    from gpufleet.policies.servicer import _props
+    from gpufleet.policies.values import struct_props as _props
 
     def props(inputs):
         struct = analyze_request(F.res("aws:eks/nodeGroup:NodeGroup", "ng", inputs)).properties
