@@ -11,7 +11,12 @@ one of two sources:
   JSON types the plan writes into that Struct, read as the Struct would read back (an int as a float,
   a tuple as a list), so the plan judges without building protobuf messages.
 
-tests/policy/test_servicer.py compares both with pulumi_policy's own servicer, verdict by verdict.
+One thing differs, and a rule must not depend on it: the order of a map's keys. A Struct is a hash map
+(parsed off the wire, its keys come in neither the program's order nor that of a Struct built here); a
+dict keeps the program's. Rules sort what they list from a map.
+
+tests/policy/test_servicer.py compares both with pulumi_policy's own servicer, verdict by verdict;
+tests/policy/test_values.py compares the two sets of proxies read by read.
 """
 
 from __future__ import annotations
