@@ -421,8 +421,8 @@ class FastAnalyzerServicer(_PolicyAnalyzerServicer):
 class PlainResource:
     """One resource as plain values, for a caller that holds them (the offline plan) instead of protobuf
     requests: its properties in the JSON types the engine marshals (special values by signature).
-    `request` builds its AnalyzeRequest, called only if a rule reads the options or the provider (one
-    rule reads `protect`)."""
+    `request` builds an AnalyzeRequest carrying its options and provider (its properties are not read
+    from it), called only if a rule reads them (one rule reads `protect`); by default, none of either."""
 
     __slots__ = ("type", "urn", "name", "parent", "props", "request")
 
