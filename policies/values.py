@@ -21,7 +21,7 @@ tests/policy/test_values.py compares the two sets of proxies read by read.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from pulumi_policy.deserialize import SPECIAL_SIG_KEY, deserialize_properties
 from pulumi_policy.proxy import (
@@ -53,6 +53,17 @@ class _Remembers:
         if what not in facts:
             facts[what] = compute(self)  # an unknown raises, and nothing is kept: it raises again next time
         return facts[what]
+
+
+class _KeyedDict(_Remembers, _DictProxy):
+    """What the Struct and plain dict proxies share: string keys only (a Struct has no others), and a
+    membership test that reads the value, as Mapping's own does (so an unknown value raises)."""
+
+    def __contains__(self, key) -> bool:
+        if (type(key) is not str and not isinstance(key, str)) or key not in self._DictProxy__target:
+            return False
+        self[key]  # an unknown value raises, as Mapping's own __contains__ does
+        return True
 
 def _value(value) -> Any:
     """One google.protobuf.Value as json_format.MessageToDict gives it (numbers as floats)."""
@@ -114,7 +125,65 @@ class _LazyList(_ListProxy):
         return _wrap(value, [*self._path, str(index if index >= 0 else len(self) + index)])
 
 
-class _StructDict(_Remembers, _DictProxy):
+_SCALARS = {"string_value", "number_value", "bool_value"}
+_UNKNOWNS = frozenset((UNKNOWN_BOOLEAN_VALUE, UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE, UNKNOWN_ARRAY_VALUE,
+                       UNKNOWN_ASSET_VALUE, UNKNOWN_ARCHIVE_VALUE, UNKNOWN_OBJECT_VALUE))  # proxy._is_unknown's set
+_UNKNOWN_BYTES = tuple(sentinel.encode() for sentinel in sorted(_UNKNOWNS))
+
+
+def _from_value(value, parent: tuple, key, asked=None) -> Any:
+    """A protobuf Value as the rules see it: a proxy for a struct or list, else the scalar; an unknown
+    raises UnknownValueError with the path upstream reports (built only then)."""
+    kind = value.WhichOneof("kind")
+    if kind in _SCALARS:
+        scalar = getattr(value, kind)
+        if kind == "string_value" and scalar in _UNKNOWNS:
+            raise _Unknown(scalar, [*parent, str(key if asked is None else asked)])
+        return scalar
+    if kind == "struct_value":
+        return _StructDict(value.struct_value.fields, (*parent, str(key)))
+    if kind == "list_value":
+        return _StructList(value.list_value.values, (*parent, str(key)))
+    return None
+
+
+class _KeptList(_ListProxy):
+    """What the Struct and plain list proxies share: an element is converted (`convert`, a proxy for a
+    container, the scalar otherwise; an unknown raises) the first time it is read, then kept."""
+
+    convert: Callable[..., Any]
+
+    def __init__(self, target, path: tuple):
+        # _ListProxy.__init__ only stores these two; its path list is never read (__getitem__ is ours).
+        self._ListProxy__target = target
+        self._path = path
+        self._seen: dict = {}  # position -> the element as read (lists are read whole: inputs.items)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        values = self._ListProxy__target
+        if not -len(values) <= index < len(values):
+            raise IndexError(index)
+        own = index if index >= 0 else len(values) + index
+        seen = self._seen
+        if own not in seen:
+            # A container is keyed by its own position; an unknown element is reported at the index asked.
+            seen[own] = self.convert(values[own], self._path, own, index)
+        return seen[own]
+
+    def elements(self) -> list:
+        """[self[i] for i in range(len(self))] in one pass (inputs.items() reads every element of a list)."""
+        seen, values, path, convert = self._seen, self._ListProxy__target, self._path, self.convert
+        out = []
+        for i in range(len(values)):
+            if i not in seen:
+                seen[i] = convert(values[i], path, i, i)
+            out.append(seen[i])
+        return out
+
+
+class _StructDict(_KeyedDict):
     """The unknown-checking dict proxy read straight from a protobuf Struct: a field is converted (and
     checked for an unknown value) only when a rule reads it; what rules never read is never converted.
     The key path (for the unknown-value message) is a tuple built only for nested containers."""
@@ -145,12 +214,6 @@ class _StructDict(_Remembers, _DictProxy):
         seen[key] = value
         return value
 
-    def __contains__(self, key) -> bool:
-        if (type(key) is not str and not isinstance(key, str)) or key not in self._DictProxy__target:
-            return False
-        self[key]  # an unknown value raises, as Mapping's own __contains__ does
-        return True
-
     def may_hold_key(self, prefix: str, paths) -> bool:
         """False only when no map at `paths` can hold a key starting with `prefix`, and reading them can
         raise nothing: a resource's root carries its Struct's serialization (`struct_props`), where every
@@ -162,11 +225,10 @@ class _StructDict(_Remembers, _DictProxy):
         return any(sentinel in serialized for sentinel in _UNKNOWN_BYTES)
 
 
-class _StructList(_ListProxy):
-    def __init__(self, values, path: tuple):
-        self._ListProxy__target = values
-        self._path = path
-        self._seen: dict = {}
+class _StructList(_KeptList):
+    """The unknown-checking list proxy read straight from a protobuf ListValue's values."""
+
+    convert = staticmethod(_from_value)
 
     def column(self, key: str) -> list:
         """[get(element, key) for each element], read straight from the protobuf values (no proxy per
@@ -191,53 +253,6 @@ class _StructList(_ListProxy):
                 out.append(_from_value(field, (*self._path, str(i)), key))
         return out
 
-    def elements(self) -> list:
-        """[self[i] for i in range(len(self))] in one pass (inputs.items() reads every element of a list)."""
-        seen, values, path = self._seen, self._ListProxy__target, self._path
-        out = []
-        for i in range(len(values)):
-            if i not in seen:
-                seen[i] = _from_value(values[i], path, i, i)
-            out.append(seen[i])
-        return out
-
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        seen = self._seen
-        if index in seen:
-            return seen[index]
-        values = self._ListProxy__target
-        if not -len(values) <= index < len(values):
-            raise IndexError(index)
-        own = index if index >= 0 else len(values) + index
-        if own not in seen:
-            # A container is keyed by its own position; an unknown element is reported at the index asked.
-            seen[own] = _from_value(values[own], self._path, own, index)
-        value = seen[index] = seen[own]
-        return value
-
-
-_SCALARS = {"string_value", "number_value", "bool_value"}
-_UNKNOWNS = frozenset((UNKNOWN_BOOLEAN_VALUE, UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE, UNKNOWN_ARRAY_VALUE,
-                       UNKNOWN_ASSET_VALUE, UNKNOWN_ARCHIVE_VALUE, UNKNOWN_OBJECT_VALUE))  # proxy._is_unknown's set
-_UNKNOWN_BYTES = tuple(sentinel.encode() for sentinel in sorted(_UNKNOWNS))
-
-
-def _from_value(value, parent: tuple, key, asked=None) -> Any:
-    """A protobuf Value as the rules see it: a proxy for a struct or list, else the scalar; an unknown
-    raises UnknownValueError with the path upstream reports (built only then)."""
-    kind = value.WhichOneof("kind")
-    if kind in _SCALARS:
-        scalar = getattr(value, kind)
-        if kind == "string_value" and scalar in _UNKNOWNS:
-            raise _Unknown(scalar, [*parent, str(key if asked is None else asked)])
-        return scalar
-    if kind == "struct_value":
-        return _StructDict(value.struct_value.fields, (*parent, str(key)))
-    if kind == "list_value":
-        return _StructList(value.list_value.values, (*parent, str(key)))
-    return None
 
 
 def struct_props(properties, raw: bytes = b"") -> Any:
@@ -251,8 +266,6 @@ def struct_props(properties, raw: bytes = b"") -> Any:
     root.serialized = raw  # lets a reader skip a search the bytes show cannot match (may_hold_key)
     return root
 
-
-# --- plain values (the offline plan) ------------------------------------------------------------------
 
 def plain_props(values: dict) -> Any:
     """A resource's properties given as plain values, as the rules read them: what `struct_props` gives
@@ -325,7 +338,7 @@ def _special(value: dict, parent: tuple, key, asked=None) -> Any:
     return _wrap(value, [*parent, str(key)])
 
 
-class _PlainDict(_Remembers, _DictProxy):
+class _PlainDict(_KeyedDict):
     """The unknown-checking dict proxy over a plain dict: `_StructDict` for values the plan holds. A
     value is checked (and wrapped) only when a rule reads it; a container is wrapped once, so reading it
     twice gives the same proxy."""
@@ -356,12 +369,6 @@ class _PlainDict(_Remembers, _DictProxy):
         value = seen[key] = _from_plain(value, self._path, key)
         return value
 
-    def __contains__(self, key) -> bool:
-        if (type(key) is not str and not isinstance(key, str)) or key not in self._DictProxy__target:
-            return False
-        self[key]  # an unknown value raises, as Mapping's own __contains__ does
-        return True
-
     def may_hold_key(self, prefix: str, paths) -> bool:
         """False only when none of the maps at `paths` (key paths from here) holds a key starting with
         `prefix`, looked up in the plain values without wrapping them. True as soon as reading a path
@@ -387,36 +394,10 @@ class _PlainDict(_Remembers, _DictProxy):
         return False
 
 
-class _PlainList(_ListProxy):
+class _PlainList(_KeptList):
     """`_StructList` for a plain list."""
 
-    def __init__(self, target: list, path: tuple):
-        self._ListProxy__target = target
-        self._path = path
-        self._seen: dict = {}  # every element read is kept (lists are read whole: inputs.items)
-
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        values = self._ListProxy__target
-        if not -len(values) <= index < len(values):
-            raise IndexError(index)
-        own = index if index >= 0 else len(values) + index
-        seen = self._seen
-        if own not in seen:
-            # A container is keyed by its own position; an unknown element is reported at the index asked.
-            seen[own] = _from_plain(values[own], self._path, own, index)
-        return seen[own]
-
-    def elements(self) -> list:
-        """[self[i] for i in range(len(self))] in one pass."""
-        seen, values, path = self._seen, self._ListProxy__target, self._path
-        out = []
-        for i in range(len(values)):
-            if i not in seen:
-                seen[i] = _from_plain(values[i], path, i, i)
-            out.append(seen[i])
-        return out
+    convert = staticmethod(_from_plain)
 
     def column(self, key: str) -> list:
         """[get(element, key) for each element] (policies/inputs.py `column`), as `_StructList.column`: None
