@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UNKNOWN_OBJECT_VALUE, UNKNOWN_STRING_VALUE, UnknownValueError
@@ -104,12 +105,9 @@ def test_numbers_are_floats_secrets_unwrapped_unknowns_raise_with_their_path():
     plain = plain_props({"n": 3, "s": {SIG: SECRET, "value": {"k": [1, UNKNOWN_STRING_VALUE]}}, "t": (1, 2)})
     assert type(plain["n"]) is float and plain["n"] == 3.0
     assert plain["s"]["k"][0] == 1.0 and list(plain["t"]) == [1.0, 2.0]
-    try:
+    with pytest.raises(UnknownValueError) as raised:
         plain["s"]["k"][1]
-    except UnknownValueError as e:
-        assert e.message == "string value at .s.k.1 can't be known during preview"
-    else:
-        raise AssertionError("an unknown must raise")
+    assert raised.value.message == "string value at .s.k.1 can't be known during preview"
 
 
 def test_facts_live_on_the_props_not_in_a_module_cache():
