@@ -1,5 +1,5 @@
-"""Entry point for `pulumi up`: everything lives in gpufleet.program."""
+"""Entry point for `pulumi up`: everything lives in gpufleet.app.program."""
 
-from gpufleet.program import main
+from gpufleet.app.program import main
 
 main()

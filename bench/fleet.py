@@ -50,7 +50,7 @@ def children_cpu() -> float:
 
 
 def cli() -> list[str]:
-    return [sys.executable, "-m", "gpufleet.cli"]
+    return [sys.executable, "-m", "gpufleet.app.cli"]
 
 
 def main() -> None:

@@ -23,7 +23,7 @@ PROBE = r"""
 import io, json, resource, sys, time
 from contextlib import redirect_stdout
 start = time.perf_counter()
-from gpufleet import cli
+from gpufleet.app import cli
 with redirect_stdout(io.StringIO()):
     code = cli.main(["plan", sys.argv[1], "--format", "json"] + sys.argv[2:])
 elapsed = time.perf_counter() - start

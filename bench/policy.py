@@ -52,7 +52,7 @@ sys.path.insert(0, str(ROOT))
 
 import grpc  # noqa: E402
 
-from gpufleet.plan.policy_runner import analyze_request, configure_request, evaluate, stack_request  # noqa: E402
+from gpufleet.app.plan.policy_runner import analyze_request, configure_request, evaluate, stack_request  # noqa: E402
 from gpufleet.policies.pack import servicer  # noqa: E402
 from tests.policy import fixtures as F  # noqa: E402
 
@@ -95,7 +95,7 @@ def run(analyzer, resources) -> tuple[float, int]:
 
 
 def run_plan_path(resources) -> tuple[float, int]:
-    """Wall-clock seconds for what `gpufleet plan` runs (gpufleet.plan.policy_runner.evaluate: Configure,
+    """Wall-clock seconds for what `gpufleet plan` runs (gpufleet.app.plan.policy_runner.evaluate: Configure,
     each resource's Analyze, one AnalyzeStack, on the registrations' plain inputs), and the violations count."""
     start = time.perf_counter()
     found = evaluate(resources, stack="bench")

@@ -5,7 +5,7 @@ real Pulumi CLI can deploy the add-on layer against a local API server:
 
 - `gpufleet-e2e:chartRepository`: URL of a Helm chart repository (an index.yaml) serving every pinned chart.
   Every release then installs its pinned chart and version from there instead of its upstream repository or
-  OCI registry (the pins themselves stay in gpufleet/versions.py).
+  OCI registry (the pins themselves stay in gpufleet/base/versions.py).
 - `gpufleet-e2e:kubeconfig` (a secret): the kubeconfig of an existing API server. A k3s stack then creates no
   hosts (no k3s servers, agents or join token: that needs real machines) and installs its add-on layer on
   that server; Helm releases and claims do not wait for readiness, since nothing schedules without kubelets.
@@ -20,7 +20,7 @@ from typing import Optional
 
 import pulumi
 
-from gpufleet import labels
+from gpufleet.base import labels
 
 NAMESPACE = "gpufleet-e2e"
 

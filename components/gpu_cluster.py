@@ -8,10 +8,10 @@ from typing import Any, Mapping, Optional
 import pulumi
 
 from gpufleet.components import platform
-from gpufleet.node_labels import pool_taints
-from gpufleet.sharing import is_amd
-from gpufleet.spec import NAMESPACE, SpecError, StackSpec, load_spec
-from gpufleet.spec.shape import shaped_pools
+from gpufleet.base.node_labels import pool_taints
+from gpufleet.base.sharing import is_amd
+from gpufleet.base.spec import NAMESPACE, SpecError, StackSpec, load_spec
+from gpufleet.base.spec.shape import shaped_pools
 
 # Provider config the spec's checks read (the region EKS needs, the project GKE defaults to).
 PROVIDER_CONFIG_KEYS = ("aws:region", "gcp:project")
@@ -35,7 +35,7 @@ def _runs_npd(spec: StackSpec) -> bool:
 @dataclass(frozen=True)
 class GpuClusterArgs:
     spec: StackSpec
-    """The validated stack spec (`gpufleet.spec.load_spec`, or `GpuClusterArgs.from_config`)."""
+    """The validated stack spec (`gpufleet.base.spec.load_spec`, or `GpuClusterArgs.from_config`)."""
     ssh_private_key: Optional[pulumi.Input[str]] = None
     """k3s: SSH private key for the hosts (a secret config value); default: none (eks and gke need none)."""
     etcd_s3_access_key: Optional[pulumi.Input[str]] = None
@@ -85,7 +85,7 @@ class GpuCluster(pulumi.ComponentResource):
     """A whole GPU cluster from a validated spec: the platform's control plane and GPU pools, then the GPU
     stack, the platform's add-ons and the workload layer on the resulting ClusterAccess (`self.access`).
 
-    No class-level annotations here: gpufleet/package.py derives the component package's outputs from them."""
+    No class-level annotations here: gpufleet/app/package.py derives the component package's outputs from them."""
 
     def __init__(self, name: str, args: GpuClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:index:GpuCluster", name, None, opts)

@@ -9,7 +9,7 @@ import pulumi_kubernetes as k8s
 
 from gpufleet.components import e2e_seam
 from gpufleet.components.cluster_access import ClusterAccess
-from gpufleet.versions import HelmChart
+from gpufleet.base.versions import HelmChart
 
 
 def chart_args(chart: HelmChart) -> dict:

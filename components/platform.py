@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Optional
 import pulumi
 
 from gpufleet.components.cluster_access import ClusterAccess
-from gpufleet.spec import StackSpec
+from gpufleet.base.spec import StackSpec
 
 if TYPE_CHECKING:
     from gpufleet.components.workloads.keda import KedaPodIdentity

@@ -14,8 +14,8 @@ import re
 
 import pulumi
 
-from gpufleet import labels as L
-from gpufleet.spec.protection import ProtectionSpec
+from gpufleet.base import labels as L
+from gpufleet.base.spec.protection import ProtectionSpec
 
 EXEMPT_KEY = L.exempt_key(L.STATEFUL_PROTECTION_POLICY)
 # GCP label keys and values allow only [a-z0-9_-] (at most 63 characters): the key without "." and "/", the

@@ -1,6 +1,6 @@
 """Entry point of the gpufleet component package (PulumiPlugin.yaml): serve GpuCluster's provider."""
 
-from gpufleet.package import main
+from gpufleet.app.package import main
 
 if __name__ == "__main__":
     main()

@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Optional
 
-from gpufleet import labels, versions
-from gpufleet.catalog import amd
+from gpufleet.base import labels, versions
+from gpufleet.base.catalog import amd
 from gpufleet.policies import inputs as I
 
 DEVICE_CONFIG = "kubernetes:amd.com/v1alpha1:DeviceConfig"

@@ -15,8 +15,8 @@ from typing import Any, Callable, Iterable, Optional
 from pulumi_policy import PolicyConfigSchema
 from pulumi_policy.proxy import UnknownValueError
 
-from gpufleet import labels
-from gpufleet.catalog import aws, gcp
+from gpufleet.base import labels
+from gpufleet.base.catalog import aws, gcp
 
 # Pulumi type tokens the pack judges.
 EKS_CLUSTER = "aws:eks/cluster:Cluster"
@@ -288,7 +288,7 @@ def pool_validator(policy: str, check: Callable[["Pool"], Iterable[str]]) -> Cal
     return validate
 
 
-# --- GPU shapes (facts from gpufleet/catalog/aws_instances.yaml and gcp_machines.yaml) -----------
+# --- GPU shapes (facts from gpufleet/base/catalog/aws_instances.yaml and gcp_machines.yaml) -----------
 
 
 @dataclass(frozen=True)

@@ -332,7 +332,7 @@ class FastAnalyzerServicer(_PolicyAnalyzerServicer):
 
     def analyze_plain(self, resource: PlainResource):
         """Analyze for a resource given as plain values: the response `Analyze` gives its AnalyzeRequest
-        (gpufleet.plan.policy_runner.analyze_request), without building that request."""
+        (gpufleet.app.plan.policy_runner.analyze_request), without building that request."""
         return self._judge(resource.type, resource, self._plain_parts)
 
     def _request_parts(self, request) -> tuple[str, str, dict]:
@@ -386,7 +386,7 @@ class FastAnalyzerServicer(_PolicyAnalyzerServicer):
 
     def analyze_stack_plain(self, resources: list[PlainResource]):
         """AnalyzeStack for resources given as plain values: the response `AnalyzeStack` gives their
-        AnalyzeStackRequest (gpufleet.plan.policy_runner.stack_request: parents, no dependencies). Each
+        AnalyzeStackRequest (gpufleet.app.plan.policy_runner.stack_request: parents, no dependencies). Each
         resource's props are the ones `analyze_plain` read, so what a rule worked out there is reused."""
         self._runtime()
         if not self._active(StackValidationPolicy):

@@ -269,7 +269,7 @@ def struct_props(properties, raw: bytes = b"") -> Any:
 
 def plain_props(values: dict) -> Any:
     """A resource's properties given as plain values, as the rules read them: what `struct_props` gives
-    for the Struct the same values would be written into (gpufleet.plan.policy_runner.analyze_request)."""
+    for the Struct the same values would be written into (gpufleet.app.plan.policy_runner.analyze_request)."""
     return _PlainDict(values, ())
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 
-from gpufleet.plan.engine import Plan
+from gpufleet.app.plan.engine import Plan
 from tests.helpers import example_config, plan_config
 
 WORKSPACE_ARN = "arn:aws:aps:us-east-1:123456789012:workspace/ws-1234abcd-5678-ef90-ab12-cdef3456a78"

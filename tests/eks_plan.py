@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import functools
 
-from gpufleet.plan.engine import Plan, plan
-from gpufleet.plan.mocks import RecordingMonitor
-from gpufleet.plan import engine
+from gpufleet.app.plan.engine import Plan, plan
+from gpufleet.app.plan.mocks import RecordingMonitor
+from gpufleet.app.plan import engine
 from tests.helpers import example
 
 STACK = "prod-eks"

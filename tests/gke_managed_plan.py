@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 
-from gpufleet.plan.engine import Plan
+from gpufleet.app.plan.engine import Plan
 from tests.helpers import example_config, plan_config
 
 STACK = "dws-gke-managed"

@@ -10,10 +10,10 @@ from typing import Any, Optional
 
 import yaml
 
-from gpufleet.plan.engine import Plan, plan
-from gpufleet.plan.mocks import Registration
-from gpufleet.plan.stackfile import StackFile, read_stack_file, stack_path
-from gpufleet.spec import SpecError, load_spec
+from gpufleet.app.plan.engine import Plan, plan
+from gpufleet.app.plan.mocks import Registration
+from gpufleet.app.plan.stackfile import StackFile, read_stack_file, stack_path
+from gpufleet.base.spec import SpecError, load_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 # GPUFLEET_REFERENCE points elsewhere (e.g. from a git worktree, where shared/ is not beside the checkout).
@@ -96,8 +96,8 @@ def run_under_mocks(program, stack: str = "test", config: Optional[dict] = None,
     from pulumi.runtime.stack import run_pulumi_func
     from pulumi.runtime.sync_await import _sync_await
 
-    from gpufleet.plan.mocks import PlanMocks, RecordingMonitor
-    from gpufleet.program import config_value
+    from gpufleet.app.plan.mocks import PlanMocks, RecordingMonitor
+    from gpufleet.app.program import config_value
 
     monitor = RecordingMonitor(PlanMocks())
     pulumi.runtime.set_all_config({k: config_value(v) for k, v in (config or {}).items()}, list(secret_keys))

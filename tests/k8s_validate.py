@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import kubernetes_validate
 
-from gpufleet.plan.mocks import Registration
+from gpufleet.app.plan.mocks import Registration
 
 # Resource types that are not Kubernetes objects themselves.
 NOT_OBJECTS = ("kubernetes:helm.sh/", "kubernetes:yaml", "pulumi:providers:")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 
-from gpufleet.plan.engine import Plan, plan
+from gpufleet.app.plan.engine import Plan, plan
 from tests.helpers import example
 
 STACK = "karpenter-eks"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 
-from gpufleet.plan.render import to_json
+from gpufleet.app.plan.render import to_json
 from tests.helpers import example_config, plan_config
 
 STACK = "dev"

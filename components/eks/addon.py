@@ -1,4 +1,4 @@
-"""An EKS managed add-on at a pinned version (gpufleet.versions.EKS_ADDONS) or, when unpinned, the
+"""An EKS managed add-on at a pinned version (gpufleet.base.versions.EKS_ADDONS) or, when unpinned, the
 default build EKS publishes for the cluster's Kubernetes version (resolved at deploy time and recorded
 as the add-on's input, so a change is a visible diff)."""
 
@@ -8,7 +8,7 @@ import pulumi
 import pulumi_aws as aws
 
 from gpufleet.components.cluster_access import ClusterAccess
-from gpufleet import versions
+from gpufleet.base import versions
 
 
 def eks_addon(name: str, addon: str, access: ClusterAccess, role_arn: pulumi.Input[str], parent: pulumi.Resource, depends_on=()) -> aws.eks.Addon:

@@ -13,9 +13,9 @@ import pulumi
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.eks.irsa import irsa_role
 from gpufleet.components.helm_chart import pinned_release
-from gpufleet import labels as L
-from gpufleet import versions
-from gpufleet.spec.eks import EksAutoscalerSpec
+from gpufleet.base import labels as L
+from gpufleet.base import versions
+from gpufleet.base.spec.eks import EksAutoscalerSpec
 
 NAMESPACE = "kube-system"
 SERVICE_ACCOUNT = "cluster-autoscaler"

@@ -15,9 +15,9 @@ import yaml
 
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.protection import exemption, protect
-from gpufleet import labels as L
-from gpufleet.spec.eks import ACCESS_POLICIES, EksSpec
-from gpufleet.spec.protection import ProtectionSpec
+from gpufleet.base import labels as L
+from gpufleet.base.spec.eks import ACCESS_POLICIES, EksSpec
+from gpufleet.base.spec.protection import ProtectionSpec
 
 NODE_POLICIES = (
     "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",
@@ -34,7 +34,7 @@ class EksClusterArgs:
     cluster_name: str
     """Name of the EKS cluster in AWS (the stack's cluster name); renaming replaces the cluster."""
     kubernetes_version: str
-    """Pinned Kubernetes minor version (gpufleet.versions.EKS_KUBERNETES_VERSIONS)."""
+    """Pinned Kubernetes minor version (gpufleet.base.versions.EKS_KUBERNETES_VERSIONS)."""
     region: str
     """AWS region (from `aws:region`): the kubeconfig's `aws eks get-token --region`."""
     subnet_ids: list

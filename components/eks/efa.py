@@ -11,7 +11,7 @@ from typing import Optional
 import pulumi
 import pulumi_aws as aws
 
-from gpufleet import labels as L
+from gpufleet.base import labels as L
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ import pulumi
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.gpu_stack.operator import tolerations
 from gpufleet.components.helm_chart import pinned_release
-from gpufleet import labels as L
-from gpufleet import versions
+from gpufleet.base import labels as L
+from gpufleet.base import versions
 
 NAMESPACE = "kube-system"
 

@@ -10,7 +10,7 @@ import pulumi
 import pulumi_aws as aws
 
 from gpufleet.components.cluster_access import ClusterAccess
-from gpufleet import labels as L
+from gpufleet.base import labels as L
 
 
 def trust_policy(provider_arn: str, issuer: str, namespace: str, service_account: str) -> str:

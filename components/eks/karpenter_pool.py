@@ -25,8 +25,8 @@ from typing import Optional
 import pulumi
 import pulumi_kubernetes as k8s
 
-from gpufleet import labels as L
-from gpufleet import versions
+from gpufleet.base import labels as L
+from gpufleet.base import versions
 
 NODEPOOL_API = "karpenter.sh/v1"
 NODECLASS_API = "karpenter.k8s.aws/v1"
@@ -58,7 +58,7 @@ class KarpenterNodePoolArgs:
     capacity: str = "on-demand"
     """on-demand | spot | reserved."""
     ami: str = "al2023-nvidia"
-    """Key of gpufleet.versions.KARPENTER_AMI_ALIASES."""
+    """Key of gpufleet.base.versions.KARPENTER_AMI_ALIASES."""
     labels: dict = field(default_factory=dict)
     """Node labels (gpufleet's and the pool's)."""
     taints: list = field(default_factory=list)

@@ -10,7 +10,7 @@ from typing import Optional
 import pulumi
 import pulumi_aws as aws
 
-from gpufleet.spec.eks import EksNetworkSpec
+from gpufleet.base.spec.eks import EksNetworkSpec
 
 
 @dataclass(frozen=True)

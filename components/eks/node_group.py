@@ -14,8 +14,8 @@ from typing import Optional
 import pulumi
 import pulumi_aws as aws
 
-from gpufleet import labels as L
-from gpufleet import versions
+from gpufleet.base import labels as L
+from gpufleet.base import versions
 
 TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
 
@@ -35,7 +35,7 @@ class EksNodeGroupArgs:
     instance_types: list[str]
     """EC2 instance types, all of one shape (the first decides EFA interfaces)."""
     ami: str = "al2023-nvidia"
-    """Key of gpufleet.versions.EKS_AMIS; default: AL2023 with the NVIDIA driver."""
+    """Key of gpufleet.base.versions.EKS_AMIS; default: AL2023 with the NVIDIA driver."""
     capacity: str = "on-demand"
     """on-demand | spot | reserved. Spot groups get EKS's managed capacity rebalancing (nodes drained on a rebalance
     recommendation before the interruption). Reserved groups launch into `reservation_id` or
@@ -66,7 +66,7 @@ class EksNodeGroupArgs:
     """EFA interfaces per node (one per network card); 0: no EFA."""
     efa_secondary: str = "efa"
     """Interface type on network cards 1..: efa (EFA with ENA, one IP each) or efa-only (the catalog's choice
-    per instance type, gpufleet/catalog/aws_instances.yaml); card 0 is always EFA with ENA."""
+    per instance type, gpufleet/base/catalog/aws_instances.yaml); card 0 is always EFA with ENA."""
     security_group_ids: list = field(default_factory=list)
     """EFA groups: the security groups of every interface (the cluster's and the EFA one). Empty: EKS
     applies the cluster security group."""

@@ -34,12 +34,12 @@ from gpufleet.components.eks.karpenter import Karpenter, KarpenterArgs
 from gpufleet.components.eks.karpenter_pool import KarpenterNodePool, KarpenterNodePoolArgs
 from gpufleet.components.eks.network import EksNetwork, EksNetworkArgs
 from gpufleet.components.eks.node_group import EksNodeGroup, EksNodeGroupArgs
-from gpufleet.node_labels import pool_labels, pool_taints
+from gpufleet.base.node_labels import pool_labels, pool_taints
 from gpufleet.components.platform import PlatformBuild, PlatformInputs
 from gpufleet.components.workloads import keda as keda_addon
-from gpufleet import labels as L
-from gpufleet.catalog import aws as aws_catalog
-from gpufleet.spec.eks import pool_efa_secondary, pool_instance_types, pool_local_storage, pool_zone, reserved_zone
+from gpufleet.base import labels as L
+from gpufleet.base.catalog import aws as aws_catalog
+from gpufleet.base.spec.eks import pool_efa_secondary, pool_instance_types, pool_local_storage, pool_zone, reserved_zone
 
 
 def accelerator_label_value(gpu_model: str) -> str:

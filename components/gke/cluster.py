@@ -18,10 +18,10 @@ import yaml
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.gke.network import GkeNetworkRef
 from gpufleet.components.protection import gcp_exemption, protect
-from gpufleet import labels as L
-from gpufleet.catalog import gcp_families
-from gpufleet.spec import GkeSpec
-from gpufleet.spec.protection import ProtectionSpec
+from gpufleet.base import labels as L
+from gpufleet.base.catalog import gcp_families
+from gpufleet.base.spec import GkeSpec
+from gpufleet.base.spec.protection import ProtectionSpec
 
 AUTH_PLUGIN = "gke-gcloud-auth-plugin"
 CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
@@ -181,7 +181,7 @@ class GkeCluster(pulumi.ComponentResource):
             node_config=gcp.container.NodePoolNodeConfigArgs(
                 machine_type=system.machine_type,
                 disk_size_gb=system.disk_size_gb,
-                # Per machine series (gpufleet/catalog/gcp_families.yaml): N4/C4 take Hyperdisk boot disks only. (No
+                # Per machine series (gpufleet/base/catalog/gcp_families.yaml): N4/C4 take Hyperdisk boot disks only. (No
                 # gvnic setting: GKE's gVNIC option is for GPU nodes only; CPU series that need gVNIC get it from GKE.)
                 disk_type=system_series.boot_disk if system_series else gcp_families.PERSISTENT_DISK,
                 image_type="COS_CONTAINERD",

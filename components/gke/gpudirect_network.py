@@ -3,7 +3,7 @@
 TCPX (a3-highgpu-8g) and TCPXO (a3-megagpu-8g): one VPC with one subnet per secondary NIC (4 or 8), MTU 8244
 as in GKE's GPUDirect-TCPX(O) guide. RDMA (a3-ultragpu-8g, a4-highgpu-8g): one VPC for the second gVNIC and
 one VPC with the zonal RoCE network profile holding one subnet per ConnectX-7 NIC. How many follows from the
-machine catalog (gpufleet/catalog/gcp_machines.yaml), never from the user.
+machine catalog (gpufleet/base/catalog/gcp_machines.yaml), never from the user.
 
 A new VPC denies all ingress (implied rule), so every gVNIC VPC (TCPX/TCPXO's, RDMA's gvnic one) gets an
 ingress rule allowing TCP, UDP and ICMP from its own subnet: without it NCCL's traffic between nodes on the
@@ -21,7 +21,7 @@ from typing import Optional
 import pulumi
 import pulumi_gcp as gcp
 
-from gpufleet.catalog.gcp import GpuDirect
+from gpufleet.base.catalog.gcp import GpuDirect
 
 INTERNAL_PROTOCOLS = (("tcp", ["0-65535"]), ("udp", ["0-65535"]), ("icmp", None))
 TCPX_MTU = 8244  # GKE GPUDirect-TCPX(O) guide: `gcloud compute networks create ... --mtu=8244`

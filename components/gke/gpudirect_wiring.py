@@ -3,7 +3,7 @@
 Per NIC: a GKENetworkParamSet (VPC, subnet, device mode) and a Network of type Device, the GKE
 multi-networking objects pods name in their `networking.gke.io/interfaces` annotation (object names:
 `<pool>-<nic>`). Per GPUDirect kind in the cluster: the NCCL plugin installer manifests pinned in
-gpufleet/versions.py (GKE_GPUDIRECT_MANIFESTS), applied by the Kubernetes provider at deploy time.
+gpufleet/base/versions.py (GKE_GPUDIRECT_MANIFESTS), applied by the Kubernetes provider at deploy time.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from gpufleet.components.cluster_access import ClusterAccess
-from gpufleet import versions
+from gpufleet.base import versions
 
 GROUP = "networking.gke.io"
 

@@ -9,7 +9,7 @@ from typing import Optional
 import pulumi
 import pulumi_gcp as gcp
 
-from gpufleet.spec import GkeSpec
+from gpufleet.base.spec import GkeSpec
 
 PODS_RANGE = "pods"
 SERVICES_RANGE = "services"

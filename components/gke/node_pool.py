@@ -1,6 +1,6 @@
 """GkeNodePool: one GPU node pool on GKE, shaped from the machine catalog.
 
-The accelerator type and count come from gpufleet/catalog/gcp_machines.yaml; GKE installs the driver
+The accelerator type and count come from gpufleet/base/catalog/gcp_machines.yaml; GKE installs the driver
 (DEFAULT/LATEST) unless the GPU Operator runs the stack (then installation is disabled, nodes run Ubuntu
 and GKE's device plugin is switched off by label). Autoscaling goes down to zero; spot pools are `spot`;
 GKE sharing (time-sharing, MPS) and MIG partitions are node-pool settings; GPUDirect pools attach the
@@ -16,12 +16,12 @@ import pulumi
 import pulumi_gcp as gcp
 
 from gpufleet.components.gke.cluster import CLOUD_PLATFORM_SCOPE
-from gpufleet.node_labels import node_taints, pool_labels
-from gpufleet import labels as L
-from gpufleet.catalog import gcp_families
-from gpufleet.catalog.gcp import GcpMachine
-from gpufleet.spec import GkePoolSpec, NodePoolSpec
-from gpufleet.spec.reservation import DWS_MODES
+from gpufleet.base.node_labels import node_taints, pool_labels
+from gpufleet.base import labels as L
+from gpufleet.base.catalog import gcp_families
+from gpufleet.base.catalog.gcp import GcpMachine
+from gpufleet.base.spec import GkePoolSpec, NodePoolSpec
+from gpufleet.base.spec.reservation import DWS_MODES
 
 # GKE's taint effects are enum names, not Kubernetes' spelling.
 _EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
@@ -53,10 +53,10 @@ class GkeNodePoolArgs:
     node_networks: list = field(default_factory=list)
     """GPUDirect: (network, subnetwork) pairs for additional_node_network_configs, in NIC order."""
     initial_node_count: Optional[int] = None
-    """Nodes per zone the pool starts with (gpufleet.spec.gke.initial_node_count: minNodes over the pool's zones);
+    """Nodes per zone the pool starts with (gpufleet.base.spec.gke.initial_node_count: minNodes over the pool's zones);
     default: none, the pool starts empty."""
     local_ssd: tuple = ("none", 0)
-    """(mode, count) of local NVMe SSDs: ephemeral-storage | raw-block | none (gpufleet.spec.gke.local_ssd)."""
+    """(mode, count) of local NVMe SSDs: ephemeral-storage | raw-block | none (gpufleet.base.spec.gke.local_ssd)."""
     sysctls: dict = field(default_factory=dict)
     """Node sysctls (linux_node_config); default: none."""
 

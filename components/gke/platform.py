@@ -18,8 +18,8 @@ from gpufleet.components.gke.storage import GkeStorage, GkeStorageArgs
 from gpufleet.components.observability.gke_managed import managed_prometheus_url
 from gpufleet.components.platform import PlatformBuild, PlatformInputs
 from gpufleet.components.workloads import keda as keda_addon
-from gpufleet.catalog import gcp as gcp_catalog
-from gpufleet.spec.gke import GkePoolSpec, initial_node_count, local_ssd, pool_sysctls, project_of
+from gpufleet.base.catalog import gcp as gcp_catalog
+from gpufleet.base.spec.gke import GkePoolSpec, initial_node_count, local_ssd, pool_sysctls, project_of
 
 
 def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> PlatformBuild:
@@ -95,7 +95,7 @@ def build(name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> Pl
     if spec.observability.backend("gke") == "gke-managed":
         query_url = managed_prometheus_url(project)
         if spec.addons.keda.enabled:
-            # The spec requires Workload Identity here (gpufleet/spec/gke.py): KEDA's gcp pod identity needs it.
+            # The spec requires Workload Identity here (gpufleet/base/spec/gke.py): KEDA's gcp pod identity needs it.
             identity = KedaWorkloadIdentity(
                 f"{name}-keda-identity",
                 KedaWorkloadIdentityArgs(name, project, keda_addon.NAMESPACE, keda_addon.OPERATOR_SERVICE_ACCOUNT),

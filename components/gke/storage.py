@@ -14,7 +14,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from gpufleet.components.cluster_access import ClusterAccess
-from gpufleet.spec.gke import GkeStorageSpec
+from gpufleet.base.spec.gke import GkeStorageSpec
 
 RWO_CLASS = "gpufleet-rwo"
 RWX_CLASS = "gpufleet-rwx"

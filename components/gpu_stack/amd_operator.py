@@ -13,7 +13,7 @@ Upstream (ROCm/gpu-operator at versions.AMD_GPU_OPERATOR; ../shared/reference/am
 - Partitions: the Device Config Manager (`configManager.enable`) applies the profile a node's
   `dcm.amd.com/gpu-config-profile` label names, from the ConfigMap `configManager.config.name`
   (docs/dcm/device-config-manager-configmap.md, applying-partition-profiles.rst). gpufleet writes one profile
-  per partitioned pool, named after it, and labels the pool's nodes with it (gpufleet/node_labels.py).
+  per partitioned pool, named after it, and labels the pool's nodes with it (gpufleet/base/node_labels.py).
 - Mixed clusters: one node-feature-discovery per cluster. With the NVIDIA GPU Operator present its NFD serves both
   (its worker tolerates the AMD pools' taint, GpuOperatorArgs.nfd_extra_taints) and this chart's is off.
 """
@@ -27,12 +27,12 @@ from typing import Optional
 import pulumi
 import pulumi_kubernetes as k8s
 
-from gpufleet import labels, sharing, versions
+from gpufleet.base import labels, sharing, versions
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.gpu_stack.operator import tolerations
 from gpufleet.components.helm_chart import pinned_release
-from gpufleet.node_labels import pool_taints
-from gpufleet.spec import AmdGpuOperatorSpec, NodePoolSpec
+from gpufleet.base.node_labels import pool_taints
+from gpufleet.base.spec import AmdGpuOperatorSpec, NodePoolSpec
 
 NAMESPACE = "kube-amd-gpu"  # the namespace AMD's docs install the operator in
 DCM_CONFIG_MAP = "gpufleet-dcm-config"

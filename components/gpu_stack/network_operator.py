@@ -27,8 +27,8 @@ from gpufleet.components.gpu_stack import sriov_network
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.gpu_stack.operator import tolerations
 from gpufleet.components.helm_chart import namespaced_release
-from gpufleet import labels, versions
-from gpufleet.spec import NodePoolSpec
+from gpufleet.base import labels, versions
+from gpufleet.base.spec import NodePoolSpec
 
 NAMESPACE = "nvidia-network-operator"
 # The operator reconciles only the NicClusterPolicy with this name.

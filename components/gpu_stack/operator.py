@@ -11,8 +11,8 @@ import pulumi_kubernetes as k8s
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.helm_chart import pinned_release
 from gpufleet.components.observability import dcgm_metrics
-from gpufleet import labels, versions
-from gpufleet.spec import GpuOperatorSpec
+from gpufleet.base import labels, versions
+from gpufleet.base.spec import GpuOperatorSpec
 
 NAMESPACE = "gpu-operator"
 _CONTROL_PLANE_TOLERATION = {

@@ -3,7 +3,7 @@ layouts, a mig-parted config, as ConfigMaps in the GPU Operator's namespace.
 
 The GPU Operator reads them through its values (`devicePlugin.config`, `migManager.config`, `mig.strategy`,
 see `operator_settings`), and each node picks its entry by label (`nvidia.com/device-plugin.config`,
-`nvidia.com/mig.config`, set by gpufleet/node_labels.py).
+`nvidia.com/mig.config`, set by gpufleet/base/node_labels.py).
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import pulumi_kubernetes as k8s
 import yaml
 
 from gpufleet.components.cluster_access import ClusterAccess
-from gpufleet.node_labels import sharing_labels
-from gpufleet import sharing
-from gpufleet.spec import NodePoolSpec
+from gpufleet.base.node_labels import sharing_labels
+from gpufleet.base import sharing
+from gpufleet.base.spec import NodePoolSpec
 
 DEVICE_PLUGIN_CONFIG_MAP = "gpufleet-device-plugin-config"
 MIG_PARTED_CONFIG_MAP = "gpufleet-mig-parted-config"

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import json
 
-from gpufleet import labels
-from gpufleet.spec import NodePoolSpec
+from gpufleet.base import labels
+from gpufleet.base.spec import NodePoolSpec
 
 API_VERSION = "sriovnetwork.openshift.io/v1"
 # The subchart's `sriov-network-operator.operator.resourcePrefix` (nvidia.com in the Network Operator chart):

@@ -16,8 +16,8 @@ from gpufleet.components.k3s.install import (
     rewrite_kubeconfig,
 )
 from gpufleet.components.protection import protect, script_exemption
-from gpufleet.spec import Host, K3sSpec
-from gpufleet.spec.protection import ProtectionSpec
+from gpufleet.base.spec import Host, K3sSpec
+from gpufleet.base.spec.protection import ProtectionSpec
 
 # Where k3s keeps containerd's config and socket; the GPU Operator's toolkit must be told
 # (NVIDIA/gpu-operator issues 238, 473, 1651).

@@ -30,8 +30,8 @@ from typing import Literal, Optional
 
 import yaml
 
-from gpufleet import versions
-from gpufleet.spec.protection import EtcdSnapshotsSpec
+from gpufleet.base import versions
+from gpufleet.base.spec.protection import EtcdSnapshotsSpec
 
 CONFIG_PATH = "/etc/rancher/k3s/config.yaml"
 KUBECONFIG_PATH = "/etc/rancher/k3s/k3s.yaml"

@@ -1,7 +1,7 @@
 """K3sNodeHealth: node-problem-detector (NPD) on the k3s nodes, with gpufleet's XID check on the NVIDIA GPU nodes.
 
 EKS and GKE repair GPU nodes themselves (components/eks/node_health.py, GKE auto repair); on your own hosts nothing
-does. NPD (kubernetes/node-problem-detector, image pinned in gpufleet/versions.py) reads each node's kernel log and
+does. NPD (kubernetes/node-problem-detector, image pinned in gpufleet/base/versions.py) reads each node's kernel log and
 writes what it finds to the API server: permanent problems as node conditions, temporary ones as events. Built
 from upstream's plain manifests at tag v1.36.0 (there is no NPD chart in the reference data):
 
@@ -38,7 +38,7 @@ from typing import Optional, Sequence
 import pulumi
 import pulumi_kubernetes as k8s
 
-from gpufleet import catalog, labels, versions
+from gpufleet.base import catalog, labels, versions
 from gpufleet.components import e2e_seam
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.k3s.xid_monitor import CONFIG_KEY, monitor_json

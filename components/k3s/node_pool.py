@@ -8,9 +8,9 @@ from typing import Optional
 import pulumi
 
 from gpufleet.components.k3s.cluster import K3sJoin, agent_command
-from gpufleet.node_labels import pool_labels, pool_taints
-from gpufleet.labels import AMD_GPU_TAINT_KEY, GPU_TAINT_KEY, taint_string
-from gpufleet.spec import NodePoolSpec
+from gpufleet.base.node_labels import pool_labels, pool_taints
+from gpufleet.base.labels import AMD_GPU_TAINT_KEY, GPU_TAINT_KEY, taint_string
+from gpufleet.base.spec import NodePoolSpec
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from gpufleet.components.k3s.install import ETCD_DB_DIR, ETCD_SNAPSHOT_DIR, service_name
-from gpufleet.spec import Host, K3sSpec
+from gpufleet.base.spec import Host, K3sSpec
 
 # Snapshot names k3s writes (etcd-snapshot-<node>-<unix time>, on-demand-<node>-<unix time>) and file paths: no
 # shell metacharacters, so the name can be pasted into a command line.

@@ -17,9 +17,9 @@ from gpufleet.components import e2e_seam
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.protection import exemption, protect
 from gpufleet.components.helm_chart import chart_args, release_wait_args
-from gpufleet import versions
-from gpufleet.spec.protection import ProtectionSpec
-from gpufleet.spec.stack import StorageSpec
+from gpufleet.base import versions
+from gpufleet.base.spec.protection import ProtectionSpec
+from gpufleet.base.spec.stack import StorageSpec
 
 NFS_PROVISIONER = "nfs.csi.k8s.io"
 NFS_NAMESPACE = "kube-system"

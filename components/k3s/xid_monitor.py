@@ -8,7 +8,7 @@ src/nvidia/src/kernel/gpu/arch/ampere/kern_gpu_error_cont_ga100.c, `_gpuGenerate
 device form, so one config serves old and new drivers.
 
 Which XIDs mean a broken GPU is NVIDIA's immediate action for each, from gpufleet's XID catalog
-(gpufleet/catalog/xid.yaml, read through gpufleet.catalog): an XID whose action is a GPU reset, a machine restart or a
+(gpufleet/base/catalog/xid.yaml, read through gpufleet.base.catalog): an XID whose action is a GPU reset, a machine restart or a
 workflow that ends in one (the buckets gpufleet's alerts page on: severity critical) sets the permanent node condition
 `GpuUnhealthy` (reason per class, e.g. `GpuXidMemory`); every other XID (RESTART_APP, IGNORE, the NVLink 5 decode
 workflow) only emits an event with its class's reason: XID 94, a contained ECC error, needs only the application
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 
-from gpufleet import catalog, labels
+from gpufleet.base import catalog, labels
 
 CONDITION = labels.GPU_UNHEALTHY_CONDITION
 HEALTHY_REASON = "NoGpuXidErrors"

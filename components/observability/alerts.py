@@ -11,8 +11,8 @@ name against those lists.
 
 from __future__ import annotations
 
-from gpufleet import catalog, labels
-from gpufleet.spec.observability import AlertsSpec
+from gpufleet.base import catalog, labels
+from gpufleet.base.spec.observability import AlertsSpec
 from gpufleet.components.observability.pools import PoolFacts
 
 # kube-state-metrics turns a node label into `label_<name>` with every non-alphanumeric character as `_`.
@@ -42,7 +42,7 @@ def _rule(alert: str, expr: str, for_: str, severity: str, summary: str, runbook
 
 
 def xid_rules() -> list[dict]:
-    """XID alerts (gpufleet/catalog/xid.yaml): one rule per class and NVIDIA action, so each XID's runbook line and
+    """XID alerts (gpufleet/base/catalog/xid.yaml): one rule per class and NVIDIA action, so each XID's runbook line and
     severity are those of the action NVIDIA's Xid Catalog gives for it (its Resolution Bucket), not the class's."""
     rules = []
     for cls in catalog.xid_classes().values():

@@ -2,7 +2,7 @@
 the AWS managed collector scrapes them; kube-prometheus-stack brings its own).
 
 Both are the prometheus-community charts at the versions kube-prometheus-stack itself depends on
-(gpufleet/versions.py), in namespace `monitoring`:
+(gpufleet/base/versions.py), in namespace `monitoring`:
 - kube-state-metrics with the pool label allowed on `kube_node_labels` (`metricLabelsAllowlist`: the chart's
   values.yaml at the pinned tag shows `metricLabelsAllowlist: []`; items `<resource>=[<label>,...]`, the
   `--metric-labels-allowlist` flag), so the per-pool and pending-pod alerts work as on the kube-prometheus-stack path;
@@ -18,7 +18,7 @@ from typing import Optional
 import pulumi
 import pulumi_kubernetes as k8s
 
-from gpufleet import labels, versions
+from gpufleet.base import labels, versions
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.helm_chart import pinned_release
 

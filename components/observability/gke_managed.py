@@ -28,7 +28,7 @@ monitoringConfig, components/gke/cluster.py). This component adds what gpufleet 
   values.yaml `metrics.serviceMonitor.tlsConfig.insecureSkipVerify: true`).
 
 Cost: each alert condition is billed per month ($1.50, plus $0.35 per million time series returned, no sooner than
-April 2025: cloud.google.com/monitoring/alerts/cost-control), which the plan lists (gpufleet/catalog/charges.yaml);
+April 2025: cloud.google.com/monitoring/alerts/cost-control), which the plan lists (gpufleet/base/catalog/charges.yaml);
 no dashboard charge was found on the pricing pages reachable here. What Managed Service for Prometheus ingests is
 billed per sample, usage-billed and so not in the plan's hourly figures.
 """
@@ -47,7 +47,7 @@ from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.observability.gke_alerts import ManagedAlert, managed_alerts
 from gpufleet.components.observability.gke_dashboard import dashboard_json
 from gpufleet.components.observability.pools import PoolFacts
-from gpufleet.spec.observability import ObservabilitySpec
+from gpufleet.base.spec.observability import ObservabilitySpec
 
 RULE_GROUP = "gpufleet-gpu"
 # PrometheusQueryLanguageCondition.evaluationInterval: a positive multiple of 30 s (pulumi-gcp docstring).

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from gpufleet.capacity import pool_capacity
-from gpufleet.spec import StackSpec
+from gpufleet.base.capacity import pool_capacity
+from gpufleet.base.spec import StackSpec
 
 
 @dataclass(frozen=True)

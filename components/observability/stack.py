@@ -17,13 +17,13 @@ from typing import Optional
 import pulumi
 import pulumi_kubernetes as k8s
 
-from gpufleet import labels, versions
+from gpufleet.base import labels, versions
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.helm_chart import namespaced_release
 from gpufleet.components.observability.alerts import POOL_SERIES_LABEL, rule_groups
 from gpufleet.components.observability.dashboards import SIDECAR_LABEL, configmap_data, dashboards
 from gpufleet.components.observability.pools import PoolFacts
-from gpufleet.spec.observability import ObservabilitySpec
+from gpufleet.base.spec.observability import ObservabilitySpec
 
 NAMESPACE = "monitoring"
 # The Service prometheus-operator creates for every Prometheus it runs (`prometheus-operated`, port 9090 `web`):

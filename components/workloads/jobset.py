@@ -9,7 +9,7 @@ import pulumi
 
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.helm_chart import namespaced_release
-from gpufleet import versions
+from gpufleet.base import versions
 
 NAMESPACE = "jobset-system"
 

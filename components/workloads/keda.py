@@ -18,8 +18,8 @@ import pulumi_kubernetes as k8s
 
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.helm_chart import namespaced_release
-from gpufleet import labels as L
-from gpufleet import versions
+from gpufleet.base import labels as L
+from gpufleet.base import versions
 
 NAMESPACE = "keda"
 # The operator's ServiceAccount: the chart's `serviceAccount.operator.name` default (kedacore/charts at the pinned

@@ -19,9 +19,9 @@ from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.helm_chart import namespaced_release
 from gpufleet.components.workloads.pool_flavor import PoolFlavor
 from gpufleet.components.workloads.team_namespace import TeamNamespace, TeamNamespaceArgs
-from gpufleet import labels as L
-from gpufleet import versions
-from gpufleet.spec.addons import KueueSpec, QueueSpec, TeamSpec
+from gpufleet.base import labels as L
+from gpufleet.base import versions
+from gpufleet.base.spec.addons import KueueSpec, QueueSpec, TeamSpec
 
 NAMESPACE = "kueue-system"
 API_VERSION = "kueue.x-k8s.io/v1beta2"

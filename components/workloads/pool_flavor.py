@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpufleet.node_labels import node_taints, pool_labels
-from gpufleet import labels as L
-from gpufleet.capacity import pool_capacity
-from gpufleet.spec import StackSpec
+from gpufleet.base.node_labels import node_taints, pool_labels
+from gpufleet.base import labels as L
+from gpufleet.base.capacity import pool_capacity
+from gpufleet.base.spec import StackSpec
 
 # The labels a flavor selects on: the pool, and what a queue must know (GPU model, spot or on-demand).
 FLAVOR_LABEL_KEYS = (L.POOL_LABEL, L.GPU_MODEL_LABEL, L.CAPACITY_TYPE_LABEL)
@@ -27,7 +27,7 @@ class PoolFlavor:
     max_nodes: int
     """The pool's maximum size (k3s: its number of hosts)."""
     capacity: str = "on-demand"
-    """The pool's capacity kind (gpufleet/spec/reservation.py): queued pools admit work through ProvisioningRequests."""
+    """The pool's capacity kind (gpufleet/base/spec/reservation.py): queued pools admit work through ProvisioningRequests."""
 
     @property
     def at_max_size(self) -> dict[str, int]:

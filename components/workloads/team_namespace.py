@@ -10,7 +10,7 @@ import pulumi_kubernetes as k8s
 
 from gpufleet.components import e2e_seam
 from gpufleet.components.cluster_access import ClusterAccess
-from gpufleet import labels as L
+from gpufleet.base import labels as L
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ import pulumi_kubernetes as k8s
 from gpufleet.components.workloads import trainer_runtimes
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.helm_chart import namespaced_release
-from gpufleet import versions
+from gpufleet.base import versions
 
 NAMESPACE = "kubeflow-system"
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from gpufleet import versions
+from gpufleet.base import versions
 
 API_VERSION = "trainer.kubeflow.org/v1alpha1"
 KIND = "ClusterTrainingRuntime"

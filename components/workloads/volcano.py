@@ -16,7 +16,7 @@ import pulumi_kubernetes as k8s
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.helm_chart import namespaced_release
 from gpufleet.components.workloads.pool_flavor import PoolFlavor
-from gpufleet import versions
+from gpufleet.base import versions
 
 NAMESPACE = "volcano-system"
 QUEUE_API_VERSION = "scheduling.volcano.sh/v1beta1"

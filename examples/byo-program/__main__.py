@@ -15,8 +15,8 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from gpufleet import labels as L
-from gpufleet.catalog import aws as aws_catalog
+from gpufleet.base import labels as L
+from gpufleet.base.catalog import aws as aws_catalog
 from gpufleet.components.eks import (
     ClusterAutoscaler,
     ClusterAutoscalerArgs,
@@ -28,9 +28,9 @@ from gpufleet.components.eks import (
     trust_policy,
 )
 from gpufleet.components.gpu_stack import GpuOperator, GpuOperatorArgs
-from gpufleet.node_labels import pool_labels, pool_taints
-from gpufleet.spec import DriverSpec, EksSpec, GpuOperatorSpec, NodePoolSpec
-from gpufleet.spec.eks import EksAutoscalerSpec, EksNetworkSpec, EksSubnet
+from gpufleet.base.node_labels import pool_labels, pool_taints
+from gpufleet.base.spec import DriverSpec, EksSpec, GpuOperatorSpec, NodePoolSpec
+from gpufleet.base.spec.eks import EksAutoscalerSpec, EksNetworkSpec, EksSubnet
 
 config = pulumi.Config()
 name = config.get("clusterName") or "ml"

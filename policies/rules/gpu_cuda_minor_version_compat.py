@@ -3,7 +3,7 @@ minor-version compatibility (driver below the toolkit's own minimum, at or above
 
 gpu-driver-cuda-alignment passes such a stack; this rule says what breaks in that mode: PTX JIT of code built
 for a newer toolkit and NVRTC-compiled kernels fail, and APIs newer than the driver return
-cudaErrorCallRequiresNewerDriver (CUDA compatibility guide, minor-version compatibility; gpufleet/catalog/
+cudaErrorCallRequiresNewerDriver (CUDA compatibility guide, minor-version compatibility; gpufleet/base/catalog/
 drivers.yaml `cuda_minor_compat_min_driver`). Inputs: the same declared CUDA versions and driver versions as
 gpu-driver-cuda-alignment (its `declared_cuda` and `drivers`).
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, PolicyConfigSchema, StackValidationPolicy
 
-from gpufleet import catalog
+from gpufleet.base import catalog
 from gpufleet.policies import inputs as I
 from gpufleet.policies.rules.gpu_driver_cuda_alignment import declared_cuda, drivers
 

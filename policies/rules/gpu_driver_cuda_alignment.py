@@ -14,15 +14,15 @@ ROCm (AMD pools, issue 17) the same way: declared by the `gpufleet.io/rocm-versi
 on the AMD GPU Operator's namespace from `gpufleet:workloads.rocmVersions`) or policy config `rocmVersions`; the
 driver is the AMD GPU Driver a DeviceConfig has the operator load (spec.driver.version) or the one declared with
 `gpufleet.io/amd-driver-version`; judged against AMD's user-space / driver support matrix
-(gpufleet/catalog/amd_gpus.yaml `driver_rocm`).
+(gpufleet/base/catalog/amd_gpus.yaml `driver_rocm`).
 """
 
 from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, PolicyConfigSchema, StackValidationPolicy
 
-from gpufleet import catalog
-from gpufleet.catalog import amd
+from gpufleet.base import catalog
+from gpufleet.base.catalog import amd
 from gpufleet.policies import amd_inputs as A
 from gpufleet.policies import inputs as I
 

@@ -4,10 +4,10 @@ that release supports, and the cluster's Kubernetes version is one it supports.
 Reads `kubernetes:helm.sh/v3:Release` inputs (chart, version, values.driver) and, for the Kubernetes
 version, the stack's control plane: `aws:eks/cluster:Cluster` version, `gcp:container/cluster:Cluster`
 minMasterVersion, the k3s release a `command:remote:Command` installs (INSTALL_K3S_VERSION), or policy
-config `kubernetesVersion`. Facts: gpufleet/catalog/drivers.yaml `gpu_operator_releases`.
+config `kubernetesVersion`. Facts: gpufleet/base/catalog/drivers.yaml `gpu_operator_releases`.
 
 The AMD GPU Operator (chart `gpu-operator-charts`, issue 17): its release must be one the catalog knows
-(gpufleet/catalog/amd_gpus.yaml `operator_releases`), the cluster's Kubernetes at least the chart's kubeVersion
+(gpufleet/base/catalog/amd_gpus.yaml `operator_releases`), the cluster's Kubernetes at least the chart's kubeVersion
 floor, and every DeviceConfig that has the operator load a driver must name an AMD GPU Driver release line the
 catalog's compatibility table knows.
 """
@@ -19,8 +19,8 @@ from typing import Optional
 
 from pulumi_policy import EnforcementLevel, PolicyConfigSchema, StackValidationPolicy
 
-from gpufleet import catalog
-from gpufleet.catalog import amd
+from gpufleet.base import catalog
+from gpufleet.base.catalog import amd
 from gpufleet.policies import amd_inputs as A
 from gpufleet.policies import inputs as I
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, StackValidationPolicy
 
-from gpufleet import labels
+from gpufleet.base import labels
 from gpufleet.policies import inputs as I
 
 NAME = "gpu-pool-scale-to-zero"

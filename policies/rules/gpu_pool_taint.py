@@ -5,7 +5,7 @@ EKS node groups must declare it (taints [{key: nvidia.com/gpu, effect: NO_SCHEDU
 taint. GKE taints GPU nodes `nvidia.com/gpu=present:NoSchedule` itself when the cluster also has non-GPU
 pools (GKE docs, "About GPUs: taints and tolerations"), so a GKE pool passes unless it declares the key
 with a weaker effect. k3s hosts take taints from their
-k3s config, which travels as a secret: not judged here (gpufleet always adds it, gpufleet/node_labels.py).
+k3s config, which travels as a secret: not judged here (gpufleet always adds it, gpufleet/base/node_labels.py).
 
 AMD pools (k3s, issue 17) carry the amd.com/gpu NoSchedule taint instead. What the pack sees of them is their
 `amd.com/v1alpha1` DeviceConfig: every operand it turns on (device plugin, node labeller, metrics exporter, Device
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
 
-from gpufleet import labels
+from gpufleet.base import labels
 from gpufleet.policies import amd_inputs as A
 from gpufleet.policies import inputs as I
 

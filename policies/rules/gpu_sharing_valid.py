@@ -10,8 +10,8 @@
   only with CPX, NPS1 and NPS4 not mixed in one profile (ROCm/gpu-operator device-config-manager-configmap.md);
   AMD DeviceConfigs: no operand tolerates the DCM's `amd-dcm` NoExecute taint (applying-partition-profiles.rst:
   operands must restart after partitioning to see the new partitions). Which pair a given GPU runs is checked
-  when the stack is read (gpufleet/spec/amd_checks.py, exit 2): the pack does not see the pool's GPU here.
-MIG facts: gpufleet/catalog/gpus.yaml (mig-parted v0.15.0 layouts).
+  when the stack is read (gpufleet/base/spec/amd_checks.py, exit 2): the pack does not see the pool's GPU here.
+MIG facts: gpufleet/base/catalog/gpus.yaml (mig-parted v0.15.0 layouts).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import functools
 import yaml
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
 
-from gpufleet import catalog
-from gpufleet import labels
+from gpufleet.base import catalog
+from gpufleet.base import labels
 from gpufleet.policies import amd_inputs as A
 from gpufleet.policies import inputs as I
 

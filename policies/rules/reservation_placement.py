@@ -27,7 +27,7 @@ from typing import Optional
 
 from pulumi_policy import EnforcementLevel, StackValidationPolicy
 
-from gpufleet import labels
+from gpufleet.base import labels
 from gpufleet.policies import inputs as I
 
 NAME = "reservation-placement"

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, StackValidationPolicy
 
-from gpufleet import labels
+from gpufleet.base import labels
 from gpufleet.policies import inputs as I
 
 NAME = "spot-pool-safety"

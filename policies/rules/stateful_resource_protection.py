@@ -23,7 +23,7 @@ import re
 
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
 
-from gpufleet import labels
+from gpufleet.base import labels
 from gpufleet.policies import inputs as I
 
 NAME = "stateful-resource-protection"

@@ -6,7 +6,7 @@ import json
 
 import yaml
 
-from gpufleet.cli import main
+from gpufleet.app.cli import main
 from tests.amp_plan import amp_config
 from tests.helpers import example_config
 

@@ -21,9 +21,9 @@ import sys
 
 import pytest
 
-from gpufleet import labels as L
-from gpufleet.plan.engine import plan
-from gpufleet.plan.stackfile import read_stack_file
+from gpufleet.base import labels as L
+from gpufleet.app.plan.engine import plan
+from gpufleet.app.plan.stackfile import read_stack_file
 from tests.helpers import ROOT, by_type, example, one
 
 NODE_POOL = "gcp:container/nodePool:NodePool"
@@ -155,7 +155,7 @@ def test_a3_mega_plans_with_the_scale_to_zero_verdict():
     and a static reservation pool is one; GKE node pools have no place for a visible exemption. So the stack lives in
     examples/blueprints and plans with exit 1 and exactly that finding."""
     run = subprocess.run(
-        [sys.executable, "-m", "gpufleet.cli", "plan", "a3-mega", "--config", str(A3_MEGA_STACK), "--format", "json"],
+        [sys.executable, "-m", "gpufleet.app.cli", "plan", "a3-mega", "--config", str(A3_MEGA_STACK), "--format", "json"],
         capture_output=True, text=True, cwd=ROOT, timeout=300,
     )
     assert run.returncode == 1, run.stderr

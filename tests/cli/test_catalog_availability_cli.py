@@ -10,10 +10,10 @@ import json
 import pytest
 import yaml
 
-from gpufleet import cli
-from gpufleet.catalog import offerings
-from gpufleet.spec import load_spec
-from gpufleet.spec.catalog_checks import catalog_warnings
+from gpufleet.app import cli
+from gpufleet.base.catalog import offerings
+from gpufleet.base.spec import load_spec
+from gpufleet.base.spec.catalog_checks import catalog_warnings
 from tests.helpers import example_config
 
 
@@ -93,7 +93,7 @@ def test_gke_zone_check_works_without_a_refresh_from_the_published_reading(capsy
     assert code == 2 and out == ""
     assert (
         "stack 'bad': gpufleet:nodePools[0].gke.zones: a3-highgpu-8g with nvidia-h100-80gb is not offered in "
-        "us-central1-f (gpufleet/catalog/gcp_zones.yaml, read 2026-12-02; zones in us-central1 that offer it: "
+        "us-central1-f (gpufleet/base/catalog/gcp_zones.yaml, read 2026-12-02; zones in us-central1 that offer it: "
         "us-central1-a, us-central1-b, us-central1-c) (got 'us-central1-f')"
     ) in err
 
@@ -105,7 +105,7 @@ def test_a3_ultra_zone_names_the_one_zone_in_the_region(capsys, tmp_path):
     pool["gke"]["zones"] = ["us-central1-a"]
     code, _, err = run(capsys, tmp_path, c)
     assert code == 2
-    assert "a3-ultragpu-8g with nvidia-h200-141gb is not offered in us-central1-a (gpufleet/catalog/gcp_zones.yaml, read " \
+    assert "a3-ultragpu-8g with nvidia-h200-141gb is not offered in us-central1-a (gpufleet/base/catalog/gcp_zones.yaml, read " \
            "2026-12-02; zones in us-central1 that offer it: us-central1-b)" in err
 
 

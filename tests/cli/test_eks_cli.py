@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from gpufleet.cli import main
+from gpufleet.app.cli import main
 from tests.helpers import ROOT, example_config
 
 STACK = "prod-eks"
@@ -73,7 +73,7 @@ def test_invalid_eks_stack_exits_2_without_traceback(tmp_path, capsys):
 
 _IMPORTS = """
 import sys
-from gpufleet.plan.engine import plan
+from gpufleet.app.plan.engine import plan
 from tests.helpers import example
 plan(example({stack!r}))
 print(sorted(m for m in ("pulumi_aws", "pulumi_gcp") if m in sys.modules))

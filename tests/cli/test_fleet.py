@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from gpufleet.plan import fleet
+from gpufleet.app.plan import fleet
 from tests.helpers import ROOT
 
 STACKS = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
 
 
 def gpufleet(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "gpufleet.cli", *args], cwd=cwd, capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "gpufleet.app.cli", *args], cwd=cwd, capture_output=True, text=True)
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +88,7 @@ def test_a_crash_in_the_program_is_that_stacks_result(monkeypatch):
     def boom(stack_file, evaluate_policies=True):
         raise RuntimeError("provider exploded")
 
-    monkeypatch.setattr("gpufleet.plan.engine.plan", boom)
+    monkeypatch.setattr("gpufleet.app.plan.engine.plan", boom)
     result = fleet.plan_one("dev", str(ROOT / "stacks" / "Pulumi.dev.yaml"))
     assert result.status == "error" and result.exit_code == 2
     assert result.message.startswith("stack 'dev': the program failed: RuntimeError: provider exploded")

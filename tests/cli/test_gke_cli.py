@@ -15,7 +15,7 @@ STACK = "prod-gke"
 
 
 def run(*args, cwd=ROOT):
-    return subprocess.run([sys.executable, "-m", "gpufleet.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+    return subprocess.run([sys.executable, "-m", "gpufleet.app.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
 @pytest.fixture(scope="module")
@@ -78,8 +78,8 @@ def test_bad_gke_input_exits_2_with_every_problem(tmp_path):
 def test_gke_stack_imports_no_aws_sdk():
     code = textwrap.dedent(f"""
         import sys
-        from gpufleet.plan.engine import plan
-        from gpufleet.plan.stackfile import read_stack_file, stack_path
+        from gpufleet.app.plan.engine import plan
+        from gpufleet.app.plan.stackfile import read_stack_file, stack_path
         from pathlib import Path
         p = plan(read_stack_file("{STACK}", stack_path(Path({str(ROOT)!r}), "{STACK}")))
         assert any(r.type.startswith("gcp:") for r in p.resources)

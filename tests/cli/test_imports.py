@@ -10,7 +10,7 @@ from tests.helpers import ROOT
 
 PROBE = """
 import json, sys
-from gpufleet import cli
+from gpufleet.app import cli
 from contextlib import redirect_stdout
 import io
 with redirect_stdout(io.StringIO()):

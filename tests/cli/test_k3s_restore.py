@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import yaml
 
-from gpufleet import cli
+from gpufleet.app import cli
 from tests.helpers import SECRET, example_config
 
 SNAP = "etcd-snapshot-cp-2-1733140800"

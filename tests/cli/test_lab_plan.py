@@ -10,7 +10,7 @@ from tests.helpers import ROOT
 
 
 def run(*args, cwd=ROOT):
-    return subprocess.run([sys.executable, "-m", "gpufleet.cli", *args], cwd=cwd, capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "gpufleet.app.cli", *args], cwd=cwd, capture_output=True, text=True)
 
 
 def test_lab_plan_text_shows_advertised_resources_and_the_autoscaler_note():

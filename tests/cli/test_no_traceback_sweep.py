@@ -8,7 +8,7 @@ import io
 import pytest
 import yaml
 
-from gpufleet import cli
+from gpufleet.app import cli
 from tests.helpers import ROOT, STACKS
 
 BAD_VALUES = [None, "bogus", -1, {}]

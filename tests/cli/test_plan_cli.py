@@ -6,10 +6,10 @@ import sys
 
 import pytest
 
-from gpufleet import cli
+from gpufleet.app import cli
 from tests.helpers import ROOT, STACKS
 
-GPUFLEET = [sys.executable, "-m", "gpufleet.cli"]
+GPUFLEET = [sys.executable, "-m", "gpufleet.app.cli"]
 
 
 @pytest.mark.parametrize("stack", STACKS)

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from gpufleet.cli import EXIT_INVALID, EXIT_OK, EXIT_POLICY, main
-from gpufleet.review import markdown, review_plans
-from gpufleet.review.diff import ResourceChange
-from gpufleet.review.summary import PolicyVerdict
+from gpufleet.app.cli import EXIT_INVALID, EXIT_OK, EXIT_POLICY, main
+from gpufleet.app.review import markdown, review_plans
+from gpufleet.app.review.diff import ResourceChange
+from gpufleet.app.review.summary import PolicyVerdict
 from tests.review_plans import DEV_CHANGES, dev_plan
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"

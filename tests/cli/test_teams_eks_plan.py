@@ -13,10 +13,10 @@ import json
 
 import pytest
 
-from gpufleet import labels as L
-from gpufleet.cli import main
-from gpufleet.capacity import pool_capacity
-from gpufleet.spec import load_spec
+from gpufleet.base import labels as L
+from gpufleet.app.cli import main
+from gpufleet.base.capacity import pool_capacity
+from gpufleet.base.spec import load_spec
 from tests.crd_validate import validate_cr
 from tests.helpers import example_config
 
@@ -157,7 +157,7 @@ def test_kueue_objects_validate_against_the_upstream_crds(result):
 
 
 def test_explicit_gpu_quota_scales_the_efa_quota():
-    from gpufleet.plan.engine import plan
+    from gpufleet.app.plan.engine import plan
     from tests.helpers import stack_file
 
     cfg = example_config(STACK)
@@ -170,7 +170,7 @@ def test_explicit_gpu_quota_scales_the_efa_quota():
 
 
 def test_half_the_gpus_gets_half_the_efa_interfaces_and_limits_scale_too():
-    from gpufleet.plan.engine import plan
+    from gpufleet.app.plan.engine import plan
     from tests.helpers import stack_file
 
     cfg = example_config(STACK)

@@ -18,8 +18,8 @@ import pytest
 
 pytest.importorskip("kubernetes")
 
-from gpufleet import labels  # noqa: E402
-from gpufleet.cli import main  # noqa: E402
+from gpufleet.base import labels  # noqa: E402
+from gpufleet.app.cli import main  # noqa: E402
 
 LAB_POOLS = ("l4-shared", "h100-mig", "a100-rdma")
 EFA_POOLS = ("p5", "p4d")  # stacks/Pulumi.p5-efa.yaml
@@ -279,9 +279,9 @@ def _direct(cluster, expected: dict, busbw: float):
     (a bare number, or one of the catalog's figures with its message size)."""
     from kubernetes import config as kube_config
 
-    from gpufleet import verify
-    from gpufleet.plan.stackfile import read_stack_file, stack_path
-    from gpufleet.spec import load_spec
+    from gpufleet.app import verify
+    from gpufleet.app.plan.stackfile import read_stack_file, stack_path
+    from gpufleet.base.spec import load_spec
     from pathlib import Path
 
     cluster.busbw = busbw
@@ -314,13 +314,13 @@ def _nccl_env(cluster) -> list[dict]:
 
 
 @pytest.mark.parametrize("measured, status, detail", [
-    # The catalog's p5.48xlarge figure: 487.09 GB/s at 16 GiB (gpufleet/catalog/nccl_busbw.yaml); 80 % is 389.67.
+    # The catalog's p5.48xlarge figure: 487.09 GB/s at 16 GiB (gpufleet/base/catalog/nccl_busbw.yaml); 80 % is 389.67.
     (487.09, "pass", "busbw 487.09 GB/s at 17179869184 bytes, 100% of the expected 487.09 GB/s (fails below 80%)"),
     (389.7, "pass", "busbw 389.7 GB/s at 17179869184 bytes, 80% of the expected 487.09 GB/s (fails below 80%)"),
     (300.0, "fail", "busbw 300 GB/s at 17179869184 bytes, 62% of the expected 487.09 GB/s (fails below 80%)"),
 ])
 def test_catalog_figure_compared_at_its_message_size(cluster, measured, status, detail):
-    from gpufleet import verify
+    from gpufleet.app import verify
 
     cluster.nccl_log = P5_TABLE.replace("487.09      0    66109", f"{measured:6.2f}      0    66109")
     result = _direct(cluster, {"test-host": verify.expected_busbw()["p5.48xlarge"]}, busbw=0.0)
@@ -332,7 +332,7 @@ def test_catalog_figure_compared_at_its_message_size(cluster, measured, status, 
 
 
 def test_a_run_without_the_figures_size_fails(cluster):
-    from gpufleet import verify
+    from gpufleet.app import verify
 
     # Bandwidth at 1 GiB only (gpufleet's own line) cannot be judged against a 16 GiB figure.
     result = _direct(cluster, {"test-host": verify.expected_busbw()["p5.48xlarge"]}, busbw=480.0)
@@ -351,7 +351,7 @@ def test_connection_refused_exits_2_with_one_line(tmp_path, capsys):
 
 
 def test_interrupt_during_wait_cleans_up(cluster, capsys, monkeypatch):
-    from gpufleet.verify import run
+    from gpufleet.app.verify import run
 
     cluster.unschedulable = {"l4-shared"}
 
@@ -409,7 +409,7 @@ def test_sigterm_during_wait_cleans_up_and_restores_the_handler(cluster, capsys,
     import os
     import signal
 
-    from gpufleet.verify import run
+    from gpufleet.app.verify import run
 
     cluster.unschedulable = {"h100-mig"}
     monkeypatch.setattr(run.time, "sleep", lambda _: os.kill(os.getpid(), signal.SIGTERM))
@@ -435,7 +435,7 @@ def test_queued_pool_schedule_is_skipped_and_gke_managed_stack_has_no_operator_c
 
 
 def test_api_server_lost_mid_run_exits_2_naming_the_leftovers(cluster, capsys, monkeypatch):
-    from gpufleet.verify import run
+    from gpufleet.app.verify import run
 
     cluster.unschedulable = {"l4-shared"}
     # The server dies while verify waits for the probe pod: every later request (the deletes too) is cut off.
@@ -450,13 +450,13 @@ def test_api_server_lost_mid_run_exits_2_naming_the_leftovers(cluster, capsys, m
 
 
 # ---------- EKS EFA pools (stacks/Pulumi.p5-efa.yaml): the all-reduce in the AWS DLC image, compared with the
-# catalog's p5.48xlarge figure (487.09 GB/s at 16 GiB, gpufleet/catalog/nccl_busbw.yaml) ----------
+# catalog's p5.48xlarge figure (487.09 GB/s at 16 GiB, gpufleet/base/catalog/nccl_busbw.yaml) ----------
 
 P5_SIZE = 17179869184
 
 
 def _script_log(size: int, busbw: float) -> str:
-    """What gpufleet's all-reduce (gpufleet/nccl_test.py SCRIPT) prints on rank 0, after NCCL's INFO lines."""
+    """What gpufleet's all-reduce (gpufleet/app/verify/nccl/allreduce.py SCRIPT) prints on rank 0, after NCCL's INFO lines."""
     return ("nccl-allreduce-0:1:1 [0] NCCL INFO NET/OFI Selected provider is efa\n"
             "nccl-allreduce-0:1:1 [0] NCCL INFO Using network Libfabric\n"
             f"all_reduce {size} bytes over 16 GPUs: 66.10 ms, algbw 259.9 GB/s, busbw {busbw} GB/s\n")
@@ -481,7 +481,7 @@ def _nccl_objects(cluster) -> dict[str, dict]:
     (250.0, "fail", f"busbw 250 GB/s at {P5_SIZE} bytes, 51% of the expected 487.09 GB/s (fails below 80%)"),
 ])
 def test_p5_efa_pool_runs_the_all_reduce_against_the_catalog_figure(cluster, capsys, measured, status, detail):
-    from gpufleet import versions
+    from gpufleet.base import versions
     from tests.k8s_validate import validate_strict
 
     cluster.nccl_log = _script_log(P5_SIZE, measured)
@@ -553,7 +553,7 @@ def test_efa_ranks_that_never_schedule_time_out_with_the_reason(cluster, capsys)
 
 
 def test_interrupt_during_the_efa_all_reduce_deletes_its_objects(cluster, capsys, monkeypatch):
-    from gpufleet.verify import run
+    from gpufleet.app.verify import run
 
     cluster.nccl_phase = None
     real_sleep = run.time.sleep
@@ -570,7 +570,7 @@ def test_interrupt_during_the_efa_all_reduce_deletes_its_objects(cluster, capsys
     assert sorted(_deletes(cluster)) == sorted(_posts(cluster))
 
 
-# ---------- GKE GPUDirect pools: Google's two-pod NCCL test, rank 0 running all_reduce_perf itself (gpufleet/nccl_gke.py);
+# ---------- GKE GPUDirect pools: Google's two-pod NCCL test, rank 0 running all_reduce_perf itself (gpufleet/app/verify/nccl/gke.py);
 # no GKE type has a sourced figure, so the measured busbw is reported and the comparison skipped ----------
 
 GKE_STACKS = {"h100-train": ("prod-gke", "a3-highgpu-8g", "TCPX", 4), "a3mega-queued": ("dws-gke", "a3-megagpu-8g", "TCPXO", 8)}
@@ -594,7 +594,7 @@ def _run_gke(cluster, capsys, pool: str, *extra) -> tuple[int, dict]:
 
 @pytest.mark.parametrize("pool", sorted(GKE_STACKS))
 def test_gke_gpudirect_pool_runs_all_reduce_perf_and_reports_busbw(cluster, capsys, pool):
-    from gpufleet import versions
+    from gpufleet.base import versions
     from tests.k8s_validate import validate_strict
 
     stack, machine, kind, nics = GKE_STACKS[pool]
@@ -636,7 +636,7 @@ def test_gke_gpudirect_pool_runs_all_reduce_perf_and_reports_busbw(cluster, caps
 def test_gke_gpudirect_rdma_pool_runs_all_reduce_perf_from_its_stack_file(cluster, capsys, tmp_path):
     import yaml
 
-    from gpufleet import versions
+    from gpufleet.base import versions
     from tests.k8s_validate import validate_strict
     from tests.unit.test_nccl_gke import rdma_config
 

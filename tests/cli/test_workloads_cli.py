@@ -4,7 +4,7 @@ import json
 
 import yaml
 
-from gpufleet.cli import main
+from gpufleet.app.cli import main
 from tests.helpers import ROOT, example_config
 
 CONTRACT_KEYS = {"stack", "resources", "violations", "capacity", "cost"}

@@ -6,7 +6,7 @@ import json
 import pytest
 import yaml
 
-from gpufleet import versions
+from gpufleet.base import versions
 from tests.helpers import by_type, example_config, one, parent_of, plan_config, planned
 
 RELEASE = "kubernetes:helm.sh/v3:Release"

@@ -6,7 +6,7 @@ import yaml
 
 from gpufleet.components.observability.alerts import rule_groups
 from gpufleet.components.observability.pools import pool_facts
-from gpufleet.spec import load_spec
+from gpufleet.base.spec import load_spec
 from tests.amp_plan import WORKSPACE_ARN, amp_config, amp_existing_workspace, amp_teams
 from tests.helpers import by_type, one, parent_of
 
@@ -186,7 +186,7 @@ def test_no_exporters_without_amp():
 
 
 def test_review_names_what_a_replaced_workspace_loses():
-    from gpufleet.review.replacement import data_held
+    from gpufleet.app.review.replacement import data_held
 
     assert data_held("aws:amp/workspace:Workspace", {"alias": "teams-eks"}).startswith("every metric sample ingested")
     assert data_held("aws:amp/scraper:Scraper", {}) is None  # a collector holds nothing: AMP keeps the samples

@@ -6,7 +6,7 @@ import runpy
 import pytest
 import yaml
 
-from gpufleet.plan.mocks import PLAN_ACCOUNT
+from gpufleet.app.plan.mocks import PLAN_ACCOUNT
 from tests.helpers import ROOT, run_under_mocks
 
 PROGRAM = ROOT / "examples" / "byo-program"
@@ -110,7 +110,7 @@ def test_training_pods_reach_the_bucket_through_the_clusters_oidc(run):
 
 def test_the_policy_pack_finds_nothing_to_fault(run):
     """gpufleet's rules judge any program by resource type: the user's program built from the parts passes them."""
-    from gpufleet.plan.policy_runner import evaluate
+    from gpufleet.app.plan.policy_runner import evaluate
 
     regs, _ = run
     found = evaluate(sorted(regs, key=lambda r: r.urn), stack="dev")

@@ -8,7 +8,7 @@ resource group. GKE (stacks/Pulumi.dws-gke.yaml): flex-start, queued provisionin
 import pytest
 
 from tests.helpers import example, example_config, one, parent_of, plan_config
-from gpufleet.plan.engine import plan
+from gpufleet.app.plan.engine import plan
 
 NG = "aws:eks/nodeGroup:NodeGroup"
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
@@ -98,7 +98,7 @@ def test_specific_reservation_pool(gke):
 
 def test_shared_reservation_names_the_owner_project():
     from gpufleet.components.gke.node_pool import capacity_reservation
-    from gpufleet.spec import NodePoolSpec
+    from gpufleet.base.spec import NodePoolSpec
 
     pool = NodePoolSpec.model_validate({"name": "x", "machineType": "g2-standard-8", "capacity": "reserved", "reservation": {
         "type": "specific", "name": "shared-l4", "project": "owner-proj", "zone": "us-central1-b"}})

@@ -1,4 +1,4 @@
-"""The component package (gpufleet/package.py, package/PulumiPlugin.yaml): the schema the provider declares,
+"""The component package (gpufleet/app/package.py, package/PulumiPlugin.yaml): the schema the provider declares,
 read in process and over the provider's own gRPC interface, and GpuCluster built through its Construct path."""
 
 import json
@@ -12,8 +12,8 @@ import yaml
 from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
 from pulumi.runtime.sync_await import _sync_await
 
-from gpufleet.package import GpufleetProvider, _GENERATED
-from gpufleet.spec.stack import StackSpec
+from gpufleet.app.package import GpufleetProvider, _GENERATED
+from gpufleet.base.spec.stack import StackSpec
 from tests.helpers import ROOT, example_config, planned, run_under_mocks
 
 TOKEN = "gpufleet:index:GpuCluster"

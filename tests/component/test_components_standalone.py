@@ -6,13 +6,13 @@ import dataclasses
 import pulumi
 import pytest
 
-from gpufleet.catalog import gcp as gcp_catalog
+from gpufleet.base.catalog import gcp as gcp_catalog
 from gpufleet.components.gke import GkeCluster, GkeClusterArgs, GkeNetwork, GkeNetworkArgs, GkeNodePool, GkeNodePoolArgs
 from gpufleet.components.gpu_stack import GpuOperator, GpuOperatorArgs, GpuSharing, GpuSharingArgs, operator_settings
 from gpufleet.components.k3s import K3sCluster, K3sClusterArgs, K3sNodePool, K3sNodePoolArgs
 from gpufleet.components.workloads import JobSet, JobSetArgs
-from gpufleet.node_labels import pool_taints
-from gpufleet.spec import GkeSpec, GpuOperatorSpec, Host, K3sSpec, NodePoolSpec, SharingSpec
+from gpufleet.base.node_labels import pool_taints
+from gpufleet.base.spec import GkeSpec, GpuOperatorSpec, Host, K3sSpec, NodePoolSpec, SharingSpec
 from tests.helpers import run_under_mocks
 
 

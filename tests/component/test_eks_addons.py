@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from gpufleet import versions
-from gpufleet.plan.mocks import PLAN_OIDC_ISSUER
+from gpufleet.base import versions
+from gpufleet.app.plan.mocks import PLAN_OIDC_ISSUER
 from tests.eks_plan import prod_eks
 from tests.helpers import by_type, one, parent_of
 

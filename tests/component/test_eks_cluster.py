@@ -5,7 +5,7 @@ import json
 import pytest
 import yaml
 
-from gpufleet.plan.mocks import PLAN_OIDC_ISSUER
+from gpufleet.app.plan.mocks import PLAN_OIDC_ISSUER
 from tests.eks_plan import prod_eks
 from tests.helpers import by_type, example_config, one, parent_of, plan_config
 

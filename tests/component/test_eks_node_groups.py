@@ -2,7 +2,7 @@
 
 import pytest
 
-from gpufleet import versions
+from gpufleet.base import versions
 from tests.eks_plan import prod_eks
 from tests.helpers import by_type, one, parent_of
 
@@ -130,7 +130,7 @@ def test_autoscaler_node_template_tags_for_scale_from_zero(p):
 
 
 def test_bottlerocket_pool_uses_its_ssm_path_and_data_volume():
-    from gpufleet.plan.engine import register
+    from gpufleet.app.plan.engine import register
     from tests.helpers import example_config, stack_file
 
     cfg = example_config("prod-eks")
@@ -162,7 +162,7 @@ def test_gpu_pools_carry_the_autoscalers_aws_gpu_label(p):
 def test_efa_secondary_interface_type_follows_the_catalog():
     """Types without an efa_secondary fact keep EFA with ENA on every card (p4d: 4 cards)."""
     from gpufleet.components.eks.node_group import efa_interfaces
-    from gpufleet.catalog import aws as aws_catalog
+    from gpufleet.base.catalog import aws as aws_catalog
 
     p4d = aws_catalog.instance_type("p4d.24xlarge")
     assert p4d.efa_secondary == "efa"

@@ -4,7 +4,7 @@ device-plugin config and the capacity all read the pool's shape from the catalog
 import pytest
 import yaml
 
-from gpufleet.spec import SpecError
+from gpufleet.base.spec import SpecError
 from tests.helpers import example_config, one, plan_config
 
 NG = "aws:eks/nodeGroup:NodeGroup"

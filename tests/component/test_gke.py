@@ -9,11 +9,11 @@ import copy
 import pytest
 import yaml
 
-from gpufleet import catalog, versions
+from gpufleet.base import catalog, versions
 from tests.helm_values import missing_paths
 from tests.helpers import by_type, example, example_config, one, parent_of, plan_config
 from tests.k8s_validate import validate_strict
-from gpufleet.plan.engine import plan
+from gpufleet.app.plan.engine import plan
 
 CLUSTER = "gcp:container/cluster:Cluster"
 NODE_POOL = "gcp:container/nodePool:NodePool"
@@ -42,7 +42,7 @@ def variant():
                                      "podsRangeName": "gke-pods", "servicesRangeName": "gke-svc"}})
     config["gpufleet:nodePools"] = [
         {"name": "h200", "machineType": "a3-ultragpu-8g", "rdma": True, "maxNodes": 2, "gke": {"zones": ["us-central1-b"]}},
-        # A2 High (A100 40GB): A2 Ultra is not offered in us-central1-b (gpufleet/catalog/gcp_zones.yaml).
+        # A2 High (A100 40GB): A2 Ultra is not offered in us-central1-b (gpufleet/base/catalog/gcp_zones.yaml).
         {"name": "a100-mig", "machineType": "a2-highgpu-1g", "maxNodes": 2,
          "gke": {"gpuPartitionSize": "1g.5gb", "gpuSharing": {"strategy": "time-sharing", "maxSharedClientsPerGpu": 2}}},
         {"name": "t4-mps", "machineType": "n1-standard-8", "acceleratorCount": 2, "maxNodes": 2,

@@ -4,7 +4,7 @@ import pulumi
 import pytest
 
 from gpufleet.components.gpu_cluster import GpuCluster, GpuClusterArgs, GpuClusterConfigError
-from gpufleet.spec import SpecError
+from gpufleet.base.spec import SpecError
 from tests.helpers import example_config, planned, run_under_mocks
 
 

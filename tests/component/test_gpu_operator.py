@@ -2,8 +2,8 @@
 
 import pytest
 
-from gpufleet import catalog, versions
-from gpufleet.plan.engine import plan
+from gpufleet.base import catalog, versions
+from gpufleet.app.plan.engine import plan
 from tests.helpers import example, one, parent_of
 
 RELEASE = "kubernetes:helm.sh/v3:Release"

@@ -3,7 +3,7 @@
 import pytest
 import yaml
 
-from gpufleet.plan.engine import plan
+from gpufleet.app.plan.engine import plan
 from tests.helpers import by_type, dig, example, example_config, one, parent_of, plan_config
 
 CM = "kubernetes:core/v1:ConfigMap"

@@ -2,9 +2,9 @@
 
 import yaml
 
-from gpufleet import versions
+from gpufleet.base import versions
 from tests.helpers import example, one, parent_of, by_type
-from gpufleet.plan.engine import plan
+from gpufleet.app.plan.engine import plan
 
 CMD = "command:remote:Command"
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from gpufleet.components.k3s.install import node_scripts
-from gpufleet import versions
+from gpufleet.base import versions
 
 K8S = "1.34"
 RELEASE = versions.k3s_release(K8S)
@@ -130,7 +130,7 @@ def test_root_login_without_sudo_installs(host):
 
 @pytest.fixture(scope="module")
 def dev():
-    from gpufleet.plan.engine import plan
+    from gpufleet.app.plan.engine import plan
     from tests.helpers import example
 
     return plan(example("dev"), evaluate_policies=False)
@@ -209,7 +209,7 @@ def test_binary_installed_but_service_down_is_started_by_the_next_run(host):
 
 def test_embedded_etcd_server_writes_its_snapshot_settings_and_restarts_when_they_change(host):
     from gpufleet.components.k3s.install import etcd_snapshot_settings
-    from gpufleet.spec.protection import EtcdSnapshotsSpec
+    from gpufleet.base.spec.protection import EtcdSnapshotsSpec
 
     def script(**spec):
         return node_scripts("server", K8S, etcd_snapshots=etcd_snapshot_settings(EtcdSnapshotsSpec(**spec))).create

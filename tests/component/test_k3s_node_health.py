@@ -3,8 +3,8 @@ flags and the XID monitor config; the PodMonitor and alert with kube-prometheus-
 
 import json
 
-from gpufleet import catalog, labels, versions
-from gpufleet.node_labels import pool_labels
+from gpufleet.base import catalog, labels, versions
+from gpufleet.base.node_labels import pool_labels
 from gpufleet.components.k3s.xid_monitor import CONFIG_KEY, monitor_config
 from tests.helpers import by_type, example_config, one, parent_of, plan_config, planned
 from tests.observability_plan import observed
@@ -104,7 +104,7 @@ def test_every_other_node_runs_upstreams_kernel_monitors_only():
 
 
 def test_exactly_one_npd_per_node_and_the_xid_monitor_only_on_nvidia_nodes():
-    """Each pool's real node labels (gpufleet.node_labels.pool_labels), a CPU node and an unlabelled one."""
+    """Each pool's real node labels (gpufleet.base.node_labels.pool_labels), a CPU node and an unlabelled one."""
     p = planned("amd-lab")
     gpu, other = one(p, DS, "amd-lab-node-health-gpu-daemonset"), one(p, DS, "amd-lab-node-health-daemonset")
     nodes = {pool.name: pool_labels(pool) for pool in p.spec.node_pools}

@@ -3,8 +3,8 @@
 import pytest
 import yaml
 
-from gpufleet import versions
-from gpufleet.plan.engine import plan
+from gpufleet.base import versions
+from gpufleet.app.plan.engine import plan
 from tests.helpers import by_type, example, one, parent_of
 
 

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from gpufleet import versions
-from gpufleet.spec import SpecError, load_spec
+from gpufleet.base import versions
+from gpufleet.base.spec import SpecError, load_spec
 from tests.helpers import by_type, example_config, one, parent_of, stack_file
 from tests.karpenter_plan import karpenter_eks
 

@@ -16,10 +16,10 @@ import json
 import pulumi
 import pytest
 
-from gpufleet import labels as L
+from gpufleet.base import labels as L
 from gpufleet.components.eks.amp_query_access import QUERY_ACTIONS, query_endpoint, query_policy
-from gpufleet.plan.engine import plan
-from gpufleet.plan.mocks import PLAN_ACCOUNT, PLAN_OIDC_ISSUER
+from gpufleet.app.plan.engine import plan
+from gpufleet.app.plan.mocks import PLAN_ACCOUNT, PLAN_OIDC_ISSUER
 from tests.amp_plan import WORKSPACE_ARN, amp_existing_workspace, amp_teams
 from tests.gke_managed_plan import managed
 from tests.helpers import by_type, example, example_config, one, parent_of, run_under_mocks

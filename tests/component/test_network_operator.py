@@ -5,9 +5,9 @@ import json
 import pytest
 
 from gpufleet.components.gpu_stack.network_operator import NetworkOperatorArgs, network, nic_cluster_policy, sriov_config
-from gpufleet import versions
-from gpufleet.plan.engine import plan
-from gpufleet.spec import load_spec
+from gpufleet.base import versions
+from gpufleet.app.plan.engine import plan
+from gpufleet.base.spec import load_spec
 from tests.helpers import by_type, example, example_config, one, parent_of, stack_file
 
 MELLANOX = "kubernetes:mellanox.com/v1alpha1"

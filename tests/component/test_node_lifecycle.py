@@ -10,11 +10,11 @@ import tomllib
 import pytest
 import yaml
 
-from gpufleet.node_labels import node_taints
-from gpufleet.spec import NodePoolSpec
+from gpufleet.base.node_labels import node_taints
+from gpufleet.base.spec import NodePoolSpec
 from tests.eks_plan import prod_eks
 from tests.helpers import example, example_config, one, plan_config
-from gpufleet.plan.engine import plan
+from gpufleet.app.plan.engine import plan
 
 NODE_POOL = "gcp:container/nodePool:NodePool"
 LT = "aws:ec2/launchTemplate:LaunchTemplate"

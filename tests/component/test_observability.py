@@ -5,7 +5,7 @@ import json
 import pytest
 
 from gpufleet.components.observability.stack import PROMETHEUS_URL
-from gpufleet.spec import SpecError
+from gpufleet.base.spec import SpecError
 from tests.helpers import by_type, example_config, one, parent_of, plan_config, planned
 from tests.observability_plan import observed
 

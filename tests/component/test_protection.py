@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from gpufleet.components.k3s.install import CONFIG_PATH, ETCD_SNAPSHOT_DROPIN
-from gpufleet.plan.mocks import Registration
+from gpufleet.app.plan.mocks import Registration
 from tests.eks_plan import prod_eks
 from tests.helpers import SECRET, example, example_config, one, plan_config
 
@@ -54,7 +54,7 @@ def k3s_off():
 
 @pytest.fixture(scope="module")
 def gke():
-    from gpufleet.plan.engine import plan
+    from gpufleet.app.plan.engine import plan
 
     return plan(example("prod-gke"))
 
@@ -179,7 +179,7 @@ def test_gke_unprotected_with_a_reason(gke_off):
 
 
 def test_plan_json_carries_the_registered_options(gke):
-    from gpufleet.plan.render import to_json
+    from gpufleet.app.plan.render import to_json
 
     doc = to_json(gke)
     by_name = {r["name"]: r for r in doc["resources"]}
@@ -205,7 +205,7 @@ def test_restore_commands_match_the_generated_server_config(k3s):
     commands, the snapshot settings of their drop-in, and the secret config the restoring `k3s server` reads."""
     from gpufleet.components.k3s.install import ETCD_SNAPSHOT_DIR
     from gpufleet.components.k3s.restore import render_steps, restore_steps
-    from gpufleet.spec import load_spec
+    from gpufleet.base.spec import load_spec
     from tests.helpers import stack_file
 
     sf = stack_file(ha_config(), stack="ha")

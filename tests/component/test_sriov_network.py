@@ -16,8 +16,9 @@ import yaml
 
 from gpufleet.components.gpu_stack.network_operator import NetworkOperatorArgs, chart_values, network, nic_cluster_policy, pod_resource
 from gpufleet.components.gpu_stack.sriov_network import node_policy
-from gpufleet import nccl_test, versions
-from gpufleet.spec import load_spec
+from gpufleet.base import versions
+from gpufleet.app.verify.nccl import allreduce
+from gpufleet.base.spec import load_spec
 from tests.helpers import by_type, one, parent_of, plan_config, stack_file
 from tests.k8s_validate import as_object, is_core, k8s_objects, validate_strict
 from tests.sriov_config import sriov_config
@@ -169,7 +170,7 @@ def test_gpu_operator_gpudirect_rdma_as_for_other_networks(stack):
 def test_pod_resource_and_nccl_check(pools):
     sriov = next(p for p in pools if p.rdma_network.network == "sriov")
     assert pod_resource(sriov) == "nvidia.com/sriov_h100_sriov"
-    pod = nccl_test.manifests(sriov.name, 8, pod_resource(sriov), "rdma-h100-sriov", "training")
+    pod = allreduce.manifests(sriov.name, 8, pod_resource(sriov), "rdma-h100-sriov", "training")
     limits = [d for d in pod if d["kind"] == "Pod"][0]["spec"]["containers"][0]["resources"]["limits"]
     assert limits == {"nvidia.com/gpu": "8", "nvidia.com/sriov_h100_sriov": "1"}
 

@@ -6,9 +6,9 @@ teams research (nominal 8, unlimited borrowing) and vision (namespace vision-ml,
 
 import pytest
 
-from gpufleet import labels as L
-from gpufleet import versions
-from gpufleet.plan.engine import plan
+from gpufleet.base import labels as L
+from gpufleet.base import versions
+from gpufleet.app.plan.engine import plan
 from tests.helpers import by_type, example, example_config, one, parent_of, plan_config
 
 RELEASE = "kubernetes:helm.sh/v3:Release"

@@ -20,7 +20,7 @@ from typing import Any, Optional
 import yaml
 from pulumi import automation as auto
 
-from gpufleet import versions as pins
+from gpufleet.base import versions as pins
 from tests.helpers import REFERENCE, ROOT
 
 CACHE = Path(os.environ.get("GPUFLEET_E2E_CACHE", Path.home() / ".cache" / "gpufleet-e2e"))

@@ -45,7 +45,7 @@ PROGRAM = {
 def test_yaml_program_previews_a_k3s_cluster_through_the_component_package(tools, chart_repo, tmp_path):
     if not (PACKAGE / "PulumiPlugin.yaml").exists():
         pytest.skip("GpuCluster is not a component package on this branch yet (issue 11: package/PulumiPlugin.yaml "
-                    "and gpufleet/package.py have not landed), so there is nothing for `pulumi package add` to add")
+                    "and gpufleet/app/package.py have not landed), so there is nothing for `pulumi package add` to add")
     if not (harness.BIN / "pulumi-language-yaml").exists():
         pytest.skip(f"pulumi-language-yaml not built in {harness.BIN}; {harness.BUILD_HINT}")
     server = ApiServer(harness.BIN, tmp_path / "apiserver").start()

@@ -33,6 +33,6 @@ def gke_stack():
 @pytest.fixture(scope="session")
 def dev_plan():
     from tests.helpers import example
-    from gpufleet.plan.engine import plan
+    from gpufleet.app.plan.engine import plan
 
     return plan(example("dev"))

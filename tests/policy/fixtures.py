@@ -6,8 +6,8 @@ from __future__ import annotations
 import copy
 from typing import Optional
 
-from gpufleet.plan.mocks import Registration
-from gpufleet.plan.policy_runner import evaluate
+from gpufleet.app.plan.mocks import Registration
+from gpufleet.app.plan.policy_runner import evaluate
 
 PROJECT, STACK = "gpufleet", "test"
 

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from gpufleet import cli
+from gpufleet.app import cli
 from gpufleet.policies.pack import POLICIES
 from tests.helpers import ROOT, STACKS
 

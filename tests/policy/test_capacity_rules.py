@@ -198,7 +198,7 @@ def test_karpenter_spot_needs_the_interruption_queue():
 
 
 def test_example_stacks_pass():
-    from gpufleet.plan.engine import plan
+    from gpufleet.app.plan.engine import plan
     from tests.helpers import example
     from tests.karpenter_plan import karpenter_eks
 

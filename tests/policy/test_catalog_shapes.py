@@ -1,6 +1,6 @@
 """The pack reads GPU shapes from the same catalog as the plan (aws_instances.yaml, gcp_machines.yaml)."""
 
-from gpufleet.catalog import aws, gcp
+from gpufleet.base.catalog import aws, gcp
 from gpufleet.policies import inputs as I
 
 

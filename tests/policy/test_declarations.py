@@ -1,8 +1,8 @@
 """What gpufleet declares for the pack on the GPU Operator's namespace (policies/README.md)."""
 
-from gpufleet.labels import CUDA_VERSIONS_ANNOTATION, PREINSTALLED_DRIVER_ANNOTATION
+from gpufleet.base.labels import CUDA_VERSIONS_ANNOTATION, PREINSTALLED_DRIVER_ANNOTATION
 from tests.helpers import example, one
-from gpufleet.plan.engine import plan
+from gpufleet.app.plan.engine import plan
 
 
 def test_ha_stack_declares_cuda_versions_and_preinstalled_driver():

@@ -2,9 +2,9 @@
 
 import pytest
 
-from gpufleet.labels import POLICY_NAMES, exempt_key
-from gpufleet.plan.engine import plan
-from gpufleet.spec import SpecError, load_spec
+from gpufleet.base.labels import POLICY_NAMES, exempt_key
+from gpufleet.app.plan.engine import plan
+from gpufleet.base.spec import SpecError, load_spec
 from gpufleet.policies.pack import POLICIES
 from tests.helpers import example_config, one, plan_config
 

@@ -12,7 +12,7 @@ from pulumi.runtime.sync_await import _sync_await
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime import settings as runtime_settings
 
-from gpufleet.plan.mocks import PlanMocks, RecordingMonitor
+from gpufleet.app.plan.mocks import PlanMocks, RecordingMonitor
 from tests.policy import fixtures as F
 
 # Map-valued inputs keep their keys as written (tags, labels); everything else is snake_case in Python.

@@ -21,8 +21,8 @@ import pytest
 from google.protobuf import empty_pb2
 from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc, engine_pb2_grpc
 
-from gpufleet.plan.mocks import Registration
-from gpufleet.plan.policy_runner import analyze_request, configure_request, diagnostics_to_violations, evaluate, stack_request
+from gpufleet.app.plan.mocks import Registration
+from gpufleet.app.plan.policy_runner import analyze_request, configure_request, diagnostics_to_violations, evaluate, stack_request
 from gpufleet.policies.pack import PACK_NAME, PACK_VERSION, POLICIES
 from tests.helpers import ROOT
 from tests.policy import fixtures as F
@@ -121,7 +121,7 @@ def test_analyzer_info_lists_every_policy_with_its_level(analyzer):
 
 
 def plan_json(stack: str, config: Path | None = None) -> tuple[int, dict]:
-    cmd = [sys.executable, "-m", "gpufleet.cli", "plan", stack, "--format", "json"]
+    cmd = [sys.executable, "-m", "gpufleet.app.cli", "plan", stack, "--format", "json"]
     if config:
         cmd += ["--config", str(config)]
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
@@ -149,7 +149,7 @@ def test_whole_plan_over_grpc_matches_gpufleet_plan(analyzer, stack, config):
 
 
 def F_violations(plan: dict):
-    from gpufleet.plan.policy_runner import Violation
+    from gpufleet.app.plan.policy_runner import Violation
 
     return [Violation(**v) for v in plan["violations"]]
 

@@ -13,8 +13,8 @@ import sys
 import pytest
 from pulumi.runtime.proto import analyzer_pb2
 
-from gpufleet.plan.engine import plan as run_plan
-from gpufleet.plan.policy_runner import analyze_request, configure_request, plain_resource, stack_request
+from gpufleet.app.plan.engine import plan as run_plan
+from gpufleet.app.plan.policy_runner import analyze_request, configure_request, plain_resource, stack_request
 from gpufleet.policies.pack import servicer, upstream_servicer
 from gpufleet.policies.servicer import FastAnalyzerServicer
 from tests.helpers import ROOT, example, plan_config

@@ -18,7 +18,7 @@ import pytest
 from google.protobuf import empty_pb2
 from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
 
-from gpufleet.plan.policy_runner import analyze_request, configure_request
+from gpufleet.app.plan.policy_runner import analyze_request, configure_request
 from gpufleet.policies import transport
 from gpufleet.policies.pack import servicer
 from tests.helpers import ROOT

@@ -10,7 +10,7 @@ from tests.policy.fixtures import (
     AUTOSCALER_IN, EKS_CLUSTER_IN, GKE_CLUSTER_IN, K3S_COMMAND_IN, LAUNCH_TEMPLATE_IN, NODE_GROUP_IN, NODE_POOL_IN,
     OPERATOR_IN, PLACEMENT_GROUP_IN, SPOT_NODE_GROUP_IN, findings, namespace, res,
 )
-from gpufleet.plan.policy_runner import evaluate
+from gpufleet.app.plan.policy_runner import evaluate
 
 FIXTURES = [
     (I.EKS_CLUSTER, EKS_CLUSTER_IN),

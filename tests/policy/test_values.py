@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UNKNOWN_OBJECT_VALUE, UNKNOWN_STRING_VALUE, UnknownValueError
 
-from gpufleet.plan.policy_runner import to_struct
+from gpufleet.app.plan.policy_runner import to_struct
 from gpufleet.policies import inputs as I
 from gpufleet.policies.values import plain_props, struct_props
 

@@ -21,8 +21,8 @@ pytest.importorskip("google.cloud.billing_v1", reason="google-cloud-billing is i
 import requests  # noqa: E402
 from google.auth.credentials import AnonymousCredentials  # noqa: E402
 
-from gpufleet.catalog import refresh  # noqa: E402
-from gpufleet.catalog.refresh import gcp as gcp_refresh  # noqa: E402
+from gpufleet.base.catalog import refresh  # noqa: E402
+from gpufleet.base.catalog.refresh import gcp as gcp_refresh  # noqa: E402
 from tests.helpers import ROOT  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "catalog_refresh"

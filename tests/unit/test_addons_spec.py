@@ -2,9 +2,9 @@
 
 import pytest
 
-from gpufleet.spec import SpecError, json_schema, load_spec
-from gpufleet.capacity import addons_warnings
-from gpufleet.spec.addons import AddonsSpec
+from gpufleet.base.spec import SpecError, json_schema, load_spec
+from gpufleet.base.capacity import addons_warnings
+from gpufleet.base.spec.addons import AddonsSpec
 from tests.helpers import example_config
 
 SECRET_KEYS = {"gpufleet:sshPrivateKey"}

@@ -2,8 +2,8 @@
 
 import pytest
 
-from gpufleet import catalog, sharing, versions
-from gpufleet.catalog import amd
+from gpufleet.base import catalog, sharing, versions
+from gpufleet.base.catalog import amd
 from tests.helpers import example_config, load_config, spec_problems
 
 

@@ -2,7 +2,7 @@
 
 import importlib.util
 
-from gpufleet.spec import load_spec
+from gpufleet.base.spec import load_spec
 from tests.helpers import ROOT, stack_file
 
 

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gpufleet import catalog, versions
+from gpufleet.base import catalog, versions
 
 REQUIRED_GPUS = {"T4", "A10G", "L4", "L40S", "A100-40GB", "A100-80GB", "H100-80GB", "H200", "B200"}
 
@@ -15,8 +15,8 @@ def test_required_gpus_with_sources():
     for model in models.values():
         assert model.sources, model.name
         assert model.memory_gb > 0
-        if model.amd:  # AMD drivers are not NVIDIA branches: their floor is in gpufleet/catalog/amd_gpus.yaml
-            from gpufleet.catalog import amd
+        if model.amd:  # AMD drivers are not NVIDIA branches: their floor is in gpufleet/base/catalog/amd_gpus.yaml
+            from gpufleet.base.catalog import amd
 
             assert amd.driver_line(amd.amd_facts()[model.name].min_driver) in amd.driver_rocm(), model.name
         else:
@@ -75,7 +75,7 @@ def test_version_order_is_numeric(a, b):
 
 
 def test_gcp_offerings_fall_back_to_the_published_reading_and_n1_is_judged_by_its_accelerator(monkeypatch):
-    from gpufleet.catalog import offerings
+    from gpufleet.base.catalog import offerings
 
     assert offerings.gcp_offered_in_zone("a3-highgpu-8g", "us-central1-a", "nvidia-h100-80gb") is True
     assert offerings.gcp_offered_in_zone("a3-ultragpu-8g", "us-central1-a", "nvidia-h200-141gb") is False

@@ -4,8 +4,8 @@ import datetime as dt
 
 import pytest
 
-from gpufleet import catalog, versions
-from gpufleet.catalog import aws, gcp
+from gpufleet.base import catalog, versions
+from gpufleet.base.catalog import aws, gcp
 
 
 @pytest.mark.parametrize(

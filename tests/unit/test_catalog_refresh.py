@@ -16,8 +16,8 @@ import pytest
 boto3 = pytest.importorskip("boto3", reason="boto3 is in the dev extra (pip install -e '.[dev]')")
 from botocore.stub import Stubber  # noqa: E402
 
-from gpufleet import cli  # noqa: E402
-from gpufleet.catalog import refresh  # noqa: E402
+from gpufleet.app import cli  # noqa: E402
+from gpufleet.base.catalog import refresh  # noqa: E402
 from tests.helpers import ROOT  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "catalog_refresh"
@@ -193,9 +193,9 @@ def test_refresh_without_targets_exits_2(capsys):
 
 def test_plan_does_not_import_the_refresh_or_cloud_sdks():
     code = (
-        "import sys; from gpufleet import cli; rc = cli.main(['plan', 'prod-gke', '--format', 'json']); "
+        "import sys; from gpufleet.app import cli; rc = cli.main(['plan', 'prod-gke', '--format', 'json']); "
         "bad = [m for m in sys.modules if m.startswith(('boto3', 'botocore', 'google.cloud.compute', 'google.cloud.billing', "
-        "'gpufleet.catalog.refresh'))]; print(bad, file=sys.stderr); sys.exit(3 if bad else rc)"
+        "'gpufleet.base.catalog.refresh'))]; print(bad, file=sys.stderr); sys.exit(3 if bad else rc)"
     )
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]

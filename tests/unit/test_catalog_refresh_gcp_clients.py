@@ -1,7 +1,7 @@
 """The GCP side of `gpufleet catalog refresh` on the real Google client libraries, run in an interpreter of its own.
 
 Pulumi's provider protos (`pulumi/runtime/proto/status_pb2.py`, loaded by `pulumi.provider.experimental`, which
-the component package gpufleet/package.py and its tests import) register the message `google.rpc.Status`
+the component package gpufleet/app/package.py and its tests import) register the message `google.rpc.Status`
 themselves; googleapis-common-protos, which google-cloud-compute and google-cloud-billing load, registers it again
 from `google/rpc/status.proto`, and protobuf refuses the duplicate. The refresh CLI never loads the provider protos,
 so it is unaffected (checked below), but one pytest worker can hold both; the real-client checks
@@ -34,7 +34,7 @@ def test_real_client_checks_pass_in_their_own_interpreter():
 
 
 def test_the_refresh_cli_loads_the_google_clients_next_to_gpufleet():
-    run = _python("import sys, gpufleet.cli\nimport google.cloud.billing_v1, google.cloud.compute_v1\n"
+    run = _python("import sys, gpufleet.app.cli\nimport google.cloud.billing_v1, google.cloud.compute_v1\n"
                   "assert 'pulumi.runtime.proto.status_pb2' not in sys.modules\nprint('ok')")
     assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-2000:]
 

@@ -11,13 +11,13 @@ import sys
 import pytest
 import yaml
 
-from gpufleet import cli
-from gpufleet.capacity import addons_warnings
-from gpufleet.spec import SpecError, compat_checks, load_spec
+from gpufleet.app import cli
+from gpufleet.base.capacity import addons_warnings
+from gpufleet.base.spec import SpecError, compat_checks, load_spec
 from tests.helpers import ROOT, example_config, one, plan_config, stack_file
 from tests.unit.cloud_mistakes_cases import MISTAKES, VALID
 
-GPUFLEET = [sys.executable, "-m", "gpufleet.cli"]
+GPUFLEET = [sys.executable, "-m", "gpufleet.app.cli"]
 CASES = {name: (base, change) for name, base, change in MISTAKES}
 
 EXPECTED = {
@@ -391,7 +391,7 @@ def test_gke_gpu_pool_that_cannot_attach_the_default_disks_is_a_warning():
 def test_eks_ami_below_a_gpus_driver_floor_is_refused(monkeypatch):
     """No catalog AMI is below a catalog GPU's floor today (al2023 580, bottlerocket 570, B200 570): an AMI on an
     older branch stands in for the day a newer GPU arrives."""
-    from gpufleet.catalog import aws
+    from gpufleet.base.catalog import aws
 
     real = aws.ami
 
@@ -440,7 +440,7 @@ def test_gke_installs_a_driver_that_meets_b200_and_h200_floors_on_every_minor(ve
 def test_gke_driver_below_a_gpus_floor_is_refused(monkeypatch, tmp_path, capsys):
     """Without the per-GPU rows (the catalog before they were sourced, and what the older cluster-toolkit A4 README
     says of GKE 1.32: R570 only as LATEST) GKE 1.32's DEFAULT is branch 535: below B200's and H200's floors."""
-    from gpufleet.catalog import gcp
+    from gpufleet.base.catalog import gcp
 
     monkeypatch.setattr(gcp, "gke_gpu_driver_rows", lambda: {})
     assert problems("prod-gke", _a4_and_a3_ultra("1.32", "DEFAULT")) == [

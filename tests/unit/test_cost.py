@@ -1,6 +1,6 @@
 """The cost breakdown of every example stack, item by item, hand-checked once against the public price pages.
 
-Prices used below (read 2026-12-02; the same figures and sources are in gpufleet/catalog/charges.yaml):
+Prices used below (read 2026-12-02; the same figures and sources are in gpufleet/base/catalog/charges.yaml):
 - EKS control plane $0.10/cluster-hour in standard support, $0.60 in extended support
   (aws.amazon.com/eks/pricing; AWS Containers blog "Amazon EKS extended support for Kubernetes versions pricing");
   EKS 1.34 standard support ends 2026-12-02, 1.33 ended 2026-07-29 (EKS release calendar, kubernetes.yaml); extended
@@ -9,11 +9,11 @@ Prices used below (read 2026-12-02; the same figures and sources are in gpufleet
 - NAT gateway $0.045/hour in us-east-1 (aws.amazon.com/vpc/pricing, secondary reading); public IPv4 $0.005/hour
   (AWS blog "Identify and optimize public IPv4 address usage on AWS"); KMS key $1/month (aws.amazon.com/kms/pricing).
 - EBS gp3 $0.08/GB-month in us-east-1 (aws.amazon.com/ebs/pricing, secondary reading); EC2 m7i.xlarge $0.2016/h,
-  g6.xlarge $0.8048/h, p5.48xlarge spot estimate $30/h (gpufleet/catalog/aws_instances.yaml).
+  g6.xlarge $0.8048/h, p5.48xlarge spot estimate $30/h (gpufleet/base/catalog/aws_instances.yaml).
 - GKE cluster management fee $0.10/cluster-hour, free tier $74.40/month for zonal/Autopilot clusters only
   (cloud.google.com/kubernetes-engine/pricing); Cloud NAT $0.0014 per VM-hour up to 32 VMs plus $0.005/hour per
   NAT IP (cloud.google.com/nat/pricing); pd-balanced $0.10/GiB-month in Iowa (Google pricing calculator);
-  a3-highgpu-8g $88.49/h, g2-standard-8 spot $0.34/h (gpufleet/catalog/gcp_machines.yaml).
+  a3-highgpu-8g $88.49/h, g2-standard-8 spot $0.34/h (gpufleet/base/catalog/gcp_machines.yaml).
 - e2-standard-4 (the GKE system pool) $0.134012/h in us-central1 (charges.yaml gce_e2_pricing: a secondary reading of
   cloud.google.com/compute/vm-instance-pricing, added 2026-12-03). FSx PERSISTENT_2 at 500 MB/s/TiB and Filestore in
   us-central1 were not found: unpriced.
@@ -38,8 +38,8 @@ import functools
 
 import pytest
 
-from gpufleet.catalog import charges
-from gpufleet.plan.engine import Plan, plan
+from gpufleet.base.catalog import charges
+from gpufleet.app.plan.engine import Plan, plan
 from tests.helpers import STACKS, example, example_config, plan_config
 
 H = 730  # hours per month, as the price pages convert

@@ -1,14 +1,14 @@
 """Cost items from registrations the example stacks do not make: claims on file-system classes, load balancers,
-capacity reservations, provisioned gp3 performance, Cloud NAT past 32 VMs (prices: gpufleet/catalog/charges.yaml,
+capacity reservations, provisioned gp3 performance, Cloud NAT past 32 VMs (prices: gpufleet/base/catalog/charges.yaml,
 sources cited there and in tests/unit/test_cost.py)."""
 
 from __future__ import annotations
 
-from gpufleet.catalog import charges
-from gpufleet.plan.cost_items import claim_items, eks_items, gib, gke_items
-from gpufleet.plan.mocks import Registration
+from gpufleet.base.catalog import charges
+from gpufleet.app.plan.cost_items import claim_items, eks_items, gib, gke_items
+from gpufleet.app.plan.mocks import Registration
 from tests.helpers import example_config, stack_file
-from gpufleet.spec import load_spec
+from gpufleet.base.spec import load_spec
 
 H = 730
 
@@ -51,7 +51,7 @@ def test_an_unknown_tier_and_a_missing_class_are_unpriced():
 
 
 def test_a_load_balancer_service_is_listed_unpriced():
-    from gpufleet.plan.cost_items import items_for
+    from gpufleet.app.plan.cost_items import items_for
 
     lb = reg("kubernetes:core/v1:Service", "api", {"metadata": {"name": "api"}, "spec": {"type": "LoadBalancer"}})
     cost = items_for(spec("dev"), [lb], [], None)

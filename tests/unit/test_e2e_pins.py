@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.metadata
 import re
 
-from gpufleet import versions
+from gpufleet.base import versions
 from tests.helpers import ROOT
 
 BUILD = ROOT / "tests" / "e2e" / "modules"

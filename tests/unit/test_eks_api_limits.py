@@ -7,7 +7,7 @@ so without these checks the stack plans cleanly and CreateNodegroup fails during
 
 import pytest
 
-from gpufleet.spec import SpecError, load_spec
+from gpufleet.base.spec import SpecError, load_spec
 from tests.helpers import example_config, stack_file
 
 P = "stack 'bad': gpufleet:nodePools[1]"

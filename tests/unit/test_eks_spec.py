@@ -2,9 +2,9 @@
 
 import pytest
 
-from gpufleet import catalog, versions
-from gpufleet.catalog import aws as aws_catalog
-from gpufleet.spec import SpecError, load_spec
+from gpufleet.base import catalog, versions
+from gpufleet.base.catalog import aws as aws_catalog
+from gpufleet.base.spec import SpecError, load_spec
 from tests.helpers import example_config, stack_file
 
 

@@ -2,9 +2,9 @@
 
 import copy
 
-from gpufleet import catalog
-from gpufleet.catalog import gcp
-from gpufleet.capacity import capacity, cost
+from gpufleet.base import catalog
+from gpufleet.base.catalog import gcp
+from gpufleet.base.capacity import capacity, cost
 from tests.helpers import example_config
 from tests.helpers import load_config as load
 from tests.helpers import spec_problems as problems

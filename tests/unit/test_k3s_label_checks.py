@@ -2,8 +2,8 @@
 
 import pytest
 
-from gpufleet.labels import kubelet_may_set
-from gpufleet.spec import SpecError, load_spec
+from gpufleet.base.labels import kubelet_may_set
+from gpufleet.base.spec import SpecError, load_spec
 from tests.helpers import SECRET
 
 POOL = {"name": "l4", "gpu": "L4", "gpusPerNode": 1, "hosts": [{"name": "gpu-1", "address": "192.0.2.31"}]}

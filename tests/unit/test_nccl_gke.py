@@ -1,5 +1,5 @@
 """Unit tests: the NCCL all-reduce `gpufleet verify --level full` runs on GKE GPUDirect-TCPX/TCPXO/RDMA pools
-(gpufleet/nccl_gke.py). The pods name the pool's networks exactly as components/gke creates them (checked against
+(gpufleet/app/verify/nccl/gke.py). The pods name the pool's networks exactly as components/gke creates them (checked against
 the plan, so the two cannot drift) and carry Google's annotations, volumes, images and commands per kind."""
 
 from __future__ import annotations
@@ -9,9 +9,12 @@ import json
 
 import pytest
 
-from gpufleet import nccl_gke, nccl_test, verify, versions
-from gpufleet.catalog import gcp
-from gpufleet.spec import load_spec
+from gpufleet.app import verify
+from gpufleet.base import versions
+from gpufleet.app.verify.nccl import gke as nccl_gke
+from gpufleet.app.verify.nccl import allreduce
+from gpufleet.base.catalog import gcp
+from gpufleet.base.spec import load_spec
 from tests.helpers import by_type, example, example_config, load_config, planned
 
 POOLS = {"prod-gke": ("h100-train", "TCPX"), "dws-gke": ("a3mega-queued", "TCPXO")}
@@ -126,10 +129,10 @@ def test_gpudirect_rdma_pods_attach_the_roce_networks_the_plan_creates_in_nic_or
     from tests.helpers import plan_config
     from tests.k8s_validate import validate_strict
 
-    from gpufleet.spec.shape import shaped_pools
+    from gpufleet.base.spec.shape import shaped_pools
 
     spec = load_config(rdma_config())
-    objs, why = nccl_test.for_pool(spec, shaped_pools(spec)[0])  # as verify: GPUs per node from the catalog
+    objs, why = allreduce.for_pool(spec, shaped_pools(spec)[0])  # as verify: GPUs per node from the catalog
     assert why == "" and [o["kind"] for o in objs] == ["Service", "Pod", "Pod"]
     plan = plan_config(rdma_config(), policies=False)
     params = {r.inputs["metadata"]["name"]: r.inputs["spec"] for r in
@@ -173,12 +176,12 @@ def test_gpudirect_rdma_pods_attach_the_roce_networks_the_plan_creates_in_nic_or
 def test_the_generator_writes_the_tcpx_pair_for_prod_gke(capsys):
     sf = example("prod-gke")
     spec = load_spec(sf.stack, sf.config, sf.secret_keys)
-    assert nccl_test.for_stack(spec) == _target("prod-gke", "h100-train").rdma_manifests
-    assert nccl_test.main(["prod-gke"]) == 0
+    assert allreduce.for_stack(spec) == _target("prod-gke", "h100-train").rdma_manifests
+    assert allreduce.main(["prod-gke"]) == 0
     out = capsys.readouterr().out
     assert "devices.gke.io/container.tcpx-daemon" in out and "h100-train-vpc-3" in out
 
 
 def test_the_generator_refuses_a_stack_without_an_rdma_pool(capsys):
-    assert nccl_test.main(["dev"]) == 2
-    assert capsys.readouterr().err == "gpufleet.nccl_test: stack 'dev': the stack has no RDMA pool\n"
+    assert allreduce.main(["dev"]) == 2
+    assert capsys.readouterr().err == "gpufleet.app.verify.nccl: stack 'dev': the stack has no RDMA pool\n"

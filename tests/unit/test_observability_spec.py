@@ -2,8 +2,8 @@
 
 import pytest
 
-from gpufleet.spec import SpecError, load_spec
-from gpufleet.spec.observability import ObservabilitySpec, amp_workspace_id, duration_seconds
+from gpufleet.base.spec import SpecError, load_spec
+from gpufleet.base.spec.observability import ObservabilitySpec, amp_workspace_id, duration_seconds
 from tests.helpers import example_config
 
 

@@ -48,8 +48,8 @@ def test_wheel_installs_only_gpufleet(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     top = {n.split("/", 1)[0] for n in names}
     assert top == {"gpufleet", f"{wheel.name.split('-')[0]}-{wheel.name.split('-')[1]}.dist-info"}
-    for data in ("gpufleet/catalog/gpus.yaml", "gpufleet/catalog/aws_instances.yaml", "gpufleet/catalog/gcp_machines.yaml",
-                 "gpufleet/catalog/drivers.yaml", "gpufleet/policies/PulumiPolicy.yaml",
+    for data in ("gpufleet/base/catalog/gpus.yaml", "gpufleet/base/catalog/aws_instances.yaml", "gpufleet/base/catalog/gcp_machines.yaml",
+                 "gpufleet/base/catalog/drivers.yaml", "gpufleet/policies/PulumiPolicy.yaml",
                  "gpufleet/components/gpu_cluster.py", "gpufleet/components/eks/node_group.py",
                  "gpufleet/policies/rules/gpu_pool_taint.py"):
         assert data in names
@@ -72,7 +72,7 @@ for name in {modules!r}:
     module = importlib.import_module(name)
     if not module.__file__.startswith({str(target)!r}):
         bad.append((name, module.__file__))
-from gpufleet import catalog
+from gpufleet.base import catalog
 assert catalog.gpu('H100-80GB').memory_gb == 80
 print(len({modules!r}), 'modules', bad)
 sys.exit(1 if bad else 0)

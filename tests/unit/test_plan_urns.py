@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpufleet.plan.mocks import RecordingMonitor
+from gpufleet.app.plan.mocks import RecordingMonitor
 from tests.helpers import planned, run_under_mocks
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpufleet.spec import SpecError, load_spec
+from gpufleet.base.spec import SpecError, load_spec
 from tests.helpers import SECRET
 
 SERVERS = [{"name": f"cp-{i}", "address": f"192.0.2.1{i}"} for i in (1, 2, 3)]

@@ -70,7 +70,7 @@ def test_components_take_typed_args_with_a_docstring_beside_every_field(package)
 
 def test_gpu_cluster_is_buildable_from_a_spec_or_a_plain_dict():
     from gpufleet.components import GpuClusterArgs, GpuClusterConfigError
-    from gpufleet.spec import SpecError
+    from gpufleet.base.spec import SpecError
 
     assert callable(GpuClusterArgs.from_config)
     assert issubclass(GpuClusterConfigError, SpecError) and issubclass(GpuClusterConfigError, pulumi.RunError)

@@ -2,10 +2,10 @@
 switch to flex-start / queued as disruptive (a Karpenter NodePool or a launch template changes in place, so the
 resource diff alone would not say it)."""
 
-from gpufleet.capacity import capacity
-from gpufleet.review import markdown, text
-from gpufleet.review.summary import review_plans
-from gpufleet.spec import load_spec
+from gpufleet.base.capacity import capacity
+from gpufleet.app.review import markdown, text
+from gpufleet.app.review.summary import review_plans
+from gpufleet.base.spec import load_spec
 from tests.helpers import example_config, stack_file
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from gpufleet.plan.render import to_json
-from gpufleet.review import review_plans
-from gpufleet.review import markdown, text
+from gpufleet.app.plan.render import to_json
+from gpufleet.app.review import review_plans
+from gpufleet.app.review import markdown, text
 from tests.helpers import example_config, plan_config
 
 
@@ -19,7 +19,7 @@ def planned(stack: str, mutate=None) -> dict:
 
 
 def to_unpriced_type(c):
-    # p5e.48xlarge (8 x H200) has no price in gpufleet/catalog/aws_instances.yaml
+    # p5e.48xlarge (8 x H200) has no price in gpufleet/base/catalog/aws_instances.yaml
     c["gpufleet:nodePools"][0]["instanceType"] = "p5e.48xlarge"
 
 

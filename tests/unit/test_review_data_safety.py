@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from gpufleet.plan.render import to_json
-from gpufleet.review import render, review_plans
-from gpufleet.review.preview import review_preview
+from gpufleet.app.plan.render import to_json
+from gpufleet.app.review import render, review_plans
+from gpufleet.app.review.preview import review_preview
 from tests.helpers import example_config, plan_config
 
 STACK = "lab"  # k3s with NFS storage and a checkpoint claim

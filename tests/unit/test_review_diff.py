@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpufleet.review import review_plans
+from gpufleet.app.review import review_plans
 from tests.review_plans import DEV_CHANGES, dev_plan, eks_plan
 
 A100_AGENT = "urn:pulumi:dev::gpufleet::gpufleet:index:GpuCluster$gpufleet:k3s:K3sNodePool$command:remote:Command::"

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from gpufleet.review import ReviewInputError
-from gpufleet.review.preview import load_policy_events, review_preview, urn_parts
+from gpufleet.app.review import ReviewInputError
+from gpufleet.app.review.preview import load_policy_events, review_preview, urn_parts
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "review"
 PREVIEW = str(FIXTURES / "preview-eks.json")

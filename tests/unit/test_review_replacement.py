@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpufleet.review import replacement
+from gpufleet.app.review import replacement
 
 REQUIRED = {
     "aws:eks/nodeGroup:NodeGroup": ["instanceTypes", "capacityType", "amiType", "subnetIds", "nodeGroupName"],

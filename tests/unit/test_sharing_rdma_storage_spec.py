@@ -4,8 +4,8 @@ import copy
 
 import pytest
 
-from gpufleet import catalog, sharing
-from gpufleet.spec import SpecError, load_spec
+from gpufleet.base import catalog, sharing
+from gpufleet.base.spec import SpecError, load_spec
 from tests.helpers import example_config, stack_file
 
 P = "gpufleet:nodePools"

@@ -2,9 +2,9 @@
 
 import pytest
 
-from gpufleet import catalog, versions
+from gpufleet.base import catalog, versions
 
-from gpufleet.spec import SpecError, load_spec
+from gpufleet.base.spec import SpecError, load_spec
 from tests.helpers import SECRET, example_config
 
 SERVER = {"name": "cp-1", "address": "192.0.2.10"}

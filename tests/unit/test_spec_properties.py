@@ -8,7 +8,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gpufleet import catalog, cli
+from gpufleet.app import cli
+from gpufleet.base import catalog
 from tests.helpers import SECRET, plan_config
 
 

@@ -4,7 +4,7 @@ import copy
 
 import pytest
 
-from gpufleet.spec import SpecError, load_spec
+from gpufleet.base.spec import SpecError, load_spec
 from tests.helpers import stack_file
 from tests.sriov_config import sriov_config
 

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from gpufleet import verify
-from gpufleet.catalog import aws, nccl
-from gpufleet.verify.busbw import ExpectedBusbw, busbw_at, read_busbw
+from gpufleet.app import verify
+from gpufleet.base.catalog import aws, nccl
+from gpufleet.app.verify.busbw import ExpectedBusbw, busbw_at, read_busbw
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "nccl"
 

@@ -1,14 +1,14 @@
-"""Every pinned upstream version is spelled in gpufleet/versions.py and nowhere else in code or config."""
+"""Every pinned upstream version is spelled in gpufleet/base/versions.py and nowhere else in code or config."""
 
 import subprocess
 from dataclasses import fields, is_dataclass
 
-from gpufleet import versions
+from gpufleet.base import versions
 from tests.helpers import ROOT
 
 # The catalog's release facts are keyed by version on purpose (what each release supports). Tests pin
 # explicit versions in their scenarios on purpose too (a fixture must not move when the pin moves).
-ALLOWED = {"gpufleet/versions.py", "gpufleet/catalog/drivers.yaml", "gpufleet/catalog/amd_gpus.yaml"}
+ALLOWED = {"gpufleet/base/versions.py", "gpufleet/base/catalog/drivers.yaml", "gpufleet/base/catalog/amd_gpus.yaml"}
 ALLOWED_DIRS = ("tests/",)
 CHECKED_SUFFIXES = (".py", ".yaml", ".yml", ".toml", ".json", ".sh", ".cfg", ".txt", "Makefile", ".ci/run")
 

@@ -1,9 +1,9 @@
-"""Unit tests: the XID table (gpufleet/catalog/xid.yaml) against NVIDIA's Xid Catalog
+"""Unit tests: the XID table (gpufleet/base/catalog/xid.yaml) against NVIDIA's Xid Catalog
 (docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html, sheet 'Xids', read 2026-12-03)."""
 
 import pytest
 
-from gpufleet import catalog
+from gpufleet.base import catalog
 
 
 @pytest.mark.parametrize(

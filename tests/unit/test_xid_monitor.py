@@ -16,7 +16,7 @@ import re
 
 import pytest
 
-from gpufleet import catalog, labels
+from gpufleet.base import catalog, labels
 from gpufleet.components.k3s import xid_monitor
 
 # Real-format lines. NVIDIA "XID Errors" (docs.nvidia.com/deploy/xid-errors/, "Viewing Xid Error Messages"):

@@ -15,7 +15,7 @@ import json
 
 import pytest
 
-from gpufleet import versions
+from gpufleet.base import versions
 from tests.crd_validate import validate_cr
 from tests.helm_values import missing_paths
 from tests.helpers import REFERENCE, by_type, planned

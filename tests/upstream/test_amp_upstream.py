@@ -17,9 +17,9 @@ from pulumi.runtime.sync_await import _sync_await
 
 promql = pytest.importorskip("promql_parser", reason="promql-parser (dev dependency) is not installed")
 
-from gpufleet import versions  # noqa: E402
+from gpufleet.base import versions  # noqa: E402
 from gpufleet.components.observability import dcgm_metrics  # noqa: E402
-from gpufleet.plan.mocks import PlanMocks, RecordingMonitor  # noqa: E402
+from gpufleet.app.plan.mocks import PlanMocks, RecordingMonitor  # noqa: E402
 from tests.amp_plan import amp_existing_workspace, amp_teams  # noqa: E402
 from tests.helm_values import key_paths  # noqa: E402
 from tests.helpers import by_type, one  # noqa: E402

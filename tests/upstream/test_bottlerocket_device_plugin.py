@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from gpufleet import labels as L
-from gpufleet.plan.engine import plan
+from gpufleet.base import labels as L
+from gpufleet.app.plan.engine import plan
 from tests.helm import template
 from tests.helpers import REFERENCE, example, example_config, one, plan_config
 

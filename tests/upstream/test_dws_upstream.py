@@ -5,8 +5,8 @@ class gpufleet names is one a ProvisioningRequest accepts."""
 import pytest
 import yaml
 
-from gpufleet import labels as L
-from gpufleet.plan.engine import plan
+from gpufleet.base import labels as L
+from gpufleet.app.plan.engine import plan
 from tests.crd_validate import CRDS, as_sent, validate_cr
 from tests.helpers import example
 

@@ -19,7 +19,7 @@ import json
 
 import pytest
 
-from gpufleet import versions
+from gpufleet.base import versions
 from gpufleet.components.observability.gke_alerts import GKE_DCGM_METRICS
 from gpufleet.components.observability.gke_managed import KUEUE_METRICS_READER_ROLE
 from tests.crd_validate import _strict, as_sent

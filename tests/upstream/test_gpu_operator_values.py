@@ -3,8 +3,8 @@
 import pytest
 
 from gpufleet.components.gpu_stack.operator import operator_values
-from gpufleet import versions
-from gpufleet.plan.engine import plan
+from gpufleet.base import versions
+from gpufleet.app.plan.engine import plan
 from tests.helm_values import key_paths, missing_paths
 from tests.helpers import STACKS, by_type, example
 

@@ -7,7 +7,7 @@ import json
 import pytest
 import yaml
 
-from gpufleet import versions
+from gpufleet.base import versions
 from tests.crd_validate import as_sent, ec2_ids, validate_cr
 from tests.helm_values import missing_paths
 from tests.helpers import by_type, one

@@ -19,8 +19,8 @@ import tarfile
 import pytest
 import yaml
 
-from gpufleet import labels as L
-from gpufleet import versions
+from gpufleet.base import labels as L
+from gpufleet.base import versions
 from gpufleet.components.workloads.keda import NAMESPACE, OPERATOR_SERVICE_ACCOUNT
 from tests.amp_plan import amp_teams
 from tests.crd_validate import _strict, as_sent

@@ -4,7 +4,7 @@ against the upstream CRD's openAPIV3Schema in ../shared/reference/crds."""
 
 import pytest
 
-from gpufleet.plan.engine import plan
+from gpufleet.app.plan.engine import plan
 from tests.crd_validate import CRDS, crd_schema, ec2_ids
 from tests.crd_validate import validate_cr
 from tests.helpers import STACKS, example

@@ -5,7 +5,7 @@ node-feature-discovery that labels every GPU node.
 The NVIDIA GPU Operator chart (pinned archive in ../shared/reference/charts) is rendered with the values gpufleet
 computes: its NFD worker DaemonSet and the ClusterPolicy's operand tolerations (`spec.daemonsets.tolerations`, what
 every operand DaemonSet the operator creates carries) are scheduled against the cluster's nodes as gpufleet labels
-and taints them (gpufleet/node_labels.py). NVIDIA operands also need the operator's deploy labels, which it sets only
+and taints them (gpufleet/base/node_labels.py). NVIDIA operands also need the operator's deploy labels, which it sets only
 on nodes NFD reports with an NVIDIA PCI device (vendor 10de). The AMD operands are placed by each DeviceConfig's
 `selector` and tolerations (the AMD chart archive is not in ../shared/reference/charts, so the DeviceConfigs are read
 from the plan: the operator copies selector and tolerations onto the DaemonSets it creates).
@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import pytest
 
-from gpufleet import labels as L
-from gpufleet.node_labels import pool_labels, pool_taints
-from gpufleet.sharing import is_amd
+from gpufleet.base import labels as L
+from gpufleet.base.node_labels import pool_labels, pool_taints
+from gpufleet.base.sharing import is_amd
 from tests.helm import template
 from tests.helpers import REFERENCE, by_type, example, planned
 
@@ -32,7 +32,7 @@ pytestmark = pytest.mark.skipif(not CHART.exists(), reason=f"pinned chart not fo
 def nodes() -> dict[str, tuple[dict, list[dict]]]:
     """host -> (labels, taints) of every GPU node of amd-lab, with the PCI label NFD adds for its GPU vendor."""
     spec = example("amd-lab")
-    from gpufleet.spec import load_spec
+    from gpufleet.base.spec import load_spec
 
     s = load_spec("amd-lab", spec.config, spec.secret_keys)
     out = {}

@@ -18,7 +18,7 @@ import pytest
 
 promql = pytest.importorskip("promql_parser", reason="promql-parser (dev dependency) is not installed")
 
-from gpufleet import versions  # noqa: E402
+from gpufleet.base import versions  # noqa: E402
 from gpufleet.components.observability import dcgm_metrics  # noqa: E402
 from gpufleet.components.observability.alerts import GPU_REQUEST_RESOURCE, POOL_SERIES_LABEL  # noqa: E402
 from tests.crd_validate import _strict  # noqa: E402

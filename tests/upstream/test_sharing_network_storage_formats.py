@@ -18,9 +18,10 @@ import yaml
 
 from gpufleet.components.gpu_stack.sharing import device_plugin_data, mig_parted_data
 from gpufleet.components.gpu_stack.network_operator import NetworkOperatorArgs, network, nic_cluster_policy
-from gpufleet import catalog, nccl_test, sharing, versions
-from gpufleet.plan.engine import plan
-from gpufleet.spec import load_spec
+from gpufleet.base import catalog, sharing, versions
+from gpufleet.app.verify.nccl import allreduce
+from gpufleet.app.plan.engine import plan
+from gpufleet.base.spec import load_spec
 from tests.crd_validate import crd_schema, validate_cr
 from tests.helm_values import missing_paths
 from tests.helpers import ROOT, example, example_config, stack_file
@@ -224,8 +225,8 @@ def test_core_objects_validate_strictly(lab_plan):
 
 def test_nccl_example_validates_strictly_and_matches_the_lab_stack(lab_plan):
     text = (ROOT / "examples" / "nccl-allreduce-rdma.yaml").read_text()
-    assert text == nccl_test.render(nccl_test.for_stack(lab_plan.spec)), (
-        "examples/nccl-allreduce-rdma.yaml is stale: python -m gpufleet.nccl_test lab > examples/nccl-allreduce-rdma.yaml"
+    assert text == allreduce.render(allreduce.for_stack(lab_plan.spec)), (
+        "examples/nccl-allreduce-rdma.yaml is stale: python -m gpufleet.app.verify.nccl lab > examples/nccl-allreduce-rdma.yaml"
     )
     docs = list(yaml.safe_load_all(text))
     assert [d["kind"] for d in docs] == ["ConfigMap", "Service", "Pod", "Pod"]

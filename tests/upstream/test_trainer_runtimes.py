@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from gpufleet import versions
+from gpufleet.base import versions
 from gpufleet.components.workloads import trainer_runtimes
 from tests.crd_validate import validate_cr
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 
 from gpufleet.components.helm_chart import chart_args
-from gpufleet import versions
-from gpufleet.plan.engine import plan
+from gpufleet.base import versions
+from gpufleet.app.plan.engine import plan
 from tests.helm_values import key_paths
 from tests.helpers import by_type, example, example_config, plan_config
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gpufleet import versions
-from gpufleet.plan.engine import plan
+from gpufleet.base import versions
+from gpufleet.app.plan.engine import plan
 from tests.crd_validate import as_sent, validate_cr
 from tests.helpers import ROOT, example, example_config, plan_config
 from tests.k8s_validate import validate_strict
@@ -120,6 +120,6 @@ def test_reference_crds_are_from_the_pinned_release(reference, folder):
     (tag,) = tags
     pinned = REFERENCE_TAGS[folder]
     assert tag.lstrip("v") == pinned.app_version.lstrip("v"), (
-        f"the reference CRDs for {folder} are from {tag}, but gpufleet/versions.py pins {pinned.name} "
+        f"the reference CRDs for {folder} are from {tag}, but gpufleet/base/versions.py pins {pinned.name} "
         f"{pinned.app_version} (chart {pinned.version}): refresh ../shared/reference/crds/{folder} from the pinned tag"
     )

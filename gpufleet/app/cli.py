@@ -1,0 +1,298 @@
+"""The `gpufleet` command: `plan` (offline plan of a stack, or of every stack with --all), `schema` (JSON Schema of stack files),
+`diff` (review two plans), `report` (review a real `pulumi preview --json` and its event log),
+`catalog show|refresh` (the facts catalog), `verify` (check a deployed stack's cluster) and `k3s restore-commands` (restore a k3s stack's etcd from a snapshot).
+
+Exit codes (contract): 0 clean or advisory findings only; 1 a mandatory policy is violated;
+2 the stack config is invalid (message on stderr, no traceback, nothing registered).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+EXIT_OK, EXIT_POLICY, EXIT_INVALID = 0, 1, 2
+
+
+def _project_dir() -> Path:
+    """The project whose stacks/ we read: the working directory, else this checkout."""
+    cwd = Path.cwd()
+    if (cwd / "stacks").is_dir():
+        return cwd
+    return Path(__file__).resolve().parents[2]  # gpufleet/app/cli.py -> the checkout
+
+
+def cmd_plan_all(args: argparse.Namespace) -> int:
+    """Every stack in stacks/ (or those matching the STACK globs), SDKs imported once per worker."""
+    from gpufleet.app.plan import fleet
+
+    patterns = args.stacks or ["*"]
+    stacks = fleet.discover(_project_dir() / "stacks", patterns)
+    if not stacks:
+        print(f"gpufleet: no stack file in {_project_dir() / 'stacks'} matches {' '.join(patterns)}", file=sys.stderr)
+        return EXIT_INVALID
+    if args.jobs < 0:
+        print(f"gpufleet: --jobs {args.jobs}: must be 0 (one per core) or more", file=sys.stderr)
+        return EXIT_INVALID
+    results = fleet.plan_fleet(stacks, jobs=args.jobs, fmt=args.format)
+    for r in results:
+        if r.plan is None:
+            print(f"gpufleet: {r.message}", file=sys.stderr)
+    _emit(fleet.render(results, args.format), args.output)
+    return fleet.exit_code(results)
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from gpufleet.app.plan.stackfile import StackFileError, read_stack_file, stack_path
+
+    if args.all:
+        return cmd_plan_all(args)
+    if len(args.stacks) > 1:
+        print("gpufleet: plan takes one STACK (or --all with any number of STACK globs)", file=sys.stderr)
+        return EXIT_INVALID
+    if args.jobs:
+        print("gpufleet: --jobs applies to --all only", file=sys.stderr)
+        return EXIT_INVALID
+    args.stack = args.stacks[0] if args.stacks else "dev"
+    from gpufleet.base.spec import SpecError
+
+    path = Path(args.config) if args.config else stack_path(_project_dir(), args.stack)
+    try:
+        stack_file = read_stack_file(args.stack, path)
+        from gpufleet.app.plan.engine import plan
+        from gpufleet.app.plan.render import render
+
+        result = plan(stack_file)
+    except (StackFileError, SpecError) as exc:
+        print(f"gpufleet: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    text = render(result, args.format)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return EXIT_POLICY if result.has_mandatory_violation else EXIT_OK
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from gpufleet.base.spec import json_schema
+
+    sys.stdout.write(json.dumps(json_schema(), indent=2) + "\n")
+    return EXIT_OK
+
+
+def _emit(text: str, output: Optional[str]) -> None:
+    if output:
+        Path(output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from gpufleet.app.review import ReviewInputError, load_plan, render, review_plans
+    from gpufleet.app.review import fleet
+
+    try:
+        base, head = load_plan(args.base), load_plan(args.head)
+    except ReviewInputError as exc:
+        print(f"gpufleet: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    if fleet.is_fleet(base) != fleet.is_fleet(head):
+        print("gpufleet: diff needs two stack plans or two fleet plans (`gpufleet plan --all`), not one of each",
+              file=sys.stderr)
+        return EXIT_INVALID
+    if fleet.is_fleet(head):
+        review = fleet.review_fleet(base, head)
+        if args.output_dir:
+            out = Path(args.output_dir)
+            out.mkdir(parents=True, exist_ok=True)
+            for name, body in fleet.comments(review, args.format).items():
+                (out / name).write_text(body, encoding="utf-8")
+        else:
+            _emit(fleet.render_fleet(review, args.format), args.output)
+        return review.exit_code
+    review = review_plans(base, head)
+    _emit(render(review, args.format), args.output)
+    return EXIT_POLICY if review.has_mandatory else EXIT_OK
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from gpufleet.app.review import ReviewInputError, render
+    from gpufleet.app.review.preview import review_preview
+
+    try:
+        review = review_preview(args.preview_json, args.event_log, stack=args.stack)
+    except ReviewInputError as exc:
+        print(f"gpufleet: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    _emit(render(review, args.format), args.output)
+    return EXIT_POLICY if review.has_mandatory else EXIT_OK
+
+
+def cmd_catalog_show(args: argparse.Namespace) -> int:
+    from gpufleet.base.catalog.show import show
+
+    try:
+        text = show(args.name)
+    except KeyError as exc:
+        print(f"gpufleet: {exc.args[0]}", file=sys.stderr)
+        return EXIT_INVALID
+    sys.stdout.write(text)
+    return EXIT_OK
+
+
+def cmd_catalog_refresh(args: argparse.Namespace) -> int:
+    from gpufleet.base.catalog import refresh
+
+    if not args.aws and not args.gcp:
+        print("gpufleet: catalog refresh needs --aws REGION[,REGION] and/or --gcp PROJECT[:REGION,...]", file=sys.stderr)
+        return EXIT_INVALID
+    aws_regions = [r for r in (args.aws or "").split(",") if r]
+    try:
+        result = refresh.build(aws_regions, refresh.parse_gcp(args.gcp or ""))
+    except ImportError as exc:
+        print(f"gpufleet: catalog refresh needs the cloud SDKs: pip install 'gpufleet[catalog]' ({exc})", file=sys.stderr)
+        return EXIT_INVALID
+    sys.stdout.write(refresh.report(result))
+    if result.errors:
+        return EXIT_INVALID
+    directory = Path(args.output) if args.output else refresh.CATALOG_DIR
+    if args.check:
+        drifted = refresh.drift(result, directory)
+        for name in drifted:
+            print(f"drift: {directory / name} differs from the APIs", file=sys.stderr)
+        return EXIT_POLICY if drifted else EXIT_OK
+    for path in refresh.write(result, directory):
+        print(f"wrote {path}")
+    return EXIT_OK
+
+
+def cmd_k3s_restore(args: argparse.Namespace) -> int:
+    from gpufleet.app.plan.stackfile import StackFileError, read_stack_file, stack_path
+    from gpufleet.base.spec import SpecError, load_spec
+    from gpufleet.components.k3s.restore import RestoreError, render_steps, restore_steps
+
+    path = Path(args.config) if args.config else stack_path(_project_dir(), args.stack)
+    try:
+        stack_file = read_stack_file(args.stack, path)
+        spec = load_spec(stack_file.stack, stack_file.config, stack_file.secret_keys)
+        if spec.cluster.platform != "k3s":
+            raise RestoreError(f"stack '{args.stack}' runs on {spec.cluster.platform}, not k3s: its etcd is the cloud's")
+        steps = restore_steps(args.stack, spec.cluster.k3s, args.snapshot, args.server)
+    except (StackFileError, SpecError, RestoreError) as exc:
+        print(f"gpufleet: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    sys.stdout.write(render_steps(args.stack, args.snapshot, steps))
+    return EXIT_OK
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    """Check a deployed stack's cluster (docs/verify.md): 0 all pass, 1 a check failed, 2 usage/connection/stack."""
+    from gpufleet.app.plan.stackfile import StackFileError, read_stack_file, stack_path
+    from gpufleet.base.spec import SpecError, load_spec
+
+    if args.timeout <= 0:
+        print(f"gpufleet: --timeout {args.timeout:g}: must be more than 0 seconds", file=sys.stderr)
+        return EXIT_INVALID
+    try:
+        from gpufleet.app import verify
+        from kubernetes import config as kube_config
+    except ImportError as exc:
+        print(f"gpufleet: verify needs the Kubernetes client: pip install 'gpufleet[verify]' ({exc})", file=sys.stderr)
+        return EXIT_INVALID
+    path = Path(args.config) if args.config else stack_path(_project_dir(), args.stack)
+    try:
+        stack_file = read_stack_file(args.stack, path)
+        spec = load_spec(stack_file.stack, stack_file.config, stack_file.secret_keys)
+        targets = verify.targets(args.stack, spec)
+        pools = verify.select_pools(targets, [p for p in (args.pools or "").split(",") if p])
+    except (StackFileError, SpecError, verify.VerifyUsageError) as exc:
+        print(f"gpufleet: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    try:
+        api = kube_config.new_client_from_config(config_file=args.kubeconfig, context=args.context)
+    except (kube_config.ConfigException, OSError, ValueError, TypeError) as exc:
+        where = args.kubeconfig or "the default kubeconfig ($KUBECONFIG or ~/.kube/config)"
+        print(f"gpufleet: cannot load {where}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", file=sys.stderr)
+        return EXIT_INVALID
+    try:
+        result = verify.verify(api, targets, pools, level=args.level, timeout=args.timeout, namespace=args.namespace)
+    except verify.ConnectionProblem as exc:
+        print(f"gpufleet: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    _emit(verify.render(result, args.format), args.output)
+    return EXIT_OK if result.ok else EXIT_POLICY
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="gpufleet", description="GPU Kubernetes clusters on Pulumi, planned offline.")
+    sub = p.add_subparsers(dest="command", required=True)
+    plan = sub.add_parser("plan", help="plan a stack offline (no Pulumi CLI or credentials needed)")
+    plan.add_argument("stacks", nargs="*", metavar="STACK",
+                      help="stack name: stacks/Pulumi.<STACK>.yaml (default: dev); with --all, glob patterns (default: *)")
+    plan.add_argument("--config", help="plan this stack file instead, under the stack name")
+    plan.add_argument("--all", action="store_true", help="plan every stack in stacks/ (or those matching STACK globs)")
+    plan.add_argument("--jobs", type=int, default=0, help="with --all: worker processes (default 0: one per core)")
+    plan.add_argument("--format", choices=["text", "json", "markdown"], default="text")
+    plan.add_argument("--output", help="write to this file instead of stdout")
+    plan.set_defaults(func=cmd_plan)
+    schema = sub.add_parser("schema", help="print the JSON Schema of stack files")
+    schema.set_defaults(func=cmd_schema)
+    diff = sub.add_parser("diff", help="review the change between two offline plans (gpufleet plan --format json)")
+    diff.add_argument("base", help="plan JSON of the base (e.g. main)")
+    diff.add_argument("head", help="plan JSON of the head (the pull request)")
+    diff.add_argument("--format", choices=["markdown", "text", "json"], default="markdown")
+    diff.add_argument("--output", help="write to this file instead of stdout")
+    diff.add_argument("--output-dir", help="fleet plans: one file per changed stack plus fleet.<ext> (PR comments)")
+    diff.set_defaults(func=cmd_diff)
+    report = sub.add_parser("report", help="review a real `pulumi preview --json` (+ its --event-log for policies)")
+    report.add_argument("--preview-json", required=True, help="output of `pulumi preview --json`")
+    report.add_argument("--event-log", help="file written by `pulumi preview --event-log` (policy violations)")
+    report.add_argument("--stack", help="stack name for the heading and marker (default: read from the URNs)")
+    report.add_argument("--format", choices=["markdown", "text", "json"], default="markdown")
+    report.add_argument("--output", help="write to this file instead of stdout")
+    report.set_defaults(func=cmd_report)
+    catalog = sub.add_parser("catalog", help="the GPU/cloud facts catalog: show facts with their sources, refresh them")
+    catalog_sub = catalog.add_subparsers(dest="catalog_command", required=True)
+    show = catalog_sub.add_parser("show", help="print catalog facts with their sources (an instance/machine type or GPU)")
+    show.add_argument("name", nargs="?", help="EC2 instance type, GCP machine type or GPU model; none: an overview")
+    show.set_defaults(func=cmd_catalog_show)
+    ref = catalog_sub.add_parser("refresh", help="rebuild offerings, machine facts and prices from the AWS/GCP APIs (needs credentials)")
+    ref.add_argument("--aws", help="AWS regions, comma-separated (e.g. us-east-1,us-west-2)")
+    ref.add_argument("--gcp", help="GCP PROJECT[:REGION,...], several separated by ';'")
+    ref.add_argument("--output", help="directory for the generated catalog files (default: the installed catalog)")
+    ref.add_argument("--check", action="store_true", help="compare without writing; exit 1 when the files drifted from the APIs")
+    ref.set_defaults(func=cmd_catalog_refresh)
+    k3s = sub.add_parser("k3s", help="k3s operations for a stack's hosts").add_subparsers(dest="k3s_command", required=True)
+    restore = k3s.add_parser("restore-commands", help="print the commands that restore a stack's k3s cluster from an etcd snapshot")
+    restore.add_argument("stack", help="stack name: stacks/Pulumi.<STACK>.yaml")
+    restore.add_argument("snapshot", help="snapshot name (as `k3s etcd-snapshot ls` lists it) or an absolute path on the server")
+    restore.add_argument("--config", help="read this stack file instead, under the stack name")
+    restore.add_argument("--server", help="the server that restores (default: the one that took the snapshot, else the first)")
+    restore.set_defaults(func=cmd_k3s_restore)
+    ver = sub.add_parser("verify", help="check a deployed stack's cluster: operators, scheduling, capacity, DCGM, NCCL")
+    ver.add_argument("stack", help="stack name: stacks/Pulumi.<STACK>.yaml")
+    ver.add_argument("--config", help="read this stack file instead, under the stack name")
+    ver.add_argument("--kubeconfig", help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
+    ver.add_argument("--context", help="kubeconfig context (default: the current one)")
+    ver.add_argument("--pools", help="comma-separated GPU pools to check (default: every GPU pool)")
+    ver.add_argument("--level", choices=["quick", "full"], default="quick",
+                     help="quick: DCGM diag level 1; full: level 2 plus the NCCL all-reduce on RDMA pools")
+    ver.add_argument("--timeout", type=float, default=600, help="seconds each wait may take (default 600)")
+    ver.add_argument("--namespace", default="default", help="namespace of the probe pods and diag Jobs (default: default)")
+    ver.add_argument("--format", choices=["text", "json", "markdown"], default="text")
+    ver.add_argument("--output", help="write to this file instead of stdout")
+    ver.set_defaults(func=cmd_verify)
+    return p
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    args = parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,517 @@
+"""Cost items from what a plan registers: read resource inputs by type token, so the figure matches what
+`pulumi up` creates (EKS: cluster, node groups with their launch templates, NAT gateways, Elastic IPs, KMS keys,
+FSx file systems; GKE: cluster, node pools, Cloud NAT, Filestore, Cloud Monitoring alert conditions; any platform: PersistentVolumeClaims, load
+balancers, capacity reservations). GPU pools are priced from gpufleet.base.capacity; k3s hosts from their declared prices.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Optional
+
+from gpufleet.base import labels
+from gpufleet.base.capacity import PoolCapacity
+from gpufleet.base.catalog import _load as catalog_load
+from gpufleet.base.catalog import aws as aws_catalog
+from gpufleet.base.catalog import charges
+from gpufleet.base.catalog import gcp as gcp_catalog
+from gpufleet.base.catalog.charges import Missing, Price, Rate
+from gpufleet.app.plan.cost import Cost, CostItem
+from gpufleet.app.plan.mocks import Registration
+from gpufleet.app.plan.team_cost import team_costs
+from gpufleet.base.spec import StackSpec
+
+SELF_HOSTED = charges.source_text(["self_hosted"])
+
+
+def _get(d: Any, path: str) -> Any:
+    for part in path.split("."):
+        if not isinstance(d, dict):
+            return None
+        d = d.get(part)
+    return d
+
+
+def _item(name: str, kind: str, lo: float, hi: float, price: Price, per_unit: float = 1.0, committed: bool = False,
+          key: str = "") -> CostItem:
+    """An item of `lo`..`hi` units at `price` x `per_unit` each (per_unit: GiB per volume, say)."""
+    key = f"{kind}:{key}" if key else ""
+    if isinstance(price, Rate):
+        return CostItem(name, kind, lo, hi, price.value * per_unit, price.source, committed=committed, key=key)
+    return CostItem(name, kind, lo, hi, None, price.reason, committed=committed, key=key)
+
+
+def _pool_price(cap: PoolCapacity, spec: StackSpec, region: Optional[str]) -> Price:
+    pool = next((p for p in spec.node_pools if p.name == cap.pool), None)
+    if cap.price_per_node_hour is None:
+        if spec.cluster.platform == "k3s":
+            return Missing(f"pool {cap.pool} has no pricePerNodeHour")
+        why = _OWN_PRICES.get((cap.reservation or {}).get("type") or cap.capacity_type)
+        if why:
+            return Missing(f"pool {cap.pool}: {why}; declare pricePerNodeHour to price it")
+        return Missing(f"pool {cap.pool} has no catalog price for its instance/machine type")
+    if pool is not None and pool.price_per_node_hour is not None:
+        return Rate(cap.price_per_node_hour, f"pricePerNodeHour declared in the stack for pool {cap.pool}")
+    platform = spec.cluster.platform
+    home = {"eks": "us-east-1", "gke": "us-central1"}.get(platform)
+    if home and region != home:
+        return Missing(f"the catalog's {cap.capacity_type} price for pool {cap.pool} is a {home} figure; none for {region}")
+    return Rate(cap.price_per_node_hour, f"{cap.capacity_type} price of one node: {_catalog_price_source(platform, cap.capacity_type)}")
+
+
+# Capacity with prices of its own that the catalog does not hold (gpufleet.base.capacity.billed_as says why).
+_OWN_PRICES = {
+    "capacity-block": "EC2 Capacity Blocks for ML are paid upfront at the block's own price (aws.amazon.com/ec2/capacityblocks/pricing), "
+                      "not in the catalog",
+    "flex-start": "Dynamic Workload Scheduler flex-start VMs have prices of their own (cloud.google.com/products/dws/pricing), "
+                  "not in the catalog",
+    "queued": "Dynamic Workload Scheduler queued provisioning has prices of its own (cloud.google.com/products/dws/pricing), "
+              "not in the catalog",
+}
+
+
+def _pool_items(name: str, cap: PoolCapacity, lo: float, hi: float, price: Price, reservations_created: bool) -> list[CostItem]:
+    """A GPU pool's nodes, and the reservation it draws on: a reservation the stack refers to (EC2 Capacity Block or
+    ODCR, Compute Engine reservation) is billed for all its instances whether nodes use them or not (EC2 User Guide,
+    "Capacity Reservation pricing and billing"; Compute Engine "Reservations of Compute Engine zonal resources"), so
+    it is a committed item of that many nodes, and the pool's own item counts only the nodes beyond it."""
+    n = cap.reserved_nodes
+    if not n or reservations_created:
+        return [_item(name, "gpu-nodes", lo, hi, price, key=cap.pool)]
+    r = cap.reservation or {}
+    what = f"{r.get('type')} {r.get('id') or r.get('name') or ''}".strip()
+    return [
+        _item(f"reservation {what} of pool {cap.pool} ({n} x {r.get('instanceType') or 'nodes'})", "reservation", n, n, price,
+              committed=True, key=cap.pool),
+        _item(f"{name}, nodes beyond its reservation's {n}", "gpu-nodes", max(0.0, lo - n), max(0.0, hi - n), price, key=cap.pool),
+    ]
+
+
+# Which source of the instance catalogs a pool's price comes from (the files' own `sources:` keys).
+_PRICE_SOURCES = {
+    ("eks", "on-demand"): ("aws_instances.yaml", "ec2_pricing", "prices_as_of"),
+    ("eks", "spot"): ("aws_instances.yaml", "spot_estimate", "prices_as_of"),
+    ("gke", "on-demand"): (gcp_catalog.FILE, "gce_pricing", "price_date"),
+    ("gke", "spot"): (gcp_catalog.FILE, "spot_pricing", "price_date"),
+}
+
+
+def _catalog_price_source(platform: str, capacity_type: str) -> str:
+    # A reserved pool with a catalog price is billed at the on-demand rate (gpufleet.base.capacity.billed_as).
+    file, key, date = _PRICE_SOURCES[(platform, "on-demand" if capacity_type == "reserved" else capacity_type)]
+    data = catalog_load(file)
+    # Cost sources keep the catalog's 0.1 path: plans stay byte-identical across the 0.2 layout move (tests/plan_identity.py).
+    return f"gpufleet/catalog/{file}: {data.get('sources', {}).get(key, key)} (as of {data.get(date, 'unknown')})"
+
+
+def _capacity(capacity: list[PoolCapacity]) -> dict[str, PoolCapacity]:
+    return {c.pool: c for c in capacity}
+
+
+# --- EKS --------------------------------------------------------------------------------------------------------
+
+def _launch_template_for(ng: Registration, resources: list[Registration]) -> Optional[Registration]:
+    lt_id = _get(ng.inputs, "launchTemplate.id")
+    templates = [r for r in resources if r.type == "aws:ec2/launchTemplate:LaunchTemplate"]
+    by_id = [t for t in templates if f"{t.name}-id" == lt_id]  # the plan's mocks return `<name>-id` as the id
+    return (by_id or [t for t in templates if t.parent == ng.parent] or [None])[0]
+
+
+def _ebs_volumes(ng_name: str, lo: float, hi: float, lt: Optional[Registration], region: Optional[str]) -> list[CostItem]:
+    if lt is None:
+        return [CostItem(f"{ng_name} root volumes", "storage", lo, hi, None,
+                         "no launch template: EKS's default root volume size is not in the plan")]
+    out = []
+    for m in _get(lt.inputs, "blockDeviceMappings") or []:
+        ebs = m.get("ebs") or {}
+        size = float(ebs.get("volumeSize") or 0)
+        vtype = ebs.get("volumeType") or "gp2"
+        price = charges.ebs_gb_hourly(region, vtype)
+        if isinstance(price, Rate) and vtype == "gp3":
+            extra = charges.ebs_gp3_extra_hourly(region, float(ebs.get("iops") or 0), float(ebs.get("throughput") or 0))
+            if isinstance(extra, Rate) and extra.value:
+                price = Rate(price.value + extra.value / size, price.source)
+        out.append(_item(f"{ng_name} {m.get('deviceName', 'volume')} ({vtype}, {size:g} GiB each)", "storage", lo, hi,
+                         price, per_unit=size, key=f"{ng_name}:{m.get('deviceName')}"))
+    devices = {m.get("deviceName") for m in _get(lt.inputs, "blockDeviceMappings") or []}
+    if "/dev/xvdb" in devices and "/dev/xvda" not in devices:
+        # Bottlerocket boots from its own OS volume (/dev/xvda) and keeps images on the data volume the launch
+        # template maps (/dev/xvdb); the OS volume's size comes from the AMI's snapshot, which the plan cannot see.
+        out.append(CostItem(f"{ng_name} /dev/xvda (Bottlerocket OS volume)", "storage", lo, hi, None,
+                            "the Bottlerocket AMI's OS volume: billed per node, its size set by the AMI's snapshot, not in the plan",
+                            key=f"storage:{ng_name}:/dev/xvda"))
+    return out
+
+
+def eks_items(spec: StackSpec, resources: list[Registration], capacity: list[PoolCapacity], region: Optional[str]) -> list[CostItem]:
+    caps = _capacity(capacity)
+    out: list[CostItem] = []
+    created = any(r.type == "aws:ec2/capacityReservation:CapacityReservation" for r in resources)
+    classes = {_get(r.inputs, "metadata.name"): r for r in resources if r.type == "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"}
+    for r in resources:
+        if r.type == "kubernetes:karpenter.sh/v1:NodePool":
+            out += _karpenter_items(spec, r, classes, caps, region, created)
+        if r.type == "aws:eks/cluster:Cluster":
+            out.append(_item(f"EKS control plane {r.inputs.get('name', r.name)} (Kubernetes {r.inputs.get('version')})",
+                             "control-plane", 1, 1, charges.eks_control_plane(str(r.inputs.get("version"))), key=r.name))
+        elif r.type == "aws:eks/nodeGroup:NodeGroup":
+            lo = float(_get(r.inputs, "scalingConfig.minSize") or 0)
+            hi = float(_get(r.inputs, "scalingConfig.maxSize") or 0)
+            pool = (r.inputs.get("labels") or {}).get(labels.POOL_LABEL)
+            types = r.inputs.get("instanceTypes") or []
+            if pool in caps:
+                out += _pool_items(f"GPU pool {pool} ({', '.join(types)})", caps[pool], lo, hi,
+                                   _pool_price(caps[pool], spec, region), created)
+            else:
+                out.append(_item(f"node group {pool or r.name} ({', '.join(types)})", "nodes", lo, hi,
+                                 _ec2_price(types, r.inputs.get("capacityType"), region), key=pool or r.name))
+            out += _ebs_volumes(f"{pool or r.name}", lo, hi, _launch_template_for(r, resources), region)
+        elif r.type == "aws:ec2/natGateway:NatGateway":
+            out.append(_item(f"NAT gateway {r.name}", "network", 1, 1, charges.nat_gateway_hourly(region), key=r.name))
+        elif r.type == "aws:ec2/eip:Eip":
+            out.append(_item(f"public IPv4 address {r.name}", "network", 1, 1, charges.public_ipv4_hourly(region), key=f"ip:{r.name}"))
+        elif r.type == "aws:kms/key:Key":
+            out.append(_item(f"KMS key {r.name}", "key", 1, 1, charges.kms_key_hourly(), key=r.name))
+        elif r.type == "aws:fsx/lustreFileSystem:LustreFileSystem":
+            size = float(r.inputs.get("storageCapacity") or 0)
+            price = charges.fsx_lustre_gb_hourly(region, str(r.inputs.get("deploymentType")),
+                                                 _int(r.inputs.get("perUnitStorageThroughput")))
+            out.append(_item(f"FSx for Lustre {r.name} ({r.inputs.get('deploymentType')}, {size:g} GiB)", "storage",
+                             1, 1, price, per_unit=size, key=r.name))
+        elif r.type == "aws:ec2/capacityReservation:CapacityReservation":
+            n = float(r.inputs.get("instanceCount") or 0)
+            out.append(_item(f"capacity reservation {r.name} ({r.inputs.get('instanceType')})", "reservation", n, n,
+                             _ec2_price([r.inputs.get("instanceType")], "ON_DEMAND", region), committed=True, key=r.name))
+        elif r.type == "aws:amp/scraper:Scraper":
+            # The collector bills per hour it runs (and per sample: usage); the workspace only by usage (ingested,
+            # stored and queried samples), so it is no hourly item (catalog charges.yaml, amp_pricing).
+            out.append(_item(f"AWS managed collector (Amazon Managed Service for Prometheus) {r.inputs.get('alias') or r.name}",
+                             "monitoring", 1, 1, charges.amp_collector_hourly(region), key=r.name))
+        elif r.type in ("aws:lb/loadBalancer:LoadBalancer", "aws:alb/loadBalancer:LoadBalancer",
+                        "aws:elb/loadBalancer:LoadBalancer"):
+            out.append(_item(f"load balancer {r.name}", "load-balancer", 1, 1,
+                             Missing("Elastic Load Balancing prices are not in the catalog"), key=r.name))
+    return out
+
+
+def _karpenter_items(spec: StackSpec, r: Registration, classes: dict, caps: dict[str, PoolCapacity], region: Optional[str],
+                     created: bool) -> list[CostItem]:
+    """A Karpenter GPU pool (NodePool + EC2NodeClass): from none to the pool's maxNodes (its NodePool's GPU limit),
+    priced by the first instance type it allows, as a managed node group is; the EC2NodeClass's volumes per node."""
+    pool = _get(r.inputs, "spec.template.metadata.labels") or {}
+    pool = pool.get(labels.POOL_LABEL)
+    cap = caps.get(pool)
+    if cap is None:
+        return []
+    types = next((q.get("values") or [] for q in _get(r.inputs, "spec.template.spec.requirements") or []
+                  if q.get("key") == "node.kubernetes.io/instance-type"), [])
+    lo, hi = float(cap.min_nodes), float(cap.max_nodes)
+    out = _pool_items(f"GPU pool {pool} (Karpenter: {', '.join(types)})", cap, lo, hi, _pool_price(cap, spec, region), created)
+    node_class = classes.get(_get(r.inputs, "spec.template.spec.nodeClassRef.name"))
+    for m in (_get(node_class.inputs, "spec.blockDeviceMappings") if node_class else None) or []:
+        ebs = m.get("ebs") or {}
+        size = gib(ebs.get("volumeSize")) or 0.0
+        vtype = ebs.get("volumeType") or "gp3"
+        out.append(_item(f"{pool} {m.get('deviceName', 'volume')} ({vtype}, {size:g} GiB each)", "storage", lo, hi,
+                         charges.ebs_gb_hourly(region, vtype), per_unit=size, key=f"{pool}:{m.get('deviceName')}"))
+    return out
+
+
+def _int(x: Any) -> Optional[int]:
+    try:
+        return int(float(x))
+    except (TypeError, ValueError):
+        return None
+
+
+def _ec2_price(types: list, capacity_type: Optional[str], region: Optional[str]) -> Price:
+    """First instance type's price (managed node groups launch on-demand nodes in the listed order)."""
+    if not types or not types[0]:
+        return Missing("no instance type")
+    if region != "us-east-1":
+        return Missing(f"the catalog's EC2 prices are us-east-1 figures; none for {region}")
+    try:
+        t = aws_catalog.instance_type(str(types[0]))
+    except KeyError:
+        return Missing(f"{types[0]} is not in gpufleet/catalog/aws_instances.yaml")
+    price = t.price("spot" if capacity_type == "SPOT" else "on-demand")
+    if price is None:
+        return Missing(f"no price for {types[0]} in gpufleet/catalog/aws_instances.yaml")
+    return Rate(price, f"{types[0]} {'spot estimate' if capacity_type == 'SPOT' else 'on-demand'}: "
+                       + charges.source_text(["ec2_pricing"]))
+
+
+# --- GKE --------------------------------------------------------------------------------------------------------
+
+def _gke_counts(r: Registration) -> tuple[float, float]:
+    auto = r.inputs.get("autoscaling") or {}
+    if "totalMinNodeCount" in auto or "totalMaxNodeCount" in auto:
+        return float(auto.get("totalMinNodeCount") or 0), float(auto.get("totalMaxNodeCount") or 0)
+    zones = len(r.inputs.get("nodeLocations") or []) or 1
+    if auto:
+        return float(auto.get("minNodeCount") or 0) * zones, float(auto.get("maxNodeCount") or 0) * zones
+    n = float(r.inputs.get("nodeCount") or r.inputs.get("initialNodeCount") or 0) * zones
+    return n, n
+
+
+def gke_items(spec: StackSpec, resources: list[Registration], capacity: list[PoolCapacity], region: Optional[str],
+              notes: list[str]) -> list[CostItem]:
+    caps = _capacity(capacity)
+    out: list[CostItem] = []
+    nodes_lo = nodes_hi = 0.0
+    nats: list[Registration] = []
+    created = any(r.type == "gcp:compute/reservation:Reservation" for r in resources)
+    for r in resources:
+        if r.type == "gcp:container/cluster:Cluster":
+            location = str(r.inputs.get("location") or "")
+            zonal = location.count("-") >= 2
+            out.append(_item(f"GKE cluster management fee {r.inputs.get('name', r.name)} "
+                             f"({'zonal' if zonal else 'regional'}, {location})", "control-plane", 1, 1, charges.gke_cluster_fee(), key=r.name))
+            credit = charges.gke_free_tier_credit()
+            notes.append(
+                f"GKE free tier: {credit:.2f} USD of monthly credit per billing account, for zonal and Autopilot clusters only "
+                + ("(this zonal cluster may be covered if it is the account's only one: not subtracted here)" if zonal
+                   else "(not for this regional cluster)"))
+        elif r.type == "gcp:container/nodePool:NodePool":
+            lo, hi = _gke_counts(r)
+            nodes_lo, nodes_hi = nodes_lo + lo, nodes_hi + hi
+            config = r.inputs.get("nodeConfig") or {}
+            pool = (config.get("labels") or {}).get(labels.POOL_LABEL) or r.inputs.get("name") or r.name
+            machine = config.get("machineType")
+            if pool in caps:
+                out += _pool_items(f"GPU pool {pool} ({machine})", caps[pool], lo, hi, _pool_price(caps[pool], spec, region), created)
+            else:
+                out.append(_item(f"node pool {pool} ({machine})", "nodes", lo, hi, charges.gce_machine_hourly(region, str(machine)),
+                                 key=pool))
+            size = float(config.get("diskSizeGb") or 100)  # GKE's default boot disk: 100 GB
+            dtype = config.get("diskType") or "pd-balanced"
+            out.append(_item(f"{pool} boot disks ({dtype}, {size:g} GiB each)", "storage", lo, hi,
+                             charges.pd_gib_hourly(region, dtype), per_unit=size, key=f"{pool}:boot"))
+        elif r.type == "gcp:compute/routerNat:RouterNat":
+            nats.append(r)
+        elif r.type == "gcp:filestore/instance:Instance":
+            tier = str(r.inputs.get("tier") or "BASIC_HDD")
+            size = float(_get(r.inputs, "fileShares.capacityGb") or 0)
+            out.append(_item(f"Filestore {r.name} ({tier}, {size:g} GiB)", "storage", 1, 1,
+                             charges.filestore_gib_hourly(region, tier), per_unit=size, key=r.name))
+        elif r.type == "gcp:compute/reservation:Reservation":
+            n = float(_get(r.inputs, "specificReservation.count") or 0)
+            machine = _get(r.inputs, "specificReservation.instanceProperties.machineType")
+            out.append(_item(f"reservation {r.name} ({machine})", "reservation", n, n, _gce_gpu_price(machine, region),
+                             committed=True, key=r.name))
+        elif r.type == "gcp:monitoring/alertPolicy:AlertPolicy":
+            n = float(len(r.inputs.get("conditions") or []))
+            out.append(_item(f"Cloud Monitoring alert policy {r.inputs.get('displayName') or r.name} ({n:g} condition"
+                             f"{'' if n == 1 else 's'})", "monitoring", n, n, charges.monitoring_alert_condition_hourly(), key=r.name))
+        elif r.type in ("gcp:compute/forwardingRule:ForwardingRule", "gcp:compute/globalForwardingRule:GlobalForwardingRule"):
+            out.append(_item(f"load balancer {r.name}", "load-balancer", 1, 1,
+                             Missing("Cloud Load Balancing prices are not in the catalog"), key=r.name))
+    for r in nats:
+        out.append(_cloud_nat(r, region, nodes_lo, nodes_hi))
+    return out
+
+
+def _gce_gpu_price(machine: Any, region: Optional[str]) -> Price:
+    if region != "us-central1":
+        return Missing(f"the catalog's Compute Engine GPU prices are us-central1 figures; none for {region}")
+    try:
+        m = gcp_catalog.machine(str(machine))
+    except KeyError:
+        return Missing(f"{machine} is not in gpufleet/catalog/gcp_machines.yaml")
+    return Rate(m.price("on-demand", m.fixed_count or 0), f"{machine} on-demand: gpufleet/catalog/gcp_machines.yaml")
+
+
+def _cloud_nat(r: Registration, region: Optional[str], lo: float, hi: float) -> CostItem:
+    """Cloud NAT: per VM using it (every node of the cluster: nodes are private), capped at 32 VMs, plus its
+    external addresses (AUTO_ONLY: as many as the VMs' ports need; MANUAL_ONLY: the listed ones)."""
+    row = charges.cloud_nat(region)
+    name = f"Cloud NAT {r.name}"
+    if row is None:
+        return _item(name, "network", 1, 1, charges.cloud_nat_hourly(region, 0, 0))
+    manual = r.inputs.get("natIps") or []
+
+    def ips(vms: float) -> int:
+        return len(manual) if r.inputs.get("natIpAllocateOption") == "MANUAL_ONLY" else max(1, math.ceil(vms / row["vms_per_ip"]))
+
+    h_lo = charges.cloud_nat_hourly(region, int(lo), ips(lo))
+    h_hi = charges.cloud_nat_hourly(region, int(hi), ips(hi))
+    return CostItem(f"{name} ({_num(lo)}-{_num(hi)} VMs, {_span(ips(lo), ips(hi))} NAT IP(s))", "network", 1, 1, None,
+                    row["source"], hourly_min_override=round(h_lo.value, 6), hourly_max_override=round(h_hi.value, 6),
+                    key=f"network:{r.name}")
+
+
+def _span(a: int, b: int) -> str:
+    return str(a) if a == b else f"{a}-{b}"
+
+
+def _num(x: float):
+    return int(x) if float(x).is_integer() else x
+
+
+# --- k3s --------------------------------------------------------------------------------------------------------
+
+def k3s_items(spec: StackSpec, capacity: list[PoolCapacity]) -> list[CostItem]:
+    k3s = spec.cluster.k3s
+    out: list[CostItem] = []
+    gpu_hosts = {h.name for p in spec.node_pools for h in p.hosts}  # a server that is also a GPU host: priced by its pool
+    for role, hosts in (("server", k3s.servers), ("CPU agent", k3s.agents)):
+        for h in hosts:
+            if h.name in gpu_hosts:
+                continue
+            price: Price = (Rate(h.price_per_hour, f"pricePerHour declared in the stack for {role} {h.name}")
+                            if h.price_per_hour is not None else
+                            Missing(f"{role} {h.name} has no pricePerHour in the stack"))
+            out.append(_item(f"{role} {h.name}", "host", 1, 1, price, key=h.name))
+    for c in capacity:
+        out.append(_item(f"GPU pool {c.pool} ({c.gpu})", "gpu-nodes", c.min_nodes, c.max_nodes, _pool_price(c, spec, None),
+                         key=c.pool))
+    if k3s.overhead_per_hour is not None:
+        out.append(CostItem("overhead declared in the stack (k3s.overheadPerHour)", "overhead", 1, 1, k3s.overhead_per_hour,
+                            "k3s.overheadPerHour: what the stack cannot see (load balancer, NFS server, network, support)",
+                            key="overhead:k3s"))
+    return out
+
+
+# --- any platform: claims ---------------------------------------------------------------------------------------
+
+_QUANTITY = {"Ki": 2**-20, "Mi": 2**-10, "Gi": 1, "Ti": 2**10, "Pi": 2**20, "K": 1e3 / 2**30, "M": 1e6 / 2**30,
+             "G": 1e9 / 2**30, "T": 1e12 / 2**30}
+
+
+def gib(quantity: Any) -> Optional[float]:
+    """A Kubernetes storage quantity in GiB ('2Ti' -> 2048)."""
+    text = str(quantity or "")
+    for suffix in sorted(_QUANTITY, key=len, reverse=True):
+        if text.endswith(suffix):
+            try:
+                return float(text[: -len(suffix)]) * _QUANTITY[suffix]
+            except ValueError:
+                return None
+    try:
+        return float(text) / 2**30
+    except ValueError:
+        return None
+
+
+def _class_price(sc: Registration, region: Optional[str], size: Optional[float]) -> tuple[Price, Optional[float], str]:
+    """(price per GiB-hour, the size actually billed, what is billed) of a claim of `size` GiB on a StorageClass."""
+    provisioner = sc.inputs.get("provisioner")
+    params = sc.inputs.get("parameters") or {}
+    if provisioner == "ebs.csi.aws.com":
+        return charges.ebs_gb_hourly(region, str(params.get("type", "gp3"))), size, f"EBS {params.get('type', 'gp3')}"
+    if provisioner == "pd.csi.storage.gke.io":
+        return charges.pd_gib_hourly(region, str(params.get("type", "pd-balanced"))), size, str(params.get("type"))
+    if provisioner == "filestore.csi.storage.gke.io":
+        tier = charges.filestore_tier(str(params.get("tier", "standard")))
+        least = charges.filestore_min_gib(tier, gke_csi=True) or 0
+        return charges.filestore_gib_hourly(region, tier), max(size or 0, least), f"Filestore {tier} (at least {least} GiB)"
+    if provisioner == "fsx.csi.aws.com":
+        least = charges.fsx_lustre_min_gib()
+        price = charges.fsx_lustre_gb_hourly(region, str(params.get("deploymentType")), _int(params.get("perUnitStorageThroughput")))
+        return price, max(size or 0, least), (f"FSx for Lustre {params.get('deploymentType')} "
+                                             f"{params.get('perUnitStorageThroughput')} MB/s/TiB (at least {least} GiB)")
+    if provisioner in ("rancher.io/local-path", "nfs.csi.k8s.io"):
+        return Rate(0.0, SELF_HOSTED), size, "storage on your own hosts"
+    return Missing(f"no price for StorageClass provisioner {provisioner}"), size, str(provisioner)
+
+
+def claim_items(resources: list[Registration], region: Optional[str]) -> list[CostItem]:
+    classes = {_get(r.inputs, "metadata.name"): r for r in resources if r.type == "kubernetes:storage.k8s.io/v1:StorageClass"}
+    default = next((r for r in classes.values()
+                    if _get(r.inputs, "metadata.annotations") and
+                    _get(r.inputs, "metadata.annotations").get("storageclass.kubernetes.io/is-default-class") == "true"), None)
+    out, claimed = [], set()
+    for r in resources:
+        if r.type != "kubernetes:core/v1:PersistentVolumeClaim":
+            continue
+        name = _get(r.inputs, "spec.storageClassName")
+        sc = classes.get(name) or (default if name is None else None)
+        size = gib(_get(r.inputs, "spec.resources.requests.storage"))
+        claim = f"claim {_get(r.inputs, 'metadata.name') or r.name}"
+        if sc is None:
+            out.append(_item(claim, "storage", 1, 1, Missing(f"StorageClass {name} is not created by this stack"),
+                             key=f"claim:{r.name}"))
+            continue
+        claimed.add(_get(sc.inputs, "metadata.name"))
+        price, billed, what = _class_price(sc, region, size)
+        out.append(_item(f"{claim} ({what}, {billed or 0:g} GiB)", "storage", 1, 1, price, per_unit=billed or 0,
+                         key=f"claim:{r.name}"))
+    out += _chart_claim_items(resources, classes, default, region)
+    for name, sc in classes.items():  # file-system classes provision a whole file system per claim
+        if name in claimed or sc.inputs.get("provisioner") not in ("fsx.csi.aws.com", "filestore.csi.storage.gke.io"):
+            continue
+        price, billed, what = _class_price(sc, region, 0)
+        out.append(_item(f"StorageClass {name}: each claim creates a {what}", "per-claim", 0, 0, price, per_unit=billed or 0,
+                         key=str(name)))
+    return out
+
+
+# Charts whose values make their operator create PersistentVolumeClaims (no PVC is registered by the program, so the
+# claim is read from the values): chart name -> key path of a PVC spec.
+CHART_CLAIMS = {"kube-prometheus-stack": "values.prometheus.prometheusSpec.storageSpec.volumeClaimTemplate.spec"}
+
+
+def _chart_claim_items(resources: list[Registration], classes: dict, default: Optional[Registration],
+                       region: Optional[str]) -> list[CostItem]:
+    """The volume Prometheus claims (gpufleet:observability with kube-prometheus-stack), priced like any claim on
+    its StorageClass: gp3 on EKS, local-path (your own hosts) on k3s."""
+    out = []
+    for r in resources:
+        path = CHART_CLAIMS.get(str(r.inputs.get("chart", "")).rsplit("/", 1)[-1]) if r.type == "kubernetes:helm.sh/v3:Release" else None
+        spec = _get(r.inputs, path) if path else None
+        if not isinstance(spec, dict):
+            continue
+        name = spec.get("storageClassName")
+        sc = classes.get(name) or (default if name is None else None)
+        size = gib(_get(spec, "resources.requests.storage"))
+        claim = f"claim of {r.inputs.get('chart')} (Prometheus)"
+        if sc is None and name is None and _k3s(resources):
+            price, billed, what = Rate(0.0, SELF_HOSTED), size, "k3s local-path, storage on your own hosts"
+        elif sc is None:
+            out.append(_item(claim, "storage", 1, 1, Missing(f"StorageClass {name or '(cluster default)'} is not created by this stack"),
+                             key=f"claim:{r.name}"))
+            continue
+        else:
+            price, billed, what = _class_price(sc, region, size)
+        out.append(_item(f"{claim} ({what}, {billed or 0:g} GiB)", "storage", 1, 1, price, per_unit=billed or 0, key=f"claim:{r.name}"))
+    return out
+
+
+def _k3s(resources: list[Registration]) -> bool:
+    return any(r.type.startswith("gpufleet:k3s:") for r in resources)
+
+
+def items_for(spec: StackSpec, resources: list[Registration], capacity: list[PoolCapacity], region: Optional[str]) -> Cost:
+    notes: list[str] = []
+    platform = spec.cluster.platform
+    if platform == "eks":
+        items = eks_items(spec, resources, capacity, region)
+        for r in resources:
+            if r.type == "aws:eks/cluster:Cluster":
+                status, end = charges.eks_support(str(r.inputs.get("version")))
+                if status == "standard" and end:
+                    notes.append(f"EKS {r.inputs.get('version')} leaves standard support on {end}: from then the "
+                                 "control plane costs the extended-support rate unless the cluster is upgraded")
+                elif status == "extended":
+                    notes.append(f"EKS {r.inputs.get('version')} is in extended support since {end}: the control plane "
+                                 "costs the extended-support rate until the cluster is upgraded")
+    elif platform == "gke":
+        items = gke_items(spec, resources, capacity, region, notes)
+    else:
+        items = k3s_items(spec, capacity)
+    items += claim_items(resources, region)
+    for r in resources:
+        if r.type == "kubernetes:core/v1:Service" and _get(r.inputs, "spec.type") == "LoadBalancer":
+            items.append(_item(f"load balancer of Service {_get(r.inputs, 'metadata.name') or r.name}", "load-balancer",
+                               1, 1, Missing("the cloud's load balancer for a Service is not priced in the catalog"),
+                               key=f"service:{r.name}"))
+    if any(r.type in ("aws:amp/scraper:Scraper", "aws:amp/workspace:Workspace") for r in resources):
+        notes.append("Amazon Managed Service for Prometheus bills metric samples collected, ingested, stored and queried "
+                     "by usage: not in these figures (aws.amazon.com/prometheus/pricing)")
+    if any(r.type == "aws:amp/alertManagerDefinition:AlertManagerDefinition" for r in resources):
+        notes.append("alert notifications to the SNS topic are billed by Amazon SNS per message published and delivered "
+                     "(usage): not in these figures (aws.amazon.com/sns/pricing)")
+    notes.append("usage-billed charges are not in these figures: data processed by NAT, data transfer, requests, logs")
+    unpriced_pools = [c.pool for c in capacity if c.price_per_node_hour is None]
+    prices = {c.pool: _pool_price(c, spec, None if platform == "k3s" else region) for c in capacity}
+    return Cost(items=items, teams=team_costs(spec, capacity, prices), notes=notes, unpriced_pools=unpriced_pools)

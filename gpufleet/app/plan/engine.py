@@ -1,0 +1,98 @@
+"""Run the real Pulumi program under mocks (preview=False, a fresh monitor) and collect the plan."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import pulumi
+import pulumi.runtime
+from pulumi.runtime import settings as runtime_settings
+from pulumi.runtime.stack import run_pulumi_func
+from pulumi.runtime.sync_await import _sync_await
+
+from gpufleet.base import catalog
+from gpufleet.base.capacity import PoolCapacity, addons_warnings, capacity
+from gpufleet.app.plan.cost import Cost
+from gpufleet.app.plan.cost_items import items_for
+from gpufleet.base.spec.catalog_checks import catalog_warnings
+from gpufleet.app.plan.mocks import SECRET, PlanMocks, RecordingMonitor, Registration
+from gpufleet.app.plan.policy_runner import Violation, evaluate
+from gpufleet.app.plan.stackfile import StackFile
+from gpufleet.app.program import config_value, main
+from gpufleet.base.spec import Problem, StackSpec, load_spec
+
+PROJECT = "gpufleet"
+
+
+@dataclass
+class Plan:
+    stack: str
+    spec: StackSpec
+    resources: list[Registration]
+    outputs: dict
+    capacity: list[PoolCapacity]
+    violations: list[Violation] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)  # spec findings that do not stop a plan
+    region: Optional[str] = None
+    """The cloud region prices are looked up for (`aws:region`; GKE: the cluster's `gke.region`); None on k3s."""
+    cost: Optional[Cost] = None
+    """Every hourly charge of what the plan registers (gpufleet.app.plan.cost)."""
+    catalog_date: str = ""  # the oldest date of the catalog facts this stack's platform uses
+
+    @property
+    def has_mandatory_violation(self) -> bool:
+        return any(v.level == "mandatory" for v in self.violations)
+
+
+def register(stack_file: StackFile) -> tuple[StackSpec, RecordingMonitor]:
+    """Validate the config (SpecError before anything registers), then run the program under mocks."""
+    spec = load_spec(stack_file.stack, stack_file.config, stack_file.secret_keys)
+
+    monitor = RecordingMonitor(PlanMocks())
+    pulumi.runtime.set_all_config(
+        {k: config_value(v) for k, v in stack_file.config.items()}, sorted(stack_file.secret_keys)
+    )
+    runtime_settings.ROOT.set(None)  # a fresh root Stack resource for every plan in this process
+    pulumi.runtime.set_mocks(PlanMocks(), project=PROJECT, stack=stack_file.stack, preview=False, monitor=monitor)
+    _sync_await(run_pulumi_func(main))
+    monitor.stack_outputs = stack_exports()
+    return spec, monitor
+
+
+def stack_exports() -> dict:
+    """The program's `pulumi.export`s, secrets redacted. Under mocks the root Stack registered its
+    outputs before the program ran, so they are read from the root resource itself."""
+    out = {}
+    for key, value in runtime_settings.get_root_resource().outputs.items():
+        output = pulumi.Output.from_input(value)
+        secret = _sync_await(output.is_secret())
+        out[key] = SECRET if secret else _sync_await(output.future())
+    return out
+
+
+def plan_region(spec: StackSpec, config: dict) -> Optional[str]:
+    """Where the cluster runs, for prices: GKE's own region, else the provider's `aws:region` config."""
+    if spec.cluster.platform == "gke":
+        return spec.cluster.gke.region
+    if spec.cluster.platform == "eks":
+        return config.get("aws:region")
+    return None
+
+
+def plan(stack_file: StackFile, evaluate_policies: bool = True) -> Plan:
+    spec, monitor = register(stack_file)
+    result = Plan(
+        stack=stack_file.stack,
+        spec=spec,
+        resources=sorted(monitor.registrations, key=lambda r: r.urn),
+        outputs=monitor.stack_outputs,
+        capacity=capacity(spec),
+        warnings=addons_warnings(stack_file.stack, spec) + catalog_warnings(stack_file.stack, spec),
+        catalog_date=catalog.catalog_date(spec.cluster.platform),
+        region=plan_region(spec, stack_file.config),
+    )
+    result.cost = items_for(spec, result.resources, result.capacity, result.region)
+    if evaluate_policies:
+        result.violations = evaluate(result.resources, stack=stack_file.stack)
+    return result

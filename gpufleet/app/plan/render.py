@@ -1,0 +1,170 @@
+"""The plan as a text tree, as markdown for a PR comment, and as the JSON contract (DESIGN.md §5)."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+
+from gpufleet.base.capacity import capacity_notes
+from gpufleet.app.plan import cost as costs
+from gpufleet.app.plan.engine import Plan
+
+
+def to_json(plan: Plan) -> dict:
+    return {
+        "stack": plan.stack,
+        "resources": [
+            {"urn": r.urn, "type": r.type, "name": r.name, "parent": r.parent, "inputs": r.inputs, "options": r.options()}
+            for r in plan.resources
+        ],
+        "violations": [
+            {"policy": v.policy, "level": v.level, "urn": v.urn, "message": v.message} for v in plan.violations
+        ],
+        "capacity": [c.to_json() for c in plan.capacity],
+        "cost": plan.cost.to_json(),
+        "outputs": plan.outputs,
+        "warnings": [{"path": w.path, "message": w.message, "value": w.value} for w in plan.warnings],
+        "catalogDate": plan.catalog_date,
+    }
+
+
+def _marks(r) -> str:
+    """What the tree says after a resource: [protected] (pulumi destroy stops there), [retained on delete]."""
+    marks = [m for m, on in (("protected", r.protect), ("retained on delete", r.retain_on_delete)) if on]
+    return "".join(f"  [{m}]" for m in marks)
+
+
+def _protected_lines(plan: Plan) -> list[str]:
+    protected = [r for r in plan.resources if r.protect]
+    if not protected:
+        return ["protected resources: none (`pulumi destroy` deletes everything)"]
+    out = [f"protected resources ({len(protected)}; `pulumi destroy` stops at them, see README \"Protected resources\"):"]
+    return out + [f"  - {r.name} ({r.type})" for r in protected]
+
+
+def _tree_lines(plan: Plan) -> list[str]:
+    urns = {r.urn for r in plan.resources}
+    children = defaultdict(list)
+    for r in plan.resources:
+        children[r.parent if r.parent in urns else None].append(r)
+    lines: list[str] = []
+
+    def walk(parent, depth):
+        for r in children[parent]:
+            lines.append(f"{'  ' * depth}{'+ ' if r.custom else '* '}{r.name}  ({r.type}){_marks(r)}")
+            walk(r.urn, depth + 1)
+
+    walk(None, 0)
+    return lines
+
+
+def _capacity_rows(plan: Plan) -> list[list[str]]:
+    rows = []
+    for c in plan.capacity:
+        advertised = ", ".join(f"{n} x {k}" for k, n in c.advertised.items())
+        price = "unpriced" if c.price_per_node_hour is None else f"{c.hourly_min:.2f} / {c.hourly_max:.2f}"
+        rows.append([
+            c.pool, c.gpu or "?", c.capacity_type, f"{c.min_nodes}-{c.max_nodes}",
+            f"{c.min_gpus}-{c.max_gpus}", advertised, price,
+        ])
+    return rows
+
+
+_CAPACITY_HEADER = ["pool", "GPU", "capacity", "nodes", "GPUs", "advertised per node", "$/h min / max"]
+
+
+def source_notes(pools) -> list[str]:
+    """Where each pool's nodes come from, when that is more than on-demand or spot (reservations, DWS)."""
+    return [f"{c.pool}: {c.capacity_source}" for c in pools if c.capacity_source and c.capacity_source != c.capacity_type]
+
+
+def _cost_line(plan: Plan) -> str:
+    return costs.total_line(plan.cost)
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
+    return ["  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in [header] + rows]
+
+
+def _cost_text(plan: Plan) -> list[str]:
+    out = ["", _cost_line(plan), "", "cost breakdown (USD per hour):"]
+    out += _table(costs.BREAKDOWN_HEADER, costs.breakdown_rows(plan.cost))
+    for item in plan.cost.unpriced:
+        out.append(f"  unpriced: {item.name}: {item.source}")
+    if plan.cost.teams:
+        out += ["", "team quotas (USD per hour):"] + _table(costs.TEAM_HEADER, costs.team_rows(plan.cost))
+    out += [f"  note: {n}" for n in plan.cost.notes]
+    return out + [""]
+
+
+def _cost_markdown(plan: Plan) -> list[str]:
+    out = ["", "#### Cost", "", _cost_line(plan), ""]
+    out += ["| " + " | ".join(costs.BREAKDOWN_HEADER) + " |", "|" + "---|" * len(costs.BREAKDOWN_HEADER)]
+    out += ["| " + " | ".join(row) + " |" for row in costs.breakdown_rows(plan.cost)]
+    if plan.cost.unpriced:
+        out += [""] + [f"- **unpriced**: {i.name}: {i.source}" for i in plan.cost.unpriced]
+    if plan.cost.teams:
+        out += ["", "Team quotas (USD per hour):", "", "| " + " | ".join(costs.TEAM_HEADER) + " |",
+                "|" + "---|" * len(costs.TEAM_HEADER)]
+        out += ["| " + " | ".join(row) + " |" for row in costs.team_rows(plan.cost)]
+    out += [""] + [f"- {n}" for n in plan.cost.notes]
+    out += ["", "<details><summary>Price sources</summary>", ""]
+    out += [f"- {i.name}: {i.source}" for i in plan.cost.items]
+    return out + ["", "</details>"]
+
+
+def to_text(plan: Plan) -> str:
+    out = [f"gpufleet plan for stack '{plan.stack}': {len(plan.resources)} resources", ""]
+    out += _tree_lines(plan)
+    out += ["", "GPU capacity:"]
+    rows = [_CAPACITY_HEADER] + _capacity_rows(plan)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(_CAPACITY_HEADER))]
+    out += ["  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+    if not plan.capacity:
+        out.append("  (no GPU pools)")
+    out += [f"  {line}" for line in capacity_notes(plan.capacity)]
+    out += [f"  {line}" for line in source_notes(plan.capacity)]
+    out += _cost_text(plan)
+    out += [f"catalog facts as of {plan.catalog_date}", ""]
+    out += _protected_lines(plan) + [""]
+    if plan.warnings:
+        out += ["warnings:"] + [f"  - {w}" for w in plan.warnings] + [""]
+    out += ["policies:"]
+    out += [f"  [{v.level}] {v.policy}: {v.message}\n      at {v.urn}" for v in plan.violations] or ["  no violations"]
+    return "\n".join(out) + "\n"
+
+
+def to_markdown(plan: Plan) -> str:
+    mandatory = [v for v in plan.violations if v.level == "mandatory"]
+    verdict = f"**{len(mandatory)} mandatory policy violation(s)**" if mandatory else "policies pass"
+    out = [f"### gpufleet plan: `{plan.stack}`", "", f"{len(plan.resources)} resources, {verdict}. Catalog facts as of {plan.catalog_date}.", ""]
+    if plan.warnings:
+        out += ["#### Warnings", ""] + [f"- `{w.path}`: {w.message}" for w in plan.warnings] + [""]
+    out += ["#### Policies", ""]
+    if plan.violations:
+        out += ["| level | policy | resource | message |", "|---|---|---|---|"]
+        out += [f"| {v.level} | `{v.policy}` | `{v.urn.split('::')[-1]}` | {v.message} |" for v in plan.violations]
+    else:
+        out.append("No violations.")
+    out += ["", "#### GPU capacity", "", "| " + " | ".join(_CAPACITY_HEADER) + " |", "|" + "---|" * len(_CAPACITY_HEADER)]
+    out += ["| " + " | ".join(row) + " |" for row in _capacity_rows(plan)]
+    notes = capacity_notes(plan.capacity) + source_notes(plan.capacity)
+    if notes:
+        out += ["", *(f"- {line}" for line in notes)]
+    out += _cost_markdown(plan)
+    out += ["", "#### Protected resources", ""]
+    protected = [r for r in plan.resources if r.protect]
+    out += [f"- 🔒 `{r.name}` ({r.type})" for r in protected] or ["None: `pulumi destroy` deletes everything."]
+    out += ["", "<details><summary>Resources</summary>", "", "```"]
+    out += _tree_lines(plan)
+    out += ["```", "", "</details>", ""]
+    return "\n".join(out)
+
+
+def render(plan: Plan, fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps(to_json(plan), indent=2, sort_keys=True) + "\n"
+    if fmt == "markdown":
+        return to_markdown(plan)
+    return to_text(plan)

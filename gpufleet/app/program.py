@@ -1,0 +1,63 @@
+"""The Pulumi program: read the stack's config, validate it, build the GpuCluster, export outputs.
+
+`pulumi up` runs it through __main__.py; `gpufleet plan` runs the very same function under mocks.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pulumi
+import pulumi.runtime.config as runtime_config
+
+from gpufleet.base.spec import NAMESPACE, SpecError, StackSpec, load_spec
+
+
+def stack_config() -> tuple[dict[str, Any], set[str]]:
+    """Every config key the engine gave this program, and which of them are secrets."""
+    config = dict(runtime_config.get_config_env())
+    config.update(runtime_config.CONFIG.get())
+    secret_keys = set(runtime_config.get_config_secret_keys_env()) | set(runtime_config._SECRET_KEYS.get())
+    return config, secret_keys
+
+
+def load_stack_spec() -> StackSpec:
+    """The validated spec, or a pulumi.RunError (message only, no traceback) listing every problem."""
+    config, secret_keys = stack_config()
+    try:
+        return load_spec(pulumi.get_stack(), config, secret_keys)
+    except SpecError as exc:
+        raise pulumi.RunError(str(exc)) from None
+
+
+def main() -> None:
+    from gpufleet.components.gpu_cluster import GpuCluster, GpuClusterArgs
+
+    spec = load_stack_spec()
+    cfg = pulumi.Config(NAMESPACE)
+    key = cfg.require_secret("sshPrivateKey") if spec.cluster.platform == "k3s" else None
+    s3 = spec.cluster.platform == "k3s" and spec.cluster.k3s.etcd_snapshots.s3 is not None
+    name = spec.cluster.name or pulumi.get_stack()
+    cluster = GpuCluster(name, GpuClusterArgs(
+        spec,
+        ssh_private_key=key,
+        etcd_s3_access_key=cfg.require_secret("etcdS3AccessKey") if s3 else None,
+        etcd_s3_secret_key=cfg.require_secret("etcdS3SecretKey") if s3 else None,
+    ))
+    pulumi.export("clusterName", name)
+    pulumi.export("platform", spec.cluster.platform)
+    pulumi.export("kubernetesVersion", spec.cluster.kubernetes_version)
+    pulumi.export("kubeconfig", pulumi.Output.secret(cluster.kubeconfig))
+    pulumi.export("nodePools", [pool.name for pool in spec.node_pools])
+    if spec.cluster.platform == "eks":
+        # Where the API is and the AWS node group names. Exported here, never from a component: a component
+        # may run where there is no stack to export to (the component package's Construct, a user's program).
+        pulumi.export("endpoint", cluster.control_plane.cluster.endpoint)
+        # Karpenter pools are NodePools, not node groups: only node groups have a name to export.
+        pulumi.export("nodeGroupNames", [p.node_group.node_group_name for p in cluster.node_pools if hasattr(p, "node_group")])
+
+
+def config_value(value: Any) -> str:
+    """How the engine hands a config value to a program: strings as they are, the rest as JSON."""
+    return value if isinstance(value, str) else json.dumps(value)

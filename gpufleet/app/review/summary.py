@@ -1,0 +1,172 @@
+"""One model of a review, whichever input it came from (two offline plans, or a real preview + event log)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from gpufleet.base import labels
+from gpufleet.app.review.deltas import (
+    CostDelta, PoolDelta, VersionChange, capacity_deltas, cost_delta, is_version_policy, version_changes,
+)
+from gpufleet.app.review.diff import ResourceChange, diff_resources
+
+MARKER = "<!-- gpufleet-review:{stack} -->"
+PREVIEW_MARKER = "<!-- gpufleet-review:{stack}:preview -->"
+
+
+def marker(stack: str, preview: bool = False) -> str:
+    """The hidden line a workflow finds to update this stack's comment in place (the preview has its own)."""
+    return (PREVIEW_MARKER if preview else MARKER).format(stack=stack)
+
+
+@dataclass(frozen=True)
+class PolicyVerdict:
+    policy: str
+    level: str  # mandatory | advisory (remediate/disabled as the engine reports them)
+    urn: str
+    message: str
+    status: str = "head"
+    """new (not in the base), existing (in the base too), resolved (base only), head (no base to compare)."""
+    pack: str = ""
+
+    @property
+    def resource(self) -> str:
+        return self.urn.rsplit("::", 1)[-1] if self.urn else "(stack)"
+
+    @property
+    def rule(self) -> str:
+        """What the policy requires: the engine prefixes the message with it (first line), else our pack's text."""
+        lines = [line.strip() for line in self.message.splitlines() if line.strip()]
+        if len(lines) > 1:
+            return lines[0]
+        return _policy_descriptions().get(self.policy, "")
+
+    @property
+    def finding(self) -> str:
+        """The violation itself, without the rule's description."""
+        lines = [line.strip() for line in self.message.splitlines() if line.strip()]
+        return " ".join(lines[1:] if len(lines) > 1 else lines)
+
+    @property
+    def fix(self) -> str:
+        return (f"Change the input the finding names so the rule holds, or exempt the resource visibly with the "
+                f'label/tag `{labels.exempt_key(self.policy)}: "<reason>"`.')
+
+    def to_json(self) -> dict:
+        return {"policy": self.policy, "level": self.level, "urn": self.urn, "message": self.message,
+                "rule": self.rule, "finding": self.finding, "status": self.status, "pack": self.pack, "fix": self.fix}
+
+
+def _policy_descriptions() -> dict[str, str]:
+    """Rule descriptions from our pack (empty if it cannot be imported: the review still renders)."""
+    try:
+        from gpufleet.policies.pack import POLICIES
+    except Exception:  # noqa: BLE001 - a broken pack must not break the review of the change that broke it
+        return {}
+    return {p.name: p.description or "" for p in POLICIES}
+
+
+_LEVEL_ORDER = {"mandatory": 0, "remediate": 1, "advisory": 2, "disabled": 3}
+
+
+def sort_verdicts(verdicts: list[PolicyVerdict]) -> list[PolicyVerdict]:
+    status_order = {"new": 0, "head": 0, "existing": 1, "resolved": 2}
+    return sorted(verdicts, key=lambda v: (status_order.get(v.status, 1), _LEVEL_ORDER.get(v.level, 2),
+                                           v.policy, v.resource))
+
+
+@dataclass
+class Review:
+    stack: str
+    source: str  # "offline plans" | "pulumi preview"
+    changes: list[ResourceChange]
+    verdicts: list[PolicyVerdict]
+    versions: list[VersionChange]
+    capacity: Optional[list[PoolDelta]] = None
+    """None when the input has no capacity facts (a preview); [] when no stack has GPU pools."""
+    cost: Optional[CostDelta] = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def marker(self) -> str:
+        return marker(self.stack, preview=self.source == "pulumi preview")
+
+    @property
+    def disruptive(self) -> list[ResourceChange]:
+        """Possible data loss first (deleting or replacing what holds data), then removed protection, then the rest."""
+        return sorted((c for c in self.changes if c.disruptive),
+                      key=lambda c: (not c.data_loss, not c.unprotects, c.op != "replace", c.group, c.name))
+
+    @property
+    def capacity_disruptions(self) -> list[PoolDelta]:
+        """Pools whose capacity source changes disruptively (a reservation dropped, a switch to flex-start/queued)."""
+        return [p for p in self.capacity or [] if p.capacity_disruption]
+
+    @property
+    def blocking(self) -> list[PolicyVerdict]:
+        """Mandatory violations present in the head (they fail the check)."""
+        return [v for v in self.verdicts if v.level in ("mandatory", "remediate") and v.status != "resolved"]
+
+    @property
+    def has_mandatory(self) -> bool:
+        return bool(self.blocking)
+
+    @property
+    def alignment(self) -> list[PolicyVerdict]:
+        """Head findings of version policies: empty means versions are still aligned."""
+        return [v for v in self.verdicts if v.status != "resolved" and is_version_policy(v.policy)]
+
+    def counts(self) -> dict[str, int]:
+        out = {"create": 0, "update": 0, "replace": 0, "delete": 0}
+        for c in self.changes:
+            out[c.op] = out.get(c.op, 0) + 1
+        return out
+
+    def to_json(self) -> dict:
+        return {
+            "stack": self.stack,
+            "source": self.source,
+            "marker": self.marker,
+            "counts": self.counts(),
+            "disruptive": [c.urn for c in self.disruptive],
+            "dataLoss": [c.urn for c in self.disruptive if c.data_loss],
+            "disruptiveCapacity": [{"pool": p.pool, "reason": p.capacity_disruption} for p in self.capacity_disruptions],
+            "changes": [c.to_json() for c in self.changes],
+            "capacity": None if self.capacity is None else [p.to_json() for p in self.capacity],
+            "cost": None if self.cost is None else self.cost.to_json(),
+            "versions": [v.to_json() for v in self.versions],
+            "versionsAligned": not self.alignment,
+            "policies": [v.to_json() for v in self.verdicts],
+            "mandatoryViolations": len(self.blocking),
+            "notes": self.notes,
+        }
+
+
+def _verdicts(base: list[dict], head: list[dict]) -> list[PolicyVerdict]:
+    key = lambda v: (v.get("policy"), v.get("urn"), v.get("message"))  # noqa: E731
+    old = {key(v) for v in base}
+    new = {key(v) for v in head}
+    out = [PolicyVerdict(v.get("policy", "?"), v.get("level", "advisory"), v.get("urn", ""), v.get("message", ""),
+                         "existing" if key(v) in old else "new") for v in head]
+    out += [PolicyVerdict(v.get("policy", "?"), v.get("level", "advisory"), v.get("urn", ""), v.get("message", ""),
+                          "resolved") for v in base if key(v) not in new]
+    return sort_verdicts(out)
+
+
+def review_plans(base: dict, head: dict) -> Review:
+    """The review of going from the base plan to the head plan (both in the plan JSON contract)."""
+    notes = []
+    if base.get("stack") != head.get("stack"):
+        notes.append(f"base plan is for stack '{base.get('stack')}', head for '{head.get('stack')}': "
+                     "URNs differ, so every resource shows as replaced by a new one")
+    return Review(
+        stack=str(head.get("stack")),
+        source="offline plans",
+        changes=diff_resources(base.get("resources") or [], head.get("resources") or []),
+        verdicts=_verdicts(base.get("violations") or [], head.get("violations") or []),
+        versions=version_changes(base.get("resources") or [], head.get("resources") or []),
+        capacity=capacity_deltas(base.get("capacity") or [], head.get("capacity") or []),
+        cost=cost_delta(base.get("cost") or {}, head.get("cost") or {}, base.get("capacity") or [], head.get("capacity") or []),
+        notes=notes,
+    )

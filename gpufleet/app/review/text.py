@@ -1,0 +1,93 @@
+"""The review as plain text for a terminal or a CI log."""
+
+from __future__ import annotations
+
+from gpufleet.app.review.diff import short, text_delta
+from gpufleet.app.review.markdown import reason_text, unprotect_text, verb_of
+from gpufleet.app.review.summary import Review
+
+
+def _fmt(values: tuple[str, ...]) -> str:
+    return ", ".join(values) or "-"
+
+
+def render(review: Review) -> str:
+    c = review.counts()
+    what = ", ".join(f"{n} to {op}" for op, n in c.items() if n) or "no resource changes"
+    out = [f"gpufleet review for stack '{review.stack}' (from {review.source}): {what}"]
+    out += [f"note: {n}" for n in review.notes]
+    out.append(f"MANDATORY POLICY VIOLATIONS: {len(review.blocking)}" if review.blocking else "no mandatory policy violations")
+
+    out += ["", "disruptive changes:"]
+    for ch in review.disruptive:
+        verb = verb_of(ch)
+        if ch.data_loss:
+            out.append(f"  !! POSSIBLE DATA LOSS: {verb} {ch.kind or 'resource'} {ch.name} ({ch.type}), which holds "
+                       f"{ch.holds.replace('`', '')}: {reason_text(ch).replace('`', '')}")
+        elif ch.unprotects and ch.op == "update" and not ch.may_replace:
+            out.append(f"  ! REMOVES PROTECTION from {ch.kind or 'resource'} {ch.name} ({ch.type}): "
+                       f"{unprotect_text(ch).replace('`', '')}")
+            continue
+        else:
+            out.append(f"  ! {verb} {ch.kind or 'resource'} {ch.name} ({ch.type}): {reason_text(ch).replace('`', '')}")
+        if ch.unprotects:
+            out.append(f"      and {unprotect_text(ch).replace('`', '')}")
+    for p in review.capacity_disruptions:
+        out.append(f"  ! CAPACITY pool {p.pool}: {p.capacity_disruption}")
+    if not review.disruptive and not review.capacity_disruptions:
+        out.append("  none")
+
+    out += ["", "policies:"]
+    for v in review.verdicts:
+        out.append(f"  [{v.level}] {v.policy} ({v.status}) on {v.resource}: {v.finding}")
+        if v.status != "resolved":
+            out.append(f"      rule: {v.rule}" if v.rule else "      rule: (no description)")
+            out.append(f"      fix: {v.fix.replace('`', '')}")
+    if not review.verdicts:
+        out.append("  no findings")
+
+    out += ["", "GPU capacity:"]
+    if review.capacity is None:
+        out.append("  not in this input (use `gpufleet diff` on two offline plans)")
+    for p in review.capacity or []:
+        b, a = p.before or {}, p.after or {}
+        fields = p.changed_fields if p.status == "changed" else []
+        detail = "; ".join(f"{f} {short(b.get(f))} -> {short(a.get(f))}" for f in fields)
+        now = a or b
+        out.append(f"  {p.pool}: {p.status}  {now.get('gpu')} x{now.get('gpusPerNode')} {now.get('capacitySource') or now.get('capacityType')}, "
+                   f"GPUs {now.get('minGpus')}-{now.get('maxGpus')}" + (f"  ({detail})" if detail else ""))
+
+    if review.cost is not None:
+        k = review.cost
+        b = "at least " if k.at_least_before else ""
+        a = "at least " if k.at_least_after else ""
+        out += ["", f"hourly cost ({k.currency}): idle floor {b}{k.min_before:.2f} -> {a}{k.min_after:.2f} ({k.min_delta:+.2f}), "
+                f"maximum {b}{k.max_before:.2f} -> {a}{k.max_after:.2f} ({k.max_delta:+.2f})"]
+        fmt = lambda x: "unknown" if x is None else f"{x:+.2f}"  # noqa: E731
+        for i in k.changed:
+            out.append(f"  {i.status} {i.name}: min {fmt(i.min_delta)}, max {fmt(i.max_delta)}")
+        if k.unknown:
+            out.append("  unknown (unpriced before or after, left out of the delta): " + ", ".join(i.name for i in k.unknown))
+        for t in k.teams:
+            out.append(f"  team {t.team} on {t.pool}: nominal {fmt(t.nominal_delta)}, with borrowing {fmt(t.max_delta)}")
+
+    out += ["", "versions:"]
+    for v in review.versions:
+        out.append(f"  {v.component}: {_fmt(v.before)} -> {_fmt(v.after)}" if v.changed else f"  {v.component}: {_fmt(v.after)}")
+    out.append("  aligned" if not review.alignment else "  NOT ALIGNED: " + "; ".join(
+        f"{v.policy}: {v.finding}" for v in review.alignment))
+
+    out += ["", "changes by component:"]
+    group = None
+    for ch in review.changes:
+        if ch.group != group:
+            group = ch.group
+            out.append(f"  {group}")
+        out.append(f"    {ch.op:<8} {ch.name}  ({ch.type})")
+        for i in ch.inputs:
+            delta = text_delta(i.before, i.after)
+            mark = "  [forces replacement]" if i.forces and i.certain else ("  [may replace]" if i.forces else "")
+            out.append(f"        {i.path}: {delta or short(i.before) + ' -> ' + short(i.after)}{mark}")
+    if not review.changes:
+        out.append("  none")
+    return "\n".join(out) + "\n"

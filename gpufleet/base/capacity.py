@@ -1,0 +1,268 @@
+"""GPU capacity and hourly cost per pool, at minimum and maximum size, and the quota warnings that need them.
+
+Base layer: the spec, the catalog and the sharing rules in, plain figures out. The plan, the review, the
+workload components (Kueue quotas) and the spec's own warnings all read capacity from here."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Optional
+
+from gpufleet.base import labels
+from gpufleet.base import sharing as gpu_sharing
+from gpufleet.base.spec import NodePoolSpec, Problem, StackSpec
+from gpufleet.base.spec.addons import NAMESPACE
+from gpufleet.base.spec import compat_checks
+from gpufleet.base.spec import shape as pool_shape
+from gpufleet.base.spec.reservation import capacity_source, committed_nodes
+
+CURRENCY = "USD"
+
+
+@dataclass(frozen=True)
+class PoolCapacity:
+    pool: str
+    gpu: Optional[str]
+    gpus_per_node: int
+    min_nodes: int
+    max_nodes: int
+    capacity_type: str
+    advertised: dict[str, int]  # extended resource -> count per node
+    price_per_node_hour: Optional[float]
+    sharing: str = ""  # how `advertised` comes about (sharing mode, replicas, MIG layout)
+    shared: bool = False  # GPUs are time-sliced, MPS-shared or MIG-partitioned
+    capacity_source: str = ""  # where the nodes come from (gpufleet/base/spec/reservation.py capacity_source)
+    reserved_nodes: int = 0  # nodes a reservation holds: committed spend whatever the pool's size
+    reservation: Optional[dict] = None  # the reservation (type, id/name, zone, instance type, count), for reviews
+
+    @property
+    def min_gpus(self) -> int:
+        return self.min_nodes * self.gpus_per_node
+
+    @property
+    def max_gpus(self) -> int:
+        return self.max_nodes * self.gpus_per_node
+
+    @property
+    def hourly_min(self) -> float:
+        """The pool's nodes at its minimum; a reservation it draws on is paid in full whether nodes use it or not
+        (the cost breakdown's committed item), so never less than the reserved nodes."""
+        return (self.price_per_node_hour or 0.0) * max(self.min_nodes, self.reserved_nodes)
+
+    @property
+    def hourly_max(self) -> float:
+        return (self.price_per_node_hour or 0.0) * max(self.max_nodes, self.reserved_nodes)
+
+    def to_json(self) -> dict:
+        return {
+            "pool": self.pool,
+            "gpu": self.gpu,
+            "gpusPerNode": self.gpus_per_node,
+            "minNodes": self.min_nodes,
+            "maxNodes": self.max_nodes,
+            "minGpus": self.min_gpus,
+            "maxGpus": self.max_gpus,
+            "capacityType": self.capacity_type,
+            "advertisedPerNode": self.advertised,
+            "pricePerNodeHour": self.price_per_node_hour,
+            "sharing": self.sharing,
+            "capacitySource": self.capacity_source or self.capacity_type,
+            "reservedNodes": self.reserved_nodes,
+            "reservation": self.reservation,
+        }
+
+
+def pool_capacity(pool: NodePoolSpec, platform: str) -> PoolCapacity:
+    if platform == "eks":
+        return with_source(pool, _eks_pool_capacity(pool))
+    if platform == "gke" and pool.machine_type:
+        return with_source(pool, _gke_pool_capacity(pool))
+    gpus = pool.gpus_per_node or 0
+    if platform == "k3s":
+        lo = hi = len(pool.hosts)
+    else:
+        lo, hi = pool.min_nodes, pool.max_nodes
+    return with_source(pool, PoolCapacity(
+        pool=pool.name,
+        gpu=pool.gpu,
+        gpus_per_node=gpus,
+        min_nodes=lo,
+        max_nodes=hi,
+        capacity_type=pool.capacity,
+        advertised=gpu_sharing.advertised(pool),
+        price_per_node_hour=pool.price_per_node_hour,
+        sharing=gpu_sharing.explain(pool),
+        shared=gpu_sharing.shares(pool),
+    ))
+
+
+def _eks_pool_capacity(pool: NodePoolSpec) -> PoolCapacity:
+    """GPU model, count and price from the EC2 instance catalog (first instance type); EFA too."""
+    from gpufleet.base.catalog import aws as aws_catalog
+    from gpufleet.base.spec.eks import pool_instance_types
+
+    t = aws_catalog.instance_type(pool_instance_types(pool)[0])
+    # The instance type fixes the GPU model and count; sharing then multiplies what a node advertises.
+    shaped = pool_shape.shaped(pool, "eks")
+    advertised = gpu_sharing.advertised(shaped)
+    if pool.rdma:
+        advertised[labels.EFA_RESOURCE] = t.efa_interfaces
+    billed = billed_as(pool)
+    price = pool.price_per_node_hour if pool.price_per_node_hour is not None else (t.price(billed) if billed else None)
+    return PoolCapacity(
+        pool=pool.name, gpu=t.gpu, gpus_per_node=t.gpus, min_nodes=pool.min_nodes, max_nodes=pool.max_nodes,
+        capacity_type=pool.capacity, advertised=advertised, price_per_node_hour=price,
+        sharing=gpu_sharing.explain(shaped), shared=gpu_sharing.shares(shaped),
+    )
+
+
+def billed_as(pool: NodePoolSpec) -> Optional[str]:
+    """The catalog price a pool's nodes are billed at: on-demand or spot as declared; a reservation (EC2 On-Demand
+    Capacity Reservation, GCE reservation) bills its instances at the on-demand rate (EC2 User Guide, "Capacity
+    Reservation pricing and billing"; Compute Engine docs, "Reservations of Compute Engine zonal resources":
+    reserved resources are charged at on-demand rates). EC2 Capacity Blocks and GKE DWS flex-start / queued
+    provisioning have prices of their own (EC2 Capacity Blocks pricing; DWS pricing) that the catalog does not
+    hold: None, so those pools are unpriced unless the stack declares pricePerNodeHour."""
+    if pool.capacity in ("on-demand", "spot"):
+        return pool.capacity
+    if pool.capacity == "reserved" and not (pool.reservation is not None and pool.reservation.type == "capacity-block"):
+        return "on-demand"
+    return None
+
+
+def capacity(spec: StackSpec) -> list[PoolCapacity]:
+    return [pool_capacity(p, spec.cluster.platform) for p in spec.node_pools]
+
+
+def with_source(pool: NodePoolSpec, cap: PoolCapacity) -> PoolCapacity:
+    """The pool's capacity source and reservation size (what a reviewer and a cost calculator need)."""
+    r = pool.reservation if pool.capacity == "reserved" else None
+    facts = None if r is None else {k: v for k, v in r.model_dump(by_alias=True).items() if v is not None}
+    return dataclasses.replace(cap, capacity_source=capacity_source(pool), reserved_nodes=committed_nodes(pool), reservation=facts)
+
+
+AUTOSCALER_NOTE = (
+    "autoscalers count whole nodes: a pending pod asking for a shared GPU or a MIG slice adds a whole node "
+    "of the pool, and a node is removed only when no pod uses any of its GPUs"
+)
+
+
+def capacity_notes(pools: list[PoolCapacity]) -> list[str]:
+    """One line per shared pool saying what it advertises, then the autoscaler note."""
+    shared = [p for p in pools if p.shared]
+    if not shared:
+        return []
+    return [f"{p.pool}: {p.sharing}" for p in shared] + [AUTOSCALER_NOTE]
+
+
+def cost(pools: list[PoolCapacity]) -> dict:
+    """The GPU pools' part of the hourly cost at minimum and maximum size; unpriced pools are named. The whole
+    cluster's cost (control plane, system nodes, NAT, storage, ...) is gpufleet.app.plan.cost, built from what a plan
+    registers."""
+    return {
+        "hourlyMin": round(sum(p.hourly_min for p in pools), 4),
+        "hourlyMax": round(sum(p.hourly_max for p in pools), 4),
+        "currency": CURRENCY,
+        "unpricedPools": [p.pool for p in pools if p.price_per_node_hour is None],
+    }
+
+
+def _gke_pool_capacity(pool: NodePoolSpec) -> PoolCapacity:
+    """GKE: GPU model, count and price from gpufleet/base/catalog/gcp_machines.yaml. GKE's device plugin
+    advertises one nvidia.com/gpu per MIG partition, times the clients per GPU when shared."""
+    from gpufleet.base import catalog
+    from gpufleet.base.catalog import gcp
+
+    machine = gcp.machine(pool.machine_type)
+    gpus = pool.accelerator_count or machine.fixed_count or 0
+    per_node = gpus
+    opts = pool.gke
+    if opts is not None and opts.gpu_partition_size:
+        per_node *= catalog.gpu(machine.gpu).mig.profiles[opts.gpu_partition_size]
+    if opts is not None and opts.gpu_sharing is not None:
+        per_node *= opts.gpu_sharing.max_shared_clients_per_gpu
+    billed = billed_as(pool)
+    price = pool.price_per_node_hour if pool.price_per_node_hour is not None else (machine.price(billed, gpus) if billed else None)
+    return PoolCapacity(
+        pool=pool.name,
+        gpu=machine.gpu,
+        gpus_per_node=gpus,
+        min_nodes=pool.min_nodes,
+        max_nodes=pool.max_nodes,
+        capacity_type=pool.capacity,
+        advertised={labels.GPU_RESOURCE: per_node},
+        price_per_node_hour=price,
+    )
+
+
+ADDONS_KEY = f"{NAMESPACE}:addons"
+
+
+def addons_warnings(stack: str, spec: StackSpec) -> list[Problem]:
+    """Findings that do not stop a plan: quotas that can never be met or that contradict each other, and GKE pools
+    that cannot attach the default StorageClass's disks."""
+    out = _unmeetable_quota_warnings(stack, spec) if spec.addons.kueue.enabled else []
+    if spec.addons.kueue.enabled:
+        out += quota_coherence_warnings(stack, spec)
+    return out + compat_checks.gke_disk_warnings(stack, spec)
+
+
+def _unmeetable_quota_warnings(stack: str, spec: StackSpec) -> list[Problem]:
+    """Quotas that can never be met: the sum of nominal quotas on a pool above what it advertises at max size."""
+    if not spec.addons.kueue.enabled:
+        return []
+    pools = {p.name: p for p in spec.node_pools}
+    totals: dict[str, list[tuple[str, int]]] = {}
+    for i, team in enumerate(spec.addons.kueue.teams):
+        for j, queue in enumerate(team.queues):
+            if queue.pool in pools and queue.nominal_quota is not None:
+                totals.setdefault(queue.pool, []).append((f"{ADDONS_KEY}.kueue.teams[{i}].queues[{j}].nominalQuota", queue.nominal_quota))
+    out: list[Problem] = []
+    for pool, quotas in totals.items():
+        cap = pool_capacity(pools[pool], spec.cluster.platform)
+        for resource, per_node in cap.advertised.items():
+            most = per_node * cap.max_nodes
+            total = sum(q for _, q in quotas)
+            if total > most:
+                paths = ", ".join(p for p, _ in quotas)
+                out.append(Problem(
+                    stack, quotas[-1][0],
+                    f"nominal quotas on pool '{pool}' add up to {total} {resource}, more than the pool can ever "
+                    f"provide ({most} = {per_node} per node x {cap.max_nodes} nodes at max size); queues: {paths}",
+                    total,
+                ))
+    return out
+
+
+def quota_coherence_warnings(stack: str, spec: StackSpec) -> list[Problem]:
+    """A team's namespace GPU quota below its queues' nominal quotas: Kueue admits a workload within the queue's
+    nominal quota, then the namespace's ResourceQuota refuses its pods, which stay pending while counted as admitted
+    (Kueue docs, "Setup a ResourceQuota": keep quotas consistent; Kubernetes ResourceQuota rejects pods at creation).
+    The ResourceQuota caps every GPU resource the team's pools advertise at gpuQuota (`requests.nvidia.com/gpu`,
+    `requests.amd.com/gpu`, one per MIG slice resource: components/workloads/kueue.py team_quota), so the nominal
+    quotas are added up per resource, in the units each pool advertises."""
+    pools = {p.name: p for p in spec.node_pools}
+    out: list[Problem] = []
+    for i, team in enumerate(spec.addons.kueue.teams):
+        if team.gpu_quota is None:
+            continue
+        nominal: dict[str, int] = {}
+        for queue in team.queues:
+            if queue.pool not in pools:
+                continue
+            cap = pool_capacity(pools[queue.pool], spec.cluster.platform)
+            for resource, per_node in cap.advertised.items():
+                if labels.is_gpu_resource(resource):
+                    own = queue.nominal_quota if queue.nominal_quota is not None else per_node * cap.max_nodes
+                    nominal[resource] = nominal.get(resource, 0) + own
+        for resource, admitted in sorted(nominal.items()):
+            if admitted > team.gpu_quota:
+                out.append(Problem(
+                    stack, f"{ADDONS_KEY}.kueue.teams[{i}].gpuQuota",
+                    f"team '{team.name}' may be admitted {admitted} {resource} by its queues' nominal quotas, but its "
+                    f"namespace quota allows {team.gpu_quota}: Kueue would admit workloads whose pods the ResourceQuota "
+                    f"then refuses; raise gpuQuota to at least {admitted} (or leave it unset to follow the queues)",
+                    team.gpu_quota,
+                ))
+    return out

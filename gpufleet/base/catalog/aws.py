@@ -1,0 +1,132 @@
+"""EC2 instance facts for EKS pools (gpufleet/base/catalog/aws_instances.yaml): GPU model and count, EFA
+interfaces, estimated hourly prices, and the driver each EKS GPU AMI ships. Unknown types raise KeyError
+so the spec can list what is known."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Optional
+
+from gpufleet.base.catalog import _load
+
+
+@dataclass(frozen=True)
+class InstanceType:
+    name: str
+    gpu: Optional[str]
+    gpus: int
+    network_cards: int
+    efa_interfaces: int
+    on_demand: Optional[float]
+    spot: Optional[float]
+    sources: tuple[str, ...]
+    efa_secondary: str = "efa"
+    """Interface type on network cards 1.. of an EFA pool: efa (EFA with ENA) or efa-only (no IP address)."""
+    vcpus: Optional[int] = None
+    memory_gib: Optional[int] = None
+    arch: str = "amd64"
+    efa_device_rdma: bool = False
+    """libfabric's EFA device RDMA read is on for this type (FI_EFA_USE_DEVICE_RDMA=1): what AWS's own EFA test sets
+    for it (source dlc_efa_test); other types keep libfabric's default."""
+
+    @property
+    def efa_layout_known(self) -> bool:
+        """gpufleet puts one EFA interface on each of network cards 0..efa_interfaces-1 (node_group.efa_interfaces):
+        right when every card takes one. A type with more cards than EFA interfaces (p6-b300.48xlarge: 17 and 16)
+        needs a card layout the catalog does not record."""
+        return self.efa_interfaces in (0, 1) or self.efa_interfaces == self.network_cards
+
+    @property
+    def has_efa(self) -> bool:
+        return self.efa_interfaces > 0
+
+    def price(self, capacity: str) -> Optional[float]:
+        """Estimated $/h of one node for a pool's capacity type (on-demand | spot)."""
+        return self.spot if capacity == "spot" else self.on_demand
+
+
+@dataclass(frozen=True)
+class AmiFacts:
+    name: str
+    driver_branch: int
+    driver_version: Optional[str]
+    ships_toolkit: bool
+
+    @property
+    def driver_floor(self) -> str:
+        """The driver version alignment checks use: the recorded one, else the branch's first release."""
+        return self.driver_version or f"{self.driver_branch}.0"
+
+
+@functools.cache
+def instance_types() -> dict[str, InstanceType]:
+    rows = _load("aws_instances.yaml")["instances"]
+    return {
+        name: InstanceType(
+            name=name,
+            gpu=r["gpu"],
+            gpus=r["gpus"],
+            network_cards=r["network_cards"],
+            efa_interfaces=r["efa_interfaces"],
+            on_demand=r["on_demand"],
+            spot=r["spot"],
+            sources=tuple(r["sources"]),
+            efa_secondary=r.get("efa_secondary", "efa"),
+            vcpus=r.get("vcpus"),
+            memory_gib=r.get("memory_gib"),
+            arch=r.get("arch", "amd64"),
+            efa_device_rdma=r.get("efa_device_rdma", False),
+        )
+        for name, r in rows.items()
+    }
+
+
+def instance_type(name: str) -> InstanceType:
+    """Facts of one EC2 instance type (KeyError if the catalog does not know it)."""
+    return instance_types()[name]
+
+
+def gpu_instance_types() -> list[str]:
+    return [n for n, t in instance_types().items() if t.gpus]
+
+
+@functools.cache
+def amis() -> dict[str, AmiFacts]:
+    rows = _load("aws_instances.yaml")["amis"]
+    return {
+        n: AmiFacts(n, r["driver_branch"], r["driver_version"], r["ships_toolkit"]) for n, r in rows.items()
+    }
+
+
+def ami(name: str) -> AmiFacts:
+    return amis()[name]
+
+
+def gpu_families() -> tuple[str, ...]:
+    """EC2 instance families with NVIDIA GPUs (aws_instances.yaml `gpu_families`)."""
+    return tuple(_load("aws_instances.yaml")["gpu_families"]["names"])
+
+
+def is_gpu_type(name: str) -> bool:
+    """An EC2 instance type with NVIDIA GPUs: a known GPU type, or any size of a GPU family."""
+    known = instance_types().get(name)
+    return bool(known and known.gpus) or name.split(".", 1)[0] in gpu_families()
+
+
+@dataclass(frozen=True)
+class InstanceStore:
+    """Local NVMe instance-store volumes of an instance type."""
+
+    disks: int
+    disk_gb: int
+
+    @property
+    def total_gb(self) -> int:
+        return self.disks * self.disk_gb
+
+
+def instance_store(name: str) -> Optional[InstanceStore]:
+    """The instance store of an EC2 instance type (aws_instances.yaml `instance_store`); None: EBS only."""
+    row = _load("aws_instances.yaml").get("instance_store", {}).get("types", {}).get(name)
+    return InstanceStore(row["disks"], row["disk_gb"]) if row else None

@@ -1,0 +1,208 @@
+"""Non-GPU hourly charges (gpufleet/base/catalog/charges.yaml): control-plane fees, NAT, public IPv4, KMS, block and
+file storage, per region, each with its sources and the date they were read.
+
+A lookup returns a `Rate` (USD per unit, and where the figure comes from) or `Missing` (why there is none): the
+plan lists a missing rate as unpriced, never as zero.
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+from dataclasses import dataclass
+from typing import Optional, Union
+
+from gpufleet.base.catalog import _load
+from gpufleet.base.catalog import kubernetes as k8s_catalog
+
+FILE = "charges.yaml"
+
+
+@dataclass(frozen=True)
+class Rate:
+    value: float
+    source: str
+
+
+@dataclass(frozen=True)
+class Missing:
+    reason: str
+
+
+Price = Union[Rate, Missing]
+
+
+@functools.cache
+def _data() -> dict:
+    return _load(FILE)
+
+
+def as_of() -> str:
+    return str(_data()["as_of"])
+
+
+def hours_per_month() -> int:
+    return int(_data()["hours_per_month"])
+
+
+def source_text(keys) -> str:
+    """The cited sources, joined, with the date they were read."""
+    sources = _data()["sources"]
+    return "; ".join(sources[k] for k in keys) + f" (read {as_of()})"
+
+
+def _rate(row: Optional[dict], value_key: str = "price") -> Optional[Rate]:
+    if not isinstance(row, dict) or row.get(value_key) is None:
+        return None
+    return Rate(float(row[value_key]), source_text(row["sources"]))
+
+
+def _region(region: Optional[str]) -> Optional[dict]:
+    return _data()["regions"].get(region or "")
+
+
+def _missing_region(region: Optional[str], what: str) -> Missing:
+    if not region:
+        return Missing(f"no region known for {what}")
+    if _region(region) is None:
+        return Missing(f"the catalog has no prices for region {region} (known: {', '.join(_data()['regions'])})")
+    return Missing(f"the catalog has no {what} price for {region}")
+
+
+def eks_support(version: str, on: Optional[datetime.date] = None) -> tuple[str, Optional[str]]:
+    """('standard' | 'extended' | 'unsupported' | 'unknown', end of standard support) of an EKS Kubernetes version on
+    a date (default: the date this catalog was read, so a plan does not change overnight). The calendar and its rule
+    are gpufleet/base/catalog/kubernetes.yaml's (one table: extended-support billing starts at the beginning of the
+    end-of-standard-support day, UTC)."""
+    try:
+        facts = k8s_catalog.eks_kubernetes_version(str(version), on or datetime.date.fromisoformat(as_of()))
+    except KeyError:
+        return "unknown", None
+    return facts.status, facts.end_of_standard_support
+
+
+def eks_control_plane(version: str) -> Price:
+    """Hourly fee of one EKS cluster at its Kubernetes version's support status."""
+    status, end = eks_support(version)
+    row = _data()["eks"]["control_plane"]
+    if status == "unknown":
+        return Missing(f"EKS {version}: not in gpufleet/catalog/kubernetes.yaml, so standard or extended rate unknown")
+    if status == "unsupported":
+        return Missing(f"EKS {version} is past the end of extended support: clusters on it are upgraded by AWS; no rate")
+    keys = row["sources"] + ["eks_versions"]
+    when = (f"until {end}, when extended-support billing starts" if end else "end date not recorded") if status == "standard" \
+        else f"since {end}"
+    return Rate(float(row[status]), f"EKS {version} in {status} support ({when}): " + source_text(keys))
+
+
+def gke_cluster_fee() -> Rate:
+    row = _data()["gke"]["cluster_management"]
+    return Rate(float(row["hourly"]), source_text(row["sources"]))
+
+
+def gke_free_tier_credit() -> float:
+    return float(_data()["gke"]["cluster_management"]["free_tier_monthly_credit"])
+
+
+def monitoring_alert_condition_hourly() -> Rate:
+    """One Cloud Monitoring alerting-policy condition, its monthly charge spread over the month's hours."""
+    row = _data()["gke"]["monitoring_alert_condition"]
+    return Rate(float(row["monthly"]) / hours_per_month(), source_text(row["sources"]))
+
+
+def kms_key_hourly() -> Rate:
+    row = _data()["kms"]["key_monthly"]
+    return Rate(float(row["price"]) / hours_per_month(), source_text(row["sources"]))
+
+
+def nat_gateway_hourly(region: Optional[str]) -> Price:
+    return _rate((_region(region) or {}).get("nat_gateway_hourly")) or _missing_region(region, "NAT gateway")
+
+
+def public_ipv4_hourly(region: Optional[str]) -> Price:
+    return _rate((_region(region) or {}).get("public_ipv4_hourly")) or _missing_region(region, "public IPv4")
+
+
+def amp_collector_hourly(region: Optional[str]) -> Price:
+    """An Amazon Managed Service for Prometheus collector (scraper), per hour it runs (plus samples: usage)."""
+    row = (_region(region) or {}).get("amp_collector_hourly")
+    if isinstance(row, dict) and row.get("price") is None:
+        return Missing(f"AWS managed collector price not read: {source_text(row['sources'])}")
+    return _rate(row) or _missing_region(region, "AWS managed collector (Amazon Managed Service for Prometheus)")
+
+
+def ebs_gb_hourly(region: Optional[str], volume_type: str) -> Price:
+    rate = _rate(((_region(region) or {}).get("ebs_gb_month") or {}).get(volume_type))
+    if rate is None:
+        return _missing_region(region, f"EBS {volume_type}")
+    return Rate(rate.value / hours_per_month(), rate.source)
+
+
+def ebs_gp3_extra_hourly(region: Optional[str], iops: float, throughput: float) -> Price:
+    """gp3 IOPS and throughput provisioned above the free baseline, per volume-hour (0 at the baseline)."""
+    row = (_region(region) or {}).get("ebs_gp3_extra")
+    if row is None:
+        return _missing_region(region, "EBS gp3 IOPS/throughput")
+    extra = max(0.0, iops - row["free_iops"]) * row["iops_month"] + max(0.0, throughput - row["free_throughput"]) * row["throughput_month"]
+    return Rate(extra / hours_per_month(), source_text(row["sources"]))
+
+
+def fsx_lustre_gb_hourly(region: Optional[str], deployment_type: str, throughput: Optional[int]) -> Price:
+    table = (_region(region) or {}).get("fsx_lustre_gb_month")
+    if table is None:
+        return _missing_region(region, "FSx for Lustre")
+    tiers = table.get(deployment_type)
+    price = (tiers or {}).get(str(throughput)) if throughput is not None else None
+    if price is None:
+        tier = deployment_type if throughput is None else f"{deployment_type} at {throughput} MB/s/TiB"
+        return Missing(f"the catalog has no FSx for Lustre price for {tier} in {region}")
+    return Rate(float(price) / hours_per_month(), source_text(table["sources"]))
+
+
+def fsx_lustre_min_gib() -> int:
+    return int(_data()["fsx_lustre"]["min_gib"])
+
+
+def cloud_nat(region: Optional[str]) -> Optional[dict]:
+    row = (_region(region) or {}).get("cloud_nat")
+    return dict(row, source=source_text(row["sources"])) if row else None
+
+
+def cloud_nat_hourly(region: Optional[str], vms: int, ips: int) -> Price:
+    """Public Cloud NAT gateway-hour for `vms` VMs (capped at 32) plus its external IP addresses."""
+    row = cloud_nat(region)
+    if row is None:
+        return _missing_region(region, "Cloud NAT")
+    gateway = row["cap_hourly"] if vms > row["cap_vms"] else row["per_vm_hourly"] * vms
+    return Rate(gateway + row["ip_hourly"] * ips, row["source"])
+
+
+def pd_gib_hourly(region: Optional[str], disk_type: str) -> Price:
+    rate = _rate(((_region(region) or {}).get("pd_gib_month") or {}).get(disk_type))
+    if rate is None:
+        return _missing_region(region, f"{disk_type} disk")
+    return Rate(rate.value / hours_per_month(), rate.source)
+
+
+def filestore_tier(csi_tier: str) -> str:
+    """The Filestore API tier of a GKE CSI StorageClass `tier` parameter (standard -> BASIC_HDD)."""
+    return _data()["filestore"]["csi_tiers"].get(csi_tier, csi_tier.upper())
+
+
+def filestore_min_gib(tier: str, gke_csi: bool = False) -> Optional[int]:
+    data = _data()["filestore"]
+    if gke_csi and tier in data["min_gib_gke_csi"]:
+        return int(data["min_gib_gke_csi"][tier])
+    found = data["min_gib"].get(tier)
+    return None if found is None else int(found)
+
+
+def filestore_gib_hourly(region: Optional[str], tier: str) -> Price:
+    return _rate(((_region(region) or {}).get("filestore_gib_hour") or {}).get(tier)) or _missing_region(
+        region, f"Filestore {tier}")
+
+
+def gce_machine_hourly(region: Optional[str], machine_type: str) -> Price:
+    return _rate(((_region(region) or {}).get("machines") or {}).get(machine_type)) or Missing(
+        f"the catalog has no price for machine type {machine_type} in {region} (cloud.google.com/compute/vm-instance-pricing "
+        "not read yet)")

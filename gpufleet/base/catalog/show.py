@@ -1,0 +1,114 @@
+"""`gpufleet catalog show [TYPE|GPU]`: catalog facts with their sources, as text.
+
+With no argument: the catalog's files and dates, and the names it knows. With an EC2 instance type, a GCP
+machine type, or a GPU model: that entry's facts, then each source it cites, spelled out.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from gpufleet.base import catalog
+from gpufleet.base.catalog import _load, aws, gcp, offerings
+
+
+def _sources(file: str, keys) -> list[str]:
+    table = _load(file).get("sources", {})
+    return [f"  [{k}] {table.get(k, '(source key not found)')}" for k in keys]
+
+
+def _aws(name: str) -> list[str]:
+    t = aws.instance_type(name)
+    price_date = _load("aws_instances.yaml")["prices_as_of"]
+    lines = [
+        f"EC2 instance type {name}",
+        f"  GPU: {t.gpus} x {t.gpu}" if t.gpus else "  GPU: none (CPU type)",
+        f"  network cards: {t.network_cards}; EFA interfaces: {t.efa_interfaces}"
+        + (f" (secondary: {t.efa_secondary})" if t.efa_interfaces else ""),
+        f"  price (USD/h, us-east-1, as of {price_date}): on-demand {_money(t.on_demand)}, spot {_money(t.spot)}",
+    ]
+    where = offerings.aws_regions_offering(name)
+    lines.append(f"  offered in (recorded regions): {', '.join(where) if where else 'not recorded'}")
+    return lines + ["sources:"] + _sources("aws_instances.yaml", t.sources)
+
+
+def _gcp(name: str) -> list[str]:
+    m = gcp.machine(name)
+    lines = [
+        f"GCP machine type {name}",
+        f"  accelerator: {m.accelerator} ({m.gpu}), count {'/'.join(map(str, m.counts))}",
+        f"  sold as: {', '.join(m.sale_options)}" + (" (on-demand normally through a reservation)" if m.on_demand_needs_reservation else ""),
+        f"  GPUDirect: {m.gpudirect.kind} ({m.gpudirect.additional_node_networks} additional networks)" if m.gpudirect else "  GPUDirect: none",
+        f"  boot disk: {m.boot_disk}",
+        f"  price (USD/h, us-central1, as of {gcp.price_date()}): on-demand {_money(m.on_demand)}, spot {_money(m.spot)}"
+        + (f"; per GPU on-demand {_money(m.gpu_on_demand)}, spot {_money(m.gpu_spot)}" if m.gpu_on_demand else ""),
+    ]
+    where = offerings.gcp_zones_offering(name, m.accelerator)
+    lines.append(f"  offered in (recorded zones): {', '.join(where) if where else 'not recorded'}")
+    return lines + ["sources:"] + _sources(gcp.FILE, m.sources)
+
+
+def _amd_gpu(name: str) -> list[str]:
+    from gpufleet.base.catalog import amd
+
+    g, f = catalog.gpu(name), amd.amd_facts()[name]
+    lines = [
+        f"GPU {name} (AMD Instinct, k3s pools only)",
+        f"  architecture: {g.architecture}; memory: {g.memory_gb} GB; minimum AMD GPU Driver: {f.min_driver}"
+        + (f"; {f.devices_per_gpu} devices per GPU" if f.devices_per_gpu > 1 else ""),
+    ]
+    if f.partitions:
+        for compute, n in f.partitions.compute.items():
+            memory = ", ".join(m + (f" (driver >= {d})" if d else "") for m, d in f.partitions.memory.get(compute, {}).items())
+            lines.append(f"  partition {compute}: {n} per GPU; memory {memory}")
+    else:
+        lines.append("  partitions: none (advertised whole)")
+    return lines + ["sources:"] + _sources(amd.FILE, g.sources)
+
+
+def _gpu(name: str) -> list[str]:
+    g = catalog.gpu(name)
+    if g.amd:
+        return _amd_gpu(name)
+    lines = [
+        f"GPU {name}",
+        f"  architecture: {g.architecture}; memory: {g.memory_gb} GB; minimum driver branch: {g.min_driver_branch or 'not recorded'}",
+    ]
+    if g.mig:
+        profiles = ", ".join(f"{p} x{n}" for p, n in g.mig.profiles.items())
+        lines.append(f"  MIG: up to {g.mig.max_instances} instances; profiles: {profiles}")
+    else:
+        lines.append("  MIG: not supported")
+    ec2 = [n for n, t in aws.instance_types().items() if t.gpu == name]
+    gce = [n for n, m in gcp.machines().items() if m.gpu == name]
+    lines.append(f"  EC2 types: {', '.join(ec2) or 'none'}; GCP machine types: {', '.join(gce) or 'none'}")
+    return lines + ["sources:"] + _sources("gpus.yaml", g.sources)
+
+
+def _money(value: Optional[float]) -> str:
+    return "not sold / unpriced" if value is None else f"{value:.4g}"
+
+
+def _overview() -> list[str]:
+    lines = ["gpufleet catalog (gpufleet/base/catalog/)"]
+    lines += [f"  {f}: facts as of {d}" for f, d in catalog.catalog_dates().items()]
+    lines.append(f"  GPUs: {', '.join(catalog.gpu_models())}")
+    lines.append(f"  EC2 instance types: {', '.join(aws.instance_types())}")
+    lines.append(f"  GCP machine types: {', '.join(gcp.machines())}")
+    lines.append(f"  recorded offerings: {len(offerings.aws_regions())} AWS regions, {len(offerings.gcp_zones())} GCP zones")
+    lines.append("show one: gpufleet catalog show p5.48xlarge | a3-highgpu-8g | H100-80GB")
+    return lines
+
+
+def show(name: Optional[str] = None) -> str:
+    """Text for `gpufleet catalog show [name]`; KeyError (with what is known) when the name is unknown."""
+    if not name:
+        return "\n".join(_overview()) + "\n"
+    if name in aws.instance_types():
+        return "\n".join(_aws(name)) + "\n"
+    if name in gcp.machines():
+        return "\n".join(_gcp(name)) + "\n"
+    if name in catalog.gpu_models():
+        return "\n".join(_gpu(name)) + "\n"
+    known = sorted(aws.instance_types()) + sorted(gcp.machines()) + sorted(catalog.gpu_models())
+    raise KeyError(f"'{name}' is not an EC2 instance type, GCP machine type or GPU model in the catalog (known: {', '.join(known)})")

@@ -1,0 +1,219 @@
+"""Label, taint and annotation keys shared by components and policies, so they cannot drift."""
+
+from __future__ import annotations
+
+# The extended resource the NVIDIA device plugin advertises, and the taint key that keeps
+# non-GPU work off GPU nodes (the GPU Operator's daemonsets tolerate it by default).
+GPU_RESOURCE = "nvidia.com/gpu"
+# With MIG's mixed strategy the device plugin advertises one resource per profile: nvidia.com/mig-<profile>.
+MIG_RESOURCE_PREFIX = "nvidia.com/mig-"
+GPU_TAINT_KEY = "nvidia.com/gpu"
+GPU_TAINT_VALUE = "true"
+GPU_TAINT_EFFECT = "NoSchedule"
+
+# AMD Instinct pools (issue 17): the AMD device plugin advertises `amd.com/gpu` (with the `single` resource naming
+# strategy gpufleet uses, also for every partition; ROCm/gpu-operator docs/device_plugin/device-plugin.md), and AMD
+# pools carry the NoSchedule taint of the same key. The AMD GPU Operator's Device Config Manager applies the
+# partition profile a node's `dcm.amd.com/gpu-config-profile` label names, and taints a node `amd-dcm=up:NoExecute`
+# while it partitions (docs/dcm/applying-partition-profiles.rst).
+AMD_GPU_RESOURCE = "amd.com/gpu"
+AMD_GPU_TAINT_KEY = "amd.com/gpu"
+AMD_DCM_PROFILE_LABEL = "dcm.amd.com/gpu-config-profile"
+AMD_DCM_TAINT_KEY = "amd-dcm"
+# What the GPU operators' node discovery (NFD) labels: PCI vendor 1002 (AMD), 10de (NVIDIA); the AMD chart's
+# default NodeFeatureRule labels AMD GPU nodes `feature.node.kubernetes.io/amd-gpu: "true"`.
+AMD_NFD_LABEL = "feature.node.kubernetes.io/amd-gpu"
+
+# Labels gpufleet puts on every GPU node so schedulers, queues and policies can select them.
+POOL_LABEL = "gpufleet.io/pool"
+GPU_MODEL_LABEL = "gpufleet.io/gpu-model"
+CAPACITY_TYPE_LABEL = "gpufleet.io/capacity-type"  # on-demand | spot
+GPU_NODE_LABEL = "gpufleet.io/gpu"  # "true" on GPU nodes
+
+# Namespaces gpufleet creates for a team (gpufleet:addons.kueue.teams) carry the team's name.
+TEAM_LABEL = "gpufleet.io/team"
+
+# `gpufleet verify`: the run id on every object a run creates (gpufleet/app/verify/), so cleanup finds them all.
+VERIFY_RUN_LABEL = "gpufleet.io/verify"
+
+# Tag on every cloud resource gpufleet creates for a cluster (EKS: cluster, roles, security groups, file systems).
+CLUSTER_TAG = "gpufleet.io/cluster"
+
+# Reserved pools: what the stack declares its reservation holds, tagged on the EKS launch template (and as GCE
+# resource labels on GKE pools, `gpufleet-reservation-*`): the policy `reservation-placement` reads them.
+RESERVATION_TAG_PREFIX = "gpufleet.io/reservation-"
+GKE_RESERVATION_LABEL_PREFIX = "gpufleet-reservation-"
+# GKE DWS: queued-provisioning nodes carry this taint (GKE adds it) and label (gpufleet adds it, as
+# cluster-toolkit's gke-node-pool does: only the taint is automatic); flex-start nodes this label (GKE adds it).
+GKE_QUEUED_KEY = "cloud.google.com/gke-queued"
+GKE_FLEX_START_LABEL = "cloud.google.com/gke-flex-start"
+# GKE DWS: the ProvisioningRequest class of queued provisioning (GKE "Run a large-scale workload with
+# flex-start with queued provisioning").
+GKE_QUEUED_PROVISIONING_CLASS = "queued-provisioning.gke.io"
+
+# Spot nodes carry this taint in addition to the GPU taint: only interruption-tolerant work lands.
+SPOT_TAINT_KEY = "gpufleet.io/spot"
+
+# Keys gpufleet sets itself on GPU nodes: a pool's own `labels`/`taints` may not use them (a user label
+# `gpufleet.io/capacity-type: on-demand` on a spot pool would send on-demand-only work to spot nodes).
+RESERVED_LABEL_PREFIX = "gpufleet.io/"
+RESERVED_TAINT_KEYS = (GPU_TAINT_KEY, SPOT_TAINT_KEY, AMD_GPU_TAINT_KEY, AMD_DCM_TAINT_KEY)
+
+# Per-node selectors read by the GPU Operator (device plugin sharing config, MIG layout).
+DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
+MIG_CONFIG_LABEL = "nvidia.com/mig.config"
+
+# Nodes of RDMA pools: the Network Operator's daemons (RDMA device plugin, Multus, CNI plugins, IPAM)
+# are pinned to them by node affinity.
+RDMA_NODE_LABEL = "gpufleet.io/rdma"  # "true" on RDMA pools' nodes
+
+# Declarations the policy pack reads off a Kubernetes object (the GPU Operator's namespace), so
+# `pulumi preview --policy-pack policies` judges driver/CUDA alignment without extra policy config.
+CUDA_VERSIONS_ANNOTATION = "gpufleet.io/cuda-versions"  # "12.8,13.0"
+PREINSTALLED_DRIVER_ANNOTATION = "gpufleet.io/preinstalled-driver-version"  # "580.95.05"
+# The same for AMD pools, on the AMD GPU Operator's namespace: the ROCm releases the workloads use and the AMD GPU
+# Driver the nodes run (inbox: as declared; operator-managed: the DeviceConfig's spec.driver.version).
+ROCM_VERSIONS_ANNOTATION = "gpufleet.io/rocm-versions"  # "7.2,7.0"
+AMD_DRIVER_ANNOTATION = "gpufleet.io/amd-driver-version"  # "30.30.3"
+
+# The Kubernetes provider waits on a custom resource until this annotation's condition holds (pulumi-kubernetes
+# >= 4.18.0, "pulumi.com/waitFor": "jsonpath={.status.state}=ready" or "condition=Ready").
+PULUMI_WAIT_FOR_ANNOTATION = "pulumi.com/waitFor"
+# pulumi-kubernetes: "true" skips every await of the object (its waitFor too; provider pkg/metadata/overrides.go).
+PULUMI_SKIP_AWAIT_ANNOTATION = "pulumi.com/skipAwait"
+
+# Exemptions are visible: a label/tag `gpufleet.io/exempt-<policy>: "<reason>"`.
+EXEMPT_PREFIX = "gpufleet.io/exempt-"
+
+
+# The policy pack's rule names (policies/pack.py; a test keeps the two equal), for validating exemptions.
+POLICY_NAMES = (
+    "gpu-pool-scale-to-zero",
+    "gpu-driver-cuda-alignment",
+    "gpu-operator-version-support",
+    "gpu-operator-driver-conflict",
+    "gpu-sharing-valid",
+    "gpu-pool-taint",
+    "spot-pool-safety",
+    "spot-pool-diversified",
+    "rdma-placement",
+    "secure-defaults",
+    "gpu-cuda-minor-version-compat",
+    "stateful-resource-protection",
+    "reservation-placement",
+    "gpu-observability",
+)
+# The rule that wants stateful resources protected: components carry a stack's reason for turning protection
+# off as this rule's exemption.
+STATEFUL_PROTECTION_POLICY = "stateful-resource-protection"
+
+
+def exempt_key(policy_name: str) -> str:
+    """The label/tag key that exempts a resource from one policy (its value is the reason)."""
+    return f"{EXEMPT_PREFIX}{policy_name}"
+
+
+def gcp_exempt_key(policy_name: str) -> str:
+    """The same key spelled as a GCP label allows ([a-z0-9_-], no "." or "/"): gpufleet-exempt-<policy>."""
+    return "gpufleet-exempt-" + policy_name
+
+
+def gpu_taint(vendor: str = "nvidia") -> dict[str, str]:
+    """The GPU taint in Kubernetes' own shape (nvidia.com/gpu, or amd.com/gpu on AMD pools)."""
+    key = AMD_GPU_TAINT_KEY if vendor == "amd" else GPU_TAINT_KEY
+    return {"key": key, "value": GPU_TAINT_VALUE, "effect": GPU_TAINT_EFFECT}
+
+
+GPU_RESOURCE_PREFIXES = ("nvidia.com/", "amd.com/")
+
+
+def is_gpu_resource(resource: str) -> bool:
+    """Whether an extended resource counts GPUs (whole, shared, MIG slices or AMD partitions) of either vendor."""
+    return resource.startswith(GPU_RESOURCE_PREFIXES)
+
+
+def gpu_resource(vendor: str = "nvidia") -> str:
+    """The extended resource a vendor's device plugin advertises whole GPUs (or AMD partitions) as."""
+    return AMD_GPU_RESOURCE if vendor == "amd" else GPU_RESOURCE
+
+
+def taint_string(key: str, value: str, effect: str) -> str:
+    """A taint as kubelet/k3s flags spell it: key=value:Effect."""
+    return f"{key}={value}:{effect}"
+
+
+# EKS (issue 3). The EFA device plugin advertises this resource; EFA pools carry the label so the
+# plugin's daemonset and training jobs can select them (mixing EFA and non-EFA nodes breaks NCCL).
+EFA_RESOURCE = "vpc.amazonaws.com/efa"
+EFA_LABEL = "gpufleet.io/efa"
+# The pool label value of the EKS system (CPU) node group: operators and the autoscaler run there.
+SYSTEM_POOL = "system"
+# Cluster autoscaler discovery and scale-from-zero node-template tags on EKS node groups
+# (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/README.md).
+CA_ENABLED_TAG = "k8s.io/cluster-autoscaler/enabled"
+CA_OWNED_TAG = "k8s.io/cluster-autoscaler/{cluster}"
+CA_PREFIX = "k8s.io/cluster-autoscaler/"
+CA_TEMPLATE_PREFIX = "k8s.io/cluster-autoscaler/node-template/"
+CA_TEMPLATE_LABEL = "k8s.io/cluster-autoscaler/node-template/label/"
+CA_TEMPLATE_TAINT = "k8s.io/cluster-autoscaler/node-template/taint/"
+CA_TEMPLATE_RESOURCE = "k8s.io/cluster-autoscaler/node-template/resources/"
+# GKE: the value GKE gives the nvidia.com/gpu taint on GPU node pools (gpufleet declares the same
+# taint, so the pool's taints are explicit and do not depend on GKE's cluster composition rule).
+GKE_GPU_TAINT_VALUE = "present"
+# GKE multi-networking pod annotations (GKE "Set up multi-network support for Pods"; Google's GPUDirect NCCL tests,
+# container-engine-accelerators gpudirect-tcpx/nccl-test-latest.yaml @fee88336): the pod's default interface and
+# its interfaces, a JSON list of {interfaceName, network} naming Network objects (components/gke GkeGpuDirectWiring).
+GKE_DEFAULT_INTERFACE_ANNOTATION = "networking.gke.io/default-interface"
+GKE_INTERFACES_ANNOTATION = "networking.gke.io/interfaces"
+# GKE's NRI device injector: `devices.gke.io/container.<container name>` lists device nodes to inject into that
+# container (container-engine-accelerators nri_device_injector/README.md @bd4a7491).
+GKE_DEVICES_ANNOTATION_PREFIX = "devices.gke.io/container."
+# Multus: the pod annotation naming the NetworkAttachmentDefinitions to attach as extra interfaces (Kubernetes
+# Network Plumbing Working Group, "Kubernetes Network Custom Resource Definition De-facto Standard" v1, section 4.1.2,
+# which Multus implements); the k3s NCCL pair attaches the pool's RDMA network with it (gpufleet/app/verify/nccl/allreduce.py).
+MULTUS_NETWORKS_ANNOTATION = "k8s.v1.cni.cncf.io/networks"
+# GKE: this node label turns off GKE's own device plugin (set when the GPU Operator runs the stack).
+GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL = "gke-no-default-nvidia-gpu-device-plugin"
+# GPU Operator: a node labelled `<operand deploy label>=false` keeps that operand off (the operator only sets the
+# label where it is absent or empty: NVIDIA/gpu-operator at the pinned release (versions.GPU_OPERATOR, commit 10ee5b36)
+# controllers/state_manager.go lines 476-485; the
+# device plugin DaemonSet selects `...device-plugin: "true"`, assets/state-device-plugin/0500_daemonset.yaml line 20).
+# Bottlerocket's NVIDIA variants run their own device plugin, so gpufleet sets it to "false" on those pools.
+GPU_OPERATOR_DEVICE_PLUGIN_DEPLOY_LABEL = "nvidia.com/gpu.deploy.device-plugin"
+# EKS: the cluster autoscaler's AWS GPU label (cloudprovider/aws GPULabel). A ready node carrying it but no
+# allocatable nvidia.com/gpu yet is treated as still starting, so the autoscaler does not add a second GPU
+# node while the device plugin comes up (core/.../customresources/gpu_processor.go).
+EKS_CA_GPU_LABEL = "k8s.amazonaws.com/accelerator"
+
+# Labels a kubelet may give its own node (`--node-labels`, k3s `node-label`): in the kubernetes.io / k8s.io
+# namespaces only these keys and the two namespaces below; any other such key stops the kubelet at start
+# ("unknown 'kubernetes.io' or 'k8s.io' labels specified with --node-labels", k3s-io/k3s#10916;
+# kubernetes k8s.io/kubelet/pkg/apis/well_known_labels.go).
+KUBELET_ALLOWED_LABELS = frozenset({
+    "beta.kubernetes.io/arch", "beta.kubernetes.io/instance-type", "beta.kubernetes.io/os",
+    "failure-domain.beta.kubernetes.io/region", "failure-domain.beta.kubernetes.io/zone",
+    "kubernetes.io/arch", "kubernetes.io/hostname", "kubernetes.io/os", "node.kubernetes.io/instance-type",
+    "topology.kubernetes.io/region", "topology.kubernetes.io/zone",
+})
+KUBELET_ALLOWED_LABEL_NAMESPACES = ("kubelet.kubernetes.io", "node.kubernetes.io")
+
+
+def kubelet_may_set(key: str) -> bool:
+    """Whether a kubelet may register its node with this label key (the kubelet's own rule)."""
+    namespace = key.split("/", 1)[0] if "/" in key else ""
+
+    def within(ns: str) -> bool:
+        return namespace == ns or namespace.endswith("." + ns)
+
+    if not (within("kubernetes.io") or within("k8s.io")) or key in KUBELET_ALLOWED_LABELS:
+        return True
+    return any(within(ns) for ns in KUBELET_ALLOWED_LABEL_NAMESPACES)
+
+# node-problem-detector's node condition on k3s GPU nodes whose kernel log shows an XID of a broken-GPU class
+# (components/k3s/xid_monitor.py sets it, components/observability/alerts.py alerts on it, docs/observability.md).
+GPU_UNHEALTHY_CONDITION = "GpuUnhealthy"
+
+# KEDA (gpufleet:addons.keda) on a managed Prometheus (amp on EKS, gke-managed on GKE): the ClusterTriggerAuthentication
+# gpufleet creates with the cloud's pod identity for KEDA's operator; a ScaledObject's prometheus trigger names it
+# (`authenticationRef: {kind: ClusterTriggerAuthentication, name: gpufleet-prometheus}`, examples/).
+KEDA_PROMETHEUS_AUTH = "gpufleet-prometheus"

@@ -1,0 +1,357 @@
+"""gpufleet:cluster.eks — an Amazon EKS control plane: network, endpoint access, encryption, access
+entries, the system node group, the cluster autoscaler and AWS storage, and what a pool's EKS settings resolve to
+(instance types, zone, local storage, EFA interfaces). The checks against the rest of the stack: eks_checks.py.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Literal, Optional
+
+from pydantic import Field, field_validator, model_validator
+
+from gpufleet.base.catalog import aws as aws_catalog
+from gpufleet.base.spec.base import Model
+
+NAMESPACE = "gpufleet"
+LOG_TYPES = ("api", "audit", "authenticator", "controllerManager", "scheduler")
+# EKS access policies an access entry may get (arn:aws:eks::aws:cluster-access-policy/<name>).
+ACCESS_POLICIES = {
+    "cluster-admin": "AmazonEKSClusterAdminPolicy",
+    "admin": "AmazonEKSAdminPolicy",
+    "edit": "AmazonEKSEditPolicy",
+    "view": "AmazonEKSViewPolicy",
+}
+GPU_AMIS = ("al2023-nvidia", "bottlerocket-nvidia")
+
+
+def _cidr(value: str) -> str:
+    try:
+        ipaddress.ip_network(value, strict=True)
+    except ValueError:
+        raise ValueError(f"'{value}' is not a CIDR block such as 10.0.0.0/16") from None
+    return value
+
+
+class EksSubnet(Model):
+    """An existing private subnet the cluster and its nodes use."""
+
+    id: str = Field(pattern=r"^subnet-[0-9a-f]{8,17}$")
+    """Subnet id, e.g. subnet-0123456789abcdef0."""
+    availability_zone: str = Field(pattern=r"^[a-z]{2}(-[a-z]+)+-\d[a-z]$")
+    """The subnet's availability zone (gpufleet checks that EFA pools stay in one zone)."""
+
+
+class EksNetworkSpec(Model):
+    """A new VPC (give `availabilityZones`) or existing private subnets (give `vpcId` and `subnets`)."""
+
+    availability_zones: list[str] = []
+    """New VPC: one private and one public subnet in each zone (at least 2), NAT for the private ones."""
+    vpc_cidr: str = "10.0.0.0/16"
+    """New VPC: its CIDR; private subnets get /19-sized slices of a /16, public ones smaller slices."""
+    secondary_cidrs: list[str] = []
+    """New VPC: secondary CIDR blocks (e.g. 100.64.0.0/16 from RFC 6598) associated with the VPC; the first is split
+    into one subnet per zone where nodes and their pods get addresses, so pods do not exhaust a small primary range
+    (as awslabs/ai-on-eks does). Default: none, nodes in the primary private subnets."""
+    single_nat_gateway: bool = False
+    """New VPC: one NAT gateway for all zones (cheaper, one zone's outage cuts egress); default: one per zone."""
+    vpc_id: Optional[str] = Field(default=None, pattern=r"^vpc-[0-9a-f]{8,17}$")
+    """Existing network: the VPC of `subnets`."""
+    subnets: list[EksSubnet] = []
+    """Existing network: private subnets (with NAT egress) in at least 2 zones."""
+
+    _check_cidr = field_validator("vpc_cidr")(lambda cls, v: _cidr(v))
+
+    @field_validator("secondary_cidrs")
+    @classmethod
+    def _secondary(cls, v: list[str]) -> list[str]:
+        for c in v:
+            _cidr(c)
+            prefix = ipaddress.ip_network(c).prefixlen
+            # Amazon VPC: an IPv4 CIDR block (primary or secondary) is /16 to /28; at most 5 per VPC by default.
+            if not 16 <= prefix <= 28:
+                raise ValueError(f"{c}: a VPC CIDR block must be /16 to /28")
+        if len(v) > 4:
+            raise ValueError("at most 4 secondary CIDR blocks (a VPC holds 5 IPv4 blocks by default)")
+        return v
+
+    @model_validator(mode="after")
+    def _one_mode(self) -> "EksNetworkSpec":
+        if self.subnets or self.vpc_id:
+            if self.availability_zones:
+                raise ValueError("give either availabilityZones (new VPC) or vpcId + subnets (existing network), not both")
+            if not (self.subnets and self.vpc_id):
+                raise ValueError("an existing network needs both vpcId and subnets")
+            if self.secondary_cidrs:
+                raise ValueError("secondaryCidrs is for a new VPC; with an existing network, list the subnets nodes use")
+            zones = {s.availability_zone for s in self.subnets}
+        else:
+            zones = set(self.availability_zones)
+            if len(zones) != len(self.availability_zones):
+                raise ValueError("availabilityZones has duplicates")
+        if len(zones) < 2:
+            raise ValueError(f"EKS needs subnets in at least 2 availability zones (got {len(zones)})")
+        return self
+
+    @property
+    def existing(self) -> bool:
+        return bool(self.subnets)
+
+    def zones(self) -> list[str]:
+        if self.existing:
+            return sorted({s.availability_zone for s in self.subnets})
+        return list(self.availability_zones)
+
+
+class EksEndpointSpec(Model):
+    """Who reaches the Kubernetes API."""
+
+    public_access_cidrs: list[str] = []
+    """CIDRs allowed to reach a public endpoint; empty (default) keeps the endpoint private to the VPC, so
+    `pulumi up` must then run from inside the VPC (or over VPN/peering)."""
+
+    @field_validator("public_access_cidrs")
+    @classmethod
+    def _cidrs(cls, values: list[str]) -> list[str]:
+        for v in values:
+            _cidr(v)
+            if v in ("0.0.0.0/0", "::/0"):
+                raise ValueError(f"'{v}' opens the API to the whole internet; list your own CIDRs")
+        return values
+
+
+class EksAccessEntry(Model):
+    """An IAM principal given Kubernetes access through an EKS access entry (API authentication mode)."""
+
+    principal_arn: str = Field(pattern=r"^arn:aws[a-z-]*:iam::\d{12}:(role|user)/.+$")
+    """IAM role or user ARN."""
+    policy: Literal["cluster-admin", "admin", "edit", "view"] = "cluster-admin"
+    """EKS access policy, cluster-wide: cluster-admin | admin | edit | view."""
+
+
+class EksSystemPoolSpec(Model):
+    """The on-demand CPU node group for operators, the autoscaler and other system pods."""
+
+    instance_types: list[str] = Field(default=["m7i.xlarge"], min_length=1)
+    """EC2 instance types (CPU)."""
+    min_nodes: int = Field(default=2, ge=1)
+    """Minimum size; 2 keeps system pods available through a node's loss."""
+    max_nodes: int = Field(default=4, ge=1)
+    """Maximum size."""
+    root_volume_gib: int = Field(default=50, ge=20, le=16384)
+    """Encrypted gp3 root volume size."""
+
+    @model_validator(mode="after")
+    def _max_at_least_min(self) -> "EksSystemPoolSpec":
+        if self.max_nodes < self.min_nodes:
+            raise ValueError(f"maxNodes ({self.max_nodes}) must be >= minNodes ({self.min_nodes})")
+        return self
+
+
+class EksAutoscalerSpec(Model):
+    """What scales the GPU pools: the cluster autoscaler (Helm, node groups discovered by tag) or Karpenter (Helm,
+    a NodePool + EC2NodeClass per GPU pool instead of a managed node group). Both run on the system pool.
+    `autoscaler: karpenter` is short for `autoscaler: {kind: karpenter}`."""
+
+    kind: Literal["cluster-autoscaler", "karpenter"] = "cluster-autoscaler"
+    """cluster-autoscaler: a managed node group per GPU pool. karpenter: Karpenter launches each GPU pool's nodes
+    (NodePool + EC2NodeClass), diversifying over the pool's instance types and capacity types."""
+    enabled: bool = True
+    """Install it; without it GPU pools stay at their minimum size (cluster-autoscaler only)."""
+    identity: Literal["pod-identity", "irsa"] = "pod-identity"
+    """karpenter: how the controller gets its IAM role: EKS Pod Identity (the eks-pod-identity-agent add-on and a
+    pod identity association; Karpenter's getting-started default) or IRSA (the cluster's OIDC provider)."""
+    interruption_queue: bool = True
+    """karpenter: the SQS interruption queue and its EventBridge rules (spot interruption, rebalance, instance
+    state change, scheduled change, capacity reservation interruption), so Karpenter drains nodes before EC2
+    takes them. Required when a pool is spot or reserved."""
+    consolidate_after: str = Field(default="30m", pattern=r"^(\d+[smh])+$")
+    """karpenter: how long a GPU node must be empty before Karpenter removes it (consolidation WhenEmpty only, so
+    running jobs are never moved); long enough that a pod pulling a large CUDA image does not lose its node."""
+    disruption_budget: str = Field(default="1", pattern=r"^(\d+|\d+%)$")
+    """karpenter: at most this many (or this percentage of) a pool's nodes are disrupted at once."""
+    expander: Literal["least-waste", "random", "most-pods", "price", "priority"] = "least-waste"
+    """Which node group to grow when several fit."""
+    scale_down_unneeded_time: str = Field(default="10m", pattern=r"^\d+[smh]$")
+    """How long a node must be unneeded before it is removed (idle GPU nodes are expensive)."""
+    scale_down_delay_after_add: str = Field(default="10m", pattern=r"^\d+[smh]$")
+    """How long after a scale-up scale-down is considered again."""
+    scale_down_utilization_threshold: float = Field(default=0.5, gt=0, le=1)
+    """A node below this requested/allocatable ratio is a scale-down candidate."""
+
+
+class FsxDataRepositorySpec(Model):
+    """A data repository association: a directory of the shared file system linked to an S3 prefix."""
+
+    s3_path: str = Field(pattern=r"^s3://[a-z0-9.-]{3,63}(/.*)?$")
+    """The S3 bucket (and prefix) linked, e.g. s3://my-datasets/llama."""
+    file_system_path: str = Field(pattern=r"^/[^\s]*$")
+    """Directory of the file system it appears under, e.g. /data (awslabs/ai-on-eks uses /data)."""
+    auto_import: bool = True
+    """Files created, changed or deleted in S3 show up in the file system (auto_import_policy NEW, CHANGED, DELETED)."""
+    auto_export: bool = True
+    """Files created, changed or deleted in the file system are written back to S3 (auto_export_policy)."""
+
+
+class FsxSharedFileSystemSpec(Model):
+    """One FSx for Lustre file system gpufleet creates for the whole cluster (static provisioning: a
+    PersistentVolume PVCs bind by name), optionally linked to S3 by data repository associations."""
+
+    storage_capacity_gib: int = Field(default=2400, ge=1200)
+    """Size; PERSISTENT_2 takes 1200 or a multiple of 2400 GiB (FSx for Lustre User Guide, storage capacity)."""
+    data_repository_associations: list[FsxDataRepositorySpec] = Field(default=[], max_length=8)
+    """S3 prefixes linked into the file system (at most 8 per file system); default: none."""
+
+    @field_validator("storage_capacity_gib")
+    @classmethod
+    def _capacity(cls, v: int) -> int:
+        if v != 1200 and v % 2400:
+            raise ValueError(f"PERSISTENT_2 file systems hold 1200 GiB or a multiple of 2400 GiB (got {v})")
+        return v
+
+
+class FsxLustreSpec(Model):
+    """FSx for Lustre for datasets and checkpoints: the CSI add-on and a dynamically provisioning StorageClass."""
+
+    storage_class_name: str = "fsx-lustre"
+    """StorageClass name PVCs ask for."""
+    deployment_type: Literal["PERSISTENT_2", "PERSISTENT_1", "SCRATCH_2"] = "PERSISTENT_2"
+    """FSx deployment type; PERSISTENT_2 survives file server failures."""
+    per_unit_storage_throughput: Optional[int] = 250
+    """PERSISTENT_*: MB/s per TiB (PERSISTENT_2: 125 | 250 | 500 | 1000)."""
+    s3_import_path: Optional[str] = Field(default=None, pattern=r"^s3://[a-z0-9.-]{3,63}(/.*)?$")
+    """Link the file system to an S3 prefix (SCRATCH_2 or PERSISTENT_1 only)."""
+    s3_export_path: Optional[str] = Field(default=None, pattern=r"^s3://[a-z0-9.-]{3,63}(/.*)?$")
+    """Where `hsm_archive` exports go (needs s3ImportPath)."""
+    availability_zone: Optional[str] = None
+    """Zone of the file systems; default: the zone of the EFA pools, else the network's first zone."""
+    shared: Optional[FsxSharedFileSystemSpec] = None
+    """Also create one shared PERSISTENT_2 file system (a PersistentVolume named after the StorageClass + `-shared`),
+    linked to S3 by data repository associations, as awslabs/ai-on-eks infra/base/terraform/fsx-for-lustre.tf does;
+    default: none, only the dynamically provisioning StorageClass."""
+    reclaim_policy: Literal["Retain", "Delete"] = "Retain"
+    """What happens to a file system when its PVC is deleted; default Retain keeps datasets and
+    checkpoints (delete unused file systems yourself: they bill while they exist)."""
+
+    @model_validator(mode="after")
+    def _combinations(self) -> "FsxLustreSpec":
+        if self.s3_import_path and self.deployment_type == "PERSISTENT_2":
+            raise ValueError("s3ImportPath needs deploymentType SCRATCH_2 or PERSISTENT_1 (PERSISTENT_2 links S3 through data repository associations)")
+        if self.s3_export_path and not self.s3_import_path:
+            raise ValueError("s3ExportPath needs s3ImportPath")
+        if self.deployment_type == "SCRATCH_2" and self.per_unit_storage_throughput is not None and "per_unit_storage_throughput" in self.model_fields_set:
+            raise ValueError("perUnitStorageThroughput applies to PERSISTENT_* deployment types only")
+        if self.shared is not None and self.deployment_type != "PERSISTENT_2":
+            # Data repository associations need PERSISTENT_2 (FSx for Lustre User Guide, "Linking your file system to
+            # an Amazon S3 bucket"); gpufleet creates the shared file system with the StorageClass's deployment type.
+            raise ValueError("shared needs deploymentType PERSISTENT_2 (data repository associations)")
+        allowed = {"PERSISTENT_2": (125, 250, 500, 1000), "PERSISTENT_1": (50, 100, 200)}.get(self.deployment_type)
+        if allowed and self.per_unit_storage_throughput not in allowed:
+            raise ValueError(f"perUnitStorageThroughput {self.per_unit_storage_throughput} is not allowed for {self.deployment_type} (allowed: {', '.join(map(str, allowed))})")
+        return self
+
+
+class EksStorageSpec(Model):
+    """AWS storage: EBS always (the CSI add-on and an encrypted gp3 default StorageClass), FSx for Lustre if asked."""
+
+    fsx_lustre: Optional[FsxLustreSpec] = None
+    """FSx for Lustre; default: none."""
+
+
+def _or_kind(schema: dict) -> None:
+    """The field's JSON Schema: the autoscaler block, or just its kind as a string."""
+    ref = {k: schema.pop(k) for k in ("$ref", "allOf") if k in schema}
+    schema["anyOf"] = [ref, {"type": "string", "enum": ["cluster-autoscaler", "karpenter"]}]
+
+
+class EksSpec(Model):
+    """An Amazon EKS cluster (region from `aws:region`)."""
+
+    network: EksNetworkSpec
+    """New VPC or existing subnets."""
+    endpoint: EksEndpointSpec = EksEndpointSpec()
+    """API endpoint access; default: private only."""
+    kms_key_arn: Optional[str] = Field(default=None, pattern=r"^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key/.+$")
+    """KMS key for envelope encryption of Secrets; default: gpufleet creates one with rotation on."""
+    log_types: list[Literal["api", "audit", "authenticator", "controllerManager", "scheduler"]] = ["api", "audit", "authenticator"]
+    """Control-plane log types sent to CloudWatch."""
+    log_retention_days: int = Field(default=90, ge=1)
+    """CloudWatch retention of the control-plane logs."""
+    access_entries: list[EksAccessEntry] = []
+    """IAM principals given cluster access (API authentication mode; no aws-auth ConfigMap). While
+    bootstrapCreatorAdmin is true, do not list the identity that runs `pulumi up`: EKS already made its entry
+    and CreateAccessEntry fails with ResourceInUseException (terraform-aws-modules/terraform-aws-eks#2968)."""
+
+    @field_validator("access_entries")
+    @classmethod
+    def _one_entry_per_principal(cls, v: list[EksAccessEntry]) -> list[EksAccessEntry]:
+        # EKS: "An IAM principal can't be included in more than one access entry" (User Guide, "Create access
+        # entries"). The entry's resource is named after the role/user name (last ARN segment), so two principals
+        # with one name (different paths, or a role and a user) would also collide in Pulumi (duplicate URN).
+        arns = [e.principal_arn for e in v]
+        dup_arns = sorted({a for a in arns if arns.count(a) > 1})
+        if dup_arns:
+            raise ValueError(f"{', '.join(dup_arns)}: EKS allows one access entry per IAM principal; merge them")
+        names = [a.rsplit("/", 1)[-1] for a in arns]
+        dup_names = sorted({n for n in names if names.count(n) > 1})
+        if dup_names:
+            clash = ", ".join(a for a in arns if a.rsplit("/", 1)[-1] in dup_names)
+            raise ValueError(f"{clash}: principals named alike ({', '.join(dup_names)}) would get the same resource name; "
+                             "give each access entry a principal with its own name")
+        return v
+    bootstrap_creator_admin: bool = True
+    """Give the identity running `pulumi up` cluster-admin (needed to install add-ons unless an access entry covers it).
+    EKS fixes this at creation: changing it later replaces the cluster."""
+    system_pool: EksSystemPoolSpec = EksSystemPoolSpec()
+    """The CPU node group for system pods."""
+    # `autoscaler: karpenter` is short for `{kind: karpenter}` (the validator below); the JSON Schema says so too.
+    autoscaler: EksAutoscalerSpec = Field(default=EksAutoscalerSpec(), json_schema_extra=lambda s: _or_kind(s))
+    """What scales GPU pools: cluster-autoscaler (default) or karpenter, and their settings."""
+
+    @field_validator("autoscaler", mode="before")
+    @classmethod
+    def _autoscaler_shorthand(cls, v):
+        return {"kind": v} if isinstance(v, str) else v
+    storage: EksStorageSpec = EksStorageSpec()
+    """EBS (always) and FSx for Lustre (optional)."""
+
+
+# ---- cross checks (run by gpufleet.base.spec._cross_checks for platform eks) -------------------------
+
+
+def pool_instance_types(pool) -> list[str]:
+    """The pool's EC2 instance types: `instanceType`, or `instanceTypes`."""
+    return [pool.instance_type] if pool.instance_type else list(pool.instance_types)
+
+
+def reserved_zone(pool) -> Optional[str]:
+    """The zone of the reservation a reserved pool consumes (None when it does not name one)."""
+    r = getattr(pool, "reservation", None)
+    return r.zone if pool.capacity == "reserved" and r is not None else None
+
+
+def pool_zone(pool, eks: EksSpec) -> str:
+    """The one zone an EFA pool runs in: its availabilityZone, else its reservation's, else the zone of its
+    subnets, else the first."""
+    if pool.availability_zone:
+        return pool.availability_zone
+    if reserved_zone(pool):
+        return reserved_zone(pool)
+    by_id = {s.id: s.availability_zone for s in eks.network.subnets}
+    zones = sorted({by_id[s] for s in pool.subnet_ids if s in by_id})
+    return zones[0] if zones else eks.network.zones()[0]
+
+
+def pool_local_storage(pool) -> str:
+    """raid0 | none: the pool's choice, else raid0 when every instance type has an instance store."""
+    if pool.local_storage is not None:
+        return pool.local_storage
+    types = pool_instance_types(pool)
+    return "raid0" if types and all(aws_catalog.instance_store(t) for t in types) else "none"
+
+
+def pool_efa_secondary(pool) -> str:
+    """Interface type on network cards 1.. of an EFA pool: the pool's efaOnly, else the catalog's choice."""
+    if pool.efa_only is not None:
+        return "efa-only" if pool.efa_only else "efa"
+    return aws_catalog.instance_type(pool_instance_types(pool)[0]).efa_secondary

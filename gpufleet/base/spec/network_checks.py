@@ -1,0 +1,114 @@
+"""Address plans the clouds accept (called from `_cross_checks`).
+
+EKS, new VPC: components/eks/network.py carves the VPC into eighths (one private subnet per zone, prefix + 3)
+and cuts the last eighth into 64ths (one public subnet per zone, prefix + 6). "The allowed block size is between
+a /16 netmask (65,536 IP addresses) and /28 netmask (16 IP addresses)" for a VPC and for each subnet (Amazon VPC
+User Guide, "VPC CIDR blocks" and "Subnet CIDR blocks"), so the VPC must be /16 to /22, and the carving has room
+for 7 zones.
+GKE: the control plane's private endpoint range "must be a /28" from a private range (GKE "Create a private
+cluster": --master-ipv4-cidr); the node subnet, pod and service ranges, the control-plane range and the GPUDirect
+range must not overlap (a VPC refuses overlapping subnet ranges, "Subnets: IPv4 ranges ... must not overlap"; GKE
+refuses a master range that overlaps a subnet of the network); at most 50 authorized networks (100 with a
+private-only endpoint). (Ranges with host bits set are refused in gke.py already.)
+k3s: an RDMA pool's pod range must not overlap k3s's cluster and service CIDRs (defaults 10.42.0.0/16 and
+10.43.0.0/16, docs.k3s.io/cli/server "--cluster-cidr", "--service-cidr"), or pods route RDMA traffic into the
+cluster network.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Any
+
+from gpufleet.base.spec.errors import Problem
+
+NS = "gpufleet"
+AWS_SUBNET_PREFIXES = (16, 28)
+EKS_PRIVATE_SPLIT = 3  # private subnets: eighths of the VPC
+EKS_PUBLIC_SPLIT = 6  # public subnets: 64ths (eighths of the last eighth)
+EKS_MAX_ZONES = 7
+GKE_MASTER_PREFIX = 28
+# "You can add up to 50 authorized networks (100 if the cluster has only a private endpoint)" (GKE "Authorized
+# networks for control plane access": limits; secondary reading 2026-12-02, verify on a GKE upgrade).
+GKE_AUTHORIZED_NETWORKS = 50
+GKE_AUTHORIZED_NETWORKS_PRIVATE = 100
+K3S_CLUSTER_CIDR = "10.42.0.0/16"
+K3S_SERVICE_CIDR = "10.43.0.0/16"
+
+
+def check(stack: str, spec: Any) -> list[Problem]:
+    platform = spec.cluster.platform
+    if platform == "eks":
+        return _eks(stack, spec)
+    if platform == "gke":
+        return _gke(stack, spec)
+    return _k3s(stack, spec)
+
+
+def _eks(stack: str, spec: Any) -> list[Problem]:
+    net = spec.cluster.eks.network
+    if net.existing:
+        return []
+    at = f"{NS}:cluster.eks.network.vpcCidr"
+    cidr = ipaddress.ip_network(net.vpc_cidr)
+    lo, hi = AWS_SUBNET_PREFIXES
+    problems = []
+    if cidr.version != 4:
+        return [Problem(stack, at, "a VPC's primary CIDR block is IPv4, e.g. 10.0.0.0/16", net.vpc_cidr)]
+    private, public = cidr.prefixlen + EKS_PRIVATE_SPLIT, cidr.prefixlen + EKS_PUBLIC_SPLIT
+    if not (lo <= private and public <= hi) or not lo <= cidr.prefixlen <= hi:
+        problems.append(Problem(stack, at, f"gpufleet cuts private /{private} and public /{public} subnets from it; AWS takes "
+                                f"VPCs and subnets of /{lo} to /{hi} only, so use a /{lo} to /{hi - EKS_PUBLIC_SPLIT} VPC, "
+                                "e.g. 10.0.0.0/16", net.vpc_cidr))
+    if len(net.availability_zones) > EKS_MAX_ZONES:
+        problems.append(Problem(stack, f"{NS}:cluster.eks.network.availabilityZones", f"a new VPC has room for "
+                                f"{EKS_MAX_ZONES} zones (one eighth of vpcCidr per zone, the last eighth for public subnets)",
+                                len(net.availability_zones)))
+    return problems
+
+
+def _gke(stack: str, spec: Any) -> list[Problem]:
+    gke = spec.cluster.gke
+    if gke is None:
+        return []
+    net = gke.network
+    problems = []
+    # The control-plane range is used with private nodes only (components/gke/cluster.py).
+    ranges = [("cluster.gke.masterIpv4Cidr", gke.master_ipv4_cidr)] if gke.private_nodes else []
+    if net.existing is None:
+        ranges += [("cluster.gke.network.subnetCidr", net.subnet_cidr), ("cluster.gke.network.podsCidr", net.pods_cidr),
+                   ("cluster.gke.network.servicesCidr", net.services_cidr)]
+    if any(p.rdma for p in spec.node_pools) or "gpu_direct_cidr" in net.model_fields_set:
+        ranges.append(("cluster.gke.network.gpuDirectCidr", net.gpu_direct_cidr))
+    limit = GKE_AUTHORIZED_NETWORKS_PRIVATE if gke.private_endpoint else GKE_AUTHORIZED_NETWORKS
+    if len(gke.authorized_networks) > limit:
+        endpoint = "a private-only endpoint" if gke.private_endpoint else "a public endpoint"
+        problems.append(Problem(stack, f"{NS}:cluster.gke.authorizedNetworks", f"GKE takes at most {limit} authorized networks "
+                                f"for a control plane with {endpoint}; merge CIDRs", len(gke.authorized_networks)))
+    master = ipaddress.ip_network(gke.master_ipv4_cidr, strict=False)
+    if gke.private_nodes and (master.version != 4 or master.prefixlen != GKE_MASTER_PREFIX or not master.is_private):
+        problems.append(Problem(stack, f"{NS}:cluster.gke.masterIpv4Cidr", f"the control plane's range must be a private IPv4 "
+                                f"/{GKE_MASTER_PREFIX}, e.g. 172.16.0.0/28", gke.master_ipv4_cidr))
+    nets = [(path, ipaddress.ip_network(value, strict=False)) for path, value in ranges]
+    for a in range(len(nets)):
+        for b in range(a + 1, len(nets)):
+            (pa, na), (pb, nb) = nets[a], nets[b]
+            if na.version == nb.version and na.overlaps(nb):
+                problems.append(Problem(stack, f"{NS}:{pb}", f"overlaps {pa} ({na}): pod, service, node, control-plane and "
+                                        "GPUDirect ranges must not overlap", str(nb)))
+    return problems
+
+
+def _k3s(stack: str, spec: Any) -> list[Problem]:
+    problems = []
+    cluster = [("k3s's cluster (pod) CIDR", ipaddress.ip_network(K3S_CLUSTER_CIDR)),
+               ("k3s's service CIDR", ipaddress.ip_network(K3S_SERVICE_CIDR))]
+    for i, pool in enumerate(spec.node_pools):
+        if not pool.rdma:
+            continue
+        mine = ipaddress.ip_network(pool.rdma_network.ip_range)
+        for what, other in cluster:
+            if mine.version == other.version and mine.overlaps(other):
+                problems.append(Problem(stack, f"{NS}:nodePools[{i}].rdmaNetwork.ipRange", f"overlaps {what} ({other}); give "
+                                        "the RDMA network a range of its own, e.g. 192.168.100.0/24", str(mine)))
+    return problems

@@ -1,0 +1,48 @@
+"""gpufleet:gpuOperator — the NVIDIA GPU Operator's release and driver."""
+
+from __future__ import annotations
+
+from typing import Literal, Optional
+
+from pydantic import Field, ValidationInfo, field_validator
+
+from gpufleet.base import catalog, versions
+from gpufleet.base.spec.base import Model
+
+DRIVER_VERSION = r"^\d{3}\.\d{1,3}(\.\d{1,3})?$"
+
+
+class DriverSpec(Model):
+    """Where the NVIDIA driver on GPU nodes comes from."""
+
+    source: Literal["operator", "preinstalled"] = "operator"
+    """operator: the GPU Operator installs the driver container. preinstalled: the host/image already has one."""
+    version: Optional[str] = Field(default=None, pattern=DRIVER_VERSION)
+    """operator: driver version to install (default: the release's default). preinstalled: the version the hosts run,
+    so version alignment can be checked."""
+
+
+class GpuOperatorSpec(Model):
+    """The NVIDIA GPU Operator, installed by Helm."""
+
+    enabled: bool = True
+    """Install the operator (device plugin, toolkit, DCGM exporter, NFD and the driver if asked)."""
+    version: str = Field(default=versions.GPU_OPERATOR.version, validate_default=True)
+    """Chart version; default: the pinned release. Only releases the catalog knows are accepted."""
+    driver: DriverSpec = DriverSpec()
+    """Driver source and version."""
+
+    @field_validator("version")
+    @classmethod
+    def _known_release(cls, v: str, info: ValidationInfo) -> str:
+        if v not in catalog.operator_releases():
+            raise ValueError(f"unknown GPU Operator release '{v}' (allowed: {', '.join(catalog.operator_releases())})")
+        return v
+
+    def driver_version(self) -> Optional[str]:
+        """The driver version GPU nodes will run, when known."""
+        if self.driver.version:
+            return self.driver.version
+        if self.driver.source == "operator":
+            return catalog.operator_release(self.version).default_driver
+        return None

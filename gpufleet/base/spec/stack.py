@@ -1,0 +1,79 @@
+"""The whole stack: one field per `gpufleet:<key>` config key."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from pydantic import Field, field_validator
+
+from gpufleet.base import catalog
+from gpufleet.base.catalog import amd
+from gpufleet.base.spec.addons import AddonsSpec
+from gpufleet.base.spec.base import Model
+from gpufleet.base.spec.cluster import ClusterSpec
+from gpufleet.base.spec.amd_operator import AmdGpuOperatorSpec
+from gpufleet.base.spec.observability import ObservabilitySpec
+from gpufleet.base.spec.operator import GpuOperatorSpec
+from gpufleet.base.spec.pools import NodePoolSpec
+from gpufleet.base.spec.storage import CheckpointVolumeSpec, LocalPathSpec, NfsSpec
+
+
+class WorkloadsSpec(Model):
+    """What the cluster must run; drives version alignment checks."""
+
+    cuda_versions: list[str] = []
+    """CUDA toolkit minor versions your images use, e.g. ["12.8"]: the nodes' driver must run each."""
+
+    @field_validator("cuda_versions")
+    @classmethod
+    def _known_cuda(cls, values: list[str]) -> list[str]:
+        known = catalog.cuda_versions()
+        bad = [v for v in values if v not in known]
+        if bad:
+            raise ValueError(f"unknown CUDA version {', '.join(map(repr, bad))} (allowed: {', '.join(known)})")
+        return values
+
+    rocm_versions: list[str] = []
+    """ROCm minor releases your images use on AMD pools, e.g. ["7.2"]: the AMD GPU Driver of the nodes must run
+    each (AMD's user-space / driver support matrix, gpufleet/base/catalog/amd_gpus.yaml)."""
+
+    @field_validator("rocm_versions")
+    @classmethod
+    def _known_rocm(cls, values: list[str]) -> list[str]:
+        known = amd.rocm_versions()
+        bad = [v for v in values if v not in known]
+        if bad:
+            raise ValueError(f"unknown ROCm version {', '.join(map(repr, bad))} (allowed: {', '.join(known)})")
+        return values
+
+
+class StorageSpec(Model):
+    """CSI storage (k3s: local-path RWO default, NFS CSI RWX class, optional checkpoint claim)."""
+
+    local_path: LocalPathSpec = LocalPathSpec()
+    """k3s: node-local RWO volumes as the default StorageClass; default: on, at k3s's default path."""
+    nfs: Optional[NfsSpec] = None
+    """NFS CSI driver and a ReadWriteMany StorageClass on this server; default: none."""
+    checkpoints: Optional[CheckpointVolumeSpec] = None
+    """A ReadWriteMany checkpoint claim on the NFS class (needs `nfs`); default: none."""
+
+
+class StackSpec(Model):
+    """Everything under the `gpufleet:` config namespace of one stack."""
+
+    cluster: ClusterSpec
+    """gpufleet:cluster — the control plane."""
+    node_pools: list[NodePoolSpec] = Field(default=[])
+    """gpufleet:nodePools — GPU node pools."""
+    gpu_operator: GpuOperatorSpec = GpuOperatorSpec()
+    """gpufleet:gpuOperator — NVIDIA GPU Operator release and driver."""
+    amd_gpu_operator: AmdGpuOperatorSpec = AmdGpuOperatorSpec()
+    """gpufleet:amdGpuOperator — AMD GPU Operator release and driver (k3s stacks with AMD Instinct pools)."""
+    workloads: WorkloadsSpec = WorkloadsSpec()
+    """gpufleet:workloads — what the cluster must run."""
+    storage: StorageSpec = StorageSpec()
+    """gpufleet:storage — CSI storage."""
+    addons: AddonsSpec = AddonsSpec()
+    """gpufleet:addons — optional add-ons."""
+    observability: ObservabilitySpec = ObservabilitySpec()
+    """gpufleet:observability — metrics, GPU alerts, dashboards, node health and repair."""

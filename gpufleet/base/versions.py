@@ -1,0 +1,379 @@
+"""Every upstream version gpufleet pins, in one table.
+
+Nothing else in the repository may spell a pinned version (tests/unit/test_versions_single_source.py
+enforces it), so Renovate or a human updates exactly one place. Versions that travel together
+(a chart and the app it ships) are one value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class HelmChart:
+    """A Helm chart pinned together with the application version it ships."""
+
+    name: str
+    repo: str
+    version: str
+    app_version: str
+
+
+# NVIDIA GPU Operator. Its default driver, supported driver branches and Kubernetes versions are
+# facts of the release: gpufleet/base/catalog/drivers.yaml (`gpu_operator_releases`).
+GPU_OPERATOR = HelmChart(
+    name="gpu-operator",
+    repo="https://helm.ngc.nvidia.com/nvidia",
+    version="v26.7.0",
+    app_version="v26.7.0",
+)
+
+# AMD GPU Operator (ROCm/gpu-operator, chart `gpu-operator-charts`, `helm repo add rocm
+# https://rocm.github.io/gpu-operator`): newest tag v1.5.1 (2026-07-21, commit 858cf255), Chart.yaml
+# version/appVersion v1.5.1, kubeVersion >= 1.29 (../shared/reference/amd-gpu-operator/Chart-v1.5.1.yaml).
+AMD_GPU_OPERATOR = HelmChart(
+    name="gpu-operator-charts",
+    repo="https://rocm.github.io/gpu-operator",
+    version="v1.5.1",
+    app_version="v1.5.1",
+)
+# The AMD GPU Driver the operator builds and loads through KMM when a stack asks for an operator-managed driver
+# without a version: the chart's own default (values.yaml deviceConfig.spec.driver.version at v1.5.1).
+AMD_GPU_DRIVER_DEFAULT = "30.20.1"
+
+# Kubernetes minor versions gpufleet plans for, and the one a stack gets by default.
+# kubernetes-validate ships the OpenAPI schemas we validate every manifest against.
+# Default 1.35 (was 1.34, which left GKE standard support on 2026-10-01 and EKS standard support on
+# 2026-12-02: gpufleet/base/catalog/kubernetes.yaml). 1.35 is in standard support on both clouds until
+# 2027-03/04, is supported by every GPU Operator release in the catalog (v25.10.1, v26.3.3, v26.7.0) and
+# has a k3s release; 1.36 is newer but v25.10.1 does not support it.
+KUBERNETES_DEFAULT = "1.35"
+
+# k3s release per Kubernetes minor version. The install script is fetched from the
+# same tag (never the moving get.k3s.io), so the script and the binary agree.
+K3S_RELEASES: dict[str, str] = {
+    "1.33": "v1.33.5+k3s1",
+    "1.34": "v1.34.1+k3s1",
+    # github.com/k3s-io/k3s/releases/tag/v1.35.0%2Bk3s1 (k3s-io/docs#521 adds the v1.35 release page).
+    "1.35": "v1.35.0+k3s1",
+}
+K3S_INSTALL_SCRIPT_URL = "https://raw.githubusercontent.com/k3s-io/k3s/{tag}/install.sh"
+
+
+def k3s_release(kubernetes_version: str) -> str:
+    """The pinned k3s release for a Kubernetes minor version (KeyError if unsupported)."""
+    return K3S_RELEASES[kubernetes_version]
+
+
+def k3s_install_script_url(kubernetes_version: str) -> str:
+    """The install script at the same tag as the pinned k3s release. The tag's '+' is percent-encoded
+    (%2B), the form k3s users pin raw.githubusercontent.com URLs in; a literal '+' in a URL is read as a
+    space by some servers and proxies."""
+    return K3S_INSTALL_SCRIPT_URL.format(tag=k3s_release(kubernetes_version).replace("+", "%2B"))
+
+# Workload layer (gpufleet:addons). Charts from OCI registries have `repo` = the registry path;
+# components/helm_chart.py turns that into the `oci://.../<name>` chart reference Helm expects.
+# The CRDs in ../shared/reference/crds/ are from the same tags (tests/upstream/test_workload_crds.py
+# compares them).
+KUEUE = HelmChart(
+    name="kueue",
+    repo="oci://registry.k8s.io/kueue/charts",
+    version="0.19.2",
+    app_version="v0.19.2",
+)
+JOBSET = HelmChart(
+    name="jobset",
+    repo="oci://registry.k8s.io/jobset/charts",
+    version="0.12.0",
+    app_version="v0.12.0",
+)
+# Kubeflow trainer v2 (TrainJob, trainer.kubeflow.org/v1alpha1). Its chart bundles JobSet (value
+# `jobset.install`), which we turn off when the JobSet add-on installs it.
+KUBEFLOW_TRAINER = HelmChart(
+    name="kubeflow-trainer",
+    repo="oci://ghcr.io/kubeflow/charts",
+    version="2.3.0",
+    app_version="v2.3.0",
+)
+# Images of the upstream ClusterTrainingRuntimes gpufleet installs (components/workloads/trainer_runtimes.py),
+# as kubeflow/trainer v2.3.0 ships them: manifests/base/runtimes/*.yaml name the framework images, and
+# manifests/overlays/runtimes/kustomization.yaml pins the project's own images (untagged in base) to the release.
+TRAINER_RUNTIME_IMAGES = {
+    "torch": "pytorch/pytorch:2.13.0-cuda13.0-cudnn9-runtime",
+    "jax": "nvcr.io/nvidia/jax:25.10-py3",
+    "deepspeed": f"ghcr.io/kubeflow/trainer/deepspeed-runtime:{KUBEFLOW_TRAINER.app_version}",
+    "mlx": f"ghcr.io/kubeflow/trainer/mlx-runtime:{KUBEFLOW_TRAINER.app_version}",
+    "xgboost": f"ghcr.io/kubeflow/trainer/xgboost-runtime:{KUBEFLOW_TRAINER.app_version}",
+}
+VOLCANO = HelmChart(
+    name="volcano",
+    repo="https://volcano-sh.github.io/helm-charts",
+    version="1.15.1",
+    app_version="v1.15.1",
+)
+KEDA = HelmChart(
+    name="keda",
+    repo="https://kedacore.github.io/charts",
+    version="2.20.2",
+    app_version="2.20.2",
+)
+
+# Observability (gpufleet:observability, components/observability/). kube-prometheus-stack from
+# prometheus-community/helm-charts tag kube-prometheus-stack-88.5.3 (commit ea930baeebeba39f56d6b44e351f23b2a072a600,
+# 2026-08-21): Chart.yaml appVersion v0.93.1 (prometheus-operator), kubeVersion >=1.25.0-0; its values.yaml and the
+# prometheus-operator CRDs are ../shared/reference/kube-prometheus-stack/ and crds/prometheus-operator/.
+KUBE_PROMETHEUS_STACK = HelmChart(
+    name="kube-prometheus-stack",
+    repo="https://prometheus-community.github.io/helm-charts",
+    version="88.5.3",
+    app_version="v0.93.1",
+)
+# With metrics.backend amp (no kube-prometheus-stack), the two exporters it would bring, standalone: the very chart
+# versions kube-prometheus-stack 88.5.3 depends on (its Chart.yaml `dependencies`,
+# ../shared/reference/kube-prometheus-stack/Chart-88.5.3.yaml). prometheus-community/helm-charts tags
+# kube-state-metrics-8.4.0 (commit 1982f1c5828920f5d4ea5d04956169e81f8c5129; Chart.yaml appVersion 2.20.0) and
+# prometheus-node-exporter-4.56.1 (commit 8b8e639cac80a3001412f187060068978f649a55; appVersion 1.12.1).
+KUBE_STATE_METRICS = HelmChart(
+    name="kube-state-metrics",
+    repo="https://prometheus-community.github.io/helm-charts",
+    version="8.4.0",
+    app_version="2.20.0",
+)
+PROMETHEUS_NODE_EXPORTER = HelmChart(
+    name="prometheus-node-exporter",
+    repo="https://prometheus-community.github.io/helm-charts",
+    version="4.56.1",
+    app_version="1.12.1",
+)
+# The DCGM exporter release whose counter list and Grafana dashboard gpufleet's alerts and dashboards are checked
+# against (NVIDIA/dcgm-exporter tag 4.5.3-4.8.2, ../shared/reference/dcgm-exporter/). The GPU Operator runs its own
+# exporter build (v26.7.0: 4.6.0-4.8.3-distroless); the counter names are the DCGM field names, stable across both.
+DCGM_EXPORTER_REFERENCE = "4.5.3-4.8.2"
+
+# node-problem-detector (k3s node health, components/k3s/node_health.py): kubernetes/node-problem-detector release
+# tag v1.36.0 (commit 19d58b0eded3a60a999ad0ffa8d69deed0bc94d0, 2026-07-11; version.txt "v1.36.0"; v1.37.0-alpha.1 is
+# a pre-release). The release process (docs/release_process.md at the tag) promotes the image built from the tag to
+# registry.k8s.io/node-problem-detector/node-problem-detector:<tag>. Upstream's own deployment/node-problem-detector.yaml
+# at that tag still names v0.8.19 (not bumped since). The promotion to registry.k8s.io is kubernetes/k8s.io pull
+# request 9707, "Promote node-problem-detector v1.34.4, v1.35.3, v1.36.0" (merged 2026-07-11; staging digest of
+# v1.36.0 sha256:b4db5a168c5f6192c3fb3d650920d192d83776598fcdfcc092d16ca8dc9213ff); the promoter file copy in our
+# code index (registry.k8s.io/images/k8s-staging-npd/images.yaml) predates it and ends at v0.8.20.
+NODE_PROBLEM_DETECTOR_IMAGE = "registry.k8s.io/node-problem-detector/node-problem-detector:v1.36.0"
+
+# NVIDIA Network Operator (RDMA on k3s pools). NGC publishes the chart as v<Chart.yaml version>. The
+# NicClusterPolicy's components (RDMA shared device plugin, Multus, CNI plugins, NV-IPAM, SR-IOV device
+# plugin) use the images the release ships, tagged `network-operator-<app_version>`.
+NETWORK_OPERATOR = HelmChart(
+    name="network-operator",
+    repo="https://helm.ngc.nvidia.com/nvidia",
+    version="v26.4.1",
+    app_version="v26.4.1",
+)
+NETWORK_OPERATOR_IMAGE_REPOSITORY = "nvcr.io/nvidia/mellanox"
+
+
+def network_operator_component_tag() -> str:
+    """Image tag of the NicClusterPolicy components shipped with the pinned Network Operator."""
+    return f"network-operator-{NETWORK_OPERATOR.app_version}"
+
+
+# NFS CSI driver (k3s RWX storage), kubernetes-csi/csi-driver-nfs; chart index lists 4.12.1 / app 4.12.1.
+CSI_DRIVER_NFS = HelmChart(
+    name="csi-driver-nfs",
+    repo="https://raw.githubusercontent.com/kubernetes-csi/csi-driver-nfs/master/charts",
+    version="4.12.1",
+    app_version="4.12.1",
+)
+
+# Image of the NCCL all-reduce check (examples/nccl-allreduce-rdma.yaml, generated by gpufleet/app/verify/nccl/allreduce.py):
+# NGC PyTorch ships NCCL with its IB/RoCE transport; CUDA 12.8, runs on the 570+ drivers the catalog pins.
+# The example file is generated output (a test keeps it equal to this pin).
+NCCL_TEST_IMAGE_REPOSITORY = "nvcr.io/nvidia/pytorch"
+NCCL_TEST_IMAGE_TAG = "25.01-py3"
+
+
+def nccl_test_image() -> str:
+    return f"{NCCL_TEST_IMAGE_REPOSITORY}:{NCCL_TEST_IMAGE_TAG}"
+
+
+# Image of the NCCL all-reduce check on EKS EFA pools (gpufleet/app/verify/nccl/allreduce.py efa_manifests): the AWS Deep Learning
+# Containers PyTorch training GPU image for EC2. It must carry libfabric's EFA provider and the aws-ofi-nccl plugin,
+# which NGC PyTorch does not. Sources, aws/deep-learning-containers:
+# - docs/src/data/pytorch-training/2.10-gpu-ec2.yml (main @e0ecedea, read 2026-12-03): tag
+#   "2.10.0-gpu-py313-cu130-ubuntu22.04-ec2", public_registry: true, GA 2026-01-21, end of patching 2027-01-21;
+#   docs/src/utils.py build_public_ecr_uri: public.ecr.aws/deep-learning-containers/<repository>:<tag>, and
+#   docs/get_started/index.md: every DLC image is on ECR Public and pulls without AWS credentials. The public URI is
+#   used so the reference does not depend on the stack's region (the private copies live in a per-region account,
+#   docs/reference/region_availability.md; 763104351884 in us-east-1).
+# - release tag v2.4-pt-ec2-2.10.0-tr-py313 (70d4a81d): pytorch/training/docker/2.10/py3/cu130/Dockerfile.gpu builds
+#   FROM base:13.0.2-gpu-py313-cu130-ubuntu22.04-ec2, whose base/x86_64/gpu/cu130/ubuntu22.04/py313/Dockerfile runs
+#   scripts/install_efa.sh 1.47.0: the EFA installer (libfabric with the efa provider, Open MPI) and a check that
+#   the aws-ofi-nccl plugin /opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so exists; LD_LIBRARY_PATH holds that directory.
+# CUDA 13.0.2 needs driver >= 580.95.05 (gpufleet/base/catalog/drivers.yaml); the al2023-nvidia and bottlerocket-nvidia
+# AMIs ship R580 (aws_instances.yaml amis). DLC re-publishes security patches under the same tag.
+EFA_NCCL_TEST_IMAGE_REPOSITORY = "public.ecr.aws/deep-learning-containers/pytorch-training"
+EFA_NCCL_TEST_IMAGE_TAG = "2.10.0-gpu-py313-cu130-ubuntu22.04-ec2"
+# The image's CUDA toolkit (base Dockerfile ARGs CUDA_MAJOR/MINOR/PATCH 13/0/2 at the release tag above): checked
+# against the EKS GPU AMIs' drivers (tests/unit/test_nccl_efa.py).
+EFA_NCCL_TEST_IMAGE_CUDA = "13.0.2"
+
+
+def efa_nccl_test_image() -> str:
+    return f"{EFA_NCCL_TEST_IMAGE_REPOSITORY}:{EFA_NCCL_TEST_IMAGE_TAG}"
+
+
+# Image of `gpufleet verify`'s DCGM diagnostics Job (and of its scheduling probe pod): the standalone DCGM image
+# the pinned GPU Operator chart names (gpu-operator values.yaml v26.7.0, `dcgm.repository/image/version`,
+# ../shared/reference/gpu-operator/values-v26.7.0.yaml line 290-292); it ships `dcgmi`.
+DCGM_IMAGE = "nvcr.io/nvidia/cloud-native/dcgm:4.6.0-1-ubuntu24.04"
+
+
+# --- AWS EKS (issue 3) ---------------------------------------------------------------------------
+# Kubernetes minor versions gpufleet plans EKS clusters for (each has EKS-optimized AMIs below).
+# Support status and the per-cluster-hour price of each: gpufleet/base/catalog/kubernetes.yaml
+# (catalog.eks_kubernetes_version). 1.32 is in EKS extended support and is what awslabs/ai-on-eks
+# infra/base/terraform/variables.tf (line 15, `eks_cluster_version` default) deploys.
+EKS_KUBERNETES_VERSIONS = ("1.32", "1.33", "1.34", "1.35", "1.36")
+
+# EKS-optimized GPU AMIs are chosen by SSM parameter, never by AMI id: AMI type -> (the node group's
+# `amiType`, the SSM parameter holding the release version for a Kubernetes minor version). The
+# release version is read at deploy time and set on the node group, so an AMI update is a visible
+# diff. Paths: docs.aws.amazon.com/eks/latest/userguide/retrieve-ami-id.html and
+# bottlerocket.dev/en/os/latest/#/install/quickstart/aws/ (SSM parameters).
+EKS_AMIS: dict[str, tuple[str, str]] = {
+    "al2023-nvidia": (
+        "AL2023_x86_64_NVIDIA",
+        "/aws/service/eks/optimized-ami/{k8s}/amazon-linux-2023/x86_64/nvidia/recommended/release_version",
+    ),
+    "bottlerocket-nvidia": (
+        "BOTTLEROCKET_x86_64_NVIDIA",
+        "/aws/service/bottlerocket/aws-k8s-{k8s}-nvidia/x86_64/latest/image_version",
+    ),
+    # CPU nodes (system pool).
+    "al2023-standard": (
+        "AL2023_x86_64_STANDARD",
+        "/aws/service/eks/optimized-ami/{k8s}/amazon-linux-2023/x86_64/standard/recommended/release_version",
+    ),
+}
+
+
+def eks_ami(ami: str, kubernetes_version: str) -> tuple[str, str]:
+    """(node group amiType, SSM parameter path of the release version) for an AMI and a Kubernetes minor."""
+    ami_type, path = EKS_AMIS[ami]
+    return ami_type, path.format(k8s=kubernetes_version)
+
+
+# Cluster autoscaler chart (kubernetes/autoscaler, tag cluster-autoscaler-chart-9.52.1, whose
+# cluster-autoscaler/charts/cluster-autoscaler/Chart.yaml says appVersion 1.34.1). The app's
+# minor must match the cluster's (kubernetes/autoscaler README "Releases"), so the image tag is set
+# per Kubernetes minor from CLUSTER_AUTOSCALER_IMAGES (tags as kops pins them, kubernetes/kops#17640).
+CLUSTER_AUTOSCALER = HelmChart(
+    name="cluster-autoscaler",
+    repo="https://kubernetes.github.io/autoscaler",
+    version="9.52.1",
+    app_version="v1.34.1",
+)
+CLUSTER_AUTOSCALER_IMAGES: dict[str, str] = {
+    "1.32": "v1.32.5",  # promoted in kubernetes/k8s.io#8815
+    "1.33": "v1.33.1",
+    "1.34": "v1.34.1",
+    "1.35": "v1.35.0",
+    # kubernetes/autoscaler tag cluster-autoscaler-1.36.1 (2026-07-22, ../shared/reference/SOURCES.md).
+    "1.36": "v1.36.1",
+}
+
+# aws-efa-k8s-device-plugin from aws/eks-charts (values checked against
+# ../shared/reference/aws/efa-k8s-device-plugin-values-v0.5.30.yaml).
+EFA_DEVICE_PLUGIN = HelmChart(
+    name="aws-efa-k8s-device-plugin",
+    repo="https://aws.github.io/eks-charts",
+    version="v0.5.30",
+    app_version="v0.5.20",
+)
+
+# EKS managed add-ons gpufleet installs. Their versions are resolved per Kubernetes version by the
+# `aws.eks.get_addon_version` data source (the default build EKS publishes for that version) unless
+# pinned here: a pin wins, so set one to freeze an add-on.
+EKS_ADDONS: dict[str, str | None] = {
+    "aws-ebs-csi-driver": None,
+    "aws-fsx-csi-driver": None,
+    "eks-pod-identity-agent": None,  # Karpenter's controller role with identity pod-identity
+    # Node health for managed node auto repair (gpufleet:observability.nodeHealth): aws/eks-node-monitoring-agent,
+    # chart/app 1.7.0 at tag v1.7.0 (../shared/reference/aws/eks-node-monitoring-agent/). Resolved per Kubernetes
+    # version by EKS unless pinned here.
+    "eks-node-monitoring-agent": None,
+}
+
+# GKE: Kubernetes minor versions gpufleet plans for (the cluster's minimum master version; the release
+# channel picks the patch). Keep in step with the GKE release notes' supported minors.
+# 1.32-1.34 are past GKE standard support (Extended channel only; a plan warns), 1.35/1.36 are in it:
+# gpufleet/base/catalog/kubernetes.yaml (catalog.gke_kubernetes_version).
+GKE_KUBERNETES_VERSIONS = ("1.32", "1.33", "1.34", "1.35", "1.36")
+
+# GKE GPUDirect: the NCCL plugin installer (and what it needs) per GPUDirect kind, pinned to the
+# GoogleCloudPlatform/container-engine-accelerators commits cluster-toolkit's gke-node-pool pins
+# (modules/compute/gke-node-pool/gpu_direct.tf): TCPX NCCL plugin v3.1.9 (rxdm v2.0.12). TCPXO: the manifest at
+# bd4a7491 installs NCCL plugin v1.0.14 (nccl-plugin-gpudirecttcpx-dev:v1.0.14), which gpudirect-tcpxo/README.md
+# ("Nov 19, 2025") pairs with the TCPXO daemon (rxdm) tcpgpudmarxd-dev:v1.0.20 and NCCL 2.28. RDMA (A3 Ultra H200, A4 B200): gIB NCCL plugin v1.0.6, the installer at commit
+# 2c776f7e (Google's docs apply it from master; gpufleet pins the commit so a re-run installs the same plugin).
+_GKE_ACCELERATORS_RAW = "https://raw.githubusercontent.com/GoogleCloudPlatform/container-engine-accelerators"
+GKE_GPUDIRECT_MANIFESTS: dict[str, dict[str, str]] = {
+    "TCPX": {
+        "nccl-installer": f"{_GKE_ACCELERATORS_RAW}/fee883360a660f71ba07478db95d5c1325322f77/gpudirect-tcpx/nccl-tcpx-installer.yaml",
+        "nccl-config": f"{_GKE_ACCELERATORS_RAW}/fee883360a660f71ba07478db95d5c1325322f77/gpudirect-tcpx/nccl-config.yaml",
+        "nri-device-injector": f"{_GKE_ACCELERATORS_RAW}/fee883360a660f71ba07478db95d5c1325322f77/nri_device_injector/nri-device-injector.yaml",
+    },
+    "TCPXO": {
+        "nccl-installer": f"{_GKE_ACCELERATORS_RAW}/bd4a7491672b48dfec28f3679b679a614f6cbbc7/gpudirect-tcpxo/nccl-tcpxo-installer.yaml",
+        "nri-device-injector": f"{_GKE_ACCELERATORS_RAW}/bd4a7491672b48dfec28f3679b679a614f6cbbc7/nri_device_injector/nri-device-injector.yaml",
+    },
+    "RDMA": {
+        "nccl-installer": f"{_GKE_ACCELERATORS_RAW}/2c776f7e9656a2b6476f19938b738b4186000ce3/gpudirect-rdma/nccl-rdma-installer.yaml",
+    },
+}
+
+# Images of `gpufleet verify`'s NCCL all-reduce on GKE GPUDirect pools (gpufleet/app/verify/nccl/gke.py): per kind the NCCL
+# test image (the NCCL plugin, Open MPI, sshd and nccl-tests) and the receive-datapath manager (rxdm) sidecar, the
+# pair Google's own two-pod NCCL test runs at the same container-engine-accelerators commits as the installers above:
+# - TCPX @fee88336 gpudirect-tcpx/nccl-test-latest.yaml: nccl-plugin-gpudirecttcpx-dev:v3.1.9, tcpgpudmarxd-dev:v2.0.12
+#   (the same pair cluster-toolkit @1047080375af examples/gke-a3-highgpu/nccl-test.yaml runs);
+# - TCPXO @bd4a7491 gpudirect-tcpxo/nccl-test-latest.yaml: nccl-plugin-gpudirecttcpx-dev:v1.0.14,
+#   tcpgpudmarxd-dev:v1.0.20 (README.md "Nov 19, 2025" release).
+# - RDMA (gIB) @2c776f7e gpudirect-rdma/nccl-test.yaml: nccl-plugin-gib-diagnostic:v1.0.6 (no rxdm), the image
+#   cluster-toolkit @c5eb7824 examples/gke-a3-ultragpu/nccl-jobset-example.yaml runs its self-driving test with.
+# A NCCL test image must match the installer's plugin version (gpudirect-tcpxo/README.md: "pods running within the
+# same workload need to use the same version of the NCCL plugin"): move these with GKE_GPUDIRECT_MANIFESTS.
+_GCE_AI_INFRA = "us-docker.pkg.dev/gce-ai-infra"
+GKE_GPUDIRECT_TEST_IMAGES: dict[str, dict[str, str]] = {
+    "TCPX": {
+        "nccl-test": f"{_GCE_AI_INFRA}/gpudirect-tcpx/nccl-plugin-gpudirecttcpx-dev:v3.1.9",
+        "rxdm": f"{_GCE_AI_INFRA}/gpudirect-tcpx/tcpgpudmarxd-dev:v2.0.12",
+    },
+    "TCPXO": {
+        "nccl-test": f"{_GCE_AI_INFRA}/gpudirect-tcpxo/nccl-plugin-gpudirecttcpx-dev:v1.0.14",
+        "rxdm": f"{_GCE_AI_INFRA}/gpudirect-tcpxo/tcpgpudmarxd-dev:v1.0.20",
+    },
+    "RDMA": {
+        "nccl-test": f"{_GCE_AI_INFRA}/gpudirect-gib/nccl-plugin-gib-diagnostic:v1.0.6",
+    },
+}
+
+# Karpenter (aws/karpenter-provider-aws, chart `karpenter` at tag v1.14.1: ../shared/reference/karpenter/
+# Chart-v1.14.1.yaml and values-v1.14.1.yaml). Compatibility (v1.14 docs, upgrading/compatibility.md): K8s 1.33 needs
+# >= 1.5, 1.34 >= 1.6, 1.35 >= 1.9, so one pin covers EKS_KUBERNETES_VERSIONS. Its CRDs (karpenter.sh/v1 NodePool,
+# karpenter.k8s.aws/v1 EC2NodeClass) ship in the chart's crds/ and are the ones in ../shared/reference/crds/karpenter/.
+KARPENTER = HelmChart(
+    name="karpenter",
+    repo="oci://public.ecr.aws/karpenter",
+    version="1.14.1",
+    app_version="1.14.1",
+)
+# EC2NodeClass amiSelectorTerms alias per gpufleet GPU AMI: Karpenter picks the NVIDIA variant of the family for GPU
+# instance types itself. The version part is "latest" until a release is pinned here: the CRD's own description
+# warns that latest drifts nodes when a new AMI is released (bounded by each NodePool's disruption budget); pin
+# e.g. "al2023@v20250920" to hold them.
+KARPENTER_AMI_ALIASES: dict[str, str] = {
+    "al2023-nvidia": "al2023@latest",
+    "bottlerocket-nvidia": "bottlerocket@latest",
+}
