@@ -7,10 +7,11 @@ from typing import Any, Mapping, Optional
 
 import pulumi
 
-from gpufleet.components import platform
+from gpufleet.components.platform import ClusterContext, PlatformInputs, platform
 from gpufleet.base.node_labels import pool_taints
 from gpufleet.base.sharing import is_amd
 from gpufleet.base.spec import NAMESPACE, SpecError, StackSpec, load_spec
+from gpufleet.base.spec.observability import MANAGED_BACKENDS, SCRAPES_GPU_OPERATOR_DCGM
 from gpufleet.base.spec.shape import shaped_pools
 
 # Provider config the spec's checks read (the region EKS needs, the project GKE defaults to).
@@ -22,26 +23,18 @@ class GpuClusterConfigError(SpecError, pulumi.RunError):
     A SpecError to catch; a pulumi.RunError so `pulumi up` prints the message without a traceback."""
 
 
-def _nvidia_gpu_pools(spec: StackSpec) -> tuple[str, ...]:
-    """The pools whose nodes carry NVIDIA GPUs (node-problem-detector's XID check runs there)."""
-    return tuple(p.name for p in shaped_pools(spec) if p.gpu and not is_amd(p))
-
-
-def _runs_npd(spec: StackSpec) -> bool:
-    """k3s with nodeHealth on and NVIDIA GPU pools: the GPU condition exists, so the alert on it is installed."""
-    return spec.cluster.platform == "k3s" and spec.observability.node_health.enabled and bool(_nvidia_gpu_pools(spec))
-
-
 @dataclass(frozen=True)
 class GpuClusterArgs:
     spec: StackSpec
     """The validated stack spec (`gpufleet.base.spec.load_spec`, or `GpuClusterArgs.from_config`)."""
     ssh_private_key: Optional[pulumi.Input[str]] = None
-    """k3s: SSH private key for the hosts (a secret config value); default: none (eks and gke need none)."""
+    """SSH private key for a platform that joins its hosts over SSH (a secret config value); default: none (a managed
+    control plane needs none)."""
     etcd_s3_access_key: Optional[pulumi.Input[str]] = None
-    """k3s: access key of the etcd snapshot bucket (a secret config value), when snapshots go to S3; default: none."""
+    """Access key of the etcd snapshot bucket (a secret config value), when the platform's etcd snapshots go to S3;
+    default: none."""
     etcd_s3_secret_key: Optional[pulumi.Input[str]] = None
-    """k3s: secret key of the etcd snapshot bucket (a secret config value); default: none."""
+    """Secret key of the etcd snapshot bucket (a secret config value); default: none."""
 
     @classmethod
     def from_config(
@@ -66,7 +59,7 @@ class GpuClusterArgs:
                 full[key] = value
         secret_keys = set()
         if ssh_private_key is not None:
-            # The key travels as an Input (K3sCluster keeps it secret); the spec only checks that it is given.
+            # The key travels as an Input (the platform keeps it secret); the spec only checks that it is given.
             full[f"{NAMESPACE}:sshPrivateKey"] = "[secret]"
             secret_keys.add(f"{NAMESPACE}:sshPrivateKey")
         for name, value in (("etcdS3AccessKey", etcd_s3_access_key), ("etcdS3SecretKey", etcd_s3_secret_key)):
@@ -84,6 +77,7 @@ class GpuClusterArgs:
 class GpuCluster(pulumi.ComponentResource):
     """A whole GPU cluster from a validated spec: the platform's control plane and GPU pools, then the GPU
     stack, the platform's add-ons and the workload layer on the resulting ClusterAccess (`self.access`).
+    What differs between platforms comes from the platform (components/platform.py), never from a branch here.
 
     No class-level annotations here: gpufleet/app/package.py derives the component package's outputs from them."""
 
@@ -91,13 +85,14 @@ class GpuCluster(pulumi.ComponentResource):
         super().__init__("gpufleet:index:GpuCluster", name, None, opts)
         spec = args.spec
         child = pulumi.ResourceOptions(parent=self)
-        built = platform.build(
-            spec.cluster.platform, name, platform.PlatformInputs(spec, args.ssh_private_key, args.etcd_s3_access_key, args.etcd_s3_secret_key),
-            child,
+        plat = platform(spec.cluster.platform)
+        built = plat.build(
+            name, PlatformInputs(spec, args.ssh_private_key, args.etcd_s3_access_key, args.etcd_s3_secret_key), child,
         )
         self.control_plane = built.control_plane
         self.node_pools = built.node_pools
         self.access = built.access
+        ctx = ClusterContext(name, spec, self.access, child)
 
         metrics_backend = spec.observability.backend(spec.cluster.platform)
         self.gpu_operator = self.amd_gpu_operator = None
@@ -113,12 +108,10 @@ class GpuCluster(pulumi.ComponentResource):
 
             taints = [t for pool in nvidia_pools for t in pool_taints(pool)]
             amd_taints = [t for pool in amd_pools for t in pool_taints(pool)]
-            # GPUDirect RDMA over the Network Operator's NICs (k3s); cloud RDMA (EFA) is wired by its platform.
-            k3s_rdma = spec.cluster.platform == "k3s" and any(p.rdma for p in nvidia_pools)
-            # Both backends that scrape the GPU Operator's DCGM exporter get gpufleet's counter list; only
-            # kube-prometheus-stack has the ServiceMonitor CRD (amp's collector reads its own scrape configuration).
-            extra = dict(operator_settings(nvidia_pools), rdma=k3s_rdma,
-                         metrics=metrics_backend in ("kube-prometheus-stack", "amp"),
+            # The backends that scrape the GPU Operator's DCGM exporter get gpufleet's counter list; only
+            # kube-prometheus-stack has the ServiceMonitor CRD (a managed collector reads its own scrape configuration).
+            extra = dict(operator_settings(nvidia_pools), rdma=plat.gpu_operator_rdma(nvidia_pools),
+                         metrics=metrics_backend in SCRAPES_GPU_OPERATOR_DCGM,
                          service_monitor=metrics_backend == "kube-prometheus-stack")
             self.gpu_operator = GpuOperator(
                 f"{name}-gpu-operator",
@@ -131,7 +124,7 @@ class GpuCluster(pulumi.ComponentResource):
             if extra.get("device_plugin_config"):
                 sharing_args = GpuSharingArgs(nvidia_pools, self.gpu_operator.namespace.metadata["name"])
                 self.gpu_sharing = GpuSharing(f"{name}-gpu-sharing", sharing_args, self.access, opts=child)
-        if amd_pools and spec.cluster.platform == "k3s":
+        if amd_pools and plat.amd_gpu_operator:
             from gpufleet.components.gpu_stack.amd_operator import AmdGpuOperator, AmdGpuOperatorArgs
 
             self.amd_gpu_operator = AmdGpuOperator(
@@ -141,88 +134,35 @@ class GpuCluster(pulumi.ComponentResource):
                 self.access,
                 opts=child,
             )
-        self.network_operator = self.storage = None
-        if spec.cluster.platform == "k3s":
-            self._k3s_addons(name, spec, child)
+        self.addons = plat.addons(ctx)
+        """The platform's add-ons on the cluster, by role (components/<platform>/platform.py `addons`)."""
+        self.network_operator = self.addons.get("network-operator")
+        self.storage = self.addons.get("storage")
 
         self.observability = None
         if metrics_backend == "kube-prometheus-stack":
             from gpufleet.components.observability.pools import pool_facts
             from gpufleet.components.observability.stack import Observability, ObservabilityArgs
 
+            npd = plat.node_problem_detector(spec)
             self.observability = Observability(
                 f"{name}-observability",
-                ObservabilityArgs(spec.observability, pool_facts(spec), node_problem_detector=_runs_npd(spec)),
+                ObservabilityArgs(spec.observability, pool_facts(spec), node_problem_detector=npd),
                 self.access, opts=child,
             )
-
-        self.node_health = None
-        if spec.cluster.platform == "k3s" and spec.observability.node_health.enabled:
-            self._k3s_node_health(name, spec, child)
-
-        self.metrics_exporters = None
-        if metrics_backend == "amp":
-            # The AWS managed collector (components/eks/managed_prometheus.py) scrapes what runs in the cluster:
-            # kube-state-metrics (the pool and pending-pod alerts) and node-exporter come from us.
-            from gpufleet.components.observability.exporters import MetricsExporters, MetricsExportersArgs
-
-            self.metrics_exporters = MetricsExporters(f"{name}-metrics-exporters", MetricsExportersArgs(), self.access, opts=child)
+        self.node_health = plat.node_health(ctx, self.observability)
 
         from gpufleet.components.workloads.layer import build_workloads
 
-        # kube-prometheus-stack: its in-cluster Service. The managed backends (amp, gke-managed): the query API the
-        # platform reports, with the cloud identity it made for KEDA's operator; they have no ServiceMonitor CRD.
+        # kube-prometheus-stack: its in-cluster Service. A managed backend: the query API the platform reports, with
+        # the cloud identity it made for KEDA's operator; managed backends have no ServiceMonitor CRD.
         prometheus_url = self.observability.prometheus_url if self.observability else built.prometheus_query_url
-        managed = metrics_backend in ("amp", "gke-managed")
+        managed = metrics_backend in MANAGED_BACKENDS
         self.workloads = build_workloads(
             name, spec, self.access, child, prometheus_url=prometheus_url, service_monitors=not managed,
             keda_identity=built.keda_identity,
         )
-        if metrics_backend == "gke-managed":
-            self._gke_managed_observability(name, spec, child)
+        self.observability = plat.observability_after_workloads(ctx, self.workloads) or self.observability
 
         self.kubeconfig = self.access.kubeconfig
         self.register_outputs({"kubeconfig": self.kubeconfig})
-
-    def _k3s_node_health(self, name: str, spec: StackSpec, child: pulumi.ResourceOptions) -> None:
-        """node-problem-detector on every node, with the XID check on the NVIDIA GPU nodes; scraped (PodMonitor)
-        when the stack runs kube-prometheus-stack, whose CRDs it waits for."""
-        from gpufleet.components.k3s.node_health import K3sNodeHealth, K3sNodeHealthArgs
-
-        args = K3sNodeHealthArgs(pod_monitor=self.observability is not None)
-        ready = [self.observability.release] if self.observability is not None else []
-        self.node_health = K3sNodeHealth(f"{name}-node-health", args, self.access, crds_ready=ready, opts=child)
-
-    def _gke_managed_observability(self, name: str, spec: StackSpec, child: pulumi.ResourceOptions) -> None:
-        """GKE Managed Service for Prometheus (collection and GKE's DCGM exporter are the cluster's monitoringConfig):
-        gpufleet's alert policies, dashboard and the PodMonitorings that feed KEDA's and Kueue's metrics to it."""
-        from gpufleet.components.observability.gke_managed import GkeManagedObservability, GkeManagedObservabilityArgs
-        from gpufleet.components.observability.pools import pool_facts
-
-        keda, kueue = self.workloads.get("keda"), self.workloads.get("kueue")
-        self.observability = GkeManagedObservability(
-            f"{name}-observability",
-            GkeManagedObservabilityArgs(
-                cluster=self.access.name, project=self.access.facts["project"], spec=spec.observability,
-                pools=pool_facts(spec), keda_namespace=keda.namespace_name if keda else None,
-                kueue_namespace=kueue.namespace_name if kueue else None,
-                depends_on=[addon.release for addon in (keda, kueue) if addon],
-            ),
-            self.access,
-            opts=child,
-        )
-
-    def _k3s_addons(self, name: str, spec: StackSpec, child: pulumi.ResourceOptions) -> None:
-        """RDMA (Network Operator) for rdma pools and CSI storage: what bare-metal hosts lack."""
-        rdma_pools = [p for p in spec.node_pools if p.rdma]
-        if rdma_pools:
-            from gpufleet.components.gpu_stack.network_operator import NetworkOperator, NetworkOperatorArgs
-
-            taints = [t for pool in spec.node_pools for t in pool_taints(pool)]
-            self.network_operator = NetworkOperator(
-                f"{name}-network-operator", NetworkOperatorArgs(rdma_pools, taints), self.access, opts=child
-            )
-        if spec.storage.nfs is not None:
-            from gpufleet.components.k3s.storage import K3sStorage, K3sStorageArgs
-
-            self.storage = K3sStorage(f"{name}-storage", K3sStorageArgs(spec.storage, protection=spec.cluster.protection), self.access, opts=child)

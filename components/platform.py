@@ -1,29 +1,36 @@
-"""What every platform module provides: `build(name, inputs, opts) -> PlatformBuild`.
+"""The platform interface: what each platform provides GpuCluster, and how GpuCluster finds it.
 
-A platform module (components/<platform>/platform.py) creates the control plane and one component per
-GPU pool; GpuCluster then adds the add-ons on the resulting ClusterAccess. Modules are imported by name
-so a stack loads only its own platform's SDK.
+A platform is a folder, `components/<name>/`, whose `platform.py` defines `PLATFORM`, an instance of a `Platform`
+subclass. GpuCluster asks it, at fixed points, for:
+
+1. `build`: the control plane, one component per node pool and the platform's own cloud add-ons (autoscaler, CSI
+   drivers, managed Prometheus, ...), returned as a `PlatformBuild` with the `ClusterAccess` everything else uses;
+2. its GPU stack choices: whether the GPU Operator runs (`PlatformBuild.install_gpu_operator`), whether it wires
+   GPUDirect RDMA over the Network Operator's NICs (`gpu_operator_rdma`), whether AMD's GPU Operator may run
+   (`amd_gpu_operator`);
+3. `addons`: the add-ons that go on the cluster after the GPU operators (k3s: the Network Operator, NFS storage);
+4. node health and observability: whether node-problem-detector's GPU condition exists for the alerts
+   (`node_problem_detector`), the node-health component (`node_health`) and a managed observability stack that
+   needs the workload layer first (`observability_after_workloads`).
+
+Every hook but `build` has a default that adds nothing, so a platform overrides only what it has. GpuCluster never
+branches on a platform's name: a new platform is a new folder (docs/platforms.md, with k3s as the worked example).
+Platform modules are imported by name, so a stack loads only its own platform's SDK.
 """
 
 from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Optional, Sequence
 
 import pulumi
 
+from gpufleet.base.spec import NodePoolSpec, StackSpec
 from gpufleet.components.cluster_access import ClusterAccess
-from gpufleet.base.spec import StackSpec
 
 if TYPE_CHECKING:
     from gpufleet.components.workloads.keda import KedaPodIdentity
-
-MODULES = {
-    "k3s": "gpufleet.components.k3s.platform",
-    "eks": "gpufleet.components.eks.platform",
-    "gke": "gpufleet.components.gke.platform",
-}
 
 
 @dataclass(frozen=True)
@@ -52,5 +59,54 @@ class PlatformBuild:
     """With KEDA on a managed Prometheus: the cloud identity the platform made for KEDA's operator to query it."""
 
 
-def build(platform: str, name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> PlatformBuild:
-    return importlib.import_module(MODULES[platform]).build(name, inputs, opts)
+@dataclass(frozen=True)
+class ClusterContext:
+    """What a hook after `build` works with: the cluster as GpuCluster has it so far."""
+
+    name: str
+    """The GpuCluster's name: children are named `<name>-<role>`."""
+    spec: StackSpec
+    access: ClusterAccess
+    opts: pulumi.ResourceOptions
+    """Options for a child of the GpuCluster (its parent is the GpuCluster: a hook's components keep their URNs)."""
+
+
+class Platform:
+    """One platform's answers to GpuCluster. Subclass it in components/<name>/platform.py as `PLATFORM`."""
+
+    amd_gpu_operator: bool = False
+    """Whether AMD's GPU Operator may run for AMD pools (it needs the hosts' kernel: bare metal)."""
+
+    def build(self, name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> PlatformBuild:
+        """The control plane, one component per node pool and the platform's own add-ons, children of `opts.parent`."""
+        raise NotImplementedError
+
+    def gpu_operator_rdma(self, nvidia_pools: Sequence[NodePoolSpec]) -> bool:
+        """Whether the GPU Operator wires GPUDirect RDMA over the Network Operator's NICs for these pools; default: no
+        (a cloud's RDMA, EFA or GPUDirect-TCPX, is wired by its platform in `build`)."""
+        return False
+
+    def addons(self, ctx: ClusterContext) -> dict[str, pulumi.ComponentResource]:
+        """Add-ons that go on the cluster after the GPU operators, by role (GpuCluster keeps them as `addons`)."""
+        return {}
+
+    def node_problem_detector(self, spec: StackSpec) -> bool:
+        """Whether `node_health` runs node-problem-detector with the GPU condition the alerts watch; default: no."""
+        return False
+
+    def node_health(self, ctx: ClusterContext, observability: Optional[pulumi.ComponentResource]
+                    ) -> Optional[pulumi.ComponentResource]:
+        """Node health that needs the cluster's observability stack (kube-prometheus-stack, or None); default: none
+        (a cloud's node monitoring is part of `build`)."""
+        return None
+
+    def observability_after_workloads(self, ctx: ClusterContext, workloads: dict[str, pulumi.ComponentResource]
+                                      ) -> Optional[pulumi.ComponentResource]:
+        """A managed observability stack that reads the workload layer (its namespaces, its releases to wait for);
+        default: none."""
+        return None
+
+
+def platform(name: str) -> Platform:
+    """The platform a stack names: `PLATFORM` of gpufleet.components.<name>.platform, imported only now."""
+    return importlib.import_module(f"gpufleet.components.{name}.platform").PLATFORM

@@ -210,7 +210,10 @@ class GkeCluster(pulumi.ComponentResource):
             kubernetes_version=args.kubernetes_version,
             kubeconfig=self.kubeconfig,
             provider=self.provider,
-            facts={"project": args.project, "location": self.location, "gpu_stack": spec.gpu_stack},
+            facts={"project": args.project, "location": self.location, "gpu_stack": spec.gpu_stack,
+                   # GKE admits system-node-critical / system-cluster-critical pods outside kube-system only up to a
+                   # ResourceQuota for those classes (NVIDIA GPU Operator docs, google-gke.rst): the operator adds one.
+                   "critical_pods_need_quota": True},
             ready=[self.system_pool],
         )
         self.register_outputs({"kubeconfig": self.kubeconfig, "endpoint": self.cluster.endpoint, "clusterName": args.cluster_name})

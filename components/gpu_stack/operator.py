@@ -60,8 +60,9 @@ def tolerations(taints: list[dict]) -> list[dict]:
     return [{"key": key, "operator": "Exists", "effect": effect} for key, effect in seen]
 
 
-def operator_values(args: GpuOperatorArgs, platform: str, facts: dict) -> dict:
-    """Helm values for the gpu-operator chart; every key path exists in the chart's values.yaml."""
+def operator_values(args: GpuOperatorArgs, facts: dict) -> dict:
+    """Helm values for the gpu-operator chart; every key path exists in the chart's values.yaml. What differs per
+    platform comes from the cluster's facts (ClusterAccess.facts): its own containerd, a driver its images ship."""
     spec = args.spec
     operator_driver = spec.driver.source == "operator"
     driver: dict = {"enabled": operator_driver}
@@ -95,8 +96,8 @@ def operator_values(args: GpuOperatorArgs, platform: str, facts: dict) -> dict:
             values["migManager"]["config"] = {"name": args.mig_parted_config, "default": "all-disabled"}
     if args.rdma and operator_driver:
         driver["rdma"] = {"enabled": True, "useHostMofed": True}
-    if platform == "k3s":
-        # k3s runs its own containerd with its own paths (NVIDIA/gpu-operator issues 238, 473, 1651).
+    if "containerd_config" in facts:
+        # A platform that runs its own containerd with its own paths (k3s: NVIDIA/gpu-operator issues 238, 473, 1651).
         # config.toml, not config.toml.tmpl: the template breaks k3s's flannel CNI config (issue 473).
         values["toolkit"]["env"] = [
             {"name": "CONTAINERD_CONFIG", "value": facts["containerd_config"]},
@@ -104,7 +105,7 @@ def operator_values(args: GpuOperatorArgs, platform: str, facts: dict) -> dict:
             {"name": "CONTAINERD_RUNTIME_CLASS", "value": "nvidia"},
             {"name": "CONTAINERD_SET_AS_DEFAULT", "value": "true"},
         ]
-    if platform == "eks" and facts.get("driver_preinstalled"):
+    if facts.get("driver_preinstalled"):
         # EKS GPU AMIs ship the driver and the container toolkit: installing either again makes the
         # operands crash-loop (DESIGN.md section 7; AMI driver branch in catalog/aws_instances.yaml).
         values["driver"] = {"enabled": False}
@@ -133,7 +134,7 @@ class GpuOperator(pulumi.ComponentResource):
     ):
         super().__init__("gpufleet:addons:GpuOperator", name, None, opts)
         child = pulumi.ResourceOptions(parent=self, provider=access.provider)
-        self.values = operator_values(args, access.platform, access.facts)
+        self.values = operator_values(args, access.facts)
         # Operands are privileged (driver, toolkit, device plugin): the namespace must allow it.
         self.namespace = k8s.core.v1.Namespace(
             f"{name}-ns",
@@ -145,7 +146,7 @@ class GpuOperator(pulumi.ComponentResource):
             opts=child,
         )
         extra_deps: list[pulumi.Resource] = []
-        if access.platform == "gke":
+        if access.facts.get("critical_pods_need_quota"):
             # GKE admits system-node-critical / system-cluster-critical pods outside kube-system only up to a
             # ResourceQuota for those priority classes (NVIDIA GPU Operator docs, google-gke.rst).
             self.quota = k8s.core.v1.ResourceQuota(

@@ -56,6 +56,11 @@ BACKENDS_BY_PLATFORM = {
     # managed DCGM package, which reports to Managed Service for Prometheus.
     "gke": ("gke-managed", "none"),
 }
+# What a backend is, for the code that wires it (so that code asks these, not a backend's or a platform's name):
+# the backends that scrape the GPU Operator's DCGM exporter (and so get gpufleet's counter list), and the managed ones
+# (a cloud's query API instead of an in-cluster Prometheus, and no ServiceMonitor CRD).
+SCRAPES_GPU_OPERATOR_DCGM = ("kube-prometheus-stack", "amp")
+MANAGED_BACKENDS = ("amp", "gke-managed")
 
 
 class MetricsSpec(Model):
