@@ -7,28 +7,15 @@ from typing import Optional
 import pulumi
 import pulumi_kubernetes as k8s
 
-from gpufleet.components import e2e_seam
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.base.versions import HelmChart
 
 
 def chart_args(chart: HelmChart) -> dict:
-    """Release arguments for a pinned chart: OCI charts are one `oci://` reference, others a repo + name.
-    With the e2e tier's `gpufleet-e2e:chartRepository` (components/e2e_seam.py), that repository serves them all."""
-    mirror = e2e_seam.chart_repository()
-    if mirror:
-        return {"chart": chart.name, "version": chart.version, "repository_opts": {"repo": mirror}}
+    """Release arguments for a pinned chart: OCI charts are one `oci://` reference, others a repo + name."""
     if chart.repo.startswith("oci://"):
         return {"chart": f"{chart.repo}/{chart.name}", "version": chart.version}
     return {"chart": chart.name, "version": chart.version, "repository_opts": {"repo": chart.repo}}
-
-
-def release_wait_args() -> dict:
-    """Only under the e2e tier's `kubeconfig` seam (an API server without kubelets): `skip_await`, and no chart
-    hooks (`disable_webhooks`, the provider's name for Helm's `--no-hooks`): a hook is a Job whose pod never runs
-    there, and Helm waits for it even with skip_await (the Network Operator's pre-install CRD hook held the first
-    real `up` of `lab` until its timeout)."""
-    return {"skip_await": True, "disable_webhooks": True} if e2e_seam.skip_await() else {}
 
 
 def pinned_release(
@@ -44,7 +31,6 @@ def pinned_release(
     """`<name>-release`: the pinned chart, released under the chart's name into `namespace`, a child of
     `parent` on the cluster's provider, after the cluster is ready. Without `timeout`, Helm's default."""
     extra = {"timeout": timeout} if timeout is not None else {}
-    extra.update(release_wait_args())
     return k8s.helm.v3.Release(
         f"{name}-release",
         name=chart.name,

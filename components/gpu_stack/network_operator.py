@@ -22,7 +22,6 @@ from typing import Optional
 import pulumi
 import pulumi_kubernetes as k8s
 
-from gpufleet.components import e2e_seam
 from gpufleet.components.gpu_stack import sriov_network
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.gpu_stack.operator import tolerations
@@ -214,7 +213,6 @@ class NetworkOperator(pulumi.ComponentResource):
         policy_opts = pulumi.ResourceOptions.merge(after_release, pulumi.ResourceOptions(
             custom_timeouts=pulumi.CustomTimeouts(create=POLICY_READY_TIMEOUT, update=POLICY_READY_TIMEOUT)))
         policy = nic_cluster_policy(args)
-        policy["metadata"] = e2e_seam.without_waiting(policy["metadata"])  # no operator pod there: never ready
         self.policy = _custom(f"{name}-nic-cluster-policy", policy, policy_opts)
         # The IPPool CRD (ippools.nv-ipam.nvidia.com) is not in the chart: the operator applies it when it reconciles
         # the NicClusterPolicy's nvIpam state (Mellanox/network-operator at the pinned tag, manifests/state-nv-ipam-cni/

@@ -62,9 +62,6 @@ class K3sClusterArgs:
     gpu_servers: dict[str, tuple[dict[str, str], list[str]]] = field(default_factory=dict)
     """Servers that are also GPU hosts of a pool (a one-machine cluster): host name -> (node labels, node taints
     as key=value:Effect) the server registers with. Default: none."""
-    existing_kubeconfig: Optional[pulumi.Input[str]] = None
-    """Test-only seam (components/e2e_seam.py, docs/e2e.md): the kubeconfig of an API server that stands in for
-    the k3s hosts. When set, no token, servers, agents or kubeconfig read are created, only the provider."""
 
 
 def connection(host: Host, default_user: str, private_key: pulumi.Input[str]) -> command.remote.ConnectionArgs:
@@ -96,6 +93,16 @@ def agent_command(
     )
 
 
+def node_facts() -> dict[str, str]:
+    """What add-ons must know of a k3s node (ClusterAccess.facts): k3s's own containerd and CNI paths."""
+    return {
+        "containerd_config": CONTAINERD_CONFIG,
+        "containerd_socket": CONTAINERD_SOCKET,
+        "cni_bin_dir": CNI_BIN_DIR,
+        "cni_conf_dir": CNI_CONF_DIR,
+    }
+
+
 class K3sCluster(pulumi.ComponentResource):
     """A k3s control plane on your hosts; exposes `access` (kubeconfig, provider) and `join` for node pools."""
 
@@ -108,10 +115,6 @@ class K3sCluster(pulumi.ComponentResource):
         key = pulumi.Output.secret(args.ssh_private_key)
         api_address = spec.api_address or spec.servers[0].address
         server_url = f"https://{api_address}:{API_PORT}"
-
-        if args.existing_kubeconfig is not None:
-            self._existing(name, args, server_url, key)
-            return
 
         # The join token is generated once and stays in state (RandomPassword results are secret). protect: a new
         # token cannot join the existing servers, and restoring an etcd snapshot needs the token it was taken with.
@@ -205,20 +208,6 @@ class K3sCluster(pulumi.ComponentResource):
         kubeconfig = pulumi.Output.secret(read.stdout.apply(lambda text: rewrite_kubeconfig(text, api_address)))
         self._finish(name, args, server_url, kubeconfig, ready=[*servers, *self.agents])
 
-    def _existing(self, name: str, args: K3sClusterArgs, server_url: str, key: pulumi.Output) -> None:
-        """The e2e seam: the provider on a given kubeconfig, nothing on hosts."""
-        self.token = None
-        self.join = K3sJoin(
-            server_url=server_url,
-            token=pulumi.Output.secret(""),
-            kubernetes_version=args.kubernetes_version,
-            ssh_user=args.spec.ssh_user,
-            ssh_private_key=key,
-            servers=[],
-        )
-        self.agents = []
-        self._finish(name, args, server_url, pulumi.Output.secret(args.existing_kubeconfig), ready=[])
-
     def _finish(
         self, name: str, args: K3sClusterArgs, server_url: str, kubeconfig: pulumi.Output, ready: list
     ) -> None:
@@ -233,12 +222,7 @@ class K3sCluster(pulumi.ComponentResource):
             kubernetes_version=args.kubernetes_version,
             kubeconfig=self.kubeconfig,
             provider=self.provider,
-            facts={
-                "containerd_config": CONTAINERD_CONFIG,
-                "containerd_socket": CONTAINERD_SOCKET,
-                "cni_bin_dir": CNI_BIN_DIR,
-                "cni_conf_dir": CNI_CONF_DIR,
-            },
+            facts=node_facts(),
             ready=ready,
         )
         self.register_outputs({"kubeconfig": self.kubeconfig, "serverUrl": server_url})

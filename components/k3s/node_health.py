@@ -39,7 +39,6 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from gpufleet.base import catalog, labels, versions
-from gpufleet.components import e2e_seam
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.k3s.xid_monitor import CONFIG_KEY, monitor_json
 
@@ -160,7 +159,7 @@ class K3sNodeHealth(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self, provider=access.provider, depends_on=access.ready or [])
         ns = args.namespace
         self.service_account = k8s.core.v1.ServiceAccount(
-            f"{name}-sa", metadata=e2e_seam.without_waiting({"name": APP, "namespace": ns}), opts=child)
+            f"{name}-sa", metadata={"name": APP, "namespace": ns}, opts=child)
         self.binding = k8s.rbac.v1.ClusterRoleBinding(
             f"{name}-binding",
             metadata={"name": f"gpufleet-{APP}"},
@@ -169,10 +168,8 @@ class K3sNodeHealth(pulumi.ComponentResource):
             opts=child,
         )
         after_sa = pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[self.service_account]))
-        # DaemonSets report readiness through the controller manager and kubelets: not waited for under the e2e
-        # tier's kubelet-less API server (components/e2e_seam.py).
         self.daemonset = k8s.apps.v1.DaemonSet(
-            f"{name}-daemonset", metadata=e2e_seam.without_waiting({"name": APP, "namespace": ns, "labels": {"app": APP}}),
+            f"{name}-daemonset", metadata={"name": APP, "namespace": ns, "labels": {"app": APP}},
             spec=daemonset_spec(args, gpu=False), opts=after_sa,
         )
         # Always created (no pod where no NVIDIA GPU node exists): a first NVIDIA pool then changes nothing here.
@@ -183,7 +180,7 @@ class K3sNodeHealth(pulumi.ComponentResource):
         )
         self.gpu_daemonset = k8s.apps.v1.DaemonSet(
             f"{name}-gpu-daemonset",
-            metadata=e2e_seam.without_waiting({"name": f"{APP}-gpu", "namespace": ns, "labels": {"app": APP}}),
+            metadata={"name": f"{APP}-gpu", "namespace": ns, "labels": {"app": APP}},
             spec=daemonset_spec(args, gpu=True, config_map=config_name),
             opts=pulumi.ResourceOptions.merge(after_sa, pulumi.ResourceOptions(depends_on=[self.config])),
         )

@@ -20,7 +20,6 @@ from gpufleet.base.node_labels import pool_taints
 from gpufleet.base.sharing import is_amd
 from gpufleet.base.spec import NodePoolSpec, StackSpec
 from gpufleet.base.spec.shape import shaped_pools
-from gpufleet.components import e2e_seam
 from gpufleet.components.k3s.cluster import K3sCluster, K3sClusterArgs
 from gpufleet.components.k3s.node_pool import K3sNodePool, K3sNodePoolArgs, server_node_settings
 from gpufleet.components.platform import ClusterContext, Platform, PlatformBuild, PlatformInputs
@@ -31,8 +30,6 @@ class K3sPlatform(Platform):
 
     def build(self, name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> PlatformBuild:
         spec = inputs.spec
-        # The e2e tier's seam (components/e2e_seam.py): an existing API server instead of hosts, so no pools to join.
-        existing = e2e_seam.existing_kubeconfig()
         server_names = {h.name for h in spec.cluster.k3s.servers}
         gpu_servers = {h.name: server_node_settings(pool) for pool in spec.node_pools for h in pool.hosts
                        if h.name in server_names}
@@ -44,14 +41,11 @@ class K3sPlatform(Platform):
                 protection=spec.cluster.protection,
                 etcd_s3_access_key=inputs.etcd_s3_access_key,
                 etcd_s3_secret_key=inputs.etcd_s3_secret_key,
-                existing_kubeconfig=existing,
             ),
             opts=opts,
         )
-        pools = [] if existing is not None else [
-            K3sNodePool(f"{name}-pool-{pool.name}", K3sNodePoolArgs(pool, control_plane.join), opts=opts)
-            for pool in spec.node_pools
-        ]
+        pools = [K3sNodePool(f"{name}-pool-{pool.name}", K3sNodePoolArgs(pool, control_plane.join), opts=opts)
+                 for pool in spec.node_pools]
         access = dataclasses.replace(control_plane.access, ready=[*control_plane.access.ready, *pools])
         return PlatformBuild(control_plane=control_plane, access=access, node_pools=pools)
 

@@ -13,10 +13,9 @@ from typing import Optional
 import pulumi
 import pulumi_kubernetes as k8s
 
-from gpufleet.components import e2e_seam
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.protection import exemption, protect
-from gpufleet.components.helm_chart import chart_args, release_wait_args
+from gpufleet.components.helm_chart import chart_args
 from gpufleet.base import versions
 from gpufleet.base.spec.protection import ProtectionSpec
 from gpufleet.base.spec.stack import StorageSpec
@@ -85,7 +84,6 @@ class K3sStorage(pulumi.ComponentResource):
                 f"{name}-nfs-csi",
                 name="csi-driver-nfs",
                 **chart_args(chart),
-                **release_wait_args(),
                 namespace=args.nfs_namespace,
                 # The chart's own StorageClass stays off: gpufleet creates the class below from the spec.
                 values={"storageClass": {"create": False}},
@@ -107,7 +105,6 @@ class K3sStorage(pulumi.ComponentResource):
                 pvc = checkpoint_claim(spec, args.protection)
                 # protect: deleting or replacing the claim (a rename, another size or class) would bind the jobs to a
                 # new, empty volume; the class's Retain policy keeps the old directory, but nothing would point at it.
-                pvc["metadata"] = e2e_seam.without_waiting(pvc["metadata"])  # no provisioner there: no Bound
                 self.checkpoints = k8s.core.v1.PersistentVolumeClaim(
                     f"{name}-checkpoints",
                     metadata=pvc["metadata"],

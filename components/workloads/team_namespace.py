@@ -8,7 +8,6 @@ from typing import Optional
 import pulumi
 import pulumi_kubernetes as k8s
 
-from gpufleet.components import e2e_seam
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.base import labels as L
 
@@ -40,9 +39,8 @@ class TeamNamespace(pulumi.ComponentResource):
         if args.gpu_quota:
             self.quota = k8s.core.v1.ResourceQuota(
                 f"{name}-gpu-quota",
-                # The provider waits until the quota controller fills status.hard; under the e2e tier's kubeconfig
-                # seam no controller manager runs, so it must not wait there (components/e2e_seam.py).
-                metadata=e2e_seam.without_waiting({**meta, "name": "gpu-quota"}),
+                # The provider waits until the quota controller fills status.hard.
+                metadata={**meta, "name": "gpu-quota"},
                 spec={"hard": {f"requests.{r}": str(n) for r, n in sorted(args.gpu_quota.items())}},
                 opts=child,
             )

@@ -1,13 +1,22 @@
-"""The e2e tier's test-only seams (components/e2e_seam.py) under mocks: what they change, and only that."""
+"""The e2e tier's seams (tests/e2e/seam.py) under mocks: what they change once installed, and only that; and that the
+shipped package knows nothing of them (their config keys do nothing where they are not installed)."""
 
 from __future__ import annotations
 
 import pytest
 
+from tests.e2e import seam
 from tests.helpers import SECRET, by_type, example_config, one, plan_config
 
 MIRROR = "http://127.0.0.1:8879/charts"
 RELEASE = "kubernetes:helm.sh/v3:Release"
+
+
+def seamed_plan(config: dict, stack: str):
+    """The plan with the seams installed, as the e2e tier's program installs them (undone afterwards)."""
+    with pytest.MonkeyPatch.context() as patch:
+        seam.install(patch.setattr)
+        return plan_config(config, stack)
 
 
 @pytest.fixture(scope="module")
@@ -15,7 +24,18 @@ def plans():
     """lab (NFS, RDMA, sharing) without and with both seams."""
     base = example_config("lab")
     seamed = {**base, "gpufleet-e2e:kubeconfig": SECRET, "gpufleet-e2e:chartRepository": MIRROR}
-    return plan_config(base, "lab"), plan_config(seamed, "lab")
+    return plan_config(base, "lab"), seamed_plan(seamed, "lab")
+
+
+def test_the_shipped_package_ignores_the_seam_keys(plans):
+    """Without tests/e2e/seam.py installed, the keys change nothing: nothing in the product reads them."""
+    real, _ = plans
+    keyed = plan_config({**example_config("lab"), "gpufleet-e2e:kubeconfig": SECRET,
+                         "gpufleet-e2e:chartRepository": MIRROR}, "lab")
+    assert [(r.urn, r.inputs) for r in keyed.resources] == [(r.urn, r.inputs) for r in real.resources]
+    for folder in ("gpufleet", "components", "policies"):
+        for path in (seam.ROOT / folder).rglob("*.py"):
+            assert "gpufleet-e2e" not in path.read_text(), path
 
 
 def test_kubeconfig_seam_creates_no_hosts_but_keeps_every_addon_urn(plans):
@@ -69,7 +89,7 @@ def test_kubeconfig_seam_skips_the_resource_quotas_status_wait_only_there():
     the seam's API server, so the first real `up` of `teams` timed out there. Real stacks keep the wait."""
     base = example_config("teams")
     real = plan_config(base, "teams")
-    seamed = plan_config({**base, "gpufleet-e2e:kubeconfig": SECRET}, "teams")
+    seamed = seamed_plan({**base, "gpufleet-e2e:kubeconfig": SECRET}, "teams")
     quotas = by_type(real, "kubernetes:core/v1:ResourceQuota")
     assert quotas and all("annotations" not in q.inputs["metadata"] for q in quotas)
     seamed_quotas = by_type(seamed, "kubernetes:core/v1:ResourceQuota")

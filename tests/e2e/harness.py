@@ -1,8 +1,8 @@
 """Driving the real Pulumi CLI (through pulumi.automation) on a copy of an example stack.
 
-A stack here is the example's `gpufleet:` config plus the e2e seams (components/e2e_seam.py), in a scratch
-project folder (a copy of Pulumi.yaml whose virtualenv is this checkout's .venv, and __main__.py), on a
-local file backend with the passphrase secrets provider. The real stacks/ files are never written.
+A stack here is the example's `gpufleet:` config plus the e2e seams' keys (tests/e2e/seam.py), in a scratch
+project folder (a copy of Pulumi.yaml whose virtualenv is this checkout's .venv, and a __main__.py that installs the
+seams before the repository's program), on a local file backend with the passphrase secrets provider. The real stacks/ files are never written.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import yaml
 from pulumi import automation as auto
 
 from gpufleet.base import versions as pins
+from tests.e2e import seam
 from tests.helpers import REFERENCE, ROOT
 
 CACHE = Path(os.environ.get("GPUFLEET_E2E_CACHE", Path.home() / ".cache" / "gpufleet-e2e"))
@@ -125,7 +126,7 @@ class E2EStack:
         project = yaml.safe_load((ROOT / "Pulumi.yaml").read_text())
         project["runtime"]["options"]["virtualenv"] = str(ROOT / ".venv")
         (self.dir / "Pulumi.yaml").write_text(yaml.safe_dump(project, sort_keys=False))
-        shutil.copy(ROOT / "__main__.py", self.dir / "__main__.py")
+        (self.dir / "__main__.py").write_text(seam.program_main())
         (self.dir / "stacks").mkdir()
         self.env = cli_env(work / "backend", work / "pulumi-home")
         (work / "backend").mkdir(exist_ok=True)
@@ -187,8 +188,12 @@ def gpufleet(*args: str) -> subprocess.CompletedProcess:
 
 
 def plan_json(stack: str, stack_file: Path, out: Path) -> dict:
-    """`gpufleet plan STACK --config FILE --format json` (exit 1 means a mandatory violation, still a plan)."""
-    proc = gpufleet("plan", stack, "--config", str(stack_file), "--format", "json", "--output", str(out))
+    """`gpufleet plan STACK --config FILE --format json` with the seams installed, as the tier's program has them
+    (exit 1 means a mandatory violation, still a plan)."""
+    args = ["plan", stack, "--config", str(stack_file), "--format", "json", "--output", str(out)]
+    code = seam.ENTRY.format(root=str(ROOT), module="gpufleet.app.cli", call=f"sys.exit(main({args!r}))")
+    proc = subprocess.run([str(ROOT / ".venv" / "bin" / "python"), "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600)
     assert proc.returncode in (0, 1), proc.stderr
     return json.loads(out.read_text())
 

@@ -1,9 +1,9 @@
 """Another language reuses GpuCluster: a Pulumi YAML program adds the component package with the real CLI
 (`pulumi package add <checkout>/package`) and previews a k3s cluster through it.
 
-The hosts are replaced by the local API server through the same seam as the Python stacks (components/
-e2e_seam.py; the component provider reads the stack's config), so the preview needs only the kubernetes
-provider this tier builds (docs/e2e.md)."""
+The hosts are replaced by the local API server through the same seams as the Python stacks (tests/e2e/seam.py,
+installed by the tier's copy of package/ before the component provider starts; the provider reads the stack's
+config), so the preview needs only the kubernetes provider this tier builds (docs/e2e.md)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 import yaml
 from pulumi import automation as auto
 
-from tests.e2e import harness
+from tests.e2e import harness, seam
 from tests.e2e.cluster import ApiServer
 from tests.helpers import ROOT
 
@@ -42,6 +42,16 @@ PROGRAM = {
 }
 
 
+def seamed_package(folder):
+    """The tier's copy of package/: the same plugin on this checkout's .venv, whose entry installs the seams first."""
+    folder.mkdir()
+    plugin = yaml.safe_load((PACKAGE / "PulumiPlugin.yaml").read_text())
+    plugin["runtime"]["options"]["virtualenv"] = str(ROOT / ".venv")
+    (folder / "PulumiPlugin.yaml").write_text(yaml.safe_dump(plugin, sort_keys=False))
+    (folder / "__main__.py").write_text(seam.package_main())
+    return folder
+
+
 def test_yaml_program_previews_a_k3s_cluster_through_the_component_package(tools, chart_repo, tmp_path):
     if not (PACKAGE / "PulumiPlugin.yaml").exists():
         pytest.skip("GpuCluster is not a component package on this branch yet (issue 11: package/PulumiPlugin.yaml "
@@ -58,8 +68,9 @@ def test_yaml_program_previews_a_k3s_cluster_through_the_component_package(tools
         ws = auto.LocalWorkspace(work_dir=str(project), env_vars=env, secrets_provider="passphrase",
                                  pulumi_command=auto.PulumiCommand(root=str(harness.TOOLS)))
         stack = auto.Stack.create_or_select("e2e", ws)
+        package = seamed_package(tmp_path / "package")
         with harness.timed("yaml: pulumi package add"):
-            ws.pulumi_command.run(["package", "add", str(PACKAGE)], str(project), env)
+            ws.pulumi_command.run(["package", "add", str(package)], str(project), env)
         assert "gpufleet" in (yaml.safe_load((project / "Pulumi.yaml").read_text()).get("packages") or {})
         stack.set_config("gpufleet-e2e:chartRepository", auto.ConfigValue(chart_repo.url))
         stack.set_config("gpufleet-e2e:kubeconfig", auto.ConfigValue(server.kubeconfig, secret=True))
