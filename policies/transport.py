@@ -6,7 +6,7 @@ pack's time per call is what a preview waits for. grpcio's sync server polls its
 thread and hands every call to a worker thread, which waits on a condition for the request, runs the
 method, and hands the answer back: four thread hand-offs and their locks per call. With empty methods that
 alone took ~0.6 ms of pack CPU per resource; the same empty methods served by this loop took 0.32-0.40
-(policies/README.md, "Fourth round"), and the engine's round trips are most of what a preview pays.
+(bench/README.md, "Fourth round"), and the engine's round trips are most of what a preview pays.
 
 How: grpcio's C core (`grpc._cython.cygrpc`, which `grpc.server` and `grpc.aio` are themselves written on)
 still speaks HTTP/2, flow control and the channel options. This loop polls its completion queue and, for
