@@ -2,10 +2,13 @@
 VENV ?= .venv
 STACK ?= dev
 
+# setuptools explains its editable finder with a BuildBackendWarning on every install ("Editable installation":
+# information, not a problem; pyproject maps components/ and policies/ into gpufleet, so it must use the finder):
+# PYTHONWARNINGS keeps a clean install quiet.
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install -q --upgrade pip
-	$(VENV)/bin/pip install -q -e '.[dev]'
+	PYTHONWARNINGS="ignore:Editable installation" $(VENV)/bin/pip install -q -e '.[dev]'
 	touch $@
 
 .PHONY: plan test bench e2e
