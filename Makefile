@@ -16,7 +16,7 @@ plan: $(VENV)/.installed
 	$(VENV)/bin/gpufleet plan $(STACK)
 
 test: $(VENV)/.installed
-	$(VENV)/bin/python -m pytest -n 2
+	$(VENV)/bin/python -m pytest -n 2 --durations=10
 
 bench: $(VENV)/.installed
 	$(VENV)/bin/python bench/plan.py

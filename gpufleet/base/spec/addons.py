@@ -7,8 +7,6 @@ warnings (`gpufleet.base.capacity.addons_warnings`: they need each pool's capaci
 listed under its JSON key "warnings".
 """
 
-from __future__ import annotations
-
 from typing import Literal, Optional
 
 from pydantic import Field, field_validator

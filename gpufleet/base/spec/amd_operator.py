@@ -1,7 +1,5 @@
 """gpufleet:amdGpuOperator — the AMD GPU Operator's release and driver, for AMD Instinct pools on k3s (issue 17)."""
 
-from __future__ import annotations
-
 from typing import Literal, Optional
 
 from pydantic import Field, field_validator

@@ -1,7 +1,5 @@
 """gpufleet:cluster — the control plane: platform, Kubernetes version and the platform's own block."""
 
-from __future__ import annotations
-
 from typing import Literal, Optional
 
 from pydantic import Field, ValidationInfo, field_validator

@@ -3,8 +3,6 @@ entries, the system node group, the cluster autoscaler and AWS storage, and what
 (instance types, zone, local storage, EFA interfaces). The checks against the rest of the stack: eks_checks.py.
 """
 
-from __future__ import annotations
-
 import ipaddress
 from typing import Literal, Optional
 

@@ -5,8 +5,6 @@ and the GKE-only parts of a GPU pool (driver installation, GPU sharing, MIG part
 against gpuOperator, CUDA against GKE's driver); `_cross_checks` calls it for platform gke.
 """
 
-from __future__ import annotations
-
 import ipaddress
 import re
 from typing import Any, Literal, Optional

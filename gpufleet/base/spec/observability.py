@@ -16,8 +16,6 @@ Defaults are chosen by what they cost and what they need (docs/observability.md)
   k3s node-problem-detector reports broken GPUs as a node condition and never repairs on its own.
 """
 
-from __future__ import annotations
-
 import re
 from typing import Literal, Optional
 

@@ -1,7 +1,5 @@
 """gpufleet:gpuOperator — the NVIDIA GPU Operator's release and driver."""
 
-from __future__ import annotations
-
 from typing import Literal, Optional
 
 from pydantic import Field, ValidationInfo, field_validator

@@ -1,7 +1,5 @@
 """gpufleet:nodePools — GPU node pools, one component each."""
 
-from __future__ import annotations
-
 import re
 from typing import Literal, Optional, Union
 

@@ -11,8 +11,6 @@ resources as the `stateful-resource-protection` exemption so the policy pack sho
 and pkg/cli/cmds/server.go in k3s-io/k3s).
 """
 
-from __future__ import annotations
-
 from typing import Optional
 
 from pydantic import Field, field_validator, model_validator

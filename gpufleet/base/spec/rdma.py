@@ -1,7 +1,5 @@
 """nodePools[].rdmaNetwork — RDMA NICs and the secondary network of a k3s pool (NVIDIA Network Operator)."""
 
-from __future__ import annotations
-
 import ipaddress
 from typing import Literal, Optional
 

@@ -18,8 +18,6 @@ policy `reservation-placement` checks the resources, and the cost section treats
 committed spend.
 """
 
-from __future__ import annotations
-
 from typing import Any, Literal, Optional
 
 from pydantic import Field, model_validator

@@ -1,7 +1,5 @@
 """The whole stack: one field per `gpufleet:<key>` config key."""
 
-from __future__ import annotations
-
 from typing import Optional
 
 from pydantic import Field, field_validator

@@ -1,7 +1,5 @@
 """gpufleet:storage blocks — k3s local-path (RWO), NFS CSI (RWX) and an optional checkpoint PVC."""
 
-from __future__ import annotations
-
 from typing import Literal, Optional
 
 from pydantic import Field, field_validator
