@@ -20,6 +20,18 @@ ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = Path(os.environ.get("GPUFLEET_REFERENCE", ROOT.parent / "shared" / "reference"))
 STACKS = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
 SECRET = {"secure": "v1:placeholder"}
+# libyaml's parser under PyYAML's safe constructor: the same documents, about 8x faster than the pure-Python parser
+# (the reference CRDs alone are 7.8 MB of YAML). Only for upstream files and helm output, never for what the
+# product itself reads. PyYAML built without libyaml falls back to the pure-Python loader.
+YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def load_yaml(text: str | bytes) -> Any:
+    return yaml.load(text, Loader=YAML_LOADER)
+
+
+def load_yaml_all(text: str | bytes) -> list:
+    return list(yaml.load_all(text, Loader=YAML_LOADER))
 
 
 def example(stack: str) -> StackFile:
