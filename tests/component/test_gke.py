@@ -11,9 +11,8 @@ import yaml
 
 from gpufleet.base import catalog, versions
 from tests.helm_values import missing_paths
-from tests.helpers import by_type, example, example_config, one, parent_of, plan_config
+from tests.helpers import by_type, example_config, one, parent_of, plan_config, planned
 from tests.k8s_validate import validate_strict
-from gpufleet.app.plan.engine import plan
 
 CLUSTER = "gcp:container/cluster:Cluster"
 NODE_POOL = "gcp:container/nodePool:NodePool"
@@ -25,7 +24,7 @@ RELEASE = "kubernetes:helm.sh/v3:Release"
 
 @pytest.fixture(scope="module")
 def prod():
-    return plan(example("prod-gke"))
+    return planned("prod-gke", policies=True)
 
 
 @pytest.fixture(scope="module")

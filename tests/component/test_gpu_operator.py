@@ -3,20 +3,19 @@
 import pytest
 
 from gpufleet.base import catalog, versions
-from gpufleet.app.plan.engine import plan
-from tests.helpers import example, one, parent_of
+from tests.helpers import one, parent_of, planned
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 
 
 @pytest.fixture(scope="module")
 def dev():
-    return plan(example("dev"), evaluate_policies=False)
+    return planned("dev")
 
 
 @pytest.fixture(scope="module")
 def ha():
-    return plan(example("ha"), evaluate_policies=False)
+    return planned("ha")
 
 
 def test_release_pinned_in_its_namespace_on_the_cluster_provider(dev):

@@ -3,8 +3,7 @@
 import pytest
 import yaml
 
-from gpufleet.app.plan.engine import plan
-from tests.helpers import by_type, dig, example, example_config, one, parent_of, plan_config
+from tests.helpers import by_type, dig, example_config, one, parent_of, plan_config, planned
 
 CM = "kubernetes:core/v1:ConfigMap"
 RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -13,7 +12,7 @@ CMD = "command:remote:Command"
 
 @pytest.fixture(scope="module")
 def lab():
-    return plan(example("lab"))
+    return planned("lab", policies=True)
 
 
 @pytest.fixture(scope="module")
@@ -125,7 +124,7 @@ def test_mps_entry_and_custom_mig_parted_config(custom):
 
 
 def test_no_sharing_no_config_map():
-    p = plan(example("dev"))
+    p = planned("dev", policies=True)
     assert by_type(p, "gpufleet:addons:GpuSharing") == [] and sharing_config_maps(p) == []
     values = _operator_values(p, "dev")
     assert "config" not in values["devicePlugin"] and "mig" not in values and "rdma" not in values["driver"]

@@ -3,8 +3,7 @@
 import yaml
 
 from gpufleet.base import versions
-from tests.helpers import example, one, parent_of, by_type
-from gpufleet.app.plan.engine import plan
+from tests.helpers import by_type, one, parent_of, planned
 
 CMD = "command:remote:Command"
 
@@ -14,7 +13,7 @@ def _config(r):
 
 
 def test_dev_children_types_names_and_parents():
-    p = plan(example("dev"))
+    p = planned("dev", policies=True)
     cluster = one(p, "gpufleet:k3s:K3sCluster", "dev-k3s")
     assert parent_of(p, cluster).name == "dev"
     for name in ("dev-k3s-token", "dev-k3s-server-cp-1", "dev-k3s-agent-cpu-1", "dev-k3s-kubeconfig", "dev-k3s-k8s"):
@@ -26,7 +25,7 @@ def test_dev_children_types_names_and_parents():
 
 
 def test_single_server_config_and_install_script():
-    p = plan(example("dev"))
+    p = planned("dev", policies=True)
     server = one(p, CMD, "dev-k3s-server-cp-1")
     cfg = _config(server)
     assert cfg["node-name"] == "cp-1"
@@ -44,7 +43,7 @@ def test_single_server_config_and_install_script():
 
 
 def test_token_ssh_key_and_kubeconfig_are_secret():
-    p = plan(example("dev"))
+    p = planned("dev", policies=True)
     for r in by_type(p, CMD):
         assert r.inputs["connection"] == "[secret]", r.name  # carries the SSH private key
         if "stdin" in r.inputs:
@@ -55,13 +54,13 @@ def test_token_ssh_key_and_kubeconfig_are_secret():
 
 
 def test_kubeconfig_points_at_the_api_address():
-    p = plan(example("ha"))
+    p = planned("ha", policies=True)
     kubeconfig = one(p, "pulumi:providers:kubernetes").revealed["kubeconfig"]
     assert "https://198.51.100.5:6443" in kubeconfig and "127.0.0.1" not in kubeconfig
 
 
 def test_ha_servers_embedded_etcd_and_join_order():
-    p = plan(example("ha"))
+    p = planned("ha", policies=True)
     first = _config(one(p, CMD, "ha-k3s-server-cp-1"))
     second = _config(one(p, CMD, "ha-k3s-server-cp-2"))
     assert first["cluster-init"] is True and "server" not in first
@@ -71,7 +70,7 @@ def test_ha_servers_embedded_etcd_and_join_order():
 
 
 def test_gpu_agents_join_with_labels_and_gpu_taint():
-    p = plan(example("dev"))
+    p = planned("dev", policies=True)
     cfg = _config(one(p, CMD, "dev-pool-a100-agent-gpu-a100-1"))
     assert cfg["server"] == "https://192.0.2.10:6443"
     assert cfg["node-name"] == "gpu-a100-1"

@@ -130,10 +130,9 @@ def test_root_login_without_sudo_installs(host):
 
 @pytest.fixture(scope="module")
 def dev():
-    from gpufleet.app.plan.engine import plan
-    from tests.helpers import example
+    from tests.helpers import planned
 
-    return plan(example("dev"), evaluate_policies=False)
+    return planned("dev")
 
 
 def test_every_remote_command_runs_as_root_without_sudo(dev):

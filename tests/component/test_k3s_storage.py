@@ -4,13 +4,12 @@ import pytest
 import yaml
 
 from gpufleet.base import versions
-from gpufleet.app.plan.engine import plan
-from tests.helpers import by_type, example, one, parent_of
+from tests.helpers import by_type, one, parent_of, planned
 
 
 @pytest.fixture(scope="module")
 def lab():
-    return plan(example("lab"))
+    return planned("lab", policies=True)
 
 
 def test_children_types_names_parents(lab):
@@ -51,7 +50,7 @@ def test_local_path_directory_is_a_k3s_server_flag(lab):
 
 
 def test_no_nfs_no_storage_component():
-    p = plan(example("dev"))
+    p = planned("dev", policies=True)
     assert by_type(p, "gpufleet:addons:K3sStorage") == []
     cfg = yaml.safe_load(one(p, "command:remote:Command", "dev-k3s-server-cp-1").revealed["stdin"])
     assert "default-local-storage-path" not in cfg

@@ -18,11 +18,10 @@ import pytest
 
 from gpufleet.base import labels as L
 from gpufleet.components.eks.amp_query_access import QUERY_ACTIONS, query_endpoint, query_policy
-from gpufleet.app.plan.engine import plan
 from gpufleet.app.plan.mocks import PLAN_ACCOUNT, PLAN_OIDC_ISSUER
 from tests.amp_plan import WORKSPACE_ARN, amp_existing_workspace, amp_teams
 from tests.gke_managed_plan import managed
-from tests.helpers import by_type, example, example_config, one, parent_of, run_under_mocks
+from tests.helpers import by_type, example_config, one, parent_of, planned, run_under_mocks
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 CTA = "kubernetes:keda.sh/v1alpha1:ClusterTriggerAuthentication"
@@ -161,7 +160,7 @@ def test_gke_keda_address_stays_the_managed_query_api():
 @pytest.mark.parametrize("stack", ["prod-gke", "teams"])
 def test_no_identity_without_keda_or_with_an_in_cluster_prometheus(stack):
     """prod-gke runs gke-managed without KEDA; teams (k3s) runs KEDA without a managed backend."""
-    p = plan(example(stack), evaluate_policies=False)
+    p = planned(stack)
     assert not by_type(p, GKE_IDENTITY) and not by_type(p, AMP_QUERY) and not by_type(p, CTA)
     if stack == "teams":
         assert "podIdentity" not in _keda_values(p)

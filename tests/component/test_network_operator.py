@@ -6,16 +6,15 @@ import pytest
 
 from gpufleet.components.gpu_stack.network_operator import NetworkOperatorArgs, network, nic_cluster_policy, sriov_config
 from gpufleet.base import versions
-from gpufleet.app.plan.engine import plan
 from gpufleet.base.spec import load_spec
-from tests.helpers import by_type, example, example_config, one, parent_of, stack_file
+from tests.helpers import by_type, example_config, one, parent_of, planned, stack_file
 
 MELLANOX = "kubernetes:mellanox.com/v1alpha1"
 
 
 @pytest.fixture(scope="module")
 def lab():
-    return plan(example("lab"))
+    return planned("lab", policies=True)
 
 
 def test_children_types_names_parents(lab):
@@ -96,7 +95,7 @@ def test_host_device_pool_uses_the_sriov_device_plugin():
 
 
 def test_no_rdma_pool_no_network_operator():
-    p = plan(example("dev"))
+    p = planned("dev", policies=True)
     assert by_type(p, "gpufleet:addons:NetworkOperator") == []
 
 

@@ -13,8 +13,7 @@ import yaml
 from gpufleet.base.node_labels import node_taints
 from gpufleet.base.spec import NodePoolSpec
 from tests.eks_plan import prod_eks
-from tests.helpers import example, example_config, one, plan_config
-from gpufleet.app.plan.engine import plan
+from tests.helpers import example_config, one, plan_config, planned
 
 NODE_POOL = "gcp:container/nodePool:NodePool"
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
@@ -23,7 +22,7 @@ NG = "aws:eks/nodeGroup:NodeGroup"
 
 @pytest.fixture(scope="module")
 def gke():
-    return plan(example("prod-gke"))
+    return planned("prod-gke", policies=True)
 
 
 @pytest.fixture(scope="module")

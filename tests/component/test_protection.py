@@ -10,7 +10,7 @@ import yaml
 from gpufleet.components.k3s.install import CONFIG_PATH, ETCD_SNAPSHOT_DROPIN
 from gpufleet.app.plan.mocks import Registration
 from tests.eks_plan import prod_eks
-from tests.helpers import SECRET, example, example_config, one, plan_config
+from tests.helpers import SECRET, example_config, one, plan_config, planned
 
 P = "stateful-resource-protection"
 EXEMPT = f"gpufleet.io/exempt-{P}"
@@ -54,9 +54,7 @@ def k3s_off():
 
 @pytest.fixture(scope="module")
 def gke():
-    from gpufleet.app.plan.engine import plan
-
-    return plan(example("prod-gke"))
+    return planned("prod-gke", policies=True)
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,7 @@ import pytest
 
 from gpufleet.base import labels as L
 from gpufleet.base import versions
-from gpufleet.app.plan.engine import plan
-from tests.helpers import by_type, example, example_config, one, parent_of, plan_config
+from tests.helpers import by_type, example_config, one, parent_of, plan_config, planned
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 FLAVOR = "kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor"
@@ -20,7 +19,7 @@ GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Equal", "value": "true",
 
 @pytest.fixture(scope="module")
 def teams():
-    return plan(example("teams"), evaluate_policies=False)
+    return planned("teams")
 
 
 @pytest.fixture(scope="module")
@@ -173,7 +172,7 @@ def test_volcano_queue_per_claimed_pool(volcano):
 
 
 def test_nothing_is_installed_by_default():
-    p = plan(example("dev"), evaluate_policies=False)
+    p = planned("dev")
     types = {r.type for r in p.resources}
     assert not [t for t in types if t.startswith("gpufleet:addons:") and t != "gpufleet:addons:GpuOperator"]
     assert {r.name for r in by_type(p, RELEASE)} == {"dev-gpu-operator-release"}

@@ -32,7 +32,6 @@ def gke_stack():
 
 @pytest.fixture(scope="session")
 def dev_plan():
-    from tests.helpers import example
-    from gpufleet.app.plan.engine import plan
+    from tests.helpers import planned
 
-    return plan(example("dev"))
+    return planned("dev", policies=True)

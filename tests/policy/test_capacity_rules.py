@@ -198,10 +198,9 @@ def test_karpenter_spot_needs_the_interruption_queue():
 
 
 def test_example_stacks_pass():
-    from gpufleet.app.plan.engine import plan
-    from tests.helpers import example
+    from tests.helpers import planned
     from tests.karpenter_plan import karpenter_eks
 
     # Only the advisory that karpenter-eks has no metrics pipeline (gpufleet:observability is opt-in on EKS).
     assert {(v.policy, v.level) for v in karpenter_eks().violations} == {("gpu-observability", "advisory")}
-    assert plan(example("dws-gke")).violations == []
+    assert planned("dws-gke", policies=True).violations == []

@@ -1,12 +1,11 @@
 """What gpufleet declares for the pack on the GPU Operator's namespace (policies/README.md)."""
 
 from gpufleet.base.labels import CUDA_VERSIONS_ANNOTATION, PREINSTALLED_DRIVER_ANNOTATION
-from tests.helpers import example, one
-from gpufleet.app.plan.engine import plan
+from tests.helpers import one, planned
 
 
 def test_ha_stack_declares_cuda_versions_and_preinstalled_driver():
-    ns = one(plan(example("ha"), evaluate_policies=False), "kubernetes:core/v1:Namespace")
+    ns = one(planned("ha"), "kubernetes:core/v1:Namespace")
     assert ns.inputs["metadata"]["annotations"] == {CUDA_VERSIONS_ANNOTATION: "12.8,13.0", PREINSTALLED_DRIVER_ANNOTATION: "580.95.05"}
 
 

@@ -13,11 +13,10 @@ import sys
 import pytest
 from pulumi.runtime.proto import analyzer_pb2
 
-from gpufleet.app.plan.engine import plan as run_plan
 from gpufleet.app.plan.policy_runner import analyze_request, configure_request, plain_resource, stack_request
 from gpufleet.policies.pack import servicer, upstream_servicer
 from gpufleet.policies.servicer import FastAnalyzerServicer
-from tests.helpers import ROOT, example, plan_config
+from tests.helpers import ROOT, plan_config, planned
 from tests.policy import fixtures as F
 
 sys.path.insert(0, str(ROOT))
@@ -56,7 +55,7 @@ def test_the_pack_serves_the_fast_servicer():
 
 @pytest.mark.parametrize("stack", sorted(p.name[7:-5] for p in (ROOT / "stacks").glob("Pulumi.*.yaml")))
 def test_same_verdicts_on_every_example_stack(stack):
-    plan = run_plan(example(stack), evaluate_policies=False)
+    plan = planned(stack)
     same(plan.resources)
 
 

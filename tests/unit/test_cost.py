@@ -34,13 +34,11 @@ The four stacks of issues 15 and 20, hand-checked 2026-12-03 from the same catal
 from __future__ import annotations
 
 import datetime
-import functools
 
 import pytest
 
 from gpufleet.base.catalog import charges
-from gpufleet.app.plan.engine import Plan, plan
-from tests.helpers import STACKS, example, example_config, plan_config
+from tests.helpers import STACKS, example_config, plan_config, planned
 
 H = 730  # hours per month, as the price pages convert
 NAT, IP, KMS = 0.045, 0.005, 1.0 / H
@@ -49,11 +47,6 @@ EKS_134 = 0.60  # EKS 1.34: extended support from 2026-12-02, the catalog's date
 PD_BALANCED = 0.10 / H  # per GiB-hour
 E2_STANDARD_4 = 0.134012  # us-central1 on-demand (charges.yaml gce_e2_pricing, secondary reading)
 ALERT_CONDITION = 1.50 / H  # one Cloud Monitoring alert condition a month (charges.yaml monitoring_alerting)
-
-
-@functools.cache
-def planned(stack: str) -> Plan:
-    return plan(example(stack), evaluate_policies=False)
 
 
 def breakdown(stack: str) -> dict[str, tuple]:

@@ -13,9 +13,8 @@ from __future__ import annotations
 import pytest
 
 from gpufleet.base import labels as L
-from gpufleet.app.plan.engine import plan
 from tests.helm import template
-from tests.helpers import REFERENCE, example, example_config, one, plan_config
+from tests.helpers import REFERENCE, example_config, one, plan_config, planned
 
 CHART = REFERENCE / "charts" / "gpu-operator-v26.7.0.tgz"
 RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -32,7 +31,7 @@ def cluster_policy(values: dict) -> dict:
 
 @pytest.fixture(scope="module")
 def bottlerocket_only():
-    return plan(example("ai-on-eks"))
+    return planned("ai-on-eks", policies=True)
 
 
 @pytest.fixture(scope="module")

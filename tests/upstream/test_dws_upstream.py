@@ -6,16 +6,15 @@ import pytest
 import yaml
 
 from gpufleet.base import labels as L
-from gpufleet.app.plan.engine import plan
 from tests.crd_validate import CRDS, as_sent, validate_cr
-from tests.helpers import example
+from tests.helpers import planned
 
 pytestmark = pytest.mark.upstream
 
 
 @pytest.fixture(scope="module")
 def p():
-    return plan(example("dws-gke"), evaluate_policies=False)
+    return planned("dws-gke")
 
 
 def test_kueue_objects_validate_against_the_crds(p):

@@ -4,13 +4,12 @@ import pytest
 
 from gpufleet.components.gpu_stack.operator import operator_values
 from gpufleet.base import versions
-from gpufleet.app.plan.engine import plan
 from tests.helm_values import key_paths, missing_paths
-from tests.helpers import STACKS, by_type, example
+from tests.helpers import STACKS, by_type, planned
 
 
 def _operator_values(stack):
-    p = plan(example(stack), evaluate_policies=False)
+    p = planned(stack)
     releases = [r for r in by_type(p, "kubernetes:helm.sh/v3:Release") if r.inputs["chart"] == "gpu-operator"]
     return [(r.inputs["version"], r.revealed["values"]) for r in releases]
 

@@ -4,10 +4,9 @@ against the upstream CRD's openAPIV3Schema in ../shared/reference/crds."""
 
 import pytest
 
-from gpufleet.app.plan.engine import plan
 from tests.crd_validate import CRDS, crd_schema, ec2_ids
 from tests.crd_validate import validate_cr
-from tests.helpers import STACKS, example
+from tests.helpers import STACKS, planned
 from tests.k8s_validate import as_object, is_core, k8s_objects, validate_strict
 
 
@@ -29,7 +28,7 @@ NOT_IN_REFERENCE = {
 
 @pytest.fixture(scope="module", params=STACKS)
 def objects(request):
-    p = plan(example(request.param), evaluate_policies=False)
+    p = planned(request.param)
     version = p.spec.cluster.kubernetes_version
     return version, [as_object(r) for r in k8s_objects(p.resources)]
 

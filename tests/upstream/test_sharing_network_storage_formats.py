@@ -24,7 +24,7 @@ from gpufleet.app.plan.engine import plan
 from gpufleet.base.spec import load_spec
 from tests.crd_validate import crd_schema, validate_cr
 from tests.helm_values import missing_paths
-from tests.helpers import ROOT, example, example_config, stack_file
+from tests.helpers import ROOT, example_config, planned, stack_file
 from tests.k8s_validate import as_object, is_core, k8s_objects, validate_strict
 
 pytestmark = pytest.mark.upstream
@@ -52,7 +52,7 @@ def custom_config() -> dict:
 
 @pytest.fixture(scope="module")
 def lab_plan():
-    return plan(example("lab"))
+    return planned("lab", policies=True)
 
 
 def key_paths(value: Any, prefix: str = "") -> set[str]:

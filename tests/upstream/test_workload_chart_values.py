@@ -12,9 +12,8 @@ import pytest
 
 from gpufleet.components.helm_chart import chart_args
 from gpufleet.base import versions
-from gpufleet.app.plan.engine import plan
 from tests.helm_values import key_paths
-from tests.helpers import by_type, example, example_config, plan_config
+from tests.helpers import by_type, example_config, plan_config, planned
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 
@@ -42,9 +41,9 @@ def releases():
     vol["gpufleet:addons"]["volcano"] = {"enabled": True, "pools": ["l4-infer"]}
     vol["gpufleet:addons"]["jobset"] = {"enabled": False}
     plans = [
-        plan(example("teams"), evaluate_policies=False),
+        planned("teams"),
         plan_config(vol, stack="vol", policies=False),
-        plan(example("lab"), evaluate_policies=False),
+        planned("lab"),
     ]
     return [r for p in plans for r in by_type(p, RELEASE) if r.inputs["name"] in VERIFIED]
 

@@ -10,9 +10,8 @@ import pytest
 import yaml
 
 from gpufleet.base import versions
-from gpufleet.app.plan.engine import plan
 from tests.crd_validate import as_sent, validate_cr
-from tests.helpers import ROOT, example, example_config, plan_config
+from tests.helpers import ROOT, example_config, plan_config, planned
 from tests.k8s_validate import validate_strict
 
 
@@ -32,7 +31,7 @@ def workload_objects():
     """Every Kubernetes object the workload layer registers in the teams stack and a Volcano variant."""
     cfg = example_config("teams")
     cfg["gpufleet:addons"]["volcano"] = {"enabled": True, "pools": ["l4-infer"]}
-    plans = [plan(example("teams"), evaluate_policies=False), plan_config(cfg, stack="vol", policies=False)]
+    plans = [planned("teams"), plan_config(cfg, stack="vol", policies=False)]
     objects = []
     for p in plans:
         for r in p.resources:
