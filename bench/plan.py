@@ -1,6 +1,32 @@
-"""Benchmark: wall time, peak memory and imported modules of `gpufleet plan` per stack.
+"""Benchmark: `gpufleet plan` per example stack against the Pulumi SDK floor, then wall time, peak memory and
+imported modules per stack and for synthetic stacks.
 
-Each measurement runs in a fresh subprocess (so import cost and peak RSS are those a user sees):
+    .venv/bin/python bench/plan.py [--runs N] [--floor-only]   # both tables (--floor-only: the first)
+    .venv/bin/python bench/plan.py --profile STACK             # where one plan of STACK spends its time (pyinstrument)
+
+The first table, plan overhead against the SDK floor, per example stack in stacks/:
+- plan: a fresh interpreter running `python -m gpufleet.app.cli plan STACK --format json` (stdout to a pipe), nothing
+  subtracted: the interpreter's start, every import, reading and validating the stack file, the program under
+  gpufleet's mocks (PlanMocks, RecordingMonitor), the policy pack, capacity and cost, rendering the JSON.
+- floor: a fresh interpreter that registers the very same resources straight through the Pulumi SDK: it loads
+  the Pulumi SDK modules the plan's program loaded (`pulumi`, `pulumi_kubernetes.helm.v3`, `pulumi_aws.eks`, ...;
+  the SDKs register their submodules lazily, so those the program never touched stay unloaded in both; not
+  `pulumi_policy`, which only the policies need), reads the plan's registrations (recorded once beforehand, in
+  registration order) from a JSON file and registers each with `pulumi.CustomResource`, `ProviderResource` or
+  `ComponentResource`: the same type token, name, parent, provider, depends_on and inputs (plain values, secrets
+  revealed), and each component's `register_outputs`. It runs under the SDK's own `MockMonitor` with mocks that echo
+  a resource's inputs as its outputs (`pulumi.runtime.set_mocks`, preview=False), after the same data-source calls
+  (`pulumi.runtime.invoke`, answered {}), not gpufleet's PlanMocks and
+  RecordingMonitor: those are gpufleet's plan code (the recording monitor turns every registration into the
+  plan's JSON-safe values), so their cost is part of the overhead measured, not of the floor. No gpufleet code
+  runs in the floor: no spec, no components, no policies, no cost, no rendering.
+- ratio: plan / floor, of wall time and of CPU time (user + system; steadier than wall time on a shared machine).
+Each figure is the best of --runs runs, plan and floor taking turns so that a disturbance falls on both alike.
+Both run with compiled bytecode, as an installed gpufleet has it (pip compiles a wheel's modules): the benchmark
+gives both interpreters one private PYTHONPYCACHEPREFIX (and drops PYTHONDONTWRITEBYTECODE) and runs each once
+untimed first, so neither pays for compiling source.
+
+The second table: each measurement runs in a fresh subprocess (so import cost and peak RSS are those a user sees):
 every example stack in stacks/, synthetic k3s stacks with 10, 100 and 500 GPU agents, a synthetic
 EKS stack with 50 GPU pools (the prod-eks stack's cluster with 50 pools of four GPU shapes), and a synthetic
 Karpenter stack with 50 NodePools (the karpenter-eks stack's cluster; spot, on-demand, capacity-block and EFA
@@ -10,10 +36,14 @@ Prints figures; asserts nothing about speed (not a timed test).
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
+import resource
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import yaml
@@ -31,6 +61,79 @@ print(json.dumps({
     "code": code, "seconds": elapsed, "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     "modules": len(sys.modules), "aws": "pulumi_aws" in sys.modules, "gcp": "pulumi_gcp" in sys.modules,
 }))
+"""
+
+# Records what one plan registers, in registration order, and which Pulumi SDK modules it imported.
+RECORD = r"""
+import json, sys
+from gpufleet.app.plan.engine import register
+from gpufleet.app.plan.stackfile import read_stack_file, stack_path
+from pathlib import Path
+stack, out = sys.argv[1], sys.argv[2]
+_, monitor = register(read_stack_file(stack, stack_path(Path.cwd(), stack)))
+from pulumi._utils import _LazyModule  # the SDKs register submodules unloaded until an attribute is read
+modules = sorted(name for name, module in list(sys.modules.items())
+                 if (name.split(".")[0] == "pulumi" or name.startswith("pulumi_")) and not isinstance(module, _LazyModule))
+resources = [
+    {"urn": r.urn, "type": r.type, "name": r.name, "parent": r.parent, "custom": r.custom, "provider": r.provider,
+     "dependencies": r.dependencies, "inputs": r.revealed}
+    for r in monitor.registrations
+]
+with open(out, "w") as f:
+    json.dump({"stack": stack, "modules": [m for m in modules if not m.startswith("pulumi_policy")],
+               "invokes": monitor.invokes, "resources": resources}, f)
+"""
+
+# The floor: the same registrations straight through the SDK, under its own mock monitor and echoing mocks.
+FLOOR = r"""
+import importlib, json, sys
+data = json.load(open(sys.argv[1]))
+from pulumi._utils import _LazyModule
+for name in data["modules"]:
+    module = importlib.import_module(name)
+    if isinstance(module, _LazyModule):
+        getattr(module, "loaded_as_the_plan_loaded_it", None)  # any attribute but __name__ & co. loads it
+import pulumi
+from pulumi.runtime import settings
+from pulumi.runtime.stack import run_pulumi_func
+from pulumi.runtime.sync_await import _sync_await
+
+
+class Echo(pulumi.runtime.Mocks):
+    def new_resource(self, args):
+        return args.name + "-id", args.inputs
+
+    def call(self, args):
+        return {}
+
+
+def program():
+    for token, args in data["invokes"]:
+        pulumi.runtime.invoke(token, args)
+    made, components = {}, []
+    for r in data["resources"]:
+        opts = pulumi.ResourceOptions(
+            parent=made.get(r["parent"]),
+            depends_on=[made[urn] for urn in r["dependencies"] if urn in made],
+            provider=made.get(r["provider"].rsplit("::", 1)[0]) if r["provider"] else None,
+        )
+        if r["type"].startswith("pulumi:providers:"):
+            made[r["urn"]] = pulumi.ProviderResource(r["type"].split(":")[2], r["name"], r["inputs"], opts)
+        elif r["custom"]:
+            made[r["urn"]] = pulumi.CustomResource(r["type"], r["name"], r["inputs"], opts)
+        else:
+            made[r["urn"]] = pulumi.ComponentResource(r["type"], r["name"], None, opts)
+            components.append(made[r["urn"]])
+    for component in components:
+        component.register_outputs({})
+
+
+settings.ROOT.set(None)
+monitor = pulumi.runtime.mocks.MockMonitor(Echo())
+pulumi.runtime.set_mocks(Echo(), project="gpufleet", stack=data["stack"], preview=False, monitor=monitor)
+_sync_await(run_pulumi_func(program))
+loaded = [name for name in data["modules"] if not isinstance(sys.modules[name], _LazyModule)]
+print(json.dumps({"registered": len(monitor.resources), "loaded": len(loaded)}))
 """
 
 
@@ -92,7 +195,86 @@ def measure(stack: str, extra: list[str]) -> dict:
     return json.loads(run.stdout.splitlines()[-1])
 
 
+def bytecode_env(cache: str) -> dict:
+    """The environment of both timed interpreters: compiled bytecode kept in `cache`, as an install has it."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, "PYTHONPYCACHEPREFIX": cache}
+
+
+def run(argv: list[str], env: dict) -> tuple[float, float, str]:
+    """Wall time, CPU time (user + system) and stdout of one fresh interpreter running `argv` (exit status
+    checked; 1 is a plan with a mandatory violation)."""
+    before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+    done = subprocess.run([sys.executable, *argv], capture_output=True, text=True, cwd=ROOT, env=env)
+    wall, after = time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"{argv[:4]}: failed\n{done.stderr}")
+    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, done.stdout
+
+
+def best_of(argvs: list[list[str]], runs: int, env: dict) -> list[tuple[float, float]]:
+    """The best wall and CPU time of each command over `runs` rounds, the commands taking turns within a round."""
+    best = [(float("inf"), float("inf"))] * len(argvs)
+    for _ in range(runs):
+        for i, argv in enumerate(argvs):
+            wall, cpu, _ = run(argv, env)
+            best[i] = (min(best[i][0], wall), min(best[i][1], cpu))
+    return best
+
+
+def example_stacks() -> list[str]:
+    return [path.name[len("Pulumi."):-len(".yaml")] for path in sorted((ROOT / "stacks").glob("Pulumi.*.yaml"))]
+
+
+def floor_table(stacks: list[str], runs: int) -> None:
+    """Per stack: the plan's wall and CPU time, the SDK floor's, and their ratios."""
+    print(f"{'stack':<16} {'resources':>9} {'plan s':>7} {'floor s':>7} {'ratio':>6} {'plan CPU':>8} "
+          f"{'floor CPU':>9} {'ratio':>6}")
+    with tempfile.TemporaryDirectory() as tmp:
+        env = bytecode_env(str(Path(tmp) / "pycache"))
+        for stack in stacks:
+            record = Path(tmp) / f"{stack}.json"
+            subprocess.run([sys.executable, "-c", RECORD, stack, str(record)], check=True, cwd=ROOT, env=env)
+            recorded = json.loads(record.read_text())
+            count = len(recorded["resources"])
+            floor = json.loads(run(["-c", FLOOR, str(record)], env)[2])  # the untimed round's floor checks itself
+            if floor != {"registered": count, "loaded": len(recorded["modules"])}:
+                raise SystemExit(f"{stack}: the floor registered or loaded other than the plan: {floor}, "
+                                 f"{count} resources and {len(recorded['modules'])} modules recorded")
+            run(["-m", "gpufleet.app.cli", "plan", stack, "--format", "json"], env)
+            (plan_wall, plan_cpu), (floor_wall, floor_cpu) = best_of(
+                [["-m", "gpufleet.app.cli", "plan", stack, "--format", "json"], ["-c", FLOOR, str(record)]], runs, env
+            )
+            print(f"{stack:<16} {count:>9} {plan_wall:>7.2f} {floor_wall:>7.2f} {plan_wall / floor_wall:>6.2f} "
+                  f"{plan_cpu:>8.2f} {floor_cpu:>9.2f} {plan_cpu / floor_cpu:>6.2f}", flush=True)
+
+
+def profile(stack: str) -> None:
+    """pyinstrument's call tree of one plan of `stack` in this interpreter, imports included."""
+    from pyinstrument import Profiler
+
+    profiler = Profiler(interval=0.0005)
+    profiler.start()
+    from gpufleet.app import cli
+
+    cli.main(["plan", stack, "--format", "json", "--output", os.devnull])
+    profiler.stop()
+    print(profiler.output_text(unicode=False, color=False, show_all=False))
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--profile", metavar="STACK", help="print where one plan of STACK spends its time")
+    parser.add_argument("--floor-only", action="store_true", help="print only the plan / SDK floor table")
+    parser.add_argument("--runs", type=int, default=5, help="timed runs per figure of the floor table (the best counts)")
+    parser.add_argument("stacks", nargs="*", help="the floor table's stacks (default: every stack in stacks/)")
+    args = parser.parse_args()
+    if args.profile:
+        return profile(args.profile)
+    floor_table(args.stacks or example_stacks(), args.runs)
+    if args.floor_only:
+        return
+    print()
     rows = []
     for path in sorted((ROOT / "stacks").glob("Pulumi.*.yaml")):
         stack = path.name[len("Pulumi."):-len(".yaml")]
