@@ -1,30 +1,37 @@
 """Benchmark: `gpufleet plan` per example stack against the Pulumi SDK floor, then wall time, peak memory and
 imported modules per stack and for synthetic stacks.
 
-    .venv/bin/python bench/plan.py [--runs N] [--floor-only]   # both tables (--floor-only: the first)
-    .venv/bin/python bench/plan.py --profile STACK             # where one plan of STACK spends its time (pyinstrument)
+    .venv/bin/python bench/plan.py [--runs N] [--floor-only] [STACK ...]   # both tables (--floor-only: the first)
+    .venv/bin/python bench/plan.py --profile STACK                         # where one plan of STACK spends its time
 
-The first table, plan overhead against the SDK floor, per example stack in stacks/:
+The first table, plan overhead against the SDK floor, per example stack in stacks/ (or the STACKs named):
 - plan: a fresh interpreter running `python -m gpufleet.app.cli plan STACK --format json` (stdout to a pipe), nothing
   subtracted: the interpreter's start, every import, reading and validating the stack file, the program under
-  gpufleet's mocks (PlanMocks, RecordingMonitor), the policy pack, capacity and cost, rendering the JSON.
-- floor: a fresh interpreter that registers the very same resources straight through the Pulumi SDK: it loads
-  the Pulumi SDK modules the plan's program loaded (`pulumi`, `pulumi_kubernetes.helm.v3`, `pulumi_aws.eks`, ...;
-  the SDKs register their submodules lazily, so those the program never touched stay unloaded in both; not
-  `pulumi_policy`, which only the policies need), reads the plan's registrations (recorded once beforehand, in
-  registration order) from a JSON file and registers each with `pulumi.CustomResource`, `ProviderResource` or
-  `ComponentResource`: the same type token, name, parent, provider, depends_on and inputs (plain values, secrets
-  revealed), and each component's `register_outputs`. It runs under the SDK's own `MockMonitor` with mocks that echo
-  a resource's inputs as its outputs (`pulumi.runtime.set_mocks`, preview=False), after the same data-source calls
-  (`pulumi.runtime.invoke`, answered {}), not gpufleet's PlanMocks and
-  RecordingMonitor: those are gpufleet's plan code (the recording monitor turns every registration into the
-  plan's JSON-safe values), so their cost is part of the overhead measured, not of the floor. No gpufleet code
-  runs in the floor: no spec, no components, no policies, no cost, no rendering.
-- ratio: plan / floor, of wall time and of CPU time (user + system; steadier than wall time on a shared machine).
-Each figure is the best of --runs runs, plan and floor taking turns so that a disturbance falls on both alike.
-Both run with compiled bytecode, as an installed gpufleet has it (pip compiles a wheel's modules): the benchmark
-gives both interpreters one private PYTHONPYCACHEPREFIX (and drops PYTHONDONTWRITEBYTECODE) and runs each once
-untimed first, so neither pays for compiling source.
+  gpufleet's mocks, the policy pack, capacity and cost, rendering the JSON, the exit.
+- floor: a fresh interpreter running a plain Python program that registers the very same resources straight
+  through the Pulumi SDK, and nothing of gpufleet (no spec, no components, no policies, no cost, no rendering):
+  - it loads the Pulumi SDK modules the plan's program loaded (`pulumi`, `pulumi_kubernetes.helm.v3`,
+    `pulumi_aws.eks`, ...; the SDKs register submodules lazily, and those the program never touched stay unloaded
+    in both; not `pulumi_policy`, which only the policies need);
+  - it makes the program's data-source calls (`pulumi.runtime.invoke`) and registers each resource the plan
+    registered, in the same order, with `pulumi.CustomResource`, `ProviderResource` or `ComponentResource`: the same
+    type token, name, parent, provider, depends_on and inputs (plain values, secrets revealed), and each
+    component's `register_outputs`. The generic classes skip what the SDK's typed classes do on first use (reading
+    their type hints), so the floor is a little below what any program of these resources pays;
+  - under the SDK's own `MockMonitor` and mocks that echo a resource's inputs as its outputs
+    (`pulumi.runtime.set_mocks`, preview=False), not gpufleet's PlanMocks and RecordingMonitor: those are
+    gpufleet's code (the recording monitor turns each registration into the plan's JSON-safe values), so what they
+    cost is part of the overhead measured;
+  - the registrations are recorded once beforehand from the plan itself; the floor checks that it registered as
+    many resources and loaded as many SDK modules as the plan did.
+- lean: the same floor program run as the `gpufleet` command runs (gpufleet/app/cli.py `run`): without the cyclic
+  garbage collector, ending without the interpreter's teardown. plan / floor is what a user gains or pays over a
+  plain SDK program; plan / lean is gpufleet's own overhead, like for like.
+- ratio: the plan's time over the floor's; wall time and CPU time (user + system, steadier on a shared machine).
+Each figure is the best of --runs runs, the three commands taking turns so that a disturbance falls on all alike,
+after one untimed run of each. All run with compiled bytecode, as an installed gpufleet has it (pip compiles a
+wheel's modules): they share one private PYTHONPYCACHEPREFIX, without PYTHONDONTWRITEBYTECODE, so none pays for
+compiling source.
 
 The second table: each measurement runs in a fresh subprocess (so import cost and peak RSS are those a user sees):
 every example stack in stacks/, synthetic k3s stacks with 10, 100 and 500 GPU agents, a synthetic
@@ -50,8 +57,9 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 PROBE = r"""
-import io, json, resource, sys, time
+import gc, io, json, resource, sys, time
 from contextlib import redirect_stdout
+gc.disable()  # as the gpufleet command runs (gpufleet.app.cli.run)
 start = time.perf_counter()
 from gpufleet.app import cli
 with redirect_stdout(io.StringIO()):
@@ -256,9 +264,13 @@ def floor_table(stacks: list[str], runs: int) -> None:
 
 
 def profile(stack: str) -> None:
-    """pyinstrument's call tree of one plan of `stack` in this interpreter, imports included."""
+    """pyinstrument's call tree of one plan of `stack` in this interpreter, imports included, run as the gpufleet
+    command runs it (without the cyclic garbage collector)."""
+    import gc
+
     from pyinstrument import Profiler
 
+    gc.disable()
     profiler = Profiler(interval=0.0005)
     profiler.start()
     from gpufleet.app import cli
