@@ -1,24 +1,43 @@
-"""Benchmark: wall time, peak memory and imported modules of `gpufleet plan` per stack, and its overhead over
-the Pulumi SDK floor.
+"""Benchmark: `gpufleet plan` per example stack against the Pulumi SDK floor, then wall time, peak memory and
+imported modules per stack and for synthetic stacks.
 
-    .venv/bin/python bench/plan.py [--floor-only] [--runs 7]
-    .venv/bin/python bench/plan.py --profile STACK
+    .venv/bin/python bench/plan.py [--runs N] [--floor-only] [STACK ...]   # both tables (--floor-only: the first)
+    .venv/bin/python bench/plan.py --profile STACK                         # where one plan of STACK spends its time
 
-Each measurement runs in a fresh subprocess (so import cost and peak RSS are those a user sees):
+The first table, plan overhead against the SDK floor, per example stack in stacks/ (or the STACKs named):
+- plan: a fresh interpreter running `python -m gpufleet.app.cli plan STACK --format json` (stdout to a pipe), nothing
+  subtracted: the interpreter's start, every import, reading and validating the stack file, the program under
+  gpufleet's mocks, the policy pack, capacity and cost, rendering the JSON, the exit.
+- floor: a fresh interpreter running a plain Python program that registers the very same resources straight
+  through the Pulumi SDK, and nothing of gpufleet (no spec, no components, no policies, no cost, no rendering):
+  - it loads the Pulumi SDK modules the plan's program loaded (`pulumi`, `pulumi_kubernetes.helm.v3`,
+    `pulumi_aws.eks`, ...; the SDKs register submodules lazily, and those the program never touched stay unloaded
+    in both; not `pulumi_policy`, which only the policies need);
+  - it makes the program's data-source calls (`pulumi.runtime.invoke`) and registers each resource the plan
+    registered, in the same order, with `pulumi.CustomResource`, `ProviderResource` or `ComponentResource`: the same
+    type token, name, parent, provider, depends_on and inputs (plain values, secrets revealed), and each
+    component's `register_outputs`. The generic classes skip what the SDK's typed classes do on first use (reading
+    their type hints), so the floor is a little below what any program of these resources pays;
+  - under the SDK's own `MockMonitor` and mocks that echo a resource's inputs as its outputs
+    (`pulumi.runtime.set_mocks`, preview=False), not gpufleet's PlanMocks and RecordingMonitor: those are
+    gpufleet's code (the recording monitor turns each registration into the plan's JSON-safe values), so what they
+    cost is part of the overhead measured;
+  - the registrations are recorded once beforehand from the plan itself; the floor checks that it registered as
+    many resources and loaded as many SDK modules as the plan did.
+- lean: the same floor program run as the `gpufleet` command runs (gpufleet/app/cli.py `run`): without the cyclic
+  garbage collector, ending without the interpreter's teardown. plan / floor is what a user gains or pays over a
+  plain SDK program; plan / lean is gpufleet's own overhead, like for like.
+- ratio: the plan's time over the floor's; wall time and CPU time (user + system, steadier on a shared machine).
+Each figure is the best of --runs runs, the three commands taking turns so that a disturbance falls on all alike,
+after one untimed run of each. All run with compiled bytecode, as an installed gpufleet has it (pip compiles a
+wheel's modules): they share one private PYTHONPYCACHEPREFIX, without PYTHONDONTWRITEBYTECODE, so none pays for
+compiling source.
+
+The second table: each measurement runs in a fresh subprocess (so import cost and peak RSS are those a user sees):
 every example stack in stacks/, synthetic k3s stacks with 10, 100 and 500 GPU agents, a synthetic
 EKS stack with 50 GPU pools (the prod-eks stack's cluster with 50 pools of four GPU shapes), and a synthetic
 Karpenter stack with 50 NodePools (the karpenter-eks stack's cluster; spot, on-demand, capacity-block and EFA
 shapes).
-
-The floor: what the Pulumi SDK alone costs for the same resources. A fresh interpreter imports the Pulumi SDK
-modules the plan imported (`pulumi*` in its sys.modules) and registers every resource the plan registered, in the
-same order, with the same type, name, parent and inputs, through the SDK's generic CustomResource,
-ComponentResource and ProviderResource, under plain mocks (Pulumi's MockMonitor; the mocks echo the inputs). No
-spec, no components, no policies, no cost, no rendering: everything `gpufleet plan STACK --format json` does beyond
-that (including the policy evaluation) is its overhead. Each figure is the whole process, interpreter start
-included, the best of `--runs` runs (the machine is shared: the best run is the least disturbed); the ratio is
-`plan CPU / floor CPU` (user + system seconds), which a busy neighbour moves less than wall time.
-`--profile STACK` prints where one in-process plan spends its time (pyinstrument, from the dev extra).
 Prints figures; asserts nothing about speed (not a timed test).
 """
 
@@ -26,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -37,8 +57,9 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 PROBE = r"""
-import io, json, resource, sys, time
+import gc, io, json, resource, sys, time
 from contextlib import redirect_stdout
+gc.disable()  # as the gpufleet command runs (gpufleet.app.cli.run)
 start = time.perf_counter()
 from gpufleet.app import cli
 with redirect_stdout(io.StringIO()):
@@ -50,56 +71,82 @@ print(json.dumps({
 }))
 """
 
-
-# Records what a plan registers, for the floor: type, name, parent, inputs, and the Pulumi SDK modules it imported.
+# Records what one plan registers, in registration order, and which Pulumi SDK modules it imported.
 RECORD = r"""
 import json, sys
 from gpufleet.app.plan.engine import register
 from gpufleet.app.plan.stackfile import read_stack_file, stack_path
 from pathlib import Path
-stack, config, out = sys.argv[1], sys.argv[2], sys.argv[3]
-sf = read_stack_file(stack, Path(config) if config else stack_path(Path.cwd(), stack))
-spec, monitor = register(sf)
-modules = sorted(m for m in sys.modules if m.split(".")[0].startswith("pulumi") and not m.startswith("pulumi_policy"))
-resources = [{"urn": r.urn, "type": r.type, "name": r.name, "parent": r.parent, "custom": r.custom,
-              "inputs": r.inputs} for r in monitor.registrations if r.type != "pulumi:pulumi:Stack"]
-Path(out).write_text(json.dumps({"stack": stack, "modules": modules, "resources": resources}))
+stack, out = sys.argv[1], sys.argv[2]
+_, monitor = register(read_stack_file(stack, stack_path(Path.cwd(), stack)))
+from pulumi._utils import _LazyModule  # the SDKs register submodules unloaded until an attribute is read
+modules = sorted(name for name, module in list(sys.modules.items())
+                 if (name.split(".")[0] == "pulumi" or name.startswith("pulumi_")) and not isinstance(module, _LazyModule))
+resources = [
+    {"urn": r.urn, "type": r.type, "name": r.name, "parent": r.parent, "custom": r.custom, "provider": r.provider,
+     "dependencies": r.dependencies, "inputs": r.revealed}
+    for r in monitor.registrations
+]
+with open(out, "w") as f:
+    json.dump({"stack": stack, "modules": [m for m in modules if not m.startswith("pulumi_policy")],
+               "invokes": monitor.invokes, "resources": resources}, f)
 """
 
-# The floor: the same registrations straight through the SDK under plain mocks.
+# The floor: the same registrations straight through the SDK, under its own mock monitor and echoing mocks.
 FLOOR = r"""
-import importlib, json, sys
+import gc, importlib, json, os, sys
+lean = sys.argv[2:] == ["--lean"]
+if lean:
+    gc.disable()
 data = json.load(open(sys.argv[1]))
+from pulumi._utils import _LazyModule
 for name in data["modules"]:
-    try:
-        importlib.import_module(name)
-    except Exception:
-        pass  # a module the plan's interpreter had but that imports only as a side effect of another
+    module = importlib.import_module(name)
+    if isinstance(module, _LazyModule):
+        getattr(module, "loaded_as_the_plan_loaded_it", None)  # any attribute but __name__ & co. loads it
 import pulumi
 from pulumi.runtime import settings
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
+
 class Echo(pulumi.runtime.Mocks):
     def new_resource(self, args):
-        return args.name + "_id", args.inputs
+        return args.name + "-id", args.inputs
+
     def call(self, args):
         return {}
 
+
 def program():
-    made = {}
+    for token, args in data["invokes"]:
+        pulumi.runtime.invoke(token, args)
+    made, components = {}, []
     for r in data["resources"]:
-        opts = pulumi.ResourceOptions(parent=made.get(r["parent"]))
+        opts = pulumi.ResourceOptions(
+            parent=made.get(r["parent"]),
+            depends_on=[made[urn] for urn in r["dependencies"] if urn in made],
+            provider=made.get(r["provider"].rsplit("::", 1)[0]) if r["provider"] else None,
+        )
         if r["type"].startswith("pulumi:providers:"):
             made[r["urn"]] = pulumi.ProviderResource(r["type"].split(":")[2], r["name"], r["inputs"], opts)
         elif r["custom"]:
             made[r["urn"]] = pulumi.CustomResource(r["type"], r["name"], r["inputs"], opts)
         else:
             made[r["urn"]] = pulumi.ComponentResource(r["type"], r["name"], None, opts)
+            components.append(made[r["urn"]])
+    for component in components:
+        component.register_outputs({})
+
 
 settings.ROOT.set(None)
-pulumi.runtime.set_mocks(Echo(), project="gpufleet", stack=data["stack"], preview=False)
+monitor = pulumi.runtime.mocks.MockMonitor(Echo())
+pulumi.runtime.set_mocks(Echo(), project="gpufleet", stack=data["stack"], preview=False, monitor=monitor)
 _sync_await(run_pulumi_func(program))
+loaded = [name for name in data["modules"] if not isinstance(sys.modules[name], _LazyModule)]
+print(json.dumps({"registered": len(monitor.resources), "loaded": len(loaded)}), flush=True)
+if lean:
+    os._exit(0)
 """
 
 
@@ -161,64 +208,88 @@ def measure(stack: str, extra: list[str]) -> dict:
     return json.loads(run.stdout.splitlines()[-1])
 
 
-def timed(argv: list[str]) -> tuple[float, float]:
-    """Wall time and CPU time (user + system) of one fresh interpreter running `argv` (exit status checked)."""
+def bytecode_env(cache: str) -> dict:
+    """The environment of both timed interpreters: compiled bytecode kept in `cache`, as an install has it."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, "PYTHONPYCACHEPREFIX": cache}
+
+
+def run(argv: list[str], env: dict) -> tuple[float, float, str]:
+    """Wall time, CPU time (user + system) and stdout of one fresh interpreter running `argv` (exit status
+    checked; 1 is a plan with a mandatory violation)."""
     before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
-    run = subprocess.run([sys.executable, *argv], capture_output=True, text=True, cwd=ROOT)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if run.returncode not in (0, 1):
-        raise SystemExit(f"{argv[:3]}: failed\n{run.stderr}")
-    return time.perf_counter() - start, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    done = subprocess.run([sys.executable, *argv], capture_output=True, text=True, cwd=ROOT, env=env)
+    wall, after = time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"{argv[:4]}: failed\n{done.stderr}")
+    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, done.stdout
 
 
-def best_of(argvs: list[list[str]], runs: int) -> list[tuple[float, float]]:
-    """The best wall and CPU time of each command over `runs` rounds, the commands taking turns within a round so that
-    a disturbance of the shared machine falls on both sides alike."""
+def best_of(argvs: list[list[str]], runs: int, env: dict) -> list[tuple[float, float]]:
+    """The best wall and CPU time of each command over `runs` rounds, the commands taking turns within a round."""
     best = [(float("inf"), float("inf"))] * len(argvs)
     for _ in range(runs):
         for i, argv in enumerate(argvs):
-            wall, cpu = timed(argv)
+            wall, cpu, _ = run(argv, env)
             best[i] = (min(best[i][0], wall), min(best[i][1], cpu))
     return best
 
 
-def floor_rows(runs: int) -> None:
-    """Per example stack: the plan's wall time, the SDK floor's, and their ratio."""
-    print(f"{'stack':<16} {'resources':>9} {'plan wall':>9} {'floor wall':>10} {'plan CPU':>8} {'floor CPU':>9} {'ratio':>6}")
+def example_stacks() -> list[str]:
+    return [path.name[len("Pulumi."):-len(".yaml")] for path in sorted((ROOT / "stacks").glob("Pulumi.*.yaml"))]
+
+
+def floor_table(stacks: list[str], runs: int) -> None:
+    """Per stack: the plan's wall and CPU time, the SDK floor's and the lean floor's, and the plan's ratio to each."""
+    print(f"{'':<16} {'':>9} {'wall seconds':-^32}  {'CPU seconds':-^32}")
+    print(f"{'stack':<16} {'resources':>9} " + f"{'plan':>6} {'floor':>6} {'ratio':>5} {'lean':>6} {'ratio':>5}  " * 2)
     with tempfile.TemporaryDirectory() as tmp:
-        for path in sorted((ROOT / "stacks").glob("Pulumi.*.yaml")):
-            stack = path.name[len("Pulumi."):-len(".yaml")]
+        env = bytecode_env(str(Path(tmp) / "pycache"))
+        for stack in stacks:
             record = Path(tmp) / f"{stack}.json"
-            subprocess.run([sys.executable, "-c", RECORD, stack, "", str(record)], check=True, cwd=ROOT,
-                           capture_output=True)
-            count = len(json.loads(record.read_text())["resources"])
-            plan, floor = best_of([["-m", "gpufleet.app.cli", "plan", stack, "--format", "json"],
-                                   ["-c", FLOOR, str(record)]], runs)
-            print(f"{stack:<16} {count:>9} {plan[0]:>9.2f} {floor[0]:>10.2f} {plan[1]:>8.2f} {floor[1]:>9.2f} "
-                  f"{plan[1] / floor[1]:>6.2f}", flush=True)
+            subprocess.run([sys.executable, "-c", RECORD, stack, str(record)], check=True, cwd=ROOT, env=env)
+            recorded = json.loads(record.read_text())
+            count = len(recorded["resources"])
+            commands = [["-m", "gpufleet.app.cli", "plan", stack, "--format", "json"], ["-c", FLOOR, str(record)],
+                        ["-c", FLOOR, str(record), "--lean"]]
+            for command in commands:  # an untimed round, which also compiles the bytecode; the floors check themselves
+                out = run(command, env)[2]
+                if command[0] == "-c" and json.loads(out) != {"registered": count, "loaded": len(recorded["modules"])}:
+                    raise SystemExit(f"{stack}: the floor registered or loaded other than the plan: {out.strip()}, "
+                                     f"{count} resources and {len(recorded['modules'])} modules recorded")
+            plan, floor, lean = best_of(commands, runs, env)
+            print(f"{stack:<16} {count:>9} " + "  ".join(
+                f"{plan[i]:>6.2f} {floor[i]:>6.2f} {plan[i] / floor[i]:>5.2f} {lean[i]:>6.2f} {plan[i] / lean[i]:>5.2f}"
+                for i in (0, 1)), flush=True)
 
 
 def profile(stack: str) -> None:
+    """pyinstrument's call tree of one plan of `stack` in this interpreter, imports included, run as the gpufleet
+    command runs it (without the cyclic garbage collector)."""
+    import gc
+
     from pyinstrument import Profiler
 
-    from gpufleet.app import cli
-
+    gc.disable()
     profiler = Profiler(interval=0.0005)
     profiler.start()
-    cli.main(["plan", stack, "--format", "json", "--output", "/dev/null"])
+    from gpufleet.app import cli
+
+    cli.main(["plan", stack, "--format", "json", "--output", os.devnull])
     profiler.stop()
     print(profiler.output_text(unicode=False, color=False, show_all=False))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--profile", metavar="STACK", help="where one plan of STACK spends its time")
-    parser.add_argument("--floor-only", action="store_true", help="only the plan / SDK floor table")
-    parser.add_argument("--runs", type=int, default=7, help="runs per figure of the floor table (the best counts)")
+    parser.add_argument("--profile", metavar="STACK", help="print where one plan of STACK spends its time")
+    parser.add_argument("--floor-only", action="store_true", help="print only the plan / SDK floor table")
+    parser.add_argument("--runs", type=int, default=5, help="timed runs per figure of the floor table (the best counts)")
+    parser.add_argument("stacks", nargs="*", help="the floor table's stacks (default: every stack in stacks/)")
     args = parser.parse_args()
     if args.profile:
         return profile(args.profile)
-    floor_rows(args.runs)
+    floor_table(args.stacks or example_stacks(), args.runs)
     if args.floor_only:
         return
     print()
