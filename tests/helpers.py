@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import os
 import pickle
 from pathlib import Path
@@ -41,8 +42,13 @@ def example(stack: str) -> StackFile:
 
 def example_config(stack: str) -> dict:
     """The raw `config:` mapping of an example stack (a deep copy to mutate in a test)."""
-    doc = yaml.safe_load(stack_path(ROOT, stack).read_text())
-    return copy.deepcopy(doc["config"])
+    return copy.deepcopy(_example_document(stack)["config"])
+
+
+@functools.cache
+def _example_document(stack: str) -> dict:
+    """An example stack file, parsed once per test process (example_config hands out copies)."""
+    return yaml.safe_load(stack_path(ROOT, stack).read_text())
 
 
 def stack_file(config: dict, stack: str = "test") -> StackFile:
