@@ -81,7 +81,8 @@ stack, out = sys.argv[1], sys.argv[2]
 _, monitor = register(read_stack_file(stack, stack_path(Path.cwd(), stack)))
 from pulumi._utils import _LazyModule  # the SDKs register submodules unloaded until an attribute is read
 modules = sorted(name for name, module in list(sys.modules.items())
-                 if (name.split(".")[0] == "pulumi" or name.startswith("pulumi_")) and not isinstance(module, _LazyModule))
+                 if (name.split(".")[0] == "pulumi" or name.startswith("pulumi_"))
+                 and not isinstance(module, _LazyModule))
 resources = [
     {"urn": r.urn, "type": r.type, "name": r.name, "parent": r.parent, "custom": r.custom, "provider": r.provider,
      "dependencies": r.dependencies, "inputs": r.revealed}

@@ -303,7 +303,7 @@ def run() -> None:
 
     Such a process lives for one command, so it skips two things the interpreter does for long-lived ones, together
     a third of a plan's time or more (bench/plan.py): the cyclic garbage collector, which walks every object of the
-    loaded Pulumi SDKs again and again and finds next to nothing (peak memory moves by about 1 %), and the teardown
+    loaded Pulumi SDKs again and again and finds next to nothing (peak memory grows by 1 to 3 %), and the teardown
     that frees those objects one by one at exit. The exit handlers still run and the output is flushed; code that
     calls main() itself (the tests, the e2e harness) keeps the interpreter's defaults."""
     gc.disable()
