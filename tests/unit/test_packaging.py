@@ -1,11 +1,16 @@
-"""The wheel installs one namespace, `gpufleet`, and every module in it imports from the installed copy.
+"""The wheel installs one namespace, `gpufleet`, and every module in it imports from the installed copy; a clean
+install is quiet.
 
 The repository keeps the card's top-level `components/` and `policies/` folders; pyproject.toml maps them
 to `gpufleet.components` and `gpufleet.policies`, so a user's own `components` package never collides.
+Building gpufleet prints no deprecation warning (the license is an SPDX string, as setuptools >= 77 wants), and
+the Makefile's install step silences setuptools' informational editable-install note. The module builds the
+wheel once and every test here reads that one build.
 """
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import sysconfig
@@ -18,16 +23,33 @@ import pytest
 from tests.helpers import ROOT
 
 
-
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> Path:
+def build(tmp_path_factory) -> tuple[Path, str]:
+    """`pip wheel` of the repository, not quiet and without pip's cache (as a clean install builds it): the wheel
+    and everything the build printed."""
     out = tmp_path_factory.mktemp("wheel")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(ROOT)],
-        check=True, capture_output=True,
+    run = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-cache-dir", "-w", str(out), str(ROOT)],
+        capture_output=True, text=True, check=True,
     )
     (path,) = out.glob("gpufleet-*.whl")
-    return path
+    return path, run.stdout + run.stderr
+
+
+@pytest.fixture(scope="module")
+def wheel(build) -> Path:
+    return build[0]
+
+
+def test_building_the_package_prints_no_warning(build):
+    output = build[1]
+    assert not re.search(r"(?i)deprecat|BuildBackendWarning|SetuptoolsWarning", output), output
+
+
+def test_the_makefile_install_drops_only_the_editable_install_note():
+    recipe = (ROOT / "Makefile").read_text()
+    line = next(l for l in recipe.splitlines() if "pip install -q -e" in l)
+    assert line.strip().startswith('PYTHONWARNINGS="ignore:Editable installation" ')
 
 
 def test_pyproject_lists_every_package_in_the_tree():
