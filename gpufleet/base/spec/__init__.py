@@ -31,6 +31,7 @@ from gpufleet.base.spec.pools import NodePoolSpec, SharingSpec, Taint
 from gpufleet.base.spec.observability_checks import observability_checks
 from gpufleet.base.spec.reservation import reservation_checks
 from gpufleet.base.spec.stack import StackSpec, WorkloadsSpec
+from gpufleet.base.spec.text import control_problem, walk_strings
 
 NAMESPACE = "gpufleet"
 # Secret config keys the program reads directly (never part of the spec, never printed).
@@ -79,10 +80,20 @@ def load_spec(stack: str, config: dict[str, Any], secret_keys: Iterable[str] = (
         namespace, _, key = full_key.partition(":")
         if namespace != NAMESPACE:
             continue
-        if key not in allowed:
+        if control_problem(key):
+            problems.append(Problem(stack, f"{NAMESPACE}:{_shown(key)}", f"the key {control_problem(key)}"))
+        elif key not in allowed:
             problems.append(Problem(stack, full_key, f"unknown key (allowed: {', '.join(allowed)}{_did_you_mean(key, allowed)})"))
         elif key not in SECRET_KEYS:
             data[key] = _decode(value)
+    # Text first: a control character or an overlong string is refused before any other check echoes it.
+    problems += [
+        Problem(stack, format_path(NAMESPACE, tuple(_shown(p) if isinstance(p, str) else p for p in loc)),
+                f"{problem}: '{_shown(text)}'")
+        for key, value in data.items() for loc, problem, text in walk_strings(value, (key,))
+    ]
+    if problems:
+        raise SpecError(stack, problems)
     if "cluster" not in data and not any(p.path.endswith(":cluster") for p in problems):
         problems.append(Problem(stack, f"{NAMESPACE}:cluster", "required key missing (it names the platform and control plane)"))
         raise SpecError(stack, problems)
@@ -96,6 +107,12 @@ def load_spec(stack: str, config: dict[str, Any], secret_keys: Iterable[str] = (
     if problems:
         raise SpecError(stack, problems)
     return spec
+
+
+def _shown(text: str, limit: int = 60) -> str:
+    """A refused string as an error shows it: control characters escaped, at most `limit` characters."""
+    shown = text.encode("unicode_escape").decode("ascii") if control_problem(text) else text
+    return shown if len(shown) <= limit else shown[:limit] + f"... ({len(text)} characters)"
 
 
 def _problem(stack: str, err: dict) -> Problem:

@@ -7,7 +7,7 @@ warnings (`gpufleet.base.capacity.addons_warnings`: they need each pool's capaci
 listed under its JSON key "warnings".
 """
 
-from typing import Literal, Optional
+from typing import Annotated, Literal, Optional
 
 from pydantic import Field, field_validator
 
@@ -88,7 +88,7 @@ class VolcanoSpec(Model):
 
     enabled: bool = False
     """Install Volcano (Helm) and a Volcano Queue per claimed pool. Default: off."""
-    pools: list[str] = []
+    pools: list[Annotated[str, Field(pattern=DNS_LABEL)]] = []
     """Pools whose GPUs Volcano schedules (one Volcano Queue each, capped at the pool's capacity)."""
 
 

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import ipaddress
-import re
-
 from pydantic import BaseModel, ConfigDict
+
+from gpufleet.base.spec.text import check_address  # noqa: F401  (the spec modules import it from here)
 
 # A Kubernetes DNS-1123 label: names of pools and hosts become node labels and resource names.
 DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
-_HOSTNAME = re.compile(r"^(?=.{1,253}$)([A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?)*$")
 
 
 def to_camel(name: str) -> str:
@@ -31,14 +29,3 @@ class Model(BaseModel):
         use_attribute_docstrings=True,
     )
 
-
-def check_address(value: str) -> str:
-    """An IPv4/IPv6 address or a DNS hostname; anything else is rejected."""
-    try:
-        ipaddress.ip_address(value)
-        return value
-    except ValueError:
-        pass
-    if _HOSTNAME.match(value) and not value.replace(".", "").isdigit():
-        return value
-    raise ValueError(f"'{value}' is not an IP address or a DNS hostname")

@@ -6,6 +6,7 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from gpufleet.base import versions
 from gpufleet.base.spec.base import DNS_LABEL, Model, check_address
+from gpufleet.base.spec.text import check_san, check_url_address, check_user
 from gpufleet.base.spec.eks import EksSpec
 from gpufleet.base.spec.gke import GkeSpec
 from gpufleet.base.spec.protection import EtcdSnapshotsSpec, ProtectionSpec
@@ -41,6 +42,7 @@ class Host(Model):
     also a GPU host too) take the pool's `pricePerNodeHour` instead."""
 
     _check_address = field_validator("address")(lambda cls, v: check_address(v))
+    _check_user = field_validator("user")(lambda cls, v: None if v is None else check_user(v))
 
 
 class K3sSpec(Model):
@@ -72,6 +74,9 @@ class K3sSpec(Model):
         """Several servers run k3s's embedded etcd (the first with cluster-init); one server uses SQLite."""
         return len(self.servers) > 1
 
+    _check_user = field_validator("ssh_user")(lambda cls, v: check_user(v))
+    _check_sans = field_validator("tls_sans")(lambda cls, v: [check_san(name) for name in v])
+
     @field_validator("servers")
     @classmethod
     def _odd_servers(cls, servers: list[Host]) -> list[Host]:
@@ -79,12 +84,15 @@ class K3sSpec(Model):
             raise ValueError(
                 f"{len(servers)} servers cannot keep etcd quorum; use 1, or an odd number >= 3 for HA"
             )
+        for host in servers:
+            # A server's address goes into the agents' and other servers' join URL and the API certificate.
+            check_url_address(host.address)
         return servers
 
     @field_validator("api_address")
     @classmethod
     def _api_address(cls, v: Optional[str]) -> Optional[str]:
-        return None if v is None else check_address(v)
+        return None if v is None else check_url_address(v)
 
     @field_validator("taint_servers")
     @classmethod

@@ -4,11 +4,12 @@ entries, the system node group, the cluster autoscaler and AWS storage, and what
 """
 
 import ipaddress
-from typing import Literal, Optional
+from typing import Annotated, Literal, Optional
 
 from pydantic import Field, field_validator, model_validator
 
 from gpufleet.base.catalog import aws as aws_catalog
+from gpufleet.base.spec import ids
 from gpufleet.base.spec.base import Model
 
 NAMESPACE = "gpufleet"
@@ -130,7 +131,7 @@ class EksAccessEntry(Model):
 class EksSystemPoolSpec(Model):
     """The on-demand CPU node group for operators, the autoscaler and other system pods."""
 
-    instance_types: list[str] = Field(default=["m7i.xlarge"], min_length=1)
+    instance_types: list[Annotated[str, Field(pattern=ids.EC2_INSTANCE_TYPE)]] = Field(default=["m7i.xlarge"], min_length=1)
     """EC2 instance types (CPU)."""
     min_nodes: int = Field(default=2, ge=1)
     """Minimum size; 2 keeps system pods available through a node's loss."""
@@ -211,7 +212,7 @@ class FsxSharedFileSystemSpec(Model):
 class FsxLustreSpec(Model):
     """FSx for Lustre for datasets and checkpoints: the CSI add-on and a dynamically provisioning StorageClass."""
 
-    storage_class_name: str = "fsx-lustre"
+    storage_class_name: str = Field(default="fsx-lustre", pattern=ids.DNS_SUBDOMAIN, max_length=253)
     """StorageClass name PVCs ask for."""
     deployment_type: Literal["PERSISTENT_2", "PERSISTENT_1", "SCRATCH_2"] = "PERSISTENT_2"
     """FSx deployment type; PERSISTENT_2 survives file server failures."""

@@ -7,12 +7,13 @@ against gpuOperator, CUDA against GKE's driver); `_cross_checks` calls it for pl
 
 import ipaddress
 import re
-from typing import Any, Literal, Optional
+from typing import Annotated, Any, Literal, Optional
 
 from pydantic import Field, field_validator, model_validator
 
 from gpufleet.base import catalog
 from gpufleet.base.catalog import gcp
+from gpufleet.base.spec import ids
 from gpufleet.base.spec.base import Model
 from gpufleet.base.spec.errors import Problem
 from gpufleet.base.spec.reservation import DWS_MODES, FLEX_START_MAX_RUN_SECONDS
@@ -35,13 +36,13 @@ def _cidr(value: str) -> str:
 class ExistingNetwork(Model):
     """A VPC and subnet you already have (gpufleet then creates neither, nor Cloud NAT)."""
 
-    network: str = Field(min_length=1)
+    network: str = Field(pattern=ids.GCE_NAME_OR_LINK)
     """VPC network name or self link."""
-    subnetwork: str = Field(min_length=1)
+    subnetwork: str = Field(pattern=ids.GCE_NAME_OR_LINK)
     """Subnet name or self link in the cluster's region."""
-    pods_range_name: str = Field(min_length=1)
+    pods_range_name: str = Field(pattern=ids.GCE_NAME)
     """Name of the subnet's secondary range for pods."""
-    services_range_name: str = Field(min_length=1)
+    services_range_name: str = Field(pattern=ids.GCE_NAME)
     """Name of the subnet's secondary range for services."""
 
 
@@ -75,7 +76,7 @@ class GkeNetworkSpec(Model):
 class AuthorizedNetwork(Model):
     cidr: str
     """A CIDR block allowed to reach the Kubernetes API."""
-    name: str = ""
+    name: str = Field(default="", pattern=r"^$|" + ids.DISPLAY_NAME)
     """Display name."""
 
     _check_cidr = field_validator("cidr")(classmethod(lambda cls, v: _cidr(v)))
@@ -84,7 +85,7 @@ class AuthorizedNetwork(Model):
 class GkeSystemPoolSpec(Model):
     """The CPU node pool for operators and system add-ons (GPU pools are tainted)."""
 
-    machine_type: str = "e2-standard-4"
+    machine_type: str = Field(default="e2-standard-4", pattern=ids.GCE_MACHINE_TYPE)
     """Machine type of the system nodes."""
     min_nodes: int = Field(default=1, ge=1)
     """Minimum nodes (per cluster, not per zone); at least 1 so system pods always have a place."""
@@ -114,7 +115,7 @@ class MaintenanceExclusion(Model):
     """A window in which GKE does not upgrade the cluster (or its nodes), e.g. around a training run on reserved
     capacity. GKE allows at most three per cluster."""
 
-    name: str = Field(min_length=1, max_length=63)
+    name: str = Field(pattern=ids.DISPLAY_NAME)
     """Exclusion name."""
     start_time: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
     """Start, RFC 3339 (e.g. 2026-12-01T00:00:00Z)."""
@@ -139,7 +140,7 @@ class MaintenanceExclusion(Model):
 class GkeSpec(Model):
     """A GKE Standard cluster."""
 
-    project: Optional[str] = None
+    project: Optional[str] = Field(default=None, pattern=ids.GCP_PROJECT)
     """GCP project; default: the stack's `gcp:project` config."""
     region: str = Field(pattern=r"^[a-z]+-[a-z]+\d+$")
     """Region of the network and, unless `zone` is set, of the (regional) control plane."""
@@ -175,7 +176,7 @@ class GkeSpec(Model):
     GPUDirect pools, whose gVNIC needs Container-Optimized OS nodes)."""
     storage: GkeStorageSpec = GkeStorageSpec()
     """CSI drivers and StorageClasses."""
-    service_account: Optional[str] = None
+    service_account: Optional[str] = Field(default=None, pattern=ids.GCP_SERVICE_ACCOUNT)
     """Node service account email; default: the Compute Engine default service account."""
     deletion_protection: Optional[bool] = None
     """GKE refuses to delete the cluster (the provider's `deletionProtection`); default: as
@@ -211,7 +212,7 @@ class ReservationSpec(Model):
 
     type: Literal["any", "none", "specific"] = "any"
     """any: use a matching reservation if there is one. none: never. specific: only `name`."""
-    name: Optional[str] = None
+    name: Optional[str] = Field(default=None, pattern=ids.GCE_RESERVATION)
     """Reservation name (type specific)."""
 
     @model_validator(mode="after")
@@ -296,7 +297,7 @@ class GkePoolSpec(Model):
     placement: Literal["none", "compact"] = "none"
     """compact: a COMPACT placement policy (nodes physically close; one zone, new pools only, not with blue-green;
     machine families from the catalog)."""
-    sysctls: Optional[dict[str, str]] = None
+    sysctls: Optional[dict[Annotated[str, Field(pattern=ids.SYSCTL_NAME)], Annotated[str, Field(pattern=ids.SYSCTL_VALUE)]]] = None
     """Node sysctls (linux_node_config); default: on GPUDirect pools (rdma) the TCP buffer sizes cluster-toolkit sets
     for NCCL (net.ipv4.tcp_rmem/tcp_wmem), none elsewhere."""
     max_run_duration_seconds: Optional[int] = Field(default=None, ge=1, le=FLEX_START_MAX_RUN_SECONDS)

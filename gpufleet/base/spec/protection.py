@@ -11,16 +11,40 @@ resources as the `stateful-resource-protection` exemption so the policy pack sho
 and pkg/cli/cmds/server.go in k3s-io/k3s).
 """
 
+import re
 from typing import Optional
 
 from pydantic import Field, field_validator, model_validator
 
-from gpufleet.base.spec.base import Model, check_address
+from gpufleet.base.spec.base import Model
+from gpufleet.base.spec.cron import check_cron
+from gpufleet.base.spec.text import check_url_address
+
+# S3 general purpose bucket naming rules (docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html):
+# 3-63 characters, lowercase letters, digits, '.' and '-', beginning and ending with a letter or digit. MinIO and
+# other S3-compatible stores follow them.
+S3_BUCKET = r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$"
+S3_REGION = re.compile(r"[A-Za-z0-9_-]{1,64}")
+# A key prefix of the "safe characters" of S3 object keys (docs.aws.amazon.com/AmazonS3/latest/userguide/
+# object-keys.html: alphanumerics, '!', '-', '_', '.', '*', "'", '(', ')' and '/'), less those a shell reads.
+S3_FOLDER = re.compile(r"[A-Za-z0-9._-]+(?:/[A-Za-z0-9._-]+)*")
+_ENDPOINT = re.compile(r"(?P<host>\[[0-9A-Fa-f:.]+\]|[^:\[\]]+)(?::(?P<port>\d{1,5}))?")
+
+
+def _fullmatch(pattern: re.Pattern, value: str, what: str) -> str:
+    if not pattern.fullmatch(value):
+        raise ValueError(f"'{value}' is not {what}")
+    return value
+
+
+def _folder(value: str) -> str:
+    _fullmatch(S3_FOLDER, value, "a key prefix: letters, digits, '.', '_' and '-' in '/'-separated parts")
+    if any(part in (".", "..") for part in value.split("/")):
+        raise ValueError(f"'{value}': '.' and '..' are not folder names")
+    return value
 
 # AWS tag values hold at most 256 characters; the reason is tagged on EKS resources.
 REASON_MAX = 200
-# A five-field cron spec (k3s parses it with robfig/cron's standard parser).
-_CRON_FIELDS = 5
 
 
 def _reason(value: Optional[str]) -> Optional[str]:
@@ -60,8 +84,8 @@ class EtcdS3Spec(Model):
     """An S3-compatible bucket k3s copies every etcd snapshot to (credentials: secret config keys
     `gpufleet:etcdS3AccessKey` and `gpufleet:etcdS3SecretKey`)."""
 
-    bucket: str = Field(min_length=3, max_length=63)
-    """Bucket name."""
+    bucket: str = Field(pattern=S3_BUCKET, min_length=3, max_length=63)
+    """Bucket name (S3's naming rules: 3-63 lowercase letters, digits, '.' and '-')."""
     endpoint: str = "s3.amazonaws.com"
     """S3 endpoint host (k3s `etcd-s3-endpoint`); default: AWS S3, as k3s's own default."""
     region: str = "us-east-1"
@@ -69,15 +93,24 @@ class EtcdS3Spec(Model):
     folder: Optional[str] = None
     """Folder (key prefix) inside the bucket (k3s `etcd-s3-folder`); default: the bucket's root."""
 
+    _check_region = field_validator("region")(lambda cls, v: _fullmatch(S3_REGION, v, "a region name: letters, digits, '-' and '_'"))
+    _check_folder = field_validator("folder")(lambda cls, v: None if v is None else _folder(v))
+
     @field_validator("endpoint")
     @classmethod
     def _endpoint(cls, v: str) -> str:
-        host, _, port = v.partition(":")
         if "://" in v:
             raise ValueError(f"'{v}': give the host (and :port), without a scheme, e.g. minio.example.com:9000")
-        check_address(host)
-        if port and not port.isdigit():
-            raise ValueError(f"'{v}': the port must be a number")
+        match = _ENDPOINT.fullmatch(v)
+        if not match:
+            raise ValueError(f"'{v}' is not host, host:port or [IPv6]:port")
+        host = match.group("host")
+        check_url_address(host[1:-1] if host.startswith("[") else host)
+        if host.startswith("[") is (":" not in host):
+            raise ValueError(f"'{v}': an IPv6 address is written in brackets, e.g. [2001:db8::5]:9000; nothing else is")
+        port = match.group("port")
+        if port is not None and not 1 <= int(port) <= 65535:
+            raise ValueError(f"'{v}': the port must be 1-65535")
         return v
 
 
@@ -98,12 +131,7 @@ class EtcdSnapshotsSpec(Model):
 
     _check_reason = field_validator("reason")(lambda cls, v: _reason(v))
 
-    @field_validator("schedule_cron")
-    @classmethod
-    def _cron(cls, v: str) -> str:
-        if len(v.split()) != _CRON_FIELDS:
-            raise ValueError(f"'{v}' is not a 5-field cron spec (minute hour day month weekday), e.g. '0 */6 * * *'")
-        return v
+    _check_cron = field_validator("schedule_cron")(lambda cls, v: check_cron(v))
 
     @model_validator(mode="after")
     def _reason_when_off(self) -> "EtcdSnapshotsSpec":

@@ -1,10 +1,12 @@
 """nodePools[].rdmaNetwork — RDMA NICs and the secondary network of a k3s pool (NVIDIA Network Operator)."""
 
 import ipaddress
-from typing import Literal, Optional
+import re
+from typing import Annotated, Literal, Optional
 
 from pydantic import Field, field_validator
 
+from gpufleet.base.spec import ids
 from gpufleet.base.spec.base import Model
 
 # Network types whose wiring exists (sriov runs the SR-IOV Network Operator, a subchart of the Network Operator).
@@ -13,7 +15,7 @@ IMPLEMENTED_RDMA_NETWORK_TYPES = RDMA_NETWORK_TYPES
 # Most VFs per PF the SR-IOV operator admits on NVIDIA/Mellanox NICs (its webhook's MlxMaxVFs,
 # k8snetworkplumbingwg/sriov-network-operator pkg/webhook/validate.go); 0 is rejected for a user policy.
 SRIOV_MAX_VFS = 128
-_HEX_ID = r"^[0-9a-fA-F]{4}$"
+_HEX_ID = re.compile(r"[0-9a-fA-F]{4}")
 
 
 class RdmaNetworkSpec(Model):
@@ -23,7 +25,7 @@ class RdmaNetworkSpec(Model):
     """PCI vendor IDs of the RDMA NICs (4 hex digits); default: 15b3 (NVIDIA/Mellanox ConnectX)."""
     device_ids: list[str] = []
     """PCI device IDs to narrow the NICs, e.g. ["101b"] (ConnectX-6); default: any device of the vendors."""
-    interfaces: list[str] = []
+    interfaces: list[Annotated[str, Field(pattern=ids.INTERFACE_NAME)]] = []
     """Host interface names, e.g. ["ens1f0np0"]; macvlan uses the first as its master, sriov creates VFs on each
     (its PF names). Default: any interface."""
     network: Literal["macvlan", "host-device", "sriov"] = "macvlan"
@@ -47,9 +49,7 @@ class RdmaNetworkSpec(Model):
     @field_validator("vendors", "device_ids")
     @classmethod
     def _hex_ids(cls, values: list[str]) -> list[str]:
-        import re
-
-        bad = [v for v in values if not re.match(_HEX_ID, v)]
+        bad = [v for v in values if not _HEX_ID.fullmatch(v)]
         if bad:
             raise ValueError(f"PCI IDs are 4 hex digits, e.g. '15b3' (got {', '.join(map(repr, bad))})")
         return [v.lower() for v in values]

@@ -22,6 +22,7 @@ from typing import Any, Literal, Optional
 
 from pydantic import Field, model_validator
 
+from gpufleet.base.spec import ids
 from gpufleet.base.spec.base import Model
 from gpufleet.base.spec.errors import Problem
 
@@ -51,17 +52,17 @@ class CapacityReservationSpec(Model):
     """EKS: the reservation id, e.g. cr-0123456789abcdef0 (required for capacity-block)."""
     resource_group_arn: Optional[str] = Field(default=None, pattern=r"^arn:aws[a-z-]*:resource-groups:[a-z0-9-]+:\d{12}:group/.+$")
     """EKS odcr: target a Capacity Reservation resource group instead of one id."""
-    placement_group: Optional[str] = None
+    placement_group: Optional[str] = Field(default=None, pattern=ids.EC2_PLACEMENT_GROUP)
     """EKS odcr: the cluster placement group the reservation was created in; EFA pools then launch there
     (EC2 User Guide, cr-cpg.html) instead of a placement group of their own."""
     name: Optional[str] = Field(default=None, pattern=r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")
     """GKE specific: the reservation's name."""
-    project: Optional[str] = None
+    project: Optional[str] = Field(default=None, pattern=ids.GCP_PROJECT)
     """GKE specific: the project owning a shared reservation; default: the cluster's project."""
-    zone: Optional[str] = None
+    zone: Optional[str] = Field(default=None, pattern=ids.ZONE)
     """The reservation's zone (EKS availability zone, GKE zone). Required except for GKE any and EKS resource
     groups: the pool's nodes must run there."""
-    instance_type: Optional[str] = None
+    instance_type: Optional[str] = Field(default=None, pattern=ids.INSTANCE_OR_MACHINE_TYPE)
     """The instance type (EKS) or machine type (GKE) the reservation holds; default: the pool's."""
     instance_count: Optional[int] = Field(default=None, ge=1)
     """Instances reserved: committed spend in the cost section. Required for capacity-block (its size)."""

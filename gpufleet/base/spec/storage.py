@@ -1,9 +1,10 @@
 """gpufleet:storage blocks — k3s local-path (RWO), NFS CSI (RWX) and an optional checkpoint PVC."""
 
-from typing import Literal, Optional
+from typing import Annotated, Literal, Optional
 
 from pydantic import Field, field_validator
 
+from gpufleet.base.spec import ids
 from gpufleet.base.spec.base import DNS_LABEL, Model, check_address
 
 
@@ -37,7 +38,7 @@ class NfsSpec(Model):
     reclaim_policy: Literal["Retain", "Delete"] = "Retain"
     """What happens to a volume's directory when its claim is deleted; default: Retain (datasets and
     checkpoints survive a deleted claim)."""
-    mount_options: list[str] = ["nfsvers=4.1"]
+    mount_options: list[Annotated[str, Field(pattern=ids.MOUNT_OPTION)]] = ["nfsvers=4.1"]
     """NFS mount options; default: NFS v4.1."""
 
     _check_server = field_validator("server")(lambda cls, v: check_address(v))
