@@ -16,6 +16,7 @@ import pulumi
 
 from gpufleet.base import labels as L
 from gpufleet.base.spec.protection import ProtectionSpec
+from gpufleet.base.spec.text import CONTROL
 
 EXEMPT_KEY = L.exempt_key(L.STATEFUL_PROTECTION_POLICY)
 # GCP label keys and values allow only [a-z0-9_-] (at most 63 characters): the key without "." and "/", the
@@ -44,4 +45,7 @@ def gcp_exemption(protection: ProtectionSpec) -> dict[str, str]:
 def script_exemption(*reasons: Optional[str]) -> str:
     """The exemption as a comment line of a remote command's script ('' when there is no reason)."""
     why = "; ".join(r for r in reasons if r)
+    # One comment line whatever the reason holds (the spec refuses control characters; this keeps the line one line
+    # for reasons that did not come through it).
+    why = CONTROL.sub(" ", why)
     return f"# {EXEMPT_KEY}: {why}\n" if why else ""

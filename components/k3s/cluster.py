@@ -12,8 +12,8 @@ import pulumi_random as random
 
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.k3s.install import (
-    AS_ROOT, API_PORT, KUBECONFIG_PATH, etcd_s3_credentials, etcd_snapshot_settings, node_scripts, render_config,
-    rewrite_kubeconfig,
+    AS_ROOT, KUBECONFIG_PATH, etcd_s3_credentials, etcd_snapshot_settings, node_scripts, render_config,
+    rewrite_kubeconfig, server_url as api_url,
 )
 from gpufleet.components.protection import protect, script_exemption
 from gpufleet.base.spec import Host, K3sSpec
@@ -114,7 +114,7 @@ class K3sCluster(pulumi.ComponentResource):
         spec = args.spec
         key = pulumi.Output.secret(args.ssh_private_key)
         api_address = spec.api_address or spec.servers[0].address
-        server_url = f"https://{api_address}:{API_PORT}"
+        server_url = api_url(api_address)
 
         # The join token is generated once and stays in state (RandomPassword results are secret). protect: a new
         # token cannot join the existing servers, and restoring an etcd snapshot needs the token it was taken with.
@@ -153,7 +153,7 @@ class K3sCluster(pulumi.ComponentResource):
                 if i == 0:
                     settings["cluster-init"] = True
                 else:
-                    settings["server"] = f"https://{spec.servers[0].address}:{API_PORT}"
+                    settings["server"] = api_url(spec.servers[0].address)
             if args.local_storage_path:
                 settings["default-local-storage-path"] = args.local_storage_path
             if spec.taint_servers:

@@ -30,8 +30,11 @@ from typing import Literal, Optional
 
 import yaml
 
+import shlex
+
 from gpufleet.base import versions
 from gpufleet.base.spec.protection import EtcdSnapshotsSpec
+from gpufleet.base.spec.text import url_host
 
 CONFIG_PATH = "/etc/rancher/k3s/config.yaml"
 KUBECONFIG_PATH = "/etc/rancher/k3s/k3s.yaml"
@@ -98,13 +101,21 @@ def etcd_s3_credentials(access_key: str, secret_key: str) -> dict:
     return {"etcd-s3-access-key": access_key, "etcd-s3-secret-key": secret_key}
 
 
+HEREDOC_END = "GPUFLEET_EOF"
+
+
 def _write_dropin(path: str, settings: Optional[dict]) -> str:
-    """Shell lines writing (or removing) a drop-in config file from a quoted here-document."""
+    """Shell lines writing (or removing) a drop-in config file from a quoted here-document. The shell takes a quoted
+    here-document's body as it is, up to a line that is exactly the delimiter: YAML that never holds the delimiter
+    (nor, from the spec, a control character) cannot end it early, so no setting can run as a command."""
     if settings is None:
         return f"sudo rm -f {path}\n"
+    text = render_config(settings)
+    if HEREDOC_END in text:
+        raise ValueError(f"a k3s setting holds {HEREDOC_END}, the end of the here-document it is written in")
     return (
         f"sudo install -d -m 0755 {CONFIG_DROPIN_DIR}\n"
-        f"sudo tee {path}.new >/dev/null <<'GPUFLEET_EOF'\n{render_config(settings)}GPUFLEET_EOF\n"
+        f"sudo tee {path}.new >/dev/null <<'{HEREDOC_END}'\n{text}{HEREDOC_END}\n"
         f"sudo chmod 0600 {path}.new\n"
         f"sudo mv {path}.new {path}\n"
     )
@@ -133,7 +144,7 @@ def node_scripts(
     else:
         ready = f"systemctl is-active --quiet {service}"
         if node_name:
-            ready += f" && sudo k3s kubectl --kubeconfig {AGENT_KUBECONFIG} get node '{node_name}' >/dev/null 2>&1"
+            ready += f" && sudo k3s kubectl --kubeconfig {AGENT_KUBECONFIG} get node {shlex.quote(node_name)} >/dev/null 2>&1"
     dropin = _write_dropin(ETCD_SNAPSHOT_DROPIN, etcd_snapshots) if role == "server" else ""
     config_files = f"{CONFIG_PATH} {ETCD_SNAPSHOT_DROPIN}" if etcd_snapshots is not None and role == "server" else CONFIG_PATH
     create = f"""{header}set -eu
@@ -145,7 +156,7 @@ sudo mv {CONFIG_PATH}.new {CONFIG_PATH}
 {dropin}want=$(sudo cat {config_files} | sha256sum | cut -d ' ' -f 1)
 applied=$(sudo cat {APPLIED_PATH} 2>/dev/null || true)
 running=$(k3s --version 2>/dev/null | head -n 1 | cut -d ' ' -f 3 || true)
-if [ "$running" = '{release}' ] && systemctl is-active --quiet {service}; then
+if [ "$running" = {shlex.quote(release)} ] && systemctl is-active --quiet {service}; then
   if [ "$want" != "$applied" ]; then
     echo "config not yet applied: restarting {service}"
     sudo systemctl restart {service}
@@ -154,8 +165,8 @@ if [ "$running" = '{release}' ] && systemctl is-active --quiet {service}; then
 else
   installer=$(mktemp)
   trap 'rm -f "$installer"' EXIT
-  curl -sfL --retry 3 -o "$installer" '{url}'
-  sudo INSTALL_K3S_VERSION='{release}' INSTALL_K3S_EXEC='{role}' INSTALL_K3S_FORCE_RESTART=true sh "$installer"
+  curl -sfL --retry 3 -o "$installer" {shlex.quote(url)}
+  sudo INSTALL_K3S_VERSION={shlex.quote(release)} INSTALL_K3S_EXEC={shlex.quote(role)} INSTALL_K3S_FORCE_RESTART=true sh "$installer"
 fi
 tries=0
 until {ready}; do
@@ -173,4 +184,9 @@ echo "$want" | sudo tee {APPLIED_PATH} >/dev/null
 
 def rewrite_kubeconfig(text: str, api_address: str) -> str:
     """k3s writes its kubeconfig for https://127.0.0.1:6443; point it at the API address instead."""
-    return text.replace(f"https://127.0.0.1:{API_PORT}", f"https://{api_address}:{API_PORT}")
+    return text.replace(f"https://127.0.0.1:{API_PORT}", server_url(api_address))
+
+
+def server_url(address: str) -> str:
+    """The API server URL at an address (an IPv6 address in brackets)."""
+    return f"https://{url_host(address)}:{API_PORT}"

@@ -20,8 +20,8 @@ from gpufleet.components.k3s.install import ETCD_DB_DIR, ETCD_SNAPSHOT_DIR, serv
 from gpufleet.base.spec import Host, K3sSpec
 
 # Snapshot names k3s writes (etcd-snapshot-<node>-<unix time>, on-demand-<node>-<unix time>) and file paths: no
-# shell metacharacters, so the name can be pasted into a command line.
-SNAPSHOT = re.compile(r"^[A-Za-z0-9._/+-]+$")
+# shell metacharacters, matched whole, and quoted where used all the same.
+SNAPSHOT = re.compile(r"[A-Za-z0-9._/+-]+")
 SERVICE = service_name("server")
 
 
@@ -36,10 +36,12 @@ class Step:
 
 
 def _ssh(host: Host, default_user: str, command: str) -> str:
+    """One ssh command line. Every field is quoted, though the spec already admits only POSIX user names and
+    addresses (spec/text.py): the line is pasted into a workstation's shell during an incident."""
     user = host.user or default_user
     privileged = command if user == "root" else f"sudo {command}"
-    port = f"-p {host.port} " if host.port != 22 else ""
-    return f"ssh {port}{user}@{host.address} {shlex.quote(privileged)}"
+    port = f"-p {int(host.port)} " if host.port != 22 else ""
+    return f"ssh {port}{shlex.quote(f'{user}@{host.address}')} {shlex.quote(privileged)}"
 
 
 def snapshot_server(spec: K3sSpec, snapshot: str) -> Optional[Host]:
@@ -57,7 +59,7 @@ def restore_steps(stack: str, spec: K3sSpec, snapshot: str, server: Optional[str
             f"stack '{stack}' has a single k3s server, whose datastore is SQLite, not etcd: there are no etcd snapshots "
             f"to restore (back up {ETCD_DB_DIR} on the server instead)"
         )
-    if not SNAPSHOT.match(snapshot) or snapshot.endswith("/"):
+    if not SNAPSHOT.fullmatch(snapshot) or snapshot.endswith("/") or snapshot.startswith("-"):
         raise RestoreError(f"'{snapshot}' is not a snapshot name or path (letters, digits, . _ / + - only)")
     names = [h.name for h in spec.servers]
     if server is not None and server not in names:
@@ -79,7 +81,7 @@ def restore_steps(stack: str, spec: K3sSpec, snapshot: str, server: Optional[str
     others = [h for h in spec.servers if h.name != first.name]
     user = spec.ssh_user
 
-    flags = f"--cluster-reset --cluster-reset-restore-path={path}"
+    flags = f"--cluster-reset --cluster-reset-restore-path={shlex.quote(path)}"
     if local and s3 is not None:
         flags += " --etcd-s3=false"  # the config names a bucket; this snapshot is a local file
     note = ""
