@@ -42,10 +42,11 @@ def gcp_exemption(protection: ProtectionSpec) -> dict[str, str]:
     return {GCP_EXEMPT_KEY: slug or "unprotected"}
 
 
-def script_exemption(*reasons: Optional[str]) -> str:
-    """The exemption as a comment line of a remote command's script ('' when there is no reason)."""
+def script_exemption(*reasons: Optional[str], key: str = EXEMPT_KEY) -> str:
+    """The exemption (from stateful-resource-protection unless `key` names another policy's) as a comment line of a
+    remote command's script ('' when there is no reason)."""
     why = "; ".join(r for r in reasons if r)
     # One comment line whatever the reason holds (the spec refuses control characters; this keeps the line one line
     # for reasons that did not come through it).
     why = CONTROL.sub(" ", why)
-    return f"# {EXEMPT_KEY}: {why}\n" if why else ""
+    return f"# {key}: {why}\n" if why else ""

@@ -15,6 +15,7 @@ from gpufleet.components.k3s.install import (
     AS_ROOT, KUBECONFIG_PATH, etcd_s3_credentials, etcd_snapshot_settings, node_scripts, render_config,
     rewrite_kubeconfig, server_url as api_url,
 )
+from gpufleet.base.labels import SECURE_DEFAULTS_POLICY, exempt_key
 from gpufleet.components.protection import protect, script_exemption
 from gpufleet.base.spec import Host, K3sSpec
 from gpufleet.base.spec.protection import ProtectionSpec
@@ -133,11 +134,14 @@ class K3sCluster(pulumi.ComponentResource):
         unprotected = [] if args.protection.enabled else [args.protection.reason]
         if spec.embedded_etcd and not snapshots.enabled:
             unprotected.append(snapshots.reason)
+        encryption = spec.secrets_encryption
         scripts = node_scripts(
             "server",
             args.kubernetes_version,
             etcd_snapshots=etcd_snapshot_settings(snapshots) if spec.embedded_etcd else None,
-            header=script_exemption(*unprotected),
+            header=script_exemption(*unprotected)
+            + script_exemption(encryption.reason, key=exempt_key(SECURE_DEFAULTS_POLICY)),
+            secrets_encryption=encryption.enabled,
         )
         tls_sans = sorted({api_address, *spec.tls_sans})
         servers: list[command.remote.Command] = []

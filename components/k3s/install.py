@@ -30,8 +30,6 @@ from typing import Literal, Optional
 
 import yaml
 
-import shlex
-
 from gpufleet.base import versions
 from gpufleet.base.spec.protection import EtcdSnapshotsSpec
 from gpufleet.base.spec.text import url_host
@@ -43,11 +41,18 @@ AGENT_KUBECONFIG = "/var/lib/rancher/k3s/agent/kubelet.kubeconfig"
 API_PORT = 6443
 CONFIG_DROPIN_DIR = "/etc/rancher/k3s/config.yaml.d"
 ETCD_SNAPSHOT_DROPIN = f"{CONFIG_DROPIN_DIR}/50-gpufleet-etcd-snapshots.yaml"
+# Settings of every server that hold no secret (today: secrets encryption), readable by plans and the policy pack.
+SERVER_DROPIN = f"{CONFIG_DROPIN_DIR}/40-gpufleet-server.yaml"
 DATA_DIR = "/var/lib/rancher/k3s"
 # k3s's default etcd-snapshot-dir, ${data-dir}/server/db/snapshots (docs.k3s.io/cli/etcd-snapshot), and the database
 # directory the other servers drop before rejoining a restored cluster.
 ETCD_SNAPSHOT_DIR = f"{DATA_DIR}/server/db/snapshots"
 ETCD_DB_DIR = f"{DATA_DIR}/server/db"
+# The EncryptionConfiguration a server with secrets-encryption writes on its first start (k3s
+# pkg/daemons/control/deps/deps.go: `runtime.EncryptionConfig = filepath.Join(config.DataDir, "cred",
+# "encryption-config.json")`, DataDir being <data-dir>/server), and the datastore directory (SQLite or etcd).
+ENCRYPTION_CONFIG = f"{DATA_DIR}/server/cred/encryption-config.json"
+SERVER_DB_DIR = f"{DATA_DIR}/server/db"
 # sha256 of the config files the running k3s was last (re)started with (see the module docstring).
 APPLIED_PATH = f"{DATA_DIR}/gpufleet-applied-config.sha256"
 
@@ -58,6 +63,11 @@ READY_TRIES = 150
 # a password): there `sudo` is a shell function running the command via env, which keeps the VAR=value
 # prefixes sudo takes. Every privileged step stays spelled `sudo`, in this shell (no `sh -c` around them).
 AS_ROOT = 'if [ "$(id -u)" = 0 ]; then sudo() { env "$@"; }; fi'
+
+
+def quoted(value: str) -> str:
+    """`value` as one single-quoted shell word, whatever it holds (a ' inside becomes '"'"')."""
+    return "'" + value.replace("'", "'\"'\"'") + "'"
 
 
 def service_name(role: Role) -> str:
@@ -127,6 +137,7 @@ def node_scripts(
     node_name: Optional[str] = None,
     etcd_snapshots: Optional[dict] = None,
     header: str = "",
+    secrets_encryption: bool = True,
 ) -> NodeScripts:
     """The install/upgrade script (create and update) and the uninstall script for a node.
 
@@ -135,7 +146,10 @@ def node_scripts(
     would otherwise race the kubelet's registration. The agent asks with its own kubelet credentials.
 
     `etcd_snapshots` (servers of an embedded-etcd cluster): the settings of etcd_snapshot_settings(), written to
-    ETCD_SNAPSHOT_DROPIN. `header`: comment lines put first (a stack's reason for no protection)."""
+    ETCD_SNAPSHOT_DROPIN. `header`: comment lines put first (a stack's reason for no protection).
+    `secrets_encryption` (servers): k3s's `secrets-encryption`, written to SERVER_DROPIN; a server whose datastore
+    exists without an encryption config stops the script before anything changes (k3s cannot turn encryption on
+    later: docs.k3s.io/cli/secrets-encrypt)."""
     release = versions.k3s_release(kubernetes_version)
     url = versions.k3s_install_script_url(kubernetes_version)
     service = service_name(role)
@@ -144,19 +158,31 @@ def node_scripts(
     else:
         ready = f"systemctl is-active --quiet {service}"
         if node_name:
-            ready += f" && sudo k3s kubectl --kubeconfig {AGENT_KUBECONFIG} get node {shlex.quote(node_name)} >/dev/null 2>&1"
-    dropin = _write_dropin(ETCD_SNAPSHOT_DROPIN, etcd_snapshots) if role == "server" else ""
-    config_files = f"{CONFIG_PATH} {ETCD_SNAPSHOT_DROPIN}" if etcd_snapshots is not None and role == "server" else CONFIG_PATH
+            ready += f" && sudo k3s kubectl --kubeconfig {AGENT_KUBECONFIG} get node {quoted(node_name)} >/dev/null 2>&1"
+    dropin = ""
+    guard = ""
+    config_files = CONFIG_PATH
+    if role == "server":
+        dropin = _write_dropin(SERVER_DROPIN, {"secrets-encryption": True} if secrets_encryption else None)
+        dropin += _write_dropin(ETCD_SNAPSHOT_DROPIN, etcd_snapshots)
+        config_files += f" {SERVER_DROPIN}" if secrets_encryption else ""
+        config_files += f" {ETCD_SNAPSHOT_DROPIN}" if etcd_snapshots is not None else ""
+    if role == "server" and secrets_encryption:
+        guard = f"""if sudo test -d {SERVER_DB_DIR} && ! sudo test -f {ENCRYPTION_CONFIG}; then
+  echo "this k3s server first started without secrets encryption, which k3s cannot turn on later (docs.k3s.io/cli/secrets-encrypt): set gpufleet:cluster.k3s.secretsEncryption to {{enabled: false, reason: ...}} for this cluster, or rebuild it" >&2
+  exit 1
+fi
+"""
     create = f"""{header}set -eu
 {AS_ROOT}
-sudo install -d -m 0755 /etc/rancher/k3s
+{guard}sudo install -d -m 0755 /etc/rancher/k3s
 sudo tee {CONFIG_PATH}.new >/dev/null
 sudo chmod 0600 {CONFIG_PATH}.new
 sudo mv {CONFIG_PATH}.new {CONFIG_PATH}
 {dropin}want=$(sudo cat {config_files} | sha256sum | cut -d ' ' -f 1)
 applied=$(sudo cat {APPLIED_PATH} 2>/dev/null || true)
 running=$(k3s --version 2>/dev/null | head -n 1 | cut -d ' ' -f 3 || true)
-if [ "$running" = {shlex.quote(release)} ] && systemctl is-active --quiet {service}; then
+if [ "$running" = {quoted(release)} ] && systemctl is-active --quiet {service}; then
   if [ "$want" != "$applied" ]; then
     echo "config not yet applied: restarting {service}"
     sudo systemctl restart {service}
@@ -165,8 +191,8 @@ if [ "$running" = {shlex.quote(release)} ] && systemctl is-active --quiet {servi
 else
   installer=$(mktemp)
   trap 'rm -f "$installer"' EXIT
-  curl -sfL --retry 3 -o "$installer" {shlex.quote(url)}
-  sudo INSTALL_K3S_VERSION={shlex.quote(release)} INSTALL_K3S_EXEC={shlex.quote(role)} INSTALL_K3S_FORCE_RESTART=true sh "$installer"
+  curl -sfL --retry 3 -o "$installer" {quoted(url)}
+  sudo INSTALL_K3S_VERSION={quoted(release)} INSTALL_K3S_EXEC={quoted(role)} INSTALL_K3S_FORCE_RESTART=true sh "$installer"
 fi
 tries=0
 until {ready}; do

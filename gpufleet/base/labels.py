@@ -106,6 +106,8 @@ POLICY_NAMES = (
 # The rule that wants stateful resources protected: components carry a stack's reason for turning protection
 # off as this rule's exemption.
 STATEFUL_PROTECTION_POLICY = "stateful-resource-protection"
+# The rule that wants Secrets encrypted at rest: a k3s stack's reason for turning it off is this rule's exemption.
+SECURE_DEFAULTS_POLICY = "secure-defaults"
 
 
 def exempt_key(policy_name: str) -> str:

@@ -39,6 +39,9 @@ FAKES = {
             # The downloaded "install.sh" logs what it was given and leaves k3s installed and running.
             r"""printf '%s\n' 'echo "installer version=$INSTALL_K3S_VERSION exec=$INSTALL_K3S_EXEC force=$INSTALL_K3S_FORCE_RESTART" >> "$STATE/log"' """
             r"""'echo "$INSTALL_K3S_VERSION" > "$STATE/version"; touch "$STATE/active"' > "$2" """,
+    # `test -d|-f` of k3s's paths asks $STATE (the datastore directory `db`, the encryption config).
+    "test": 'case "$2" in /etc/rancher/*|/var/lib/rancher/*) /usr/bin/test "$1" "$STATE/$(basename "$2")";; '
+            '*) /usr/bin/test "$@";; esac',
     # sudo keeps the VAR=value prefixes (env does the same).
     "sudo": 'exec env "$@"',
     # Reads and removals of k3s's files go to $STATE too; everything else (the stubs' own I/O) is the real thing.
@@ -230,3 +233,29 @@ def test_single_server_has_no_snapshot_drop_in(host):
     done, _ = host("server")
     assert done.returncode == 0, done.stderr
     assert not (host.state / "50-gpufleet-etcd-snapshots.yaml").exists()
+
+
+def test_a_server_that_started_without_secrets_encryption_is_left_untouched(host):
+    # k3s cannot turn secrets encryption on later (docs.k3s.io/cli/secrets-encrypt): stop before any change.
+    (host.state / "db").mkdir()
+    done, log = host("server")
+    assert done.returncode == 1
+    assert "first started without secrets encryption" in done.stderr
+    assert "secretsEncryption" in done.stderr
+    assert log == [] and not (host.state / "config.yaml").exists()
+
+
+def test_a_server_with_secrets_encryption_upgrades_as_before(host):
+    (host.state / "db").mkdir()
+    (host.state / "encryption-config.json").write_text("{}")
+    done, log = host("server")
+    assert done.returncode == 0, done.stderr
+    assert (host.state / "40-gpufleet-server.yaml").read_text() == "secrets-encryption: true\n"
+
+
+def test_secrets_encryption_off_installs_without_the_flag_or_the_check(host):
+    (host.state / "db").mkdir()
+    (host.state / "40-gpufleet-server.yaml").write_text("secrets-encryption: true\n")
+    done, log = host("server", script=node_scripts("server", K8S, secrets_encryption=False).create)
+    assert done.returncode == 0, done.stderr
+    assert not (host.state / "40-gpufleet-server.yaml").exists()

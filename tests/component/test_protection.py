@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from gpufleet.components.k3s.install import CONFIG_PATH, ETCD_SNAPSHOT_DROPIN
+from gpufleet.components.k3s.install import CONFIG_PATH, ETCD_SNAPSHOT_DROPIN, SERVER_DROPIN
 from gpufleet.app.plan.mocks import Registration
 from tests.eks_plan import prod_eks
 from tests.helpers import SECRET, example_config, one, plan_config, planned
@@ -106,7 +106,7 @@ def test_k3s_etcd_snapshot_settings_in_the_generated_server_config(k3s):
             "etcd-s3-region": "us-east-1",
             "etcd-s3-folder": "ha",
         }
-        assert f"sudo cat {CONFIG_PATH} {ETCD_SNAPSHOT_DROPIN} | sha256sum" in script  # a changed drop-in restarts k3s
+        assert f"sudo cat {CONFIG_PATH} {SERVER_DROPIN} {ETCD_SNAPSHOT_DROPIN} | sha256sum" in script  # a changed drop-in restarts k3s
         assert "etcd-s3-secret-key" not in script and "etcd-s3-access-key" not in script
         # the credentials travel in the secret config.yaml (stdin), never in the plain script
         assert server.inputs["stdin"] == "[secret]"
@@ -215,7 +215,7 @@ def test_restore_commands_match_the_generated_server_config(k3s):
     stop, restore, start, rejoin = (s.commands for s in steps)
     assert [c.split()[1] for c in stop] == [targets["cp-1"], targets["cp-2"], targets["cp-3"]]
     # S3 is configured in the generated drop-in, so a bare name is fetched from the bucket by the first server
-    dropin = yaml.safe_load(servers["cp-1"].inputs["create"].split("<<'GPUFLEET_EOF'\n", 1)[1].split("GPUFLEET_EOF", 1)[0])
+    dropin = yaml.safe_load(servers["cp-1"].inputs["create"].split(f"{ETCD_SNAPSHOT_DROPIN}.new >/dev/null <<'GPUFLEET_EOF'\n", 1)[1].split("GPUFLEET_EOF", 1)[0])
     assert dropin["etcd-s3"] is True and "etcd-snapshot-dir" not in dropin  # k3s's default dir: ETCD_SNAPSHOT_DIR
     assert restore == [f"ssh {targets['cp-1']} 'sudo k3s server --cluster-reset --cluster-reset-restore-path=etcd-snapshot-cp-3-1733140800'"]
     assert f"s3://{dropin['etcd-s3-bucket']}/{dropin['etcd-s3-folder']}/etcd-snapshot-cp-3-1733140800" in steps[1].comment

@@ -33,6 +33,7 @@ HOSTILE = SHELLISH + MARKUP + CONTROL
 FREE_TEXT = {
     "gpufleet:cluster.protection.reason",
     "gpufleet:cluster.k3s.etcdSnapshots.reason",
+    "gpufleet:cluster.k3s.secretsEncryption.reason",
     "gpufleet:nodePools[].exemptions.<key>",
     "gpufleet:addons.priorityClasses.classes[].description",
 }

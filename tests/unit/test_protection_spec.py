@@ -86,3 +86,30 @@ def test_single_server_has_no_etcd_to_snapshot():
         "stack 'dev': gpufleet:cluster.k3s.etcdSnapshots: etcd snapshots need embedded etcd (an odd number >= 3 of servers); a single server keeps SQLite: remove the block"
     ]
     assert load(k3s(servers=SERVERS[:1])).cluster.k3s.embedded_etcd is False
+
+
+def test_secrets_encryption_is_on_by_default_and_off_needs_a_reason():
+    assert load(k3s()).cluster.k3s.secrets_encryption.enabled
+    assert problems(k3s(secretsEncryption={"enabled": False})) == [
+        "stack 'dev': gpufleet:cluster.k3s.secretsEncryption: secrets encryption `enabled: false` needs a `reason` "
+        "(it is shown wherever the stack is judged)"
+    ]
+    spec = load(k3s(secretsEncryption={"enabled": False, "reason": "created before gpufleet encrypted secrets"}))
+    assert spec.cluster.k3s.secrets_encryption.reason == "created before gpufleet encrypted secrets"
+
+
+@pytest.mark.parametrize("cron, why", [
+    ("0 */6 * * *", None), ("@every 6h", None), ("@daily", None), ("0 0 * JAN-MAR mon-fri", None), ("*/15 0-23/2 1,15 * ?", None),
+    ("60 * * * *", "minute: 60 is outside 0-59"), ("0 24 * * *", "hour: 24 is outside 0-23"),
+    ("0 0 0 * *", "day of month: 0 is outside 1-31"), ("0 0 * 13 *", "month: 13 is outside 1-12"),
+    ("0 0 * * 7", "day of week: 7 is outside 0-6"), ("*/0 * * * *", "the step in '*/0'"),
+    ("5-1 * * * *", "runs backwards"), ("0 0 * FOO *", "not a number 1-12 or a name"), ("@every", "not a cron descriptor"),
+    ("@every 0s", "not a cron descriptor"), ("0 0 * * * *", "not a 5-field cron spec"), ("a b c d e", "minute: 'a'"),
+])
+def test_etcd_snapshot_schedules_are_parsed_as_k3s_parses_them(cron, why):
+    config = k3s(etcdSnapshots={"scheduleCron": cron})
+    if why is None:
+        assert load(config).cluster.k3s.etcd_snapshots.schedule_cron == cron
+    else:
+        (problem,) = problems(config)
+        assert "gpufleet:cluster.k3s.etcdSnapshots.scheduleCron" in problem and why in problem

@@ -9,7 +9,7 @@ from gpufleet.base.spec.base import DNS_LABEL, Model, check_address
 from gpufleet.base.spec.text import check_san, check_url_address, check_user
 from gpufleet.base.spec.eks import EksSpec
 from gpufleet.base.spec.gke import GkeSpec
-from gpufleet.base.spec.protection import EtcdSnapshotsSpec, ProtectionSpec
+from gpufleet.base.spec.protection import EtcdSnapshotsSpec, ProtectionSpec, SecretsEncryptionSpec
 
 # Kubernetes minor versions each platform plans for, and how a miss is worded.
 PLATFORM_VERSIONS = {
@@ -66,6 +66,9 @@ class K3sSpec(Model):
     """What the cluster costs per hour beyond its hosts and the stack cannot see (the API load balancer, the NFS
     server, network, support), counted in the plan's idle floor; default: none."""
     etcd_snapshots: EtcdSnapshotsSpec = EtcdSnapshotsSpec()
+    secrets_encryption: SecretsEncryptionSpec = SecretsEncryptionSpec()
+    """Encrypt Secrets at rest in the datastore (k3s `secrets-encryption`); default: on. Off needs a reason:
+    `{enabled: false, reason: "..."}` (clusters created before it was on; docs/security.md says how to rotate the key)."""
     """HA (embedded etcd): k3s's scheduled etcd snapshots on every server, optionally copied to S3; default:
     every 6 hours, 20 kept. A single server keeps its datastore in SQLite and takes no etcd snapshots."""
 

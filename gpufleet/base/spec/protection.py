@@ -80,6 +80,30 @@ class ProtectionSpec(Model):
         return self
 
 
+class SecretsEncryptionSpec(Model):
+    """k3s encryption of Secrets at rest (`k3s server --secrets-encryption`, docs.k3s.io/security/secrets-encryption):
+    on first start the server generates an AES-CBC key and an EncryptionConfiguration for the API server."""
+
+    enabled: bool = True
+    """Encrypt Secrets in the datastore; default: on. k3s cannot turn it on for a server that first started without
+    it ("Starting K3s without encryption and enabling it at a later time is currently not supported",
+    docs.k3s.io/cli/secrets-encrypt): clusters created before gpufleet turned it on set `enabled: false` with a
+    `reason` (the install script stops with that advice rather than restart such a server with the flag)."""
+    reason: Optional[str] = None
+    """Why this cluster's Secrets are not encrypted at rest (required with `enabled: false`); shown by the policy
+    pack as the exemption from `secure-defaults`."""
+
+    _check_reason = field_validator("reason")(lambda cls, v: _reason(v))
+
+    @model_validator(mode="after")
+    def _reason_when_off(self) -> "SecretsEncryptionSpec":
+        if not self.enabled and not self.reason:
+            raise ValueError("secrets encryption `enabled: false` needs a `reason` (it is shown wherever the stack is judged)")
+        if self.enabled and self.reason:
+            raise ValueError("`reason` explains turning secrets encryption off; remove it or set `enabled: false`")
+        return self
+
+
 class EtcdS3Spec(Model):
     """An S3-compatible bucket k3s copies every etcd snapshot to (credentials: secret config keys
     `gpufleet:etcdS3AccessKey` and `gpufleet:etcdS3SecretKey`)."""
