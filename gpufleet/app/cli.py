@@ -117,7 +117,11 @@ def cmd_diff(args: argparse.Namespace) -> int:
         else:
             _emit(fleet.render_fleet(review, args.format), args.output)
         return review.exit_code
-    review = review_plans(base, head)
+    try:
+        review = review_plans(base, head)
+    except ReviewInputError as exc:  # a head stack name that cannot be a comment marker
+        print(f"gpufleet: {exc}", file=sys.stderr)
+        return EXIT_INVALID
     _emit(render(review, args.format), args.output)
     return EXIT_POLICY if review.has_mandatory else EXIT_OK
 

@@ -50,7 +50,7 @@ def test_replacing_the_checkpoint_claim_is_possible_data_loss(lab):
     (first, *_) = review.disruptive
     assert (first.op, first.type, first.name) == ("replace", "kubernetes:core/v1:PersistentVolumeClaim", "lab-storage-checkpoints")
     assert first.data_loss and first.replace_reasons == ["metadata.name"]
-    assert "the claim's volume" in first.holds and "`checkpoints`" in first.holds
+    assert "the claim's volume" in first.holds and "(named checkpoints)" in first.holds
     md = render(review, "markdown")
     section = md.split("#### :warning: Disruptive changes", 1)[1]
     assert section.lstrip().startswith("- :rotating_light: **POSSIBLE DATA LOSS: REPLACE resource `lab-storage-checkpoints`**")

@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from gpufleet.app.review.summary import Review, review_plans
+from gpufleet.app.review.escape import block, code, text
+from gpufleet.app.review.markdown import table
+from gpufleet.app.review.summary import FLEET, MARKER, Review, marker, review_plans, stack_name_problem
 
 EXIT_OK, EXIT_POLICY, EXIT_INVALID = 0, 1, 2
-FLEET_MARKER = "<!-- gpufleet-review:fleet -->"
+FLEET_MARKER = MARKER.format(stack=FLEET)
 
 
 def is_fleet(doc: object) -> bool:
@@ -29,6 +31,8 @@ def _empty(stack: str) -> dict:
 class FleetReview:
     reviews: dict[str, Review] = field(default_factory=dict)  # stacks the head planned
     invalid: dict[str, str] = field(default_factory=dict)  # stacks the head could not plan: their message
+    bad_names: set[str] = field(default_factory=set)
+    """Stacks in `invalid` because of their name alone: listed in the summary, never a file name or a marker."""
     removed: list[str] = field(default_factory=list)  # stacks in the base, not in the head
     head_summary: list[dict] = field(default_factory=list)
 
@@ -55,6 +59,11 @@ class FleetReview:
 def review_fleet(base: dict, head: dict) -> FleetReview:
     out = FleetReview(head_summary=head["fleet"].get("summary", []))
     for stack, plan in sorted(head["stacks"].items()):
+        problem = stack_name_problem(stack)
+        if problem:
+            out.invalid[stack] = f"stack {stack!r}: {problem}; rename stacks/Pulumi.<stack>.yaml"
+            out.bad_names.add(stack)
+            continue
         if "error" in plan:
             out.invalid[stack] = plan["error"]
             continue
@@ -68,36 +77,39 @@ def review_fleet(base: dict, head: dict) -> FleetReview:
 
 def summary_markdown(review: FleetReview) -> str:
     changed = review.changed()
-    lines = [FLEET_MARKER, "### gpufleet review: the fleet", ""]
+    lines = [FLEET_MARKER, "### gpufleet review: the fleet", ""]  # every value below is escaped (escape.py)
     lines.append(f"{len(review.reviews) + len(review.invalid)} stacks planned; {len(changed)} changed"
                  + (f", **{len(review.invalid)} invalid**" if review.invalid else "")
                  + (f", {len(review.removed)} removed from stacks/" if review.removed else "") + ".")
-    lines += ["", "| stack | changes | mandatory | $/h idle floor | $/h max |", "|---|---|---|---|---|"]
-    rows = {r["stack"]: r for r in review.head_summary}
+    rows = {r.get("stack"): r for r in review.head_summary if isinstance(r, dict)}
+    cells = []
     for stack in sorted(set(review.reviews) | set(review.invalid)):
         if stack in review.invalid:
-            lines.append(f"| `{stack}` | :x: invalid | - | - | - |")
+            cells.append([code(stack, 100), ":x: invalid name" if stack in review.bad_names else ":x: invalid",
+                          "-", "-", "-"])
             continue
         r = review.reviews[stack]
         counts = ", ".join(f"{n} {op}" for op, n in r.counts().items() if n) or "none"
         row = rows.get(stack, {})
         bound = "at least " if row.get("costIsLowerBound") else ""
-        money = lambda k: "-" if row.get(k) is None else f"{bound}{row[k]:.2f}"  # noqa: E731
-        lines.append(f"| `{stack}` | {counts} | {len(r.blocking)} | {money('hourlyMin')} | {money('hourlyMax')} |")
+        money = lambda k: "-" if row.get(k) is None else text(f"{bound}{row[k]:.2f}")  # noqa: E731
+        cells.append([code(stack), counts, str(len(r.blocking)), money("hourlyMin"), money("hourlyMax")])
+    lines += ["", *table(["stack", "changes", "mandatory", "$/h idle floor", "$/h max"], cells)]
     if review.invalid:
         lines += ["", "#### Invalid stacks", ""]
-        lines += [f"- `{s}`: {' '.join(m.split())[:2000]}" for s, m in sorted(review.invalid.items())]
+        lines += [f"- {code(s, 100)}: {text(m, 2000)}" for s, m in sorted(review.invalid.items())]
     if review.removed:
-        lines += ["", "#### Removed from stacks/", "",
-                  *(f"- `{s}`: its cloud resources stay until `pulumi destroy -s {s}`" for s in review.removed)]
+        lines += ["", "#### Removed from stacks/", ""]
+        for s in review.removed:  # the base's names: escaped too, and no command to copy for a name Pulumi refuses
+            how = f"{code(f'pulumi destroy -s {s}')}" if not stack_name_problem(s) else "`pulumi destroy` on it"
+            lines.append(f"- {code(s, 100)}: its cloud resources stay until {how}")
     return "\n".join(lines) + "\n"
 
 
 def invalid_markdown(stack: str, message: str) -> str:
-    from gpufleet.app.review.summary import marker
-
-    return "\n".join([marker(stack), f"### gpufleet review: `{stack}`", "",
-                      ":x: **The stack file is invalid: nothing was planned.**", "", "```", message[:20000], "```", ""])
+    """The comment of a stack the head could not plan (only for names `stack_name_problem` accepts)."""
+    return "\n".join([marker(stack), f"### gpufleet review: {code(stack)}", "",
+                      ":x: **The stack file is invalid: nothing was planned.**", "", *block(message, 20000), ""])
 
 
 def comments(review: FleetReview, fmt: str = "markdown") -> dict[str, str]:
@@ -105,10 +117,12 @@ def comments(review: FleetReview, fmt: str = "markdown") -> dict[str, str]:
     from gpufleet.app.review import render
 
     ext = {"markdown": "md", "text": "txt", "json": "json"}[fmt]
-    out = {f"fleet.{ext}": summary_markdown(review) if fmt == "markdown" else render_fleet(review, fmt)}
+    out = {f"{FLEET}.{ext}": summary_markdown(review) if fmt == "markdown" else render_fleet(review, fmt)}
     for stack in review.changed():
         out[f"{stack}.{ext}"] = render(review.reviews[stack], fmt)
     for stack, message in review.invalid.items():
+        if stack in review.bad_names:
+            continue  # named only in the summary: its name can be neither a file name nor a marker
         out[f"{stack}.{ext}"] = invalid_markdown(stack, message) if fmt == "markdown" else f"{stack}: invalid\n{message}\n"
     return out
 
@@ -121,5 +135,5 @@ def render_fleet(review: FleetReview, fmt: str) -> str:
         return json.dumps(review.to_json(), indent=2, sort_keys=True) + "\n"
     parts = [summary_markdown(review)]
     parts += [render(review.reviews[s], fmt) for s in review.changed()]
-    parts += [invalid_markdown(s, m) for s, m in sorted(review.invalid.items())]
+    parts += [invalid_markdown(s, m) for s, m in sorted(review.invalid.items()) if s not in review.bad_names]
     return "\n".join(parts)

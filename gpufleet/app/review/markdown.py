@@ -11,28 +11,25 @@ from __future__ import annotations
 from typing import Iterable
 
 from gpufleet.app.review.diff import ResourceChange, short, text_delta
+from gpufleet.app.review.escape import cell as _pipes, code, text
 from gpufleet.app.review.summary import Review
 
 GITHUB_COMMENT_LIMIT = 65_536
 LIMIT = GITHUB_COMMENT_LIMIT - 1_536  # headroom for the workflow's own wrapper text
-_CELL = 1000  # longest text in one table cell (a policy message, a fix hint, a resource's changed inputs)
+_CELL = 1000  # longest value in one table cell (a policy message, a rule, a resource's changed inputs)
 _STATUS = {"new": "new in this change", "existing": "already on the base", "head": "reported by the preview"}
 _OPS = {"create": "create", "update": "update", "replace": "**replace**", "delete": "delete"}
 
 
-def cell(value: object, limit: int = _CELL) -> str:
-    text = " ".join(str(value).split()).replace("|", "\\|")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def table(header: list[str], rows: Iterable[list[str]]) -> list[str]:
+    """A GFM table of cells that are already Markdown: every value in them went through `text` or `code`."""
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    return out + ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    return out + ["| " + " | ".join(_pipes(c) for c in row) + " |" for row in rows]
 
 
-def arrow(before: object, after: object) -> str:
+def arrow(before: object, after: object, fmt=text) -> str:
     b, a = short(before, 40), short(after, 40)
-    return a if b == a else f"{b} → {a}"
+    return fmt(a) if b == a else f"{fmt(b)} → {fmt(a)}"
 
 
 def money(x: float) -> str:
@@ -47,7 +44,7 @@ def headline(review: Review) -> list[str]:
     c = review.counts()
     what = ", ".join(f"{n} to {op}" for op, n in c.items() if n) or "no resource changes"
     title = "pulumi preview" if review.source == "pulumi preview" else "gpufleet review"
-    lines = [review.marker, f"### {title}: `{review.stack}`", "",
+    lines = [review.marker, f"### {title}: {code(review.stack)}", "",
              f"From {review.source}: {what}."]
     if review.blocking:
         lines.append(f":x: **{len(review.blocking)} mandatory policy violation(s): this change cannot be deployed.**")
@@ -59,11 +56,11 @@ def headline(review: Review) -> list[str]:
         loss = [c for c in review.disruptive if c.data_loss]
         if loss:
             lines.append(f":rotating_light: **{len(loss)} of them may lose data**: "
-                         + ", ".join(f"`{c.name}`" for c in loss) + ".")
+                         + ", ".join(code(c.name) for c in loss) + ".")
     if review.capacity_disruptions:
         lines.append(f":warning: **{len(review.capacity_disruptions)} pool(s) change capacity source disruptively** "
                      "(a reservation dropped, or a switch to flex-start / queued): see below.")
-    return lines + [f"> {n}" for n in review.notes]
+    return lines + [f"> {text(n, _CELL)}" for n in review.notes]
 
 
 def policies(review: Review) -> list[str]:
@@ -74,22 +71,25 @@ def policies(review: Review) -> list[str]:
         out.append("No policy findings.")
     else:
         out += table(["level", "policy", "resource", "finding", "rule", "status", "how to fix or exempt"],
-                     [[f"**{v.level}**" if v.level == "mandatory" else v.level, f"`{v.policy}`", f"`{v.resource}`",
-                       v.finding, v.rule, _STATUS.get(v.status, v.status), v.fix] for v in current])
+                     [[f"**{text(v.level)}**" if v.level == "mandatory" else text(v.level), code(v.policy),
+                       code(v.resource), text(v.finding, _CELL), text(v.rule, _CELL),
+                       text(_STATUS.get(v.status, v.status)), v.FIX.format(code(v.exemption))] for v in current])
     if resolved:
-        out += ["", "Resolved by this change: " + ", ".join(f"`{v.policy}` on `{v.resource}`" for v in resolved) + "."]
+        out += ["", "Resolved by this change: "
+                + ", ".join(f"{code(v.policy)} on {code(v.resource)}" for v in resolved) + "."]
     return out
 
 
-def reason_text(c: ResourceChange) -> str:
+def reason_text(c: ResourceChange, code=code, text=text) -> str:
+    """Why `c` is replaced or deleted; `code` and `text` format its values (Markdown by default, plain in text.py)."""
     forcing = [i for i in c.inputs if i.forces]
     if forcing:
-        parts = [f"`{i.path}`: {arrow(i.before, i.after)}" for i in forcing]
+        parts = [f"{code(i.path)}: {arrow(i.before, i.after, text)}" for i in forcing]
         sources = sorted({i.source for i in forcing if i.source})
         maybe = "" if c.op == "replace" else " (replaces only in some directions)"
-        return f"forced by {'; '.join(parts)}{maybe} — source: {'; '.join(sources)}"
+        return f"forced by {'; '.join(parts)}{maybe} — source: {'; '.join(text(s) for s in sources)}"
     if c.replace_reasons:
-        return "forced by " + ", ".join(f"`{r}`" for r in c.replace_reasons) + " (provider's replaceReasons)"
+        return "forced by " + ", ".join(code(r) for r in c.replace_reasons) + " (provider's replaceReasons)"
     if c.op == "replace":
         return "the provider replaces it (no reason reported)"
     return "removed from the program: `pulumi up` deletes it"
@@ -100,18 +100,19 @@ def disruptive(review: Review) -> list[str]:
         return []
     out = ["", "#### :warning: Disruptive changes", ""]
     for p in review.capacity_disruptions:
-        out.append(f"- **CAPACITY pool `{p.pool}`**: {p.capacity_disruption}")
+        out.append(f"- **CAPACITY pool {code(p.pool)}**: {text(p.capacity_disruption)}")
     for c in review.disruptive:
         verb = verb_of(c)
         kind = c.kind or "resource"
+        where = f"({code(c.type)}, in {text(c.group)})"
         if c.data_loss:
-            out.append(f"- :rotating_light: **POSSIBLE DATA LOSS: {verb} {kind} `{c.name}`** (`{c.type}`, in {c.group}), "
-                       f"which holds {c.holds}: {reason_text(c)}")
+            out.append(f"- :rotating_light: **POSSIBLE DATA LOSS: {verb} {kind} {code(c.name)}** {where}, "
+                       f"which holds {text(c.holds)}: {reason_text(c)}")
         elif c.unprotects and c.op == "update" and not c.may_replace:
-            out.append(f"- **REMOVES PROTECTION from {kind} `{c.name}`** (`{c.type}`, in {c.group}): {unprotect_text(c)}")
+            out.append(f"- **REMOVES PROTECTION from {kind} {code(c.name)}** {where}: {unprotect_text(c)}")
             continue
         else:
-            out.append(f"- **{verb} {kind} `{c.name}`** (`{c.type}`, in {c.group}): {reason_text(c)}")
+            out.append(f"- **{verb} {kind} {code(c.name)}** {where}: {reason_text(c)}")
         if c.unprotects:
             out.append(f"  - and {unprotect_text(c)}")
     return out
@@ -121,9 +122,9 @@ def verb_of(c: ResourceChange) -> str:
     return "REPLACE" if c.op == "replace" else ("MAY REPLACE" if c.may_replace else c.op.upper())
 
 
-def unprotect_text(c: ResourceChange) -> str:
-    what = " and ".join(f"`{o}`" for o in c.unprotects)
-    held = f"; it holds {c.holds}" if c.holds else ""
+def unprotect_text(c: ResourceChange, code=code, text=text) -> str:
+    what = " and ".join(code(o) for o in c.unprotects)
+    held = f"; it holds {text(c.holds)}" if c.holds else ""
     return f"turns {what} off: `pulumi destroy` and replacing changes will delete it from now on{held}"
 
 
@@ -141,9 +142,9 @@ def capacity(review: Review) -> list[str]:
 
         def v(key: str, fmt=lambda x: x) -> str:
             if p.before is None or p.after is None:  # added or removed: the side that exists
-                return str(fmt((a or b).get(key)))
+                return text(fmt((a or b).get(key)))
             x, y = fmt(b.get(key)), fmt(a.get(key))
-            return str(y) if x == y else f"{x} → {y}"
+            return text(y) if x == y else f"{text(x)} → {text(y)}"
 
         adv = lambda d: ", ".join(f"{n}× {k}" for k, n in sorted((d or {}).items())) or "–"  # noqa: E731
         price = lambda x: "unpriced" if x is None else money(x)  # noqa: E731
@@ -151,10 +152,10 @@ def capacity(review: Review) -> list[str]:
             return d.get("capacitySource") or d.get("capacityType")
 
         if p.before is None or p.after is None:
-            src = str(source(a or b))
+            src = text(source(a or b))
         else:
-            src = source(a) if source(a) == source(b) else f"{source(b)} → {source(a)}"
-        rows.append([f"`{p.pool}`", status, v("gpu"), src,
+            src = text(source(a)) if source(a) == source(b) else f"{text(source(b))} → {text(source(a))}"
+        rows.append([code(p.pool), status, v("gpu"), src,
                      f"{v('minNodes')} / {v('maxNodes')}", f"{v('minGpus')} / {v('maxGpus')}",
                      v("advertisedPerNode", adv), v("pricePerNodeHour", price)])
     return out + table(["pool", "", "GPU", "capacity", "nodes min / max", "GPUs min / max", "advertised per node",
@@ -175,7 +176,7 @@ def cost(review: Review) -> list[str]:
     c = review.cost
     before = "at least " if c.at_least_before else ""
     after = "at least " if c.at_least_after else ""
-    out = ["", f"#### Cost ({c.currency} per hour)", ""]
+    out = ["", f"#### Cost ({text(c.currency, 12)} per hour)", ""]
     out += table(["", "before", "after", "delta"], [
         ["idle floor (everything billed while no GPU work runs)", before + money(c.min_before), after + money(c.min_after),
          f"**{signed(c.min_delta)}**"],
@@ -185,22 +186,22 @@ def cost(review: Review) -> list[str]:
         if c.changed:
             out += ["", "Cost items that change:", ""]
             out += table(["item", "", "before ($/h min / max)", "after ($/h min / max)", "delta min / max"], [
-                [i.name, i.status,
+                [text(i.name), text(i.status),
                  "–" if i.before is None else f"{_opt(i.before.get('hourlyMin'))} / {_opt(i.before.get('hourlyMax'))}",
                  "–" if i.after is None else f"{_opt(i.after.get('hourlyMin'))} / {_opt(i.after.get('hourlyMax'))}",
                  f"{_signed_or_unknown(i.min_delta)} / {_signed_or_unknown(i.max_delta)}"] for i in c.changed])
         else:
             out += ["", "No cost item changes."]
         if c.unknown:
-            out += ["", "**Unknown**: " + ", ".join(f"`{i.name}`" for i in c.unknown) + " is unpriced before or after, "
+            out += ["", "**Unknown**: " + ", ".join(code(i.name) for i in c.unknown) + " is unpriced before or after, "
                     "so its change is unknown and left out of the delta (not a saving, not a cost)."]
     elif c.unpriced_after:
-        out += ["", "No price for: " + ", ".join(f"`{p}`" for p in c.unpriced_after) + " (left out of the totals)."]
+        out += ["", "No price for: " + ", ".join(code(p) for p in c.unpriced_after) + " (left out of the totals)."]
     teams = [t for t in c.teams if t.nominal_delta != 0 or t.max_delta != 0 or t.before is None or t.after is None]
     if c.teams:
         out += ["", "Team quotas ($/h nominal / with borrowing):", ""]
         out += table(["team", "pool", "before", "after", "delta"], [
-            [t.team, t.pool,
+            [text(t.team), text(t.pool),
              "–" if t.before is None else f"{_opt(t.before.get('hourlyNominal'))} / {_opt(t.before.get('hourlyMax'))}",
              "–" if t.after is None else f"{_opt(t.after.get('hourlyNominal'))} / {_opt(t.after.get('hourlyMax'))}",
              f"{_signed_or_unknown(t.nominal_delta)} / {_signed_or_unknown(t.max_delta)}"]
@@ -212,19 +213,19 @@ def versions(review: Review) -> list[str]:
     out = ["", "#### Versions", ""]
     changed = [v for v in review.versions if v.changed]
     same = [v for v in review.versions if not v.changed]
-    fmt = lambda vs: ", ".join(vs) or "–"  # noqa: E731
+    fmt = lambda vs: ", ".join(text(x) for x in vs) or "–"  # noqa: E731
     if changed:
-        out += table(["component", "before", "after"], [[v.component, fmt(v.before), fmt(v.after)] for v in changed])
+        out += table(["component", "before", "after"], [[text(v.component), fmt(v.before), fmt(v.after)] for v in changed])
     else:
         out.append("No version changes.")
     if review.alignment:
         out += ["", "**Versions are not aligned:** " + "; ".join(
-            f"`{v.policy}` on `{v.resource}`: {cell(v.finding)}" for v in review.alignment)]
+            f"{code(v.policy)} on {code(v.resource)}: {text(v.finding, _CELL)}" for v in review.alignment)]
     else:
         out += ["", "Versions aligned: no version policy findings."]
     if same:
         out += ["", "<details><summary>Unchanged versions</summary>", ""]
-        out += table(["component", "version"], [[v.component, fmt(v.after)] for v in same])
+        out += table(["component", "version"], [[text(v.component), fmt(v.after)] for v in same])
         out += ["", "</details>"]
     return out
 
@@ -236,12 +237,13 @@ def change_rows(c: ResourceChange, max_inputs: int = 6) -> list[str]:
         parts = []
         for i in c.inputs[:max_inputs]:
             delta = text_delta(i.before, i.after)
-            text = f"`{i.path}` {delta}" if delta else f"`{i.path}`: {arrow(i.before, i.after)}"
-            parts.append(("**" + text + "**") if i.forces else text)
+            path = code(i.path, 120)
+            line = f"{path} {text(delta, 200)}" if delta else f"{path}: {arrow(i.before, i.after)}"
+            parts.append(("**" + line + "**") if i.forces else line)
         if len(c.inputs) > max_inputs:
             parts.append(f"… {len(c.inputs) - max_inputs} more")
-        detail = "<br>".join(cell(p, 300) for p in parts)
-    return [_OPS.get(c.op, c.op), f"`{c.name}`", f"`{c.type}`", detail]
+        detail = "<br>".join(parts)
+    return [_OPS.get(c.op) or text(c.op), code(c.name), code(c.type), detail]
 
 
 def changes(review: Review, limit_rows: int | None = None) -> list[str]:
@@ -255,7 +257,7 @@ def changes(review: Review, limit_rows: int | None = None) -> list[str]:
     out += ["<details><summary>" + f"{len(review.changes)} resource change(s) in {len(groups)} component(s)"
             + "</summary>", ""]
     for group, items in groups.items():
-        out += [f"**{cell(group)}**", ""]
+        out += [f"**{text(group, _CELL)}**", ""]
         out += table(["op", "resource", "type", "changed inputs (replacement-forcing in bold)"],
                      [change_rows(c) for c in items])
         out.append("")

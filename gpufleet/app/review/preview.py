@@ -21,7 +21,7 @@ from gpufleet.app.review.diff import (
     PROTECTION_OPTIONS, InputChange, ResourceChange, ReviewInputError, flatten, groups, input_changes,
     load_json_document, mark_stateful,
 )
-from gpufleet.app.review.summary import PolicyVerdict, Review, sort_verdicts
+from gpufleet.app.review.summary import PolicyVerdict, Review, sort_verdicts, stack_name_problem
 
 _REPLACE_OPS = {"replace", "create-replacement", "delete-replaced", "replace-replaced"}
 _OPS = {"create": "create", "update": "update", "delete": "delete"}
@@ -186,6 +186,10 @@ def review_preview(preview_path: str, event_log: Optional[str] = None, stack: Op
         return out
 
     name = stack or next((urn_parts(u)[0] for u in merged if urn_parts(u)[0]), "") or "unknown"
+    problem = stack_name_problem(name)
+    if problem:  # it would become the comment's marker
+        where = "--stack" if stack else f"preview JSON {preview_path}: the stack in its URNs,"
+        raise ReviewInputError(f"{where} {name!r}: {problem}")
     notes = []
     for d in doc.get("diagnostics") or []:
         if isinstance(d, dict) and str(d.get("severity", "")).lower() == "error":

@@ -196,7 +196,7 @@ def data_held(type_: str, inputs: Optional[dict], protected: bool = False) -> Op
     if type_ in STATEFUL:
         held = STATEFUL[type_]
         name = (inputs.get("metadata") or {}).get("name") if isinstance(inputs.get("metadata"), dict) else None
-        return f"{held} (`{name}`)" if name and type_.startswith("kubernetes:") else held
+        return f"{held} (named {name})" if name and type_.startswith("kubernetes:") else held
     if type_ == "command:remote:Command" and _K3S_SERVER.search(str(inputs.get("create") or "")):
         host = (inputs.get("connection") or {}).get("host") if isinstance(inputs.get("connection"), dict) else None
         return (f"the k3s datastore on {host or 'the server'} (etcd member or SQLite, local etcd snapshots): the uninstall "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -9,14 +10,42 @@ from gpufleet.base import labels
 from gpufleet.app.review.deltas import (
     CostDelta, PoolDelta, VersionChange, capacity_deltas, cost_delta, is_version_policy, version_changes,
 )
-from gpufleet.app.review.diff import ResourceChange, diff_resources
+from gpufleet.app.review.diff import ResourceChange, ReviewInputError, diff_resources
 
 MARKER = "<!-- gpufleet-review:{stack} -->"
 PREVIEW_MARKER = "<!-- gpufleet-review:{stack}:preview -->"
+FLEET = "fleet"
+"""The fleet summary's name: its file (`fleet.md`) and marker (`<!-- gpufleet-review:fleet -->`)."""
+
+STACK_NAME = re.compile(r"[A-Za-z0-9._-]{1,100}")
+"""The stack names the review puts in a file name and a marker: Pulumi's own rule (pulumi/pulumi
+pkg/backend/filestate/backend.go, now pkg/backend/diy, `validateStackName`: `^[A-Za-z0-9_.-]{1,100}$`), matched whole. None of these characters can end an HTML comment
+(`-->` needs `>`), add a `:preview` suffix, leave the review directory (`/`) or mention anyone (`@`)."""
+RESERVED = frozenset({FLEET, ".", ".."})
+"""Names that would overwrite the fleet summary (`fleet.md` and its marker) or mean a directory; compared
+case-insensitively, since `Fleet.md` is `fleet.md` on macOS and Windows file systems."""
+
+
+def stack_name_problem(stack: object) -> Optional[str]:
+    """Why `stack` cannot name a review file or marker, or None when it can."""
+    if not isinstance(stack, str) or not STACK_NAME.fullmatch(stack):
+        return ("a stack name for the review must be 1 to 100 letters, digits, '.', '_' or '-' "
+                "(Pulumi's stack name rule)")
+    if stack.lower() == FLEET:
+        return f"the name is reserved: the review writes {FLEET}.md and its marker for the fleet summary"
+    if stack in RESERVED:
+        return "the name is reserved: it means a directory"
+    return None
 
 
 def marker(stack: str, preview: bool = False) -> str:
-    """The hidden line a workflow finds to update this stack's comment in place (the preview has its own)."""
+    """The hidden line a workflow finds to update this stack's comment in place (the preview has its own).
+
+    Only for names `stack_name_problem` accepts: anything else could close the comment early or take another
+    stack's marker, so it raises ValueError (callers check first and report the name as invalid)."""
+    problem = stack_name_problem(stack)
+    if problem:
+        raise ValueError(f"stack name {stack!r}: {problem}")
     return (PREVIEW_MARKER if preview else MARKER).format(stack=stack)
 
 
@@ -49,9 +78,15 @@ class PolicyVerdict:
         return " ".join(lines[1:] if len(lines) > 1 else lines)
 
     @property
+    def exemption(self) -> str:
+        """The label/tag that exempts a resource from this policy, with a placeholder for the reason."""
+        return f'{labels.exempt_key(self.policy)}: "<reason>"'
+
+    FIX = "Change the input the finding names so the rule holds, or exempt the resource visibly with the label/tag {}."
+
+    @property
     def fix(self) -> str:
-        return (f"Change the input the finding names so the rule holds, or exempt the resource visibly with the "
-                f'label/tag `{labels.exempt_key(self.policy)}: "<reason>"`.')
+        return self.FIX.format(f"`{self.exemption}`")
 
     def to_json(self) -> dict:
         return {"policy": self.policy, "level": self.level, "urn": self.urn, "message": self.message,
@@ -155,7 +190,12 @@ def _verdicts(base: list[dict], head: list[dict]) -> list[PolicyVerdict]:
 
 
 def review_plans(base: dict, head: dict) -> Review:
-    """The review of going from the base plan to the head plan (both in the plan JSON contract)."""
+    """The review of going from the base plan to the head plan (both in the plan JSON contract).
+
+    Raises ReviewInputError when the head's stack name cannot name a comment (`stack_name_problem`)."""
+    problem = stack_name_problem(head.get("stack"))
+    if problem:
+        raise ReviewInputError(f"head plan: stack {head.get('stack')!r}: {problem}")
     notes = []
     if base.get("stack") != head.get("stack"):
         notes.append(f"base plan is for stack '{base.get('stack')}', head for '{head.get('stack')}': "

@@ -1,10 +1,19 @@
-"""The review as plain text for a terminal or a CI log."""
+"""The review as plain text for a terminal or a CI log (values keep their characters, less control ones)."""
 
 from __future__ import annotations
 
 from gpufleet.app.review.diff import short, text_delta
-from gpufleet.app.review.markdown import reason_text, unprotect_text, verb_of
+from gpufleet.app.review.escape import clean, visible
+from gpufleet.app.review.markdown import reason_text as _reason, unprotect_text as _unprotect, verb_of
 from gpufleet.app.review.summary import Review
+
+
+def reason_text(ch) -> str:
+    return _reason(ch, code=clean, text=clean)
+
+
+def unprotect_text(ch) -> str:
+    return _unprotect(ch, code=clean, text=clean).replace("`", "")
 
 
 def _fmt(values: tuple[str, ...]) -> str:
@@ -23,15 +32,15 @@ def render(review: Review) -> str:
         verb = verb_of(ch)
         if ch.data_loss:
             out.append(f"  !! POSSIBLE DATA LOSS: {verb} {ch.kind or 'resource'} {ch.name} ({ch.type}), which holds "
-                       f"{ch.holds.replace('`', '')}: {reason_text(ch).replace('`', '')}")
+                       f"{clean(ch.holds)}: {reason_text(ch)}")
         elif ch.unprotects and ch.op == "update" and not ch.may_replace:
             out.append(f"  ! REMOVES PROTECTION from {ch.kind or 'resource'} {ch.name} ({ch.type}): "
-                       f"{unprotect_text(ch).replace('`', '')}")
+                       f"{unprotect_text(ch)}")
             continue
         else:
-            out.append(f"  ! {verb} {ch.kind or 'resource'} {ch.name} ({ch.type}): {reason_text(ch).replace('`', '')}")
+            out.append(f"  ! {verb} {ch.kind or 'resource'} {ch.name} ({ch.type}): {reason_text(ch)}")
         if ch.unprotects:
-            out.append(f"      and {unprotect_text(ch).replace('`', '')}")
+            out.append(f"      and {unprotect_text(ch)}")
     for p in review.capacity_disruptions:
         out.append(f"  ! CAPACITY pool {p.pool}: {p.capacity_disruption}")
     if not review.disruptive and not review.capacity_disruptions:
@@ -90,4 +99,6 @@ def render(review: Review) -> str:
             out.append(f"        {i.path}: {delta or short(i.before) + ' -> ' + short(i.after)}{mark}")
     if not review.changes:
         out.append("  none")
-    return "\n".join(out) + "\n"
+    # One value, one line: a newline or an escape sequence in a value must not start a line of its own in a CI
+    # log (where `::command::` lines are workflow commands) or recolour a terminal.
+    return "\n".join(visible(line) for line in out) + "\n"
