@@ -116,7 +116,8 @@ class GpuCluster(pulumi.ComponentResource):
             self.gpu_operator = GpuOperator(
                 f"{name}-gpu-operator",
                 GpuOperatorArgs(spec.gpu_operator, taints, nfd_extra_taints=amd_taints,
-                                cuda_versions=tuple(spec.workloads.cuda_versions), **extra),
+                                cuda_versions=tuple(spec.workloads.cuda_versions),
+                                pin_digests=spec.images.pin_digests, **extra),
                 self.access,
                 opts=child,
             )

@@ -12,7 +12,10 @@ from gpufleet.base.versions import HelmChart
 
 
 def chart_args(chart: HelmChart) -> dict:
-    """Release arguments for a pinned chart: OCI charts are one `oci://` reference, others a repo + name."""
+    """Release arguments for a pinned chart: a content-pinned archive URL when the pin has one (Helm downloads that
+    file and reads no index), OCI charts one `oci://` reference, others a repo + name."""
+    if chart.archive:
+        return {"chart": chart.archive, "version": chart.version}
     if chart.repo.startswith("oci://"):
         return {"chart": f"{chart.repo}/{chart.name}", "version": chart.version}
     return {"chart": chart.name, "version": chart.version, "repository_opts": {"repo": chart.repo}}

@@ -17,6 +17,7 @@ from pulumi_policy.proxy import UnknownValueError
 
 from gpufleet.base import labels
 from gpufleet.base.catalog import aws, gcp
+from gpufleet.base.versions import chart_name_of
 
 # Pulumi type tokens the pack judges.
 EKS_CLUSTER = "aws:eks/cluster:Cluster"
@@ -481,9 +482,8 @@ def helm_charts(resources: Iterable[Any]) -> list[Any]:
 
 
 def chart_of(props: Any) -> str:
-    """A Helm release's chart name ('nvidia/gpu-operator' and OCI paths reduced to the last segment)."""
-    chart = text(get(props, "chart")) or ""
-    return chart.rstrip("/").rsplit("/", 1)[-1]
+    """A Helm release's chart name ('nvidia/gpu-operator', OCI paths and archive URLs reduced to the name)."""
+    return chart_name_of(text(get(props, "chart")) or "", text(get(props, "version")) or "")
 
 
 def operator_releases(resources: Iterable[Any]) -> list[Any]:

@@ -10,6 +10,7 @@ import pulumi_kubernetes as k8s
 
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.helm_chart import pinned_release
+from gpufleet.components.image_digests import pinned_values
 from gpufleet.components.observability import dcgm_metrics
 from gpufleet.base import labels, versions
 from gpufleet.base.spec import GpuOperatorSpec
@@ -48,6 +49,9 @@ class GpuOperatorArgs:
     """The stack runs kube-prometheus-stack (gpufleet:observability): the DCGM exporter's ServiceMonitor keeps the
     exporter's pod/namespace labels (honorLabels) and the exporter publishes the counters gpufleet's alerts read
     (components/observability/dcgm_metrics.py). Default: off, the chart's exporter settings."""
+    pin_digests: bool = False
+    """gpufleet:images.pinDigests: every image the chart runs is written as `<tag>@sha256:<digest>` from the catalog
+    (components/image_digests.py); default: off, the chart's tags."""
     service_monitor: bool = True
     """With `metrics`: the DCGM exporter's ServiceMonitor (honorLabels) for a prometheus-operator in the cluster.
     False when an outside collector scrapes the exporter (amp: the AWS managed collector's own configuration keeps
@@ -135,6 +139,13 @@ class GpuOperator(pulumi.ComponentResource):
         super().__init__("gpufleet:addons:GpuOperator", name, None, opts)
         child = pulumi.ResourceOptions(parent=self, provider=access.provider)
         self.values = operator_values(args, access.facts)
+        if args.pin_digests:
+            operator_driver = args.spec.driver.source == "operator" and self.values["driver"].get("enabled", False)
+            self.values = pinned_values(
+                self.values, versions.GPU_OPERATOR.name, args.spec.version,
+                when=frozenset({"operator-driver"} if operator_driver else ()),
+                fill={"driver": args.spec.driver_version() or ""},
+            )
         # Operands are privileged (driver, toolkit, device plugin): the namespace must allow it.
         self.namespace = k8s.core.v1.Namespace(
             f"{name}-ns",

@@ -6,7 +6,7 @@ SDK's component provider (`pulumi.provider.experimental`): it derives the packag
 annotations below and constructs the component when another language's program declares one.
 
 The inputs are the stack file's `gpufleet:` keys (`cluster`, `nodePools`, `gpuOperator`, `amdGpuOperator`, `workloads`,
-`storage`, `addons`, `observability`) with the same names and nesting, plus `sshPrivateKey`. Their types are generated from the
+`storage`, `addons`, `observability`, `images`) with the same names and nesting, plus `sshPrivateKey`. Their types are generated from the
 spec models in `gpufleet.base.spec`, so the schema cannot drift from the stack-file format. They are plain values
 (`plain: true` in the schema): the spec decides which resources exist, so it must be known when the component
 is constructed; validation is the stack file's (every problem at once, with its key path).
@@ -43,6 +43,7 @@ from gpufleet.base.spec.pools import NodePoolSpec
 from gpufleet.base.spec.stack import StorageSpec, WorkloadsSpec
 from gpufleet.base.spec.addons import AddonsSpec
 from gpufleet.base.spec.observability import ObservabilitySpec
+from gpufleet.base.spec.images import ImagesSpec
 
 PACKAGE = "gpufleet"
 TYPE_TOKEN = f"{PACKAGE}:index:GpuCluster"
@@ -101,6 +102,7 @@ _Workloads = _typed_dict(WorkloadsSpec)
 _Storage = _typed_dict(StorageSpec)
 _Addons = _typed_dict(AddonsSpec)
 _Observability = _typed_dict(ObservabilitySpec)
+_Images = _typed_dict(ImagesSpec)
 
 
 class GpuClusterArgs(TypedDict, total=False):
@@ -123,6 +125,8 @@ class GpuClusterArgs(TypedDict, total=False):
     """gpufleet:addons: the workload layer (Kueue, JobSet, trainer, Volcano, KEDA, priorities); default: none."""
     observability: _Observability  # type: ignore[valid-type]
     """gpufleet:observability: metrics pipeline, GPU alerts, dashboards, node health; default: managed on GKE, node health on."""
+    images: _Images  # type: ignore[valid-type]
+    """gpufleet:images: pinDigests writes the images gpufleet sets in chart values by digest; default: off, by tag."""
     ssh_private_key: pulumi.Input[str]
     """k3s: the SSH private key for every host (pass a secret); eks and gke need none."""
 

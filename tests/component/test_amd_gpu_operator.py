@@ -49,9 +49,10 @@ def test_children_types_names_and_parents(lab):
 
 def test_release_and_namespace(lab):
     release = one(lab, RELEASE, "amd-lab-amd-gpu-operator-release")
-    assert (release.inputs["chart"], release.inputs["version"], release.inputs["namespace"]) == (
-        "gpu-operator-charts", versions.AMD_GPU_OPERATOR.version, "kube-amd-gpu")
-    assert release.inputs["repositoryOpts"] == {"repo": versions.AMD_GPU_OPERATOR.repo}
+    # The archive at the gh-pages commit that published the release, not the moving rocm.github.io index.
+    assert (release.inputs["name"], release.inputs["chart"], release.inputs["version"], release.inputs["namespace"]) == (
+        "gpu-operator-charts", versions.AMD_GPU_OPERATOR.archive, versions.AMD_GPU_OPERATOR.version, "kube-amd-gpu")
+    assert "repositoryOpts" not in release.inputs
     assert release.inputs["values"] == {
         "crds": {"defaultCR": {"install": False}},
         "node-feature-discovery": {"enabled": False},  # the NVIDIA GPU Operator's NFD serves the mixed cluster

@@ -63,8 +63,9 @@ def transformation(args: pulumi.ResourceTransformationArgs) -> Optional[pulumi.R
     props = dict(args.props)
     if args.type_ == RELEASE:
         if mirror:
-            # An OCI chart is one `oci://.../<name>` reference; the repository serves it by its name.
-            props.update(chart=str(props["chart"]).rsplit("/", 1)[-1], repository_opts={"repo": mirror})
+            # The repository serves each chart by its name: the release's `name` is the chart's (pinned_release), where
+            # the chart itself may be an `oci://.../<name>` reference or an archive URL (versions.HelmChart.archive).
+            props.update(chart=props.get("name") or str(props["chart"]).rsplit("/", 1)[-1], repository_opts={"repo": mirror})
         if no_kubelets:
             props.update(skip_await=True, disable_webhooks=True)
     elif args.type_ in NOT_AWAITED and no_kubelets and isinstance(props.get("metadata"), dict):

@@ -6,9 +6,11 @@ from dataclasses import fields, is_dataclass
 from gpufleet.base import versions
 from tests.helpers import ROOT
 
-# The catalog's release facts are keyed by version on purpose (what each release supports). Tests pin
-# explicit versions in their scenarios on purpose too (a fixture must not move when the pin moves).
-ALLOWED = {"gpufleet/base/versions.py", "gpufleet/base/catalog/drivers.yaml", "gpufleet/base/catalog/amd_gpus.yaml"}
+# The catalog's release facts are keyed by version on purpose (what each release supports; images.yaml: the digest of
+# an exact image tag and the images of an exact chart version). Tests pin explicit versions in their scenarios on
+# purpose too (a fixture must not move when the pin moves).
+ALLOWED = {"gpufleet/base/versions.py", "gpufleet/base/catalog/drivers.yaml", "gpufleet/base/catalog/amd_gpus.yaml",
+           "gpufleet/base/catalog/images.yaml"}
 ALLOWED_DIRS = ("tests/",)
 CHECKED_SUFFIXES = (".py", ".yaml", ".yml", ".toml", ".json", ".sh", ".cfg", ".txt", "Makefile", ".ci/run")
 

@@ -53,7 +53,7 @@ def test_a_field_the_crd_lacks_is_caught(lab, reference):
 
 
 def test_values_keys_exist_in_the_pinned_chart(lab, reference):
-    (release,) = [r for r in by_type(lab, RELEASE) if r.inputs["chart"] == versions.AMD_GPU_OPERATOR.name]
+    (release,) = [r for r in by_type(lab, RELEASE) if r.inputs["name"] == versions.AMD_GPU_OPERATOR.name]
     assert release.inputs["version"] == versions.AMD_GPU_OPERATOR.version
     upstream = AMD / f"values-{release.inputs['version']}.yaml"
     if not upstream.exists():

@@ -76,7 +76,7 @@ def test_one_nfd_labels_every_gpu_node(rendered):
     assert len(workers) == 1
     pod = workers[0]["spec"]["template"]["spec"]
     assert placed(pod.get("tolerations"), pod.get("nodeSelector"), nodes()) == {"mi300x-cpx-1", "mi300x-1", "mi300x-2", "l4-1"}
-    (amd_release,) = [r for r in by_type(lab, RELEASE) if r.inputs["chart"] == "gpu-operator-charts"]
+    (amd_release,) = [r for r in by_type(lab, RELEASE) if r.inputs["name"] == "gpu-operator-charts"]
     assert amd_release.revealed["values"]["node-feature-discovery"] == {"enabled": False}
 
 

@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from gpufleet.base.versions import chart_name_of
+
 # Capacity fields a reviewer compares per pool (the plan JSON's capacity[] keys).
 CAPACITY_FIELDS = ("gpu", "gpusPerNode", "capacityType", "capacitySource", "minNodes", "maxNodes", "minGpus", "maxGpus",
                    "advertisedPerNode", "pricePerNodeHour")
@@ -260,10 +262,6 @@ def _get(d: Any, path: str) -> Any:
     return d
 
 
-def _chart_name(chart: Any) -> str:
-    return str(chart).rstrip("/").rsplit("/", 1)[-1]
-
-
 def versions_of(resources: list[dict]) -> dict[str, set[str]]:
     """What each upstream component runs at, read from resource inputs by type token."""
     found: dict[str, set[str]] = {}
@@ -275,7 +273,7 @@ def versions_of(resources: list[dict]) -> dict[str, set[str]]:
     for r in resources:
         t, inputs = r.get("type", ""), r.get("inputs") or {}
         if t in ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Chart"):
-            chart = _chart_name(inputs.get("chart") or "?")
+            chart = chart_name_of(str(inputs.get("chart") or "?"), str(inputs.get("version") or ""))
             if chart == "gpu-operator":
                 add("GPU Operator chart", inputs.get("version"))
                 driver = _get(inputs, "values.driver") or {}

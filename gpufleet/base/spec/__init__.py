@@ -21,6 +21,7 @@ from gpufleet.base.spec.cluster import ClusterSpec, Host, K3sSpec
 from gpufleet.base.spec import amd_checks, sharing_checks
 from gpufleet.base.spec import sriov_checks
 from gpufleet.base.spec import k3s_label_checks
+from gpufleet.base.spec import image_checks
 from gpufleet.base.spec import compat_checks, name_checks, network_checks, platform_keys, region_checks, value_checks
 from gpufleet.base.spec.eks import EksSpec
 from gpufleet.base.spec.eks_checks import eks_checks
@@ -209,6 +210,7 @@ def _cross_checks(stack: str, spec: StackSpec, config: dict[str, Any]) -> list[P
     problems += observability_checks(stack, spec, config)
     problems += _foreign_pool_fields(stack, spec)
     problems += reservation_checks(stack, spec)
+    problems += image_checks.check(stack, spec)
     if spec.cluster.platform == "k3s":
         problems += _k3s_checks(stack, spec)
     if spec.cluster.platform == "eks":

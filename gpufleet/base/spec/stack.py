@@ -10,6 +10,7 @@ from gpufleet.base.spec.addons import AddonsSpec
 from gpufleet.base.spec.base import Model
 from gpufleet.base.spec.cluster import ClusterSpec
 from gpufleet.base.spec.amd_operator import AmdGpuOperatorSpec
+from gpufleet.base.spec.images import ImagesSpec
 from gpufleet.base.spec.observability import ObservabilitySpec
 from gpufleet.base.spec.operator import GpuOperatorSpec
 from gpufleet.base.spec.pools import NodePoolSpec
@@ -75,3 +76,5 @@ class StackSpec(Model):
     """gpufleet:addons — optional add-ons."""
     observability: ObservabilitySpec = ObservabilitySpec()
     """gpufleet:observability — metrics, GPU alerts, dashboards, node health and repair."""
+    images: ImagesSpec = ImagesSpec()
+    """gpufleet:images — how the images of the charts gpufleet configures are referenced (pinned by digest or not)."""

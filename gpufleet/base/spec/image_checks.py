@@ -1,0 +1,96 @@
+"""`gpufleet:images.pinDigests`: every image the stack's charts run needs a recorded digest (issue 31).
+
+Which charts a stack installs is decided by the components (components/gpu_cluster.py and each platform's
+`addons`); this mirrors those rules for the charts whose images gpufleet writes: the NVIDIA GPU Operator, the AMD
+GPU Operator, the Network Operator (k3s RDMA pools), and the EKS cluster autoscaler or Karpenter.
+tests/unit/test_image_digests.py keeps the two in step on every example stack. The images of the other charts
+(workload add-ons, observability, storage) stay the charts' own tags: docs/security-downloads.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from gpufleet.base import versions
+from gpufleet.base.catalog import images as catalog_images
+from gpufleet.base.sharing import is_amd
+from gpufleet.base.spec.errors import Problem
+from gpufleet.base.spec.shape import shaped_pools
+
+KEY = "gpufleet:images.pinDigests"
+# Charts whose component writes the digests into its values (components/image_digests.py) or whose chart pins by digest
+# itself. The others are listed for the refusal only: with every digest recorded they would still run by tag, so they
+# are refused until their component writes them too.
+WRITES_DIGESTS = {"gpu-operator", "karpenter"}
+
+
+def charts_with_images(spec: Any) -> list[tuple[str, str, set[str], dict[str, str]]]:
+    """(chart, version, the `when` settings that hold, fill-ins for `{tag}`) for each chart whose images gpufleet writes
+    that this stack installs."""
+    platform = spec.cluster.platform
+    pools = shaped_pools(spec)
+    amd = [p for p in pools if p.gpu and is_amd(p)]
+    nvidia = [p for p in pools if not (p.gpu and is_amd(p))]
+    out: list[tuple[str, str, set[str], dict[str, str]]] = []
+    gke_operator = platform != "gke" or spec.cluster.gke is None or spec.cluster.gke.gpu_stack == "operator"
+    install_nvidia = spec.gpu_operator.enabled and gke_operator and bool(nvidia or not amd)
+    if install_nvidia:
+        when = {"operator-driver"} if spec.gpu_operator.driver.source == "operator" else set()
+        out.append(("gpu-operator", spec.gpu_operator.version, when, {"driver": spec.gpu_operator.driver_version() or ""}))
+    if amd and platform == "k3s":
+        out.append((versions.AMD_GPU_OPERATOR.name, versions.AMD_GPU_OPERATOR.version,
+                    set() if install_nvidia else {"amd-own-nfd"}, {}))
+    rdma = [p for p in spec.node_pools if p.rdma]
+    if platform == "k3s" and rdma:
+        kinds = {p.rdma_network.network for p in rdma}
+        when = {f"rdma-{k}" for k in kinds}
+        out.append((versions.NETWORK_OPERATOR.name, versions.NETWORK_OPERATOR.version, when, {}))
+    if platform == "eks":
+        scaler = spec.cluster.eks.autoscaler
+        if scaler.kind == "karpenter":
+            out.append((versions.KARPENTER.name, versions.KARPENTER.version, set(), {}))
+        elif scaler.enabled:
+            tag = versions.CLUSTER_AUTOSCALER_IMAGES.get(spec.cluster.kubernetes_version, "")
+            out.append((versions.CLUSTER_AUTOSCALER.name, versions.CLUSTER_AUTOSCALER.version, set(), {"tag": tag}))
+    return out
+
+
+def stack_images(spec: Any) -> list[tuple[str, str, Optional[str]]]:
+    """(chart, version, image) for every image the stack's charts run; image None when the catalog does not list the
+    chart version's images."""
+    out: list[tuple[str, str, Optional[str]]] = []
+    for chart, version, when, fill in charts_with_images(spec):
+        slots = catalog_images.chart_images(chart, version)
+        if slots is None:
+            out.append((chart, version, None))
+            continue
+        for slot in slots:
+            if not slot.when or slot.when in when:
+                image = slot.image.format(**fill)
+                if (chart, version, image) not in out:
+                    out.append((chart, version, image))
+    return out
+
+
+def check(stack: str, spec: Any) -> list[Problem]:
+    """With pinDigests on: one problem per image (or chart) that has no recorded digest."""
+    if not spec.images.pin_digests:
+        return []
+    problems = []
+    images = stack_images(spec)
+    for chart, version in dict.fromkeys((c, v) for c, v, _ in images):
+        named = [i for c, v, i in images if (c, v) == (chart, version) and i and catalog_images.digest(i) is None]
+        if chart not in WRITES_DIGESTS and not named:
+            problems.append(Problem(stack, KEY, f"gpufleet does not yet write image digests into chart {chart} "
+                                                f"{version}: set pinDigests false"))
+    for chart, version, image in images:
+        if image is None:
+            problems.append(Problem(stack, KEY, f"gpufleet does not list the images of chart {chart} {version}, so it "
+                                                "cannot pin them: set pinDigests false, or use a release it lists "
+                                                "(gpufleet/base/catalog/images.yaml)"))
+        elif catalog_images.digest(image) is None:
+            problems.append(Problem(stack, KEY, f"no recorded digest for image {image} (chart {chart} {version}): "
+                                                "gpufleet pins only digests read from a public source "
+                                                "(gpufleet/base/catalog/images.yaml); set pinDigests false or add "
+                                                "the digest with its source"))
+    return problems
