@@ -152,6 +152,15 @@ def node_scripts(
     later: docs.k3s.io/cli/secrets-encrypt)."""
     release = versions.k3s_release(kubernetes_version)
     url = versions.k3s_install_script_url(kubernetes_version)
+    digest = versions.k3s_install_script_sha256(kubernetes_version)
+    # install.sh is checked against its recorded sha256 before it runs (none recorded: it runs as fetched).
+    verify = (
+        f"""  if ! echo {quoted(digest + "  ")}"$installer" | sha256sum -c - >/dev/null; then
+    echo "install.sh of k3s {release} does not match its recorded sha256 {digest}: not running it" >&2
+    exit 1
+  fi
+""" if digest else ""
+    )
     service = service_name(role)
     if role == "server":
         ready = "sudo k3s kubectl get --raw=/readyz >/dev/null 2>&1"
@@ -192,7 +201,7 @@ else
   installer=$(mktemp)
   trap 'rm -f "$installer"' EXIT
   curl -sfL --retry 3 -o "$installer" {quoted(url)}
-  sudo INSTALL_K3S_VERSION={quoted(release)} INSTALL_K3S_EXEC={quoted(role)} INSTALL_K3S_FORCE_RESTART=true sh "$installer"
+{verify}  sudo INSTALL_K3S_VERSION={quoted(release)} INSTALL_K3S_EXEC={quoted(role)} INSTALL_K3S_FORCE_RESTART=true sh "$installer"
 fi
 tries=0
 until {ready}; do

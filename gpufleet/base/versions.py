@@ -7,6 +7,7 @@ enforces it), so Renovate or a human updates exactly one place. Versions that tr
 
 from __future__ import annotations
 
+from typing import Optional
 from dataclasses import dataclass
 
 
@@ -90,6 +91,14 @@ K3S_RELEASES: dict[str, str] = {
     "1.35": "v1.35.0+k3s1",
 }
 K3S_INSTALL_SCRIPT_URL = "https://raw.githubusercontent.com/k3s-io/k3s/{tag}/install.sh"
+# sha256 of install.sh at each pinned release's tag (`curl -sfL <k3s_install_script_url> | sha256sum`), checked on
+# the host before the script runs. The k3s binary itself is checked by that install.sh against the release's
+# sha256sum-<arch>.txt, fetched from the same GitHub release over TLS (install.sh download_hash / verify_binary).
+# Empty: no value could be read from here (this workplace reaches no github.com release or raw file, and the
+# stored k3s snapshot is too large to fetch, 2026-12-04); a release without a recorded value installs with the
+# script unverified (docs/security.md lists it as trusted, not verified). Record a value only as read
+# from the tag, with the date.
+K3S_INSTALL_SCRIPT_SHA256: dict[str, str] = {}
 
 
 def k3s_release(kubernetes_version: str) -> str:
@@ -102,6 +111,11 @@ def k3s_install_script_url(kubernetes_version: str) -> str:
     (%2B), the form k3s users pin raw.githubusercontent.com URLs in; a literal '+' in a URL is read as a
     space by some servers and proxies."""
     return K3S_INSTALL_SCRIPT_URL.format(tag=k3s_release(kubernetes_version).replace("+", "%2B"))
+
+
+def k3s_install_script_sha256(kubernetes_version: str) -> Optional[str]:
+    """The recorded sha256 of the pinned release's install.sh, or None when none is recorded."""
+    return K3S_INSTALL_SCRIPT_SHA256.get(k3s_release(kubernetes_version))
 
 # Workload layer (gpufleet:addons). Charts from OCI registries have `repo` = the registry path;
 # components/helm_chart.py turns that into the `oci://.../<name>` chart reference Helm expects.

@@ -259,3 +259,30 @@ def test_secrets_encryption_off_installs_without_the_flag_or_the_check(host):
     done, log = host("server", script=node_scripts("server", K8S, secrets_encryption=False).create)
     assert done.returncode == 0, done.stderr
     assert not (host.state / "40-gpufleet-server.yaml").exists()
+
+
+def _fake_installer_sha256(host) -> str:
+    """sha256 of what the stubbed curl downloads as install.sh."""
+    import hashlib
+
+    target = host.state / "fetched-install.sh"
+    env = {**os.environ, "STATE": str(host.state)}
+    subprocess.run([str(host.bin_dir / "curl"), "-sfL", "-o", str(target), "https://example.invalid/install.sh"],
+                   env=env, check=True)
+    (host.state / "log").unlink()
+    return hashlib.sha256(target.read_bytes()).hexdigest()
+
+
+def test_the_installer_runs_only_when_it_matches_its_recorded_sha256(host, monkeypatch):
+    monkeypatch.setitem(versions.K3S_INSTALL_SCRIPT_SHA256, RELEASE, _fake_installer_sha256(host))
+    done, log = host("server")
+    assert done.returncode == 0, done.stderr
+    assert log[-1] == f"installer version={RELEASE} exec=server force=true"
+
+
+def test_an_installer_that_does_not_match_is_not_run(host, monkeypatch):
+    monkeypatch.setitem(versions.K3S_INSTALL_SCRIPT_SHA256, RELEASE, "0" * 64)
+    done, log = host("server")
+    assert done.returncode == 1
+    assert "does not match its recorded sha256" in done.stderr
+    assert not any(line.startswith("installer") for line in log)

@@ -159,3 +159,12 @@ def test_api_urls_bracket_ipv6(address, url):
 
 def test_the_test_environment_has_a_posix_sh():
     assert shutil.which("sh") and os.access(shutil.which("sh"), os.X_OK)
+
+
+def test_the_script_that_checks_the_installer_passes_shellcheck(monkeypatch):
+    from gpufleet.base import versions
+
+    monkeypatch.setitem(versions.K3S_INSTALL_SCRIPT_SHA256, versions.k3s_release("1.34"), "a" * 64)
+    script = node_scripts("server", "1.34").create
+    assert "sha256sum -c -" in script
+    assert shellcheck(script) == ""
