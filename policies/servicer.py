@@ -49,6 +49,7 @@ from pulumi_policy.policy import (
 )
 
 from gpufleet.policies.values import plain_props, struct_props
+from gpufleet.policies.wire_depth import DepthGuard
 
 _PARENT = "_PolicyAnalyzerServicer__"
 
@@ -452,10 +453,11 @@ class _PlainProps:
 
 def analyzer_handler(servicer) -> grpc.GenericRpcHandler:
     """The generated Analyzer method table (pulumi's analyzer_pb2_grpc) for this servicer, as one handler
-    (generated code may hand it over twice, generic and by name: each holds every method)."""
+    (generated code may hand it over twice, generic and by name: each holds every method), behind
+    policies/wire_depth.py's guard: a request nested a few thousand levels deep would crash protobuf's parser."""
     recorder = _HandlerRecorder()
     analyzer_pb2_grpc.add_AnalyzerServicer_to_server(servicer, recorder)
-    return recorder.handlers[0]
+    return DepthGuard(recorder.handlers[0])  # refuses requests nested too deep before protobuf parses them
 
 
 class _HandlerRecorder:

@@ -206,7 +206,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         return EXIT_INVALID
     try:
         from gpufleet.app import verify
-        from kubernetes import config as kube_config
+        from gpufleet.app.verify import kubeconfig
+        from kubernetes import config as kube_config  # noqa: F401 - the client verify needs: fail here if absent
     except ImportError as exc:
         print(f"gpufleet: verify needs the Kubernetes client: pip install 'gpufleet[verify]' ({exc})", file=sys.stderr)
         return EXIT_INVALID
@@ -220,10 +221,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
         print(f"gpufleet: {exc}", file=sys.stderr)
         return EXIT_INVALID
     try:
-        api = kube_config.new_client_from_config(config_file=args.kubeconfig, context=args.context)
-    except (kube_config.ConfigException, OSError, ValueError, TypeError) as exc:
-        where = args.kubeconfig or "the default kubeconfig ($KUBECONFIG or ~/.kube/config)"
-        print(f"gpufleet: cannot load {where}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", file=sys.stderr)
+        api = kubeconfig.api_client(args.kubeconfig, args.context)
+    except kubeconfig.KubeconfigError as exc:
+        print(f"gpufleet: {exc}", file=sys.stderr)
         return EXIT_INVALID
     try:
         result = verify.verify(api, targets, pools, level=args.level, timeout=args.timeout, namespace=args.namespace)

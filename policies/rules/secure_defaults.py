@@ -1,10 +1,21 @@
 """secure-defaults: the cluster is not open to the internet, its secrets and volumes are encrypted, and
 credentials do not travel in plain text.
 
-- EKS cluster: no public endpoint open to 0.0.0.0/0 (endpointPublicAccess defaults to true and
+"Open to the internet" is judged by the addresses a list of CIDR blocks covers together, however they are
+spelled (`0.0.0.0/1` + `128.0.0.0/1` is `0.0.0.0/0`): world-open means more than a /8's worth of globally
+reachable addresses in one family (gpufleet/base/cidrs.py, shared with the spec). A value that is not a CIDR
+block cannot be judged and is a finding too.
+
+- EKS cluster: no public endpoint open to the internet (endpointPublicAccess defaults to true and
   publicAccessCidrs to 0.0.0.0/0); envelope encryption of `secrets` with a KMS key (encryptionConfig).
 - GKE cluster: a public endpoint (no privateClusterConfig.enablePrivateEndpoint) needs
-  masterAuthorizedNetworksConfig without 0.0.0.0/0.
+  masterAuthorizedNetworksConfig whose cidrBlocks are not world-open.
+- Security groups and firewall rules: no ingress from the internet. EC2 SecurityGroup `ingress[]`
+  (cidrBlocks, ipv6CidrBlocks), SecurityGroupRule of type ingress, VPC SecurityGroupIngressRule (cidrIpv4,
+  cidrIpv6), and GCE Firewall rules of direction INGRESS that allow traffic and are not disabled
+  (sourceRanges; with no sourceRanges, sourceTags or sourceServiceAccounts GCE takes 0.0.0.0/0:
+  hashicorp/terraform-provider-google#6789). Egress is not judged. gpufleet itself writes ingress from
+  security groups and from its own GPUDirect subnets only.
 - EC2 launch templates: EBS volumes encrypted; IMDSv2 required (metadataOptions.httpTokens: required),
   so pods cannot steal the node role through IMDSv1.
 - k3s over SSH (command:remote:Command): the join token and private keys are never written into the
@@ -16,26 +27,39 @@ credentials do not travel in plain text.
 from __future__ import annotations
 
 import re
+from typing import Optional
 
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
 
+from gpufleet.base import cidrs
 from gpufleet.policies import inputs as I
 
 NAME = "secure-defaults"
-OPEN = ("0.0.0.0/0", "::/0")
 _CREDENTIALS = (
     (re.compile(r"K3S_TOKEN\s*=|--token[= ]\s*\S|--agent-token[= ]\s*\S"), "a k3s join token"),
     (re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----"), "a private key"),
 )
 
 
+def _open(where: str, values: list) -> Optional[str]:
+    """What is wrong with a list of CIDR blocks that admits traffic, or None: a value that cannot be judged, or
+    blocks that together are world-open."""
+    bad = cidrs.unjudgeable(values)
+    if bad:
+        return f"{where}: {', '.join(repr(v) for v in bad)} is not a CIDR block: cannot judge who it admits"
+    if cidrs.world_open(values):
+        return f"{where} open to the internet ({', '.join(values)}: more than a /8's worth of public addresses)"
+    return None
+
+
 def _eks_cluster(props) -> list[str]:
     out = []
     vpc = I.get(props, "vpcConfig")
     public = I.get(vpc, "endpointPublicAccess", default=True) is not False
-    cidrs = [c for c in I.items(I.get(vpc, "publicAccessCidrs"))] or ["0.0.0.0/0"]
-    if public and any(c in OPEN for c in cidrs):
-        out.append("public API endpoint open to 0.0.0.0/0: set vpcConfig.publicAccessCidrs to your networks, or endpointPublicAccess=false")
+    listed = [c for c in I.items(I.get(vpc, "publicAccessCidrs"))] or ["0.0.0.0/0"]  # AWS's default
+    problem = _open("public API endpoint: vpcConfig.publicAccessCidrs", listed) if public else None
+    if problem:
+        out.append(f"{problem}: set vpcConfig.publicAccessCidrs to your networks, or endpointPublicAccess=false")
     encrypted = any(
         "secrets" in I.items(I.get(e, "resources")) and I.get(e, "provider", "keyArn")
         for e in ([I.get(props, "encryptionConfig")] if I.mapping(I.get(props, "encryptionConfig")) else I.items(I.get(props, "encryptionConfig")))
@@ -51,10 +75,44 @@ def _gke_cluster(props) -> list[str]:
     networks = I.get(props, "masterAuthorizedNetworksConfig")
     if not I.mapping(networks):
         return ["public control-plane endpoint with no masterAuthorizedNetworksConfig: anyone can reach the API server"]
-    cidrs = [I.get(b, "cidrBlock") for b in I.items(I.get(networks, "cidrBlocks"))]
-    if any(c in OPEN for c in cidrs):
-        return ["masterAuthorizedNetworksConfig allows 0.0.0.0/0: list your networks instead"]
-    return []
+    problem = _open("masterAuthorizedNetworksConfig.cidrBlocks", [I.get(b, "cidrBlock") for b in I.items(I.get(networks, "cidrBlocks"))])
+    return [f"{problem}: list your networks instead"] if problem else []
+
+
+def _security_group(props) -> list[str]:
+    out = []
+    for i, rule in enumerate(I.items(I.get(props, "ingress"))):
+        listed = I.items(I.get(rule, "cidrBlocks")) + I.items(I.get(rule, "ipv6CidrBlocks"))
+        problem = _open(f"ingress[{i}] (cidrBlocks, ipv6CidrBlocks)", listed) if listed else None
+        if problem:
+            out.append(f"{problem}: admit your networks or other security groups only")
+    return out
+
+
+def _security_group_rule(props) -> list[str]:
+    if I.get(props, "type") != "ingress":
+        return []
+    listed = I.items(I.get(props, "cidrBlocks")) + I.items(I.get(props, "ipv6CidrBlocks"))
+    problem = _open("ingress rule (cidrBlocks, ipv6CidrBlocks)", listed) if listed else None
+    return [f"{problem}: admit your networks or other security groups only"] if problem else []
+
+
+def _ingress_rule(props) -> list[str]:
+    listed = [c for c in (I.get(props, "cidrIpv4"), I.get(props, "cidrIpv6")) if c is not None]
+    problem = _open("ingress rule (cidrIpv4, cidrIpv6)", listed) if listed else None
+    return [f"{problem}: admit your networks or other security groups only"] if problem else []
+
+
+def _firewall(props) -> list[str]:
+    if str(I.get(props, "direction", default="INGRESS")).upper() != "INGRESS" or I.get(props, "disabled") is True:
+        return []
+    if not I.items(I.get(props, "allows")):
+        return []  # a deny rule (or one allowing nothing) admits no one
+    listed = I.items(I.get(props, "sourceRanges"))
+    if not listed and not I.items(I.get(props, "sourceTags")) and not I.items(I.get(props, "sourceServiceAccounts")):
+        listed = ["0.0.0.0/0"]  # GCE's default source for an ingress rule without one
+    problem = _open("sourceRanges", listed) if listed else None
+    return [f"{problem}: admit your networks, tags or service accounts only"] if problem else []
 
 
 def _launch_template(props) -> list[str]:
@@ -85,6 +143,10 @@ def _command(props) -> list[str]:
 CHECKS = {
     I.EKS_CLUSTER: _eks_cluster,
     I.GKE_CLUSTER: _gke_cluster,
+    I.EC2_SECURITY_GROUP: _security_group,
+    I.EC2_SECURITY_GROUP_RULE: _security_group_rule,
+    I.VPC_INGRESS_RULE: _ingress_rule,
+    I.GCE_FIREWALL: _firewall,
     I.EC2_LAUNCH_TEMPLATE: _launch_template,
     I.REMOTE_COMMAND: _command,
 }
@@ -97,7 +159,7 @@ def check(resource_type: str, props) -> list[str]:
 
 POLICY = ResourceValidationPolicy(
     name=NAME,
-    description="No control plane open to 0.0.0.0/0, secrets and volumes encrypted, IMDSv2, no credentials in plain text.",
+    description="No control plane or ingress open to the internet, secrets and volumes encrypted, IMDSv2, no credentials in plain text.",
     enforcement_level=EnforcementLevel.MANDATORY,
     validate=I.resource_validator(NAME, check, types=CHECKS),
     config_schema=I.exemptions_schema(),

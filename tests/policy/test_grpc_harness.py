@@ -80,6 +80,7 @@ def analyzer():
             pytest.fail(f"pack did not print its port: {line!r}\nstderr: {proc.stderr.read().decode()[-2000:]}")
         channel = grpc.insecure_channel(f"127.0.0.1:{int(line[0])}")
         grpc.channel_ready_future(channel).result(timeout=30)
+        engine.channel = channel  # for tests that send raw bytes (test_request_depth.py)
         yield analyzer_pb2_grpc.AnalyzerStub(channel), engine
         channel.close()
     finally:

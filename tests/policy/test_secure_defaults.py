@@ -35,7 +35,8 @@ def test_one_field(type_, base, path, value, failed):
 
 def test_eks_public_endpoint_message():
     (message,) = messages([res(I.EKS_CLUSTER, "r", with_(EKS_CLUSTER_IN, "vpcConfig.publicAccessCidrs", ["0.0.0.0/0"]))], P)
-    assert message.endswith("public API endpoint open to 0.0.0.0/0: set vpcConfig.publicAccessCidrs to your networks, or endpointPublicAccess=false")
+    assert message.endswith("public API endpoint: vpcConfig.publicAccessCidrs open to the internet (0.0.0.0/0: more than a /8's worth "
+                            "of public addresses): set vpcConfig.publicAccessCidrs to your networks, or endpointPublicAccess=false")
 
 
 def test_gpufleet_k3s_plan_passes(dev_plan):
@@ -48,3 +49,83 @@ def test_command_environment_findings_come_in_name_order():
     env = {"ZED": "K3S_TOKEN=abc", "ALPHA": "K3S_TOKEN=def", "K3S_TOKEN": "ghi"}
     found = messages([res(I.REMOTE_COMMAND, "r", with_(K3S_COMMAND_IN, "environment", env))], P)
     assert [m.splitlines()[-1].split(" contains ")[0] for m in found] == ["environment.ALPHA", "environment.K3S_TOKEN", "environment.ZED"]
+
+
+# Ingress open to the internet, judged by what the blocks cover (gpufleet/base/cidrs.py): the resource types a
+# program writes security groups and firewall rules with. Each base passes; one field changes per row.
+SECURITY_GROUP_IN = {
+    "vpcId": "vpc-0abc",
+    "ingress": [{"protocol": "tcp", "fromPort": 443.0, "toPort": 443.0, "cidrBlocks": ["203.0.113.0/24"]},
+                {"protocol": "-1", "fromPort": 0.0, "toPort": 0.0, "self": True}],
+    "egress": [{"protocol": "-1", "fromPort": 0.0, "toPort": 0.0, "cidrBlocks": ["0.0.0.0/0"]}],
+}
+SECURITY_GROUP_RULE_IN = {"type": "ingress", "securityGroupId": "sg-1", "protocol": "tcp", "fromPort": 22.0, "toPort": 22.0,
+                          "cidrBlocks": ["203.0.113.0/24"]}
+INGRESS_RULE_IN = {"securityGroupId": "sg-1", "ipProtocol": "tcp", "fromPort": 22.0, "toPort": 22.0, "cidrIpv4": "203.0.113.0/24"}
+FIREWALL_IN = {"network": "net", "direction": "INGRESS", "sourceRanges": ["192.168.0.0/16"],
+               "allows": [{"protocol": "tcp", "ports": ["0-65535"]}]}
+SPLIT = ["0.0.0.0/1", "128.0.0.0/1"]
+
+
+@pytest.mark.parametrize(
+    "type_,base,path,value,failed",
+    [
+        # control planes: the same lists, spelled otherwise
+        (I.EKS_CLUSTER, EKS_CLUSTER_IN, "vpcConfig.publicAccessCidrs", SPLIT, True),
+        (I.EKS_CLUSTER, EKS_CLUSTER_IN, "vpcConfig.publicAccessCidrs", ["::/1", "8000::/1"], True),
+        (I.EKS_CLUSTER, EKS_CLUSTER_IN, "vpcConfig.publicAccessCidrs", ["::ffff:0.0.0.0/96"], True),
+        (I.EKS_CLUSTER, EKS_CLUSTER_IN, "vpcConfig.publicAccessCidrs", ["1.2.3.4/0"], True),
+        (I.EKS_CLUSTER, EKS_CLUSTER_IN, "vpcConfig.publicAccessCidrs", ["0.0.0.0/0 "], True),  # cannot be judged
+        (I.EKS_CLUSTER, EKS_CLUSTER_IN, "vpcConfig.publicAccessCidrs", ["000.0.0.0/0"], True),
+        (I.EKS_CLUSTER, EKS_CLUSTER_IN, "vpcConfig.publicAccessCidrs", ["10.0.0.0/8", "203.0.113.0/24"], False),
+        (I.EKS_CLUSTER, with_(EKS_CLUSTER_IN, "vpcConfig.endpointPublicAccess", False), "vpcConfig.publicAccessCidrs", SPLIT, False),
+        (I.GKE_CLUSTER, GKE_CLUSTER_IN, "masterAuthorizedNetworksConfig.cidrBlocks", [{"cidrBlock": c} for c in SPLIT], True),
+        (I.GKE_CLUSTER, GKE_CLUSTER_IN, "masterAuthorizedNetworksConfig.cidrBlocks", [{"cidrBlock": "0.0.0.0/1"}], True),
+        (I.GKE_CLUSTER, GKE_CLUSTER_IN, "masterAuthorizedNetworksConfig.cidrBlocks", [{"displayName": "no block"}], True),
+        (I.GKE_CLUSTER, GKE_CLUSTER_IN, "masterAuthorizedNetworksConfig.cidrBlocks",
+         [{"cidrBlock": c} for c in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16")], False),
+        # security groups and their rules
+        (I.EC2_SECURITY_GROUP, SECURITY_GROUP_IN, "ingress.0.cidrBlocks", ["0.0.0.0/0"], True),
+        (I.EC2_SECURITY_GROUP, SECURITY_GROUP_IN, "ingress.0.cidrBlocks", SPLIT, True),
+        (I.EC2_SECURITY_GROUP, SECURITY_GROUP_IN, "ingress.0.ipv6CidrBlocks", ["::/0"], True),
+        (I.EC2_SECURITY_GROUP, SECURITY_GROUP_IN, "ingress.0.cidrBlocks", ["0.0.0.0/0\n"], True),
+        (I.EC2_SECURITY_GROUP, SECURITY_GROUP_IN, "egress.0.cidrBlocks", SPLIT, False),  # egress is not judged
+        (I.EC2_SECURITY_GROUP_RULE, SECURITY_GROUP_RULE_IN, "cidrBlocks", SPLIT, True),
+        (I.EC2_SECURITY_GROUP_RULE, SECURITY_GROUP_RULE_IN, "ipv6CidrBlocks", ["::/0"], True),
+        (I.EC2_SECURITY_GROUP_RULE, with_(SECURITY_GROUP_RULE_IN, "type", "egress"), "cidrBlocks", ["0.0.0.0/0"], False),
+        (I.VPC_INGRESS_RULE, INGRESS_RULE_IN, "cidrIpv4", "0.0.0.0/0", True),
+        (I.VPC_INGRESS_RULE, INGRESS_RULE_IN, "cidrIpv6", "::/0", True),
+        (I.VPC_INGRESS_RULE, INGRESS_RULE_IN, "cidrIpv4", "0.0.0.0/1", True),
+        (I.VPC_INGRESS_RULE, INGRESS_RULE_IN, "cidrIpv4", DELETE, False),  # e.g. from another group
+        # firewall rules
+        (I.GCE_FIREWALL, FIREWALL_IN, "sourceRanges", SPLIT, True),
+        (I.GCE_FIREWALL, FIREWALL_IN, "sourceRanges", ["::/0"], True),
+        (I.GCE_FIREWALL, FIREWALL_IN, "sourceRanges", DELETE, True),  # GCE's default source: 0.0.0.0/0
+        (I.GCE_FIREWALL, with_(FIREWALL_IN, "sourceTags", ["gpu"]), "sourceRanges", DELETE, False),
+        (I.GCE_FIREWALL, FIREWALL_IN, "direction", "EGRESS", False),
+        (I.GCE_FIREWALL, with_(FIREWALL_IN, "disabled", True), "sourceRanges", ["0.0.0.0/0"], False),
+        (I.GCE_FIREWALL, with_(FIREWALL_IN, "allows", []), "sourceRanges", ["0.0.0.0/0"], False),  # a deny rule
+    ],
+)
+def test_world_open_by_coverage(type_, base, path, value, failed):
+    test_one_field(type_, base, path, value, failed)
+
+
+def test_world_open_messages_name_the_field_and_the_blocks():
+    found = messages([res(I.EC2_SECURITY_GROUP, "sg", with_(SECURITY_GROUP_IN, "ingress.0.cidrBlocks", SPLIT)),
+                      res(I.GCE_FIREWALL, "fw", with_(FIREWALL_IN, "sourceRanges", ["000.0.0.0/0"]))], P)
+    assert sorted(m.splitlines()[-1] for m in found) == [
+        "ingress[0] (cidrBlocks, ipv6CidrBlocks) open to the internet (0.0.0.0/1, 128.0.0.0/1: more than a /8's worth of "
+        "public addresses): admit your networks or other security groups only",
+        "sourceRanges: '000.0.0.0/0' is not a CIDR block: cannot judge who it admits: admit your networks, tags or "
+        "service accounts only",
+    ]
+
+
+@pytest.mark.parametrize("stack", ["prod-eks", "p5-efa", "prod-gke", "dws-gke", "ai-on-eks"])
+def test_gpufleet_security_groups_and_firewalls_pass(stack):
+    """What gpufleet itself writes (the FSx and EFA groups, the GPUDirect firewall rules) admits no one from outside."""
+    from tests.helpers import example, plan
+
+    result = plan(example(stack))
+    assert [v for v in result.violations if v.policy == P] == []

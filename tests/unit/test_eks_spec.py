@@ -118,7 +118,8 @@ CASES = {
     ),
     "api open to the internet": (
         lambda c: _eks(c).update(endpoint={"publicAccessCidrs": ["0.0.0.0/0"]}),
-        ["stack 'bad': gpufleet:cluster.eks.endpoint.publicAccessCidrs: '0.0.0.0/0' opens the API to the whole internet; list your own CIDRs"],
+        ["stack 'bad': gpufleet:cluster.eks.endpoint.publicAccessCidrs: 0.0.0.0/0: together these open the API to the "
+         "internet (more than a /8's worth of public addresses); allowed: your own networks, or a private endpoint"],
     ),
     "fsx s3 link on persistent_2": (
         lambda c: _eks(c)["storage"]["fsxLustre"].update(s3ImportPath="s3://datasets"),

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
+from gpufleet.app.input_files import InputFileError, load_yaml
 
 SECRET_PLACEHOLDER = "[secret]"
 
@@ -20,7 +20,7 @@ class StackFile:
 
 
 class StackFileError(Exception):
-    """The file is missing or is not a Pulumi stack file."""
+    """The file is missing or is not a Pulumi stack file; str() is one line naming the stack and the file."""
 
 
 def stack_path(project_dir: Path, stack: str) -> Path:
@@ -28,15 +28,14 @@ def stack_path(project_dir: Path, stack: str) -> Path:
 
 
 def read_stack_file(stack: str, path: Path) -> StackFile:
-    """Config with secure values replaced by a placeholder (they cannot be decrypted offline)."""
+    """Config with secure values replaced by a placeholder (they cannot be decrypted offline).
+
+    The file must be UTF-8 YAML within the stack-file limits (gpufleet.base.limits: 32 levels of nesting,
+    100,000 values with aliases expanded); anything else is a StackFileError (gpufleet.app.input_files)."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise StackFileError(f"stack '{stack}': cannot read {path}: {exc.strerror}") from None
-    try:
-        doc = yaml.safe_load(text) or {}
-    except yaml.YAMLError as exc:
-        raise StackFileError(f"stack '{stack}': {path} is not valid YAML: {exc}") from None
+        doc = load_yaml(path, "stack file") or {}
+    except InputFileError as exc:
+        raise StackFileError(f"stack '{stack}': {exc}") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("config", {}), dict):
         raise StackFileError(f"stack '{stack}': {path} must be a mapping with a `config:` mapping")
     config: dict[str, Any] = {}

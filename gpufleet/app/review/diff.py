@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from gpufleet.app import input_files
 from gpufleet.app.review import replacement
+from gpufleet.base import limits
 
 SECRET = "[secret]"
 _LONG = 80
@@ -83,18 +85,27 @@ class ResourceChange:
 
 
 def load_json_document(path: str, what: str) -> Any:
-    """Read a JSON file, tolerating non-JSON lines before it ("Installing policy pack ...")."""
+    """Read a JSON file, tolerating non-JSON lines before it ("Installing policy pack ..."): UTF-8, nested at
+    most gpufleet.base.limits.JSON_MAX_DEPTH deep (gpufleet.app.input_files)."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ReviewInputError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+        text = input_files.read_text(path, what)
+    except input_files.InputFileError as exc:
+        raise ReviewInputError(str(exc)) from None
     start = min((i for i in (text.find("{"), text.find("[")) if i >= 0), default=-1)
     while start >= 0:
         try:
-            return json.JSONDecoder().raw_decode(text[start:])[0]
+            doc = json.JSONDecoder().raw_decode(text[start:])[0]
+        except RecursionError:  # json's C decoder counts its levels against the recursion limit, and unwinds
+            raise ReviewInputError(f"{what} {path}: maps and lists nest deeper than {limits.JSON_MAX_DEPTH} levels") from None
         except json.JSONDecodeError:
             nxt = [i for i in (text.find("{", start + 1), text.find("[", start + 1)) if i >= 0]
             start = min(nxt) if nxt else -1
+            continue
+        try:
+            input_files.check_depth(doc, f"{what} {path}")
+        except input_files.InputFileError as exc:
+            raise ReviewInputError(str(exc)) from None
+        return doc
     raise ReviewInputError(f"{what} {path} contains no JSON document")
 
 

@@ -12,10 +12,9 @@ one JSON object per line of the event log, `{"sequence", "timestamp", "policyEve
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Optional
 
+from gpufleet.app import input_files
 from gpufleet.app.review.deltas import version_changes
 from gpufleet.app.review.diff import (
     PROTECTION_OPTIONS, InputChange, ResourceChange, ReviewInputError, flatten, groups, input_changes,
@@ -55,15 +54,17 @@ _LEVELS = {"warning": "advisory", "advisory": "advisory", "mandatory": "mandator
 def load_policy_events(path: str) -> list[PolicyVerdict]:
     """Policy violations from an engine event log (JSON lines; other events and non-JSON lines are skipped)."""
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise ReviewInputError(f"cannot read event log {path}: {exc.strerror or exc}") from None
+        lines = input_files.read_text(path, "event log").splitlines()
+    except input_files.InputFileError as exc:
+        raise ReviewInputError(str(exc)) from None
     seen, out = set(), []
-    for line in lines:
+    for number, line in enumerate(lines, 1):
         try:
-            event = json.loads(line)
-        except json.JSONDecodeError:
-            continue
+            event = input_files.parse_json(line, f"event log {path} line {number}")
+        except input_files.NotParsable:
+            continue  # not an event (the CLI's own lines)
+        except input_files.InputFileError as exc:
+            raise ReviewInputError(str(exc)) from None
         p = event.get("policyEvent") if isinstance(event, dict) else None
         if not isinstance(p, dict):
             continue

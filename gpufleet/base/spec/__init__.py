@@ -18,7 +18,7 @@ from gpufleet.base.spec.addon_checks import addons_checks
 from gpufleet.base.spec.amd_operator import AmdDriverSpec, AmdGpuOperatorSpec
 from gpufleet.base.spec.catalog_checks import catalog_problems
 from gpufleet.base.spec.cluster import ClusterSpec, Host, K3sSpec
-from gpufleet.base.spec import amd_checks, sharing_checks
+from gpufleet.base.spec import amd_checks, depth_checks, sharing_checks
 from gpufleet.base.spec import sriov_checks
 from gpufleet.base.spec import k3s_label_checks
 from gpufleet.base.spec import image_checks
@@ -73,6 +73,7 @@ def _decode(value: Any) -> Any:
 
 def load_spec(stack: str, config: dict[str, Any], secret_keys: Iterable[str] = ()) -> StackSpec:
     """Validate the `gpufleet:` part of a stack's config; raise SpecError with every problem."""
+    depth_checks.refuse_deep(stack, config, NAMESPACE, SECRET_KEYS)  # before any check walks a value
     secret_keys = set(secret_keys)
     allowed = spec_keys()
     data: dict[str, Any] = {}

@@ -8,6 +8,7 @@ from typing import Annotated, Literal, Optional
 
 from pydantic import Field, field_validator, model_validator
 
+from gpufleet.base import cidrs
 from gpufleet.base.catalog import aws as aws_catalog
 from gpufleet.base.spec import ids
 from gpufleet.base.spec.base import Model
@@ -114,8 +115,8 @@ class EksEndpointSpec(Model):
     def _cidrs(cls, values: list[str]) -> list[str]:
         for v in values:
             _cidr(v)
-            if v in ("0.0.0.0/0", "::/0"):
-                raise ValueError(f"'{v}' opens the API to the whole internet; list your own CIDRs")
+        if cidrs.world_open(values):  # by what they cover, however spelled (gpufleet/base/cidrs.py)
+            raise ValueError(f"{', '.join(values)}: {cidrs.WORLD_OPEN_HINT}")
         return values
 
 

@@ -9,9 +9,9 @@ import ipaddress
 import re
 from typing import Annotated, Any, Literal, Optional
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from gpufleet.base import catalog
+from gpufleet.base import catalog, cidrs
 from gpufleet.base.catalog import gcp
 from gpufleet.base.spec import ids
 from gpufleet.base.spec.base import Model
@@ -183,6 +183,16 @@ class GkeSpec(Model):
     `gpufleet:cluster.protection.enabled` (on), so turning protection off with a reason is enough for `pulumi destroy`."""
 
     _check_master = field_validator("master_ipv4_cidr")(classmethod(lambda cls, v: _cidr(v)))
+
+    @field_validator("authorized_networks")
+    @classmethod
+    def _not_world_open(cls, networks: list[AuthorizedNetwork], info: ValidationInfo) -> list[AuthorizedNetwork]:
+        """A public endpoint's authorized networks, judged by what they cover (gpufleet/base/cidrs.py), as the
+        secure-defaults policy judges masterAuthorizedNetworksConfig."""
+        values = [n.cidr for n in networks]
+        if not info.data.get("private_endpoint") and cidrs.world_open(values):
+            raise ValueError(f"{', '.join(values)}: {cidrs.WORLD_OPEN_HINT}")
+        return networks
 
     @field_validator("maintenance_window")
     @classmethod
