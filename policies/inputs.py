@@ -8,6 +8,7 @@ unknown value still raises, so the SDK reports "can't be known during preview" f
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional
@@ -225,8 +226,10 @@ def _find_exemption_labels(props: Any) -> dict[str, str]:
         carrier = get(props, *path)
         if _kind(carrier) != _MAP:
             continue
-        for key in carrier:
-            if isinstance(key, str) and key.startswith(prefix) and key not in found:
+        # By name: a map's order does not survive the wire (a Struct is a hash map), and the first unknown reason
+        # read is the one reported, so plain and Struct reads must meet the keys in one order.
+        for key in sorted(k for k in carrier if isinstance(k, str)):
+            if key.startswith(prefix) and key not in found:
                 reason = carrier[key]
                 if isinstance(reason, str) and reason.strip():
                     found[key] = reason.strip()
@@ -589,3 +592,28 @@ def nodepool_taints(props: Any) -> list[tuple[str, str, str]]:
 
 def nodepool_labels(props: Any) -> dict:
     return mapping(get(props, "spec", "template", "metadata", "labels"))
+
+
+# A remote command that installs k3s as a server: gpufleet's script (INSTALL_K3S_EXEC='server') or a hand-written
+# `k3s server` command line.
+_K3S_SERVER = re.compile(r"INSTALL_K3S_EXEC=['\"]?server\b|\bk3s server\b")
+
+
+def command_texts(props) -> list[str]:
+    """The plain texts of a remote command: its scripts, and stdin when it is not a secret."""
+    return [t for t in (text(get(props, k)) for k in ("create", "update", "stdin")) if t and t != "[secret]"]
+
+
+def is_k3s_server(props) -> bool:
+    return any(_K3S_SERVER.search(t) for t in command_texts(props))
+
+
+def script_exemption(props, policy_name: str) -> Optional[str]:
+    """A remote command has no labels: its exemption from a policy is a comment line of its script,
+    `# gpufleet.io/exempt-<policy>: <reason>` (the reason, or None)."""
+    line = re.compile(rf"^#\s*{re.escape(labels.exempt_key(policy_name))}:\s*(\S.*)$", re.MULTILINE)
+    for t in command_texts(props):
+        found = line.search(t)
+        if found:
+            return found.group(1).strip()
+    return None

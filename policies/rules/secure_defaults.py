@@ -18,6 +18,10 @@ block cannot be judged and is a finding too.
   security groups and from its own GPUDirect subnets only.
 - EC2 launch templates: EBS volumes encrypted; IMDSv2 required (metadataOptions.httpTokens: required),
   so pods cannot steal the node role through IMDSv1.
+- k3s servers over SSH (command:remote:Command installing `k3s server`): Secrets encrypted at rest, k3s's
+  `secrets-encryption` (true in a config the script writes, or the `--secrets-encryption` flag;
+  docs.k3s.io/security/secrets-encryption), unless the script carries the exemption comment
+  `# gpufleet.io/exempt-secure-defaults: <reason>` (gpufleet writes it from cluster.k3s.secretsEncryption.reason).
 - k3s over SSH (command:remote:Command): the join token and private keys are never written into the
   command line or environment, which Pulumi stores and shows in plain text; they belong in stdin or the
   connection, as secrets. (Whether an input is a secret is not visible to a Python policy under the
@@ -126,8 +130,15 @@ def _launch_template(props) -> list[str]:
     return out
 
 
+_ENCRYPTED = re.compile(r"secrets-encryption(\s*:\s*(true|\"true\"|'true')\b|(?=[\s'\"]|$))", re.MULTILINE)
+
+
 def _command(props) -> list[str]:
     out = []
+    if I.is_k3s_server(props) and not any(_ENCRYPTED.search(t) for t in I.command_texts(props)) \
+            and not I.script_exemption(props, NAME):
+        out.append("k3s server without secrets encryption at rest: set secrets-encryption: true (gpufleet: "
+                   "cluster.k3s.secretsEncryption), or exempt it with a reason")
     places = {name: I.text(I.get(props, name)) or "" for name in ("create", "update", "delete")}
     # By name: a map's order is not the program's once it has crossed the wire (a Struct is a hash map).
     environment = sorted(I.mapping(I.get(props, "environment")).items())

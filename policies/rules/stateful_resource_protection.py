@@ -53,27 +53,8 @@ SHARED_FS_PROVISIONERS = (
     "fsx.csi.aws.com",
     "efs.csi.aws.com",
 )
-_K3S_SERVER = re.compile(r"INSTALL_K3S_EXEC=['\"]?server\b|\bk3s server\b")
 _NO_SNAPSHOTS = re.compile(r"etcd-disable-snapshots(\s*:\s*(true|\"true\"|'true')\b|(?=\s|$))", re.MULTILINE)
-_SCRIPT_EXEMPTION = re.compile(rf"^#\s*{re.escape(labels.exempt_key(NAME))}:\s*(\S.*)$", re.MULTILINE)
 GCP_EXEMPT_KEY = labels.gcp_exempt_key(NAME)
-
-
-def _texts(props) -> list[str]:
-    """The plain texts of a remote command: its scripts, and stdin when it is not a secret."""
-    return [t for t in (I.text(I.get(props, k)) for k in ("create", "update", "stdin")) if t and t != "[secret]"]
-
-
-def is_k3s_server(props) -> bool:
-    return any(_K3S_SERVER.search(t) for t in _texts(props))
-
-
-def _script_exemption(props) -> str | None:
-    for t in _texts(props):
-        found = _SCRIPT_EXEMPTION.search(t)
-        if found:
-            return found.group(1).strip()
-    return None
 
 
 def _gcp_exemption(props) -> str | None:
@@ -88,10 +69,10 @@ def check(resource_type: str, props, protected: bool) -> list[str]:
     out = []
     held = STATEFUL.get(resource_type)
     if resource_type == I.REMOTE_COMMAND:
-        if not is_k3s_server(props):
+        if not I.is_k3s_server(props):
             return []
         held = "a k3s server (deleting it runs k3s's uninstall script, which removes its datastore)"
-        if any(_NO_SNAPSHOTS.search(t) for t in _texts(props)):
+        if any(_NO_SNAPSHOTS.search(t) for t in I.command_texts(props)):
             out.append(
                 "k3s server with scheduled etcd snapshots disabled (etcd-disable-snapshots): on an embedded-etcd cluster, "
                 "losing a quorum of servers then loses the cluster; remove it (gpufleet: cluster.k3s.etcdSnapshots.enabled)"
@@ -122,7 +103,7 @@ def validate(args, report_violation) -> None:
     props = args.props
     if I.exemption(NAME, args.name, args.urn, props, I.config_of(args)):
         return
-    if args.resource_type == I.REMOTE_COMMAND and _script_exemption(props):
+    if args.resource_type == I.REMOTE_COMMAND and I.script_exemption(props, NAME):
         return
     if args.resource_type.startswith("gcp:") and _gcp_exemption(props):
         return

@@ -94,7 +94,7 @@ NTH_IN = {"name": "nth", "chart": "aws-node-termination-handler", "version": "0.
 PROMETHEUS_IN = {"name": "kube-prometheus-stack", "chart": "kube-prometheus-stack", "version": "88.5.3", "values": {}}
 K3S_COMMAND_IN = {
     "connection": {"host": "192.0.2.10", "user": "ubuntu", "privateKey": "[secret]"},
-    "create": "curl -sfL 'https://example/install.sh' | sudo INSTALL_K3S_VERSION='v1.34.1+k3s1' INSTALL_K3S_EXEC='server' sh -s -",
+    "create": "curl -sfL 'https://example/install.sh' | sudo INSTALL_K3S_VERSION='v1.34.1+k3s1' INSTALL_K3S_EXEC='server --secrets-encryption' sh -s -",
     "stdin": "[secret]",
 }
 

@@ -25,6 +25,13 @@ P = "secure-defaults"
         (I.REMOTE_COMMAND, K3S_COMMAND_IN, "create", "k3s agent --token s3cr3t --server https://x:6443", True),
         (I.REMOTE_COMMAND, K3S_COMMAND_IN, "environment", {"K3S_TOKEN": "abc"}, True),
         (I.REMOTE_COMMAND, K3S_COMMAND_IN, "create", "echo '-----BEGIN OPENSSH PRIVATE KEY-----' > key", True),
+        # k3s servers encrypt Secrets at rest (docs.k3s.io/security/secrets-encryption), or say why not.
+        (I.REMOTE_COMMAND, K3S_COMMAND_IN, "create", "sudo INSTALL_K3S_EXEC='server' sh install.sh", True),
+        (I.REMOTE_COMMAND, K3S_COMMAND_IN, "create", "cat <<'E'\nsecrets-encryption: false\nE\nINSTALL_K3S_EXEC='server' sh i", True),
+        (I.REMOTE_COMMAND, K3S_COMMAND_IN, "create", "cat <<'E'\nsecrets-encryption: true\nE\nINSTALL_K3S_EXEC='server' sh i", False),
+        (I.REMOTE_COMMAND, K3S_COMMAND_IN, "create",
+         "# gpufleet.io/exempt-secure-defaults: created before encryption\nINSTALL_K3S_EXEC='server' sh i", False),
+        (I.REMOTE_COMMAND, K3S_COMMAND_IN, "create", "sudo INSTALL_K3S_EXEC='agent' sh install.sh", False),
     ],
 )
 def test_one_field(type_, base, path, value, failed):
