@@ -4,7 +4,7 @@ A stack file, a plan or preview JSON, a kubeconfig and a policy request come fro
 operator (a pull request's author, a CI artifact). Python's parsers nest one call per level, so a document a
 few thousand levels deep ends in a RecursionError (a traceback instead of exit 2), and YAML aliases can repeat a
 subtree so often that a few lines expand to billions of values (the "billion laughs"). Every reader refuses
-such a document up front with one line naming it, using these limits (docs/security-inputs.md).
+such a document up front with one line naming it, using these limits (docs/security.md ("Inputs gpufleet reads")).
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 class HelmChart:
     """A Helm chart pinned together with the application version it ships.
 
-    What Helm checks at deploy time and what it trusts: docs/security-downloads.md."""
+    What Helm checks at deploy time and what it trusts: docs/security.md ("Downloads at deploy time")."""
 
     name: str
     repo: str

@@ -1,6 +1,6 @@
 """Files the command cannot read (issue 31): not UTF-8, nested deeper than any stack needs, YAML aliases that
 expand to millions of values, a malformed kubeconfig. Each gets exit 2 and one line on stderr naming the file
-and the reason, never a traceback, and nothing is planned (docs/security-inputs.md).
+and the reason, never a traceback, and nothing is planned (docs/security.md ("Inputs gpufleet reads")).
 
 Run as the user runs it (`python -m gpufleet.app.cli` in a fresh process, with 1 GiB of address space), so a
 RecursionError, a MemoryError or a crash shows as what it is.

@@ -4,7 +4,7 @@ Which charts a stack installs is decided by the components (components/gpu_clust
 `addons`); this mirrors those rules for the charts whose images gpufleet writes: the NVIDIA GPU Operator, the AMD
 GPU Operator, the Network Operator (k3s RDMA pools), and the EKS cluster autoscaler or Karpenter.
 tests/unit/test_image_digests.py keeps the two in step on every example stack. The images of the other charts
-(workload add-ons, observability, storage) stay the charts' own tags: docs/security-downloads.md.
+(workload add-ons, observability, storage) stay the charts' own tags: docs/security.md ("Downloads at deploy time").
 """
 
 from __future__ import annotations
