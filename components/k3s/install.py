@@ -49,10 +49,10 @@ DATA_DIR = "/var/lib/rancher/k3s"
 ETCD_SNAPSHOT_DIR = f"{DATA_DIR}/server/db/snapshots"
 ETCD_DB_DIR = f"{DATA_DIR}/server/db"
 # The EncryptionConfiguration a server with secrets-encryption writes on its first start (k3s
-# pkg/daemons/control/deps/deps.go: `runtime.EncryptionConfig = filepath.Join(config.DataDir, "cred",
-# "encryption-config.json")`, DataDir being <data-dir>/server), and the datastore directory (SQLite or etcd).
+# pkg/daemons/control/deps/deps.go: `if config.EncryptSecrets { runtime.EncryptionConfig =
+# filepath.Join(config.DataDir, "cred", "encryption-config.json") }`, DataDir being <data-dir>/server). ETCD_DB_DIR
+# is also where a single server keeps SQLite: it exists once a server has started.
 ENCRYPTION_CONFIG = f"{DATA_DIR}/server/cred/encryption-config.json"
-SERVER_DB_DIR = f"{DATA_DIR}/server/db"
 # sha256 of the config files the running k3s was last (re)started with (see the module docstring).
 APPLIED_PATH = f"{DATA_DIR}/gpufleet-applied-config.sha256"
 
@@ -177,7 +177,7 @@ def node_scripts(
         config_files += f" {SERVER_DROPIN}" if secrets_encryption else ""
         config_files += f" {ETCD_SNAPSHOT_DROPIN}" if etcd_snapshots is not None else ""
     if role == "server" and secrets_encryption:
-        guard = f"""if sudo test -d {SERVER_DB_DIR} && ! sudo test -f {ENCRYPTION_CONFIG}; then
+        guard = f"""if sudo test -d {ETCD_DB_DIR} && ! sudo test -f {ENCRYPTION_CONFIG}; then
   echo "this k3s server first started without secrets encryption, which k3s cannot turn on later (docs.k3s.io/cli/secrets-encrypt): set gpufleet:cluster.k3s.secretsEncryption to {{enabled: false, reason: ...}} for this cluster, or rebuild it" >&2
   exit 1
 fi
