@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from gpufleet.app import input_files
-from gpufleet.app.review import replacement
+from gpufleet.app.review import plan_document, replacement
 from gpufleet.base import limits
 
 SECRET = "[secret]"
@@ -116,6 +116,9 @@ def load_plan(path: str) -> dict:
         for stack, plan in doc["stacks"].items():  # a fleet plan: each stack's plan, or its error
             if not isinstance(plan, dict) or not ("error" in plan or isinstance(plan.get("resources"), list)):
                 raise ReviewInputError(f"fleet plan {path}: stacks.{stack} is neither a plan nor an error")
+            wrong = None if "error" in plan else plan_document.summary(plan)
+            if wrong:
+                raise ReviewInputError(f"fleet plan {path}: stacks.{stack}: {wrong}")
         return doc
     if not isinstance(doc, dict) or not isinstance(doc.get("resources"), list) or "stack" not in doc:
         raise ReviewInputError(
@@ -124,6 +127,9 @@ def load_plan(path: str) -> dict:
     for i, r in enumerate(doc["resources"]):
         if not isinstance(r, dict) or not {"urn", "type"} <= set(r):
             raise ReviewInputError(f"plan {path}: resources[{i}] has no 'urn'/'type'")
+    wrong = plan_document.summary(doc)
+    if wrong:
+        raise ReviewInputError(f"plan {path}: {wrong}")
     return doc
 
 
