@@ -106,7 +106,7 @@ def assert_inert(markdown: str, marker: str) -> Html:
 
 @pytest.fixture
 def escape():
-    from gpufleet.app.review import escape
+    from gpufleet.app import escape
 
     return escape
 
@@ -319,3 +319,33 @@ def test_the_text_format_carries_no_control_characters(tmp_path, capsys):
     main(["diff", str(tmp_path / "base.json"), str(tmp_path / "head.json"), "--format", "text"])
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\x00" not in out and "\u202e" not in out
+
+
+def test_the_plans_own_markdown_keeps_stack_values_inert():
+    """`gpufleet plan --format markdown` (and the fleet's) is pasted into issues and comments by hand: the stack name
+    (free under --config), exemption and protection reasons and every value reach it escaped."""
+    from gpufleet.app.plan.fleet import StackResult, to_markdown as fleet_markdown
+    from gpufleet.app.plan.render import to_json, to_markdown
+    from tests.helpers import example_config, plan_config
+
+    printable = " ".join(v for v in HOSTILE if "\n" not in v and "\x00" not in v)
+    config = example_config("prod-eks")
+    config["gpufleet:nodePools"][0]["exemptions"] = {"gpu-pool-scale-to-zero": printable[:190]}
+    config["gpufleet:cluster"]["protection"] = {"enabled": False, "reason": printable[:190]}
+    plan = plan_config(config, stack="x--><img src=x onerror=alert(1)>@someone")
+    markdown = to_markdown(plan)
+    assert "onerror" in markdown  # the hostile values are there, as text
+    fleet = fleet_markdown([
+        StackResult(plan.stack, "ok", to_json(plan), rendered=markdown),
+        StackResult(f"{plan.stack}-2", "error", message=f"```\n{printable}\n```"),
+    ])
+    assert fleet.count("onerror") >= 3
+    for text in (markdown, fleet):
+        doc = render_github(text)
+        assert not doc.comments, doc.comments
+        assert {t for t, _ in doc.tags} <= ALLOWED_TAGS, {t for t, _ in doc.tags} - ALLOWED_TAGS
+        assert all(not attrs for _, attrs in doc.tags), [t for t in doc.tags if t[1]]
+        for rows in doc.rows:
+            assert len(set(rows)) == 1, rows
+        outside = "".join(doc.text_outside_code)
+        assert "@someone" not in outside and "#1" not in outside

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from gpufleet.app import escape as md
+
 EXIT_OK, EXIT_POLICY, EXIT_INVALID = 0, 1, 2
 # What each per-stack status means for the fleet's exit code (the worst stack decides).
 STATUS_EXIT = {"ok": EXIT_OK, "violations": EXIT_POLICY, "invalid": EXIT_INVALID, "error": EXIT_INVALID}
@@ -187,10 +189,12 @@ def to_markdown(results: list[StackResult]) -> str:
     doc = to_json(results)
     out = ["### gpufleet fleet plan", "", _totals(doc) + ".", ""]
     out += ["| " + " | ".join(_HEADER) + " |", "|" + "---|" * len(_HEADER)]
-    out += ["| " + " | ".join(row) + " |" for row in _rows(doc)]
+    out += ["| " + " | ".join(md.cell(md.text(c)) for c in row) + " |" for row in _rows(doc)]
     failed = [r for r in results if r.plan is None]
     if failed:
-        out += ["", "#### Stacks that did not plan", ""] + [f"- `{r.stack}` ({r.status}):\n  ```\n  {r.message}\n  ```" for r in failed]
+        out += ["", "#### Stacks that did not plan", ""]
+        for r in failed:
+            out += [f"- {md.code(r.stack)} ({md.text(r.status)}):", "", *("  " + line for line in md.block(r.message))]
     for r in results:
         if r.plan is not None:
             out += ["", r.rendered.rstrip("\n")]

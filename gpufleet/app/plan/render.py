@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 
+from gpufleet.app import escape as md
 from gpufleet.base.capacity import capacity_notes
 from gpufleet.app.plan import cost as costs
 from gpufleet.app.plan.engine import Plan
@@ -98,19 +99,24 @@ def _cost_text(plan: Plan) -> list[str]:
     return out + [""]
 
 
+def _md_row(cells) -> str:
+    """A Markdown table row of plain values, each escaped (gpufleet/app/escape.py: values come from stack files)."""
+    return "| " + " | ".join(md.cell(md.text(c)) for c in cells) + " |"
+
+
 def _cost_markdown(plan: Plan) -> list[str]:
-    out = ["", "#### Cost", "", _cost_line(plan), ""]
+    out = ["", "#### Cost", "", md.text(_cost_line(plan)), ""]
     out += ["| " + " | ".join(costs.BREAKDOWN_HEADER) + " |", "|" + "---|" * len(costs.BREAKDOWN_HEADER)]
-    out += ["| " + " | ".join(row) + " |" for row in costs.breakdown_rows(plan.cost)]
+    out += [_md_row(row) for row in costs.breakdown_rows(plan.cost)]
     if plan.cost.unpriced:
-        out += [""] + [f"- **unpriced**: {i.name}: {i.source}" for i in plan.cost.unpriced]
+        out += [""] + [f"- **unpriced**: {md.text(i.name)}: {md.text(i.source)}" for i in plan.cost.unpriced]
     if plan.cost.teams:
         out += ["", "Team quotas (USD per hour):", "", "| " + " | ".join(costs.TEAM_HEADER) + " |",
                 "|" + "---|" * len(costs.TEAM_HEADER)]
-        out += ["| " + " | ".join(row) + " |" for row in costs.team_rows(plan.cost)]
-    out += [""] + [f"- {n}" for n in plan.cost.notes]
+        out += [_md_row(row) for row in costs.team_rows(plan.cost)]
+    out += [""] + [f"- {md.text(n)}" for n in plan.cost.notes]
     out += ["", "<details><summary>Price sources</summary>", ""]
-    out += [f"- {i.name}: {i.source}" for i in plan.cost.items]
+    out += [f"- {md.text(i.name)}: {md.text(i.source)}" for i in plan.cost.items]
     return out + ["", "</details>"]
 
 
@@ -138,27 +144,29 @@ def to_text(plan: Plan) -> str:
 def to_markdown(plan: Plan) -> str:
     mandatory = [v for v in plan.violations if v.level == "mandatory"]
     verdict = f"**{len(mandatory)} mandatory policy violation(s)**" if mandatory else "policies pass"
-    out = [f"### gpufleet plan: `{plan.stack}`", "", f"{len(plan.resources)} resources, {verdict}. Catalog facts as of {plan.catalog_date}.", ""]
+    out = [f"### gpufleet plan: {md.code(plan.stack)}", "",
+           f"{len(plan.resources)} resources, {verdict}. Catalog facts as of {md.text(plan.catalog_date)}.", ""]
     if plan.warnings:
-        out += ["#### Warnings", ""] + [f"- `{w.path}`: {w.message}" for w in plan.warnings] + [""]
+        out += ["#### Warnings", ""] + [f"- {md.code(w.path)}: {md.text(w.message)}" for w in plan.warnings] + [""]
     out += ["#### Policies", ""]
     if plan.violations:
         out += ["| level | policy | resource | message |", "|---|---|---|---|"]
-        out += [f"| {v.level} | `{v.policy}` | `{v.urn.split('::')[-1]}` | {v.message} |" for v in plan.violations]
+        out += [f"| {md.cell(md.text(v.level))} | {md.cell(md.code(v.policy))} | {md.cell(md.code(v.urn.split('::')[-1]))} "
+                f"| {md.cell(md.text(v.message))} |" for v in plan.violations]
     else:
         out.append("No violations.")
     out += ["", "#### GPU capacity", "", "| " + " | ".join(_CAPACITY_HEADER) + " |", "|" + "---|" * len(_CAPACITY_HEADER)]
-    out += ["| " + " | ".join(row) + " |" for row in _capacity_rows(plan)]
+    out += [_md_row(row) for row in _capacity_rows(plan)]
     notes = capacity_notes(plan.capacity) + source_notes(plan.capacity)
     if notes:
-        out += ["", *(f"- {line}" for line in notes)]
+        out += ["", *(f"- {md.text(line)}" for line in notes)]
     out += _cost_markdown(plan)
     out += ["", "#### Protected resources", ""]
     protected = [r for r in plan.resources if r.protect]
-    out += [f"- 🔒 `{r.name}` ({r.type})" for r in protected] or ["None: `pulumi destroy` deletes everything."]
-    out += ["", "<details><summary>Resources</summary>", "", "```"]
-    out += _tree_lines(plan)
-    out += ["```", "", "</details>", ""]
+    out += [f"- 🔒 {md.code(r.name)} ({md.text(r.type)})" for r in protected] or ["None: `pulumi destroy` deletes everything."]
+    out += ["", "<details><summary>Resources</summary>", ""]
+    out += md.block("\n".join(_tree_lines(plan)))
+    out += ["", "</details>", ""]
     return "\n".join(out)
 
 

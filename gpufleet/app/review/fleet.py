@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from gpufleet.app.review.escape import block, code, text
+from gpufleet.app.escape import block, code, text
 from gpufleet.app.review.markdown import table
 from gpufleet.app.review.summary import FLEET, MARKER, Review, marker, review_plans, stack_name_problem
 

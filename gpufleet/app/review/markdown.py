@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from gpufleet.app.review.diff import ResourceChange, short, text_delta
-from gpufleet.app.review.escape import cell as _pipes, code, text
+from gpufleet.app.escape import cell as _pipes, code, text
 from gpufleet.app.review.summary import Review
 
 GITHUB_COMMENT_LIMIT = 65_536

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gpufleet.app.review.diff import short, text_delta
-from gpufleet.app.review.escape import clean, visible
+from gpufleet.app.escape import clean, visible
 from gpufleet.app.review.markdown import reason_text as _reason, unprotect_text as _unprotect, verb_of
 from gpufleet.app.review.summary import Review
 
