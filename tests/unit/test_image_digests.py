@@ -102,3 +102,13 @@ def test_a_chart_whose_component_writes_no_digests_stays_refused_with_every_dige
     assert f"stack 'lab': {KEY}: gpufleet does not yet write image digests into chart network-operator v26.4.1: " \
            "set pinDigests false" in problems
     assert not any("multus-cni" in p for p in problems)
+
+
+def test_a_stack_whose_images_are_all_the_platforms_own_is_refused_rather_than_pinning_nothing():
+    # prod-gke runs GKE's own GPU stack: gpufleet writes no image there, so pinDigests would promise nothing.
+    cfg = example_config("prod-gke")
+    cfg["gpufleet:images"] = {"pinDigests": True}
+    assert spec_problems(cfg, "prod-gke") == [
+        f"stack 'prod-gke': {KEY}: this stack runs no chart whose images gpufleet writes (its GPU stack's images are the "
+        "platform's own), so nothing would be pinned: set pinDigests false (got True)"
+    ]

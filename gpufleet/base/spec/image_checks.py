@@ -78,6 +78,11 @@ def check(stack: str, spec: Any) -> list[Problem]:
         return []
     problems = []
     images = stack_images(spec)
+    if not images:
+        # Nothing gpufleet writes would be pinned (e.g. GKE with GKE's own GPU stack, whose images GKE installs):
+        # accepting the setting would promise what it cannot keep.
+        return [Problem(stack, KEY, "this stack runs no chart whose images gpufleet writes (its GPU stack's images are "
+                                    "the platform's own), so nothing would be pinned: set pinDigests false", True)]
     for chart, version in dict.fromkeys((c, v) for c, v, _ in images):
         named = [i for c, v, i in images if (c, v) == (chart, version) and i and catalog_images.digest(i) is None]
         if chart not in WRITES_DIGESTS and not named:
