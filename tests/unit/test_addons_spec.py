@@ -111,9 +111,13 @@ def test_bad_input_names_stack_path_value_and_allowed(addons, message):
     assert message in _problems(addons)
 
 
-def test_checks_only_apply_to_enabled_addons():
-    _load({"kueue": {"enabled": False, "teams": [{"name": "a", "queues": [{"pool": "h100"}]}]},
-           "volcano": {"enabled": False, "pools": ["h100"]}})
+def test_settings_of_an_addon_that_is_off_are_refused_naming_both_keys():
+    # Teams or pools of an add-on that is off deploy nothing: the author meant one of the two keys.
+    with pytest.raises(SpecError) as exc:
+        _load({"kueue": {"enabled": False, "teams": [{"name": "a", "queues": [{"pool": "h100"}]}]},
+               "volcano": {"enabled": False, "pools": ["h100"]}})
+    assert [p.path for p in exc.value.problems] == ["gpufleet:addons.kueue.teams", "gpufleet:addons.volcano.pools"]
+    assert all("enabled is false" in p.message for p in exc.value.problems)
 
 
 def test_quotas_above_the_pool_at_max_size_warn():

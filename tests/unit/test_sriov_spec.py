@@ -37,7 +37,8 @@ def drop(key, i=3):
 
 
 def _sriov_only(c):
-    c[P][3]["rdmaNetwork"] = {"network": "sriov", "numVfs": 1}
+    # The default ipRange is pool [2]'s: each pool's RDMA network needs its own (upkeep_checks).
+    c[P][3]["rdmaNetwork"] = {"network": "sriov", "numVfs": 1, "ipRange": "192.168.101.0/24"}
 
 
 def _all_sriov(c):
@@ -46,7 +47,7 @@ def _all_sriov(c):
 
 VALID = [
     ("the test stack", lambda c: None),
-    ("only network and numVfs (any 15b3 NIC)", _sriov_only),
+    ("only network, numVfs and a range of its own (any 15b3 NIC)", _sriov_only),
     ("numVfs at the operator's maximum", net(numVfs=128)),
     ("no device id, PF names only", drop("deviceIds")),
     ("no interfaces, vendor and device", drop("interfaces")),

@@ -22,7 +22,7 @@ from gpufleet.base.spec import amd_checks, depth_checks, sharing_checks
 from gpufleet.base.spec import sriov_checks
 from gpufleet.base.spec import k3s_label_checks
 from gpufleet.base.spec import image_checks
-from gpufleet.base.spec import compat_checks, name_checks, network_checks, platform_keys, region_checks, value_checks
+from gpufleet.base.spec import compat_checks, disabled_checks, name_checks, upkeep_checks, network_checks, platform_keys, region_checks, value_checks
 from gpufleet.base.spec.eks import EksSpec
 from gpufleet.base.spec.eks_checks import eks_checks
 from gpufleet.base.spec.errors import Problem, SpecError, format_path
@@ -41,6 +41,15 @@ SECRET_KEYS = {
     "etcdS3AccessKey": "k3s: access key of the etcd snapshot bucket (cluster.k3s.etcdSnapshots.s3), secret only",
     "etcdS3SecretKey": "k3s: secret key of the etcd snapshot bucket (cluster.k3s.etcdSnapshots.s3), secret only",
 }
+# Provider config keys that hold a credential (each provider's configuration reference on the Pulumi registry:
+# pulumi.com/registry/packages/aws/installation-configuration `accessKey`, `secretKey`, `token`;
+# .../gcp/installation-configuration `credentials` (a service account key file's contents or path), `accessToken`;
+# .../azure-native/installation-configuration `clientSecret`, `clientCertificatePassword`). In plain text they sit
+# readable in the repository: refused like every other plaintext secret, and never echoed.
+PROVIDER_SECRETS = (
+    "aws:accessKey", "aws:secretKey", "aws:token", "gcp:credentials", "gcp:accessToken",
+    "azure-native:clientSecret", "azure-native:clientCertificatePassword", "azure:clientSecret",
+)
 # Secret keys a k3s stack needs when its etcd snapshots go to S3.
 ETCD_S3_KEYS = ("etcdS3AccessKey", "etcdS3SecretKey")
 
@@ -80,6 +89,10 @@ def load_spec(stack: str, config: dict[str, Any], secret_keys: Iterable[str] = (
     problems: list[Problem] = []
     for full_key, value in config.items():
         namespace, _, key = full_key.partition(":")
+        if full_key in PROVIDER_SECRETS and full_key not in secret_keys:
+            problems.append(Problem(stack, full_key, "a credential in plain text: set it with `pulumi config set --secret "
+                                    f"{full_key}`, or better leave it out and let the provider find credentials itself "
+                                    "(environment, profile, workload identity)"))
         if namespace != NAMESPACE:
             continue
         if control_problem(key):
@@ -229,6 +242,8 @@ def _cross_checks(stack: str, spec: StackSpec, config: dict[str, Any]) -> list[P
     problems += value_checks.check(stack, spec)
     problems += name_checks.check(stack, spec)
     problems += compat_checks.check(stack, spec)
+    problems += disabled_checks.check(stack, spec)
+    problems += upkeep_checks.check(stack, spec)
     return problems
 
 

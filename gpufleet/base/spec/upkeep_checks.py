@@ -1,0 +1,117 @@
+"""Mistakes that plan clean and fail at `pulumi up` or deploy something that never works (issue 33): GKE maintenance
+exclusions past GKE's limits, deletion protection off without a recorded reason, EC2 Capacity Blocks on families
+that are not sold as Capacity Blocks, and RDMA address ranges two pools would share.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from datetime import datetime, timedelta
+from typing import Any
+
+from gpufleet.base.spec.errors import Problem
+from gpufleet.base.spec.stack import StackSpec
+
+NS = "gpufleet"
+# GKE: "A no upgrades exclusion can't be longer than 30 days" (cloud.google.com/kubernetes-engine/docs/concepts/
+# maintenance-windows-and-exclusions, "Limitations for maintenance exclusions", read 2026-12-04).
+NO_UPGRADES_MAX = timedelta(days=30)
+# EC2 Capacity Blocks for ML are sold for accelerated P instances and Trainium (EC2 User Guide, capacity-blocks.html,
+# "Supported instance types": p4d, p4de, p5, p5e, p5en, p6-b200, p6-b300, p6e-gb200, trn1, trn2, read 2026-12-04; the
+# SageMaker ReservedCapacityInstanceType enum lists the same families). The rule is by family prefix, so a new size of
+# those families is not refused before the catalog knows it.
+CAPACITY_BLOCK_FAMILIES = ("p", "trn")
+
+
+def _time(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def _exclusions(stack: str, spec: StackSpec) -> list[Problem]:
+    gke = spec.cluster.gke
+    if spec.cluster.platform != "gke" or gke is None:
+        return []
+    problems = []
+    for i, x in enumerate(gke.maintenance_exclusions):
+        at = f"{NS}:cluster.gke.maintenanceExclusions[{i}]"
+        if x.end_time is None:
+            continue
+        start, end = _time(x.start_time), _time(x.end_time)
+        if end <= start:
+            problems.append(Problem(stack, f"{at}.endTime", f"ends before it starts ({x.start_time}): GKE refuses it",
+                                    x.end_time))
+            continue
+        if x.scope == "NO_UPGRADES" and end - start > NO_UPGRADES_MAX:
+            problems.append(Problem(stack, f"{at}.endTime", f"a NO_UPGRADES exclusion lasts at most 30 days (GKE); this one "
+                                    f"lasts {(end - start).days} days from {x.start_time}: shorten it, or use scope "
+                                    "NO_MINOR_UPGRADES or NO_MINOR_OR_NODE_UPGRADES", x.end_time))
+            continue
+    seen: dict[str, int] = {}
+    for i, x in enumerate(gke.maintenance_exclusions):
+        if x.name in seen:
+            problems.append(Problem(stack, f"{NS}:cluster.gke.maintenanceExclusions[{i}].name", "duplicate exclusion name "
+                                    f"(also maintenanceExclusions[{seen[x.name]}]): GKE keys exclusions by name", x.name))
+        seen.setdefault(x.name, i)
+    return problems
+
+
+def _deletion_protection(stack: str, spec: StackSpec) -> list[Problem]:
+    gke = spec.cluster.gke
+    if spec.cluster.platform != "gke" or gke is None or gke.deletion_protection is not False:
+        return []
+    if spec.cluster.protection.enabled:
+        return [Problem(stack, f"{NS}:cluster.gke.deletionProtection", "turning GKE's deletion protection off needs a "
+                        f"recorded reason: set {NS}:cluster.protection to {{enabled: false, reason: ...}} (then "
+                        "deletionProtection follows it), or remove deletionProtection", False)]
+    return []
+
+
+def _capacity_blocks(stack: str, spec: StackSpec) -> list[Problem]:
+    if spec.cluster.platform != "eks":
+        return []
+    problems = []
+    for i, pool in enumerate(spec.node_pools):
+        r = pool.reservation
+        if pool.capacity != "reserved" or r is None or r.type != "capacity-block":
+            continue
+        types = [r.instance_type] if r.instance_type else (
+            [pool.instance_type] if pool.instance_type else list(pool.instance_types))
+        for t in types:
+            family = t.split(".", 1)[0]
+            if not any(family.startswith(prefix) and family[len(prefix):][:1].isdigit()
+                       for prefix in CAPACITY_BLOCK_FAMILIES):
+                key = "reservation.instanceType" if r.instance_type else (
+                    "instanceType" if pool.instance_type else "instanceTypes")
+                problems.append(Problem(stack, f"{NS}:nodePools[{i}].{key}", "EC2 sells Capacity Blocks for ML only for "
+                                        "P instances and Trainium (p4d, p4de, p5, p5e, p5en, p6, p6e, trn1, trn2): use "
+                                        "type odcr for an On-Demand Capacity Reservation of this type", t))
+    return problems
+
+
+def _rdma_ranges(stack: str, spec: StackSpec) -> list[Problem]:
+    """gpufleet makes one NV-IPAM IPPool per RDMA pool (components/gpu_stack/network_operator.py), and each IPPool
+    allocates on its own: two pools on overlapping subnets can give two pods the same address."""
+    if spec.cluster.platform != "k3s":  # EKS (EFA) and GKE (GPUDirect) pools take the cloud's addresses
+        return []
+    problems = []
+    seen: list[tuple[int, Any]] = []
+    for i, pool in enumerate(spec.node_pools):
+        if not pool.rdma or pool.rdma_network is None:
+            continue
+        mine = ipaddress.ip_network(pool.rdma_network.ip_range)
+        for j, other in seen:
+            if mine.version == other.version and mine.overlaps(other):
+                problems.append(Problem(stack, f"{NS}:nodePools[{i}].rdmaNetwork.ipRange", f"overlaps "
+                                        f"{NS}:nodePools[{j}].rdmaNetwork.ipRange ({other}): each pool's RDMA network "
+                                        "needs a range of its own", str(mine)))
+                break
+        seen.append((i, mine))
+    return problems
+
+
+def check(stack: str, spec: StackSpec) -> list[Problem]:
+    return (_exclusions(stack, spec) + _deletion_protection(stack, spec) + _capacity_blocks(stack, spec)
+            + _rdma_ranges(stack, spec))
+
+
+__all__ = ["check"]

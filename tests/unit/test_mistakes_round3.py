@@ -1,0 +1,151 @@
+"""Issue 33's classes of realistic mistakes that planned clean: each is one line in a stack file, refused with its
+exact message (stack, key path, value, what is allowed) and its upstream source beside the case."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from tests.helpers import SECRET, example_config, load_config, spec_problems
+
+
+def _set(config: dict, path: str, value) -> None:
+    node = config
+    parts = path.split(".")
+    for part in parts[:-1]:
+        node = node[int(part)] if part.isdigit() else node.setdefault(part, {})
+    last = parts[-1]
+    if last.isdigit():
+        node[int(last)] = value
+    else:
+        node[last] = value
+
+
+def _lab_second_rdma_pool(c):
+    pool = copy.deepcopy(c["gpufleet:nodePools"][2])
+    pool["name"] = "a100-rdma-b"
+    pool["hosts"] = [{"name": "a100-rdma-3", "address": "203.0.113.53"}]
+    pool["rdmaNetwork"]["ipRange"] = "192.168.100.128/25"
+    c["gpufleet:nodePools"].append(pool)
+
+
+# (case, base stack, change, exact problems). Sources beside each.
+CASES = [
+    # Settings of a component the same stack turns off (gpufleet/base/spec/disabled_checks.py).
+    ("kueue-teams-with-kueue-off", "teams", lambda c: _set(c, "gpufleet:addons.kueue.enabled", False), [
+        f"stack 'teams': gpufleet:addons.kueue.{key}: set while gpufleet:addons.kueue.enabled is false (Kueue is not "
+        "installed, so it does nothing): remove it, or turn addons.kueue on" for key in ("cohort", "preemption", "teams")
+    ]),
+    ("volcano-pools-without-volcano", "dev", lambda c: _set(c, "gpufleet:addons", {"volcano": {"pools": ["l4"]}}), [
+        "stack 'dev': gpufleet:addons.volcano.pools: set while gpufleet:addons.volcano.enabled is false (Volcano is not "
+        "installed, so it does nothing): remove it, or turn addons.volcano on",
+    ]),
+    ("operator-version-with-operator-off", "dev", lambda c: c.update({"gpufleet:gpuOperator": {
+        "enabled": False, "version": "v26.7.0"}}), [
+        "stack 'dev': gpufleet:gpuOperator.version: set while gpufleet:gpuOperator.enabled is false (the GPU Operator "
+        "is not installed, so it does nothing): remove it, or turn gpuOperator on",
+    ]),
+    ("priority-classes-listed-but-off", "dev", lambda c: _set(c, "gpufleet:addons", {"priorityClasses": {
+        "classes": [{"name": "urgent", "value": 5}]}}), [
+        "stack 'dev': gpufleet:addons.priorityClasses.classes: set while gpufleet:addons.priorityClasses.enabled is "
+        "false (no PriorityClass is created, so it does nothing): remove it, or turn addons.priorityClasses on",
+    ]),
+    ("etcd-snapshot-schedule-with-snapshots-off", "ha", lambda c: _set(c, "gpufleet:cluster.k3s.etcdSnapshots", {
+        "enabled": False, "reason": "lab cluster, rebuilt weekly", "scheduleCron": "0 * * * *"}), [
+        "stack 'ha': gpufleet:cluster.k3s.etcdSnapshots.scheduleCron: set while "
+        "gpufleet:cluster.k3s.etcdSnapshots.enabled is false (no etcd snapshot is taken, so it does nothing): remove "
+        "it, or turn cluster.k3s.etcdSnapshots on",
+    ]),
+    # Cloud credentials in plain stack config (Pulumi registry, aws/gcp installation-configuration): never echoed.
+    ("aws-secret-key-in-plain-text", "prod-eks", lambda c: c.update({"aws:secretKey": "wJalrXUtnFEMI/K7MDENG"}), [
+        "stack 'prod-eks': aws:secretKey: a credential in plain text: set it with `pulumi config set --secret "
+        "aws:secretKey`, or better leave it out and let the provider find credentials itself (environment, profile, "
+        "workload identity)",
+    ]),
+    ("gcp-credentials-json-in-plain-text", "prod-gke", lambda c: c.update({"gcp:credentials": '{"type": "service_account"}'}), [
+        "stack 'prod-gke': gcp:credentials: a credential in plain text: set it with `pulumi config set --secret "
+        "gcp:credentials`, or better leave it out and let the provider find credentials itself (environment, profile, "
+        "workload identity)",
+    ]),
+    # GKE maintenance exclusions (cloud.google.com/kubernetes-engine/docs/concepts/maintenance-windows-and-exclusions).
+    ("gke-exclusion-ends-before-it-starts", "prod-gke", lambda c: _set(c, "gpufleet:cluster.gke.maintenanceExclusions", [
+        {"name": "launch", "startTime": "2027-01-10T00:00:00Z", "endTime": "2027-01-01T00:00:00Z"}]), [
+        "stack 'prod-gke': gpufleet:cluster.gke.maintenanceExclusions[0].endTime: ends before it starts "
+        "(2027-01-10T00:00:00Z): GKE refuses it (got '2027-01-01T00:00:00Z')",
+    ]),
+    ("gke-no-upgrades-exclusion-45-days", "prod-gke", lambda c: _set(c, "gpufleet:cluster.gke.maintenanceExclusions", [
+        {"name": "freeze", "scope": "NO_UPGRADES", "startTime": "2027-01-01T00:00:00Z", "endTime": "2027-02-15T00:00:00Z"}]), [
+        "stack 'prod-gke': gpufleet:cluster.gke.maintenanceExclusions[0].endTime: a NO_UPGRADES exclusion lasts at most "
+        "30 days (GKE); this one lasts 45 days from 2027-01-01T00:00:00Z: shorten it, or use scope NO_MINOR_UPGRADES "
+        "or NO_MINOR_OR_NODE_UPGRADES (got '2027-02-15T00:00:00Z')",
+    ]),
+    ("gke-two-exclusions-one-name", "prod-gke", lambda c: _set(c, "gpufleet:cluster.gke.maintenanceExclusions", [
+        {"name": "run", "startTime": "2027-01-01T00:00:00Z", "endTime": "2027-01-05T00:00:00Z"},
+        {"name": "run", "startTime": "2027-02-01T00:00:00Z", "endTime": "2027-02-05T00:00:00Z"}]), [
+        "stack 'prod-gke': gpufleet:cluster.gke.maintenanceExclusions[1].name: duplicate exclusion name (also "
+        "maintenanceExclusions[0]): GKE keys exclusions by name (got 'run')",
+    ]),
+    # Deletion protection off with no recorded reason (container.v1 Cluster deletionProtection).
+    ("gke-deletion-protection-off-without-reason", "prod-gke",
+     lambda c: _set(c, "gpufleet:cluster.gke.deletionProtection", False), [
+        "stack 'prod-gke': gpufleet:cluster.gke.deletionProtection: turning GKE's deletion protection off needs a "
+        "recorded reason: set gpufleet:cluster.protection to {enabled: false, reason: ...} (then deletionProtection "
+        "follows it), or remove deletionProtection (got False)",
+    ]),
+    # Capacity Blocks are sold for P and Trainium families only (EC2 User Guide, capacity-blocks.html).
+    ("capacity-block-on-g6e", "karpenter-eks", lambda c: (
+        _set(c, "gpufleet:nodePools.1.instanceType", "g6e.48xlarge"),
+        _set(c, "gpufleet:nodePools.1.reservation.instanceType", "g6e.48xlarge")), [
+        "stack 'karpenter-eks': gpufleet:nodePools[1].reservation.instanceType: EC2 sells Capacity Blocks for ML only "
+        "for P instances and Trainium (p4d, p4de, p5, p5e, p5en, p6, p6e, trn1, trn2): use type odcr for an On-Demand "
+        "Capacity Reservation of this type (got 'g6e.48xlarge')",
+    ]),
+    # Two k3s pools' RDMA networks sharing addresses (the NVIDIA IPAM hands each pool's range out on its own).
+    ("rdma-pools-share-a-range", "lab", _lab_second_rdma_pool, [
+        "stack 'lab': gpufleet:nodePools[3].rdmaNetwork.ipRange: overlaps gpufleet:nodePools[2].rdmaNetwork.ipRange "
+        "(192.168.100.0/24): each pool's RDMA network needs a range of its own (got '192.168.100.128/25')",
+    ]),
+]
+
+
+@pytest.mark.parametrize("name, base, change, expected", CASES, ids=[c[0] for c in CASES])
+def test_each_mistake_is_refused_with_its_exact_message(name, base, change, expected):
+    config = example_config(base)
+    change(config)
+    problems = spec_problems(config, base)
+    assert problems == expected
+
+
+def test_a_plaintext_credential_is_never_echoed():
+    config = example_config("prod-eks")
+    config["aws:secretKey"] = "wJalrXUtnFEMI-K7MDENG-example"
+    assert not any("wJalrXUtnFEMI" in p for p in spec_problems(config, "prod-eks"))
+
+
+def test_the_same_credentials_as_secrets_are_fine():
+    config = example_config("prod-gke")
+    config["gcp:credentials"] = SECRET
+    load_config(config, "prod-gke")
+
+
+VALID = [
+    ("kueue-off-without-teams", "dev", lambda c: _set(c, "gpufleet:addons", {"kueue": {"enabled": False}})),
+    ("gke-no-upgrades-exclusion-30-days", "prod-gke", lambda c: _set(c, "gpufleet:cluster.gke.maintenanceExclusions", [
+        {"name": "freeze", "scope": "NO_UPGRADES", "startTime": "2027-01-01T00:00:00Z", "endTime": "2027-01-31T00:00:00Z"}])),
+    ("gke-deletion-protection-off-with-a-reason", "prod-gke", lambda c: (
+        _set(c, "gpufleet:cluster.gke.deletionProtection", False),
+        _set(c, "gpufleet:cluster.protection", {"enabled": False, "reason": "preview cluster, rebuilt per release"}))),
+    ("capacity-block-on-p4d", "karpenter-eks", lambda c: (
+        _set(c, "gpufleet:nodePools.1.instanceType", "p4d.24xlarge"),
+        _set(c, "gpufleet:nodePools.1.reservation.instanceType", "p4d.24xlarge"))),
+    ("rdma-pools-with-ranges-of-their-own", "lab", lambda c: (
+        _lab_second_rdma_pool(c), _set(c, "gpufleet:nodePools.3.rdmaNetwork.ipRange", "192.168.101.0/24"))),
+]
+
+
+@pytest.mark.parametrize("name, base, change", VALID, ids=[v[0] for v in VALID])
+def test_unusual_but_valid_settings_load(name, base, change):
+    config = example_config(base)
+    change(config)
+    load_config(config, base)
