@@ -30,6 +30,9 @@ def _lab_second_rdma_pool(c):
     c["gpufleet:nodePools"].append(pool)
 
 
+# prod-eks's pools, all on the AL2023 NVIDIA AMI (the default ami).
+PROD_EKS_POOLS = [(i, p["name"]) for i, p in enumerate(example_config("prod-eks")["gpufleet:nodePools"])]
+
 # (case, base stack, change, exact problems). Sources beside each.
 CASES = [
     # Settings of a component the same stack turns off (gpufleet/base/spec/disabled_checks.py).
@@ -45,6 +48,10 @@ CASES = [
         "enabled": False, "version": "v26.7.0"}}), [
         "stack 'dev': gpufleet:gpuOperator.version: set while gpufleet:gpuOperator.enabled is false (the GPU Operator "
         "is not installed, so it does nothing): remove it, or turn gpuOperator on",
+    ] + [
+        f"stack 'dev': gpufleet:nodePools[{i}]: nothing would advertise pool '{name}''s nvidia.com/gpu: "
+        "gpufleet:gpuOperator.enabled is false and k3s hosts have no device plugin of their own; turn the operator on"
+        for i, name in ((0, "l4"), (1, "a100"))
     ]),
     ("priority-classes-listed-but-off", "dev", lambda c: _set(c, "gpufleet:addons", {"priorityClasses": {
         "classes": [{"name": "urgent", "value": 5}]}}), [
@@ -101,6 +108,25 @@ CASES = [
         "for P instances and Trainium (p4d, p4de, p5, p5e, p5en, p6, p6e, trn1, trn2): use type odcr for an On-Demand "
         "Capacity Reservation of this type (got 'g6e.48xlarge')",
     ]),
+    # Prometheus's volume on a k3s cluster without a default StorageClass (Kubernetes docs, "Default StorageClass").
+    ("prometheus-on-k3s-without-local-path", "dev", lambda c: c.update({
+        "gpufleet:observability": {"metrics": {"backend": "kube-prometheus-stack"}},
+        "gpufleet:storage": {"localPath": {"enabled": False}}}), [
+        "stack 'dev': gpufleet:observability.metrics.backend: Prometheus keeps its samples on a volume of the default "
+        "StorageClass, and this k3s cluster has none (gpufleet:storage.localPath.enabled is false): turn localPath "
+        "on, or choose backend none (got 'kube-prometheus-stack')",
+    ]),
+    # GPUs nothing advertises (docs.aws.amazon.com/eks/latest/userguide/ml-eks-k8s-device-plugin.html).
+    ("eks-al2023-pool-with-operator-off", "prod-eks", lambda c: c.update({"gpufleet:gpuOperator": {"enabled": False}}), [
+        f"stack 'prod-eks': gpufleet:nodePools[{i}]: nothing would advertise pool '{name}''s nvidia.com/gpu: "
+        "gpufleet:gpuOperator.enabled is false and EKS AL2023 NVIDIA AMIs ship no device plugin (Bottlerocket NVIDIA "
+        "AMIs do: ami bottlerocket-nvidia); turn the operator on" for i, name in PROD_EKS_POOLS
+    ]),
+    ("k3s-pools-with-operator-off", "dev", lambda c: c.update({"gpufleet:gpuOperator": {"enabled": False}}), [
+        f"stack 'dev': gpufleet:nodePools[{i}]: nothing would advertise pool '{name}''s nvidia.com/gpu: "
+        "gpufleet:gpuOperator.enabled is false and k3s hosts have no device plugin of their own; turn the operator on"
+        for i, name in ((0, "l4"), (1, "a100"))
+    ]),
     # Two k3s pools' RDMA networks sharing addresses (the NVIDIA IPAM hands each pool's range out on its own).
     ("rdma-pools-share-a-range", "lab", _lab_second_rdma_pool, [
         "stack 'lab': gpufleet:nodePools[3].rdmaNetwork.ipRange: overlaps gpufleet:nodePools[2].rdmaNetwork.ipRange "
@@ -139,6 +165,7 @@ VALID = [
     ("capacity-block-on-p4d", "karpenter-eks", lambda c: (
         _set(c, "gpufleet:nodePools.1.instanceType", "p4d.24xlarge"),
         _set(c, "gpufleet:nodePools.1.reservation.instanceType", "p4d.24xlarge"))),
+    ("bottlerocket-pools-with-operator-off", "ai-on-eks", lambda c: c.update({"gpufleet:gpuOperator": {"enabled": False}})),
     ("rdma-pools-with-ranges-of-their-own", "lab", lambda c: (
         _lab_second_rdma_pool(c), _set(c, "gpufleet:nodePools.3.rdmaNetwork.ipRange", "192.168.101.0/24"))),
 ]

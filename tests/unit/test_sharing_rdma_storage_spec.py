@@ -130,7 +130,10 @@ BAD = [
      ["stack 'test': gpufleet:storage.nfs.share: must be an absolute path, e.g. /export/gpufleet (got 'export')"]),
     ("sharing without the GPU Operator", lambda c: c.update({"gpufleet:gpuOperator": {"enabled": False}}),
      [f"{S}[0].sharing.mode: GPU sharing is configured through the GPU Operator: set gpuOperator.enabled: true "
-      "or sharing mode none"]),
+      "or sharing mode none"] + [
+         f"{S}[{i}]: nothing would advertise pool '{name}''s nvidia.com/gpu: gpufleet:gpuOperator.enabled is false "
+         "and k3s hosts have no device plugin of their own; turn the operator on"
+         for i, name in enumerate(("l4-shared", "h100-mig", "a100-rdma"))]),
     ("unknown storage key", lambda c: c["gpufleet:storage"].update(nsf={}),
      ["stack 'test': gpufleet:storage.nsf: unknown key (allowed: localPath, nfs, checkpoints; did you mean 'nfs'?)"]),
 ]

@@ -23,7 +23,6 @@ BLOCKS = (
     ("observability.alerts", ("observability", "alerts"), "no alert rule is created"),
     ("observability.dashboards", ("observability", "dashboards"), "no dashboard is created"),
     ("observability.nodeHealth", ("observability", "node_health"), "node health checks are not installed"),
-    ("storage.localPath", ("storage", "local_path"), "no local-path class is created"),
     ("cluster.k3s.etcdSnapshots", ("cluster", "k3s", "etcd_snapshots"), "no etcd snapshot is taken"),
 )
 # Keys that explain turning a block off, not settings of the block.

@@ -1,6 +1,7 @@
 """Mistakes that plan clean and fail at `pulumi up` or deploy something that never works (issue 33): GKE maintenance
 exclusions past GKE's limits, deletion protection off without a recorded reason, EC2 Capacity Blocks on families
-that are not sold as Capacity Blocks, and RDMA address ranges two pools would share.
+that are not sold as Capacity Blocks, RDMA address ranges two pools would share, and a persistent volume on a k3s
+cluster without a default StorageClass.
 """
 
 from __future__ import annotations
@@ -9,7 +10,9 @@ import ipaddress
 from datetime import datetime, timedelta
 from typing import Any
 
+from gpufleet.base.sharing import is_amd
 from gpufleet.base.spec.errors import Problem
+from gpufleet.base.spec.shape import shaped_pools
 from gpufleet.base.spec.stack import StackSpec
 
 NS = "gpufleet"
@@ -109,9 +112,46 @@ def _rdma_ranges(stack: str, spec: StackSpec) -> list[Problem]:
     return problems
 
 
+def _default_storage_class(stack: str, spec: StackSpec) -> list[Problem]:
+    """kube-prometheus-stack's Prometheus claims its volume on the default StorageClass (components/observability/
+    stack.py storageSpec, no storageClassName). On k3s the default class is k3s's local-path
+    (storage.localPath.enabled); gpufleet's NFS class is not default. Without it the claim stays Pending and
+    Prometheus never starts (Kubernetes docs, "Default StorageClass": a claim without storageClassName waits for one)."""
+    if spec.cluster.platform != "k3s" or spec.storage.local_path.enabled:
+        return []
+    if spec.observability.backend("k3s") != "kube-prometheus-stack":
+        return []
+    return [Problem(stack, f"{NS}:observability.metrics.backend", "Prometheus keeps its samples on a volume of the "
+                    f"default StorageClass, and this k3s cluster has none ({NS}:storage.localPath.enabled is false): "
+                    "turn localPath on, or choose backend none", "kube-prometheus-stack")]
+
+
+def _gpu_advertising(stack: str, spec: StackSpec) -> list[Problem]:
+    """An NVIDIA pool's GPUs reach the scheduler only through a device plugin. With the GPU Operator off, one is there
+    only on GKE (its own, gpuStack gke) and on EKS Bottlerocket NVIDIA AMIs: "When using the EKS-optimized AL2023
+    AMIs with NVIDIA GPUs, you must install the NVIDIA Kubernetes device plugin ... When using the EKS-optimized
+    Bottlerocket AMIs with NVIDIA GPUs, you do not need to install [it], as it is already included"
+    (docs.aws.amazon.com/eks/latest/userguide/ml-eks-k8s-device-plugin.html, Considerations, read 2026-12-04). k3s
+    hosts have none. The pods asking for nvidia.com/gpu would stay Pending on nodes that have GPUs."""
+    platform = spec.cluster.platform
+    if spec.gpu_operator.enabled or platform == "gke":
+        return []
+    problems = []
+    for i, pool in enumerate(shaped_pools(spec)):
+        if platform == "k3s" and (pool.gpu is None or is_amd(pool)):
+            continue  # AMD pools advertise amd.com/gpu through the AMD GPU Operator
+        if platform == "eks" and pool.ami == "bottlerocket-nvidia":
+            continue
+        where = "k3s hosts have no device plugin of their own" if platform == "k3s" else (
+            "EKS AL2023 NVIDIA AMIs ship no device plugin (Bottlerocket NVIDIA AMIs do: ami bottlerocket-nvidia)")
+        problems.append(Problem(stack, f"{NS}:nodePools[{i}]", f"nothing would advertise pool '{pool.name}''s "
+                                f"nvidia.com/gpu: {NS}:gpuOperator.enabled is false and {where}; turn the operator on"))
+    return problems
+
+
 def check(stack: str, spec: StackSpec) -> list[Problem]:
     return (_exclusions(stack, spec) + _deletion_protection(stack, spec) + _capacity_blocks(stack, spec)
-            + _rdma_ranges(stack, spec))
+            + _rdma_ranges(stack, spec) + _default_storage_class(stack, spec) + _gpu_advertising(stack, spec))
 
 
 __all__ = ["check"]
