@@ -142,8 +142,9 @@ class GkeNodePool(pulumi.ComponentResource):
             # (cluster-toolkit v1.95.0 gke-node-pool adds it the same way).
             labels[L.GKE_QUEUED_KEY] = "true"
         # Exemptions are visible: a node label per policy, `gpufleet.io/exempt-<policy>: <reason>` (the policy pack reads
-        # nodeConfig.labels; the spec keeps the reason a valid label value).
-        labels.update({L.exempt_key(p): why for p, why in sorted(pool.exemptions.items())})
+        # nodeConfig.labels). A label value holds at most 63 characters and no spaces: the label carries the reason's
+        # label-safe form, the plan's capacity row the full sentence.
+        labels.update({L.exempt_key(p): L.label_safe(why) for p, why in sorted(pool.exemptions.items())})
         reservation = None
         if gke.reservation is not None:
             specific = gke.reservation.type == "specific"

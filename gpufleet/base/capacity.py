@@ -35,6 +35,7 @@ class PoolCapacity:
     capacity_source: str = ""  # where the nodes come from (gpufleet/base/spec/reservation.py capacity_source)
     reserved_nodes: int = 0  # nodes a reservation holds: committed spend whatever the pool's size
     reservation: Optional[dict] = None  # the reservation (type, id/name, zone, instance type, count), for reviews
+    exemptions: Optional[dict] = None  # policy -> the stack's full reason (a GKE node label carries a label-safe form)
 
     @property
     def min_gpus(self) -> int:
@@ -70,6 +71,7 @@ class PoolCapacity:
             "capacitySource": self.capacity_source or self.capacity_type,
             "reservedNodes": self.reserved_nodes,
             "reservation": self.reservation,
+            **({"exemptions": dict(self.exemptions)} if self.exemptions else {}),
         }
 
 
@@ -139,7 +141,8 @@ def with_source(pool: NodePoolSpec, cap: PoolCapacity) -> PoolCapacity:
     """The pool's capacity source and reservation size (what a reviewer and a cost calculator need)."""
     r = pool.reservation if pool.capacity == "reserved" else None
     facts = None if r is None else {k: v for k, v in r.model_dump(by_alias=True).items() if v is not None}
-    return dataclasses.replace(cap, capacity_source=capacity_source(pool), reserved_nodes=committed_nodes(pool), reservation=facts)
+    return dataclasses.replace(cap, capacity_source=capacity_source(pool), reserved_nodes=committed_nodes(pool), reservation=facts,
+                               exemptions=dict(sorted(pool.exemptions.items())) or None)
 
 
 AUTOSCALER_NOTE = (

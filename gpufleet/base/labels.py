@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 # The extended resource the NVIDIA device plugin advertises, and the taint key that keeps
 # non-GPU work off GPU nodes (the GPU Operator's daemonsets tolerate it by default).
 GPU_RESOURCE = "nvidia.com/gpu"
@@ -108,6 +110,16 @@ POLICY_NAMES = (
 STATEFUL_PROTECTION_POLICY = "stateful-resource-protection"
 # The rule that wants Secrets encrypted at rest: a k3s stack's reason for turning it off is this rule's exemption.
 SECURE_DEFAULTS_POLICY = "secure-defaults"
+
+
+def label_safe(text: str) -> str:
+    """`text` as a Kubernetes label value (at most 63 of A-Z a-z 0-9 - _ ., alphanumeric at both ends; k8s.io/apimachinery
+    IsValidLabelValue): every other run of characters becomes '-', then cut. A reason as a GKE node label, whose full
+    text the plan keeps (capacity `exemptions`)."""
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", text.strip())
+    slug = slug[:63]
+    slug = re.sub(r"^[^A-Za-z0-9]+|[^A-Za-z0-9]+$", "", slug)
+    return slug or "exempt"
 
 
 def exempt_key(policy_name: str) -> str:

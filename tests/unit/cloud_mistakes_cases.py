@@ -89,7 +89,6 @@ MISTAKES: list[tuple[str, str, Callable[[dict], dict]]] = [
     ("gke-label-node-role", "prod-gke", setp(lambda c: pool(c, 1).update(labels={"node-role.kubernetes.io/inference": ""}))),
     ("gke-label-key-uppercase-prefix", "prod-gke", setp(lambda c: pool(c, 1).update(labels={"Example.com/team": "ml"}))),
     ("gke-taint-value-with-slash", "prod-gke", setp(lambda c: pool(c, 1).update(taints=[{"key": "example.com/workload", "value": "llm/serving"}]))),
-    ("gke-exemption-reason-is-a-sentence", "prod-gke", setp(lambda c: pool(c, 1).update(minNodes=1, exemptions={"gpu-pool-scale-to-zero": "always-on: keeps p99 latency low"}))),
     ("gke-priority-class-system-prefix", "prod-gke", setp(lambda c: c.update({ADDONS: {"priorityClasses": {"enabled": True, "classes": [{"name": "system-inference", "value": 100000}]}}}))),
     # ---- GKE: machine <-> disk, driver floor
     ("gke-hyperdisk-default-on-e2-system-pool", "prod-gke", setp(lambda c: gke(c)["storage"].update(defaultDiskType="hyperdisk-balanced"))),
@@ -174,5 +173,7 @@ VALID: list[tuple[str, str, Callable[[dict], dict]]] = [
     ("gke-operator-h100-driver-580", "prod-gke", setp(lambda c: (gke(c).update(gpuStack="operator"), c.update({OPERATOR: {"driver": {"source": "operator", "version": "580.126.20"}}}),
                                                                c.update({POOLS: [{"name": "h100", "machineType": "a3-highgpu-8g", "maxNodes": 2}]})))),
     ("k3s-priority-class-systematic-not-system-dash", "teams", setp(lambda c: c[ADDONS].update(priorityClasses={"enabled": True, "classes": [{"name": "systematic-batch", "value": 500}]}))),
+    # Issue 33: a sentence is a reason; the node label carries its label-safe form, the plan the sentence.
+    ("gke-exemption-reason-is-a-sentence", "prod-gke", setp(lambda c: pool(c, 1).update(minNodes=1, exemptions={"gpu-pool-scale-to-zero": "always-on: keeps p99 latency low"}))),
     ("gke-label-empty-value-and-kubelet-allowed-key", "prod-gke", setp(lambda c: pool(c, 1).update(labels={"example.com/canary": "", "node.kubernetes.io/role-hint": "inference"}))),
 ]

@@ -144,9 +144,6 @@ EXPECTED = {
     'gke-taint-value-with-slash': [
         "stack 'prod-gke': gpufleet:nodePools[1].taints[0].value: not a Kubernetes taint value: a label value must be alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric (no spaces, ':' or '/') (got 'llm/serving')",
     ],
-    'gke-exemption-reason-is-a-sentence': [
-        "stack 'prod-gke': gpufleet:nodePools[1].exemptions.gpu-pool-scale-to-zero: on gke the reason is the value of the node label gpufleet.io/exempt-gpu-pool-scale-to-zero, so it must be a label value: a label value must be alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric (no spaces, ':' or '/'); e.g. always-on-inference-p99-latency (got 'always-on: keeps p99 latency low')",
-    ],
     'gke-priority-class-system-prefix': [
         "stack 'prod-gke': gpufleet:addons.priorityClasses.classes[0].name: the 'system-' prefix is reserved for Kubernetes' own PriorityClasses; choose another name, e.g. platform-critical (got 'system-inference')",
     ],
@@ -270,6 +267,18 @@ def valid_plans():
 def test_unusual_valid_stack_plans_clean(valid_plans, name):
     p = valid_plans[name]
     assert [v for v in p.violations if v.level == "mandatory"] == []
+
+
+def test_a_sentence_as_a_gke_exemption_reason_is_a_label_safe_label_and_the_full_plan_record(valid_plans):
+    from gpufleet.app.plan.render import to_json
+
+    p = valid_plans["gke-exemption-reason-is-a-sentence"]
+    pool = one(p, "gcp:container/nodePool:NodePool", "prod-gke-pool-l4-infer-pool")
+    assert pool.inputs["nodeConfig"]["labels"]["gpufleet.io/exempt-gpu-pool-scale-to-zero"] == (
+        "always-on-keeps-p99-latency-low")
+    row = next(r for r in to_json(p)["capacity"] if r["pool"] == "l4-infer")
+    assert row["exemptions"] == {"gpu-pool-scale-to-zero": "always-on: keeps p99 latency low"}
+    assert "gpu-pool-scale-to-zero" not in {v.policy for v in p.violations}
 
 
 def test_always_on_gke_pool_is_exempt_through_a_node_label(valid_plans):

@@ -49,13 +49,6 @@ def check(stack: str, spec: Any) -> list[Problem]:
     for i, pool in enumerate(spec.node_pools):
         at = f"{NS}:nodePools[{i}]"
         problems += _labels_and_taints(stack, at, pool, platform)
-        if platform == "gke":
-            for policy, reason in pool.exemptions.items():
-                why = k8s_syntax.label_value(reason)
-                if why:
-                    problems.append(Problem(stack, f"{at}.exemptions.{policy}", f"on gke the reason is the value of the node label "
-                                            f"{L.exempt_key(policy)}, so it must be a label value: {why}; e.g. "
-                                            "always-on-inference-p99-latency", reason))
         if platform == "eks":
             problems += _eks_tag_count(stack, at, pool)
     if platform == "eks":
