@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import copy
 
+import pytest
+
 from gpufleet.base.catalog import aws as aws_catalog
 from gpufleet.base.catalog import gcp
 from gpufleet.base.spec.eks import pool_efa_secondary, pool_local_storage
@@ -67,13 +69,23 @@ def test_initial_nodes_spread_over_zones():
     assert initial_node_count(spec.node_pools[0], spec.cluster.gke) == 2  # per zone, rounded up
 
 
-def test_regional_pool_without_zones_starts_as_gke_decides():
-    """GKE counts initial nodes per zone; where the stack does not name the zones of a regional pool gpufleet cannot
-    spread minNodes over them, so the pool starts empty (the documented way out: gke.zones or cluster nodeZones)."""
+@pytest.mark.parametrize("min_nodes, per_zone", [(1, 1), (3, 1), (4, 2), (0, None)])
+def test_regional_pool_without_zones_starts_at_its_minimum_over_gkes_three_zones(min_nodes, per_zone):
+    """GKE counts initial nodes per zone and replicates a regional cluster's pools over three zones by default
+    (regional-clusters docs): minNodes spread over three, rounded up, so the pool starts at least at its minimum."""
     config = copy.deepcopy(GKE)
-    config["gpufleet:nodePools"][1].update(minNodes=1, exemptions={"gpu-pool-scale-to-zero": "warm-inference-node"})
+    config["gpufleet:nodePools"][1].update(minNodes=min_nodes, exemptions={"gpu-pool-scale-to-zero": "warm-inference-node"})
     spec = load(config)
-    assert initial_node_count(spec.node_pools[1], spec.cluster.gke) is None
+    assert spec.cluster.gke.zone is None and not spec.cluster.gke.node_zones  # regional, GKE picks the zones
+    assert initial_node_count(spec.node_pools[1], spec.cluster.gke) == per_zone
+
+
+def test_zonal_pool_starts_at_its_minimum_in_its_zone():
+    config = copy.deepcopy(GKE)
+    config["gpufleet:cluster"]["gke"]["zone"] = "us-central1-a"
+    config["gpufleet:nodePools"][1].update(minNodes=2, exemptions={"gpu-pool-scale-to-zero": "warm-inference-node"})
+    spec = load(config)
+    assert initial_node_count(spec.node_pools[1], spec.cluster.gke) == 2
 
 
 def test_upgrade_settings_are_checked():

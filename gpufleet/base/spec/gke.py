@@ -488,12 +488,17 @@ def pool_zones(pool: Any, gke: GkeSpec) -> list[str]:
     return list(opts.zones or gke.node_zones or ([gke.zone] if gke.zone else []))
 
 
+# "By default, GKE replicates each node pool across three zones of the control plane's region"
+# (cloud.google.com/kubernetes-engine/docs/concepts/regional-clusters, "How regional clusters work", read 2026-12-04).
+REGIONAL_DEFAULT_ZONES = 3
+
+
 def initial_node_count(pool: Any, gke: GkeSpec) -> Optional[int]:
     """Nodes per zone a pool starts with: minNodes spread over its zones (GKE's initial_node_count is per zone, and
-    its autoscaler does not scale a pool up to its minimum by itself). None: start empty: minNodes 0, or a regional
-    pool whose zones GKE picks (unknown here; name them with gke.zones or cluster.gke.nodeZones to start with nodes)."""
-    zones = len(pool_zones(pool, gke))
-    if pool.min_nodes == 0 or zones == 0:
+    its autoscaler does not scale a pool up to its minimum by itself), rounded up. A regional pool whose zones GKE
+    picks runs in REGIONAL_DEFAULT_ZONES zones. None: start empty (minNodes 0)."""
+    zones = len(pool_zones(pool, gke)) or REGIONAL_DEFAULT_ZONES
+    if pool.min_nodes == 0:
         return None
     return -(-pool.min_nodes // zones)
 
