@@ -127,6 +127,28 @@ CASES = [
         "gpufleet:gpuOperator.enabled is false and k3s hosts have no device plugin of their own; turn the operator on"
         for i, name in ((0, "l4"), (1, "a100"))
     ]),
+    # EKS secondary VPC CIDRs (Amazon VPC User Guide, vpc-cidr-blocks.html, "IPv4 CIDR block association restrictions").
+    ("eks-secondary-cidr-from-another-rfc1918-range", "prod-eks",
+     lambda c: c["gpufleet:cluster"]["eks"]["network"].update(secondaryCidrs=["192.168.0.0/16"]), [
+        "stack 'prod-eks': gpufleet:cluster.eks.network.secondaryCidrs[0]: the VPC's primary block 10.0.0.0/16 is in "
+        "the RFC 1918 range 10.0.0.0/8, so AWS refuses a secondary block from 192.168.0.0/16; use 100.64.0.0/10 "
+        "(RFC 6598) or a block of the primary's own range (got '192.168.0.0/16')",
+    ]),
+    ("eks-secondary-cidr-overlaps-the-primary", "prod-eks",
+     lambda c: c["gpufleet:cluster"]["eks"]["network"].update(secondaryCidrs=["10.0.128.0/17"]), [
+        "stack 'prod-eks': gpufleet:cluster.eks.network.secondaryCidrs[0]: overlaps vpcCidr (10.0.0.0/16): a VPC's "
+        "CIDR blocks must not overlap (got '10.0.128.0/17')",
+    ]),
+    ("eks-two-secondary-cidrs-overlap", "prod-eks",
+     lambda c: c["gpufleet:cluster"]["eks"]["network"].update(secondaryCidrs=["100.64.0.0/16", "100.64.128.0/17"]), [
+        "stack 'prod-eks': gpufleet:cluster.eks.network.secondaryCidrs[1]: overlaps secondaryCidrs[0] (100.64.0.0/16): "
+        "a VPC's CIDR blocks must not overlap (got '100.64.128.0/17')",
+    ]),
+    ("eks-secondary-cidr-198-19", "prod-eks",
+     lambda c: c["gpufleet:cluster"]["eks"]["network"].update(secondaryCidrs=["198.19.0.0/16"]), [
+        "stack 'prod-eks': gpufleet:cluster.eks.network.secondaryCidrs[0]: AWS does not associate 198.19.0.0/16 with a "
+        "VPC as a secondary block (got '198.19.0.0/16')",
+    ]),
     # Two k3s pools' RDMA networks sharing addresses (the NVIDIA IPAM hands each pool's range out on its own).
     ("rdma-pools-share-a-range", "lab", _lab_second_rdma_pool, [
         "stack 'lab': gpufleet:nodePools[3].rdmaNetwork.ipRange: overlaps gpufleet:nodePools[2].rdmaNetwork.ipRange "
@@ -166,6 +188,8 @@ VALID = [
         _set(c, "gpufleet:nodePools.1.instanceType", "p4d.24xlarge"),
         _set(c, "gpufleet:nodePools.1.reservation.instanceType", "p4d.24xlarge"))),
     ("bottlerocket-pools-with-operator-off", "ai-on-eks", lambda c: c.update({"gpufleet:gpuOperator": {"enabled": False}})),
+    ("eks-secondary-cidrs-from-rfc6598-and-the-primary-range", "prod-eks",
+     lambda c: c["gpufleet:cluster"]["eks"]["network"].update(secondaryCidrs=["100.64.0.0/16", "10.1.0.0/16"])),
     ("rdma-pools-with-ranges-of-their-own", "lab", lambda c: (
         _lab_second_rdma_pool(c), _set(c, "gpufleet:nodePools.3.rdmaNetwork.ipRange", "192.168.101.0/24"))),
 ]

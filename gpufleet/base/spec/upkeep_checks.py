@@ -149,9 +149,51 @@ def _gpu_advertising(stack: str, spec: StackSpec) -> list[Problem]:
     return problems
 
 
+# Amazon VPC User Guide, vpc-cidr-blocks.html, "IPv4 CIDR block association restrictions" (read 2026-12-04): with a
+# primary block in one RFC 1918 range, blocks from the other RFC 1918 ranges and 198.19.0.0/16 cannot be associated;
+# with a publicly routable or 100.64.0.0/10 primary, no RFC 1918 block nor 198.19.0.0/16; and no block may overlap one
+# the VPC already has.
+RFC1918 = tuple(ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"))
+AWS_RESERVED_BENCHMARK = ipaddress.ip_network("198.19.0.0/16")
+
+
+def _range_of(net: Any) -> Any:
+    return next((r for r in RFC1918 if net.subnet_of(r)), None)
+
+
+def _secondary_cidrs(stack: str, spec: StackSpec) -> list[Problem]:
+    eks = spec.cluster.eks
+    if spec.cluster.platform != "eks" or eks is None or not eks.network.secondary_cidrs:
+        return []
+    problems = []
+    primary = ipaddress.ip_network(eks.network.vpc_cidr)
+    primary_range = _range_of(primary)
+    seen = [("vpcCidr", primary)]
+    for i, text in enumerate(eks.network.secondary_cidrs):
+        at = f"{NS}:cluster.eks.network.secondaryCidrs[{i}]"
+        net = ipaddress.ip_network(text)
+        clash = next((key for key, other in seen if other.overlaps(net)), None)
+        own = _range_of(net)
+        if clash:
+            why = f"overlaps {clash} ({dict(seen)[clash]}): a VPC's CIDR blocks must not overlap"
+        elif net.overlaps(AWS_RESERVED_BENCHMARK):
+            why = "AWS does not associate 198.19.0.0/16 with a VPC as a secondary block"
+        elif own is not None and own != primary_range:
+            where = f"the RFC 1918 range {primary_range}" if primary_range else "a publicly routable or 100.64.0.0/10 range"
+            why = (f"the VPC's primary block {primary} is in {where}, so AWS refuses a secondary block from {own}; use "
+                   "100.64.0.0/10 (RFC 6598) or a block of the primary's own range")
+        else:
+            seen.append((f"secondaryCidrs[{i}]", net))
+            continue
+        problems.append(Problem(stack, at, why, text))
+        seen.append((f"secondaryCidrs[{i}]", net))
+    return problems
+
+
 def check(stack: str, spec: StackSpec) -> list[Problem]:
     return (_exclusions(stack, spec) + _deletion_protection(stack, spec) + _capacity_blocks(stack, spec)
-            + _rdma_ranges(stack, spec) + _default_storage_class(stack, spec) + _gpu_advertising(stack, spec))
+            + _rdma_ranges(stack, spec) + _default_storage_class(stack, spec) + _gpu_advertising(stack, spec)
+            + _secondary_cidrs(stack, spec))
 
 
 __all__ = ["check"]
