@@ -188,6 +188,8 @@ VALID = [
         _set(c, "gpufleet:nodePools.1.instanceType", "p4d.24xlarge"),
         _set(c, "gpufleet:nodePools.1.reservation.instanceType", "p4d.24xlarge"))),
     ("bottlerocket-pools-with-operator-off", "ai-on-eks", lambda c: c.update({"gpufleet:gpuOperator": {"enabled": False}})),
+    ("preinstalled-550-with-operator-v25.10.1", "dev", lambda c: c.update({"gpufleet:gpuOperator": {
+        "version": "v25.10.1", "driver": {"source": "preinstalled", "version": "550.163.01"}}})),
     ("eks-secondary-cidrs-from-rfc6598-and-the-primary-range", "prod-eks",
      lambda c: c["gpufleet:cluster"]["eks"]["network"].update(secondaryCidrs=["100.64.0.0/16", "10.1.0.0/16"])),
     ("rdma-pools-with-ranges-of-their-own", "lab", lambda c: (
@@ -200,3 +202,21 @@ def test_unusual_but_valid_settings_load(name, base, change):
     config = example_config(base)
     change(config)
     load_config(config, base)
+
+
+def test_a_host_driver_the_operator_release_does_not_list_is_a_plan_warning():
+    """A driver on the host outside the GPU Operator release's supported branches (GPU Operator Component Matrix,
+    catalog drivers.yaml) often works: the plan warns instead of refusing."""
+    from tests.helpers import plan_config
+
+    config = example_config("dev")
+    config["gpufleet:gpuOperator"] = {"driver": {"source": "preinstalled", "version": "550.163.01"}}
+    plan = plan_config(config, "dev", policies=False)
+    assert [str(w) for w in plan.warnings if w.path == "gpufleet:gpuOperator.driver.version"] == [
+        "stack 'dev': gpufleet:gpuOperator.driver.version: the hosts' preinstalled driver is 550.163.01 (branch 550), "
+        "which GPU Operator v26.7.0 (gpufleet:gpuOperator.version) does not list as supported (supported branches: "
+        "610, 595, 580, 535): pick a release that lists it, or move the hosts to a supported branch (got '550.163.01')"
+    ]
+    config["gpufleet:gpuOperator"]["version"] = "v25.10.1"  # lists 550
+    plan = plan_config(config, "dev", policies=False)
+    assert not [w for w in plan.warnings if w.path == "gpufleet:gpuOperator.driver.version"]

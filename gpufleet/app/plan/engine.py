@@ -17,6 +17,7 @@ from gpufleet.base import catalog
 from gpufleet.base.capacity import PoolCapacity, addons_warnings, capacity
 from gpufleet.app.plan.cost import Cost
 from gpufleet.app.plan.cost_items import items_for
+from gpufleet.base.spec import upkeep_checks
 from gpufleet.base.spec.catalog_checks import catalog_warnings
 from gpufleet.app.plan.mocks import SECRET, PlanMocks, RecordingMonitor, Registration
 from gpufleet.app.plan.policy_runner import Violation, evaluate
@@ -112,7 +113,8 @@ def _plan(stack_file: StackFile, evaluate_policies: bool) -> Plan:
         resources=sorted(monitor.registrations, key=lambda r: r.urn),
         outputs=monitor.stack_outputs,
         capacity=capacity(spec),
-        warnings=addons_warnings(stack_file.stack, spec) + catalog_warnings(stack_file.stack, spec),
+        warnings=addons_warnings(stack_file.stack, spec) + catalog_warnings(stack_file.stack, spec)
+        + upkeep_checks.warnings(stack_file.stack, spec),
         catalog_date=catalog.catalog_date(spec.cluster.platform),
         region=plan_region(spec, stack_file.config),
     )

@@ -10,6 +10,8 @@ import ipaddress
 from datetime import datetime, timedelta
 from typing import Any
 
+from gpufleet.base import catalog
+from gpufleet.base.catalog import aws as aws_catalog
 from gpufleet.base.sharing import is_amd
 from gpufleet.base.spec.errors import Problem
 from gpufleet.base.spec.shape import shaped_pools
@@ -190,10 +192,45 @@ def _secondary_cidrs(stack: str, spec: StackSpec) -> list[Problem]:
     return problems
 
 
+def _host_driver_support(stack: str, spec: StackSpec) -> list[Problem]:
+    """A driver on the host (k3s preinstalled with its version given, an EKS AMI's fixed branch) should be on a branch
+    the GPU Operator release supports: its toolkit, device plugin and DCGM exporter are built and tested against
+    those branches (GPU Operator Component Matrix, gpufleet/base/catalog/drivers.yaml `operator_matrix`). The
+    operator's own driver is judged by the gpu-operator-version-support policy."""
+    op = spec.gpu_operator
+    if not op.enabled or op.driver.source != "preinstalled":
+        return []
+    release = catalog.operator_release(op.version)
+    supported = ", ".join(map(str, release.driver_branches))
+    found: list[tuple[str, str, str]] = []  # (key, driver, where it comes from)
+    if op.driver.version:
+        found.append((f"{NS}:gpuOperator.driver.version", op.driver.version, "the hosts' preinstalled driver"))
+    elif spec.cluster.platform == "eks":
+        for i, pool in enumerate(spec.node_pools):
+            ami = aws_catalog.ami(pool.ami)
+            found.append((f"{NS}:nodePools[{i}].ami", ami.driver_version or f"{ami.driver_branch}.x",
+                          f"the {pool.ami} AMI's driver"))
+    problems = []
+    for key, driver, where in found:
+        branch = int(driver.split(".", 1)[0])
+        if branch not in release.driver_branches:
+            problems.append(Problem(stack, key, f"{where} is {driver} (branch {branch}), which GPU Operator {op.version} "
+                                    f"({NS}:gpuOperator.version) does not list as supported (supported branches: {supported}): pick a "
+                                    "release that lists it, or move the hosts to a supported branch",
+                                    driver))
+    return problems
+
+
 def check(stack: str, spec: StackSpec) -> list[Problem]:
     return (_exclusions(stack, spec) + _deletion_protection(stack, spec) + _capacity_blocks(stack, spec)
             + _rdma_ranges(stack, spec) + _default_storage_class(stack, spec) + _gpu_advertising(stack, spec)
             + _secondary_cidrs(stack, spec))
+
+
+def warnings(stack: str, spec: StackSpec) -> list[Problem]:
+    """Findings that do not stop a plan: a host driver outside the operator's tested branches often works, so the
+    plan says so rather than refuse (the example corpus keeps such stacks for the CUDA alignment policy)."""
+    return _host_driver_support(stack, spec)
 
 
 __all__ = ["check"]
