@@ -369,7 +369,7 @@ def eks_ami(ami: str, kubernetes_version: str) -> tuple[str, str]:
 # Cluster autoscaler chart (kubernetes/autoscaler, tag cluster-autoscaler-chart-9.52.1, whose
 # cluster-autoscaler/charts/cluster-autoscaler/Chart.yaml says appVersion 1.34.1). The app's
 # minor must match the cluster's (kubernetes/autoscaler README "Releases"), so the image tag is set
-# per Kubernetes minor from CLUSTER_AUTOSCALER_IMAGES (tags as kops pins them, kubernetes/kops#17640).
+# per Kubernetes minor from CLUSTER_AUTOSCALER_IMAGES below.
 # kubernetes.github.io/autoscaler is index.yaml on the gh-pages branch of kubernetes/autoscaler (chart-releaser), whose
 # entries point at GitHub release assets: Helm is given the asset of release cluster-autoscaler-chart-9.52.1 (it trusts
 # the project not to replace the asset of a published release). Digest: that index's entry cluster-autoscaler 9.52.1
@@ -387,13 +387,21 @@ CLUSTER_AUTOSCALER = HelmChart(
     archive="https://github.com/kubernetes/autoscaler/releases/download/cluster-autoscaler-chart-9.52.1/cluster-autoscaler-9.52.1.tgz",
     digest="e4746b4e509473019cf935553e5a7d1315eb5a608fc70ce9d042f9d14fd6f9e9",
 )
+# The image per Kubernetes minor. kubernetes/autoscaler cluster-autoscaler/README.md "Releases" (master b6e1991f,
+# 2025-10-31): the CA minor must match the cluster's ("versioning scheme was changed to match Kubernetes minor releases
+# exactly"), and "we recommend that users always use the _latest_ Cluster Autoscaler release that corresponds to the
+# minor version of Kubernetes that their cluster is running"; fixes are backported to n-3 release branches. So each tag
+# is the newest cluster-autoscaler-<minor>.<patch> tag of kubernetes/autoscaler (snapshot of 2026-08-22, read
+# 2026-12-04), tagged commit and date beside it. Registry: kubernetes/k8s.io#9676 (merged 2026-07-03) promoted v1.36.0,
+# v1.35.1, v1.34.4 and v1.33.5 to registry.k8s.io; for the 2026-07-22 patches and v1.32.6/v1.32.7 no promotion PR
+# could be read here (the k8s.io snapshot is too large to fetch), so their presence in registry.k8s.io is not checked.
 CLUSTER_AUTOSCALER_IMAGES: dict[str, str] = {
-    "1.32": "v1.32.5",  # promoted in kubernetes/k8s.io#8815
-    "1.33": "v1.33.1",
-    "1.34": "v1.34.1",
-    "1.35": "v1.35.0",
-    # kubernetes/autoscaler tag cluster-autoscaler-1.36.1 (2026-07-22, ../shared/reference/SOURCES.md).
-    "1.36": "v1.36.1",
+    # 1.32 is past the n-3 backport window (newest minor 1.36): its newest tag is v1.32.7 (f645beb1, 2026-02-13).
+    "1.32": "v1.32.7",
+    "1.33": "v1.33.6",  # be4b5a18, 2026-07-22
+    "1.34": "v1.34.5",  # cb2123ed, 2026-07-22
+    "1.35": "v1.35.2",  # 2d425888, 2026-07-22
+    "1.36": "v1.36.1",  # 35e8a280, 2026-07-22 (../shared/reference/SOURCES.md)
 }
 
 # aws-efa-k8s-device-plugin from aws/eks-charts (values checked against
