@@ -278,6 +278,11 @@ def network_operator_component_tag() -> str:
 # ("doc: update new chart versions", 2025-10-14; the file is unchanged on master up to d3b27c00, 2026-08-22). The digest
 # is the charts/index.yaml entry csi-driver-nfs 4.12.1 (master d3b27c00); that archive and
 # ../shared/reference/charts/csi-driver-nfs-4.12.1.tgz hash to it.
+# 4.12.1 is the newest patch of the 4.12 line (tags v4.12.0, v4.12.1; charts/index.yaml at master d3b27c00, 2026-08-22).
+# The next line is 4.13, newest 4.13.4 (tag v4.13.4, 2026-07-01), not taken: ../shared/reference/charts holds 4.12.1
+# only, and the e2e tier installs the lab stack's chart from there at the pinned version. Note for that bump: 4.13.4's
+# archive was replaced in place on master (digest 815ac441... at 21aaa66c, 2026-07-02; 3b923d98... at eb052a9a,
+# 2026-08-15, "fix: propagate volumeSnapshotClass annotations in chart v4.13.4"): pin the commit of the file you review.
 _CSI_NFS_AT_COMMIT = "https://raw.githubusercontent.com/kubernetes-csi/csi-driver-nfs/7c4b727edcdda57de48f2b3aaba1ff45ba6dd21f"
 CSI_DRIVER_NFS = HelmChart(
     name="csi-driver-nfs",
