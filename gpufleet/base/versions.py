@@ -20,13 +20,18 @@ class HelmChart:
     name: str
     repo: str
     """An `https://` chart repository (its index.yaml) or an `oci://` registry path; never an index on a moving
-    branch (tests/unit/test_chart_pins.py)."""
+    branch (tests/unit/test_chart_pins.py). For a chart with an `archive`, the index.yaml at the commit the digest was
+    read from (raw.githubusercontent.com/<owner>/<repo>/<commit>/...), kept as the source of that digest: Helm is given
+    the archive and does not read it."""
     version: str
     """The exact chart version (no range: Helm would pick the newest match)."""
     app_version: str
     archive: str = ""
-    """The chart archive itself at a content-pinned URL (a git commit), for a chart whose repository index lives on a
-    moving branch: Helm downloads this file and never reads that index. Default: none, the chart comes from `repo`."""
+    """The chart archive itself at a URL that does not follow a moving index, for a chart whose repository index lives
+    on a branch (GitHub Pages or a repository's own folder): Helm downloads this file and never reads that index.
+    Either the file at a git commit (raw.githubusercontent.com/<owner>/<repo>/<commit>/<file>.tgz: the commit fixes the
+    bytes) or the GitHub release asset the index points to (github.com/<owner>/<repo>/releases/download/<tag>/<file>.tgz:
+    trusts the project not to replace the asset of a published release). Default: none, the chart comes from `repo`."""
     digest: str = ""
     """sha256 of the chart archive as its repository publishes it (index.yaml `digest`), where we could read one, with
     its source beside the pin. Compared in CI with the archive in ../shared/reference/charts when that is the published
@@ -151,28 +156,66 @@ TRAINER_RUNTIME_IMAGES = {
     "mlx": f"ghcr.io/kubeflow/trainer/mlx-runtime:{KUBEFLOW_TRAINER.app_version}",
     "xgboost": f"ghcr.io/kubeflow/trainer/xgboost-runtime:{KUBEFLOW_TRAINER.app_version}",
 }
+# Volcano (volcano-sh/volcano tag v1.15.1, 2026-07-30, commit 0a56ed33; ../shared/reference/crds/volcano/ is from it).
+# Its documented repository, volcano-sh.github.io/helm-charts, is index.yaml on volcano-sh/helm-charts' `main` branch,
+# rewritten by volcano's release job (.github/workflows/release_chart.yaml at v1.15.1: `cr upload` the chart as the
+# release asset volcano-<version>.tgz of release `volcano-<version>` in volcano-sh/helm-charts, then `cr index --push`
+# to main). Helm is given that release asset: it trusts the project not to replace the asset of a published release.
+# The newest helm-charts data we could read is main be34e957760341901089759761cfba58cfb798c2 (2026-06-01, snapshot of
+# 2026-06-14): it lists volcano 1.15.0 (digest 2dd37565917a9b9929385ab4d1f6561cb04d104a993285dab266df1d6644bb3b, url
+# .../releases/download/volcano-1.15.0/volcano-1.15.0.tgz), not 1.15.1, which was tagged after it. So the URL below is
+# the release job's naming for 1.15.1, not read from an index, and no digest is recorded (tests/unit/test_chart_pins.py
+# names the reason). The v1.15.0 -> v1.15.1 diff of installer/helm/chart/volcano is Chart.yaml versions and the image
+# tag only, and config/crd/volcano/bases is unchanged (git diff v1.15.0 v1.15.1, volcano-sh/volcano).
+_VOLCANO_INDEX_AT_COMMIT = "https://raw.githubusercontent.com/volcano-sh/helm-charts/be34e957760341901089759761cfba58cfb798c2"
 VOLCANO = HelmChart(
     name="volcano",
-    repo="https://volcano-sh.github.io/helm-charts",
+    repo=_VOLCANO_INDEX_AT_COMMIT,
     version="1.15.1",
     app_version="v1.15.1",
+    archive="https://github.com/volcano-sh/helm-charts/releases/download/volcano-1.15.1/volcano-1.15.1.tgz",
 )
+# KEDA (kedacore/charts tag v2.20.2). kedacore.github.io/charts is GitHub Pages of docs/ on kedacore/charts' `main`
+# branch (CONTRIBUTING.md: `helm package keda --destination docs`, then `helm repo index ... --merge docs/index.yaml`).
+# The archive is docs/keda-2.20.2.tgz at the commit that added it, cbb9bb8ce0809dc9048f72302f7c09765d66ed56 ("prepare
+# v2.20.2 release (#895)", 2026-07-31, = tag v2.20.2); the digest is docs/index.yaml's entry keda 2.20.2 at that commit,
+# unchanged at main 1444d00d90d7668cf7f53f270777d039371d90d0 (2026-08-13), and that file hashes to it (git show
+# <commit>:docs/keda-2.20.2.tgz | sha256sum, read 2026-12-04). ../shared/reference/charts/keda-2.20.2.tgz is a
+# `helm package` of the tag, not this file.
+_KEDA_AT_COMMIT = "https://raw.githubusercontent.com/kedacore/charts/cbb9bb8ce0809dc9048f72302f7c09765d66ed56/docs"
 KEDA = HelmChart(
     name="keda",
-    repo="https://kedacore.github.io/charts",
+    repo=_KEDA_AT_COMMIT,
     version="2.20.2",
     app_version="2.20.2",
+    archive=f"{_KEDA_AT_COMMIT}/keda-2.20.2.tgz",
+    digest="db60b1fa60f0565fefa4ce2f87e855b6a8854363ee82962fbe28a12a70d64c4c",
 )
 
 # Observability (gpufleet:observability, components/observability/). kube-prometheus-stack from
 # prometheus-community/helm-charts tag kube-prometheus-stack-88.5.3 (commit ea930baeebeba39f56d6b44e351f23b2a072a600,
 # 2026-08-21): Chart.yaml appVersion v0.93.1 (prometheus-operator), kubeVersion >=1.25.0-0; its values.yaml and the
 # prometheus-operator CRDs are ../shared/reference/kube-prometheus-stack/ and crds/prometheus-operator/.
+# prometheus-community.github.io/helm-charts is index.yaml on the gh-pages branch of prometheus-community/helm-charts,
+# rewritten by chart-releaser on every chart release; its entries point at GitHub release assets
+# (github.com/prometheus-community/helm-charts/releases/download/<chart>-<version>/<chart>-<version>.tgz). Helm is given
+# that release asset (it trusts the project not to replace the asset of a published release), and the digest is the
+# entry of gh-pages commit 0163faed668ae1e60386bb90f489c91ab13b612b (index `generated` 2026-09-04T03:28:15Z, read
+# 2026-12-04 from the stored copy of that file; the fetched snapshot, gh-pages 93ff5780 of 2026-08-22, lacks the
+# index.yaml blob). The same for the two exporters below. ../shared/reference/charts/kube-prometheus-stack-88.5.3.tgz
+# is a `helm package` of the tag, not the release asset.
+_PROMETHEUS_COMMUNITY_INDEX_AT_COMMIT = (
+    "https://raw.githubusercontent.com/prometheus-community/helm-charts/0163faed668ae1e60386bb90f489c91ab13b612b"
+)
+_PROMETHEUS_COMMUNITY_RELEASES = "https://github.com/prometheus-community/helm-charts/releases/download"
 KUBE_PROMETHEUS_STACK = HelmChart(
     name="kube-prometheus-stack",
-    repo="https://prometheus-community.github.io/helm-charts",
+    repo=_PROMETHEUS_COMMUNITY_INDEX_AT_COMMIT,
     version="88.5.3",
     app_version="v0.93.1",
+    # index entry created 2026-08-21T06:21:19Z
+    archive=f"{_PROMETHEUS_COMMUNITY_RELEASES}/kube-prometheus-stack-88.5.3/kube-prometheus-stack-88.5.3.tgz",
+    digest="3bff576f57c88f9fcac3286cc6e0d22ddaf7d7e1829c14a09257359f02ca64c9",
 )
 # With metrics.backend amp (no kube-prometheus-stack), the two exporters it would bring, standalone: the very chart
 # versions kube-prometheus-stack 88.5.3 depends on (its Chart.yaml `dependencies`,
@@ -181,15 +224,21 @@ KUBE_PROMETHEUS_STACK = HelmChart(
 # prometheus-node-exporter-4.56.1 (commit 8b8e639cac80a3001412f187060068978f649a55; appVersion 1.12.1).
 KUBE_STATE_METRICS = HelmChart(
     name="kube-state-metrics",
-    repo="https://prometheus-community.github.io/helm-charts",
+    repo=_PROMETHEUS_COMMUNITY_INDEX_AT_COMMIT,
     version="8.4.0",
     app_version="2.20.0",
+    # index entry created 2026-08-18T14:46:47Z (gh-pages 0163faed, as above)
+    archive=f"{_PROMETHEUS_COMMUNITY_RELEASES}/kube-state-metrics-8.4.0/kube-state-metrics-8.4.0.tgz",
+    digest="74cc198067993744791e92ee280d8f255a0bbd43c86d765814402c455d478680",
 )
 PROMETHEUS_NODE_EXPORTER = HelmChart(
     name="prometheus-node-exporter",
-    repo="https://prometheus-community.github.io/helm-charts",
+    repo=_PROMETHEUS_COMMUNITY_INDEX_AT_COMMIT,
     version="4.56.1",
     app_version="1.12.1",
+    # index entry created 2026-07-14T17:12:37Z (gh-pages 0163faed, as above)
+    archive=f"{_PROMETHEUS_COMMUNITY_RELEASES}/prometheus-node-exporter-4.56.1/prometheus-node-exporter-4.56.1.tgz",
+    digest="70fab291e00a34c58fd943bb075fecc2e2e73fa95db1bcbbe7cdfe008795354a",
 )
 # The DCGM exporter release whose counter list and Grafana dashboard gpufleet's alerts and dashboards are checked
 # against (NVIDIA/dcgm-exporter tag 4.5.3-4.8.2, ../shared/reference/dcgm-exporter/). The GPU Operator runs its own
@@ -229,6 +278,11 @@ def network_operator_component_tag() -> str:
 # ("doc: update new chart versions", 2025-10-14; the file is unchanged on master up to d3b27c00, 2026-08-22). The digest
 # is the charts/index.yaml entry csi-driver-nfs 4.12.1 (master d3b27c00); that archive and
 # ../shared/reference/charts/csi-driver-nfs-4.12.1.tgz hash to it.
+# 4.12.1 is the newest patch of the 4.12 line (tags v4.12.0, v4.12.1; charts/index.yaml at master d3b27c00, 2026-08-22).
+# The next line is 4.13, newest 4.13.4 (tag v4.13.4, 2026-07-01), not taken: ../shared/reference/charts holds 4.12.1
+# only, and the e2e tier installs the lab stack's chart from there at the pinned version. Note for that bump: 4.13.4's
+# archive was replaced in place on master (digest 815ac441... at 21aaa66c, 2026-07-02; 3b923d98... at eb052a9a,
+# 2026-08-15, "fix: propagate volumeSnapshotClass annotations in chart v4.13.4"): pin the commit of the file you review.
 _CSI_NFS_AT_COMMIT = "https://raw.githubusercontent.com/kubernetes-csi/csi-driver-nfs/7c4b727edcdda57de48f2b3aaba1ff45ba6dd21f"
 CSI_DRIVER_NFS = HelmChart(
     name="csi-driver-nfs",
@@ -320,29 +374,56 @@ def eks_ami(ami: str, kubernetes_version: str) -> tuple[str, str]:
 # Cluster autoscaler chart (kubernetes/autoscaler, tag cluster-autoscaler-chart-9.52.1, whose
 # cluster-autoscaler/charts/cluster-autoscaler/Chart.yaml says appVersion 1.34.1). The app's
 # minor must match the cluster's (kubernetes/autoscaler README "Releases"), so the image tag is set
-# per Kubernetes minor from CLUSTER_AUTOSCALER_IMAGES (tags as kops pins them, kubernetes/kops#17640).
+# per Kubernetes minor from CLUSTER_AUTOSCALER_IMAGES below.
+# kubernetes.github.io/autoscaler is index.yaml on the gh-pages branch of kubernetes/autoscaler (chart-releaser), whose
+# entries point at GitHub release assets: Helm is given the asset of release cluster-autoscaler-chart-9.52.1 (it trusts
+# the project not to replace the asset of a published release). Digest: that index's entry cluster-autoscaler 9.52.1
+# (created 2025-10-20T15:30:10Z) at gh-pages be36214bc8a1bf19000bbc7aa480952a3f5cf9f7 (2026-07-26, read 2026-12-04).
+# ../shared/reference/charts/cluster-autoscaler-9.52.1.tgz is a `helm package` of the tag, not the release asset.
+# 9.52.1 is the newest patch of chart 9.52; the same index lists newer chart minors up to 9.59.0 (2026-07-21, appVersion
+# 1.35.0, digest 90276dafe65cf5d4328ef8313baf6cfb9d130683e0c9f3c28a03b4d8a9ed8f6e), not taken here: the reference holds
+# 9.52.1 only, and images.yaml's cluster-autoscaler row was read from it.
+_AUTOSCALER_INDEX_AT_COMMIT = "https://raw.githubusercontent.com/kubernetes/autoscaler/be36214bc8a1bf19000bbc7aa480952a3f5cf9f7"
 CLUSTER_AUTOSCALER = HelmChart(
     name="cluster-autoscaler",
-    repo="https://kubernetes.github.io/autoscaler",
+    repo=_AUTOSCALER_INDEX_AT_COMMIT,
     version="9.52.1",
     app_version="v1.34.1",
+    archive="https://github.com/kubernetes/autoscaler/releases/download/cluster-autoscaler-chart-9.52.1/cluster-autoscaler-9.52.1.tgz",
+    digest="e4746b4e509473019cf935553e5a7d1315eb5a608fc70ce9d042f9d14fd6f9e9",
 )
+# The image per Kubernetes minor. kubernetes/autoscaler cluster-autoscaler/README.md "Releases" (master b6e1991f,
+# 2025-10-31): the CA minor must match the cluster's ("versioning scheme was changed to match Kubernetes minor releases
+# exactly"), and "we recommend that users always use the _latest_ Cluster Autoscaler release that corresponds to the
+# minor version of Kubernetes that their cluster is running"; fixes are backported to n-3 release branches. So each tag
+# is the newest cluster-autoscaler-<minor>.<patch> tag of kubernetes/autoscaler (snapshot of 2026-08-22, read
+# 2026-12-04), tagged commit and date beside it. Registry: kubernetes/k8s.io#9676 (merged 2026-07-03) promoted v1.36.0,
+# v1.35.1, v1.34.4 and v1.33.5 to registry.k8s.io; for the 2026-07-22 patches and v1.32.6/v1.32.7 no promotion PR
+# could be read here (the k8s.io snapshot is too large to fetch), so their presence in registry.k8s.io is not checked.
 CLUSTER_AUTOSCALER_IMAGES: dict[str, str] = {
-    "1.32": "v1.32.5",  # promoted in kubernetes/k8s.io#8815
-    "1.33": "v1.33.1",
-    "1.34": "v1.34.1",
-    "1.35": "v1.35.0",
-    # kubernetes/autoscaler tag cluster-autoscaler-1.36.1 (2026-07-22, ../shared/reference/SOURCES.md).
-    "1.36": "v1.36.1",
+    # 1.32 is past the n-3 backport window (newest minor 1.36): its newest tag is v1.32.7 (f645beb1, 2026-02-13).
+    "1.32": "v1.32.7",
+    "1.33": "v1.33.6",  # be4b5a18, 2026-07-22
+    "1.34": "v1.34.5",  # cb2123ed, 2026-07-22
+    "1.35": "v1.35.2",  # 2d425888, 2026-07-22
+    "1.36": "v1.36.1",  # 35e8a280, 2026-07-22 (../shared/reference/SOURCES.md)
 }
 
 # aws-efa-k8s-device-plugin from aws/eks-charts (values checked against
-# ../shared/reference/aws/efa-k8s-device-plugin-values-v0.5.30.yaml).
+# ../shared/reference/aws/efa-k8s-device-plugin-values-v0.5.30.yaml). aws.github.io/eks-charts is the gh-pages branch
+# of aws/eks-charts, which holds the archives themselves and an index.yaml rewritten on every publish. The archive is
+# the file at the gh-pages commit that added it, efd1867e103bcffad70ac23987cf64e594fd665b ("Publish stable charts
+# v0.0.241", 2026-07-29); the digest is its index.yaml entry aws-efa-k8s-device-plugin v0.5.30, unchanged at gh-pages
+# c7f9ea56017831aa11ea7e81112f8cd6cc0fd2db (2026-08-03), and that file hashes to it (read 2026-12-04).
+# ../shared/reference/charts/aws-efa-k8s-device-plugin-v0.5.30.tgz is a `helm package` of master at bfe91c4b9257, not this file.
+_EKS_CHARTS_AT_COMMIT = "https://raw.githubusercontent.com/aws/eks-charts/efd1867e103bcffad70ac23987cf64e594fd665b"
 EFA_DEVICE_PLUGIN = HelmChart(
     name="aws-efa-k8s-device-plugin",
-    repo="https://aws.github.io/eks-charts",
+    repo=_EKS_CHARTS_AT_COMMIT,
     version="v0.5.30",
     app_version="v0.5.20",
+    archive=f"{_EKS_CHARTS_AT_COMMIT}/aws-efa-k8s-device-plugin-v0.5.30.tgz",
+    digest="43b3d666f81a40b7f7ac88ee04a64954abaaa061b1e5f54dc7ce4beb3374e32a",
 )
 
 # EKS managed add-ons gpufleet installs. Their versions are resolved per Kubernetes version by the

@@ -9,6 +9,8 @@ from gpufleet.components.observability.pools import pool_facts
 from gpufleet.base.spec import load_spec
 from tests.amp_plan import WORKSPACE_ARN, amp_config, amp_existing_workspace, amp_teams
 from tests.helpers import by_type, one, parent_of
+from gpufleet.base import versions
+from gpufleet.base.versions import chart_name_of
 
 SCRAPER = "aws:amp/scraper:Scraper"
 WORKSPACE = "aws:amp/workspace:Workspace"
@@ -17,7 +19,7 @@ RELEASE = "kubernetes:helm.sh/v3:Release"
 
 
 def _release(p, chart):
-    return next(r for r in by_type(p, RELEASE) if r.inputs["chart"].rsplit("/", 1)[-1] == chart)
+    return next(r for r in by_type(p, RELEASE) if chart_name_of(r.inputs["chart"], r.inputs["version"]) == chart)
 
 
 def _jobs(p) -> dict:
@@ -165,9 +167,11 @@ def test_kube_state_metrics_and_node_exporter_run_for_the_collector():
     node = one(p, RELEASE, "teams-eks-metrics-exporters-node-exporter-release")
     assert {parent_of(p, r).name for r in (ns, ksm, node)} == {"teams-eks-metrics-exporters"}
     assert ns.inputs["metadata"] == {"name": "monitoring", "labels": {"pod-security.kubernetes.io/enforce": "privileged"}}
-    assert (ksm.inputs["chart"], ksm.inputs["version"], ksm.inputs["namespace"]) == ("kube-state-metrics", "8.4.0", "monitoring")
-    assert (node.inputs["chart"], node.inputs["version"]) == ("prometheus-node-exporter", "4.56.1")
-    assert ksm.inputs["repositoryOpts"] == {"repo": "https://prometheus-community.github.io/helm-charts"}
+    assert (chart_name_of(ksm.inputs["chart"], ksm.inputs["version"]), ksm.inputs["namespace"]) == ("kube-state-metrics", "monitoring")
+    assert chart_name_of(node.inputs["chart"], node.inputs["version"]) == "prometheus-node-exporter"
+    for r, chart in ((ksm, versions.KUBE_STATE_METRICS), (node, versions.PROMETHEUS_NODE_EXPORTER)):
+        # the release asset prometheus-community's index points to, never the gh-pages index itself
+        assert (r.inputs["chart"], r.inputs["version"]) == (chart.archive, chart.version) and "repositoryOpts" not in r.inputs
     # The same allowlist as the kube-prometheus-stack path: kube_node_labels{label_gpufleet_io_pool=...}.
     assert ksm.inputs["values"] == {"metricLabelsAllowlist": ["nodes=[gpufleet.io/pool]"]}
     # The scrape jobs find these pods: the charts' name labels and port names.

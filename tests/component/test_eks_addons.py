@@ -6,6 +6,7 @@ import json
 import pytest
 
 from gpufleet.base import versions
+from gpufleet.base.versions import chart_name_of
 from gpufleet.app.plan.mocks import PLAN_OIDC_ISSUER
 from tests.eks_plan import prod_eks
 from tests.helpers import by_type, one, parent_of
@@ -29,7 +30,7 @@ def test_autoscaler_release_on_system_pool(p):
     r = one(p, RELEASE, "prod-gpu-autoscaler-release")
     assert parent_of(p, r).name == "prod-gpu-autoscaler"
     chart = versions.CLUSTER_AUTOSCALER
-    assert (r.inputs["chart"], r.inputs["version"], r.inputs["repositoryOpts"]["repo"]) == (chart.name, chart.version, chart.repo)
+    assert (r.inputs["chart"], r.inputs["version"]) == (chart.archive, chart.version) and "repositoryOpts" not in r.inputs
     assert r.inputs["namespace"] == "kube-system"
     v = r.inputs["values"]
     assert v["cloudProvider"] == "aws" and v["awsRegion"] == "us-east-1"
@@ -66,7 +67,8 @@ def test_autoscaler_iam_scoped_to_the_cluster(p):
 def test_efa_device_plugin_on_efa_nodes(p):
     r = one(p, RELEASE, "prod-gpu-efa-device-plugin-release")
     chart = versions.EFA_DEVICE_PLUGIN
-    assert (r.inputs["chart"], r.inputs["version"]) == ("aws-efa-k8s-device-plugin", chart.version)
+    assert (r.inputs["chart"], r.inputs["version"]) == (chart.archive, chart.version) and "repositoryOpts" not in r.inputs
+    assert chart_name_of(r.inputs["chart"], r.inputs["version"]) == "aws-efa-k8s-device-plugin"
     assert r.inputs["values"] == {
         "nodeSelector": {"gpufleet.io/efa": "true"},
         "tolerations": [

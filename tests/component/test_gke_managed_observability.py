@@ -9,6 +9,7 @@ from gpufleet.components.observability.pools import pool_facts
 from tests.gke_managed_plan import managed
 from tests.helpers import by_type, example_config, load_config, one, parent_of, plan_config, run_under_mocks
 from tests.policy.test_fixture_shapes import register, snake, to_python
+from gpufleet.base.versions import chart_name_of
 
 COMPONENT = "gpufleet:observability:GkeManagedObservability"
 POLICY = "gcp:monitoring/alertPolicy:AlertPolicy"
@@ -18,7 +19,7 @@ RELEASE = "kubernetes:helm.sh/v3:Release"
 
 
 def _release(p, chart):
-    return next(r for r in by_type(p, RELEASE) if r.inputs["chart"].rsplit("/", 1)[-1] == chart)
+    return next(r for r in by_type(p, RELEASE) if chart_name_of(r.inputs["chart"], r.inputs["version"]) == chart)
 
 
 def _cluster_name(p) -> str:
@@ -38,7 +39,7 @@ def test_children_names_and_parents():
         f"{prefix}-kueue-reader", f"{prefix}-kueue-reader-token", f"{prefix}-kueue-token-reader",
     }
     # No self-run Prometheus on GKE's managed backend: no kube-prometheus-stack, no PrometheusRule.
-    assert not [r for r in by_type(p, RELEASE) if "kube-prometheus-stack" in r.inputs["chart"]]
+    assert not [r for r in by_type(p, RELEASE) if chart_name_of(r.inputs["chart"], r.inputs["version"]) == "kube-prometheus-stack"]
     assert not by_type(p, "kubernetes:monitoring.coreos.com/v1:PrometheusRule")
 
 

@@ -22,6 +22,7 @@ from gpufleet.app.plan.mocks import PLAN_ACCOUNT, PLAN_OIDC_ISSUER
 from tests.amp_plan import WORKSPACE_ARN, amp_existing_workspace, amp_teams
 from tests.gke_managed_plan import managed
 from tests.helpers import by_type, example_config, one, parent_of, planned, run_under_mocks
+from gpufleet.base.versions import chart_name_of
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 CTA = "kubernetes:keda.sh/v1alpha1:ClusterTriggerAuthentication"
@@ -33,7 +34,7 @@ GSA, PROJECT_MEMBER, GSA_MEMBER = ("gcp:serviceaccount/account:Account", "gcp:pr
 
 
 def _keda_values(p) -> dict:
-    return next(r for r in by_type(p, RELEASE) if r.inputs["chart"] == "keda").inputs["values"]
+    return next(r for r in by_type(p, RELEASE) if chart_name_of(r.inputs["chart"], r.inputs["version"]) == "keda").inputs["values"]
 
 
 def _cluster_outputs(config: dict, stack: str) -> dict:
@@ -89,7 +90,7 @@ def test_amp_keda_is_annotated_with_the_role_and_gets_an_aws_trigger_authenticat
     assert cta.inputs == {"apiVersion": "keda.sh/v1alpha1", "kind": "ClusterTriggerAuthentication",
                           "metadata": {"name": "gpufleet-prometheus"}, "spec": {"podIdentity": {"provider": "aws"}}}
     # Its CRD comes with KEDA's chart: the object waits for the release.
-    release = next(r for r in by_type(p, RELEASE) if r.inputs["chart"] == "keda")
+    release = next(r for r in by_type(p, RELEASE) if chart_name_of(r.inputs["chart"], r.inputs["version"]) == "keda")
     assert release.urn in cta.dependencies
 
 

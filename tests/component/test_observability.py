@@ -8,12 +8,13 @@ from gpufleet.components.observability.stack import PROMETHEUS_URL
 from gpufleet.base.spec import SpecError
 from tests.helpers import by_type, example_config, one, parent_of, plan_config, planned
 from tests.observability_plan import observed
+from gpufleet.base.versions import chart_name_of
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 
 
 def _release(p, chart):
-    return next(r for r in by_type(p, RELEASE) if r.inputs["chart"].rsplit("/", 1)[-1] == chart)
+    return next(r for r in by_type(p, RELEASE) if chart_name_of(r.inputs["chart"], r.inputs["version"]) == chart)
 
 
 def test_observability_component_children_and_parents():

@@ -46,7 +46,10 @@ def test_every_release_is_pinned_in_its_namespace_under_its_component(teams):
         assert r.inputs["version"] == chart.version, name
         assert r.inputs["namespace"] == namespace, name
         assert r.inputs["name"] == chart.name, name
-        if chart.repo.startswith("oci://"):
+        if chart.archive:
+            # the archive at a URL that does not move, never the project's index (versions.HelmChart.archive)
+            assert r.inputs["chart"] == chart.archive and "repositoryOpts" not in r.inputs
+        elif chart.repo.startswith("oci://"):
             assert r.inputs["chart"] == f"{chart.repo}/{chart.name}" and "repositoryOpts" not in r.inputs
         else:
             assert r.inputs["chart"] == chart.name and r.inputs["repositoryOpts"]["repo"] == chart.repo
@@ -163,7 +166,7 @@ def test_priority_classes_order(teams):
 
 def test_volcano_queue_per_claimed_pool(volcano):
     release = one(volcano, RELEASE, "teams-volcano-release")
-    assert release.inputs["chart"] == "volcano" and release.inputs["version"] == versions.VOLCANO.version
+    assert (release.inputs["chart"], release.inputs["version"]) == (versions.VOLCANO.archive, versions.VOLCANO.version)
     queue = one(volcano, "kubernetes:scheduling.volcano.sh/v1beta1:Queue")
     assert queue.name == "teams-volcano-queue-l4-infer"
     assert queue.inputs["spec"] == {"weight": 1, "reclaimable": True, "capability": {"nvidia.com/gpu": "2"}}

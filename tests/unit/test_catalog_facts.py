@@ -1,6 +1,7 @@
 """Unit tests: the catalog facts issue 12 found wrong or stale, each against its source's value."""
 
 import datetime as dt
+import re
 
 import pytest
 
@@ -143,6 +144,9 @@ def test_small_a3_high_is_not_sold_on_demand(name):
 def test_versions_tcpxo_and_autoscaler_pairs():
     assert versions.CLUSTER_AUTOSCALER.version == "9.52.1" and versions.CLUSTER_AUTOSCALER.app_version == "v1.34.1"
     assert set(versions.EKS_KUBERNETES_VERSIONS) <= set(versions.CLUSTER_AUTOSCALER_IMAGES)
+    # kubernetes/autoscaler README "Releases": the autoscaler's minor is the cluster's minor, never another one.
+    for minor, tag in versions.CLUSTER_AUTOSCALER_IMAGES.items():
+        assert re.fullmatch(rf"v{re.escape(minor)}\.\d+", tag), (minor, tag)
     assert "bd4a7491672b48dfec28f3679b679a614f6cbbc7" in versions.GKE_GPUDIRECT_MANIFESTS["TCPXO"]["nccl-installer"]
 
 

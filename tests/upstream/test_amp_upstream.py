@@ -25,6 +25,7 @@ from tests.helm_values import key_paths  # noqa: E402
 from tests.helpers import by_type, one  # noqa: E402
 from tests.policy.test_fixture_shapes import snake, to_python  # noqa: E402
 from tests.upstream.test_observability_upstream import KUBE_STATE_METRICS, _metric_names  # noqa: E402
+from gpufleet.base.versions import chart_name_of
 
 AMP_TYPES = ("aws:amp/workspace:Workspace", "aws:amp/scraper:Scraper", "aws:amp/ruleGroupNamespace:RuleGroupNamespace")
 
@@ -98,7 +99,7 @@ def test_keda_values_for_amp_exist_in_the_pinned_chart(reference):
     with tarfile.open(archive) as tar:
         upstream = yaml.safe_load(tar.extractfile("keda/values.yaml").read())
     values = next(r for r in by_type(amp_teams(), "kubernetes:helm.sh/v3:Release")
-                  if r.inputs["chart"].rsplit("/", 1)[-1] == "keda").inputs["values"]
+                  if chart_name_of(r.inputs["chart"], r.inputs["version"]) == "keda").inputs["values"]
     assert sorted(key_paths(values)) == sorted([
         "prometheus.operator.enabled", "prometheus.operator.serviceMonitor.enabled",
         "prometheus.metricServer.enabled", "prometheus.metricServer.serviceMonitor.enabled",
@@ -121,13 +122,18 @@ def test_exporter_pins_are_the_ones_kube_prometheus_stack_depends_on(reference):
         pytest.skip(f"no kube-prometheus-stack Chart.yaml at {path}")
     deps = {d["name"]: d for d in yaml.safe_load(path.read_text())["dependencies"]}
     for chart in (versions.KUBE_STATE_METRICS, versions.PROMETHEUS_NODE_EXPORTER):
-        assert (deps[chart.name]["version"], deps[chart.name]["repository"]) == (chart.version, chart.repo)
+        assert deps[chart.name]["version"] == chart.version
+        # The dependency's repository is https://<owner>.github.io/<repo> (GitHub Pages of <owner>/<repo>); the pin is
+        # that project's own release asset of the same chart and version.
+        owner, repo = deps[chart.name]["repository"].removeprefix("https://").split(".github.io/")
+        assert chart.archive == (f"https://github.com/{owner}/{repo}/releases/download/"
+                                 f"{chart.name}-{chart.version}/{chart.name}-{chart.version}.tgz")
     # The allowlist has the item format kube-prometheus-stack's path uses (tests/upstream/test_observability_upstream.py
     # vouches for the key there): one `nodes=[<pool label>]` item.
-    ksm = next(r for r in by_type(amp_teams(), "kubernetes:helm.sh/v3:Release") if r.inputs["chart"] == "kube-state-metrics")
+    ksm = next(r for r in by_type(amp_teams(), "kubernetes:helm.sh/v3:Release") if chart_name_of(r.inputs["chart"], r.inputs["version"]) == "kube-state-metrics")
     from tests.observability_plan import observed
 
-    kps = next(r for r in by_type(observed(), "kubernetes:helm.sh/v3:Release") if r.inputs["chart"].rsplit("/", 1)[-1] == "kube-prometheus-stack")
+    kps = next(r for r in by_type(observed(), "kubernetes:helm.sh/v3:Release") if chart_name_of(r.inputs["chart"], r.inputs["version"]) == "kube-prometheus-stack")
     assert ksm.inputs["values"] == kps.inputs["values"]["kube-state-metrics"]
 
 

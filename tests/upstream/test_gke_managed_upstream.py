@@ -26,6 +26,7 @@ from tests.crd_validate import _strict, as_sent
 from tests.gke_managed_plan import managed
 from tests.helpers import by_type, one
 from tests.k8s_validate import as_object, validate_strict
+from gpufleet.base.versions import chart_name_of
 
 POD_MONITORING = "kubernetes:monitoring.googleapis.com/v1:PodMonitoring"
 RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -81,7 +82,7 @@ def _rendered(reference, chart: str, archive: str, namespace: str):
     path = reference / "charts" / archive
     if not path.is_file():
         pytest.skip(f"no chart archive {path}")
-    release = next(r for r in by_type(managed(), RELEASE) if r.inputs["chart"].rsplit("/", 1)[-1] == chart)
+    release = next(r for r in by_type(managed(), RELEASE) if chart_name_of(r.inputs["chart"], r.inputs["version"]) == chart)
     # gpufleet names each release after its chart (components/helm_chart.py).
     assert release.inputs["name"] == chart
     return template(path, release.inputs["values"], namespace, release=release.inputs["name"])

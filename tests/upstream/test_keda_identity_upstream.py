@@ -27,6 +27,7 @@ from tests.crd_validate import _strict, as_sent
 from tests.gke_managed_plan import managed
 from tests.helm_values import key_paths
 from tests.helpers import ROOT, by_type, one
+from gpufleet.base.versions import chart_name_of
 
 CTA = "kubernetes:keda.sh/v1alpha1:ClusterTriggerAuthentication"
 PLANS = {"amp": amp_teams, "gke-managed": managed}
@@ -46,7 +47,7 @@ def _render(reference, values: dict) -> list[dict]:
 
 
 def _keda_values(p) -> dict:
-    return next(r for r in by_type(p, "kubernetes:helm.sh/v3:Release") if r.inputs["chart"] == "keda").inputs["values"]
+    return next(r for r in by_type(p, "kubernetes:helm.sh/v3:Release") if chart_name_of(r.inputs["chart"], r.inputs["version"]) == "keda").inputs["values"]
 
 
 @pytest.fixture

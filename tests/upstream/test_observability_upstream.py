@@ -25,6 +25,7 @@ from tests.crd_validate import _strict  # noqa: E402
 from tests.helm_values import missing_paths  # noqa: E402
 from tests.helpers import by_type, one  # noqa: E402
 from tests.observability_plan import observed  # noqa: E402
+from gpufleet.base.versions import chart_name_of
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 RULE = "kubernetes:monitoring.coreos.com/v1:PrometheusRule"
@@ -73,7 +74,7 @@ def _missing(values: dict, upstream: dict) -> list[str]:
 
 
 def _release(chart: str):
-    return next(r for r in by_type(observed(), RELEASE) if r.inputs["chart"].rsplit("/", 1)[-1] == chart)
+    return next(r for r in by_type(observed(), RELEASE) if chart_name_of(r.inputs["chart"], r.inputs["version"]) == chart)
 
 
 def _dashboards():

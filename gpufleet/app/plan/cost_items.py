@@ -20,6 +20,7 @@ from gpufleet.app.plan.cost import Cost, CostItem
 from gpufleet.app.plan.mocks import Registration
 from gpufleet.app.plan.team_cost import team_costs
 from gpufleet.base.spec import StackSpec
+from gpufleet.base.versions import chart_name_of
 
 SELF_HOSTED = charges.source_text(["self_hosted"])
 
@@ -457,7 +458,8 @@ def _chart_claim_items(resources: list[Registration], classes: dict, default: Op
     its StorageClass: gp3 on EKS, local-path (your own hosts) on k3s."""
     out = []
     for r in resources:
-        path = CHART_CLAIMS.get(str(r.inputs.get("chart", "")).rsplit("/", 1)[-1]) if r.type == "kubernetes:helm.sh/v3:Release" else None
+        chart = chart_name_of(str(r.inputs.get("chart", "")), str(r.inputs.get("version", "")))
+        path = CHART_CLAIMS.get(chart) if r.type == "kubernetes:helm.sh/v3:Release" else None
         spec = _get(r.inputs, path) if path else None
         if not isinstance(spec, dict):
             continue
