@@ -182,7 +182,8 @@ def test_catalog_facts_and_sources():
         assert t.sources and set(t.sources) <= known_sources, name
         assert t.gpu is None or t.gpu in catalog.gpu_models(), name
         if t.on_demand is not None:
-            assert "ec2_pricing" in t.sources and (t.spot is None or t.spot < t.on_demand), name
+            # every price names where it was read: the pricing page, or the Price List API via Karpenter's generated table
+            assert {"ec2_pricing", "karpenter_pricing"} & set(t.sources) and (t.spot is None or t.spot < t.on_demand), name
     assert data["prices_as_of"]
     for ami in aws_catalog.amis().values():
         assert ami.driver_branch in (570, 580) and ami.ships_toolkit
