@@ -132,7 +132,8 @@ def test_p6_b200_is_a_b200_type_with_eight_efa_and_its_sourced_price():
     assert t.price("on-demand") == 113.9328 and "karpenter_pricing" in t.sources and t.price("spot") is None
 
 
-@pytest.mark.parametrize("name", ["g6f.xlarge", "gr6f.4xlarge", "g7.2xlarge", "g7e.48xlarge", "p6-b300.48xlarge"])
+@pytest.mark.parametrize("name", ["g6f.xlarge", "gr6f.4xlarge", "g7.2xlarge", "g7e.48xlarge", "p6-b300.48xlarge",
+                                  "p6e-gb200.36xlarge", "p6e-gb300.36xlarge"])
 def test_new_aws_gpu_families_are_gpu_types(name):
     assert aws.is_gpu_type(name)
 

@@ -62,6 +62,14 @@ CASES = {
         [f"{P}.instanceType: unknown EC2 instance type (known: " + ", ".join(sorted(aws_catalog.instance_types()))
          + "; did you mean 'p5.48xlarge'?) (got 'p5.48xlarg')"],
     ),
+    # issue 32: GB200/GB300 UltraServer families are GPU families; a size without a catalog row is named as such
+    "grace blackwell type without a catalog row": (
+        lambda c: _pool(c).update(instanceType="p6e-gb200.36xlarge"),
+        [f"{P}.instanceType: p6e-gb200.36xlarge is an NVIDIA GPU instance type (family p6e-gb200), but gpufleet's catalog "
+         "has no facts for this size yet (GPU count, network cards, EFA interfaces, price): add its row to "
+         "gpufleet/base/catalog/aws_instances.yaml with its sources, or use a catalogued type (GPU types: "
+         f"{', '.join(aws_catalog.gpu_instance_types())}) (got 'p6e-gb200.36xlarge')"],
+    ),
     "gpu pool with a cpu type": (
         lambda c: _pool(c, 1).update(instanceTypes=["m7i.xlarge"]),
         ["stack 'bad': gpufleet:nodePools[1].instanceTypes[0]: m7i.xlarge has no GPU: a GPU pool needs a GPU instance type "
