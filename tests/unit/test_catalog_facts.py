@@ -47,6 +47,40 @@ def test_cuda_13_3_minimum_is_exact():
     assert catalog.cuda_support("595.71.05", "13.3").mode == "minor-version"
 
 
+def test_update_releases_are_not_given_the_ga_minimum_unread():
+    """Issue 32: 13.3 Update 1 held the 13.3 GA minimum copied; an update row whose own Table 3 row was not read
+    is unknown (null), so a driver runs it through minor-version compatibility with a warning."""
+    rows = catalog._load("drivers.yaml")["cuda_min_driver"]["rows"]
+    assert rows["13.3.1"] is None and rows["13.4.1"] is None and rows["13.4"] is None and rows["13.5"] is None
+    s = catalog.cuda_support("610.43.02", "13.3.1")
+    assert (s.ok, s.mode) == (True, "minor-version") and "no minimum driver is recorded for CUDA 13.3.1" in s.why
+
+
+def _reference_rows(reference) -> dict[str, str]:
+    """Table 3 rows of the compiled reference, keyed as drivers.yaml keys them ('12.6 Update 3' -> '12.6.3')."""
+    import yaml
+
+    data = yaml.safe_load((reference / "cuda_driver_compat.yaml").read_text())
+    rows = {}
+    for row in data["toolkit_driver_versions"]:
+        name, _, kind = row["cuda"].partition(" ")
+        if row["source"] != "cuda_rn_13_2_2" or not name.startswith(("12.", "13.")):
+            continue
+        key = name if kind == "GA" else f"{name}.{kind.removeprefix('Update ')}"
+        rows[key] = row["linux_x86_64_min"]
+    return rows
+
+
+def test_cuda_minimums_match_the_release_notes_table(reference):
+    """Every 12.x/13.x row of drivers.yaml that NVIDIA's 13.2.2 Table 3 lists carries exactly that row's minimum,
+    update releases included."""
+    ours = catalog._load("drivers.yaml")["cuda_min_driver"]["rows"]
+    table = _reference_rows(reference)
+    assert {"12.6.3", "12.2.2", "13.0.2", "13.2.2"} <= set(table)
+    assert {k: ours[k] for k in table if k in ours} == {k: v for k, v in table.items() if k in ours}
+    assert set(table) <= set(ours), set(table) - set(ours)
+
+
 def test_cuda_13_4_without_recorded_minimum_runs_only_in_minor_version_mode():
     s = catalog.cuda_support("610.57.04", "13.4")
     assert (s.ok, s.mode) == (True, "minor-version")
