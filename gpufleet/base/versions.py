@@ -89,10 +89,28 @@ KUBERNETES_DEFAULT = "1.35"
 
 # k3s release per Kubernetes minor version. The install script is fetched from the
 # same tag (never the moving get.k3s.io), so the script and the binary agree.
+# Each pin is the newest patch of its minor found in k3s's own release notes (the GitHub release page
+# github.com/k3s-io/k3s/releases/tag/<tag>, "Embedded Component Versions"), read 2026-12-04. Newer patches may
+# exist: third-party pins name v1.34.11/v1.34.12+k3s1 and v1.35.9+k3s1 (2026-09-30), but no k3s-io page or
+# docs file for them could be read here, so they are not pinned (never a tag we have not read).
 K3S_RELEASES: dict[str, str] = {
-    "1.33": "v1.33.5+k3s1",
-    "1.34": "v1.34.1+k3s1",
-    # github.com/k3s-io/k3s/releases/tag/v1.35.0%2Bk3s1 (k3s-io/docs#521 adds the v1.35 release page).
+    # github.com/k3s-io/k3s/releases/tag/v1.33.13+k3s2 (backports for 2026-07; Kubernetes v1.33.13, runc v1.4.2).
+    "1.33": "v1.33.13+k3s2",
+    # github.com/k3s-io/k3s/releases/tag/v1.34.9%2Bk3s1 (backports for 2026-06; Kubernetes v1.34.9, runc v1.4.2).
+    "1.34": "v1.34.9+k3s1",
+    # github.com/k3s-io/k3s/releases/tag/v1.35.8%2Bk3s1 (backports for 2026-08; Kubernetes v1.35.8, runc v1.4.2).
+    "1.35": "v1.35.8+k3s1",
+}
+# Security floor per minor: the first k3s release whose embedded runc is >= 1.3.3, the runc release that fixes
+# the container escapes CVE-2025-31133, CVE-2025-52565 and CVE-2025-52881 (also fixed in runc 1.2.8 and
+# 1.4.0-rc.3). A pin older than its floor is refused (tests/unit/test_k3s_pins.py). From the k3s release notes
+# (k3s-io/docs docs/release-notes/v1.3x.X.md, component tables; read 2026-12-04):
+K3S_SECURITY_FLOORS: dict[str, str] = {
+    # v1.33.X.md @143463bb: v1.33.6+k3s1 (Nov 20 2025) "Bump runc to v1.3.3 (#13145)"; v1.33.5+k3s1 had runc v1.3.1.
+    "1.33": "v1.33.6+k3s1",
+    # v1.34.X.md @0887158f: v1.34.2+k3s1 (Nov 20 2025) "Bump runc to v1.3.3 (#13144)"; v1.34.1+k3s1 had runc v1.3.1.
+    "1.34": "v1.34.2+k3s1",
+    # v1.35.X.md @1349cf8a: the first 1.35 release, v1.35.0+k3s1 (Dec 23 2025), already embeds runc v1.4.0.
     "1.35": "v1.35.0+k3s1",
 }
 K3S_INSTALL_SCRIPT_URL = "https://raw.githubusercontent.com/k3s-io/k3s/{tag}/install.sh"
@@ -104,6 +122,13 @@ K3S_INSTALL_SCRIPT_URL = "https://raw.githubusercontent.com/k3s-io/k3s/{tag}/ins
 # script unverified (docs/security.md lists it as trusted, not verified). Record a value only as read
 # from the tag, with the date.
 K3S_INSTALL_SCRIPT_SHA256: dict[str, str] = {}
+
+
+def k3s_version_key(tag: str) -> tuple[int, int, int, int]:
+    """'v1.33.13+k3s2' -> (1, 33, 13, 2): k3s tags order by Kubernetes version, then k3s revision."""
+    kube, _, rev = tag.removeprefix("v").partition("+k3s")
+    major, minor, patch = (int(x) for x in kube.split("."))
+    return major, minor, patch, int(rev)
 
 
 def k3s_release(kubernetes_version: str) -> str:

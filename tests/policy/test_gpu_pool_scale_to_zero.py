@@ -93,3 +93,13 @@ def test_policy_config_can_lower_the_level(gke_stack):
     gke_stack["h100"] = res(I.GKE_NODE_POOL, "h100", with_(NODE_POOL_IN, "autoscaling.minNodeCount", 1.0))
     assert run(gke_stack, {P: {"enforcementLevel": "advisory"}}) == {(P, "h100", "advisory")}
     assert run(gke_stack, {P: {"enforcementLevel": "disabled"}}) == set()
+
+
+@pytest.mark.parametrize("instance_type", ["p6e-gb200.36xlarge", "p6e-gb300.36xlarge"])
+def test_eks_grace_blackwell_pool_is_judged(eks_stack, instance_type):
+    """Issue 32: a GB200/GB300 node group (no catalog row, non-NVIDIA AMI string) is a GPU pool by its family."""
+    inputs = {**NODE_GROUP_IN, "instanceTypes": [instance_type], "amiType": "CUSTOM"}
+    eks_stack["gb"] = res(I.EKS_NODE_GROUP, "gb", with_(inputs, "scalingConfig.minSize", 1.0))
+    assert run(eks_stack) == {(P, "gb", "mandatory")}
+    eks_stack["gb"] = res(I.EKS_NODE_GROUP, "gb", inputs)
+    assert run(eks_stack) == set()

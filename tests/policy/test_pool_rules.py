@@ -170,3 +170,25 @@ def test_gke_gpudirect_networks(gke_stack, networks, expected):
     configs = [{"network": f"net-{i}", "subnetwork": f"sub-{i}"} for i in range(networks)]
     gke_stack["h100"] = res(I.GKE_NODE_POOL, "h100", with_(NODE_POOL_IN, "networkConfig", {"additionalNodeNetworkConfigs": configs}))
     assert findings(list(gke_stack.values()), policy=RDMA) == expected
+
+
+# --- GPU family recognition (issue 32: GB200 / GB300 UltraServers) -----------------------------------
+
+# A node group of a Grace Blackwell type with a non-NVIDIA AMI string, so only the family makes it a GPU pool.
+GB_TYPES = ["p6e-gb200.36xlarge", "p6e-gb300.36xlarge"]
+
+
+@pytest.mark.parametrize("instance_type", GB_TYPES)
+def test_grace_blackwell_families_are_gpu_pools(instance_type):
+    assert I.ec2_is_gpu(instance_type)
+    pool = I.eks_gpu_pool(I.EKS_NODE_GROUP, {**NODE_GROUP_IN, "instanceTypes": [instance_type], "amiType": "CUSTOM"})
+    assert pool is not None and pool[1] == [instance_type]
+
+
+@pytest.mark.parametrize("instance_type", GB_TYPES)
+def test_eks_taint_judges_grace_blackwell_pools(eks_stack, instance_type):
+    inputs = {**NODE_GROUP_IN, "instanceTypes": [instance_type], "amiType": "CUSTOM", "taints": []}
+    eks_stack["gb"] = res(I.EKS_NODE_GROUP, "gb", inputs)
+    assert findings(list(eks_stack.values()), policy=TAINT) == {(TAINT, "gb", "mandatory")}
+    eks_stack["gb"] = res(I.EKS_NODE_GROUP, "gb", {**inputs, "taints": NODE_GROUP_IN["taints"]})
+    assert findings(list(eks_stack.values()), policy=TAINT) == set()

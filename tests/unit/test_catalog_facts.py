@@ -48,6 +48,40 @@ def test_cuda_13_3_minimum_is_exact():
     assert catalog.cuda_support("595.71.05", "13.3").mode == "minor-version"
 
 
+def test_update_releases_are_not_given_the_ga_minimum_unread():
+    """Issue 32: 13.3 Update 1 held the 13.3 GA minimum copied; an update row whose own Table 3 row was not read
+    is unknown (null), so a driver runs it through minor-version compatibility with a warning."""
+    rows = catalog._load("drivers.yaml")["cuda_min_driver"]["rows"]
+    assert rows["13.3.1"] is None and rows["13.4.1"] is None and rows["13.4"] is None and rows["13.5"] is None
+    s = catalog.cuda_support("610.43.02", "13.3.1")
+    assert (s.ok, s.mode) == (True, "minor-version") and "no minimum driver is recorded for CUDA 13.3.1" in s.why
+
+
+def _reference_rows(reference) -> dict[str, str]:
+    """Table 3 rows of the compiled reference, keyed as drivers.yaml keys them ('12.6 Update 3' -> '12.6.3')."""
+    import yaml
+
+    data = yaml.safe_load((reference / "cuda_driver_compat.yaml").read_text())
+    rows = {}
+    for row in data["toolkit_driver_versions"]:
+        name, _, kind = row["cuda"].partition(" ")
+        if row["source"] != "cuda_rn_13_2_2" or not name.startswith(("12.", "13.")):
+            continue
+        key = name if kind == "GA" else f"{name}.{kind.removeprefix('Update ')}"
+        rows[key] = row["linux_x86_64_min"]
+    return rows
+
+
+def test_cuda_minimums_match_the_release_notes_table(reference):
+    """Every 12.x/13.x row of drivers.yaml that NVIDIA's 13.2.2 Table 3 lists carries exactly that row's minimum,
+    update releases included."""
+    ours = catalog._load("drivers.yaml")["cuda_min_driver"]["rows"]
+    table = _reference_rows(reference)
+    assert {"12.6.3", "12.2.2", "13.0.2", "13.2.2"} <= set(table)
+    assert {k: ours[k] for k in table if k in ours} == {k: v for k, v in table.items() if k in ours}
+    assert set(table) <= set(ours), set(table) - set(ours)
+
+
 def test_cuda_13_4_without_recorded_minimum_runs_only_in_minor_version_mode():
     s = catalog.cuda_support("610.57.04", "13.4")
     assert (s.ok, s.mode) == (True, "minor-version")
@@ -99,11 +133,20 @@ def test_t4_spot_price_per_gpu():
 @pytest.mark.parametrize("name, spot", [
     ("a2-highgpu-1g", 1.44), ("a2-highgpu-8g", 11.54), ("a2-megagpu-16g", 21.87), ("a2-ultragpu-1g", 2.01),
     ("a2-ultragpu-8g", 16.09), ("a3-ultragpu-8g", 32.62),
+    # issue 32: A3 High/Mega were 31-38 % above this reading (26.55 and 29.36 for the 8-GPU types)
+    ("a3-highgpu-1g", 2.52), ("a3-highgpu-2g", 5.05), ("a3-highgpu-4g", 10.10), ("a3-highgpu-8g", 20.20),
+    ("a3-megagpu-8g", 21.21),
 ])
 def test_gcp_spot_prices_from_the_2026_reading(name, spot):
     """Issue 12: A2 and A3 Ultra spot were low; spot_2026 in gcp_machines.yaml says where each figure comes from."""
     m = gcp.machine(name)
     assert m.price("spot", m.fixed_count) == spot and "spot_2026" in m.sources
+
+
+def test_accelerator_optimized_spot_prices_come_from_one_reading():
+    """Issue 32: every A2/A3 spot figure comes from the same reading (spot_2026), so families are comparable."""
+    priced = {n: m for n, m in gcp.machines().items() if n.startswith(("a2-", "a3-")) and m.spot is not None}
+    assert priced and {n for n, m in priced.items() if "spot_2026" not in m.sources} == set()
 
 
 def test_a4_spot_is_unpriced_not_guessed():
@@ -117,13 +160,15 @@ def test_p5en_uses_efa_only_secondary_interfaces():
     assert (t.network_cards, t.efa_interfaces, t.efa_secondary) == (16, 16, "efa-only")
 
 
-def test_p6_b200_is_a_b200_type_with_eight_efa_and_no_invented_price():
+def test_p6_b200_is_a_b200_type_with_eight_efa_and_its_sourced_price():
     t = aws.instance_type("p6-b200.48xlarge")
     assert (t.gpu, t.gpus, t.network_cards, t.efa_interfaces) == ("B200", 8, 8, 8)
-    assert t.price("on-demand") is None and t.price("spot") is None
+    # karpenter-provider-aws zz_generated.pricing_aws.go @1d927085, us-east-1; no spot figure read: unpriced.
+    assert t.price("on-demand") == 113.9328 and "karpenter_pricing" in t.sources and t.price("spot") is None
 
 
-@pytest.mark.parametrize("name", ["g6f.xlarge", "gr6f.4xlarge", "g7.2xlarge", "g7e.48xlarge", "p6-b300.48xlarge"])
+@pytest.mark.parametrize("name", ["g6f.xlarge", "gr6f.4xlarge", "g7.2xlarge", "g7e.48xlarge", "p6-b300.48xlarge",
+                                  "p6e-gb200.36xlarge", "p6e-gb300.36xlarge"])
 def test_new_aws_gpu_families_are_gpu_types(name):
     assert aws.is_gpu_type(name)
 
@@ -182,7 +227,25 @@ def test_new_aws_rows_from_describe_instance_types(name, gpu, gpus, efa, cards):
     t = aws.instance_type(name)
     assert (t.gpu, t.gpus, t.efa_interfaces, t.network_cards) == (gpu, gpus, efa, cards)
     assert "karpenter_types" in t.sources and t.arch == "amd64"  # gr6f is an AMD EPYC host, not Graviton
-    assert t.price("on-demand") is None and t.price("spot") is None  # no price read: unpriced, not guessed
+    # On-demand from karpenter_pricing (the same karpenter-provider-aws commit); no spot figure read: unpriced.
+    assert t.price("on-demand") == PRICE_LIST_2026_07_20[name] and "karpenter_pricing" in t.sources
+    assert t.price("spot") is None
+
+
+# InitialOnDemandPricesAWS["us-east-1"] of aws/karpenter-provider-aws pkg/providers/pricing/zz_generated.pricing_aws.go
+# @1d927085 ("generated at 2026-07-20T13:44:30Z for us-east-1"), every row issue 32 found unpriced.
+PRICE_LIST_2026_07_20 = {
+    "p6-b200.48xlarge": 113.9328, "p6-b300.48xlarge": 142.416, "gr6.4xlarge": 1.5392, "gr6f.4xlarge": 1.066,
+    "g6f.large": 0.202, "g6f.xlarge": 0.2375, "g6f.2xlarge": 0.475, "g6f.4xlarge": 0.95,
+    "g7.2xlarge": 2.52, "g7.4xlarge": 3.04208, "g7.8xlarge": 4.08624, "g7.12xlarge": 7.12832, "g7.24xlarge": 14.25664,
+    "g7.48xlarge": 28.51328, "g7e.2xlarge": 3.36312, "g7e.4xlarge": 3.99816, "g7e.8xlarge": 5.26824,
+    "g7e.12xlarge": 8.28608, "g7e.24xlarge": 16.57216, "g7e.48xlarge": 33.14432,
+}
+
+
+@pytest.mark.parametrize("name", sorted(PRICE_LIST_2026_07_20))
+def test_rows_unpriced_before_issue_32_carry_the_price_list_figure(name):
+    assert aws.instance_type(name).price("on-demand") == PRICE_LIST_2026_07_20[name]
 
 
 def test_fractional_l4_slices_are_their_own_models_without_mig():

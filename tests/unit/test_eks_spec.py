@@ -62,6 +62,14 @@ CASES = {
         [f"{P}.instanceType: unknown EC2 instance type (known: " + ", ".join(sorted(aws_catalog.instance_types()))
          + "; did you mean 'p5.48xlarge'?) (got 'p5.48xlarg')"],
     ),
+    # issue 32: GB200/GB300 UltraServer families are GPU families; a size without a catalog row is named as such
+    "grace blackwell type without a catalog row": (
+        lambda c: _pool(c).update(instanceType="p6e-gb200.36xlarge"),
+        [f"{P}.instanceType: p6e-gb200.36xlarge is an NVIDIA GPU instance type (family p6e-gb200), but gpufleet's catalog "
+         "has no facts for this size yet (GPU count, network cards, EFA interfaces, price): add its row to "
+         "gpufleet/base/catalog/aws_instances.yaml with its sources, or use a catalogued type (GPU types: "
+         f"{', '.join(aws_catalog.gpu_instance_types())}) (got 'p6e-gb200.36xlarge')"],
+    ),
     "gpu pool with a cpu type": (
         lambda c: _pool(c, 1).update(instanceTypes=["m7i.xlarge"]),
         ["stack 'bad': gpufleet:nodePools[1].instanceTypes[0]: m7i.xlarge has no GPU: a GPU pool needs a GPU instance type "
@@ -182,7 +190,8 @@ def test_catalog_facts_and_sources():
         assert t.sources and set(t.sources) <= known_sources, name
         assert t.gpu is None or t.gpu in catalog.gpu_models(), name
         if t.on_demand is not None:
-            assert "ec2_pricing" in t.sources and (t.spot is None or t.spot < t.on_demand), name
+            # every price names where it was read: the pricing page, or the Price List API via Karpenter's generated table
+            assert {"ec2_pricing", "karpenter_pricing"} & set(t.sources) and (t.spot is None or t.spot < t.on_demand), name
     assert data["prices_as_of"]
     for ami in aws_catalog.amis().values():
         assert ami.driver_branch in (570, 580) and ami.ships_toolkit

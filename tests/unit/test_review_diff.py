@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gpufleet.app.review import review_plans
+from gpufleet.base import versions
 from tests.review_plans import DEV_CHANGES, dev_plan, eks_plan
 
 A100_AGENT = "urn:pulumi:dev::gpufleet::gpufleet:index:GpuCluster$gpufleet:k3s:K3sNodePool$command:remote:Command::"
@@ -48,7 +49,7 @@ def test_identical_plans_have_nothing_to_review(dev):
     assert cost(review) == (15.35, 15.35, 0.0, 15.35, 15.35, 0.0)
     assert changed_versions(review) == {}
     assert {v.component: v.after for v in review.versions} == {
-        "GPU Operator chart": ("v26.7.0",), "GPU driver": ("595.91.07",), "k3s": ("v1.34.1+k3s1",),
+        "GPU Operator chart": ("v26.7.0",), "GPU driver": ("595.91.07",), "k3s": (versions.k3s_release("1.34"),),
         "Kubernetes (k3s)": ("1.34",),
     }
 

@@ -148,6 +148,16 @@ def eks_checks(stack: str, spec: StackSpec, config: Optional[dict] = None) -> li
         facts = []
         for j, name in enumerate(types):
             path = f"{at}.{key}" if pool.instance_type else f"{at}.{key}[{j}]"
+            family = name.split(".", 1)[0]
+            if name not in known and aws_catalog.is_gpu_type(name) and not any(k.split(".", 1)[0] == family for k in known):
+                # A GPU family the catalog recognises (aws_instances.yaml gpu_families) but holds no size of: say so
+                # rather than call an NVIDIA type unknown (issue 32: p6e-gb200 / p6e-gb300). An unknown size of a
+                # catalogued family (a typo such as p5.48xlarg) keeps the did-you-mean message below.
+                problems.append(Problem(stack, path, f"{name} is an NVIDIA GPU instance type (family {family}), "
+                                        "but gpufleet's catalog has no facts for this size yet (GPU count, network cards, "
+                                        "EFA interfaces, price): add its row to gpufleet/base/catalog/aws_instances.yaml with "
+                                        f"its sources, or use a catalogued type (GPU types: {', '.join(gpu_types)})", name))
+                continue
             if name not in known:
                 problems.append(Problem(stack, path, f"unknown EC2 instance type {_known(name, known)}", name))
                 continue

@@ -3,7 +3,8 @@
 // requires it must pin each one to the published v0.<minor>.<patch> of the same release, below. etcd is the
 // server/v3 release that k8s.io/kubernetes itself requires, so both binaries share one dependency graph.
 // Kubernetes 1.34 is gpufleet's default (gpufleet/versions.py KUBERNETES_DEFAULT); the patch release is
-// the one of the pinned k3s release (K3S_RELEASES["1.34"] = v1.34.1+k3s1).
+// the one the k3s 1.34 pin had when this module was built (v1.34.1+k3s1); K3S_RELEASES["1.34"] has since moved
+// to a newer patch (issue 32, runc CVE fixes on k3s hosts) and tests/unit/test_e2e_pins.py allows the lag.
 module gpufleet.local/e2e/kube
 
 go 1.26
