@@ -234,11 +234,15 @@ class _StructList(_KeptList):
         """[get(element, key) for each element], read straight from the protobuf values (no proxy per
         element): None where an element is not a map, lacks the key or holds null there; an unknown
         element or value raises as reading it through the proxies would."""
-        out = []
-        for i, value in enumerate(self._ListProxy__target):
-            kind = value.WhichOneof("kind")
-            if kind == "string_value" and value.string_value in _UNKNOWNS:
+        target = self._ListProxy__target
+        # items() reads every element before any field: an unknown element raises before an unknown field of an
+        # earlier element does, so the column meets them in that order too.
+        for i, value in enumerate(target):
+            if value.WhichOneof("kind") == "string_value" and value.string_value in _UNKNOWNS:
                 raise _Unknown(value.string_value, [*self._path, str(i)])
+        out = []
+        for i, value in enumerate(target):
+            kind = value.WhichOneof("kind")
             if kind != "struct_value":
                 out.append(None)
                 continue
@@ -403,9 +407,13 @@ class _PlainList(_KeptList):
         """[get(element, key) for each element] (policies/inputs.py `column`), as `_StructList.column`: None
         where an element is not a map, lacks the key or holds null there; an unknown element or value
         raises as reading it through the proxies would."""
+        target = self._ListProxy__target
+        for i, value in enumerate(target):  # as _StructList.column: unknown elements first, as items() meets them
+            if type(value) is str and value in _UNKNOWNS:
+                self[i]  # raises the unknown-element error
         out = []
         path = self._path
-        for i, value in enumerate(self._ListProxy__target):
+        for i, value in enumerate(target):
             if type(value) is dict and SPECIAL_SIG_KEY not in value:
                 field = value.get(key)
                 if field is None or (type(field) is str and field not in _UNKNOWNS):

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UNKNOWN_OBJECT_VALUE, UNKNOWN_STRING_VALUE, UnknownValueError
 
@@ -83,6 +83,9 @@ def tree(value):
 
 @settings(max_examples=300, deadline=None)
 @given(resources)
+# An unknown element after an element whose field is an unknown secret: I.column meets the element first, as items()
+# does (found by this test; plain and Struct lists disagreed).
+@example({"a": [{"a": {SIG: SECRET, "value": UNKNOWN_STRING_VALUE}}, UNKNOWN_OBJECT_VALUE]})
 def test_plain_inputs_read_as_their_struct_reads(properties):
     struct, plain = both(properties)
     assert outcome(lambda: plain) == outcome(lambda: struct)
