@@ -235,11 +235,14 @@ class _StructList(_KeptList):
         element): None where an element is not a map, lacks the key or holds null there; an unknown
         element or value raises as reading it through the proxies would."""
         target = self._ListProxy__target
-        # items() reads every element before any field: an unknown element raises before an unknown field of an
-        # earlier element does, so the column meets them in that order too.
+        # items() reads every element before any field: an unknown element (or a secret whose value is unknown)
+        # raises before an unknown field of an earlier element does, so the column meets them in that order too.
         for i, value in enumerate(target):
-            if value.WhichOneof("kind") == "string_value" and value.string_value in _UNKNOWNS:
+            kind = value.WhichOneof("kind")
+            if kind == "string_value" and value.string_value in _UNKNOWNS:
                 raise _Unknown(value.string_value, [*self._path, str(i)])
+            if kind == "struct_value" and SPECIAL_SIG_KEY in value.struct_value.fields:
+                self[i]  # a secret or asset: deserializing it raises where its value is unknown
         out = []
         for i, value in enumerate(target):
             kind = value.WhichOneof("kind")
@@ -409,8 +412,8 @@ class _PlainList(_KeptList):
         raises as reading it through the proxies would."""
         target = self._ListProxy__target
         for i, value in enumerate(target):  # as _StructList.column: unknown elements first, as items() meets them
-            if type(value) is str and value in _UNKNOWNS:
-                self[i]  # raises the unknown-element error
+            if (type(value) is str and value in _UNKNOWNS) or (type(value) is dict and SPECIAL_SIG_KEY in value):
+                self[i]  # raises where the element (or a secret's value) is unknown
         out = []
         path = self._path
         for i, value in enumerate(target):

@@ -86,6 +86,7 @@ def tree(value):
 # An unknown element after an element whose field is an unknown secret: I.column meets the element first, as items()
 # does (found by this test; plain and Struct lists disagreed).
 @example({"a": [{"a": {SIG: SECRET, "value": UNKNOWN_STRING_VALUE}}, UNKNOWN_OBJECT_VALUE]})
+@example({"a": [{SIG: SECRET, "value": UNKNOWN_OBJECT_VALUE}, UNKNOWN_OBJECT_VALUE]})
 def test_plain_inputs_read_as_their_struct_reads(properties):
     struct, plain = both(properties)
     assert outcome(lambda: plain) == outcome(lambda: struct)
