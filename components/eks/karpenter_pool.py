@@ -84,6 +84,13 @@ class KarpenterNodePoolArgs:
     `gpufleet.io/reservation-*` on the NodePool for the policy `reservation-placement`."""
 
 
+def karpenter_taint(taint: dict) -> dict:
+    """A taint without a value (`dedicated:NoSchedule`, valid in Kubernetes) leaves `value` out: the NodePool CRD's
+    taint value pattern (karpenter.sh_nodepools.yaml at v1.14.1, `spec.template.spec.taints[].value`) refuses "",
+    which `gpufleet plan` found (CRD schema check, docs/validation.md)."""
+    return {k: v for k, v in taint.items() if not (k == "value" and v == "")}
+
+
 def node_pool_spec(args: KarpenterNodePoolArgs) -> dict:
     requirements = [
         {"key": INSTANCE_TYPE_KEY, "operator": "In", "values": list(args.instance_types)},
@@ -97,7 +104,7 @@ def node_pool_spec(args: KarpenterNodePoolArgs) -> dict:
             "spec": {
                 "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": args.pool},
                 "requirements": requirements,
-                "taints": [dict(t) for t in args.taints],
+                "taints": [karpenter_taint(t) for t in args.taints],
             },
         },
         # A GPU pool is bounded in GPUs: Karpenter stops launching once the pool's nodes hold this many.
