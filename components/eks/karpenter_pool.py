@@ -86,8 +86,7 @@ class KarpenterNodePoolArgs:
 
 def karpenter_taint(taint: dict) -> dict:
     """A taint without a value (`dedicated:NoSchedule`, valid in Kubernetes) leaves `value` out: the NodePool CRD's
-    taint value pattern (karpenter.sh_nodepools.yaml at v1.14.1, `spec.template.spec.taints[].value`) refuses "",
-    which `gpufleet plan` found (CRD schema check, docs/validation.md)."""
+    taint value pattern (karpenter.sh_nodepools.yaml at v1.14.1, `spec.template.spec.taints[].value`) refuses ""."""
     return {k: v for k, v in taint.items() if not (k == "value" and v == "")}
 
 

@@ -154,3 +154,12 @@ def test_cluster_autoscaler_settings_are_refused_with_karpenter():
     assert _problems(c) == [
         "stack 'test': gpufleet:cluster.eks.autoscaler.kind: Input should be 'cluster-autoscaler' or 'karpenter' (got 'karpentr')",
     ]
+
+
+def test_a_taint_without_a_value_leaves_value_out_of_the_nodepool():
+    # The NodePool CRD's taint value pattern (karpenter.sh_nodepools.yaml at v1.14.1) refuses "".
+    from gpufleet.components.eks.karpenter_pool import karpenter_taint
+
+    assert karpenter_taint({"key": "dedicated", "value": "", "effect": "NoSchedule"}) == {
+        "key": "dedicated", "effect": "NoSchedule"}
+    assert karpenter_taint({"key": "k", "value": "v", "effect": "NoSchedule"})["value"] == "v"
