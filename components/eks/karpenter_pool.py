@@ -86,7 +86,8 @@ class KarpenterNodePoolArgs:
 
 def karpenter_taint(taint: dict) -> dict:
     """A taint without a value (`dedicated:NoSchedule`, valid in Kubernetes) leaves `value` out: the NodePool CRD's
-    taint value pattern (karpenter.sh_nodepools.yaml at v1.14.1, `spec.template.spec.taints[].value`) refuses ""."""
+    taint value pattern (karpenter.sh_nodepools.yaml of the pinned release, versions.KARPENTER;
+    `spec.template.spec.taints[].value`) refuses ""."""
     return {k: v for k, v in taint.items() if not (k == "value" and v == "")}
 
 

@@ -157,7 +157,7 @@ def test_cluster_autoscaler_settings_are_refused_with_karpenter():
 
 
 def test_a_taint_without_a_value_leaves_value_out_of_the_nodepool():
-    # The NodePool CRD's taint value pattern (karpenter.sh_nodepools.yaml at v1.14.1) refuses "".
+    # The NodePool CRD's taint value pattern (karpenter.sh_nodepools.yaml of the pinned release) refuses "".
     from gpufleet.components.eks.karpenter_pool import karpenter_taint
 
     assert karpenter_taint({"key": "dedicated", "value": "", "effect": "NoSchedule"}) == {
