@@ -11,7 +11,7 @@ $(VENV)/.installed: pyproject.toml
 	PYTHONWARNINGS="ignore:Editable installation" $(VENV)/bin/pip install -q -e '.[dev]'
 	touch $@
 
-.PHONY: plan test bench e2e
+.PHONY: plan test bench e2e mutate
 plan: $(VENV)/.installed
 	$(VENV)/bin/gpufleet plan $(STACK)
 
@@ -32,3 +32,11 @@ bench: $(VENV)/.installed
 e2e: $(VENV)/.installed
 	tests/e2e/build.sh
 	GPUFLEET_E2E=1 $(VENV)/bin/python -m pytest tests/e2e -rs --durations=15
+
+# Mutation testing (docs/testing.md): cosmic-ray mutates policies/rules and gpufleet/base/spec in a temporary worktree
+# of HEAD and runs each tree's tests against every mutant. Not in CI, not in `make test`: the full run takes hours on
+# two cores, so the default is the documented sample (MUTATE_ARGS="" for every mutant).
+MUTATE_ARGS ?= --sample 20
+mutate: $(VENV)/.installed
+	PYTHONWARNINGS="ignore:Editable installation" $(VENV)/bin/pip install -q -e '.[dev,mutation]'
+	$(VENV)/bin/python -m tests.mutation.run $(MUTATE_ARGS)

@@ -610,8 +610,9 @@ def is_k3s_server(props) -> bool:
 
 def script_exemption(props, policy_name: str) -> Optional[str]:
     """A remote command has no labels: its exemption from a policy is a comment line of its script,
-    `# gpufleet.io/exempt-<policy>: <reason>` (the reason, or None)."""
-    line = re.compile(rf"^#\s*{re.escape(labels.exempt_key(policy_name))}:\s*(\S.*)$", re.MULTILINE)
+    `# gpufleet.io/exempt-<policy>: <reason>` (the reason, or None). The reason is on that line: blanks after the
+    colon are spaces or tabs, never a line break, or a blank reason would take the script's next line as its reason."""
+    line = re.compile(rf"^#[ \t]*{re.escape(labels.exempt_key(policy_name))}:[ \t]*(\S.*)$", re.MULTILINE)
     for t in command_texts(props):
         found = line.search(t)
         if found:

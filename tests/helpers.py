@@ -140,3 +140,22 @@ def run_under_mocks(program, stack: str = "test", config: Optional[dict] = None,
         runtime_settings.ROOT.set(None)
     _sync_await(run_pulumi_func(program))
     return monitor
+
+
+def mocked(r: Registration) -> tuple[str, dict]:
+    """The id and outputs the plan's mocks gave `r` (gpufleet/app/plan/mocks.py): what inputs that read `r.id` or one
+    of its outputs hold. Ids and auto-names are hashes of type and name, so a test compares with this, not a literal."""
+    from pulumi.runtime.mocks import MockResourceArgs
+
+    from gpufleet.app.plan.mocks import PlanMocks
+
+    return PlanMocks().new_resource(MockResourceArgs(r.type, r.name, dict(r.inputs), r.provider, None, r.custom))
+
+
+def mocked_id(r: Registration) -> str:
+    return mocked(r)[0]
+
+
+def mocked_output(r: Registration, key: str) -> Any:
+    """One output the plan's mocks gave `r`: its `arn`, its auto-`name` (logical name and Pulumi's random suffix)..."""
+    return mocked(r)[1][key]

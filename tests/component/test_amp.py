@@ -8,7 +8,8 @@ from gpufleet.components.observability.alerts import rule_groups
 from gpufleet.components.observability.pools import pool_facts
 from gpufleet.base.spec import load_spec
 from tests.amp_plan import WORKSPACE_ARN, amp_config, amp_existing_workspace, amp_teams
-from tests.helpers import by_type, one, parent_of
+from gpufleet.app.plan.mocks import eks_cluster_security_group
+from tests.helpers import by_type, mocked_id, one, parent_of
 from gpufleet.base import versions
 from gpufleet.base.versions import chart_name_of
 
@@ -38,7 +39,7 @@ def test_children_names_and_parents():
     # The scraper tags its destination with AMPAgentlessScraper: set on the workspace, no diff on every up.
     assert workspace.inputs["alias"] == "teams-eks"
     assert workspace.inputs["tags"] == {"gpufleet.io/cluster": "teams-eks", "AMPAgentlessScraper": ""}
-    assert rules.inputs["name"] == "gpufleet-gpu-alerts" and rules.inputs["workspaceId"] == "teams-eks-amp-workspace-id"
+    assert rules.inputs["name"] == "gpufleet-gpu-alerts" and rules.inputs["workspaceId"] == mocked_id(workspace)
     # Without kube-prometheus-stack nothing of prometheus-operator's is created (its CRDs are absent).
     assert not [r for r in p.resources if "monitoring.coreos.com" in r.type]
     assert not by_type(p, "gpufleet:observability:Observability")
@@ -50,10 +51,10 @@ def test_scraper_reads_the_cluster_from_its_private_subnets_with_the_cluster_sec
     cluster = one(p, "aws:eks/cluster:Cluster")
     eks = scraper.inputs["source"]["eks"]
     assert eks["clusterArn"] == "arn:aws:eks:us-east-1:123456789012:cluster/teams-eks"
-    private = [r.name + "-id" for r in by_type(p, "aws:ec2/subnet:Subnet") if "private" in r.name]
+    private = [mocked_id(r) for r in by_type(p, "aws:ec2/subnet:Subnet") if "private" in r.name]
     assert sorted(eks["subnetIds"]) == sorted(private) and len(eks["subnetIds"]) == 3  # at least two zones
-    assert eks["securityGroupIds"] == ["sg-0plan0cluster0000"]
-    assert scraper.inputs["destination"] == {"amp": {"workspaceArn": "arn:aws:amp:us-east-1:123456789012:workspace/teams-eks-amp-workspace"}}
+    assert eks["securityGroupIds"] == [eks_cluster_security_group(cluster.name)]
+    assert scraper.inputs["destination"] == {"amp": {"workspaceArn": f"arn:aws:aps:us-east-1:123456789012:workspace/{mocked_id(one(p, WORKSPACE))}"}}
     # AMP creates the scraper's access entry itself on an API-mode cluster with private endpoint access (AMP User
     # Guide, AMP-collector-eks-setup): gpufleet adds none of its own for it (one entry per principal).
     assert cluster.inputs["accessConfig"]["authenticationMode"] == "API"
@@ -208,7 +209,7 @@ def test_alerts_reach_the_sns_topic_through_the_workspaces_alert_manager():
     p = amp_teams()
     definition = one(p, ALERT_MANAGER, "teams-eks-amp-alert-manager")
     assert parent_of(p, definition).name == "teams-eks-amp"
-    assert definition.inputs["workspaceId"] == "teams-eks-amp-workspace-id"
+    assert definition.inputs["workspaceId"] == mocked_id(one(p, WORKSPACE))
     outer = yaml.safe_load(definition.inputs["definition"])
     assert set(outer) == {"alertmanager_config"} and isinstance(outer["alertmanager_config"], str)
     config = yaml.safe_load(outer["alertmanager_config"])

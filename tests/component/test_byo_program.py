@@ -6,8 +6,7 @@ import runpy
 import pytest
 import yaml
 
-from gpufleet.app.plan.mocks import PLAN_ACCOUNT
-from tests.helpers import ROOT, run_under_mocks
+from tests.helpers import ROOT, mocked_id, mocked_output, run_under_mocks
 
 PROGRAM = ROOT / "examples" / "byo-program"
 
@@ -36,7 +35,7 @@ def test_users_own_bucket_beside_gpufleets_parts(run):
     bucket = find(regs, "aws:s3/bucket:Bucket", "ml-checkpoints")
     block = find(regs, "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock", "ml-checkpoints")
     assert at_root(bucket) and at_root(block)
-    assert block.inputs["bucket"] == "ml-checkpoints-id" and block.inputs["blockPublicPolicy"] is True
+    assert block.inputs["bucket"] == mocked_id(bucket) and block.inputs["blockPublicPolicy"] is True
     # gpufleet's components sit at the root of the user's stack, beside the bucket; nothing else wraps them.
     assert {r.type for r in regs if at_root(r) and r.type.startswith("gpufleet:")} == {
         "gpufleet:eks:EksCluster", "gpufleet:eks:EksNodeGroup", "gpufleet:eks:ClusterAutoscaler", "gpufleet:addons:GpuOperator",
@@ -59,7 +58,7 @@ def test_the_users_subnets_reach_the_cluster_and_every_node_group(run):
         assert at_root(group) and ng.parent == group.urn
         assert ng.inputs["subnetIds"] == subnets
         assert ng.inputs["clusterName"] == "ml"
-        assert ng.inputs["nodeRoleArn"] == f"arn:aws:iam::{PLAN_ACCOUNT}:role/ml-eks-node-role"
+        assert ng.inputs["nodeRoleArn"] == mocked_output(find(regs, "aws:iam/role:Role", "ml-eks-node-role"), "arn")
 
 
 def test_gpu_pool_is_tainted_labelled_and_scales_from_zero(run):
@@ -102,9 +101,9 @@ def test_training_pods_reach_the_bucket_through_the_clusters_oidc(run):
     assert "system:serviceaccount:training:trainer" in role.inputs["assumeRolePolicy"]
     assert "oidc-provider/" in role.inputs["assumeRolePolicy"]
     policy = find(regs, "aws:iam/rolePolicy:RolePolicy", "ml-trainer-checkpoints")
-    assert ":bucket/ml-checkpoints/*" in policy.inputs["policy"]
+    assert f":{mocked_id(find(regs, 'aws:s3/bucket:Bucket', 'ml-checkpoints'))}/*" in policy.inputs["policy"]
     sa = find(regs, "kubernetes:core/v1:ServiceAccount", "trainer")
-    assert sa.inputs["metadata"]["annotations"]["eks.amazonaws.com/role-arn"] == f"arn:aws:iam::{PLAN_ACCOUNT}:role/ml-trainer"
+    assert sa.inputs["metadata"]["annotations"]["eks.amazonaws.com/role-arn"] == mocked_output(role, "arn")
     assert sa.provider.startswith(find(regs, "pulumi:providers:kubernetes", "ml-eks-k8s").urn)
 
 

@@ -7,7 +7,7 @@ resource group. GKE (stacks/Pulumi.dws-gke.yaml): flex-start, queued provisionin
 
 import pytest
 
-from tests.helpers import example_config, one, parent_of, plan_config, planned
+from tests.helpers import example_config, mocked_id, one, parent_of, plan_config, planned
 
 NG = "aws:eks/nodeGroup:NodeGroup"
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
@@ -47,7 +47,7 @@ def test_capacity_block_launch_template_and_node_group(eks):
     assert ng["instanceTypes"] == ["p5.48xlarge"]
     assert ng["labels"]["gpufleet.io/capacity-type"] == "reserved"
     # The block's zone only (EC2: no launch into a Capacity Block from another AZ).
-    assert ng["subnetIds"] == ["prod-gpu-network-private-us-east-1b-id"]
+    assert ng["subnetIds"] == [mocked_id(one(eks, "aws:ec2/subnet:Subnet", "prod-gpu-network-private-us-east-1b"))]
     # EFA still gets its cluster placement group (terraform-aws-eks-blueprints ml-capacity-block does too).
     assert one(eks, PG, "prod-gpu-pool-h100-train-efa-pg").inputs["strategy"] == "cluster"
 

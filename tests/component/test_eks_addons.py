@@ -7,9 +7,9 @@ import pytest
 
 from gpufleet.base import versions
 from gpufleet.base.versions import chart_name_of
-from gpufleet.app.plan.mocks import PLAN_OIDC_ISSUER
+from gpufleet.app.plan.mocks import PLAN_OIDC_ISSUER, eks_cluster_security_group
 from tests.eks_plan import prod_eks
-from tests.helpers import by_type, one, parent_of
+from tests.helpers import by_type, mocked_id, mocked_output, one, parent_of
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 HOST = PLAN_OIDC_ISSUER.removeprefix("https://")
@@ -40,7 +40,7 @@ def test_autoscaler_release_on_system_pool(p):
     assert "tolerations" not in v  # never on GPU or spot nodes
     assert v["rbac"]["serviceAccount"] == {
         "name": "cluster-autoscaler",
-        "annotations": {"eks.amazonaws.com/role-arn": "arn:aws:iam::123456789012:role/prod-gpu-autoscaler-role"},
+        "annotations": {"eks.amazonaws.com/role-arn": mocked_output(one(p, "aws:iam/role:Role", "prod-gpu-autoscaler-role"), "arn")},
     }
     assert v["extraArgs"]["scale-down-unneeded-time"] == "10m"
     assert v["extraArgs"]["scale-down-utilization-threshold"] == 0.5
@@ -81,7 +81,7 @@ def test_efa_device_plugin_on_efa_nodes(p):
 def test_ebs_addon_and_default_gp3_class(p):
     addon = one(p, "aws:eks/addon:Addon", "prod-gpu-ebs-addon").inputs
     assert addon["addonName"] == "aws-ebs-csi-driver" and addon["clusterName"] == "prod-gpu"
-    assert addon["serviceAccountRoleArn"] == "arn:aws:iam::123456789012:role/prod-gpu-ebs-role"
+    assert addon["serviceAccountRoleArn"] == mocked_output(one(p, "aws:iam/role:Role", "prod-gpu-ebs-role"), "arn")
     assert addon["addonVersion"] == "plan-placeholder-eksbuild.1"  # resolved for the cluster version
     assert _trust(p, "prod-gpu-ebs-role")["Condition"]["StringEquals"][f"{HOST}:sub"] == "system:serviceaccount:kube-system:ebs-csi-controller-sa"
     attach = one(p, "aws:iam/rolePolicyAttachment:RolePolicyAttachment", "prod-gpu-ebs-role-AmazonEBSCSIDriverPolicy")
@@ -104,8 +104,8 @@ def test_fsx_lustre_addon_security_group_and_class(p):
     sc = one(p, "kubernetes:storage.k8s.io/v1:StorageClass", "prod-gpu-fsx-sc").inputs
     assert sc["metadata"]["name"] == "fsx-lustre" and sc["provisioner"] == "fsx.csi.aws.com"
     assert sc["parameters"] == {
-        "subnetId": "prod-gpu-network-private-us-east-1a-id",  # the EFA pool's zone
-        "securityGroupIds": "prod-gpu-fsx-sg-id",
+        "subnetId": mocked_id(one(p, "aws:ec2/subnet:Subnet", "prod-gpu-network-private-us-east-1a")),  # the EFA pool's zone
+        "securityGroupIds": mocked_id(one(p, "aws:ec2/securityGroup:SecurityGroup", "prod-gpu-fsx-sg")),
         "deploymentType": "PERSISTENT_2",
         "perUnitStorageThroughput": "500",
     }
@@ -120,8 +120,8 @@ def test_nodes_admit_lustre_from_the_file_servers(p):
     got = {(r.inputs["fromPort"], r.inputs["toPort"]): r.inputs for r in rules}
     assert set(got) == {(988, 988), (1018, 1023)}
     for r in rules:
-        assert r.inputs["securityGroupId"] == "sg-0plan0cluster0000"  # the cluster security group
-        assert r.inputs["referencedSecurityGroupId"] == "prod-gpu-fsx-sg-id"
+        assert r.inputs["securityGroupId"] == eks_cluster_security_group(one(p, "aws:eks/cluster:Cluster").name)  # the cluster security group
+        assert r.inputs["referencedSecurityGroupId"] == mocked_id(one(p, "aws:ec2/securityGroup:SecurityGroup", "prod-gpu-fsx-sg"))
         assert r.inputs["ipProtocol"] == "tcp"
         assert parent_of(p, r).name == "prod-gpu-fsx"
 

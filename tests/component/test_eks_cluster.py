@@ -7,7 +7,7 @@ import yaml
 
 from gpufleet.app.plan.mocks import PLAN_OIDC_ISSUER
 from tests.eks_plan import prod_eks
-from tests.helpers import by_type, example_config, one, parent_of, plan_config
+from tests.helpers import by_type, example_config, mocked_id, one, parent_of, plan_config
 
 CLUSTER = "aws:eks/cluster:Cluster"
 
@@ -54,7 +54,7 @@ def test_new_vpc_subnets_per_zone_with_tags_and_nat(p):
     assert subnets["prod-gpu-network-public-us-east-1a"]["cidrBlock"] == "10.0.224.0/22"
     assert len(by_type(p, "aws:ec2/natGateway:NatGateway")) == 3  # one per zone by default
     routes = {r.name: r.inputs["routes"] for r in by_type(p, "aws:ec2/routeTable:RouteTable")}
-    assert routes["prod-gpu-network-private-us-east-1b"][0]["natGatewayId"] == "prod-gpu-network-nat-us-east-1b-id"
+    assert routes["prod-gpu-network-private-us-east-1b"][0]["natGatewayId"] == mocked_id(one(p, "aws:ec2/natGateway:NatGateway", "prod-gpu-network-nat-us-east-1b"))
 
 
 def test_control_plane_version_kms_logs_and_endpoint(p):
@@ -64,7 +64,7 @@ def test_control_plane_version_kms_logs_and_endpoint(p):
     assert key.inputs["enableKeyRotation"] is True
     assert c["encryptionConfig"] == {
         "resources": ["secrets"],
-        "provider": {"keyArn": f"arn:aws:kms:us-east-1:123456789012:key/{key.name}"},
+        "provider": {"keyArn": f"arn:aws:kms:us-east-1:123456789012:key/{mocked_id(key)}"},  # a key id is a UUID
     }
     assert c["accessConfig"] == {"authenticationMode": "API", "bootstrapClusterCreatorAdminPermissions": True}
     assert c["vpcConfig"]["endpointPrivateAccess"] is True

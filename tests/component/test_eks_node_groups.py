@@ -4,7 +4,8 @@ import pytest
 
 from gpufleet.base import versions
 from tests.eks_plan import prod_eks
-from tests.helpers import by_type, one, parent_of
+from gpufleet.app.plan.mocks import eks_cluster_security_group, node_group_asg
+from tests.helpers import by_type, mocked, mocked_id, mocked_output, one, parent_of
 
 NG = "aws:eks/nodeGroup:NodeGroup"
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
@@ -26,7 +27,7 @@ def test_node_groups_parents_and_scaling(p):
         assert parent_of(p, ng).name == f"prod-gpu-pool-{pool}"
         assert ng.inputs["scalingConfig"] == {"minSize": lo, "maxSize": hi, "desiredSize": lo}
         assert ng.inputs["clusterName"] == "prod-gpu"
-        assert ng.inputs["nodeRoleArn"] == "arn:aws:iam::123456789012:role/prod-gpu-eks-node-role"
+        assert ng.inputs["nodeRoleArn"] == mocked_output(one(p, "aws:iam/role:Role", "prod-gpu-eks-node-role"), "arn")
         # The autoscaler owns the desired size (pulumi/pulumi-eks#321).
         assert ng.ignore_changes == ["scalingConfig.desiredSize"]
 
@@ -81,7 +82,7 @@ def test_launch_templates_imdsv2_and_encrypted_gp3(p):
             "ebs": {"volumeSize": size, "volumeType": "gp3", "encrypted": "true", "deleteOnTermination": "true"},
         }]
         ng = one(p, NG, f"prod-gpu-pool-{pool}-ng").inputs
-        assert ng["launchTemplate"] == {"id": f"prod-gpu-pool-{pool}-lt-id", "version": "1"}
+        assert ng["launchTemplate"] == {"id": mocked_id(one(p, LT, f"prod-gpu-pool-{pool}-lt")), "version": "1"}
 
 
 def test_efa_interfaces_placement_group_and_security_group(p):
@@ -94,16 +95,17 @@ def test_efa_interfaces_placement_group_and_security_group(p):
     # IP), EFA-only on cards 1-31 (no IP each; 32 ENA interfaces invite source-IP and routing issues on the node).
     assert [n["interfaceType"] for n in nics] == ["efa"] + ["efa-only"] * 31
     sg = one(p, "aws:ec2/securityGroup:SecurityGroup", "prod-gpu-pool-h100-train-efa-sg")
-    assert all(n["securityGroups"] == ["sg-0plan0cluster0000", f"{sg.name}-id"] for n in nics)
+    cluster_sg = eks_cluster_security_group(one(p, "aws:eks/cluster:Cluster").name)
+    assert all(n["securityGroups"] == [cluster_sg, mocked_id(sg)] for n in nics)
     assert "vpcSecurityGroupIds" not in lt  # interfaces carry the groups
     pg = one(p, "aws:ec2/placementGroup:PlacementGroup")
     assert pg.inputs["strategy"] == "cluster"
     assert parent_of(p, pg).name == "prod-gpu-pool-h100-train-efa"
-    assert lt["placement"] == {"groupName": pg.name}
+    assert lt["placement"] == {"groupName": mocked_output(pg, "name")}  # its auto-name
     assert sg.inputs["ingress"] == [{"protocol": "-1", "fromPort": 0, "toPort": 0, "self": True, "description": "EFA from members"}]
     assert {"protocol": "-1", "fromPort": 0, "toPort": 0, "self": True, "description": "EFA to members"} in sg.inputs["egress"]
     h100 = one(p, NG, "prod-gpu-pool-h100-train-ng").inputs
-    assert h100["subnetIds"] == ["prod-gpu-network-private-us-east-1a-id"]  # one zone
+    assert h100["subnetIds"] == [mocked_id(one(p, "aws:ec2/subnet:Subnet", "prod-gpu-network-private-us-east-1a"))]  # one zone
     l4_lt = one(p, LT, "prod-gpu-pool-l4-infer-lt").inputs
     assert "networkInterfaces" not in l4_lt and "placement" not in l4_lt
 
@@ -122,9 +124,11 @@ def test_autoscaler_node_template_tags_for_scale_from_zero(p):
     # Managed node groups do not copy tags to their ASG: each template tag is set on the ASG too.
     asg = {r.inputs["tag"]["key"]: r for r in by_type(p, "aws:autoscaling/tag:Tag") if r.name.startswith("prod-gpu-pool-h100-train-")}
     template = {k for k in tags if "/node-template/" in k}
+    ng = one(p, NG, "prod-gpu-pool-h100-train-ng")
+    asg_name = node_group_asg(ng.name, mocked(ng)[1]["nodeGroupName"])  # EKS names the group after the node group
     assert set(asg) == template
     for key, r in asg.items():
-        assert r.inputs["autoscalingGroupName"] == "eks-prod-gpu-pool-h100-train-ng-asg"
+        assert r.inputs["autoscalingGroupName"] == asg_name
         assert r.inputs["tag"] == {"key": key, "value": tags[key], "propagateAtLaunch": False}
         assert parent_of(p, r).name == "prod-gpu-pool-h100-train"
 

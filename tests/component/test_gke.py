@@ -11,6 +11,7 @@ import yaml
 
 from gpufleet.base import catalog, versions
 from tests.helm_values import missing_paths
+from gpufleet.app.plan.mocks import autoname
 from tests.helpers import by_type, example_config, one, parent_of, plan_config, planned
 from tests.k8s_validate import validate_strict
 
@@ -93,7 +94,7 @@ def test_network_subnet_ranges_and_nat(prod):
         {"rangeName": "pods", "ipCidrRange": "10.16.0.0/14"}, {"rangeName": "services", "ipCidrRange": "10.20.0.0/20"}]
     assert one(prod, NETWORK, "prod-gke-network-vpc").inputs["autoCreateSubnetworks"] is False
     nat = one(prod, "gcp:compute/routerNat:RouterNat").inputs
-    assert nat["sourceSubnetworkIpRangesToNat"] == "ALL_SUBNETWORKS_ALL_IP_RANGES" and nat["router"] == "prod-gke-network-router"
+    assert nat["sourceSubnetworkIpRangesToNat"] == "ALL_SUBNETWORKS_ALL_IP_RANGES" and nat["router"] == autoname("gcp:compute/router:Router", "prod-gke-network-router")  # auto-named
 
 
 def test_cluster_control_plane(prod):
@@ -108,7 +109,7 @@ def test_cluster_control_plane(prod):
     assert c["workloadIdentityConfig"] == {"workloadPool": "my-gpu-project.svc.id.goog"}
     assert c["maintenancePolicy"] == {"dailyMaintenanceWindow": {"startTime": "03:00"}}
     assert c["ipAllocationPolicy"] == {"clusterSecondaryRangeName": "pods", "servicesSecondaryRangeName": "services"}
-    assert c["network"] == "projects/my-gpu-project/global/networks/prod-gke-network-vpc"
+    assert c["network"] == f"projects/my-gpu-project/global/networks/{autoname(NETWORK, 'prod-gke-network-vpc')}"
     assert c["addonsConfig"] == {
         "gcePersistentDiskCsiDriverConfig": {"enabled": True},
         "gcpFilestoreCsiDriverConfig": {"enabled": True},
@@ -164,7 +165,7 @@ def test_tcpx_additional_networks(prod):
     assert sorted(s.inputs["ipCidrRange"] for s in subs) == sorted(f"192.168.{16 * i}.0/20" for i in range(4))
     h100 = one(prod, NODE_POOL, "prod-gke-pool-h100-train-pool").inputs
     assert h100["networkConfig"]["additionalNodeNetworkConfigs"] == [
-        {"network": f"prod-gke-pool-h100-train-gpudirect-net-{i}", "subnetwork": f"prod-gke-pool-h100-train-gpudirect-sub-{i}"}
+        {"network": autoname(NETWORK, f"prod-gke-pool-h100-train-gpudirect-net-{i}"), "subnetwork": autoname(SUBNET, f"prod-gke-pool-h100-train-gpudirect-sub-{i}")}
         for i in range(4)]
     assert h100["networkConfig"]["enablePrivateNodes"] is True
     assert h100["nodeConfig"]["gvnic"] == {"enabled": True}
@@ -195,7 +196,7 @@ def test_storage_classes(prod):
     assert rwo["volumeBindingMode"] == "WaitForFirstConsumer"
     rwx = one(prod, SC, "prod-gke-storage-rwx").inputs
     assert rwx["provisioner"] == "filestore.csi.storage.gke.io"
-    assert rwx["parameters"] == {"tier": "standard", "network": "prod-gke-network-vpc"}
+    assert rwx["parameters"] == {"tier": "standard", "network": autoname(NETWORK, "prod-gke-network-vpc")}
     provider = one(prod, "pulumi:providers:kubernetes").urn
     assert all(r.provider.startswith(provider) for r in by_type(prod, SC))
 
@@ -222,8 +223,9 @@ def test_variant_rdma_networks(variant):
     assert "networkProfile" not in nets["variant-pool-h200-gpudirect-gvnic-net"]
     configs = one(variant, NODE_POOL, "variant-pool-h200-pool").inputs["networkConfig"]["additionalNodeNetworkConfigs"]
     assert len(configs) == 9
-    assert configs[0] == {"network": "variant-pool-h200-gpudirect-gvnic-net", "subnetwork": "variant-pool-h200-gpudirect-gvnic-sub"}
-    assert configs[1:] == [{"network": "variant-pool-h200-gpudirect-rdma-net", "subnetwork": f"variant-pool-h200-gpudirect-rdma-sub-{i}"}
+    assert configs[0] == {"network": autoname(NETWORK, "variant-pool-h200-gpudirect-gvnic-net"), "subnetwork": autoname(SUBNET, "variant-pool-h200-gpudirect-gvnic-sub")}
+    assert configs[1:] == [{"network": autoname(NETWORK, "variant-pool-h200-gpudirect-rdma-net"),
+                            "subnetwork": autoname(SUBNET, f"variant-pool-h200-gpudirect-rdma-sub-{i}")}
                            for i in range(8)]
     accel = one(variant, NODE_POOL, "variant-pool-h200-pool").inputs["nodeConfig"]["guestAccelerators"][0]
     assert (accel["type"], accel["count"]) == ("nvidia-h200-141gb", 8.0)
@@ -283,7 +285,7 @@ def test_gpudirect_pod_networks_and_pinned_nccl_plugin(prod):
     params = [r for r in by_type(prod, "kubernetes:networking.gke.io/v1:GKENetworkParamSet") if r.parent == wiring.urn]
     assert sorted(r.inputs["metadata"]["name"] for r in params) == [f"h100-train-vpc-{i}" for i in range(4)]
     p0 = one(prod, "kubernetes:networking.gke.io/v1:GKENetworkParamSet", "prod-gke-gpudirect-h100-train-vpc-0-params").inputs
-    assert p0["spec"] == {"vpc": "prod-gke-pool-h100-train-gpudirect-net-0", "vpcSubnet": "prod-gke-pool-h100-train-gpudirect-sub-0",
+    assert p0["spec"] == {"vpc": autoname(NETWORK, "prod-gke-pool-h100-train-gpudirect-net-0"), "vpcSubnet": autoname(SUBNET, "prod-gke-pool-h100-train-gpudirect-sub-0"),
                           "deviceMode": "NetDevice"}
     n0 = one(prod, "kubernetes:networking.gke.io/v1:Network", "prod-gke-gpudirect-h100-train-vpc-0-network").inputs
     assert n0["spec"] == {"type": "Device", "parametersRef": {"group": "networking.gke.io", "kind": "GKENetworkParamSet",
@@ -320,7 +322,7 @@ def test_tcpx_vpcs_allow_node_to_node_traffic(prod):
     assert sorted(rules) == [f"prod-gke-pool-h100-train-gpudirect-sub-{i}-internal" for i in range(4)]
     for i in range(4):
         rule = rules[f"prod-gke-pool-h100-train-gpudirect-sub-{i}-internal"]
-        assert rule["network"] == f"projects/my-gpu-project/global/networks/prod-gke-pool-h100-train-gpudirect-net-{i}"
+        assert rule["network"] == f"projects/my-gpu-project/global/networks/{autoname(NETWORK, f'prod-gke-pool-h100-train-gpudirect-net-{i}')}"
         assert rule["direction"] == "INGRESS" and rule["sourceRanges"] == [f"192.168.{16 * i}.0/20"]
         assert rule["allows"] == INTERNAL_ALLOWS
     # Nothing else in the stack opens a firewall (the cluster VPC's rules are GKE's own).
@@ -331,7 +333,7 @@ def test_rdma_gvnic_vpc_allows_node_to_node_traffic_and_roce_vpc_gets_no_rule(va
     direct = one(variant, "gpufleet:gke:GkeGpuDirectNetwork", "variant-pool-h200-gpudirect")
     rules = [r for r in by_type(variant, FIREWALL) if r.parent == direct.urn]
     assert [r.name for r in rules] == ["variant-pool-h200-gpudirect-gvnic-sub-internal"]
-    assert rules[0].inputs["network"] == "projects/my-gpu-project/global/networks/variant-pool-h200-gpudirect-gvnic-net"
+    assert rules[0].inputs["network"] == f"projects/my-gpu-project/global/networks/{autoname(NETWORK, 'variant-pool-h200-gpudirect-gvnic-net')}"
     assert rules[0].inputs["sourceRanges"] == ["192.168.0.0/20"] and rules[0].inputs["allows"] == INTERNAL_ALLOWS
 
 

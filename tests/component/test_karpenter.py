@@ -7,7 +7,7 @@ import pytest
 
 from gpufleet.base import versions
 from gpufleet.base.spec import SpecError, load_spec
-from tests.helpers import by_type, example_config, one, parent_of, stack_file
+from tests.helpers import by_type, example_config, mocked_id, mocked_output, one, parent_of, stack_file
 from tests.karpenter_plan import karpenter_eks
 
 NG = "aws:eks/nodeGroup:NodeGroup"
@@ -96,14 +96,14 @@ def test_capacity_block_nodepool_and_nodeclass(p):
     nc = one(p, NODECLASS, "karpenter-gpu-pool-h100-block-nodeclass").inputs["spec"]
     assert nc["amiSelectorTerms"] == [{"alias": versions.KARPENTER_AMI_ALIASES["al2023-nvidia"]}]
     assert nc["capacityReservationSelectorTerms"] == [{"id": CB}]
-    assert nc["placementGroupSelector"] == {"name": "karpenter-gpu-pool-h100-block-efa-pg"}
-    assert nc["role"] == "karpenter-gpu-eks-node-role"  # the cluster's node role (its EC2_LINUX access entry exists)
+    assert nc["placementGroupSelector"] == {"name": mocked_output(one(p, "aws:ec2/placementGroup:PlacementGroup"), "name")}
+    assert nc["role"] == mocked_output(one(p, "aws:iam/role:Role", "karpenter-gpu-eks-node-role"), "name")  # the cluster's node role (its EC2_LINUX access entry exists)
     assert len(nc["networkInterfaces"]) == 32 and nc["networkInterfaces"][0] == {"networkCardIndex": 0, "deviceIndex": 0, "interfaceType": "interface"}
     assert {i["interfaceType"] for i in nc["networkInterfaces"][1:]} == {"efa-only"}
     assert nc["blockDeviceMappings"] == [{"deviceName": "/dev/xvda", "ebs": {
         "volumeSize": "500Gi", "volumeType": "gp3", "encrypted": True, "deleteOnTermination": True}}]
     assert nc["metadataOptions"] == {"httpEndpoint": "enabled", "httpTokens": "required", "httpPutResponseHopLimit": 1}
-    assert nc["subnetSelectorTerms"] == [{"id": "karpenter-gpu-network-private-us-east-1b-id"}]
+    assert nc["subnetSelectorTerms"] == [{"id": mocked_id(one(p, "aws:ec2/subnet:Subnet", "karpenter-gpu-network-private-us-east-1b"))}]
     assert len(nc["securityGroupSelectorTerms"]) == 2  # the cluster's and the EFA group
 
 

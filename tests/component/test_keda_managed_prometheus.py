@@ -21,7 +21,7 @@ from gpufleet.components.eks.amp_query_access import QUERY_ACTIONS, query_endpoi
 from gpufleet.app.plan.mocks import PLAN_ACCOUNT, PLAN_OIDC_ISSUER
 from tests.amp_plan import WORKSPACE_ARN, amp_existing_workspace, amp_teams
 from tests.gke_managed_plan import managed
-from tests.helpers import by_type, example_config, one, parent_of, planned, run_under_mocks
+from tests.helpers import by_type, example_config, mocked_id, mocked_output, one, parent_of, planned, run_under_mocks
 from gpufleet.base.versions import chart_name_of
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -75,7 +75,7 @@ def test_amp_keda_operator_gets_a_query_only_irsa_role():
 
     policy = json.loads(one(p, ROLE_POLICY, "teams-eks-keda-amp-query-role-policy").inputs["policy"])
     workspace = one(p, "aws:amp/workspace:Workspace")
-    workspace_arn = f"arn:aws:amp:us-east-1:{PLAN_ACCOUNT}:workspace/{workspace.name}"  # the mocks' ARN of it
+    workspace_arn = f"arn:aws:aps:us-east-1:{PLAN_ACCOUNT}:workspace/{mocked_id(workspace)}"  # AMP's ARN (service aps)
     assert policy["Statement"] == [{"Sid": "QueryWorkspace", "Effect": "Allow", "Resource": workspace_arn,
                                     "Action": ["aps:GetLabels", "aps:GetMetricMetadata", "aps:GetSeries", "aps:QueryMetrics"]}]
 
@@ -84,7 +84,7 @@ def test_amp_keda_is_annotated_with_the_role_and_gets_an_aws_trigger_authenticat
     p = amp_teams()
     values = _keda_values(p)
     assert values["podIdentity"] == {"aws": {"irsa": {
-        "enabled": True, "roleArn": f"arn:aws:iam::{PLAN_ACCOUNT}:role/teams-eks-keda-amp-query-role"}}}
+        "enabled": True, "roleArn": mocked_output(one(p, "aws:iam/role:Role", "teams-eks-keda-amp-query-role"), "arn")}}}
     cta = one(p, CTA)
     assert cta.name == "teams-eks-keda-prometheus-auth" and parent_of(p, cta).type == "gpufleet:addons:Keda"
     assert cta.inputs == {"apiVersion": "keda.sh/v1alpha1", "kind": "ClusterTriggerAuthentication",
@@ -98,7 +98,8 @@ def test_amp_keda_address_is_the_workspace_query_endpoint():
     from tests.amp_plan import amp_config
 
     outputs = _cluster_outputs(amp_config(), "teams-amp")
-    assert outputs["address"] == "https://aps-workspaces.us-east-1.amazonaws.com/workspaces/teams-eks-amp-workspace-id"
+    workspace_id = mocked_id(one(amp_teams(), "aws:amp/workspace:Workspace"))
+    assert outputs["address"] == f"https://aps-workspaces.us-east-1.amazonaws.com/workspaces/{workspace_id}"
     assert outputs["auth"] == L.KEDA_PROMETHEUS_AUTH
 
 

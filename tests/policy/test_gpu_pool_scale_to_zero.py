@@ -103,3 +103,30 @@ def test_eks_grace_blackwell_pool_is_judged(eks_stack, instance_type):
     assert run(eks_stack) == {(P, "gb", "mandatory")}
     eks_stack["gb"] = res(I.EKS_NODE_GROUP, "gb", inputs)
     assert run(eks_stack) == set()
+
+
+# Survivors of the mutation sample (docs/testing.md).
+def test_eks_tags_on_asg_tag_resources_count_under_the_group_and_its_pool_alike(eks_stack):
+    """Tag resources may sit under the node group or under its pool component; a key present under both still
+    counts (the union of the two, not their symmetric difference)."""
+    pool_urn = "urn:pulumi:test::gpufleet::gpufleet:eks:EksNodePool::h100"
+    eks_stack["h100"] = res(I.EKS_NODE_GROUP, "h100", {**NODE_GROUP_IN, "tags": {}}, parent=pool_urn)
+    group_urn = eks_stack["h100"].urn
+    keys = sorted(NODE_GROUP_IN["tags"])
+    for i, key in enumerate(keys):
+        parents = [pool_urn, group_urn] if i == 0 else [(pool_urn, group_urn)[i % 2]]
+        for j, parent in enumerate(parents):
+            eks_stack[f"{key}-{j}"] = res("aws:autoscaling/tag:Tag", f"{key}-{j}", {
+                "autoscalingGroupName": "asg", "tag": {"key": key, "value": "x", "propagateAtLaunch": False}}, parent=parent)
+    eks_stack["pool"] = res("gpufleet:eks:EksNodePool", "h100", {}, None)
+    eks_stack["pool"].urn = pool_urn
+    assert run(eks_stack) == set()
+
+
+@pytest.mark.parametrize("path", ["nodeCount", "initialNodeCount"])
+def test_gke_pool_without_autoscaling_names_the_idle_cost_of_either_count(gke_stack, path):
+    inputs = with_(with_(NODE_POOL_IN, "autoscaling", DELETE), path, 2.0)
+    gke_stack["h100"] = res(I.GKE_NODE_POOL, "h100", inputs)
+    (message,) = messages(list(gke_stack.values()), P)
+    assert message.endswith("GPU pool 'h100': autoscaling is not enabled, so the pool never scales to or from 0: "
+                            "2 idle node(s) cost $176.98/h ($88.49/h each, catalog on-demand estimate)")

@@ -120,3 +120,31 @@ def test_over_grpc_the_pack_reads_protect_from_the_resource_options(analyzer):  
     assert {(v["policy"], v["urn"].rsplit("::", 1)[-1]) for v in wire if v["policy"] == P} == {
         (P, "unprotected"), (P, "no-snapshots"), (P, "nfs-delete"),
     }
+
+
+# Survivors of the mutation sample (issue 33, docs/testing.md): a reason made only of whitespace is no reason, on
+# every carrier the rule reads, and a reason is stripped before it is reported.
+@pytest.mark.parametrize("blank", [" ", "   ", "\t", " \n "])
+def test_a_whitespace_reason_exempts_on_no_carrier(blank):
+    gke = res(I.GKE_CLUSTER, "r", with_(GKE_CLUSTER_IN, "resourceLabels", {f"gpufleet-exempt-{P}": blank}), protect=False)
+    gke_labels = res(I.GKE_CLUSTER, "r", with_(GKE_CLUSTER_IN, "labels", {f"gpufleet-exempt-{P}": blank}), protect=False)
+    pvc = res("kubernetes:core/v1:PersistentVolumeClaim", "r",
+              with_(PVC_IN, "metadata.annotations", {f"gpufleet.io/exempt-{P}": blank}), protect=False)
+    k3s = res(I.REMOTE_COMMAND, "r", command(f"# gpufleet.io/exempt-{P}:{blank}\n" + NO_SNAPSHOTS), protect=True)
+    for r in (gke, gke_labels, pvc, k3s):
+        assert findings([r], policy=P) == FAILED, r.inputs
+    eks = res(I.EKS_CLUSTER, "r", EKS_CLUSTER_IN, protect=False)
+    assert findings([eks], {P: {"exemptions": {"r": blank}}}, policy=P) == FAILED
+    assert findings([eks], {P: {"exemptions": {eks.urn: blank}}}, policy=P) == FAILED
+
+
+def test_the_reason_read_is_stripped_and_the_gcp_label_counts_on_either_carrier():
+    from gpufleet.policies.rules.stateful_resource_protection import _gcp_exemption
+
+    key = f"gpufleet-exempt-{P}"
+    assert _gcp_exemption({"resourceLabels": {key: "  ci-cluster "}}) == "ci-cluster"
+    assert _gcp_exemption({"labels": {key: "ci-cluster"}}) == "ci-cluster"
+    assert _gcp_exemption({"resourceLabels": {key: " "}, "labels": {key: "lab"}}) == "lab"
+    assert _gcp_exemption({"resourceLabels": {key: 3}}) is None
+    assert I.exemption(P, "r", "urn:r", {}, {"exemptions": {"r": "  throwaway  "}}) == "throwaway"
+    assert I.exemption(P, "r", "urn:r", {"tags": {f"gpufleet.io/exempt-{P}": " why "}}, None) == "why"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from gpufleet.base.catalog import charges
 from gpufleet.app.plan.cost_items import claim_items, eks_items, gib, gke_items
-from gpufleet.app.plan.mocks import Registration
+from gpufleet.app.plan.mocks import Registration, mock_id
 from tests.helpers import example_config, stack_file
 from gpufleet.base.spec import load_spec
 
@@ -68,7 +68,7 @@ def test_a_capacity_reservation_is_committed_whether_used_or_not():
 def test_gp3_performance_above_the_free_baseline_is_priced():
     lt = reg("aws:ec2/launchTemplate:LaunchTemplate", "lt", {"blockDeviceMappings": [{"deviceName": "/dev/xvda", "ebs": {
         "volumeSize": 100, "volumeType": "gp3", "iops": 6000, "throughput": 250}}]})
-    ng = reg("aws:eks/nodeGroup:NodeGroup", "ng", {"launchTemplate": {"id": "lt-id"}, "instanceTypes": ["m7i.xlarge"],
+    ng = reg("aws:eks/nodeGroup:NodeGroup", "ng", {"launchTemplate": {"id": mock_id("aws:ec2/launchTemplate:LaunchTemplate", "lt")}, "instanceTypes": ["m7i.xlarge"],
                                                    "scalingConfig": {"minSize": 1, "maxSize": 1}, "labels": {}})
     volume = next(i for i in eks_items(spec("prod-eks"), [lt, ng], [], "us-east-1") if i.kind == "storage")
     # 100 GB x 0.08 + (6000 - 3000) IOPS x 0.005 + (250 - 125) MB/s x 0.04, per month

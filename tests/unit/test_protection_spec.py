@@ -63,6 +63,23 @@ def test_etcd_snapshot_problems_all_at_once():
     ]
 
 
+def test_retention_bounds_and_the_value_reaches_the_servers():
+    """Survivor of the mutation sample (issue 33, docs/testing.md): the retention's bounds and its way to k3s's
+    `etcd-snapshot-retention` were not pinned by any test. 1..1000 are taken as given; 1001 is refused."""
+    from gpufleet.components.k3s.install import etcd_snapshot_settings
+
+    for n in (1, 7, 1000):
+        snaps = load(k3s(etcdSnapshots={"retention": n})).cluster.k3s.etcd_snapshots
+        assert snaps.retention == n
+        assert etcd_snapshot_settings(snaps) == {"etcd-snapshot-schedule-cron": "0 */6 * * *", "etcd-snapshot-retention": n}
+    assert problems(k3s(etcdSnapshots={"retention": 1001})) == [
+        "stack 'dev': gpufleet:cluster.k3s.etcdSnapshots.retention: Input should be less than or equal to 1000 (got 1001)"
+    ]
+    assert problems(k3s(etcdSnapshots={"retention": 2.5})) == [
+        "stack 'dev': gpufleet:cluster.k3s.etcdSnapshots.retention: Input should be a valid integer, got a number with a fractional part (got 2.5)"
+    ]
+
+
 def test_snapshots_off_need_a_reason():
     assert problems(k3s(etcdSnapshots={"enabled": False})) == [
         "stack 'dev': gpufleet:cluster.k3s.etcdSnapshots: etcd snapshots `enabled: false` needs a `reason`: without snapshots, losing a quorum of servers loses the cluster"

@@ -164,3 +164,14 @@ def test_example_stacks_are_valid():
 def test_gpufleet_label_and_taint_keys_are_reserved(field, value, message):
     config = {**k3s(), "gpufleet:nodePools": [{**POOL, field: value}]}
     assert problems(config) == [f"stack 'dev': gpufleet:nodePools[0].{field}: {message}"]
+
+
+def test_dns_subdomain_accepts_names_and_refuses_the_rest():
+    """Survivor of the mutation sample (docs/testing.md): k8s_syntax.dns_subdomain's length bound was untested."""
+    from gpufleet.base.spec.k8s_syntax import SUBDOMAIN_MAX, dns_subdomain
+
+    for ok in ("fsx-lustre", "a", "example.com", "a" * SUBDOMAIN_MAX):
+        assert dns_subdomain(ok) is None, ok
+    for bad in ("a" * (SUBDOMAIN_MAX + 1), "Fsx", "-x", "x-", "a..b", "a_b", ""):
+        assert dns_subdomain(bad) == (
+            f"must be a DNS-1123 subdomain: lowercase letters, digits, '-' and '.', at most {SUBDOMAIN_MAX} characters"), bad

@@ -19,6 +19,7 @@ import tarfile
 import pytest
 import yaml
 
+from gpufleet.app.plan.mocks import autoname
 from gpufleet.base import labels as L
 from gpufleet.base import versions
 from gpufleet.components.workloads.keda import NAMESPACE, OPERATOR_SERVICE_ACCOUNT
@@ -95,7 +96,7 @@ def test_pod_identity_values_exist_in_the_pinned_chart(reference, backend):
 
 
 @pytest.mark.parametrize("backend, annotation", [
-    ("amp", ("eks.amazonaws.com/role-arn", "arn:aws:iam::123456789012:role/teams-eks-keda-amp-query-role")),
+    ("amp", ("eks.amazonaws.com/role-arn", f"arn:aws:iam::123456789012:role/{autoname('aws:iam/role:Role', 'teams-eks-keda-amp-query-role')}")),
     ("gke-managed", ("iam.gke.io/gcp-service-account", "keda-dws-gke@my-gpu-project.iam.gserviceaccount.com")),
 ])
 def test_rendered_operator_service_account_carries_the_identity(reference, backend, annotation):

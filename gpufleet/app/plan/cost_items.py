@@ -17,7 +17,7 @@ from gpufleet.base.catalog import charges
 from gpufleet.base.catalog import gcp as gcp_catalog
 from gpufleet.base.catalog.charges import Missing, Price, Rate
 from gpufleet.app.plan.cost import Cost, CostItem
-from gpufleet.app.plan.mocks import Registration
+from gpufleet.app.plan.mocks import Registration, mock_id
 from gpufleet.app.plan.team_cost import team_costs
 from gpufleet.base.spec import StackSpec
 from gpufleet.base.versions import chart_name_of
@@ -114,7 +114,7 @@ def _capacity(capacity: list[PoolCapacity]) -> dict[str, PoolCapacity]:
 def _launch_template_for(ng: Registration, resources: list[Registration]) -> Optional[Registration]:
     lt_id = _get(ng.inputs, "launchTemplate.id")
     templates = [r for r in resources if r.type == "aws:ec2/launchTemplate:LaunchTemplate"]
-    by_id = [t for t in templates if f"{t.name}-id" == lt_id]  # the plan's mocks return `<name>-id` as the id
+    by_id = [t for t in templates if mock_id(t.type, t.name) == lt_id]  # the id the plan's mocks gave the template
     return (by_id or [t for t in templates if t.parent == ng.parent] or [None])[0]
 
 

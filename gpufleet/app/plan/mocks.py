@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import ipaddress
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -160,99 +162,401 @@ class RecordingMonitor(MockMonitor):
 
 
 class PlanMocks(pulumi.runtime.Mocks):
-    """Outputs a real deployment would return, where later resources read them."""
+    """What the clouds, Kubernetes and the providers would answer, in their own shapes (issue 33): ids, ARNs and self
+    links as the APIs write them, Pulumi's auto-names where the program gives no name, and every computed output the
+    program reads. Deterministic: a value derives from the resource's type and name only, so the same stack plans to the
+    same bytes, and a plan carries values that the CRDs' patterns and the providers' checks accept."""
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs):
-        outputs = dict(args.inputs)
-        if args.typ == "random:index/randomPassword:RandomPassword":
+        typ, name, inputs = args.typ, args.name, args.inputs
+        outputs = dict(inputs)
+        if typ.startswith("aws:"):
+            return aws_resource(typ, name, inputs, outputs)
+        if typ.startswith("gcp:"):
+            return gcp_resource(typ, name, inputs, outputs)
+        if typ.startswith("kubernetes:"):
+            return kubernetes_resource(typ, name, inputs, outputs)
+        if typ == "random:index/randomPassword:RandomPassword":
+            # The secret itself never reaches a plan; a fixed stand-in keeps plans identical.
             outputs["result"] = "plan-placeholder-password"
-        elif args.typ == "command:remote:Command":
-            reads_kubeconfig = "k3s.yaml" in str(args.inputs.get("create", ""))
+            return mock_id(typ, name), outputs
+        if typ == "command:remote:Command":
+            reads_kubeconfig = "k3s.yaml" in str(inputs.get("create", ""))
             outputs["stdout"] = PLACEHOLDER_KUBECONFIG if reads_kubeconfig else ""
             outputs["stderr"] = ""
-        elif args.typ.startswith("aws:"):
-            outputs.update(aws_outputs(args.typ, args.name, args.inputs))
-        elif args.typ.startswith("gcp:"):
-            return _gcp_outputs(args, outputs)
-        return f"{args.name}-id", outputs
+            return mock_id(typ, name), outputs
+        return mock_id(typ, name), outputs
 
     def call(self, args: pulumi.runtime.MockCallArgs):
         return AWS_CALLS.get(args.token, {})
 
 
-# EKS (issue 3): what AWS returns that later resources read.
+def _hex(typ: str, name: str, n: int, salt: str = "") -> str:
+    """n hex digits that stand in for what a cloud or Pulumi draws at random: fixed by type and name."""
+    return hashlib.sha256(f"{typ}\0{name}\0{salt}".encode()).hexdigest()[:n]
+
+
+def _uuid(typ: str, name: str, salt: str = "") -> str:
+    h = _hex(typ, name, 32, salt)
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-8{h[17:20]}-{h[20:32]}"
+
+
+def autoname(typ: str, name: str, randlen: int = 7) -> str:
+    """Pulumi's auto-name for a resource given no name: its logical name, `-`, random hex. The bridged providers
+    (pulumi-aws, pulumi-gcp) append 7 characters (pulumi-terraform-bridge pkg/tfbridge/names.go `AutoName`, Randlen 7,
+    which `ProviderInfo.SetAutonaming` gives every resource's `name` input); pulumi-kubernetes appends 8 to
+    `metadata.name` and to a Helm release's `name` (provider/pkg/metadata/naming.go `AssignNameIfAutonamable` and
+    provider/pkg/provider/helm_release.go `assignNameIfAutonameable`: NewUniqueName/NewUniqueHex, default length 8)."""
+    return f"{name}-{_hex(typ, name, randlen, 'autoname')}"
+
+
+def mock_id(typ: str, name: str) -> str:
+    """The id the plan's mocks give a resource of this type and name (what tests compare inputs with)."""
+    prefix = AWS_ID_PREFIXES.get(typ)
+    if prefix:
+        return f"{prefix}-{_hex(typ, name, 17)}"
+    if typ.startswith("pulumi:providers:"):
+        return _uuid(typ, name)  # the engine gives a provider a UUID
+    if typ.startswith("command:"):
+        return f"{name}{_hex(typ, name, 8)}"  # pulumi-command: resource.NewUniqueHex(name, 8, 0), no separator
+    if typ == "random:index/randomPassword:RandomPassword":
+        return "none"  # terraform-provider-random's random_password: its id is the literal "none"
+    return f"{name}-id"
+
+
+# EKS (issue 3): what AWS returns that later resources read. The account is AWS's documentation example
+# (docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html uses 123456789012).
 PLAN_ACCOUNT = "123456789012"
 PLAN_REGION = "us-east-1"
-PLAN_OIDC_ISSUER = "https://oidc.eks.us-east-1.amazonaws.com/id/PLANPLACEHOLDER"
 AWS_CALLS = {
     "aws:ssm/getParameter:getParameter": {"value": "plan-placeholder-release", "type": "String"},
     "aws:eks/getAddonVersion:getAddonVersion": {"version": "plan-placeholder-eksbuild.1"},
 }
 
+# EC2's resource ids: a prefix and 17 hex digits (docs.aws.amazon.com/AWSEC2/latest/UserGuide/resource-ids.html,
+# "longer IDs ... 17 characters"); the prefixes as the EC2 API returns them (VpcId vpc-, SubnetId subnet-, GroupId sg-,
+# LaunchTemplateId lt-, InternetGatewayId igw-, NatGatewayId nat-, AllocationId eipalloc-, RouteTableId rtb-,
+# RouteTableAssociationId rtbassoc-, SecurityGroupRuleId sgr-, the VPC CIDR AssociationId vpc-cidr-assoc-), FSx's
+# FileSystemId fs- and DataRepositoryAssociation AssociationId dra- (FSx API reference).
+AWS_ID_PREFIXES = {
+    "aws:ec2/vpc:Vpc": "vpc",
+    "aws:ec2/subnet:Subnet": "subnet",
+    "aws:ec2/securityGroup:SecurityGroup": "sg",
+    "aws:ec2/launchTemplate:LaunchTemplate": "lt",
+    "aws:ec2/internetGateway:InternetGateway": "igw",
+    "aws:ec2/natGateway:NatGateway": "nat",
+    "aws:ec2/eip:Eip": "eipalloc",
+    "aws:ec2/routeTable:RouteTable": "rtb",
+    "aws:ec2/routeTableAssociation:RouteTableAssociation": "rtbassoc",
+    "aws:ec2/vpcIpv4CidrBlockAssociation:VpcIpv4CidrBlockAssociation": "vpc-cidr-assoc",
+    "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule": "sgr",
+    "aws:ec2/securityGroupRule:SecurityGroupRule": "sgrule",
+    "aws:fsx/lustreFileSystem:LustreFileSystem": "fs",
+    "aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation": "dra",
+}
 
-def aws_outputs(typ: str, name: str, inputs: dict) -> dict:
-    """Outputs of an AWS resource that later resources read (ids, ARNs, endpoints, the OIDC issuer)."""
-    service, _, kind = typ.removeprefix("aws:").partition("/")
-    out: dict = {"arn": f"arn:aws:{service}:{PLAN_REGION}:{PLAN_ACCOUNT}:{kind.split(':')[0].lower()}/{name}"}
-    if typ == "aws:eks/cluster:Cluster":
-        cluster = inputs.get("name", name)
-        out.update({
-            "arn": f"arn:aws:eks:{PLAN_REGION}:{PLAN_ACCOUNT}:cluster/{cluster}",
-            "endpoint": f"https://PLANPLACEHOLDER.gr7.{PLAN_REGION}.eks.amazonaws.com",
-            "certificateAuthority": {"data": "cGxhbi1wbGFjZWhvbGRlci1jYQ=="},
-            "identities": [{"oidcs": [{"issuer": PLAN_OIDC_ISSUER}]}],
-            "vpcConfig": {**inputs.get("vpcConfig", {}), "clusterSecurityGroupId": "sg-0plan0cluster0000", "vpcId": "vpc-0plan0000000000"},
-        })
-    elif typ == "aws:iam/role:Role":
-        out.update({"arn": f"arn:aws:iam::{PLAN_ACCOUNT}:role/{name}", "name": name})
-    elif typ == "aws:iam/openIdConnectProvider:OpenIdConnectProvider":
-        out["arn"] = f"arn:aws:iam::{PLAN_ACCOUNT}:oidc-provider/{PLAN_OIDC_ISSUER.removeprefix('https://')}"
-    elif typ == "aws:kms/key:Key":
-        out.update({"arn": f"arn:aws:kms:{PLAN_REGION}:{PLAN_ACCOUNT}:key/{name}", "keyId": f"{name}-key-id"})
-    elif typ == "aws:ec2/launchTemplate:LaunchTemplate":
-        out["latestVersion"] = 1
-    elif typ == "aws:ec2/placementGroup:PlacementGroup":
-        out["name"] = inputs.get("name", name)
-    elif typ == "aws:eks/nodeGroup:NodeGroup":
-        out["resources"] = [{"autoscalingGroups": [{"name": f"eks-{name}-asg"}]}]
-        out["nodeGroupName"] = inputs.get("nodeGroupName", name)
-    return out
-
-
-# GCP: what GKE and Compute Engine return that later resources read (ids, self links, names, the cluster's
-# endpoint and CA). The CA is a base64 placeholder, not a certificate.
-PLACEHOLDER_GKE_ENDPOINT = "203.0.113.10"
-PLACEHOLDER_CA = "cGxhbi1wbGFjZWhvbGRlci1jYQ=="
-_GCP_COLLECTIONS = {
-    "gcp:compute/network:Network": "global/networks",
-    "gcp:compute/subnetwork:Subnetwork": "regions/{region}/subnetworks",
-    "gcp:compute/router:Router": "regions/{region}/routers",
-    "gcp:container/cluster:Cluster": "locations/{location}/clusters",
-    "gcp:container/nodePool:NodePool": "locations/{location}/clusters/{cluster}/nodePools",
+# Where an AWS resource's physical name lives when it is not `name`, and the length the provider caps an auto-name at
+# (pulumi-aws provider/resources.go: `aws_eks_node_group` node_group_name AutoName(255), `aws_s3_bucket` bucket
+# AutoName(63) lower case, `aws_iam_role` name AutoName(64), `aws_sqs_queue` name (80); the rest `SetAutonaming(255)`).
+AWS_NAME_FIELDS = {
+    "aws:eks/nodeGroup:NodeGroup": "nodeGroupName",
+    "aws:s3/bucket:Bucket": "bucket",
+    "aws:s3/bucketV2:BucketV2": "bucket",
+}
+# Resource types with no physical name of their own (no `name` input): nothing to auto-name.
+AWS_UNNAMED = {
+    "aws:ec2/subnet:Subnet", "aws:ec2/vpc:Vpc", "aws:ec2/internetGateway:InternetGateway", "aws:ec2/natGateway:NatGateway",
+    "aws:ec2/eip:Eip", "aws:ec2/routeTable:RouteTable", "aws:ec2/routeTableAssociation:RouteTableAssociation",
+    "aws:ec2/vpcIpv4CidrBlockAssociation:VpcIpv4CidrBlockAssociation", "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule",
+    "aws:kms/key:Key", "aws:iam/rolePolicyAttachment:RolePolicyAttachment", "aws:iam/openIdConnectProvider:OpenIdConnectProvider",
+    "aws:eks/addon:Addon", "aws:eks/accessEntry:AccessEntry", "aws:eks/accessPolicyAssociation:AccessPolicyAssociation",
+    "aws:eks/podIdentityAssociation:PodIdentityAssociation", "aws:fsx/lustreFileSystem:LustreFileSystem",
+    "aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation", "aws:autoscaling/tag:Tag", "aws:sqs/queuePolicy:QueuePolicy",
+    "aws:cloudwatch/eventTarget:EventTarget", "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock",
+    "aws:amp/scraper:Scraper", "aws:amp/alertManagerDefinition:AlertManagerDefinition", "aws:amp/workspace:Workspace",
 }
 
 
-def _gcp_outputs(args: pulumi.runtime.MockResourceArgs, outputs: dict) -> tuple[str, dict]:
-    inputs = args.inputs
-    name = inputs.get("name") or args.name  # the engine would auto-name; the logical name stands in
-    project = inputs.get("project") or "plan-project"
-    if args.typ == "gcp:serviceaccount/account:Account":
+def _dns_suffix(region: str) -> str:
+    """AWS's DNS suffix: amazonaws.com, amazonaws.com.cn in the China regions."""
+    return "amazonaws.com.cn" if region.startswith("cn-") else "amazonaws.com"
+
+
+# The resource types of EC2 ARNs (Service Authorization Reference, "Resource types defined by Amazon EC2").
+_EC2_ARN_KINDS = {
+    "aws:ec2/vpc:Vpc": "vpc", "aws:ec2/subnet:Subnet": "subnet", "aws:ec2/internetGateway:InternetGateway": "internet-gateway",
+    "aws:ec2/routeTable:RouteTable": "route-table", "aws:ec2/natGateway:NatGateway": "natgateway",
+}
+# One EKS cluster per plan: its OIDC issuer id (32 upper-case hex digits, as EKS writes it) is fixed.
+_OIDC_ID = hashlib.sha256(b"gpufleet plan oidc").hexdigest()[:32].upper()
+
+
+def eks_oidc_issuer(region: str = PLAN_REGION) -> str:
+    """The OIDC issuer URL the plan's EKS cluster reports (DescribeCluster identity.oidc.issuer)."""
+    return f"https://oidc.eks.{region}.{_dns_suffix(region)}/id/{_OIDC_ID}"
+
+
+PLAN_OIDC_ISSUER = eks_oidc_issuer()
+
+
+def aws_partition(region: str) -> str:
+    """The ARN partition of a region (docs.aws.amazon.com/IAM/latest/UserGuide/reference-arns.html: aws, aws-cn,
+    aws-us-gov)."""
+    if region.startswith("cn-"):
+        return "aws-cn"
+    if region.startswith("us-gov-"):
+        return "aws-us-gov"
+    return "aws"
+
+
+def _aws_region(inputs: dict) -> str:
+    """The resource's region (pulumi-aws 7's per-resource `region`), else the stack's `aws:region`."""
+    region = inputs.get("region")
+    if not isinstance(region, str) or not region:
+        region = pulumi.Config("aws").get("region") or PLAN_REGION
+    return region
+
+
+def eks_cluster_security_group(cluster: str) -> str:
+    """The security group EKS creates for a cluster (DescribeCluster resourcesVpcConfig.clusterSecurityGroupId), by
+    the cluster's logical name."""
+    return f"sg-{_hex('aws:eks/cluster:Cluster', cluster, 17, 'cluster-sg')}"
+
+
+def node_group_asg(node_group: str, node_group_name: str) -> str:
+    """The Auto Scaling group EKS makes for a managed node group (logical name, node group name): EKS names it
+    eks-<node group name>-<node group uuid> (DescribeNodegroup resources.autoScalingGroups)."""
+    return f"eks-{node_group_name}-{_uuid('aws:eks/nodeGroup:NodeGroup', node_group)}"
+
+
+def aws_resource(typ: str, name: str, inputs: dict, outputs: dict) -> tuple[str, dict]:
+    """Id and outputs of an AWS resource: the id as the provider stores it, the ARN in the resource's partition, region
+    and account, the auto-name where the program gave none, and the computed outputs later resources read."""
+    region = _aws_region(inputs)
+    arn = f"arn:{aws_partition(region)}"
+    service, _, kind = typ.removeprefix("aws:").partition("/")
+    field = AWS_NAME_FIELDS.get(typ, "name")
+    physical = inputs.get(field)
+    if typ not in AWS_UNNAMED and not physical:
+        physical = autoname(typ, name)
+        if typ == "aws:s3/bucket:Bucket":
+            physical = physical.lower()
+        outputs[field] = physical
+    physical = physical or name
+    rid = mock_id(typ, name)
+    if rid == f"{name}-id":
+        rid = physical
+    outputs["arn"] = f"{arn}:{service}:{region}:{PLAN_ACCOUNT}:{kind.split(':')[0].lower()}/{physical}"
+    out = outputs
+    if typ == "aws:eks/cluster:Cluster":
+        out.update({
+            "arn": f"{arn}:eks:{region}:{PLAN_ACCOUNT}:cluster/{physical}",
+            "endpoint": f"https://{_hex(typ, name, 32, 'endpoint').upper()}.gr7.{region}.eks.{_dns_suffix(region)}",
+            "certificateAuthority": {"data": PLACEHOLDER_CA},
+            "identities": [{"oidcs": [{"issuer": eks_oidc_issuer(region)}]}],
+            "vpcConfig": {**inputs.get("vpcConfig", {}),
+                          "clusterSecurityGroupId": eks_cluster_security_group(name),
+                          "vpcId": f"vpc-{_hex(typ, name, 17, 'vpc')}"},
+            "platformVersion": "eks.1",
+            "status": "ACTIVE",
+        })
+    elif typ == "aws:eks/nodeGroup:NodeGroup":
+        cluster = inputs.get("clusterName", "")
+        uid = _uuid(typ, name)
+        rid = f"{cluster}:{physical}"
+        out["arn"] = f"{arn}:eks:{region}:{PLAN_ACCOUNT}:nodegroup/{cluster}/{physical}/{uid}"
+        out["resources"] = [{"autoscalingGroups": [{"name": node_group_asg(name, physical)}]}]
+        out["status"] = "ACTIVE"
+    elif typ == "aws:eks/addon:Addon":
+        rid = f"{inputs.get('clusterName', '')}:{inputs.get('addonName', name)}"
+        out["arn"] = f"{arn}:eks:{region}:{PLAN_ACCOUNT}:addon/{inputs.get('clusterName', '')}/{inputs.get('addonName', name)}/{_uuid(typ, name)}"
+    elif typ == "aws:eks/accessEntry:AccessEntry":
+        rid = f"{inputs.get('clusterName', '')}:{inputs.get('principalArn', '')}"
+        out["accessEntryArn"] = f"{arn}:eks:{region}:{PLAN_ACCOUNT}:access-entry/{inputs.get('clusterName', '')}/role/{PLAN_ACCOUNT}/{name}/{_uuid(typ, name)}"
+    elif typ == "aws:eks/accessPolicyAssociation:AccessPolicyAssociation":
+        rid = f"{inputs.get('clusterName', '')}#{inputs.get('principalArn', '')}#{inputs.get('policyArn', '')}"
+    elif typ == "aws:eks/podIdentityAssociation:PodIdentityAssociation":
+        association = f"a-{_hex(typ, name, 17)}"
+        rid = f"{inputs.get('clusterName', '')},{association}"
+        out.update({"associationId": association,
+                    "associationArn": f"{arn}:eks:{region}:{PLAN_ACCOUNT}:podidentityassociation/{inputs.get('clusterName', '')}/{association}"})
+    elif typ == "aws:iam/role:Role":
+        out.update({"arn": f"{arn}:iam::{PLAN_ACCOUNT}:role/{physical}", "uniqueId": "AROA" + _hex(typ, name, 17).upper()})
+    elif typ == "aws:iam/rolePolicy:RolePolicy":
+        rid = f"{inputs.get('role', '')}:{physical}"
+    elif typ == "aws:iam/rolePolicyAttachment:RolePolicyAttachment":
+        # The provider's id: the role's name, `-`, a unique timestamp-based suffix (terraform-provider-aws id.PrefixedUniqueId).
+        rid = f"{inputs.get('role', '')}-{int(_hex(typ, name, 12), 16):026d}"
+    elif typ == "aws:iam/openIdConnectProvider:OpenIdConnectProvider":
+        out["arn"] = rid = f"{arn}:iam::{PLAN_ACCOUNT}:oidc-provider/{str(inputs.get('url', '')).removeprefix('https://')}"
+    elif typ == "aws:kms/key:Key":
+        rid = _uuid(typ, name)
+        out.update({"arn": f"{arn}:kms:{region}:{PLAN_ACCOUNT}:key/{rid}", "keyId": rid})
+    elif typ == "aws:kms/alias:Alias":
+        out["arn"] = f"{arn}:kms:{region}:{PLAN_ACCOUNT}:{physical}"
+        out["targetKeyArn"] = f"{arn}:kms:{region}:{PLAN_ACCOUNT}:key/{inputs.get('targetKeyId', '')}"
+    elif typ == "aws:cloudwatch/logGroup:LogGroup":
+        out["arn"] = f"{arn}:logs:{region}:{PLAN_ACCOUNT}:log-group:{physical}"
+    elif typ == "aws:cloudwatch/eventRule:EventRule":
+        out["arn"] = f"{arn}:events:{region}:{PLAN_ACCOUNT}:rule/{physical}"
+    elif typ == "aws:cloudwatch/eventTarget:EventTarget":
+        rid = f"{inputs.get('rule', '')}-{inputs.get('targetId', name)}"
+    elif typ == "aws:sqs/queue:Queue":
+        rid = out["url"] = f"https://sqs.{region}.{_dns_suffix(region)}/{PLAN_ACCOUNT}/{physical}"
+        out["arn"] = f"{arn}:sqs:{region}:{PLAN_ACCOUNT}:{physical}"
+    elif typ == "aws:sqs/queuePolicy:QueuePolicy":
+        rid = str(inputs.get("queueUrl", rid))
+    elif typ == "aws:ec2/launchTemplate:LaunchTemplate":
+        out.update({"arn": f"{arn}:ec2:{region}:{PLAN_ACCOUNT}:launch-template/{rid}", "latestVersion": 1, "defaultVersion": 1})
+    elif typ == "aws:ec2/placementGroup:PlacementGroup":
+        out.update({"arn": f"{arn}:ec2:{region}:{PLAN_ACCOUNT}:placement-group/{physical}",
+                    "placementGroupId": f"pg-{_hex(typ, name, 17)}"})
+    elif typ == "aws:ec2/securityGroup:SecurityGroup":
+        out["arn"] = f"{arn}:ec2:{region}:{PLAN_ACCOUNT}:security-group/{rid}"
+        out["ownerId"] = PLAN_ACCOUNT
+    elif typ in _EC2_ARN_KINDS:
+        out["arn"] = f"{arn}:ec2:{region}:{PLAN_ACCOUNT}:{_EC2_ARN_KINDS[typ]}/{rid}"
+        out["ownerId"] = PLAN_ACCOUNT
+        if typ == "aws:ec2/vpc:Vpc":
+            out.update({"defaultSecurityGroupId": f"sg-{_hex(typ, name, 17, 'default-sg')}",
+                        "mainRouteTableId": f"rtb-{_hex(typ, name, 17, 'main-rtb')}"})
+    elif typ == "aws:ec2/eip:Eip":
+        out.update({"allocationId": rid, "arn": f"{arn}:ec2:{region}:{PLAN_ACCOUNT}:elastic-ip/{rid}"})
+    elif typ == "aws:fsx/lustreFileSystem:LustreFileSystem":
+        out.update({"arn": f"{arn}:fsx:{region}:{PLAN_ACCOUNT}:file-system/{rid}",
+                    "dnsName": f"{rid}.fsx.{region}.{_dns_suffix(region)}", "mountName": _hex(typ, name, 8, "mount")})
+    elif typ == "aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation":
+        out["arn"] = f"{arn}:fsx:{region}:{PLAN_ACCOUNT}:association/{inputs.get('fileSystemId', '')}/{rid}"
+    elif typ == "aws:autoscaling/tag:Tag":
+        rid = f"{inputs.get('autoscalingGroupName', '')},{(inputs.get('tag') or {}).get('key', '')}"
+    elif typ == "aws:amp/workspace:Workspace":
+        rid = f"ws-{_uuid(typ, name)}"
+        out.update({"arn": f"{arn}:aps:{region}:{PLAN_ACCOUNT}:workspace/{rid}",
+                    "prometheusEndpoint": f"https://aps-workspaces.{region}.{_dns_suffix(region)}/workspaces/{rid}/"})
+    elif typ == "aws:amp/scraper:Scraper":
+        rid = f"s-{_uuid(typ, name)}"
+        out.update({"arn": f"{arn}:aps:{region}:{PLAN_ACCOUNT}:scraper/{rid}",
+                    "roleArn": f"{arn}:iam::{PLAN_ACCOUNT}:role/aws-service-role/scraper.aps.amazonaws.com/AWSServiceRoleForAmazonPrometheusScraper_{_hex(typ, name, 15)}"})
+    elif typ == "aws:amp/ruleGroupNamespace:RuleGroupNamespace":
+        out["arn"] = rid = f"{arn}:aps:{region}:{PLAN_ACCOUNT}:rulegroupsnamespace/{inputs.get('workspaceId', '')}/{physical}"
+    elif typ == "aws:amp/alertManagerDefinition:AlertManagerDefinition":
+        rid = str(inputs.get("workspaceId", rid))
+    elif typ == "aws:s3/bucket:Bucket":
+        out.update({"arn": f"{arn}:s3:::{physical}", "bucketDomainName": f"{physical}.s3.{_dns_suffix(region)}"})
+    elif typ == "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock":
+        rid = str(inputs.get("bucket", rid))
+    return rid, out
+
+
+# GCP: what GKE and Compute Engine return that later resources read (ids, self links, names, the cluster's
+# endpoint and CA). The CA is a base64 placeholder, not a certificate; the endpoint an address of TEST-NET-3
+# (RFC 5737), which no real cluster has.
+PLACEHOLDER_GKE_ENDPOINT = "203.0.113.10"
+PLACEHOLDER_CA = "cGxhbi1wbGFjZWhvbGRlci1jYQ=="
+PLAN_GCP_PROJECT = "plan-project"
+# Each resource's id as pulumi-gcp stores it: the API's resource name (cloud.google.com/compute/docs/reference/rest/v1
+# `selfLink` minus the service prefix; container.googleapis.com v1 `projects/*/locations/*/clusters/*[/nodePools/*]`;
+# a router NAT as `{project}/{region}/{router}/{name}`, the provider's import format).
+_GCP_COLLECTIONS = {
+    "gcp:compute/network:Network": ("compute", "projects/{project}/global/networks/{name}"),
+    "gcp:compute/firewall:Firewall": ("compute", "projects/{project}/global/firewalls/{name}"),
+    "gcp:compute/subnetwork:Subnetwork": ("compute", "projects/{project}/regions/{region}/subnetworks/{name}"),
+    "gcp:compute/router:Router": ("compute", "projects/{project}/regions/{region}/routers/{name}"),
+    "gcp:compute/routerNat:RouterNat": (None, "{project}/{region}/{router}/{name}"),
+    "gcp:container/cluster:Cluster": ("container", "projects/{project}/locations/{location}/clusters/{name}"),
+    "gcp:container/nodePool:NodePool": ("container", "projects/{project}/locations/{location}/clusters/{cluster}/nodePools/{name}"),
+}
+# Resource types whose `name` is not a name the program chooses (the API assigns it) or that have no `name` input.
+_GCP_UNNAMED = {
+    "gcp:serviceaccount/account:Account", "gcp:serviceaccount/iAMMember:IAMMember", "gcp:projects/iAMMember:IAMMember",
+    "gcp:monitoring/alertPolicy:AlertPolicy", "gcp:monitoring/dashboard:Dashboard",
+}
+_SERVICE_URLS = {"compute": "https://www.googleapis.com/compute/v1/", "container": "https://container.googleapis.com/v1/"}
+
+
+def _last(value) -> str:
+    return str(value or "").rsplit("/", 1)[-1]
+
+
+def gcp_resource(typ: str, name: str, inputs: dict, outputs: dict) -> tuple[str, dict]:
+    """Id and outputs of a GCP resource: its resource name, self link, auto-name and what later resources read."""
+    config = pulumi.Config("gcp")
+    project = inputs.get("project") or config.get("project") or PLAN_GCP_PROJECT
+    region = inputs.get("region") or config.get("region") or "us-central1"
+    physical = inputs.get("name")
+    if typ not in _GCP_UNNAMED and not physical:
+        physical = outputs["name"] = autoname(typ, name)
+    outputs["project"] = project
+    if typ == "gcp:serviceaccount/account:Account":
         # What IAM returns for a new service account: its email and its resource name (IAM API, projects.serviceAccounts).
-        email = f"{inputs.get('accountId', args.name)}@{project}.iam.gserviceaccount.com"
+        email = f"{inputs.get('accountId', name)}@{project}.iam.gserviceaccount.com"
         rid = f"projects/{project}/serviceAccounts/{email}"
-        outputs.update({"email": email, "name": rid, "member": f"serviceAccount:{email}"})
+        outputs.update({"email": email, "name": rid, "member": f"serviceAccount:{email}",
+                        "uniqueId": str(int(_hex(typ, name, 15), 16)).rjust(21, "1")[:21]})
         return rid, outputs
-    collection = _GCP_COLLECTIONS.get(args.typ)
+    if typ in ("gcp:serviceaccount/iAMMember:IAMMember", "gcp:projects/iAMMember:IAMMember"):
+        target = inputs.get("serviceAccountId") or inputs.get("project") or project
+        outputs["etag"] = "BwY" + _hex(typ, name, 9)
+        return f"{target}/{inputs.get('role', '')}/{inputs.get('member', '')}", outputs
+    if typ == "gcp:monitoring/alertPolicy:AlertPolicy":
+        rid = f"projects/{project}/alertPolicies/{int(_hex(typ, name, 15), 16)}"
+        outputs["name"] = rid
+        return rid, outputs
+    if typ == "gcp:monitoring/dashboard:Dashboard":
+        return f"projects/{project}/dashboards/{_uuid(typ, name)}", outputs
+    collection = _GCP_COLLECTIONS.get(typ)
     if collection is None:
-        return f"{args.name}-id", outputs
-    cluster = str(inputs.get("cluster", "")).rsplit("/", 1)[-1]
-    path = collection.format(region=inputs.get("region", "plan-region"), location=inputs.get("location", "plan-location"), cluster=cluster)
-    rid = f"projects/{project}/{path}/{name}"
-    outputs.update({"name": name, "selfLink": f"https://www.googleapis.com/compute/v1/{rid}"})
-    if args.typ == "gcp:container/cluster:Cluster":
+        return mock_id(typ, name), outputs
+    service, pattern = collection
+    rid = pattern.format(project=project, region=_last(region), location=inputs.get("location") or _last(region),
+                         cluster=_last(inputs.get("cluster")), router=_last(inputs.get("router")), name=physical)
+    if service:
+        outputs["selfLink"] = _SERVICE_URLS[service] + rid
+    if typ == "gcp:compute/network:Network":
+        outputs["numericId"] = str(int(_hex(typ, name, 15), 16))
+    elif typ == "gcp:compute/subnetwork:Subnetwork":
+        outputs["gatewayAddress"] = outputs.get("gatewayAddress") or _gateway(inputs.get("ipCidrRange"))
+    elif typ == "gcp:container/cluster:Cluster":
         outputs.update({
             "endpoint": PLACEHOLDER_GKE_ENDPOINT,
             "masterAuth": {"clusterCaCertificate": PLACEHOLDER_CA, "clientCertificateConfig": {"issueClientCertificate": False}},
-            "selfLink": f"https://container.googleapis.com/v1/{rid}",
+            "location": inputs.get("location") or _last(region),
         })
+    elif typ == "gcp:container/nodePool:NodePool":
+        outputs["instanceGroupUrls"] = [
+            f"{_SERVICE_URLS['compute']}projects/{project}/zones/{zone}/instanceGroupManagers/gke-{_last(inputs.get('cluster'))[:15]}-{physical[:15]}-{_hex(typ, name, 8, zone)}-grp"
+            for zone in (inputs.get("nodeLocations") or [inputs.get("location") or _last(region)])
+        ]
     return rid, outputs
+
+
+def _gateway(cidr) -> str:
+    """A subnet's gateway: its range's first host address (Compute Engine reserves it: cloud.google.com/vpc/docs/subnets
+    "Reserved IP addresses in IPv4 subnets")."""
+    try:
+        return str(next(ipaddress.ip_network(str(cidr), strict=False).hosts()))
+    except (ValueError, StopIteration):
+        return ""
+
+
+def kubernetes_resource(typ: str, name: str, inputs: dict, outputs: dict) -> tuple[str, dict]:
+    """A Kubernetes object as the API server stores it: the auto-name where metadata gives none (pulumi-kubernetes
+    sets metadata.name, or a Helm release's name, to the logical name and 8 random hex characters, and marks the
+    object `pulumi.com/autonamed`), and the id `namespace/name` (or `name` for cluster-scoped objects)."""
+    if typ.startswith("pulumi:providers:") or typ.startswith("kubernetes:yaml/"):
+        return mock_id(typ, name), outputs
+    if typ == "kubernetes:helm.sh/v3:Release":
+        release = inputs.get("name") or autoname(typ, name, 8)
+        namespace = inputs.get("namespace") or "default"
+        outputs["name"] = release
+        outputs["status"] = {"name": release, "namespace": namespace, "status": "deployed", "revision": 1,
+                             "chart": inputs.get("chart"), "version": inputs.get("version")}
+        return f"{namespace}/{release}", outputs
+    metadata = dict(inputs.get("metadata") or {})
+    if not metadata.get("name") and not metadata.get("generateName"):
+        metadata["name"] = autoname(typ, name, 8)
+        metadata["annotations"] = {**(metadata.get("annotations") or {}), "pulumi.com/autonamed": "true"}
+    metadata.setdefault("uid", _uuid(typ, name))
+    outputs["metadata"] = metadata
+    namespace = metadata.get("namespace")
+    return (f"{namespace}/{metadata.get('name')}" if namespace else str(metadata.get("name"))), outputs
