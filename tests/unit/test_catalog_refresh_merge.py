@@ -91,3 +91,13 @@ def test_prices_older_than_the_threshold_are_warned_about_per_reading():
         "prices read 2026-08-01, 122 days ago (over 90): GPU pool a, GPU pool b; refresh them with `gpufleet catalog "
         "refresh` or check them on the pricing pages"]
     assert stale_prices(items, dt.date(2026, 10, 30)) == []  # 90 days: not yet
+
+
+def test_a_hand_entered_price_cites_the_source_and_date_it_was_typed_from():
+    """Rows priced from Karpenter's generated Price List table cite it with its date, not the pricing page's."""
+    b200 = prices.aws_instance_price("p6-b200.48xlarge", "on-demand", "us-east-1")
+    assert (b200.origin, b200.as_of) == ("hand-entered", "2026-07-20")
+    assert "zz_generated.pricing_aws.go" in b200.source
+    p5 = prices.aws_instance_price("p5.48xlarge", "spot", "us-east-1")
+    assert (p5.as_of, p5.origin) == ("2025-11-15", "hand-entered") and "Spot price history" in p5.source
+    assert prices.aws_instance_price("p5.48xlarge", "on-demand", "us-west-2") is None  # no refreshed price, not us-east-1

@@ -82,10 +82,20 @@ def aws_instance_price(name: str, capacity: str, region: Optional[str]) -> Optio
     if value is None:
         return None
     data = _load("aws_instances.yaml")
-    key = "spot_estimate" if capacity == "spot" else "ec2_pricing"
-    date = str(data.get("prices_as_of", "unknown"))
+    key = _hand_price_source(t.sources, capacity)
+    # A source read on another day than the file's prices_as_of names its date in `price_source_dates`.
+    date = str((data.get("price_source_dates") or {}).get(key) or data.get("prices_as_of", "unknown"))
     # Sources keep the catalog's 0.1 path: plans stay byte-identical across the 0.2 layout move (tests/plan_identity.py).
     return PriceFact(value, f"gpufleet/catalog/aws_instances.yaml: {data['sources'].get(key, key)} (as of {date})", date, HAND, region)
+
+
+def _hand_price_source(sources: tuple[str, ...], capacity: str) -> str:
+    """The key of the source a hand-entered EC2 row's price was typed from: spot_estimate for spot; for on-demand
+    the row's own *_pricing source (ec2_pricing, or karpenter_pricing for the rows filled from Karpenter's
+    generated Price List table), ec2_pricing when the row names none."""
+    if capacity == "spot":
+        return "spot_estimate"
+    return next((k for k in sources if k.endswith("_pricing")), "ec2_pricing")
 
 
 def gcp_gpu_price(accelerator: str, capacity: str, region: str) -> Optional[PriceFact]:
