@@ -158,15 +158,15 @@ def cmd_catalog_refresh(args: argparse.Namespace) -> int:
         print("gpufleet: catalog refresh needs --aws REGION[,REGION] and/or --gcp PROJECT[:REGION,...]", file=sys.stderr)
         return EXIT_INVALID
     aws_regions = [r for r in (args.aws or "").split(",") if r]
+    directory = Path(args.output) if args.output else refresh.CATALOG_DIR
     try:
-        result = refresh.build(aws_regions, refresh.parse_gcp(args.gcp or ""))
-    except ImportError as exc:
-        print(f"gpufleet: catalog refresh needs the cloud SDKs: pip install 'gpufleet[catalog]' ({exc})", file=sys.stderr)
+        result = refresh.build(aws_regions, refresh.parse_gcp(args.gcp or ""), base=directory)
+    except refresh.MissingSdk as exc:
+        print(f"gpufleet: {exc}", file=sys.stderr)
         return EXIT_INVALID
     sys.stdout.write(refresh.report(result))
     if result.errors:
         return EXIT_INVALID
-    directory = Path(args.output) if args.output else refresh.CATALOG_DIR
     if args.check:
         drifted = refresh.drift(result, directory)
         for name in drifted:
@@ -267,10 +267,11 @@ def parser() -> argparse.ArgumentParser:
     show = catalog_sub.add_parser("show", help="print catalog facts with their sources (an instance/machine type or GPU)")
     show.add_argument("name", nargs="?", help="EC2 instance type, GCP machine type or GPU model; none: an overview")
     show.set_defaults(func=cmd_catalog_show)
-    ref = catalog_sub.add_parser("refresh", help="rebuild offerings, machine facts and prices from the AWS/GCP APIs (needs credentials)")
+    ref = catalog_sub.add_parser("refresh", help="read offerings, machine facts and prices from the AWS/GCP APIs and merge them into the catalog "
+                                   "(needs credentials and the catalog extra)")
     ref.add_argument("--aws", help="AWS regions, comma-separated (e.g. us-east-1,us-west-2)")
     ref.add_argument("--gcp", help="GCP PROJECT[:REGION,...], several separated by ';'")
-    ref.add_argument("--output", help="directory for the generated catalog files (default: the installed catalog)")
+    ref.add_argument("--output", help="directory of the generated catalog files to merge into (default: the installed catalog)")
     ref.add_argument("--check", action="store_true", help="compare without writing; exit 1 when the files drifted from the APIs")
     ref.set_defaults(func=cmd_catalog_refresh)
     k3s = sub.add_parser("k3s", help="k3s operations for a stack's hosts").add_subparsers(dest="k3s_command", required=True)

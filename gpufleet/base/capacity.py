@@ -16,6 +16,7 @@ from gpufleet.base.spec.addons import NAMESPACE
 from gpufleet.base.spec import compat_checks
 from gpufleet.base.spec import shape as pool_shape
 from gpufleet.base.spec.reservation import capacity_source, committed_nodes
+from gpufleet.base.catalog.prices import PriceFact
 
 CURRENCY = "USD"
 
@@ -36,6 +37,7 @@ class PoolCapacity:
     reserved_nodes: int = 0  # nodes a reservation holds: committed spend whatever the pool's size
     reservation: Optional[dict] = None  # the reservation (type, id/name, zone, instance type, count), for reviews
     exemptions: Optional[dict] = None  # policy -> the stack's full reason (a GKE node label carries a label-safe form)
+    price_fact: Optional[PriceFact] = None  # the catalog price's source, date and region (None: declared or unpriced)
 
     @property
     def min_gpus(self) -> int:
@@ -75,9 +77,10 @@ class PoolCapacity:
         }
 
 
-def pool_capacity(pool: NodePoolSpec, platform: str) -> PoolCapacity:
+def pool_capacity(pool: NodePoolSpec, platform: str, region: Optional[str] = None) -> PoolCapacity:
+    """`region`: where an EKS pool runs (`aws:region`), for its prices; None prices it in us-east-1."""
     if platform == "eks":
-        return with_source(pool, _eks_pool_capacity(pool))
+        return with_source(pool, _eks_pool_capacity(pool, region))
     if platform == "gke" and pool.machine_type:
         return with_source(pool, _gke_pool_capacity(pool))
     gpus = pool.gpus_per_node or 0
@@ -99,9 +102,12 @@ def pool_capacity(pool: NodePoolSpec, platform: str) -> PoolCapacity:
     ))
 
 
-def _eks_pool_capacity(pool: NodePoolSpec) -> PoolCapacity:
-    """GPU model, count and price from the EC2 instance catalog (first instance type); EFA too."""
+def _eks_pool_capacity(pool: NodePoolSpec, region: Optional[str]) -> PoolCapacity:
+    """GPU model, count and price from the EC2 instance catalog (first instance type); EFA too. The price is the
+    region's refreshed one, else the hand-entered us-east-1 figure (which the cost section then refuses for another
+    region: gpufleet/app/plan/cost_items.py)."""
     from gpufleet.base.catalog import aws as aws_catalog
+    from gpufleet.base.catalog import prices
     from gpufleet.base.spec.eks import pool_instance_types
 
     t = aws_catalog.instance_type(pool_instance_types(pool)[0])
@@ -111,11 +117,14 @@ def _eks_pool_capacity(pool: NodePoolSpec) -> PoolCapacity:
     if pool.rdma:
         advertised[labels.EFA_RESOURCE] = t.efa_interfaces
     billed = billed_as(pool)
-    price = pool.price_per_node_hour if pool.price_per_node_hour is not None else (t.price(billed) if billed else None)
+    fact = None
+    if pool.price_per_node_hour is None and billed:
+        fact = prices.aws_instance_price(t.name, billed, region) or prices.aws_instance_price(t.name, billed, None)
+    price = pool.price_per_node_hour if pool.price_per_node_hour is not None else (fact.value if fact else None)
     return PoolCapacity(
         pool=pool.name, gpu=t.gpu, gpus_per_node=t.gpus, min_nodes=pool.min_nodes, max_nodes=pool.max_nodes,
         capacity_type=pool.capacity, advertised=advertised, price_per_node_hour=price,
-        sharing=gpu_sharing.explain(shaped), shared=gpu_sharing.shares(shaped),
+        sharing=gpu_sharing.explain(shaped), shared=gpu_sharing.shares(shaped), price_fact=fact,
     )
 
 
@@ -133,8 +142,8 @@ def billed_as(pool: NodePoolSpec) -> Optional[str]:
     return None
 
 
-def capacity(spec: StackSpec) -> list[PoolCapacity]:
-    return [pool_capacity(p, spec.cluster.platform) for p in spec.node_pools]
+def capacity(spec: StackSpec, region: Optional[str] = None) -> list[PoolCapacity]:
+    return [pool_capacity(p, spec.cluster.platform, region) for p in spec.node_pools]
 
 
 def with_source(pool: NodePoolSpec, cap: PoolCapacity) -> PoolCapacity:
@@ -175,7 +184,7 @@ def _gke_pool_capacity(pool: NodePoolSpec) -> PoolCapacity:
     """GKE: GPU model, count and price from gpufleet/base/catalog/gcp_machines.yaml. GKE's device plugin
     advertises one nvidia.com/gpu per MIG partition, times the clients per GPU when shared."""
     from gpufleet.base import catalog
-    from gpufleet.base.catalog import gcp
+    from gpufleet.base.catalog import gcp, prices
 
     machine = gcp.machine(pool.machine_type)
     gpus = pool.accelerator_count or machine.fixed_count or 0
@@ -186,7 +195,10 @@ def _gke_pool_capacity(pool: NodePoolSpec) -> PoolCapacity:
     if opts is not None and opts.gpu_sharing is not None:
         per_node *= opts.gpu_sharing.max_shared_clients_per_gpu
     billed = billed_as(pool)
-    price = pool.price_per_node_hour if pool.price_per_node_hour is not None else (machine.price(billed, gpus) if billed else None)
+    fact = None
+    if pool.price_per_node_hour is None and billed:
+        fact = prices.gcp_machine_price(machine.name, billed, gpus, None)
+    price = pool.price_per_node_hour if pool.price_per_node_hour is not None else (fact.value if fact else None)
     return PoolCapacity(
         pool=pool.name,
         gpu=machine.gpu,
@@ -196,6 +208,7 @@ def _gke_pool_capacity(pool: NodePoolSpec) -> PoolCapacity:
         capacity_type=pool.capacity,
         advertised={labels.GPU_RESOURCE: per_node},
         price_per_node_hour=price,
+        price_fact=fact,
     )
 
 

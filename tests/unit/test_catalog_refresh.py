@@ -114,11 +114,13 @@ def test_aws_facts_pagination_throttling_offerings_and_prices():
     types = facts["instance_types"]
     assert set(types) == set(TYPES)  # p6-b200 came from the second page
     assert types["p5.48xlarge"] == {"gpu": "H100-80GB", "gpus": 8, "network_cards": 32, "efa_interfaces": 32, "on_demand": 55.04,
-                                    "spot": {"median": 30.4, "min": 29.8, "max": 31.2, "samples": 3, "window": "2026-11-24..2026-12-01"}}
+                                    "spot": {"median": 30.4, "min": 29.8, "max": 31.2, "samples": 3, "window": "2026-11-24..2026-12-01"},
+                                    "as_of": "2026-12-01"}
     assert "on_demand" not in types["p6-b200.48xlarge"]  # not offered in the region: no price asked
     assert 1.0 in sleeps  # the throttled call was retried after a back-off
     offered = result.files["aws_offerings.yaml"]["regions"]["us-east-1"]
     assert offered["instance_types"] == ["g6.xlarge", "p5.48xlarge"]
+    assert offered["not_offered"] == ["p6-b200.48xlarge"]  # asked about, not offered: a verdict, not a gap
     assert offered["zone_ids"] == {"use1-az4": ["g6.xlarge", "p5.48xlarge"], "use1-az6": ["g6.xlarge"]}
     assert "aws us-east-1: g6.xlarge: no on-demand Linux price in us-east-1 (Price List GetProducts)" in result.unconfirmed
 
@@ -161,7 +163,7 @@ def test_generated_catalog_equals_golden(tmp_path):
 def _cli_refresh(monkeypatch, capsys, *args):
     monkeypatch.setattr(refresh.aws_refresh, "clients", StubbedAws())
     monkeypatch.setattr(refresh.gcp_refresh, "clients", RecordedGcp())
-    monkeypatch.setattr(refresh, "build", lambda a, g: BUILD(a, g, now=NOW, sleep=lambda s: None, instance_types=TYPES))
+    monkeypatch.setattr(refresh, "build", lambda a, g, **kw: BUILD(a, g, now=NOW, sleep=lambda s: None, instance_types=TYPES, **kw))
     code = cli.main(["catalog", "refresh", "--aws", "us-east-1", "--gcp", "my-project:us-central1", *args])
     return code, capsys.readouterr()
 
@@ -171,7 +173,7 @@ def test_check_exits_0_when_files_match_and_1_on_drift(monkeypatch, capsys, tmp_
         (tmp_path / name).write_text((GOLDEN / name).read_text())
     code, out = _cli_refresh(monkeypatch, capsys, "--output", str(tmp_path), "--check")
     assert code == 0, out.err
-    assert "changed (" in out.out and "not confirmed by the APIs" in out.out
+    assert "catalog changes (0):" in out.out and "not confirmed by the APIs" in out.out  # merged: nothing new
     (tmp_path / "gcp_offerings.yaml").write_text("schema_version: 1\nzones: {}\n")
     code, out = _cli_refresh(monkeypatch, capsys, "--output", str(tmp_path), "--check")
     assert code == 1

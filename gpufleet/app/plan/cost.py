@@ -2,17 +2,20 @@
 size, monthly figures, and what each team's Kueue quota commits.
 
 The items come from what the plan registers (cost_items.py) and GPU pools from gpufleet.base.capacity. An item
-without a price is listed as unpriced with the reason: the totals then read "at least", never a silent zero.
+without a price is listed as unpriced with the reason: the totals then read "at least", never a silent zero. Each
+priced item names its source, the date the price was read and whether an API or a person gave it; prices read more
+than prices.STALE_AFTER_DAYS (90) days before the plan are warned about (stale_prices).
 The JSON keeps the contract `cost{hourlyMin, hourlyMax, currency}` (DESIGN.md §5) and adds the breakdown.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Optional
 
 from gpufleet.base.capacity import CURRENCY
-from gpufleet.base.catalog import charges
+from gpufleet.base.catalog import charges, prices
 
 # Item kinds, in the order the breakdown lists them.
 KINDS = ("control-plane", "host", "nodes", "gpu-nodes", "reservation", "storage", "network", "load-balancer", "key",
@@ -41,6 +44,11 @@ class CostItem:
     key: str = ""
     """What the item is, stable across changes of its price or shape (e.g. `gpu-nodes:h100-train`): the review
     pairs a base plan's items with the head's by it."""
+    as_of: Optional[str] = None
+    """ISO date the price was read (None: unpriced, or declared in the stack)."""
+    origin: Optional[str] = None
+    """Where the price comes from: api (`gpufleet catalog refresh`), hand-entered (typed from a pricing page),
+    api+hand-entered (an N1 VM typed, its GPUs from the API), stack (declared in the stack file)."""
 
     @property
     def priced(self) -> bool:
@@ -72,6 +80,7 @@ class CostItem:
             "key": self.key or f"{self.kind}:{self.name}", "name": self.name, "kind": self.kind, "count": _num(self.count_max), "countMin": _num(self.count_min),
             "unitHourly": None if self.unit_hourly is None else round(self.unit_hourly, 6),
             "hourlyMin": _round(self.hourly_min), "hourlyMax": _round(self.hourly_max), "source": self.source,
+            "priceAsOf": self.as_of if self.priced else None, "priceOrigin": self.origin if self.priced else None,
         }
         if not self.priced and self.counts:
             out["unpriced"] = True
@@ -121,6 +130,8 @@ class Cost:
     teams: list[TeamCost] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     unpriced_pools: list[str] = field(default_factory=list)
+    price_warnings: list[str] = field(default_factory=list)
+    """Prices read longer ago than prices.STALE_AFTER_DAYS (stale_prices)."""
 
     @property
     def unpriced(self) -> list[CostItem]:
@@ -146,6 +157,7 @@ class Cost:
             "hoursPerMonth": hours, "atLeast": self.at_least, "unpriced": [i.name for i in self.unpriced],
             "unpricedPools": self.unpriced_pools, "items": [i.to_json() for i in self.items],
             "teams": [t.to_json() for t in self.teams], "notes": self.notes, "pricesAsOf": charges.as_of(),
+            "priceWarnings": self.price_warnings,
         }
 
 
@@ -165,7 +177,35 @@ def total_line(cost: Cost) -> str:
     return line
 
 
-BREAKDOWN_HEADER = ["item", "kind", "count min-max", "$/h each", "$/h min", "$/h max"]
+def stale_prices(items: list[CostItem], today: date) -> list[str]:
+    """One warning per reading date older than prices.STALE_AFTER_DAYS, naming the items priced from it."""
+    by_date: dict[str, list[str]] = {}
+    for i in items:
+        if i.counts and i.priced and i.as_of:
+            by_date.setdefault(i.as_of, []).append(i.name)
+    out = []
+    for as_of, names in sorted(by_date.items()):
+        try:
+            age = (today - date.fromisoformat(as_of)).days
+        except ValueError:
+            age = None
+        if age is None or age > prices.STALE_AFTER_DAYS:
+            when = f"read {as_of}, {age} days ago" if age is not None else f"read '{as_of}' (not a date)"
+            out.append(f"prices {when} (over {prices.STALE_AFTER_DAYS}): {', '.join(names)}; refresh them with "
+                       "`gpufleet catalog refresh` or check them on the pricing pages")
+    return out
+
+
+def price_read(i: CostItem) -> str:
+    """The breakdown's `price read` cell: the date and origin of the price, or where it was declared."""
+    if not i.priced:
+        return "-"
+    if i.origin == "stack":
+        return "declared in the stack"
+    return f"{i.as_of or 'undated'} ({i.origin or 'unknown'})"
+
+
+BREAKDOWN_HEADER = ["item", "kind", "count min-max", "$/h each", "$/h min", "$/h max", "price read"]
 
 
 def breakdown_rows(cost: Cost) -> list[list[str]]:
@@ -179,7 +219,7 @@ def breakdown_rows(cost: Cost) -> list[list[str]]:
             count, lo, hi = "per claim", "-", "-"
         else:
             lo, hi = money(i.hourly_min), money(i.hourly_max)
-        rows.append([i.name, i.kind + (" (committed)" if i.committed else ""), count, each, lo, hi])
+        rows.append([i.name, i.kind + (" (committed)" if i.committed else ""), count, each, lo, hi, price_read(i)])
     return rows
 
 

@@ -6,17 +6,19 @@ balancers, capacity reservations). GPU pools are priced from gpufleet.base.capac
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
 import math
 from typing import Any, Optional
 
 from gpufleet.base import labels
 from gpufleet.base.capacity import PoolCapacity
-from gpufleet.base.catalog import _load as catalog_load
 from gpufleet.base.catalog import aws as aws_catalog
 from gpufleet.base.catalog import charges
 from gpufleet.base.catalog import gcp as gcp_catalog
+from gpufleet.base.catalog import prices
 from gpufleet.base.catalog.charges import Missing, Price, Rate
-from gpufleet.app.plan.cost import Cost, CostItem
+from gpufleet.app.plan.cost import Cost, CostItem, stale_prices
 from gpufleet.app.plan.mocks import Registration, mock_id
 from gpufleet.app.plan.team_cost import team_costs
 from gpufleet.base.spec import StackSpec
@@ -38,7 +40,8 @@ def _item(name: str, kind: str, lo: float, hi: float, price: Price, per_unit: fl
     """An item of `lo`..`hi` units at `price` x `per_unit` each (per_unit: GiB per volume, say)."""
     key = f"{kind}:{key}" if key else ""
     if isinstance(price, Rate):
-        return CostItem(name, kind, lo, hi, price.value * per_unit, price.source, committed=committed, key=key)
+        return CostItem(name, kind, lo, hi, price.value * per_unit, price.source, committed=committed, key=key,
+                        as_of=price.as_of, origin=price.origin)
     return CostItem(name, kind, lo, hi, None, price.reason, committed=committed, key=key)
 
 
@@ -52,12 +55,13 @@ def _pool_price(cap: PoolCapacity, spec: StackSpec, region: Optional[str]) -> Pr
             return Missing(f"pool {cap.pool}: {why}; declare pricePerNodeHour to price it")
         return Missing(f"pool {cap.pool} has no catalog price for its instance/machine type")
     if pool is not None and pool.price_per_node_hour is not None:
-        return Rate(cap.price_per_node_hour, f"pricePerNodeHour declared in the stack for pool {cap.pool}")
-    platform = spec.cluster.platform
-    home = {"eks": "us-east-1", "gke": "us-central1"}.get(platform)
-    if home and region != home:
-        return Missing(f"the catalog's {cap.capacity_type} price for pool {cap.pool} is a {home} figure; none for {region}")
-    return Rate(cap.price_per_node_hour, f"{cap.capacity_type} price of one node: {_catalog_price_source(platform, cap.capacity_type)}")
+        return Rate(cap.price_per_node_hour, f"pricePerNodeHour declared in the stack for pool {cap.pool}", origin="stack")
+    fact = cap.price_fact
+    if fact is None:
+        return Missing(f"pool {cap.pool} has no catalog price for its instance/machine type")
+    if region != fact.region:
+        return Missing(f"the catalog's {cap.capacity_type} price for pool {cap.pool} is a {fact.region} figure; none for {region}")
+    return Rate(fact.value, f"{cap.capacity_type} price of one node: {fact.source}", fact.as_of, fact.origin)
 
 
 # Capacity with prices of its own that the catalog does not hold (gpufleet.base.capacity.billed_as says why).
@@ -88,23 +92,6 @@ def _pool_items(name: str, cap: PoolCapacity, lo: float, hi: float, price: Price
     ]
 
 
-# Which source of the instance catalogs a pool's price comes from (the files' own `sources:` keys).
-_PRICE_SOURCES = {
-    ("eks", "on-demand"): ("aws_instances.yaml", "ec2_pricing", "prices_as_of"),
-    ("eks", "spot"): ("aws_instances.yaml", "spot_estimate", "prices_as_of"),
-    ("gke", "on-demand"): (gcp_catalog.FILE, "gce_pricing", "price_date"),
-    ("gke", "spot"): (gcp_catalog.FILE, "spot_pricing", "price_date"),
-}
-
-
-def _catalog_price_source(platform: str, capacity_type: str) -> str:
-    # A reserved pool with a catalog price is billed at the on-demand rate (gpufleet.base.capacity.billed_as).
-    file, key, date = _PRICE_SOURCES[(platform, "on-demand" if capacity_type == "reserved" else capacity_type)]
-    data = catalog_load(file)
-    # Cost sources keep the catalog's 0.1 path: plans stay byte-identical across the 0.2 layout move (tests/plan_identity.py).
-    return f"gpufleet/catalog/{file}: {data.get('sources', {}).get(key, key)} (as of {data.get(date, 'unknown')})"
-
-
 def _capacity(capacity: list[PoolCapacity]) -> dict[str, PoolCapacity]:
     return {c.pool: c for c in capacity}
 
@@ -131,7 +118,7 @@ def _ebs_volumes(ng_name: str, lo: float, hi: float, lt: Optional[Registration],
         if isinstance(price, Rate) and vtype == "gp3":
             extra = charges.ebs_gp3_extra_hourly(region, float(ebs.get("iops") or 0), float(ebs.get("throughput") or 0))
             if isinstance(extra, Rate) and extra.value:
-                price = Rate(price.value + extra.value / size, price.source)
+                price = dataclasses.replace(price, value=price.value + extra.value / size)
         out.append(_item(f"{ng_name} {m.get('deviceName', 'volume')} ({vtype}, {size:g} GiB each)", "storage", lo, hi,
                          price, per_unit=size, key=f"{ng_name}:{m.get('deviceName')}"))
     devices = {m.get("deviceName") for m in _get(lt.inputs, "blockDeviceMappings") or []}
@@ -229,17 +216,15 @@ def _ec2_price(types: list, capacity_type: Optional[str], region: Optional[str])
     """First instance type's price (managed node groups launch on-demand nodes in the listed order)."""
     if not types or not types[0]:
         return Missing("no instance type")
-    if region != "us-east-1":
-        return Missing(f"the catalog's EC2 prices are us-east-1 figures; none for {region}")
-    try:
-        t = aws_catalog.instance_type(str(types[0]))
-    except KeyError:
-        return Missing(f"{types[0]} is not in gpufleet/catalog/aws_instances.yaml")
-    price = t.price("spot" if capacity_type == "SPOT" else "on-demand")
-    if price is None:
+    spot = capacity_type == "SPOT"
+    fact = prices.aws_instance_price(str(types[0]), "spot" if spot else "on-demand", region)
+    if fact is None:
+        if region != prices.HAND_REGION["aws"]:
+            return Missing(f"the catalog's EC2 prices are us-east-1 figures; none for {region}")
+        if str(types[0]) not in aws_catalog.instance_types():
+            return Missing(f"{types[0]} is not in gpufleet/catalog/aws_instances.yaml")
         return Missing(f"no price for {types[0]} in gpufleet/catalog/aws_instances.yaml")
-    return Rate(price, f"{types[0]} {'spot estimate' if capacity_type == 'SPOT' else 'on-demand'}: "
-                       + charges.source_text(["ec2_pricing"]))
+    return Rate(fact.value, f"{types[0]} {'spot estimate' if spot else 'on-demand'}: {fact.source}", fact.as_of, fact.origin)
 
 
 # --- GKE --------------------------------------------------------------------------------------------------------
@@ -319,7 +304,10 @@ def _gce_gpu_price(machine: Any, region: Optional[str]) -> Price:
         m = gcp_catalog.machine(str(machine))
     except KeyError:
         return Missing(f"{machine} is not in gpufleet/catalog/gcp_machines.yaml")
-    return Rate(m.price("on-demand", m.fixed_count or 0), f"{machine} on-demand: gpufleet/catalog/gcp_machines.yaml")
+    fact = prices.gcp_machine_price(m.name, "on-demand", m.fixed_count or 0, region)
+    if fact is None:
+        return Missing(f"{machine} has no on-demand price in gpufleet/catalog/gcp_machines.yaml")
+    return Rate(fact.value, f"{machine} on-demand: {fact.source}", fact.as_of, fact.origin)
 
 
 def _cloud_nat(r: Registration, region: Optional[str], lo: float, hi: float) -> CostItem:
@@ -338,7 +326,7 @@ def _cloud_nat(r: Registration, region: Optional[str], lo: float, hi: float) -> 
     h_hi = charges.cloud_nat_hourly(region, int(hi), ips(hi))
     return CostItem(f"{name} ({_num(lo)}-{_num(hi)} VMs, {_span(ips(lo), ips(hi))} NAT IP(s))", "network", 1, 1, None,
                     row["source"], hourly_min_override=round(h_lo.value, 6), hourly_max_override=round(h_hi.value, 6),
-                    key=f"network:{r.name}")
+                    key=f"network:{r.name}", as_of=h_hi.as_of, origin=h_hi.origin)
 
 
 def _span(a: int, b: int) -> str:
@@ -359,7 +347,7 @@ def k3s_items(spec: StackSpec, capacity: list[PoolCapacity]) -> list[CostItem]:
         for h in hosts:
             if h.name in gpu_hosts:
                 continue
-            price: Price = (Rate(h.price_per_hour, f"pricePerHour declared in the stack for {role} {h.name}")
+            price: Price = (Rate(h.price_per_hour, f"pricePerHour declared in the stack for {role} {h.name}", origin="stack")
                             if h.price_per_hour is not None else
                             Missing(f"{role} {h.name} has no pricePerHour in the stack"))
             out.append(_item(f"{role} {h.name}", "host", 1, 1, price, key=h.name))
@@ -369,6 +357,7 @@ def k3s_items(spec: StackSpec, capacity: list[PoolCapacity]) -> list[CostItem]:
     if k3s.overhead_per_hour is not None:
         out.append(CostItem("overhead declared in the stack (k3s.overheadPerHour)", "overhead", 1, 1, k3s.overhead_per_hour,
                             "k3s.overheadPerHour: what the stack cannot see (load balancer, NFS server, network, support)",
+                            origin="stack",
                             key="overhead:k3s"))
     return out
 
@@ -483,7 +472,9 @@ def _k3s(resources: list[Registration]) -> bool:
     return any(r.type.startswith("gpufleet:k3s:") for r in resources)
 
 
-def items_for(spec: StackSpec, resources: list[Registration], capacity: list[PoolCapacity], region: Optional[str]) -> Cost:
+def items_for(spec: StackSpec, resources: list[Registration], capacity: list[PoolCapacity], region: Optional[str],
+              today: Optional[datetime.date] = None) -> Cost:
+    """`today`: the day prices' ages are judged on (default: today, UTC)."""
     notes: list[str] = []
     platform = spec.cluster.platform
     if platform == "eks":
@@ -515,5 +506,7 @@ def items_for(spec: StackSpec, resources: list[Registration], capacity: list[Poo
                      "(usage): not in these figures (aws.amazon.com/sns/pricing)")
     notes.append("usage-billed charges are not in these figures: data processed by NAT, data transfer, requests, logs")
     unpriced_pools = [c.pool for c in capacity if c.price_per_node_hour is None]
-    prices = {c.pool: _pool_price(c, spec, None if platform == "k3s" else region) for c in capacity}
-    return Cost(items=items, teams=team_costs(spec, capacity, prices), notes=notes, unpriced_pools=unpriced_pools)
+    pool_prices = {c.pool: _pool_price(c, spec, None if platform == "k3s" else region) for c in capacity}
+    day = today or datetime.datetime.now(datetime.timezone.utc).date()
+    return Cost(items=items, teams=team_costs(spec, capacity, pool_prices), notes=notes, unpriced_pools=unpriced_pools,
+                price_warnings=stale_prices(items, day))

@@ -112,7 +112,7 @@ def _plan(stack_file: StackFile, evaluate_policies: bool) -> Plan:
         spec=spec,
         resources=sorted(monitor.registrations, key=lambda r: r.urn),
         outputs=monitor.stack_outputs,
-        capacity=capacity(spec),
+        capacity=capacity(spec, plan_region(spec, stack_file.config)),
         warnings=addons_warnings(stack_file.stack, spec) + catalog_warnings(stack_file.stack, spec)
         + upkeep_checks.warnings(stack_file.stack, spec),
         catalog_date=catalog.catalog_date(spec.cluster.platform),

@@ -96,6 +96,7 @@ def _cost_text(plan: Plan) -> list[str]:
     if plan.cost.teams:
         out += ["", "team quotas (USD per hour):"] + _table(costs.TEAM_HEADER, costs.team_rows(plan.cost))
     out += [f"  note: {n}" for n in plan.cost.notes]
+    out += [f"  warning: {w}" for w in plan.cost.price_warnings]
     return out + [""]
 
 
@@ -115,8 +116,10 @@ def _cost_markdown(plan: Plan) -> list[str]:
                 "|" + "---|" * len(costs.TEAM_HEADER)]
         out += [_md_row(row) for row in costs.team_rows(plan.cost)]
     out += [""] + [f"- {md.text(n)}" for n in plan.cost.notes]
+    out += [f"- **warning**: {md.text(w)}" for w in plan.cost.price_warnings]
     out += ["", "<details><summary>Price sources</summary>", ""]
-    out += [f"- {md.text(i.name)}: {md.text(i.source)}" for i in plan.cost.items]
+    out += [f"- {md.text(i.name)}: {md.text(i.source)}" + (f" ({md.text(costs.price_read(i))})" if i.priced else "")
+            for i in plan.cost.items]
     return out + ["", "</details>"]
 
 

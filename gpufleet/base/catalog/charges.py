@@ -22,6 +22,10 @@ FILE = "charges.yaml"
 class Rate:
     value: float
     source: str
+    as_of: Optional[str] = None
+    """ISO date the figure was read (None: not a catalog figure, e.g. a price the stack declares)."""
+    origin: Optional[str] = None
+    """api (read by `gpufleet catalog refresh`), hand-entered (typed from a pricing page), api+hand-entered, stack."""
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,11 @@ Price = Union[Rate, Missing]
 @functools.cache
 def _data() -> dict:
     return _load(FILE)
+
+
+def _hand(value: float, source: str) -> Rate:
+    """A charges.yaml figure: hand-entered from the cited pricing pages, read on the file's `as_of` date."""
+    return Rate(value, source, as_of(), "hand-entered")
 
 
 def as_of() -> str:
@@ -54,7 +63,7 @@ def source_text(keys) -> str:
 def _rate(row: Optional[dict], value_key: str = "price") -> Optional[Rate]:
     if not isinstance(row, dict) or row.get(value_key) is None:
         return None
-    return Rate(float(row[value_key]), source_text(row["sources"]))
+    return _hand(float(row[value_key]), source_text(row["sources"]))
 
 
 def _region(region: Optional[str]) -> Optional[dict]:
@@ -92,12 +101,12 @@ def eks_control_plane(version: str) -> Price:
     keys = row["sources"] + ["eks_versions"]
     when = (f"until {end}, when extended-support billing starts" if end else "end date not recorded") if status == "standard" \
         else f"since {end}"
-    return Rate(float(row[status]), f"EKS {version} in {status} support ({when}): " + source_text(keys))
+    return _hand(float(row[status]), f"EKS {version} in {status} support ({when}): " + source_text(keys))
 
 
 def gke_cluster_fee() -> Rate:
     row = _data()["gke"]["cluster_management"]
-    return Rate(float(row["hourly"]), source_text(row["sources"]))
+    return _hand(float(row["hourly"]), source_text(row["sources"]))
 
 
 def gke_free_tier_credit() -> float:
@@ -107,12 +116,12 @@ def gke_free_tier_credit() -> float:
 def monitoring_alert_condition_hourly() -> Rate:
     """One Cloud Monitoring alerting-policy condition, its monthly charge spread over the month's hours."""
     row = _data()["gke"]["monitoring_alert_condition"]
-    return Rate(float(row["monthly"]) / hours_per_month(), source_text(row["sources"]))
+    return _hand(float(row["monthly"]) / hours_per_month(), source_text(row["sources"]))
 
 
 def kms_key_hourly() -> Rate:
     row = _data()["kms"]["key_monthly"]
-    return Rate(float(row["price"]) / hours_per_month(), source_text(row["sources"]))
+    return _hand(float(row["price"]) / hours_per_month(), source_text(row["sources"]))
 
 
 def nat_gateway_hourly(region: Optional[str]) -> Price:
@@ -135,7 +144,7 @@ def ebs_gb_hourly(region: Optional[str], volume_type: str) -> Price:
     rate = _rate(((_region(region) or {}).get("ebs_gb_month") or {}).get(volume_type))
     if rate is None:
         return _missing_region(region, f"EBS {volume_type}")
-    return Rate(rate.value / hours_per_month(), rate.source)
+    return _hand(rate.value / hours_per_month(), rate.source)
 
 
 def ebs_gp3_extra_hourly(region: Optional[str], iops: float, throughput: float) -> Price:
@@ -144,7 +153,7 @@ def ebs_gp3_extra_hourly(region: Optional[str], iops: float, throughput: float) 
     if row is None:
         return _missing_region(region, "EBS gp3 IOPS/throughput")
     extra = max(0.0, iops - row["free_iops"]) * row["iops_month"] + max(0.0, throughput - row["free_throughput"]) * row["throughput_month"]
-    return Rate(extra / hours_per_month(), source_text(row["sources"]))
+    return _hand(extra / hours_per_month(), source_text(row["sources"]))
 
 
 def fsx_lustre_gb_hourly(region: Optional[str], deployment_type: str, throughput: Optional[int]) -> Price:
@@ -156,7 +165,7 @@ def fsx_lustre_gb_hourly(region: Optional[str], deployment_type: str, throughput
     if price is None:
         tier = deployment_type if throughput is None else f"{deployment_type} at {throughput} MB/s/TiB"
         return Missing(f"the catalog has no FSx for Lustre price for {tier} in {region}")
-    return Rate(float(price) / hours_per_month(), source_text(table["sources"]))
+    return _hand(float(price) / hours_per_month(), source_text(table["sources"]))
 
 
 def fsx_lustre_min_gib() -> int:
@@ -174,14 +183,14 @@ def cloud_nat_hourly(region: Optional[str], vms: int, ips: int) -> Price:
     if row is None:
         return _missing_region(region, "Cloud NAT")
     gateway = row["cap_hourly"] if vms > row["cap_vms"] else row["per_vm_hourly"] * vms
-    return Rate(gateway + row["ip_hourly"] * ips, row["source"])
+    return _hand(gateway + row["ip_hourly"] * ips, row["source"])
 
 
 def pd_gib_hourly(region: Optional[str], disk_type: str) -> Price:
     rate = _rate(((_region(region) or {}).get("pd_gib_month") or {}).get(disk_type))
     if rate is None:
         return _missing_region(region, f"{disk_type} disk")
-    return Rate(rate.value / hours_per_month(), rate.source)
+    return _hand(rate.value / hours_per_month(), rate.source)
 
 
 def filestore_tier(csi_tier: str) -> str:

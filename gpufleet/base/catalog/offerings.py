@@ -25,11 +25,16 @@ def aws_regions() -> dict[str, dict]:
 
 
 def aws_offered_in_region(instance_type: str, region: str) -> Optional[bool]:
-    """True/False when the region's offerings are recorded, None when they are not."""
+    """True/False when the region's offering of the type is recorded, None when it is not. A refresh records the types
+    it asked about as `instance_types` (offered) or `not_offered`; a type it did not ask about is unknown."""
     row = aws_regions().get(region)
     if row is None:
         return None
-    return instance_type in row.get("instance_types", [])
+    if instance_type in row.get("instance_types", []):
+        return True
+    if "not_offered" in row and instance_type not in row["not_offered"]:
+        return None
+    return False
 
 
 def aws_regions_offering(instance_type: str) -> list[str]:

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
+from gpufleet.base.catalog.prices import COMPUTE_SERVICE
 from gpufleet.base.catalog.refresh.retry import with_retry
 
-COMPUTE_SERVICE = "services/6F81-5844-456A"  # Cloud Billing Catalog id of Compute Engine
 GPU_FAMILIES = ("a2", "a3", "a4", "a4x", "g2", "g4")  # accelerator-optimized; N1 takes attachable GPUs
 # Billing SKU description fragment -> Compute Engine accelerator type (first match wins, most specific first).
 SKU_ACCELERATORS = (
