@@ -32,9 +32,11 @@ WORLD_FRACTION = 256
 WORLD_OPEN_HINT = ("together these open the API to the internet (more than a /8's worth of public addresses); "
                    "allowed: your own networks, or a private endpoint")
 
+# RFC 1918 private address ranges (also the VPC association rules in gpufleet/base/spec/upkeep_checks.py).
+RFC1918 = tuple(ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"))
+
 _NOT_GLOBAL = {
-    4: [ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10",
-                                          "127.0.0.0/8", "169.254.0.0/16")],
+    4: [*RFC1918, *(ipaddress.ip_network(n) for n in ("100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16"))],
     6: [ipaddress.ip_network(n) for n in ("fc00::/7", "fe80::/10", "::1/128")],
 }
 _MAPPED = ipaddress.ip_network("::ffff:0:0/96")

@@ -58,6 +58,14 @@ def _reason(value: Optional[str]) -> Optional[str]:
     return value
 
 
+def _reason_iff_off(block: "ProtectionSpec | SecretsEncryptionSpec", what: str) -> None:
+    """A switch that is off needs a reason, and only an off switch has one."""
+    if not block.enabled and not block.reason:
+        raise ValueError(f"{what} `enabled: false` needs a `reason` (it is shown wherever the stack is judged)")
+    if block.enabled and block.reason:
+        raise ValueError(f"`reason` explains turning {what} off; remove it or set `enabled: false`")
+
+
 class ProtectionSpec(Model):
     """Protection of the stack's stateful resources from `pulumi destroy` and replacement."""
 
@@ -73,10 +81,7 @@ class ProtectionSpec(Model):
 
     @model_validator(mode="after")
     def _reason_when_off(self) -> "ProtectionSpec":
-        if not self.enabled and not self.reason:
-            raise ValueError("protection `enabled: false` needs a `reason` (it is shown wherever the stack is judged)")
-        if self.enabled and self.reason:
-            raise ValueError("`reason` explains turning protection off; remove it or set `enabled: false`")
+        _reason_iff_off(self, "protection")
         return self
 
 
@@ -97,10 +102,7 @@ class SecretsEncryptionSpec(Model):
 
     @model_validator(mode="after")
     def _reason_when_off(self) -> "SecretsEncryptionSpec":
-        if not self.enabled and not self.reason:
-            raise ValueError("secrets encryption `enabled: false` needs a `reason` (it is shown wherever the stack is judged)")
-        if self.enabled and self.reason:
-            raise ValueError("`reason` explains turning secrets encryption off; remove it or set `enabled: false`")
+        _reason_iff_off(self, "secrets encryption")
         return self
 
 

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from gpufleet.base import catalog
+from gpufleet.base.cidrs import RFC1918
 from gpufleet.base.catalog import aws as aws_catalog
 from gpufleet.base.sharing import is_amd
 from gpufleet.base.spec.errors import Problem
@@ -155,7 +156,6 @@ def _gpu_advertising(stack: str, spec: StackSpec) -> list[Problem]:
 # primary block in one RFC 1918 range, blocks from the other RFC 1918 ranges and 198.19.0.0/16 cannot be associated;
 # with a publicly routable or 100.64.0.0/10 primary, no RFC 1918 block nor 198.19.0.0/16; and no block may overlap one
 # the VPC already has.
-RFC1918 = tuple(ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"))
 AWS_RESERVED_BENCHMARK = ipaddress.ip_network("198.19.0.0/16")
 
 
