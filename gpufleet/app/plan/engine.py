@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import gc
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -100,12 +101,13 @@ def plan_region(spec: StackSpec, config: dict) -> Optional[str]:
     return None
 
 
-def plan(stack_file: StackFile, evaluate_policies: bool = True) -> Plan:
+def plan(stack_file: StackFile, evaluate_policies: bool = True, today: Optional[datetime.date] = None) -> Plan:
+    """`today`: the date support calendars and the catalog's age are judged on (default: now, UTC); tests pass one."""
     with collector_paused():
-        return _plan(stack_file, evaluate_policies)
+        return _plan(stack_file, evaluate_policies, today)
 
 
-def _plan(stack_file: StackFile, evaluate_policies: bool) -> Plan:
+def _plan(stack_file: StackFile, evaluate_policies: bool, today: Optional[datetime.date]) -> Plan:
     spec, monitor = register(stack_file)
     result = Plan(
         stack=stack_file.stack,
@@ -113,7 +115,7 @@ def _plan(stack_file: StackFile, evaluate_policies: bool) -> Plan:
         resources=sorted(monitor.registrations, key=lambda r: r.urn),
         outputs=monitor.stack_outputs,
         capacity=capacity(spec, plan_region(spec, stack_file.config)),
-        warnings=addons_warnings(stack_file.stack, spec) + catalog_warnings(stack_file.stack, spec)
+        warnings=addons_warnings(stack_file.stack, spec) + catalog_warnings(stack_file.stack, spec, today)
         + upkeep_checks.warnings(stack_file.stack, spec),
         catalog_date=catalog.catalog_date(spec.cluster.platform),
         region=plan_region(spec, stack_file.config),
