@@ -101,7 +101,9 @@ def test_driver_branch_warns_within_the_window_and_after_its_end():
 def test_driver_branch_past_its_end_and_unknown_branch_warn():
     assert lifecycle.driver_branch(570).status == "end_of_support"
     assert lifecycle.driver_branch(535).end == dt.date(2026, 6, 30)
-    unknown = lifecycle.driver_branch(999)
+    older = lifecycle.driver_branch(550)  # not in NVIDIA's table of supported branches, older than its newest
+    assert older.status == "end_of_support" and older.source.startswith("not among the supported branches of NVIDIA")
+    unknown = lifecycle.driver_branch(999)  # newer than any branch the table lists
     assert unknown.status == "unknown" and "R999 is not in lifecycle.yaml" in unknown.source
 
 

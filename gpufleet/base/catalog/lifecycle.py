@@ -52,6 +52,9 @@ def driver_branch(branch: int) -> Support:
     data = _load(FILE)["nvidia_driver_branches"]
     row = data["branches"].get(int(branch))
     what = f"NVIDIA driver branch R{branch}"
+    if row is None and int(branch) < max(data["branches"]):
+        # NVIDIA's table lists every branch still supported: an older branch missing from it is past its end of life.
+        return Support(what, "end_of_support", None, "not among the supported branches of " + _sources(data["sources"]))
     if row is None:
         return Support(what, "unknown", None, f"R{branch} is not in lifecycle.yaml nvidia_driver_branches "
                                               f"(known: {', '.join(f'R{b}' for b in data['branches'])})")
