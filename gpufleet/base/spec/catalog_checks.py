@@ -37,7 +37,8 @@ STALE_AFTER_DAYS = 90
 TODAY_ENV = "GPUFLEET_TODAY"
 
 
-def _today(today: Optional[dt.date]) -> dt.date:
+def plan_day(today: Optional[dt.date] = None) -> dt.date:
+    """The date a plan judges calendars and price ages on: `today` if given, else GPUFLEET_TODAY, else now (UTC)."""
     if today:
         return today
     pinned = os.environ.get(TODAY_ENV)
@@ -115,7 +116,7 @@ def _eks_problems(stack: str, spec: Any, region: Optional[str]) -> list[Problem]
 
 
 def catalog_warnings(stack: str, spec: Any, today: Optional[dt.date] = None) -> list[Problem]:
-    day = _today(today)
+    day = plan_day(today)
     out = (_cuda_warnings(stack, spec) + _unknown_gke_driver_warnings(stack, spec)
            + lifecycle_warnings(stack, spec, day, _drivers) + _reservation_warnings(stack, spec))
     date = catalog.catalog_date(spec.cluster.platform)
