@@ -4,6 +4,10 @@ import pytest
 
 from tests.helpers import REFERENCE, changed_shared_plans
 
+# Plans judge support calendars and the catalog's age on this date, never the wall clock (issue 32): a plan's warnings
+# must not change overnight under a test. Tests about dates pass their own (catalog_warnings(..., today), plan --today).
+os.environ["GPUFLEET_TODAY"] = "2026-12-04"
+
 # tests/e2e drives the real Pulumi CLI and API server: only `make e2e` runs it (docs/e2e.md).
 collect_ignore = [] if os.environ.get("GPUFLEET_E2E") else ["e2e"]
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import datetime
 import gc
 import json
 import os
@@ -51,6 +52,18 @@ def cmd_plan_all(args: argparse.Namespace) -> int:
 def cmd_plan(args: argparse.Namespace) -> int:
     from gpufleet.app.plan.stackfile import StackFileError, read_stack_file, stack_path
 
+    today = None
+    pinned = os.environ.get("GPUFLEET_TODAY")  # catalog_checks.TODAY_ENV
+    if args.today or pinned:
+        given = f"--today {args.today!r}" if args.today else f"GPUFLEET_TODAY={pinned!r}"
+        try:
+            today = datetime.date.fromisoformat(args.today or pinned)
+        except ValueError:
+            print(f"gpufleet: {given}: not a date; write it as YYYY-MM-DD (e.g. 2027-01-31)", file=sys.stderr)
+            return EXIT_INVALID
+        if args.all and args.today:
+            print("gpufleet: --today applies to one STACK, not --all (set GPUFLEET_TODAY for every stack)", file=sys.stderr)
+            return EXIT_INVALID
     if args.all:
         return cmd_plan_all(args)
     if len(args.stacks) > 1:
@@ -68,7 +81,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         from gpufleet.app.plan.engine import plan
         from gpufleet.app.plan.render import render
 
-        result = plan(stack_file)
+        result = plan(stack_file, today=today)
     except (StackFileError, SpecError) as exc:
         print(f"gpufleet: {exc}", file=sys.stderr)
         return EXIT_INVALID
@@ -245,6 +258,9 @@ def parser() -> argparse.ArgumentParser:
     plan.add_argument("--jobs", type=int, default=0, help="with --all: worker processes (default 0: one per core)")
     plan.add_argument("--format", choices=["text", "json", "markdown"], default="text")
     plan.add_argument("--output", help="write to this file instead of stdout")
+    plan.add_argument("--today", metavar="YYYY-MM-DD",
+                      help="judge support calendars and the catalog's age on this date instead of today (UTC): "
+                           "reproducible plans, or a look ahead at what will need upgrading")
     plan.set_defaults(func=cmd_plan)
     schema = sub.add_parser("schema", help="print the JSON Schema of stack files")
     schema.set_defaults(func=cmd_schema)

@@ -22,6 +22,7 @@ import sys
 import pytest
 
 from gpufleet.base import labels as L
+from gpufleet.base import versions
 from gpufleet.app.plan.engine import plan
 from gpufleet.app.plan.stackfile import read_stack_file
 from tests.helpers import ROOT, by_type, one, planned
@@ -220,8 +221,9 @@ def test_p5_imds_hop_limit_one(p5):
 
 
 def test_ai_on_eks_version_and_vpc_with_secondary_range(aoe):
-    # variables.tf lines 13-17: EKS 1.32; lines 19-32: VPC 10.1.0.0/21 with secondary 100.64.0.0/16.
-    assert one(aoe, "aws:eks/cluster:Cluster").inputs["version"] == "1.32"
+    # variables.tf lines 13-17: EKS 1.32, past EKS standard support since 2026-03-23 (kubernetes.yaml): the stack runs
+    # gpufleet's default minor instead (issue 32). Lines 19-32: VPC 10.1.0.0/21 with secondary 100.64.0.0/16.
+    assert one(aoe, "aws:eks/cluster:Cluster").inputs["version"] == versions.KUBERNETES_DEFAULT
     assert one(aoe, "aws:ec2/vpc:Vpc").inputs["cidrBlock"] == "10.1.0.0/21"
     assoc = one(aoe, "aws:ec2/vpcIpv4CidrBlockAssociation:VpcIpv4CidrBlockAssociation")
     assert assoc.inputs["cidrBlock"] == "100.64.0.0/16"

@@ -149,6 +149,7 @@ def test_stale_catalog_warns_after_90_days():
 
 def test_minor_version_only_cuda_pass_is_a_warning_naming_what_breaks():
     c = example_config("prod-gke")  # l4-infer: GKE DEFAULT on 1.34 = R535; workloads ask for CUDA 12.8
+    c["gpufleet:cluster"]["kubernetesVersion"] = "1.34"
     (w,) = [w for w in _warnings(c, dt.date(2026, 12, 2)) if "minor-version" in w]
     assert w.startswith("gpufleet:workloads.cudaVersions[0]: pool 'l4-infer': GKE's driver 535.274.02 (branch 535) passes for CUDA 12.8")
     assert "PTX JIT" in w and "NVRTC" in w and "newer than the driver" in w
@@ -156,11 +157,12 @@ def test_minor_version_only_cuda_pass_is_a_warning_naming_what_breaks():
 
 def test_eks_extended_support_warns_with_the_price():
     c = example_config("prod-eks")
+    c["gpufleet:cluster"]["kubernetesVersion"] = "1.34"
     (w,) = [w for w in _warnings(c, dt.date(2026, 12, 2)) if "kubernetesVersion" in w]
     assert w == (
         "gpufleet:cluster.kubernetesVersion: EKS 1.34 is past standard support since 2026-12-02 (extended support "
-        "until 2027-12-02; the control plane costs USD 0.60 per cluster-hour instead of 0.10); upgrade to a version "
-        "in standard support"
+        "until 2027-12-02; in extended support the control plane costs USD 0.60 per cluster-hour instead of 0.10); "
+        "upgrade to a version in standard support"
     )
     c["gpufleet:cluster"]["kubernetesVersion"] = "1.35"
     assert not [w for w in _warnings(c, dt.date(2026, 12, 2)) if "kubernetesVersion" in w]
@@ -203,7 +205,7 @@ def test_catalog_show_unknown_name_exits_2(capsys):
 def test_gke_version_without_a_recorded_driver_branch_says_cuda_is_not_checked():
     c = example_config("prod-gke")
     c["gpufleet:cluster"]["kubernetesVersion"] = "1.35"
-    ws = [w for w in _warnings(c, dt.date(2026, 12, 2)) if "not checked" in w]
+    ws = [w for w in _warnings(c, dt.date(2026, 12, 2)) if "does not record which driver branch" in w]
     assert ws and ws[0].startswith(
         "gpufleet:nodePools[0].gke.gpuDriverVersion: the catalog does not record which driver branch GKE 1.35 installs for LATEST"
     )

@@ -38,7 +38,7 @@ def test_json_contract_capacity_and_cost(outputs):
     assert pools["h100-train"]["capacityType"] == "spot" and pools["h100-train"]["pricePerNodeHour"] == 30.0
     assert pools["l4-infer"]["pricePerNodeHour"] == 0.8048 and (pools["l4-infer"]["minGpus"], pools["l4-infer"]["maxGpus"]) == (1, 8)
     cost = doc["cost"]  # item by item: tests/unit/test_cost.py
-    assert (cost["hourlyMin"], cost["hourlyMax"], cost["currency"], cost["unpricedPools"]) == (1.9922, 128.4126, "USD", [])  # EKS 1.34 at the extended rate
+    assert (cost["hourlyMin"], cost["hourlyMax"], cost["currency"], cost["unpricedPools"]) == (1.4922, 127.9126, "USD", [])  # EKS 1.35 at the standard rate
     # gpu-observability: no metrics pipeline (opt-in on EKS), one advisory per GPU pool.
     assert sorted((v["policy"], v["level"]) for v in doc["violations"]) == [
         ("gpu-observability", "advisory"), ("gpu-observability", "advisory"), ("spot-pool-diversified", "advisory")]
@@ -49,12 +49,12 @@ def test_json_contract_capacity_and_cost(outputs):
 
 def test_text_and_markdown_show_cost_and_the_advisory(outputs):
     text, md = outputs["text"][1], outputs["markdown"][1]
-    assert "hourly cost: 1.99 USD at minimum size (the idle floor), 128.41 at maximum size" in text
-    assert "NAT gateway prod-gpu-network-nat-us-east-1a" in text and "EKS control plane prod-gpu (Kubernetes 1.34)" in text
+    assert "hourly cost: 1.49 USD at minimum size (the idle floor), 127.91 at maximum size" in text
+    assert "NAT gateway prod-gpu-network-nat-us-east-1a" in text and "EKS control plane prod-gpu (Kubernetes 1.35)" in text
     assert "h100-train  H100-80GB  spot" in text
     assert "[advisory] spot-pool-diversified" in text
     assert "| h100-train | H100-80GB | spot | 0-4 | 0-32 |" in md
-    assert "hourly cost: 1.99 USD at minimum size (the idle floor), 128.41 at maximum size" in md
+    assert "hourly cost: 1.49 USD at minimum size (the idle floor), 127.91 at maximum size" in md
     assert "| GPU pool h100-train (p5.48xlarge) | gpu-nodes | 0-4 | 30.0000 | 0.00 | 120.00 |" in md
 
 

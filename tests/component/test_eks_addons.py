@@ -35,7 +35,7 @@ def test_autoscaler_release_on_system_pool(p):
     v = r.inputs["values"]
     assert v["cloudProvider"] == "aws" and v["awsRegion"] == "us-east-1"
     assert v["autoDiscovery"] == {"clusterName": "prod-gpu"}
-    assert v["image"]["tag"] == versions.CLUSTER_AUTOSCALER_IMAGES["1.34"]
+    assert v["image"]["tag"] == versions.CLUSTER_AUTOSCALER_IMAGES["1.35"]
     assert v["nodeSelector"] == {"gpufleet.io/pool": "system"}
     assert "tolerations" not in v  # never on GPU or spot nodes
     assert v["rbac"]["serviceAccount"] == {

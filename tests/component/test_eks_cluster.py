@@ -59,7 +59,7 @@ def test_new_vpc_subnets_per_zone_with_tags_and_nat(p):
 
 def test_control_plane_version_kms_logs_and_endpoint(p):
     c = one(p, CLUSTER).inputs
-    assert c["name"] == "prod-gpu" and c["version"] == "1.34"
+    assert c["name"] == "prod-gpu" and c["version"] == "1.35"
     key = one(p, "aws:kms/key:Key")
     assert key.inputs["enableKeyRotation"] is True
     assert c["encryptionConfig"] == {

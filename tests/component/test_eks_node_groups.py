@@ -63,9 +63,9 @@ def test_ami_from_ssm_parameter_never_an_id(p, invokes):
         assert "imageId" not in lt.inputs, lt.name
     paths = [args["name"] for tok, args in invokes if tok == "aws:ssm/getParameter:getParameter"]
     assert sorted(paths) == sorted([
-        "/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/x86_64/standard/recommended/release_version",
-        "/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/x86_64/nvidia/recommended/release_version",
-        "/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/x86_64/nvidia/recommended/release_version",
+        "/aws/service/eks/optimized-ami/1.35/amazon-linux-2023/x86_64/standard/recommended/release_version",
+        "/aws/service/eks/optimized-ami/1.35/amazon-linux-2023/x86_64/nvidia/recommended/release_version",
+        "/aws/service/eks/optimized-ami/1.35/amazon-linux-2023/x86_64/nvidia/recommended/release_version",
     ])
     assert versions.eks_ami("bottlerocket-nvidia", "1.34") == (
         "BOTTLEROCKET_x86_64_NVIDIA", "/aws/service/bottlerocket/aws-k8s-1.34-nvidia/x86_64/latest/image_version",
@@ -145,7 +145,7 @@ def test_bottlerocket_pool_uses_its_ssm_path_and_data_volume():
     assert ng["amiType"] == "BOTTLEROCKET_x86_64_NVIDIA"
     lt = next(r for r in monitor.registrations if r.name == "prod-gpu-pool-l4-infer-lt").inputs
     assert lt["blockDeviceMappings"][0]["deviceName"] == "/dev/xvdb"
-    assert ("aws:ssm/getParameter:getParameter", {"name": "/aws/service/bottlerocket/aws-k8s-1.34-nvidia/x86_64/latest/image_version"}) in monitor.invokes
+    assert ("aws:ssm/getParameter:getParameter", {"name": "/aws/service/bottlerocket/aws-k8s-1.35-nvidia/x86_64/latest/image_version"}) in monitor.invokes
 
 
 def test_gpu_pools_carry_the_autoscalers_aws_gpu_label(p):

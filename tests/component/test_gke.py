@@ -103,7 +103,7 @@ def test_cluster_control_plane(prod):
     assert c["removeDefaultNodePool"] is True
     assert c["datapathProvider"] == "ADVANCED_DATAPATH"
     assert c["enableMultiNetworking"] is True  # the TCPX pool attaches extra VPCs
-    assert c["releaseChannel"] == {"channel": "REGULAR"} and c["minMasterVersion"] == "1.34"
+    assert c["releaseChannel"] == {"channel": "REGULAR"} and c["minMasterVersion"] == "1.35"
     assert c["privateClusterConfig"] == {"enablePrivateNodes": True, "enablePrivateEndpoint": False, "masterIpv4CidrBlock": "172.16.0.0/28"}
     assert c["masterAuthorizedNetworksConfig"] == {"cidrBlocks": [{"cidrBlock": "203.0.113.0/24", "displayName": "office"}]}
     assert c["workloadIdentityConfig"] == {"workloadPool": "my-gpu-project.svc.id.goog"}

@@ -27,7 +27,7 @@ PROGRAM = {
             "properties": {
                 "cluster": {
                     "platform": "k3s",
-                    "kubernetesVersion": "1.34",
+                    "kubernetesVersion": "1.35",
                     "k3s": {"servers": [{"name": "cp-1", "address": "192.0.2.10"}]},
                 },
                 "nodePools": [{"name": "l4", "gpu": "L4", "gpusPerNode": 1,

@@ -19,8 +19,8 @@ Prices used below (read 2026-12-02; the same figures and sources are in gpufleet
   us-central1 were not found: unpriced.
 
 The four stacks of issues 15 and 20, hand-checked 2026-12-03 from the same catalog figures:
-- EKS 1.32 (ai-on-eks) is in extended support since 2026-03-23: $0.60/cluster-hour (eks_pricing, EKS version
-  lifecycle). EC2 on-demand (aws_instances.yaml, ec2_pricing): m6i.xlarge $0.192, g5.2xlarge $1.212, g6.2xlarge
+- EKS 1.32 (ai-on-eks's own version) is in extended support since 2026-03-23: $0.60/cluster-hour (eks_pricing, EKS
+  version lifecycle); since issue 32 every example stack runs 1.35, in standard support ($0.10) until 2027-03-27. EC2 on-demand (aws_instances.yaml, ec2_pricing): m6i.xlarge $0.192, g5.2xlarge $1.212, g6.2xlarge
   $0.9776, p4d.24xlarge $21.96, p5.48xlarge $55.04; spot estimate g6.xlarge $0.35. A pool listing several instance
   types is priced by the first (managed node groups launch on-demand nodes in the listed order; Karpenter pools
   the same way).
@@ -43,7 +43,7 @@ from tests.helpers import STACKS, example_config, plan_config, planned
 H = 730  # hours per month, as the price pages convert
 NAT, IP, KMS = 0.045, 0.005, 1.0 / H
 GP3 = 0.08 / H  # per GB-hour
-EKS_134 = 0.60  # EKS 1.34: extended support from 2026-12-02, the catalog's date (kubernetes.yaml eks_calendar)
+EKS_135 = 0.10  # EKS 1.35 (every example stack since issue 32): standard support until 2027-03-27 (kubernetes.yaml)
 PD_BALANCED = 0.10 / H  # per GiB-hour
 E2_STANDARD_4 = 0.134012  # us-central1 on-demand (charges.yaml gce_e2_pricing, secondary reading)
 ALERT_CONDITION = 1.50 / H  # one Cloud Monitoring alert condition a month (charges.yaml monitoring_alerting)
@@ -83,7 +83,7 @@ def test_every_item_is_sourced_and_totals_add_up(stack):
 def test_ai_on_eks_breakdown():
     vol = lambda gib, n: r(gib * GP3 * n)  # noqa: E731
     assert breakdown("ai-on-eks") == {
-        "control-plane:ai-stack-eks-cluster": (1, 1, 0.6, 0.6),  # EKS 1.32: extended support since 2026-03-23
+        "control-plane:ai-stack-eks-cluster": (1, 1, EKS_135, EKS_135),  # EKS 1.35 (ai-on-eks deploys 1.32: see stack)
         "nodes:system": (2, 8, r(2 * 0.192), r(8 * 0.192)),
         "storage:system:/dev/xvda": (2, 8, vol(50, 2), vol(50, 8)),
         # Bottlerocket: the launch template maps the 200 GiB data volume, the AMI its OS volume; from zero to 8 nodes
@@ -103,8 +103,8 @@ def test_ai_on_eks_breakdown():
         "storage:claim:ai-stack-observability-release": (1, 1, vol(50, 1), vol(50, 1)),
     }
     cost = planned("ai-on-eks").cost.to_json()
-    floor = 0.6 + 2 * 0.192 + 50 * GP3 * 2 + 50 * GP3 + NAT + IP + KMS
-    top = 0.6 + 8 * 0.192 + 8 * 0.9776 + 8 * 1.212 + (50 * 8 + 200 * 16 + 50) * GP3 + NAT + IP + KMS
+    floor = EKS_135 + 2 * 0.192 + 50 * GP3 * 2 + 50 * GP3 + NAT + IP + KMS
+    top = EKS_135 + 8 * 0.192 + 8 * 0.9776 + 8 * 1.212 + (50 * 8 + 200 * 16 + 50) * GP3 + NAT + IP + KMS
     assert (cost["hourlyMin"], cost["hourlyMax"], cost["atLeast"]) == (r(floor), r(top), True)
     assert cost["unpriced"] == ["g5-inference /dev/xvda (Bottlerocket OS volume)", "g6-inference /dev/xvda (Bottlerocket OS volume)",
                                 "FSx for Lustre ai-stack-fsx-shared (PERSISTENT_2, 2400 GiB)"]
@@ -114,7 +114,7 @@ def test_ai_on_eks_breakdown():
 def test_p5_efa_breakdown():
     vol = lambda gib, n: r(gib * GP3 * n)  # noqa: E731
     assert breakdown("p5-efa") == {
-        "control-plane:p5-efa-eks-cluster": (1, 1, EKS_134, EKS_134),
+        "control-plane:p5-efa-eks-cluster": (1, 1, EKS_135, EKS_135),
         "nodes:system": (2, 4, r(2 * 0.2016), r(4 * 0.2016)),  # the default system pool: 2-4 m7i.xlarge
         "storage:system:/dev/xvda": (2, 4, vol(50, 2), vol(50, 4)),
         "gpu-nodes:p5": (2, 10, r(2 * 55.04), r(10 * 55.04)),  # minNodes 2 (exempted): warm at the floor
@@ -126,15 +126,15 @@ def test_p5_efa_breakdown():
         "key:p5-efa-eks-secrets-key": (1, 1, r(KMS), r(KMS)),
     }
     cost = planned("p5-efa").cost.to_json()
-    floor = EKS_134 + 2 * 0.2016 + 2 * 55.04 + (50 * 2 + 200 * 2) * GP3 + 3 * NAT + 3 * IP + KMS
-    top = EKS_134 + 4 * 0.2016 + 10 * 55.04 + 21.96 + (50 * 4 + 200 * 11) * GP3 + 3 * NAT + 3 * IP + KMS
+    floor = EKS_135 + 2 * 0.2016 + 2 * 55.04 + (50 * 2 + 200 * 2) * GP3 + 3 * NAT + 3 * IP + KMS
+    top = EKS_135 + 4 * 0.2016 + 10 * 55.04 + 21.96 + (50 * 4 + 200 * 11) * GP3 + 3 * NAT + 3 * IP + KMS
     assert (cost["hourlyMin"], cost["hourlyMax"], cost["atLeast"]) == (r(floor), r(top), False)
 
 
 def test_karpenter_eks_breakdown_counts_the_capacity_block_as_committed_and_unpriced():
     vol = lambda gib, n: r(gib * GP3 * n)  # noqa: E731
     assert breakdown("karpenter-eks") == {
-        "control-plane:karpenter-gpu-eks-cluster": (1, 1, EKS_134, EKS_134),
+        "control-plane:karpenter-gpu-eks-cluster": (1, 1, EKS_135, EKS_135),
         "nodes:system": (2, 4, r(2 * 0.2016), r(4 * 0.2016)),  # first type m7i.xlarge
         "storage:system:/dev/xvda": (2, 4, vol(50, 2), vol(50, 4)),
         # Karpenter pools (NodePool + EC2NodeClass): none at the floor, maxNodes at most; the root volume per node
@@ -153,8 +153,8 @@ def test_karpenter_eks_breakdown_counts_the_capacity_block_as_committed_and_unpr
     block = next(i for i in cost["items"] if i["key"] == "reservation:h100-block")
     assert block["committed"] and "Capacity Blocks" in block["source"]
     assert cost["unpriced"] == ["reservation capacity-block cr-0123456789abcdef0 of pool h100-block (2 x p5.48xlarge)"]
-    floor = EKS_134 + 2 * 0.2016 + 50 * GP3 * 2 + 3 * NAT + 3 * IP + KMS
-    top = EKS_134 + 4 * 0.2016 + 8 * 0.35 + (50 * 4 + 200 * 8 + 500 * 2) * GP3 + 3 * NAT + 3 * IP + KMS
+    floor = EKS_135 + 2 * 0.2016 + 50 * GP3 * 2 + 3 * NAT + 3 * IP + KMS
+    top = EKS_135 + 4 * 0.2016 + 8 * 0.35 + (50 * 4 + 200 * 8 + 500 * 2) * GP3 + 3 * NAT + 3 * IP + KMS
     assert (cost["hourlyMin"], cost["hourlyMax"], cost["atLeast"]) == (r(floor), r(top), True)
 
 
@@ -192,7 +192,7 @@ def test_dws_gke_breakdown_counts_the_reservation_at_the_floor():
 def test_prod_eks_breakdown():
     vol = lambda gib, n: r(gib * GP3 * n)  # noqa: E731
     assert breakdown("prod-eks") == {
-        "control-plane:prod-gpu-eks-cluster": (1, 1, EKS_134, EKS_134),
+        "control-plane:prod-gpu-eks-cluster": (1, 1, EKS_135, EKS_135),
         "nodes:system": (2, 4, r(2 * 0.2016), r(4 * 0.2016)),
         "storage:system:/dev/xvda": (2, 4, vol(50, 2), vol(50, 4)),
         "gpu-nodes:h100-train": (0, 4, 0.0, 120.0),
@@ -205,20 +205,21 @@ def test_prod_eks_breakdown():
         "per-claim:fsx-lustre": (0, 0, 0.0, 0.0),
     }
     cost = planned("prod-eks").cost.to_json()
-    floor = EKS_134 + 2 * 0.2016 + 0.8048 + 50 * GP3 * 2 + 200 * GP3 + 3 * NAT + 3 * IP + KMS
-    top = EKS_134 + 4 * 0.2016 + 8 * 0.8048 + 4 * 30.0 + (50 * 4 + 500 * 4 + 200 * 8) * GP3 + 3 * NAT + 3 * IP + KMS
+    floor = EKS_135 + 2 * 0.2016 + 0.8048 + 50 * GP3 * 2 + 200 * GP3 + 3 * NAT + 3 * IP + KMS
+    top = EKS_135 + 4 * 0.2016 + 8 * 0.8048 + 4 * 30.0 + (50 * 4 + 500 * 4 + 200 * 8) * GP3 + 3 * NAT + 3 * IP + KMS
     assert (cost["hourlyMin"], cost["hourlyMax"], cost["atLeast"]) == (r(floor), r(top), False)
     assert (cost["monthlyMin"], cost["monthlyMax"]) == (round(r(floor) * H, 2), round(r(top) * H, 2))
     fsx = next(i for i in cost["items"] if i["kind"] == "per-claim")
     assert fsx["unitHourly"] is None and "PERSISTENT_2 at 500 MB/s/TiB" in fsx["source"]
-    assert any("is in extended support since 2026-12-02" in n for n in cost["notes"])
+    assert any(n.startswith("EKS 1.35 leaves standard support on 2027-03-27: from then the control plane costs the "
+                            "extended-support rate") for n in cost["notes"])
 
 
 def test_teams_eks_breakdown_and_team_quotas():
     b = breakdown("teams-eks")
     assert b["gpu-nodes:h100-train"] == (0, 2, 0.0, 60.0)
     assert b["gpu-nodes:l4-infer"] == (1, 6, 0.8048, r(6 * 0.8048))
-    assert b["control-plane:teams-eks-eks-cluster"] == (1, 1, EKS_134, EKS_134)
+    assert b["control-plane:teams-eks-eks-cluster"] == (1, 1, EKS_135, EKS_135)
     assert "per-claim:fsx-lustre" not in b  # no FSx in this stack
     teams = {(t["team"], t["pool"]): t for t in planned("teams-eks").cost.to_json()["teams"]}
     # research: no nominalQuota, so the whole pool at max size (2 x 8 GPUs) at 30 $/h per 8-GPU node
@@ -338,7 +339,7 @@ def test_a_region_the_catalog_lacks_is_unpriced_with_the_reason():
     cost = plan_config(config, stack="teams-eks", policies=False).cost.to_json()
     items = {i["key"]: i for i in cost["items"]}
     assert cost["atLeast"]
-    assert items["control-plane:teams-eks-eks-cluster"]["hourlyMin"] == EKS_134  # one price everywhere
+    assert items["control-plane:teams-eks-eks-cluster"]["hourlyMin"] == EKS_135  # one price everywhere
     assert items["network:teams-eks-network-nat-eu-west-1a"]["unpriced"]
     assert "no prices for region eu-west-1" in items["network:teams-eks-network-nat-eu-west-1a"]["source"]
     assert "us-east-1 figure; none for eu-west-1" in items["gpu-nodes:h100-train"]["source"]

@@ -173,6 +173,7 @@ def test_gpu_operator_only_when_the_gpu_stack_asks():
 
 def test_cuda_must_run_on_gkes_driver():
     config = copy.deepcopy(BASE)
+    config["gpufleet:cluster"]["kubernetesVersion"] = "1.34"  # the newest minor with a recorded driver branch
     config["gpufleet:workloads"] = {"cudaVersions": ["13.0"]}
     got = problems(config)
     # GKE 1.34 LATEST installs a branch >= 580 (rapidsai/deployment#656, #659): CUDA 13 runs there; DEFAULT

@@ -49,7 +49,7 @@ def test_a_pool_switching_to_an_unpriced_type_shows_no_saving(eks):
 def test_the_comment_says_unknown_not_a_saving(eks):
     _, review = eks
     md = markdown.render(review)
-    assert "| at maximum size | 66.65 | at least 6.65 | **+0.00** |" in md  # EKS 1.34 at the extended rate (0.60)
+    assert "| at maximum size | 66.15 | at least 6.15 | **+0.00** |" in md  # EKS 1.35 at the standard rate (0.10)
     assert "| GPU pool h100-train (p5e.48xlarge) | changed | 0.00 / 60.00 | unpriced / unpriced | unknown / unknown |" in md
     assert "**Unknown**: `GPU pool h100-train (p5e.48xlarge)` is unpriced before or after" in md
     assert "| research | h100-train | 60.00 / 60.00 | unpriced / unpriced | unknown / unknown |" in md

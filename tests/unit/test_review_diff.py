@@ -49,8 +49,8 @@ def test_identical_plans_have_nothing_to_review(dev):
     assert cost(review) == (15.35, 15.35, 0.0, 15.35, 15.35, 0.0)
     assert changed_versions(review) == {}
     assert {v.component: v.after for v in review.versions} == {
-        "GPU Operator chart": ("v26.7.0",), "GPU driver": ("595.91.07",), "k3s": (versions.k3s_release("1.34"),),
-        "Kubernetes (k3s)": ("1.34",),
+        "GPU Operator chart": (versions.GPU_OPERATOR.version,), "GPU driver": ("595.91.07",),
+        "k3s": (versions.k3s_release("1.35"),), "Kubernetes (k3s)": ("1.35",),
     }
 
 

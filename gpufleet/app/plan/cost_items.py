@@ -251,8 +251,13 @@ def gke_items(spec: StackSpec, resources: list[Registration], capacity: list[Poo
         if r.type == "gcp:container/cluster:Cluster":
             location = str(r.inputs.get("location") or "")
             zonal = location.count("-") >= 2
+            version = r.inputs.get("minMasterVersion")
+            channel = (r.inputs.get("releaseChannel") or {}).get("channel")
+            fee = charges.gke_cluster_fee(str(version), channel) if version else charges.gke_cluster_fee()
             out.append(_item(f"GKE cluster management fee {r.inputs.get('name', r.name)} "
-                             f"({'zonal' if zonal else 'regional'}, {location})", "control-plane", 1, 1, charges.gke_cluster_fee(), key=r.name))
+                             f"({'zonal' if zonal else 'regional'}, {location})", "control-plane", 1, 1, fee, key=r.name))
+            if version:
+                notes += _gke_support_notes(str(version), channel)
             credit = charges.gke_free_tier_credit()
             notes.append(
                 f"GKE free tier: {credit:.2f} USD of monthly credit per billing account, for zonal and Autopilot clusters only "
@@ -295,6 +300,26 @@ def gke_items(spec: StackSpec, resources: list[Registration], capacity: list[Poo
     for r in nats:
         out.append(_cloud_nat(r, region, nodes_lo, nodes_hi))
     return out
+
+
+def _gke_support_notes(version: str, channel: Optional[str]) -> list[str]:
+    """What the GKE minor's support calendar means for the fee, as EKS's notes say it (items_for)."""
+    status, end = charges.gke_support(version)
+    extra = f"{charges.gke_extended_hourly():.2f}"
+    if status == "standard" and end:
+        if channel == "EXTENDED":
+            return [f"GKE {version} leaves standard support on {end}: from then the cluster management fee is {extra} USD per "
+                    "cluster-hour (Extended channel) unless the cluster is upgraded"]
+        return [f"GKE {version} leaves standard support on {end}: GKE then upgrades clusters on the {channel or 'default'} "
+                f"channel (on the Extended channel it would bill {extra} USD per cluster-hour instead)"]
+    if status == "extended":
+        if channel == "EXTENDED":
+            return [f"GKE {version} is in extended support since {end}: the cluster management fee is {extra} USD per "
+                    "cluster-hour until the cluster is upgraded"]
+        return [f"GKE {version} is past standard support since {end}: on the {channel or 'default'} channel GKE upgrades "
+                "the cluster to a supported minor (only the Extended channel keeps it, at "
+                f"{extra} USD per cluster-hour)"]
+    return []
 
 
 def _gce_gpu_price(machine: Any, region: Optional[str]) -> Price:

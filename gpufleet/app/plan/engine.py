@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import gc
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -18,7 +19,7 @@ from gpufleet.base.capacity import PoolCapacity, addons_warnings, capacity
 from gpufleet.app.plan.cost import Cost
 from gpufleet.app.plan.cost_items import items_for
 from gpufleet.base.spec import upkeep_checks
-from gpufleet.base.spec.catalog_checks import catalog_warnings
+from gpufleet.base.spec.catalog_checks import catalog_warnings, plan_day
 from gpufleet.app.plan.mocks import SECRET, PlanMocks, RecordingMonitor, Registration
 from gpufleet.app.plan.policy_runner import Violation, evaluate
 from gpufleet.app.plan.stackfile import StackFile
@@ -100,25 +101,27 @@ def plan_region(spec: StackSpec, config: dict) -> Optional[str]:
     return None
 
 
-def plan(stack_file: StackFile, evaluate_policies: bool = True) -> Plan:
+def plan(stack_file: StackFile, evaluate_policies: bool = True, today: Optional[datetime.date] = None) -> Plan:
+    """`today`: the date support calendars and the catalog's age are judged on (default: now, UTC); tests pass one."""
     with collector_paused():
-        return _plan(stack_file, evaluate_policies)
+        return _plan(stack_file, evaluate_policies, today)
 
 
-def _plan(stack_file: StackFile, evaluate_policies: bool) -> Plan:
+def _plan(stack_file: StackFile, evaluate_policies: bool, today: Optional[datetime.date]) -> Plan:
     spec, monitor = register(stack_file)
+    day = plan_day(today)  # one date for support calendars, the catalog's age and price ages
     result = Plan(
         stack=stack_file.stack,
         spec=spec,
         resources=sorted(monitor.registrations, key=lambda r: r.urn),
         outputs=monitor.stack_outputs,
         capacity=capacity(spec, plan_region(spec, stack_file.config)),
-        warnings=addons_warnings(stack_file.stack, spec) + catalog_warnings(stack_file.stack, spec)
+        warnings=addons_warnings(stack_file.stack, spec) + catalog_warnings(stack_file.stack, spec, day)
         + upkeep_checks.warnings(stack_file.stack, spec),
         catalog_date=catalog.catalog_date(spec.cluster.platform),
         region=plan_region(spec, stack_file.config),
     )
-    result.cost = items_for(spec, result.resources, result.capacity, result.region)
+    result.cost = items_for(spec, result.resources, result.capacity, result.region, today=day)
     if evaluate_policies:
         result.violations = evaluate(result.resources, stack=stack_file.stack)
     return result

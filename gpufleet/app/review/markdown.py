@@ -63,6 +63,16 @@ def headline(review: Review) -> list[str]:
     return lines + [f"> {text(n, _CELL)}" for n in review.notes]
 
 
+def warnings(review: Review) -> list[str]:
+    """The head plan's warnings (support calendars first among them), new ones marked."""
+    if not review.warnings:
+        return []
+    out = ["", "#### Plan warnings", ""]
+    for w in review.warnings:
+        out.append(f"- {'**new** ' if w.new else ''}{code(w.path)}: {text(w.message, _CELL)}")
+    return out
+
+
 def policies(review: Review) -> list[str]:
     current = [v for v in review.verdicts if v.status != "resolved"]
     resolved = [v for v in review.verdicts if v.status == "resolved"]
@@ -272,7 +282,7 @@ def render(review: Review, limit: int = LIMIT) -> str:
 
     Only the change list (already folded in `<details>`) is shortened to fit.
     """
-    before = headline(review) + disruptive(review) + policies(review) + capacity(review) + cost(review) + versions(review)
+    before = headline(review) + disruptive(review) + warnings(review) + policies(review) + capacity(review) + cost(review) + versions(review)
     fixed = len("\n".join(before)) + 2
     rows = len(review.changes)
     if fixed + len("\n".join(changes(review))) > limit:

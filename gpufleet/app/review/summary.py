@@ -122,6 +122,8 @@ class Review:
     """None when the input has no capacity facts (a preview); [] when no stack has GPU pools."""
     cost: Optional[CostDelta] = None
     notes: list[str] = field(default_factory=list)
+    warnings: list[PlanWarning] = field(default_factory=list)
+    """The head plan's warnings (support calendars, unchecked lookups, stale catalog); [] for a preview."""
 
     @property
     def marker(self) -> str:
@@ -175,7 +177,29 @@ class Review:
             "policies": [v.to_json() for v in self.verdicts],
             "mandatoryViolations": len(self.blocking),
             "notes": self.notes,
+            "warnings": [w.to_json() for w in self.warnings],
         }
+
+
+@dataclass(frozen=True)
+class PlanWarning:
+    """A warning of the head plan (gpufleet plan's `warnings`), and whether the base plan lacked it."""
+
+    path: str
+    message: str
+    new: bool
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "message": self.message, "new": self.new}
+
+
+def plan_warnings(base: list[dict], head: list[dict]) -> list[PlanWarning]:
+    """The head plan's warnings in its order, each marked new when the base plan did not have it (same path and
+    message): a version leaving support shows on every PR of the stack until it is upgraded, not only on the PR that
+    happens to run on the day it starts."""
+    old = {(w.get("path"), w.get("message")) for w in base if isinstance(w, dict)}
+    return [PlanWarning(str(w.get("path") or ""), str(w.get("message") or ""), (w.get("path"), w.get("message")) not in old)
+            for w in head if isinstance(w, dict)]
 
 
 def _verdicts(base: list[dict], head: list[dict]) -> list[PolicyVerdict]:
@@ -209,4 +233,5 @@ def review_plans(base: dict, head: dict) -> Review:
         capacity=capacity_deltas(base.get("capacity") or [], head.get("capacity") or []),
         cost=cost_delta(base.get("cost") or {}, head.get("cost") or {}, base.get("capacity") or [], head.get("capacity") or []),
         notes=notes,
+        warnings=plan_warnings(base.get("warnings") or [], head.get("warnings") or []),
     )

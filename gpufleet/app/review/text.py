@@ -26,6 +26,9 @@ def render(review: Review) -> str:
     out = [f"gpufleet review for stack '{review.stack}' (from {review.source}): {what}"]
     out += [f"note: {n}" for n in review.notes]
     out.append(f"MANDATORY POLICY VIOLATIONS: {len(review.blocking)}" if review.blocking else "no mandatory policy violations")
+    if review.warnings:
+        out += ["", "plan warnings:"] + [f"  {'(new) ' if w.new else ''}{clean(w.path)}: {clean(w.message)}"
+                                         for w in review.warnings]
 
     out += ["", "disruptive changes:"]
     for ch in review.disruptive:

@@ -104,9 +104,47 @@ def eks_control_plane(version: str) -> Price:
     return _hand(float(row[status]), f"EKS {version} in {status} support ({when}): " + source_text(keys))
 
 
-def gke_cluster_fee() -> Rate:
+def gke_support(version: str, on: Optional[datetime.date] = None) -> tuple[str, Optional[str]]:
+    """('standard' | 'extended' | 'unsupported' | 'unknown', end of standard support) of a GKE minor on a date (default:
+    the date this catalog was read, as eks_support). The calendar is kubernetes.yaml's gke.versions."""
+    try:
+        facts = k8s_catalog.gke_kubernetes_version(str(version), on or datetime.date.fromisoformat(as_of()))
+    except KeyError:
+        return "unknown", None
+    return facts.status, facts.end_of_standard_support
+
+
+def gke_cluster_fee(version: Optional[str] = None, channel: Optional[str] = None) -> Price:
+    """Hourly cluster management fee of one GKE cluster. With a version: on the Extended release channel a minor in
+    its extended support period adds the extended-support fee (charges.yaml gke.extended_support); on the other
+    channels GKE upgrades the cluster at the end of standard support, so the standard fee stays."""
     row = _data()["gke"]["cluster_management"]
-    return _hand(float(row["hourly"]), source_text(row["sources"]))
+    standard = _hand(float(row["hourly"]), source_text(row["sources"]))
+    if version is None:
+        return standard
+    status, end = gke_support(version)
+    if status == "unknown":
+        return Missing(f"GKE {version}: not in gpufleet/catalog/kubernetes.yaml, so standard or extended fee unknown")
+    if status == "unsupported":
+        return Missing(f"GKE {version} is past the end of extended support: GKE upgrades clusters on it; no rate")
+    if status != "extended":
+        return standard
+    since = f"since {end}" if end else "end of standard support not recorded"
+    if channel != "EXTENDED":
+        return _hand(standard.value, f"GKE {version} is past standard support ({since}) on the {channel or 'default'} "
+                                     "channel: GKE upgrades the cluster rather than bill extended support; " + standard.source)
+    extra = _data()["gke"]["extended_support"]
+    # The extended fee was read after the file's as_of date: its row carries its own reading date.
+    return Rate(standard.value + float(extra["additional_hourly"]),
+                f"GKE {version} in extended support ({since}) on the Extended channel: {standard.value:.2f} + "
+                f"{float(extra['additional_hourly']):.2f} extended-support fee; " + source_text(row["sources"] + extra["sources"]),
+                str(extra.get("read") or as_of()), "hand-entered")
+
+
+def gke_extended_hourly() -> float:
+    """USD per cluster-hour of a GKE cluster in extended support on the Extended channel (standard + additional)."""
+    data = _data()["gke"]
+    return float(data["cluster_management"]["hourly"]) + float(data["extended_support"]["additional_hourly"])
 
 
 def gke_free_tier_credit() -> float:

@@ -8,29 +8,47 @@ Errors (`catalog_problems`, part of the spec's cross checks, exit 2):
   judged per region, since AZ names differ per AWS account (aws_offerings.yaml explains).
 
 Warnings (`catalog_warnings`, printed by the plan): a CUDA version that runs only through minor-version
-compatibility (naming what breaks), a Kubernetes version past standard support (EKS: at the extended
-cluster-hour price), A3 Ultra / A4 on-demand without a specific reservation, and a catalog older than 90 days.
+compatibility (naming what breaks), a driver or CUDA version the catalog cannot compare (said, never skipped), every
+lifecycle finding of gpufleet/base/spec/lifecycle_checks.py (Kubernetes, GPU Operator, driver branch: past or near
+the end of support, with what extended support costs), A3 Ultra / A4 on-demand without a specific reservation, and a
+catalog older than 90 days.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import os
 from typing import Any, Optional
 
 from gpufleet.base import catalog
 from gpufleet.base.catalog import aws as aws_catalog
 from gpufleet.base.catalog import gcp, offerings
-from gpufleet.base.catalog import kubernetes as k8s_catalog
 
-from gpufleet.base.spec.errors import Problem
+from gpufleet.base.spec.errors import Problem, SpecError
 from gpufleet.base.spec.gke import driver_branch_for
+from gpufleet.base.spec.lifecycle_checks import lifecycle_warnings
 
 NAMESPACE = "gpufleet"
 STALE_AFTER_DAYS = 90
 
 
-def _today(today: Optional[dt.date]) -> dt.date:
-    return today or dt.datetime.now(dt.timezone.utc).date()
+# The date plans judge support calendars and the catalog's age on, when none is passed: reproducible plans in CI and
+# tests (tests/conftest.py pins it), like SOURCE_DATE_EPOCH for builds. Unset: today, UTC.
+TODAY_ENV = "GPUFLEET_TODAY"
+
+
+def plan_day(today: Optional[dt.date] = None) -> dt.date:
+    """The date a plan judges calendars and price ages on: `today` if given, else GPUFLEET_TODAY, else now (UTC)."""
+    if today:
+        return today
+    pinned = os.environ.get(TODAY_ENV)
+    if pinned:
+        try:
+            return dt.date.fromisoformat(pinned)
+        except ValueError:
+            raise SpecError("environment", [Problem("environment", TODAY_ENV, "not a date; write it as YYYY-MM-DD "
+                                                                          "(e.g. 2027-01-31), or unset it for today", pinned)])
+    return dt.datetime.now(dt.timezone.utc).date()
 
 
 def _pool_types(pool: Any) -> list[str]:
@@ -98,9 +116,9 @@ def _eks_problems(stack: str, spec: Any, region: Optional[str]) -> list[Problem]
 
 
 def catalog_warnings(stack: str, spec: Any, today: Optional[dt.date] = None) -> list[Problem]:
-    day = _today(today)
-    out = (_cuda_warnings(stack, spec) + _unknown_gke_driver_warnings(stack, spec) + _version_warnings(stack, spec, day)
-           + _reservation_warnings(stack, spec))
+    day = plan_day(today)
+    out = (_cuda_warnings(stack, spec) + _unknown_gke_driver_warnings(stack, spec)
+           + lifecycle_warnings(stack, spec, day, _drivers) + _reservation_warnings(stack, spec))
     date = catalog.catalog_date(spec.cluster.platform)
     age = (day - dt.date.fromisoformat(date)).days
     if age > STALE_AFTER_DAYS:
@@ -141,7 +159,9 @@ def _cuda_warnings(stack: str, spec: Any) -> list[Problem]:
         for j, cuda in enumerate(spec.workloads.cuda_versions):
             try:
                 support = catalog.cuda_support(version, cuda)
-            except ValueError:
+            except ValueError as exc:
+                out.append(Problem(stack, f"{NAMESPACE}:workloads.cudaVersions[{j}]", f"{what} cannot be checked against "
+                                   f"CUDA {cuda} ({exc}): the catalog has no row to compare them", cuda))
                 continue
             if support.limited:
                 out.append(Problem(stack, f"{NAMESPACE}:workloads.cudaVersions[{j}]", f"{what} passes for CUDA {cuda} only by "
@@ -150,9 +170,9 @@ def _cuda_warnings(stack: str, spec: Any) -> list[Problem]:
 
 
 def _unknown_gke_driver_warnings(stack: str, spec: Any) -> list[Problem]:
-    """GKE's driver on a GKE version whose DEFAULT/LATEST branch the catalog does not record: CUDA alignment
-    cannot be judged (said, not guessed)."""
-    if spec.cluster.platform != "gke" or spec.cluster.gke.gpu_stack != "gke" or not spec.workloads.cuda_versions:
+    """GKE's driver on a GKE version whose DEFAULT/LATEST branch the catalog does not record: neither CUDA alignment
+    nor the driver branch's support calendar can be judged (said, not guessed)."""
+    if spec.cluster.platform != "gke" or spec.cluster.gke.gpu_stack != "gke":
         return []
     out = []
     version = spec.cluster.kubernetes_version
@@ -162,37 +182,11 @@ def _unknown_gke_driver_warnings(stack: str, spec: Any) -> list[Problem]:
             out.append(Problem(
                 stack, f"{NAMESPACE}:nodePools[{i}].gke.gpuDriverVersion",
                 f"the catalog does not record which driver branch GKE {version} installs for {choice} "
-                "(gcp_machines.yaml gke_driver_branches), so workloads.cudaVersions is not checked against it",
+                "(gcp_machines.yaml gke_driver_branches), so neither workloads.cudaVersions nor the branch's support "
+                "calendar is checked against it",
                 choice,
             ))
     return out
-
-
-def _version_warnings(stack: str, spec: Any, day: dt.date) -> list[Problem]:
-    platform, version = spec.cluster.platform, spec.cluster.kubernetes_version
-    try:
-        if platform == "eks":
-            facts = catalog.eks_kubernetes_version(version, day)
-        elif platform == "gke":
-            facts = catalog.gke_kubernetes_version(version, day)
-        else:
-            return []
-    except KeyError:
-        return []
-    if facts.status == "standard":
-        return []
-    until = f" until {facts.end_of_extended_support}" if facts.end_of_extended_support else ""
-    since = f" since {facts.end_of_standard_support}" if facts.end_of_standard_support else ""
-    cost = ""
-    if platform == "eks" and facts.hourly_price is not None:
-        cost = (f"; the control plane costs USD {facts.hourly_price:.2f} per cluster-hour instead of "
-                f"{k8s_catalog.eks_cluster_hourly_price('standard'):.2f}")
-    return [Problem(
-        stack, f"{NAMESPACE}:cluster.kubernetesVersion",
-        f"{platform.upper()} {version} is past standard support{since} ({facts.status} support{until}{cost}); "
-        f"upgrade to a version in standard support",
-        version,
-    )]
 
 
 def _reservation_warnings(stack: str, spec: Any) -> list[Problem]:
