@@ -100,6 +100,10 @@ K3S_RELEASES: dict[str, str] = {
     "1.34": "v1.34.9+k3s1",
     # github.com/k3s-io/k3s/releases/tag/v1.35.8%2Bk3s1 (backports for 2026-08; Kubernetes v1.35.8, runc v1.4.2).
     "1.35": "v1.35.8+k3s1",
+    # k3s-io/docs docs/release-notes/v1.36.X.md @2160a60a (its component table): v1.36.2+k3s1, Jun 24 2026
+    # (backports for 2026-06; Kubernetes v1.36.2, runc v1.4.2). Third-party pins name v1.36.5+k3s1 (2026-10), not read
+    # from k3s-io, so not pinned. The k3s example stacks run 1.36: 1.35 leaves upstream support on 2027-02-28.
+    "1.36": "v1.36.2+k3s1",
 }
 # Security floor per minor: the first k3s release whose embedded runc is >= 1.3.3, the runc release that fixes
 # the container escapes CVE-2025-31133, CVE-2025-52565 and CVE-2025-52881 (also fixed in runc 1.2.8 and
@@ -112,6 +116,8 @@ K3S_SECURITY_FLOORS: dict[str, str] = {
     "1.34": "v1.34.2+k3s1",
     # v1.35.X.md @1349cf8a: the first 1.35 release, v1.35.0+k3s1 (Dec 23 2025), already embeds runc v1.4.0.
     "1.35": "v1.35.0+k3s1",
+    # v1.36.X.md @2160a60a: the first 1.36 release, v1.36.0+k3s1 (May 06 2026), embeds runc v1.4.2.
+    "1.36": "v1.36.0+k3s1",
 }
 K3S_INSTALL_SCRIPT_URL = "https://raw.githubusercontent.com/k3s-io/k3s/{tag}/install.sh"
 # sha256 of install.sh at each pinned release's tag (`curl -sfL <k3s_install_script_url> | sha256sum`), checked on

@@ -20,9 +20,8 @@ def test_teams_stack_plans_clean(capsys, monkeypatch):
     monkeypatch.chdir(ROOT)
     assert main(["plan", "teams", "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    # The one warning: k3s 1.35 reaches upstream end of life on 2027-02-28, within 90 days of the tests' date
-    # (tests/conftest.py), and gpufleet pins no k3s 1.36 yet (tests/unit/test_lifecycle.py).
-    assert CONTRACT_KEYS <= set(out) and [w["path"] for w in out["warnings"]] == ["gpufleet:cluster.kubernetesVersion"]
+    # No warning: the stack runs k3s 1.36, in upstream support past the tests' date (tests/conftest.py).
+    assert CONTRACT_KEYS <= set(out) and out["warnings"] == []
     types = {r["type"] for r in out["resources"]}
     assert {"gpufleet:addons:Kueue", "gpufleet:addons:JobSet", "gpufleet:addons:Trainer", "gpufleet:addons:Keda",
             "gpufleet:addons:PriorityClasses", "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue"} <= types

@@ -33,11 +33,11 @@ def test_single_server_config_and_install_script():
     assert cfg["disable"] == ["traefik"]
     assert cfg["token"] == "plan-placeholder-password"
     assert "cluster-init" not in cfg and "server" not in cfg
-    release = versions.k3s_release("1.35")
+    release = versions.k3s_release("1.36")
     script = server.inputs["create"]
     assert f"INSTALL_K3S_VERSION='{release}'" in script
     assert f"INSTALL_K3S_EXEC='server'" in script
-    assert versions.k3s_install_script_url("1.35") in script and "get.k3s.io" not in script
+    assert versions.k3s_install_script_url("1.36") in script and "get.k3s.io" not in script
     assert server.inputs["update"] == script, "an update must re-run the idempotent script, not replace the node"
     assert "k3s-uninstall.sh" in server.inputs["delete"]
 

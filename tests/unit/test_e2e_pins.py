@@ -28,7 +28,7 @@ def _e2e_stacks_kubernetes() -> str:
 
 def test_kube_apiserver_is_the_kubernetes_minor_of_the_pinned_k3s():
     # The API server must be the Kubernetes minor the e2e stacks run (k3s of their version), not the default for
-    # new stacks (both 1.35 since issue 32; they may part again). Its patch may lag the k3s pin
+    # new stacks (1.36 and 1.35 since issue 32). Its patch may lag the k3s pin
     # (issue 32 moved the pin to the newest patch for runc's CVE fixes, which concern k3s hosts, not this stand-in
     # API server; rebuilding it at the new patch needs a go.mod/go.sum refresh from the Go module proxy), never lead.
     k3s = versions.k3s_release(_e2e_stacks_kubernetes()).split("+")[0]

@@ -152,16 +152,13 @@ def test_no_calendar_is_recorded_with_its_reason():
 def test_example_stacks_plan_without_version_or_lifecycle_warnings(stack):
     c = example_config(stack)
     found = _lifecycle(c, DAY)
+    assert found == []
     if c["gpufleet:cluster"]["platform"] == "k3s":
-        # k3s 1.35 reaches upstream end of life on 2027-02-28, inside the 90-day window; gpufleet pins no k3s 1.36
-        # release yet (versions.K3S_RELEASES), so the k3s stacks cannot move past it. This names the one warning left.
-        (w,) = found
-        assert w.startswith("gpufleet:cluster.kubernetesVersion: k3s 1.35 (Kubernetes 1.35 upstream) reaches the end "
-                            "of its support in 86 days (2027-02-28")
-        assert "1.36" not in versions.K3S_RELEASES, "a k3s 1.36 pin exists: move the k3s stacks to it and drop this"
+        # k3s 1.35 leaves upstream support on 2027-02-28, inside the 90-day window: the k3s stacks run the newest
+        # k3s minor gpufleet pins, so they plan without that warning.
+        assert c["gpufleet:cluster"]["kubernetesVersion"] == max(versions.K3S_RELEASES, key=lambda v: tuple(map(int, v.split("."))))
     else:
-        assert found == []
-    assert c["gpufleet:cluster"]["kubernetesVersion"] == versions.KUBERNETES_DEFAULT
+        assert c["gpufleet:cluster"]["kubernetesVersion"] == versions.KUBERNETES_DEFAULT
 
 
 # ---- the date is injectable; bad input exits 2 -------------------------------------------------------------------

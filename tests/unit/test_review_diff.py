@@ -50,7 +50,7 @@ def test_identical_plans_have_nothing_to_review(dev):
     assert changed_versions(review) == {}
     assert {v.component: v.after for v in review.versions} == {
         "GPU Operator chart": (versions.GPU_OPERATOR.version,), "GPU driver": ("595.91.07",),
-        "k3s": (versions.k3s_release("1.35"),), "Kubernetes (k3s)": ("1.35",),
+        "k3s": (versions.k3s_release("1.36"),), "Kubernetes (k3s)": ("1.36",),
     }
 
 
