@@ -1,9 +1,9 @@
 """Values the cloud and Kubernetes APIs accept, checked where a stack sets them (called from `_cross_checks`).
 
-- Node labels and taints of every pool, on every platform: Kubernetes syntax and length (k8s_syntax.py); on EKS
-  and GKE also the kubelet's own-label rule (both clouds register a node's labels through the kubelet's
-  --node-labels, which refuses kubernetes.io / k8s.io keys outside its allowed set; k3s has its own check in
-  k3s_label_checks.py) and EKS's reserved prefixes.
+- Node labels and taints of every pool, on every platform: Kubernetes syntax and length (k8s_syntax.py), taints
+  unique by key and effect; on EKS and GKE also the kubelet's own-label rule (both clouds register a node's labels
+  through the kubelet's --node-labels, which refuses kubernetes.io / k8s.io keys outside its allowed set; k3s has its
+  own check in k3s_label_checks.py) and EKS's reserved prefixes.
 - GKE exemptions travel as node labels (`gpufleet.io/exempt-<policy>: <reason>`): the reason must be a label value.
 - CloudWatch log retention: the fixed set of days PutRetentionPolicy takes.
 - PriorityClass names: `system-` is reserved for Kubernetes' own classes.
@@ -84,7 +84,16 @@ def _labels_and_taints(stack: str, at: str, pool: Any, platform: str) -> list[Pr
         if platform == "eks" and key.startswith(EKS_RESERVED_LABEL_PREFIXES):
             problems.append(Problem(stack, f"{at}.labels", f"EKS reserves the label prefixes {', '.join(EKS_RESERVED_LABEL_PREFIXES)}; "
                                     "use your own prefix", key))
+    seen: dict[tuple[str, str], int] = {}
     for j, taint in enumerate(pool.taints):
+        # "taints must be unique by key and effect pair": the API server refuses such a Node (kubernetes
+        # pkg/apis/core/validation/validation.go validateNodeTaints), so the node never registers; Karpenter's NodePool
+        # refuses it too (kubernetes-sigs/karpenter pkg/apis/v1/nodeclaim_validation.go validateTaintsField).
+        first = seen.setdefault((taint.key, taint.effect), j)
+        if first != j:
+            problems.append(Problem(stack, f"{at}.taints[{j}]", f"a second {taint.effect} taint with key '{taint.key}' (also "
+                                    f"taints[{first}]): a node's taints must be unique by key and effect, or Kubernetes "
+                                    "refuses the node; keep one (a taint has one value)", f"{taint.key}={taint.value}:{taint.effect}"))
         why = None if eks_long(taint.key) else k8s_syntax.qualified_name(taint.key)
         if why:
             problems.append(Problem(stack, f"{at}.taints[{j}].key", f"not a Kubernetes taint key: {why}", taint.key))
