@@ -30,6 +30,9 @@ EKS_PUBLIC_ACCESS_CIDRS_MAX = 40
 # A Karpenter disruption budget's `nodes`: a count, or a percentage of at most 100 (karpenter.sh_nodepools.yaml of the
 # pinned chart, versions.KARPENTER: spec.disruption.budgets[].nodes pattern ^((100|[0-9]{1,2})%|[0-9]+)$).
 KARPENTER_BUDGET_NODES = r"^((100|[0-9]{1,2})%|[0-9]+)$"
+# consolidateAfter: hours, minutes and seconds (the CRD's pattern ^(([0-9]+(s|m|h))+|Never)$; gpufleet always
+# consolidates empty GPU nodes, so not Never).
+CONSOLIDATE_AFTER = r"^(\d+[smh])+$"
 
 
 def _cidr(value: str) -> str:
@@ -183,7 +186,7 @@ class EksAutoscalerSpec(Model):
     """karpenter: the SQS interruption queue and its EventBridge rules (spot interruption, rebalance, instance
     state change, scheduled change, capacity reservation interruption), so Karpenter drains nodes before EC2
     takes them. Required when a pool is spot or reserved."""
-    consolidate_after: str = Field(default="30m", pattern=r"^(\d+[smh])+$")
+    consolidate_after: str = Field(default="30m", json_schema_extra={"pattern": CONSOLIDATE_AFTER})
     """karpenter: how long a GPU node must be empty before Karpenter removes it (consolidation WhenEmpty only, so
     running jobs are never moved); long enough that a pod pulling a large CUDA image does not lose its node."""
     disruption_budget: str = Field(default="1", json_schema_extra={"pattern": KARPENTER_BUDGET_NODES})
@@ -196,6 +199,14 @@ class EksAutoscalerSpec(Model):
     """How long after a scale-up scale-down is considered again."""
     scale_down_utilization_threshold: float = Field(default=0.5, gt=0, le=1)
     """A node below this requested/allocatable ratio is a scale-down candidate."""
+
+    @field_validator("consolidate_after")
+    @classmethod
+    def _duration(cls, v: str) -> str:
+        if not re.fullmatch(CONSOLIDATE_AFTER, v):
+            raise ValueError(f"'{v}' is not a duration of hours, minutes and seconds such as \"30m\" or \"1h30m\" (Karpenter's "
+                             "consolidateAfter has no days: write 24h for one)")
+        return v
 
     @field_validator("disruption_budget")
     @classmethod
