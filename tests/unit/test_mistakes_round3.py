@@ -265,3 +265,18 @@ def test_a_webhook_rule_fails_the_plan_with_exit_2_and_registers_nothing(tmp_pat
     out, err = capsys.readouterr()
     assert out == "" and err.splitlines() == [f"gpufleet: invalid gpufleet config for stack '{base}' (1 problem):",
                                               *(f"  - {line}" for line in expected)]
+
+
+@pytest.mark.parametrize("sharing, expected", [
+    ({"mode": "mig", "layout": "all-foo"}, "gpufleet:nodePools[1].sharing.layout"),
+    ({"mode": "mig", "profiles": {"9g.9gb": 1}}, "gpufleet:nodePools[1].sharing.profiles"),
+    ({"mode": "mig"}, "gpufleet:nodePools[1].sharing"),
+], ids=["unknown-layout", "unknown-profile", "no-layout"])
+def test_a_lending_limit_on_a_pool_whose_mig_layout_is_refused_is_not_judged(sharing, expected):
+    """Without nominalQuota the lending rule needs what the pool advertises; a MIG layout the pool's own checks refuse
+    leaves that unknown, so only the pool's problem is reported (never a traceback, never a guess)."""
+    config = example_config("lab")
+    config["gpufleet:nodePools"][1]["sharing"] = sharing
+    config["gpufleet:addons"] = {"kueue": {"enabled": True, "teams": [
+        {"name": "a", "queues": [{"pool": "h100-mig", "lendingLimit": 500}]}]}}
+    assert [p.split(": ", 2)[1] for p in spec_problems(config, "lab")] == [expected]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from gpufleet.base import catalog
 from gpufleet.base import labels as L
 from gpufleet.base.spec import shape
 from gpufleet.base.spec.errors import Problem
@@ -92,12 +93,26 @@ def _kueue_lending_limits(stack: str, spec: Any) -> list[Problem]:
 
 
 def _pool_gpus_at_max_size(pool: Any, platform: str) -> Optional[tuple[str, int]]:
-    """The pool's smallest GPU resource at its maximum size (resource, count), or None when it advertises none."""
-    per_node = {r: n for r, n in shape.advertised(pool, platform).items() if L.is_gpu_resource(r)}
-    if not per_node:
+    """The pool's smallest GPU resource at its maximum size (resource, count), or None when that is not known: an
+    unknown instance or machine type, or a MIG layout the pool's own checks refuse (they report it; this rule does not
+    guess)."""
+    try:
+        advertised = shape.advertised(pool, platform)
+    except KeyError:  # a MIG profile, layout or strategy the GPU does not have (gpufleet/base/spec/sharing_checks.py)
+        return None
+    per_node = {r: n for r, n in advertised.items() if L.is_gpu_resource(r)}
+    if not per_node or 0 in per_node.values() or not _known_mig_profiles(pool, per_node):
         return None
     resource = min(sorted(per_node), key=lambda r: per_node[r])
     return resource, per_node[resource] * shape.most_nodes(pool, platform)
+
+
+def _known_mig_profiles(pool: Any, per_node: dict[str, int]) -> bool:
+    profiles = [r.removeprefix(L.MIG_RESOURCE_PREFIX) for r in per_node if r.startswith(L.MIG_RESOURCE_PREFIX)]
+    if not profiles:
+        return True
+    gpu = catalog.gpu(pool.gpu) if pool.gpu in catalog.gpu_models() else None
+    return gpu is not None and gpu.mig is not None and all(p in gpu.mig.profiles for p in profiles)
 
 
 def _karpenter_labels(stack: str, spec: Any) -> list[Problem]:
