@@ -280,3 +280,15 @@ def test_a_lending_limit_on_a_pool_whose_mig_layout_is_refused_is_not_judged(sha
     config["gpufleet:addons"] = {"kueue": {"enabled": True, "teams": [
         {"name": "a", "queues": [{"pool": "h100-mig", "lendingLimit": 500}]}]}}
     assert [p.split(": ", 2)[1] for p in spec_problems(config, "lab")] == [expected]
+
+
+@pytest.mark.parametrize("key, refused", [
+    ("karpenter.sh/capacity-type", False), ("karpenter.k8s.aws/instance-gpu-name", False), ("example.com/karpenter.sh", False),
+    ("node.kubernetes.io/instance-type", False), ("team.karpenter.sh/owner", True), ("mykarpenter.sh/owner", True),
+    ("karpenter.k8s.aws/owner", True), ("kubernetes.io/hostname", True),
+])
+def test_karpenter_label_rule_reads_keys_as_the_crds_cel_rules_do(key, refused):
+    """karpenter.sh_nodepools.yaml: `!x.find("^([^/]+)").endsWith("karpenter.sh")` unless x is a key Karpenter knows."""
+    from gpufleet.base.spec.admission_checks import _karpenter_refuses
+
+    assert (_karpenter_refuses(key) is not None) == refused

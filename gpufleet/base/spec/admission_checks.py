@@ -130,9 +130,10 @@ def _karpenter_labels(stack: str, spec: Any) -> list[Problem]:
 def _karpenter_refuses(key: str) -> Optional[str]:
     if key in KARPENTER_RESTRICTED_LABELS:
         return f"label \"{key}\" is restricted"
-    domain = key.split("/", 1)[0] if "/" in key else ""
+    # As the CEL rule reads it: the text before the first '/' (the whole key without one) ending with the domain.
+    head = key.split("/", 1)[0]
     for restricted, allowed in KARPENTER_RESTRICTED_DOMAINS.items():
-        if (domain == restricted or domain.endswith("." + restricted)) and key not in allowed:
+        if head.endswith(restricted) and key not in allowed:
             return f"label domain \"{restricted}\" is restricted (Karpenter sets its own labels there)"
     return None
 
