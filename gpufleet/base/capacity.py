@@ -181,19 +181,13 @@ def cost(pools: list[PoolCapacity]) -> dict:
 
 
 def _gke_pool_capacity(pool: NodePoolSpec) -> PoolCapacity:
-    """GKE: GPU model, count and price from gpufleet/base/catalog/gcp_machines.yaml. GKE's device plugin
-    advertises one nvidia.com/gpu per MIG partition, times the clients per GPU when shared."""
-    from gpufleet.base import catalog
+    """GKE: GPU model, count and price from gpufleet/base/catalog/gcp_machines.yaml; what a node advertises from
+    gpufleet/base/spec/shape.py (GKE's device plugin: one nvidia.com/gpu per MIG partition, times the clients per GPU
+    when shared)."""
     from gpufleet.base.catalog import gcp, prices
 
     machine = gcp.machine(pool.machine_type)
     gpus = pool.accelerator_count or machine.fixed_count or 0
-    per_node = gpus
-    opts = pool.gke
-    if opts is not None and opts.gpu_partition_size:
-        per_node *= catalog.gpu(machine.gpu).mig.profiles[opts.gpu_partition_size]
-    if opts is not None and opts.gpu_sharing is not None:
-        per_node *= opts.gpu_sharing.max_shared_clients_per_gpu
     billed = billed_as(pool)
     fact = None
     if pool.price_per_node_hour is None and billed:
@@ -206,7 +200,7 @@ def _gke_pool_capacity(pool: NodePoolSpec) -> PoolCapacity:
         min_nodes=pool.min_nodes,
         max_nodes=pool.max_nodes,
         capacity_type=pool.capacity,
-        advertised={labels.GPU_RESOURCE: per_node},
+        advertised=pool_shape.advertised(pool, "gke"),
         price_per_node_hour=price,
         price_fact=fact,
     )

@@ -1,5 +1,8 @@
 """Issue 33's classes of realistic mistakes that planned clean: each is one line in a stack file, refused with its
-exact message (stack, key path, value, what is allowed) and its upstream source beside the case."""
+exact message (stack, key path, value, what is allowed) and its upstream source beside the case. The second batch
+(tests/unit/mistakes_round3_cases.py) adds the rules the operators' admission enforces (Kueue, Karpenter, the device
+plugin's MPS daemon), cloud API limits and host addressing, regression cases of classes the first rounds did not
+list, and valid stacks at the edge of each new rule, which must plan with exit 0."""
 
 from __future__ import annotations
 
@@ -7,7 +10,8 @@ import copy
 
 import pytest
 
-from tests.helpers import SECRET, example_config, load_config, spec_problems
+from tests.helpers import SECRET, example_config, load_config, plan_config, spec_problems
+from tests.unit import mistakes_round3_cases as batch2
 
 
 def _set(config: dict, path: str, value) -> None:
@@ -157,7 +161,17 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("name, base, change, expected", CASES, ids=[c[0] for c in CASES])
+ALL_CASES = CASES + batch2.CASES
+
+
+def test_the_round_lists_60_mistakes_and_10_valid_stacks_with_distinct_ids():
+    """Issue 33 asks for at least 60 new realistic mistakes and 10 unusual valid stacks in this round."""
+    ids = [c[0] for c in ALL_CASES] + [v[0] for v in ALL_VALID]
+    assert len(ALL_CASES) >= 60 and len(ALL_VALID) >= 10
+    assert len(ids) == len(set(ids))
+
+
+@pytest.mark.parametrize("name, base, change, expected", ALL_CASES, ids=[c[0] for c in ALL_CASES])
 def test_each_mistake_is_refused_with_its_exact_message(name, base, change, expected):
     config = example_config(base)
     change(config)
@@ -197,11 +211,24 @@ VALID = [
 ]
 
 
-@pytest.mark.parametrize("name, base, change", VALID, ids=[v[0] for v in VALID])
+ALL_VALID = VALID + batch2.VALID
+
+
+@pytest.mark.parametrize("name, base, change", ALL_VALID, ids=[v[0] for v in ALL_VALID])
 def test_unusual_but_valid_settings_load(name, base, change):
     config = example_config(base)
     change(config)
     load_config(config, base)
+
+
+@pytest.mark.parametrize("name, base, change", batch2.VALID, ids=[v[0] for v in batch2.VALID])
+def test_unusual_valid_stacks_at_a_rules_edge_plan_with_exit_0(name, base, change):
+    """Each sits at the edge of a rule of the second batch (a quota lent in full, exactly 100 labels, 48 MPS clients,
+    40 CIDRs, ...): the whole plan runs, registers, and no mandatory policy objects (exit 0)."""
+    config = example_config(base)
+    change(config)
+    plan = plan_config(config, base)
+    assert plan.resources and [v.message for v in plan.violations if v.level == "mandatory"] == []
 
 
 def test_a_host_driver_the_operator_release_does_not_list_is_a_plan_warning():
@@ -223,3 +250,45 @@ def test_a_host_driver_the_operator_release_does_not_list_is_a_plan_warning():
     config["gpufleet:gpuOperator"]["version"] = "v25.10.1"  # lists 550
     plan = plan_config(config, "dev", policies=False)
     assert not [w for w in plan.warnings if w.path == "gpufleet:gpuOperator.driver.version" and "does not list" in str(w)]
+
+
+def test_a_webhook_rule_fails_the_plan_with_exit_2_and_registers_nothing(tmp_path, capsys):
+    """`gpufleet plan` on Kueue's lendingLimit rule: exit 2, the exact line on stderr, no plan on stdout."""
+    import yaml
+
+    from gpufleet.app import cli
+
+    name, base, change, expected = next(c for c in batch2.CASES if c[0] == "kueue-lending-limit-above-nominal-quota")
+    path = tmp_path / f"Pulumi.{base}.yaml"
+    path.write_text(yaml.safe_dump({"config": change(example_config(base))}))
+    assert cli.main(["plan", base, "--config", str(path), "--format", "json"]) == cli.EXIT_INVALID
+    out, err = capsys.readouterr()
+    assert out == "" and err.splitlines() == [f"gpufleet: invalid gpufleet config for stack '{base}' (1 problem):",
+                                              *(f"  - {line}" for line in expected)]
+
+
+@pytest.mark.parametrize("sharing, expected", [
+    ({"mode": "mig", "layout": "all-foo"}, "gpufleet:nodePools[1].sharing.layout"),
+    ({"mode": "mig", "profiles": {"9g.9gb": 1}}, "gpufleet:nodePools[1].sharing.profiles"),
+    ({"mode": "mig"}, "gpufleet:nodePools[1].sharing"),
+], ids=["unknown-layout", "unknown-profile", "no-layout"])
+def test_a_lending_limit_on_a_pool_whose_mig_layout_is_refused_is_not_judged(sharing, expected):
+    """Without nominalQuota the lending rule needs what the pool advertises; a MIG layout the pool's own checks refuse
+    leaves that unknown, so only the pool's problem is reported (never a traceback, never a guess)."""
+    config = example_config("lab")
+    config["gpufleet:nodePools"][1]["sharing"] = sharing
+    config["gpufleet:addons"] = {"kueue": {"enabled": True, "teams": [
+        {"name": "a", "queues": [{"pool": "h100-mig", "lendingLimit": 500}]}]}}
+    assert [p.split(": ", 2)[1] for p in spec_problems(config, "lab")] == [expected]
+
+
+@pytest.mark.parametrize("key, refused", [
+    ("karpenter.sh/capacity-type", False), ("karpenter.k8s.aws/instance-gpu-name", False), ("example.com/karpenter.sh", False),
+    ("node.kubernetes.io/instance-type", False), ("team.karpenter.sh/owner", True), ("mykarpenter.sh/owner", True),
+    ("karpenter.k8s.aws/owner", True), ("kubernetes.io/hostname", True),
+])
+def test_karpenter_label_rule_reads_keys_as_the_crds_cel_rules_do(key, refused):
+    """karpenter.sh_nodepools.yaml: `!x.find("^([^/]+)").endsWith("karpenter.sh")` unless x is a key Karpenter knows."""
+    from gpufleet.base.spec.admission_checks import _karpenter_refuses
+
+    assert (_karpenter_refuses(key) is not None) == refused

@@ -18,7 +18,7 @@ from gpufleet.base.spec.addon_checks import addons_checks
 from gpufleet.base.spec.amd_operator import AmdDriverSpec, AmdGpuOperatorSpec
 from gpufleet.base.spec.catalog_checks import catalog_problems
 from gpufleet.base.spec.cluster import ClusterSpec, Host, K3sSpec
-from gpufleet.base.spec import amd_checks, depth_checks, sharing_checks
+from gpufleet.base.spec import admission_checks, amd_checks, depth_checks, sharing_checks
 from gpufleet.base.spec import sriov_checks
 from gpufleet.base.spec import k3s_label_checks
 from gpufleet.base.spec import image_checks
@@ -244,6 +244,7 @@ def _cross_checks(stack: str, spec: StackSpec, config: dict[str, Any]) -> list[P
     problems += compat_checks.check(stack, spec)
     problems += disabled_checks.check(stack, spec)
     problems += upkeep_checks.check(stack, spec)
+    problems += admission_checks.check(stack, spec)
     return problems
 
 

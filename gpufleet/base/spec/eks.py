@@ -4,6 +4,7 @@ entries, the system node group, the cluster autoscaler and AWS storage, and what
 """
 
 import ipaddress
+import re
 from typing import Annotated, Literal, Optional
 
 from pydantic import Field, field_validator, model_validator
@@ -23,6 +24,15 @@ ACCESS_POLICIES = {
     "view": "AmazonEKSViewPolicy",
 }
 GPU_AMIS = ("al2023-nvidia", "bottlerocket-nvidia")
+# "Public endpoint access CIDR ranges per cluster: 40", not adjustable (AWS General Reference, "Amazon EKS endpoints
+# and quotas", docs.aws.amazon.com/general/latest/gr/eks.html#limits_eks).
+EKS_PUBLIC_ACCESS_CIDRS_MAX = 40
+# A Karpenter disruption budget's `nodes`: a count, or a percentage of at most 100 (karpenter.sh_nodepools.yaml of the
+# pinned chart, versions.KARPENTER: spec.disruption.budgets[].nodes pattern ^((100|[0-9]{1,2})%|[0-9]+)$).
+KARPENTER_BUDGET_NODES = r"^((100|[0-9]{1,2})%|[0-9]+)$"
+# consolidateAfter: hours, minutes and seconds (the CRD's pattern ^(([0-9]+(s|m|h))+|Never)$; gpufleet always
+# consolidates empty GPU nodes, so not Never).
+CONSOLIDATE_AFTER = r"^(\d+[smh])+$"
 
 
 def _cidr(value: str) -> str:
@@ -117,6 +127,17 @@ class EksEndpointSpec(Model):
             _cidr(v)
         if cidrs.world_open(values):  # by what they cover, however spelled (gpufleet/base/cidrs.py)
             raise ValueError(f"{', '.join(values)}: {cidrs.WORLD_OPEN_HINT}")
+        # gpufleet creates IPv4 clusters, whose public endpoint takes IPv4 blocks only: "You can't add IPv6 CIDR blocks
+        # to the public endpoint of an IPv4 cluster ... The following CIDRs are invalid in publicAccessCidrs" (EKS User
+        # Guide, cluster-endpoint.html, "CIDR blocks in the public endpoint (IPv4 cluster)").
+        ipv6 = [v for v in values if ipaddress.ip_network(v).version == 6]
+        if ipv6:
+            raise ValueError(f"{', '.join(ipv6)}: an IPv6 block; gpufleet's EKS clusters are IPv4, and EKS refuses IPv6 "
+                             "blocks on an IPv4 cluster's public endpoint (allowed: IPv4 CIDR blocks, e.g. your egress "
+                             "address as 203.0.113.7/32)")
+        if len(values) > EKS_PUBLIC_ACCESS_CIDRS_MAX:
+            raise ValueError(f"{len(values)} CIDR blocks: EKS takes at most {EKS_PUBLIC_ACCESS_CIDRS_MAX} per cluster (a "
+                             "quota that cannot be raised); merge adjacent blocks or use a private endpoint")
         return values
 
 
@@ -165,11 +186,11 @@ class EksAutoscalerSpec(Model):
     """karpenter: the SQS interruption queue and its EventBridge rules (spot interruption, rebalance, instance
     state change, scheduled change, capacity reservation interruption), so Karpenter drains nodes before EC2
     takes them. Required when a pool is spot or reserved."""
-    consolidate_after: str = Field(default="30m", pattern=r"^(\d+[smh])+$")
+    consolidate_after: str = Field(default="30m", json_schema_extra={"pattern": CONSOLIDATE_AFTER})
     """karpenter: how long a GPU node must be empty before Karpenter removes it (consolidation WhenEmpty only, so
     running jobs are never moved); long enough that a pod pulling a large CUDA image does not lose its node."""
-    disruption_budget: str = Field(default="1", pattern=r"^(\d+|\d+%)$")
-    """karpenter: at most this many (or this percentage of) a pool's nodes are disrupted at once."""
+    disruption_budget: str = Field(default="1", json_schema_extra={"pattern": KARPENTER_BUDGET_NODES})
+    """karpenter: at most this many (or this percentage, up to 100%, of) a pool's nodes are disrupted at once."""
     expander: Literal["least-waste", "random", "most-pods", "price", "priority"] = "least-waste"
     """Which node group to grow when several fit."""
     scale_down_unneeded_time: str = Field(default="10m", pattern=r"^\d+[smh]$")
@@ -178,6 +199,22 @@ class EksAutoscalerSpec(Model):
     """How long after a scale-up scale-down is considered again."""
     scale_down_utilization_threshold: float = Field(default=0.5, gt=0, le=1)
     """A node below this requested/allocatable ratio is a scale-down candidate."""
+
+    @field_validator("consolidate_after")
+    @classmethod
+    def _duration(cls, v: str) -> str:
+        if not re.fullmatch(CONSOLIDATE_AFTER, v):
+            raise ValueError(f"'{v}' is not a duration of hours, minutes and seconds such as \"30m\" or \"1h30m\" (Karpenter's "
+                             "consolidateAfter has no days: write 24h for one)")
+        return v
+
+    @field_validator("disruption_budget")
+    @classmethod
+    def _budget(cls, v: str) -> str:
+        if not re.fullmatch(KARPENTER_BUDGET_NODES, v):
+            raise ValueError(f"'{v}' is neither a node count such as \"1\" nor a percentage of at most 100% such as "
+                             "\"10%\" (Karpenter's NodePool refuses it: disruption.budgets[].nodes)")
+        return v
 
 
 class FsxDataRepositorySpec(Model):

@@ -94,6 +94,13 @@ class GkeSystemPoolSpec(Model):
     disk_size_gb: int = Field(default=100, ge=20)
     """Boot disk size."""
 
+    @model_validator(mode="after")
+    def _max_at_least_min(self) -> "GkeSystemPoolSpec":
+        # Container API NodePoolAutoscaling: maxNodeCount "Must be >= minNodeCount" (as the EKS system pool's check).
+        if self.max_nodes < self.min_nodes:
+            raise ValueError(f"maxNodes ({self.max_nodes}) must be >= minNodes ({self.min_nodes})")
+        return self
+
 
 class GkeStorageSpec(Model):
     """CSI storage on GKE."""

@@ -12,7 +12,7 @@ refuses a master range that overlaps a subnet of the network); at most 50 author
 private-only endpoint). (Ranges with host bits set are refused in gke.py already.)
 k3s: an RDMA pool's pod range must not overlap k3s's cluster and service CIDRs (defaults 10.42.0.0/16 and
 10.43.0.0/16, docs.k3s.io/cli/server "--cluster-cidr", "--service-cidr"), or pods route RDMA traffic into the
-cluster network.
+cluster network; nor may a host's own address lie in those CIDRs or in an RDMA pool's range.
 """
 
 from __future__ import annotations
@@ -103,6 +103,17 @@ def _k3s(stack: str, spec: Any) -> list[Problem]:
     problems = []
     cluster = [("k3s's cluster (pod) CIDR", ipaddress.ip_network(K3S_CLUSTER_CIDR)),
                ("k3s's service CIDR", ipaddress.ip_network(K3S_SERVICE_CIDR))]
+    hosts = _k3s_host_addresses(spec)
+    for path, address in hosts:
+        for what, other in cluster:
+            if address.version == other.version and address in other:
+                # "Take care that your Pod network must not overlap with any of the host networks: you are likely to see
+                # problems if there is any overlap" (Kubernetes docs, "Creating a cluster with kubeadm"): k3s's flannel
+                # routes the whole pod CIDR into the overlay and kube-proxy captures the service CIDR, so pods never
+                # reach a host addressed inside them.
+                problems.append(Problem(stack, f"{path}.address", f"inside {what} ({other}): pods route that range into the "
+                                        "cluster network and cannot reach this host; give the host an address outside "
+                                        f"{K3S_CLUSTER_CIDR} and {K3S_SERVICE_CIDR}", str(address)))
     for i, pool in enumerate(spec.node_pools):
         if not pool.rdma:
             continue
@@ -111,4 +122,29 @@ def _k3s(stack: str, spec: Any) -> list[Problem]:
             if mine.version == other.version and mine.overlaps(other):
                 problems.append(Problem(stack, f"{NS}:nodePools[{i}].rdmaNetwork.ipRange", f"overlaps {what} ({other}); give "
                                         "the RDMA network a range of its own, e.g. 192.168.100.0/24", str(mine)))
+        # NV-IPAM hands pods every address of the IPPool's subnet but the gateway and `exclusions` (Mellanox/nvidia-k8s-ipam
+        # README, IPPool spec.exclusions: "reserved IP addresses that should not be allocated"); gpufleet sets no
+        # exclusions (components/gpu_stack/network_operator.py ip_pool), so a host's own address in the range is handed
+        # to a pod, and two machines answer for it.
+        taken = [(path, a) for path, a in hosts if a.version == mine.version and a in mine]
+        if taken:
+            path, address = taken[0]
+            problems.append(Problem(stack, f"{NS}:nodePools[{i}].rdmaNetwork.ipRange", f"contains {path}.address ({address}): "
+                                    "NV-IPAM would hand that address to a pod as well; give the RDMA network a range no host "
+                                    "uses, e.g. 192.168.100.0/24", str(mine)))
     return problems
+
+
+def _k3s_host_addresses(spec: Any) -> list[tuple[str, Any]]:
+    """(key path of the host, its IP address) for every k3s host given by IP address (DNS names are not judged)."""
+    k3s = spec.cluster.k3s
+    hosts = [(f"{NS}:cluster.k3s.servers[{j}]", h) for j, h in enumerate(k3s.servers)]
+    hosts += [(f"{NS}:cluster.k3s.agents[{j}]", h) for j, h in enumerate(k3s.agents)]
+    hosts += [(f"{NS}:nodePools[{i}].hosts[{j}]", h) for i, p in enumerate(spec.node_pools) for j, h in enumerate(p.hosts)]
+    out = []
+    for path, host in hosts:
+        try:
+            out.append((path, ipaddress.ip_address(host.address)))
+        except ValueError:
+            continue
+    return out

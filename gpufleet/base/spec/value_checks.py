@@ -1,13 +1,14 @@
 """Values the cloud and Kubernetes APIs accept, checked where a stack sets them (called from `_cross_checks`).
 
-- Node labels and taints of every pool, on every platform: Kubernetes syntax and length (k8s_syntax.py); on EKS
-  and GKE also the kubelet's own-label rule (both clouds register a node's labels through the kubelet's
-  --node-labels, which refuses kubernetes.io / k8s.io keys outside its allowed set; k3s has its own check in
-  k3s_label_checks.py) and EKS's reserved prefixes.
+- Node labels and taints of every pool, on every platform: Kubernetes syntax and length (k8s_syntax.py), taints
+  unique by key and effect; on EKS and GKE also the kubelet's own-label rule (both clouds register a node's labels
+  through the kubelet's --node-labels, which refuses kubernetes.io / k8s.io keys outside its allowed set; k3s has its
+  own check in k3s_label_checks.py) and EKS's reserved prefixes.
 - GKE exemptions travel as node labels (`gpufleet.io/exempt-<policy>: <reason>`): the reason must be a label value.
 - CloudWatch log retention: the fixed set of days PutRetentionPolicy takes.
 - PriorityClass names: `system-` is reserved for Kubernetes' own classes.
-- AWS tags: at most 50 per node group and per Auto Scaling group, the autoscaler's node-template tags included.
+- AWS tags: at most 50 per node group and per Auto Scaling group, the autoscaler's node-template tags included
+  (cluster autoscaler); a Karpenter pool has no node group, and its NodePool template takes at most 100 labels.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ EKS_RESERVED_LABEL_PREFIXES = ("eks.amazonaws.com/",)
 # kubernetes.io/cluster/<cluster> (EKS User Guide, "Managed node groups: resources created").
 AWS_TAG_LIMIT = 50
 EKS_OWN_ASG_TAGS = 5
+KARPENTER_TEMPLATE_LABELS_MAX = 100
 
 # "PriorityClass names ... cannot be prefixed with system-" (kubernetes.io/docs/concepts/scheduling-eviction/
 # pod-priority-preemption/#priorityclass; the API server refuses such names except its two built-in classes).
@@ -49,7 +51,9 @@ def check(stack: str, spec: Any) -> list[Problem]:
     for i, pool in enumerate(spec.node_pools):
         at = f"{NS}:nodePools[{i}]"
         problems += _labels_and_taints(stack, at, pool, platform)
-        if platform == "eks":
+        if platform == "eks" and spec.cluster.eks.autoscaler.kind == "karpenter":
+            problems += _karpenter_label_count(stack, at, pool)
+        elif platform == "eks":
             problems += _eks_tag_count(stack, at, pool)
     if platform == "eks":
         days = spec.cluster.eks.log_retention_days
@@ -84,7 +88,16 @@ def _labels_and_taints(stack: str, at: str, pool: Any, platform: str) -> list[Pr
         if platform == "eks" and key.startswith(EKS_RESERVED_LABEL_PREFIXES):
             problems.append(Problem(stack, f"{at}.labels", f"EKS reserves the label prefixes {', '.join(EKS_RESERVED_LABEL_PREFIXES)}; "
                                     "use your own prefix", key))
+    seen: dict[tuple[str, str], int] = {}
     for j, taint in enumerate(pool.taints):
+        # "taints must be unique by key and effect pair": the API server refuses such a Node (kubernetes
+        # pkg/apis/core/validation/validation.go validateNodeTaints), so the node never registers; Karpenter's NodePool
+        # refuses it too (kubernetes-sigs/karpenter pkg/apis/v1/nodeclaim_validation.go validateTaintsField).
+        first = seen.setdefault((taint.key, taint.effect), j)
+        if first != j:
+            problems.append(Problem(stack, f"{at}.taints[{j}]", f"a second {taint.effect} taint with key '{taint.key}' (also "
+                                    f"taints[{first}]): a node's taints must be unique by key and effect, or Kubernetes "
+                                    "refuses the node; keep one (a taint has one value)", f"{taint.key}={taint.value}:{taint.effect}"))
         why = None if eks_long(taint.key) else k8s_syntax.qualified_name(taint.key)
         if why:
             problems.append(Problem(stack, f"{at}.taints[{j}].key", f"not a Kubernetes taint key: {why}", taint.key))
@@ -94,17 +107,39 @@ def _labels_and_taints(stack: str, at: str, pool: Any, platform: str) -> list[Pr
     return problems
 
 
+def _own_eks_labels(pool: Any) -> set[str]:
+    """The labels gpufleet itself gives an EKS pool's nodes (gpufleet/base/node_labels.py pool_labels, and
+    components/eks/platform.py): pool, GPU, capacity type and model, the sharing, MIG and EFA labels where they apply."""
+    own = {L.POOL_LABEL, L.GPU_NODE_LABEL, L.CAPACITY_TYPE_LABEL, L.GPU_MODEL_LABEL}
+    if sharing.shares(pool):
+        own.add(L.DEVICE_PLUGIN_CONFIG_LABEL)
+    if pool.sharing.mode == "mig":
+        own.add(L.MIG_CONFIG_LABEL)
+    if pool.rdma:
+        own |= {L.RDMA_NODE_LABEL, L.EFA_LABEL}
+    return own
+
+
+def _karpenter_label_count(stack: str, at: str, pool: Any) -> list[Problem]:
+    """A Karpenter pool has no node group to tag (the autoscaler's 50-tag limit does not apply); its labels go into the
+    NodePool's template, which takes at most 100 (karpenter.sh_nodepools.yaml of the pinned chart, versions.KARPENTER:
+    spec.template.metadata.labels maxProperties 100)."""
+    own = _own_eks_labels(pool)
+    if pool.ami.startswith("bottlerocket"):
+        own.add(L.GPU_OPERATOR_DEVICE_PLUGIN_DEPLOY_LABEL)
+    count = len(own | set(pool.labels))
+    if count <= KARPENTER_TEMPLATE_LABELS_MAX:
+        return []
+    return [Problem(stack, f"{at}.labels", f"the pool's Karpenter NodePool would carry {count} labels in its template, over "
+                    f"the {KARPENTER_TEMPLATE_LABELS_MAX} its CRD takes (gpufleet's own labels included); drop labels",
+                    len(pool.labels))]
+
+
 def eks_node_group_tags(pool: Any) -> tuple[int, int]:
     """(tags on the node group, tags on its Auto Scaling group) gpufleet's EKS node group will carry: the two
     autoscaler discovery tags, a node-template tag per node label, taint and extended resource, the exemption
     tags; the ASG gets the node-template tags plus EKS's own (components/eks/node_group.py autoscaler_tags)."""
-    own_labels = {L.POOL_LABEL, L.GPU_NODE_LABEL, L.CAPACITY_TYPE_LABEL, L.GPU_MODEL_LABEL, L.EKS_CA_GPU_LABEL}
-    if sharing.shares(pool):
-        own_labels.add(L.DEVICE_PLUGIN_CONFIG_LABEL)
-    if pool.sharing.mode == "mig":
-        own_labels.add(L.MIG_CONFIG_LABEL)
-    if pool.rdma:
-        own_labels |= {L.RDMA_NODE_LABEL, L.EFA_LABEL}
+    own_labels = _own_eks_labels(pool) | {L.EKS_CA_GPU_LABEL}
     node_labels = own_labels | set(pool.labels)
     taints = {L.GPU_TAINT_KEY} | ({L.SPOT_TAINT_KEY} if pool.capacity == "spot" else set()) | {t.key for t in pool.taints}
     resources = 2 if pool.rdma else 1  # nvidia.com/gpu, and vpc.amazonaws.com/efa on EFA pools
