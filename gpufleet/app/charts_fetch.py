@@ -6,7 +6,8 @@ Each archive comes from the URL its pin names (gpufleet.base.versions): the pin'
 in its repository's index.yaml (what Helm does: helm/helm pkg/downloader/chart_downloader.go ResolveChartVersion
 takes the entry's first URL, relative to the repository). The file is checked against the sha256 the pin records,
 else the one the index lists, and is not saved when it differs. Charts in OCI registries are left to `helm pull`,
-whose command is printed: the registry protocol and its token dance are Helm's to speak. The archives are saved as
+run when a `helm` is on PATH (GitHub's hosted runners have one), else printed: the registry protocol and its token
+dance are Helm's to speak. The archives are saved as
 `<name>-<version>.tgz` in the directory the plan reads (gpufleet.app.plan.chart_archives); once they are there, a
 plan needs no network. Pulumi's Helm Release downloads the same archives at `pulumi up` anyway.
 """
@@ -16,6 +17,9 @@ from __future__ import annotations
 import hashlib
 import http.client
 import os
+import shlex
+import shutil
+import subprocess
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -94,12 +98,38 @@ def resolve(pin: Pin) -> tuple[str, str, str]:
     return url, str(entry.get("digest") or ""), f"the index {index_url}"
 
 
+def _helm_pull_args(chart: HelmChart, directory: Path) -> list[str]:
+    """`helm pull` of an OCI chart, referenced as components/helm_chart.py chart_args references it for the Release."""
+    return ["pull", f"{chart.repo.rstrip('/')}/{chart.name}", "--version", chart.version, "--destination", str(directory)]
+
+
 def helm_pull_command(chart: HelmChart, directory: Path) -> str:
-    return f"helm pull {chart.repo.rstrip('/')}/{chart.name} --version {chart.version} --destination {directory}"
+    return shlex.join(["helm", *_helm_pull_args(chart, directory)])
 
 
 def _verified(path: Path, digest: str) -> bool:
     return not digest or sha256_of(path.read_bytes()) == digest
+
+
+def _helm_pull(pin: Pin, label: str, directory: Path) -> Result:
+    """An OCI chart through `helm pull`, which saves it as `<name>-<version>.tgz` (chart_downloader.go DownloadTo)."""
+    command = helm_pull_command(pin.chart, directory)
+    helm = shutil.which("helm")
+    if helm is None:
+        return Result(pin, False, f"{label}: an OCI chart and no helm on PATH; fetch it with Helm: {command}")
+    try:
+        run = subprocess.run([helm, *_helm_pull_args(pin.chart, directory)], capture_output=True, text=True,
+                             timeout=TIMEOUT_SECONDS)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return Result(pin, False, f"{label}: `{command}` did not run ({exc})")
+    if run.returncode != 0:
+        why = (run.stderr.strip().splitlines() or [f"exit {run.returncode}"])[-1]
+        return Result(pin, False, f"{label}: `{command}` failed: {why}")
+    saved = find_archive(pin.chart, directory)
+    if saved is None:
+        return Result(pin, False, f"{label}: `{command}` saved no {file_name(pin.chart)}")
+    return Result(pin, True, f"{label}: fetched with `{command}` as {saved.name} (an OCI tag: no sha256 recorded, "
+                             "not verified)")
 
 
 def fetch_one(pin: Pin, directory: Path) -> Result:
@@ -109,7 +139,7 @@ def fetch_one(pin: Pin, directory: Path) -> Result:
     if have is not None and _verified(have, chart.digest):
         return Result(pin, True, f"{label}: present, {have.name}")
     if chart.repo.startswith("oci://"):
-        return Result(pin, False, f"{label}: an OCI chart, fetch it with Helm: {helm_pull_command(chart, directory)}")
+        return _helm_pull(pin, label, directory)
     try:
         url, digest, digest_source = resolve(pin)
         data = _get(url)

@@ -309,8 +309,8 @@ def parser() -> argparse.ArgumentParser:
     charts = sub.add_parser("charts", help="the pinned Helm chart archives `gpufleet plan` reads CRDs from")
     charts_sub = charts.add_subparsers(dest="charts_command", required=True)
     fetch = charts_sub.add_parser("fetch", help="download the pinned chart archives that hold the CRDs of the custom "
-                                                "resources gpufleet creates, checking their sha256 (OCI charts: prints "
-                                                "the `helm pull` to run)")
+                                                "resources gpufleet creates, checking their sha256 (OCI charts through "
+                                                "`helm pull` when helm is on PATH, else it prints the command)")
     fetch.add_argument("--dir", help="directory to fill (default: $GPUFLEET_CHARTS_DIR, else "
                                      "$XDG_CACHE_HOME/gpufleet/charts or ~/.cache/gpufleet/charts)")
     fetch.set_defaults(func=cmd_charts_fetch)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+import sys
 import threading
 from dataclasses import replace
 from functools import partial
@@ -112,10 +113,45 @@ def test_an_unreachable_server_is_a_message_not_a_traceback(tmp_path, monkeypatc
     assert not result.ok and result.message.startswith(f"keda {KEDA.version} (versions.KEDA): http://127.0.0.1:9/keda.tgz: cannot download (")
 
 
-def test_oci_charts_are_left_to_helm_pull_with_the_command(tmp_path):
-    [result] = fetch([Pin("KUEUE", versions.KUEUE)], tmp_path)
-    assert (result.ok, result.message) == (False, f"kueue {versions.KUEUE.version} (versions.KUEUE): an OCI chart, "
-                                                  f"fetch it with Helm: {helm_pull_command(versions.KUEUE, tmp_path)}")
+def _path_with(tmp_path: Path, helm_script: str = "") -> str:
+    """A PATH holding only a stand-in `helm`, a Python script (none when the script is empty)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    if helm_script:
+        (bin_dir / "helm").write_text(f"#!{sys.executable}\nimport shutil, sys\n{helm_script}")
+        (bin_dir / "helm").chmod(0o755)
+    return str(bin_dir)
+
+
+def test_oci_charts_without_helm_print_the_helm_pull_to_run(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", _path_with(tmp_path))
+    into = tmp_path / "charts dir"
+    [result] = fetch([Pin("KUEUE", versions.KUEUE)], into)
+    assert (result.ok, result.message) == (
+        False, f"kueue {versions.KUEUE.version} (versions.KUEUE): an OCI chart and no helm on PATH; fetch it with "
+               f"Helm: helm pull oci://registry.k8s.io/kueue/charts/kueue --version {versions.KUEUE.version} "
+               f"--destination '{into}'")
+
+
+def test_oci_charts_are_pulled_by_helm_when_it_is_on_path(tmp_path, monkeypatch, charts):
+    """A stand-in helm that saves the reference archive where `--destination` says, as `helm pull` would."""
+    archive = find_archive(versions.KUEUE, charts)
+    monkeypatch.setenv("PATH", _path_with(tmp_path, f"shutil.copy({str(archive)!r}, sys.argv[sys.argv.index('--destination') + 1])\n"))
+    [result] = fetch([Pin("KUEUE", versions.KUEUE)], tmp_path / "charts")
+    assert result.ok, result.message
+    assert result.message == (f"kueue {versions.KUEUE.version} (versions.KUEUE): fetched with "
+                              f"`{helm_pull_command(versions.KUEUE, tmp_path / 'charts')}` as kueue-{versions.KUEUE.version}.tgz "
+                              "(an OCI tag: no sha256 recorded, not verified)")
+    assert isinstance(lookup("kueue.x-k8s.io/v1beta2", "ClusterQueue", tmp_path / "charts"), Crd)
+
+
+def test_a_failing_helm_pull_says_why(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", _path_with(tmp_path, "sys.exit('Error: failed to authorize: 401 Unauthorized')\n"))
+    [result] = fetch([Pin("KARPENTER", versions.KARPENTER)], tmp_path / "charts")
+    assert (result.ok, result.message) == (
+        False, f"karpenter {versions.KARPENTER.version} (versions.KARPENTER): "
+               f"`{helm_pull_command(versions.KARPENTER, tmp_path / 'charts')}` failed: "
+               "Error: failed to authorize: 401 Unauthorized")
 
 
 def test_every_chart_the_plan_reads_is_fetched_from_where_the_release_installs_it():
