@@ -12,6 +12,12 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 .PHONY: plan test bench e2e mutate
+# `gpufleet plan` validates every custom resource against the CRD in its pinned chart archive (docs/validation.md):
+# here from ../shared/reference/charts when the checkout has it beside it (unless GPUFLEET_CHARTS_DIR is set), else
+# from the cache `gpufleet charts fetch` fills. Without either the plan warns which kinds it did not validate.
+ifneq ($(wildcard ../shared/reference/charts),)
+plan: export GPUFLEET_CHARTS_DIR ?= $(abspath ../shared/reference/charts)
+endif
 plan: $(VENV)/.installed
 	$(VENV)/bin/gpufleet plan $(STACK)
 

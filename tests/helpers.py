@@ -19,6 +19,9 @@ from gpufleet.base.spec import SpecError, load_spec
 ROOT = Path(__file__).resolve().parent.parent
 # GPUFLEET_REFERENCE points elsewhere (e.g. from a git worktree, where shared/ is not beside the checkout).
 REFERENCE = Path(os.environ.get("GPUFLEET_REFERENCE", ROOT.parent / "shared" / "reference"))
+# The pinned chart archives (../shared/reference/charts/SOURCES.md): where every plan under test reads the CRDs of the
+# custom resources it validates (tests/conftest.py points GPUFLEET_CHARTS_DIR here).
+CHARTS = REFERENCE / "charts"
 STACKS = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
 SECRET = {"secure": "v1:placeholder"}
 # libyaml's parser under PyYAML's safe constructor: the same documents, about 8x faster than the pure-Python parser

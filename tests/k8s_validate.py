@@ -6,9 +6,17 @@ Custom resources have no schema in kubernetes-validate; `is_core` tells them apa
 
 from __future__ import annotations
 
+import functools
+
 import kubernetes_validate
+import kubernetes_validate.utils
 
 from gpufleet.app.plan.mocks import Registration
+
+# kubernetes-validate 1.34 reads and parses its schema files, _definitions.json included, on every call (about 30 ms):
+# read once per process, the same files give the same answers (validators do not change a schema).
+if not hasattr(kubernetes_validate.utils.schema_contents, "cache_info"):
+    kubernetes_validate.utils.schema_contents = functools.lru_cache(maxsize=None)(kubernetes_validate.utils.schema_contents)
 
 # Resource types that are not Kubernetes objects themselves.
 NOT_OBJECTS = ("kubernetes:helm.sh/", "kubernetes:yaml", "pulumi:providers:")

@@ -1,6 +1,7 @@
 """The `gpufleet` command: `plan` (offline plan of a stack, or of every stack with --all), `schema` (JSON Schema of stack files),
 `diff` (review two plans), `report` (review a real `pulumi preview --json` and its event log),
-`catalog show|refresh` (the facts catalog), `verify` (check a deployed stack's cluster) and `k3s restore-commands` (restore a k3s stack's etcd from a snapshot).
+`catalog show|refresh` (the facts catalog), `charts fetch` (the pinned chart archives the plan reads CRDs from),
+`verify` (check a deployed stack's cluster) and `k3s restore-commands` (restore a k3s stack's etcd from a snapshot).
 
 Exit codes (contract): 0 clean or advisory findings only; 1 a mandatory policy is violated;
 2 the stack config is invalid (message on stderr, no traceback, nothing registered).
@@ -190,6 +191,21 @@ def cmd_catalog_refresh(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_charts_fetch(args: argparse.Namespace) -> int:
+    """Download the pinned chart archives whose CRDs the plan validates against: 0 all there, 1 some missing."""
+    from gpufleet.app import charts_fetch
+    from gpufleet.app.plan.chart_archives import charts_dir
+
+    directory = Path(args.dir).expanduser() if args.dir else charts_dir()
+    try:
+        results = charts_fetch.fetch(charts_fetch.crd_charts(), directory)
+    except OSError as exc:
+        print(f"gpufleet: cannot create {directory}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_INVALID
+    sys.stdout.write(charts_fetch.report(results, directory))
+    return EXIT_OK if all(r.ok for r in results) else EXIT_POLICY
+
+
 def cmd_k3s_restore(args: argparse.Namespace) -> int:
     from gpufleet.app.plan.stackfile import StackFileError, read_stack_file, stack_path
     from gpufleet.base.spec import SpecError, load_spec
@@ -290,6 +306,14 @@ def parser() -> argparse.ArgumentParser:
     ref.add_argument("--output", help="directory of the generated catalog files to merge into (default: the installed catalog)")
     ref.add_argument("--check", action="store_true", help="compare without writing; exit 1 when the files drifted from the APIs")
     ref.set_defaults(func=cmd_catalog_refresh)
+    charts = sub.add_parser("charts", help="the pinned Helm chart archives `gpufleet plan` reads CRDs from")
+    charts_sub = charts.add_subparsers(dest="charts_command", required=True)
+    fetch = charts_sub.add_parser("fetch", help="download the pinned chart archives that hold the CRDs of the custom "
+                                                "resources gpufleet creates, checking their sha256 (OCI charts through "
+                                                "`helm pull` when helm is on PATH, else it prints the command)")
+    fetch.add_argument("--dir", help="directory to fill (default: $GPUFLEET_CHARTS_DIR, else "
+                                     "$XDG_CACHE_HOME/gpufleet/charts or ~/.cache/gpufleet/charts)")
+    fetch.set_defaults(func=cmd_charts_fetch)
     k3s = sub.add_parser("k3s", help="k3s operations for a stack's hosts").add_subparsers(dest="k3s_command", required=True)
     restore = k3s.add_parser("restore-commands", help="print the commands that restore a stack's k3s cluster from an etcd snapshot")
     restore.add_argument("stack", help="stack name: stacks/Pulumi.<STACK>.yaml")

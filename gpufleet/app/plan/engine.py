@@ -18,13 +18,15 @@ from gpufleet.base import catalog
 from gpufleet.base.capacity import PoolCapacity, addons_warnings, capacity
 from gpufleet.app.plan.cost import Cost
 from gpufleet.app.plan.cost_items import items_for
+from gpufleet.app.plan.chart_archives import charts_dir
+from gpufleet.app.plan.cr_check import check_custom_resources
 from gpufleet.base.spec import upkeep_checks
 from gpufleet.base.spec.catalog_checks import catalog_warnings, plan_day
 from gpufleet.app.plan.mocks import SECRET, PlanMocks, RecordingMonitor, Registration
 from gpufleet.app.plan.policy_runner import Violation, evaluate
 from gpufleet.app.plan.stackfile import StackFile
 from gpufleet.app.program import config_value, main
-from gpufleet.base.spec import Problem, StackSpec, load_spec
+from gpufleet.base.spec import Problem, SpecError, StackSpec, load_spec
 
 PROJECT = "gpufleet"
 
@@ -109,6 +111,11 @@ def plan(stack_file: StackFile, evaluate_policies: bool = True, today: Optional[
 
 def _plan(stack_file: StackFile, evaluate_policies: bool, today: Optional[datetime.date]) -> Plan:
     spec, monitor = register(stack_file)
+    # Custom resources the API server would refuse at `pulumi up` (CRD schema and CEL rules) are stack problems; those
+    # this machine cannot check (no chart archive here, a CRD only the platform installs) are warnings.
+    problems, cr_warnings = check_custom_resources(stack_file.stack, spec, monitor.registrations, charts_dir())
+    if problems:
+        raise SpecError(stack_file.stack, problems)
     day = plan_day(today)  # one date for support calendars, the catalog's age and price ages
     result = Plan(
         stack=stack_file.stack,
@@ -117,7 +124,7 @@ def _plan(stack_file: StackFile, evaluate_policies: bool, today: Optional[dateti
         outputs=monitor.stack_outputs,
         capacity=capacity(spec, plan_region(spec, stack_file.config)),
         warnings=addons_warnings(stack_file.stack, spec) + catalog_warnings(stack_file.stack, spec, day)
-        + upkeep_checks.warnings(stack_file.stack, spec),
+        + upkeep_checks.warnings(stack_file.stack, spec) + cr_warnings,
         catalog_date=catalog.catalog_date(spec.cluster.platform),
         region=plan_region(spec, stack_file.config),
     )

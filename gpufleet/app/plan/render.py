@@ -24,7 +24,8 @@ def to_json(plan: Plan) -> dict:
         "capacity": [c.to_json() for c in plan.capacity],
         "cost": plan.cost.to_json(),
         "outputs": plan.outputs,
-        "warnings": [{"path": w.path, "message": w.message, "value": w.value} for w in plan.warnings],
+        "warnings": [{"path": w.path, "message": w.message, "value": w.value if w.has_value else None}
+                     for w in plan.warnings],
         "catalogDate": plan.catalog_date,
     }
 

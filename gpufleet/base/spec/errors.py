@@ -15,6 +15,11 @@ class Problem:
     message: str
     value: Any = _MISSING
 
+    @property
+    def has_value(self) -> bool:
+        """Whether the problem names a value (shown as `(got ...)`): one about a whole block may name none."""
+        return self.value is not _MISSING
+
     def __str__(self) -> str:
         got = "" if self.value is _MISSING else f" (got {self.value!r})"
         return f"stack '{self.stack}': {self.path}: {self.message}{got}"

@@ -1,0 +1,177 @@
+"""`gpufleet charts fetch`: download the pinned chart archives whose CRDs `gpufleet plan` validates against.
+
+    results = fetch(crd_charts(), charts_dir())
+
+Each archive comes from the URL its pin names (gpufleet.base.versions): the pin's `archive`, else the chart's entry
+in its repository's index.yaml (what Helm does: helm/helm pkg/downloader/chart_downloader.go ResolveChartVersion
+takes the entry's first URL, relative to the repository). The file is checked against the sha256 the pin records,
+else the one the index lists, and is not saved when it differs. Charts in OCI registries are left to `helm pull`,
+run when a `helm` is on PATH (GitHub's hosted runners have one), else printed: the registry protocol and its token
+dance are Helm's to speak. The archives are saved as
+`<name>-<version>.tgz` in the directory the plan reads (gpufleet.app.plan.chart_archives); once they are there, a
+plan needs no network. Pulumi's Helm Release downloads the same archives at `pulumi up` anyway.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import os
+import shlex
+import shutil
+import subprocess
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urljoin
+
+import yaml
+
+from gpufleet.app.plan.chart_archives import file_name, find_archive
+from gpufleet.app.plan.crd_sources import SOURCES
+from gpufleet.base import versions
+from gpufleet.base.versions import HelmChart
+
+TIMEOUT_SECONDS = 120
+
+
+@dataclass(frozen=True)
+class Pin:
+    name: str
+    """The gpufleet.base.versions constant, e.g. KUEUE."""
+    chart: HelmChart
+
+
+@dataclass(frozen=True)
+class Result:
+    pin: Pin
+    ok: bool
+    """The archive is in the directory now (it was, or it was fetched and verified)."""
+    message: str
+
+
+class FetchError(Exception):
+    """An archive that could not be downloaded or verified: the message says which URL and why."""
+
+
+def crd_charts() -> list[Pin]:
+    """The pins whose chart archives hold the CRDs of the custom resources gpufleet creates, in SOURCES' order."""
+    names = dict.fromkeys(s.pin for s in SOURCES if not s.extras)
+    return [Pin(name, getattr(versions, name)) for name in names]
+
+
+def sha256_of(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _get(url: str) -> bytes:
+    request = urllib.request.Request(url, headers={"User-Agent": "gpufleet-charts-fetch"})
+    try:
+        with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as response:
+            return response.read()
+    except urllib.error.HTTPError as exc:
+        raise FetchError(f"{url}: HTTP {exc.code} {exc.reason}") from None
+    except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise FetchError(f"{url}: cannot download ({reason})") from None
+
+
+def resolve(pin: Pin) -> tuple[str, str, str]:
+    """(archive URL, expected sha256 or "", where that digest was read) of a chart in an https repository."""
+    chart = pin.chart
+    if chart.archive:
+        return chart.archive, chart.digest, f"versions.{pin.name}"
+    index_url = chart.repo.rstrip("/") + "/index.yaml"
+    try:
+        index = yaml.load(_get(index_url), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+    except yaml.YAMLError as exc:
+        raise FetchError(f"{index_url}: not a chart repository index ({exc})") from None
+    entries = index.get("entries") if isinstance(index, dict) else None
+    versions_listed = (entries.get(chart.name) if isinstance(entries, dict) else None) or []
+    entry = next((e for e in versions_listed if isinstance(e, dict) and str(e.get("version")) == chart.version), None)
+    if entry is None or not entry.get("urls"):
+        raise FetchError(f"{index_url}: no {chart.name} {chart.version} with a download URL")
+    url = urljoin(chart.repo.rstrip("/") + "/", str(entry["urls"][0]))
+    if chart.digest:
+        return url, chart.digest, f"versions.{pin.name}"
+    return url, str(entry.get("digest") or ""), f"the index {index_url}"
+
+
+def _helm_pull_args(chart: HelmChart, directory: Path) -> list[str]:
+    """`helm pull` of an OCI chart, referenced as components/helm_chart.py chart_args references it for the Release."""
+    return ["pull", f"{chart.repo.rstrip('/')}/{chart.name}", "--version", chart.version, "--destination", str(directory)]
+
+
+def helm_pull_command(chart: HelmChart, directory: Path) -> str:
+    return shlex.join(["helm", *_helm_pull_args(chart, directory)])
+
+
+def _verified(path: Path, digest: str) -> bool:
+    return not digest or sha256_of(path.read_bytes()) == digest
+
+
+def _helm_pull(pin: Pin, label: str, directory: Path) -> Result:
+    """An OCI chart through `helm pull`, which saves it as `<name>-<version>.tgz` (chart_downloader.go DownloadTo)."""
+    command = helm_pull_command(pin.chart, directory)
+    helm = shutil.which("helm")
+    if helm is None:
+        return Result(pin, False, f"{label}: an OCI chart and no helm on PATH; fetch it with Helm: {command}")
+    try:
+        run = subprocess.run([helm, *_helm_pull_args(pin.chart, directory)], capture_output=True, text=True,
+                             timeout=TIMEOUT_SECONDS)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return Result(pin, False, f"{label}: `{command}` did not run ({exc})")
+    if run.returncode != 0:
+        why = (run.stderr.strip().splitlines() or [f"exit {run.returncode}"])[-1]
+        return Result(pin, False, f"{label}: `{command}` failed: {why}")
+    saved = find_archive(pin.chart, directory)
+    if saved is None:
+        return Result(pin, False, f"{label}: `{command}` saved no {file_name(pin.chart)}")
+    return Result(pin, True, f"{label}: fetched with `{command}` as {saved.name} (an OCI tag: no sha256 recorded, "
+                             "not verified)")
+
+
+def fetch_one(pin: Pin, directory: Path) -> Result:
+    chart = pin.chart
+    label = f"{chart.name} {chart.version} (versions.{pin.name})"
+    have = find_archive(chart, directory)
+    if have is not None and _verified(have, chart.digest):
+        return Result(pin, True, f"{label}: present, {have.name}")
+    if chart.repo.startswith("oci://"):
+        return _helm_pull(pin, label, directory)
+    try:
+        url, digest, digest_source = resolve(pin)
+        data = _get(url)
+    except FetchError as exc:
+        return Result(pin, False, f"{label}: {exc}")
+    got = sha256_of(data)
+    if digest and got != digest:
+        return Result(pin, False, f"{label}: {url} has sha256 {got}, but {digest_source} records {digest}: "
+                                  "not saved (a replaced or corrupted archive)")
+    target = directory / file_name(chart)
+    partial = target.with_name(f".{target.name}.part")
+    try:
+        partial.write_bytes(data)
+        os.replace(partial, target)  # never a half-written archive under the name the plan reads
+        if have is not None and have != target:  # a copy that failed its digest, under another accepted name
+            have.unlink()
+    except OSError as exc:
+        return Result(pin, False, f"{label}: cannot write {target} ({exc.strerror or exc})")
+    verified = f"sha256 as {digest_source} records" if digest else "no sha256 recorded for this chart, not verified"
+    return Result(pin, True, f"{label}: fetched {url} as {target.name} ({verified})")
+
+
+def fetch(pins: list[Pin], directory: Path) -> list[Result]:
+    """Fetch every pin's archive into `directory` (created if needed); one result per pin, in order."""
+    directory.mkdir(parents=True, exist_ok=True)
+    return [fetch_one(pin, directory) for pin in pins]
+
+
+def report(results: list[Result], directory: Path) -> str:
+    lines = [f"chart archives in {directory}:"] + [f"  {'ok' if r.ok else 'missing'}: {r.message}" for r in results]
+    missing = [r for r in results if not r.ok]
+    if missing:
+        lines.append(f"{len(missing)} of {len(results)} archives missing: `gpufleet plan` warns that it did not "
+                     "validate the custom resources whose CRDs they hold")
+    return "\n".join(lines) + "\n"

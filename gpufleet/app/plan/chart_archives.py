@@ -1,0 +1,58 @@
+"""Where the pinned Helm chart archives are on this machine (docs/validation.md, "Where the CRDs come from").
+
+    directory = charts_dir()                       # $GPUFLEET_CHARTS_DIR, else the per-user cache
+    path = find_archive(versions.KUEUE, directory)  # .../kueue-<version>.tgz, or None
+
+The directory holds `<name>-<version>.tgz` files, as `helm pull` names them (helm/helm pkg/downloader/
+chart_downloader.go DownloadTo: the file name of the chart's URL, which repositories and gpufleet's pinned archive URLs
+spell `<name>-<version>.tgz`, and `<name>-<tag>.tgz` for an OCI chart). A chart version is matched with or without its leading `v`: NGC
+publishes `network-operator` as v<version> while a `helm package` of the tag is <version> (../shared/reference/charts/
+SOURCES.md, "a leading `v` ignored"). `gpufleet charts fetch` fills the per-user cache
+($XDG_CACHE_HOME/gpufleet/charts, default ~/.cache/gpufleet/charts, as the XDG Base Directory specification says).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Optional
+
+from gpufleet.base.versions import HelmChart
+
+CHARTS_DIR_ENV = "GPUFLEET_CHARTS_DIR"
+HOW_TO_ENABLE = f"run `gpufleet charts fetch`, or set {CHARTS_DIR_ENV} to a directory of the pinned chart archives"
+
+
+def cache_dir() -> Path:
+    """The per-user cache `gpufleet charts fetch` fills. XDG_CACHE_HOME counts only when absolute (the XDG Base
+    Directory specification: "If an implementation encounters a relative path ... it should consider the path
+    invalid and ignore it")."""
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".cache"
+    return base / "gpufleet" / "charts"
+
+
+def charts_dir() -> Path:
+    """$GPUFLEET_CHARTS_DIR when set, else the per-user cache."""
+    given = os.environ.get(CHARTS_DIR_ENV, "")
+    return Path(given).expanduser() if given else cache_dir()
+
+
+def file_name(chart: HelmChart, suffix: str = ".tgz") -> str:
+    """The name `gpufleet charts fetch` saves a chart under: `<name>-<version><suffix>`, the version as pinned."""
+    return f"{chart.name}-{chart.version}{suffix}"
+
+
+def file_names(chart: HelmChart, suffix: str = ".tgz") -> tuple[str, ...]:
+    """Every name the chart's archive may have: the version as pinned, without and with a leading `v`."""
+    bare = chart.version.removeprefix("v")
+    names = (file_name(chart, suffix), f"{chart.name}-{bare}{suffix}", f"{chart.name}-v{bare}{suffix}")
+    return tuple(dict.fromkeys(names))
+
+
+def find_archive(chart: HelmChart, directory: Path, suffix: str = ".tgz") -> Optional[Path]:
+    """The chart's archive in `directory`, or None."""
+    for name in file_names(chart, suffix):
+        if (directory / name).is_file():
+            return directory / name
+    return None

@@ -1,0 +1,224 @@
+"""Real-chart tests (DESIGN.md section 6, layer 6; issue 33): every Helm release gpufleet plans renders with the real
+chart at its version (../shared/reference/charts/) and a real helm 3, with the values gpufleet passes, and what
+renders is what the API server accepts: core objects strictly against the Kubernetes OpenAPI of the stack's version
+(kubernetes-validate), custom resources against the CRD the same chart ships (structural schema and CEL rules, with
+the validator `gpufleet plan` uses, gpufleet.app.plan.custom_resources).
+
+The GPU Operator is rendered for every release the catalog offers (gpufleet/base/catalog/drivers.yaml
+`gpu_operator_releases`) on the configurations whose values differ (operator driver on k3s with MIG and sharing,
+preinstalled driver on EKS, Bottlerocket, metrics). A catalog release with no archive in the reference is listed by
+`test_catalog_releases_without_a_reference_chart`, never faked.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import tarfile
+from pathlib import Path
+from typing import Optional
+
+import kubernetes_validate
+import pytest
+
+from gpufleet.app.plan.chart_archives import find_archive
+from gpufleet.app.plan.crd_sources import Crd, crd_documents, lookup, served_schema
+from gpufleet.app.plan.custom_resources import validate
+from gpufleet.base import catalog
+from gpufleet.base.versions import HelmChart, chart_name_of
+from tests.crd_validate import CRDS, load_crd
+from tests.helm import template
+from tests.helpers import CHARTS, REFERENCE, STACKS, by_type, example_config, plan_config, planned
+from tests.k8s_validate import is_core
+
+RELEASE = "kubernetes:helm.sh/v3:Release"
+# Charts whose templates add objects only when the cluster serves an API (`.Capabilities.APIVersions.Has`): the
+# stacks that enable those values also install the API (kube-prometheus-stack, or GKE's managed collection).
+API_VERSIONS = ("monitoring.coreos.com/v1",)
+
+
+def archive(name: str, version: str) -> Optional[Path]:
+    """The reference archive of a chart version, found as the plan finds a pin's (a leading `v` ignored)."""
+    return find_archive(HelmChart(name=name, repo="", version=version, app_version=""), CHARTS)
+
+
+@functools.lru_cache(maxsize=None)
+def _crd_files(path: Path) -> tuple[str, ...]:
+    """The plain CRD files of a chart and its subcharts (`crds/` folders; templates are rendered instead)."""
+    with tarfile.open(path) as tar:
+        return tuple(tar.extractfile(m).read().decode("utf-8") for m in tar.getmembers()
+                     if m.isfile() and "/crds/" in m.name and "/templates/" not in m.name and m.name.endswith((".yaml", ".yml")))
+
+
+@functools.lru_cache(maxsize=None)
+def archive_crd(path: Path, group: str, kind: str) -> Optional[dict]:
+    """The chart's own CRD for group/kind (only the files that name both are parsed: charts ship megabytes of CRDs)."""
+    for text in _crd_files(path):
+        if f"group: {group}" in text and f"kind: {kind}" in text:
+            for crd in crd_documents(text):
+                if crd["spec"]["group"] == group and crd["spec"]["names"]["kind"] == kind:
+                    return crd
+    return None
+
+
+def schema_for(api_version: str, kind: str, chart: Path, rendered_crds: dict) -> Optional[dict]:
+    """The chart's own CRD first (its crds/ or a rendered CRD template), then the one the plan validates the kind
+    against (the pinned chart that installs it, gpufleet.app.plan.crd_sources), then the reference's copy (crds/)."""
+    group, _, version = api_version.rpartition("/")
+    crd = archive_crd(chart, group, kind) or rendered_crds.get((group, kind))
+    if crd is not None:
+        return served_schema(crd, version)
+    found = lookup(api_version, kind, CHARTS)
+    if isinstance(found, Crd):
+        return found.schema
+    crd = load_crd(group, kind)
+    return served_schema(crd, version) if crd else None
+
+
+# Kinds a chart renders whose CRD another project installs, and which the reference does not hold.
+NO_CRD_IN_REFERENCE = {
+    # The AMD GPU Operator chart's KMM webhook certificate: cert-manager is a prerequisite the AMD docs install first
+    # (ROCm/gpu-operator docs, "Installation": cert-manager), not part of the chart.
+    ("cert-manager.io", "Certificate"), ("cert-manager.io", "Issuer"),
+}
+
+
+def problems(objs: list[dict], chart: Path, kubernetes_version: str) -> list[str]:
+    rendered_crds = {(o["spec"]["group"], o["spec"]["names"]["kind"]): o for o in objs if o.get("kind") == "CustomResourceDefinition"}
+    out = []
+    for obj in objs:
+        if obj.get("kind") == "CustomResourceDefinition":
+            continue  # the chart's own CRDs: the source of the schemas below, not an object we judge
+        name = f"{obj['kind']} {obj.get('metadata', {}).get('name')}"
+        if is_core(obj, f"{kubernetes_version}.0"):
+            try:
+                kubernetes_validate.validate(obj, f"{kubernetes_version}.0", strict=True)
+            except kubernetes_validate.ValidationError as exc:
+                out.append(f"{name}: {exc.message} at {'.'.join(map(str, exc.path))}")
+            continue
+        group = obj["apiVersion"].rpartition("/")[0]
+        if (group, obj["kind"]) in NO_CRD_IN_REFERENCE:
+            continue
+        schema = schema_for(obj["apiVersion"], obj["kind"], chart, rendered_crds)
+        if schema is None:
+            out.append(f"{name}: no CRD serving {obj['apiVersion']} in the chart or the reference")
+            continue
+        out += [f"{name}: {f.path}: {f.message}" for f in validate(obj, schema)]
+    return out
+
+
+def releases(plan) -> list[tuple[str, str, str, str, dict]]:
+    """(chart name, version, release name, namespace, values) of every Helm release in a plan."""
+    out = []
+    for r in by_type(plan, RELEASE):
+        version = r.inputs.get("version", "")
+        out.append((chart_name_of(r.inputs["chart"], version), version, r.inputs["name"], r.revealed["namespace"],
+                    r.revealed.get("values") or {}))
+    return out
+
+
+def render_and_check(plan, only: Optional[str] = None) -> dict[str, list[str]]:
+    """chart@version -> what the API server would refuse of its render; charts with no reference archive are
+    returned under 'missing'."""
+    k8s = plan.spec.cluster.kubernetes_version
+    found: dict[str, list[str]] = {}
+    for name, version, release, namespace, values in releases(plan):
+        if only and name != only:
+            continue
+        chart = archive(name, version)
+        if chart is None:
+            found.setdefault("missing", []).append(f"{name} {version}")
+            continue
+        found[f"{name}@{version}"] = list(_render_problems(chart, json.dumps(values, sort_keys=True), namespace, release, k8s))
+    return found
+
+
+@functools.lru_cache(maxsize=None)
+def _render_problems(chart: Path, values_json: str, namespace: str, release: str, k8s: str) -> tuple[str, ...]:
+    """One render and its check per distinct chart, values and namespace (stacks share many: the file runs on one
+    worker, so each is rendered once)."""
+    objs = template(chart, json.loads(values_json), namespace, release=release, kube_version=k8s, api_versions=API_VERSIONS)
+    assert objs, f"{chart.name} rendered nothing"
+    return tuple(problems(objs, chart, k8s))
+
+
+@pytest.fixture(autouse=True)
+def _charts(reference):
+    if not CHARTS.is_dir() or not CRDS.is_dir():
+        pytest.skip(f"no chart archives or CRDs under {REFERENCE}")
+
+
+# Releases no example stack plans with an archive in the reference: named, so the list cannot grow silently.
+# volcano 1.15.1: charts/SOURCES.md has no volcano package (its CRDs are in crds/volcano, the Queue is checked there).
+NO_REFERENCE_ARCHIVE = {"volcano 1.15.1"}
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_every_release_of_every_example_stack_renders_and_validates(stack):
+    found = render_and_check(planned(stack))
+    missing = set(found.pop("missing", []))
+    assert missing <= NO_REFERENCE_ARCHIVE, f"releases without a reference chart: {sorted(missing)}"
+    assert {k: v for k, v in found.items() if v} == {}
+
+
+# GPU Operator: the configurations whose values differ, each planned for every catalog release.
+def _k3s_mig_sharing() -> dict:
+    """teams (k3s, operator driver) with a MIG pool and a time-sliced pool: mig.strategy, migManager, devicePlugin.config."""
+    config = example_config("teams")
+    config["gpufleet:nodePools"][0]["sharing"] = {"mode": "mig", "profile": "1g.10gb"}
+    config["gpufleet:nodePools"][1]["sharing"] = {"mode": "time-slicing", "replicas": 4}
+    return config
+
+
+def _eks_preinstalled() -> dict:
+    return example_config("prod-eks")
+
+
+def _eks_bottlerocket_metrics() -> dict:
+    """ai-on-eks (kube-prometheus-stack: the DCGM exporter config and ServiceMonitor) with a Bottlerocket pool."""
+    config = example_config("ai-on-eks")
+    config["gpufleet:nodePools"][0]["ami"] = "bottlerocket-nvidia"
+    return config
+
+
+GPU_OPERATOR_CONFIGS = {"k3s-mig-sharing": _k3s_mig_sharing, "eks-preinstalled": _eks_preinstalled,
+                        "eks-bottlerocket-metrics": _eks_bottlerocket_metrics}
+
+
+def _with_release(config: dict, version: str) -> dict:
+    config.setdefault("gpufleet:gpuOperator", {})["version"] = version
+    # Each release supports its own Kubernetes minors (catalog): plan on the newest the stack's platform offers.
+    supported = catalog.operator_release(version).kubernetes
+    current = config["gpufleet:cluster"].get("kubernetesVersion")
+    if current not in supported:
+        config["gpufleet:cluster"]["kubernetesVersion"] = [k for k in supported if k <= "1.35"][-1]
+    return config
+
+
+@pytest.mark.parametrize("config", sorted(GPU_OPERATOR_CONFIGS))
+@pytest.mark.parametrize("version", sorted(catalog.operator_releases()))
+def test_gpu_operator_renders_and_validates_for_every_catalog_release(version, config):
+    if archive("gpu-operator", version) is None:
+        pytest.skip(f"GPU Operator {version}: no chart archive in {CHARTS} (see test_catalog_releases_without_a_reference_chart)")
+    plan = plan_config(_with_release(GPU_OPERATOR_CONFIGS[config](), version), stack=config, policies=False)
+    found = render_and_check(plan, only="gpu-operator")
+    assert list(found) == [f"gpu-operator@{version}"]
+    assert found[f"gpu-operator@{version}"] == []
+
+
+def test_catalog_releases_without_a_reference_chart():
+    """The catalog offers releases the reference has no archive of: they are rendered nowhere. The list is exact, so
+    adding the archive (or a release) updates it."""
+    missing = sorted(v for v in catalog.operator_releases() if archive("gpu-operator", v) is None)
+    assert missing == ["v26.3.3"]
+
+
+def test_a_refused_cluster_policy_is_caught():
+    """The check bites: the ClusterPolicy CRD of the pinned chart refuses an unknown driver field (strict) and a
+    wrong type, as the API server would."""
+    schema = served_schema(archive_crd(archive("gpu-operator", "v26.7.0"), "nvidia.com", "ClusterPolicy"), "v1")
+    base = {"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicy", "metadata": {"name": "cluster-policy"}}
+    findings = validate({**base, "spec": {"driver": {"enabled": True, "rdmaa": {}}}}, schema)
+    assert any(f.path == "spec.driver.rdmaa" for f in findings)
+    findings = validate({**base, "spec": {"driver": {"enabled": "yes"}}}, schema)
+    assert ("spec.driver.enabled", "'yes' is not of type 'boolean'") in [(f.path, f.message) for f in findings]
