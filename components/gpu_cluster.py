@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
@@ -92,6 +94,11 @@ class GpuCluster(pulumi.ComponentResource):
         self.control_plane = built.control_plane
         self.node_pools = built.node_pools
         self.access = built.access
+        if spec.registry.mirror:
+            # Every chart and object on the cluster pulls from the mirror (components/image_mirror.py).
+            from gpufleet.components.image_mirror import MIRROR_FACT
+
+            self.access = dataclasses.replace(self.access, facts={**self.access.facts, MIRROR_FACT: spec.registry.mirror})
         ctx = ClusterContext(name, spec, self.access, child)
 
         metrics_backend = spec.observability.backend(spec.cluster.platform)
