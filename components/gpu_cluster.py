@@ -37,6 +37,9 @@ class GpuClusterArgs:
     default: none."""
     etcd_s3_secret_key: Optional[pulumi.Input[str]] = None
     """Secret key of the etcd snapshot bucket (a secret config value); default: none."""
+    registry_password: Optional[pulumi.Input[str]] = None
+    """k3s: the registry mirror's password (secret config `gpufleet:registryPassword`), with registry.username;
+    default: none."""
 
     @classmethod
     def from_config(
@@ -89,7 +92,8 @@ class GpuCluster(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self)
         plat = platform(spec.cluster.platform)
         built = plat.build(
-            name, PlatformInputs(spec, args.ssh_private_key, args.etcd_s3_access_key, args.etcd_s3_secret_key), child,
+            name, PlatformInputs(spec, args.ssh_private_key, args.etcd_s3_access_key, args.etcd_s3_secret_key,
+                                 args.registry_password), child,
         )
         self.control_plane = built.control_plane
         self.node_pools = built.node_pools

@@ -43,6 +43,8 @@ class K3sPlatform(Platform):
                 protection=spec.cluster.protection,
                 etcd_s3_access_key=inputs.etcd_s3_access_key,
                 etcd_s3_secret_key=inputs.etcd_s3_secret_key,
+                registry_mirror=spec.registry.mirror, registry_username=spec.registry.username,
+                registry_password=inputs.registry_password,
             ),
             opts=opts,
         )
