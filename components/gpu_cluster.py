@@ -38,8 +38,8 @@ class GpuClusterArgs:
     etcd_s3_secret_key: Optional[pulumi.Input[str]] = None
     """Secret key of the etcd snapshot bucket (a secret config value); default: none."""
     registry_password: Optional[pulumi.Input[str]] = None
-    """k3s: the registry mirror's password (secret config `gpufleet:registryPassword`), with registry.username;
-    default: none."""
+    """The registry mirror's password (secret config `gpufleet:registryPassword`), for platforms that write pull
+    credentials onto their nodes; default: none."""
 
     @classmethod
     def from_config(
