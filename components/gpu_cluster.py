@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
@@ -35,6 +37,9 @@ class GpuClusterArgs:
     default: none."""
     etcd_s3_secret_key: Optional[pulumi.Input[str]] = None
     """Secret key of the etcd snapshot bucket (a secret config value); default: none."""
+    registry_password: Optional[pulumi.Input[str]] = None
+    """The registry mirror's password (secret config `gpufleet:registryPassword`), for platforms that write pull
+    credentials onto their nodes; default: none."""
 
     @classmethod
     def from_config(
@@ -87,11 +92,17 @@ class GpuCluster(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self)
         plat = platform(spec.cluster.platform)
         built = plat.build(
-            name, PlatformInputs(spec, args.ssh_private_key, args.etcd_s3_access_key, args.etcd_s3_secret_key), child,
+            name, PlatformInputs(spec, args.ssh_private_key, args.etcd_s3_access_key, args.etcd_s3_secret_key,
+                                 args.registry_password), child,
         )
         self.control_plane = built.control_plane
         self.node_pools = built.node_pools
         self.access = built.access
+        if spec.registry.mirror:
+            # Every chart and object on the cluster pulls from the mirror (components/image_mirror.py).
+            from gpufleet.components.image_mirror import MIRROR_FACT
+
+            self.access = dataclasses.replace(self.access, facts={**self.access.facts, MIRROR_FACT: spec.registry.mirror})
         ctx = ClusterContext(name, spec, self.access, child)
 
         metrics_backend = spec.observability.backend(spec.cluster.platform)

@@ -8,6 +8,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from gpufleet.components.cluster_access import ClusterAccess
+from gpufleet.components.image_mirror import MIRROR_FACT, mirrored_values
 from gpufleet.base.versions import HelmChart
 
 
@@ -32,7 +33,10 @@ def pinned_release(
     timeout: Optional[int] = None,
 ) -> k8s.helm.v3.Release:
     """`<name>-release`: the pinned chart, released under the chart's name into `namespace`, a child of
-    `parent` on the cluster's provider, after the cluster is ready. Without `timeout`, Helm's default."""
+    `parent` on the cluster's provider, after the cluster is ready. Without `timeout`, Helm's default. With a registry
+    mirror on the cluster (gpufleet:registry.mirror), every image of the chart is pulled from it
+    (components/image_mirror.py)."""
+    values = mirrored_values(values, chart.name, chart.version, access.facts.get(MIRROR_FACT))
     extra = {"timeout": timeout} if timeout is not None else {}
     return k8s.helm.v3.Release(
         f"{name}-release",

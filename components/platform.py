@@ -43,6 +43,8 @@ class PlatformInputs:
     """k3s: access key of the etcd snapshot bucket (secret config `gpufleet:etcdS3AccessKey`), when snapshots go to S3."""
     etcd_s3_secret_key: Optional[pulumi.Input[str]] = None
     """k3s: secret key of the etcd snapshot bucket (secret config `gpufleet:etcdS3SecretKey`)."""
+    registry_password: Optional[pulumi.Input[str]] = None
+    """k3s: the registry mirror's password (secret config `gpufleet:registryPassword`)."""
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,8 @@ import re
 
 import pulumi
 
+from gpufleet.components.image_mirror import MIRROR_FACT
+
 from gpufleet.components.eks.amp_query_access import AmpQueryAccess, AmpQueryAccessArgs, query_endpoint
 from gpufleet.components.eks.autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
 from gpufleet.components.eks.cluster import EksCluster, EksClusterArgs
@@ -204,8 +206,11 @@ class EksPlatform(Platform):
         # Every GPU pool on Bottlerocket: its NVIDIA variants run their own device plugin, so the GPU Operator runs
         # without one (in mixed stacks the node label above keeps it off the Bottlerocket nodes only).
         bottlerocket_only = bool(spec.node_pools) and all(p.ami.startswith("bottlerocket") for p in spec.node_pools)
+        # With gpufleet:registry.mirror, the platform's own charts pull from the mirror too (components/image_mirror.py).
+        mirror = {MIRROR_FACT: spec.registry.mirror} if spec.registry.mirror else {}
         access = dataclasses.replace(
-            control_plane.access, ready=[system_pool], facts={**facts, "device_plugin_preinstalled": bottlerocket_only}
+            control_plane.access, ready=[system_pool],
+            facts={**facts, "device_plugin_preinstalled": bottlerocket_only, **mirror},
         )
         addons: list[pulumi.ComponentResource] = []
         if karpenter:

@@ -12,13 +12,14 @@ import pulumi_random as random
 
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.k3s.install import (
-    AS_ROOT, KUBECONFIG_PATH, etcd_s3_credentials, etcd_snapshot_settings, node_scripts, render_config,
-    rewrite_kubeconfig, server_url as api_url,
+    AS_ROOT, KUBECONFIG_PATH, etcd_s3_credentials, etcd_snapshot_settings, node_scripts, registries_config,
+    rewrite_kubeconfig, server_url as api_url, stdin_text,
 )
 from gpufleet.base.labels import SECURE_DEFAULTS_POLICY, exempt_key
 from gpufleet.components.protection import protect, script_exemption
 from gpufleet.base.spec import Host, K3sSpec
 from gpufleet.base.spec.protection import ProtectionSpec
+from gpufleet.base.spec.registry import K3sAirgapSpec
 
 # Where k3s keeps containerd's config and socket; the GPU Operator's toolkit must be told
 # (NVIDIA/gpu-operator issues 238, 473, 1651).
@@ -42,6 +43,10 @@ class K3sJoin:
     servers: list[pulumi.Resource]
     server_names: frozenset[str] = frozenset()
     """Hosts that run a k3s server: a pool listing one of them does not join it again as an agent."""
+    airgap: Optional[K3sAirgapSpec] = None
+    """Install k3s from the stack's verified air-gap files (K3sSpec.airgap); default: from GitHub."""
+    registries: Optional[pulumi.Output] = None
+    """registries.yaml of every node (a secret Output of a dict: it may hold the mirror's password); default: none."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,12 @@ class K3sClusterArgs:
     """Access key of the etcd snapshot bucket (spec.etcd_snapshots.s3; a secret config value)."""
     etcd_s3_secret_key: Optional[pulumi.Input[str]] = None
     """Secret key of the etcd snapshot bucket (a secret config value)."""
+    registry_mirror: Optional[str] = None
+    """gpufleet:registry.mirror: every node's /etc/rancher/k3s/registries.yaml points at it; default: none."""
+    registry_username: Optional[str] = None
+    """The mirror's user (registry.username); default: anonymous."""
+    registry_password: Optional[pulumi.Input[str]] = None
+    """The mirror's password (the secret config value gpufleet:registryPassword)."""
     gpu_servers: dict[str, tuple[dict[str, str], list[str]]] = field(default_factory=dict)
     """Servers that are also GPU hosts of a pool (a one-machine cluster): host name -> (node labels, node taints
     as key=value:Effect) the server registers with. Default: none."""
@@ -81,8 +92,10 @@ def agent_command(
         "node-label": [f"{k}={v}" for k, v in sorted(labels.items())],
         "node-taint": taints,
     }
-    scripts = node_scripts("agent", join.kubernetes_version, host.name)
-    stdin = join.token.apply(lambda token: render_config({**settings, "token": token}))
+    scripts = node_scripts("agent", join.kubernetes_version, host.name, airgap=join.airgap,
+                           registries=join.registries is not None)
+    stdin = pulumi.Output.all(join.token, join.registries).apply(
+        lambda v: stdin_text({**settings, "token": v[0]}, v[1]))
     return command.remote.Command(
         name,
         connection=connection(host, join.ssh_user, join.ssh_private_key),
@@ -131,6 +144,10 @@ class K3sCluster(pulumi.ComponentResource):
             s3_credentials = pulumi.Output.all(args.etcd_s3_access_key, args.etcd_s3_secret_key).apply(
                 lambda keys: etcd_s3_credentials(keys[0], keys[1])
             )
+        registries = None
+        if args.registry_mirror:
+            registries = pulumi.Output.secret(pulumi.Output.from_input(args.registry_password or "").apply(
+                lambda pw: registries_config(args.registry_mirror, args.registry_username, pw or None)))
         unprotected = [] if args.protection.enabled else [args.protection.reason]
         if spec.embedded_etcd and not snapshots.enabled:
             unprotected.append(snapshots.reason)
@@ -142,6 +159,8 @@ class K3sCluster(pulumi.ComponentResource):
             header=script_exemption(*unprotected)
             + script_exemption(encryption.reason, key=exempt_key(SECURE_DEFAULTS_POLICY)),
             secrets_encryption=encryption.enabled,
+            airgap=spec.airgap,
+            registries=registries is not None,
         )
         tls_sans = sorted({api_address, *spec.tls_sans})
         servers: list[command.remote.Command] = []
@@ -167,8 +186,8 @@ class K3sCluster(pulumi.ComponentResource):
                 settings["node-label"] = [f"{k}={v}" for k, v in sorted(labels.items())]
                 if taints:
                     settings["node-taint"] = list(taints)
-            stdin = pulumi.Output.all(self.token.result, s3_credentials).apply(
-                lambda v, s=settings: render_config({**s, **(v[1] or {}), "token": v[0]})
+            stdin = pulumi.Output.all(self.token.result, s3_credentials, registries).apply(
+                lambda v, s=settings: stdin_text({**s, **(v[1] or {}), "token": v[0]}, v[2])
             )
             servers.append(
                 command.remote.Command(
@@ -193,6 +212,8 @@ class K3sCluster(pulumi.ComponentResource):
             ssh_private_key=key,
             servers=list(servers),
             server_names=frozenset(h.name for h in spec.servers),
+            airgap=spec.airgap,
+            registries=registries,
         )
         self.agents = [
             agent_command(f"{name}-agent-{host.name}", host, self.join, {}, [], self) for host in spec.agents

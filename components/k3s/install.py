@@ -32,6 +32,7 @@ import yaml
 
 from gpufleet.base import versions
 from gpufleet.base.spec.protection import EtcdSnapshotsSpec
+from gpufleet.base.spec.registry import K3sAirgapSpec
 from gpufleet.base.spec.text import url_host
 
 CONFIG_PATH = "/etc/rancher/k3s/config.yaml"
@@ -56,6 +57,15 @@ ENCRYPTION_CONFIG = f"{DATA_DIR}/server/cred/encryption-config.json"
 # sha256 of the config files the running k3s was last (re)started with (see the module docstring).
 APPLIED_PATH = f"{DATA_DIR}/gpufleet-applied-config.sha256"
 
+# k3s reads its registry configuration from here on start (docs.k3s.io/installation/private-registry, k3s-io/docs
+# docs/installation/private-registry.md: "Upon startup, K3s will check to see if /etc/rancher/k3s/registries.yaml
+# exists"; "In order for the registry changes to take effect, you need to restart K3s on each node").
+REGISTRIES_PATH = "/etc/rancher/k3s/registries.yaml"
+# The line that separates config.yaml from registries.yaml in the command's stdin (a YAML comment: yaml.safe_dump never
+# writes one, so no setting can end config.yaml early).
+REGISTRIES_MARK = "# gpufleet: registries.yaml"
+# Where k3s loads image tarballs from on start (docs.k3s.io/installation/airgap, "Prepare the Images Directory").
+AIRGAP_IMAGES_DIR = f"{DATA_DIR}/agent/images"
 Role = Literal["server", "agent"]
 # Readiness polls (every 2 s) before the script gives up.
 READY_TRIES = 150
@@ -77,6 +87,56 @@ def service_name(role: Role) -> str:
 def render_config(settings: dict) -> str:
     """k3s config.yaml text, keys in a stable order so unchanged config gives unchanged input."""
     return yaml.safe_dump(settings, sort_keys=True, default_flow_style=False)
+
+
+def registries_config(mirror: str, username: Optional[str] = None, password: Optional[str] = None) -> dict:
+    """/etc/rancher/k3s/registries.yaml for a mirror `host[:port][/path]` (k3s-io/docs private-registry.md): the mirror
+    host's credentials, and docker.io pulled from the mirror as `<path>/docker.io/<name>` (a rewrite: the layout
+    gpufleet's image list uses), so k3s's own images not in the air-gap tarball come from the mirror too. The charts'
+    images already name the mirror host (components/image_mirror.py) and need only its credentials."""
+    host, _, path = mirror.partition("/")
+    prefix = f"{path}/" if path else ""
+    config: dict = {"mirrors": {"docker.io": {"endpoint": [f"https://{host}"],
+                                              "rewrite": {"^(.*)$": f"{prefix}docker.io/$1"}}}}
+    if username:
+        config["configs"] = {host: {"auth": {"username": username, "password": password or ""}}}
+    return config
+
+
+def stdin_text(config: dict, registries: Optional[dict]) -> str:
+    """The command's stdin: config.yaml, then (with a mirror) the marker line and registries.yaml."""
+    text = render_config(config)
+    if registries is None:
+        return text
+    return f"{text}{REGISTRIES_MARK}\n{render_config(registries)}"
+
+
+def _airgap_install(airgap: K3sAirgapSpec, release: str, role: Role) -> str:
+    """Shell lines installing k3s from the stack's air-gap source: each file fetched (https) or copied (a path on the
+    host), all three checked with `sha256sum -c` before any is used, then install.sh with INSTALL_K3S_SKIP_DOWNLOAD
+    (k3s-io/docs airgap.md: binary in /usr/local/bin, images tarball in the agent's images directory)."""
+    files = versions.k3s_release_files(airgap.arch)
+    source = airgap.source if airgap.source.endswith("/") else airgap.source + "/"
+    sums = airgap.sha256
+    images = f"{AIRGAP_IMAGES_DIR}/{files['images']}"
+    return f"""  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  src={quoted(source)}
+  for f in install.sh {quoted(files["k3s"])} {quoted(files["images"])}; do
+    case "$src" in
+      https://*) curl -sfL --retry 3 -o "$work/$f" "$src$f" ;;
+      *) cp "$src$f" "$work/$f" ;;
+    esac
+  done
+  if ! printf '%s  %s\\n' {quoted(sums.install_script or "")} "$work/install.sh" {quoted(sums.k3s or "")} "$work/"{quoted(files["k3s"])} {quoted(sums.images or "")} "$work/"{quoted(files["images"])} | sha256sum -c - >/dev/null; then
+    echo "the k3s {release} files from {source} do not match the sha256 of gpufleet:cluster.k3s.airgap.sha256: not installing" >&2
+    exit 1
+  fi
+  sudo install -m 0755 "$work/"{quoted(files["k3s"])} /usr/local/bin/k3s
+  sudo install -d -m 0755 {AIRGAP_IMAGES_DIR}
+  sudo install -m 0644 "$work/"{quoted(files["images"])} {images}
+  sudo INSTALL_K3S_SKIP_DOWNLOAD=true INSTALL_K3S_VERSION={quoted(release)} INSTALL_K3S_EXEC={quoted(role)} INSTALL_K3S_FORCE_RESTART=true sh "$work/install.sh"
+"""
 
 
 @dataclass(frozen=True)
@@ -138,6 +198,8 @@ def node_scripts(
     etcd_snapshots: Optional[dict] = None,
     header: str = "",
     secrets_encryption: bool = True,
+    airgap: Optional[K3sAirgapSpec] = None,
+    registries: bool = False,
 ) -> NodeScripts:
     """The install/upgrade script (create and update) and the uninstall script for a node.
 
@@ -149,7 +211,8 @@ def node_scripts(
     ETCD_SNAPSHOT_DROPIN. `header`: comment lines put first (a stack's reason for no protection).
     `secrets_encryption` (servers): k3s's `secrets-encryption`, written to SERVER_DROPIN; a server whose datastore
     exists without an encryption config stops the script before anything changes (k3s cannot turn encryption on
-    later: docs.k3s.io/cli/secrets-encrypt)."""
+    later: docs.k3s.io/cli/secrets-encrypt). `airgap`: install from the stack's verified files instead of GitHub.
+    `registries`: stdin carries registries.yaml after REGISTRIES_MARK (stdin_text), written to REGISTRIES_PATH."""
     release = versions.k3s_release(kubernetes_version)
     url = versions.k3s_install_script_url(kubernetes_version)
     digest = versions.k3s_install_script_sha256(kubernetes_version)
@@ -182,13 +245,36 @@ def node_scripts(
   exit 1
 fi
 """
+    if registries:
+        # One stdin holds both files (both secret): split at the marker line, files created 0600 (umask 077).
+        write_config = f"""umask 077
+sudo tee {CONFIG_PATH}.in >/dev/null
+sudo sed '/^{REGISTRIES_MARK}$/,$d' {CONFIG_PATH}.in | sudo tee {CONFIG_PATH}.new >/dev/null
+sudo sed '1,/^{REGISTRIES_MARK}$/d' {CONFIG_PATH}.in | sudo tee {REGISTRIES_PATH}.new >/dev/null
+sudo rm -f {CONFIG_PATH}.in
+sudo chmod 0600 {CONFIG_PATH}.new {REGISTRIES_PATH}.new
+sudo mv {CONFIG_PATH}.new {CONFIG_PATH}
+sudo mv {REGISTRIES_PATH}.new {REGISTRIES_PATH}
+umask 022
+"""
+        config_files += f" {REGISTRIES_PATH}"
+    else:
+        write_config = f"""sudo tee {CONFIG_PATH}.new >/dev/null
+sudo chmod 0600 {CONFIG_PATH}.new
+sudo mv {CONFIG_PATH}.new {CONFIG_PATH}
+"""
+    if airgap is not None:
+        install = _airgap_install(airgap, release, role)
+    else:
+        install = f"""  installer=$(mktemp)
+  trap 'rm -f "$installer"' EXIT
+  curl -sfL --retry 3 -o "$installer" {quoted(url)}
+{verify}  sudo INSTALL_K3S_VERSION={quoted(release)} INSTALL_K3S_EXEC={quoted(role)} INSTALL_K3S_FORCE_RESTART=true sh "$installer"
+"""
     create = f"""{header}set -eu
 {AS_ROOT}
 {guard}sudo install -d -m 0755 /etc/rancher/k3s
-sudo tee {CONFIG_PATH}.new >/dev/null
-sudo chmod 0600 {CONFIG_PATH}.new
-sudo mv {CONFIG_PATH}.new {CONFIG_PATH}
-{dropin}want=$(sudo cat {config_files} | sha256sum | cut -d ' ' -f 1)
+{write_config}{dropin}want=$(sudo cat {config_files} | sha256sum | cut -d ' ' -f 1)
 applied=$(sudo cat {APPLIED_PATH} 2>/dev/null || true)
 running=$(k3s --version 2>/dev/null | head -n 1 | cut -d ' ' -f 3 || true)
 if [ "$running" = {quoted(release)} ] && systemctl is-active --quiet {service}; then
@@ -198,11 +284,7 @@ if [ "$running" = {quoted(release)} ] && systemctl is-active --quiet {service}; 
   fi
   echo "k3s {release} already running"
 else
-  installer=$(mktemp)
-  trap 'rm -f "$installer"' EXIT
-  curl -sfL --retry 3 -o "$installer" {quoted(url)}
-{verify}  sudo INSTALL_K3S_VERSION={quoted(release)} INSTALL_K3S_EXEC={quoted(role)} INSTALL_K3S_FORCE_RESTART=true sh "$installer"
-fi
+{install}fi
 tries=0
 until {ready}; do
   tries=$((tries + 1))

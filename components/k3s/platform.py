@@ -16,12 +16,14 @@ from typing import Optional, Sequence
 
 import pulumi
 
+from gpufleet.base import versions
 from gpufleet.base.node_labels import pool_taints
 from gpufleet.base.sharing import is_amd
 from gpufleet.base.spec import NodePoolSpec, StackSpec
 from gpufleet.base.spec.shape import shaped_pools
 from gpufleet.components.k3s.cluster import K3sCluster, K3sClusterArgs
 from gpufleet.components.k3s.node_pool import K3sNodePool, K3sNodePoolArgs, server_node_settings
+from gpufleet.components.image_mirror import mirrored_image
 from gpufleet.components.platform import ClusterContext, Platform, PlatformBuild, PlatformInputs
 
 
@@ -41,6 +43,8 @@ class K3sPlatform(Platform):
                 protection=spec.cluster.protection,
                 etcd_s3_access_key=inputs.etcd_s3_access_key,
                 etcd_s3_secret_key=inputs.etcd_s3_secret_key,
+                registry_mirror=spec.registry.mirror, registry_username=spec.registry.username,
+                registry_password=inputs.registry_password,
             ),
             opts=opts,
         )
@@ -86,7 +90,8 @@ class K3sPlatform(Platform):
             return None
         from gpufleet.components.k3s.node_health import K3sNodeHealth, K3sNodeHealthArgs
 
-        args = K3sNodeHealthArgs(pod_monitor=observability is not None)
+        args = K3sNodeHealthArgs(pod_monitor=observability is not None,
+                                 image=mirrored_image(versions.NODE_PROBLEM_DETECTOR_IMAGE, ctx.access.facts))
         ready = [observability.release] if observability is not None else []
         return K3sNodeHealth(f"{ctx.name}-node-health", args, ctx.access, crds_ready=ready, opts=ctx.opts)
 

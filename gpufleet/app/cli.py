@@ -1,6 +1,6 @@
 """The `gpufleet` command: `plan` (offline plan of a stack, or of every stack with --all), `schema` (JSON Schema of stack files),
 `diff` (review two plans), `report` (review a real `pulumi preview --json` and its event log),
-`catalog show|refresh` (the facts catalog), `charts fetch` (the pinned chart archives the plan reads CRDs from),
+`images` (every image, chart and binary a stack pulls), `catalog show|refresh` (the facts catalog), `charts fetch` (the pinned chart archives the plan reads CRDs from),
 `verify` (check a deployed stack's cluster) and `k3s restore-commands` (restore a k3s stack's etcd from a snapshot).
 
 Exit codes (contract): 0 clean or advisory findings only; 1 a mandatory policy is violated;
@@ -92,6 +92,27 @@ def cmd_plan(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     return EXIT_POLICY if result.has_mandatory_violation else EXIT_OK
+
+
+def cmd_images(args: argparse.Namespace) -> int:
+    """Every image, chart and binary the stack would pull (gpufleet/app/images.py), read from its offline plan."""
+    from gpufleet.app.plan.stackfile import StackFileError, read_stack_file, stack_path
+    from gpufleet.base.spec import SpecError
+
+    path = Path(args.config) if args.config else stack_path(_project_dir(), args.stack)
+    try:
+        stack_file = read_stack_file(args.stack, path)
+        from gpufleet.app import images
+        from gpufleet.app.plan.engine import plan
+
+        found = images.image_list(plan(stack_file, evaluate_policies=False))
+    except (StackFileError, SpecError) as exc:
+        print(f"gpufleet: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    _emit(images.dumps(found) if args.format == "json" else images.text(found), args.output)
+    for item in found.unlisted:
+        print(f"gpufleet: not listed: {item}", file=sys.stderr)
+    return EXIT_OK
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
@@ -278,6 +299,12 @@ def parser() -> argparse.ArgumentParser:
                       help="judge support calendars and the catalog's age on this date instead of today (UTC): "
                            "reproducible plans, or a look ahead at what will need upgrading")
     plan.set_defaults(func=cmd_plan)
+    imgs = sub.add_parser("images", help="list every image, chart and binary a stack would pull, for a mirroring tool")
+    imgs.add_argument("stack", nargs="?", default="dev", metavar="STACK", help="stack name (default: dev)")
+    imgs.add_argument("--config", help="read this stack file instead, under the stack name")
+    imgs.add_argument("--format", choices=["text", "json"], default="text")
+    imgs.add_argument("--output", help="write to this file instead of stdout")
+    imgs.set_defaults(func=cmd_images)
     schema = sub.add_parser("schema", help="print the JSON Schema of stack files")
     schema.set_defaults(func=cmd_schema)
     diff = sub.add_parser("diff", help="review the change between two offline plans (gpufleet plan --format json)")

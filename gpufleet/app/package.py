@@ -6,7 +6,7 @@ SDK's component provider (`pulumi.provider.experimental`): it derives the packag
 annotations below and constructs the component when another language's program declares one.
 
 The inputs are the stack file's `gpufleet:` keys (`cluster`, `nodePools`, `gpuOperator`, `amdGpuOperator`, `workloads`,
-`storage`, `addons`, `observability`, `images`) with the same names and nesting, plus `sshPrivateKey`. Their types are generated from the
+`storage`, `addons`, `observability`, `images`, `registry`) with the same names and nesting, plus `sshPrivateKey`. Their types are generated from the
 spec models in `gpufleet.base.spec`, so the schema cannot drift from the stack-file format. They are plain values
 (`plain: true` in the schema): the spec decides which resources exist, so it must be known when the component
 is constructed; validation is the stack file's (every problem at once, with its key path).
@@ -44,6 +44,7 @@ from gpufleet.base.spec.stack import StorageSpec, WorkloadsSpec
 from gpufleet.base.spec.addons import AddonsSpec
 from gpufleet.base.spec.observability import ObservabilitySpec
 from gpufleet.base.spec.images import ImagesSpec
+from gpufleet.base.spec.registry import RegistrySpec
 
 PACKAGE = "gpufleet"
 TYPE_TOKEN = f"{PACKAGE}:index:GpuCluster"
@@ -103,6 +104,7 @@ _Storage = _typed_dict(StorageSpec)
 _Addons = _typed_dict(AddonsSpec)
 _Observability = _typed_dict(ObservabilitySpec)
 _Images = _typed_dict(ImagesSpec)
+_Registry = _typed_dict(RegistrySpec)
 
 
 class GpuClusterArgs(TypedDict, total=False):
@@ -127,6 +129,8 @@ class GpuClusterArgs(TypedDict, total=False):
     """gpufleet:observability: metrics pipeline, GPU alerts, dashboards, node health; default: managed on GKE, node health on."""
     images: _Images  # type: ignore[valid-type]
     """gpufleet:images: pinDigests writes the images gpufleet sets in chart values by digest; default: off, by tag."""
+    registry: _Registry  # type: ignore[valid-type]
+    """gpufleet:registry: a mirror every image is pulled from (docs/air-gapped.md); default: the public registries."""
     ssh_private_key: pulumi.Input[str]
     """k3s: the SSH private key for every host (pass a secret); eks and gke need none."""
 

@@ -44,6 +44,7 @@ def main() -> None:
         ssh_private_key=key,
         etcd_s3_access_key=cfg.require_secret("etcdS3AccessKey") if s3 else None,
         etcd_s3_secret_key=cfg.require_secret("etcdS3SecretKey") if s3 else None,
+        registry_password=cfg.require_secret("registryPassword") if spec.registry.username else None,
     ))
     pulumi.export("clusterName", name)
     pulumi.export("platform", spec.cluster.platform)

@@ -128,6 +128,25 @@ K3S_INSTALL_SCRIPT_URL = "https://raw.githubusercontent.com/k3s-io/k3s/{tag}/ins
 # script unverified (docs/security.md lists it as trusted, not verified). Record a value only as read
 # from the tag, with the date.
 K3S_INSTALL_SCRIPT_SHA256: dict[str, str] = {}
+# The release files of a k3s tag (docs.k3s.io/installation/airgap, k3s-io/docs docs/installation/airgap.md: the binary
+# `k3s` placed in /usr/local/bin, `k3s-airgap-images-amd64.tar.zst` downloaded from
+# github.com/k3s-io/k3s/releases/download/<tag with + as %2B>/; docs/installation/private-registry.md "k3s-images.txt").
+# Binaries of other architectures carry the suffix (`k3s-arm64`), sums are sha256sum-<arch>.txt per release.
+K3S_RELEASE_DOWNLOAD_URL = "https://github.com/k3s-io/k3s/releases/download/{tag}/{file}"
+
+
+def k3s_release_files(arch: str) -> dict[str, str]:
+    """role -> file name in a k3s release: the binary, the air-gap images tarball, the sha256 sums."""
+    return {
+        "k3s": "k3s" if arch == "amd64" else f"k3s-{arch}",
+        "images": f"k3s-airgap-images-{arch}.tar.zst",
+        "sums": f"sha256sum-{arch}.txt",
+    }
+
+
+def k3s_release_url(kubernetes_version: str, file: str) -> str:
+    """A file of the pinned k3s release on GitHub ('+' percent-encoded, as k3s_install_script_url)."""
+    return K3S_RELEASE_DOWNLOAD_URL.format(tag=k3s_release(kubernetes_version).replace("+", "%2B"), file=file)
 
 
 def k3s_version_key(tag: str) -> tuple[int, int, int, int]:

@@ -59,7 +59,7 @@ def r(x: float) -> float:
 
 
 HAND_CHECKED = {"dev", "ha", "lab", "teams", "prod-eks", "prod-gke", "teams-eks", "ai-on-eks", "p5-efa", "karpenter-eks",
-                "dws-gke", "amd-lab"}
+                "dws-gke", "amd-lab", "airgap-k3s", "airgap-eks"}
 
 
 def test_every_example_stack_is_covered_below():
@@ -258,6 +258,7 @@ def test_prod_gke_breakdown():
 
 @pytest.mark.parametrize("stack,gpu", [
     ("dev", {"gpu-nodes:l4": (1, 1, 0.85, 0.85), "gpu-nodes:a100": (1, 1, 14.5, 14.5)}),
+    ("airgap-k3s", {"gpu-nodes:l4": (1, 1, 0.85, 0.85), "gpu-nodes:a100": (1, 1, 14.5, 14.5)}),
     ("teams", {"gpu-nodes:a100-train": (2, 2, 29.0, 29.0), "gpu-nodes:l4-infer": (2, 2, 1.7, 1.7)}),
     ("lab", {"gpu-nodes:l4-shared": (2, 2, 4.8, 4.8), "gpu-nodes:h100-mig": (1, 1, 24.0, 24.0),
              "gpu-nodes:a100-rdma": (2, 2, 29.0, 29.0), "storage:claim:lab-storage-checkpoints": (1, 1, 0.0, 0.0)}),

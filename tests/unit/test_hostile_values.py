@@ -38,7 +38,8 @@ FREE_TEXT = {
     "gpufleet:addons.priorityClasses.classes[].description",
 }
 # Secret keys are never part of the spec (their values are encrypted and never printed).
-SECRETS = {"gpufleet:sshPrivateKey.secure", "gpufleet:etcdS3AccessKey.secure", "gpufleet:etcdS3SecretKey.secure"}
+SECRETS = {"gpufleet:sshPrivateKey.secure", "gpufleet:etcdS3AccessKey.secure", "gpufleet:etcdS3SecretKey.secure",
+           "gpufleet:registryPassword.secure"}
 
 # The example stack each key is tried in: the first whose platform reads it.
 K3S, EKS, GKE = "dev", "prod-eks", "prod-gke"

@@ -12,7 +12,8 @@ from typing import Optional
 
 from gpufleet.base.catalog._files import _load
 
-FIELDS = ("repository/image/version", "repository/image/tag", "repository/tag", "repository/tag/digest", "image")
+FIELDS = ("repository/image/version", "repository/image/tag", "repository/tag", "repository/tag/digest", "image",
+          "registry/repository")
 
 
 @dataclass(frozen=True)
@@ -52,3 +53,32 @@ def split(image: str) -> tuple[str, str]:
     """'nvcr.io/nvidia/driver:580' -> ('nvcr.io/nvidia/driver', '580')."""
     repository, _, tag = image.rpartition(":")
     return repository, tag
+
+
+def mirror_slots(chart: str, version: str) -> Optional[list[ImageSlot]]:
+    """Every image `chart` at `version` references with gpufleet's values (images.yaml `mirror`), or None when
+    gpufleet cannot redirect that chart version to a mirror yet."""
+    rows = (_load("images.yaml").get("mirror", {}).get(chart) or {}).get(version)
+    return None if rows is None else [ImageSlot(**row) for row in rows]
+
+
+def source_registry(image: str) -> str:
+    """The registry host of an image reference, as containerd and docker read it: the first path component when it
+    holds a '.' or ':' or is `localhost`, else docker.io (k3s docs, installation/private-registry.md "Default Endpoint
+    Fallback": "the first component of the image name must contain at least one period or colon")."""
+    first, sep, _ = image.partition("/")
+    if sep and ("." in first or ":" in first or first == "localhost"):
+        return first
+    return "docker.io"
+
+
+def mirrored(image: str, mirror: str) -> str:
+    """`image` as pulled from `mirror`: `<mirror>/<source registry>/<path>[:tag][@digest]`. An image without a registry
+    is docker.io's (`pytorch/pytorch:2` -> `<mirror>/docker.io/pytorch/pytorch:2`; a single name is `library/`'s)."""
+    if image.startswith(mirror + "/"):
+        return image
+    registry = source_registry(image)
+    path = image[len(registry) + 1:] if image.startswith(registry + "/") else image
+    if registry == "docker.io" and "/" not in path.split(":", 1)[0].split("@", 1)[0]:
+        path = f"library/{path}"
+    return f"{mirror}/{registry}/{path}"

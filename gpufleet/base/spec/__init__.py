@@ -21,7 +21,7 @@ from gpufleet.base.spec.cluster import ClusterSpec, Host, K3sSpec
 from gpufleet.base.spec import admission_checks, amd_checks, depth_checks, sharing_checks
 from gpufleet.base.spec import sriov_checks
 from gpufleet.base.spec import k3s_label_checks
-from gpufleet.base.spec import image_checks
+from gpufleet.base.spec import image_checks, registry_checks
 from gpufleet.base.spec import compat_checks, disabled_checks, name_checks, upkeep_checks, network_checks, platform_keys, region_checks, value_checks
 from gpufleet.base.spec.eks import EksSpec
 from gpufleet.base.spec.eks_checks import eks_checks
@@ -40,6 +40,7 @@ SECRET_KEYS = {
     "sshPrivateKey": "SSH private key for k3s hosts (set with `pulumi config set --secret`)",
     "etcdS3AccessKey": "k3s: access key of the etcd snapshot bucket (cluster.k3s.etcdSnapshots.s3), secret only",
     "etcdS3SecretKey": "k3s: secret key of the etcd snapshot bucket (cluster.k3s.etcdSnapshots.s3), secret only",
+    "registryPassword": "k3s: password of the registry mirror's user (registry.username), secret only",
 }
 # Provider config keys that hold a credential (each provider's configuration reference on the Pulumi registry:
 # pulumi.com/registry/packages/aws/installation-configuration `accessKey`, `secretKey`, `token`;
@@ -186,10 +187,13 @@ def _did_you_mean(key: str, allowed: Iterable[str]) -> str:
 
 def _secret_checks(stack: str, data: dict, config: dict[str, Any], secret_keys: set[str]) -> list[Problem]:
     """Secret config keys the chosen platform needs (checked even when the rest does not validate)."""
+    problems = []
+    password = f"{NAMESPACE}:registryPassword"
+    if password in config and password not in secret_keys:
+        problems.append(Problem(stack, password, "must be a secret, not plain text: set it with `pulumi config set --secret`"))
     cluster = data.get("cluster")
     if not isinstance(cluster, dict) or cluster.get("platform") != "k3s":
-        return []
-    problems = []
+        return problems
     key = f"{NAMESPACE}:sshPrivateKey"
     if key not in config:
         problems.append(Problem(stack, key, f"required for k3s: set it with `pulumi config set --secret {key} < ~/.ssh/id_ed25519`"))
@@ -225,6 +229,7 @@ def _cross_checks(stack: str, spec: StackSpec, config: dict[str, Any]) -> list[P
     problems += _foreign_pool_fields(stack, spec)
     problems += reservation_checks(stack, spec)
     problems += image_checks.check(stack, spec)
+    problems += registry_checks.check(stack, spec, config)
     if spec.cluster.platform == "k3s":
         problems += _k3s_checks(stack, spec)
     if spec.cluster.platform == "eks":

@@ -10,6 +10,7 @@ from gpufleet.base.spec.text import check_san, check_url_address, check_user
 from gpufleet.base.spec.eks import EksSpec
 from gpufleet.base.spec.gke import GkeSpec
 from gpufleet.base.spec.protection import EtcdSnapshotsSpec, ProtectionSpec, SecretsEncryptionSpec
+from gpufleet.base.spec.registry import K3sAirgapSpec
 
 # Kubernetes minor versions each platform plans for, and how a miss is worded.
 PLATFORM_VERSIONS = {
@@ -65,6 +66,9 @@ class K3sSpec(Model):
     overhead_per_hour: Optional[float] = Field(default=None, ge=0)
     """What the cluster costs per hour beyond its hosts and the stack cannot see (the API load balancer, the NFS
     server, network, support), counted in the plan's idle floor; default: none."""
+    airgap: Optional[K3sAirgapSpec] = None
+    """Install k3s without internet: the binary, install script and air-gap images tarball from `source`, each checked
+    against its sha256 (docs/air-gapped.md); default: none, k3s's release files from GitHub."""
     etcd_snapshots: EtcdSnapshotsSpec = EtcdSnapshotsSpec()
     secrets_encryption: SecretsEncryptionSpec = SecretsEncryptionSpec()
     """Encrypt Secrets at rest in the datastore (k3s `secrets-encryption`); default: on. Off needs a reason:

@@ -14,6 +14,7 @@ from gpufleet.base.spec.images import ImagesSpec
 from gpufleet.base.spec.observability import ObservabilitySpec
 from gpufleet.base.spec.operator import GpuOperatorSpec
 from gpufleet.base.spec.pools import NodePoolSpec
+from gpufleet.base.spec.registry import RegistrySpec
 from gpufleet.base.spec.storage import CheckpointVolumeSpec, LocalPathSpec, NfsSpec
 
 
@@ -78,3 +79,5 @@ class StackSpec(Model):
     """gpufleet:observability — metrics, GPU alerts, dashboards, node health and repair."""
     images: ImagesSpec = ImagesSpec()
     """gpufleet:images — how the images of the charts gpufleet configures are referenced (pinned by digest or not)."""
+    registry: RegistrySpec = RegistrySpec()
+    """gpufleet:registry — a private mirror every image is pulled from (air-gapped sites, docs/air-gapped.md)."""

@@ -1,0 +1,229 @@
+"""`gpufleet images <stack>`: every image the stack would pull, and every chart and binary it would download, for a
+mirroring tool (issue 37; docs/air-gapped.md).
+
+The list is read from the stack's offline plan, not from a cluster: for each Helm release, the images the catalog
+lists for that chart version (gpufleet/base/catalog/images.yaml `mirror`: every image the chart's render references
+with gpufleet's values, kept equal to a real helm render by tests/upstream/test_registry_mirror_render.py), with the
+tags gpufleet sets; then the images of the objects gpufleet writes itself (DaemonSets, custom resources); then the
+chart archives and, on k3s, the release files. It needs no helm binary and no chart archive. A release whose chart
+the catalog does not list is named under `unlisted` with the reason, never dropped silently.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any, Iterable, Optional
+
+from gpufleet.app.plan.engine import Plan
+from gpufleet.base import catalog, versions
+from gpufleet.base.catalog import images as catalog_images
+
+RELEASE = "kubernetes:helm.sh/v3:Release"
+# The driver image tag the GPU Operator's ClusterPolicy names is completed by the operator with the node's OS
+# (gpufleet/base/catalog/images.yaml: 595.91.07 runs as 595.91.07-ubuntu24.04).
+DRIVER_NOTE = "the operator appends the node's OS to this tag (e.g. -ubuntu24.04): mirror the tag of each OS your nodes run"
+
+
+@dataclass(frozen=True)
+class Image:
+    source: str
+    """The image as its chart or object names it by default."""
+    pull: str
+    """The image as the cluster pulls it: from the mirror when the stack has one, else `source`."""
+    used_by: str
+    """The Helm release or object that references it."""
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Download:
+    kind: str  # chart | binary
+    name: str
+    url: str
+    version: str = ""
+    sha256: str = ""
+    """The sha256 recorded for it (the pin table's chart digest, the stack's k3s.airgap.sha256); "" when none is."""
+
+
+@dataclass
+class ImageList:
+    stack: str
+    mirror: Optional[str]
+    images: list[Image] = field(default_factory=list)
+    downloads: list[Download] = field(default_factory=list)
+    unlisted: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict:
+        return {"stack": self.stack, "mirror": self.mirror, "images": [asdict(i) for i in self.images],
+                "downloads": [asdict(d) for d in self.downloads], "unlisted": list(self.unlisted)}
+
+
+# An image reference with a registry host (a '.' or ':' in the first component) and a tag or digest: how strings of
+# gpufleet's own objects are recognised as images besides an `image:` field.
+_IMAGE_RE = re.compile(r"^[a-z0-9.-]+(?::[0-9]+)?\.[a-z]{2,}(?::[0-9]+)?/[a-z0-9._/-]+(?::[\w.-]+|@sha256:[0-9a-f]{64})$")
+
+
+def referenced_images(obj: Any) -> list[str]:
+    """Every image a Kubernetes object names: `image:` strings (containers, init containers, custom resources) and
+    the repository/image/version triplets of NVIDIA's custom resources (ClusterPolicy, NicClusterPolicy), whose
+    operators join them as `<repository>/<image>:<version>` (a `version` that holds `@sha256:` keeps it). A triplet
+    with an empty repository names no image to pull (the GPU Operator's vgpuManager: an image its user builds, rendered
+    as `{enabled: false, image: vgpu-manager}` without a repository)."""
+    out: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            image = node.get("image")
+            if "repository" in node and isinstance(image, str):
+                repository = node.get("repository") or ""
+                tag = node.get("version", node.get("tag"))
+                if repository:
+                    ref = f"{repository}/{image}"
+                    out.append(f"{ref}{'' if tag in (None, '') else ('@' if str(tag).startswith('sha256:') else ':') + str(tag)}")
+            elif isinstance(image, str) and image and not (node.get("enabled") is False and "/" not in image):
+                # (A disabled operand block with an image name and no repository, the ClusterPolicy's vgpuManager when
+                # its values give no repository, names nothing to pull.)
+                out.append(image)
+            for key, value in node.items():
+                if key == "image" and isinstance(value, str):
+                    continue
+                if key in ("repository", "version", "tag"):
+                    continue
+                if isinstance(value, str) and key == "value" and _IMAGE_RE.match(value):
+                    out.append(value)  # an image passed in an env var (the GPU Operator's DRIVER_MANAGER_IMAGE)
+                else:
+                    walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(obj)
+    return out
+
+
+def _block(values: dict, path: str) -> dict:
+    node: Any = values
+    for part in path.split("."):
+        node = node.get(part, {}) if isinstance(node, dict) else {}
+    return node if isinstance(node, dict) else {}
+
+
+def release_images(name: str, version: str, values: dict, mirror: Optional[str]) -> Optional[list[tuple[str, str]]]:
+    """(source, note) of every image a chart version references with these values, or None when not listed."""
+    slots = catalog_images.mirror_slots(name, version)
+    if slots is None:
+        return None
+    out = []
+    for slot in slots:
+        fill = {}
+        note = ""
+        if "{driver}" in slot.image:
+            fill["driver"] = str(_block(values, "driver").get("version") or catalog.operator_release(version).default_driver)
+            note = DRIVER_NOTE
+        if "{tag}" in slot.image:
+            fill["tag"] = str(_block(values, slot.values).get("tag") or "")
+        image = slot.image.format(**fill)
+        digest = _block(values, slot.values).get("digest") if slot.fields == "repository/tag/digest" else None
+        tag = _block(values, slot.values).get("version" if "version" in slot.fields else "tag")
+        if isinstance(tag, str) and "@sha256:" in tag:  # pinDigests writes `<tag>@sha256:<digest>`
+            image = f"{catalog_images.split(image)[0]}:{tag}"
+        elif digest:
+            image = f"{image}@{digest}"
+        out.append((image, note))
+    return out
+
+
+def _pins() -> dict[str, versions.HelmChart]:
+    return {pin.name: pin for pin in vars(versions).values() if isinstance(pin, versions.HelmChart)}
+
+
+def image_list(plan: Plan) -> ImageList:
+    spec = plan.spec
+    mirror = spec.registry.mirror
+    found = ImageList(plan.stack, mirror)
+    seen: set[tuple[str, str]] = set()
+
+    def add(source: str, used_by: str, note: str = "") -> None:
+        if (source, used_by) in seen:
+            return
+        seen.add((source, used_by))
+        pull = catalog_images.mirrored(source, mirror) if mirror and not source.startswith(mirror + "/") else source
+        original = source if not mirror or not source.startswith(mirror + "/") else _unmirrored(source, mirror)
+        found.images.append(Image(original, pull, used_by, note))
+
+    pins = _pins()
+    for r in plan.resources:
+        if r.type != RELEASE:
+            continue
+        version = str(r.inputs.get("version", ""))
+        name = versions.chart_name_of(r.inputs["chart"], version)
+        values = r.revealed.get("values") or r.inputs.get("values") or {}
+        listed = release_images(name, version, values, mirror)
+        if listed is None:
+            found.unlisted.append(f"images of chart {name} {version} (release {r.name}): gpufleet/base/catalog/"
+                                  "images.yaml does not list them; read them from the chart's render")
+        else:
+            for source, note in listed:
+                add(source, f"chart {name} {version}", note)
+        pin = pins.get(name)
+        url = str(r.inputs["chart"])
+        if not url.startswith(("https://", "oci://")) and pin is not None:
+            url = f"{pin.repo} {name}"
+        found.downloads.append(Download("chart", name, url, version, pin.digest if pin and pin.version == version else ""))
+    for r in plan.resources:
+        if r.type == RELEASE or not r.type.startswith("kubernetes:"):
+            continue
+        for image in referenced_images(r.revealed or r.inputs):
+            add(image, f"{r.type.split(':')[-1]} {r.name}")
+    if spec.cluster.platform == "k3s":
+        found.downloads += k3s_downloads(spec)
+    found.downloads = list(dict.fromkeys(found.downloads))
+    return found
+
+
+def _unmirrored(image: str, mirror: str) -> str:
+    """`<mirror>/<registry>/<path>` -> `<registry>/<path>` (an image gpufleet already wrote from the mirror)."""
+    return image[len(mirror) + 1:]
+
+
+def k3s_downloads(spec: Any) -> list[Download]:
+    """The k3s release files `pulumi up` installs: from GitHub, or from the stack's air-gap source."""
+    k3s = spec.cluster.k3s
+    version = spec.cluster.kubernetes_version
+    release = versions.k3s_release(version)
+    airgap = k3s.airgap
+    arch = airgap.arch if airgap else "amd64"
+    files = versions.k3s_release_files(arch)
+    sums = airgap.sha256 if airgap else None
+    out = [Download("binary", "install.sh", versions.k3s_install_script_url(version), release,
+                    (sums.install_script if sums else versions.k3s_install_script_sha256(version)) or "")]
+    for role in ("k3s", "images", "sums"):
+        if role == "images" and airgap is None:
+            continue  # online hosts pull k3s's images from their registries
+        sha = getattr(sums, role, None) if sums and role != "sums" else None
+        out.append(Download("binary", files[role], versions.k3s_release_url(version, files[role]), release, sha or ""))
+    return out
+
+
+def text(found: ImageList) -> str:
+    lines = [f"# images, charts and binaries of stack {found.stack}"
+             + (f" (mirror {found.mirror}: copy each SOURCE to PULL)" if found.mirror else "")]
+    lines.append("# images: SOURCE PULL USED-BY")
+    for image in found.images:
+        lines.append(f"{image.source} {image.pull}  # {image.used_by}{'; ' + image.note if image.note else ''}")
+    lines.append("# downloads: KIND NAME VERSION URL SHA256")
+    for d in found.downloads:
+        lines.append(f"{d.kind} {d.name} {d.version or '-'} {d.url} {d.sha256 or '-'}")
+    for item in found.unlisted:
+        lines.append(f"# NOT LISTED: {item}")
+    return "\n".join(lines) + "\n"
+
+
+def dumps(found: ImageList) -> str:
+    return json.dumps(found.as_json(), indent=2) + "\n"
+
+
+def sources(found: ImageList) -> Iterable[str]:
+    return [i.source for i in found.images]

@@ -1,0 +1,94 @@
+"""Checks of gpufleet:registry and gpufleet:cluster.k3s.airgap (issue 37): a mirror that an image would bypass, a
+site with no path to its images, a k3s release file with nothing to verify it by, each an error naming the key."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gpufleet.base.catalog import images as catalog_images
+from gpufleet.base.sharing import is_amd
+from gpufleet.base.spec.errors import Problem
+from gpufleet.base.spec.registry import ECR_HOST
+from gpufleet.base.spec.shape import shaped_pools
+
+MIRROR = "gpufleet:registry.mirror"
+PASSWORD = "gpufleet:registryPassword"
+
+
+def bypassing_charts(spec: Any) -> list[str]:
+    """What this stack installs whose images gpufleet cannot yet point at a mirror, each named as the user sees it.
+    Mirrors the components' choices (components/gpu_cluster.py, each platform's `addons`); the plan of every example
+    stack with a mirror keeps the two in step (tests/upstream/test_registry_mirror_render.py)."""
+    platform = spec.cluster.platform
+    out = []
+    if platform == "gke":
+        out.append("the GKE platform (GKE installs its own GPU drivers and device plugin from Google's registries)")
+    if platform == "eks" and spec.cluster.eks.autoscaler.kind == "karpenter":
+        out.append("Karpenter (gpufleet:cluster.eks.autoscaler.kind)")
+    pools = shaped_pools(spec)
+    if any(p.gpu and is_amd(p) for p in pools):
+        out.append("the AMD GPU Operator (AMD pools)")
+    if platform == "k3s" and any(p.rdma for p in spec.node_pools):
+        out.append("the NVIDIA Network Operator (rdma pools)")
+    if spec.storage.nfs is not None:
+        out.append("the NFS CSI driver (gpufleet:storage.nfs)")
+    if spec.observability.backend(platform) != "none":
+        out.append(f"the metrics backend {spec.observability.backend(platform)} (gpufleet:observability.metrics.backend)")
+    if spec.addons.trainer.enabled:
+        out.append("the Kubeflow trainer and its runtimes (gpufleet:addons.trainer)")
+    if spec.addons.volcano.enabled:
+        out.append("Volcano (gpufleet:addons.volcano)")
+    if spec.gpu_operator.enabled and catalog_images.mirror_slots("gpu-operator", spec.gpu_operator.version) is None:
+        out.append(f"GPU Operator {spec.gpu_operator.version} (gpufleet:gpuOperator.version; the images of "
+                   f"{', '.join(sorted(_mirrored_operator_releases()))} are listed)")
+    return out
+
+
+def _mirrored_operator_releases() -> set[str]:
+    from gpufleet.base.catalog._files import _load
+
+    return set(_load("images.yaml").get("mirror", {}).get("gpu-operator", {}))
+
+
+def check(stack: str, spec: Any, config: dict) -> list[Problem]:
+    problems: list[Problem] = []
+    registry = spec.registry
+    platform = spec.cluster.platform
+    if registry.mirror:
+        for what in bypassing_charts(spec):
+            problems.append(Problem(stack, MIRROR, f"{what} would still pull from public registries: gpufleet cannot "
+                                                   "point its images at a mirror yet (docs/air-gapped.md lists what "
+                                                   "can); leave it out of an air-gapped stack"))
+        if platform == "eks" and not re.fullmatch(ECR_HOST, registry.mirror.split("/", 1)[0]):
+            problems.append(Problem(stack, MIRROR, "EKS nodes pull with their node role, which only an ECR registry "
+                                                   "(<account>.dkr.ecr.<region>.amazonaws.com) accepts, and private "
+                                                   "subnets reach only ECR through the VPC endpoints: use an ECR "
+                                                   "mirror (pull-through cache or replicated repositories)",
+                                    registry.mirror))
+    password_given = PASSWORD in config
+    if registry.username:
+        if platform != "k3s":
+            problems.append(Problem(stack, "gpufleet:registry.username", "pull credentials are written only into k3s "
+                                                                         "nodes' registries.yaml; EKS nodes pull from "
+                                                                         "an ECR mirror with their node role"))
+        if not registry.mirror:
+            problems.append(Problem(stack, "gpufleet:registry.username", "a user for no mirror: set registry.mirror"))
+        if not password_given:
+            problems.append(Problem(stack, PASSWORD, "required by registry.username: set it with `pulumi config set "
+                                                     f"--secret {PASSWORD}`"))
+    elif password_given:
+        problems.append(Problem(stack, PASSWORD, "not used: registry.username is not set"))
+    k3s = spec.cluster.k3s if platform == "k3s" else None
+    airgap = k3s.airgap if k3s is not None else None
+    if airgap is not None:
+        for field, key in (("k3s", "k3s"), ("images", "images"), ("install_script", "installScript")):
+            if getattr(airgap.sha256, field) is None:
+                problems.append(Problem(stack, f"gpufleet:cluster.k3s.airgap.sha256.{key}",
+                                        "required: a k3s release file is installed only after its sha256 matches "
+                                        "(copy it from the release's sha256sum-<arch>.txt; install.sh: sha256sum "
+                                        "of the file at the release tag)"))
+        if not registry.mirror:
+            problems.append(Problem(stack, MIRROR, "required by cluster.k3s.airgap: hosts without internet reach no "
+                                                   "public registry, so every chart image must come from a mirror"))
+    return problems
