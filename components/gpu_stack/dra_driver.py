@@ -58,7 +58,7 @@ def _tolerations(taints: list[dict]) -> list[dict]:
 
 
 def driver_values(args: DraDriverArgs) -> dict:
-    """Helm values for the dra-driver-nvidia-gpu chart; every key path exists in its values.yaml (0.4.1)."""
+    """Helm values for the dra-driver-nvidia-gpu chart; every key path exists in its values.yaml (the pinned release)."""
     return {
         "nvidiaDriverRoot": args.driver_root,
         "gpuResourcesEnabledOverride": True,

@@ -44,6 +44,7 @@ from gpufleet.base.spec.stack import StorageSpec, WorkloadsSpec
 from gpufleet.base.spec.addons import AddonsSpec
 from gpufleet.base.spec.observability import ObservabilitySpec
 from gpufleet.base.spec.images import ImagesSpec
+from gpufleet.base.spec.dra import DraSpec
 
 PACKAGE = "gpufleet"
 TYPE_TOKEN = f"{PACKAGE}:index:GpuCluster"
@@ -103,6 +104,7 @@ _Storage = _typed_dict(StorageSpec)
 _Addons = _typed_dict(AddonsSpec)
 _Observability = _typed_dict(ObservabilitySpec)
 _Images = _typed_dict(ImagesSpec)
+_Dra = _typed_dict(DraSpec)
 
 
 class GpuClusterArgs(TypedDict, total=False):
@@ -125,6 +127,9 @@ class GpuClusterArgs(TypedDict, total=False):
     """gpufleet:addons: the workload layer (Kueue, JobSet, trainer, Volcano, KEDA, priorities); default: none."""
     observability: _Observability  # type: ignore[valid-type]
     """gpufleet:observability: metrics pipeline, GPU alerts, dashboards, node health; default: managed on GKE, node health on."""
+    dra: _Dra  # type: ignore[valid-type]
+    """gpufleet:dra: ResourceClaimTemplates and ComputeDomains of the DRA pools (nodePools[*].allocation: dra); default:
+    claim templates in `default`, no ComputeDomains."""
     images: _Images  # type: ignore[valid-type]
     """gpufleet:images: pinDigests writes the images gpufleet sets in chart values by digest; default: off, by tag."""
     ssh_private_key: pulumi.Input[str]

@@ -70,7 +70,7 @@ MIG_CONFIG_LABEL = "nvidia.com/mig.config"
 # only: the operator runs its device-plugin DaemonSet on nodes labelled nvidia.com/gpu.deploy.device-plugin=true and
 # stops it where the label says false (the same label NVIDIA/mig-parted's reconfigure sets to false to stop the
 # device plugin on a node), and the DRA driver's GPU kubelet plugin must not run beside the device plugin
-# (dra-driver-nvidia-gpu 0.4.1 templates/validation.yaml).
+# (dra-driver-nvidia-gpu templates/validation.yaml at the pinned release).
 GPU_ALLOCATION_LABEL = "gpufleet.io/gpu-allocation"  # "dra" on DRA pools' nodes
 DEVICE_PLUGIN_DEPLOY_LABEL = "nvidia.com/gpu.deploy.device-plugin"
 

@@ -1,7 +1,7 @@
 """Checks of DRA pools (`nodePools[*].allocation: dra`), multi-node NVLink pools and `gpufleet:dra`.
 
 Facts (with sources) in gpufleet/base/catalog/dra.yaml: resource.k8s.io/v1 is served from Kubernetes 1.34; NVIDIA's DRA
-driver for GPUs 0.4.1 needs driver >= 565 for GPUs and >= 570.158.01 for ComputeDomains; GB200 machines come in NVLink
+driver for GPUs (the pinned release) needs driver >= 565 for GPUs and >= 570.158.01 for ComputeDomains; GB200 machines come in NVLink
 domains (an EC2 UltraServer of 9 or 18 p6e-gb200.36xlarge, a GKE A4X sub-block of 18 a4x-highgpu-4g, an NVL72 rack of
 18 compute trays)."""
 
