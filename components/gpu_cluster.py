@@ -136,6 +136,13 @@ class GpuCluster(pulumi.ComponentResource):
             if extra.get("device_plugin_config"):
                 sharing_args = GpuSharingArgs(nvidia_pools, self.gpu_operator.namespace.metadata["name"])
                 self.gpu_sharing = GpuSharing(f"{name}-gpu-sharing", sharing_args, self.access, opts=child)
+        self.dra_driver = None
+        dra_pools = [p for p in nvidia_pools if p.allocation == "dra"]
+        if dra_pools:
+            from gpufleet.components.gpu_stack.dra_driver import DraDriver, dra_args
+
+            self.dra_driver = DraDriver(f"{name}-dra-driver", dra_args(spec, dra_pools, self.access.facts), self.access,
+                                        opts=child)
         if amd_pools and plat.amd_gpu_operator:
             from gpufleet.components.gpu_stack.amd_operator import AmdGpuOperator, AmdGpuOperatorArgs
 

@@ -14,6 +14,7 @@ from typing import Optional
 import pulumi
 import pulumi_aws as aws
 
+from gpufleet.base.catalog import aws as aws_catalog
 from gpufleet.base import labels as L
 from gpufleet.base import versions
 
@@ -187,6 +188,12 @@ def reservation_settings(args: EksNodeGroupArgs) -> dict:
     return out
 
 
+def _arch(instance_types: list[str]) -> str:
+    """arm64 when the catalog says the pool's instances are Arm (P6e-GB200's Grace host), else amd64."""
+    known = aws_catalog.instance_types()
+    return "arm64" if any(known[t].arch == "arm64" for t in instance_types if t in known) else "amd64"
+
+
 def _tag_name(key: str) -> str:
     return re.sub(r"[^a-zA-Z0-9-]+", "-", key.removeprefix(L.CA_PREFIX)).strip("-")
 
@@ -195,7 +202,7 @@ class EksNodeGroup(pulumi.ComponentResource):
     def __init__(self, name: str, args: EksNodeGroupArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:eks:EksNodeGroup", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
-        ami_type, ssm_path = versions.eks_ami(args.ami, args.kubernetes_version)
+        ami_type, ssm_path = versions.eks_ami(args.ami, args.kubernetes_version, _arch(args.instance_types))
         self.ssm_parameter = ssm_path
         release = aws.ssm.get_parameter_output(name=ssm_path, opts=pulumi.InvokeOutputOptions(parent=self))
 

@@ -45,6 +45,7 @@ from gpufleet.base.spec.addons import AddonsSpec
 from gpufleet.base.spec.observability import ObservabilitySpec
 from gpufleet.base.spec.images import ImagesSpec
 from gpufleet.base.spec.registry import RegistrySpec
+from gpufleet.base.spec.dra import DraSpec
 
 PACKAGE = "gpufleet"
 TYPE_TOKEN = f"{PACKAGE}:index:GpuCluster"
@@ -105,6 +106,7 @@ _Addons = _typed_dict(AddonsSpec)
 _Observability = _typed_dict(ObservabilitySpec)
 _Images = _typed_dict(ImagesSpec)
 _Registry = _typed_dict(RegistrySpec)
+_Dra = _typed_dict(DraSpec)
 
 
 class GpuClusterArgs(TypedDict, total=False):
@@ -127,6 +129,9 @@ class GpuClusterArgs(TypedDict, total=False):
     """gpufleet:addons: the workload layer (Kueue, JobSet, trainer, Volcano, KEDA, priorities); default: none."""
     observability: _Observability  # type: ignore[valid-type]
     """gpufleet:observability: metrics pipeline, GPU alerts, dashboards, node health; default: managed on GKE, node health on."""
+    dra: _Dra  # type: ignore[valid-type]
+    """gpufleet:dra: ResourceClaimTemplates and ComputeDomains of the DRA pools (nodePools[*].allocation: dra); default:
+    claim templates in `default`, no ComputeDomains."""
     images: _Images  # type: ignore[valid-type]
     """gpufleet:images: pinDigests writes the images gpufleet sets in chart values by digest; default: off, by tag."""
     registry: _Registry  # type: ignore[valid-type]

@@ -38,6 +38,8 @@ class PoolCapacity:
     reservation: Optional[dict] = None  # the reservation (type, id/name, zone, instance type, count), for reviews
     exemptions: Optional[dict] = None  # policy -> the stack's full reason (a GKE node label carries a label-safe form)
     price_fact: Optional[PriceFact] = None  # the catalog price's source, date and region (None: declared or unpriced)
+    allocation: str = "device-plugin"  # device-plugin | dra (nodePools[*].allocation)
+    nvlink: Optional[dict] = None  # multi-node NVLink domain facts (system, machinesPerDomain, gpusPerDomain, domains)
 
     @property
     def min_gpus(self) -> int:
@@ -74,6 +76,8 @@ class PoolCapacity:
             "reservedNodes": self.reserved_nodes,
             "reservation": self.reservation,
             **({"exemptions": dict(self.exemptions)} if self.exemptions else {}),
+            **({"allocation": self.allocation} if self.allocation != "device-plugin" else {}),
+            **({"nvlinkDomains": dict(self.nvlink)} if self.nvlink else {}),
         }
 
 
@@ -151,7 +155,21 @@ def with_source(pool: NodePoolSpec, cap: PoolCapacity) -> PoolCapacity:
     r = pool.reservation if pool.capacity == "reserved" else None
     facts = None if r is None else {k: v for k, v in r.model_dump(by_alias=True).items() if v is not None}
     return dataclasses.replace(cap, capacity_source=capacity_source(pool), reserved_nodes=committed_nodes(pool), reservation=facts,
-                               exemptions=dict(sorted(pool.exemptions.items())) or None)
+                               exemptions=dict(sorted(pool.exemptions.items())) or None, allocation=pool.allocation,
+                               nvlink=_nvlink(pool, cap))
+
+
+def _nvlink(pool: NodePoolSpec, cap: PoolCapacity) -> Optional[dict]:
+    """The pool's NVLink domains (racks x GPUs) when its machines are a multi-node NVLink system (GB200 NVL72)."""
+    from gpufleet.base.spec import dra_checks
+
+    platform = "eks" if (pool.instance_type or pool.instance_types) else "gke" if pool.machine_type else "k3s"
+    system = dra_checks.nvlink(pool, platform)
+    if system is None:
+        return None
+    unit = system.unit
+    return {"system": ", ".join(system.domains), "machinesPerDomain": unit, "gpusPerDomain": unit * system.gpus_per_machine,
+            "domainsMin": cap.min_nodes / unit, "domainsMax": cap.max_nodes / unit}
 
 
 AUTOSCALER_NOTE = (
@@ -163,9 +181,25 @@ AUTOSCALER_NOTE = (
 def capacity_notes(pools: list[PoolCapacity]) -> list[str]:
     """One line per shared pool saying what it advertises, then the autoscaler note."""
     shared = [p for p in pools if p.shared]
+    out = [_dra_note(p) for p in pools if p.allocation == "dra" or p.nvlink]
     if not shared:
-        return []
-    return [f"{p.pool}: {p.sharing}" for p in shared] + [AUTOSCALER_NOTE]
+        return out
+    return [f"{p.pool}: {p.sharing}" for p in shared] + [AUTOSCALER_NOTE] + out
+
+
+def _dra_note(p: PoolCapacity) -> str:
+    """What a DRA or multi-node NVLink pool offers: how GPUs are claimed, and its NVLink domains (racks x GPUs)."""
+    parts = []
+    if p.allocation == "dra":
+        parts.append(f"DRA (NVIDIA's DRA driver for GPUs; claim template {p.pool}-gpu, device class gpu.nvidia.com)")
+    else:
+        parts.append("device plugin (no IMEX channels across machines)")
+    if p.nvlink:
+        n = p.nvlink
+        lo, hi = (f"{v:g}" for v in (n["domainsMin"], n["domainsMax"]))
+        parts.append(f"NVLink domains {lo if lo == hi else f'{lo}-{hi}'} x {n['gpusPerDomain']} GPUs "
+                     f"({n['machinesPerDomain']} machines each; {n['system']})")
+    return f"{p.pool}: " + "; ".join(parts)
 
 
 def cost(pools: list[PoolCapacity]) -> dict:

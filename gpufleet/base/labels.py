@@ -65,6 +65,15 @@ RESERVED_TAINT_KEYS = (GPU_TAINT_KEY, SPOT_TAINT_KEY, AMD_GPU_TAINT_KEY, AMD_DCM
 DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
 MIG_CONFIG_LABEL = "nvidia.com/mig.config"
 
+# DRA pools (nodePools[*].allocation: dra, issue 34): gpufleet labels their nodes so NVIDIA's DRA driver's kubelet
+# plugin runs there only, and sets the GPU Operator's per-node deploy label of its device plugin to "false" there
+# only: the operator runs its device-plugin DaemonSet on nodes labelled nvidia.com/gpu.deploy.device-plugin=true and
+# stops it where the label says false (the same label NVIDIA/mig-parted's reconfigure sets to false to stop the
+# device plugin on a node), and the DRA driver's GPU kubelet plugin must not run beside the device plugin
+# (dra-driver-nvidia-gpu templates/validation.yaml at the pinned release).
+GPU_ALLOCATION_LABEL = "gpufleet.io/gpu-allocation"  # "dra" on DRA pools' nodes
+DEVICE_PLUGIN_DEPLOY_LABEL = "nvidia.com/gpu.deploy.device-plugin"
+
 # Nodes of RDMA pools: the Network Operator's daemons (RDMA device plugin, Multus, CNI plugins, IPAM)
 # are pinned to them by node affinity.
 RDMA_NODE_LABEL = "gpufleet.io/rdma"  # "true" on RDMA pools' nodes

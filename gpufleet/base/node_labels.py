@@ -35,6 +35,9 @@ def sharing_labels(pool: NodePoolSpec) -> dict[str, str]:
         out[L.AMD_DCM_PROFILE_LABEL] = sharing.dcm_profile_name(pool)
     if pool.rdma:
         out[L.RDMA_NODE_LABEL] = "true"
+    if pool.allocation == "dra":
+        out[L.GPU_ALLOCATION_LABEL] = "dra"
+        out[L.DEVICE_PLUGIN_DEPLOY_LABEL] = "false"
     return out
 
 

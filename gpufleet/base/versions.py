@@ -415,9 +415,21 @@ EKS_AMIS: dict[str, tuple[str, str]] = {
 }
 
 
-def eks_ami(ami: str, kubernetes_version: str) -> tuple[str, str]:
-    """(node group amiType, SSM parameter path of the release version) for an AMI and a Kubernetes minor."""
-    ami_type, path = EKS_AMIS[ami]
+# Arm (Graviton, Grace) instance types (catalog `arch: arm64`): the arm64 variant of the AMI. AL2023 only: the EKS user
+# guide recommends the AL2023 ARM NVIDIA variant for P6e-GB200 (ml-eks-nvidia-ultraserver.html); amiType
+# AL2023_ARM_64_NVIDIA is in the EKS API's AMITypes (CreateNodegroup); the SSM path is retrieve-ami-id.html's with arm64.
+EKS_ARM_AMIS: dict[str, tuple[str, str]] = {
+    "al2023-nvidia": (
+        "AL2023_ARM_64_NVIDIA",
+        "/aws/service/eks/optimized-ami/{k8s}/amazon-linux-2023/arm64/nvidia/recommended/release_version",
+    ),
+}
+
+
+def eks_ami(ami: str, kubernetes_version: str, arch: str = "amd64") -> tuple[str, str]:
+    """(node group amiType, SSM parameter path of the release version) for an AMI, a Kubernetes minor and the
+    instances' CPU architecture (KeyError: no arm64 variant recorded)."""
+    ami_type, path = (EKS_ARM_AMIS if arch == "arm64" else EKS_AMIS)[ami]
     return ami_type, path.format(k8s=kubernetes_version)
 
 
@@ -553,6 +565,19 @@ KARPENTER = HelmChart(
     version="1.14.1",
     app_version="1.14.1",
 )
+# NVIDIA's DRA driver for GPUs (kubernetes-sigs/dra-driver-nvidia-gpu, moved from NVIDIA/k8s-dra-driver-gpu), tag
+# v0.4.1 (764900e7, 2026-06-30; newest release): chart deployments/helm/dra-driver-nvidia-gpu, version and appVersion
+# 0.4.1, kubeVersion >=1.32.0-0 (../shared/reference/dra-driver-nvidia-gpu/Chart-v0.4.1.yaml), pushed by
+# hack/build-and-publish-chart.sh to oci://registry.k8s.io/dra-driver-nvidia/charts (docs/install.md installs it from
+# there). ../shared/reference/charts/dra-driver-nvidia-gpu-0.4.1.tgz is that packaging (sha256 23ca81a6... in its
+# SOURCES.md); no registry digest was read, so none is recorded. Facts of the release: catalog/dra.yaml.
+DRA_DRIVER_NVIDIA_GPU = HelmChart(
+    name="dra-driver-nvidia-gpu",
+    repo="oci://registry.k8s.io/dra-driver-nvidia/charts",
+    version="0.4.1",
+    app_version="0.4.1",
+)
+
 # EC2NodeClass amiSelectorTerms alias per gpufleet GPU AMI: Karpenter picks the NVIDIA variant of the family for GPU
 # instance types itself. The version part is "latest" until a release is pinned here: the CRD's own description
 # warns that latest drifts nodes when a new AMI is released (bounded by each NodePool's disruption budget); pin

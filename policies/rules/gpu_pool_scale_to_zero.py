@@ -10,6 +10,10 @@ Karpenter NodePools (karpenter.sh, GPU instance types or a GPU limit) hold no st
 (static NodePools keep that many nodes whatever the load), a `spec.limits` bound, consolidation that can remove an
 empty node (`consolidateAfter` not `Never`), and a Karpenter release in the stack. GKE DWS pools (flex-start,
 queued provisioning) get nodes only when work asks: no initial node count.
+DRA pools (node label `gpufleet.io/gpu-allocation: dra`) are the exception: no autoscaler gpufleet runs can scale a
+DRA pool up from zero (it would have to predict the ResourceSlices of a node that does not exist: cluster-autoscaler
+only on the clusterapi and coreweave providers, Karpenter's AWS provider not at all, GKE's not documented;
+gpufleet/base/catalog/dra.yaml `autoscalers`), so a minimum of 0 strands the pool and is a violation, with the fix.
 Reserved capacity is not judged here: its idle hours are committed spend whatever the pool's minimum (EKS capacity
 type CAPACITY_BLOCK or a node group tagged `gpufleet.io/reservation-type`, GKE pools consuming a specific
 reservation); the plan's cost section prices it as committed.
@@ -17,9 +21,12 @@ reservation); the plan's cost section prices it as committed.
 
 from __future__ import annotations
 
+from typing import Optional
+
 from pulumi_policy import EnforcementLevel, StackValidationPolicy
 
 from gpufleet.base import labels
+from gpufleet.base.catalog import dra as dra_facts
 from gpufleet.policies import inputs as I
 
 NAME = "gpu-pool-scale-to-zero"
@@ -101,6 +108,30 @@ def _gke(pool: I.Pool) -> list[str]:
     return problems
 
 
+def _dra_minimum(pool: I.Pool) -> Optional[float]:
+    """The pool's minimum size as its resource declares it (GKE: the larger of per-zone and total minimums)."""
+    if pool.platform == "eks":
+        return I.number(I.get(pool.props, "scalingConfig", "minSize"))
+    auto = I.mapping(I.get(pool.props, "autoscaling"))
+    if not auto:
+        return I.number(I.get(pool.props, "nodeCount")) or I.number(I.get(pool.props, "initialNodeCount"))
+    return max(I.number(I.get(auto, "minNodeCount")) or 0, I.number(I.get(auto, "totalMinNodeCount")) or 0)
+
+
+def _dra(pool: I.Pool) -> list[str]:
+    """A DRA pool at 0 nodes never comes back: no autoscaler here scales a DRA pool up from zero."""
+    if I.labels_of(pool).get(labels.GPU_ALLOCATION_LABEL) != "dra":
+        return []
+    minimum = _dra_minimum(pool)
+    if minimum is None or minimum >= 1:
+        return []
+    known = dra_facts.autoscalers(pool.platform)
+    why = "; ".join(f"{a.name}{f' (DRA since {a.dra_since}, {a.flag})' if a.dra_since else ''} cannot scale a DRA pool "
+                    "up from zero" for a in known.values() if not a.can_scale_from_zero) or "no autoscaler is known to"
+    return [f"a DRA pool with a minimum of 0 would be stranded: {why} (sources: gpufleet/base/catalog/dra.yaml). Fix: "
+            "set minNodes to at least 1 (a whole NVLink domain on GB200 NVL72 pools), or put the pool on the device plugin"]
+
+
 def _karpenter(np_, karpenter: bool) -> list[str]:
     spec = I.get(np_.props, "spec")
     problems = []
@@ -134,6 +165,7 @@ def _findings(resources: list, config):
         if I.exemption(NAME, pool.name, pool.urn, pool.props, config):
             continue
         problems = _eks(pool, autoscaler, asg_tags) if pool.platform == "eks" else _gke(pool)
+        problems += _dra(pool)
         yield from ((pool.urn, f"GPU pool '{pool.name}': {p}") for p in problems)
 
 

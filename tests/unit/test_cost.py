@@ -59,7 +59,7 @@ def r(x: float) -> float:
 
 
 HAND_CHECKED = {"dev", "ha", "lab", "teams", "prod-eks", "prod-gke", "teams-eks", "ai-on-eks", "p5-efa", "karpenter-eks",
-                "dws-gke", "amd-lab", "airgap-k3s", "airgap-eks"}
+                "dws-gke", "amd-lab", "airgap-k3s", "airgap-eks", "nvl72-k3s", "nvl72-gke", "nvl72-eks"}
 
 
 def test_every_example_stack_is_covered_below():

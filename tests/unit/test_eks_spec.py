@@ -64,11 +64,11 @@ CASES = {
     ),
     # issue 32: GB200/GB300 UltraServer families are GPU families; a size without a catalog row is named as such
     "grace blackwell type without a catalog row": (
-        lambda c: _pool(c).update(instanceType="p6e-gb200.36xlarge"),
-        [f"{P}.instanceType: p6e-gb200.36xlarge is an NVIDIA GPU instance type (family p6e-gb200), but gpufleet's catalog "
+        lambda c: _pool(c).update(instanceType="p6e-gb300.36xlarge"),
+        [f"{P}.instanceType: p6e-gb300.36xlarge is an NVIDIA GPU instance type (family p6e-gb300), but gpufleet's catalog "
          "has no facts for this size yet (GPU count, network cards, EFA interfaces, price): add its row to "
          "gpufleet/base/catalog/aws_instances.yaml with its sources, or use a catalogued type (GPU types: "
-         f"{', '.join(aws_catalog.gpu_instance_types())}) (got 'p6e-gb200.36xlarge')"],
+         f"{', '.join(aws_catalog.gpu_instance_types())}) (got 'p6e-gb300.36xlarge')"],
     ),
     "gpu pool with a cpu type": (
         lambda c: _pool(c, 1).update(instanceTypes=["m7i.xlarge"]),

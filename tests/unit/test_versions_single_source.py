@@ -8,9 +8,10 @@ from tests.helpers import ROOT
 
 # The catalog's release facts are keyed by version on purpose (what each release supports; images.yaml: the digest of
 # an exact image tag and the images of an exact chart version). Tests pin explicit versions in their scenarios on
-# purpose too (a fixture must not move when the pin moves).
+# purpose too (a fixture must not move when the pin moves). dra.yaml cites the DRA driver release its facts were read
+# at (its prerequisites page), like drivers.yaml its GPU Operator releases.
 ALLOWED = {"gpufleet/base/versions.py", "gpufleet/base/catalog/drivers.yaml", "gpufleet/base/catalog/amd_gpus.yaml",
-           "gpufleet/base/catalog/images.yaml"}
+           "gpufleet/base/catalog/images.yaml", "gpufleet/base/catalog/dra.yaml"}
 ALLOWED_DIRS = ("tests/",)
 CHECKED_SUFFIXES = (".py", ".yaml", ".yml", ".toml", ".json", ".sh", ".cfg", ".txt", "Makefile", ".ci/run")
 

@@ -29,6 +29,9 @@ class InstanceType:
     efa_device_rdma: bool = False
     """libfabric's EFA device RDMA read is on for this type (FI_EFA_USE_DEVICE_RDMA=1): what AWS's own EFA test sets
     for it (source dlc_efa_test); other types keep libfabric's default."""
+    efa_known: bool = True
+    """False where the catalog has not read the type's network cards and EFA interfaces (null in the YAML): the type
+    then counts as having no EFA, and an RDMA pool of it is refused rather than wired from a guess."""
 
     @property
     def efa_layout_known(self) -> bool:
@@ -67,8 +70,8 @@ def instance_types() -> dict[str, InstanceType]:
             name=name,
             gpu=r["gpu"],
             gpus=r["gpus"],
-            network_cards=r["network_cards"],
-            efa_interfaces=r["efa_interfaces"],
+            network_cards=r["network_cards"] or 1,
+            efa_interfaces=r["efa_interfaces"] or 0,
             on_demand=r["on_demand"],
             spot=r["spot"],
             sources=tuple(r["sources"]),
@@ -77,6 +80,7 @@ def instance_types() -> dict[str, InstanceType]:
             memory_gib=r.get("memory_gib"),
             arch=r.get("arch", "amd64"),
             efa_device_rdma=r.get("efa_device_rdma", False),
+            efa_known=r["efa_interfaces"] is not None,
         )
         for name, r in rows.items()
     }

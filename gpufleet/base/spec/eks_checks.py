@@ -165,6 +165,11 @@ def eks_checks(stack: str, spec: StackSpec, config: Optional[dict] = None) -> li
             if not t.gpus:
                 problems.append(Problem(stack, path, f"{name} has no GPU: a GPU pool needs a GPU instance type (GPU types: {', '.join(gpu_types)})", name))
                 continue
+            if pool.rdma and not t.efa_known:
+                problems.append(Problem(stack, path, f"{name}: its network cards and EFA interfaces are not in gpufleet's catalog, "
+                                        "so EFA cannot be wired; use rdma: false on it until they are recorded "
+                                        "(gpufleet/base/catalog/aws_instances.yaml)", name))
+                continue
             if pool.rdma and not t.has_efa:
                 efa = [n for n in gpu_types if aws_catalog.instance_type(n).has_efa]
                 problems.append(Problem(stack, path, f"{name} has no EFA: rdma needs an EFA instance type (EFA GPU types: {', '.join(efa)})", name))

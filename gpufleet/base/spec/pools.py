@@ -103,6 +103,11 @@ class NodePoolSpec(Model):
     default: none."""
     sharing: SharingSpec = SharingSpec()
     """GPU sharing for this pool; default: none (one pod per GPU)."""
+    allocation: Literal["device-plugin", "dra"] = "device-plugin"
+    """How pods get the pool's GPUs. device-plugin (default): the NVIDIA device plugin advertises `nvidia.com/gpu`.
+    dra: Dynamic Resource Allocation (resource.k8s.io/v1, Kubernetes >= 1.34): NVIDIA's DRA driver for GPUs runs on
+    the pool's nodes instead of the device plugin, pods claim GPUs (or MIG devices) through ResourceClaimTemplates,
+    and multi-node NVLink pools (GB200 NVL72) get ComputeDomains (`gpufleet:dra`). docs/dra.md."""
     rdma: bool = False
     """RDMA networking for multi-node training on this pool (k3s: NVIDIA Network Operator, see `rdmaNetwork`)."""
     rdma_network: RdmaNetworkSpec = RdmaNetworkSpec()

@@ -9,6 +9,7 @@ from gpufleet.base.catalog import amd
 from gpufleet.base.spec.addons import AddonsSpec
 from gpufleet.base.spec.base import Model
 from gpufleet.base.spec.cluster import ClusterSpec
+from gpufleet.base.spec.dra import DraSpec
 from gpufleet.base.spec.amd_operator import AmdGpuOperatorSpec
 from gpufleet.base.spec.images import ImagesSpec
 from gpufleet.base.spec.observability import ObservabilitySpec
@@ -77,6 +78,8 @@ class StackSpec(Model):
     """gpufleet:addons — optional add-ons."""
     observability: ObservabilitySpec = ObservabilitySpec()
     """gpufleet:observability — metrics, GPU alerts, dashboards, node health and repair."""
+    dra: DraSpec = DraSpec()
+    """gpufleet:dra — ResourceClaimTemplates and ComputeDomains of the DRA pools (nodePools[*].allocation: dra)."""
     images: ImagesSpec = ImagesSpec()
     """gpufleet:images — how the images of the charts gpufleet configures are referenced (pinned by digest or not)."""
     registry: RegistrySpec = RegistrySpec()

@@ -1,0 +1,172 @@
+"""DraDriver: NVIDIA's DRA driver for GPUs (Helm, its own namespace) for the DRA pools, the ResourceClaimTemplates teams
+claim GPUs with, and the ComputeDomains multi-node NVLink jobs run in (issue 34, docs/dra.md).
+
+The chart creates the DeviceClasses workloads use (gpu.nvidia.com, mig.nvidia.com and the ComputeDomain channel and
+daemon classes; ../shared/reference/dra-driver-nvidia-gpu/templates-deviceclass-*.yaml). Its GPU kubelet plugin runs
+only on the DRA pools' nodes (gpufleet.io/gpu-allocation=dra), where gpufleet also turns the GPU Operator's device
+plugin off (nvidia.com/gpu.deploy.device-plugin=false, gpufleet/base/node_labels.py): the chart refuses to render GPU
+resources without `gpuResourcesEnabledOverride`, because both must never advertise the same GPUs."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from gpufleet.base import labels, versions
+from gpufleet.base.spec.dra import ComputeDomainSpec
+from gpufleet.components.cluster_access import ClusterAccess
+from gpufleet.components.helm_chart import namespaced_release
+
+NAMESPACE = "dra-driver-nvidia-gpu"  # the chart refuses `default` (templates/validation.yaml)
+GPU_CLASS = "gpu.nvidia.com"
+MIG_CLASS = "mig.nvidia.com"
+COMPUTE_DOMAIN_API = "resource.nvidia.com/v1beta1"
+RESOURCE_API = "resource.k8s.io/v1"
+
+
+@dataclass(frozen=True)
+class DraClaimPool:
+    """What a DRA pool offers claims: its name and, on MIG pools, the MIG profiles its GPUs are cut into."""
+
+    name: str
+    mig_profiles: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DraDriverArgs:
+    pools: list[DraClaimPool]
+    """The DRA pools; each gets ResourceClaimTemplates in every namespace of `namespaces`."""
+    node_taints: list[dict] = field(default_factory=list)
+    """Taints of the DRA pools' nodes: the kubelet plugin tolerates each (the chart already tolerates nvidia.com/gpu)."""
+    namespaces: list[str] = field(default_factory=lambda: ["default"])
+    """Namespaces that get the ResourceClaimTemplates; default: `default`."""
+    compute_domains: list[ComputeDomainSpec] = field(default_factory=list)
+    """ComputeDomains to create; default: none (the chart's ComputeDomain controller then stays off)."""
+    driver_root: str = "/"
+    """nvidiaDriverRoot: where the host's NVIDIA driver lives; default `/` (a preinstalled driver)."""
+    namespace: str = NAMESPACE
+    """Namespace of the driver's release; default `dra-driver-nvidia-gpu`."""
+
+
+def _tolerations(taints: list[dict]) -> list[dict]:
+    seen = sorted({(t["key"], t["effect"]) for t in taints} | {(labels.GPU_TAINT_KEY, "NoSchedule")})
+    return [{"key": k, "operator": "Exists", "effect": e} for k, e in seen]
+
+
+def driver_values(args: DraDriverArgs) -> dict:
+    """Helm values for the dra-driver-nvidia-gpu chart; every key path exists in its values.yaml (the pinned release)."""
+    return {
+        "nvidiaDriverRoot": args.driver_root,
+        "gpuResourcesEnabledOverride": True,
+        "resources": {"gpus": {"enabled": True}, "computeDomains": {"enabled": bool(args.compute_domains)}},
+        "kubeletPlugin": {
+            "nodeSelector": {labels.GPU_ALLOCATION_LABEL: "dra"},
+            "tolerations": _tolerations(args.node_taints),
+        },
+    }
+
+
+def _dns(text: str) -> str:
+    return re.sub(r"[^a-z0-9-]+", "-", text.lower()).strip("-")
+
+
+def claim_templates(pool: DraClaimPool) -> dict[str, dict]:
+    """ResourceClaimTemplate name -> spec for one pool: `<pool>-gpu` (one whole GPU), `<pool>-mig-<profile>` per MIG
+    profile (one MIG device of it; the driver's `gpu.nvidia.com/profile` attribute, demo gpu-test4.yaml)."""
+    out = {f"{pool.name}-gpu": {"spec": {"devices": {"requests": [
+        {"name": "gpu", "exactly": {"deviceClassName": GPU_CLASS, "allocationMode": "ExactCount", "count": 1}},
+    ]}}}}
+    for profile in pool.mig_profiles:
+        out[f"{pool.name}-mig-{_dns(profile)}"] = {"spec": {"devices": {"requests": [
+            {"name": "mig", "exactly": {
+                "deviceClassName": MIG_CLASS, "allocationMode": "ExactCount", "count": 1,
+                "selectors": [{"cel": {"expression": f"device.attributes['gpu.nvidia.com'].profile == '{profile}'"}}],
+            }},
+        ]}}}
+    return out
+
+
+def compute_domain_manifest(cd: ComputeDomainSpec) -> dict:
+    """The ComputeDomain; pods claim its IMEX channel through the ResourceClaimTemplate `<name>-channel` it creates."""
+    return {
+        "apiVersion": COMPUTE_DOMAIN_API,
+        "kind": "ComputeDomain",
+        "metadata": {"name": cd.name, "namespace": cd.namespace},
+        "spec": {"numNodes": cd.num_nodes, "channel": {"resourceClaimTemplate": {"name": f"{cd.name}-channel"}}},
+    }
+
+
+def mig_profiles(pool) -> tuple[str, ...]:
+    """The MIG profiles a DRA pool's GPUs are cut into (one profile, an explicit layout, or a named layout)."""
+    from gpufleet.base import catalog
+
+    sharing = pool.sharing
+    if sharing.mode != "mig":
+        return ()
+    if sharing.profile:
+        return (sharing.profile,)
+    if sharing.profiles:
+        return tuple(sharing.profiles)
+    if sharing.layout == "all-balanced" and pool.gpu and catalog.gpu(pool.gpu).mig:
+        return tuple(catalog.gpu(pool.gpu).mig.all_balanced)
+    if sharing.layout and sharing.layout.startswith("all-"):
+        return (sharing.layout.removeprefix("all-"),)
+    return ()
+
+
+def dra_args(spec, pools: list, facts: dict) -> DraDriverArgs:
+    """Args from the stack spec: the shaped DRA pools, their taints, gpufleet:dra, and where the driver lives (stated;
+    else the platform's fact; else the GPU Operator's driver root when it installs the driver; else /)."""
+    from gpufleet.base.node_labels import pool_taints
+
+    root = spec.dra.driver_root or facts.get("nvidia_driver_root") or (
+        "/run/nvidia/driver" if spec.gpu_operator.driver.source == "operator" else "/")
+    return DraDriverArgs(
+        pools=[DraClaimPool(p.name, mig_profiles(p)) for p in pools],
+        node_taints=[t for p in pools for t in pool_taints(p)],
+        namespaces=list(spec.dra.namespaces),
+        compute_domains=list(spec.dra.compute_domains),
+        driver_root=root,
+    )
+
+
+class DraDriver(pulumi.ComponentResource):
+    """`<name>-ns` and `<name>-release` (the chart), `<name>-claim-<namespace>-<template>` ResourceClaimTemplates and
+    `<name>-cd-<namespace>-<domain>` ComputeDomains, on the cluster's provider."""
+
+    def __init__(self, name: str, args: DraDriverArgs, access: ClusterAccess, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__("gpufleet:addons:DraDriver", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self, provider=access.provider)
+        self.values = driver_values(args)
+        # The kubelet plugin runs privileged (it prepares devices on the host).
+        self.namespace, self.release = namespaced_release(
+            name, versions.DRA_DRIVER_NVIDIA_GPU, args.namespace, self.values, access, parent=self,
+            namespace_labels={"pod-security.kubernetes.io/enforce": "privileged"},
+        )
+        after = pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[self.release]))
+        self.claim_templates = []
+        for ns in args.namespaces:
+            for pool in args.pools:
+                for template, spec in claim_templates(pool).items():
+                    self.claim_templates.append(k8s.resource.v1.ResourceClaimTemplate(
+                        f"{name}-claim-{ns}-{template}",
+                        metadata={"name": template, "namespace": ns},
+                        spec=spec,
+                        opts=after,
+                    ))
+        # ComputeDomain's CRD ships in the chart (crds/), so the domains wait for the release.
+        self.compute_domains = [
+            k8s.apiextensions.CustomResource(
+                f"{name}-cd-{cd.namespace}-{cd.name}",
+                api_version=COMPUTE_DOMAIN_API, kind="ComputeDomain",
+                metadata={"name": cd.name, "namespace": cd.namespace},
+                spec=compute_domain_manifest(cd)["spec"],
+                opts=after,
+            )
+            for cd in args.compute_domains
+        ]
+        self.register_outputs({"namespace": args.namespace, "chartVersion": versions.DRA_DRIVER_NVIDIA_GPU.version})
