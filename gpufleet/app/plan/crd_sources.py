@@ -112,6 +112,9 @@ SOURCES: tuple[CrdSource, ...] = (
               "keda/templates/crds/crd-clustertriggerauthentications.yaml", helm_template=True),
     # AMD GPU Operator chart (gpu-operator-charts): crds/.
     CrdSource("amd.com/v1alpha1", "DeviceConfig", "AMD_GPU_OPERATOR", "gpu-operator-charts/crds/deviceconfig-crd.yaml"),
+    # NVIDIA's DRA driver for GPUs (dra-driver-nvidia-gpu chart): crds/.
+    CrdSource("resource.nvidia.com/v1beta1", "ComputeDomain", "DRA_DRIVER_NVIDIA_GPU",
+              "dra-driver-nvidia-gpu/crds/resource.nvidia.com_computedomains.yaml"),
 )
 _BY_KIND = {(s.api_version, s.kind): s for s in SOURCES}
 
