@@ -90,6 +90,7 @@ def test_without_a_mirror_the_list_names_the_public_images():
     """The same list without a mirror: what a mirroring tool reads to fill one (pull == source)."""
     config = example_config("airgap-eks")
     del config["gpufleet:registry"]
+    del config["gpufleet:cluster"]["eks"]["network"]["egress"]  # without a mirror, nodes need a NAT
     found = listing.image_list(plan_config(config, "airgap-eks-public", policies=False))
     assert found.images and all(i.pull == i.source and i.source.startswith(PUBLIC) for i in found.images)
 
