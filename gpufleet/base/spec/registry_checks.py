@@ -25,15 +25,11 @@ def bypassing_charts(spec: Any) -> list[str]:
     out = []
     if platform == "gke":
         out.append("the GKE platform (GKE installs its own GPU drivers and device plugin from Google's registries)")
-    if platform == "eks" and spec.cluster.eks.autoscaler.kind == "karpenter":
-        out.append("Karpenter (gpufleet:cluster.eks.autoscaler.kind)")
     pools = shaped_pools(spec)
     if any(p.gpu and is_amd(p) for p in pools):
         out.append("the AMD GPU Operator (AMD pools)")
     if platform == "k3s" and any(p.rdma for p in spec.node_pools):
         out.append("the NVIDIA Network Operator (rdma pools)")
-    if spec.storage.nfs is not None:
-        out.append("the NFS CSI driver (gpufleet:storage.nfs)")
     if spec.observability.backend(platform) != "none":
         out.append(f"the metrics backend {spec.observability.backend(platform)} (gpufleet:observability.metrics.backend)")
     if spec.addons.trainer.enabled:
