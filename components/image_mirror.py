@@ -45,7 +45,7 @@ def mirrored_values(values: dict, chart: str, version: str, mirror: Optional[str
     out = _copied(values)
     for slot in slots:
         block = _block(out, slot.values)
-        source = slot.image.partition("{")[0]
+        source = slot.image.partition("{")[0].partition("@")[0]  # a digest stays in the chart's own field
         repository, _ = images.split(source) if "{" not in slot.image else (source.rstrip(":"), "")
         if slot.fields in ("repository/image/version", "repository/image/tag"):
             block["repository"] = images.mirrored(repository.rpartition("/")[0], mirror)

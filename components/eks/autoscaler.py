@@ -25,6 +25,10 @@ SERVICE_ACCOUNT = "cluster-autoscaler"
 class ClusterAutoscalerArgs:
     spec: EksAutoscalerSpec
     """Expander and scale-down settings from the stack's cluster.eks.autoscaler."""
+    isolated: bool = False
+    """Nodes without internet (cluster.eks.network.egress endpoints): the autoscaler reads instance types from its
+    built-in list (`--aws-use-static-instance-list=true`, which the EKS User Guide's private-clusters page requires,
+    since the pricing API has no VPC endpoint); default: it asks the AWS APIs."""
 
 
 def autoscaler_policy(cluster_name: str, cluster_arn: str) -> str:
@@ -62,8 +66,9 @@ def autoscaler_policy(cluster_name: str, cluster_arn: str) -> str:
     }, sort_keys=True)
 
 
-def autoscaler_values(spec: EksAutoscalerSpec, cluster_name: str, region: str, kubernetes_version: str, role_arn) -> dict:
-    return {
+def autoscaler_values(spec: EksAutoscalerSpec, cluster_name: str, region: str, kubernetes_version: str, role_arn,
+                      isolated: bool = False) -> dict:
+    values = {
         "cloudProvider": "aws",
         "awsRegion": region,
         "autoDiscovery": {"clusterName": cluster_name},
@@ -80,6 +85,9 @@ def autoscaler_values(spec: EksAutoscalerSpec, cluster_name: str, region: str, k
             "scale-down-utilization-threshold": spec.scale_down_utilization_threshold,
         },
     }
+    if isolated:
+        values["extraArgs"]["aws-use-static-instance-list"] = True
+    return values
 
 
 class ClusterAutoscaler(pulumi.ComponentResource):
@@ -89,6 +97,7 @@ class ClusterAutoscaler(pulumi.ComponentResource):
         policy = pulumi.Output.all(facts["cluster_name"], facts["cluster_arn"]).apply(lambda a: autoscaler_policy(a[0], a[1]))
         self.role = irsa_role(f"{name}-role", access, NAMESPACE, SERVICE_ACCOUNT, self, policy=policy)
         chart = versions.CLUSTER_AUTOSCALER
-        self.values = autoscaler_values(args.spec, access.name, facts["region"], access.kubernetes_version, self.role.arn)
+        self.values = autoscaler_values(args.spec, access.name, facts["region"], access.kubernetes_version, self.role.arn,
+                                        args.isolated)
         self.release = pinned_release(name, chart, NAMESPACE, self.values, access, parent=self)
         self.register_outputs({"chartVersion": chart.version, "roleArn": self.role.arn})

@@ -1,4 +1,4 @@
-"""EksNetwork: a new VPC (private + public subnet per zone, NAT, load-balancer subnet tags) or the
+"""EksNetwork: a new VPC (private + public subnet per zone, NAT or VPC endpoints, load-balancer subnet tags) or the
 existing private subnets a stack names. Exposes the private subnet ids by zone."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from typing import Optional
 import pulumi
 import pulumi_aws as aws
 
+from gpufleet.base.spec import eks_endpoints
 from gpufleet.base.spec.eks import EksNetworkSpec
 
 
@@ -19,6 +20,11 @@ class EksNetworkArgs:
     """New VPC or existing subnets (from the stack's cluster.eks.network)."""
     cluster_name: str
     """EKS cluster name: subnets carry kubernetes.io/cluster/<name> so load balancers find them."""
+    region: Optional[str] = None
+    """The AWS region: with `egress: endpoints`, the endpoint service names are `com.amazonaws.<region>.<service>`."""
+    interface_endpoints: tuple[str, ...] = ()
+    """With `egress: endpoints`: the interface endpoints to create (gpufleet/base/spec/eks_endpoints.py
+    interface_services); default none."""
 
 
 def subnet_cidrs(vpc_cidr: str, count: int) -> list[tuple[str, str]]:
@@ -78,6 +84,9 @@ class EksNetwork(pulumi.ComponentResource):
         ]
         node_ranges = zone_ranges(spec.secondary_cidrs[0], len(spec.availability_zones)) if spec.secondary_cidrs else []
         self.nat_gateways: list[aws.ec2.NatGateway] = []
+        endpoints_only = spec.egress == "endpoints"
+        private_rts: list[aws.ec2.RouteTable] = []
+        endpoint_subnets: list[pulumi.Input[str]] = []
         for i, (zone, (private_cidr, public_cidr)) in enumerate(
             zip(spec.availability_zones, subnet_cidrs(spec.vpc_cidr, len(spec.availability_zones)))
         ):
@@ -99,7 +108,9 @@ class EksNetwork(pulumi.ComponentResource):
                 tags={"Name": f"{args.cluster_name}-private-{zone}", "kubernetes.io/role/internal-elb": "1", **cluster_tag},
                 opts=child,
             )
-            if i == 0 or not spec.single_nat_gateway:
+            if endpoints_only:
+                pass  # no NAT: the private subnets reach AWS through the VPC endpoints below, nothing else
+            elif i == 0 or not spec.single_nat_gateway:
                 eip = aws.ec2.Eip(f"{name}-nat-{zone}", domain="vpc", tags={"Name": f"{args.cluster_name}-nat-{zone}"}, opts=child)
                 self.nat_gateways.append(
                     aws.ec2.NatGateway(
@@ -113,12 +124,14 @@ class EksNetwork(pulumi.ComponentResource):
             private_rt = aws.ec2.RouteTable(
                 f"{name}-private-{zone}",
                 vpc_id=self.vpc.id,
-                routes=[{"cidr_block": "0.0.0.0/0", "nat_gateway_id": self.nat_gateways[-1].id}],
+                routes=[] if endpoints_only else [{"cidr_block": "0.0.0.0/0", "nat_gateway_id": self.nat_gateways[-1].id}],
                 tags={"Name": f"{args.cluster_name}-private-{zone}"},
                 opts=child,
             )
             aws.ec2.RouteTableAssociation(f"{name}-private-{zone}", subnet_id=private.id, route_table_id=private_rt.id, opts=child)
             self.subnets_by_zone[zone] = [private.id]
+            private_rts.append(private_rt)
+            endpoint_subnets.append(private.id)
             if node_ranges:
                 # Nodes and pods in the secondary range (the VPC CNI gives pods addresses from the node's subnet), as
                 # awslabs/ai-on-eks infra/base/terraform/vpc.tf lines 11-13 and eks.tf lines 17-20 (subnets "100.*").
@@ -132,7 +145,51 @@ class EksNetwork(pulumi.ComponentResource):
                 )
                 aws.ec2.RouteTableAssociation(f"{name}-nodes-{zone}", subnet_id=nodes.id, route_table_id=private_rt.id, opts=child)
                 self.subnets_by_zone[zone] = [nodes.id]
+        self.endpoints: list[aws.ec2.VpcEndpoint] = []
+        if endpoints_only:
+            self._endpoints(name, args, private_rts, endpoint_subnets, child)
         self.register_outputs({"vpcId": self.vpc.id})
+
+    def _endpoints(self, name: str, args: EksNetworkArgs, route_tables: list, subnets: list, child) -> None:
+        """The S3 gateway endpoint on the private route tables, and one interface endpoint per service with private
+        DNS (so nodes keep calling the public service names) in one private subnet per zone, behind a security group
+        that admits HTTPS from the VPC's own ranges (EKS User Guide, private-clusters: "the VPC interface endpoint
+        security group must allow the CIDR for the subnets")."""
+        if not args.region:
+            raise ValueError("EksNetworkArgs.region is required with egress: endpoints")
+        spec = args.spec
+        sources = [spec.vpc_cidr, *spec.secondary_cidrs]
+        self.endpoint_sg = aws.ec2.SecurityGroup(
+            f"{name}-endpoints",
+            vpc_id=self.vpc.id,
+            description="HTTPS from the VPC to its interface endpoints",
+            ingress=[{"protocol": "tcp", "from_port": 443, "to_port": 443, "cidr_blocks": sources,
+                      "description": "nodes and pods to AWS APIs"}],
+            tags={"Name": f"{args.cluster_name}-endpoints"},
+            opts=pulumi.ResourceOptions(parent=self, depends_on=self.secondary_cidrs),
+        )
+        for service in eks_endpoints.GATEWAY:
+            self.endpoints.append(aws.ec2.VpcEndpoint(
+                f"{name}-vpce-{service}",
+                vpc_id=self.vpc.id,
+                service_name=eks_endpoints.service_name(args.region, service),
+                vpc_endpoint_type="Gateway",
+                route_table_ids=[rt.id for rt in route_tables],
+                tags={"Name": f"{args.cluster_name}-{service}"},
+                opts=child,
+            ))
+        for service in args.interface_endpoints:
+            self.endpoints.append(aws.ec2.VpcEndpoint(
+                f"{name}-vpce-{service.replace('.', '-')}",
+                vpc_id=self.vpc.id,
+                service_name=eks_endpoints.service_name(args.region, service),
+                vpc_endpoint_type="Interface",
+                private_dns_enabled=True,
+                subnet_ids=list(subnets),
+                security_group_ids=[self.endpoint_sg.id],
+                tags={"Name": f"{args.cluster_name}-{service}"},
+                opts=child,
+            ))
 
     def private_subnet_ids(self, zone: Optional[str] = None) -> list[pulumi.Input[str]]:
         """Private subnets of one zone, or of every zone."""

@@ -42,6 +42,7 @@ from gpufleet.components.workloads import keda as keda_addon
 from gpufleet.base import labels as L
 from gpufleet.base.catalog import aws as aws_catalog
 from gpufleet.base.spec.eks import pool_efa_secondary, pool_instance_types, pool_local_storage, pool_zone, reserved_zone
+from gpufleet.base.spec import eks_endpoints
 
 
 def accelerator_label_value(gpu_model: str) -> str:
@@ -75,7 +76,8 @@ class EksPlatform(Platform):
         k8s_version = spec.cluster.kubernetes_version
         region = pulumi.Config("aws").require("region")
 
-        network = EksNetwork(f"{name}-network", EksNetworkArgs(eks.network, name), opts=opts)
+        network = EksNetwork(f"{name}-network", EksNetworkArgs(eks.network, name, region,
+                                                              tuple(eks_endpoints.interface_services(spec))), opts=opts)
         control_plane = EksCluster(
             f"{name}-eks",
             EksClusterArgs(
@@ -224,7 +226,7 @@ class EksPlatform(Platform):
                 for a in karpenter_pools
             ]
         elif eks.autoscaler.enabled:
-            addons.append(ClusterAutoscaler(f"{name}-autoscaler", ClusterAutoscalerArgs(eks.autoscaler), access, opts=opts))
+            addons.append(ClusterAutoscaler(f"{name}-autoscaler", ClusterAutoscalerArgs(eks.autoscaler, isolated=eks.network.egress == "endpoints"), access, opts=opts))
         if efa_taints:
             addons.append(EfaDevicePlugin(f"{name}-efa-device-plugin", EfaDevicePluginArgs(efa_taints), access, opts=opts))
         addons.append(EbsStorage(f"{name}-ebs", access, opts=opts))

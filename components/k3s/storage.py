@@ -16,6 +16,7 @@ import pulumi_kubernetes as k8s
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.protection import exemption, protect
 from gpufleet.components.helm_chart import chart_args
+from gpufleet.components.image_mirror import MIRROR_FACT, mirrored_values
 from gpufleet.base import versions
 from gpufleet.base.spec.protection import ProtectionSpec
 from gpufleet.base.spec.stack import StorageSpec
@@ -86,7 +87,8 @@ class K3sStorage(pulumi.ComponentResource):
                 **chart_args(chart),
                 namespace=args.nfs_namespace,
                 # The chart's own StorageClass stays off: gpufleet creates the class below from the spec.
-                values={"storageClass": {"create": False}},
+                values=mirrored_values({"storageClass": {"create": False}}, chart.name, chart.version,
+                                       access.facts.get(MIRROR_FACT)),
                 opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=access.ready or [])),
             )
             sc = nfs_storage_class(spec)

@@ -46,3 +46,42 @@ def test_the_password_is_secret_and_needed():
     assert _paths(spec_problems(config)) == ["gpufleet:registryPassword"]
     del config["gpufleet:registryPassword"]
     assert _paths(spec_problems(config)) == ["gpufleet:registryPassword"]
+
+
+def test_a_vpc_without_nat_and_without_a_mirror_has_no_path_to_the_registry():
+    config = example_config("airgap-eks")
+    del config["gpufleet:registry"]
+    problems = spec_problems(config)
+    assert _paths(problems) == ["gpufleet:cluster.eks.network.egress"]
+    assert "reach no public registry" in problems[0] and "(got 'endpoints')" in problems[0]
+
+
+def test_a_mirror_in_another_region_is_out_of_reach_of_the_endpoints():
+    config = example_config("airgap-eks")
+    config["gpufleet:registry"]["mirror"] = "123456789012.dkr.ecr.eu-west-1.amazonaws.com/gpufleet"
+    problems = spec_problems(config)
+    assert _paths(problems) == ["gpufleet:registry.mirror"] and "those of us-east-1" in problems[0]
+
+
+def test_karpenter_without_nat_is_refused_naming_the_autoscaler():
+    config = example_config("airgap-eks")
+    config["gpufleet:cluster"]["eks"]["autoscaler"] = {"kind": "karpenter"}
+    paths = _paths(spec_problems(config))
+    assert "gpufleet:cluster.eks.autoscaler.kind" in paths
+
+
+def test_endpoints_need_a_new_vpc_and_no_nat_setting():
+    config = example_config("airgap-eks")
+    config["gpufleet:cluster"]["eks"]["network"]["singleNatGateway"] = True
+    problems = spec_problems(config)
+    assert _paths(problems) == ["gpufleet:cluster.eks.network"] and "singleNatGateway" in problems[0]
+    config["gpufleet:cluster"]["eks"]["network"] = {
+        "vpcId": "vpc-0123456789abcdef0", "egress": "endpoints",
+        "subnets": [{"id": "subnet-0123456789abcdef0", "availabilityZone": "us-east-1a"},
+                    {"id": "subnet-0123456789abcdef1", "availabilityZone": "us-east-1b"}]}
+    problems = spec_problems(config)
+    assert _paths(problems) == ["gpufleet:cluster.eks.network"] and "existing network" in problems[0]
+
+
+def test_egress_unset_is_nat():
+    assert load_config(example_config("prod-eks"), "prod-eks").cluster.eks.network.egress == "nat"

@@ -16,10 +16,34 @@ import pytest
 
 from gpufleet.app import images as listing
 from tests.helm import template
-from tests.helpers import CHARTS, REFERENCE, example_config, plan_config, planned
+from tests.helpers import CHARTS, REFERENCE, example_config, plan_config
+from tests.helpers import planned as _planned
 from tests.upstream.test_chart_renders import API_VERSIONS, archive, releases
 
-STACKS = ("airgap-k3s", "airgap-eks")
+STACKS = ("airgap-k3s", "airgap-eks", "airgap-eks-karpenter")
+
+
+def _variant(stack: str) -> dict:
+    """Unusual-valid variants of the example stacks, for charts the examples do not install: airgap-eks with
+    Karpenter (and so a NAT: Karpenter without one is refused, gpufleet/base/spec/registry_checks.py)."""
+    config = example_config("airgap-eks")
+    config["gpufleet:cluster"]["eks"]["network"].pop("egress")
+    config["gpufleet:cluster"]["eks"]["autoscaler"] = {"kind": "karpenter"}
+    for pool in config["gpufleet:nodePools"]:
+        pool["minNodes"] = 0  # a Karpenter NodePool has no minimum
+        pool.pop("exemptions", None)
+    return config
+
+
+_VARIANT_PLANS: dict = {}
+
+
+def planned(stack: str):
+    if stack in ("airgap-k3s", "airgap-eks"):
+        return _planned(stack)
+    if stack not in _VARIANT_PLANS:
+        _VARIANT_PLANS[stack] = plan_config(_variant(stack), stack, policies=False)
+    return _VARIANT_PLANS[stack]
 PUBLIC = ("nvcr.io/", "registry.k8s.io/", "ghcr.io/", "docker.io/", "quay.io/", "public.ecr.aws/", "gcr.io/",
           "602401143452.dkr.ecr.")
 
@@ -90,6 +114,7 @@ def test_without_a_mirror_the_list_names_the_public_images():
     """The same list without a mirror: what a mirroring tool reads to fill one (pull == source)."""
     config = example_config("airgap-eks")
     del config["gpufleet:registry"]
+    del config["gpufleet:cluster"]["eks"]["network"]["egress"]  # without a mirror, nodes need a NAT
     found = listing.image_list(plan_config(config, "airgap-eks-public", policies=False))
     assert found.images and all(i.pull == i.source and i.source.startswith(PUBLIC) for i in found.images)
 

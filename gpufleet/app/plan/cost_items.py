@@ -156,6 +156,12 @@ def eks_items(spec: StackSpec, resources: list[Registration], capacity: list[Poo
             out += _ebs_volumes(f"{pool or r.name}", lo, hi, _launch_template_for(r, resources), region)
         elif r.type == "aws:ec2/natGateway:NatGateway":
             out.append(_item(f"NAT gateway {r.name}", "network", 1, 1, charges.nat_gateway_hourly(region), key=r.name))
+        elif r.type == "aws:ec2/vpcEndpoint:VpcEndpoint" and r.inputs.get("vpcEndpointType") == "Interface":
+            # Billed per endpoint per Availability Zone (one network interface per subnet, one subnet per zone);
+            # gateway endpoints (S3) have no hourly charge (charges.yaml privatelink_pricing).
+            zones = float(len(r.inputs.get("subnetIds") or []))
+            out.append(_item(f"VPC endpoint {r.name} ({zones:g} AZ)", "network", zones, zones,
+                             charges.interface_endpoint_az_hourly(region), key=r.name))
         elif r.type == "aws:ec2/eip:Eip":
             out.append(_item(f"public IPv4 address {r.name}", "network", 1, 1, charges.public_ipv4_hourly(region), key=f"ip:{r.name}"))
         elif r.type == "aws:kms/key:Key":
@@ -529,6 +535,9 @@ def items_for(spec: StackSpec, resources: list[Registration], capacity: list[Poo
     if any(r.type == "aws:amp/alertManagerDefinition:AlertManagerDefinition" for r in resources):
         notes.append("alert notifications to the SNS topic are billed by Amazon SNS per message published and delivered "
                      "(usage): not in these figures (aws.amazon.com/sns/pricing)")
+    if any(r.type == "aws:ec2/vpcEndpoint:VpcEndpoint" for r in resources):
+        notes.append("VPC endpoints bill data processed per GB (usage): not in these figures; gateway endpoints (S3) "
+                     "have no hourly charge (aws.amazon.com/privatelink/pricing)")
     notes.append("usage-billed charges are not in these figures: data processed by NAT, data transfer, requests, logs")
     unpriced_pools = [c.pool for c in capacity if c.price_per_node_hour is None]
     pool_prices = {c.pool: _pool_price(c, spec, None if platform == "k3s" else region) for c in capacity}

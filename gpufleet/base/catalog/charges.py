@@ -166,6 +166,12 @@ def nat_gateway_hourly(region: Optional[str]) -> Price:
     return _rate((_region(region) or {}).get("nat_gateway_hourly")) or _missing_region(region, "NAT gateway")
 
 
+def interface_endpoint_az_hourly(region: Optional[str]) -> Price:
+    """One interface VPC endpoint in one Availability Zone, per hour (plus data processed: usage)."""
+    return (_rate((_region(region) or {}).get("interface_endpoint_az_hourly"))
+            or _missing_region(region, "interface VPC endpoint"))
+
+
 def public_ipv4_hourly(region: Optional[str]) -> Price:
     return _rate((_region(region) or {}).get("public_ipv4_hourly")) or _missing_region(region, "public IPv4")
 

@@ -65,6 +65,13 @@ class EksNetworkSpec(Model):
     (as awslabs/ai-on-eks does). Default: none, nodes in the primary private subnets."""
     single_nat_gateway: bool = False
     """New VPC: one NAT gateway for all zones (cheaper, one zone's outage cuts egress); default: one per zone."""
+    egress: Literal["nat", "endpoints"] = "nat"
+    """New VPC: how the private subnets reach AWS. `nat` (default): a NAT gateway per zone (or one), so nodes reach
+    the internet. `endpoints`: no NAT and no route out; nodes reach AWS through VPC endpoints gpufleet creates (an S3
+    gateway endpoint and interface endpoints with private DNS for EC2, ECR API and registry, STS, and Auto Scaling with
+    the cluster autoscaler), as the Amazon EKS User Guide's "Deploy private clusters with limited internet access"
+    lists them (gpufleet/base/spec/eks_endpoints.py). Every image must then come from an ECR mirror in the stack's
+    region (gpufleet:registry.mirror)."""
     vpc_id: Optional[str] = Field(default=None, pattern=r"^vpc-[0-9a-f]{8,17}$")
     """Existing network: the VPC of `subnets`."""
     subnets: list[EksSubnet] = []
@@ -94,6 +101,10 @@ class EksNetworkSpec(Model):
                 raise ValueError("an existing network needs both vpcId and subnets")
             if self.secondary_cidrs:
                 raise ValueError("secondaryCidrs is for a new VPC; with an existing network, list the subnets nodes use")
+            if self.egress != "nat":
+                raise ValueError("egress: endpoints creates the VPC endpoints in a new VPC; with an existing network "
+                                 "(vpcId + subnets), create the endpoints there yourself (docs/air-gapped.md) and "
+                                 "leave egress unset")
             zones = {s.availability_zone for s in self.subnets}
         else:
             zones = set(self.availability_zones)
@@ -101,6 +112,9 @@ class EksNetworkSpec(Model):
                 raise ValueError("availabilityZones has duplicates")
         if len(zones) < 2:
             raise ValueError(f"EKS needs subnets in at least 2 availability zones (got {len(zones)})")
+        if self.egress == "endpoints" and self.single_nat_gateway:
+            raise ValueError("singleNatGateway with egress: endpoints: that network has no NAT gateway; leave "
+                             "singleNatGateway unset (allowed with endpoints: false)")
         return self
 
     @property

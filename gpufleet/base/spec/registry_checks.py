@@ -13,6 +13,7 @@ from gpufleet.base.spec.registry import ECR_HOST
 from gpufleet.base.spec.shape import shaped_pools
 
 MIRROR = "gpufleet:registry.mirror"
+EGRESS = "gpufleet:cluster.eks.network.egress"
 PASSWORD = "gpufleet:registryPassword"
 
 
@@ -24,15 +25,11 @@ def bypassing_charts(spec: Any) -> list[str]:
     out = []
     if platform == "gke":
         out.append("the GKE platform (GKE installs its own GPU drivers and device plugin from Google's registries)")
-    if platform == "eks" and spec.cluster.eks.autoscaler.kind == "karpenter":
-        out.append("Karpenter (gpufleet:cluster.eks.autoscaler.kind)")
     pools = shaped_pools(spec)
     if any(p.gpu and is_amd(p) for p in pools):
         out.append("the AMD GPU Operator (AMD pools)")
     if platform == "k3s" and any(p.rdma for p in spec.node_pools):
         out.append("the NVIDIA Network Operator (rdma pools)")
-    if spec.storage.nfs is not None:
-        out.append("the NFS CSI driver (gpufleet:storage.nfs)")
     if spec.observability.backend(platform) != "none":
         out.append(f"the metrics backend {spec.observability.backend(platform)} (gpufleet:observability.metrics.backend)")
     if spec.addons.trainer.enabled:
@@ -66,6 +63,7 @@ def check(stack: str, spec: Any, config: dict) -> list[Problem]:
                                                    "subnets reach only ECR through the VPC endpoints: use an ECR "
                                                    "mirror (pull-through cache or replicated repositories)",
                                     registry.mirror))
+    problems += _private_network_checks(stack, spec, config)
     password_given = PASSWORD in config
     if registry.username:
         if platform != "k3s":
@@ -91,4 +89,36 @@ def check(stack: str, spec: Any, config: dict) -> list[Problem]:
         if not registry.mirror:
             problems.append(Problem(stack, MIRROR, "required by cluster.k3s.airgap: hosts without internet reach no "
                                                    "public registry, so every chart image must come from a mirror"))
+    return problems
+
+
+def _private_network_checks(stack: str, spec: Any, config: dict) -> list[Problem]:
+    """A private-only network with no path to its images or its APIs: an EKS VPC without NAT (`egress: endpoints`)
+    reaches only the AWS services it has endpoints for, in its own region (the endpoint service names are
+    com.amazonaws.<region>.*; gpufleet/base/spec/eks_endpoints.py)."""
+    if spec.cluster.platform != "eks" or spec.cluster.eks.network.egress != "endpoints":
+        return []
+    eks = spec.cluster.eks
+    problems: list[Problem] = []
+    mirror = spec.registry.mirror
+    if not mirror:
+        problems.append(Problem(stack, EGRESS, "nodes without a NAT reach no public registry (nvcr.io, registry.k8s.io, "
+                                               "...): set gpufleet:registry.mirror to an ECR registry in the stack's "
+                                               "region and copy the images there (`gpufleet images <stack>`), or use "
+                                               "egress: nat", "endpoints"))
+    else:
+        host = mirror.split("/", 1)[0]
+        region = (config or {}).get("aws:region")
+        match = re.fullmatch(ECR_HOST, host)
+        mirror_region = host.split(".")[3] if match else None
+        if mirror_region and region and mirror_region != region:
+            problems.append(Problem(stack, MIRROR, f"an ECR registry in {mirror_region}, but the VPC's ECR and S3 "
+                                                   f"endpoints are those of {region} (aws:region): nodes without a "
+                                                   "NAT have no path to another region's registry; use a mirror in "
+                                                   f"{region} (ECR replication or a pull-through cache there)", mirror))
+    if eks.autoscaler.kind == "karpenter":
+        problems.append(Problem(stack, "gpufleet:cluster.eks.autoscaler.kind", "Karpenter without a NAT also needs "
+                                "SSM, SQS and EKS Auth endpoints and settings.isolatedVPC, which gpufleet does not "
+                                "create yet: use the cluster autoscaler with egress: endpoints, or egress: nat",
+                                "karpenter"))
     return problems
