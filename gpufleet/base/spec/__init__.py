@@ -22,6 +22,7 @@ from gpufleet.base.spec import admission_checks, amd_checks, depth_checks, shari
 from gpufleet.base.spec import sriov_checks
 from gpufleet.base.spec import k3s_label_checks
 from gpufleet.base.spec import image_checks
+from gpufleet.base.spec import cold_start
 from gpufleet.base.spec import compat_checks, disabled_checks, name_checks, upkeep_checks, network_checks, platform_keys, region_checks, value_checks
 from gpufleet.base.spec.eks import EksSpec
 from gpufleet.base.spec.eks_checks import eks_checks
@@ -225,6 +226,7 @@ def _cross_checks(stack: str, spec: StackSpec, config: dict[str, Any]) -> list[P
     problems += _foreign_pool_fields(stack, spec)
     problems += reservation_checks(stack, spec)
     problems += image_checks.check(stack, spec)
+    problems += cold_start.check(stack, spec)
     if spec.cluster.platform == "k3s":
         problems += _k3s_checks(stack, spec)
     if spec.cluster.platform == "eks":
