@@ -1,0 +1,142 @@
+"""Component tests (layer 2) of issue 36's cold-start paths, on the example stacks that use them: the real provider inputs
+each path writes, the pre-pull DaemonSet and the model cache's claim and Job (strictly valid Kubernetes objects), the
+precompiled driver values, and the plan's capacity lines. Pools without `coldStart` keep their inputs."""
+
+from __future__ import annotations
+
+import base64
+import tomllib
+
+from gpufleet.app.plan.render import to_json, to_text
+from gpufleet.components.cold_start.model_cache import MARKER, script
+from tests.helpers import by_type, dig, one, planned
+from tests.k8s_validate import as_object, validate_strict
+
+NODE_POOL = "gcp:container/nodePool:NodePool"
+LT = "aws:ec2/launchTemplate:LaunchTemplate"
+
+
+def test_gke_pool_streams_images_from_a_secondary_boot_disk_cache():
+    p = planned("prod-gke")
+    node = one(p, NODE_POOL, "prod-gke-pool-l4-infer-pool").inputs["nodeConfig"]
+    assert node["gcfsConfig"] == {"enabled": True}
+    assert node["secondaryBootDisks"] == [{"diskImage": "global/images/vllm-openai-cache", "mode": "CONTAINER_IMAGE_CACHE"}]
+    assert node["kubeletConfig"] == {"maxParallelImagePulls": 3}
+    # Image streaming needs Container-Optimized OS (GKE's image streaming requirements).
+    assert node["imageType"] == "COS_CONTAINERD"
+    other = one(p, NODE_POOL, "prod-gke-pool-h100-train-pool").inputs["nodeConfig"]
+    assert not {"gcfsConfig", "secondaryBootDisks", "kubeletConfig"} & set(other)
+
+
+def _user_data(p, name: str) -> str:
+    return base64.b64decode(one(p, LT, name).inputs["userData"]).decode()
+
+
+def test_eks_bottlerocket_data_volume_starts_from_the_snapshot():
+    p = planned("prod-eks")
+    lt = one(p, LT, "prod-gpu-pool-l4-burst-lt").inputs
+    (mapping,) = lt["blockDeviceMappings"]
+    assert mapping["deviceName"] == "/dev/xvdb"  # Bottlerocket's data volume, where containerd keeps images
+    assert mapping["ebs"]["snapshotId"] == "snap-0123456789abcdef0"
+    assert mapping["ebs"]["encrypted"] == "true"
+    settings = tomllib.loads(_user_data(p, "prod-gpu-pool-l4-burst-lt"))["settings"]
+    assert settings == {"kubernetes": {"max-parallel-image-pulls": 4}}  # no RAID0 bootstrap command: localStorage none
+
+
+def test_eks_al2023_bounds_parallel_pulls_in_a_nodeadm_part():
+    p = planned("prod-eks")
+    text = _user_data(p, "prod-gpu-pool-l4-infer-lt")
+    assert "Content-Type: application/node.eks.aws" in text
+    assert "      serializeImagePulls: false\n      maxParallelImagePulls: 4\n" in text
+    assert "snapshotId" not in one(p, LT, "prod-gpu-pool-l4-infer-lt").inputs["blockDeviceMappings"][0]["ebs"]
+    # The training pool has no coldStart block: its user data is the RAID0 NodeConfig alone, as before.
+    assert "maxParallelImagePulls" not in _user_data(p, "prod-gpu-pool-h100-train-lt")
+
+
+def test_k3s_prepull_daemonset_runs_every_listed_image_on_the_pool():
+    p = planned("lab")
+    ds = one(p, "kubernetes:apps/v1:DaemonSet", "lab-prepull-l4-shared-ds")
+    obj = as_object(ds)
+    validate_strict(obj, f"{p.spec.cluster.kubernetes_version}.0")
+    pod = obj["spec"]["template"]["spec"]
+    assert pod["nodeSelector"] == {"gpufleet.io/pool": "l4-shared"}
+    assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in pod["tolerations"]
+    images = [c["image"] for c in pod["initContainers"][1:]]
+    assert images == ["nvcr.io/nvidia/pytorch:25.01-py3", "docker.io/vllm/vllm-openai:v0.8.5"]
+    # The image is pulled and run without needing anything inside it: the static busybox copied in first.
+    assert all(c["command"] == ["/gpufleet-prepull/busybox", "true"] for c in pod["initContainers"][1:])
+    assert len(by_type(p, "kubernetes:apps/v1:DaemonSet")) >= 1
+    assert not [r for r in by_type(p, "kubernetes:apps/v1:DaemonSet") if "prepull-h100" in r.name]
+
+
+def test_model_cache_claim_and_prefetch_job():
+    p = planned("prod-eks")
+    version = f"{p.spec.cluster.kubernetes_version}.0"
+    pvc = as_object(one(p, "kubernetes:core/v1:PersistentVolumeClaim", "prod-gpu-model-cache-default-llama-3-1-70b-pvc"))
+    job = as_object(one(p, "kubernetes:batch/v1:Job", "prod-gpu-model-cache-default-llama-3-1-70b-prefetch"))
+    for obj in (pvc, job):
+        validate_strict(obj, version)
+    assert pvc["spec"]["storageClassName"] == "fsx-lustre" and pvc["spec"]["accessModes"] == ["ReadWriteMany"]
+    assert pvc["spec"]["resources"]["requests"]["storage"] == "1200Gi"
+    container = job["spec"]["template"]["spec"]["containers"][0]
+    assert container["envFrom"] == [{"secretRef": {"name": "model-reader"}}]
+    assert {"name": "SOURCE", "value": "s3://example-models/llama-3.1-70b-instruct/"} in container["env"]
+    # The source never appears in the script: only the quoted variable does.
+    assert "example-models" not in container["command"][2] and '"$SOURCE"' in container["command"][2]
+    assert job["metadata"]["annotations"]["pulumi.com/skipAwait"] == "true"
+    claim = one(p, "kubernetes:core/v1:PersistentVolumeClaim", "prod-gpu-model-cache-default-llama-3-1-70b-pvc")
+    assert claim.protect
+
+
+def test_prefetch_script_skips_a_cache_already_filled_from_the_same_source(tmp_path):
+    """The idempotence marker, run for real with /bin/sh and a fake `aws` that records its calls."""
+    import os
+    import subprocess
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    calls = tmp_path / "calls"
+    (bin_dir / "aws").write_text(f'#!/bin/sh\necho "$@" >> {calls}\n')
+    (bin_dir / "aws").chmod(0o755)
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "SOURCE": "s3://b-1/m; touch /tmp/x",
+           "CACHE_DIR": str(cache)}
+    for _ in range(2):
+        subprocess.run(["/bin/sh", "-c", script("s3")], env=env, check=True, capture_output=True)
+    assert calls.read_text().splitlines() == [f"s3 sync --only-show-errors s3://b-1/m; touch /tmp/x {cache}"]
+    assert (cache / MARKER).read_text() == "s3://b-1/m; touch /tmp/x"
+    env["SOURCE"] = "s3://b-1/other"
+    subprocess.run(["/bin/sh", "-c", script("s3")], env=env, check=True, capture_output=True)
+    assert len(calls.read_text().splitlines()) == 2
+
+
+def test_model_cache_on_filestore_and_nfs():
+    gke = planned("prod-gke")
+    pvc = as_object(one(gke, "kubernetes:core/v1:PersistentVolumeClaim", "prod-gke-model-cache-default-gemma-2-9b-pvc"))
+    assert pvc["spec"]["storageClassName"] == "gpufleet-rwx"
+    job = as_object(one(gke, "kubernetes:batch/v1:Job", "prod-gke-model-cache-default-gemma-2-9b-prefetch"))
+    assert "envFrom" not in job["spec"]["template"]["spec"]["containers"][0]  # no Secret named: the pod's identity
+    lab = planned("lab")
+    pvc = as_object(one(lab, "kubernetes:core/v1:PersistentVolumeClaim", "lab-model-cache-default-llama-3-1-8b-pvc"))
+    assert pvc["spec"]["storageClassName"] == "nfs"
+    job = as_object(one(lab, "kubernetes:batch/v1:Job", "lab-model-cache-default-llama-3-1-8b-prefetch"))
+    env = {e["name"]: e["value"] for e in job["spec"]["template"]["spec"]["containers"][0]["env"]}
+    assert env["SOURCE"] == "hf://meta-llama/Llama-3.1-8B-Instruct" and env["HF_HUB_PACKAGE"].startswith("huggingface_hub==")
+
+
+def test_precompiled_driver_values():
+    p = planned("lab")
+    release = one(p, "kubernetes:helm.sh/v3:Release", "lab-gpu-operator-release")
+    driver = dig(release.inputs, "values.driver")
+    assert driver["usePrecompiled"] is True
+    assert driver["version"].isdigit() and len(driver["version"]) == 3  # the branch: images are `<branch>-<kernel>-<os>`
+
+
+def test_plan_shows_the_cold_start_paths_per_pool():
+    p = planned("prod-eks")
+    rows = {c["pool"]: c for c in to_json(p)["capacity"]}
+    assert rows["l4-burst"]["coldStart"][0].startswith("data volume from snapshot snap-0123456789abcdef0")
+    assert "coldStart" not in rows["h100-train"]
+    text = to_text(p)
+    assert "  l4-infer cold start: no image cache on al2023-nvidia (a data-volume snapshot needs Bottlerocket); " in text
