@@ -65,7 +65,8 @@ def claim(args: ModelCacheArgs) -> dict:
         "apiVersion": "v1",
         "kind": "PersistentVolumeClaim",
         "metadata": {"name": c.name, "namespace": c.namespace, "labels": {MODEL_CACHE_LABEL: "true"},
-                     # FSx and Filestore claims bind once their file system exists (many minutes): the Job waits.
+                     # The Job is the claim's first consumer: on a WaitForFirstConsumer class the claim binds only once
+                     # the Job's pod exists, and FSx or Filestore take minutes to create the file system; the Job waits.
                      "annotations": {SOURCE_ANNOTATION: c.source, "pulumi.com/skipAwait": "true",
                                      **exemption(args.protection)}},
         "spec": {
