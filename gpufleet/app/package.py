@@ -6,7 +6,7 @@ SDK's component provider (`pulumi.provider.experimental`): it derives the packag
 annotations below and constructs the component when another language's program declares one.
 
 The inputs are the stack file's `gpufleet:` keys (`cluster`, `nodePools`, `gpuOperator`, `amdGpuOperator`, `workloads`,
-`storage`, `addons`, `observability`, `images`) with the same names and nesting, plus `sshPrivateKey`. Their types are generated from the
+`storage`, `addons`, `observability`, `modelCaches`, `images`) with the same names and nesting, plus `sshPrivateKey`. Their types are generated from the
 spec models in `gpufleet.base.spec`, so the schema cannot drift from the stack-file format. They are plain values
 (`plain: true` in the schema): the spec decides which resources exist, so it must be known when the component
 is constructed; validation is the stack file's (every problem at once, with its key path).
@@ -44,6 +44,7 @@ from gpufleet.base.spec.stack import StorageSpec, WorkloadsSpec
 from gpufleet.base.spec.addons import AddonsSpec
 from gpufleet.base.spec.observability import ObservabilitySpec
 from gpufleet.base.spec.images import ImagesSpec
+from gpufleet.base.spec.cold_start import ModelCacheSpec
 
 PACKAGE = "gpufleet"
 TYPE_TOKEN = f"{PACKAGE}:index:GpuCluster"
@@ -103,6 +104,7 @@ _Storage = _typed_dict(StorageSpec)
 _Addons = _typed_dict(AddonsSpec)
 _Observability = _typed_dict(ObservabilitySpec)
 _Images = _typed_dict(ImagesSpec)
+_ModelCache = _typed_dict(ModelCacheSpec)
 
 
 class GpuClusterArgs(TypedDict, total=False):
@@ -125,6 +127,9 @@ class GpuClusterArgs(TypedDict, total=False):
     """gpufleet:addons: the workload layer (Kueue, JobSet, trainer, Volcano, KEDA, priorities); default: none."""
     observability: _Observability  # type: ignore[valid-type]
     """gpufleet:observability: metrics pipeline, GPU alerts, dashboards, node health; default: managed on GKE, node health on."""
+    model_caches: list[_ModelCache]  # type: ignore[valid-type]
+    """gpufleet:modelCaches: shared read-only model caches on the stack's ReadWriteMany storage, each filled once by a
+    prefetch Job; default: none."""
     images: _Images  # type: ignore[valid-type]
     """gpufleet:images: pinDigests writes the images gpufleet sets in chart values by digest; default: off, by tag."""
     ssh_private_key: pulumi.Input[str]
