@@ -182,6 +182,28 @@ class GpuCluster(pulumi.ComponentResource):
             keda_identity=built.keda_identity,
         )
         self.observability = plat.observability_after_workloads(ctx, self.workloads) or self.observability
+        self.cold_start = self._cold_start(name, spec, child)
 
         self.kubeconfig = self.access.kubeconfig
         self.register_outputs({"kubeconfig": self.kubeconfig})
+
+    def _cold_start(self, name: str, spec: StackSpec, child: pulumi.ResourceOptions) -> dict[str, pulumi.ComponentResource]:
+        """Pre-pull DaemonSets of pools that list images, and model caches (docs/cold-start.md): after the storage
+        classes and the team namespaces they use exist. Nothing without `coldStart` / `modelCaches`."""
+        out: dict[str, pulumi.ComponentResource] = {}
+        pulls = [p for p in spec.node_pools if p.cold_start and p.cold_start.pre_pulls(spec.cluster.platform)]
+        if not pulls and not spec.model_caches:
+            return out
+        from gpufleet.base.spec.cold_start import rwx_storage_class
+        from gpufleet.components.cold_start import ImagePrePull, ImagePrePullArgs, ModelCache, ModelCacheArgs
+
+        for pool in pulls:
+            args = ImagePrePullArgs(pool.name, tuple(pool.cold_start.images), pool_taints(pool))
+            out[f"prepull-{pool.name}"] = ImagePrePull(f"{name}-prepull-{pool.name}", args, self.access, opts=child)
+        after = [r for r in (self.storage, *self.workloads.values()) if r is not None]
+        for cache in spec.model_caches:
+            args = ModelCacheArgs(cache, cache.storage_class or rwx_storage_class(spec), spec.cluster.protection)
+            out[f"model-cache-{cache.namespace}-{cache.name}"] = ModelCache(
+                f"{name}-model-cache-{cache.namespace}-{cache.name}", args, self.access,
+                opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=after)))
+        return out

@@ -83,6 +83,12 @@ class EksNodeGroupArgs:
     (max_unavailable_percentage); default 1."""
     local_storage: str = "none"
     """raid0: kubelet and containerd on a RAID0 of the NVMe instance store (launch template user data); none."""
+    data_volume_snapshot: Optional[str] = None
+    """Bottlerocket: an EBS snapshot (snap-...) of a data volume with images pre-pulled; the data volume (/dev/xvdb) of
+    every node starts from it (gpufleet/base/spec/cold_start.py). Default: none, an empty data volume."""
+    max_parallel_image_pulls: Optional[int] = None
+    """A bound on the kubelet's parallel image pulls (KubeletConfiguration maxParallelImagePulls). Both GPU AMIs pull in
+    parallel without a bound by default; default: none, the AMI's."""
     node_repair: bool = False
     """Managed node auto repair (`nodeRepairConfig.enabled`): EKS replaces or reboots a node whose conditions (set by
     the node monitoring agent, components/eks/node_health.py) stay unhealthy; default: off (EKS's default)."""
@@ -142,18 +148,46 @@ mode = "always"
 """
 
 
-def user_data(ami: str, local_storage: str) -> Optional[str]:
+def al2023_kubelet_nodeconfig(max_parallel_image_pulls: int) -> str:
+    """A nodeadm NodeConfig part bounding parallel pulls. nodeadm already writes `serializeImagePulls: false`
+    (awslabs/amazon-eks-ami nodeadm/internal/kubelet/config.go at 81fec2e8), and merges `spec.kubelet.config` over its
+    kubelet configuration (nodeadm doc/examples.md); the kubelet takes maxParallelImagePulls only with serialized pulls
+    off (k8s.io/kubelet config v1beta1: "This field cannot be set if SerializeImagePulls is true"), so both are set."""
+    return (
+        "---\n"
+        "apiVersion: node.eks.aws/v1alpha1\n"
+        "kind: NodeConfig\n"
+        "spec:\n"
+        "  kubelet:\n"
+        "    config:\n"
+        "      serializeImagePulls: false\n"
+        f"      maxParallelImagePulls: {int(max_parallel_image_pulls)}\n"
+    )
+
+
+def bottlerocket_parallel_pulls_toml(max_parallel_image_pulls: int) -> str:
+    """Bottlerocket's kubelet already pulls in parallel (bottlerocket-core-kit packages/kubernetes-1.31/kubelet-config:
+    `serializeImagePulls: false`); `settings.kubernetes.max-parallel-image-pulls` bounds it (Bottlerocket settings
+    reference 1.51.x, bottlerocket-settings-sdk models 0.17.0)."""
+    return f"[settings.kubernetes]\nmax-parallel-image-pulls = {int(max_parallel_image_pulls)}\n"
+
+
+def user_data(ami: str, local_storage: str, max_parallel_image_pulls: Optional[int] = None) -> Optional[str]:
     """The launch template's user data (plain text, before base64), or None when the node needs none."""
-    if local_storage != "raid0":
+    raid0 = local_storage == "raid0"
+    if not raid0 and max_parallel_image_pulls is None:
         return None
     if ami.startswith("bottlerocket"):
-        return BOTTLEROCKET_RAID0_TOML
+        parts = ([BOTTLEROCKET_RAID0_TOML] if raid0 else []) + (
+            [bottlerocket_parallel_pulls_toml(max_parallel_image_pulls)] if max_parallel_image_pulls is not None else [])
+        return "\n".join(parts)
+    configs = ([AL2023_RAID0_NODECONFIG] if raid0 else []) + (
+        [al2023_kubelet_nodeconfig(max_parallel_image_pulls)] if max_parallel_image_pulls is not None else [])
+    body = "".join(f"--{MIME_BOUNDARY}\nContent-Type: application/node.eks.aws\n\n{c}\n" for c in configs)
     return (
         "MIME-Version: 1.0\n"
         f'Content-Type: multipart/mixed; boundary="{MIME_BOUNDARY}"\n\n'
-        f"--{MIME_BOUNDARY}\n"
-        "Content-Type: application/node.eks.aws\n\n"
-        f"{AL2023_RAID0_NODECONFIG}\n"
+        f"{body}"
         f"--{MIME_BOUNDARY}--\n"
     )
 
@@ -216,7 +250,10 @@ class EksNodeGroup(pulumi.ComponentResource):
             },
             "block_device_mappings": [{
                 "device_name": device,
-                "ebs": {"volume_size": args.root_volume_gib, "volume_type": "gp3", "encrypted": "true", "delete_on_termination": "true"},
+                "ebs": {"volume_size": args.root_volume_gib, "volume_type": "gp3", "encrypted": "true", "delete_on_termination": "true",
+                        # Bottlerocket: the data volume starts from a snapshot with the images pre-pulled (AWS
+                        # Containers blog, "Reduce container startup time on Amazon EKS with Bottlerocket data volume").
+                        **({"snapshot_id": args.data_volume_snapshot} if args.data_volume_snapshot else {})},
             }],
             "tag_specifications": [
                 {"resource_type": "instance", "tags": {"Name": name}},
@@ -230,7 +267,7 @@ class EksNodeGroup(pulumi.ComponentResource):
             lt_args["vpc_security_group_ids"] = args.security_group_ids
         if args.placement_group is not None:
             lt_args["placement"] = {"group_name": args.placement_group}
-        text = user_data(args.ami, args.local_storage)
+        text = user_data(args.ami, args.local_storage, args.max_parallel_image_pulls)
         if text is not None:
             lt_args["user_data"] = base64.b64encode(text.encode()).decode()
         lt_args.update(reservation_settings(args))

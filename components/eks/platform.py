@@ -196,6 +196,8 @@ class EksPlatform(Platform):
                         exemptions=dict(pool.exemptions),
                         max_unavailable=pool.max_unavailable,
                         local_storage=pool_local_storage(pool),
+                        data_volume_snapshot=pool.cold_start.data_volume_snapshot if pool.cold_start else None,
+                        max_parallel_image_pulls=pool.cold_start.parallel_image_pulls if pool.cold_start else None,
                         node_repair=spec.observability.node_health.enabled,
                         **reservation_args(pool),
                         **extra,

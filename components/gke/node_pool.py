@@ -102,6 +102,28 @@ def accelerator(pool: NodePoolSpec, machine: GcpMachine, gpu_stack: str) -> dict
     return out
 
 
+def cold_start_config(pool: NodePoolSpec) -> dict:
+    """node_config inputs of the pool's cold-start path (gpufleet/base/spec/cold_start.py): image streaming
+    (gcfs_config), a secondary boot disk holding a container image cache, a bound on parallel image pulls. None of
+    them is set without a coldStart block, so existing pools keep their inputs.
+
+    GKE "Use secondary boot disks to preload data or container images": `--secondary-boot-disk=disk-image=...,
+    mode=CONTAINER_IMAGE_CACHE` with `--enable-image-streaming` (ai-on-gke's examples always pass both)."""
+    cs = pool.cold_start
+    if cs is None:
+        return {}
+    out: dict = {}
+    if cs.streams() or "image_streaming" in cs.model_fields_set:
+        out["gcfs_config"] = gcp.container.NodePoolNodeConfigGcfsConfigArgs(enabled=cs.streams())
+    if cs.secondary_boot_disk:
+        out["secondary_boot_disks"] = [gcp.container.NodePoolNodeConfigSecondaryBootDiskArgs(
+            disk_image=cs.secondary_boot_disk, mode="CONTAINER_IMAGE_CACHE")]
+    if cs.parallel_image_pulls is not None:
+        out["kubelet_config"] = gcp.container.NodePoolNodeConfigKubeletConfigArgs(
+            max_parallel_image_pulls=cs.parallel_image_pulls)
+    return out
+
+
 def capacity_reservation(pool: NodePoolSpec, project: str):
     """reservation_affinity of a pool's capacity kind: the reservation of a reserved pool (a shared one as
     projects/<owner>/reservations/<name>, GKE "Consuming reserved zonal resources"), NO_RESERVATION for DWS
@@ -237,6 +259,7 @@ class GkeNodePool(pulumi.ComponentResource):
                 shielded_instance_config=gcp.container.NodePoolNodeConfigShieldedInstanceConfigArgs(
                     enable_secure_boot=True, enable_integrity_monitoring=True
                 ),
+                **cold_start_config(pool),
             ),
             network_config=gcp.container.NodePoolNetworkConfigArgs(
                 enable_private_nodes=args.private_nodes,

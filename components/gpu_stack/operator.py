@@ -72,6 +72,11 @@ def operator_values(args: GpuOperatorArgs, facts: dict) -> dict:
     driver: dict = {"enabled": operator_driver}
     if operator_driver:
         driver["version"] = spec.driver_version()
+        if spec.driver.precompiled:
+            # Precompiled driver containers are tagged by branch and kernel: `driver.version` names the branch and the
+            # operator picks the image for each node's kernel (GPU Operator docs, "Precompiled Driver Containers").
+            driver["usePrecompiled"] = True
+            driver["version"] = spec.driver_version().split(".", 1)[0]
     gpu_tolerations = tolerations(args.gpu_node_taints)
     values: dict = {
         "driver": driver,

@@ -6,7 +6,7 @@ SDK's component provider (`pulumi.provider.experimental`): it derives the packag
 annotations below and constructs the component when another language's program declares one.
 
 The inputs are the stack file's `gpufleet:` keys (`cluster`, `nodePools`, `gpuOperator`, `amdGpuOperator`, `workloads`,
-`storage`, `addons`, `observability`, `images`, `registry`) with the same names and nesting, plus `sshPrivateKey`. Their types are generated from the
+`storage`, `addons`, `observability`, `modelCaches`, `images`, `registry`) with the same names and nesting, plus `sshPrivateKey`. Their types are generated from the
 spec models in `gpufleet.base.spec`, so the schema cannot drift from the stack-file format. They are plain values
 (`plain: true` in the schema): the spec decides which resources exist, so it must be known when the component
 is constructed; validation is the stack file's (every problem at once, with its key path).
@@ -46,6 +46,7 @@ from gpufleet.base.spec.observability import ObservabilitySpec
 from gpufleet.base.spec.images import ImagesSpec
 from gpufleet.base.spec.registry import RegistrySpec
 from gpufleet.base.spec.dra import DraSpec
+from gpufleet.base.spec.cold_start import ModelCacheSpec
 
 PACKAGE = "gpufleet"
 TYPE_TOKEN = f"{PACKAGE}:index:GpuCluster"
@@ -107,6 +108,7 @@ _Observability = _typed_dict(ObservabilitySpec)
 _Images = _typed_dict(ImagesSpec)
 _Registry = _typed_dict(RegistrySpec)
 _Dra = _typed_dict(DraSpec)
+_ModelCache = _typed_dict(ModelCacheSpec)
 
 
 class GpuClusterArgs(TypedDict, total=False):
@@ -132,6 +134,9 @@ class GpuClusterArgs(TypedDict, total=False):
     dra: _Dra  # type: ignore[valid-type]
     """gpufleet:dra: ResourceClaimTemplates and ComputeDomains of the DRA pools (nodePools[*].allocation: dra); default:
     claim templates in `default`, no ComputeDomains."""
+    model_caches: list[_ModelCache]  # type: ignore[valid-type]
+    """gpufleet:modelCaches: shared read-only model caches on the stack's ReadWriteMany storage, each filled once by a
+    prefetch Job; default: none."""
     images: _Images  # type: ignore[valid-type]
     """gpufleet:images: pinDigests writes the images gpufleet sets in chart values by digest; default: off, by tag."""
     registry: _Registry  # type: ignore[valid-type]

@@ -13,6 +13,7 @@ from gpufleet.base import labels
 from gpufleet.base import sharing as gpu_sharing
 from gpufleet.base.spec import NodePoolSpec, Problem, StackSpec
 from gpufleet.base.spec.addons import NAMESPACE
+from gpufleet.base.spec import cold_start as cold_start_paths
 from gpufleet.base.spec import compat_checks
 from gpufleet.base.spec import shape as pool_shape
 from gpufleet.base.spec.reservation import capacity_source, committed_nodes
@@ -40,6 +41,7 @@ class PoolCapacity:
     price_fact: Optional[PriceFact] = None  # the catalog price's source, date and region (None: declared or unpriced)
     allocation: str = "device-plugin"  # device-plugin | dra (nodePools[*].allocation)
     nvlink: Optional[dict] = None  # multi-node NVLink domain facts (system, machinesPerDomain, gpusPerDomain, domains)
+    cold_start: tuple[str, ...] = ()  # the cold-start paths in place (gpufleet/base/spec/cold_start.py; only with coldStart)
 
     @property
     def min_gpus(self) -> int:
@@ -78,6 +80,7 @@ class PoolCapacity:
             **({"exemptions": dict(self.exemptions)} if self.exemptions else {}),
             **({"allocation": self.allocation} if self.allocation != "device-plugin" else {}),
             **({"nvlinkDomains": dict(self.nvlink)} if self.nvlink else {}),
+            **({"coldStart": list(self.cold_start)} if self.cold_start else {}),
         }
 
 
@@ -147,7 +150,14 @@ def billed_as(pool: NodePoolSpec) -> Optional[str]:
 
 
 def capacity(spec: StackSpec, region: Optional[str] = None) -> list[PoolCapacity]:
-    return [pool_capacity(p, spec.cluster.platform, region) for p in spec.node_pools]
+    return [dataclasses.replace(pool_capacity(p, spec.cluster.platform, region),
+                                cold_start=tuple(cold_start_paths.paths(spec, p)))
+            for p in spec.node_pools]
+
+
+def cold_start_notes(pools: list[PoolCapacity]) -> list[str]:
+    """One line per pool with a coldStart block: which cold-start paths are in place, and which the platform lacks."""
+    return [f"{p.pool} cold start: {'; '.join(p.cold_start)}" for p in pools if p.cold_start]
 
 
 def with_source(pool: NodePoolSpec, cap: PoolCapacity) -> PoolCapacity:

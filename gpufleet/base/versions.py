@@ -586,3 +586,20 @@ KARPENTER_AMI_ALIASES: dict[str, str] = {
     "al2023-nvidia": "al2023@latest",
     "bottlerocket-nvidia": "bottlerocket@latest",
 }
+
+
+# Cold start (components/cold_start/, docs/cold-start.md).
+# The pre-pull DaemonSet copies a static busybox into a shared emptyDir, then runs `busybox true` from it in one init
+# container per listed image, so the kubelet pulls each image without needing a shell inside it (the same trick as
+# che-incubator/kubernetes-image-puller); a pause container holds the pod. The musl variant's busybox is a static binary.
+PREPULL_BUSYBOX_IMAGE = "docker.io/library/busybox:1.37.0-musl"
+PAUSE_IMAGE = "registry.k8s.io/pause:3.10"
+# The model cache prefetch Job's image per source scheme: the cloud's own CLI (AWS CLI v2 `aws s3 sync`, Google Cloud
+# CLI `gcloud storage rsync`), and for Hugging Face a Python image that installs huggingface_hub at the pinned version
+# (its `snapshot_download` resumes and skips files already present).
+MODEL_PREFETCH_IMAGES = {
+    "s3": "docker.io/amazon/aws-cli:2.27.63",
+    "gs": "docker.io/google/cloud-sdk:530.0.0-alpine",
+    "hf": "docker.io/library/python:3.12-slim",
+}
+HUGGINGFACE_HUB_PACKAGE = "huggingface_hub==0.34.4"

@@ -59,7 +59,20 @@ def r(x: float) -> float:
 
 
 HAND_CHECKED = {"dev", "ha", "lab", "teams", "prod-eks", "prod-gke", "teams-eks", "ai-on-eks", "p5-efa", "karpenter-eks",
-                "dws-gke", "amd-lab", "airgap-k3s", "airgap-eks", "nvl72-k3s", "nvl72-gke", "nvl72-eks"}
+                "dws-gke", "amd-lab", "airgap-k3s", "airgap-eks", "nvl72-k3s", "nvl72-gke", "nvl72-eks",
+                "cold-start-k3s", "cold-start-eks", "cold-start-gke"}
+
+
+def test_model_caches_are_priced_as_the_claims_they_are():
+    """A model cache is billed as its claim on the file storage: FSx for Lustre PERSISTENT_2 at 125 MB/s/TiB
+    (~$0.145/GB-month, charges.yaml fsx_pricing) for 1200 GiB; Filestore in us-central1 is unpriced (the catalog has
+    only Oregon's Basic HDD rate) and says so; NFS on your own hosts costs nothing by the hour."""
+    eks = breakdown("cold-start-eks")["storage:claim:cold-eks-model-cache-default-llama-3-1-70b-pvc"]
+    assert eks == (1, 1, r(1200 * 0.145 / 730), r(1200 * 0.145 / 730))
+    gke = breakdown("cold-start-gke")["storage:claim:cold-gke-model-cache-default-gemma-2-9b-pvc"]
+    assert gke[2:] == (None, None)
+    k3s = breakdown("cold-start-k3s")["storage:claim:cold-k3s-model-cache-default-llama-3-1-8b-pvc"]
+    assert k3s[2:] == (0.0, 0.0)
 
 
 def test_every_example_stack_is_covered_below():

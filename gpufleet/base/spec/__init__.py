@@ -23,6 +23,7 @@ from gpufleet.base.spec import sriov_checks
 from gpufleet.base.spec import k3s_label_checks
 from gpufleet.base.spec import image_checks, registry_checks
 from gpufleet.base.spec import dra_checks
+from gpufleet.base.spec import cold_start
 from gpufleet.base.spec import compat_checks, disabled_checks, name_checks, upkeep_checks, network_checks, platform_keys, region_checks, value_checks
 from gpufleet.base.spec.eks import EksSpec
 from gpufleet.base.spec.eks_checks import eks_checks
@@ -231,6 +232,7 @@ def _cross_checks(stack: str, spec: StackSpec, config: dict[str, Any]) -> list[P
     problems += reservation_checks(stack, spec)
     problems += image_checks.check(stack, spec)
     problems += registry_checks.check(stack, spec, config)
+    problems += cold_start.check(stack, spec)
     if spec.cluster.platform == "k3s":
         problems += _k3s_checks(stack, spec)
     if spec.cluster.platform == "eks":

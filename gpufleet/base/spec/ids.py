@@ -50,3 +50,27 @@ INSTANCE_OR_MACHINE_TYPE = r"^[a-z0-9]+([.-][a-z0-9]+)+$"
 # A Compute Engine reservation: its name, or `projects/<project>/reservations/<name>` for one shared from another
 # project (cloud.google.com/kubernetes-engine/docs/how-to/consuming-reservations#shared-reservations).
 GCE_RESERVATION = r"^(projects/[a-z0-9.:-]+/reservations/)?[a-z]([-a-z0-9]{0,61}[a-z0-9])?$"
+# A container image reference as a pod spec names it: registry host (optionally with a port), path components of
+# lowercase letters and digits joined by `._-`, an optional tag and an optional sha256 digest (the distribution spec's
+# grammar, github.com/distribution/reference `reference.go`, restricted to lowercase hosts). No space, quote, `$` or `;`
+# can appear, and it never starts with `-`. At most 255 characters (the reference grammar's NameTotalLengthMax).
+IMAGE_REF = (
+    r"^[a-z0-9]+([._-][a-z0-9]+)*(:[0-9]{1,5})?(/[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*)*"
+    r"(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(@sha256:[a-f0-9]{64})?$"
+)
+# A Compute Engine image for a GKE secondary boot disk: `global/images/<name>` in the cluster's project, or
+# `projects/<project>/global/images/<name>` (GKE "Use secondary boot disks to preload data or container images":
+# `--secondary-boot-disk=disk-image=projects/PROJECT/global/images/IMAGE`); names are RFC 1035 labels.
+GCE_DISK_IMAGE = r"^(projects/[a-z][a-z0-9-]{4,28}[a-z0-9]/)?global/images/[a-z]([-a-z0-9]{0,61}[a-z0-9])?$"
+# An EBS snapshot id (EC2 API Reference, CreateSnapshot `SnapshotId`: `snap-` and 8 or 17 hex digits).
+EBS_SNAPSHOT = r"^snap-([0-9a-f]{8}|[0-9a-f]{17})$"
+# Where a model cache is filled from: an S3 or Cloud Storage prefix (bucket names: 3-63 lowercase letters, digits,
+# `.-`), or a Hugging Face model repository `hf://<owner>/<name>` with an optional `@<revision>` (branch, tag or
+# commit). Path characters are letters, digits and `._-/` only: the value reaches the prefetch Job as an environment
+# variable and is always quoted there, and this shape keeps out what quoting should never have to handle.
+MODEL_SOURCE = (
+    r"^((s3|gs)://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[A-Za-z0-9._-]+)*/?"
+    r"|hf://[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}(@[A-Za-z0-9][A-Za-z0-9._-]{0,63})?)$"
+)
+# A Kubernetes storage quantity gpufleet accepts for claims: a whole number of Gi or Ti.
+STORAGE_SIZE = r"^[1-9][0-9]{0,5}(Gi|Ti)$"

@@ -18,6 +18,12 @@ class DriverSpec(Model):
     version: Optional[str] = Field(default=None, pattern=DRIVER_VERSION)
     """operator: driver version to install (default: the release's default). preinstalled: the version the hosts run,
     so version alignment can be checked."""
+    precompiled: bool = False
+    """operator: run NVIDIA's precompiled driver container for the version's branch (chart `driver.usePrecompiled`,
+    `driver.version` = the branch) instead of compiling the kernel modules on every node at first boot. NVIDIA
+    publishes them for x86_64 Ubuntu 22.04 and 24.04 hosts with the aws, azure, generic, nvidia and oracle kernel
+    variants, for its most recent long-term-support branch ("Precompiled Driver Containers", GPU Operator docs);
+    docs/cold-start.md. Default: off, the driver is compiled on the node."""
 
 
 class GpuOperatorSpec(Model):

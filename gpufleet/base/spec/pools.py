@@ -9,6 +9,7 @@ from gpufleet.base import catalog
 from gpufleet.base.labels import EXEMPT_PREFIX, POLICY_NAMES, RESERVED_LABEL_PREFIX, RESERVED_TAINT_KEYS
 from gpufleet.base.spec.base import DNS_LABEL, Model
 from gpufleet.base.spec.cluster import Host
+from gpufleet.base.spec.cold_start import ColdStartSpec
 from gpufleet.base.spec.rdma import RdmaNetworkSpec
 from gpufleet.base.spec.gke import GkePoolSpec
 from gpufleet.base.spec.reservation import CapacityReservationSpec
@@ -159,6 +160,10 @@ class NodePoolSpec(Model):
     """GKE: GPUs to attach where the machine type takes several counts (N1 + T4); default: the machine's fixed count."""
     gke: Optional[GkePoolSpec] = None
     """GKE: driver installation, GPU sharing, MIG partition size, reservation, zones; default: GKE's defaults."""
+    cold_start: Optional[ColdStartSpec] = None
+    """The pool's fastest image path: images to pre-pull, GKE image streaming and secondary boot disk, an EKS
+    Bottlerocket data-volume snapshot, a bound on parallel pulls (gpufleet/base/spec/cold_start.py,
+    docs/cold-start.md). Default: none, the platform's defaults."""
 
     @field_validator("labels")
     @classmethod

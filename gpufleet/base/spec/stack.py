@@ -10,6 +10,7 @@ from gpufleet.base.spec.addons import AddonsSpec
 from gpufleet.base.spec.base import Model
 from gpufleet.base.spec.cluster import ClusterSpec
 from gpufleet.base.spec.dra import DraSpec
+from gpufleet.base.spec.cold_start import ModelCacheSpec
 from gpufleet.base.spec.amd_operator import AmdGpuOperatorSpec
 from gpufleet.base.spec.images import ImagesSpec
 from gpufleet.base.spec.observability import ObservabilitySpec
@@ -80,6 +81,9 @@ class StackSpec(Model):
     """gpufleet:observability — metrics, GPU alerts, dashboards, node health and repair."""
     dra: DraSpec = DraSpec()
     """gpufleet:dra — ResourceClaimTemplates and ComputeDomains of the DRA pools (nodePools[*].allocation: dra)."""
+    model_caches: list[ModelCacheSpec] = Field(default=[], max_length=32)
+    """gpufleet:modelCaches — shared read-only model caches on the stack's ReadWriteMany storage, each filled once by a
+    prefetch Job (docs/cold-start.md)."""
     images: ImagesSpec = ImagesSpec()
     """gpufleet:images — how the images of the charts gpufleet configures are referenced (pinned by digest or not)."""
     registry: RegistrySpec = RegistrySpec()

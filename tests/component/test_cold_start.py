@@ -1,0 +1,143 @@
+"""Component tests (layer 2) of issue 36's cold-start paths, on the example stacks that use them: the real provider inputs
+each path writes, the pre-pull DaemonSet and the model cache's claim and Job (strictly valid Kubernetes objects), the
+precompiled driver values, and the plan's capacity lines. Pools without `coldStart` keep their inputs."""
+
+from __future__ import annotations
+
+import base64
+import tomllib
+
+from gpufleet.app.plan.render import to_json, to_text
+from gpufleet.components.cold_start.model_cache import MARKER, script
+from tests.helpers import by_type, dig, one, planned
+from tests.k8s_validate import as_object, validate_strict
+
+NODE_POOL = "gcp:container/nodePool:NodePool"
+LT = "aws:ec2/launchTemplate:LaunchTemplate"
+
+
+def test_gke_pool_streams_images_from_a_secondary_boot_disk_cache():
+    p = planned("cold-start-gke")
+    node = one(p, NODE_POOL, "cold-gke-pool-l4-infer-pool").inputs["nodeConfig"]
+    assert node["gcfsConfig"] == {"enabled": True}
+    assert node["secondaryBootDisks"] == [{"diskImage": "global/images/vllm-openai-cache", "mode": "CONTAINER_IMAGE_CACHE"}]
+    assert node["kubeletConfig"] == {"maxParallelImagePulls": 3}
+    # Image streaming needs Container-Optimized OS (GKE's image streaming requirements).
+    assert node["imageType"] == "COS_CONTAINERD"
+    # A pool without coldStart keeps its inputs.
+    other = one(planned("prod-gke"), NODE_POOL, "prod-gke-pool-l4-infer-pool").inputs["nodeConfig"]
+    assert not {"gcfsConfig", "secondaryBootDisks", "kubeletConfig"} & set(other)
+
+
+def _user_data(p, name: str) -> str:
+    return base64.b64decode(one(p, LT, name).inputs["userData"]).decode()
+
+
+def test_eks_bottlerocket_data_volume_starts_from_the_snapshot():
+    p = planned("cold-start-eks")
+    lt = one(p, LT, "cold-eks-pool-l4-burst-lt").inputs
+    (mapping,) = lt["blockDeviceMappings"]
+    assert mapping["deviceName"] == "/dev/xvdb"  # Bottlerocket's data volume, where containerd keeps images
+    assert mapping["ebs"]["snapshotId"] == "snap-0123456789abcdef0"
+    assert mapping["ebs"]["encrypted"] == "true"
+    settings = tomllib.loads(_user_data(p, "cold-eks-pool-l4-burst-lt"))["settings"]
+    assert settings == {"kubernetes": {"max-parallel-image-pulls": 4}}  # no RAID0 bootstrap command: localStorage none
+
+
+def test_eks_al2023_bounds_parallel_pulls_in_a_nodeadm_part():
+    p = planned("cold-start-eks")
+    text = _user_data(p, "cold-eks-pool-l4-infer-lt")
+    assert "Content-Type: application/node.eks.aws" in text
+    assert "      serializeImagePulls: false\n      maxParallelImagePulls: 4\n" in text
+    assert "snapshotId" not in one(p, LT, "cold-eks-pool-l4-infer-lt").inputs["blockDeviceMappings"][0]["ebs"]
+    # A pool without coldStart: its user data is the RAID0 NodeConfig alone, as before.
+    assert "maxParallelImagePulls" not in _user_data(planned("prod-eks"), "prod-gpu-pool-h100-train-lt")
+
+
+def test_k3s_prepull_daemonset_runs_every_listed_image_on_the_pool():
+    p = planned("cold-start-k3s")
+    ds = one(p, "kubernetes:apps/v1:DaemonSet", "cold-k3s-prepull-l4-ds")
+    obj = as_object(ds)
+    validate_strict(obj, f"{p.spec.cluster.kubernetes_version}.0")
+    pod = obj["spec"]["template"]["spec"]
+    assert pod["nodeSelector"] == {"gpufleet.io/pool": "l4"}
+    assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in pod["tolerations"]
+    images = [c["image"] for c in pod["initContainers"][1:]]
+    assert images == ["nvcr.io/nvidia/pytorch:25.01-py3", "docker.io/vllm/vllm-openai:v0.8.5"]
+    # The image is pulled and run without needing anything inside it: the static busybox copied in first.
+    assert all(c["command"] == ["/gpufleet-prepull/busybox", "true"] for c in pod["initContainers"][1:])
+    assert len(by_type(p, "kubernetes:apps/v1:DaemonSet")) >= 1
+    assert not [r for r in by_type(planned("dev"), "kubernetes:apps/v1:DaemonSet") if "prepull" in r.name]
+
+
+def test_model_cache_claim_and_prefetch_job():
+    p = planned("cold-start-eks")
+    version = f"{p.spec.cluster.kubernetes_version}.0"
+    pvc = as_object(one(p, "kubernetes:core/v1:PersistentVolumeClaim", "cold-eks-model-cache-default-llama-3-1-70b-pvc"))
+    job = as_object(one(p, "kubernetes:batch/v1:Job", "cold-eks-model-cache-default-llama-3-1-70b-prefetch"))
+    for obj in (pvc, job):
+        validate_strict(obj, version)
+    assert pvc["spec"]["storageClassName"] == "fsx-lustre" and pvc["spec"]["accessModes"] == ["ReadWriteMany"]
+    assert pvc["spec"]["resources"]["requests"]["storage"] == "1200Gi"
+    container = job["spec"]["template"]["spec"]["containers"][0]
+    assert container["envFrom"] == [{"secretRef": {"name": "model-reader"}}]
+    assert {"name": "SOURCE", "value": "s3://example-models/llama-3.1-70b-instruct/"} in container["env"]
+    # The source never appears in the script: only the quoted variable does.
+    assert "example-models" not in container["command"][2] and '"$SOURCE"' in container["command"][2]
+    assert job["metadata"]["annotations"]["pulumi.com/skipAwait"] == "true"
+    claim = one(p, "kubernetes:core/v1:PersistentVolumeClaim", "cold-eks-model-cache-default-llama-3-1-70b-pvc")
+    assert claim.protect
+
+
+def test_prefetch_script_skips_a_cache_already_filled_from_the_same_source(tmp_path):
+    """The idempotence marker, run for real with /bin/sh and a fake `aws` that records its calls."""
+    import os
+    import subprocess
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    calls = tmp_path / "calls"
+    (bin_dir / "aws").write_text(f'#!/bin/sh\necho "$@" >> {calls}\n')
+    (bin_dir / "aws").chmod(0o755)
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "SOURCE": "s3://b-1/m; touch /tmp/x",
+           "CACHE_DIR": str(cache)}
+    for _ in range(2):
+        subprocess.run(["/bin/sh", "-c", script("s3")], env=env, check=True, capture_output=True)
+    assert calls.read_text().splitlines() == [f"s3 sync --only-show-errors s3://b-1/m; touch /tmp/x {cache}"]
+    assert (cache / MARKER).read_text() == "s3://b-1/m; touch /tmp/x"
+    env["SOURCE"] = "s3://b-1/other"
+    subprocess.run(["/bin/sh", "-c", script("s3")], env=env, check=True, capture_output=True)
+    assert len(calls.read_text().splitlines()) == 2
+
+
+def test_model_cache_on_filestore_and_nfs():
+    gke = planned("cold-start-gke")
+    pvc = as_object(one(gke, "kubernetes:core/v1:PersistentVolumeClaim", "cold-gke-model-cache-default-gemma-2-9b-pvc"))
+    assert pvc["spec"]["storageClassName"] == "gpufleet-rwx"
+    job = as_object(one(gke, "kubernetes:batch/v1:Job", "cold-gke-model-cache-default-gemma-2-9b-prefetch"))
+    assert "envFrom" not in job["spec"]["template"]["spec"]["containers"][0]  # no Secret named: the pod's identity
+    lab = planned("cold-start-k3s")
+    pvc = as_object(one(lab, "kubernetes:core/v1:PersistentVolumeClaim", "cold-k3s-model-cache-default-llama-3-1-8b-pvc"))
+    assert pvc["spec"]["storageClassName"] == "nfs"
+    job = as_object(one(lab, "kubernetes:batch/v1:Job", "cold-k3s-model-cache-default-llama-3-1-8b-prefetch"))
+    env = {e["name"]: e["value"] for e in job["spec"]["template"]["spec"]["containers"][0]["env"]}
+    assert env["SOURCE"] == "hf://meta-llama/Llama-3.1-8B-Instruct" and env["HF_HUB_PACKAGE"].startswith("huggingface_hub==")
+
+
+def test_precompiled_driver_values():
+    p = planned("cold-start-k3s")
+    release = one(p, "kubernetes:helm.sh/v3:Release", "cold-k3s-gpu-operator-release")
+    driver = dig(release.inputs, "values.driver")
+    assert driver["usePrecompiled"] is True
+    assert driver["version"].isdigit() and len(driver["version"]) == 3  # the branch: images are `<branch>-<kernel>-<os>`
+
+
+def test_plan_shows_the_cold_start_paths_per_pool():
+    p = planned("cold-start-eks")
+    rows = {c["pool"]: c for c in to_json(p)["capacity"]}
+    assert rows["l4-burst"]["coldStart"][0].startswith("data volume from snapshot snap-0123456789abcdef0")
+    assert all("coldStart" not in c for c in to_json(planned("prod-eks"))["capacity"])
+    text = to_text(p)
+    assert "  l4-infer cold start: no image cache on al2023-nvidia (a data-volume snapshot needs Bottlerocket); " in text
