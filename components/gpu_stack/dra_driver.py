@@ -83,7 +83,7 @@ def _dns(text: str) -> str:
 def claim_templates(pool: DraClaimPool) -> dict[str, dict]:
     """ResourceClaimTemplate name -> spec for one pool: `<pool>-gpu` (one whole GPU), `<pool>-node` (every GPU of one
     node, for one pod per node such as a multi-node NVLink job; ExactCount, since Kueue does not count allocationMode All:
-    kueue v0.19.2 docs/concepts/dynamic_resource_allocation.md), `<pool>-mig-<profile>` per MIG profile (one MIG device
+    Kueue (versions.KUEUE) docs/concepts/dynamic_resource_allocation.md), `<pool>-mig-<profile>` per MIG profile (one MIG device
     of it; the driver's `gpu.nvidia.com/profile` attribute, demo gpu-test4.yaml)."""
     out = {f"{pool.name}-gpu": {"spec": {"devices": {"requests": [
         {"name": "gpu", "exactly": {"deviceClassName": GPU_CLASS, "allocationMode": "ExactCount", "count": 1}},

@@ -5,7 +5,7 @@ pods). Per team and pool a ClusterQueue `<team>-<pool>` in one cohort (idle quot
 by preemption), and a LocalQueue named after the pool in the team's namespace. Quotas count what the
 pool advertises (GPUs, or time-slice replicas / MIG slices on shared pools). DRA pools' pods claim GPUs through
 ResourceClaimTemplates instead: Kueue's Configuration maps NVIDIA's DeviceClasses to quota resources
-(`resources.deviceClassMappings`, KueueDRAIntegration, beta and on by default since Kueue 0.18: kueue v0.19.2
+(`resources.deviceClassMappings`, KueueDRAIntegration, beta and on by default since Kueue 0.18: Kueue at the pin (versions.KUEUE)
 site/content/en/docs/concepts/dynamic_resource_allocation.md, tasks/manage/setup_dra.md) and those pools' ClusterQueues
 count them (gpufleet/base/labels.py DRA_*_RESOURCE).
 """
@@ -36,7 +36,7 @@ API_VERSION = "kueue.x-k8s.io/v1beta2"
 UNGATED = {"cpu": "100000", "memory": "1000Ti"}
 
 
-# The Kueue Configuration the chart holds by default at the pin (charts/kueue/values.yaml at v0.19.2,
+# The Kueue Configuration the chart holds by default at the pin (charts/kueue/values.yaml at versions.KUEUE,
 # managerConfig.controllerManagerConfigYaml, its uncommented keys; tests/upstream/test_workload_chart_values.py compares
 # it with the pinned chart). Setting that value replaces the whole file, so gpufleet writes it back with its additions.
 DEFAULT_MANAGER_CONFIG: dict = {
@@ -58,7 +58,7 @@ DEFAULT_MANAGER_CONFIG: dict = {
     ]},
 }
 # An unmapped DeviceClass makes a workload inadmissible ("DeviceClass ... is not mapped in DRA configuration",
-# kueue v0.19.2 pkg/dra/claims.go), so a ComputeDomain's channel class is mapped too, with a quota no job reaches.
+# Kueue at the pin, pkg/dra/claims.go), so a ComputeDomain's channel class is mapped too, with a quota no job reaches.
 DRA_CLASS_RESOURCES = {GPU_CLASS: L.DRA_GPU_RESOURCE, MIG_CLASS: L.DRA_MIG_RESOURCE, CHANNEL_CLASS: L.DRA_CHANNEL_RESOURCE}
 UNGATED_CHANNELS = "100000"
 

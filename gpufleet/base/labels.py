@@ -72,7 +72,7 @@ MIG_CONFIG_LABEL = "nvidia.com/mig.config"
 # device plugin on a node), and the DRA driver's GPU kubelet plugin must not run beside the device plugin
 # (dra-driver-nvidia-gpu templates/validation.yaml at the pinned release).
 GPU_ALLOCATION_LABEL = "gpufleet.io/gpu-allocation"  # "dra" on DRA pools' nodes
-# Kueue quota resources of DRA pools (Kueue Configuration resources.deviceClassMappings, kueue v0.19.2
+# Kueue quota resources of DRA pools (Kueue Configuration resources.deviceClassMappings, Kueue at the pin,
 # site/content/en/docs/tasks/manage/setup_dra.md): what a ResourceClaimTemplate's device request of NVIDIA's DeviceClasses
 # charges. A pod on a DRA pool requests no nvidia.com/gpu, so the pool's ClusterQueues count these instead.
 DRA_GPU_RESOURCE = "dra.gpufleet.io/gpu"  # DeviceClass gpu.nvidia.com: whole GPUs
