@@ -136,13 +136,6 @@ class GpuCluster(pulumi.ComponentResource):
             if extra.get("device_plugin_config"):
                 sharing_args = GpuSharingArgs(nvidia_pools, self.gpu_operator.namespace.metadata["name"])
                 self.gpu_sharing = GpuSharing(f"{name}-gpu-sharing", sharing_args, self.access, opts=child)
-        self.dra_driver = None
-        dra_pools = [p for p in nvidia_pools if p.allocation == "dra"]
-        if dra_pools:
-            from gpufleet.components.gpu_stack.dra_driver import DraDriver, dra_args
-
-            self.dra_driver = DraDriver(f"{name}-dra-driver", dra_args(spec, dra_pools, self.access.facts), self.access,
-                                        opts=child)
         if amd_pools and plat.amd_gpu_operator:
             from gpufleet.components.gpu_stack.amd_operator import AmdGpuOperator, AmdGpuOperatorArgs
 
@@ -182,6 +175,16 @@ class GpuCluster(pulumi.ComponentResource):
             keda_identity=built.keda_identity,
         )
         self.observability = plat.observability_after_workloads(ctx, self.workloads) or self.observability
+        self.dra_driver = None
+        dra_pools = [p for p in nvidia_pools if p.allocation == "dra"]
+        if dra_pools:
+            from gpufleet.components.gpu_stack.dra_driver import DraDriver, dra_args
+
+            # After the workload layer: ResourceClaimTemplates and ComputeDomains in a Kueue team's namespace wait for it.
+            kueue = self.workloads.get("kueue")
+            created = {t.namespace_name: kueue.teams[t.name].namespace for t in spec.addons.kueue.teams} if kueue else {}
+            args = dataclasses.replace(dra_args(spec, dra_pools, self.access.facts), namespace_creators=created)
+            self.dra_driver = DraDriver(f"{name}-dra-driver", args, self.access, opts=child)
         self.cold_start = self._cold_start(name, spec, child)
 
         self.kubeconfig = self.access.kubeconfig

@@ -214,8 +214,9 @@ class GkeCluster(pulumi.ComponentResource):
                    # GKE admits system-node-critical / system-cluster-critical pods outside kube-system only up to a
                    # ResourceQuota for those classes (NVIDIA GPU Operator docs, google-gke.rst): the operator adds one.
                    "critical_pods_need_quota": True,
-                   # NVIDIA's DRA driver for GPUs docs/install.md: "On GKE, include --set nvidiaDriverRoot=/home/kubernetes/bin/nvidia".
-                   "nvidia_driver_root": "/home/kubernetes/bin/nvidia"},
+                   # NVIDIA's DRA driver for GPUs docs/install.md: "On GKE, include --set nvidiaDriverRoot=/home/kubernetes/bin/nvidia"
+                   # (where GKE's COS installer puts the driver); with the GPU Operator's driver the DRA driver uses its root.
+                   **({"nvidia_driver_root": "/home/kubernetes/bin/nvidia"} if spec.gpu_stack == "gke" else {})},
             ready=[self.system_pool],
         )
         self.register_outputs({"kubeconfig": self.kubeconfig, "endpoint": self.cluster.endpoint, "clusterName": args.cluster_name})

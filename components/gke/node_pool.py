@@ -2,7 +2,8 @@
 
 The accelerator type and count come from gpufleet/base/catalog/gcp_machines.yaml; GKE installs the driver
 (DEFAULT/LATEST) unless the GPU Operator runs the stack (then installation is disabled, nodes run Ubuntu
-and GKE's device plugin is switched off by label). Autoscaling goes down to zero; spot pools are `spot`;
+and GKE's device plugin is switched off by label) or the pool is a DRA pool (installation disabled, GKE's device
+plugin off, GKE's DRA labels: docs/dra.md). Autoscaling goes down to zero; spot pools are `spot`;
 GKE sharing (time-sharing, MPS) and MIG partitions are node-pool settings; GPUDirect pools attach the
 extra VPCs of a GkeGpuDirectNetwork with gVNIC.
 """
@@ -86,7 +87,10 @@ def upgrade_settings(gke: GkePoolSpec) -> gcp.container.NodePoolUpgradeSettingsA
 def accelerator(pool: NodePoolSpec, machine: GcpMachine, gpu_stack: str) -> dict:
     """The guest_accelerators entry: type and count from the catalog, driver, sharing and MIG."""
     opts = pool.gke or GkePoolSpec()
-    driver = "INSTALLATION_DISABLED" if gpu_stack == "operator" else opts.gpu_driver_version
+    # DRA pools: GKE's driver installation is disabled (GKE set-up-dra: "Automatic GPU driver installation isn't
+    # supported with DRA"); COS's installer DaemonSet or the GPU Operator installs the driver instead.
+    disabled = gpu_stack == "operator" or pool.allocation == "dra"
+    driver = "INSTALLATION_DISABLED" if disabled else opts.gpu_driver_version
     out: dict = {
         "type": machine.accelerator,
         "count": pool.accelerator_count or machine.fixed_count,
@@ -157,8 +161,14 @@ class GkeNodePool(pulumi.ComponentResource):
         pool, machine = args.pool, args.machine
         gke = pool.gke or GkePoolSpec()
         labels = pool_labels(pool, machine.gpu)
-        if args.gpu_stack == "operator":
+        if args.gpu_stack == "operator" or pool.allocation == "dra":
             labels[L.GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL] = "true"
+        if pool.allocation == "dra":
+            # GKE set-up-dra and Google's DRA tutorial (ai-on-gke gpu-fungibility): GKE's device plugin off (above), the
+            # label that tells GKE's cluster autoscaler the pool's GPUs come through the DRA driver, and the label the
+            # DRA driver's kubelet plugin's nodeAffinity matches (gpufleet/base/labels.py).
+            labels[L.GKE_DRA_DRIVER_LABEL] = "true"
+            labels[L.GPU_PRESENT_LABEL] = "true"
         if pool.capacity == "queued":
             # GKE taints queued-provisioning nodes itself; the label lets workloads and Kueue flavors select them
             # (cluster-toolkit v1.95.0 gke-node-pool adds it the same way).

@@ -1,5 +1,6 @@
 """The GKE platform: network, GKE Standard control plane with its system pool, one GkeNodePool per GPU
-pool (with GPUDirect VPCs where asked) and the CSI StorageClasses. With the gke-managed metrics backend and KEDA
+pool (with GPUDirect VPCs where asked), COS's driver installer for DRA pools (GKE's own is off there) and the CSI
+StorageClasses. With the gke-managed metrics backend and KEDA
 on, the Google identity KEDA's operator queries Managed Service for Prometheus with (components/gke/keda_identity.py)."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from typing import Optional
 import pulumi
 
 from gpufleet.components.gke.cluster import GkeCluster, GkeClusterArgs
+from gpufleet.components.gke.driver_installer import GkeDriverInstaller, GkeDriverInstallerArgs, installer_kind
 from gpufleet.components.gke.gpudirect_network import GkeGpuDirectNetwork, GkeGpuDirectNetworkArgs
 from gpufleet.components.gke.keda_identity import KedaWorkloadIdentity, KedaWorkloadIdentityArgs
 from gpufleet.components.gke.gpudirect_wiring import GkeGpuDirectWiring, GkeGpuDirectWiringArgs, GpuDirectPool
@@ -98,6 +100,11 @@ class GkePlatform(Platform):
         access = dataclasses.replace(control_plane.access, ready=[*control_plane.access.ready, *pools])
         if extra_networks:
             GkeGpuDirectWiring(f"{name}-gpudirect", GkeGpuDirectWiringArgs(extra_networks), control_plane.access, opts=opts)
+        dra_machines = [p.machine_type for p in spec.node_pools if p.allocation == "dra"]
+        if dra_machines and gke.gpu_stack == "gke":
+            # One installer (the spec refuses DRA pools needing both: they share a DaemonSet name).
+            for kind in sorted(installer_kind(dra_machines)):
+                GkeDriverInstaller(f"{name}-nvidia-driver", GkeDriverInstallerArgs(kind), access, opts=opts)
         GkeStorage(f"{name}-storage", GkeStorageArgs(gke.storage, network.ref.network_name), control_plane.access, opts=opts)
         query_url = keda_identity = None
         if spec.observability.backend("gke") == "gke-managed":

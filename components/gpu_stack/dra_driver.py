@@ -19,11 +19,12 @@ import pulumi_kubernetes as k8s
 from gpufleet.base import labels, versions
 from gpufleet.base.spec.dra import ComputeDomainSpec
 from gpufleet.components.cluster_access import ClusterAccess
-from gpufleet.components.helm_chart import namespaced_release
+from gpufleet.components.helm_chart import pinned_release
 
 NAMESPACE = "dra-driver-nvidia-gpu"  # the chart refuses `default` (templates/validation.yaml)
 GPU_CLASS = "gpu.nvidia.com"
 MIG_CLASS = "mig.nvidia.com"
+CHANNEL_CLASS = "compute-domain-default-channel.nvidia.com"  # a ComputeDomain's channel claims (templates-deviceclass-*)
 COMPUTE_DOMAIN_API = "resource.nvidia.com/v1beta1"
 RESOURCE_API = "resource.k8s.io/v1"
 
@@ -34,6 +35,8 @@ class DraClaimPool:
 
     name: str
     mig_profiles: tuple[str, ...] = ()
+    gpus_per_node: int = 1
+    """GPUs on each of the pool's nodes: above 1 (and without MIG) the pool also gets `<pool>-node`, all of a node's GPUs."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,9 @@ class DraDriverArgs:
     """nvidiaDriverRoot: where the host's NVIDIA driver lives; default `/` (a preinstalled driver)."""
     namespace: str = NAMESPACE
     """Namespace of the driver's release; default `dra-driver-nvidia-gpu`."""
+    namespace_creators: dict = field(default_factory=dict)
+    """Namespace -> the resource that creates it (a Kueue team's Namespace): claim templates and ComputeDomains there wait
+    for it. Default: none (the namespaces exist, such as `default`)."""
 
 
 def _tolerations(taints: list[dict]) -> list[dict]:
@@ -75,11 +81,18 @@ def _dns(text: str) -> str:
 
 
 def claim_templates(pool: DraClaimPool) -> dict[str, dict]:
-    """ResourceClaimTemplate name -> spec for one pool: `<pool>-gpu` (one whole GPU), `<pool>-mig-<profile>` per MIG
-    profile (one MIG device of it; the driver's `gpu.nvidia.com/profile` attribute, demo gpu-test4.yaml)."""
+    """ResourceClaimTemplate name -> spec for one pool: `<pool>-gpu` (one whole GPU), `<pool>-node` (every GPU of one
+    node, for one pod per node such as a multi-node NVLink job; ExactCount, since Kueue does not count allocationMode All:
+    Kueue (versions.KUEUE) docs/concepts/dynamic_resource_allocation.md), `<pool>-mig-<profile>` per MIG profile (one MIG device
+    of it; the driver's `gpu.nvidia.com/profile` attribute, demo gpu-test4.yaml)."""
     out = {f"{pool.name}-gpu": {"spec": {"devices": {"requests": [
         {"name": "gpu", "exactly": {"deviceClassName": GPU_CLASS, "allocationMode": "ExactCount", "count": 1}},
     ]}}}}
+    if pool.gpus_per_node > 1 and not pool.mig_profiles:
+        out[f"{pool.name}-node"] = {"spec": {"devices": {"requests": [
+            {"name": "gpus", "exactly": {"deviceClassName": GPU_CLASS, "allocationMode": "ExactCount",
+                                         "count": pool.gpus_per_node}},
+        ]}}}
     for profile in pool.mig_profiles:
         out[f"{pool.name}-mig-{_dns(profile)}"] = {"spec": {"devices": {"requests": [
             {"name": "mig", "exactly": {
@@ -121,12 +134,13 @@ def mig_profiles(pool) -> tuple[str, ...]:
 def dra_args(spec, pools: list, facts: dict) -> DraDriverArgs:
     """Args from the stack spec: the shaped DRA pools, their taints, gpufleet:dra, and where the driver lives (stated;
     else the platform's fact; else the GPU Operator's driver root when it installs the driver; else /)."""
+    from gpufleet.base.capacity import pool_capacity
     from gpufleet.base.node_labels import pool_taints
 
     root = spec.dra.driver_root or facts.get("nvidia_driver_root") or (
         "/run/nvidia/driver" if spec.gpu_operator.driver.source == "operator" else "/")
     return DraDriverArgs(
-        pools=[DraClaimPool(p.name, mig_profiles(p)) for p in pools],
+        pools=[DraClaimPool(p.name, mig_profiles(p), pool_capacity(p, spec.cluster.platform).gpus_per_node) for p in pools],
         node_taints=[t for p in pools for t in pool_taints(p)],
         namespaces=list(spec.dra.namespaces),
         compute_domains=list(spec.dra.compute_domains),
@@ -143,11 +157,33 @@ class DraDriver(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self, provider=access.provider)
         self.values = driver_values(args)
         # The kubelet plugin runs privileged (it prepares devices on the host).
-        self.namespace, self.release = namespaced_release(
-            name, versions.DRA_DRIVER_NVIDIA_GPU, args.namespace, self.values, access, parent=self,
-            namespace_labels={"pod-security.kubernetes.io/enforce": "privileged"},
+        self.namespace = k8s.core.v1.Namespace(
+            f"{name}-ns",
+            metadata={"name": args.namespace, "labels": {"pod-security.kubernetes.io/enforce": "privileged"}},
+            opts=child,
         )
+        extra: list[pulumi.Resource] = []
+        if access.facts.get("critical_pods_need_quota"):
+            # The chart's pods are system-node-critical (kubelet plugin, controller) and system-cluster-critical (webhook)
+            # (values.yaml): GKE admits those outside kube-system only up to a ResourceQuota for those classes (NVIDIA
+            # GPU Operator docs, google-gke.rst; the same quota the GPU Operator gets, components/gpu_stack/operator.py).
+            # Google's DRA tutorial instead empties kubeletPlugin.priorityClassName, which lets the plugin be evicted.
+            extra.append(k8s.core.v1.ResourceQuota(
+                f"{name}-quota",
+                metadata={"name": "dra-driver-critical-pods", "namespace": self.namespace.metadata["name"]},
+                spec={"hard": {"pods": "100"}, "scopeSelector": {"matchExpressions": [{
+                    "operator": "In", "scopeName": "PriorityClass", "values": ["system-node-critical", "system-cluster-critical"],
+                }]}},
+                opts=child,
+            ))
+        self.release = pinned_release(name, versions.DRA_DRIVER_NVIDIA_GPU, self.namespace.metadata["name"], self.values,
+                                      access, parent=self, depends_on=extra or None, timeout=600)
         after = pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[self.release]))
+
+        def in_ns(ns: str) -> pulumi.ResourceOptions:
+            creator = args.namespace_creators.get(ns)
+            return pulumi.ResourceOptions.merge(after, pulumi.ResourceOptions(depends_on=[creator])) if creator else after
+
         self.claim_templates = []
         for ns in args.namespaces:
             for pool in args.pools:
@@ -156,7 +192,7 @@ class DraDriver(pulumi.ComponentResource):
                         f"{name}-claim-{ns}-{template}",
                         metadata={"name": template, "namespace": ns},
                         spec=spec,
-                        opts=after,
+                        opts=in_ns(ns),
                     ))
         # ComputeDomain's CRD ships in the chart (crds/), so the domains wait for the release.
         self.compute_domains = [
@@ -165,7 +201,7 @@ class DraDriver(pulumi.ComponentResource):
                 api_version=COMPUTE_DOMAIN_API, kind="ComputeDomain",
                 metadata={"name": cd.name, "namespace": cd.namespace},
                 spec=compute_domain_manifest(cd)["spec"],
-                opts=after,
+                opts=in_ns(cd.namespace),
             )
             for cd in args.compute_domains
         ]

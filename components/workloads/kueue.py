@@ -3,7 +3,11 @@
 Per pool a ResourceFlavor (the pool's node labels; its taints as tolerations Kueue adds to admitted
 pods). Per team and pool a ClusterQueue `<team>-<pool>` in one cohort (idle quota is lent and reclaimed
 by preemption), and a LocalQueue named after the pool in the team's namespace. Quotas count what the
-pool advertises (GPUs, or time-slice replicas / MIG slices on shared pools).
+pool advertises (GPUs, or time-slice replicas / MIG slices on shared pools). DRA pools' pods claim GPUs through
+ResourceClaimTemplates instead: Kueue's Configuration maps NVIDIA's DeviceClasses to quota resources
+(`resources.deviceClassMappings`, KueueDRAIntegration, beta and on by default since Kueue 0.18: Kueue at the pin (versions.KUEUE)
+site/content/en/docs/concepts/dynamic_resource_allocation.md, tasks/manage/setup_dra.md) and those pools' ClusterQueues
+count them (gpufleet/base/labels.py DRA_*_RESOURCE).
 """
 
 from __future__ import annotations
@@ -14,8 +18,10 @@ from typing import Optional
 
 import pulumi
 import pulumi_kubernetes as k8s
+import yaml
 
 from gpufleet.components.cluster_access import ClusterAccess
+from gpufleet.components.gpu_stack.dra_driver import CHANNEL_CLASS, GPU_CLASS, MIG_CLASS
 from gpufleet.components.helm_chart import namespaced_release
 from gpufleet.components.workloads.pool_flavor import PoolFlavor
 from gpufleet.components.workloads.team_namespace import TeamNamespace, TeamNamespaceArgs
@@ -30,6 +36,77 @@ API_VERSION = "kueue.x-k8s.io/v1beta2"
 UNGATED = {"cpu": "100000", "memory": "1000Ti"}
 
 
+# The Kueue Configuration the chart holds by default at the pin (charts/kueue/values.yaml at versions.KUEUE,
+# managerConfig.controllerManagerConfigYaml, its uncommented keys; tests/upstream/test_workload_chart_values.py compares
+# it with the pinned chart). Setting that value replaces the whole file, so gpufleet writes it back with its additions.
+DEFAULT_MANAGER_CONFIG: dict = {
+    "apiVersion": "config.kueue.x-k8s.io/v1beta2",
+    "kind": "Configuration",
+    "health": {"healthProbeBindAddress": ":8081"},
+    "metrics": {"bindAddress": ":8443"},
+    "webhook": {"port": 9443},
+    "leaderElection": {"leaderElect": True, "resourceName": "c1f6bfd2.kueue.x-k8s.io"},
+    "controller": {"groupKindConcurrency": {
+        "Job.batch": 5, "Pod": 5, "Workload.kueue.x-k8s.io": 10, "LocalQueue.kueue.x-k8s.io": 5,
+        "ClusterQueue.kueue.x-k8s.io": 5, "ResourceFlavor.kueue.x-k8s.io": 1,
+    }},
+    "clientConnection": {"qps": 300, "burst": 500},
+    "integrations": {"frameworks": [
+        "batch/job", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/rayservice", "ray.io/raycluster",
+        "jobset.x-k8s.io/jobset", "workload.codeflare.dev/appwrapper", "trainer.kubeflow.org/trainjob", "pod",
+        "deployment", "statefulset", "leaderworkerset.x-k8s.io/leaderworkerset",
+    ]},
+}
+# An unmapped DeviceClass makes a workload inadmissible ("DeviceClass ... is not mapped in DRA configuration",
+# Kueue at the pin, pkg/dra/claims.go), so a ComputeDomain's channel class is mapped too, with a quota no job reaches.
+DRA_CLASS_RESOURCES = {GPU_CLASS: L.DRA_GPU_RESOURCE, MIG_CLASS: L.DRA_MIG_RESOURCE, CHANNEL_CLASS: L.DRA_CHANNEL_RESOURCE}
+UNGATED_CHANNELS = "100000"
+
+
+def dra_resource(resource: str) -> str:
+    """The quota resource a DRA pool's claims charge for what its flavor advertises (whole GPUs, MIG slices)."""
+    if resource == L.GPU_RESOURCE:
+        return L.DRA_GPU_RESOURCE
+    if resource.startswith(L.MIG_RESOURCE_PREFIX):
+        return L.DRA_MIG_RESOURCE
+    return resource
+
+
+def quota_of(flavor: PoolFlavor, quota: dict[str, int]) -> dict[str, int]:
+    """A quota in the resources the pool's pods are charged: as is on device-plugin pools, DRA resources on DRA pools."""
+    if flavor.allocation != "dra":
+        return quota
+    out: dict[str, int] = {}
+    for r, n in quota.items():
+        out[dra_resource(r)] = out.get(dra_resource(r), 0) + n
+    return out
+
+
+def device_class_mappings(pools: dict[str, PoolFlavor], compute_domains: bool) -> list[dict]:
+    """Kueue's resources.deviceClassMappings for the stack's DRA pools: whole GPUs, MIG devices where a DRA pool is cut
+    into MIG, ComputeDomain channels where the stack has ComputeDomains. Empty without DRA pools."""
+    dra = [f for f in pools.values() if f.allocation == "dra"]
+    if not dra:
+        return []
+    used = {dra_resource(r) for f in dra for r in f.per_node}
+    classes = [GPU_CLASS] + ([MIG_CLASS] if L.DRA_MIG_RESOURCE in used else []) + ([CHANNEL_CLASS] if compute_domains else [])
+    return [{"name": DRA_CLASS_RESOURCES[c], "deviceClassNames": [c]} for c in classes]
+
+
+def manager_config(mappings: list[dict]) -> str:
+    """controllerManagerConfigYaml: the chart's default Configuration with gpufleet's device class mappings."""
+    return yaml.safe_dump({**DEFAULT_MANAGER_CONFIG, "resources": {"deviceClassMappings": mappings}}, sort_keys=False)
+
+
+def chart_values(metrics: bool, mappings: list[dict]) -> dict:
+    """The Kueue release's values (kueue chart values.yaml at the pin): `enablePrometheus` creates the controller's
+    ServiceMonitor; `managerConfig.controllerManagerConfigYaml` only where DRA pools need device class mappings."""
+    out: dict = {"enablePrometheus": True} if metrics else {}
+    if mappings:
+        out["managerConfig"] = {"controllerManagerConfigYaml": manager_config(mappings)}
+    return out
+
+
 @dataclass(frozen=True)
 class KueueArgs:
     spec: KueueSpec
@@ -42,6 +119,9 @@ class KueueArgs:
     """The stack runs kube-prometheus-stack: the chart's ServiceMonitor (`enablePrometheus`) so queue, admission
     and quota metrics reach it. Default: off. (GKE's managed collection scrapes Kueue with a PodMonitoring instead:
     components/observability/gke_managed.py.)"""
+    compute_domains: bool = False
+    """The stack declares ComputeDomains (gpufleet:dra.computeDomains): their channel DeviceClass is mapped and DRA
+    pools' ClusterQueues cover channels. Default: off."""
 
 
 def in_units(flavor: PoolFlavor, gpus: int) -> dict[str, int]:
@@ -81,6 +161,8 @@ def team_quota(team: TeamSpec, pools: dict[str, PoolFlavor]) -> dict[str, int]:
     """The team namespace's ResourceQuota: the spec's gpuQuota, else the most its queues can be admitted."""
     total: dict[str, int] = {} if team.queues else {L.GPU_RESOURCE: 0}
     for queue in team.queues:
+        if pools[queue.pool].allocation == "dra":
+            continue  # its pods request no extended resource: Kueue's quota on their claims gates them
         for r, n in most_admitted(queue, pools[queue.pool]).items():
             total[r] = total.get(r, 0) + n
     if team.gpu_quota is not None:
@@ -92,6 +174,8 @@ def team_quota(team: TeamSpec, pools: dict[str, PoolFlavor]) -> dict[str, int]:
 def max_per_container(team: TeamSpec, pools: dict[str, PoolFlavor]) -> dict[str, int]:
     out: dict[str, int] = {}
     for queue in team.queues:
+        if pools[queue.pool].allocation == "dra":
+            continue
         for r, n in pools[queue.pool].per_node.items():
             out[r] = max(out.get(r, 0), n)
     return out
@@ -119,11 +203,13 @@ def admission_check(pool: str) -> dict:
     }
 
 
-def cluster_queue(spec: KueueSpec, team: TeamSpec, queue: QueueSpec, flavor: PoolFlavor) -> dict:
-    gpu = nominal(queue, flavor)
+def cluster_queue(spec: KueueSpec, team: TeamSpec, queue: QueueSpec, flavor: PoolFlavor, compute_domains: bool = False) -> dict:
+    gpu = quota_of(flavor, nominal(queue, flavor))
     resources = [{"name": r, "nominalQuota": q} for r, q in UNGATED.items()]
-    borrow = in_units(flavor, queue.borrowing_limit) if queue.borrowing_limit is not None else {}
-    lend = in_units(flavor, queue.lending_limit) if queue.lending_limit is not None else {}
+    if flavor.allocation == "dra" and compute_domains:
+        resources.append({"name": L.DRA_CHANNEL_RESOURCE, "nominalQuota": UNGATED_CHANNELS})
+    borrow = quota_of(flavor, in_units(flavor, queue.borrowing_limit)) if queue.borrowing_limit is not None else {}
+    lend = quota_of(flavor, in_units(flavor, queue.lending_limit)) if queue.lending_limit is not None else {}
     for r, q in sorted(gpu.items()):
         entry: dict = {"name": r, "nominalQuota": q}
         if r in borrow:
@@ -156,9 +242,9 @@ class Kueue(pulumi.ComponentResource):
     def __init__(self, name: str, args: KueueArgs, access: ClusterAccess, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:addons:Kueue", name, None, opts)
         self.namespace_name = args.namespace
+        self.device_class_mappings = device_class_mappings(args.pools, args.compute_domains)
         self.namespace, self.release = namespaced_release(
-            # kueue chart values.yaml at the pin: `enablePrometheus` creates the controller's ServiceMonitor.
-            name, versions.KUEUE, args.namespace, {"enablePrometheus": True} if args.metrics else {}, access, parent=self,
+            name, versions.KUEUE, args.namespace, chart_values(args.metrics, self.device_class_mappings), access, parent=self,
         )
         # Custom resources need Kueue's CRDs and webhooks: wait for the release.
         crs = pulumi.ResourceOptions(parent=self, provider=access.provider, depends_on=[self.release])
@@ -202,7 +288,7 @@ class Kueue(pulumi.ComponentResource):
                 cq = k8s.apiextensions.CustomResource(
                     f"{name}-cq-{cq_name}", api_version=API_VERSION, kind="ClusterQueue",
                     metadata={"name": cq_name},
-                    spec=cluster_queue(args.spec, team, queue, args.pools[queue.pool]),
+                    spec=cluster_queue(args.spec, team, queue, args.pools[queue.pool], args.compute_domains),
                     opts=pulumi.ResourceOptions.merge(crs, pulumi.ResourceOptions(depends_on=[
                         self.flavors[queue.pool], *([self.admission_checks[queue.pool]] if queue.pool in self.admission_checks else []),
                     ])),

@@ -39,7 +39,9 @@ def build_workloads(name: str, spec: StackSpec, access: ClusterAccess, opts: pul
     if addons.kueue.enabled:
         from gpufleet.components.workloads.kueue import Kueue, KueueArgs
 
-        out["kueue"] = Kueue(f"{name}-kueue", KueueArgs(addons.kueue, flavors, metrics=prometheus_url is not None and service_monitors), access, opts=opts)
+        args = KueueArgs(addons.kueue, flavors, metrics=prometheus_url is not None and service_monitors,
+                         compute_domains=bool(spec.dra.compute_domains))
+        out["kueue"] = Kueue(f"{name}-kueue", args, access, opts=opts)
     if addons.jobset.enabled:
         from gpufleet.components.workloads.jobset import JobSet, JobSetArgs
 

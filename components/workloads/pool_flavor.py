@@ -28,6 +28,9 @@ class PoolFlavor:
     """The pool's maximum size (k3s: its number of hosts)."""
     capacity: str = "on-demand"
     """The pool's capacity kind (gpufleet/base/spec/reservation.py): queued pools admit work through ProvisioningRequests."""
+    allocation: str = "device-plugin"
+    """How pods claim the pool's GPUs: device-plugin (extended resources) or dra (ResourceClaims; Kueue counts them through
+    its deviceClassMappings, components/workloads/kueue.py)."""
 
     @property
     def at_max_size(self) -> dict[str, int]:
@@ -52,5 +55,6 @@ def pool_flavors(spec: StackSpec) -> dict[str, PoolFlavor]:
             per_node=dict(cap.advertised),
             max_nodes=cap.max_nodes,
             capacity=pool.capacity,
+            allocation=pool.allocation,
         )
     return out

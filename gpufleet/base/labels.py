@@ -72,6 +72,12 @@ MIG_CONFIG_LABEL = "nvidia.com/mig.config"
 # device plugin on a node), and the DRA driver's GPU kubelet plugin must not run beside the device plugin
 # (dra-driver-nvidia-gpu templates/validation.yaml at the pinned release).
 GPU_ALLOCATION_LABEL = "gpufleet.io/gpu-allocation"  # "dra" on DRA pools' nodes
+# Kueue quota resources of DRA pools (Kueue Configuration resources.deviceClassMappings, Kueue at the pin,
+# site/content/en/docs/tasks/manage/setup_dra.md): what a ResourceClaimTemplate's device request of NVIDIA's DeviceClasses
+# charges. A pod on a DRA pool requests no nvidia.com/gpu, so the pool's ClusterQueues count these instead.
+DRA_GPU_RESOURCE = "dra.gpufleet.io/gpu"  # DeviceClass gpu.nvidia.com: whole GPUs
+DRA_MIG_RESOURCE = "dra.gpufleet.io/mig"  # DeviceClass mig.nvidia.com: MIG devices of any profile
+DRA_CHANNEL_RESOURCE = "dra.gpufleet.io/imex-channel"  # compute-domain-default-channel.nvidia.com: ComputeDomain channels
 DEVICE_PLUGIN_DEPLOY_LABEL = "nvidia.com/gpu.deploy.device-plugin"
 
 # Nodes of RDMA pools: the Network Operator's daemons (RDMA device plugin, Multus, CNI plugins, IPAM)
@@ -197,6 +203,12 @@ GKE_DEVICES_ANNOTATION_PREFIX = "devices.gke.io/container."
 MULTUS_NETWORKS_ANNOTATION = "k8s.v1.cni.cncf.io/networks"
 # GKE: this node label turns off GKE's own device plugin (set when the GPU Operator runs the stack).
 GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL = "gke-no-default-nvidia-gpu-device-plugin"
+# GKE DRA pools (GKE set-up-dra; GoogleCloudPlatform/ai-on-gke gpu-fungibility tutorial): `cloud.google.com/gke-nvidia-
+# gpu-dra-driver=true` lets GKE's cluster autoscaler know the pool's GPUs come through the DRA driver (so it scales the
+# pool for pods with ResourceClaims, from zero too); `nvidia.com/gpu.present=true` is what the DRA driver's kubelet
+# plugin's nodeAffinity matches where neither NFD nor the GPU Operator labels nodes (chart values.yaml kubeletPlugin.affinity).
+GKE_DRA_DRIVER_LABEL = "cloud.google.com/gke-nvidia-gpu-dra-driver"
+GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
 # GPU Operator: a node labelled `<operand deploy label>=false` keeps that operand off (the operator only sets the
 # label where it is absent or empty: NVIDIA/gpu-operator at the pinned release (versions.GPU_OPERATOR, commit 10ee5b36)
 # controllers/state_manager.go lines 476-485; the

@@ -529,6 +529,21 @@ GKE_GPUDIRECT_MANIFESTS: dict[str, dict[str, str]] = {
     },
 }
 
+# GKE DRA pools (nodePools[*].allocation: dra with cluster.gke.gpuStack: gke): GKE's driver installation is disabled on
+# them (GKE "Prepare GKE infrastructure for DRA workloads", set-up-dra: "Automatic GPU driver installation isn't
+# supported with DRA"), so gpufleet applies Google's COS driver-installer DaemonSet, as Google's DRA tutorial does
+# (GoogleCloudPlatform/ai-on-gke, tutorials/dynamic-resource-allocation/gpu-fungibility: daemonset-preloaded.yaml).
+# Both manifests create kube-system/nvidia-driver-installer and run only on GPU nodes without GKE's driver label
+# (cloud.google.com/gke-gpu-driver-version DoesNotExist); the A4X one only on a4x-highgpu-4g(-nolssd) and installs
+# `--version=latest` without the partition-gpus init container. Pinned at the last commits that changed them
+# (f2cf4197, 2025-07-02; 2dd8fc9b, 2025-03-06) instead of master, so a re-run applies the same installer.
+GKE_COS_DRIVER_INSTALLERS: dict[str, str] = {
+    "default": f"{_GKE_ACCELERATORS_RAW}/f2cf4197a5c3f0f20133be15d5fad8b7453beed5/nvidia-driver-installer/cos/daemonset-preloaded.yaml",
+    "a4x": f"{_GKE_ACCELERATORS_RAW}/2dd8fc9b04257ff3010b4c9112fa559f1a8f19a7/nvidia-driver-installer/cos/daemonset-preloaded-latest-a4x.yaml",
+}
+# Machine types the A4X installer selects (its nodeAffinity on node.kubernetes.io/instance-type).
+GKE_A4X_DRIVER_INSTALLER_MACHINES = ("a4x-highgpu-4g", "a4x-highgpu-4g-nolssd")
+
 # Images of `gpufleet verify`'s NCCL all-reduce on GKE GPUDirect pools (gpufleet/app/verify/nccl/gke.py): per kind the NCCL
 # test image (the NCCL plugin, Open MPI, sshd and nccl-tests) and the receive-datapath manager (rxdm) sidecar, the
 # pair Google's own two-pod NCCL test runs at the same container-engine-accelerators commits as the installers above:

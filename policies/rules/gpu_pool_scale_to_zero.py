@@ -10,10 +10,12 @@ Karpenter NodePools (karpenter.sh, GPU instance types or a GPU limit) hold no st
 (static NodePools keep that many nodes whatever the load), a `spec.limits` bound, consolidation that can remove an
 empty node (`consolidateAfter` not `Never`), and a Karpenter release in the stack. GKE DWS pools (flex-start,
 queued provisioning) get nodes only when work asks: no initial node count.
-DRA pools (node label `gpufleet.io/gpu-allocation: dra`) are the exception: no autoscaler gpufleet runs can scale a
-DRA pool up from zero (it would have to predict the ResourceSlices of a node that does not exist: cluster-autoscaler
-only on the clusterapi and coreweave providers, Karpenter's AWS provider not at all, GKE's not documented;
-gpufleet/base/catalog/dra.yaml `autoscalers`), so a minimum of 0 strands the pool and is a violation, with the fix.
+DRA pools (node label `gpufleet.io/gpu-allocation: dra`) are the exception on EKS: no autoscaler there scales a DRA
+pool up from zero (it would have to predict the ResourceSlices of a node that does not exist: cluster-autoscaler only
+on the clusterapi and coreweave providers, Karpenter's AWS provider not at all), so a minimum of 0 strands the pool
+and is a violation, with the fix. GKE's cluster autoscaler does scale an existing DRA pool up from zero when the pool
+carries cloud.google.com/gke-nvidia-gpu-dra-driver=true (Google's DRA tutorial in GoogleCloudPlatform/ai-on-gke);
+without that label a GKE DRA pool at 0 is the same violation. gpufleet/base/catalog/dra.yaml `autoscalers`.
 Reserved capacity is not judged here: its idle hours are committed spend whatever the pool's minimum (EKS capacity
 type CAPACITY_BLOCK or a node group tagged `gpufleet.io/reservation-type`, GKE pools consuming a specific
 reservation); the plan's cost section prices it as committed.
@@ -119,13 +121,23 @@ def _dra_minimum(pool: I.Pool) -> Optional[float]:
 
 
 def _dra(pool: I.Pool) -> list[str]:
-    """A DRA pool at 0 nodes never comes back: no autoscaler here scales a DRA pool up from zero."""
-    if I.labels_of(pool).get(labels.GPU_ALLOCATION_LABEL) != "dra":
+    """A DRA pool at 0 nodes comes back only where the platform's autoscaler scales DRA pools up from zero (GKE's, when
+    the pool carries its DRA label); elsewhere a minimum of 0 strands it."""
+    node_labels = I.labels_of(pool)
+    if node_labels.get(labels.GPU_ALLOCATION_LABEL) != "dra":
         return []
     minimum = _dra_minimum(pool)
     if minimum is None or minimum >= 1:
         return []
     known = dra_facts.autoscalers(pool.platform)
+    able = [a for a in known.values() if a.can_scale_from_zero]
+    if any(a.node_label is None or node_labels.get(a.node_label) == "true" for a in able):
+        return []
+    if able:
+        need = "; ".join(f"{a.name} scales a DRA pool up from zero only when its nodes carry the label {a.node_label}=true"
+                         for a in able)
+        return [f"a DRA pool with a minimum of 0 would be stranded: {need} (sources: gpufleet/base/catalog/dra.yaml). Fix: "
+                "add that node label (gpufleet's own GKE pools carry it), or set minNodes to at least 1"]
     why = "; ".join(f"{a.name}{f' (DRA since {a.dra_since}, {a.flag})' if a.dra_since else ''} cannot scale a DRA pool "
                     "up from zero" for a in known.values() if not a.can_scale_from_zero) or "no autoscaler is known to"
     return [f"a DRA pool with a minimum of 0 would be stranded: {why} (sources: gpufleet/base/catalog/dra.yaml). Fix: "

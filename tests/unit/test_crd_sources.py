@@ -71,8 +71,9 @@ def test_the_exempt_pins_are_exactly_those_without_an_archive(charts):
 
 # A kind's literal in the components: `kind="NodePool"`, `"kind": "IPPool"`, `KIND = "ClusterTrainingRuntime"`.
 _KIND_LITERAL = re.compile(r"""(?:\b[Kk][Ii][Nn][Dd]\s*=\s*|"kind":\s*)"([A-Z][A-Za-z0-9]+)\"""")
-# Kinds spelled in the components that are no Kubernetes object gpufleet creates: a kubeconfig's `kind: Config`.
-NOT_CREATED = {"Config"}
+# Kinds spelled in the components that are no Kubernetes object gpufleet creates: a kubeconfig's `kind: Config`, Kueue's
+# controller `kind: Configuration` (a file in the chart's ConfigMap, components/workloads/kueue.py).
+NOT_CREATED = {"Config", "Configuration"}
 
 
 def _group_version_kinds(minor: str) -> list[dict]:

@@ -66,7 +66,10 @@ def test_claim_templates_validate_strictly():
 def test_nvl72_stacks_objects_validate(stack, reference):
     plan = planned(stack)
     claims = by_type(plan, "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate")
-    assert [c.name.rsplit("-dra-driver-", 1)[1] for c in claims] == ["claim-default-gb200-gpu"]
+    ns = "research" if stack == "nvl72-k3s" else "default"
+    assert [c.name.rsplit("-dra-driver-", 1)[1] for c in claims] == [f"claim-{ns}-gb200-gpu", f"claim-{ns}-gb200-node"]
+    node = next(as_object(c) for c in claims if c.name.endswith("-node"))
+    assert node["spec"]["spec"]["devices"]["requests"][0]["exactly"]["count"] == 4  # a GB200 machine's 4 GPUs
     for c in claims:
         kubernetes_validate.validate(as_object(c), f"{K8S}.0", strict=True)
     domains = by_type(plan, "kubernetes:resource.nvidia.com/v1beta1:ComputeDomain")
@@ -74,3 +77,99 @@ def test_nvl72_stacks_objects_validate(stack, reference):
     for d in domains:
         assert validate_cr(as_object(d)) == []
         assert as_object(d)["spec"]["channel"]["resourceClaimTemplate"]["name"] == "train-channel"
+
+
+# --- Kueue admits DRA claims; a multi-node job on a ComputeDomain (examples/nvl72-training-jobset.yaml) -----------
+
+def _kueue_chart(reference):
+    path = reference / "charts" / f"{versions.KUEUE.name}-{versions.KUEUE.version}.tgz"
+    if not path.is_file():
+        pytest.skip(f"Kueue chart not found at {path}")
+    return path
+
+
+def test_kueue_default_configuration_is_the_pinned_charts(reference):
+    """gpufleet rewrites controllerManagerConfigYaml whole: its base must be the chart's own default at the pin."""
+    import tarfile
+
+    import yaml
+
+    from gpufleet.components.workloads.kueue import DEFAULT_MANAGER_CONFIG
+
+    with tarfile.open(_kueue_chart(reference)) as tar:
+        values = yaml.safe_load(tar.extractfile("kueue/values.yaml").read())
+    assert yaml.safe_load(values["managerConfig"]["controllerManagerConfigYaml"]) == DEFAULT_MANAGER_CONFIG
+
+
+def test_kueue_renders_its_configuration_with_the_device_class_mappings(reference):
+    import yaml
+
+    release = next(r for r in by_type(planned("nvl72-k3s"), "kubernetes:helm.sh/v3:Release") if r.inputs["name"] == "kueue")
+    objs = template(_kueue_chart(reference), release.inputs["values"], "kueue-system", release="kueue", kube_version=f"{K8S}.0")
+    config = next(o for o in objs if o["kind"] == "ConfigMap" and "controller_manager_config.yaml" in o.get("data", {}))
+    parsed = yaml.safe_load(config["data"]["controller_manager_config.yaml"])
+    assert parsed["resources"]["deviceClassMappings"] == [
+        {"name": "dra.gpufleet.io/gpu", "deviceClassNames": ["gpu.nvidia.com"]},
+        {"name": "dra.gpufleet.io/imex-channel", "deviceClassNames": ["compute-domain-default-channel.nvidia.com"]},
+    ]
+
+
+def _jobset():
+    import yaml
+
+    from tests.helpers import ROOT
+
+    return next(d for d in yaml.safe_load_all((ROOT / "examples/nvl72-training-jobset.yaml").read_text()) if d)
+
+
+def test_the_nvl72_jobset_validates_against_jobsets_crd_and_the_pod_schema():
+    jobset = _jobset()
+    assert validate_cr(jobset) == []
+    pod_template = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "worker", "namespace": "research"}, **{"spec": pod_template["spec"]}}
+    kubernetes_validate.validate(pod, f"{K8S}.0", strict=True)
+    bad = {**pod, "spec": {**pod["spec"], "resourceClaims": [{"name": "gpus", "resourceClaimTemplate": "gb200-node"}]}}
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(bad, f"{K8S}.0", strict=True)
+
+
+def test_the_nvl72_jobset_uses_what_the_nvl72_stack_creates_and_kueue_can_admit_it():
+    """Every claim template, the ComputeDomain's channel, the LocalQueue exist in the plan; Kueue maps every DeviceClass
+    the claims use (an unmapped one makes the workload inadmissible: kueue v0.19.2 pkg/dra/claims.go) and the pool's
+    ClusterQueue has quota for what the whole JobSet charges."""
+    import yaml
+
+    jobset = _jobset()
+    job = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]
+    pod = job["template"]["spec"]
+    ns = jobset["metadata"]["namespace"]
+    plan_ = planned("nvl72-k3s")
+    templates = {(r.inputs["metadata"]["namespace"], r.inputs["metadata"]["name"]): r.inputs["spec"]
+                 for r in by_type(plan_, "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate")}
+    domains = {(r.inputs["metadata"]["namespace"], r.inputs["spec"]["channel"]["resourceClaimTemplate"]["name"])
+               for r in by_type(plan_, "kubernetes:resource.nvidia.com/v1beta1:ComputeDomain")}
+    queues = {(r.inputs["metadata"]["namespace"], r.inputs["metadata"]["name"]): r.inputs["spec"]["clusterQueue"]
+              for r in by_type(plan_, "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue")}
+    classes: dict[str, int] = {}
+    for claim in pod["resourceClaims"]:
+        key = (ns, claim["resourceClaimTemplateName"])
+        if key in domains:
+            classes["compute-domain-default-channel.nvidia.com"] = classes.get("compute-domain-default-channel.nvidia.com", 0) + 1
+            continue
+        assert key in templates, key
+        for request in templates[key]["spec"]["devices"]["requests"]:
+            cls = request["exactly"]["deviceClassName"]
+            classes[cls] = classes.get(cls, 0) + int(request["exactly"]["count"])
+    assert classes == {"gpu.nvidia.com": 4, "compute-domain-default-channel.nvidia.com": 1}
+    cq_name = queues[(ns, jobset["metadata"]["labels"]["kueue.x-k8s.io/queue-name"])]
+    release = next(r for r in by_type(plan_, "kubernetes:helm.sh/v3:Release") if r.inputs["name"] == "kueue")
+    mappings = yaml.safe_load(release.inputs["values"]["managerConfig"]["controllerManagerConfigYaml"])["resources"]["deviceClassMappings"]
+    resource_of = {c: m["name"] for m in mappings for c in m["deviceClassNames"]}
+    assert set(classes) <= set(resource_of)
+    cq = next(r for r in by_type(plan_, "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue") if r.inputs["metadata"]["name"] == cq_name)
+    quota = {e["name"]: float(e["nominalQuota"]) for e in cq.inputs["spec"]["resourceGroups"][0]["flavors"][0]["resources"]
+             if e["name"] != "memory"}
+    pods = job["parallelism"] * jobset["spec"]["replicatedJobs"][0]["replicas"]
+    for cls, n in classes.items():
+        assert quota[resource_of[cls]] >= n * pods, (cls, quota)
+    assert quota["dra.gpufleet.io/gpu"] == 72  # the whole rack: the JobSet fits exactly

@@ -25,8 +25,10 @@ VERIFIED: dict[str, set[str]] = {
     # kubernetes-csi/csi-driver-nfs charts/v4.12.1/csi-driver-nfs/values.yaml
     # @ 7c4b727edcdda57de48f2b3aaba1ff45ba6dd21f: `storageClass.create: false`.
     "csi-driver-nfs": {"storageClass.create"},
+    # kubernetes-sigs/kueue charts/kueue/values.yaml @ v0.19.2 (8eab6877): `managerConfig.controllerManagerConfigYaml`,
+    # the Configuration file (set only on stacks with DRA pools: its resources.deviceClassMappings).
+    "kueue": {"managerConfig.controllerManagerConfigYaml"},
     # gpufleet sets no values on these (chart defaults).
-    "kueue": set(),
     "jobset": set(),
     "volcano": set(),
     "keda": set(),
@@ -44,6 +46,7 @@ def releases():
         planned("teams"),
         plan_config(vol, stack="vol", policies=False),
         planned("lab"),
+        planned("nvl72-k3s"),
     ]
     return [r for p in plans for r in by_type(p, RELEASE) if r.inputs["name"] in VERIFIED]
 

@@ -10,7 +10,7 @@ from gpufleet.base.versions import chart_name_of
 
 # Capacity fields a reviewer compares per pool (the plan JSON's capacity[] keys).
 CAPACITY_FIELDS = ("gpu", "gpusPerNode", "capacityType", "capacitySource", "minNodes", "maxNodes", "minGpus", "maxGpus",
-                   "advertisedPerNode", "pricePerNodeHour")
+                   "advertisedPerNode", "pricePerNodeHour", "allocation")
 # Capacity kinds whose nodes come from Dynamic Workload Scheduler (gpufleet/base/spec/reservation.py DWS_MODES).
 DWS_KINDS = ("flex-start", "queued")
 
@@ -42,12 +42,41 @@ class PoolDelta:
 
     @property
     def capacity_disruption(self) -> Optional[str]:
-        """Why this pool's change of capacity source disrupts it, or None. Dropping or changing a reservation puts
-        its nodes on capacity that may not be there (and the reserved nodes go on being paid); switching to DWS
-        (flex-start, queued) replaces the nodes with ones that live at most 7 days or come only through
-        ProvisioningRequests. Resource diffs alone miss it: a Karpenter NodePool changes in place and drifts."""
+        """Why this pool's change disrupts it, or None: its capacity source (below), moving it off DRA, or sizing it
+        across a partial NVLink domain (issue 34, docs/dra.md). Resource diffs alone miss these: a Karpenter NodePool
+        changes in place, a node label or a k3s host list is one input among many."""
         if self.before is None or self.after is None:
             return None
+        reasons = [r for r in (self._source_disruption(), self._allocation_disruption(), self._nvlink_disruption()) if r]
+        return "; ".join(reasons) or None
+
+    def _allocation_disruption(self) -> Optional[str]:
+        """dra -> device-plugin: the pool's ResourceClaimTemplates and ComputeDomains lose the GPUs they claim, so every
+        pod that claims through them stays pending (and Kueue's DRA quota for the pool goes with them)."""
+        was, now = self.before.get("allocation", "device-plugin"), self.after.get("allocation", "device-plugin")
+        if was == "dra" and now != "dra":
+            return (f"moves off DRA ({was} -> {now}): pods that claim its GPUs through ResourceClaimTemplates or a "
+                    "ComputeDomain's channel stay pending, and multi-node NVLink jobs lose their IMEX channels")
+        return None
+
+    def _nvlink_disruption(self) -> Optional[str]:
+        """A size of a multi-node NVLink pool that this change makes a partial domain (machinesPerDomain from the plan's
+        nvlinkDomains): idle GPUs in a paid domain, or a job split across two NVLink domains."""
+        domains = self.after.get("nvlinkDomains") or {}
+        unit = domains.get("machinesPerDomain")
+        if not unit:
+            return None
+        broken = [f"{f} {self.before.get(f)} -> {self.after.get(f)}" for f in ("minNodes", "maxNodes")
+                  if self.after.get(f) != self.before.get(f) and (self.after.get(f) or 0) % unit]
+        if not broken:
+            return None
+        return (f"breaks an NVLink domain ({', '.join(broken)}): not a multiple of {unit:g} machines per domain "
+                f"({domains.get('system')}, {domains.get('gpusPerDomain', 0):g} GPUs)")
+
+    def _source_disruption(self) -> Optional[str]:
+        """Dropping or changing a reservation puts its nodes on capacity that may not be there (and the reserved nodes
+        go on being paid); switching to DWS (flex-start, queued) replaces the nodes with ones that live at most 7 days
+        or come only through ProvisioningRequests."""
         was, now = self.before.get("capacityType"), self.after.get("capacityType")
         src_was = self.before.get("capacitySource") or was
         src_now = self.after.get("capacitySource") or now

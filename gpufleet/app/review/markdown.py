@@ -59,7 +59,8 @@ def headline(review: Review) -> list[str]:
                          + ", ".join(code(c.name) for c in loss) + ".")
     if review.capacity_disruptions:
         lines.append(f":warning: **{len(review.capacity_disruptions)} pool(s) change capacity source disruptively** "
-                     "(a reservation dropped, or a switch to flex-start / queued): see below.")
+                     "(a reservation dropped, a switch to flex-start / queued, a pool moved off DRA or a broken NVLink "
+                     "domain): see below.")
     return lines + [f"> {text(n, _CELL)}" for n in review.notes]
 
 

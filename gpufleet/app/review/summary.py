@@ -137,7 +137,8 @@ class Review:
 
     @property
     def capacity_disruptions(self) -> list[PoolDelta]:
-        """Pools whose capacity source changes disruptively (a reservation dropped, a switch to flex-start/queued)."""
+        """Pools whose capacity changes disruptively (a reservation dropped, a switch to flex-start/queued, moved off
+        DRA, a broken NVLink domain)."""
         return [p for p in self.capacity or [] if p.capacity_disruption]
 
     @property

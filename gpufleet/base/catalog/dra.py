@@ -43,6 +43,7 @@ class AutoscalerDra:
     flag: Optional[str]
     can_scale_from_zero: bool
     sources: tuple[str, ...]
+    node_label: Optional[str] = None  # scales from zero only pools whose nodes carry this label = "true"
 
 
 def data() -> dict:
@@ -88,5 +89,5 @@ def nvlink_system(platform: str, machine: Optional[str]) -> Optional[NvlinkSyste
 
 def autoscalers(platform: str) -> dict[str, AutoscalerDra]:
     rows = data()["autoscalers"].get(platform, {})
-    return {n: AutoscalerDra(n, r["dra_since"], r["flag"], r["can_scale_from_zero"], tuple(r["sources"]))
+    return {n: AutoscalerDra(n, r["dra_since"], r["flag"], r["can_scale_from_zero"], tuple(r["sources"]), r.get("node_label"))
             for n, r in rows.items()}

@@ -91,8 +91,65 @@ def check(stack: str, spec: Any) -> list[Problem]:
             problems.append(Problem(stack, f"{at}.allocation", f"the nodes' NVIDIA driver {driver} is older than {floor}, "
                                     "the DRA driver for GPUs' minimum; pick a newer driver (gpufleet:gpuOperator.driver)", "dra"))
     problems += _compute_domain_checks(stack, spec)
+    problems += _gke_checks(stack, spec)
+    problems += _queue_checks(stack, spec)
     problems += _sizing_checks(stack, spec, errors=True)
     problems += _arch_checks(stack, spec)
+    return problems
+
+
+# GKE "Prepare GKE infrastructure for DRA workloads" (cloud.google.com/kubernetes-engine/docs/how-to/set-up-dra),
+# Limitations: automatic GPU driver installation, time-sharing GPUs, multi-instance GPUs and MPS are not supported with DRA.
+_GKE_DRA_REFUSED = {
+    "gpu_driver_version": ("gpuDriverVersion", "GKE's driver installation is disabled on DRA pools (GKE set-up-dra: "
+                           "'Automatic GPU driver installation isn't supported with DRA'); the driver comes from COS's "
+                           "driver-installer DaemonSet (or the GPU Operator with cluster.gke.gpuStack: operator). Allowed: unset"),
+    "gpu_sharing": ("gpuSharing", "GKE's GPU time-sharing and MPS are not supported with DRA (GKE set-up-dra). Allowed: unset"),
+    "gpu_partition_size": ("gpuPartitionSize", "GKE's multi-instance GPUs are not supported with DRA (GKE set-up-dra). "
+                           "Allowed: unset"),
+}
+
+
+def _gke_checks(stack: str, spec: Any) -> list[Problem]:
+    """GKE DRA pools: no GKE driver, sharing or MIG settings; one COS driver installer for all of them."""
+    if spec.cluster.platform != "gke":
+        return []
+    from gpufleet.base import versions
+
+    problems = []
+    kinds: dict[bool, list[tuple[int, Any]]] = {}
+    for i, pool in dra_pools(spec):
+        if pool.gke is not None:
+            for field, (key, why) in _GKE_DRA_REFUSED.items():
+                if field in pool.gke.model_fields_set and getattr(pool.gke, field) is not None:
+                    value = getattr(pool.gke, field)
+                    problems.append(Problem(stack, f"{NS}:nodePools[{i}].gke.{key}", why,
+                                            value if isinstance(value, str) else value.strategy))
+        kinds.setdefault(pool.machine_type in versions.GKE_A4X_DRIVER_INSTALLER_MACHINES, []).append((i, pool))
+    if spec.cluster.gke.gpu_stack == "gke" and len(kinds) == 2:
+        i, pool = kinds[True][0]
+        others = ", ".join(p.name for _, p in kinds[False])
+        problems.append(Problem(stack, f"{NS}:nodePools[{i}].machineType", "A4X DRA pools need Google's A4X driver installer, "
+                                f"the other DRA pools ({others}) the default one, and both are the DaemonSet "
+                                "kube-system/nvidia-driver-installer: put them in separate clusters, or use "
+                                "cluster.gke.gpuStack: operator", pool.machine_type))
+    return problems
+
+
+def _queue_checks(stack: str, spec: Any) -> list[Problem]:
+    """A Kueue team queueing on a DRA pool claims its GPUs through ResourceClaimTemplates in the team's namespace."""
+    kueue = spec.addons.kueue
+    if not kueue.enabled:
+        return []
+    dra = {p.name for _, p in dra_pools(spec)}
+    problems = []
+    for j, team in enumerate(kueue.teams):
+        for k, queue in enumerate(team.queues):
+            if queue.pool in dra and team.namespace_name not in spec.dra.namespaces:
+                problems.append(Problem(stack, f"{NS}:addons.kueue.teams[{j}].queues[{k}].pool", f"'{queue.pool}' is a DRA "
+                                        f"pool, but the team's namespace {team.namespace_name} gets no ResourceClaimTemplates "
+                                        f"to claim its GPUs with: add {team.namespace_name} to gpufleet:dra.namespaces "
+                                        f"(now: {', '.join(spec.dra.namespaces)})", queue.pool))
     return problems
 
 
