@@ -8,6 +8,7 @@ from gpufleet.base.node_labels import node_taints, pool_labels
 from gpufleet.base import labels as L
 from gpufleet.base.capacity import pool_capacity
 from gpufleet.base.spec import StackSpec
+from gpufleet.base.spec import topology as tas
 
 # The labels a flavor selects on: the pool, and what a queue must know (GPU model, spot or on-demand).
 FLAVOR_LABEL_KEYS = (L.POOL_LABEL, L.GPU_MODEL_LABEL, L.CAPACITY_TYPE_LABEL)
@@ -28,6 +29,9 @@ class PoolFlavor:
     """The pool's maximum size (k3s: its number of hosts)."""
     capacity: str = "on-demand"
     """The pool's capacity kind (gpufleet/base/spec/reservation.py): queued pools admit work through ProvisioningRequests."""
+    topology_levels: tuple[str, ...] = ()
+    """Node labels of the pool's Kueue Topology levels, coarsest first (gpufleet/base/spec/topology.py). Default: none,
+    the pool's flavor names no Topology."""
 
     @property
     def at_max_size(self) -> dict[str, int]:
@@ -42,6 +46,7 @@ def toleration(taint: dict[str, str]) -> dict[str, str]:
 def pool_flavors(spec: StackSpec) -> dict[str, PoolFlavor]:
     """Every pool of the stack, by name."""
     out = {}
+    topology = tas.topology_pools(spec)
     for pool in spec.node_pools:
         cap = pool_capacity(pool, spec.cluster.platform)
         labels = pool_labels(pool, cap.gpu)
@@ -52,5 +57,6 @@ def pool_flavors(spec: StackSpec) -> dict[str, PoolFlavor]:
             per_node=dict(cap.advertised),
             max_nodes=cap.max_nodes,
             capacity=pool.capacity,
+            topology_levels=tuple(tas.levels(topology[pool.name], pool, spec.cluster.platform)) if pool.name in topology else (),
         )
     return out

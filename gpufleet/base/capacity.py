@@ -13,7 +13,8 @@ from gpufleet.base import labels
 from gpufleet.base import sharing as gpu_sharing
 from gpufleet.base.spec import NodePoolSpec, Problem, StackSpec
 from gpufleet.base.spec.addons import NAMESPACE
-from gpufleet.base.spec import compat_checks
+from gpufleet.base.spec import compat_checks, topology_checks
+from gpufleet.base.spec import topology as tas
 from gpufleet.base.spec import shape as pool_shape
 from gpufleet.base.spec.reservation import capacity_source, committed_nodes
 from gpufleet.base.catalog.prices import PriceFact
@@ -40,6 +41,7 @@ class PoolCapacity:
     price_fact: Optional[PriceFact] = None  # the catalog price's source, date and region (None: declared or unpriced)
     allocation: str = "device-plugin"  # device-plugin | dra (nodePools[*].allocation)
     nvlink: Optional[dict] = None  # multi-node NVLink domain facts (system, machinesPerDomain, gpusPerDomain, domains)
+    topology: Optional[list] = None  # Kueue TAS levels, coarsest first: {level, nodes, gpus, known} of the largest domain
 
     @property
     def min_gpus(self) -> int:
@@ -78,6 +80,7 @@ class PoolCapacity:
             **({"exemptions": dict(self.exemptions)} if self.exemptions else {}),
             **({"allocation": self.allocation} if self.allocation != "device-plugin" else {}),
             **({"nvlinkDomains": dict(self.nvlink)} if self.nvlink else {}),
+            **({"topology": [dict(d) for d in self.topology]} if self.topology else {}),
         }
 
 
@@ -147,7 +150,16 @@ def billed_as(pool: NodePoolSpec) -> Optional[str]:
 
 
 def capacity(spec: StackSpec, region: Optional[str] = None) -> list[PoolCapacity]:
-    return [pool_capacity(p, spec.cluster.platform, region) for p in spec.node_pools]
+    tas_pools = tas.topology_pools(spec)
+    out = []
+    for p in spec.node_pools:
+        cap = pool_capacity(p, spec.cluster.platform, region)
+        if p.name in tas_pools:
+            doms = tas.domains(tas_pools[p.name], p, spec.cluster.platform)
+            cap = dataclasses.replace(cap, topology=[
+                {"level": d.level, "nodes": d.nodes, "gpus": d.gpus, "known": d.known} for d in doms])
+        out.append(cap)
+    return out
 
 
 def with_source(pool: NodePoolSpec, cap: PoolCapacity) -> PoolCapacity:
@@ -182,9 +194,16 @@ def capacity_notes(pools: list[PoolCapacity]) -> list[str]:
     """One line per shared pool saying what it advertises, then the autoscaler note."""
     shared = [p for p in pools if p.shared]
     out = [_dra_note(p) for p in pools if p.allocation == "dra" or p.nvlink]
+    out += [_topology_note(p) for p in pools if p.topology]
     if not shared:
         return out
     return [f"{p.pool}: {p.sharing}" for p in shared] + [AUTOSCALER_NOTE] + out
+
+
+def _topology_note(p: PoolCapacity) -> str:
+    """A topology-aware pool's Kueue Topology: its levels, and the GPUs the largest domain of each holds."""
+    parts = [f"{d['level']} {d['gpus']} GPUs" + ("" if d["known"] else " (at most: the pool)") for d in p.topology]
+    return f"{p.pool}: Kueue topology {p.pool}, largest domain per level: " + " > ".join(parts)
 
 
 def _dra_note(p: PoolCapacity) -> str:
@@ -249,7 +268,7 @@ def addons_warnings(stack: str, spec: StackSpec) -> list[Problem]:
     out = _unmeetable_quota_warnings(stack, spec) if spec.addons.kueue.enabled else []
     if spec.addons.kueue.enabled:
         out += quota_coherence_warnings(stack, spec)
-    return out + compat_checks.gke_disk_warnings(stack, spec)
+    return out + compat_checks.gke_disk_warnings(stack, spec) + topology_checks.warnings(stack, spec)
 
 
 def _unmeetable_quota_warnings(stack: str, spec: StackSpec) -> list[Problem]:
