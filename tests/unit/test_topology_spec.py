@@ -32,9 +32,9 @@ def _topology_problems(config) -> list[str]:
 
 def test_example_stacks_pass_with_each_platforms_levels():
     assert _levels("teams-eks", "h100-train") == EKS_LEVELS + [HOST]
-    assert _levels("prod-gke", "h200-train") == GKE_LEVELS + [HOST]
+    assert _levels("dws-gke", "h200-train") == GKE_LEVELS + [HOST]
     assert _levels("teams", "a100-train") == ["gpufleet.io/topology-rack", HOST]
-    for stack in ("teams-eks", "prod-gke", "teams"):
+    for stack in ("teams-eks", "dws-gke", "teams"):
         assert _topology_problems(example_config(stack)) == [], stack
 
 
@@ -138,13 +138,12 @@ def test_bad_rack_value_is_refused():
 
 
 def test_gke_warnings_unlabelled_family_and_unreserved():
-    config = example_config("prod-gke")
-    config["gpufleet:addons"]["kueue"]["teams"][0]["queues"].append({"pool": "h100-train"})
-    config["gpufleet:addons"]["kueue"]["topology"]["pools"].append({"name": "h100-train"})
+    config = example_config("dws-gke")
+    config["gpufleet:addons"]["kueue"]["topology"]["pools"].append({"name": "h100-flex"})
     spec = load_config(config)
     msgs = [p.message for p in addons_warnings("t", spec) if "topology" in p.path]
     assert len(msgs) == 1 and "not on a3-highgpu-8g" in msgs[0]
-    pool = config["gpufleet:nodePools"][2]
+    pool = config["gpufleet:nodePools"][3]
     pool["capacity"] = "spot"
     del pool["reservation"]
     config["gpufleet:addons"]["kueue"]["topology"]["pools"].pop()
@@ -165,8 +164,8 @@ def test_plan_capacity_shows_levels_and_gpus_per_domain():
 
 
 def test_reservation_bounds_the_blocks():
-    config = example_config("prod-gke")
-    config["gpufleet:nodePools"][2]["maxNodes"] = 8
+    config = example_config("dws-gke")
+    config["gpufleet:nodePools"][3]["maxNodes"] = 8
     spec = load_config(config)
     h200 = next(c for c in capacity(spec) if c.pool == "h200-train")
     assert h200.topology[0] == {"level": GKE_LEVELS[0], "nodes": 4, "gpus": 32, "known": False}
