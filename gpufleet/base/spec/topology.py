@@ -5,7 +5,7 @@ Levels come from what the platform labels the pool's machines with (facts and so
 gpufleet/base/catalog/topology.yaml): EKS `topology.k8s.aws/network-node-layer-1..3` (-4 on four-layer types), GKE
 `cloud.google.com/gce-topology-block/-subblock/-host`, k3s the hosts' declared `block`/`rack` (node labels written at
 join). On a multi-node NVLink pool (GB200 NVL72) the NVLink domain, `nvidia.com/gpu.clique`, is a level. The last
-level is always `kubernetes.io/hostname`: Kueue respects node taints only then (kueue v0.19.2
+level is always `kubernetes.io/hostname`: Kueue respects node taints only then (kueue at the pinned tag,
 site/static/examples/tas/sample-gpu-queues.yaml)."""
 
 from __future__ import annotations
