@@ -33,7 +33,7 @@ class K3sPlatform(Platform):
     def build(self, name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> PlatformBuild:
         spec = inputs.spec
         server_names = {h.name for h in spec.cluster.k3s.servers}
-        gpu_servers = {h.name: server_node_settings(pool) for pool in spec.node_pools for h in pool.hosts
+        gpu_servers = {h.name: server_node_settings(pool, h) for pool in spec.node_pools for h in pool.hosts
                        if h.name in server_names}
         control_plane = K3sCluster(
             f"{name}-k3s",

@@ -182,7 +182,25 @@ def max_per_container(team: TeamSpec, pools: dict[str, PoolFlavor]) -> dict[str,
 
 
 def resource_flavor(flavor: PoolFlavor) -> dict:
-    return {"nodeLabels": dict(flavor.node_labels), "tolerations": list(flavor.tolerations)}
+    out = {"nodeLabels": dict(flavor.node_labels), "tolerations": list(flavor.tolerations)}
+    if flavor.topology_levels:
+        # Topology Aware Scheduling: the Topology of the same name (docs/topology.md).
+        out["topologyName"] = flavor.pool
+    return out
+
+
+def topology(flavor: PoolFlavor) -> dict:
+    """A Kueue Topology's spec: the pool's levels, coarsest first (immutable once created: Kueue's CRD)."""
+    return {"levels": [{"nodeLabel": level} for level in flavor.topology_levels]}
+
+
+def local_queue_annotations(queue: QueueSpec) -> dict[str, str]:
+    """The Kueue pod-template annotation a topology-aware queue's jobs should carry, for its users to copy."""
+    qt = queue.topology
+    if qt is None:
+        return {}
+    return {f"{L.QUEUE_TOPOLOGY_ANNOTATION_PREFIX}{key}-topology": level
+            for key, level in (("required", qt.required), ("preferred", qt.preferred)) if level}
 
 
 PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
@@ -249,10 +267,20 @@ class Kueue(pulumi.ComponentResource):
         # Custom resources need Kueue's CRDs and webhooks: wait for the release.
         crs = pulumi.ResourceOptions(parent=self, provider=access.provider, depends_on=[self.release])
         used = sorted({q.pool for t in args.spec.teams for q in t.queues})
+        # Topology Aware Scheduling: a Topology per topology-aware pool, named after it, before its flavor.
+        self.topologies = {
+            pool: k8s.apiextensions.CustomResource(
+                f"{name}-topology-{pool}", api_version=API_VERSION, kind="Topology",
+                metadata={"name": pool}, spec=topology(args.pools[pool]), opts=crs,
+            )
+            for pool in used if args.pools[pool].topology_levels
+        }
         self.flavors = {
             pool: k8s.apiextensions.CustomResource(
                 f"{name}-flavor-{pool}", api_version=API_VERSION, kind="ResourceFlavor",
-                metadata={"name": pool}, spec=resource_flavor(args.pools[pool]), opts=crs,
+                metadata={"name": pool}, spec=resource_flavor(args.pools[pool]),
+                opts=pulumi.ResourceOptions.merge(crs, pulumi.ResourceOptions(depends_on=[self.topologies[pool]]))
+                if pool in self.topologies else crs,
             )
             for pool in used
         }
@@ -296,7 +324,8 @@ class Kueue(pulumi.ComponentResource):
                 self.cluster_queues[cq_name] = cq
                 self.local_queues[cq_name] = k8s.apiextensions.CustomResource(
                     f"{name}-lq-{cq_name}", api_version=API_VERSION, kind="LocalQueue",
-                    metadata={"name": queue.pool, "namespace": ns.namespace.metadata["name"]},
+                    metadata={"name": queue.pool, "namespace": ns.namespace.metadata["name"],
+                              **({"annotations": a} if (a := local_queue_annotations(queue)) else {})},
                     spec={"clusterQueue": cq_name},
                     opts=pulumi.ResourceOptions.merge(crs, pulumi.ResourceOptions(depends_on=[cq])),
                 )

@@ -8,6 +8,7 @@ from gpufleet.base.node_labels import node_taints, pool_labels
 from gpufleet.base import labels as L
 from gpufleet.base.capacity import pool_capacity
 from gpufleet.base.spec import StackSpec
+from gpufleet.base.spec import topology as tas
 
 # The labels a flavor selects on: the pool, and what a queue must know (GPU model, spot or on-demand).
 FLAVOR_LABEL_KEYS = (L.POOL_LABEL, L.GPU_MODEL_LABEL, L.CAPACITY_TYPE_LABEL)
@@ -31,6 +32,9 @@ class PoolFlavor:
     allocation: str = "device-plugin"
     """How pods claim the pool's GPUs: device-plugin (extended resources) or dra (ResourceClaims; Kueue counts them through
     its deviceClassMappings, components/workloads/kueue.py)."""
+    topology_levels: tuple[str, ...] = ()
+    """Node labels of the pool's Kueue Topology levels, coarsest first (gpufleet/base/spec/topology.py). Default: none,
+    the pool's flavor names no Topology."""
 
     @property
     def at_max_size(self) -> dict[str, int]:
@@ -45,6 +49,7 @@ def toleration(taint: dict[str, str]) -> dict[str, str]:
 def pool_flavors(spec: StackSpec) -> dict[str, PoolFlavor]:
     """Every pool of the stack, by name."""
     out = {}
+    topology = tas.topology_pools(spec)
     for pool in spec.node_pools:
         cap = pool_capacity(pool, spec.cluster.platform)
         labels = pool_labels(pool, cap.gpu)
@@ -56,5 +61,6 @@ def pool_flavors(spec: StackSpec) -> dict[str, PoolFlavor]:
             max_nodes=cap.max_nodes,
             capacity=pool.capacity,
             allocation=pool.allocation,
+            topology_levels=tuple(tas.levels(topology[pool.name], pool, spec.cluster.platform)) if pool.name in topology else (),
         )
     return out

@@ -14,7 +14,8 @@ from gpufleet.base import sharing as gpu_sharing
 from gpufleet.base.spec import NodePoolSpec, Problem, StackSpec
 from gpufleet.base.spec.addons import NAMESPACE
 from gpufleet.base.spec import cold_start as cold_start_paths
-from gpufleet.base.spec import compat_checks
+from gpufleet.base.spec import compat_checks, topology_checks
+from gpufleet.base.spec import topology as tas
 from gpufleet.base.spec import shape as pool_shape
 from gpufleet.base.spec.reservation import capacity_source, committed_nodes
 from gpufleet.base.catalog.prices import PriceFact
@@ -42,6 +43,7 @@ class PoolCapacity:
     allocation: str = "device-plugin"  # device-plugin | dra (nodePools[*].allocation)
     nvlink: Optional[dict] = None  # multi-node NVLink domain facts (system, machinesPerDomain, gpusPerDomain, domains)
     cold_start: tuple[str, ...] = ()  # the cold-start paths in place (gpufleet/base/spec/cold_start.py; only with coldStart)
+    topology: Optional[list] = None  # Kueue TAS levels, coarsest first: {level, nodes, gpus, known} of the largest domain
 
     @property
     def min_gpus(self) -> int:
@@ -81,6 +83,7 @@ class PoolCapacity:
             **({"allocation": self.allocation} if self.allocation != "device-plugin" else {}),
             **({"nvlinkDomains": dict(self.nvlink)} if self.nvlink else {}),
             **({"coldStart": list(self.cold_start)} if self.cold_start else {}),
+            **({"topology": [dict(d) for d in self.topology]} if self.topology else {}),
         }
 
 
@@ -150,9 +153,17 @@ def billed_as(pool: NodePoolSpec) -> Optional[str]:
 
 
 def capacity(spec: StackSpec, region: Optional[str] = None) -> list[PoolCapacity]:
-    return [dataclasses.replace(pool_capacity(p, spec.cluster.platform, region),
-                                cold_start=tuple(cold_start_paths.paths(spec, p)))
-            for p in spec.node_pools]
+    tas_pools = tas.topology_pools(spec)
+    out = []
+    for p in spec.node_pools:
+        cap = dataclasses.replace(pool_capacity(p, spec.cluster.platform, region),
+                                  cold_start=tuple(cold_start_paths.paths(spec, p)))
+        if p.name in tas_pools:
+            doms = tas.domains(tas_pools[p.name], p, spec.cluster.platform)
+            cap = dataclasses.replace(cap, topology=[
+                {"level": d.level, "nodes": d.nodes, "gpus": d.gpus, "known": d.known} for d in doms])
+        out.append(cap)
+    return out
 
 
 def cold_start_notes(pools: list[PoolCapacity]) -> list[str]:
@@ -192,9 +203,16 @@ def capacity_notes(pools: list[PoolCapacity]) -> list[str]:
     """One line per shared pool saying what it advertises, then the autoscaler note."""
     shared = [p for p in pools if p.shared]
     out = [_dra_note(p) for p in pools if p.allocation == "dra" or p.nvlink]
+    out += [_topology_note(p) for p in pools if p.topology]
     if not shared:
         return out
     return [f"{p.pool}: {p.sharing}" for p in shared] + [AUTOSCALER_NOTE] + out
+
+
+def _topology_note(p: PoolCapacity) -> str:
+    """A topology-aware pool's Kueue Topology: its levels, and the GPUs the largest domain of each holds."""
+    parts = [f"{d['level']} {d['gpus']} GPUs" + ("" if d["known"] else " (at most: the pool)") for d in p.topology]
+    return f"{p.pool}: Kueue topology {p.pool}, largest domain per level: " + " > ".join(parts)
 
 
 def _dra_note(p: PoolCapacity) -> str:
@@ -259,7 +277,7 @@ def addons_warnings(stack: str, spec: StackSpec) -> list[Problem]:
     out = _unmeetable_quota_warnings(stack, spec) if spec.addons.kueue.enabled else []
     if spec.addons.kueue.enabled:
         out += quota_coherence_warnings(stack, spec)
-    return out + compat_checks.gke_disk_warnings(stack, spec)
+    return out + compat_checks.gke_disk_warnings(stack, spec) + topology_checks.warnings(stack, spec)
 
 
 def _unmeetable_quota_warnings(stack: str, spec: StackSpec) -> list[Problem]:

@@ -32,6 +32,14 @@ GPU_MODEL_LABEL = "gpufleet.io/gpu-model"
 CAPACITY_TYPE_LABEL = "gpufleet.io/capacity-type"  # on-demand | spot
 GPU_NODE_LABEL = "gpufleet.io/gpu"  # "true" on GPU nodes
 
+# k3s GPU hosts: the block and rack the stack declares for each (gpufleet:nodePools[].hosts[].block / .rack),
+# written as node labels at join, the levels of the pool's Kueue Topology (docs/topology.md).
+TOPOLOGY_BLOCK_LABEL = "gpufleet.io/topology-block"
+TOPOLOGY_RACK_LABEL = "gpufleet.io/topology-rack"
+# On a topology-aware team queue's LocalQueue, gpufleet.io/podset-required-topology or -preferred-topology: the
+# Kueue pod-template annotation (kueue.x-k8s.io/podset-...) its jobs should carry, and its value.
+QUEUE_TOPOLOGY_ANNOTATION_PREFIX = "gpufleet.io/podset-"
+
 # Namespaces gpufleet creates for a team (gpufleet:addons.kueue.teams) carry the team's name.
 TEAM_LABEL = "gpufleet.io/team"
 

@@ -136,7 +136,10 @@ def test_local_queue_per_team_namespace_points_at_its_cluster_queue(teams):
         },
         "teams-kueue-lq-vision-a100-train": {
             "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue",
-            "metadata": {"name": "a100-train", "namespace": "vision-ml"}, "spec": {"clusterQueue": "vision-a100-train"},
+            # The team's jobs must share a rack (stacks/Pulumi.teams.yaml): the annotation they copy (docs/topology.md).
+            "metadata": {"name": "a100-train", "namespace": "vision-ml",
+                         "annotations": {"gpufleet.io/podset-required-topology": "gpufleet.io/topology-rack"}},
+            "spec": {"clusterQueue": "vision-a100-train"},
         },
     }
 

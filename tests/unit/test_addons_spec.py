@@ -90,7 +90,7 @@ BAD = [
     ),
     pytest.param(
         {"kueue": {**KUEUE, "queues": []}},
-        "stack 't': gpufleet:addons.kueue.queues: unknown key (allowed: enabled, cohort, preemption, teams)",
+        "stack 't': gpufleet:addons.kueue.queues: unknown key (allowed: enabled, cohort, preemption, teams, topology)",
         id="unknown-key",
     ),
     pytest.param(

@@ -185,20 +185,25 @@ def test_dws_gke_breakdown_counts_the_reservation_at_the_floor():
         "reservation:l4-reserved": (4, 4, r(4 * 0.85), r(4 * 0.85)),
         "gpu-nodes:l4-reserved": (0, 0, 0.0, 0.0),
         "storage:l4-reserved:boot": (0, 4, 0.0, disk(200, 4)),
-        # private nodes use Cloud NAT: 1 VM at the floor, 3 + 4 + 4 + 4 at maximum; one NAT IP
-        "network:dws-gke-network-nat": (1, 1, r(0.0014 * 1 + IP), r(0.0014 * 15 + IP)),
+        # the A3 Ultra reservation of the topology-aware pool (docs/topology.md): 4 a3-ultragpu-8g at on-demand rates
+        "reservation:h200-train": (4, 4, r(4 * 86.8), r(4 * 86.8)),
+        "gpu-nodes:h200-train": (0, 0, 0.0, 0.0),
+        "storage:h200-train:boot": (0, 4, None, None),  # hyperdisk-balanced: no catalog price
+        # private nodes use Cloud NAT: 1 VM at the floor, 3 + 4 + 4 + 4 + 4 at maximum; one NAT IP
+        "network:dws-gke-network-nat": (1, 1, r(0.0014 * 1 + IP), r(0.0014 * 19 + IP)),
         # the gke-managed backend's idle-GPU alert: one Cloud Monitoring condition at $1.50 a month
         "monitoring:dws-gke-observability-gpu-allocated-idle": (1, 1, r(ALERT_CONDITION), r(ALERT_CONDITION)),
     }
     cost = planned("dws-gke").cost.to_json()
-    assert cost["atLeast"] and cost["unpriced"] == ["GPU pool a3mega-queued (a3-megagpu-8g)", "GPU pool h100-flex (a3-highgpu-8g)"]
+    assert cost["atLeast"] and cost["unpriced"] == ["GPU pool a3mega-queued (a3-megagpu-8g)", "GPU pool h100-flex (a3-highgpu-8g)",
+                                                    "h200-train boot disks (hyperdisk-balanced, 200 GiB each)"]
     # the research team's queues sit on the two DWS pools: its quota (4 nodes x 8 GPUs each) has no price, never 0
     assert {(t["pool"], t["nominalQuota"], t["hourlyNominal"], t["hourlyMax"]) for t in cost["teams"]} == {
-        ("a3mega-queued", 32, None, None), ("h100-flex", 32, None, None)}
+        ("a3mega-queued", 32, None, None), ("h100-flex", 32, None, None), ("h200-train", 32, r(4 * 86.8), r(4 * 86.8))}
     l4 = next(c for c in planned("dws-gke").capacity if c.pool == "l4-reserved")
     assert (l4.reserved_nodes, l4.hourly_min, l4.hourly_max) == (4, 4 * 0.85, 4 * 0.85)  # the capacity table agrees
-    floor = 0.1 + E2_STANDARD_4 + 100 * PD_BALANCED + 4 * 0.85 + 0.0014 + IP + ALERT_CONDITION
-    top = 0.1 + 3 * E2_STANDARD_4 + (100 * 3 + 200 * 12) * PD_BALANCED + 4 * 0.85 + 0.0014 * 15 + IP + ALERT_CONDITION
+    floor = 0.1 + E2_STANDARD_4 + 100 * PD_BALANCED + 4 * 0.85 + 4 * 86.8 + 0.0014 + IP + ALERT_CONDITION
+    top = 0.1 + 3 * E2_STANDARD_4 + (100 * 3 + 200 * 12) * PD_BALANCED + 4 * 0.85 + 4 * 86.8 + 0.0014 * 19 + IP + ALERT_CONDITION
     assert (cost["hourlyMin"], cost["hourlyMax"]) == (r(floor), r(top))
 
 

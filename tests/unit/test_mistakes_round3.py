@@ -42,7 +42,7 @@ CASES = [
     # Settings of a component the same stack turns off (gpufleet/base/spec/disabled_checks.py).
     ("kueue-teams-with-kueue-off", "teams", lambda c: _set(c, "gpufleet:addons.kueue.enabled", False), [
         f"stack 'teams': gpufleet:addons.kueue.{key}: set while gpufleet:addons.kueue.enabled is false (Kueue is not "
-        "installed, so it does nothing): remove it, or turn addons.kueue on" for key in ("cohort", "preemption", "teams")
+        "installed, so it does nothing): remove it, or turn addons.kueue on" for key in ("cohort", "preemption", "teams", "topology")
     ]),
     ("volcano-pools-without-volcano", "dev", lambda c: _set(c, "gpufleet:addons", {"volcano": {"pools": ["l4"]}}), [
         "stack 'dev': gpufleet:addons.volcano.pools: set while gpufleet:addons.volcano.enabled is false (Volcano is not "

@@ -53,7 +53,7 @@ CASES = {
         {**k3s(), "gpufleet:nodePools": [{**POOL, "hosts": [{"name": "gpu-1", "adress": "192.0.2.31"}]}]},
         [
             "stack 'dev': gpufleet:nodePools[0].hosts[0].address: required key missing",
-            "stack 'dev': gpufleet:nodePools[0].hosts[0].adress: unknown key (allowed: name, address, user, port, pricePerHour; "
+            "stack 'dev': gpufleet:nodePools[0].hosts[0].adress: unknown key (allowed: name, address, user, port, rack, block, pricePerHour; "
             "did you mean 'address'?)",
         ],
     ),

@@ -20,7 +20,8 @@ def p():
 def test_kueue_objects_validate_against_the_crds(p):
     objs = [r for r in p.resources if r.type.startswith("kubernetes:kueue.x-k8s.io/")]
     kinds = sorted({r.type.rsplit(":", 1)[-1] for r in objs})
-    assert kinds == ["AdmissionCheck", "ClusterQueue", "LocalQueue", "ProvisioningRequestConfig", "ResourceFlavor"]
+    # Topology: the reserved A3 Ultra pool h200-train is topology-aware (docs/topology.md).
+    assert kinds == ["AdmissionCheck", "ClusterQueue", "LocalQueue", "ProvisioningRequestConfig", "ResourceFlavor", "Topology"]
     for r in objs:
         obj = as_sent({k: r.inputs[k] for k in ("apiVersion", "kind", "metadata", "spec") if k in r.inputs})
         assert validate_cr(obj) == [], r.name

@@ -51,7 +51,7 @@ def test_core_objects_validate_strictly(workload_objects):
 def test_custom_resources_validate_against_upstream_crds(workload_objects):
     crs = [(n, o) for n, o in workload_objects if not _is_core(o)]
     kinds = {o["kind"] for _, o in crs}
-    assert kinds == {"ResourceFlavor", "ClusterQueue", "LocalQueue", "Queue", "ClusterTrainingRuntime"}
+    assert kinds == {"ResourceFlavor", "ClusterQueue", "LocalQueue", "Queue", "ClusterTrainingRuntime", "Topology"}
     for name, obj in crs:
         assert validate_cr(obj) == [], name
 

@@ -88,6 +88,7 @@ SOURCES: tuple[CrdSource, ...] = (
     _kueue("LocalQueue", "localqueues"),
     _kueue("AdmissionCheck", "admissionchecks"),
     _kueue("ProvisioningRequestConfig", "provisioningrequestconfigs"),
+    _kueue("Topology", "topologies"),
     # karpenter chart: crds/ (symlinks to pkg/apis/crds in the repository, followed by `helm package`).
     CrdSource("karpenter.sh/v1", "NodePool", "KARPENTER", "karpenter/crds/karpenter.sh_nodepools.yaml"),
     CrdSource("karpenter.k8s.aws/v1", "EC2NodeClass", "KARPENTER", "karpenter/crds/karpenter.k8s.aws_ec2nodeclasses.yaml"),

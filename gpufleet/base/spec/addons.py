@@ -11,9 +11,27 @@ from typing import Annotated, Literal, Optional
 
 from pydantic import Field, field_validator
 
-from gpufleet.base.spec.base import DNS_LABEL, Model
+from gpufleet.base.spec.base import DNS_LABEL, LABEL_KEY, Model
 
 NAMESPACE = "gpufleet"
+
+
+LabelKey = Annotated[str, Field(pattern=LABEL_KEY, max_length=316)]
+
+
+class QueueTopologySpec(Model):
+    """How the queue's jobs ask for topology-aware placement (docs/topology.md). gpufleet cannot annotate the jobs
+    themselves: the LocalQueue carries the annotation to copy into pod templates, and the plan checks it fits."""
+
+    required: Optional[LabelKey] = None
+    """Node label of the level every pod of a job must share (`kueue.x-k8s.io/podset-required-topology`), one of
+    the pool's topology levels. Default: none."""
+    preferred: Optional[LabelKey] = None
+    """Node label of the level Kueue tries first, then the next level up (`kueue.x-k8s.io/podset-preferred-topology`).
+    Default: none."""
+    gpus_per_job: Optional[int] = Field(default=None, ge=1)
+    """The largest job the team runs on this queue, in GPUs: with `required`, an error when no domain of that level
+    can hold it. Default: unchecked."""
 
 
 class QueueSpec(Model):
@@ -28,6 +46,9 @@ class QueueSpec(Model):
     """How much idle quota of other queues in the cohort this queue may borrow. Default: no limit."""
     lending_limit: Optional[int] = Field(default=None, ge=0)
     """How much of this queue's unused quota others in the cohort may borrow. Default: all of it."""
+    topology: Optional[QueueTopologySpec] = None
+    """Required or preferred topology for the queue's jobs, on a pool listed in `kueue.topology.pools`. Default:
+    none."""
 
 
 class TeamSpec(Model):
@@ -59,6 +80,24 @@ class PreemptionSpec(Model):
     """A queue below its nominal quota may evict work that borrowed its quota, whatever that work's priority."""
 
 
+class TopologyPoolSpec(Model):
+    """A pool whose ResourceFlavor names a Kueue Topology: Kueue places each job's pods by the nodes' topology labels."""
+
+    name: str = Field(pattern=DNS_LABEL)
+    """The pool (gpufleet:nodePools[].name); it needs at least one team queue."""
+    levels: Optional[list[LabelKey]] = Field(default=None, min_length=1, max_length=16)
+    """Node labels of the levels, coarsest first. Default: what the platform labels the pool's machines with (EKS
+    network-node layers, GKE gce-topology block/sub-block/host, k3s hosts' declared block/rack; the NVLink clique on
+    multi-node NVLink pools), then kubernetes.io/hostname (docs/topology.md)."""
+
+
+class TopologySpec(Model):
+    """Kueue Topology Aware Scheduling: one Topology per listed pool, named after it, and its flavor naming it."""
+
+    pools: list[TopologyPoolSpec] = []
+    """Pools Kueue places topology-aware. Default: none (queues place jobs without regard to topology)."""
+
+
 class KueueSpec(Model):
     """Kueue: queues with GPU quotas per team and pool, all-or-nothing admission of multi-pod jobs."""
 
@@ -70,6 +109,8 @@ class KueueSpec(Model):
     """Preemption within a queue and within the cohort; default: by priority, and reclaim lent quota."""
     teams: list[TeamSpec] = []
     """Teams and their queues. Default: none (Kueue installed, nothing admitted until queues exist)."""
+    topology: TopologySpec = TopologySpec()
+    """Topology Aware Scheduling per pool. Default: off."""
 
 
 class JobSetSpec(Model):

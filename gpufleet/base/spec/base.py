@@ -8,6 +8,10 @@ from gpufleet.base.spec.text import check_address  # noqa: F401  (the spec modul
 
 # A Kubernetes DNS-1123 label: names of pools and hosts become node labels and resource names.
 DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+# A non-empty label value (k8s.io/apimachinery IsValidLabelValue; at most 63 characters, checked beside it).
+LABEL_VALUE = r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"
+# A label key ([prefix/]name), as Kueue's Topology CRD checks a level's nodeLabel (at most 316 characters).
+LABEL_KEY = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
 
 
 def to_camel(name: str) -> str:

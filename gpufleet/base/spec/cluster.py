@@ -5,7 +5,7 @@ from typing import Literal, Optional
 from pydantic import Field, ValidationInfo, field_validator
 
 from gpufleet.base import versions
-from gpufleet.base.spec.base import DNS_LABEL, Model, check_address
+from gpufleet.base.spec.base import DNS_LABEL, LABEL_VALUE, Model, check_address
 from gpufleet.base.spec.text import check_san, check_url_address, check_user
 from gpufleet.base.spec.eks import EksSpec
 from gpufleet.base.spec.gke import GkeSpec
@@ -37,6 +37,13 @@ class Host(Model):
     """SSH user for this host; default: the cluster's `k3s.sshUser`."""
     port: int = Field(default=22, ge=1, le=65535)
     """SSH port."""
+    rack: Optional[str] = Field(default=None, pattern=LABEL_VALUE, max_length=63)
+    """k3s GPU hosts: the rack the machine is in (an NVL72 rack, a top-of-rack switch), written as the node label
+    `gpufleet.io/topology-rack` when the host joins, for Kueue Topology Aware Scheduling (docs/topology.md). Default:
+    none (the pool cannot use topology-aware placement)."""
+    block: Optional[str] = Field(default=None, pattern=LABEL_VALUE, max_length=63)
+    """k3s GPU hosts: the group of racks behind one spine switch, written as the node label
+    `gpufleet.io/topology-block` at join. Default: none (the topology has no block level)."""
     price_per_hour: Optional[float] = Field(default=None, ge=0)
     """k3s servers and CPU agents: what this machine costs per hour (rent, or amortised hardware and power), for
     the plan's cost section; default: unpriced, so totals read "at least". GPU pool hosts (a server that is

@@ -1,0 +1,163 @@
+"""Checks of Kueue Topology Aware Scheduling (`gpufleet:addons.kueue.topology`, `queues[].topology`).
+
+Errors (exit 2): a TAS pool whose machines carry no topology labels (EKS instance types EC2 gives no topology, k3s
+hosts without a declared rack), a level no node label of the pool provides, a Kueue pin without TAS on by default,
+and a required topology larger than any domain of that level in the pool. Warnings: GKE machine families Google does
+not document the labels for, and GKE TAS pools outside a reservation (Google: TAS works best on reserved capacity).
+Facts and sources: gpufleet/base/catalog/topology.yaml."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpufleet.base import versions
+from gpufleet.base.catalog import topology as facts
+from gpufleet.base.spec import topology as tas
+from gpufleet.base.spec.errors import Problem
+
+NS = "gpufleet"
+AT = f"{NS}:addons.kueue.topology"
+
+
+def _minor(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in version.removeprefix("v").split(".")[:2])
+
+
+def kueue_version_problems(stack: str, version: str) -> list[Problem]:
+    """TopologyAwareScheduling is beta and on by default from Kueue 0.14 (alpha, off, from 0.9)."""
+    if _minor(version) >= _minor(facts.kueue_tas_beta()):
+        return []
+    return [Problem(stack, AT, f"Kueue {version} schedules without topology (TopologyAwareScheduling is on by default "
+                    f"from {facts.kueue_tas_beta()}; before that an alpha feature gate, off): pin kueue "
+                    f">= {facts.kueue_tas_beta()} in gpufleet/base/versions.py (KUEUE)", version)]
+
+
+def check(stack: str, spec: Any, kueue_version: str | None = None) -> list[Problem]:
+    kueue = spec.addons.kueue
+    if not kueue.enabled:
+        return []
+    platform = spec.cluster.platform
+    pools = {p.name: p for p in spec.node_pools}
+    queued = {q.pool for t in kueue.teams for q in t.queues}
+    problems: list[Problem] = []
+    seen: set[str] = set()
+    for i, tp in enumerate(kueue.topology.pools):
+        at = f"{AT}.pools[{i}]"
+        if tp.name in seen:
+            problems.append(Problem(stack, f"{at}.name", "pool listed twice", tp.name))
+            continue
+        seen.add(tp.name)
+        pool = pools.get(tp.name)
+        if pool is None:
+            problems.append(Problem(stack, f"{at}.name", f"no such pool (pools: {', '.join(sorted(pools)) or 'none'})", tp.name))
+            continue
+        if tp.name not in queued:
+            problems.append(Problem(stack, f"{at}.name", "no team queue uses this pool, so Kueue has no ResourceFlavor to "
+                                    "make topology-aware: add a queue on it (kueue.teams[].queues[].pool)", tp.name))
+        problems += _machine_problems(stack, at, tp, pool, platform)
+        problems += _level_problems(stack, at, tp, pool, platform)
+    if kueue.topology.pools:
+        problems += kueue_version_problems(stack, kueue_version or versions.KUEUE.app_version)
+    problems += _queue_problems(stack, spec, platform)
+    return problems
+
+
+def _machine_problems(stack: str, at: str, tp: Any, pool: Any, platform: str) -> list[Problem]:
+    if tp.levels:
+        return []
+    if platform == "eks" and not tas.machine_levels(pool, platform):
+        from gpufleet.base.spec.eks import pool_instance_types
+
+        bare = [t for t in pool_instance_types(pool) if facts.eks_layers(t) is None]
+        return [Problem(stack, f"{at}.name", f"EC2 gives no network topology for {', '.join(bare)}, so its nodes carry no "
+                        "topology.k8s.aws/network-node-layer-* labels: use a supported instance type "
+                        f"({', '.join(facts.eks_supported())}) or leave the pool out of kueue.topology.pools", tp.name)]
+    if platform == "k3s":
+        out = []
+        hosts = list(pool.hosts)
+        no_rack = [h.name for h in hosts if not h.rack]
+        if no_rack:
+            out.append(Problem(stack, f"{at}.name", f"hosts {', '.join(no_rack)} of pool {pool.name} declare no rack, so "
+                               "their nodes carry no topology label: set nodePools[].hosts[].rack (and block, if racks "
+                               "sit behind different spines) on every host", tp.name))
+        no_block = [h.name for h in hosts if not h.block]
+        if any(h.block for h in hosts) and no_block:
+            out.append(Problem(stack, f"{at}.name", f"hosts {', '.join(no_block)} of pool {pool.name} declare no block while "
+                               "others do: Kueue leaves nodes without a level's label out; set block on every host or on none",
+                               tp.name))
+        return out
+    return []
+
+
+def _level_problems(stack: str, at: str, tp: Any, pool: Any, platform: str) -> list[Problem]:
+    if not tp.levels:
+        return []
+    out = []
+    have = tas.provided_labels(pool, platform)
+    for j, level in enumerate(tp.levels):
+        if level not in have:
+            out.append(Problem(stack, f"{at}.levels[{j}]", "no node label of this pool provides this level (labels its "
+                               f"nodes carry: {', '.join(sorted(have))}); add it to nodePools[].labels or name another",
+                               level))
+    dupes = sorted({lv for lv in tp.levels if list(tp.levels).count(lv) > 1})
+    if dupes:
+        out.append(Problem(stack, f"{at}.levels", "levels must be unique (Kueue's Topology CRD)", ", ".join(dupes)))
+    host = facts.hostname_label()
+    if host in tp.levels and tp.levels[-1] != host:
+        out.append(Problem(stack, f"{at}.levels", f"{host} may only be the last level (Kueue's Topology CRD)", host))
+    return out
+
+
+def _queue_problems(stack: str, spec: Any, platform: str) -> list[Problem]:
+    out = []
+    pools = {p.name: p for p in spec.node_pools}
+    tas_pools = tas.topology_pools(spec)
+    for ti, team in enumerate(spec.addons.kueue.teams):
+        for qi, queue in enumerate(team.queues):
+            qt = queue.topology
+            if qt is None:
+                continue
+            at = f"{NS}:addons.kueue.teams[{ti}].queues[{qi}].topology"
+            tp = tas_pools.get(queue.pool)
+            if tp is None or queue.pool not in pools:
+                out.append(Problem(stack, at, f"pool {queue.pool} is not topology-aware: list it in "
+                                   "gpufleet:addons.kueue.topology.pools", queue.pool))
+                continue
+            pool = pools[queue.pool]
+            doms = {d.level: d for d in tas.domains(tp, pool, platform)}
+            for key in ("required", "preferred"):
+                level = getattr(qt, key)
+                if level is not None and level not in doms:
+                    out.append(Problem(stack, f"{at}.{key}", f"not a level of pool {queue.pool}'s topology "
+                                       f"(levels: {', '.join(doms)})", level))
+            d = doms.get(qt.required) if qt.required else None
+            if d is not None and qt.gpus_per_job is not None and qt.gpus_per_job > d.gpus:
+                how = "the largest" if d.known else "the pool's whole size (no larger domain is known offline):"
+                coarser = [lv for lv in doms if doms[lv].gpus >= qt.gpus_per_job]
+                fix = f"require a coarser level ({', '.join(coarser)})" if coarser else "grow the pool or split the job"
+                out.append(Problem(stack, f"{at}.gpusPerJob", f"a job of {qt.gpus_per_job} GPUs never fits one {qt.required} "
+                                   f"domain: {how} holds {d.gpus} GPUs ({d.nodes} nodes); {fix}, or make it preferred",
+                                   qt.gpus_per_job))
+    return out
+
+
+def warnings(stack: str, spec: Any) -> list[Problem]:
+    """Findings that do not stop a plan."""
+    if spec.cluster.platform != "gke":
+        return []
+    pools = {p.name: p for p in spec.node_pools}
+    out = []
+    for i, tp in enumerate(spec.addons.kueue.topology.pools if spec.addons.kueue.enabled else []):
+        pool = pools.get(tp.name)
+        if pool is None or tp.levels:
+            continue
+        at = f"{AT}.pools[{i}].name"
+        if not (pool.machine_type and facts.gke_labelled(pool.machine_type)):
+            out.append(Problem(stack, at, f"Google documents the gce-topology-block/-subblock/-host labels on "
+                               f"{', '.join(facts.gke_families())} nodes, not on {pool.machine_type}: the topology is "
+                               "then the hostname only; name levels your nodes carry (levels)", tp.name))
+        elif pool.capacity != "reserved":
+            out.append(Problem(stack, at, f"a {pool.capacity} pool: Google says TAS works best on reserved capacity "
+                               "(Spot and flex-start VMs are less likely to sit close together); use capacity: reserved",
+                               tp.name))
+    return out
