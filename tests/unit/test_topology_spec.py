@@ -50,9 +50,12 @@ def test_nvl72_pools_get_the_nvlink_clique_as_a_level():
         h["rack"] = "nvl72-a"
     config["gpufleet:addons"] = {"kueue": {"enabled": True, "teams": [{"name": "ml", "queues": [{"pool": "gb200"}]}],
                                            "topology": {"pools": [{"name": "gb200"}]}}}
+    # The team's namespace gets the DRA pool's ResourceClaimTemplates (dra_checks: a team on a DRA pool needs them).
+    config["gpufleet:dra"].setdefault("namespaces", []).append("ml")
     assert _levels("", "gb200", config) == ["gpufleet.io/topology-rack", "nvidia.com/gpu.clique", HOST]
     gke = example_config("nvl72-gke")
     gke["gpufleet:addons"] = copy.deepcopy(config["gpufleet:addons"])
+    gke["gpufleet:dra"].setdefault("namespaces", []).append("ml")
     # An A4X sub-block is one NVLink domain; the clique nests under it and above the physical host.
     assert _levels("", "gb200", gke) == GKE_LEVELS[:2] + ["nvidia.com/gpu.clique", GKE_LEVELS[2], HOST]
 
