@@ -165,7 +165,7 @@ def test_without_the_chart_archives_the_plan_warns_which_kinds_it_did_not_valida
     monkeypatch.setenv("GPUFLEET_CHARTS_DIR", str(tmp_path))
     p = plan_config(_nine_tolerations(), policies=False)
     warnings = [str(w) for w in p.warnings if "CRD" in w.message]
-    assert (f"stack 'test': gpufleet:addons.kueue: ResourceFlavor, ClusterQueue, LocalQueue not validated against "
+    assert (f"stack 'test': gpufleet:addons.kueue: ClusterQueue, LocalQueue, ResourceFlavor not validated against "
             f"their CRD: chart archive kueue-0.19.2.tgz (versions.KUEUE) is not in {tmp_path}: run `gpufleet charts "
             "fetch`, or set GPUFLEET_CHARTS_DIR to a directory of the pinned chart archives") in warnings
 
@@ -191,6 +191,6 @@ def test_the_cli_shows_the_warning_and_plans(tmp_path):
                          env={**os.environ, "GPUFLEET_CHARTS_DIR": str(empty)})
     assert run.returncode == 0, run.stderr
     warnings = run.stdout.split("\nwarnings:\n", 1)[1].split("\n\n", 1)[0].splitlines()
-    assert ("  - stack 'teams': gpufleet:addons.kueue: ResourceFlavor, ClusterQueue, LocalQueue not validated against "
+    assert ("  - stack 'teams': gpufleet:addons.kueue: ClusterQueue, LocalQueue, ResourceFlavor not validated against "
             f"their CRD: chart archive kueue-0.19.2.tgz (versions.KUEUE) is not in {empty}: run `gpufleet charts "
             "fetch`, or set GPUFLEET_CHARTS_DIR to a directory of the pinned chart archives") in warnings

@@ -47,7 +47,7 @@ def check_custom_resources(stack: str, spec: StackSpec, resources: list[Registra
     """(problems, warnings) of the custom resources in `resources`, with the CRDs of the archives in `charts`."""
     placeholders = _placeholders(resources)
     problems: list[Problem] = []
-    # (stack key, reason) -> the kinds not validated for it, in the order met.
+    # (stack key, reason) -> the kinds not validated for it (sorted below: registration order can vary between runs).
     not_validated: dict[tuple[str, str], list[str]] = {}
     for r, obj in _objects(resources):
         found = lookup(obj["apiVersion"], obj["kind"], charts)
@@ -61,9 +61,9 @@ def check_custom_resources(stack: str, spec: StackSpec, resources: list[Registra
             continue
         problems += _problems(stack, spec, r, obj, found, placeholders)
     warnings = [
-        Problem(stack, where, f"{', '.join(kinds)} not validated against {'its' if len(kinds) == 1 else 'their'} "
+        Problem(stack, where, f"{', '.join(sorted(kinds))} not validated against {'its' if len(kinds) == 1 else 'their'} "
                               f"CRD: {reason}")
-        for (where, reason), kinds in not_validated.items()
+        for (where, reason), kinds in sorted(not_validated.items())
     ]
     return problems, warnings
 
