@@ -7,6 +7,7 @@ from pydantic import Field, ValidationInfo, field_validator
 from gpufleet.base import versions
 from gpufleet.base.spec.base import DNS_LABEL, LABEL_VALUE, Model, check_address
 from gpufleet.base.spec.text import check_san, check_url_address, check_user
+from gpufleet.base.spec.aks import AksSpec
 from gpufleet.base.spec.eks import EksSpec
 from gpufleet.base.spec.gke import GkeSpec
 from gpufleet.base.spec.protection import EtcdSnapshotsSpec, ProtectionSpec, SecretsEncryptionSpec
@@ -17,12 +18,14 @@ PLATFORM_VERSIONS = {
     "k3s": (tuple(versions.K3S_RELEASES), "has no pinned k3s release"),
     "eks": (versions.EKS_KUBERNETES_VERSIONS, "is not an EKS version gpufleet plans for"),
     "gke": (versions.GKE_KUBERNETES_VERSIONS, "is not a GKE version gpufleet plans for"),
+    "aks": (versions.AKS_KUBERNETES_VERSIONS, "is not an AKS version gpufleet plans for"),
 }
 # What each platform's own block must at least say.
 PLATFORM_BLOCKS = {
     "k3s": "a `k3s:` block with at least one server",
     "eks": "an `eks:` block with at least `network`",
     "gke": "a `gke:` block with at least a `region`",
+    "aks": "an `aks:` block with at least a `location`",
 }
 
 
@@ -119,8 +122,8 @@ class K3sSpec(Model):
 class ClusterSpec(Model):
     """The control plane."""
 
-    platform: Literal["eks", "gke", "k3s"]
-    """Where the control plane runs: eks | gke | k3s."""
+    platform: Literal["eks", "gke", "aks", "k3s"]
+    """Where the control plane runs: eks | gke | aks | k3s."""
     name: Optional[str] = Field(default=None, pattern=DNS_LABEL, max_length=40)
     """Cluster name and prefix of every child resource; default: the stack name. Renaming replaces the cluster."""
     kubernetes_version: str = Field(default=versions.KUBERNETES_DEFAULT, validate_default=True)
@@ -131,6 +134,8 @@ class ClusterSpec(Model):
     """Required when platform is eks."""
     gke: Optional[GkeSpec] = Field(default=None, validate_default=True)
     """Required when platform is gke."""
+    aks: Optional[AksSpec] = Field(default=None, validate_default=True)
+    """Required when platform is aks."""
     protection: ProtectionSpec = ProtectionSpec()
     """Protect what holds state (control plane, secrets key, k3s servers and token, checkpoint claim) from
     `pulumi destroy` and replacement; default: on. Off needs a reason: `{enabled: false, reason: "..."}`."""
@@ -143,7 +148,7 @@ class ClusterSpec(Model):
             raise ValueError(f"'{v}' {wording} (allowed: {', '.join(allowed)})")
         return v
 
-    @field_validator("k3s", "eks", "gke")
+    @field_validator("k3s", "eks", "gke", "aks")
     @classmethod
     def _platform_block(cls, v, info: ValidationInfo):
         if info.data.get("platform") == info.field_name and v is None:

@@ -42,7 +42,35 @@ def check(stack: str, spec: Any) -> list[Problem]:
         return _eks(stack, spec)
     if platform == "gke":
         return _gke(stack, spec)
+    if platform == "aks":
+        return _aks(stack, spec)
     return _k3s(stack, spec)
+
+
+def _aks(stack: str, spec: Any) -> list[Problem]:
+    """AKS with Azure CNI Overlay: the node subnet lies in the virtual network, and node, pod and service ranges do not
+    overlap (AKS refuses a service CIDR overlapping the cluster's subnets: articles/aks/azure-cni-overlay.md, IP
+    address planning)."""
+    aks = spec.cluster.aks
+    if aks is None:
+        return []
+    net = aks.network
+    ranges = [("cluster.aks.network.podCidr", net.pod_cidr), ("cluster.aks.network.serviceCidr", net.service_cidr)]
+    problems = []
+    if net.existing_subnet_id is None:
+        vnet, subnet = ipaddress.ip_network(net.vnet_cidr, strict=False), ipaddress.ip_network(net.node_subnet_cidr, strict=False)
+        if vnet.version != subnet.version or not subnet.subnet_of(vnet):
+            problems.append(Problem(stack, f"{NS}:cluster.aks.network.nodeSubnetCidr", f"must lie inside vnetCidr {vnet}",
+                                    net.node_subnet_cidr))
+        ranges.insert(0, ("cluster.aks.network.vnetCidr", net.vnet_cidr))
+    nets = [(path, ipaddress.ip_network(value, strict=False)) for path, value in ranges]
+    for a in range(len(nets)):
+        for b in range(a + 1, len(nets)):
+            (pa, na), (pb, nb) = nets[a], nets[b]
+            if na.version == nb.version and na.overlaps(nb):
+                problems.append(Problem(stack, f"{NS}:{pb}", f"overlaps {pa} ({na}): the virtual network, pod and service "
+                                        "ranges must not overlap", str(nb)))
+    return problems
 
 
 def _eks(stack: str, spec: Any) -> list[Problem]:

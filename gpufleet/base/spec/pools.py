@@ -11,6 +11,7 @@ from gpufleet.base.spec.base import DNS_LABEL, Model
 from gpufleet.base.spec.cluster import Host
 from gpufleet.base.spec.cold_start import ColdStartSpec
 from gpufleet.base.spec.rdma import RdmaNetworkSpec
+from gpufleet.base.spec.aks import AksPoolSpec
 from gpufleet.base.spec.gke import GkePoolSpec
 from gpufleet.base.spec.reservation import CapacityReservationSpec
 
@@ -160,6 +161,11 @@ class NodePoolSpec(Model):
     """GKE: GPUs to attach where the machine type takes several counts (N1 + T4); default: the machine's fixed count."""
     gke: Optional[GkePoolSpec] = None
     """GKE: driver installation, GPU sharing, MIG partition size, reservation, zones; default: GKE's defaults."""
+    vm_size: Optional[str] = None
+    """AKS: the pool's GPU VM size (gpufleet/base/catalog/azure_vms.yaml), e.g. Standard_ND96isr_H100_v5; the GPU model,
+    GPU count and InfiniBand follow from it."""
+    aks: Optional[AksPoolSpec] = None
+    """AKS: zones, Spot maximum price, OS disk and node image; default: AKS's defaults as gpufleet sets them."""
     cold_start: Optional[ColdStartSpec] = None
     """The pool's fastest image path: images to pre-pull, GKE image streaming and secondary boot disk, an EKS
     Bottlerocket data-volume snapshot, a bound on parallel pulls (gpufleet/base/spec/cold_start.py,

@@ -33,6 +33,8 @@ PLATFORM_CAPACITY = {
     "eks": ("on-demand", "spot", "reserved"),
     "gke": ("on-demand", "spot", "reserved", "flex-start", "queued"),
     "k3s": ("on-demand",),
+    # AKS: on-demand and Spot (scaleSetPriority); capacity reservation groups are not wired (docs/aks.md).
+    "aks": ("on-demand", "spot"),
 }
 PLATFORM_RESERVATION_TYPES = {"eks": ("capacity-block", "odcr"), "gke": ("specific", "any")}
 # GKE: flex-start VMs live at most 7 days; the default and maximum run duration (GKE docs, "About flex-start
