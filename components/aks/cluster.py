@@ -21,7 +21,7 @@ from gpufleet.base.spec.aks import AksSpec
 from gpufleet.base.spec.protection import ProtectionSpec
 from gpufleet.components.aks.network import AksNetworkRef
 from gpufleet.components.cluster_access import ClusterAccess
-from gpufleet.components.protection import protect
+from gpufleet.components.protection import azure_exemption, protect
 
 # kubelogin: the exec credential plugin for AKS clusters with Entra ID, and the Entra application every AKS cluster's
 # API server accepts tokens for (Azure/kubelogin README, "Exec plugin format" and --server-id
@@ -142,7 +142,8 @@ class AksCluster(pulumi.ComponentResource):
                 temporary_name_for_rotation=SYSTEM_ROTATION_NAME,
                 upgrade_settings=cs.KubernetesClusterDefaultNodePoolUpgradeSettingsArgs(max_surge="10%"),
             ),
-            tags=args.tags,
+            # A stack's reason for no protection, as an Azure tag allows it (policy stateful-resource-protection).
+            tags={**(args.tags or {}), **azure_exemption(args.protection)} or None,
             # The autoscaler owns the system pool's size: node_count is its size at creation only
             # (terraform-provider-azurerm kubernetes_cluster docs, default_node_pool.node_count with auto-scaling).
             opts=protect(args.protection, parent=self, ignore_changes=["defaultNodePool.nodeCount"]),

@@ -6,7 +6,7 @@ provider's schema (pulumi/pulumi pkg/codegen/python/gen.go): a resource's `<Reso
 `_internal_init` raises "Missing required property" for the top-level ones. The schema JSON itself ships inside each
 provider plugin binary (`pulumi package get-schema`), which is not installed here (only pulumi-kubernetes's schema is
 in the e2e tier's Go module cache), so the SDK's generated types are the offline source; they cover pulumi-aws,
-pulumi-gcp, pulumi-kubernetes, pulumi-command and pulumi-random alike.
+pulumi-gcp, pulumi-azure, pulumi-kubernetes, pulumi-command and pulumi-random alike.
 
 Why it matters even though the SDK checks the top level: an input filled from another resource's output passes the
 SDK's check as an Output and reaches the engine as nothing when the mocks do not answer that output (the SQS queue
@@ -32,7 +32,7 @@ from pulumi import _types
 from gpufleet.app.plan.mocks import SECRET, UNKNOWN, Registration
 from tests.helpers import ROOT, planned
 
-PACKAGES = ("pulumi_aws", "pulumi_gcp", "pulumi_kubernetes", "pulumi_command", "pulumi_random")
+PACKAGES = ("pulumi_aws", "pulumi_gcp", "pulumi_azure", "pulumi_kubernetes", "pulumi_command", "pulumi_random")
 STACKS = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
 # Custom resources of CRDs have no SDK class: tests/upstream/test_kubernetes_objects.py validates them against the CRDs.
 
@@ -47,8 +47,8 @@ def _tokens(package: str) -> dict[str, tuple[str, str]]:
 
 def args_class(token: str):
     """The `<Resource>Args` input type of a resource type token, or None (a CRD, a component, a provider)."""
-    package = {"aws": "pulumi_aws", "gcp": "pulumi_gcp", "kubernetes": "pulumi_kubernetes", "command": "pulumi_command",
-               "random": "pulumi_random"}.get(token.split(":", 1)[0])
+    package = {"aws": "pulumi_aws", "gcp": "pulumi_gcp", "azure": "pulumi_azure", "kubernetes": "pulumi_kubernetes",
+               "command": "pulumi_command", "random": "pulumi_random"}.get(token.split(":", 1)[0])
     found = _tokens(package).get(token) if package else None
     if found is None:
         return None
