@@ -16,7 +16,7 @@ class ClusterAccess:
     name: str
     """Cluster name (prefix of child resource names)."""
     platform: str
-    """eks | gke | k3s."""
+    """eks | gke | aks | k3s."""
     kubernetes_version: str
     """Kubernetes minor version, e.g. "1.34"."""
     kubeconfig: pulumi.Output

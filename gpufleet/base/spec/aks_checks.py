@@ -131,6 +131,7 @@ def _pool_checks(stack: str, at: str, pool: Any, spec: Any) -> list[Problem]:
             ib = [name for name, v in azure.vms().items() if v.infiniband]
             out.append(Problem(stack, f"{at}.rdma", f"{vm.name} has no InfiniBand (sizes with it: {', '.join(ib)}); set "
                                "rdma: false or choose an ND size", True))
+            return out
         zones = (opts.zones if opts and opts.zones else aks.zones)
         if len(zones) > 1:
             out.append(Problem(stack, f"{at}.aks.zones", "an InfiniBand pool runs in one zone: its nodes must share an "
