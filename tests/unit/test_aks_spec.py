@@ -99,6 +99,14 @@ def test_other_platforms_pool_fields_and_capacity_kinds_are_refused():
         "stack 'test': gpufleet:nodePools[0].capacity: not offered on aks (allowed on aks: on-demand, spot) (got 'reserved')"]
 
 
+def test_dra_pools_are_refused_with_the_reason():
+    c = with_pools({"name": "gb200", "vmSize": "Standard_ND128isr_NDR_GB200_v6", "allocation": "dra", "maxNodes": 18})
+    assert problems(c) == [
+        "stack 'test': gpufleet:nodePools[0].allocation: DRA pools are not supported on aks yet: whether AKS's cluster "
+        "autoscaler scales a DRA pool up from zero, and the NVLink domains of ND GB200 v6 racks, are not recorded "
+        "(gpufleet/base/catalog/dra.yaml); use allocation: device-plugin (got 'dra')"]
+
+
 def test_spot_max_price_only_on_spot_pools():
     c = with_pools({"name": "x", "vmSize": "Standard_NC24ads_A100_v4", "aks": {"spotMaxPrice": 2.5}})
     assert problems(c) == [

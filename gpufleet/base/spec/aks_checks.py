@@ -122,6 +122,12 @@ def _pool_checks(stack: str, at: str, pool: Any, spec: Any) -> list[Problem]:
         out.append(Problem(stack, f"{at}.vmSize", f"not a GPU VM size in the catalog (gpufleet/base/catalog/azure_vms.yaml; "
                            f"known: {', '.join(azure.vms())})", pool.vm_size))
         return out
+    if pool.allocation == "dra":
+        # dra.yaml records which autoscalers scale DRA pools from zero and which machines form NVLink domains for EKS,
+        # GKE and k3s only; on AKS neither is read, so a DRA pool would be wired blind.
+        out.append(Problem(stack, f"{at}.allocation", "DRA pools are not supported on aks yet: whether AKS's cluster "
+                           "autoscaler scales a DRA pool up from zero, and the NVLink domains of ND GB200 v6 racks, are not "
+                           "recorded (gpufleet/base/catalog/dra.yaml); use allocation: device-plugin", pool.allocation))
     opts = pool.aks
     if opts is not None and "spot_max_price" in opts.model_fields_set and pool.capacity != "spot":
         out.append(Problem(stack, f"{at}.aks.spotMaxPrice", "only Spot pools have a maximum price (set capacity: spot, or "
