@@ -154,3 +154,17 @@ def test_aks_installs_the_driver_and_the_operator_leaves_it_and_the_toolkit_alon
     assert [v.policy for v in aks_driver.violations if v.level == "mandatory"] == []
     fee = next(i for i in aks_driver.cost.items if i.kind == "control-plane")
     assert fee.unit_hourly == pytest.approx(0.60)
+
+
+def test_mocks_give_arm_ids_the_pools_refer_to(train):
+    """Cloud-shaped ids (gpufleet/app/plan/mocks.py): the node pools name the cluster by its ARM id, the cluster its
+    resource group by name; the ids have ARM's shape."""
+    import re
+
+    cluster = one(train, CLUSTER)
+    cluster_id = mocked_id(cluster)
+    assert re.fullmatch(r"/subscriptions/[0-9a-f-]{36}/resourceGroups/aks-train-rg/providers/Microsoft\.ContainerService/"
+                        r"managedClusters/aks-train", cluster_id)
+    assert {p.inputs["kubernetesClusterId"] for p in by_type(train, POOL)} == {cluster_id}
+    assert cluster.inputs["resourceGroupName"] == "aks-train-rg"
+    assert mocked_id(one(train, "azure:network/subnet:Subnet")).endswith("/virtualNetworks/aks-train-vnet/subnets/nodes")

@@ -136,7 +136,7 @@ def test_every_provider_resource_type_of_the_plans_is_checked():
     """Each cloud, Kubernetes core, command and random type the example plans register resolves to its SDK Args
     class, so none escapes the check above by not being found."""
     types = {r.type for s in STACKS for r in planned(s).resources if r.custom}
-    unresolved = sorted(t for t in types if t.split(":", 1)[0] in ("aws", "gcp", "command", "random")
+    unresolved = sorted(t for t in types if t.split(":", 1)[0] in ("aws", "gcp", "azure", "command", "random")
                         and args_class(t) is None)
     core = {t for t in types if t.startswith("kubernetes:") and t.split(":")[1].split("/")[0] in
             ("core", "apps", "storage.k8s.io", "rbac.authorization.k8s.io", "scheduling.k8s.io", "helm.sh")}
@@ -155,11 +155,15 @@ def test_the_check_sees_a_missing_top_level_and_a_missing_nested_input():
     cluster = reg("aws:eks/cluster:Cluster", {"roleArn": "arn:aws:iam::123456789012:role/r", "vpcConfig": {"endpointPublicAccess": True}})
     pod = reg("kubernetes:core/v1:Pod", {"spec": {"containers": [{"image": "busybox"}]}})
     pool = reg("gcp:container/nodePool:NodePool", {"cluster": "c", "nodeConfig": {"guestAccelerators": [{"count": 1}]}})
-    found, _ = problems([policy, target, cluster, pod, pool])
+    aks = reg("azure:containerservice/kubernetesCluster:KubernetesCluster",
+              {"resourceGroupName": "rg", "defaultNodePool": {"vmSize": "Standard_D4ds_v5"}, "networkProfile": {}})
+    found, _ = problems([policy, target, cluster, pod, pool, aks])
     assert found == [
         "aws:sqs/queuePolicy:QueuePolicy r: queueUrl is required",
         "aws:cloudwatch/eventTarget:EventTarget r: rule is required",
         "aws:eks/cluster:Cluster r: vpcConfig.subnetIds is required",
         "kubernetes:core/v1:Pod r: spec.containers[0].name is required",
         "gcp:container/nodePool:NodePool r: nodeConfig.guestAccelerators[0].type is required",
+        "azure:containerservice/kubernetesCluster:KubernetesCluster r: defaultNodePool.name is required",
+        "azure:containerservice/kubernetesCluster:KubernetesCluster r: networkProfile.networkPlugin is required",
     ]
