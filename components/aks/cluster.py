@@ -133,7 +133,8 @@ class AksCluster(pulumi.ComponentResource):
                 max_count=system.max_nodes,
                 node_count=system.min_nodes,
                 os_disk_size_gb=system.os_disk_size_gb,
-                os_sku="Ubuntu2204",
+                # Ubuntu 24.04: 22.04 is retired on 2027-06-30 (docs/aks.md).
+                os_sku="Ubuntu2404",
                 vnet_subnet_id=args.network.subnet_id,
                 zones=list(spec.zones) or None,
                 # System pods only: the CriticalAddonsOnly=true:NoSchedule taint (articles/aks/use-system-pools.md).

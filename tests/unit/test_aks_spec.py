@@ -138,6 +138,14 @@ def test_a_version_past_community_support_needs_lts(monkeypatch):
     assert load(lts).cluster.kubernetes_version == "1.33"
 
 
+def test_ubuntu_22_04_is_refused_with_long_term_support():
+    c = config(tier="Premium", supportPlan="AKSLongTermSupport")
+    c["gpufleet:nodePools"][1]["aks"] = {"osSku": "Ubuntu2204"}
+    assert problems(c) == [
+        "stack 'test': gpufleet:nodePools[1].aks.osSku: long-term support on AKS needs Ubuntu 24.04 node pools (Ubuntu "
+        "22.04 leaves AKS support on 2027-06-30); set osSku: Ubuntu2404 (got 'Ubuntu2204')"]
+
+
 def test_managed_lustre_is_refused_with_the_reason():
     msg = problems(config(storage={"managedLustre": True}))
     assert msg == [

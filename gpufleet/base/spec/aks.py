@@ -164,9 +164,11 @@ class AksPoolSpec(Model):
     (only for capacity)."""
     os_disk_size_gb: int = Field(default=256, ge=30, le=4095)
     """OS disk of each node: container images of CUDA workloads are large."""
-    os_sku: Literal["Ubuntu2204", "Ubuntu2404"] = "Ubuntu2204"
+    os_sku: Literal["Ubuntu2404", "Ubuntu2204"] = "Ubuntu2404"
     """Node image. Ubuntu only: the NVIDIA GPU Operator does not support Azure Linux with OS Guard or Flatcar on AKS
-    (Microsoft, 'Use the NVIDIA GPU Operator on AKS', Limitations), and the AKS InfiniBand guides require Ubuntu."""
+    (Microsoft, 'Use the NVIDIA GPU Operator on AKS', Limitations), and the AKS InfiniBand guides require Ubuntu.
+    Default Ubuntu 24.04: AKS stops supporting Ubuntu 22.04 on 2027-06-30 and LTS on 1.33+ needs 24.04
+    (MicrosoftDocs/azure-aks-docs @fb060abe includes/ubuntu-22-04-retirement.md, read 2026-12-04)."""
 
     @field_validator("spot_max_price")
     @classmethod

@@ -129,6 +129,11 @@ def _pool_checks(stack: str, at: str, pool: Any, spec: Any) -> list[Problem]:
                            "autoscaler scales a DRA pool up from zero, and the NVLink domains of ND GB200 v6 racks, are not "
                            "recorded (gpufleet/base/catalog/dra.yaml); use allocation: device-plugin", pool.allocation))
     opts = pool.aks
+    if opts is not None and opts.os_sku == "Ubuntu2204" and aks.support_plan == "AKSLongTermSupport":
+        # "If you want to enable long-term support (LTS) with Kubernetes version 1.33 or later, first update your node
+        # pools to Ubuntu 24.04" (includes/ubuntu-22-04-retirement.md @fb060abe).
+        out.append(Problem(stack, f"{at}.aks.osSku", "long-term support on AKS needs Ubuntu 24.04 node pools (Ubuntu "
+                           "22.04 leaves AKS support on 2027-06-30); set osSku: Ubuntu2404", opts.os_sku))
     if opts is not None and "spot_max_price" in opts.model_fields_set and pool.capacity != "spot":
         out.append(Problem(stack, f"{at}.aks.spotMaxPrice", "only Spot pools have a maximum price (set capacity: spot, or "
                            "remove it)", opts.spot_max_price))
