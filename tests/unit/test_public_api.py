@@ -17,6 +17,7 @@ PACKAGES = [
     "gpufleet.components",
     "gpufleet.components.eks",
     "gpufleet.components.gke",
+    "gpufleet.components.aks",
     "gpufleet.components.k3s",
     "gpufleet.components.gpu_stack",
     "gpufleet.components.workloads",
