@@ -14,13 +14,12 @@ from typing import Optional
 import pulumi
 import pulumi_azure as azure
 import pulumi_kubernetes as k8s
-import yaml
 
 from gpufleet.base import labels as L
 from gpufleet.base.spec.aks import AksSpec
 from gpufleet.base.spec.protection import ProtectionSpec
 from gpufleet.components.aks.network import AksNetworkRef
-from gpufleet.components.cluster_access import ClusterAccess
+from gpufleet.components.cluster_access import ClusterAccess, exec_kubeconfig
 from gpufleet.components.protection import azure_exemption, protect
 
 # kubelogin: the exec credential plugin for AKS clusters with Entra ID, and the Entra application every AKS cluster's
@@ -53,26 +52,13 @@ class AksClusterArgs:
 def kubeconfig(name: str, server: str, ca_certificate: str) -> str:
     """A kubeconfig that gets Entra ID tokens from kubelogin (as `az aks get-credentials` + `kubelogin convert-kubeconfig
     -l azurecli`): local accounts are off, so there is no static credential to hand out."""
-    return yaml.safe_dump(
-        {
-            "apiVersion": "v1",
-            "kind": "Config",
-            "clusters": [{"name": name, "cluster": {"server": server, "certificate-authority-data": ca_certificate}}],
-            "contexts": [{"name": name, "context": {"cluster": name, "user": name}}],
-            "current-context": name,
-            "users": [{
-                "name": name,
-                "user": {"exec": {
-                    "apiVersion": "client.authentication.k8s.io/v1beta1",
-                    "command": KUBELOGIN,
-                    "args": ["get-token", "--login", "azurecli", "--server-id", AKS_AAD_SERVER_APP_ID],
-                    "installHint": "Install kubelogin: az aks install-cli (or github.com/Azure/kubelogin releases)",
-                    "interactiveMode": "IfAvailable",
-                }},
-            }],
-        },
-        sort_keys=False,
-    )
+    return exec_kubeconfig(name, server, ca_certificate, {
+        "apiVersion": "client.authentication.k8s.io/v1beta1",
+        "command": KUBELOGIN,
+        "args": ["get-token", "--login", "azurecli", "--server-id", AKS_AAD_SERVER_APP_ID],
+        "installHint": "Install kubelogin: az aks install-cli (or github.com/Azure/kubelogin releases)",
+        "interactiveMode": "IfAvailable",
+    })
 
 
 class AksCluster(pulumi.ComponentResource):

@@ -9,7 +9,7 @@ from typing import Literal, Optional
 
 from pydantic import Field, field_validator, model_validator
 
-from gpufleet.base.spec.base import Model
+from gpufleet.base.spec.base import Model, check_cidr
 
 # Azure region names as ARM spells them (eastus, westeurope, southcentralus).
 LOCATION = r"^[a-z][a-z0-9]{1,39}$"
@@ -23,11 +23,7 @@ ZONE = Literal["1", "2", "3"]
 
 
 def _cidr(value: str) -> str:
-    try:
-        ipaddress.ip_network(value)
-    except ValueError:
-        raise ValueError(f"'{value}' is not a CIDR block such as 10.224.0.0/16") from None
-    return value
+    return check_cidr(value, "10.224.0.0/16")
 
 
 class AksNetworkSpec(Model):

@@ -63,13 +63,18 @@ def _aks(stack: str, spec: Any) -> list[Problem]:
             problems.append(Problem(stack, f"{NS}:cluster.aks.network.nodeSubnetCidr", f"must lie inside vnetCidr {vnet}",
                                     net.node_subnet_cidr))
         ranges.insert(0, ("cluster.aks.network.vnetCidr", net.vnet_cidr))
+    return problems + _overlaps(stack, ranges, "the virtual network, pod and service ranges must not overlap")
+
+
+def _overlaps(stack: str, ranges: list[tuple[str, str]], rule: str) -> list[Problem]:
+    """One problem per range that overlaps an earlier one of the same IP version, at the later range's key."""
     nets = [(path, ipaddress.ip_network(value, strict=False)) for path, value in ranges]
+    problems = []
     for a in range(len(nets)):
         for b in range(a + 1, len(nets)):
             (pa, na), (pb, nb) = nets[a], nets[b]
             if na.version == nb.version and na.overlaps(nb):
-                problems.append(Problem(stack, f"{NS}:{pb}", f"overlaps {pa} ({na}): the virtual network, pod and service "
-                                        "ranges must not overlap", str(nb)))
+                problems.append(Problem(stack, f"{NS}:{pb}", f"overlaps {pa} ({na}): {rule}", str(nb)))
     return problems
 
 
@@ -117,14 +122,7 @@ def _gke(stack: str, spec: Any) -> list[Problem]:
     if gke.private_nodes and (master.version != 4 or master.prefixlen != GKE_MASTER_PREFIX or not master.is_private):
         problems.append(Problem(stack, f"{NS}:cluster.gke.masterIpv4Cidr", f"the control plane's range must be a private IPv4 "
                                 f"/{GKE_MASTER_PREFIX}, e.g. 172.16.0.0/28", gke.master_ipv4_cidr))
-    nets = [(path, ipaddress.ip_network(value, strict=False)) for path, value in ranges]
-    for a in range(len(nets)):
-        for b in range(a + 1, len(nets)):
-            (pa, na), (pb, nb) = nets[a], nets[b]
-            if na.version == nb.version and na.overlaps(nb):
-                problems.append(Problem(stack, f"{NS}:{pb}", f"overlaps {pa} ({na}): pod, service, node, control-plane and "
-                                        "GPUDirect ranges must not overlap", str(nb)))
-    return problems
+    return problems + _overlaps(stack, ranges, "pod, service, node, control-plane and GPUDirect ranges must not overlap")
 
 
 def _k3s(stack: str, spec: Any) -> list[Problem]:
