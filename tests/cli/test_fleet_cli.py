@@ -169,3 +169,15 @@ def test_summary_in_json_text_and_markdown():
     assert summary.exit_code([StackOutcome("p", SUCCEEDED, {}, [{"policy": "x", "level": "mandatory", "urn": "",
                                                                   "message": ""}])]) == 1
 
+
+
+def test_list_prints_the_selection_in_run_order_without_the_engine(tmp_path, capsys, monkeypatch):
+    p = project(tmp_path, {"app": k3s_stack(["net"]), "net": k3s_stack(), "other": k3s_stack()})
+    monkeypatch.setattr(automation, "AutomationRunner", lambda *a, **k: pytest.fail("the engine was started"))
+    code, out, err = run(capsys, "up", "--all", "--list", "--format", "json", "--project-dir", str(p))
+    assert (code, err) == (0, "")
+    assert json.loads(out) == {"stacks": ["net", "app", "other"], "selectedBecause": {}}
+    monkeypatch.setattr("gpufleet.app.fleet.command.changed.changed_files",
+                        lambda project, ref: ["stacks/Pulumi.net.yaml"])
+    code, out, err = run(capsys, "preview", "--changed-since", "main", "--list", "--project-dir", str(p))
+    assert (code, out) == (0, "net  (stacks/Pulumi.net.yaml)\napp  (depends on net)\n")

@@ -1,4 +1,5 @@
-"""`gpufleet preview|up [STACK ...] [--all] [--changed-since REF] [--shard I/N] [--parallel N] [--refresh] [--yes]`.
+"""`gpufleet preview|up [STACK ...] [--all] [--changed-since REF] [--shard I/N] [--parallel N] [--refresh] [--yes]
+[--list]`.
 
 Exit codes: 0 every stack succeeded (a preview: without a mandatory verdict); 1 a stack failed, was locked or did
 not start; 2 bad input (message on stderr naming the stack or flag, the value and what is allowed), or, for `up`, a
@@ -8,6 +9,7 @@ stack whose offline plan fails (invalid, or a mandatory violation): then the eng
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Callable, Optional
@@ -87,6 +89,9 @@ def run(args: argparse.Namespace) -> int:
     except SelectionError as exc:
         print(f"gpufleet: {exc}", file=sys.stderr)
         return EXIT_INVALID
+    if args.list:
+        _emit(_listing(names, reasons, args.format), args.output)
+        return 0
     from gpufleet.app.fleet.automation import AutomationRunner, policy_pack_dir
 
     pack = policy_pack_dir(project, args.policy_pack)
@@ -123,6 +128,13 @@ def run(args: argparse.Namespace) -> int:
     return summary.exit_code(outcomes)
 
 
+def _listing(names: list[str], reasons: dict[str, list[str]], fmt: str) -> str:
+    """--list: the selected stacks in the order they would run (and why --changed-since picked each)."""
+    if fmt == "json":
+        return json.dumps({"stacks": names, "selectedBecause": reasons}, indent=2) + "\n"
+    return "".join(f"{n}" + (f"  ({', '.join(reasons[n])})" if n in reasons else "") + "\n" for n in names)
+
+
 def _emit(text: str, output: Optional[str]) -> None:
     if output:
         Path(output).write_text(text)
@@ -144,6 +156,8 @@ def add_parsers(sub: argparse._SubParsersAction, func: Callable[[argparse.Namesp
         p.add_argument("--policy-pack", help="the CrossGuard pack folder (default: the project's policies/)")
         p.add_argument("--project-dir", help="the Pulumi project folder (default: the working directory when it has a "
                                              "Pulumi.yaml, else this checkout)")
+        p.add_argument("--list", action="store_true",
+                       help="print the selected stacks in the order they would run, and stop (no plan, no engine)")
         if operation == "up":
             p.add_argument("--yes", action="store_true", help="update without asking (needed without a terminal)")
         p.add_argument("--format", choices=["text", "json", "markdown"], default="text")
