@@ -153,8 +153,8 @@ def test_up_stops_after_a_failure_and_reports_what_changed(fleet):
     assert REFUSED_NAMESPACE not in namespaces(servers["teams"])
     assert REFUSED_NAMESPACE in namespaces(servers["dev"])
     assert REFUSED_NAMESPACE not in namespaces(servers[FAILING])
-    # dev is up to date: a second preview would change nothing
-    again, doc = run_fleet(project, stacks, "preview", "dev")
+    # dev is up to date: a second preview, its state refreshed from the API server first, would change nothing
+    again, doc = run_fleet(project, stacks, "preview", "dev", "--refresh")
     assert again.returncode == 0, again.stdout + again.stderr
     assert doc["stacks"][0]["changes"] == {} and doc["changed"] == []
 
