@@ -64,3 +64,14 @@ def test_previews_do_not_stop_on_a_failure():
     fake = Fake(results={"a": FAILED})
     out = schedule.run(["a", "b", "c"], {}, 1, fake, stop_on_failure=False)
     assert fake.started == ["a", "b", "c"] and [o.result for o in out] == [FAILED, SUCCEEDED, SUCCEEDED]
+
+
+def test_an_unexpected_exception_is_that_stacks_failure_and_stops_the_run():
+    def run_one(name):
+        if name == "b":
+            raise OSError("no such file: pulumi")
+        return StackOutcome(name, SUCCEEDED)
+
+    out = schedule.run(["a", "b", "c"], {}, 1, run_one)
+    assert [(o.stack, o.result) for o in out] == [("a", SUCCEEDED), ("b", FAILED), ("c", NOT_STARTED)]
+    assert out[1].message == "stack 'b': gpufleet could not run it: OSError: no such file: pulumi"

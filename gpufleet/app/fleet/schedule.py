@@ -7,7 +7,16 @@ import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Callable
 
-from gpufleet.app.fleet.outcome import NOT_STARTED, SUCCEEDED, StackOutcome
+from gpufleet.app.fleet.outcome import FAILED, NOT_STARTED, SUCCEEDED, StackOutcome
+
+
+def _guarded(run_one: Callable[[str], StackOutcome], name: str) -> StackOutcome:
+    """run_one, with an unexpected exception (not the engine's failure, which run_one reports itself) recorded as the
+    stack's failure, so one stack never hides the others' outcomes."""
+    try:
+        return run_one(name)
+    except Exception as exc:  # noqa: BLE001
+        return StackOutcome(name, FAILED, message=f"stack '{name}': gpufleet could not run it: {type(exc).__name__}: {exc}")
 
 
 def run(order: list[str], deps: dict[str, set[str]], parallel: int, run_one: Callable[[str], StackOutcome],
@@ -33,7 +42,7 @@ def run(order: list[str], deps: dict[str, set[str]], parallel: int, run_one: Cal
                 if len(running) >= parallel or any(d in pending or d in running.values() for d in deps.get(name, ())):
                     continue
                 outcomes[name].started = time.monotonic()
-                running[pool.submit(run_one, name)] = name
+                running[pool.submit(_guarded, run_one, name)] = name
                 pending.remove(name)
             if not running:
                 break
