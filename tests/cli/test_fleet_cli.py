@@ -69,6 +69,14 @@ def test_a_dependency_on_no_stack_or_a_cycle_is_refused(tmp_path, capsys):
     assert code == 2 and err.startswith("gpufleet: stack 'a': gpufleet:dependsOn: 'b' is not allowed (allowed: a list")
 
 
+def test_a_stack_file_whose_name_pulumi_refuses_is_an_error_not_a_skip(tmp_path, capsys):
+    p = project(tmp_path, {"a": k3s_stack(), "a b": k3s_stack()})
+    code, out, err = run(capsys, "preview", "--all", "--project-dir", str(p))
+    assert code == 2 and out == ""
+    assert err == (f"gpufleet: stack file {p / 'stacks' / 'Pulumi.a b.yaml'}: the stack name 'a b' is not allowed "
+                   "(allowed: [A-Za-z0-9._-]{1,100}, Pulumi's stack name rule)\n")
+
+
 def test_up_refuses_without_a_terminal_and_without_yes(tmp_path, capsys):
     p = project(tmp_path, {"a": k3s_stack()})
     code, out, err = run(capsys, "up", "a", "--project-dir", str(p))  # pytest's stdin is not a terminal

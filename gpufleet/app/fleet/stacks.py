@@ -56,13 +56,16 @@ def _read(name: str, path: Path) -> FleetStack:
 
 
 def discover(project: Path) -> dict[str, FleetStack]:
-    """Every `Pulumi.<name>.yaml` of the project whose name is a valid stack name, by name."""
+    """Every `Pulumi.<name>.yaml` of the project, by name; a name that breaks Pulumi's rule is an error (the CLI could
+    not select it, and a fleet run never skips a stack silently)."""
     folder = stack_dir(project)
     found = {}
     for path in sorted(folder.glob("Pulumi.*.yaml")):
         name = path.name[len("Pulumi."):-len(".yaml")]
-        if STACK_NAME.fullmatch(name):
-            found[name] = _read(name, path)
+        if not STACK_NAME.fullmatch(name):
+            raise SelectionError(f"stack file {path}: the stack name {name!r} is not allowed (allowed: "
+                                 "[A-Za-z0-9._-]{1,100}, Pulumi's stack name rule)")
+        found[name] = _read(name, path)
     return found
 
 
