@@ -119,15 +119,19 @@ def example_stack_config(stack: str) -> dict[str, Any]:
 class E2EStack:
     """One stack of the scratch project, created with the real CLI."""
 
-    def __init__(self, name: str, work: Path, config: dict[str, Any], secrets: dict[str, str]):
+    def __init__(self, name: str, work: Path, config: dict[str, Any], secrets: dict[str, str],
+                 project: Optional[Path] = None):
+        """`project`: the scratch project folder to add this stack to (several stacks of one project, as a fleet
+        run sees them); default: a project of its own, `project-<name>`."""
         self.name = name
-        self.dir = work / f"project-{name}"
-        self.dir.mkdir(parents=True)
-        project = yaml.safe_load((ROOT / "Pulumi.yaml").read_text())
-        project["runtime"]["options"]["virtualenv"] = str(ROOT / ".venv")
-        (self.dir / "Pulumi.yaml").write_text(yaml.safe_dump(project, sort_keys=False))
-        (self.dir / "__main__.py").write_text(seam.program_main())
-        (self.dir / "stacks").mkdir()
+        self.dir = project or work / f"project-{name}"
+        if not (self.dir / "Pulumi.yaml").exists():
+            self.dir.mkdir(parents=True, exist_ok=True)
+            doc = yaml.safe_load((ROOT / "Pulumi.yaml").read_text())
+            doc["runtime"]["options"]["virtualenv"] = str(ROOT / ".venv")
+            (self.dir / "Pulumi.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+            (self.dir / "__main__.py").write_text(seam.program_main())
+            (self.dir / "stacks").mkdir()
         self.env = cli_env(work / "backend", work / "pulumi-home")
         (work / "backend").mkdir(exist_ok=True)
         self.workspace = auto.LocalWorkspace(
@@ -182,9 +186,12 @@ class E2EStack:
         return json.loads(result.stdout[result.stdout.index("{"):])
 
 
-def gpufleet(*args: str) -> subprocess.CompletedProcess:
+def gpufleet(*args: str, env: Optional[dict[str, str]] = None, stdin: Optional[str] = None) -> subprocess.CompletedProcess:
+    """The installed `gpufleet` command; `env` is added to this process's environment (e.g. an E2EStack's `env`, so
+    `gpufleet preview|up` drives the tier's CLI, backend and plugins)."""
     return subprocess.run([str(ROOT / ".venv" / "bin" / "gpufleet"), *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=600)
+                          text=True, timeout=1200, env={**os.environ, **env} if env else None,
+                          input=stdin if stdin is not None else "")
 
 
 def plan_json(stack: str, stack_file: Path, out: Path) -> dict:
