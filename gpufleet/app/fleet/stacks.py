@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Optional
 
 from gpufleet.app.input_files import InputFileError, load_yaml
+from gpufleet.base.spec import ids
 
-STACK_NAME = re.compile(r"[A-Za-z0-9._-]{1,100}")  # Pulumi's rule, as gpufleet/app/review/summary.py checks it
+STACK_NAME = re.compile(ids.STACK_NAME.strip("^$"))  # Pulumi's rule (gpufleet/base/spec/ids.py), matched whole
 DEPENDS_ON = "gpufleet:dependsOn"
 
 

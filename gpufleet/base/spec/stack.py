@@ -12,6 +12,7 @@ from gpufleet.base.spec.cluster import ClusterSpec
 from gpufleet.base.spec.dra import DraSpec
 from gpufleet.base.spec.cold_start import ModelCacheSpec
 from gpufleet.base.spec.amd_operator import AmdGpuOperatorSpec
+from gpufleet.base.spec.ids import STACK_NAME
 from gpufleet.base.spec.images import ImagesSpec
 from gpufleet.base.spec.observability import ObservabilitySpec
 from gpufleet.base.spec.operator import GpuOperatorSpec
@@ -19,8 +20,6 @@ from gpufleet.base.spec.pools import NodePoolSpec
 from gpufleet.base.spec.registry import RegistrySpec
 from gpufleet.base.spec.storage import CheckpointVolumeSpec, LocalPathSpec, NfsSpec
 
-# Pulumi's rule for a stack name (as gpufleet/app/review/summary.py STACK_NAME checks it).
-STACK_NAME = r"^[A-Za-z0-9._-]{1,100}$"
 
 
 class WorkloadsSpec(Model):
