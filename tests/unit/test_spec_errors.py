@@ -26,7 +26,7 @@ def problems(config, stack="dev"):
 CASES = {
     "unknown platform": (
         {"gpufleet:cluster": {"platform": "openstack"}},
-        ["stack 'dev': gpufleet:cluster.platform: Input should be 'eks', 'gke' or 'k3s' (got 'openstack')"],
+        ["stack 'dev': gpufleet:cluster.platform: Input should be 'eks', 'gke', 'k3s' or 'existing' (got 'openstack')"],
     ),
     "min above max": (
         {**k3s(), "gpufleet:nodePools": [{**POOL, "minNodes": 3, "maxNodes": 1}]},
@@ -61,7 +61,7 @@ CASES = {
         {**k3s(), "gpufleet:nodepools": []},
         [
             "stack 'dev': gpufleet:nodepools: unknown key (allowed: cluster, nodePools, gpuOperator, amdGpuOperator, workloads, "
-            "storage, addons, observability, dra, modelCaches, images, registry, dependsOn, sshPrivateKey, etcdS3AccessKey, etcdS3SecretKey, registryPassword; did you mean 'nodePools'?)"
+            "storage, addons, observability, dra, modelCaches, images, registry, dependsOn, sshPrivateKey, etcdS3AccessKey, etcdS3SecretKey, registryPassword, kubeconfig; did you mean 'nodePools'?)"
         ],
     ),
     "bad address": (

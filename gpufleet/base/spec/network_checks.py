@@ -42,7 +42,9 @@ def check(stack: str, spec: Any) -> list[Problem]:
         return _eks(stack, spec)
     if platform == "gke":
         return _gke(stack, spec)
-    return _k3s(stack, spec)
+    if platform == "k3s":
+        return _k3s(stack, spec)
+    return []  # existing: the cluster's network is its provider's
 
 
 def _eks(stack: str, spec: Any) -> list[Problem]:

@@ -12,6 +12,7 @@ from gpufleet.base.spec.cluster import Host
 from gpufleet.base.spec.cold_start import ColdStartSpec
 from gpufleet.base.spec.rdma import RdmaNetworkSpec
 from gpufleet.base.spec.gke import GkePoolSpec
+from gpufleet.base.spec.existing import ExistingPoolSpec
 from gpufleet.base.spec.reservation import CapacityReservationSpec
 
 MIG_STRATEGIES = ("single", "mixed")
@@ -160,6 +161,9 @@ class NodePoolSpec(Model):
     """GKE: GPUs to attach where the machine type takes several counts (N1 + T4); default: the machine's fixed count."""
     gke: Optional[GkePoolSpec] = None
     """GKE: driver installation, GPU sharing, MIG partition size, reservation, zones; default: GKE's defaults."""
+    existing: Optional[ExistingPoolSpec] = None
+    """platform existing (required there): the nodes the cluster already has: their node selector, optionally their
+    names, and a catalog offering or a price per GPU-hour (gpufleet/base/spec/existing.py)."""
     cold_start: Optional[ColdStartSpec] = None
     """The pool's fastest image path: images to pre-pull, GKE image streaming and secondary boot disk, an EKS
     Bottlerocket data-volume snapshot, a bound on parallel pulls (gpufleet/base/spec/cold_start.py,

@@ -33,6 +33,9 @@ PLATFORM_CAPACITY = {
     "eks": ("on-demand", "spot", "reserved"),
     "gke": ("on-demand", "spot", "reserved", "flex-start", "queued"),
     "k3s": ("on-demand",),
+    # An existing cluster's nodes: bought on demand or as interruptible capacity from its provider (a contract's
+    # discount is the pool's own pricePerGpuHour, not a reservation gpufleet consumes).
+    "existing": ("on-demand", "spot"),
 }
 PLATFORM_RESERVATION_TYPES = {"eks": ("capacity-block", "odcr"), "gke": ("specific", "any")}
 # GKE: flex-start VMs live at most 7 days; the default and maximum run duration (GKE docs, "About flex-start
