@@ -28,11 +28,14 @@ from gpufleet.components.platform import ClusterContext, Platform, PlatformBuild
 class ExistingPlatform(Platform):
     def build(self, name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> PlatformBuild:
         spec = inputs.spec
-        # The kubeconfig is a secret config value the spec has checked is set as a secret (gpufleet/base/spec/__init__.py
+        # The kubeconfig arrives as a secret input (the program reads the secret `gpufleet:kubeconfig`, the component
+        # package takes it as an input), and the spec has checked it is given as a secret (gpufleet/base/spec/__init__.py
         # _secret_checks); it reaches no other component than the provider, and no output but the secret `kubeconfig`.
-        kubeconfig = pulumi.Config(NAMESPACE).require_secret(KUBECONFIG_KEY)
+        if inputs.kubeconfig is None:
+            raise pulumi.RunError(f"platform existing needs the cluster's kubeconfig: the secret {NAMESPACE}:"
+                                  f"{KUBECONFIG_KEY} (GpuClusterArgs.kubeconfig)")
         control_plane = ExistingCluster(
-            f"{name}-cluster", ExistingClusterArgs(kubeconfig, spec.cluster.kubernetes_version), opts=opts,
+            f"{name}-cluster", ExistingClusterArgs(inputs.kubeconfig, spec.cluster.kubernetes_version), opts=opts,
         )
         pools = [ExistingNodePool(f"{name}-pool-{pool.name}", ExistingNodePoolArgs(shaped(pool, "existing")),
                                   control_plane.access, opts=opts)
