@@ -40,6 +40,9 @@ class GpuClusterArgs:
     registry_password: Optional[pulumi.Input[str]] = None
     """The registry mirror's password (secret config `gpufleet:registryPassword`), for platforms that write pull
     credentials onto their nodes; default: none."""
+    kubeconfig: Optional[pulumi.Input[str]] = None
+    """The kubeconfig of a cluster gpufleet does not create (secret config `gpufleet:kubeconfig`), for a platform that
+    reaches an existing cluster; default: none (the platform makes the cluster and its kubeconfig)."""
 
     @classmethod
     def from_config(
@@ -50,6 +53,7 @@ class GpuClusterArgs:
         stack: Optional[str] = None,
         etcd_s3_access_key: Optional[pulumi.Input[str]] = None,
         etcd_s3_secret_key: Optional[pulumi.Input[str]] = None,
+        kubeconfig: Optional[pulumi.Input[str]] = None,
     ) -> "GpuClusterArgs":
         """Args from a plain dict in the stack-config shape, without a stack file: the `gpufleet:` keys with or
         without their namespace (`{"cluster": {...}, "nodePools": [...]}`), validated exactly as a stack file is.
@@ -67,7 +71,8 @@ class GpuClusterArgs:
             # The key travels as an Input (the platform keeps it secret); the spec only checks that it is given.
             full[f"{NAMESPACE}:sshPrivateKey"] = "[secret]"
             secret_keys.add(f"{NAMESPACE}:sshPrivateKey")
-        for name, value in (("etcdS3AccessKey", etcd_s3_access_key), ("etcdS3SecretKey", etcd_s3_secret_key)):
+        for name, value in (("etcdS3AccessKey", etcd_s3_access_key), ("etcdS3SecretKey", etcd_s3_secret_key),
+                            ("kubeconfig", kubeconfig)):
             if value is not None:
                 full[f"{NAMESPACE}:{name}"] = "[secret]"
                 secret_keys.add(f"{NAMESPACE}:{name}")
@@ -76,7 +81,7 @@ class GpuClusterArgs:
         except SpecError as exc:
             raise GpuClusterConfigError(exc.stack, exc.problems) from None
         return cls(spec, ssh_private_key=ssh_private_key, etcd_s3_access_key=etcd_s3_access_key,
-                   etcd_s3_secret_key=etcd_s3_secret_key)
+                   etcd_s3_secret_key=etcd_s3_secret_key, kubeconfig=kubeconfig)
 
 
 class GpuCluster(pulumi.ComponentResource):
@@ -93,7 +98,7 @@ class GpuCluster(pulumi.ComponentResource):
         plat = platform(spec.cluster.platform)
         built = plat.build(
             name, PlatformInputs(spec, args.ssh_private_key, args.etcd_s3_access_key, args.etcd_s3_secret_key,
-                                 args.registry_password), child,
+                                 args.registry_password, args.kubeconfig), child,
         )
         self.control_plane = built.control_plane
         self.node_pools = built.node_pools

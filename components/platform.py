@@ -45,6 +45,8 @@ class PlatformInputs:
     """k3s: secret key of the etcd snapshot bucket (secret config `gpufleet:etcdS3SecretKey`)."""
     registry_password: Optional[pulumi.Input[str]] = None
     """k3s: the registry mirror's password (secret config `gpufleet:registryPassword`)."""
+    kubeconfig: Optional[pulumi.Input[str]] = None
+    """existing: the kubeconfig of the cluster gpufleet does not create (secret config `gpufleet:kubeconfig`)."""
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """The `gpufleet` command: `plan` (offline plan of a stack, or of every stack with --all), `schema` (JSON Schema of stack files),
 `diff` (review two plans), `report` (review a real `pulumi preview --json` and its event log),
 `images` (every image, chart and binary a stack pulls), `catalog show|refresh` (the facts catalog), `charts fetch` (the pinned chart archives the plan reads CRDs from),
-`verify` (check a deployed stack's cluster) and `k3s restore-commands` (restore a k3s stack's etcd from a snapshot).
+`verify` (check a deployed stack's cluster), `preview`/`up` (many stacks through the real engine) and `k3s restore-commands` (restore a k3s stack's etcd from a snapshot).
 
 Exit codes (contract): 0 clean or advisory findings only; 1 a mandatory policy is violated;
 2 the stack config is invalid (message on stderr, no traceback, nothing registered).
@@ -284,6 +284,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return EXIT_OK if result.ok else EXIT_POLICY
 
 
+def cmd_fleet(args: argparse.Namespace) -> int:
+    """`gpufleet preview|up`: many stacks through the real engine (gpufleet/app/fleet/command.py)."""
+    from gpufleet.app.fleet import command
+
+    return command.run(args)
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="gpufleet", description="GPU Kubernetes clusters on Pulumi, planned offline.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -361,6 +368,9 @@ def parser() -> argparse.ArgumentParser:
     ver.add_argument("--format", choices=["text", "json", "markdown"], default="text")
     ver.add_argument("--output", help="write to this file instead of stdout")
     ver.set_defaults(func=cmd_verify)
+    from gpufleet.app.fleet.command import add_parsers
+
+    add_parsers(sub, cmd_fleet)
     return p
 
 

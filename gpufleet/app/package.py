@@ -6,7 +6,8 @@ SDK's component provider (`pulumi.provider.experimental`): it derives the packag
 annotations below and constructs the component when another language's program declares one.
 
 The inputs are the stack file's `gpufleet:` keys (`cluster`, `nodePools`, `gpuOperator`, `amdGpuOperator`, `workloads`,
-`storage`, `addons`, `observability`, `modelCaches`, `images`, `registry`) with the same names and nesting, plus `sshPrivateKey`. Their types are generated from the
+`storage`, `addons`, `observability`, `modelCaches`, `images`, `registry`) with the same names and nesting, plus `sshPrivateKey` and
+`kubeconfig` (secrets). Their types are generated from the
 spec models in `gpufleet.base.spec`, so the schema cannot drift from the stack-file format. They are plain values
 (`plain: true` in the schema): the spec decides which resources exist, so it must be known when the component
 is constructed; validation is the stack file's (every problem at once, with its key path).
@@ -115,7 +116,7 @@ class GpuClusterArgs(TypedDict, total=False):
     """A GPU cluster: the keys of a gpufleet stack file's `gpufleet:` config, as values."""
 
     cluster: Required[_Cluster]  # type: ignore[valid-type]
-    """gpufleet:cluster: the platform (eks | gke | aks | k3s), name, Kubernetes version and the platform block."""
+    """gpufleet:cluster: the platform (eks | gke | aks | k3s | existing), name, Kubernetes version and the platform block."""
     node_pools: list[_NodePool]  # type: ignore[valid-type]
     """gpufleet:nodePools: the GPU node pools; default: none."""
     gpu_operator: _GpuOperator  # type: ignore[valid-type]
@@ -143,10 +144,12 @@ class GpuClusterArgs(TypedDict, total=False):
     """gpufleet:registry: a mirror every image is pulled from (docs/air-gapped.md); default: the public registries."""
     ssh_private_key: pulumi.Input[str]
     """k3s: the SSH private key for every host (pass a secret); eks and gke need none."""
+    kubeconfig: pulumi.Input[str]
+    """existing: the kubeconfig of the cluster gpufleet installs onto (pass a secret); other platforms need none."""
 
 
 class GpuCluster(gpu_cluster.GpuCluster):
-    """A whole GPU Kubernetes cluster (EKS, GKE, AKS or k3s): control plane, GPU node pools that scale to zero, the
+    """A whole GPU Kubernetes cluster (EKS, GKE, AKS, k3s, or an existing cluster): control plane, GPU node pools that scale to zero, the
     NVIDIA GPU Operator, sharing, RDMA, storage and the workload layer, from a gpufleet stack spec."""
 
     kubeconfig: pulumi.Output[str]
@@ -154,7 +157,7 @@ class GpuCluster(gpu_cluster.GpuCluster):
     cluster_name: pulumi.Output[str]
     """The cluster's name: the resource's name (it prefixes every child and names the cloud cluster)."""
     platform: pulumi.Output[str]
-    """eks | gke | aks | k3s."""
+    """eks | gke | aks | k3s | existing."""
     kubernetes_version: pulumi.Output[str]
     """The Kubernetes minor version the cluster runs."""
     node_pool_names: pulumi.Output[list[str]]
@@ -163,7 +166,8 @@ class GpuCluster(gpu_cluster.GpuCluster):
     def __init__(self, name: str, args: GpuClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
         values = dict(args)
         key = values.pop("ssh_private_key", None)
-        built = gpu_cluster.GpuClusterArgs.from_config(stack_config(values), ssh_private_key=key)
+        kubeconfig = values.pop("kubeconfig", None)
+        built = gpu_cluster.GpuClusterArgs.from_config(stack_config(values), ssh_private_key=key, kubeconfig=kubeconfig)
         spec = built.spec
         if spec.cluster.name and spec.cluster.name != name:
             # The component's name prefixes every child and names the cloud cluster (as the stack's name does

@@ -45,6 +45,7 @@ def main() -> None:
         etcd_s3_access_key=cfg.require_secret("etcdS3AccessKey") if s3 else None,
         etcd_s3_secret_key=cfg.require_secret("etcdS3SecretKey") if s3 else None,
         registry_password=cfg.require_secret("registryPassword") if spec.registry.username else None,
+        kubeconfig=cfg.require_secret("kubeconfig") if spec.cluster.platform == "existing" else None,
     ))
     pulumi.export("clusterName", name)
     pulumi.export("platform", spec.cluster.platform)

@@ -95,6 +95,8 @@ def pool_capacity(pool: NodePoolSpec, platform: str, region: Optional[str] = Non
         return with_source(pool, _gke_pool_capacity(pool))
     if platform == "aks" and pool.vm_size:
         return with_source(pool, _aks_pool_capacity(pool))
+    if platform == "existing":
+        return with_source(pool, _existing_pool_capacity(pool))
     gpus = pool.gpus_per_node or 0
     if platform == "k3s":
         lo = hi = len(pool.hosts)
@@ -112,6 +114,27 @@ def pool_capacity(pool: NodePoolSpec, platform: str, region: Optional[str] = Non
         sharing=gpu_sharing.explain(pool),
         shared=gpu_sharing.shares(pool),
     ))
+
+
+def _existing_pool_capacity(pool: NodePoolSpec) -> PoolCapacity:
+    """A pool an existing cluster already has (gpufleet/base/spec/existing.py): its size as the stack states it, the GPU
+    shape of its catalog offering or as stated, and its price: the pool's own (pricePerNodeHour, or pricePerGpuHour
+    times its GPUs), else the offering's public list price with its source and date."""
+    from gpufleet.base.spec.existing import offering
+
+    shaped = pool_shape.shaped(pool, "existing")
+    gpus = shaped.gpus_per_node or 0
+    own = pool.existing.price_per_gpu_hour if pool.existing else None
+    price = pool.price_per_node_hour if pool.price_per_node_hour is not None else (own * gpus if own is not None else None)
+    fact, found = None, offering(pool)
+    if price is None and found is not None:
+        fact = PriceFact(found.node_hour, found.source, found.as_of, "hand-entered", "list")
+        price = found.node_hour
+    return PoolCapacity(
+        pool=pool.name, gpu=shaped.gpu, gpus_per_node=gpus, min_nodes=pool.min_nodes, max_nodes=pool.max_nodes,
+        capacity_type=pool.capacity, advertised=gpu_sharing.advertised(shaped), price_per_node_hour=price,
+        sharing=gpu_sharing.explain(shaped), shared=gpu_sharing.shares(shaped), price_fact=fact,
+    )
 
 
 def _eks_pool_capacity(pool: NodePoolSpec, region: Optional[str]) -> PoolCapacity:

@@ -7,7 +7,11 @@ import sys
 import pytest
 
 from gpufleet.app import cli
-from tests.helpers import ROOT, STACKS
+from tests.helpers import ROOT, STACKS, example_config
+
+# Stacks whose cluster gpufleet does not create (cluster.platform: existing): nothing it registers holds state (no
+# control plane, servers, token or claim of its own), so nothing is protected and the plan says so.
+OWNS_NO_STATE = {s for s in STACKS if example_config(s)["gpufleet:cluster"]["platform"] == "existing"}
 
 GPUFLEET = [sys.executable, "-m", "gpufleet.app.cli"]
 
@@ -35,12 +39,19 @@ def test_every_stack_plans_in_every_format(stack, fmt, capsys):
         assert out.startswith(f"### gpufleet plan: `{stack}`")
         assert "#### GPU capacity" in out and "<details>" in out
         # every example protects its control plane (and, on k3s, servers and token): listed, and marked in the tree
+        if stack in OWNS_NO_STATE:
+            assert "#### Protected resources\n\nNone: `pulumi destroy` deletes everything." in out
+            assert "  [protected]" not in out
+            return
         protected = out.split("#### Protected resources\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
         assert protected and all(line.startswith("- 🔒 `") for line in protected)
         assert out.count("  [protected]") == len(protected)
     else:
         assert out.startswith(f"gpufleet plan for stack '{stack}'")
         assert "GPU capacity:" in out and "hourly cost:" in out and "policies:" in out
+        if stack in OWNS_NO_STATE:
+            assert "protected resources: none" in out and "  [protected]" not in out
+            return
         listed = [line for line in out.split("protected resources (", 1)[1].split("\n\n", 1)[0].splitlines()[1:]]
         assert listed and out.count("  [protected]") == len(listed)
 

@@ -40,7 +40,7 @@ def steps(doc: dict):
 
 
 def test_the_workflows_exist():
-    assert [p.name for p in FILES] == ["catalog-refresh.yml", "deploy.yml", "pr.yml", "preview.yml"]
+    assert [p.name for p in FILES] == ["catalog-refresh.yml", "deploy.yml", "fleet.yml", "pr.yml", "preview.yml"]
 
 
 def test_catalog_refresh_is_off_by_default_and_only_checks():
@@ -144,6 +144,45 @@ def test_deploy_runs_up_per_environment_with_the_policy_pack():
     assert doc["concurrency"]["cancel-in-progress"] is False
 
 
+def test_fleet_previews_changed_stacks_in_shards_and_updates_them_on_main_behind_an_environment():
+    doc = load(WORKFLOWS / "fleet.yml")
+    assert doc[True] == {"pull_request": None, "push": {"branches": ["main"]}}
+    changed = doc["jobs"]["changed"]
+    # off by default, and never beside preview.yml / deploy.yml (no stack previewed or deployed twice)
+    for switch in ("vars.GPUFLEET_FLEET == 'true'", "vars.PULUMI_PREVIEW != 'true'", "vars.PULUMI_DEPLOY != 'true'",
+                   "github.event.pull_request.head.repo.full_name == github.repository"):
+        assert switch in changed["if"]
+    assert changed["permissions"] == {"contents": "read"} and "environment" not in changed
+    script = next(s["run"] for s in changed["steps"] if s.get("id") == "changed")
+    assert 'gpufleet preview --changed-since "$base" --list --format json' in script
+    preview = doc["jobs"]["preview"]
+    assert preview["environment"] == "preview" and preview["strategy"]["matrix"]["shard"] == \
+        "${{ fromJSON(needs.changed.outputs.shards) }}"
+    run = "\n".join(s.get("run", "") for s in preview["steps"])
+    assert 'gpufleet preview --changed-since "$BASE" --shard "$SHARD" --parallel 2 --policy-pack policies' in run
+    up = doc["jobs"]["up"]
+    assert up["environment"] == "fleet" and "github.ref == 'refs/heads/main'" in up["if"]
+    assert up["concurrency"] == {"group": "deploy", "cancel-in-progress": False}  # deploy.yml's group
+    run = "\n".join(s.get("run", "") for s in up["steps"])
+    assert 'gpufleet up "${select[@]}" --yes --parallel 1 --policy-pack policies' in run
+    for job in (preview, up):  # every checkout fetches the history --changed-since compares with
+        assert all(s["with"]["fetch-depth"] == 0 for s in job["steps"] if s.get("uses", "").startswith("actions/checkout@"))
+
+
+def test_fleet_shards_cover_the_changed_stacks(tmp_path):
+    script = next(s["run"] for s in load(WORKFLOWS / "fleet.yml")["jobs"]["changed"]["steps"] if s.get("id") == "changed")
+    py = script.split("<<'PY'\n", 1)[1].split("\nPY", 1)[0]
+    listing = tmp_path / "changed.json"
+    for stacks, shards in ((["a", "b", "c", "d", "e", "f"], ["1/4", "2/4", "3/4", "4/4"]), (["a", "b"], ["1/2", "2/2"]),
+                           ([], [])):
+        listing.write_text(__import__("json").dumps({"stacks": stacks}))
+        out = tmp_path / "out"
+        out.write_text("")
+        subprocess.run([sys.executable, "-c", py, str(listing)], check=True, capture_output=True,
+                       env={"GITHUB_OUTPUT": str(out), "MAX_SHARDS": "4"})
+        assert out.read_text() == f"shards={__import__('json').dumps(shards)}\ncount={len(shards)}\n"
+
+
 # -- issue 31: what pull-request code can reach ------------------------------------------------------------------
 # A `pull_request` run executes the pull request's code wherever a job checks it out and runs it; such jobs must
 # hold nothing worth stealing. Jobs that can write (pull-requests: write) run no code from the pull request, and
@@ -163,7 +202,7 @@ def writes(job: dict) -> set[str]:
 
 
 def test_pull_request_workflows_use_no_privileged_trigger():
-    assert [p.name for p in PR_WORKFLOWS] == ["pr.yml", "preview.yml"]
+    assert [p.name for p in PR_WORKFLOWS] == ["fleet.yml", "pr.yml", "preview.yml"]
     for path in FILES:
         triggers = set(load(path)[True])
         # pull_request_target and workflow_run run with the base repository's token and secrets
@@ -186,7 +225,8 @@ def test_no_job_that_can_write_runs_pull_request_code(path):
                 assert word not in script, f"{path.name}: {name} could run what it downloaded ({word})"
             assert set(re.findall(r"require\('([^']+)'\)", script)) <= {"fs", "path"}
             assert "${{" not in script  # values reach the script through env, never spliced into its code
-    assert writers == 1, f"{path.name}: exactly one job comments"
+    # fleet.yml writes its summary to the job summary, not to the pull request
+    assert writers == (0 if path.name == "fleet.yml" else 1), f"{path.name}: exactly one job comments"
 
 
 @pytest.mark.parametrize("path", PR_WORKFLOWS, ids=lambda p: p.name)

@@ -17,7 +17,7 @@ from gpufleet.base.spec.stack import StackSpec
 from tests.helpers import ROOT, example_config, planned, run_under_mocks
 
 TOKEN = "gpufleet:index:GpuCluster"
-INPUTS = {"cluster", "nodePools", "gpuOperator", "amdGpuOperator", "workloads", "storage", "addons", "observability", "dra", "modelCaches", "images", "registry", "sshPrivateKey"}
+INPUTS = {"cluster", "nodePools", "gpuOperator", "amdGpuOperator", "workloads", "storage", "addons", "observability", "dra", "modelCaches", "images", "registry", "sshPrivateKey", "kubeconfig"}
 OUTPUTS = {"kubeconfig": "string", "clusterName": "string", "platform": "string", "kubernetesVersion": "string", "nodePoolNames": "array"}
 
 
@@ -33,16 +33,18 @@ def test_one_resource_gpu_cluster_with_the_stack_files_inputs(schema):
     assert gpu_cluster["isComponent"] is True
     inputs = gpu_cluster["inputProperties"]
     assert set(inputs) == INPUTS
-    # The stack file's top-level keys, and nothing else but the SSH key.
-    assert set(inputs) - {"sshPrivateKey"} == {f.alias for f in StackSpec.model_fields.values()}
+    # The stack file's top-level keys, and nothing else but the secrets (the SSH key, an existing cluster's kubeconfig);
+    # `dependsOn` orders stacks in a fleet run (docs/fleet.md) and means nothing to a component.
+    assert set(inputs) - {"sshPrivateKey", "kubeconfig"} == {f.alias for f in StackSpec.model_fields.values()} - {"dependsOn"}
     assert gpu_cluster["requiredInputs"] == ["cluster"]
     assert inputs["cluster"]["$ref"] == "#/types/gpufleet:index:ClusterSpec"
     assert inputs["nodePools"]["type"] == "array"
     assert inputs["nodePools"]["items"]["$ref"] == "#/types/gpufleet:index:NodePoolSpec"
-    # The spec decides which resources exist: plain values. The SSH key may be a secret output.
-    assert all(inputs[k].get("plain") is True for k in INPUTS - {"sshPrivateKey"})
-    assert inputs["sshPrivateKey"] == {"type": "string", "description": inputs["sshPrivateKey"]["description"]}
-    assert "plain" not in inputs["sshPrivateKey"]
+    # The spec decides which resources exist: plain values. The SSH key and the kubeconfig may be secret outputs.
+    secrets = {"sshPrivateKey", "kubeconfig"}
+    assert all(inputs[k].get("plain") is True for k in INPUTS - secrets)
+    for key in secrets:
+        assert inputs[key] == {"type": "string", "description": inputs[key]["description"]}
     assert all(p.get("description") for p in inputs.values())
 
 
@@ -101,10 +103,11 @@ def _construct_inputs(stack: str) -> dict:
     """An example stack's config as another language's program sends it: camelCase keys, plain values."""
     config = example_config(stack)
     config.pop("gpufleet:sshPrivateKey", None)
+    config.pop("gpufleet:kubeconfig", None)
     return {k.removeprefix("gpufleet:"): v for k, v in config.items() if k.startswith("gpufleet:")}
 
 
-@pytest.mark.parametrize("stack", ["dev", "prod-eks"])
+@pytest.mark.parametrize("stack", ["dev", "prod-eks", "existing-coreweave"])
 def test_construct_registers_what_the_stack_program_registers(stack):
     """The provider's Construct path (input mapping, spec validation, GpuCluster) under mocks: the same URNs,
     types and parents as `gpufleet plan` of the same stack, and the declared outputs."""
@@ -112,6 +115,8 @@ def test_construct_registers_what_the_stack_program_registers(stack):
     inputs = _construct_inputs(stack)
     if inputs["cluster"]["platform"] == "k3s":
         inputs["sshPrivateKey"] = pulumi.Output.secret("test-key")
+    if inputs["cluster"]["platform"] == "existing":
+        inputs["kubeconfig"] = pulumi.Output.secret("apiVersion: v1\nkind: Config\n")
     provider_config = {k: v for k, v in example_config(stack).items() if not k.startswith("gpufleet:")}
     state = {}
 

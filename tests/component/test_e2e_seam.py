@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e import seam
-from tests.helpers import SECRET, by_type, example_config, one, plan_config
+from tests.helpers import by_type, example_config, one, plan_config
 
 MIRROR = "http://127.0.0.1:8879/charts"
 RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -23,14 +23,14 @@ def seamed_plan(config: dict, stack: str):
 def plans():
     """lab (NFS, RDMA, sharing) without and with both seams."""
     base = example_config("lab")
-    seamed = {**base, "gpufleet-e2e:kubeconfig": SECRET, "gpufleet-e2e:chartRepository": MIRROR}
+    seamed = {**base, "gpufleet-e2e:noKubelets": True, "gpufleet-e2e:chartRepository": MIRROR}
     return plan_config(base, "lab"), seamed_plan(seamed, "lab")
 
 
 def test_the_shipped_package_ignores_the_seam_keys(plans):
     """Without tests/e2e/seam.py installed, the keys change nothing: nothing in the product reads them."""
     real, _ = plans
-    keyed = plan_config({**example_config("lab"), "gpufleet-e2e:kubeconfig": SECRET,
+    keyed = plan_config({**example_config("lab"), "gpufleet-e2e:noKubelets": True,
                          "gpufleet-e2e:chartRepository": MIRROR}, "lab")
     assert [(r.urn, r.inputs) for r in keyed.resources] == [(r.urn, r.inputs) for r in real.resources]
     for folder in ("gpufleet", "components", "policies"):
@@ -38,15 +38,12 @@ def test_the_shipped_package_ignores_the_seam_keys(plans):
             assert "gpufleet-e2e" not in path.read_text(), path
 
 
-def test_kubeconfig_seam_creates_no_hosts_but_keeps_every_addon_urn(plans):
+def test_the_seam_changes_inputs_only_never_which_resources_or_their_urns(plans):
+    """The tier reaches its API server through the existing platform (issue 40), not by swapping a platform: the
+    transformation leaves every resource and URN as the product plans them."""
     real, seamed = plans
-    assert not [r for r in seamed.resources if r.type.startswith(("command:", "random:"))]
-    assert not by_type(seamed, "gpufleet:k3s:K3sNodePool")
-    provider = one(seamed, "pulumi:providers:kubernetes")
-    assert provider.name == "lab-k3s-k8s" and provider.parent == one(seamed, "gpufleet:k3s:K3sCluster").urn
-    host_types = ("command:", "random:", "gpufleet:k3s:K3sNodePool")
-    expected = {r.urn for r in real.resources if not r.type.startswith(host_types)}
-    assert {r.urn for r in seamed.resources} == expected
+    assert [r.urn for r in seamed.resources] == [r.urn for r in real.resources]
+    assert by_type(seamed, "gpufleet:k3s:K3sNodePool")
 
 
 def test_chart_repository_seam_points_every_release_at_the_mirror(plans):
@@ -75,7 +72,7 @@ def test_without_seams_releases_wait_and_claims_have_no_skip_annotation(plans):
     assert seamed_claim.inputs["metadata"]["annotations"]["pulumi.com/skipAwait"] == "true"
 
 
-def test_kubeconfig_seam_skips_the_nic_cluster_policys_readiness_wait_only_there(plans):
+def test_no_kubelets_seam_skips_the_nic_cluster_policys_readiness_wait_only_there(plans):
     """No operator pod reports the policy ready on a kubelet-less API server: without skipAwait the real `up` waits
     out its 20-minute timeout (the e2e tier's first real run did). Real stacks keep the wait."""
     real, seamed = plans
@@ -85,12 +82,12 @@ def test_kubeconfig_seam_skips_the_nic_cluster_policys_readiness_wait_only_there
     assert one(seamed, kind).inputs["metadata"]["annotations"] == {**real_annotations, "pulumi.com/skipAwait": "true"}
 
 
-def test_kubeconfig_seam_skips_the_resource_quotas_status_wait_only_there():
+def test_no_kubelets_seam_skips_the_resource_quotas_status_wait_only_there():
     """The provider waits for a ResourceQuota's status (the quota controller's); no controller manager runs behind
     the seam's API server, so the first real `up` of `teams` timed out there. Real stacks keep the wait."""
     base = example_config("teams")
     real = plan_config(base, "teams")
-    seamed = seamed_plan({**base, "gpufleet-e2e:kubeconfig": SECRET}, "teams")
+    seamed = seamed_plan({**base, "gpufleet-e2e:noKubelets": True}, "teams")
     quotas = by_type(real, "kubernetes:core/v1:ResourceQuota")
     assert quotas and all("annotations" not in q.inputs["metadata"] for q in quotas)
     seamed_quotas = by_type(seamed, "kubernetes:core/v1:ResourceQuota")
@@ -98,7 +95,7 @@ def test_kubeconfig_seam_skips_the_resource_quotas_status_wait_only_there():
     assert all(q.inputs["metadata"]["annotations"] == {"pulumi.com/skipAwait": "true"} for q in seamed_quotas)
 
 
-def test_kubeconfig_seam_skips_the_npd_daemonsets_rollout_wait_only_there(plans):
+def test_no_kubelets_seam_skips_the_npd_daemonsets_rollout_wait_only_there(plans):
     """node-problem-detector's DaemonSets (k3s nodeHealth) report rollout through the DaemonSet controller and
     kubelets, neither of which runs behind the seam's API server. Real stacks keep the wait."""
     real, seamed = plans

@@ -116,18 +116,60 @@ def example_stack_config(stack: str) -> dict[str, Any]:
     return {k: v for k, v in doc["config"].items() if not (isinstance(v, dict) and set(v) == {"secure"})}
 
 
+# The label the tier gives the Node objects it creates for a pool, and the pool's nodeSelector selects them by.
+E2E_POOL_LABEL = "e2e.gpufleet.dev/pool"
+
+
+def existing_stack_config(stack: str) -> dict[str, Any]:
+    """An example k3s stack as an existing-cluster stack (cluster.platform: existing): the same pools, add-ons and
+    policies on nodes the cluster already has. What only k3s can do goes: its hosts (each pool's `hosts` become its
+    named `existing.nodes`, selected by E2E_POOL_LABEL, the pool's size their number), its host prices (the GPU
+    pools keep theirs), the SSH key, and `storage` (NFS/local-path are k3s's: an existing cluster brings its own).
+    An example that is already an existing-cluster stack is returned as it is."""
+    config = example_stack_config(stack)
+    cluster = config["gpufleet:cluster"]
+    if cluster["platform"] == "existing":
+        return config
+    out = {k: v for k, v in config.items() if k not in ("gpufleet:storage", "gpufleet:sshPrivateKey")}
+    out["gpufleet:cluster"] = {
+        **{k: v for k, v in cluster.items() if k in ("name", "kubernetesVersion", "protection")},
+        "platform": "existing", "existing": {},
+    }
+    pools = []
+    for pool in config.get("gpufleet:nodePools", []):
+        nodes = [h["name"] for h in pool.get("hosts", [])]
+        converted = {k: v for k, v in pool.items() if k != "hosts"}
+        converted.update(minNodes=len(nodes), maxNodes=len(nodes),
+                         existing={"nodeSelector": {E2E_POOL_LABEL: pool["name"]}, "nodes": nodes})
+        pools.append(converted)
+    out["gpufleet:nodePools"] = pools
+    # Topology-aware queues read the k3s hosts' declared racks (node labels written at join); an existing cluster's
+    # nodes carry their provider's topology labels, which the spec cannot know: the converted stacks queue without.
+    kueue = (out.get("gpufleet:addons") or {}).get("kueue")
+    if kueue:
+        kueue = {k: v for k, v in kueue.items() if k != "topology"}
+        kueue["teams"] = [{**t, "queues": [{k: v for k, v in q.items() if k != "topology"} for q in t.get("queues", [])]}
+                          for t in kueue.get("teams", [])]
+        out["gpufleet:addons"] = {**out["gpufleet:addons"], "kueue": kueue}
+    return out
+
+
 class E2EStack:
     """One stack of the scratch project, created with the real CLI."""
 
-    def __init__(self, name: str, work: Path, config: dict[str, Any], secrets: dict[str, str]):
+    def __init__(self, name: str, work: Path, config: dict[str, Any], secrets: dict[str, str],
+                 project: Optional[Path] = None):
+        """`project`: the scratch project folder to add this stack to (several stacks of one project, as a fleet
+        run sees them); default: a project of its own, `project-<name>`."""
         self.name = name
-        self.dir = work / f"project-{name}"
-        self.dir.mkdir(parents=True)
-        project = yaml.safe_load((ROOT / "Pulumi.yaml").read_text())
-        project["runtime"]["options"]["virtualenv"] = str(ROOT / ".venv")
-        (self.dir / "Pulumi.yaml").write_text(yaml.safe_dump(project, sort_keys=False))
-        (self.dir / "__main__.py").write_text(seam.program_main())
-        (self.dir / "stacks").mkdir()
+        self.dir = project or work / f"project-{name}"
+        if not (self.dir / "Pulumi.yaml").exists():
+            self.dir.mkdir(parents=True, exist_ok=True)
+            doc = yaml.safe_load((ROOT / "Pulumi.yaml").read_text())
+            doc["runtime"]["options"]["virtualenv"] = str(ROOT / ".venv")
+            (self.dir / "Pulumi.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+            (self.dir / "__main__.py").write_text(seam.program_main())
+            (self.dir / "stacks").mkdir()
         self.env = cli_env(work / "backend", work / "pulumi-home")
         (work / "backend").mkdir(exist_ok=True)
         self.workspace = auto.LocalWorkspace(
@@ -182,9 +224,12 @@ class E2EStack:
         return json.loads(result.stdout[result.stdout.index("{"):])
 
 
-def gpufleet(*args: str) -> subprocess.CompletedProcess:
+def gpufleet(*args: str, env: Optional[dict[str, str]] = None, stdin: Optional[str] = None) -> subprocess.CompletedProcess:
+    """The installed `gpufleet` command; `env` is added to this process's environment (e.g. an E2EStack's `env`, so
+    `gpufleet preview|up` drives the tier's CLI, backend and plugins)."""
     return subprocess.run([str(ROOT / ".venv" / "bin" / "gpufleet"), *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=600)
+                          text=True, timeout=1200, env={**os.environ, **env} if env else None,
+                          input=stdin if stdin is not None else "")
 
 
 def plan_json(stack: str, stack_file: Path, out: Path) -> dict:

@@ -1,9 +1,10 @@
 """Another language reuses GpuCluster: a Pulumi YAML program adds the component package with the real CLI
-(`pulumi package add <checkout>/package`) and previews a k3s cluster through it.
+(`pulumi package add <checkout>/package`) and previews an existing-cluster GpuCluster through it, its kubeconfig
+(the local API server's) a secret input of the component.
 
-The hosts are replaced by the local API server through the same seams as the Python stacks (tests/e2e/seam.py,
-installed by the tier's copy of package/ before the component provider starts; the provider reads the stack's
-config), so the preview needs only the kubernetes provider this tier builds (docs/e2e.md)."""
+The tier's copy of package/ installs the environment's seams before the component provider starts (tests/e2e/seam.py:
+the chart redirect and no-kubelet waits; the provider reads the stack's config), so the preview needs only the
+kubernetes provider this tier builds (docs/e2e.md)."""
 
 from __future__ import annotations
 
@@ -18,26 +19,24 @@ from tests.e2e.cluster import ApiServer
 from tests.helpers import ROOT
 
 PACKAGE = ROOT / "package"
+NODE = "gpu-l4-1"
 PROGRAM = {
     "name": "gpufleet-yaml",
     "runtime": "yaml",
+    "config": {"kubeconfig": {"type": "string", "secret": True}},
     "resources": {
         "yaml-lab": {
             "type": "gpufleet:index:GpuCluster",
             "properties": {
-                "cluster": {
-                    "platform": "k3s",
-                    "kubernetesVersion": "1.35",
-                    "k3s": {"servers": [{"name": "cp-1", "address": "192.0.2.10"}]},
-                },
-                "nodePools": [{"name": "l4", "gpu": "L4", "gpusPerNode": 1,
-                               "hosts": [{"name": "gpu-l4-1", "address": "192.0.2.31"}]}],
+                "cluster": {"platform": "existing", "kubernetesVersion": "1.36", "existing": {}},
+                "nodePools": [{"name": "l4", "gpu": "L4", "gpusPerNode": 1, "minNodes": 1, "maxNodes": 1,
+                               "existing": {"nodeSelector": {harness.E2E_POOL_LABEL: "l4"}, "nodes": [NODE],
+                                            "pricePerGpuHour": 0.8}}],
                 "gpuOperator": {"driver": {"source": "operator"}},
-                "sshPrivateKey": "${sshKey}",
+                "kubeconfig": "${kubeconfig}",
             },
         },
     },
-    "variables": {"sshKey": "e2e-placeholder"},
     "outputs": {"clusterName": "${yaml-lab.clusterName}"},
 }
 
@@ -52,7 +51,7 @@ def seamed_package(folder):
     return folder
 
 
-def test_yaml_program_previews_a_k3s_cluster_through_the_component_package(tools, chart_repo, tmp_path):
+def test_yaml_program_previews_an_existing_cluster_through_the_component_package(tools, chart_repo, tmp_path):
     if not (PACKAGE / "PulumiPlugin.yaml").exists():
         pytest.skip("GpuCluster is not a component package on this branch yet (issue 11: package/PulumiPlugin.yaml "
                     "and gpufleet/app/package.py have not landed), so there is nothing for `pulumi package add` to add")
@@ -73,7 +72,9 @@ def test_yaml_program_previews_a_k3s_cluster_through_the_component_package(tools
             ws.pulumi_command.run(["package", "add", str(package)], str(project), env)
         assert "gpufleet" in (yaml.safe_load((project / "Pulumi.yaml").read_text()).get("packages") or {})
         stack.set_config("gpufleet-e2e:chartRepository", auto.ConfigValue(chart_repo.url))
-        stack.set_config("gpufleet-e2e:kubeconfig", auto.ConfigValue(server.kubeconfig, secret=True))
+        stack.set_config("gpufleet-e2e:noKubelets", auto.ConfigValue("true"))
+        stack.set_config("gpufleet-yaml:kubeconfig", auto.ConfigValue(server.kubeconfig, secret=True))
+        server.create_node(NODE)  # the pool's node, which its NodePatch labels (no kubelet registers it here)
         with harness.timed("yaml: pulumi preview"):
             result = ws.pulumi_command.run(["preview", "--json", "--stack", "e2e", "--non-interactive"],
                                            str(project), env)

@@ -60,7 +60,7 @@ def r(x: float) -> float:
 
 HAND_CHECKED = {"dev", "ha", "lab", "teams", "prod-eks", "prod-gke", "teams-eks", "ai-on-eks", "p5-efa", "karpenter-eks",
                 "dws-gke", "amd-lab", "airgap-k3s", "airgap-eks", "nvl72-k3s", "nvl72-gke", "nvl72-eks",
-                "cold-start-k3s", "cold-start-eks", "cold-start-gke"}
+                "cold-start-k3s", "cold-start-eks", "cold-start-gke", "existing-coreweave"}
 
 
 def test_model_caches_are_priced_as_the_claims_they_are():

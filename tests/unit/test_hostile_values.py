@@ -39,7 +39,7 @@ FREE_TEXT = {
 }
 # Secret keys are never part of the spec (their values are encrypted and never printed).
 SECRETS = {"gpufleet:sshPrivateKey.secure", "gpufleet:etcdS3AccessKey.secure", "gpufleet:etcdS3SecretKey.secure",
-           "gpufleet:registryPassword.secure"}
+           "gpufleet:registryPassword.secure", "gpufleet:kubeconfig.secure"}
 
 # The example stack each key is tried in: the first whose platform reads it.
 K3S, EKS, GKE = "dev", "prod-eks", "prod-gke"
@@ -52,6 +52,7 @@ _BY_PREFIX = [
     ("gpufleet:nodePools[].gke.", GKE), ("gpufleet:nodePools[].reservation.", GKE),
     ("gpufleet:observability.metrics.ampWorkspaceArn", EKS), ("gpufleet:observability.alerts.snsTopicArn", EKS),
     ("gpufleet:observability.alerts.notificationChannels", GKE), ("gpufleet:cluster.k3s.etcdSnapshots", "ha"),
+    ("gpufleet:nodePools[].existing.", "existing-coreweave"), ("gpufleet:cluster.existing.", "existing-coreweave"),
 ]
 
 

@@ -26,7 +26,7 @@ def problems(config, stack="dev"):
 CASES = {
     "unknown platform": (
         {"gpufleet:cluster": {"platform": "openstack"}},
-        ["stack 'dev': gpufleet:cluster.platform: Input should be 'eks', 'gke', 'aks' or 'k3s' (got 'openstack')"],
+        ["stack 'dev': gpufleet:cluster.platform: Input should be 'eks', 'gke', 'aks', 'k3s' or 'existing' (got 'openstack')"],
     ),
     "min above max": (
         {**k3s(), "gpufleet:nodePools": [{**POOL, "minNodes": 3, "maxNodes": 1}]},
@@ -61,7 +61,7 @@ CASES = {
         {**k3s(), "gpufleet:nodepools": []},
         [
             "stack 'dev': gpufleet:nodepools: unknown key (allowed: cluster, nodePools, gpuOperator, amdGpuOperator, workloads, "
-            "storage, addons, observability, dra, modelCaches, images, registry, sshPrivateKey, etcdS3AccessKey, etcdS3SecretKey, registryPassword; did you mean 'nodePools'?)"
+            "storage, addons, observability, dra, modelCaches, images, registry, dependsOn, sshPrivateKey, etcdS3AccessKey, etcdS3SecretKey, registryPassword, kubeconfig; did you mean 'nodePools'?)"
         ],
     ),
     "bad address": (
@@ -175,3 +175,10 @@ def test_dns_subdomain_accepts_names_and_refuses_the_rest():
     for bad in ("a" * (SUBDOMAIN_MAX + 1), "Fsx", "-x", "x-", "a..b", "a_b", ""):
         assert dns_subdomain(bad) == (
             f"must be a DNS-1123 subdomain: lowercase letters, digits, '-' and '.', at most {SUBDOMAIN_MAX} characters"), bad
+
+
+def test_depends_on_takes_stack_names():
+    ok = load_spec("dev", {**k3s(), "gpufleet:dependsOn": ["prod-eks", "net.shared"]}, ["gpufleet:sshPrivateKey"])
+    assert ok.depends_on == ["prod-eks", "net.shared"]
+    assert problems({**k3s(), "gpufleet:dependsOn": ["a b"]}) == [
+        "stack 'dev': gpufleet:dependsOn[0]: String should match pattern '^[A-Za-z0-9._-]{1,100}$' (got 'a b')"]

@@ -50,15 +50,23 @@ def _pool_price(cap: PoolCapacity, spec: StackSpec, region: Optional[str]) -> Pr
     if cap.price_per_node_hour is None:
         if spec.cluster.platform == "k3s":
             return Missing(f"pool {cap.pool} has no pricePerNodeHour")
+        if spec.cluster.platform == "existing":
+            return Missing(f"pool {cap.pool} has no price: declare existing.pricePerGpuHour or an existing.offering")
         why = _OWN_PRICES.get((cap.reservation or {}).get("type") or cap.capacity_type)
         if why:
             return Missing(f"pool {cap.pool}: {why}; declare pricePerNodeHour to price it")
         return Missing(f"pool {cap.pool} has no catalog price for its instance/machine type")
     if pool is not None and pool.price_per_node_hour is not None:
         return Rate(cap.price_per_node_hour, f"pricePerNodeHour declared in the stack for pool {cap.pool}", origin="stack")
+    if pool is not None and pool.existing is not None and pool.existing.price_per_gpu_hour is not None:
+        return Rate(cap.price_per_node_hour, f"pricePerGpuHour {pool.existing.price_per_gpu_hour} declared in the stack "
+                    f"for pool {cap.pool}, x {cap.gpus_per_node} GPUs per node", origin="stack")
     fact = cap.price_fact
     if fact is None:
         return Missing(f"pool {cap.pool} has no catalog price for its instance/machine type")
+    if spec.cluster.platform == "existing":
+        # A GPU cloud's public list price (gpufleet/base/catalog/gpu_clouds.yaml): one figure, not per region.
+        return Rate(fact.value, f"{cap.capacity_type} list price of one node: {fact.source}", fact.as_of, fact.origin)
     if region != fact.region:
         return Missing(f"the catalog's {cap.capacity_type} price for pool {cap.pool} is a {fact.region} figure; none for {region}")
     return Rate(fact.value, f"{cap.capacity_type} price of one node: {fact.source}", fact.as_of, fact.origin)
@@ -393,6 +401,21 @@ def k3s_items(spec: StackSpec, capacity: list[PoolCapacity]) -> list[CostItem]:
     return out
 
 
+# --- existing --------------------------------------------------------------------------------------------------
+
+def existing_items(spec: StackSpec, capacity: list[PoolCapacity]) -> list[CostItem]:
+    """An existing cluster: its GPU pools as the stack describes them, and the overhead it declares (control plane,
+    CPU nodes, storage: what the stack cannot see), else that overhead listed as unpriced."""
+    out = [_item(f"GPU pool {c.pool} ({c.gpu})", "gpu-nodes", c.min_nodes, c.max_nodes, _pool_price(c, spec, None), key=c.pool)
+           for c in capacity]
+    overhead = spec.cluster.existing.overhead_per_hour if spec.cluster.existing else None
+    price: Price = (Rate(overhead, "existing.overheadPerHour declared in the stack: control plane, CPU nodes, storage",
+                         origin="stack") if overhead is not None else
+                    Missing("the cluster's control plane, CPU nodes and storage: declare cluster.existing.overheadPerHour"))
+    out.append(_item("cluster beyond its GPU pools (existing.overheadPerHour)", "overhead", 1, 1, price, key="existing"))
+    return out
+
+
 # --- any platform: claims ---------------------------------------------------------------------------------------
 
 _QUANTITY = {"Ki": 2**-20, "Mi": 2**-10, "Gi": 1, "Ti": 2**10, "Pi": 2**20, "K": 1e3 / 2**30, "M": 1e6 / 2**30,
@@ -562,6 +585,8 @@ def items_for(spec: StackSpec, resources: list[Registration], capacity: list[Poo
         items = gke_items(spec, resources, capacity, region, notes)
     elif platform == "aks":
         items = aks_items(spec, resources, capacity, notes)
+    elif platform == "existing":
+        items = existing_items(spec, capacity)
     else:
         items = k3s_items(spec, capacity)
     items += claim_items(resources, region)
@@ -581,7 +606,7 @@ def items_for(spec: StackSpec, resources: list[Registration], capacity: list[Poo
                      "have no hourly charge (aws.amazon.com/privatelink/pricing)")
     notes.append("usage-billed charges are not in these figures: data processed by NAT, data transfer, requests, logs")
     unpriced_pools = [c.pool for c in capacity if c.price_per_node_hour is None]
-    pool_prices = {c.pool: _pool_price(c, spec, None if platform == "k3s" else region) for c in capacity}
+    pool_prices = {c.pool: _pool_price(c, spec, None if platform in ("k3s", "existing") else region) for c in capacity}
     day = today or datetime.datetime.now(datetime.timezone.utc).date()
     return Cost(items=items, teams=team_costs(spec, capacity, pool_prices), notes=notes, unpriced_pools=unpriced_pools,
                 price_warnings=stale_prices(items, day))

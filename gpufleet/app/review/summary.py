@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from gpufleet.base import labels
+from gpufleet.base.spec import ids
 from gpufleet.app.review.deltas import (
     CostDelta, PoolDelta, VersionChange, capacity_deltas, cost_delta, is_version_policy, version_changes,
 )
@@ -17,9 +18,8 @@ PREVIEW_MARKER = "<!-- gpufleet-review:{stack}:preview -->"
 FLEET = "fleet"
 """The fleet summary's name: its file (`fleet.md`) and marker (`<!-- gpufleet-review:fleet -->`)."""
 
-STACK_NAME = re.compile(r"[A-Za-z0-9._-]{1,100}")
-"""The stack names the review puts in a file name and a marker: Pulumi's own rule (pulumi/pulumi
-pkg/backend/filestate/backend.go, now pkg/backend/diy, `validateStackName`: `^[A-Za-z0-9_.-]{1,100}$`), matched whole. None of these characters can end an HTML comment
+STACK_NAME = re.compile(ids.STACK_NAME.strip("^$"))
+"""The stack names the review puts in a file name and a marker: Pulumi's own rule (gpufleet/base/spec/ids.py), matched whole. None of these characters can end an HTML comment
 (`-->` needs `>`), add a `:preview` suffix, leave the review directory (`/`) or mention anyone (`@`)."""
 RESERVED = frozenset({FLEET, ".", ".."})
 """Names that would overwrite the fleet summary (`fleet.md` and its marker) or mean a directory; compared

@@ -177,11 +177,46 @@ class Runner:
                 "; ".join(bad) if bad else f"{len(sets)} DaemonSets Ready in {op.namespace}"))
 
     def check_pool(self, pool: PoolTarget) -> None:
+        if pool.described is not None:
+            self._guard("nodes", pool, lambda: self.check_described(pool))
         scheduled = self._guard("schedule", pool, lambda: self.check_schedule(pool))
         self._guard("capacity", pool, lambda: self.check_capacity(pool))
         self._guard("dcgm-diag", pool, lambda: self.check_diag(pool, bool(scheduled)))
         if pool.rdma:
             self._guard("nccl", pool, lambda: self.check_nccl(pool))
+
+    def check_described(self, pool: PoolTarget) -> None:
+        """An existing cluster's pool: nodes with the stack's nodeSelector exist, as many as it says, the named ones
+        among them, each with the stated GPUs (GPU feature discovery's nvidia.com/gpu.count) and gpufleet's pool
+        labels (what the other checks and the workloads select them by)."""
+        d = pool.described
+        selector = ",".join(f"{k}={v}" for k, v in d.selector.items())
+        nodes = self.core.list_node(label_selector=selector).items
+        names = {n.metadata.name for n in nodes}
+        problems = []
+        if not d.min_nodes <= len(nodes) <= d.max_nodes:
+            problems.append(f"{len(nodes)} node(s) carry {selector}; the stack says {d.min_nodes}-{d.max_nodes}")
+        missing = [n for n in d.names if n not in names]
+        if missing:
+            problems.append(f"listed in existing.nodes but not carrying {selector}: {', '.join(missing)}")
+        counted = [(n.metadata.name, (n.metadata.labels or {}).get("nvidia.com/gpu.count")) for n in nodes]
+        if d.gpu_count_label:
+            wrong = [f"{name} has {got}" for name, got in counted if got is not None and got != str(d.gpus_per_node)]
+            if wrong:
+                problems.append(f"GPUs per node (nvidia.com/gpu.count): stack says {d.gpus_per_node}; {'; '.join(wrong)}")
+        unlabelled = sorted(n.metadata.name for n in nodes
+                            if any((n.metadata.labels or {}).get(k) != v for k, v in d.labels.items()))
+        if unlabelled:
+            fix = ("`pulumi up` labels the nodes listed in existing.nodes" if d.names else
+                   f"kubectl label nodes -l {selector} " + " ".join(f"{k}={v}" for k, v in d.labels.items()))
+            problems.append(f"without gpufleet's pool labels: {', '.join(unlabelled)} ({fix})")
+        if problems:
+            self.result.checks.append(Check("nodes", pool.name, FAIL, "; ".join(problems)))
+            return
+        uncounted = "" if not d.gpu_count_label or all(got is not None for _, got in counted) else \
+            " (GPU count not checked on nodes without nvidia.com/gpu.count: GPU feature discovery has not labelled them)"
+        self.result.checks.append(Check("nodes", pool.name, PASS, f"{len(nodes)} node(s) carry {selector} with "
+                                        f"{d.gpus_per_node} GPU(s) each and the pool's labels{uncounted}"))
 
     def _guard(self, check: str, pool: PoolTarget, fn):
         """An API error (403 on a namespace, 409 on a name in use) fails that check, not the run."""

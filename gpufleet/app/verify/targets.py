@@ -11,7 +11,7 @@ from gpufleet.base import labels
 from gpufleet.app.verify.nccl import allreduce
 from gpufleet.base import sharing
 from gpufleet.base.capacity import capacity
-from gpufleet.base.node_labels import node_tolerations
+from gpufleet.base.node_labels import node_tolerations, pool_labels
 from gpufleet.base.spec import StackSpec
 from gpufleet.base.spec.shape import shaped_pools
 
@@ -22,6 +22,20 @@ class Operator:
 
     name: str
     namespace: str
+
+
+@dataclass(frozen=True)
+class DescribedNodes:
+    """What the stack says an existing cluster's pool already is (cluster.platform existing,
+    gpufleet/base/spec/existing.py): `verify` checks the live nodes agree before anything is scheduled there."""
+
+    selector: dict[str, str]  # existing.nodeSelector: labels the pool's nodes carry
+    names: list[str]  # existing.nodes: the nodes gpufleet labels (may be empty)
+    min_nodes: int
+    max_nodes: int
+    gpus_per_node: int
+    gpu_count_label: bool  # whether GPU feature discovery's nvidia.com/gpu.count counts whole GPUs on this pool
+    labels: dict[str, str]  # gpufleet's pool labels (gpufleet/base/node_labels.py) the nodes must carry
 
 
 @dataclass(frozen=True)
@@ -39,6 +53,7 @@ class PoolTarget:
     capacity: str = "on-demand"  # the pool's capacity type (spec): queued pools scale only via ProvisioningRequests
     rdma_manifests: list[dict] = field(default_factory=list)  # gpufleet.app.verify.nccl.allreduce pods (k3s RDMA, EKS EFA pools)
     nccl_note: str = ""  # why an RDMA pool has no NCCL manifests (reported as the nccl check's skip reason)
+    described: Optional[DescribedNodes] = None  # an existing cluster's pool: the nodes the stack describes
 
     @property
     def probe_resource(self) -> str:
@@ -84,6 +99,19 @@ def targets(stack: str, spec: StackSpec) -> Targets:
             name=pool.name, vendor=vendor, node_selector={labels.POOL_LABEL: pool.name}, tolerations=tolerations,
             advertised=dict(cap.advertised) if cap else {}, gpus_per_node=pool.gpus_per_node or 1,
             shared=bool(cap and cap.shared), mig=pool.sharing.mode == "mig", rdma=pool.rdma, instance_type=itype,
-            rdma_manifests=rdma_objs, nccl_note=nccl_note, capacity=pool.capacity,
+            rdma_manifests=rdma_objs, nccl_note=nccl_note, capacity=pool.capacity, described=_described(pool),
         ))
     return Targets(stack, platform, ops, note, out)
+
+
+def _described(pool) -> Optional[DescribedNodes]:
+    if pool.existing is None:
+        return None
+    # GPU feature discovery's nvidia.com/gpu.count is the number of GPUs, except under MIG's single strategy, where it
+    # counts MIG devices (NVIDIA/k8s-device-plugin docs/gpu-feature-discovery/README.md, "Generated Labels").
+    mig_single = pool.sharing.mode == "mig" and pool.sharing.strategy == "single"
+    return DescribedNodes(
+        selector=dict(pool.existing.node_selector), names=list(pool.existing.nodes), min_nodes=pool.min_nodes,
+        max_nodes=pool.max_nodes, gpus_per_node=pool.gpus_per_node or 0,
+        gpu_count_label=not mig_single and not sharing.is_amd(pool), labels=pool_labels(pool),
+    )

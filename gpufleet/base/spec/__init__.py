@@ -31,6 +31,7 @@ from gpufleet.base.spec.aks import AksPoolSpec, AksSpec
 from gpufleet.base.spec.eks import EksSpec
 from gpufleet.base.spec.eks_checks import eks_checks
 from gpufleet.base.spec.errors import Problem, SpecError, format_path
+from gpufleet.base.spec.existing import existing_checks
 from gpufleet.base.spec.gke import GkePoolSpec, GkeSpec, gke_checks
 from gpufleet.base.spec.operator import DriverSpec, GpuOperatorSpec
 from gpufleet.base.spec.pools import NodePoolSpec, SharingSpec, Taint
@@ -46,6 +47,7 @@ SECRET_KEYS = {
     "etcdS3AccessKey": "k3s: access key of the etcd snapshot bucket (cluster.k3s.etcdSnapshots.s3), secret only",
     "etcdS3SecretKey": "k3s: secret key of the etcd snapshot bucket (cluster.k3s.etcdSnapshots.s3), secret only",
     "registryPassword": "k3s: password of the registry mirror's user (registry.username), secret only",
+    "kubeconfig": "existing: the kubeconfig of the cluster (set with `pulumi config set --secret gpufleet:kubeconfig < kubeconfig`), secret only",
 }
 # Provider config keys that hold a credential (each provider's configuration reference on the Pulumi registry:
 # pulumi.com/registry/packages/aws/installation-configuration `accessKey`, `secretKey`, `token`;
@@ -197,7 +199,21 @@ def _secret_checks(stack: str, data: dict, config: dict[str, Any], secret_keys: 
     if password in config and password not in secret_keys:
         problems.append(Problem(stack, password, "must be a secret, not plain text: set it with `pulumi config set --secret`"))
     cluster = data.get("cluster")
-    if not isinstance(cluster, dict) or cluster.get("platform") != "k3s":
+    platform = cluster.get("platform") if isinstance(cluster, dict) else None
+    kubeconfig = f"{NAMESPACE}:kubeconfig"
+    if platform == "existing":
+        # The kubeconfig holds the cluster's credentials: secret only, and never echoed (the value is not shown).
+        if kubeconfig not in config:
+            problems.append(Problem(stack, kubeconfig, "required for platform existing: set it with `pulumi config set "
+                                    f"--secret {kubeconfig} < kubeconfig`"))
+        elif kubeconfig not in secret_keys:
+            problems.append(Problem(stack, kubeconfig, "must be a secret, not inline in the stack file (it holds the "
+                                    f"cluster's credentials): `pulumi config rm {kubeconfig}`, then `pulumi config set "
+                                    f"--secret {kubeconfig} < kubeconfig`"))
+    elif kubeconfig in config:
+        problems.append(Problem(stack, kubeconfig, f"not used on platform {platform}: gpufleet makes this cluster's "
+                                "kubeconfig itself (stack output `kubeconfig`); remove it"))
+    if platform != "k3s":
         return problems
     key = f"{NAMESPACE}:sshPrivateKey"
     if key not in config:
@@ -244,6 +260,8 @@ def _cross_checks(stack: str, spec: StackSpec, config: dict[str, Any]) -> list[P
         problems += gke_checks(stack, spec, config)
     if spec.cluster.platform == "aks":
         problems += aks_checks.check(stack, spec)
+    if spec.cluster.platform == "existing":
+        problems += existing_checks(stack, spec)
     problems += sharing_checks.check(stack, spec)
     problems += amd_checks.check(stack, spec)
     problems += catalog_problems(stack, spec, config)
@@ -269,6 +287,7 @@ PLATFORM_POOL_FIELDS = {
     "eks": ("instance_type", "instance_types", "ami", "root_volume_gib", "availability_zone", "subnet_ids"),
     "gke": ("machine_type", "accelerator_count", "gke"),
     "aks": ("vm_size", "aks"),
+    "existing": ("existing",),
 }
 
 

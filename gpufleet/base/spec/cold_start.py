@@ -121,6 +121,7 @@ def _rwx_missing(platform: str) -> str:
         "eks": "set cluster.eks.storage.fsxLustre (FSx for Lustre)",
         "gke": "set cluster.gke.storage.filestore: true (gpufleet does not configure Managed Lustre yet)",
         "k3s": "set storage.nfs",
+        "existing": "gpufleet installs no storage on an existing cluster: cache models on its own ReadWriteMany class",
     }[platform]
 
 

@@ -5,6 +5,10 @@ gpufleet exports reads it as ECMA-262, and in both `$` (without the multi-line f
 text, never before a trailing newline as Python's `re` does (tests/unit/test_hostile_values.py feeds one to every key).
 """
 
+# A Pulumi stack name: Pulumi's own rule (pulumi/pulumi pkg/backend/diy/backend.go `validateStackName`:
+# `^[A-Za-z0-9_.-]{1,100}$`). The spec (`dependsOn`), the review (file names, markers) and the fleet commands all
+# read this one pattern.
+STACK_NAME = r"^[A-Za-z0-9._-]{1,100}$"
 # Compute Engine resource names (networks, subnetworks, secondary ranges): RFC 1035 labels, at most 63 characters
 # (cloud.google.com/compute/docs/naming-resources#resource-name-format).
 GCE_NAME = r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$"

@@ -50,6 +50,8 @@ def _kubernetes(stack: str, spec: Any, day: dt.date) -> list[Problem]:
         return _support(stack, at, lifecycle.k3s_minor(version), day, version, "upgrade to a newer k3s minor")
     if platform == "aks":
         return _aks_kubernetes(stack, spec, day, at)
+    if platform == "existing":
+        return []  # the cluster's provider keeps its own support calendar; the catalog has none for it
     try:
         facts = (catalog.eks_kubernetes_version if platform == "eks" else catalog.gke_kubernetes_version)(version, day)
     except KeyError:

@@ -44,7 +44,9 @@ def check(stack: str, spec: Any) -> list[Problem]:
         return _gke(stack, spec)
     if platform == "aks":
         return _aks(stack, spec)
-    return _k3s(stack, spec)
+    if platform == "k3s":
+        return _k3s(stack, spec)
+    return []  # existing: the cluster's network is its provider's
 
 
 def _aks(stack: str, spec: Any) -> list[Problem]:

@@ -50,6 +50,7 @@ BACKENDS_BY_PLATFORM = {
     # amp: the AWS managed collector scrapes EKS clusters only (same guide: "Amazon EKS is the only supported service").
     "eks": ("kube-prometheus-stack", "amp", "none"),
     "k3s": ("kube-prometheus-stack", "none"),
+    "existing": ("kube-prometheus-stack", "none"),
     # GKE runs its own GPU stack (no GPU Operator, so no DCGM exporter of ours): its GPU metrics come from GKE's
     # managed DCGM package, which reports to Managed Service for Prometheus.
     "gke": ("gke-managed", "none"),

@@ -13,6 +13,7 @@ from gpufleet.base.spec.cold_start import ColdStartSpec
 from gpufleet.base.spec.rdma import RdmaNetworkSpec
 from gpufleet.base.spec.aks import AksPoolSpec
 from gpufleet.base.spec.gke import GkePoolSpec
+from gpufleet.base.spec.existing import ExistingPoolSpec
 from gpufleet.base.spec.reservation import CapacityReservationSpec
 
 MIG_STRATEGIES = ("single", "mixed")
@@ -166,6 +167,9 @@ class NodePoolSpec(Model):
     GPU count and InfiniBand follow from it."""
     aks: Optional[AksPoolSpec] = None
     """AKS: zones, Spot maximum price, OS disk and node image; default: AKS's defaults as gpufleet sets them."""
+    existing: Optional[ExistingPoolSpec] = None
+    """platform existing (required there): the nodes the cluster already has: their node selector, optionally their
+    names, and a catalog offering or a price per GPU-hour (gpufleet/base/spec/existing.py)."""
     cold_start: Optional[ColdStartSpec] = None
     """The pool's fastest image path: images to pre-pull, GKE image streaming and secondary boot disk, an EKS
     Bottlerocket data-volume snapshot, a bound on parallel pulls (gpufleet/base/spec/cold_start.py,

@@ -35,6 +35,9 @@ PLATFORM_CAPACITY = {
     "k3s": ("on-demand",),
     # AKS: on-demand and Spot (scaleSetPriority); capacity reservation groups are not wired (docs/aks.md).
     "aks": ("on-demand", "spot"),
+    # An existing cluster's nodes: bought on demand or as interruptible capacity from its provider (a contract's
+    # discount is the pool's own pricePerGpuHour, not a reservation gpufleet consumes).
+    "existing": ("on-demand", "spot"),
 }
 PLATFORM_RESERVATION_TYPES = {"eks": ("capacity-block", "odcr"), "gke": ("specific", "any")}
 # GKE: flex-start VMs live at most 7 days; the default and maximum run duration (GKE docs, "About flex-start

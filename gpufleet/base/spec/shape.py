@@ -31,6 +31,11 @@ def shaped(pool: NodePoolSpec, platform: str) -> NodePoolSpec:
             return pool
         m = gcp.machine(pool.machine_type)
         return pool.model_copy(update={"gpu": m.gpu, "gpus_per_node": pool.accelerator_count or m.fixed_count})
+    if platform == "existing" and pool.existing is not None and pool.existing.offering:
+        from gpufleet.base.spec.existing import offering
+
+        found = offering(pool)
+        return pool.model_copy(update={"gpu": pool.gpu or found.gpu, "gpus_per_node": pool.gpus_per_node or found.gpus})
     return pool
 
 

@@ -23,7 +23,8 @@ def check(stack: str, spec) -> list[Problem]:
     for i, pool in enumerate(pools):
         at = f"{NS}:nodePools[{i}]"
         problems += [Problem(stack, path, msg) for path, msg in _sharing(pool, at, k3s)]
-        problems += [Problem(stack, path, msg) for path, msg in _rdma(pool, at, k3s)]
+        # RDMA over the Network Operator's NICs: on k3s and on an existing cluster (components/existing/platform.py).
+        problems += [Problem(stack, path, msg) for path, msg in _rdma(pool, at, spec.cluster.platform in NIC_RDMA)]
     problems += [Problem(stack, path, msg) for path, msg in _mig_cluster(pools)]
     # AMD pools partition through the AMD GPU Operator (gpufleet/base/spec/amd_checks.py), not NVIDIA's.
     shared = [i for i, p in enumerate(spec.node_pools) if p.sharing.mode not in ("none", "partition")]
@@ -134,6 +135,9 @@ def _mig_cluster(pools):
         seen.setdefault(name, (pool.name, devices))
 
 
+NIC_RDMA = ("k3s", "existing")
+
+
 def _rdma(pool, at: str, k3s: bool):
     net = pool.rdma_network
     here = f"{at}.rdmaNetwork"
@@ -142,7 +146,7 @@ def _rdma(pool, at: str, k3s: bool):
         return
     if not pool.rdma or not k3s:
         if "rdma_network" in pool.model_fields_set and not k3s:
-            yield here, "only used on k3s (cloud pools get their RDMA NICs from the instance type)"
+            yield here, "only used on k3s and existing (cloud pools get their RDMA NICs from the instance type)"
         return
     if net.network == "macvlan" and not net.interfaces:
         yield f"{here}.interfaces", (

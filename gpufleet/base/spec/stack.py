@@ -1,8 +1,8 @@
 """The whole stack: one field per `gpufleet:<key>` config key."""
 
-from typing import Optional
+from typing import Annotated, Optional
 
-from pydantic import Field, field_validator
+from pydantic import Field, StringConstraints, field_validator
 
 from gpufleet.base import catalog
 from gpufleet.base.catalog import amd
@@ -12,12 +12,14 @@ from gpufleet.base.spec.cluster import ClusterSpec
 from gpufleet.base.spec.dra import DraSpec
 from gpufleet.base.spec.cold_start import ModelCacheSpec
 from gpufleet.base.spec.amd_operator import AmdGpuOperatorSpec
+from gpufleet.base.spec.ids import STACK_NAME
 from gpufleet.base.spec.images import ImagesSpec
 from gpufleet.base.spec.observability import ObservabilitySpec
 from gpufleet.base.spec.operator import GpuOperatorSpec
 from gpufleet.base.spec.pools import NodePoolSpec
 from gpufleet.base.spec.registry import RegistrySpec
 from gpufleet.base.spec.storage import CheckpointVolumeSpec, LocalPathSpec, NfsSpec
+
 
 
 class WorkloadsSpec(Model):
@@ -88,3 +90,6 @@ class StackSpec(Model):
     """gpufleet:images — how the images of the charts gpufleet configures are referenced (pinned by digest or not)."""
     registry: RegistrySpec = RegistrySpec()
     """gpufleet:registry — a private mirror every image is pulled from (air-gapped sites, docs/air-gapped.md)."""
+    depends_on: list[Annotated[str, StringConstraints(pattern=STACK_NAME)]] = Field(default=[], max_length=64)
+    """gpufleet:dependsOn — stacks this one needs deployed first (it reads their outputs through a StackReference):
+    `gpufleet up` updates them before it, and never starts it when one of them failed (docs/fleet.md). Default: none."""

@@ -1,10 +1,12 @@
-"""The k3s example stacks through the real Pulumi CLI, the real policy pack and a real API server.
+"""Existing-cluster stacks through the real Pulumi CLI, the real policy pack and a real API server.
 
 Per stack (one fresh etcd + kube-apiserver each): the real `pulumi preview --policy-pack policies --json`
 lists the resources (URN, type) and policy verdicts `gpufleet plan` reports for the same config; `pulumi up`
 installs the add-on layer and the API server accepts every object; a second preview shows no changes;
-`gpufleet report` renders the real preview JSON. The cluster's hosts are replaced by the API server through
-the `gpufleet-e2e:kubeconfig` seam and the charts come from a local repository (docs/e2e.md).
+`gpufleet report` renders the real preview JSON. Each stack is `platform: existing` with the API server's kubeconfig
+as the secret `gpufleet:kubeconfig`: the example stacks/Pulumi.existing-coreweave.yaml, and the k3s examples dev, lab
+and teams as existing-cluster stacks (harness.existing_stack_config: their pools' hosts become named nodes). Charts
+come from a local repository and nothing awaits kubelets (tests/e2e/seam.py, docs/e2e.md).
 """
 
 from __future__ import annotations
@@ -22,8 +24,7 @@ from tests.e2e import harness
 from tests.e2e.cluster import ApiServer
 from tests.e2e.harness import E2EStack, plan_json, policy_events, timed
 
-K3S_STACKS = ["dev", "ha", "lab", "teams"]
-SSH_KEY = "e2e-placeholder-key (no host is reached: the kubeconfig seam replaces the hosts)"
+STACKS = ["existing-coreweave", "dev", "lab", "teams"]
 # Resources no plan lists: the engine's root resource.
 ENGINE_ONLY = {"pulumi:pulumi:Stack"}
 
@@ -47,24 +48,25 @@ class Run:
             pytest.skip(f"{what} failed earlier in this run: {self.failed[what]}")
 
 
-def seamed_config(stack: str, repo_url: str) -> dict:
-    return {**harness.example_stack_config(stack), "gpufleet-e2e:chartRepository": repo_url}
+def tier_config(stack: str, repo_url: str) -> dict:
+    return {**harness.existing_stack_config(stack), "gpufleet-e2e:chartRepository": repo_url,
+            "gpufleet-e2e:noKubelets": True}
 
 
-@pytest.fixture(scope="module", params=K3S_STACKS)
+@pytest.fixture(scope="module", params=STACKS)
 def run(request, tools, chart_repo, tmp_path_factory):
     name = request.param
     work = tmp_path_factory.mktemp(f"e2e-{name}")
     with timed(f"{name}: etcd + kube-apiserver up"):
         server = ApiServer(harness.BIN, work / "apiserver").start()
     try:
-        config = seamed_config(name, chart_repo.url)
+        config = tier_config(name, chart_repo.url)
         if any(p.get("rdma") for p in config.get("gpufleet:nodePools", [])):
             server.install_crds(harness.operator_runtime_crds())  # what the Network Operator's pod would apply
         for pool in config.get("gpufleet:nodePools", []):
-            for host in pool.get("hosts", []):
-                server.create_node(host["name"])  # the targets of NodePatch (no kubelet registers them here)
-        stack = E2EStack(name, work, config, {"gpufleet:sshPrivateKey": SSH_KEY, "gpufleet-e2e:kubeconfig": server.kubeconfig})
+            for node in pool["existing"].get("nodes", []):
+                server.create_node(node)  # the pool's nodes, which its NodePatches label (no kubelet registers them here)
+        stack = E2EStack(name, work, config, {"gpufleet:kubeconfig": server.kubeconfig})
         r = Run(name, work, server, stack, config)
         with timed(f"{name}: gpufleet plan"):
             r.plan = plan_json(name, stack.plan_file(work / "plan-stack.yaml"), work / "plan.json")
