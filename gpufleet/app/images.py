@@ -62,20 +62,29 @@ class ImageList:
 
 # An image reference with a registry host (a '.' or ':' in the first component) and a tag or digest: how strings of
 # gpufleet's own objects are recognised as images besides an `image:` field.
-_IMAGE_RE = re.compile(r"^[a-z0-9.-]+(?::[0-9]+)?\.[a-z]{2,}(?::[0-9]+)?/[a-z0-9._/-]+(?::[\w.-]+|@sha256:[0-9a-f]{64})$")
+_IMAGE_RE = re.compile(r"^[a-z0-9.-]+(?::[0-9]+)?\.[a-z]{2,}(?::[0-9]+)?/[a-z0-9._/-]+(?::[\w.-]+|@sha256:[0-9a-f]{64})?$")
+# A command-line flag whose value is an image (`--prometheus-config-reloader=quay.io/...:<tag>`: the images
+# prometheus-operator starts next to Prometheus, from its Deployment's args).
+_FLAG_IMAGE_RE = re.compile(r"^--[a-z0-9-]+=(.+)$")
 
 
 def referenced_images(obj: Any) -> list[str]:
-    """Every image a Kubernetes object names: `image:` strings (containers, init containers, custom resources) and
-    the repository/image/version triplets of NVIDIA's custom resources (ClusterPolicy, NicClusterPolicy), whose
-    operators join them as `<repository>/<image>:<version>` (a `version` that holds `@sha256:` keeps it). A triplet
-    with an empty repository names no image to pull (the GPU Operator's vgpuManager: an image its user builds, rendered
-    as `{enabled: false, image: vgpu-manager}` without a repository)."""
+    """Every image a Kubernetes object names: `image:` strings (containers, init containers, custom resources), images
+    in env values and in `--flag=<image>` arguments, and the repository/image/version triplets of NVIDIA's custom
+    resources (ClusterPolicy, NicClusterPolicy), whose operators join them as `<repository>/<image>:<version>` (a
+    `version` that holds `@sha256:` keeps it). A triplet with an empty repository names no image to pull (the GPU
+    Operator's vgpuManager: an image its user builds, rendered as `{enabled: false, image: vgpu-manager}` without a
+    repository)."""
     out: list[str] = []
 
     def walk(node: Any) -> None:
         if isinstance(node, dict):
             image = node.get("image")
+            for key, value in node.items():
+                # The AMD DeviceConfig names operand images in fields of their own (devicePluginImage,
+                # nodeLabellerImage, initContainerImage; the DeviceConfig CRD of the pinned gpu-operator-charts).
+                if key.endswith("Image") and isinstance(value, str) and value:
+                    out.append(value)
             if "repository" in node and isinstance(image, str):
                 repository = node.get("repository") or ""
                 tag = node.get("version", node.get("tag"))
@@ -97,7 +106,11 @@ def referenced_images(obj: Any) -> list[str]:
                     walk(value)
         elif isinstance(node, list):
             for item in node:
-                walk(item)
+                flag = _FLAG_IMAGE_RE.match(item) if isinstance(item, str) else None
+                if flag and _IMAGE_RE.match(flag.group(1)):
+                    out.append(flag.group(1))  # an image passed as a flag (prometheus-operator's args)
+                else:
+                    walk(item)
 
     walk(obj)
     return out
@@ -117,6 +130,8 @@ def release_images(name: str, version: str, values: dict, mirror: Optional[str])
         return None
     out = []
     for slot in slots:
+        if not slot.rendered(values):
+            continue
         fill = {}
         note = ""
         if "{driver}" in slot.image:

@@ -78,6 +78,21 @@ AMD_GPU_OPERATOR = HelmChart(
 # The AMD GPU Driver the operator builds and loads through KMM when a stack asks for an operator-managed driver
 # without a version: the chart's own default (values.yaml deviceConfig.spec.driver.version at v1.5.1).
 AMD_GPU_DRIVER_DEFAULT = "30.20.1"
+# The operand images of a DeviceConfig at v1.5.1: the chart's own default DeviceConfig spec
+# (../shared/reference/charts/gpu-operator-charts-v1.5.1.tgz values.yaml deviceConfig.spec: commonConfig.initContainerImage,
+# commonConfig.utilsContainer.image, devicePlugin.devicePluginImage / nodeLabellerImage, metricsExporter.image,
+# configManager.image), the images the operator also falls back to for an empty field (ROCm/gpu-operator v1.5.1
+# internal/controllers: defaultUtilsImage docker.io/rocm/gpu-operator-utils:latest). gpufleet writes them into its
+# DeviceConfigs only with gpufleet:registry.mirror, each as `<mirror>/<source registry>/<path>`
+# (components/gpu_stack/amd_operator.py); `:latest` is what v1.5.1 ships for the utils, device plugin and labeller.
+AMD_DEVICE_CONFIG_IMAGES = {
+    "commonConfig.initContainerImage": "docker.io/library/busybox:1.36",
+    "commonConfig.utilsContainer.image": "docker.io/rocm/gpu-operator-utils:latest",
+    "devicePlugin.devicePluginImage": "docker.io/rocm/k8s-device-plugin:latest",
+    "devicePlugin.nodeLabellerImage": "docker.io/rocm/k8s-device-plugin:labeller-latest",
+    "metricsExporter.image": "docker.io/rocm/device-metrics-exporter:v1.5.1",
+    "configManager.image": "docker.io/rocm/device-config-manager:v1.5.1",
+}
 
 # Kubernetes minor versions gpufleet plans for, and the one a stack gets by default.
 # kubernetes-validate ships the OpenAPI schemas we validate every manifest against.

@@ -28,10 +28,39 @@ def test_airgap_without_a_mirror_has_no_path_to_its_images():
 
 
 def test_a_chart_that_would_bypass_the_mirror_is_refused():
+    """Volcano has no reference archive to prove a mirror with: refused, the reason named."""
+    config = example_config("airgap-k3s")
+    config["gpufleet:addons"]["volcano"] = {"enabled": True}
+    problems = spec_problems(config)
+    assert _paths(problems) == ["gpufleet:registry.mirror"]
+    assert "Volcano" in problems[0] and "../shared/reference/charts" in problems[0]
+
+
+def test_the_amd_driver_build_and_other_metrics_backends_are_refused_with_a_mirror():
+    config = example_config("amd-lab")  # driver source: operator (KMM builds it from AMD's package repository)
+    config["gpufleet:registry"] = {"mirror": "registry.example.internal/gpufleet"}
+    problems = spec_problems(config)
+    assert _paths(problems) == ["gpufleet:registry.mirror"] and len(problems) == 1
+    assert "driver build" in problems[0] and "source: inbox" in problems[0]
+    config["gpufleet:amdGpuOperator"]["driver"] = {"source": "inbox"}
+    assert load_config(config, "amd-lab").registry.mirror
+    eks = example_config("airgap-eks")
+    eks["gpufleet:observability"] = {"metrics": {"backend": "amp"}}
+    problems = [p for p in spec_problems(eks) if "metrics backend" in p]
+    assert len(problems) == 1 and "amp" in problems[0]
+
+
+def test_charts_gpufleet_can_redirect_are_accepted_with_a_mirror():
+    """The trainer, kube-prometheus-stack, the Network Operator (k3s RDMA) and the DRA driver: redirected now
+    (tests/upstream/test_registry_mirror_render.py proves each against the real chart)."""
     config = example_config("airgap-k3s")
     config["gpufleet:addons"]["trainer"] = {"enabled": True}
-    problems = spec_problems(config)
-    assert _paths(problems) == ["gpufleet:registry.mirror"] and "Kubeflow trainer" in problems[0]
+    config["gpufleet:observability"] = {"metrics": {"backend": "kube-prometheus-stack"}}
+    assert load_config(config, "airgap-k3s").addons.trainer.enabled
+    for stack in ("lab", "nvl72-k3s"):
+        config = example_config(stack)
+        config["gpufleet:registry"] = {"mirror": "registry.example.internal/gpufleet"}
+        assert load_config(config, stack).registry.mirror, stack
 
 
 def test_an_eks_mirror_outside_ecr_is_refused():

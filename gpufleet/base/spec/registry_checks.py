@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from gpufleet.base import versions
 from gpufleet.base.catalog import images as catalog_images
 from gpufleet.base.sharing import is_amd
 from gpufleet.base.spec.errors import Problem
@@ -18,7 +19,8 @@ PASSWORD = "gpufleet:registryPassword"
 
 
 def bypassing_charts(spec: Any) -> list[str]:
-    """What this stack installs whose images gpufleet cannot yet point at a mirror, each named as the user sees it.
+    """What this stack installs whose images gpufleet cannot yet point at a mirror, each named as the user sees it, with
+    why (no reference archive to prove a mirror with, or a download the mirror cannot serve).
     Mirrors the components' choices (components/gpu_cluster.py, each platform's `addons`); the plan of every example
     stack with a mirror keeps the two in step (tests/upstream/test_registry_mirror_render.py)."""
     platform = spec.cluster.platform
@@ -27,15 +29,24 @@ def bypassing_charts(spec: Any) -> list[str]:
         out.append("the GKE platform (GKE installs its own GPU drivers and device plugin from Google's registries)")
     pools = shaped_pools(spec)
     if any(p.gpu and is_amd(p) for p in pools):
-        out.append("the AMD GPU Operator (AMD pools)")
-    if platform == "k3s" and any(p.rdma for p in spec.node_pools):
-        out.append("the NVIDIA Network Operator (rdma pools)")
-    if spec.observability.backend(platform) != "none":
-        out.append(f"the metrics backend {spec.observability.backend(platform)} (gpufleet:observability.metrics.backend)")
-    if spec.addons.trainer.enabled:
-        out.append("the Kubeflow trainer and its runtimes (gpufleet:addons.trainer)")
+        amd = spec.amd_gpu_operator
+        if catalog_images.mirror_slots("gpu-operator-charts", amd.version) is None:
+            out.append(f"AMD GPU Operator {amd.version} (gpufleet:amdGpuOperator.version; the images of "
+                       f"{versions.AMD_GPU_OPERATOR.version} are listed)")
+        if amd.driver.source == "operator":
+            # The chart's deviceConfig.spec.driver.imageBuild (values.yaml of the pinned gpu-operator-charts): KMM builds
+            # the driver image on the cluster from a base image registry and AMD's package repository.
+            out.append("the AMD GPU Operator's driver build (gpufleet:amdGpuOperator.driver.source: operator; KMM "
+                       "builds the driver image on the cluster from AMD's package repository, repo.radeon.com: use "
+                       "source: inbox with the driver installed on the hosts)")
+    backend = spec.observability.backend(platform)
+    if backend not in ("none", "kube-prometheus-stack"):
+        out.append(f"the metrics backend {backend} (gpufleet:observability.metrics.backend; its standalone "
+                   "kube-state-metrics and node-exporter charts, or the cloud's collector, have no reference archive "
+                   "to prove a mirror with: use kube-prometheus-stack)")
     if spec.addons.volcano.enabled:
-        out.append("Volcano (gpufleet:addons.volcano)")
+        out.append("Volcano (gpufleet:addons.volcano; its chart archive is not in ../shared/reference/charts, so no "
+                   "render can prove that every image it runs comes from the mirror)")
     if spec.gpu_operator.enabled and catalog_images.mirror_slots("gpu-operator", spec.gpu_operator.version) is None:
         out.append(f"GPU Operator {spec.gpu_operator.version} (gpufleet:gpuOperator.version; the images of "
                    f"{', '.join(sorted(_mirrored_operator_releases()))} are listed)")
