@@ -45,6 +45,9 @@ class Download:
     version: str = ""
     sha256: str = ""
     """The sha256 recorded for it (the pin table's chart digest, the stack's k3s.airgap.sha256); "" when none is."""
+    origin: str = ""
+    """Charts with gpufleet:registry.charts: the chart's own public location, to copy it from into `url` (the OCI
+    registry or directory the releases read); "" otherwise (`url` is the public location)."""
 
 
 @dataclass
@@ -182,11 +185,14 @@ def image_list(plan: Plan) -> ImageList:
         else:
             for source, note in listed:
                 add(source, f"chart {name} {version}", note)
-        pin = pins.get(name)
+        pin = pins.get(name) if name in pins and pins[name].version == version else None
         url = str(r.inputs["chart"])
-        if not url.startswith(("https://", "oci://")) and pin is not None:
+        origin = ""
+        if spec.registry.charts:
+            origin = public_chart_location(pin, name) if pin else ""
+        elif not url.startswith(("https://", "oci://")) and pin is not None:
             url = f"{pin.repo} {name}"
-        found.downloads.append(Download("chart", name, url, version, pin.digest if pin and pin.version == version else ""))
+        found.downloads.append(Download("chart", name, url, version, pin.digest if pin else "", origin))
     for r in plan.resources:
         if r.type == RELEASE or not r.type.startswith("kubernetes:"):
             continue
@@ -196,6 +202,15 @@ def image_list(plan: Plan) -> ImageList:
         found.downloads += k3s_downloads(spec)
     found.downloads = list(dict.fromkeys(found.downloads))
     return found
+
+
+def public_chart_location(pin: versions.HelmChart, name: str) -> str:
+    """Where a pinned chart is published: its content-pinned archive URL, its OCI reference, or `<repo> <name>`."""
+    if pin.archive:
+        return pin.archive
+    if pin.repo.startswith("oci://"):
+        return f"{pin.repo.rstrip('/')}/{name}"
+    return f"{pin.repo} {name}"
 
 
 def _unmirrored(image: str, mirror: str) -> str:
@@ -228,9 +243,11 @@ def text(found: ImageList) -> str:
     lines.append("# images: SOURCE PULL USED-BY")
     for image in found.images:
         lines.append(f"{image.source} {image.pull}  # {image.used_by}{'; ' + image.note if image.note else ''}")
-    lines.append("# downloads: KIND NAME VERSION URL SHA256")
+    lines.append("# downloads: KIND NAME VERSION URL SHA256" + ("  # from ORIGIN (charts: copy it to URL)"
+                                                               if any(d.origin for d in found.downloads) else ""))
     for d in found.downloads:
-        lines.append(f"{d.kind} {d.name} {d.version or '-'} {d.url} {d.sha256 or '-'}")
+        lines.append(f"{d.kind} {d.name} {d.version or '-'} {d.url} {d.sha256 or '-'}"
+                     + (f"  # from {d.origin}" if d.origin else ""))
     for item in found.unlisted:
         lines.append(f"# NOT LISTED: {item}")
     return "\n".join(lines) + "\n"

@@ -38,6 +38,14 @@ class HelmChart:
     file; Helm 3.20 does not compare it at deploy time (pkg/downloader/chart_downloader.go). Default: none recorded."""
 
 
+def archive_file_names(chart: HelmChart, suffix: str = ".tgz") -> tuple[str, ...]:
+    """Every name a chart's archive may have in a directory: `<name>-<version><suffix>` (what `helm pull` and
+    `gpufleet charts fetch` save), the version as pinned, without and with a leading `v`."""
+    bare = chart.version.removeprefix("v")
+    names = (f"{chart.name}-{chart.version}{suffix}", f"{chart.name}-{bare}{suffix}", f"{chart.name}-v{bare}{suffix}")
+    return tuple(dict.fromkeys(names))
+
+
 def chart_name_of(chart: str, version: str = "") -> str:
     """The chart name in a release's `chart` reference, in any of the forms a Release takes: `name`, `repo/name`,
     `oci://registry/path/name` (optionally `@sha256:<digest>`), or an archive URL `.../<name>-<version>.tgz`."""

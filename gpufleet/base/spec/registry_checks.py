@@ -75,6 +75,8 @@ def check(stack: str, spec: Any, config: dict) -> list[Problem]:
                                                    "mirror (pull-through cache or replicated repositories)",
                                     registry.mirror))
     problems += _private_network_checks(stack, spec, config)
+    if registry.charts and not registry.charts.startswith("oci://"):
+        problems += _chart_file_checks(stack, registry.charts)
     password_given = PASSWORD in config
     if registry.username:
         if platform != "k3s":
@@ -132,4 +134,30 @@ def _private_network_checks(stack: str, spec: Any, config: dict) -> list[Problem
                                 "SSM, SQS and EKS Auth endpoints and settings.isolatedVPC, which gpufleet does not "
                                 "create yet: use the cluster autoscaler with egress: endpoints, or egress: nat",
                                 "karpenter"))
+    return problems
+
+
+def _chart_file_checks(stack: str, directory: str) -> list[Problem]:
+    """A chart archive in gpufleet:registry.charts whose sha256 is not the one its pin records (the digest its
+    repository publishes, versions.HelmChart.digest): refused before anything is registered. Only the files present on
+    this machine are read (the plan may run where the directory is not; components/helm_chart.py checks again when
+    `pulumi up` hands the file to Helm)."""
+    import hashlib
+    import os
+
+    problems = []
+    pins = [v for v in vars(versions).values() if isinstance(v, versions.HelmChart) and v.digest]
+    for pin in sorted(pins, key=lambda p: p.name):
+        for name in versions.archive_file_names(pin):
+            path = os.path.join(directory, name)
+            if not os.path.isfile(path):
+                continue
+            with open(path, "rb") as f:
+                got = hashlib.sha256(f.read()).hexdigest()
+            if got != pin.digest:
+                problems.append(Problem(stack, "gpufleet:registry.charts", f"{path} has sha256 {got}, but chart "
+                                        f"{pin.name} {pin.version} is pinned to {pin.digest} (gpufleet/base/"
+                                        "versions.py): put the published archive there (`gpufleet charts fetch "
+                                        f"--stack {stack} --dir {directory}` downloads and checks it)", directory))
+            break
     return problems
