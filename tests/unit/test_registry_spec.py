@@ -114,3 +114,22 @@ def test_endpoints_need_a_new_vpc_and_no_nat_setting():
 
 def test_egress_unset_is_nat():
     assert load_config(example_config("prod-eks"), "prod-eks").cluster.eks.network.egress == "nat"
+
+
+def test_a_pre_pull_image_outside_the_mirror_bypasses_it():
+    config = example_config("cold-start-k3s")
+    config["gpufleet:registry"] = {"mirror": "registry.example.internal/gpufleet"}
+    problems = spec_problems(config)
+    assert _paths(problems) == ["gpufleet:nodePools[0].coldStart.images[0]", "gpufleet:nodePools[0].coldStart.images[1]"]
+    assert "registry.example.internal/gpufleet/nvcr.io/nvidia/pytorch:25.01-py3" in problems[0]
+    for pool in config["gpufleet:nodePools"]:
+        if pool.get("coldStart"):
+            pool["coldStart"]["images"] = [f"registry.example.internal/gpufleet/{i}" for i in pool["coldStart"]["images"]]
+    assert load_config(config, "cold-start-k3s").registry.mirror
+
+
+def test_a_model_cache_on_hosts_without_internet_has_no_path_to_its_source():
+    config = example_config("airgap-k3s")
+    config["gpufleet:modelCaches"] = example_config("cold-start-k3s")["gpufleet:modelCaches"]
+    problems = spec_problems(config)
+    assert _paths(problems) == ["gpufleet:modelCaches[0].source"] and "airgap" in problems[0]

@@ -25,7 +25,8 @@ STACKS = ("airgap-k3s", "airgap-eks", "airgap-eks-karpenter")
 # examples do not install (issue 37: every chart with a reference archive): the AMD GPU Operator and its DeviceConfigs
 # (amd-lab, driver inbox), the Network Operator and its NicClusterPolicy (lab's RDMA pool, macvlan and SR-IOV),
 # kube-prometheus-stack, the Kubeflow trainer with its bundled JobSet and its ClusterTrainingRuntimes, the DRA driver.
-VARIANTS = ("mirror-amd", "mirror-rdma", "mirror-sriov", "mirror-monitoring", "mirror-trainer", "mirror-dra")
+VARIANTS = ("mirror-amd", "mirror-rdma", "mirror-sriov", "mirror-monitoring", "mirror-trainer", "mirror-dra",
+            "mirror-cold-start")
 MIRROR = "registry.example.internal:5000/gpufleet"
 
 
@@ -58,6 +59,11 @@ def _variant(stack: str) -> dict:
         config["gpufleet:addons"]["jobset"] = {"enabled": False}  # the trainer chart installs its own JobSet
         config["gpufleet:addons"]["trainer"] = {"enabled": True}
         return config
+    elif stack == "mirror-cold-start":  # the pre-pull DaemonSet and model-cache Job gpufleet writes
+        config = example_config("cold-start-k3s")
+        for pool in config["gpufleet:nodePools"]:
+            if pool.get("coldStart"):
+                pool["coldStart"]["images"] = [f"{MIRROR}/{i}" for i in pool["coldStart"]["images"]]
     else:
         assert stack == "mirror-dra", stack
         config = example_config("nvl72-k3s")
@@ -86,7 +92,7 @@ _PUBLIC_ANYWHERE = re.compile(r"(?:^|[=\s\"',])(?:" + "|".join(re.escape(h) for 
 # NicClusterPolicy, ClusterTrainingRuntimes).
 OWN_IMAGES = {"airgap-k3s": True, "airgap-eks": False, "airgap-eks-karpenter": False, "mirror-amd": True,
               "mirror-rdma": True, "mirror-sriov": True, "mirror-monitoring": False, "mirror-trainer": True,
-              "mirror-dra": True}
+              "mirror-dra": True, "mirror-cold-start": True}
 
 
 @pytest.fixture(autouse=True)

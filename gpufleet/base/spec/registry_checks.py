@@ -64,6 +64,15 @@ def check(stack: str, spec: Any, config: dict) -> list[Problem]:
     registry = spec.registry
     platform = spec.cluster.platform
     if registry.mirror:
+        # The images a pool's pre-pull lists are pulled as written (the pods that use them name them so): one outside
+        # the mirror would bypass it.
+        for i, pool in enumerate(spec.node_pools):
+            for j, image in enumerate(pool.cold_start.images if pool.cold_start else []):
+                if not image.startswith(registry.mirror + "/"):
+                    problems.append(Problem(stack, f"gpufleet:nodePools[{i}].coldStart.images[{j}]",
+                                            f"outside the registry mirror {registry.mirror}: write it as its mirror "
+                                            f"copy, {catalog_images.mirrored(image, registry.mirror)}, as the pool's "
+                                            "pods name it", image))
         for what in bypassing_charts(spec):
             problems.append(Problem(stack, MIRROR, f"{what} would still pull from public registries: gpufleet cannot "
                                                    "point its images at a mirror yet (docs/air-gapped.md lists what "
@@ -99,6 +108,12 @@ def check(stack: str, spec: Any, config: dict) -> list[Problem]:
                                         "required: a k3s release file is installed only after its sha256 matches "
                                         "(copy it from the release's sha256sum-<arch>.txt; install.sh: sha256sum "
                                         "of the file at the release tag)"))
+        for i, cache in enumerate(spec.model_caches):
+            # The prefetch Job downloads from the source itself (components/cold_start/model_cache.py; hf: also
+            # `pip install huggingface_hub` from PyPI): hosts without internet reach none of s3://, gs://, hf://.
+            problems.append(Problem(stack, f"gpufleet:modelCaches[{i}].source", "cluster.k3s.airgap hosts reach no "
+                                    "internet, and the cache's prefetch Job downloads from this source: copy the "
+                                    "model onto the shared storage yourself and leave modelCaches out", cache.source))
         if not registry.mirror:
             problems.append(Problem(stack, MIRROR, "required by cluster.k3s.airgap: hosts without internet reach no "
                                                    "public registry, so every chart image must come from a mirror"))
