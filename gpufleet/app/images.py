@@ -21,6 +21,7 @@ from gpufleet.base import catalog, versions
 from gpufleet.base.catalog import images as catalog_images
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
+CONFIG_FILE = "kubernetes:yaml/v2:ConfigFile"
 # The driver image tag the GPU Operator's ClusterPolicy names is completed by the operator with the node's OS
 # (gpufleet/base/catalog/images.yaml: 595.91.07 runs as 595.91.07-ubuntu24.04).
 DRIVER_NOTE = "the operator appends the node's OS to this tag (e.g. -ubuntu24.04): mirror the tag of each OS your nodes run"
@@ -39,7 +40,7 @@ class Image:
 
 @dataclass(frozen=True)
 class Download:
-    kind: str  # chart | binary
+    kind: str  # chart | binary | manifest
     name: str
     url: str
     version: str = ""
@@ -194,6 +195,13 @@ def image_list(plan: Plan) -> ImageList:
             url = f"{pin.repo} {name}"
         found.downloads.append(Download("chart", name, url, version, pin.digest if pin else "", origin))
     for r in plan.resources:
+        if r.type == CONFIG_FILE:
+            # A manifest applied as published (GKE's GPUDirect and driver-installer DaemonSets): `pulumi up` fetches
+            # it, and its images are not known offline.
+            found.downloads.append(Download("manifest", r.name, str(r.inputs.get("file", ""))))
+            found.unlisted.append(f"images of manifest {r.inputs.get('file', '')} ({r.name}): applied as published "
+                                  "at `pulumi up`; read them from the file")
+            continue
         if r.type == RELEASE or not r.type.startswith("kubernetes:"):
             continue
         for image in referenced_images(r.revealed or r.inputs):

@@ -133,3 +133,16 @@ def test_a_model_cache_on_hosts_without_internet_has_no_path_to_its_source():
     config["gpufleet:modelCaches"] = example_config("cold-start-k3s")["gpufleet:modelCaches"]
     problems = spec_problems(config)
     assert _paths(problems) == ["gpufleet:modelCaches[0].source"] and "airgap" in problems[0]
+
+
+def test_gke_mirrors_are_artifact_registry_and_private_nodes_without_nat_need_one():
+    config = example_config("airgap-gke")
+    assert load_config(config, "airgap-gke").registry.mirror
+    config["gpufleet:registry"]["mirror"] = "registry.example.internal/gpufleet"
+    problems = spec_problems(config)
+    assert _paths(problems) == ["gpufleet:registry.mirror"] and "Artifact Registry" in problems[0]
+    del config["gpufleet:registry"]["mirror"]
+    problems = spec_problems(config)
+    assert _paths(problems) == ["gpufleet:cluster.gke.network.cloudNat"] and "Private Google Access" in problems[0]
+    config["gpufleet:cluster"]["gke"]["network"]["cloudNat"] = True  # a NAT: the public registries are reachable
+    assert load_config(config, "airgap-gke").registry.mirror is None

@@ -20,7 +20,7 @@ from tests.helpers import CHARTS, REFERENCE, example_config, plan_config
 from tests.helpers import planned as _planned
 from tests.upstream.test_chart_renders import API_VERSIONS, archive, releases
 
-STACKS = ("airgap-k3s", "airgap-eks", "airgap-eks-karpenter")
+STACKS = ("airgap-k3s", "airgap-eks", "airgap-gke", "airgap-eks-karpenter")
 # Unusual-valid variants of example stacks with a mirror, for the charts and gpufleet-made objects the air-gapped
 # examples do not install (issue 37: every chart with a reference archive): the AMD GPU Operator and its DeviceConfigs
 # (amd-lab, driver inbox), the Network Operator and its NicClusterPolicy (lab's RDMA pool, macvlan and SR-IOV),
@@ -75,7 +75,7 @@ _VARIANT_PLANS: dict = {}
 
 
 def planned(stack: str):
-    if stack in ("airgap-k3s", "airgap-eks"):
+    if stack in ("airgap-k3s", "airgap-eks", "airgap-gke"):
         return _planned(stack)
     if stack not in _VARIANT_PLANS:
         _VARIANT_PLANS[stack] = plan_config(_variant(stack), stack, policies=False)
@@ -90,7 +90,7 @@ PUBLIC = tuple(h if h.endswith(".") else h + "/" for h in PUBLIC_HOSTS)
 _PUBLIC_ANYWHERE = re.compile(r"(?:^|[=\s\"',])(?:" + "|".join(re.escape(h) for h in PUBLIC) + ")")
 # Which of these plans write objects with images themselves (node-problem-detector on k3s; DeviceConfigs,
 # NicClusterPolicy, ClusterTrainingRuntimes).
-OWN_IMAGES = {"airgap-k3s": True, "airgap-eks": False, "airgap-eks-karpenter": False, "mirror-amd": True,
+OWN_IMAGES = {"airgap-k3s": True, "airgap-eks": False, "airgap-gke": False, "airgap-eks-karpenter": False, "mirror-amd": True,
               "mirror-rdma": True, "mirror-sriov": True, "mirror-monitoring": False, "mirror-trainer": True,
               "mirror-dra": True, "mirror-cold-start": True}
 

@@ -29,6 +29,9 @@ CHART_SOURCE = (
 # An ECR private registry host (docs.aws.amazon.com/AmazonECR/latest/userguide/Registries.html: "The URL for your
 # default private registry is https://aws_account_id.dkr.ecr.region.amazonaws.com").
 ECR_HOST = r"^[0-9]{12}\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com$"
+# An Artifact Registry Docker repository: `<location>-docker.pkg.dev/<project>/<repository>`
+# (docs.cloud.google.com/artifact-registry/docs/docker/names: "LOCATION-docker.pkg.dev/PROJECT-ID/REPOSITORY/IMAGE").
+ARTIFACT_REGISTRY = r"^[a-z0-9-]+-docker\.pkg\.dev/[a-z][a-z0-9-]{4,28}[a-z0-9]/[a-z0-9]+([._-][a-z0-9]+)*(/.*)?$"
 
 
 class RegistrySpec(Model):

@@ -10,7 +10,7 @@ from gpufleet.base import versions
 from gpufleet.base.catalog import images as catalog_images
 from gpufleet.base.sharing import is_amd
 from gpufleet.base.spec.errors import Problem
-from gpufleet.base.spec.registry import ECR_HOST
+from gpufleet.base.spec.registry import ARTIFACT_REGISTRY, ECR_HOST
 from gpufleet.base.spec.shape import shaped_pools
 
 MIRROR = "gpufleet:registry.mirror"
@@ -26,7 +26,14 @@ def bypassing_charts(spec: Any) -> list[str]:
     platform = spec.cluster.platform
     out = []
     if platform == "gke":
-        out.append("the GKE platform (GKE installs its own GPU drivers and device plugin from Google's registries)")
+        # Google's manifests gpufleet applies as they are (kubernetes:yaml/v2:ConfigFile of a pinned URL, fetched at
+        # `pulumi up`): gpufleet neither reads their images offline nor rewrites them (components/gke/).
+        if any(p.rdma for p in spec.node_pools):
+            out.append("GKE GPUDirect pools (rdma: true; Google's NCCL plugin installer and NRI device injector "
+                       "manifests, applied as published: their images are neither listed nor redirected)")
+        if spec.cluster.gke.gpu_stack == "gke" and any(p.allocation == "dra" for p in spec.node_pools):
+            out.append("GKE DRA pools (allocation: dra; Google's COS driver-installer manifest, applied as published: "
+                       "its images are neither listed nor redirected)")
     pools = shaped_pools(spec)
     if any(p.gpu and is_amd(p) for p in pools):
         amd = spec.amd_gpu_operator
@@ -39,11 +46,13 @@ def bypassing_charts(spec: Any) -> list[str]:
             out.append("the AMD GPU Operator's driver build (gpufleet:amdGpuOperator.driver.source: operator; KMM "
                        "builds the driver image on the cluster from AMD's package repository, repo.radeon.com: use "
                        "source: inbox with the driver installed on the hosts)")
+    # gke-managed: GKE runs the collectors itself, from Google's registries (reached through Private Google Access);
+    # gpufleet adds only PodMonitorings and rules, no image.
     backend = spec.observability.backend(platform)
-    if backend not in ("none", "kube-prometheus-stack"):
+    if backend not in ("none", "kube-prometheus-stack", "gke-managed"):
         out.append(f"the metrics backend {backend} (gpufleet:observability.metrics.backend; its standalone "
-                   "kube-state-metrics and node-exporter charts, or the cloud's collector, have no reference archive "
-                   "to prove a mirror with: use kube-prometheus-stack)")
+                   "kube-state-metrics and node-exporter charts have no reference archive to prove a mirror with: "
+                   "use kube-prometheus-stack)")
     if spec.addons.volcano.enabled:
         out.append("Volcano (gpufleet:addons.volcano; its chart archive is not in ../shared/reference/charts, so no "
                    "render can prove that every image it runs comes from the mirror)")
@@ -83,7 +92,18 @@ def check(stack: str, spec: Any, config: dict) -> list[Problem]:
                                                    "subnets reach only ECR through the VPC endpoints: use an ECR "
                                                    "mirror (pull-through cache or replicated repositories)",
                                     registry.mirror))
+        if platform == "gke" and not re.fullmatch(ARTIFACT_REGISTRY, registry.mirror):
+            # Nodes pull with their node service account and gpufleet writes no pull secrets: Artifact Registry grants
+            # it with roles/artifactregistry.reader (docs.cloud.google.com/artifact-registry/docs/integrate-gke), and
+            # private nodes reach pkg.dev through Private Google Access (docs.cloud.google.com/vpc/docs/
+            # private-google-access; artifact-registry/docs/gke-private-clusters).
+            problems.append(Problem(stack, MIRROR, "GKE nodes pull with their node service account, which only an "
+                                                   "Artifact Registry repository (<location>-docker.pkg.dev/<project>/"
+                                                   "<repository>, e.g. a remote repository caching each upstream) "
+                                                   "accepts without pull secrets, and private nodes reach it through "
+                                                   "Private Google Access", registry.mirror))
     problems += _private_network_checks(stack, spec, config)
+    problems += _gke_network_checks(stack, spec)
     if registry.charts and not registry.charts.startswith("oci://"):
         problems += _chart_file_checks(stack, registry.charts)
     password_given = PASSWORD in config
@@ -176,3 +196,20 @@ def _chart_file_checks(stack: str, directory: str) -> list[Problem]:
                                         f"--stack {stack} --dir {directory}` downloads and checks it)", directory))
             break
     return problems
+
+
+def _gke_network_checks(stack: str, spec: Any) -> list[Problem]:
+    """GKE private nodes without Cloud NAT (`cloudNat: false` on the network gpufleet creates) reach Google's APIs and
+    registries through Private Google Access, which every subnet gpufleet creates has (components/gke/network.py,
+    `private_ip_google_access`; docs.cloud.google.com/vpc/docs/private-google-access), and nothing else: GKE's own
+    components come from Google's registries, but every chart gpufleet installs pulls from nvcr.io, registry.k8s.io,
+    ghcr.io, ... unless a mirror in Artifact Registry serves it."""
+    if spec.cluster.platform != "gke":
+        return []
+    gke = spec.cluster.gke
+    if gke.network.existing is not None or gke.network.cloud_nat or spec.registry.mirror:
+        return []
+    return [Problem(stack, "gpufleet:cluster.gke.network.cloudNat", "private nodes without Cloud NAT reach only "
+                    "Google's APIs and registries (Private Google Access): set gpufleet:registry.mirror to an "
+                    "Artifact Registry repository holding the charts' images (`gpufleet images <stack>`), or "
+                    "cloudNat: true", False)]
