@@ -25,8 +25,8 @@ STACKS = ("airgap-k3s", "airgap-eks", "airgap-gke", "airgap-eks-karpenter")
 # examples do not install (issue 37: every chart with a reference archive): the AMD GPU Operator and its DeviceConfigs
 # (amd-lab, driver inbox), the Network Operator and its NicClusterPolicy (lab's RDMA pool, macvlan and SR-IOV),
 # kube-prometheus-stack, the Kubeflow trainer with its bundled JobSet and its ClusterTrainingRuntimes, the DRA driver.
-VARIANTS = ("mirror-amd", "mirror-rdma", "mirror-sriov", "mirror-monitoring", "mirror-trainer", "mirror-dra",
-            "mirror-cold-start")
+VARIANTS = ("mirror-amd", "mirror-rdma", "mirror-sriov", "mirror-monitoring", "mirror-amp", "mirror-trainer",
+            "mirror-dra", "mirror-cold-start")
 MIRROR = "registry.example.internal:5000/gpufleet"
 
 
@@ -50,9 +50,10 @@ def _variant(stack: str) -> dict:
             for pool in config["gpufleet:nodePools"]:
                 if pool.get("rdma"):
                     pool["rdmaNetwork"] = {**pool.get("rdmaNetwork", {}), "network": "sriov", "numVfs": 8}
-    elif stack == "mirror-monitoring":
+    elif stack in ("mirror-monitoring", "mirror-amp"):
         config = example_config("airgap-eks")
-        config["gpufleet:observability"] = {"metrics": {"backend": "kube-prometheus-stack"}}
+        backend = "kube-prometheus-stack" if stack == "mirror-monitoring" else "amp"
+        config["gpufleet:observability"] = {"metrics": {"backend": backend}}
         return config  # the ECR mirror of airgap-eks
     elif stack == "mirror-trainer":
         config = example_config("airgap-k3s")
@@ -91,7 +92,7 @@ _PUBLIC_ANYWHERE = re.compile(r"(?:^|[=\s\"',])(?:" + "|".join(re.escape(h) for 
 # Which of these plans write objects with images themselves (node-problem-detector on k3s; DeviceConfigs,
 # NicClusterPolicy, ClusterTrainingRuntimes).
 OWN_IMAGES = {"airgap-k3s": True, "airgap-eks": False, "airgap-gke": False, "airgap-eks-karpenter": False, "mirror-amd": True,
-              "mirror-rdma": True, "mirror-sriov": True, "mirror-monitoring": False, "mirror-trainer": True,
+              "mirror-rdma": True, "mirror-sriov": True, "mirror-monitoring": False, "mirror-amp": False, "mirror-trainer": True,
               "mirror-dra": True, "mirror-cold-start": True}
 
 
@@ -112,10 +113,43 @@ def _strings(node):
         yield node
 
 
+# Charts with no archive of their own in the reference, rendered from the identical chart (same name and version) that
+# another reference archive vendors: amp's standalone exporters are kube-prometheus-stack 88.5.3's dependencies
+# (its Chart.yaml `dependencies`, ../shared/reference/kube-prometheus-stack/Chart-88.5.3.yaml).
+VENDORED = {("kube-state-metrics", "8.4.0"): ("kube-prometheus-stack", "88.5.3"),
+            ("prometheus-node-exporter", "4.56.1"): ("kube-prometheus-stack", "88.5.3")}
+_EXTRACTED: dict = {}
+
+
+def chart_path(name: str, version: str):
+    """The reference archive of a chart version, else its vendored copy inside another archive (VENDORED), extracted
+    once per process and checked to be that very name and version."""
+    found = archive(name, version)
+    if found is not None or (name, version) not in VENDORED:
+        return found
+    if (name, version) not in _EXTRACTED:
+        import tarfile
+        import tempfile
+        from pathlib import Path
+
+        import yaml
+
+        parent = archive(*VENDORED[(name, version)])
+        target = Path(tempfile.mkdtemp(prefix=f"gpufleet-{name}-"))
+        with tarfile.open(parent) as tar:
+            prefix = f"{VENDORED[(name, version)][0]}/charts/{name}/"
+            tar.extractall(target, members=[m for m in tar.getmembers() if m.name.startswith(prefix)], filter="data")
+        path = target / prefix
+        meta = yaml.safe_load((path / "Chart.yaml").read_text())
+        assert (meta["name"], str(meta["version"])) == (name, version), meta
+        _EXTRACTED[(name, version)] = path
+    return _EXTRACTED[(name, version)]
+
+
 def _renders(plan):
     out = {}
     for name, version, release, namespace, values in releases(plan):
-        chart = archive(name, version)
+        chart = chart_path(name, version)
         assert chart is not None, f"{name} {version}: no reference archive"
         out[(name, version)] = template(chart, values, namespace, release=release,
                                         kube_version=plan.spec.cluster.kubernetes_version, api_versions=API_VERSIONS)

@@ -25,6 +25,9 @@ def bypassing_charts(spec: Any) -> list[str]:
     stack with a mirror keeps the two in step (tests/upstream/test_registry_mirror_render.py)."""
     platform = spec.cluster.platform
     out = []
+    # Every metrics backend is redirected: kube-prometheus-stack and amp's standalone exporters through their chart
+    # values; gke-managed runs GKE's own collectors from Google's registries (reached through Private Google Access),
+    # gpufleet adding only PodMonitorings and rules, no image.
     if platform == "gke":
         # Google's manifests gpufleet applies as they are (kubernetes:yaml/v2:ConfigFile of a pinned URL, fetched at
         # `pulumi up`): gpufleet neither reads their images offline nor rewrites them (components/gke/).
@@ -46,13 +49,6 @@ def bypassing_charts(spec: Any) -> list[str]:
             out.append("the AMD GPU Operator's driver build (gpufleet:amdGpuOperator.driver.source: operator; KMM "
                        "builds the driver image on the cluster from AMD's package repository, repo.radeon.com: use "
                        "source: inbox with the driver installed on the hosts)")
-    # gke-managed: GKE runs the collectors itself, from Google's registries (reached through Private Google Access);
-    # gpufleet adds only PodMonitorings and rules, no image.
-    backend = spec.observability.backend(platform)
-    if backend not in ("none", "kube-prometheus-stack", "gke-managed"):
-        out.append(f"the metrics backend {backend} (gpufleet:observability.metrics.backend; its standalone "
-                   "kube-state-metrics and node-exporter charts have no reference archive to prove a mirror with: "
-                   "use kube-prometheus-stack)")
     if spec.addons.volcano.enabled:
         out.append("Volcano (gpufleet:addons.volcano; its chart archive is not in ../shared/reference/charts, so no "
                    "render can prove that every image it runs comes from the mirror)")
