@@ -18,7 +18,7 @@ from gpufleet.app import images as listing
 from gpufleet.base import versions
 from gpufleet.components.helm_chart import local_chart
 from tests.helm import template
-from tests.helpers import CHARTS, REFERENCE, by_type, example_config, plan_config, spec_problems
+from tests.helpers import CHARTS, REFERENCE, by_type, example_config, plan_config, planned, spec_problems
 from tests.upstream.test_chart_renders import API_VERSIONS, releases
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -38,7 +38,7 @@ def _with_charts(source: str, stack: str = "airgap-k3s") -> dict:
 def test_every_release_pulls_its_pinned_chart_from_the_oci_registry():
     plan = plan_config(_with_charts(OCI), "charts-oci", policies=False)
     found = by_type(plan, RELEASE)
-    assert len(found) == 5
+    assert len(found) == len(by_type(planned("airgap-k3s"), RELEASE)) == 6
     pins = _pins()
     for r in found:
         version = r.inputs["version"]
@@ -52,7 +52,7 @@ def test_eks_platform_charts_follow_the_source_too():
     config["gpufleet:registry"]["charts"] = OCI + "/"
     found = by_type(plan_config(config, "charts-eks", policies=False), RELEASE)
     assert {r.inputs["chart"] for r in found} == {f"{OCI}/gpu-operator", f"{OCI}/cluster-autoscaler",
-                                                  f"{OCI}/aws-efa-k8s-device-plugin"}
+                                                  f"{OCI}/aws-efa-k8s-device-plugin", f"{OCI}/kube-prometheus-stack"}
 
 
 @pytest.mark.parametrize("bad", ["oci://Registry.example/charts", "charts", "/srv/../etc", "/srv/charts;rm -rf /",

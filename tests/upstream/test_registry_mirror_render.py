@@ -24,9 +24,9 @@ STACKS = ("airgap-k3s", "airgap-eks", "airgap-gke", "airgap-eks-karpenter")
 # Unusual-valid variants of example stacks with a mirror, for the charts and gpufleet-made objects the air-gapped
 # examples do not install (issue 37: every chart with a reference archive): the AMD GPU Operator and its DeviceConfigs
 # (amd-lab, driver inbox), the Network Operator and its NicClusterPolicy (lab's RDMA pool, macvlan and SR-IOV),
-# kube-prometheus-stack, the Kubeflow trainer with its bundled JobSet and its ClusterTrainingRuntimes, the DRA driver.
-VARIANTS = ("mirror-amd", "mirror-rdma", "mirror-sriov", "mirror-monitoring", "mirror-amp", "mirror-trainer",
-            "mirror-dra", "mirror-cold-start")
+# amp's standalone exporters (airgap-k3s and airgap-eks run kube-prometheus-stack), the Kubeflow trainer with its bundled JobSet and its ClusterTrainingRuntimes, the DRA driver.
+VARIANTS = ("mirror-amd", "mirror-rdma", "mirror-sriov", "mirror-amp", "mirror-trainer", "mirror-dra",
+            "mirror-cold-start")
 MIRROR = "registry.example.internal:5000/gpufleet"
 
 
@@ -50,10 +50,9 @@ def _variant(stack: str) -> dict:
             for pool in config["gpufleet:nodePools"]:
                 if pool.get("rdma"):
                     pool["rdmaNetwork"] = {**pool.get("rdmaNetwork", {}), "network": "sriov", "numVfs": 8}
-    elif stack in ("mirror-monitoring", "mirror-amp"):
+    elif stack == "mirror-amp":  # (airgap-eks itself runs kube-prometheus-stack)
         config = example_config("airgap-eks")
-        backend = "kube-prometheus-stack" if stack == "mirror-monitoring" else "amp"
-        config["gpufleet:observability"] = {"metrics": {"backend": backend}}
+        config["gpufleet:observability"] = {"metrics": {"backend": "amp"}}
         return config  # the ECR mirror of airgap-eks
     elif stack == "mirror-trainer":
         config = example_config("airgap-k3s")
@@ -92,7 +91,7 @@ _PUBLIC_ANYWHERE = re.compile(r"(?:^|[=\s\"',])(?:" + "|".join(re.escape(h) for 
 # Which of these plans write objects with images themselves (node-problem-detector on k3s; DeviceConfigs,
 # NicClusterPolicy, ClusterTrainingRuntimes).
 OWN_IMAGES = {"airgap-k3s": True, "airgap-eks": False, "airgap-gke": False, "airgap-eks-karpenter": False, "mirror-amd": True,
-              "mirror-rdma": True, "mirror-sriov": True, "mirror-monitoring": False, "mirror-amp": False, "mirror-trainer": True,
+              "mirror-rdma": True, "mirror-sriov": True, "mirror-amp": False, "mirror-trainer": True,
               "mirror-dra": True, "mirror-cold-start": True}
 
 
@@ -219,7 +218,7 @@ def test_the_check_bites():
 def test_an_image_passed_as_a_flag_is_caught():
     """prometheus-operator starts its config reloader from a flag: without the mirror's reloader block the flag names
     quay.io, and both collectors see it."""
-    plan = planned("mirror-monitoring")
+    plan = planned("airgap-eks")
     ((name, version, release, namespace, values),) = [r for r in releases(plan) if r[0] == "kube-prometheus-stack"]
     values = dict(values)
     operator = dict(values["prometheusOperator"])
