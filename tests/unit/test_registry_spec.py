@@ -145,3 +145,6 @@ def test_gke_mirrors_are_artifact_registry_and_private_nodes_without_nat_need_on
     assert _paths(problems) == ["gpufleet:cluster.gke.network.cloudNat"] and "Private Google Access" in problems[0]
     config["gpufleet:cluster"]["gke"]["network"]["cloudNat"] = True  # a NAT: the public registries are reachable
     assert load_config(config, "airgap-gke").registry.mirror is None
+    config["gpufleet:cluster"]["gke"]["network"]["cloudNat"] = False
+    config["gpufleet:cluster"]["gke"].update(privateNodes=False, privateEndpoint=False)  # nodes with external addresses
+    assert load_config(config, "airgap-gke").registry.mirror is None

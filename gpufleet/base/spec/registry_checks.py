@@ -203,8 +203,8 @@ def _gke_network_checks(stack: str, spec: Any) -> list[Problem]:
     if spec.cluster.platform != "gke":
         return []
     gke = spec.cluster.gke
-    if gke.network.existing is not None or gke.network.cloud_nat or spec.registry.mirror:
-        return []
+    if not gke.private_nodes or gke.network.existing is not None or gke.network.cloud_nat or spec.registry.mirror:
+        return []  # (public nodes have external addresses; an existing network's routes are its owner's)
     return [Problem(stack, "gpufleet:cluster.gke.network.cloudNat", "private nodes without Cloud NAT reach only "
                     "Google's APIs and registries (Private Google Access): set gpufleet:registry.mirror to an "
                     "Artifact Registry repository holding the charts' images (`gpufleet images <stack>`), or "
