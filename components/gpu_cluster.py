@@ -108,6 +108,11 @@ class GpuCluster(pulumi.ComponentResource):
             from gpufleet.components.image_mirror import MIRROR_FACT
 
             self.access = dataclasses.replace(self.access, facts={**self.access.facts, MIRROR_FACT: spec.registry.mirror})
+        if spec.registry.charts:
+            # Every Helm release takes its chart from the stack's chart source (components/helm_chart.py).
+            from gpufleet.components.helm_chart import CHARTS_FACT
+
+            self.access = dataclasses.replace(self.access, facts={**self.access.facts, CHARTS_FACT: spec.registry.charts})
         ctx = ClusterContext(name, spec, self.access, child)
 
         metrics_backend = spec.observability.backend(spec.cluster.platform)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
 from typing import Optional
 
 import pulumi
@@ -9,12 +11,44 @@ import pulumi_kubernetes as k8s
 
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.image_mirror import MIRROR_FACT, mirrored_values
-from gpufleet.base.versions import HelmChart
+from gpufleet.base.versions import HelmChart, archive_file_names
+
+# ClusterAccess.facts key of gpufleet:registry.charts: where every release takes its chart from.
+CHARTS_FACT = "chart_source"
+CHARTS_KEY = "gpufleet:registry.charts"
 
 
-def chart_args(chart: HelmChart) -> dict:
-    """Release arguments for a pinned chart: a content-pinned archive URL when the pin has one (Helm downloads that
-    file and reads no index), OCI charts one `oci://` reference, others a repo + name."""
+def local_chart(chart: HelmChart, directory: str) -> str:
+    """The chart's archive in `directory` (`<name>-<version>.tgz`, the version with or without its `v`). When the file
+    is there and the pin records a sha256 (HelmChart.digest, the digest its repository publishes), the file must have
+    it: a different file stops the program (pulumi.RunError, no traceback) before Helm is given it. A missing file is
+    left to Helm, which fails the release naming the path (and `gpufleet plan` on a machine without the directory
+    still plans)."""
+    names = archive_file_names(chart)
+    for name in names:
+        path = os.path.join(directory, name)
+        if os.path.isfile(path):
+            if chart.digest:
+                with open(path, "rb") as f:
+                    got = hashlib.sha256(f.read()).hexdigest()
+                if got != chart.digest:
+                    raise pulumi.RunError(
+                        f"{CHARTS_KEY}: {path} has sha256 {got}, but chart {chart.name} {chart.version} is pinned to "
+                        f"{chart.digest} (gpufleet/base/versions.py): put the published archive there "
+                        "(`gpufleet charts fetch --stack <stack> --dir <directory>` downloads and checks it)")
+            return path
+    return os.path.join(directory, names[0])
+
+
+def chart_args(chart: HelmChart, source: Optional[str] = None) -> dict:
+    """Release arguments for a pinned chart. With a chart `source` (gpufleet:registry.charts): from that OCI registry
+    (`oci://<source>/<name>`, the pinned version) or from the archive file in that directory (checked against the pin's
+    sha256, local_chart). Else a content-pinned archive URL when the pin has one (Helm downloads that file and reads no
+    index), OCI charts one `oci://` reference, others a repo + name."""
+    if source:
+        if source.startswith("oci://"):
+            return {"chart": f"{source.rstrip('/')}/{chart.name}", "version": chart.version}
+        return {"chart": local_chart(chart, source.rstrip("/") or "/"), "version": chart.version}
     if chart.archive:
         return {"chart": chart.archive, "version": chart.version}
     if chart.repo.startswith("oci://"):
@@ -35,7 +69,7 @@ def pinned_release(
     """`<name>-release`: the pinned chart, released under the chart's name into `namespace`, a child of
     `parent` on the cluster's provider, after the cluster is ready. Without `timeout`, Helm's default. With a registry
     mirror on the cluster (gpufleet:registry.mirror), every image of the chart is pulled from it
-    (components/image_mirror.py)."""
+    (components/image_mirror.py); with a chart source (gpufleet:registry.charts), the chart comes from there."""
     values = mirrored_values(values, chart.name, chart.version, access.facts.get(MIRROR_FACT))
     extra = {"timeout": timeout} if timeout is not None else {}
     return k8s.helm.v3.Release(
@@ -48,7 +82,7 @@ def pinned_release(
         opts=pulumi.ResourceOptions(
             parent=parent, provider=access.provider, depends_on=[*(access.ready or []), *(depends_on or [])]
         ),
-        **chart_args(chart),
+        **chart_args(chart, access.facts.get(CHARTS_FACT)),
     )
 
 

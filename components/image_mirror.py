@@ -44,6 +44,13 @@ def mirrored_values(values: dict, chart: str, version: str, mirror: Optional[str
         raise KeyError(f"no mirror image list for chart {chart} {version} (gpufleet/base/catalog/images.yaml `mirror`)")
     out = _copied(values)
     for slot in slots:
+        if not slot.rendered(values):
+            continue  # a subchart or component these values leave off (images.yaml `enabled_by`)
+        if slot.fields == "reference":  # the value at the path is the whole image reference
+            parent, _, key = slot.values.rpartition(".")
+            node = _block(out, parent) if parent else out
+            node[key] = images.mirrored(node.get(key) or slot.image, mirror)
+            continue
         block = _block(out, slot.values)
         source = slot.image.partition("{")[0].partition("@")[0]  # a digest stays in the chart's own field
         repository, _ = images.split(source) if "{" not in slot.image else (source.rstrip(":"), "")

@@ -19,9 +19,11 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from gpufleet.base import versions
+from gpufleet.base.catalog import images
 from gpufleet.base.spec.cold_start import ModelCacheSpec
 from gpufleet.base.spec.protection import ProtectionSpec
 from gpufleet.components.cluster_access import ClusterAccess
+from gpufleet.components.image_mirror import MIRROR_FACT
 from gpufleet.components.protection import exemption, protect
 
 MOUNT = "/cache"
@@ -77,14 +79,16 @@ def claim(args: ModelCacheArgs) -> dict:
     }
 
 
-def job(args: ModelCacheArgs) -> dict:
+def job(args: ModelCacheArgs, mirror: Optional[str] = None) -> dict:
+    """The prefetch Job; its image from the registry `mirror` when the stack has one (gpufleet:registry.mirror)."""
     c = args.spec
+    image = versions.MODEL_PREFETCH_IMAGES[c.scheme]
     env = [{"name": "SOURCE", "value": c.source}, {"name": "CACHE_DIR", "value": MOUNT}]
     if c.scheme == "hf":
         env.append({"name": "HF_HUB_PACKAGE", "value": versions.HUGGINGFACE_HUB_PACKAGE})
     container: dict = {
         "name": "prefetch",
-        "image": versions.MODEL_PREFETCH_IMAGES[c.scheme],
+        "image": images.mirrored(image, mirror) if mirror else image,
         "command": ["/bin/sh", "-c", script(c.scheme)],
         "env": env,
         "volumeMounts": [{"name": "cache", "mountPath": MOUNT}],
@@ -124,7 +128,7 @@ class ModelCache(pulumi.ComponentResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:coldstart:ModelCache", name, None, opts)
         child = pulumi.ResourceOptions(parent=self, provider=access.provider)
-        pvc, j = claim(args), job(args)
+        pvc, j = claim(args), job(args, access.facts.get(MIRROR_FACT))
         self.claim = k8s.core.v1.PersistentVolumeClaim(
             f"{name}-pvc", metadata=pvc["metadata"], spec=pvc["spec"],
             opts=pulumi.ResourceOptions.merge(child, protect(args.protection)),

@@ -17,7 +17,9 @@ import pulumi_kubernetes as k8s
 
 from gpufleet.base import labels as L
 from gpufleet.base import versions
+from gpufleet.base.catalog import images
 from gpufleet.components.cluster_access import ClusterAccess
+from gpufleet.components.image_mirror import MIRROR_FACT
 
 NAMESPACE = "kube-system"
 APP = "gpufleet-prepull"
@@ -39,15 +41,18 @@ class ImagePrePullArgs:
     """Namespace of the DaemonSet; default kube-system."""
 
 
-def daemonset(args: ImagePrePullArgs) -> dict:
-    """The DaemonSet object (plain dict: what a reviewer sees and what tests validate against the OpenAPI)."""
+def daemonset(args: ImagePrePullArgs, mirror: Optional[str] = None) -> dict:
+    """The DaemonSet object (plain dict: what a reviewer sees and what tests validate against the OpenAPI). With a
+    registry `mirror` (gpufleet:registry.mirror), gpufleet's own busybox and pause images come from it; the pool's
+    listed images are pulled as listed (the spec refuses a listed image outside the mirror)."""
+    own = (lambda image: images.mirrored(image, mirror)) if mirror else (lambda image: image)
     match = {"app.kubernetes.io/name": APP, L.POOL_LABEL: args.pool}
     tolerations = [{"key": key, "operator": "Exists", "effect": effect}
                    for key, effect in sorted({(t["key"], t["effect"]) for t in args.taints})]
     mount = [{"name": "bin", "mountPath": BIN}]
     init = [{
         "name": "busybox",
-        "image": versions.PREPULL_BUSYBOX_IMAGE,
+        "image": own(versions.PREPULL_BUSYBOX_IMAGE),
         "command": ["cp", "/bin/busybox", f"{BIN}/busybox"],
         "volumeMounts": mount,
         "resources": _RESOURCES,
@@ -75,7 +80,7 @@ def daemonset(args: ImagePrePullArgs) -> dict:
                     "automountServiceAccountToken": False,
                     "volumes": [{"name": "bin", "emptyDir": {}}],
                     "initContainers": init,
-                    "containers": [{"name": "pause", "image": versions.PAUSE_IMAGE, "resources": _RESOURCES,
+                    "containers": [{"name": "pause", "image": own(versions.PAUSE_IMAGE), "resources": _RESOURCES,
                                     "securityContext": _SECURITY}],
                 },
             },
@@ -89,7 +94,7 @@ class ImagePrePull(pulumi.ComponentResource):
     def __init__(self, name: str, args: ImagePrePullArgs, access: ClusterAccess,
                  opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:coldstart:ImagePrePull", name, None, opts)
-        obj = daemonset(args)
+        obj = daemonset(args, access.facts.get(MIRROR_FACT))
         self.daemonset = k8s.apps.v1.DaemonSet(
             f"{name}-ds",
             metadata=obj["metadata"],

@@ -19,6 +19,7 @@ import re
 
 import pulumi
 
+from gpufleet.components.helm_chart import CHARTS_FACT
 from gpufleet.components.image_mirror import MIRROR_FACT
 
 from gpufleet.components.eks.amp_query_access import AmpQueryAccess, AmpQueryAccessArgs, query_endpoint
@@ -212,6 +213,8 @@ class EksPlatform(Platform):
         bottlerocket_only = bool(spec.node_pools) and all(p.ami.startswith("bottlerocket") for p in spec.node_pools)
         # With gpufleet:registry.mirror, the platform's own charts pull from the mirror too (components/image_mirror.py).
         mirror = {MIRROR_FACT: spec.registry.mirror} if spec.registry.mirror else {}
+        if spec.registry.charts:  # and take their charts from the stack's chart source (components/helm_chart.py)
+            mirror[CHARTS_FACT] = spec.registry.charts
         access = dataclasses.replace(
             control_plane.access, ready=[system_pool],
             facts={**facts, "device_plugin_preinstalled": bottlerocket_only, **mirror},

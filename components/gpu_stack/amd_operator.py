@@ -28,9 +28,11 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from gpufleet.base import labels, sharing, versions
+from gpufleet.base.catalog import images
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.gpu_stack.operator import tolerations
 from gpufleet.components.helm_chart import pinned_release
+from gpufleet.components.image_mirror import MIRROR_FACT
 from gpufleet.base.node_labels import pool_taints
 from gpufleet.base.spec import AmdGpuOperatorSpec, NodePoolSpec
 
@@ -86,8 +88,10 @@ def dcm_config(pools: list[NodePoolSpec]) -> Optional[dict]:
     return {"gpu-config-profiles": {sharing.dcm_profile_name(p): sharing.dcm_profile(p) for p in parted}}
 
 
-def device_config_spec(pool: NodePoolSpec, spec: AmdGpuOperatorSpec) -> dict:
-    """The DeviceConfig `spec` for one AMD pool (every field in the DeviceConfig CRD of the pinned release)."""
+def device_config_spec(pool: NodePoolSpec, spec: AmdGpuOperatorSpec, mirror: Optional[str] = None) -> dict:
+    """The DeviceConfig `spec` for one AMD pool (every field in the DeviceConfig CRD of the pinned release). With a
+    registry `mirror`, every operand image the operator starts for it is named from the mirror
+    (versions.AMD_DEVICE_CONFIG_IMAGES; the config manager's only on partitioned pools, where it runs)."""
     tol = pool_tolerations(pool)
     driver: dict = {"enable": spec.driver.source == "operator"}
     if driver["enable"]:
@@ -112,6 +116,15 @@ def device_config_spec(pool: NodePoolSpec, spec: AmdGpuOperatorSpec) -> dict:
     }
     if partitioned:
         out["configManager"] = {"enable": True, "config": {"name": DCM_CONFIG_MAP}, "configManagerTolerations": tol}
+    if mirror:
+        for path, image in versions.AMD_DEVICE_CONFIG_IMAGES.items():
+            if path.startswith("configManager.") and not partitioned:
+                continue
+            node = out
+            *parents, key = path.split(".")
+            for part in parents:
+                node = node.setdefault(part, {})
+            node[key] = images.mirrored(image, mirror)
     return out
 
 
@@ -183,7 +196,7 @@ class AmdGpuOperator(pulumi.ComponentResource):
                 api_version=DEVICE_CONFIG_API,
                 kind="DeviceConfig",
                 metadata={"name": device_config_name(pool), "namespace": self.namespace.metadata["name"]},
-                spec=device_config_spec(pool, args.spec),
+                spec=device_config_spec(pool, args.spec, access.facts.get(MIRROR_FACT)),
                 opts=after,
             )
             for pool in args.pools

@@ -26,7 +26,9 @@ from gpufleet.components.gpu_stack import sriov_network
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.gpu_stack.operator import tolerations
 from gpufleet.components.helm_chart import namespaced_release
+from gpufleet.components.image_mirror import MIRROR_FACT
 from gpufleet.base import labels, versions
+from gpufleet.base.catalog import images
 from gpufleet.base.spec import NodePoolSpec
 
 NAMESPACE = "nvidia-network-operator"
@@ -98,10 +100,13 @@ def chart_values(pools: list[NodePoolSpec] = (), facts: Optional[dict] = None) -
     return values
 
 
-def _component(image: str) -> dict:
+def _component(image: str, mirror: Optional[str] = None) -> dict:
+    """One NicClusterPolicy component image; the operator pulls `<repository>/<image>:<version>`, from the stack's
+    registry mirror when it has one (gpufleet:registry.mirror)."""
+    repository = versions.NETWORK_OPERATOR_IMAGE_REPOSITORY
     return {
         "image": image,
-        "repository": versions.NETWORK_OPERATOR_IMAGE_REPOSITORY,
+        "repository": images.mirrored(repository, mirror) if mirror else repository,
         "version": versions.network_operator_component_tag(),
     }
 
@@ -143,8 +148,9 @@ def sriov_config(pools: list[NodePoolSpec]) -> dict:
     return {"resourceList": resources}
 
 
-def nic_cluster_policy(args: NetworkOperatorArgs) -> dict:
-    """The NicClusterPolicy: RDMA device plugins, Multus + CNI plugins and NV-IPAM on RDMA nodes only."""
+def nic_cluster_policy(args: NetworkOperatorArgs, mirror: Optional[str] = None) -> dict:
+    """The NicClusterPolicy: RDMA device plugins, Multus + CNI plugins and NV-IPAM on RDMA nodes only, their images
+    from `mirror` when the stack has one."""
     spec: dict = {
         "nodeAffinity": {
             "requiredDuringSchedulingIgnoredDuringExecution": {
@@ -156,17 +162,18 @@ def nic_cluster_policy(args: NetworkOperatorArgs) -> dict:
         "tolerations": tolerations(args.gpu_node_taints),
     }
     if args.infiniband:
-        spec["ofedDriver"] = {"image": "doca-driver", "repository": versions.NETWORK_OPERATOR_IMAGE_REPOSITORY,
-                              "version": versions.NETWORK_OPERATOR_DOCA_DRIVER}
+        repository = versions.NETWORK_OPERATOR_IMAGE_REPOSITORY
+        spec["ofedDriver"] = {"image": "doca-driver", "version": versions.NETWORK_OPERATOR_DOCA_DRIVER,
+                              "repository": images.mirrored(repository, mirror) if mirror else repository}
     else:
-        spec["secondaryNetwork"] = {"multus": _component("multus-cni"), "cniPlugins": _component("plugins")}
-        spec["nvIpam"] = {**_component("nvidia-k8s-ipam"), "enableWebhook": False}
+        spec["secondaryNetwork"] = {"multus": _component("multus-cni", mirror), "cniPlugins": _component("plugins", mirror)}
+        spec["nvIpam"] = {**_component("nvidia-k8s-ipam", mirror), "enableWebhook": False}
     shared = rdma_shared_config(args.pools, args.infiniband)
     if shared["configList"]:
-        spec["rdmaSharedDevicePlugin"] = {**_component("k8s-rdma-shared-dev-plugin"), "config": json.dumps(shared, indent=2)}
+        spec["rdmaSharedDevicePlugin"] = {**_component("k8s-rdma-shared-dev-plugin", mirror), "config": json.dumps(shared, indent=2)}
     sriov = sriov_config(args.pools)
     if sriov["resourceList"]:
-        spec["sriovDevicePlugin"] = {**_component("sriov-network-device-plugin"), "config": json.dumps(sriov, indent=2)}
+        spec["sriovDevicePlugin"] = {**_component("sriov-network-device-plugin", mirror), "config": json.dumps(sriov, indent=2)}
     metadata = {"name": NIC_CLUSTER_POLICY, "annotations": {labels.PULUMI_WAIT_FOR_ANNOTATION: WAIT_FOR_READY}}
     return {"apiVersion": API_VERSION, "kind": "NicClusterPolicy", "metadata": metadata, "spec": spec}
 
@@ -226,7 +233,7 @@ class NetworkOperator(pulumi.ComponentResource):
         after_release = pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[self.release]))
         policy_opts = pulumi.ResourceOptions.merge(after_release, pulumi.ResourceOptions(
             custom_timeouts=pulumi.CustomTimeouts(create=POLICY_READY_TIMEOUT, update=POLICY_READY_TIMEOUT)))
-        policy = nic_cluster_policy(args)
+        policy = nic_cluster_policy(args, access.facts.get(MIRROR_FACT))
         self.policy = _custom(f"{name}-nic-cluster-policy", policy, policy_opts)
         # The IPPool CRD (ippools.nv-ipam.nvidia.com) is not in the chart: the operator applies it when it reconciles
         # the NicClusterPolicy's nvIpam state (Mellanox/network-operator at the pinned tag, manifests/state-nv-ipam-cni/

@@ -15,7 +15,7 @@ import pulumi_kubernetes as k8s
 
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.protection import exemption, protect
-from gpufleet.components.helm_chart import chart_args
+from gpufleet.components.helm_chart import CHARTS_FACT, chart_args
 from gpufleet.components.image_mirror import MIRROR_FACT, mirrored_values
 from gpufleet.base import versions
 from gpufleet.base.spec.protection import ProtectionSpec
@@ -84,7 +84,7 @@ class K3sStorage(pulumi.ComponentResource):
             self.nfs_release = k8s.helm.v3.Release(
                 f"{name}-nfs-csi",
                 name="csi-driver-nfs",
-                **chart_args(chart),
+                **chart_args(chart, access.facts.get(CHARTS_FACT)),
                 namespace=args.nfs_namespace,
                 # The chart's own StorageClass stays off: gpufleet creates the class below from the spec.
                 values=mirrored_values({"storageClass": {"create": False}}, chart.name, chart.version,

@@ -15,6 +15,7 @@ import pulumi_kubernetes as k8s
 from gpufleet.components.workloads import trainer_runtimes
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.helm_chart import namespaced_release
+from gpufleet.components.image_mirror import MIRROR_FACT
 from gpufleet.base import versions
 
 NAMESPACE = "kubeflow-system"
@@ -54,7 +55,7 @@ class Trainer(pulumi.ComponentResource):
                 f"{name}-runtime-{obj['metadata']['name']}", api_version=obj["apiVersion"], kind=obj["kind"],
                 metadata=obj["metadata"], spec=obj["spec"], opts=after_release,
             )
-            for obj in (trainer_runtimes.runtimes() if args.runtimes else [])
+            for obj in (trainer_runtimes.runtimes(access.facts.get(MIRROR_FACT)) if args.runtimes else [])
         ]
         self.register_outputs({
             "namespace": args.namespace,

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Optional
 
 from gpufleet.base import versions
+from gpufleet.base.catalog import images
 
 API_VERSION = "trainer.kubeflow.org/v1alpha1"
 KIND = "ClusterTrainingRuntime"
@@ -91,10 +92,13 @@ def _mpi_spec(image: str) -> dict:
     }
 
 
-def runtime(name: str) -> dict:
-    """One ClusterTrainingRuntime object, as upstream ships it (with the runtimes overlay applied)."""
+def runtime(name: str, mirror: Optional[str] = None) -> dict:
+    """One ClusterTrainingRuntime object, as upstream ships it (with the runtimes overlay applied); its image pulled
+    from `mirror` when the stack has one (gpufleet:registry.mirror: `<mirror>/<source registry>/<path>:<tag>`)."""
     framework = RUNTIMES[name]
     image = versions.TRAINER_RUNTIME_IMAGES[framework]
+    if mirror:
+        image = images.mirrored(image, mirror)
     if framework in ("deepspeed", "mlx"):
         spec = _mpi_spec(image)
     else:
@@ -110,5 +114,5 @@ def runtime(name: str) -> dict:
     }
 
 
-def runtimes() -> list[dict]:
-    return [runtime(name) for name in RUNTIMES]
+def runtimes(mirror: Optional[str] = None) -> list[dict]:
+    return [runtime(name, mirror) for name in RUNTIMES]

@@ -61,6 +61,26 @@ def crd_charts() -> list[Pin]:
     return [Pin(name, getattr(versions, name)) for name in names]
 
 
+def stack_charts(plan) -> list[Pin]:
+    """The chart of every Helm release in a stack's offline plan (gpufleet.app.plan.engine.Plan), each once: what
+    `gpufleet charts fetch --stack` puts in the directory gpufleet:registry.charts names (issue 37). A release of a
+    version other than its pin's (a stack's own gpuOperator.version) has no recorded digest."""
+    pins = {v.name: (k, v) for k, v in vars(versions).items() if isinstance(v, HelmChart)}
+    out: dict[tuple[str, str], Pin] = {}
+    for r in plan.resources:
+        if r.type != "kubernetes:helm.sh/v3:Release":
+            continue
+        version = str(r.inputs.get("version", ""))
+        name = versions.chart_name_of(r.inputs["chart"], version)
+        constant, pin = pins.get(name, (name, None))
+        if pin is None:
+            continue
+        if pin.version != version:
+            pin = HelmChart(pin.name, pin.repo, version, version)
+        out.setdefault((name, version), Pin(constant, pin))
+    return list(out.values())
+
+
 def sha256_of(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 

@@ -218,8 +218,20 @@ def cmd_charts_fetch(args: argparse.Namespace) -> int:
     from gpufleet.app.plan.chart_archives import charts_dir
 
     directory = Path(args.dir).expanduser() if args.dir else charts_dir()
+    pins = charts_fetch.crd_charts()
+    if args.stack:  # every chart the stack installs, for gpufleet:registry.charts (docs/air-gapped.md)
+        from gpufleet.app.plan.engine import plan
+        from gpufleet.app.plan.stackfile import StackFileError, read_stack_file, stack_path
+        from gpufleet.base.spec import SpecError
+
+        path = Path(args.config) if args.config else stack_path(_project_dir(), args.stack)
+        try:
+            pins = charts_fetch.stack_charts(plan(read_stack_file(args.stack, path), evaluate_policies=False))
+        except (StackFileError, SpecError) as exc:
+            print(f"gpufleet: {exc}", file=sys.stderr)
+            return EXIT_INVALID
     try:
-        results = charts_fetch.fetch(charts_fetch.crd_charts(), directory)
+        results = charts_fetch.fetch(pins, directory)
     except OSError as exc:
         print(f"gpufleet: cannot create {directory}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_INVALID
@@ -347,6 +359,9 @@ def parser() -> argparse.ArgumentParser:
                                                 "`helm pull` when helm is on PATH, else it prints the command)")
     fetch.add_argument("--dir", help="directory to fill (default: $GPUFLEET_CHARTS_DIR, else "
                                      "$XDG_CACHE_HOME/gpufleet/charts or ~/.cache/gpufleet/charts)")
+    fetch.add_argument("--stack", help="instead, every chart this stack installs (for gpufleet:registry.charts: a "
+                                       "directory the releases read, or to `helm push` into an OCI registry)")
+    fetch.add_argument("--config", help="with --stack: plan this stack file under that name")
     fetch.set_defaults(func=cmd_charts_fetch)
     k3s = sub.add_parser("k3s", help="k3s operations for a stack's hosts").add_subparsers(dest="k3s_command", required=True)
     restore = k3s.add_parser("restore-commands", help="print the commands that restore a stack's k3s cluster from an etcd snapshot")

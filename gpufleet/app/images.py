@@ -21,6 +21,7 @@ from gpufleet.base import catalog, versions
 from gpufleet.base.catalog import images as catalog_images
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
+CONFIG_FILE = "kubernetes:yaml/v2:ConfigFile"
 # The driver image tag the GPU Operator's ClusterPolicy names is completed by the operator with the node's OS
 # (gpufleet/base/catalog/images.yaml: 595.91.07 runs as 595.91.07-ubuntu24.04).
 DRIVER_NOTE = "the operator appends the node's OS to this tag (e.g. -ubuntu24.04): mirror the tag of each OS your nodes run"
@@ -39,12 +40,15 @@ class Image:
 
 @dataclass(frozen=True)
 class Download:
-    kind: str  # chart | binary
+    kind: str  # chart | binary | manifest
     name: str
     url: str
     version: str = ""
     sha256: str = ""
     """The sha256 recorded for it (the pin table's chart digest, the stack's k3s.airgap.sha256); "" when none is."""
+    origin: str = ""
+    """Charts with gpufleet:registry.charts: the chart's own public location, to copy it from into `url` (the OCI
+    registry or directory the releases read); "" otherwise (`url` is the public location)."""
 
 
 @dataclass
@@ -62,20 +66,29 @@ class ImageList:
 
 # An image reference with a registry host (a '.' or ':' in the first component) and a tag or digest: how strings of
 # gpufleet's own objects are recognised as images besides an `image:` field.
-_IMAGE_RE = re.compile(r"^[a-z0-9.-]+(?::[0-9]+)?\.[a-z]{2,}(?::[0-9]+)?/[a-z0-9._/-]+(?::[\w.-]+|@sha256:[0-9a-f]{64})$")
+_IMAGE_RE = re.compile(r"^[a-z0-9.-]+(?::[0-9]+)?\.[a-z]{2,}(?::[0-9]+)?/[a-z0-9._/-]+(?::[\w.-]+|@sha256:[0-9a-f]{64})?$")
+# A command-line flag whose value is an image (`--prometheus-config-reloader=quay.io/...:<tag>`: the images
+# prometheus-operator starts next to Prometheus, from its Deployment's args).
+_FLAG_IMAGE_RE = re.compile(r"^--[a-z0-9-]+=(.+)$")
 
 
 def referenced_images(obj: Any) -> list[str]:
-    """Every image a Kubernetes object names: `image:` strings (containers, init containers, custom resources) and
-    the repository/image/version triplets of NVIDIA's custom resources (ClusterPolicy, NicClusterPolicy), whose
-    operators join them as `<repository>/<image>:<version>` (a `version` that holds `@sha256:` keeps it). A triplet
-    with an empty repository names no image to pull (the GPU Operator's vgpuManager: an image its user builds, rendered
-    as `{enabled: false, image: vgpu-manager}` without a repository)."""
+    """Every image a Kubernetes object names: `image:` strings (containers, init containers, custom resources), images
+    in env values and in `--flag=<image>` arguments, and the repository/image/version triplets of NVIDIA's custom
+    resources (ClusterPolicy, NicClusterPolicy), whose operators join them as `<repository>/<image>:<version>` (a
+    `version` that holds `@sha256:` keeps it). A triplet with an empty repository names no image to pull (the GPU
+    Operator's vgpuManager: an image its user builds, rendered as `{enabled: false, image: vgpu-manager}` without a
+    repository)."""
     out: list[str] = []
 
     def walk(node: Any) -> None:
         if isinstance(node, dict):
             image = node.get("image")
+            for key, value in node.items():
+                # The AMD DeviceConfig names operand images in fields of their own (devicePluginImage,
+                # nodeLabellerImage, initContainerImage; the DeviceConfig CRD of the pinned gpu-operator-charts).
+                if key.endswith("Image") and isinstance(value, str) and value:
+                    out.append(value)
             if "repository" in node and isinstance(image, str):
                 repository = node.get("repository") or ""
                 tag = node.get("version", node.get("tag"))
@@ -97,7 +110,11 @@ def referenced_images(obj: Any) -> list[str]:
                     walk(value)
         elif isinstance(node, list):
             for item in node:
-                walk(item)
+                flag = _FLAG_IMAGE_RE.match(item) if isinstance(item, str) else None
+                if flag and _IMAGE_RE.match(flag.group(1)):
+                    out.append(flag.group(1))  # an image passed as a flag (prometheus-operator's args)
+                else:
+                    walk(item)
 
     walk(obj)
     return out
@@ -117,6 +134,8 @@ def release_images(name: str, version: str, values: dict, mirror: Optional[str])
         return None
     out = []
     for slot in slots:
+        if not slot.rendered(values):
+            continue
         fill = {}
         note = ""
         if "{driver}" in slot.image:
@@ -167,12 +186,22 @@ def image_list(plan: Plan) -> ImageList:
         else:
             for source, note in listed:
                 add(source, f"chart {name} {version}", note)
-        pin = pins.get(name)
+        pin = pins.get(name) if name in pins and pins[name].version == version else None
         url = str(r.inputs["chart"])
-        if not url.startswith(("https://", "oci://")) and pin is not None:
+        origin = ""
+        if spec.registry.charts:
+            origin = public_chart_location(pin, name) if pin else ""
+        elif not url.startswith(("https://", "oci://")) and pin is not None:
             url = f"{pin.repo} {name}"
-        found.downloads.append(Download("chart", name, url, version, pin.digest if pin and pin.version == version else ""))
+        found.downloads.append(Download("chart", name, url, version, pin.digest if pin else "", origin))
     for r in plan.resources:
+        if r.type == CONFIG_FILE:
+            # A manifest applied as published (GKE's GPUDirect and driver-installer DaemonSets): `pulumi up` fetches
+            # it, and its images are not known offline.
+            found.downloads.append(Download("manifest", r.name, str(r.inputs.get("file", ""))))
+            found.unlisted.append(f"images of manifest {r.inputs.get('file', '')} ({r.name}): applied as published "
+                                  "at `pulumi up`; read them from the file")
+            continue
         if r.type == RELEASE or not r.type.startswith("kubernetes:"):
             continue
         for image in referenced_images(r.revealed or r.inputs):
@@ -181,6 +210,15 @@ def image_list(plan: Plan) -> ImageList:
         found.downloads += k3s_downloads(spec)
     found.downloads = list(dict.fromkeys(found.downloads))
     return found
+
+
+def public_chart_location(pin: versions.HelmChart, name: str) -> str:
+    """Where a pinned chart is published: its content-pinned archive URL, its OCI reference, or `<repo> <name>`."""
+    if pin.archive:
+        return pin.archive
+    if pin.repo.startswith("oci://"):
+        return f"{pin.repo.rstrip('/')}/{name}"
+    return f"{pin.repo} {name}"
 
 
 def _unmirrored(image: str, mirror: str) -> str:
@@ -213,9 +251,11 @@ def text(found: ImageList) -> str:
     lines.append("# images: SOURCE PULL USED-BY")
     for image in found.images:
         lines.append(f"{image.source} {image.pull}  # {image.used_by}{'; ' + image.note if image.note else ''}")
-    lines.append("# downloads: KIND NAME VERSION URL SHA256")
+    lines.append("# downloads: KIND NAME VERSION URL SHA256" + ("  # from ORIGIN (charts: copy it to URL)"
+                                                               if any(d.origin for d in found.downloads) else ""))
     for d in found.downloads:
-        lines.append(f"{d.kind} {d.name} {d.version or '-'} {d.url} {d.sha256 or '-'}")
+        lines.append(f"{d.kind} {d.name} {d.version or '-'} {d.url} {d.sha256 or '-'}"
+                     + (f"  # from {d.origin}" if d.origin else ""))
     for item in found.unlisted:
         lines.append(f"# NOT LISTED: {item}")
     return "\n".join(lines) + "\n"

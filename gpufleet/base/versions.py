@@ -38,6 +38,14 @@ class HelmChart:
     file; Helm 3.20 does not compare it at deploy time (pkg/downloader/chart_downloader.go). Default: none recorded."""
 
 
+def archive_file_names(chart: HelmChart, suffix: str = ".tgz") -> tuple[str, ...]:
+    """Every name a chart's archive may have in a directory: `<name>-<version><suffix>` (what `helm pull` and
+    `gpufleet charts fetch` save), the version as pinned, without and with a leading `v`."""
+    bare = chart.version.removeprefix("v")
+    names = (f"{chart.name}-{chart.version}{suffix}", f"{chart.name}-{bare}{suffix}", f"{chart.name}-v{bare}{suffix}")
+    return tuple(dict.fromkeys(names))
+
+
 def chart_name_of(chart: str, version: str = "") -> str:
     """The chart name in a release's `chart` reference, in any of the forms a Release takes: `name`, `repo/name`,
     `oci://registry/path/name` (optionally `@sha256:<digest>`), or an archive URL `.../<name>-<version>.tgz`."""
@@ -78,6 +86,21 @@ AMD_GPU_OPERATOR = HelmChart(
 # The AMD GPU Driver the operator builds and loads through KMM when a stack asks for an operator-managed driver
 # without a version: the chart's own default (values.yaml deviceConfig.spec.driver.version at v1.5.1).
 AMD_GPU_DRIVER_DEFAULT = "30.20.1"
+# The operand images of a DeviceConfig at v1.5.1: the chart's own default DeviceConfig spec
+# (../shared/reference/charts/gpu-operator-charts-v1.5.1.tgz values.yaml deviceConfig.spec: commonConfig.initContainerImage,
+# commonConfig.utilsContainer.image, devicePlugin.devicePluginImage / nodeLabellerImage, metricsExporter.image,
+# configManager.image), the images the operator also falls back to for an empty field (ROCm/gpu-operator v1.5.1
+# internal/controllers: defaultUtilsImage docker.io/rocm/gpu-operator-utils:latest). gpufleet writes them into its
+# DeviceConfigs only with gpufleet:registry.mirror, each as `<mirror>/<source registry>/<path>`
+# (components/gpu_stack/amd_operator.py); `:latest` is what v1.5.1 ships for the utils, device plugin and labeller.
+AMD_DEVICE_CONFIG_IMAGES = {
+    "commonConfig.initContainerImage": "docker.io/library/busybox:1.36",
+    "commonConfig.utilsContainer.image": "docker.io/rocm/gpu-operator-utils:latest",
+    "devicePlugin.devicePluginImage": "docker.io/rocm/k8s-device-plugin:latest",
+    "devicePlugin.nodeLabellerImage": "docker.io/rocm/k8s-device-plugin:labeller-latest",
+    "metricsExporter.image": "docker.io/rocm/device-metrics-exporter:v1.5.1",
+    "configManager.image": "docker.io/rocm/device-config-manager:v1.5.1",
+}
 
 # Kubernetes minor versions gpufleet plans for, and the one a stack gets by default.
 # kubernetes-validate ships the OpenAPI schemas we validate every manifest against.

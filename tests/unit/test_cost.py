@@ -60,7 +60,7 @@ def r(x: float) -> float:
 
 HAND_CHECKED = {"dev", "ha", "lab", "teams", "prod-eks", "prod-gke", "teams-eks", "ai-on-eks", "p5-efa", "karpenter-eks",
                 "dws-gke", "amd-lab", "airgap-k3s", "airgap-eks", "nvl72-k3s", "nvl72-gke", "nvl72-eks",
-                "cold-start-k3s", "cold-start-eks", "cold-start-gke", "existing-coreweave"}
+                "cold-start-k3s", "cold-start-eks", "cold-start-gke", "existing-coreweave", "airgap-gke"}
 
 
 def test_model_caches_are_priced_as_the_claims_they_are():
@@ -274,9 +274,24 @@ def test_prod_gke_breakdown():
     assert any("not for this regional cluster" in n and "74.40" in n for n in cost["notes"])
 
 
+def test_airgap_gke_has_no_nat_line():
+    """Private nodes without Cloud NAT (Private Google Access): the control plane, the system pool and its disks, the
+    L4 pool at 0-4 g2-standard-8 and its disks, one alert condition; no Cloud NAT gateway or address."""
+    assert breakdown("airgap-gke") == {
+        "control-plane:airgap-gke-gke-cluster": (1, 1, 0.1, 0.1),
+        "nodes:system": (1, 3, r(E2_STANDARD_4), r(3 * E2_STANDARD_4)),
+        "storage:system:boot": (1, 3, r(100 * PD_BALANCED), r(300 * PD_BALANCED)),
+        "gpu-nodes:l4": (0, 4, 0.0, 3.4),
+        "storage:l4:boot": (0, 4, 0.0, r(800 * PD_BALANCED)),
+        "monitoring:airgap-gke-observability-gpu-allocated-idle": (1, 1, r(ALERT_CONDITION), r(ALERT_CONDITION)),
+    }
+
+
 @pytest.mark.parametrize("stack,gpu", [
     ("dev", {"gpu-nodes:l4": (1, 1, 0.85, 0.85), "gpu-nodes:a100": (1, 1, 14.5, 14.5)}),
-    ("airgap-k3s", {"gpu-nodes:l4": (1, 1, 0.85, 0.85), "gpu-nodes:a100": (1, 1, 14.5, 14.5)}),
+    # Prometheus's claim (kube-prometheus-stack) on the hosts' own storage costs nothing by the hour.
+    ("airgap-k3s", {"gpu-nodes:l4": (1, 1, 0.85, 0.85), "gpu-nodes:a100": (1, 1, 14.5, 14.5),
+                    "storage:claim:airgap-k3s-observability-release": (1, 1, 0.0, 0.0)}),
     ("teams", {"gpu-nodes:a100-train": (2, 2, 29.0, 29.0), "gpu-nodes:l4-infer": (2, 2, 1.7, 1.7)}),
     ("lab", {"gpu-nodes:l4-shared": (2, 2, 4.8, 4.8), "gpu-nodes:h100-mig": (1, 1, 24.0, 24.0),
              "gpu-nodes:a100-rdma": (2, 2, 29.0, 29.0), "storage:claim:lab-storage-checkpoints": (1, 1, 0.0, 0.0)}),

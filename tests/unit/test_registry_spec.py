@@ -28,10 +28,38 @@ def test_airgap_without_a_mirror_has_no_path_to_its_images():
 
 
 def test_a_chart_that_would_bypass_the_mirror_is_refused():
+    """Volcano has no reference archive to prove a mirror with: refused, the reason named."""
+    config = example_config("airgap-k3s")
+    config["gpufleet:addons"]["volcano"] = {"enabled": True}
+    problems = spec_problems(config)
+    assert _paths(problems) == ["gpufleet:registry.mirror"]
+    assert "Volcano" in problems[0] and "../shared/reference/charts" in problems[0]
+
+
+def test_the_amd_driver_build_is_refused_with_a_mirror():
+    config = example_config("amd-lab")  # driver source: operator (KMM builds it from AMD's package repository)
+    config["gpufleet:registry"] = {"mirror": "registry.example.internal/gpufleet"}
+    problems = spec_problems(config)
+    assert _paths(problems) == ["gpufleet:registry.mirror"] and len(problems) == 1
+    assert "driver build" in problems[0] and "source: inbox" in problems[0]
+    config["gpufleet:amdGpuOperator"]["driver"] = {"source": "inbox"}
+    assert load_config(config, "amd-lab").registry.mirror
+
+
+def test_charts_gpufleet_can_redirect_are_accepted_with_a_mirror():
+    """The trainer, kube-prometheus-stack, the Network Operator (k3s RDMA) and the DRA driver: redirected now
+    (tests/upstream/test_registry_mirror_render.py proves each against the real chart)."""
     config = example_config("airgap-k3s")
     config["gpufleet:addons"]["trainer"] = {"enabled": True}
-    problems = spec_problems(config)
-    assert _paths(problems) == ["gpufleet:registry.mirror"] and "Kubeflow trainer" in problems[0]
+    config["gpufleet:observability"] = {"metrics": {"backend": "kube-prometheus-stack"}}
+    assert load_config(config, "airgap-k3s").addons.trainer.enabled
+    eks = example_config("airgap-eks")
+    eks["gpufleet:observability"] = {"metrics": {"backend": "amp"}}
+    assert load_config(eks, "airgap-eks").registry.mirror
+    for stack in ("lab", "nvl72-k3s"):
+        config = example_config(stack)
+        config["gpufleet:registry"] = {"mirror": "registry.example.internal/gpufleet"}
+        assert load_config(config, stack).registry.mirror, stack
 
 
 def test_an_eks_mirror_outside_ecr_is_refused():
@@ -85,3 +113,38 @@ def test_endpoints_need_a_new_vpc_and_no_nat_setting():
 
 def test_egress_unset_is_nat():
     assert load_config(example_config("prod-eks"), "prod-eks").cluster.eks.network.egress == "nat"
+
+
+def test_a_pre_pull_image_outside_the_mirror_bypasses_it():
+    config = example_config("cold-start-k3s")
+    config["gpufleet:registry"] = {"mirror": "registry.example.internal/gpufleet"}
+    problems = spec_problems(config)
+    assert _paths(problems) == ["gpufleet:nodePools[0].coldStart.images[0]", "gpufleet:nodePools[0].coldStart.images[1]"]
+    assert "registry.example.internal/gpufleet/nvcr.io/nvidia/pytorch:25.01-py3" in problems[0]
+    for pool in config["gpufleet:nodePools"]:
+        if pool.get("coldStart"):
+            pool["coldStart"]["images"] = [f"registry.example.internal/gpufleet/{i}" for i in pool["coldStart"]["images"]]
+    assert load_config(config, "cold-start-k3s").registry.mirror
+
+
+def test_a_model_cache_on_hosts_without_internet_has_no_path_to_its_source():
+    config = example_config("airgap-k3s")
+    config["gpufleet:modelCaches"] = example_config("cold-start-k3s")["gpufleet:modelCaches"]
+    problems = spec_problems(config)
+    assert _paths(problems) == ["gpufleet:modelCaches[0].source"] and "airgap" in problems[0]
+
+
+def test_gke_mirrors_are_artifact_registry_and_private_nodes_without_nat_need_one():
+    config = example_config("airgap-gke")
+    assert load_config(config, "airgap-gke").registry.mirror
+    config["gpufleet:registry"]["mirror"] = "registry.example.internal/gpufleet"
+    problems = spec_problems(config)
+    assert _paths(problems) == ["gpufleet:registry.mirror"] and "Artifact Registry" in problems[0]
+    del config["gpufleet:registry"]["mirror"]
+    problems = spec_problems(config)
+    assert _paths(problems) == ["gpufleet:cluster.gke.network.cloudNat"] and "Private Google Access" in problems[0]
+    config["gpufleet:cluster"]["gke"]["network"]["cloudNat"] = True  # a NAT: the public registries are reachable
+    assert load_config(config, "airgap-gke").registry.mirror is None
+    config["gpufleet:cluster"]["gke"]["network"]["cloudNat"] = False
+    config["gpufleet:cluster"]["gke"].update(privateNodes=False, privateEndpoint=False)  # nodes with external addresses
+    assert load_config(config, "airgap-gke").registry.mirror is None

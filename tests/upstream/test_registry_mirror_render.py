@@ -20,18 +20,54 @@ from tests.helpers import CHARTS, REFERENCE, example_config, plan_config
 from tests.helpers import planned as _planned
 from tests.upstream.test_chart_renders import API_VERSIONS, archive, releases
 
-STACKS = ("airgap-k3s", "airgap-eks", "airgap-eks-karpenter")
+STACKS = ("airgap-k3s", "airgap-eks", "airgap-gke", "airgap-eks-karpenter")
+# Unusual-valid variants of example stacks with a mirror, for the charts and gpufleet-made objects the air-gapped
+# examples do not install (issue 37: every chart with a reference archive): the AMD GPU Operator and its DeviceConfigs
+# (amd-lab, driver inbox), the Network Operator and its NicClusterPolicy (lab's RDMA pool, macvlan and SR-IOV),
+# amp's standalone exporters (airgap-k3s and airgap-eks run kube-prometheus-stack), the Kubeflow trainer with its bundled JobSet and its ClusterTrainingRuntimes, the DRA driver.
+VARIANTS = ("mirror-amd", "mirror-rdma", "mirror-sriov", "mirror-amp", "mirror-trainer", "mirror-dra",
+            "mirror-cold-start")
+MIRROR = "registry.example.internal:5000/gpufleet"
 
 
 def _variant(stack: str) -> dict:
-    """Unusual-valid variants of the example stacks, for charts the examples do not install: airgap-eks with
-    Karpenter (and so a NAT: Karpenter without one is refused, gpufleet/base/spec/registry_checks.py)."""
-    config = example_config("airgap-eks")
-    config["gpufleet:cluster"]["eks"]["network"].pop("egress")
-    config["gpufleet:cluster"]["eks"]["autoscaler"] = {"kind": "karpenter"}
-    for pool in config["gpufleet:nodePools"]:
-        pool["minNodes"] = 0  # a Karpenter NodePool has no minimum
-        pool.pop("exemptions", None)
+    """airgap-eks with Karpenter (and so a NAT: Karpenter without one is refused, gpufleet/base/spec/registry_checks.py),
+    and the VARIANTS above."""
+    if stack == "airgap-eks-karpenter":
+        config = example_config("airgap-eks")
+        config["gpufleet:cluster"]["eks"]["network"].pop("egress")
+        config["gpufleet:cluster"]["eks"]["autoscaler"] = {"kind": "karpenter"}
+        for pool in config["gpufleet:nodePools"]:
+            pool["minNodes"] = 0  # a Karpenter NodePool has no minimum
+            pool.pop("exemptions", None)
+        return config
+    if stack == "mirror-amd":
+        config = example_config("amd-lab")
+        config["gpufleet:amdGpuOperator"]["driver"] = {"source": "inbox"}  # the KMM build is refused with a mirror
+    elif stack in ("mirror-rdma", "mirror-sriov"):
+        config = example_config("lab")
+        if stack == "mirror-sriov":
+            for pool in config["gpufleet:nodePools"]:
+                if pool.get("rdma"):
+                    pool["rdmaNetwork"] = {**pool.get("rdmaNetwork", {}), "network": "sriov", "numVfs": 8}
+    elif stack == "mirror-amp":  # (airgap-eks itself runs kube-prometheus-stack)
+        config = example_config("airgap-eks")
+        config["gpufleet:observability"] = {"metrics": {"backend": "amp"}}
+        return config  # the ECR mirror of airgap-eks
+    elif stack == "mirror-trainer":
+        config = example_config("airgap-k3s")
+        config["gpufleet:addons"]["jobset"] = {"enabled": False}  # the trainer chart installs its own JobSet
+        config["gpufleet:addons"]["trainer"] = {"enabled": True}
+        return config
+    elif stack == "mirror-cold-start":  # the pre-pull DaemonSet and model-cache Job gpufleet writes
+        config = example_config("cold-start-k3s")
+        for pool in config["gpufleet:nodePools"]:
+            if pool.get("coldStart"):
+                pool["coldStart"]["images"] = [f"{MIRROR}/{i}" for i in pool["coldStart"]["images"]]
+    else:
+        assert stack == "mirror-dra", stack
+        config = example_config("nvl72-k3s")
+    config["gpufleet:registry"] = {"mirror": MIRROR}
     return config
 
 
@@ -39,13 +75,24 @@ _VARIANT_PLANS: dict = {}
 
 
 def planned(stack: str):
-    if stack in ("airgap-k3s", "airgap-eks"):
+    if stack in ("airgap-k3s", "airgap-eks", "airgap-gke"):
         return _planned(stack)
     if stack not in _VARIANT_PLANS:
         _VARIANT_PLANS[stack] = plan_config(_variant(stack), stack, policies=False)
     return _VARIANT_PLANS[stack]
-PUBLIC = ("nvcr.io/", "registry.k8s.io/", "ghcr.io/", "docker.io/", "quay.io/", "public.ecr.aws/", "gcr.io/",
-          "602401143452.dkr.ecr.")
+
+
+PUBLIC_HOSTS = ("nvcr.io", "registry.k8s.io", "ghcr.io", "docker.io", "quay.io", "public.ecr.aws", "gcr.io",
+                "602401143452.dkr.ecr.")
+PUBLIC = tuple(h if h.endswith(".") else h + "/" for h in PUBLIC_HOSTS)
+# A public registry name anywhere in a string: at its start or after `=`, a space, a quote or a comma (an image in a
+# flag, `--prometheus-config-reloader=quay.io/...`, or in a list).
+_PUBLIC_ANYWHERE = re.compile(r"(?:^|[=\s\"',])(?:" + "|".join(re.escape(h) for h in PUBLIC) + ")")
+# Which of these plans write objects with images themselves (node-problem-detector on k3s; DeviceConfigs,
+# NicClusterPolicy, ClusterTrainingRuntimes).
+OWN_IMAGES = {"airgap-k3s": True, "airgap-eks": False, "airgap-gke": False, "airgap-eks-karpenter": False, "mirror-amd": True,
+              "mirror-rdma": True, "mirror-sriov": True, "mirror-amp": False, "mirror-trainer": True,
+              "mirror-dra": True, "mirror-cold-start": True}
 
 
 @pytest.fixture(autouse=True)
@@ -65,17 +112,50 @@ def _strings(node):
         yield node
 
 
+# Charts with no archive of their own in the reference, rendered from the identical chart (same name and version) that
+# another reference archive vendors: amp's standalone exporters are kube-prometheus-stack 88.5.3's dependencies
+# (its Chart.yaml `dependencies`, ../shared/reference/kube-prometheus-stack/Chart-88.5.3.yaml).
+VENDORED = {("kube-state-metrics", "8.4.0"): ("kube-prometheus-stack", "88.5.3"),
+            ("prometheus-node-exporter", "4.56.1"): ("kube-prometheus-stack", "88.5.3")}
+_EXTRACTED: dict = {}
+
+
+def chart_path(name: str, version: str):
+    """The reference archive of a chart version, else its vendored copy inside another archive (VENDORED), extracted
+    once per process and checked to be that very name and version."""
+    found = archive(name, version)
+    if found is not None or (name, version) not in VENDORED:
+        return found
+    if (name, version) not in _EXTRACTED:
+        import tarfile
+        import tempfile
+        from pathlib import Path
+
+        import yaml
+
+        parent = archive(*VENDORED[(name, version)])
+        target = Path(tempfile.mkdtemp(prefix=f"gpufleet-{name}-"))
+        with tarfile.open(parent) as tar:
+            prefix = f"{VENDORED[(name, version)][0]}/charts/{name}/"
+            tar.extractall(target, members=[m for m in tar.getmembers() if m.name.startswith(prefix)], filter="data")
+        path = target / prefix
+        meta = yaml.safe_load((path / "Chart.yaml").read_text())
+        assert (meta["name"], str(meta["version"])) == (name, version), meta
+        _EXTRACTED[(name, version)] = path
+    return _EXTRACTED[(name, version)]
+
+
 def _renders(plan):
     out = {}
     for name, version, release, namespace, values in releases(plan):
-        chart = archive(name, version)
+        chart = chart_path(name, version)
         assert chart is not None, f"{name} {version}: no reference archive"
         out[(name, version)] = template(chart, values, namespace, release=release,
                                         kube_version=plan.spec.cluster.kubernetes_version, api_versions=API_VERSIONS)
     return out
 
 
-@pytest.mark.parametrize("stack", STACKS)
+@pytest.mark.parametrize("stack", STACKS + VARIANTS)
 def test_no_rendered_image_is_outside_the_mirror(stack):
     plan = planned(stack)
     mirror = plan.spec.registry.mirror
@@ -85,16 +165,19 @@ def test_no_rendered_image_is_outside_the_mirror(stack):
         assert referenced, f"{name}: no image found in its render"
         outside = sorted(i for i in referenced if not i.startswith(mirror + "/"))
         assert outside == [], f"{name} {version}: images outside the mirror"
-        public = sorted({s for o in objs for s in _strings(o) if s.startswith(PUBLIC)})
+        public = sorted({s for o in objs for s in _strings(o) if _PUBLIC_ANYWHERE.search(s)})
         assert public == [], f"{name} {version}: public registry strings left in the render"
     # The objects gpufleet writes itself (DaemonSets, custom resources; the k3s stack's node-problem-detector).
     own = [i for r in plan.resources if r.type.startswith("kubernetes:") and r.type != listing.RELEASE
            for i in listing.referenced_images(r.revealed)]
     assert all(i.startswith(mirror + "/") for i in own), own
-    assert bool(own) == (plan.spec.cluster.platform == "k3s")
+    assert bool(own) == OWN_IMAGES[stack]
+    own_public = sorted({s for r in plan.resources if r.type.startswith("kubernetes:") and r.type != listing.RELEASE
+                         for s in _strings(r.revealed) if _PUBLIC_ANYWHERE.search(s)})
+    assert own_public == []
 
 
-@pytest.mark.parametrize("stack", STACKS)
+@pytest.mark.parametrize("stack", STACKS + VARIANTS)
 def test_gpufleet_images_lists_exactly_what_the_render_references(stack):
     plan = planned(stack)
     found = listing.image_list(plan)
@@ -106,6 +189,8 @@ def test_gpufleet_images_lists_exactly_what_the_render_references(stack):
     own = {i for r in plan.resources if r.type.startswith("kubernetes:") and r.type != listing.RELEASE
            for i in listing.referenced_images(r.revealed)}
     assert own <= {i.pull for i in found.images}
+    rendered_all = {i for objs in _renders(plan).values() for o in objs for i in listing.referenced_images(o)}
+    assert {i.pull for i in found.images} == rendered_all | own  # nothing listed that no render or object uses
     # Each listed pull is the mirror's copy of its source.
     assert all(i.pull == f"{plan.spec.registry.mirror}/{i.source}" for i in found.images)
 
@@ -128,3 +213,41 @@ def test_the_check_bites():
     objs = template(archive(name, version), values, namespace, release=release, kube_version="1.35")
     referenced = {i for o in objs for i in listing.referenced_images(o)}
     assert any(re.match(r"^nvcr\.io/nvidia/k8s/container-toolkit:", i) for i in referenced)
+
+
+def test_an_image_passed_as_a_flag_is_caught():
+    """prometheus-operator starts its config reloader from a flag: without the mirror's reloader block the flag names
+    quay.io, and both collectors see it."""
+    plan = planned("airgap-eks")
+    ((name, version, release, namespace, values),) = [r for r in releases(plan) if r[0] == "kube-prometheus-stack"]
+    values = dict(values)
+    operator = dict(values["prometheusOperator"])
+    operator.pop("prometheusConfigReloader")
+    values["prometheusOperator"] = operator
+    objs = template(archive(name, version), values, namespace, release=release, kube_version="1.35",
+                    api_versions=API_VERSIONS)
+    referenced = {i for o in objs for i in listing.referenced_images(o)}
+    assert "quay.io/prometheus-operator/prometheus-config-reloader:v0.93.1" in referenced
+    assert any(_PUBLIC_ANYWHERE.search(s) and s.startswith("--prometheus-config-reloader=quay.io/")
+               for o in objs for s in _strings(o))
+
+
+def test_gpufleet_made_objects_without_a_mirror_name_public_images():
+    """The DeviceConfig, NicClusterPolicy and ClusterTrainingRuntime images move to the mirror only with one: the same
+    objects without it name the public registries (so the check on them above can fail)."""
+    from gpufleet.base import versions
+    from gpufleet.components.gpu_stack import amd_operator, network_operator
+    from gpufleet.components.workloads import trainer_runtimes
+
+    plan = planned("mirror-amd")
+    pool = next(p for p in plan.spec.node_pools if p.name == "mi300x-cpx")
+    public = listing.referenced_images(amd_operator.device_config_spec(pool, plan.spec.amd_gpu_operator))
+    mirrored = listing.referenced_images(amd_operator.device_config_spec(pool, plan.spec.amd_gpu_operator, MIRROR))
+    assert public == [] and sorted(mirrored) == sorted(f"{MIRROR}/{i}" for i in versions.AMD_DEVICE_CONFIG_IMAGES.values())
+    rdma = planned("mirror-rdma")
+    args = network_operator.NetworkOperatorArgs(pools=[p for p in rdma.spec.node_pools if p.rdma])
+    assert all(i.startswith("nvcr.io/") for i in listing.referenced_images(network_operator.nic_cluster_policy(args)))
+    assert all(i.startswith(MIRROR + "/nvcr.io/")
+               for i in listing.referenced_images(network_operator.nic_cluster_policy(args, MIRROR)))
+    assert not any(i.startswith(MIRROR) for r in trainer_runtimes.runtimes() for i in listing.referenced_images(r))
+    assert all(i.startswith(MIRROR + "/") for r in trainer_runtimes.runtimes(MIRROR) for i in listing.referenced_images(r))

@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 from typing import Optional
 
-from gpufleet.base.versions import HelmChart
+from gpufleet.base.versions import HelmChart, archive_file_names
 
 CHARTS_DIR_ENV = "GPUFLEET_CHARTS_DIR"
 HOW_TO_ENABLE = f"run `gpufleet charts fetch`, or set {CHARTS_DIR_ENV} to a directory of the pinned chart archives"
@@ -45,9 +45,7 @@ def file_name(chart: HelmChart, suffix: str = ".tgz") -> str:
 
 def file_names(chart: HelmChart, suffix: str = ".tgz") -> tuple[str, ...]:
     """Every name the chart's archive may have: the version as pinned, without and with a leading `v`."""
-    bare = chart.version.removeprefix("v")
-    names = (file_name(chart, suffix), f"{chart.name}-{bare}{suffix}", f"{chart.name}-v{bare}{suffix}")
-    return tuple(dict.fromkeys(names))
+    return archive_file_names(chart, suffix)
 
 
 def find_archive(chart: HelmChart, directory: Path, suffix: str = ".tgz") -> Optional[Path]:

@@ -13,7 +13,7 @@ from typing import Optional
 from gpufleet.base.catalog._files import _load
 
 FIELDS = ("repository/image/version", "repository/image/tag", "repository/tag", "repository/tag/digest", "image",
-          "registry/repository")
+          "registry/repository", "reference")
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,21 @@ class ImageSlot:
     fields: str  # one of FIELDS: how the block spells the image
     image: str  # registry/path:tag the chart runs by default ({tag}: filled by the caller)
     when: str = ""  # the stack setting that makes the chart run it (gpufleet/base/spec/image_checks.py); "": always
+    enabled_by: str = ""
+    """`mirror` table: the dotted values path (as gpufleet passes the values) whose true value makes the chart render
+    the image, e.g. a subchart's condition `jobset.install`; "": rendered always. Unset in the values counts as true
+    (the charts' own defaults for these switches)."""
+
+    def rendered(self, values: dict) -> bool:
+        """Whether the chart renders this image with `values` (see `enabled_by`)."""
+        if not self.enabled_by:
+            return True
+        node = values
+        for part in self.enabled_by.split("."):
+            if not isinstance(node, dict) or part not in node:
+                return True
+            node = node[part]
+        return bool(node)
 
 
 @dataclass(frozen=True)

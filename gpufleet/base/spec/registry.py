@@ -19,9 +19,19 @@ REGISTRY_USER = r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$"
 # Where the k3s release files are: an https:// URL of a directory, or an absolute path on every host.
 ARTIFACT_SOURCE = r"^(https://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~%+-]+)*/?|/[A-Za-z0-9._+-]+(/[A-Za-z0-9._+-]+)*/?)$"
 SHA256 = r"^[0-9a-f]{64}$"
+# Where every Helm chart comes from instead of its own repository: an OCI registry path (`oci://host[:port][/path]`,
+# lowercase as REGISTRY_MIRROR; Helm pulls `oci://<path>/<chart name>:<version>`, helm.sh/docs/topics/registries), or
+# an absolute directory on the machine that runs `pulumi up`, holding each chart as `<name>-<version>.tgz`.
+CHART_SOURCE = (
+    r"^(oci://[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+(:[0-9]{1,5})?"
+    r"(/[a-z0-9]+([._-][a-z0-9]+)*){0,8}|/[A-Za-z0-9_+-][A-Za-z0-9._+-]*(/[A-Za-z0-9_+-][A-Za-z0-9._+-]*)*)/?$"
+)
 # An ECR private registry host (docs.aws.amazon.com/AmazonECR/latest/userguide/Registries.html: "The URL for your
 # default private registry is https://aws_account_id.dkr.ecr.region.amazonaws.com").
 ECR_HOST = r"^[0-9]{12}\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com$"
+# An Artifact Registry Docker repository: `<location>-docker.pkg.dev/<project>/<repository>`
+# (docs.cloud.google.com/artifact-registry/docs/docker/names: "LOCATION-docker.pkg.dev/PROJECT-ID/REPOSITORY/IMAGE").
+ARTIFACT_REGISTRY = r"^[a-z0-9-]+-docker\.pkg\.dev/[a-z][a-z0-9-]{4,28}[a-z0-9]/[a-z0-9]+([._-][a-z0-9]+)*(/.*)?$"
 
 
 class RegistrySpec(Model):
@@ -32,6 +42,12 @@ class RegistrySpec(Model):
     `<mirror>/<source registry>/<repository>:<tag>` (e.g. `nvcr.io/nvidia/driver:595.91.07` as
     `registry.example.com/gpufleet/nvcr.io/nvidia/driver:595.91.07`); `gpufleet images <stack>` lists each pair for a
     mirroring tool. Default: none, images from their public registries."""
+    charts: Optional[str] = Field(default=None, pattern=CHART_SOURCE)
+    """Where every Helm release takes its pinned chart (name and version as pinned) instead of the chart's own
+    repository: `oci://host[:port][/path]` (an OCI registry the charts were pushed to with `helm push`; Helm pulls
+    `oci://<path>/<name>:<version>`), or an absolute directory on the machine that runs `pulumi up` holding each chart
+    as `<name>-<version>.tgz` (`gpufleet charts fetch --stack <stack> --dir <directory>` fills it). A file is checked
+    against the sha256 the pin records before Helm is given it. Default: none, each chart's own repository."""
     username: Optional[str] = Field(default=None, pattern=REGISTRY_USER)
     """k3s: the mirror's basic-auth user; the password is the secret config value `gpufleet:registryPassword`
     (`pulumi config set --secret`), written only into each node's /etc/rancher/k3s/registries.yaml. EKS nodes pull

@@ -6,10 +6,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from gpufleet.base import versions
 from gpufleet.base.catalog import images as catalog_images
 from gpufleet.base.sharing import is_amd
 from gpufleet.base.spec.errors import Problem
-from gpufleet.base.spec.registry import ECR_HOST
+from gpufleet.base.spec.registry import ARTIFACT_REGISTRY, ECR_HOST
 from gpufleet.base.spec.shape import shaped_pools
 
 MIRROR = "gpufleet:registry.mirror"
@@ -18,24 +19,39 @@ PASSWORD = "gpufleet:registryPassword"
 
 
 def bypassing_charts(spec: Any) -> list[str]:
-    """What this stack installs whose images gpufleet cannot yet point at a mirror, each named as the user sees it.
+    """What this stack installs whose images gpufleet cannot yet point at a mirror, each named as the user sees it, with
+    why (no reference archive to prove a mirror with, or a download the mirror cannot serve).
     Mirrors the components' choices (components/gpu_cluster.py, each platform's `addons`); the plan of every example
     stack with a mirror keeps the two in step (tests/upstream/test_registry_mirror_render.py)."""
     platform = spec.cluster.platform
     out = []
+    # Every metrics backend is redirected: kube-prometheus-stack and amp's standalone exporters through their chart
+    # values; gke-managed runs GKE's own collectors from Google's registries (reached through Private Google Access),
+    # gpufleet adding only PodMonitorings and rules, no image.
     if platform == "gke":
-        out.append("the GKE platform (GKE installs its own GPU drivers and device plugin from Google's registries)")
+        # Google's manifests gpufleet applies as they are (kubernetes:yaml/v2:ConfigFile of a pinned URL, fetched at
+        # `pulumi up`): gpufleet neither reads their images offline nor rewrites them (components/gke/).
+        if any(p.rdma for p in spec.node_pools):
+            out.append("GKE GPUDirect pools (rdma: true; Google's NCCL plugin installer and NRI device injector "
+                       "manifests, applied as published: their images are neither listed nor redirected)")
+        if spec.cluster.gke.gpu_stack == "gke" and any(p.allocation == "dra" for p in spec.node_pools):
+            out.append("GKE DRA pools (allocation: dra; Google's COS driver-installer manifest, applied as published: "
+                       "its images are neither listed nor redirected)")
     pools = shaped_pools(spec)
     if any(p.gpu and is_amd(p) for p in pools):
-        out.append("the AMD GPU Operator (AMD pools)")
-    if platform == "k3s" and any(p.rdma for p in spec.node_pools):
-        out.append("the NVIDIA Network Operator (rdma pools)")
-    if spec.observability.backend(platform) != "none":
-        out.append(f"the metrics backend {spec.observability.backend(platform)} (gpufleet:observability.metrics.backend)")
-    if spec.addons.trainer.enabled:
-        out.append("the Kubeflow trainer and its runtimes (gpufleet:addons.trainer)")
+        amd = spec.amd_gpu_operator
+        if catalog_images.mirror_slots("gpu-operator-charts", amd.version) is None:
+            out.append(f"AMD GPU Operator {amd.version} (gpufleet:amdGpuOperator.version; the images of "
+                       f"{versions.AMD_GPU_OPERATOR.version} are listed)")
+        if amd.driver.source == "operator":
+            # The chart's deviceConfig.spec.driver.imageBuild (values.yaml of the pinned gpu-operator-charts): KMM builds
+            # the driver image on the cluster from a base image registry and AMD's package repository.
+            out.append("the AMD GPU Operator's driver build (gpufleet:amdGpuOperator.driver.source: operator; KMM "
+                       "builds the driver image on the cluster from AMD's package repository, repo.radeon.com: use "
+                       "source: inbox with the driver installed on the hosts)")
     if spec.addons.volcano.enabled:
-        out.append("Volcano (gpufleet:addons.volcano)")
+        out.append("Volcano (gpufleet:addons.volcano; its chart archive is not in ../shared/reference/charts, so no "
+                   "render can prove that every image it runs comes from the mirror)")
     if spec.gpu_operator.enabled and catalog_images.mirror_slots("gpu-operator", spec.gpu_operator.version) is None:
         out.append(f"GPU Operator {spec.gpu_operator.version} (gpufleet:gpuOperator.version; the images of "
                    f"{', '.join(sorted(_mirrored_operator_releases()))} are listed)")
@@ -53,6 +69,15 @@ def check(stack: str, spec: Any, config: dict) -> list[Problem]:
     registry = spec.registry
     platform = spec.cluster.platform
     if registry.mirror:
+        # The images a pool's pre-pull lists are pulled as written (the pods that use them name them so): one outside
+        # the mirror would bypass it.
+        for i, pool in enumerate(spec.node_pools):
+            for j, image in enumerate(pool.cold_start.images if pool.cold_start else []):
+                if not image.startswith(registry.mirror + "/"):
+                    problems.append(Problem(stack, f"gpufleet:nodePools[{i}].coldStart.images[{j}]",
+                                            f"outside the registry mirror {registry.mirror}: write it as its mirror "
+                                            f"copy, {catalog_images.mirrored(image, registry.mirror)}, as the pool's "
+                                            "pods name it", image))
         for what in bypassing_charts(spec):
             problems.append(Problem(stack, MIRROR, f"{what} would still pull from public registries: gpufleet cannot "
                                                    "point its images at a mirror yet (docs/air-gapped.md lists what "
@@ -63,7 +88,20 @@ def check(stack: str, spec: Any, config: dict) -> list[Problem]:
                                                    "subnets reach only ECR through the VPC endpoints: use an ECR "
                                                    "mirror (pull-through cache or replicated repositories)",
                                     registry.mirror))
+        if platform == "gke" and not re.fullmatch(ARTIFACT_REGISTRY, registry.mirror):
+            # Nodes pull with their node service account and gpufleet writes no pull secrets: Artifact Registry grants
+            # it with roles/artifactregistry.reader (docs.cloud.google.com/artifact-registry/docs/integrate-gke), and
+            # private nodes reach pkg.dev through Private Google Access (docs.cloud.google.com/vpc/docs/
+            # private-google-access; artifact-registry/docs/gke-private-clusters).
+            problems.append(Problem(stack, MIRROR, "GKE nodes pull with their node service account, which only an "
+                                                   "Artifact Registry repository (<location>-docker.pkg.dev/<project>/"
+                                                   "<repository>, e.g. a remote repository caching each upstream) "
+                                                   "accepts without pull secrets, and private nodes reach it through "
+                                                   "Private Google Access", registry.mirror))
     problems += _private_network_checks(stack, spec, config)
+    problems += _gke_network_checks(stack, spec)
+    if registry.charts and not registry.charts.startswith("oci://"):
+        problems += _chart_file_checks(stack, registry.charts)
     password_given = PASSWORD in config
     if registry.username:
         if platform != "k3s":
@@ -86,6 +124,12 @@ def check(stack: str, spec: Any, config: dict) -> list[Problem]:
                                         "required: a k3s release file is installed only after its sha256 matches "
                                         "(copy it from the release's sha256sum-<arch>.txt; install.sh: sha256sum "
                                         "of the file at the release tag)"))
+        for i, cache in enumerate(spec.model_caches):
+            # The prefetch Job downloads from the source itself (components/cold_start/model_cache.py; hf: also
+            # `pip install huggingface_hub` from PyPI): hosts without internet reach none of s3://, gs://, hf://.
+            problems.append(Problem(stack, f"gpufleet:modelCaches[{i}].source", "cluster.k3s.airgap hosts reach no "
+                                    "internet, and the cache's prefetch Job downloads from this source: copy the "
+                                    "model onto the shared storage yourself and leave modelCaches out", cache.source))
         if not registry.mirror:
             problems.append(Problem(stack, MIRROR, "required by cluster.k3s.airgap: hosts without internet reach no "
                                                    "public registry, so every chart image must come from a mirror"))
@@ -122,3 +166,46 @@ def _private_network_checks(stack: str, spec: Any, config: dict) -> list[Problem
                                 "create yet: use the cluster autoscaler with egress: endpoints, or egress: nat",
                                 "karpenter"))
     return problems
+
+
+def _chart_file_checks(stack: str, directory: str) -> list[Problem]:
+    """A chart archive in gpufleet:registry.charts whose sha256 is not the one its pin records (the digest its
+    repository publishes, versions.HelmChart.digest): refused before anything is registered. Only the files present on
+    this machine are read (the plan may run where the directory is not; components/helm_chart.py checks again when
+    `pulumi up` hands the file to Helm)."""
+    import hashlib
+    import os
+
+    problems = []
+    pins = [v for v in vars(versions).values() if isinstance(v, versions.HelmChart) and v.digest]
+    for pin in sorted(pins, key=lambda p: p.name):
+        for name in versions.archive_file_names(pin):
+            path = os.path.join(directory, name)
+            if not os.path.isfile(path):
+                continue
+            with open(path, "rb") as f:
+                got = hashlib.sha256(f.read()).hexdigest()
+            if got != pin.digest:
+                problems.append(Problem(stack, "gpufleet:registry.charts", f"{path} has sha256 {got}, but chart "
+                                        f"{pin.name} {pin.version} is pinned to {pin.digest} (gpufleet/base/"
+                                        "versions.py): put the published archive there (`gpufleet charts fetch "
+                                        f"--stack {stack} --dir {directory}` downloads and checks it)", directory))
+            break
+    return problems
+
+
+def _gke_network_checks(stack: str, spec: Any) -> list[Problem]:
+    """GKE private nodes without Cloud NAT (`cloudNat: false` on the network gpufleet creates) reach Google's APIs and
+    registries through Private Google Access, which every subnet gpufleet creates has (components/gke/network.py,
+    `private_ip_google_access`; docs.cloud.google.com/vpc/docs/private-google-access), and nothing else: GKE's own
+    components come from Google's registries, but every chart gpufleet installs pulls from nvcr.io, registry.k8s.io,
+    ghcr.io, ... unless a mirror in Artifact Registry serves it."""
+    if spec.cluster.platform != "gke":
+        return []
+    gke = spec.cluster.gke
+    if not gke.private_nodes or gke.network.existing is not None or gke.network.cloud_nat or spec.registry.mirror:
+        return []  # (public nodes have external addresses; an existing network's routes are its owner's)
+    return [Problem(stack, "gpufleet:cluster.gke.network.cloudNat", "private nodes without Cloud NAT reach only "
+                    "Google's APIs and registries (Private Google Access): set gpufleet:registry.mirror to an "
+                    "Artifact Registry repository holding the charts' images (`gpufleet images <stack>`), or "
+                    "cloudNat: true", False)]
