@@ -60,7 +60,7 @@ def r(x: float) -> float:
 
 HAND_CHECKED = {"dev", "ha", "lab", "teams", "prod-eks", "prod-gke", "teams-eks", "ai-on-eks", "p5-efa", "karpenter-eks",
                 "dws-gke", "amd-lab", "airgap-k3s", "airgap-eks", "nvl72-k3s", "nvl72-gke", "nvl72-eks",
-                "cold-start-k3s", "cold-start-eks", "cold-start-gke", "existing-coreweave", "airgap-gke"}
+                "cold-start-k3s", "cold-start-eks", "cold-start-gke", "existing-coreweave", "airgap-gke", "aks-train"}
 
 
 def test_model_caches_are_priced_as_the_claims_they_are():
@@ -246,6 +246,29 @@ def test_teams_eks_breakdown_and_team_quotas():
     # serving: 6 L4s (one per g6.xlarge node), no borrowing beyond the pool's 6 nodes
     assert (teams["serving", "l4-infer"]["nominalQuota"], teams["serving", "l4-infer"]["hourlyNominal"],
             teams["serving", "l4-infer"]["maxWithBorrowing"]) == (6, r(6 * 0.8048), 6)
+
+
+def test_aks_train_breakdown():
+    """AKS: the Standard tier's fee is the one priced line (charges.yaml aks.tiers); Azure VM, disk and load balancer
+    prices were not read (azure_vms.yaml says why), so every other item is unpriced, never 0, and the totals are
+    "at least" the fee."""
+    assert breakdown("aks-train") == {
+        "control-plane:aks-train-aks-cluster": (1, 1, 0.1, 0.1),
+        "nodes:system": (1, 3, None, None),
+        "storage:system:boot": (1, 3, None, None),
+        "load-balancer:aks-train-aks-cluster:lb": (1, 1, None, None),
+        "gpu-nodes:a100spot": (0, 8, None, None),
+        "storage:a100spot:boot": (0, 8, None, None),
+        "gpu-nodes:h100ib": (0, 4, None, None),
+        "storage:h100ib:boot": (0, 4, None, None),
+        "storage:claim:aks-train-observability-release": (1, 1, None, None),
+    }
+    cost = planned("aks-train").cost.to_json()
+    assert cost["atLeast"] and (cost["hourlyMin"], cost["hourlyMax"]) == (0.1, 0.1)
+    fee = next(i for i in cost["items"] if i["kind"] == "control-plane")
+    assert "Uptime SLA" in fee["source"]
+    gpu = next(i for i in cost["items"] if i["key"] == "gpu-nodes:h100ib")
+    assert gpu["unitHourly"] is None and "no catalog price" in gpu["source"]
 
 
 def test_prod_gke_breakdown():

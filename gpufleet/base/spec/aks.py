@@ -47,13 +47,18 @@ class AksNetworkSpec(Model):
         classmethod(lambda cls, v: _cidr(v))
     )
 
+    @field_validator("dns_service_ip")
+    @classmethod
+    def _address(cls, v: str) -> str:
+        try:
+            ipaddress.ip_address(v)
+        except ValueError:
+            raise ValueError(f"'{v}' is not an IP address such as 10.0.0.10") from None
+        return v
+
     @model_validator(mode="after")
     def _dns_in_services(self) -> "AksNetworkSpec":
-        try:
-            inside = ipaddress.ip_address(self.dns_service_ip) in ipaddress.ip_network(self.service_cidr)
-        except ValueError:
-            raise ValueError(f"dnsServiceIp '{self.dns_service_ip}' is not an IP address") from None
-        if not inside:
+        if ipaddress.ip_address(self.dns_service_ip) not in ipaddress.ip_network(self.service_cidr):
             raise ValueError(f"dnsServiceIp {self.dns_service_ip} must lie inside serviceCidr {self.service_cidr}")
         return self
 
