@@ -434,7 +434,13 @@ def test_no_example_stack_creates_a_load_balancer():
         assert not [r.name for r in p.resources if r.type in lb_types], stack
         assert not [r.name for r in p.resources if r.type == "kubernetes:core/v1:Service"
                     and (r.inputs.get("spec") or {}).get("type") == "LoadBalancer"], stack
-        assert not [i for i in p.cost.to_json()["items"] if i["kind"] == "load-balancer"], stack
+        lbs = [i for i in p.cost.to_json()["items"] if i["kind"] == "load-balancer"]
+        if p.spec.cluster.platform == "aks":
+            # AKS makes a Standard load balancer for the nodes' outbound traffic (outbound_type loadBalancer) with
+            # every cluster: listed, unpriced (no Azure price source was reachable: docs/aks.md, Cost), never 0.
+            assert [(i["key"], i["unitHourly"]) for i in lbs] == [(f"load-balancer:{stack}-aks-cluster:lb", None)], stack
+            continue
+        assert not lbs, stack
 
 
 @pytest.mark.parametrize("deployment,throughput,why", [
