@@ -54,6 +54,32 @@ def test_eks_al2023_bounds_parallel_pulls_in_a_nodeadm_part():
     assert "maxParallelImagePulls" not in _user_data(planned("prod-eks"), "prod-gpu-pool-h100-train-lt")
 
 
+NODECLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
+
+
+def test_karpenter_bottlerocket_node_class_maps_the_snapshot_onto_the_data_volume():
+    p = planned("karpenter-eks")
+    spec = one(p, NODECLASS, "karpenter-gpu-pool-l4-burst-nodeclass").inputs["spec"]
+    (mapping,) = spec["blockDeviceMappings"]
+    assert mapping["deviceName"] == "/dev/xvdb"
+    assert mapping["ebs"]["snapshotID"] == "snap-0123456789abcdef0"
+    # The CRD: no encryption value on a volume made from a snapshot (it is encrypted as the snapshot is).
+    assert "encrypted" not in mapping["ebs"] and mapping["ebs"]["volumeSize"] == "100Gi"
+    assert "userData" not in spec
+    # A pool without the snapshot keeps its encrypted empty volume.
+    other = one(p, NODECLASS, "karpenter-gpu-pool-h100-block-nodeclass").inputs["spec"]["blockDeviceMappings"][0]["ebs"]
+    assert other["encrypted"] is True and "snapshotID" not in other and "userData" not in other
+
+
+def test_karpenter_al2023_node_class_bounds_parallel_pulls_in_its_user_data():
+    p = planned("karpenter-eks")
+    spec = one(p, NODECLASS, "karpenter-gpu-pool-l4-spot-nodeclass").inputs["spec"]
+    assert spec["userData"].startswith("MIME-Version: 1.0\n")
+    assert "Content-Type: application/node.eks.aws" in spec["userData"]
+    assert "      serializeImagePulls: false\n      maxParallelImagePulls: 4\n" in spec["userData"]
+    assert spec["blockDeviceMappings"][0]["ebs"]["encrypted"] is True
+
+
 def test_k3s_prepull_daemonset_runs_every_listed_image_on_the_pool():
     p = planned("cold-start-k3s")
     ds = one(p, "kubernetes:apps/v1:DaemonSet", "cold-k3s-prepull-l4-ds")

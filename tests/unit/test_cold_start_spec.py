@@ -32,6 +32,8 @@ ACCEPTED = [
     ("cold-start-eks", "l4-burst", {"images": ["nvcr.io/nvidia/pytorch:25.01-py3"], "prePull": True}),
     ("cold-start-k3s", "l4", {"images": ["nvcr.io/nvidia/pytorch:25.01-py3"]}),
     ("cold-start-k3s", "l4", {"images": ["docker.io/library/busybox@sha256:" + "a" * 64], "prePull": False}),
+    ("karpenter-eks", "l4-burst", {"dataVolumeSnapshot": "snap-0123456789abcdef0", "images": ["a/b:1"]}),
+    ("karpenter-eks", "l4-spot", {"parallelImagePulls": 8}),
 ]
 
 
@@ -58,6 +60,10 @@ REFUSED = [
     ("cold-start-gke", "l4-infer", {"secondaryBootDisk": "images/x"}, "coldStart.secondaryBootDisk", "should match"),
     ("cold-start-eks", "l4-burst", {"dataVolumeSnapshot": "snap-123"}, "coldStart.dataVolumeSnapshot", "should match"),
     ("cold-start-k3s", "l4", {"images": ["nvcr.io/x;touch /tmp/p"]}, "coldStart.images[0]", "should match"),
+    ("karpenter-eks", "l4-burst", {"parallelImagePulls": 4}, "coldStart.parallelImagePulls",
+     "not available on Karpenter Bottlerocket pools"),
+    ("karpenter-eks", "l4-spot", {"dataVolumeSnapshot": "snap-0123456789abcdef0"}, "coldStart.dataVolumeSnapshot",
+     "needs a Bottlerocket pool"),
 ]
 
 

@@ -207,13 +207,14 @@ def _precompiled(stack: str, spec) -> list[Problem]:
 
 def _eks(stack: str, at: str, spec, pool, cs: ColdStartSpec) -> list[Problem]:
     problems = []
-    if spec.cluster.eks.autoscaler.kind == "karpenter":
-        for field, alias in (("data_volume_snapshot", "dataVolumeSnapshot"), ("parallel_image_pulls", "parallelImagePulls")):
-            if getattr(cs, field) is not None:
-                problems.append(Problem(stack, f"{at}.{alias}", "not wired for Karpenter pools yet (gpufleet sets it on "
-                                        "managed node groups' launch templates); use the cluster autoscaler or remove it",
-                                        getattr(cs, field)))
-        return problems
+    karpenter = spec.cluster.eks.autoscaler.kind == "karpenter"
+    if karpenter and cs.parallel_image_pulls is not None and pool.ami.startswith("bottlerocket"):
+        # Karpenter rebuilds a Bottlerocket node's settings.kubernetes from its own typed subset, which has no
+        # max-parallel-image-pulls: the setting would be dropped (karpenter-provider-aws v1.14.1,
+        # pkg/providers/amifamily/bootstrap/bottlerocketsettings.go, MarshalTOML). AL2023 nodes take it (nodeadm).
+        problems.append(Problem(stack, f"{at}.parallelImagePulls", "not available on Karpenter Bottlerocket pools: "
+                                "Karpenter rewrites settings.kubernetes from the fields it knows and drops "
+                                "max-parallel-image-pulls; use ami: al2023-nvidia or remove it", cs.parallel_image_pulls))
     if cs.data_volume_snapshot is not None:
         if not pool.ami.startswith("bottlerocket"):
             # AL2023 keeps images on the root volume, which comes from the AMI; only Bottlerocket has a separate data
@@ -222,7 +223,8 @@ def _eks(stack: str, at: str, spec, pool, cs: ColdStartSpec) -> list[Problem]:
             problems.append(Problem(stack, f"{at}.dataVolumeSnapshot", f"needs a Bottlerocket pool (ami: "
                                     f"bottlerocket-nvidia): {pool.ami} keeps images on its root volume, which comes from the "
                                     "AMI", cs.data_volume_snapshot))
-        elif pool_local_storage(pool) == "raid0":
+        elif pool_local_storage(pool) == "raid0" and not karpenter:
+            # (Karpenter node classes set no instanceStorePolicy: containerd stays on the data volume there.)
             problems.append(Problem(stack, f"{at}.dataVolumeSnapshot", "with localStorage: raid0 containerd runs on the "
                                     "instance-store RAID, so the snapshot's images on the data volume are never used; set "
                                     "localStorage: none on this pool", cs.data_volume_snapshot))
