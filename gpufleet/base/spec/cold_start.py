@@ -22,9 +22,11 @@ from pydantic import Field, field_validator
 from gpufleet.base.spec import ids
 from gpufleet.base.spec.base import DNS_LABEL, Model
 from gpufleet.base.spec.eks import pool_local_storage
+from gpufleet.base.spec.gke import MANAGED_LUSTRE_TIERS
 from gpufleet.base.spec.errors import Problem
 
 NS = "gpufleet"
+LUSTRE_CLASS = "gpufleet-lustre"
 ImageRef = Annotated[str, Field(pattern=ids.IMAGE_REF, max_length=255)]
 
 # GKE "Use secondary boot disks to preload data or container images" (cloud.google.com/kubernetes-engine/docs/how-to/
@@ -111,7 +113,10 @@ def rwx_storage_class(spec) -> Optional[str]:
         fsx = spec.cluster.eks.storage.fsx_lustre
         return fsx.storage_class_name if fsx is not None else None
     if platform == "gke":
-        return "gpufleet-rwx" if spec.cluster.gke.storage.filestore else None
+        storage = spec.cluster.gke.storage
+        if storage.managed_lustre:
+            return LUSTRE_CLASS
+        return "gpufleet-rwx" if storage.filestore else None
     nfs = spec.storage.nfs
     return nfs.storage_class if nfs is not None else None
 
@@ -119,9 +124,20 @@ def rwx_storage_class(spec) -> Optional[str]:
 def _rwx_missing(platform: str) -> str:
     return {
         "eks": "set cluster.eks.storage.fsxLustre (FSx for Lustre)",
-        "gke": "set cluster.gke.storage.filestore: true (gpufleet does not configure Managed Lustre yet)",
+        "gke": "set cluster.gke.storage.managedLustre: true (Managed Lustre) or filestore: true (Filestore)",
         "k3s": "set storage.nfs",
     }[platform]
+
+
+_BINARY = {"Gi": 1, "Ti": 1024, "Pi": 1024 * 1024}
+
+
+def _gib(size: str):
+    """A claim size in GiB when it is given in Gi, Ti or Pi (else None: not judged here)."""
+    for suffix, factor in _BINARY.items():
+        if size.endswith(suffix) and size[: -len(suffix)].isdigit():
+            return int(size[: -len(suffix)]) * factor
+    return None
 
 
 def _minor(version: str) -> tuple[int, int]:
@@ -169,6 +185,14 @@ def check(stack: str, spec) -> list[Problem]:
             problems.append(Problem(stack, f"{at}.name", f"duplicate model cache in namespace {cache.namespace} (also "
                                     f"modelCaches[{seen[key]}])", cache.name))
         seen.setdefault(key, i)
+        if cache.storage_class is None and rwx == LUSTRE_CLASS:
+            tier = spec.cluster.gke.storage.managed_lustre_throughput
+            step = MANAGED_LUSTRE_TIERS[tier]
+            gib = _gib(cache.size)
+            if gib is not None and (gib < step or gib % step):
+                problems.append(Problem(stack, f"{at}.size", f"a Managed Lustre instance at {tier} MB/s per TiB takes "
+                                        f"{step:,} GiB or more in steps of {step:,} GiB (e.g. {max(step, -(-int(gib) // step) * step)}Gi); "
+                                        "or name a Filestore storageClass (gpufleet-rwx)", cache.size))
         if cache.storage_class is None and rwx is None:
             problems.append(Problem(stack, f"{at}.storageClass", f"a model cache needs ReadWriteMany storage and this "
                                     f"stack configures none: {_rwx_missing(platform)}, or name a StorageClass"))
