@@ -90,7 +90,7 @@ class KarpenterNodePoolArgs:
     max_parallel_image_pulls: Optional[int] = None
     """AL2023: a bound on the kubelet's parallel image pulls, as a nodeadm NodeConfig part in the node class's
     `userData` (Karpenter puts the user's MIME parts before its own NodeConfig and nodeadm merges them:
-    karpenter-provider-aws pkg/providers/amifamily/bootstrap/nodeadm.go at v1.14.1). Not on Bottlerocket: Karpenter
+    karpenter-provider-aws pkg/providers/amifamily/bootstrap/nodeadm.go at the pinned release, versions.KARPENTER). Not on Bottlerocket: Karpenter
     rewrites `settings.kubernetes` from its own typed subset, which has no max-parallel-image-pulls (the spec refuses
     it there). Default: none, the AMI's unbounded parallel pulls."""
 
@@ -130,7 +130,7 @@ def node_pool_spec(args: KarpenterNodePoolArgs) -> dict:
 
 def _ebs(args: KarpenterNodePoolArgs) -> dict:
     if args.data_volume_snapshot and args.ami.startswith("bottlerocket"):
-        # The EC2NodeClass CRD (karpenter.k8s.aws_ec2nodeclasses.yaml, v1.14.1, blockDeviceMappings[].ebs.encrypted):
+        # The EC2NodeClass CRD (karpenter.k8s.aws_ec2nodeclasses.yaml of versions.KARPENTER, blockDeviceMappings[].ebs.encrypted):
         # "If you are creating a volume from a snapshot, you can't specify an encryption value": the volume is
         # encrypted as its snapshot is, so build the snapshot encrypted. volumeSize stays: at least the snapshot's size.
         return {"volumeSize": f"{args.root_volume_gib}Gi", "volumeType": "gp3", "deleteOnTermination": True,

@@ -234,8 +234,9 @@ def _eks(stack: str, at: str, spec, pool, cs: ColdStartSpec) -> list[Problem]:
     karpenter = spec.cluster.eks.autoscaler.kind == "karpenter"
     if karpenter and cs.parallel_image_pulls is not None and pool.ami.startswith("bottlerocket"):
         # Karpenter rebuilds a Bottlerocket node's settings.kubernetes from its own typed subset, which has no
-        # max-parallel-image-pulls: the setting would be dropped (karpenter-provider-aws v1.14.1,
-        # pkg/providers/amifamily/bootstrap/bottlerocketsettings.go, MarshalTOML). AL2023 nodes take it (nodeadm).
+        # max-parallel-image-pulls: the setting would be dropped (karpenter-provider-aws at the pinned release,
+        # versions.KARPENTER: pkg/providers/amifamily/bootstrap/bottlerocketsettings.go, MarshalTOML). AL2023 nodes
+        # take it (nodeadm).
         problems.append(Problem(stack, f"{at}.parallelImagePulls", "not available on Karpenter Bottlerocket pools: "
                                 "Karpenter rewrites settings.kubernetes from the fields it knows and drops "
                                 "max-parallel-image-pulls; use ami: al2023-nvidia or remove it", cs.parallel_image_pulls))
