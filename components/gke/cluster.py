@@ -153,6 +153,9 @@ class GkeCluster(pulumi.ComponentResource):
                 gce_persistent_disk_csi_driver_config=gcp.container.ClusterAddonsConfigGcePersistentDiskCsiDriverConfigArgs(enabled=True),
                 gcp_filestore_csi_driver_config=gcp.container.ClusterAddonsConfigGcpFilestoreCsiDriverConfigArgs(enabled=storage.filestore),
                 gcs_fuse_csi_driver_config=gcp.container.ClusterAddonsConfigGcsFuseCsiDriverConfigArgs(enabled=storage.gcs_fuse),
+                # Only when asked: existing clusters' inputs stay as they were (the driver is off by default).
+                lustre_csi_driver_config=gcp.container.ClusterAddonsConfigLustreCsiDriverConfigArgs(enabled=True)
+                if storage.managed_lustre else None,
             ),
             # A stack's reason for no protection, as GCP labels allow it (the full reason stays in the stack file).
             resource_labels=gcp_exemption(args.protection) or None,

@@ -630,6 +630,7 @@ KARPENTER_AMI_ALIASES: dict[str, str] = {
 # The pre-pull DaemonSet copies a static busybox into a shared emptyDir, then runs `busybox true` from it in one init
 # container per listed image, so the kubelet pulls each image without needing a shell inside it (the same trick as
 # che-incubator/kubernetes-image-puller); a pause container holds the pod. The musl variant's busybox is a static binary.
+# By tag, not digest: no registry was reachable to read their digests (2026-12-04), and none is recorded unread.
 PREPULL_BUSYBOX_IMAGE = "docker.io/library/busybox:1.37.0-musl"
 PAUSE_IMAGE = "registry.k8s.io/pause:3.10"
 # The model cache prefetch Job's image per source scheme: the cloud's own CLI (AWS CLI v2 `aws s3 sync`, Google Cloud

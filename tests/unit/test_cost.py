@@ -158,6 +158,9 @@ def test_karpenter_eks_breakdown_counts_the_capacity_block_as_committed_and_unpr
         "reservation:h100-block": (2, 2, None, None),
         "gpu-nodes:h100-block": (0, 0, None, None),
         "storage:h100-block:/dev/xvda": (0, 2, 0.0, vol(500, 2)),
+        # the Bottlerocket pool on a data-volume snapshot (cold start): on-demand g6.2xlarge, its data volume per node
+        "gpu-nodes:l4-burst": (0, 4, 0.0, r(4 * 0.9776)),
+        "storage:l4-burst:/dev/xvdb": (0, 4, 0.0, vol(100, 4)),
         **{f"network:karpenter-gpu-network-nat-us-east-1{z}": (1, 1, NAT, NAT) for z in "abc"},
         **{f"network:ip:karpenter-gpu-network-nat-us-east-1{z}": (1, 1, IP, IP) for z in "abc"},
         "key:karpenter-gpu-eks-secrets-key": (1, 1, r(KMS), r(KMS)),
@@ -167,7 +170,8 @@ def test_karpenter_eks_breakdown_counts_the_capacity_block_as_committed_and_unpr
     assert block["committed"] and "Capacity Blocks" in block["source"]
     assert cost["unpriced"] == ["reservation capacity-block cr-0123456789abcdef0 of pool h100-block (2 x p5.48xlarge)"]
     floor = EKS_135 + 2 * 0.2016 + 50 * GP3 * 2 + 3 * NAT + 3 * IP + KMS
-    top = EKS_135 + 4 * 0.2016 + 8 * 0.35 + (50 * 4 + 200 * 8 + 500 * 2) * GP3 + 3 * NAT + 3 * IP + KMS
+    top = (EKS_135 + 4 * 0.2016 + 8 * 0.35 + 4 * 0.9776 + (50 * 4 + 200 * 8 + 500 * 2 + 100 * 4) * GP3 + 3 * NAT
+           + 3 * IP + KMS)
     assert (cost["hourlyMin"], cost["hourlyMax"], cost["atLeast"]) == (r(floor), r(top), True)
 
 
