@@ -1,12 +1,12 @@
 """The serving Gateway: GKE's managed class, or Envoy Gateway with the standard Gateway API CRDs.
 
-Envoy Gateway's chart bundles the Gateway API *experimental* CRDs of the same release (v1.6.1) in its `crds` subchart.
+Envoy Gateway's chart bundles the Gateway API *experimental* CRDs of the same release (versions.GATEWAY_API) in its `crds` subchart.
 gpufleet applies the *standard* channel first (the release's standard-install.yaml, with its safe-upgrades
 ValidatingAdmissionPolicy) and installs Envoy Gateway after it: Helm never replaces a CRD that already exists in a
 chart's crds/ ("CRDs are never reinstalled", helm.sh/docs/chart_best_practices/custom_resource_definitions; Helm's
 install skips each existing one), so the cluster keeps the standard channel, and the safe-upgrades policy refuses
 experimental CRDs over standard ones ("Installing experimental CRDs on top of standard channel CRDs is prohibited by
-default", gateway.networking.k8s.io_vap_safeupgrades.yaml at v1.6.1). The chart's own copy of that policy is off
+default", gateway.networking.k8s.io_vap_safeupgrades.yaml at the pinned release). The chart's own copy of that policy is off
 (`crds.gatewayAPI.safeUpgradePolicy.enabled: false`): the standard bundle's is the one installed. Envoy Gateway's
 own CRDs (gateway.envoyproxy.io) still come from the subchart.
 
@@ -29,7 +29,7 @@ from gpufleet.base.spec.serving import ENVOY_CLASS
 NAMESPACE = "gpufleet-serving"
 ENVOY_NAMESPACE = "envoy-gateway-system"
 # Envoy Gateway's controller name: the chart's `config.envoyGateway.gateway.controllerName` default (values.yaml at
-# v1.9.0).
+# the pinned chart, versions.ENVOY_GATEWAY).
 ENVOY_CONTROLLER = "gateway.envoyproxy.io/gatewayclass-controller"
 GATEWAY_NAME = "inference-gateway"
 

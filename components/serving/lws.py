@@ -11,7 +11,7 @@ from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.helm_chart import namespaced_release
 from gpufleet.base import versions
 
-# The namespace kubernetes-sigs/lws installs into (docs at v0.10.0, site/content/en/docs/installation: `lws-system`).
+# The namespace kubernetes-sigs/lws installs into (docs at the pinned tag, site/content/en/docs/installation: `lws-system`).
 NAMESPACE = "lws-system"
 
 
@@ -26,6 +26,6 @@ class LeaderWorkerSetController(pulumi.ComponentResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:serving:LeaderWorkerSetController", name, None, opts)
         # The chart's values are left at their defaults: its CRDs (crds/) and a self-signed webhook certificate
-        # (`enableCertManager: false` in values.yaml at v0.10.0).
+        # (`enableCertManager: false` in values.yaml at the pinned tag).
         self.namespace, self.release = namespaced_release(name, versions.LWS, args.namespace, {}, access, parent=self)
         self.register_outputs({"namespace": args.namespace, "chartVersion": versions.LWS.version})

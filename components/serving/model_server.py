@@ -2,7 +2,7 @@
 with the endpoint picker where the gateway class supports it, else to a Service), its metrics scraped, and a KEDA
 ScaledObject on the server's queue or KV-cache use.
 
-Multi-node vLLM follows LeaderWorkerSet's vLLM example (kubernetes-sigs/lws docs/examples/vllm at v0.10.0): the leader
+Multi-node vLLM follows LeaderWorkerSet's vLLM example (kubernetes-sigs/lws docs/examples/vllm at the pinned tag, versions.LWS): the leader
 starts a Ray head and `vllm serve` with pipeline parallelism across the group, each worker joins the head at
 $(LWS_LEADER_ADDRESS), the address LWS injects; a group restarts as a whole (`RecreateGroupOnPodRestart`).
 """
@@ -22,8 +22,8 @@ from gpufleet.base import versions
 from gpufleet.base.spec.serving import FLOW_CONTROL_QUEUE_METRIC, SIGNALS, ModelServerSpec
 
 PORT = 8000  # vLLM's OpenAI server port (`vllm serve --port` default), the inferencepool chart's targetPorts default
-# The endpoint picker's default plugins (the chart's default-plugins.yaml at v1.5.0) with the Flow Control feature
-# gate (site-src/guides/flow-control.md at v1.5.0, "Enabling the Layer": a FeatureGate of EndpointPickerConfig).
+# The endpoint picker's default plugins (the chart's default-plugins.yaml at the pinned tag, versions.INFERENCEPOOL) with the Flow Control feature
+# gate (site-src/guides/flow-control.md at the pinned tag, versions.INFERENCEPOOL, "Enabling the Layer": a FeatureGate of EndpointPickerConfig).
 FLOW_CONTROL_CONFIG = """apiVersion: inference.networking.x-k8s.io/v1alpha1
 kind: EndpointPickerConfig
 featureGates:
@@ -108,7 +108,7 @@ def pod_template(m: ModelServerSpec, role: str, taints: tuple[dict, ...], claim:
 
 
 def leader_worker_set(m: ModelServerSpec, taints: tuple[dict, ...] = (), claim: Optional[str] = None) -> dict:
-    """The LeaderWorkerSet (leaderworkerset.x-k8s.io/v1, the CRD in the lws chart at v0.10.0)."""
+    """The LeaderWorkerSet (leaderworkerset.x-k8s.io/v1, the CRD in the lws chart at the pinned tag, versions.LWS)."""
     template: dict = {"size": m.nodes_per_replica, "restartPolicy": "RecreateGroupOnPodRestart",
                       "workerTemplate": pod_template(m, "leader" if m.nodes_per_replica == 1 else "worker", taints, claim)}
     if m.nodes_per_replica > 1:
@@ -119,7 +119,7 @@ def leader_worker_set(m: ModelServerSpec, taints: tuple[dict, ...] = (), claim: 
 
 
 def inferencepool_values(m: ModelServerSpec, provider_name: str, scaled: bool) -> dict:
-    """inferencepool chart values (keys of its values.yaml at v1.5.0)."""
+    """inferencepool chart values (keys of its values.yaml at the pinned tag, versions.INFERENCEPOOL)."""
     ext: dict = {}
     if m.inference_pool.flow_control:
         ext["pluginsCustomConfig"] = {"flow-control.yaml": FLOW_CONTROL_CONFIG}
@@ -144,7 +144,7 @@ def scaled_object(m: ModelServerSpec, prometheus_url: str, auth: Optional[str], 
         "serverAddress": prometheus_url, "query": query, "threshold": str(s.target)}, **auth_ref}]
     if s.min_replicas == 0 and pooled:
         # While no replica runs the server exports nothing: the endpoint picker's flow-control queue wakes the pool
-        # (site-src/guides/flow-control.md at v1.5.0, "Autoscaling: KEDA and Scale-to-Zero").
+        # (site-src/guides/flow-control.md at the pinned tag, versions.INFERENCEPOOL, "Autoscaling: KEDA and Scale-to-Zero").
         triggers.append({"type": "prometheus", "metadata": {
             "serverAddress": prometheus_url,
             "query": f'sum({FLOW_CONTROL_QUEUE_METRIC}{{inference_pool="{m.name}"}})',

@@ -123,7 +123,7 @@ SOURCES: tuple[CrdSource, ...] = (
     # lws chart: crds/.
     CrdSource("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", "LWS",
               "lws/crds/leaderworkerset.x-k8s.io_leaderworkersets.yaml"),
-    # Gateway API v1.6.1: gpufleet applies the standard channel from the release's standard-install.yaml (no chart
+    # Gateway API (versions.GATEWAY_API): gpufleet applies the standard channel from the release's standard-install.yaml (no chart
     # ships it); the one pinned archive that holds the same release's CRDs is Envoy Gateway's, whose `crds` subchart
     # bundles the experimental channel, a superset of the standard schema (more fields accepted, none removed). The
     # tests validate the same objects against the standard CRDs too (tests/upstream/test_serving_upstream.py).

@@ -6,15 +6,15 @@ Facts behind the checks, each with its source:
   "Deploy GKE Inference Gateway", cloud.google.com/kubernetes-engine/docs/how-to/deploy-gke-inference-gateway; the
   same two in llm-d.ai/docs/resources/gateway/gke). GKE installs the GA Gateway API and Inference Extension CRDs itself
   from 1.34.0-gke.1626000 (same pages): gpufleet refuses GKE minors below 1.34 rather than apply CRDs GKE then owns.
-- Envoy Gateway 1.9.0 has no InferencePool backend of its own: at tag v1.9.0 the word appears only in
+- Envoy Gateway (versions.ENVOY_GATEWAY) has no InferencePool backend of its own: at the pinned tag the word appears only in
   examples/extension-server (an extension server such as Envoy AI Gateway adds it), and the Inference Extension's
-  v1.5.0 guides (site-src/guides/index.md) list GKE, Istio, Agentgateway and NGINX Gateway Fabric, not Envoy Gateway.
+  the pinned release guides (site-src/guides/index.md) list GKE, Istio, Agentgateway and NGINX Gateway Fabric, not Envoy Gateway.
   So on the `envoy` class the HTTPRoute goes to the model servers' Service and no endpoint picker runs.
-- The metric names: the Inference Extension v1.5.0 model-server protocol
+- The metric names: the Inference Extension the pinned release model-server protocol
   (docs/proposals/003-model-server-protocol/README.md at the tag): vLLM's queue `vllm:num_requests_waiting`, KV-cache
   `vllm:kv_cache_usage_perc` (vLLM's older `vllm:gpu_cache_usage_perc` is what the EPP no longer reads).
 - Scale to zero: the endpoint picker's Flow Control layer holds requests while no model server is ready and exports
-  `inference_extension_flow_control_queue_size` for KEDA (site-src/guides/flow-control.md at v1.5.0, "Autoscaling:
+  `inference_extension_flow_control_queue_size` for KEDA (site-src/guides/flow-control.md at the pinned release, "Autoscaling:
   KEDA and Scale-to-Zero"; kubernetes-sigs/gateway-api-inference-extension#1952). Without an endpoint picker nothing
   holds a request: a Service with no ready endpoint refuses it.
 """
@@ -40,10 +40,10 @@ INFERENCE_POOL_CLASSES = GKE_INFERENCE_CLASSES
 GKE_MIN_MINOR = (1, 34)
 # Which Inference Extension release each gateway implementation is known to work with, and the Gateway API version it
 # reads (docs/inference.md, "Version alignment"). GKE's managed controller: InferencePool v1 (GA in the extension's
-# v1.0.0) from GKE 1.34.0-gke.1626000, which installs those CRDs. Envoy Gateway 1.9.0: go.mod sigs.k8s.io/gateway-api
-# v1.6.1, no InferencePool backend.
+# v1.0.0) from GKE 1.34.0-gke.1626000, which installs those CRDs. Envoy Gateway (the pin): go.mod sigs.k8s.io/gateway-api
+# at versions.GATEWAY_API, no InferencePool backend.
 GATEWAY_EXTENSION_SUPPORT = {
-    "gke": {"gatewayApi": versions.GATEWAY_API, "inferenceExtension": ("v1.0.0", "v1.1.0", "v1.2.0", "v1.3.0", "v1.4.0", "v1.5.0")},
+    "gke": {"gatewayApi": versions.GATEWAY_API, "inferenceExtension": ("v1.0.0", "v1.1.0", "v1.2.0", "v1.3.0", "v1.4.0", versions.INFERENCE_EXTENSION)},
     ENVOY_CLASS: {"gatewayApi": versions.GATEWAY_API, "inferenceExtension": ()},
 }
 # The metrics a model server exports, by server type, and the scaling signals gpufleet maps to them.
