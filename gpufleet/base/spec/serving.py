@@ -19,12 +19,12 @@ Facts behind the checks, each with its source:
   holds a request: a Service with no ready endpoint refuses it.
 """
 
-from typing import Literal, Optional
+from typing import Annotated, Literal, Optional
 
 from pydantic import Field
 
 from gpufleet.base import versions
-from gpufleet.base.spec.base import DNS_LABEL, Model
+from gpufleet.base.spec.base import DNS_LABEL, LABEL_KEY, LABEL_VALUE, Model
 from gpufleet.base.spec.errors import Problem
 
 NS = "gpufleet"
@@ -50,13 +50,17 @@ GATEWAY_EXTENSION_SUPPORT = {
 EXPORTED_METRICS = {"vllm": ("vllm:num_requests_waiting", "vllm:kv_cache_usage_perc", "vllm:num_requests_running")}
 SIGNALS = {"queue": "vllm:num_requests_waiting", "kvCache": "vllm:kv_cache_usage_perc"}
 FLOW_CONTROL_QUEUE_METRIC = "inference_extension_flow_control_queue_size"
+# Pod labels: Kubernetes label keys and values (k8s.io/apimachinery validation, 63-character values).
+Labels = dict[Annotated[str, Field(pattern=LABEL_KEY, max_length=316)], Annotated[str, Field(pattern=LABEL_VALUE, max_length=63)]]
+# A Prometheus metric name (prometheus.io/docs/concepts/data_model: [a-zA-Z_:][a-zA-Z0-9_:]*).
+METRIC_NAME = r"^[a-zA-Z_:][a-zA-Z0-9_:]*$"
 
 
 class GatewaySpec(Model):
-    class_name: str = "auto"
+    class_name: str = Field(default="auto", pattern=DNS_LABEL, max_length=63)
     """The GatewayClass of the serving Gateway. auto: gke-l7-regional-external-managed on GKE (regional external
     Application Load Balancer), `envoy` (Envoy Gateway on the system nodes) on EKS and k3s. GKE: also gke-l7-rilb."""
-    inference_extension: str = versions.INFERENCE_EXTENSION
+    inference_extension: str = Field(default=versions.INFERENCE_EXTENSION, pattern=r"^v[0-9]+\.[0-9]+\.[0-9]+$")
     """The Inference Extension release the gateway must route for; checked against what the class supports."""
 
     def resolved(self, platform: str) -> str:
@@ -66,14 +70,14 @@ class GatewaySpec(Model):
 
 
 class InferencePoolSpec(Model):
-    selector: dict[str, str] = {}
+    selector: Labels = {}
     """Pod labels the pool selects; default: the model server's `app` label (`app: <model name>`)."""
     flow_control: bool = True
     """The endpoint picker's Flow Control layer (queues requests centrally; needed for scale to zero)."""
 
 
 class ScalingSpec(Model):
-    signal: str = "queue"
+    signal: str = Field(default="queue", pattern=METRIC_NAME, max_length=200)
     """queue (vllm:num_requests_waiting per replica), kvCache (vllm:kv_cache_usage_perc), or an exported metric name."""
     target: float = Field(default=5, gt=0)
     """The per-replica value KEDA scales out above (queue: waiting requests; kvCache: a fraction, 0-1)."""
@@ -86,18 +90,18 @@ class ModelServerSpec(Model):
     name: str = Field(pattern=DNS_LABEL, max_length=40)
     """The model server's name (LeaderWorkerSet, Service, InferencePool)."""
     namespace: str = Field(default="serving", pattern=DNS_LABEL, max_length=63)
-    pool: str
+    pool: str = Field(pattern=DNS_LABEL, max_length=63)
     """The GPU node pool (nodePools[].name) its pods run on."""
-    model: str
+    model: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._/-]*$", max_length=256)
     """The model vLLM serves (a Hugging Face id or a path in a model cache)."""
     server: Literal["vllm"] = "vllm"
     nodes_per_replica: int = Field(default=1, ge=1, le=72)
     """Pods per model replica (LeaderWorkerSet size: one leader and nodes-1 workers, one per node)."""
     gpus_per_node: int = Field(default=1, ge=1, le=16)
     """GPUs each pod asks for (tensor parallel within a node)."""
-    labels: dict[str, str] = {}
+    labels: Labels = {}
     """Extra pod labels."""
-    compute_domain: Optional[str] = None
+    compute_domain: Optional[Annotated[str, Field(pattern=DNS_LABEL, max_length=40)]] = None
     """On a DRA pool (nodePools[].allocation: dra): a ComputeDomain (gpufleet:dra.computeDomains) in the model's
     namespace whose IMEX channel every pod of a replica claims, so one replica spans an NVLink domain. Default: none."""
     inference_pool: InferencePoolSpec = InferencePoolSpec()
