@@ -44,6 +44,11 @@ class GkeClusterArgs:
     """Enable GKE multi-networking (GPUDirect pools attach extra VPCs); default off."""
     protection: ProtectionSpec = ProtectionSpec()
     """Protect the cluster (Pulumi `protect`; the provider's deletionProtection unless the gke block sets it); default: on."""
+    gateway_api: bool = False
+    """Turn on GKE's Gateway controller with the standard channel of the Gateway API CRDs (`gatewayApiConfig`), for
+    gpufleet:serving: GKE then installs and upgrades the Gateway API and, from 1.34.0-gke.1626000, the Inference
+    Extension's GA CRDs itself (cloud.google.com/kubernetes-engine/docs/how-to/deploy-gke-inference-gateway). Default:
+    off (GKE's own default is left alone)."""
     managed_metrics: bool = False
     """GKE Managed Service for Prometheus with GKE's DCGM metrics package (gpufleet:observability.metrics backend
     gke-managed): monitoringConfig.managedPrometheus on and the `DCGM` component enabled, so GKE's own DCGM exporter
@@ -109,6 +114,8 @@ class GkeCluster(pulumi.ComponentResource):
             network=args.network.network,
             subnetwork=args.network.subnetwork,
             networking_mode="VPC_NATIVE",
+            **({"gateway_api_config": gcp.container.ClusterGatewayApiConfigArgs(channel="CHANNEL_STANDARD")}
+               if args.gateway_api else {}),
             ip_allocation_policy=gcp.container.ClusterIpAllocationPolicyArgs(
                 cluster_secondary_range_name=args.network.pods_range_name,
                 services_secondary_range_name=args.network.services_range_name,

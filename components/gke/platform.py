@@ -50,6 +50,7 @@ class GkePlatform(Platform):
                 multi_networking=bool(gpudirect_pools),
                 protection=spec.cluster.protection,
                 managed_metrics=spec.observability.backend("gke") == "gke-managed",
+                gateway_api=spec.serving.enabled,
             ),
             opts=opts,
         )

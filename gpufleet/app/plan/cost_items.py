@@ -563,6 +563,14 @@ def items_for(spec: StackSpec, resources: list[Registration], capacity: list[Poo
             items.append(_item(f"load balancer of Service {_get(r.inputs, 'metadata.name') or r.name}", "load-balancer",
                                1, 1, Missing("the cloud's load balancer for a Service is not priced in the catalog"),
                                key=f"service:{r.name}"))
+    for r in resources:
+        # gpufleet:serving's Gateway: its controller makes a load balancer at run time (GKE's managed classes a
+        # regional Application Load Balancer; Envoy Gateway a LoadBalancer Service for its proxy, which EKS backs with
+        # an ELB and k3s with its own ServiceLB on the nodes, at no charge).
+        if r.type == "kubernetes:gateway.networking.k8s.io/v1:Gateway" and platform != "k3s":
+            items.append(_item(f"load balancer of Gateway {_get(r.inputs, 'metadata.name') or r.name}", "load-balancer",
+                               1, 1, Missing("the cloud's load balancer for a Gateway is not priced in the catalog"),
+                               key=f"gateway:{r.name}"))
     if any(r.type in ("aws:amp/scraper:Scraper", "aws:amp/workspace:Workspace") for r in resources):
         notes.append("Amazon Managed Service for Prometheus bills metric samples collected, ingested, stored and queried "
                      "by usage: not in these figures (aws.amazon.com/prometheus/pricing)")
