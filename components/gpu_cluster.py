@@ -186,6 +186,10 @@ class GpuCluster(pulumi.ComponentResource):
             keda_identity=built.keda_identity,
         )
         self.observability = plat.observability_after_workloads(ctx, self.workloads) or self.observability
+        from gpufleet.components.serving.layer import build_serving
+
+        self.serving = build_serving(name, spec, self.access, child, keda=self.workloads.get("keda"),
+                                     metrics_backend=metrics_backend)
         self.dra_driver = None
         dra_pools = [p for p in nvidia_pools if p.allocation == "dra"]
         if dra_pools:

@@ -27,6 +27,7 @@ import pulumi_kubernetes as k8s
 
 from gpufleet.base import labels as L
 from gpufleet.base import versions
+from gpufleet.components.eks.node_group import user_data
 
 NODEPOOL_API = "karpenter.sh/v1"
 NODECLASS_API = "karpenter.k8s.aws/v1"
@@ -82,6 +83,16 @@ class KarpenterNodePoolArgs:
     reservation_facts: dict = field(default_factory=dict)
     """reserved: what the stack declares the reservation holds (zone, instance type, count), annotated
     `gpufleet.io/reservation-*` on the NodePool for the policy `reservation-placement`."""
+    data_volume_snapshot: Optional[str] = None
+    """Bottlerocket: an EBS snapshot (snap-...) of a data volume with images pre-pulled; the data volume's mapping
+    (/dev/xvdb) gets `ebs.snapshotID`, so every node Karpenter launches starts with the images (docs/cold-start.md).
+    Default: none, an empty data volume."""
+    max_parallel_image_pulls: Optional[int] = None
+    """AL2023: a bound on the kubelet's parallel image pulls, as a nodeadm NodeConfig part in the node class's
+    `userData` (Karpenter puts the user's MIME parts before its own NodeConfig and nodeadm merges them:
+    karpenter-provider-aws pkg/providers/amifamily/bootstrap/nodeadm.go at the pinned release, versions.KARPENTER). Not on Bottlerocket: Karpenter
+    rewrites `settings.kubernetes` from its own typed subset, which has no max-parallel-image-pulls (the spec refuses
+    it there). Default: none, the AMI's unbounded parallel pulls."""
 
 
 def karpenter_taint(taint: dict) -> dict:
@@ -117,6 +128,16 @@ def node_pool_spec(args: KarpenterNodePoolArgs) -> dict:
     }
 
 
+def _ebs(args: KarpenterNodePoolArgs) -> dict:
+    if args.data_volume_snapshot and args.ami.startswith("bottlerocket"):
+        # The EC2NodeClass CRD (karpenter.k8s.aws_ec2nodeclasses.yaml of versions.KARPENTER, blockDeviceMappings[].ebs.encrypted):
+        # "If you are creating a volume from a snapshot, you can't specify an encryption value": the volume is
+        # encrypted as its snapshot is, so build the snapshot encrypted. volumeSize stays: at least the snapshot's size.
+        return {"volumeSize": f"{args.root_volume_gib}Gi", "volumeType": "gp3", "deleteOnTermination": True,
+                "snapshotID": args.data_volume_snapshot}
+    return {"volumeSize": f"{args.root_volume_gib}Gi", "volumeType": "gp3", "encrypted": True, "deleteOnTermination": True}
+
+
 def node_class_spec(args: KarpenterNodePoolArgs) -> dict:
     device = "/dev/xvdb" if args.ami.startswith("bottlerocket") else "/dev/xvda"
     spec: dict = {
@@ -124,13 +145,12 @@ def node_class_spec(args: KarpenterNodePoolArgs) -> dict:
         "role": args.node_role,
         "subnetSelectorTerms": [{"id": s} for s in args.subnet_ids],
         "securityGroupSelectorTerms": [{"id": g} for g in args.security_group_ids],
-        "blockDeviceMappings": [{
-            "deviceName": device,
-            "ebs": {"volumeSize": f"{args.root_volume_gib}Gi", "volumeType": "gp3", "encrypted": True, "deleteOnTermination": True},
-        }],
+        "blockDeviceMappings": [{"deviceName": device, "ebs": _ebs(args)}],
         "metadataOptions": {"httpEndpoint": "enabled", "httpTokens": "required", "httpPutResponseHopLimit": 1},
         "tags": {L.CLUSTER_TAG: args.cluster_name, L.POOL_LABEL: args.pool},
     }
+    if args.max_parallel_image_pulls is not None and not args.ami.startswith("bottlerocket"):
+        spec["userData"] = user_data(args.ami, "none", args.max_parallel_image_pulls)
     if args.reservation_ids:
         spec["capacityReservationSelectorTerms"] = [{"id": r} for r in args.reservation_ids]
     if args.placement_group is not None:

@@ -250,10 +250,14 @@ class EksNodeGroup(pulumi.ComponentResource):
             },
             "block_device_mappings": [{
                 "device_name": device,
-                "ebs": {"volume_size": args.root_volume_gib, "volume_type": "gp3", "encrypted": "true", "delete_on_termination": "true",
+                "ebs": {"volume_size": args.root_volume_gib, "volume_type": "gp3", "delete_on_termination": "true",
                         # Bottlerocket: the data volume starts from a snapshot with the images pre-pulled (AWS
                         # Containers blog, "Reduce container startup time on Amazon EKS with Bottlerocket data volume").
-                        **({"snapshot_id": args.data_volume_snapshot} if args.data_volume_snapshot else {})},
+                        # A volume from a snapshot takes no encryption value: it is encrypted as its snapshot is (EC2 API
+                        # LaunchTemplateEbsBlockDeviceRequest.Encrypted: "If you are creating a volume from a snapshot,
+                        # you can't specify an encryption value"); a blank volume is encrypted on creation.
+                        **({"snapshot_id": args.data_volume_snapshot} if args.data_volume_snapshot
+                           else {"encrypted": "true"})},
             }],
             "tag_specifications": [
                 {"resource_type": "instance", "tags": {"Name": name}},

@@ -174,6 +174,8 @@ class EksPlatform(Platform):
                     consolidate_after=eks.autoscaler.consolidate_after,
                     disruption_budget=eks.autoscaler.disruption_budget,
                     exemptions=dict(pool.exemptions),
+                    data_volume_snapshot=pool.cold_start.data_volume_snapshot if pool.cold_start else None,
+                    max_parallel_image_pulls=pool.cold_start.parallel_image_pulls if pool.cold_start else None,
                 ))
                 continue
             pools.append(

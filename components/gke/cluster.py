@@ -43,6 +43,11 @@ class GkeClusterArgs:
     """Enable GKE multi-networking (GPUDirect pools attach extra VPCs); default off."""
     protection: ProtectionSpec = ProtectionSpec()
     """Protect the cluster (Pulumi `protect`; the provider's deletionProtection unless the gke block sets it); default: on."""
+    gateway_api: bool = False
+    """Turn on GKE's Gateway controller with the standard channel of the Gateway API CRDs (`gatewayApiConfig`), for
+    gpufleet:serving: GKE then installs and upgrades the Gateway API and, from 1.34.0-gke.1626000, the Inference
+    Extension's GA CRDs itself (cloud.google.com/kubernetes-engine/docs/how-to/deploy-gke-inference-gateway). Default:
+    off (GKE's own default is left alone)."""
     managed_metrics: bool = False
     """GKE Managed Service for Prometheus with GKE's DCGM metrics package (gpufleet:observability.metrics backend
     gke-managed): monitoringConfig.managedPrometheus on and the `DCGM` component enabled, so GKE's own DCGM exporter
@@ -95,6 +100,8 @@ class GkeCluster(pulumi.ComponentResource):
             network=args.network.network,
             subnetwork=args.network.subnetwork,
             networking_mode="VPC_NATIVE",
+            **({"gateway_api_config": gcp.container.ClusterGatewayApiConfigArgs(channel="CHANNEL_STANDARD")}
+               if args.gateway_api else {}),
             ip_allocation_policy=gcp.container.ClusterIpAllocationPolicyArgs(
                 cluster_secondary_range_name=args.network.pods_range_name,
                 services_secondary_range_name=args.network.services_range_name,
@@ -139,6 +146,9 @@ class GkeCluster(pulumi.ComponentResource):
                 gce_persistent_disk_csi_driver_config=gcp.container.ClusterAddonsConfigGcePersistentDiskCsiDriverConfigArgs(enabled=True),
                 gcp_filestore_csi_driver_config=gcp.container.ClusterAddonsConfigGcpFilestoreCsiDriverConfigArgs(enabled=storage.filestore),
                 gcs_fuse_csi_driver_config=gcp.container.ClusterAddonsConfigGcsFuseCsiDriverConfigArgs(enabled=storage.gcs_fuse),
+                # Only when asked: existing clusters' inputs stay as they were (the driver is off by default).
+                lustre_csi_driver_config=gcp.container.ClusterAddonsConfigLustreCsiDriverConfigArgs(enabled=True)
+                if storage.managed_lustre else None,
             ),
             # A stack's reason for no protection, as GCP labels allow it (the full reason stays in the stack file).
             resource_labels=gcp_exemption(args.protection) or None,

@@ -17,6 +17,7 @@ from gpufleet.components.gke.keda_identity import KedaWorkloadIdentity, KedaWork
 from gpufleet.components.gke.gpudirect_wiring import GkeGpuDirectWiring, GkeGpuDirectWiringArgs, GpuDirectPool
 from gpufleet.components.gke.network import GkeNetwork, GkeNetworkArgs
 from gpufleet.components.gke.node_pool import GkeNodePool, GkeNodePoolArgs
+from gpufleet.components.gke.lustre_access import GkeLustreAccess, GkeLustreAccessArgs
 from gpufleet.components.gke.storage import GkeStorage, GkeStorageArgs
 from gpufleet.components.observability.gke_managed import (
     GkeManagedObservability, GkeManagedObservabilityArgs, managed_prometheus_url,
@@ -49,6 +50,7 @@ class GkePlatform(Platform):
                 multi_networking=bool(gpudirect_pools),
                 protection=spec.cluster.protection,
                 managed_metrics=spec.observability.backend("gke") == "gke-managed",
+                gateway_api=spec.serving.enabled,
             ),
             opts=opts,
         )
@@ -105,6 +107,8 @@ class GkePlatform(Platform):
             # One installer (the spec refuses DRA pools needing both: they share a DaemonSet name).
             for kind in sorted(installer_kind(dra_machines)):
                 GkeDriverInstaller(f"{name}-nvidia-driver", GkeDriverInstallerArgs(kind), access, opts=opts)
+        if gke.storage.managed_lustre and gke.network.existing is None:
+            GkeLustreAccess(f"{name}-lustre-access", GkeLustreAccessArgs(project, network.ref.network), opts=opts)
         GkeStorage(f"{name}-storage", GkeStorageArgs(gke.storage, network.ref.network_name), control_plane.access, opts=opts)
         query_url = keda_identity = None
         if spec.observability.backend("gke") == "gke-managed":

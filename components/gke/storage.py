@@ -2,6 +2,7 @@
 
 `gpufleet-rwo`: Persistent Disk CSI (balanced PD or Hyperdisk), the cluster default, bound where the pod
 lands. `gpufleet-rwx`: Filestore CSI (ReadWriteMany) on the cluster's VPC, when the spec asks for Filestore.
+`gpufleet-lustre`: Managed Lustre CSI (ReadWriteMany), each claim a Managed Lustre instance, when the spec asks for it.
 Cloud Storage FUSE needs no StorageClass (pods mount buckets through inline CSI volumes).
 """
 
@@ -20,6 +21,8 @@ RWO_CLASS = "gpufleet-rwo"
 RWX_CLASS = "gpufleet-rwx"
 PD_DRIVER = "pd.csi.storage.gke.io"
 FILESTORE_DRIVER = "filestore.csi.storage.gke.io"
+LUSTRE_CLASS = "gpufleet-lustre"
+LUSTRE_DRIVER = "lustre.csi.storage.gke.io"
 DEFAULT_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class"
 
 
@@ -62,4 +65,23 @@ class GkeStorage(pulumi.ComponentResource):
                 reclaim_policy=args.spec.filestore_reclaim_policy,
                 opts=child,
             )
-        self.register_outputs({"classes": [RWO_CLASS] + ([RWX_CLASS] if self.rwx else [])})
+        self.lustre = None
+        if args.spec.managed_lustre:
+            # Managed Lustre CSI driver reference (cloud.google.com/managed-lustre/docs/lustre-csi-driver-reference):
+            # perUnitStorageThroughput is required (125, 250, 500, 1000); network is the VPC the instance joins (the
+            # cluster's; its private services access range is set up by GkeLustreAccess). WaitForFirstConsumer: the
+            # instance is zonal and is created in the zone of the first pod that mounts it. No volume expansion:
+            # GKE supports it only from 1.35.0-gke.2331000 (concepts/managed-lustre, Limitations).
+            self.lustre = k8s.storage.v1.StorageClass(
+                f"{name}-lustre",
+                metadata={"name": LUSTRE_CLASS},
+                provisioner=LUSTRE_DRIVER,
+                parameters={"perUnitStorageThroughput": str(args.spec.managed_lustre_throughput),
+                            "network": args.network_name},
+                volume_binding_mode="WaitForFirstConsumer",
+                # Retain, as for Filestore: the instance holds the data a deleted claim leaves behind.
+                reclaim_policy="Retain",
+                opts=child,
+            )
+        self.register_outputs({"classes": [RWO_CLASS] + ([RWX_CLASS] if self.rwx else [])
+                               + ([LUSTRE_CLASS] if self.lustre else [])})

@@ -46,6 +46,7 @@ from gpufleet.base.spec.addons import AddonsSpec
 from gpufleet.base.spec.observability import ObservabilitySpec
 from gpufleet.base.spec.images import ImagesSpec
 from gpufleet.base.spec.registry import RegistrySpec
+from gpufleet.base.spec.serving import ServingSpec
 from gpufleet.base.spec.dra import DraSpec
 from gpufleet.base.spec.cold_start import ModelCacheSpec
 
@@ -108,6 +109,7 @@ _Addons = _typed_dict(AddonsSpec)
 _Observability = _typed_dict(ObservabilitySpec)
 _Images = _typed_dict(ImagesSpec)
 _Registry = _typed_dict(RegistrySpec)
+_Serving = _typed_dict(ServingSpec)
 _Dra = _typed_dict(DraSpec)
 _ModelCache = _typed_dict(ModelCacheSpec)
 
@@ -142,6 +144,9 @@ class GpuClusterArgs(TypedDict, total=False):
     """gpufleet:images: pinDigests writes the images gpufleet sets in chart values by digest; default: off, by tag."""
     registry: _Registry  # type: ignore[valid-type]
     """gpufleet:registry: a mirror every image is pulled from (docs/air-gapped.md); default: the public registries."""
+    serving: _Serving  # type: ignore[valid-type]
+    """gpufleet:serving: LeaderWorkerSet model servers behind a Gateway with the Inference Extension, scaled by KEDA on
+    their own metrics (docs/inference.md); default: off."""
     ssh_private_key: pulumi.Input[str]
     """k3s: the SSH private key for every host (pass a secret); eks and gke need none."""
     kubeconfig: pulumi.Input[str]

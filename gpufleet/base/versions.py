@@ -640,6 +640,7 @@ KARPENTER_AMI_ALIASES: dict[str, str] = {
 # The pre-pull DaemonSet copies a static busybox into a shared emptyDir, then runs `busybox true` from it in one init
 # container per listed image, so the kubelet pulls each image without needing a shell inside it (the same trick as
 # che-incubator/kubernetes-image-puller); a pause container holds the pod. The musl variant's busybox is a static binary.
+# By tag, not digest: no registry was reachable to read their digests (2026-12-04), and none is recorded unread.
 PREPULL_BUSYBOX_IMAGE = "docker.io/library/busybox:1.37.0-musl"
 PAUSE_IMAGE = "registry.k8s.io/pause:3.10"
 # The model cache prefetch Job's image per source scheme: the cloud's own CLI (AWS CLI v2 `aws s3 sync`, Google Cloud
@@ -651,3 +652,47 @@ MODEL_PREFETCH_IMAGES = {
     "hf": "docker.io/library/python:3.12-slim",
 }
 HUGGINGFACE_HUB_PACKAGE = "huggingface_hub==0.34.4"
+
+
+# Inference serving (components/serving/, docs/inference.md). Versions that must agree are checked together
+# (gpufleet/base/spec/serving.py `GATEWAY_EXTENSION_SUPPORT`).
+# LeaderWorkerSet (kubernetes-sigs/lws) tag v0.10.0 (2161f38f): chart charts/lws, pushed by hack/push-chart.sh to
+# oci://registry.k8s.io/lws/charts with the promoted image registry.k8s.io/lws/lws:v0.10.0; the CRDs ship in its crds/
+# (../shared/reference/charts/SOURCES.md: sha256 ebb63d03...; no registry digest read, so none recorded).
+LWS = HelmChart(
+    name="lws",
+    repo="oci://registry.k8s.io/lws/charts",
+    version="v0.10.0",
+    app_version="v0.10.0",
+)
+# Gateway API standard channel, v1.6.1 (kubernetes-sigs/gateway-api, 8bb74df0): the release asset standard-install.yaml
+# holds every CRD of config/crd/standard and the safe-upgrades ValidatingAdmissionPolicy (../shared/reference/crds/
+# SOURCES.md). No chart ships the standard channel, so it is applied as a manifest.
+GATEWAY_API = "v1.6.1"
+GATEWAY_API_STANDARD_INSTALL = (
+    f"https://github.com/kubernetes-sigs/gateway-api/releases/download/{GATEWAY_API}/standard-install.yaml")
+# Gateway API Inference Extension v1.5.0 (df9f8909, 2026-04-18): the newest release that still ships the
+# `inferencepool` chart (config/charts/inferencepool, pushed by hack/push-chart.sh to
+# oci://registry.k8s.io/gateway-api-inference-extension/charts); v1.6.0 removed config/charts and moved the endpoint
+# picker's charts to llm-d/llm-d-router. The chart ships no CRD: GKE installs the GA ones (InferencePool v1) from
+# 1.34.0-gke.1626000, the only platform whose gateway routes to a pool (gpufleet/base/spec/serving.py).
+INFERENCE_EXTENSION = "v1.5.0"
+INFERENCEPOOL = HelmChart(
+    name="inferencepool",
+    repo="oci://registry.k8s.io/gateway-api-inference-extension/charts",
+    version="v1.5.0",
+    app_version="v1.5.0",
+)
+# Envoy Gateway v1.9.0 (envoyproxy/gateway 39763b1c): chart charts/gateway-helm, published as
+# oci://docker.io/envoyproxy/gateway-helm 1.9.0 (tools/make/helm.mk), image docker.io/envoyproxy/gateway:v1.9.0. Its
+# `crds` subchart bundles the Envoy Gateway CRDs and the Gateway API v1.6.1 *experimental* CRDs (go.mod at the tag:
+# sigs.k8s.io/gateway-api v1.6.1).
+ENVOY_GATEWAY = HelmChart(
+    name="gateway-helm",
+    repo="oci://docker.io/envoyproxy",
+    version="1.9.0",
+    app_version="v1.9.0",
+)
+# The example model server image (vLLM's OpenAI-compatible server); its metric names are the ones the Inference
+# Extension v1.5.0 reads (docs/proposals/003-model-server-protocol/README.md at the tag).
+VLLM_IMAGE = "docker.io/vllm/vllm-openai:v0.11.0"

@@ -16,7 +16,7 @@ block cannot be judged and is a finding too.
   (sourceRanges; with no sourceRanges, sourceTags or sourceServiceAccounts GCE takes 0.0.0.0/0:
   hashicorp/terraform-provider-google#6789). Egress is not judged. gpufleet itself writes ingress from
   security groups and from its own GPUDirect subnets only.
-- EC2 launch templates: EBS volumes encrypted; IMDSv2 required (metadataOptions.httpTokens: required),
+- EC2 launch templates: blank EBS volumes encrypted (a volume from a snapshot is as its snapshot is); IMDSv2 required (metadataOptions.httpTokens: required),
   so pods cannot steal the node role through IMDSv1.
 - k3s servers over SSH (command:remote:Command installing `k3s server`): Secrets encrypted at rest, k3s's
   `secrets-encryption` (true in a config the script writes, or the `--secrets-encryption` flag;
@@ -144,7 +144,10 @@ def _launch_template(props) -> list[str]:
     out = []
     for i, m in enumerate(I.items(I.get(props, "blockDeviceMappings"))):
         ebs = I.get(m, "ebs")
-        if I.mapping(ebs) and not I.truthy(I.get(ebs, "encrypted")):
+        # A volume from a snapshot takes no encryption value (EC2 API LaunchTemplateEbsBlockDeviceRequest.Encrypted:
+        # "If you are creating a volume from a snapshot, you can't specify an encryption value"): it is encrypted as its
+        # snapshot is, which the inputs cannot show, so only a blank volume is judged here.
+        if I.mapping(ebs) and not I.get(ebs, "snapshotId") and not I.truthy(I.get(ebs, "encrypted")):
             out.append(f"blockDeviceMappings[{i}] ({I.get(m, 'deviceName', default='?')}): EBS volume not encrypted (ebs.encrypted: \"true\")")
     if I.get(props, "metadataOptions", "httpTokens") != "required":
         out.append("IMDSv2 not required: set metadataOptions.httpTokens=required (and httpPutResponseHopLimit as pods need)")

@@ -39,7 +39,9 @@ def test_eks_bottlerocket_data_volume_starts_from_the_snapshot():
     (mapping,) = lt["blockDeviceMappings"]
     assert mapping["deviceName"] == "/dev/xvdb"  # Bottlerocket's data volume, where containerd keeps images
     assert mapping["ebs"]["snapshotId"] == "snap-0123456789abcdef0"
-    assert mapping["ebs"]["encrypted"] == "true"
+    # No encryption value beside a snapshot: EC2 refuses one (LaunchTemplateEbsBlockDeviceRequest.Encrypted); the
+    # volume is encrypted as its snapshot is.
+    assert "encrypted" not in mapping["ebs"]
     settings = tomllib.loads(_user_data(p, "cold-eks-pool-l4-burst-lt"))["settings"]
     assert settings == {"kubernetes": {"max-parallel-image-pulls": 4}}  # no RAID0 bootstrap command: localStorage none
 
@@ -52,6 +54,32 @@ def test_eks_al2023_bounds_parallel_pulls_in_a_nodeadm_part():
     assert "snapshotId" not in one(p, LT, "cold-eks-pool-l4-infer-lt").inputs["blockDeviceMappings"][0]["ebs"]
     # A pool without coldStart: its user data is the RAID0 NodeConfig alone, as before.
     assert "maxParallelImagePulls" not in _user_data(planned("prod-eks"), "prod-gpu-pool-h100-train-lt")
+
+
+NODECLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
+
+
+def test_karpenter_bottlerocket_node_class_maps_the_snapshot_onto_the_data_volume():
+    p = planned("karpenter-eks")
+    spec = one(p, NODECLASS, "karpenter-gpu-pool-l4-burst-nodeclass").inputs["spec"]
+    (mapping,) = spec["blockDeviceMappings"]
+    assert mapping["deviceName"] == "/dev/xvdb"
+    assert mapping["ebs"]["snapshotID"] == "snap-0123456789abcdef0"
+    # The CRD: no encryption value on a volume made from a snapshot (it is encrypted as the snapshot is).
+    assert "encrypted" not in mapping["ebs"] and mapping["ebs"]["volumeSize"] == "100Gi"
+    assert "userData" not in spec
+    # A pool without the snapshot keeps its encrypted empty volume.
+    other = one(p, NODECLASS, "karpenter-gpu-pool-h100-block-nodeclass").inputs["spec"]["blockDeviceMappings"][0]["ebs"]
+    assert other["encrypted"] is True and "snapshotID" not in other and "userData" not in other
+
+
+def test_karpenter_al2023_node_class_bounds_parallel_pulls_in_its_user_data():
+    p = planned("karpenter-eks")
+    spec = one(p, NODECLASS, "karpenter-gpu-pool-l4-spot-nodeclass").inputs["spec"]
+    assert spec["userData"].startswith("MIME-Version: 1.0\n")
+    assert "Content-Type: application/node.eks.aws" in spec["userData"]
+    assert "      serializeImagePulls: false\n      maxParallelImagePulls: 4\n" in spec["userData"]
+    assert spec["blockDeviceMappings"][0]["ebs"]["encrypted"] is True
 
 
 def test_k3s_prepull_daemonset_runs_every_listed_image_on_the_pool():
@@ -112,12 +140,18 @@ def test_prefetch_script_skips_a_cache_already_filled_from_the_same_source(tmp_p
     assert len(calls.read_text().splitlines()) == 2
 
 
-def test_model_cache_on_filestore_and_nfs():
+def test_model_cache_on_managed_lustre_filestore_and_nfs():
     gke = planned("cold-start-gke")
+    version = f"{gke.spec.cluster.kubernetes_version}.0"
     pvc = as_object(one(gke, "kubernetes:core/v1:PersistentVolumeClaim", "cold-gke-model-cache-default-gemma-2-9b-pvc"))
-    assert pvc["spec"]["storageClassName"] == "gpufleet-rwx"
+    assert pvc["spec"]["storageClassName"] == "gpufleet-lustre"
+    assert pvc["spec"]["resources"]["requests"]["storage"] == "9000Gi"
+    small = as_object(one(gke, "kubernetes:core/v1:PersistentVolumeClaim", "cold-gke-model-cache-default-gemma-2-2b-pvc"))
+    assert small["spec"]["storageClassName"] == "gpufleet-rwx"
     job = as_object(one(gke, "kubernetes:batch/v1:Job", "cold-gke-model-cache-default-gemma-2-9b-prefetch"))
     assert "envFrom" not in job["spec"]["template"]["spec"]["containers"][0]  # no Secret named: the pod's identity
+    for obj in (pvc, small, job):
+        validate_strict(obj, version)
     lab = planned("cold-start-k3s")
     pvc = as_object(one(lab, "kubernetes:core/v1:PersistentVolumeClaim", "cold-k3s-model-cache-default-llama-3-1-8b-pvc"))
     assert pvc["spec"]["storageClassName"] == "nfs"
@@ -141,3 +175,24 @@ def test_plan_shows_the_cold_start_paths_per_pool():
     assert all("coldStart" not in c for c in to_json(planned("prod-eks"))["capacity"])
     text = to_text(p)
     assert "  l4-infer cold start: no image cache on al2023-nvidia (a data-volume snapshot needs Bottlerocket); " in text
+
+
+def test_gke_managed_lustre_driver_class_and_private_services_access():
+    p = planned("cold-start-gke")
+    addons = one(p, "gcp:container/cluster:Cluster", "cold-gke-gke-cluster").inputs["addonsConfig"]
+    assert addons["lustreCsiDriverConfig"] == {"enabled": True}
+    sc = as_object(one(p, "kubernetes:storage.k8s.io/v1:StorageClass", "cold-gke-storage-lustre"))
+    validate_strict(sc, f"{p.spec.cluster.kubernetes_version}.0")
+    assert sc["provisioner"] == "lustre.csi.storage.gke.io" and sc["metadata"]["name"] == "gpufleet-lustre"
+    assert sc["parameters"]["perUnitStorageThroughput"] == "1000"
+    assert sc["volumeBindingMode"] == "WaitForFirstConsumer" and sc["reclaimPolicy"] == "Retain"
+    rng = one(p, "gcp:compute/globalAddress:GlobalAddress", "cold-gke-lustre-access-range").inputs
+    assert (rng["purpose"], rng["addressType"], rng["prefixLength"]) == ("VPC_PEERING", "INTERNAL", 20)
+    peering = one(p, "gcp:servicenetworking/connection:Connection", "cold-gke-lustre-access-peering").inputs
+    assert peering["service"] == "servicenetworking.googleapis.com" and len(peering["reservedPeeringRanges"]) == 1
+    fw = one(p, "gcp:compute/firewall:Firewall", "cold-gke-lustre-access-firewall").inputs
+    assert fw["allows"] == [{"protocol": "tcp", "ports": ["988"]}] and fw["sourceRanges"][0].endswith("/20")
+    # A GKE stack without managedLustre: no driver input, no class, no peering (its inputs stay as they were).
+    other = planned("prod-gke")
+    assert "lustreCsiDriverConfig" not in one(other, "gcp:container/cluster:Cluster", "prod-gke-gke-cluster").inputs["addonsConfig"]
+    assert not by_type(other, "gcp:servicenetworking/connection:Connection")

@@ -19,6 +19,10 @@ P = "secure-defaults"
         (I.GKE_CLUSTER, GKE_CLUSTER_IN, "masterAuthorizedNetworksConfig.cidrBlocks", [{"cidrBlock": "0.0.0.0/0"}], True),
         (I.GKE_CLUSTER, GKE_CLUSTER_IN, "privateClusterConfig", {"enablePrivateEndpoint": True}, False),
         (I.EC2_LAUNCH_TEMPLATE, LAUNCH_TEMPLATE_IN, "blockDeviceMappings.0.ebs.encrypted", "false", True),
+        (I.EC2_LAUNCH_TEMPLATE, LAUNCH_TEMPLATE_IN, "blockDeviceMappings.0.ebs.encrypted", DELETE, True),
+        # A volume from a snapshot takes no encryption value (EC2 LaunchTemplateEbsBlockDeviceRequest.Encrypted).
+        (I.EC2_LAUNCH_TEMPLATE, LAUNCH_TEMPLATE_IN, "blockDeviceMappings.0.ebs",
+         {"volumeSize": 100, "volumeType": "gp3", "snapshotId": "snap-0123456789abcdef0"}, False),
         (I.EC2_LAUNCH_TEMPLATE, LAUNCH_TEMPLATE_IN, "metadataOptions.httpTokens", "optional", True),
         (I.EC2_LAUNCH_TEMPLATE, LAUNCH_TEMPLATE_IN, "metadataOptions", DELETE, True),
         (I.REMOTE_COMMAND, K3S_COMMAND_IN, "create", "curl -sfL https://get.k3s.io | K3S_TOKEN=abc sh -", True),

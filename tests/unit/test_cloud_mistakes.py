@@ -160,7 +160,7 @@ EXPECTED = {
         "stack 'prod-gke': gpufleet:gpuOperator.driver.version: the driver the GPU Operator installs is 535.261.03 (branch 535), but pool 'h200' has H200, which needs driver branch 550 or newer (got '535.261.03')",
     ],
     'gke-k3s-nfs-storage-block': [
-        "stack 'prod-gke': gpufleet:storage.nfs: not used on gke: gpufleet:storage configures k3s storage only; on gke use cluster.gke.storage (defaultDiskType, filestore, gcsFuse)",
+        "stack 'prod-gke': gpufleet:storage.nfs: not used on gke: gpufleet:storage configures k3s storage only; on gke use cluster.gke.storage (defaultDiskType, filestore, gcsFuse, managedLustre)",
     ],
     'gke-leftover-eks-block': [
         "stack 'prod-gke': gpufleet:cluster.eks: not used on gke: the eks block configures platform eks only; remove it (or set platform: eks)",

@@ -32,6 +32,8 @@ ACCEPTED = [
     ("cold-start-eks", "l4-burst", {"images": ["nvcr.io/nvidia/pytorch:25.01-py3"], "prePull": True}),
     ("cold-start-k3s", "l4", {"images": ["nvcr.io/nvidia/pytorch:25.01-py3"]}),
     ("cold-start-k3s", "l4", {"images": ["docker.io/library/busybox@sha256:" + "a" * 64], "prePull": False}),
+    ("karpenter-eks", "l4-burst", {"dataVolumeSnapshot": "snap-0123456789abcdef0", "images": ["a/b:1"]}),
+    ("karpenter-eks", "l4-spot", {"parallelImagePulls": 8}),
 ]
 
 
@@ -58,6 +60,10 @@ REFUSED = [
     ("cold-start-gke", "l4-infer", {"secondaryBootDisk": "images/x"}, "coldStart.secondaryBootDisk", "should match"),
     ("cold-start-eks", "l4-burst", {"dataVolumeSnapshot": "snap-123"}, "coldStart.dataVolumeSnapshot", "should match"),
     ("cold-start-k3s", "l4", {"images": ["nvcr.io/x;touch /tmp/p"]}, "coldStart.images[0]", "should match"),
+    ("karpenter-eks", "l4-burst", {"parallelImagePulls": 4}, "coldStart.parallelImagePulls",
+     "not available on Karpenter Bottlerocket pools"),
+    ("karpenter-eks", "l4-spot", {"dataVolumeSnapshot": "snap-0123456789abcdef0"}, "coldStart.dataVolumeSnapshot",
+     "needs a Bottlerocket pool"),
 ]
 
 
@@ -156,3 +162,43 @@ def test_paths_say_what_is_in_place_and_what_the_platform_lacks():
     assert paths(dev, dev.node_pools[0]) == []  # no coldStart block, nothing shown
     eks = load_config(example_config("cold-start-eks"), "cold-start-eks")
     assert paths(eks, eks.node_pools[0])[0] == "no image cache on al2023-nvidia (a data-volume snapshot needs Bottlerocket)"
+
+
+def test_managed_lustre_model_cache_size_is_a_step_of_the_tier():
+    """A Managed Lustre instance at 1000 MB/s per TiB takes 9,000 GiB steps (performance tiers page)."""
+    config = example_config("cold-start-gke")
+    config[f"{NS}:modelCaches"][0]["size"] = "1024Gi"
+    problems = spec_problems(config, "cold-start-gke")
+    assert any(f"{NS}:modelCaches[0].size" in p and "9,000 GiB or more in steps of 9,000 GiB (e.g. 9000Gi)" in p
+               for p in problems), problems
+    config[f"{NS}:modelCaches"][0]["size"] = "10000Gi"
+    assert any("e.g. 18000Gi" in p for p in spec_problems(config, "cold-start-gke"))
+    config[f"{NS}:cluster"]["gke"]["storage"]["managedLustreThroughput"] = 125
+    config[f"{NS}:modelCaches"][0]["size"] = "72000Gi"
+    load_config(config, "cold-start-gke")
+    # The Filestore cache beside it names its class and is not judged by Lustre's steps.
+    assert config[f"{NS}:modelCaches"][1]["storageClass"] == "gpufleet-rwx"
+
+
+def test_managed_lustre_refused_on_ubuntu_operator_nodes_and_before_gke_1_33():
+    config = example_config("cold-start-gke")
+    config[f"{NS}:cluster"]["gke"]["gpuStack"] = "operator"
+    for pool in config[f"{NS}:nodePools"]:
+        pool.pop("coldStart", None)
+    problems = spec_problems(config, "cold-start-gke")
+    assert any(f"{NS}:cluster.gke.storage.managedLustre" in p and "Container-Optimized OS nodes only" in p
+               for p in problems), problems
+    from gpufleet.base.spec.gke import gke_checks
+    spec = load_config(example_config("cold-start-gke"), "cold-start-gke")
+    old = spec.model_copy(update={"cluster": spec.cluster.model_copy(update={"kubernetes_version": "1.32"})})
+    problems = [str(p) for p in gke_checks("cold-start-gke", old, {"gcp:project": "p"})]
+    assert any("cluster.gke.storage.managedLustre" in p and "needs GKE 1.33 or later" in p for p in problems), problems
+
+
+def test_managed_lustre_is_the_gke_model_cache_default_before_filestore():
+    spec = load_config(example_config("cold-start-gke"), "cold-start-gke")
+    assert cold_start.rwx_storage_class(spec) == "gpufleet-lustre"
+    config = example_config("cold-start-gke")
+    config[f"{NS}:cluster"]["gke"]["storage"] = {}
+    problems = spec_problems(config, "cold-start-gke")
+    assert any(f"{NS}:modelCaches[0].storageClass" in p and "managedLustre: true" in p for p in problems), problems

@@ -60,7 +60,10 @@ def r(x: float) -> float:
 
 HAND_CHECKED = {"dev", "ha", "lab", "teams", "prod-eks", "prod-gke", "teams-eks", "ai-on-eks", "p5-efa", "karpenter-eks",
                 "dws-gke", "amd-lab", "airgap-k3s", "airgap-eks", "nvl72-k3s", "nvl72-gke", "nvl72-eks",
-                "cold-start-k3s", "cold-start-eks", "cold-start-gke", "existing-coreweave", "airgap-gke", "aks-train"}
+                "cold-start-k3s", "cold-start-eks", "cold-start-gke", "existing-coreweave", "airgap-gke", "inference-eks",
+                "inference-gke", "inference-k3s", "aks-train"}
+# Stacks whose serving Gateway gets a load balancer from its controller at run time (unpriced, listed).
+GATEWAY_STACKS = {"inference-eks", "inference-gke"}
 
 
 def test_model_caches_are_priced_as_the_claims_they_are():
@@ -158,6 +161,9 @@ def test_karpenter_eks_breakdown_counts_the_capacity_block_as_committed_and_unpr
         "reservation:h100-block": (2, 2, None, None),
         "gpu-nodes:h100-block": (0, 0, None, None),
         "storage:h100-block:/dev/xvda": (0, 2, 0.0, vol(500, 2)),
+        # the Bottlerocket pool on a data-volume snapshot (cold start): on-demand g6.2xlarge, its data volume per node
+        "gpu-nodes:l4-burst": (0, 4, 0.0, r(4 * 0.9776)),
+        "storage:l4-burst:/dev/xvdb": (0, 4, 0.0, vol(100, 4)),
         **{f"network:karpenter-gpu-network-nat-us-east-1{z}": (1, 1, NAT, NAT) for z in "abc"},
         **{f"network:ip:karpenter-gpu-network-nat-us-east-1{z}": (1, 1, IP, IP) for z in "abc"},
         "key:karpenter-gpu-eks-secrets-key": (1, 1, r(KMS), r(KMS)),
@@ -167,7 +173,8 @@ def test_karpenter_eks_breakdown_counts_the_capacity_block_as_committed_and_unpr
     assert block["committed"] and "Capacity Blocks" in block["source"]
     assert cost["unpriced"] == ["reservation capacity-block cr-0123456789abcdef0 of pool h100-block (2 x p5.48xlarge)"]
     floor = EKS_135 + 2 * 0.2016 + 50 * GP3 * 2 + 3 * NAT + 3 * IP + KMS
-    top = EKS_135 + 4 * 0.2016 + 8 * 0.35 + (50 * 4 + 200 * 8 + 500 * 2) * GP3 + 3 * NAT + 3 * IP + KMS
+    top = (EKS_135 + 4 * 0.2016 + 8 * 0.35 + 4 * 0.9776 + (50 * 4 + 200 * 8 + 500 * 2 + 100 * 4) * GP3 + 3 * NAT
+           + 3 * IP + KMS)
     assert (cost["hourlyMin"], cost["hourlyMax"], cost["atLeast"]) == (r(floor), r(top), True)
 
 
@@ -432,6 +439,10 @@ def test_no_example_stack_creates_a_load_balancer():
     for stack in sorted(HAND_CHECKED):
         p = planned(stack)
         assert not [r.name for r in p.resources if r.type in lb_types], stack
+        if stack in GATEWAY_STACKS:
+            lbs = [i for i in p.cost.to_json()["items"] if i["kind"] == "load-balancer"]
+            assert [(i["name"], i["hourlyMin"]) for i in lbs] == [("load balancer of Gateway inference-gateway", None)]
+            continue
         assert not [r.name for r in p.resources if r.type == "kubernetes:core/v1:Service"
                     and (r.inputs.get("spec") or {}).get("type") == "LoadBalancer"], stack
         lbs = [i for i in p.cost.to_json()["items"] if i["kind"] == "load-balancer"]

@@ -80,6 +80,9 @@ NO_CRD_IN_REFERENCE = {
     # The AMD GPU Operator chart's KMM webhook certificate: cert-manager is a prerequisite the AMD docs install first
     # (ROCm/gpu-operator docs, "Installation": cert-manager), not part of the chart.
     ("cert-manager.io", "Certificate"), ("cert-manager.io", "Issuer"),
+    # The inferencepool chart's GKE policies (templates/gke.yaml at v1.5.0): GKE's Gateway controller installs these
+    # CRDs with the cluster's Gateway API (gatewayApiConfig); Google publishes no CRD file to validate against.
+    ("networking.gke.io", "GCPBackendPolicy"), ("networking.gke.io", "HealthCheckPolicy"),
 }
 
 

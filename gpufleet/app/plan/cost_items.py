@@ -22,6 +22,7 @@ from gpufleet.app.plan.cost import Cost, CostItem, stale_prices
 from gpufleet.app.plan.mocks import Registration, mock_id
 from gpufleet.app.plan.team_cost import team_costs
 from gpufleet.base.spec import StackSpec
+from gpufleet.base.spec.gke import MANAGED_LUSTRE_TIERS
 from gpufleet.base.versions import chart_name_of
 
 SELF_HOSTED = charges.source_text(["self_hosted"])
@@ -454,6 +455,13 @@ def _class_price(sc: Registration, region: Optional[str], size: Optional[float])
         price = charges.fsx_lustre_gb_hourly(region, str(params.get("deploymentType")), _int(params.get("perUnitStorageThroughput")))
         return price, max(size or 0, least), (f"FSx for Lustre {params.get('deploymentType')} "
                                              f"{params.get('perUnitStorageThroughput')} MB/s/TiB (at least {least} GiB)")
+    if provisioner == "lustre.csi.storage.gke.io":
+        tier = _int(params.get("perUnitStorageThroughput")) or 1000
+        least = MANAGED_LUSTRE_TIERS.get(tier, 0)
+        # No Managed Lustre price was read (cloud.google.com/products/managed-lustre/pricing was not readable through
+        # the search tool, 2026-12-04): listed unpriced at the size billed, never a silent zero.
+        return (Missing(f"Managed Lustre {tier} MB/s/TiB is not in the catalog (cloud.google.com/managed-lustre/pricing)"),
+                max(size or 0, least), f"Managed Lustre {tier} MB/s/TiB (at least {least} GiB)")
     if provisioner in ("rancher.io/local-path", "nfs.csi.k8s.io"):
         return Rate(0.0, SELF_HOSTED), size, "storage on your own hosts"
     return Missing(f"no price for StorageClass provisioner {provisioner}"), size, str(provisioner)
@@ -482,7 +490,8 @@ def claim_items(resources: list[Registration], region: Optional[str]) -> list[Co
                          key=f"claim:{r.name}"))
     out += _chart_claim_items(resources, classes, default, region)
     for name, sc in classes.items():  # file-system classes provision a whole file system per claim
-        if name in claimed or sc.inputs.get("provisioner") not in ("fsx.csi.aws.com", "filestore.csi.storage.gke.io"):
+        if name in claimed or sc.inputs.get("provisioner") not in (
+                "fsx.csi.aws.com", "filestore.csi.storage.gke.io", "lustre.csi.storage.gke.io"):
             continue
         price, billed, what = _class_price(sc, region, 0)
         out.append(_item(f"StorageClass {name}: each claim creates a {what}", "per-claim", 0, 0, price, per_unit=billed or 0,
@@ -595,6 +604,14 @@ def items_for(spec: StackSpec, resources: list[Registration], capacity: list[Poo
             items.append(_item(f"load balancer of Service {_get(r.inputs, 'metadata.name') or r.name}", "load-balancer",
                                1, 1, Missing("the cloud's load balancer for a Service is not priced in the catalog"),
                                key=f"service:{r.name}"))
+    for r in resources:
+        # gpufleet:serving's Gateway: its controller makes a load balancer at run time (GKE's managed classes a
+        # regional Application Load Balancer; Envoy Gateway a LoadBalancer Service for its proxy, which EKS backs with
+        # an ELB and k3s with its own ServiceLB on the nodes, at no charge).
+        if r.type == "kubernetes:gateway.networking.k8s.io/v1:Gateway" and platform != "k3s":
+            items.append(_item(f"load balancer of Gateway {_get(r.inputs, 'metadata.name') or r.name}", "load-balancer",
+                               1, 1, Missing("the cloud's load balancer for a Gateway is not priced in the catalog"),
+                               key=f"gateway:{r.name}"))
     if any(r.type in ("aws:amp/scraper:Scraper", "aws:amp/workspace:Workspace") for r in resources):
         notes.append("Amazon Managed Service for Prometheus bills metric samples collected, ingested, stored and queried "
                      "by usage: not in these figures (aws.amazon.com/prometheus/pricing)")

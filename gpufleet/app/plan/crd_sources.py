@@ -79,6 +79,8 @@ def _prometheus_operator(kind: str, plural: str) -> CrdSource:
                      f"kube-prometheus-stack/charts/crds/crds/crd-{plural}.yaml")
 
 
+_GATEWAY_API_BUNDLE = "gateway-helm/charts/crds/crds/gatewayapi-crds.yaml"
+
 # Every custom resource kind a gpufleet component creates whose CRD a pinned chart installs. The member paths are the
 # files in the pinned archives (../shared/reference/charts/ holds the same packages: charts/SOURCES.md);
 # tests/unit/test_crd_sources.py finds each one there and checks this list against what the components create.
@@ -116,6 +118,18 @@ SOURCES: tuple[CrdSource, ...] = (
     # NVIDIA's DRA driver for GPUs (dra-driver-nvidia-gpu chart): crds/.
     CrdSource("resource.nvidia.com/v1beta1", "ComputeDomain", "DRA_DRIVER_NVIDIA_GPU",
               "dra-driver-nvidia-gpu/crds/resource.nvidia.com_computedomains.yaml"),
+    # keda chart: templates/crds/ (gpufleet:serving's ScaledObjects, components/serving/model_server.py).
+    CrdSource("keda.sh/v1alpha1", "ScaledObject", "KEDA", "keda/templates/crds/crd-scaledobjects.yaml", helm_template=True),
+    # lws chart: crds/.
+    CrdSource("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", "LWS",
+              "lws/crds/leaderworkerset.x-k8s.io_leaderworkersets.yaml"),
+    # Gateway API (versions.GATEWAY_API): gpufleet applies the standard channel from the release's standard-install.yaml (no chart
+    # ships it); the one pinned archive that holds the same release's CRDs is Envoy Gateway's, whose `crds` subchart
+    # bundles the experimental channel, a superset of the standard schema (more fields accepted, none removed). The
+    # tests validate the same objects against the standard CRDs too (tests/upstream/test_serving_upstream.py).
+    CrdSource("gateway.networking.k8s.io/v1", "GatewayClass", "ENVOY_GATEWAY", _GATEWAY_API_BUNDLE),
+    CrdSource("gateway.networking.k8s.io/v1", "Gateway", "ENVOY_GATEWAY", _GATEWAY_API_BUNDLE),
+    CrdSource("gateway.networking.k8s.io/v1", "HTTPRoute", "ENVOY_GATEWAY", _GATEWAY_API_BUNDLE),
 )
 _BY_KIND = {(s.api_version, s.kind): s for s in SOURCES}
 

@@ -456,12 +456,14 @@ def aws_resource(typ: str, name: str, inputs: dict, outputs: dict) -> tuple[str,
 PLACEHOLDER_GKE_ENDPOINT = "203.0.113.10"
 PLACEHOLDER_CA = "cGxhbi1wbGFjZWhvbGRlci1jYQ=="
 PLAN_GCP_PROJECT = "plan-project"
+PLAN_PEERING_RANGE = "10.252.0.0"
 # Each resource's id as pulumi-gcp stores it: the API's resource name (cloud.google.com/compute/docs/reference/rest/v1
 # `selfLink` minus the service prefix; container.googleapis.com v1 `projects/*/locations/*/clusters/*[/nodePools/*]`;
 # a router NAT as `{project}/{region}/{router}/{name}`, the provider's import format).
 _GCP_COLLECTIONS = {
     "gcp:compute/network:Network": ("compute", "projects/{project}/global/networks/{name}"),
     "gcp:compute/firewall:Firewall": ("compute", "projects/{project}/global/firewalls/{name}"),
+    "gcp:compute/globalAddress:GlobalAddress": ("compute", "projects/{project}/global/addresses/{name}"),
     "gcp:compute/subnetwork:Subnetwork": ("compute", "projects/{project}/regions/{region}/subnetworks/{name}"),
     "gcp:compute/router:Router": ("compute", "projects/{project}/regions/{region}/routers/{name}"),
     "gcp:compute/routerNat:RouterNat": (None, "{project}/{region}/{router}/{name}"),
@@ -516,6 +518,9 @@ def gcp_resource(typ: str, name: str, inputs: dict, outputs: dict) -> tuple[str,
         outputs["selfLink"] = _SERVICE_URLS[service] + rid
     if typ == "gcp:compute/network:Network":
         outputs["numericId"] = str(int(_hex(typ, name, 15), 16))
+    elif typ == "gcp:compute/globalAddress:GlobalAddress":
+        # Google allocates an internal peering range when none is given: a placeholder range stands in for it.
+        outputs["address"] = inputs.get("address") or PLAN_PEERING_RANGE
     elif typ == "gcp:compute/subnetwork:Subnetwork":
         outputs["gatewayAddress"] = outputs.get("gatewayAddress") or _gateway(inputs.get("ipCidrRange"))
     elif typ == "gcp:container/cluster:Cluster":

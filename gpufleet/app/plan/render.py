@@ -7,6 +7,7 @@ from collections import defaultdict
 
 from gpufleet.app import escape as md
 from gpufleet.base.capacity import capacity_notes, cold_start_notes
+from gpufleet.base.spec.serving import serving_path
 from gpufleet.app.plan import cost as costs
 from gpufleet.app.plan.engine import Plan
 
@@ -136,6 +137,7 @@ def to_text(plan: Plan) -> str:
     out += [f"  {line}" for line in capacity_notes(plan.capacity)]
     out += [f"  {line}" for line in source_notes(plan.capacity)]
     out += [f"  {line}" for line in cold_start_notes(plan.capacity)]
+    out += [f"  {line}" for line in serving_path(plan.spec, plan.capacity)]
     out += _cost_text(plan)
     out += [f"catalog facts as of {plan.catalog_date}", ""]
     out += _protected_lines(plan) + [""]
@@ -162,7 +164,8 @@ def to_markdown(plan: Plan) -> str:
         out.append("No violations.")
     out += ["", "#### GPU capacity", "", "| " + " | ".join(_CAPACITY_HEADER) + " |", "|" + "---|" * len(_CAPACITY_HEADER)]
     out += [_md_row(row) for row in _capacity_rows(plan)]
-    notes = capacity_notes(plan.capacity) + source_notes(plan.capacity) + cold_start_notes(plan.capacity)
+    notes = (capacity_notes(plan.capacity) + source_notes(plan.capacity) + cold_start_notes(plan.capacity)
+             + serving_path(plan.spec, plan.capacity))
     if notes:
         out += ["", *(f"- {md.text(line)}" for line in notes)]
     out += _cost_markdown(plan)

@@ -25,6 +25,7 @@ from gpufleet.base.spec import image_checks, registry_checks
 from gpufleet.base.spec import dra_checks
 from gpufleet.base.spec import cold_start
 from gpufleet.base.spec import topology_checks
+from gpufleet.base.spec import serving as serving_checks
 from gpufleet.base.spec import compat_checks, disabled_checks, name_checks, upkeep_checks, network_checks, platform_keys, region_checks, value_checks
 from gpufleet.base.spec import aks_checks
 from gpufleet.base.spec.aks import AksPoolSpec, AksSpec
@@ -278,6 +279,7 @@ def _cross_checks(stack: str, spec: StackSpec, config: dict[str, Any]) -> list[P
     problems += admission_checks.check(stack, spec)
     problems += dra_checks.check(stack, spec)
     problems += topology_checks.check(stack, spec)
+    problems += serving_checks.check(stack, spec)
     return problems
 
 

@@ -22,9 +22,11 @@ from pydantic import Field, field_validator
 from gpufleet.base.spec import ids
 from gpufleet.base.spec.base import DNS_LABEL, Model
 from gpufleet.base.spec.eks import pool_local_storage
+from gpufleet.base.spec.gke import MANAGED_LUSTRE_TIERS
 from gpufleet.base.spec.errors import Problem
 
 NS = "gpufleet"
+LUSTRE_CLASS = "gpufleet-lustre"
 ImageRef = Annotated[str, Field(pattern=ids.IMAGE_REF, max_length=255)]
 
 # GKE "Use secondary boot disks to preload data or container images" (cloud.google.com/kubernetes-engine/docs/how-to/
@@ -111,7 +113,10 @@ def rwx_storage_class(spec) -> Optional[str]:
         fsx = spec.cluster.eks.storage.fsx_lustre
         return fsx.storage_class_name if fsx is not None else None
     if platform == "gke":
-        return "gpufleet-rwx" if spec.cluster.gke.storage.filestore else None
+        storage = spec.cluster.gke.storage
+        if storage.managed_lustre:
+            return LUSTRE_CLASS
+        return "gpufleet-rwx" if storage.filestore else None
     nfs = spec.storage.nfs
     return nfs.storage_class if nfs is not None else None
 
@@ -119,10 +124,21 @@ def rwx_storage_class(spec) -> Optional[str]:
 def _rwx_missing(platform: str) -> str:
     return {
         "eks": "set cluster.eks.storage.fsxLustre (FSx for Lustre)",
-        "gke": "set cluster.gke.storage.filestore: true (gpufleet does not configure Managed Lustre yet)",
+        "gke": "set cluster.gke.storage.managedLustre: true (Managed Lustre) or filestore: true (Filestore)",
         "k3s": "set storage.nfs",
         "existing": "gpufleet installs no storage on an existing cluster: cache models on its own ReadWriteMany class",
     }[platform]
+
+
+_BINARY = {"Gi": 1, "Ti": 1024, "Pi": 1024 * 1024}
+
+
+def _gib(size: str):
+    """A claim size in GiB when it is given in Gi, Ti or Pi (else None: not judged here)."""
+    for suffix, factor in _BINARY.items():
+        if size.endswith(suffix) and size[: -len(suffix)].isdigit():
+            return int(size[: -len(suffix)]) * factor
+    return None
 
 
 def _minor(version: str) -> tuple[int, int]:
@@ -170,6 +186,14 @@ def check(stack: str, spec) -> list[Problem]:
             problems.append(Problem(stack, f"{at}.name", f"duplicate model cache in namespace {cache.namespace} (also "
                                     f"modelCaches[{seen[key]}])", cache.name))
         seen.setdefault(key, i)
+        if cache.storage_class is None and rwx == LUSTRE_CLASS:
+            tier = spec.cluster.gke.storage.managed_lustre_throughput
+            step = MANAGED_LUSTRE_TIERS[tier]
+            gib = _gib(cache.size)
+            if gib is not None and (gib < step or gib % step):
+                problems.append(Problem(stack, f"{at}.size", f"a Managed Lustre instance at {tier} MB/s per TiB takes "
+                                        f"{step:,} GiB or more in steps of {step:,} GiB (e.g. {max(step, -(-int(gib) // step) * step)}Gi); "
+                                        "or name a Filestore storageClass (gpufleet-rwx)", cache.size))
         if cache.storage_class is None and rwx is None:
             problems.append(Problem(stack, f"{at}.storageClass", f"a model cache needs ReadWriteMany storage and this "
                                     f"stack configures none: {_rwx_missing(platform)}, or name a StorageClass"))
@@ -208,13 +232,15 @@ def _precompiled(stack: str, spec) -> list[Problem]:
 
 def _eks(stack: str, at: str, spec, pool, cs: ColdStartSpec) -> list[Problem]:
     problems = []
-    if spec.cluster.eks.autoscaler.kind == "karpenter":
-        for field, alias in (("data_volume_snapshot", "dataVolumeSnapshot"), ("parallel_image_pulls", "parallelImagePulls")):
-            if getattr(cs, field) is not None:
-                problems.append(Problem(stack, f"{at}.{alias}", "not wired for Karpenter pools yet (gpufleet sets it on "
-                                        "managed node groups' launch templates); use the cluster autoscaler or remove it",
-                                        getattr(cs, field)))
-        return problems
+    karpenter = spec.cluster.eks.autoscaler.kind == "karpenter"
+    if karpenter and cs.parallel_image_pulls is not None and pool.ami.startswith("bottlerocket"):
+        # Karpenter rebuilds a Bottlerocket node's settings.kubernetes from its own typed subset, which has no
+        # max-parallel-image-pulls: the setting would be dropped (karpenter-provider-aws at the pinned release,
+        # versions.KARPENTER: pkg/providers/amifamily/bootstrap/bottlerocketsettings.go, MarshalTOML). AL2023 nodes
+        # take it (nodeadm).
+        problems.append(Problem(stack, f"{at}.parallelImagePulls", "not available on Karpenter Bottlerocket pools: "
+                                "Karpenter rewrites settings.kubernetes from the fields it knows and drops "
+                                "max-parallel-image-pulls; use ami: al2023-nvidia or remove it", cs.parallel_image_pulls))
     if cs.data_volume_snapshot is not None:
         if not pool.ami.startswith("bottlerocket"):
             # AL2023 keeps images on the root volume, which comes from the AMI; only Bottlerocket has a separate data
@@ -223,7 +249,8 @@ def _eks(stack: str, at: str, spec, pool, cs: ColdStartSpec) -> list[Problem]:
             problems.append(Problem(stack, f"{at}.dataVolumeSnapshot", f"needs a Bottlerocket pool (ami: "
                                     f"bottlerocket-nvidia): {pool.ami} keeps images on its root volume, which comes from the "
                                     "AMI", cs.data_volume_snapshot))
-        elif pool_local_storage(pool) == "raid0":
+        elif pool_local_storage(pool) == "raid0" and not karpenter:
+            # (Karpenter node classes set no instanceStorePolicy: containerd stays on the data volume there.)
             problems.append(Problem(stack, f"{at}.dataVolumeSnapshot", "with localStorage: raid0 containerd runs on the "
                                     "instance-store RAID, so the snapshot's images on the data volume are never used; set "
                                     "localStorage: none on this pool", cs.data_volume_snapshot))

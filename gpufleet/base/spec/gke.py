@@ -112,6 +112,15 @@ class GkeStorageSpec(Model):
     survive a deleted claim; delete unused instances yourself: they bill while they exist)."""
     gcs_fuse: bool = False
     """Enable the Cloud Storage FUSE CSI driver (mount buckets in pods; needs Workload Identity)."""
+    managed_lustre: bool = False
+    """Enable the Managed Lustre CSI driver (addons_config.lustre_csi_driver_config), private services access for it on
+    the VPC gpufleet creates, and the `gpufleet-lustre` StorageClass (ReadWriteMany; each claim creates a Managed Lustre
+    instance of at least 9,000 GiB). Needs GKE 1.33 or later (1.33.2-gke.1111000) and Container-Optimized OS nodes
+    (gpuStack: gke). Model caches use it before Filestore. Default: off."""
+    managed_lustre_throughput: Literal[125, 250, 500, 1000] = 1000
+    """Performance tier of `gpufleet-lustre` in MB/s per TiB (StorageClass perUnitStorageThroughput: 125, 250, 500 or
+    1000, Managed Lustre CSI driver reference); it fixes the instance's minimum size and step (9,000 GiB at 1000,
+    18,000 at 500, 36,000 at 250, 72,000 at 125). Default: 1000."""
 
 
 class MaintenanceExclusion(Model):
@@ -318,6 +327,17 @@ class GkePoolSpec(Model):
     maximum: 7 days (GKE docs, "About flex-start provisioning mode")."""
 
 
+# Managed Lustre performance tiers (MB/s per TiB) -> the instance's minimum capacity and its step in GiB below the
+# tier's threshold (docs.cloud.google.com/managed-lustre/docs/performance-tiers, read 2026-12-04: 1000 -> 9,000 GiB
+# step 9,000 up to 1,530,000 GiB; 500 -> 18,000; 250 -> 36,000; 125 -> 72,000). Older copies of the quotas page give
+# twice these minimums (18,000 GiB at 1000, the GA launch figure); the newer page and pulumi_gcp 10.2.0's
+# lustre.Instance capacity_gib ("from 9000") agree, so the newer figures are used.
+MANAGED_LUSTRE_TIERS: dict[int, int] = {1000: 9000, 500: 18000, 250: 36000, 125: 72000}
+# Managed Lustre CSI driver on GKE: cluster version 1.33.2-gke.1111000 or later, Container-Optimized OS nodes only
+# (cloud.google.com/kubernetes-engine/docs/concepts/managed-lustre, Limitations and Requirements, read 2026-12-04).
+MANAGED_LUSTRE_GKE_MINOR = (1, 33)
+
+
 def project_of(spec: Any, config: dict) -> Optional[str]:
     return spec.cluster.gke.project or config.get("gcp:project")
 
@@ -341,6 +361,15 @@ def gke_checks(stack: str, spec: Any, config: dict) -> list[Problem]:
         # the bucket as the pod's Kubernetes service account through Workload Identity Federation.
         problems.append(Problem(stack, f"{NS}:cluster.gke.storage.gcsFuse", "the Cloud Storage FUSE CSI driver needs "
                                 "Workload Identity (set cluster.gke.workloadIdentity: true, or gcsFuse: false)", True))
+    if gke.storage.managed_lustre:
+        at = f"{NS}:cluster.gke.storage.managedLustre"
+        major, minor = (int(x) for x in spec.cluster.kubernetes_version.split(".")[:2])
+        if (major, minor) < MANAGED_LUSTRE_GKE_MINOR:
+            problems.append(Problem(stack, at, "the Managed Lustre CSI driver needs GKE 1.33 or later "
+                                    f"(1.33.2-gke.1111000); the cluster runs {spec.cluster.kubernetes_version}", True))
+        if gke.gpu_stack == "operator":
+            problems.append(Problem(stack, at, "the Managed Lustre CSI driver supports Container-Optimized OS nodes only; "
+                                    "cluster.gke.gpuStack operator runs Ubuntu nodes (use gpuStack: gke)", True))
     if spec.addons.keda.enabled and spec.observability.backend("gke") == "gke-managed" and not gke.workload_identity:
         # KEDA queries Managed Service for Prometheus as a Google service account through Workload Identity (its
         # `gcp` pod identity: keda.sh/docs/2.20/authentication-providers/gcp-workload-identity, "your GKE cluster

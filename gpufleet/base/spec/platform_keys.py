@@ -14,7 +14,8 @@ NS = "gpufleet"
 # gpufleet:storage blocks the k3s platform reads; the clouds have their own storage under cluster.<platform>.storage.
 # (localPath on a cloud and a cloud pool's rdmaNetwork are refused in sharing_checks.py already.)
 K3S_STORAGE = {"nfs": "nfs", "checkpoints": "checkpoints"}
-CLOUD_STORAGE = {"eks": "cluster.eks.storage (EBS gp3 always, fsxLustre)", "gke": "cluster.gke.storage (defaultDiskType, filestore, gcsFuse)",
+CLOUD_STORAGE = {"eks": "cluster.eks.storage (EBS gp3 always, fsxLustre)",
+                 "gke": "cluster.gke.storage (defaultDiskType, filestore, gcsFuse, managedLustre)",
                  "aks": "cluster.aks.storage (Azure Disk always, files, blob)",
                  "existing": "the cluster's own StorageClasses (its provider's CSI drivers); gpufleet installs no storage there"}
 # Platforms whose pools the policy pack judges by cloud resource (an exemption is a tag or node label there).

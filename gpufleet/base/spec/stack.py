@@ -18,6 +18,7 @@ from gpufleet.base.spec.observability import ObservabilitySpec
 from gpufleet.base.spec.operator import GpuOperatorSpec
 from gpufleet.base.spec.pools import NodePoolSpec
 from gpufleet.base.spec.registry import RegistrySpec
+from gpufleet.base.spec.serving import ServingSpec
 from gpufleet.base.spec.storage import CheckpointVolumeSpec, LocalPathSpec, NfsSpec
 
 
@@ -90,6 +91,9 @@ class StackSpec(Model):
     """gpufleet:images — how the images of the charts gpufleet configures are referenced (pinned by digest or not)."""
     registry: RegistrySpec = RegistrySpec()
     """gpufleet:registry — a private mirror every image is pulled from (air-gapped sites, docs/air-gapped.md)."""
+    serving: ServingSpec = ServingSpec()
+    """gpufleet:serving — inference serving: LeaderWorkerSet model servers, a Gateway with the Inference Extension, scaling
+    on the model server's metrics (docs/inference.md)."""
     depends_on: list[Annotated[str, StringConstraints(pattern=STACK_NAME)]] = Field(default=[], max_length=64)
     """gpufleet:dependsOn — stacks this one needs deployed first (it reads their outputs through a StackReference):
     `gpufleet up` updates them before it, and never starts it when one of them failed (docs/fleet.md). Default: none."""

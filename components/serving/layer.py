@@ -1,0 +1,50 @@
+"""The serving layer (gpufleet:serving): LeaderWorkerSet's controller, the Gateway and each model server."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from gpufleet.components.cluster_access import ClusterAccess
+from gpufleet.base.node_labels import pool_taints
+from gpufleet.base.spec import StackSpec
+from gpufleet.base.spec.serving import INFERENCE_POOL_CLASSES
+
+
+def build_serving(name: str, spec: StackSpec, access: ClusterAccess, opts: pulumi.ResourceOptions,
+                  keda: Optional[pulumi.ComponentResource] = None, metrics_backend: str = "none") -> dict:
+    """Every serving component the spec enables; returns them by role. `keda`: the workload layer's KEDA (its
+    Prometheus address and trigger authentication); `metrics_backend`: the resolved observability backend."""
+    serving = spec.serving
+    if not serving.enabled:
+        return {}
+    from gpufleet.components.serving.gateway import ServingGateway, ServingGatewayArgs
+    from gpufleet.components.serving.lws import LeaderWorkerSetController, LeaderWorkerSetControllerArgs
+    from gpufleet.components.serving.model_server import ModelServer, ModelServerArgs
+
+    platform = spec.cluster.platform
+    klass = serving.gateway.resolved(platform)
+    out: dict = {"lws": LeaderWorkerSetController(f"{name}-lws", LeaderWorkerSetControllerArgs(), access, opts=opts)}
+    gateway = ServingGateway(f"{name}-serving-gateway", ServingGatewayArgs(klass), access, opts=opts)
+    out["gateway"] = gateway
+    pooled = klass in INFERENCE_POOL_CLASSES
+    monitor = {"kube-prometheus-stack": "pod-monitor", "gke-managed": "pod-monitoring"}.get(metrics_backend)
+    pools = {p.name: p for p in spec.node_pools}
+    namespaces: dict[str, k8s.core.v1.Namespace] = {}
+    for m in serving.models:
+        if m.namespace not in namespaces:
+            namespaces[m.namespace] = k8s.core.v1.Namespace(
+                f"{name}-serving-{m.namespace}", metadata={"name": m.namespace},
+                opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(provider=access.provider)))
+        # Tolerate by key and effect: GKE sets its own value on the GPU taint (gpufleet/base/node_labels.py).
+        taints = tuple({"key": t["key"], "operator": "Exists", "effect": t["effect"]} for t in pool_taints(pools[m.pool]))
+        args = ModelServerArgs(
+            m, taints, dra_claim_template=f"{m.pool}-node" if pools[m.pool].allocation == "dra" else None, gateway=(gateway.namespace_name, gateway.gateway_name), inference_pool=pooled,
+            provider_name="gke" if pooled else "none", metrics=monitor,
+            prometheus_url=getattr(keda, "prometheus_server_address", None),
+            prometheus_auth=(keda.trigger_authentication and keda.trigger_authentication.metadata["name"]) if keda else None,
+            depends_on=[out["lws"].release, gateway.gateway, namespaces[m.namespace], *([keda.release] if keda else [])])
+        out[f"model-{m.namespace}-{m.name}"] = ModelServer(f"{name}-model-{m.namespace}-{m.name}", args, access, opts=opts)
+    return out

@@ -1,0 +1,214 @@
+"""One model server: a LeaderWorkerSet of vLLM pods on a GPU pool, its route from the Gateway (to an InferencePool
+with the endpoint picker where the gateway class supports it, else to a Service), its metrics scraped, and a KEDA
+ScaledObject on the server's queue or KV-cache use.
+
+Multi-node vLLM follows LeaderWorkerSet's vLLM example (kubernetes-sigs/lws docs/examples/vllm at the pinned tag, versions.LWS): the leader
+starts a Ray head and `vllm serve` with pipeline parallelism across the group, each worker joins the head at
+$(LWS_LEADER_ADDRESS), the address LWS injects; a group restarts as a whole (`RecreateGroupOnPodRestart`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from gpufleet.components.cluster_access import ClusterAccess
+from gpufleet.components.helm_chart import pinned_release
+from gpufleet.base import labels as L
+from gpufleet.base import versions
+from gpufleet.base.spec.serving import FLOW_CONTROL_QUEUE_METRIC, SIGNALS, ModelServerSpec
+
+PORT = 8000  # vLLM's OpenAI server port (`vllm serve --port` default), the inferencepool chart's targetPorts default
+# The endpoint picker's default plugins (the chart's default-plugins.yaml at the pinned tag, versions.INFERENCEPOOL) with the Flow Control feature
+# gate (site-src/guides/flow-control.md at the pinned tag, versions.INFERENCEPOOL, "Enabling the Layer": a FeatureGate of EndpointPickerConfig).
+FLOW_CONTROL_CONFIG = """apiVersion: inference.networking.x-k8s.io/v1alpha1
+kind: EndpointPickerConfig
+featureGates:
+- flowControl
+plugins:
+- type: queue-scorer
+- type: kv-cache-utilization-scorer
+- type: prefix-cache-scorer
+- type: metrics-data-source
+  parameters:
+    scheme: http
+    path: /metrics
+    insecureSkipVerify: true
+- type: core-metrics-extractor
+schedulingProfiles:
+- name: default
+  plugins:
+  - pluginRef: queue-scorer
+    weight: 2
+  - pluginRef: kv-cache-utilization-scorer
+    weight: 2
+  - pluginRef: prefix-cache-scorer
+    weight: 3
+"""
+
+
+@dataclass(frozen=True)
+class ModelServerArgs:
+    model: ModelServerSpec
+    gpu_vendor_taints: tuple[dict, ...] = ()
+    """The pool's taints the pods tolerate."""
+    dra_claim_template: Optional[str] = None
+    """On a DRA pool: the pool's ResourceClaimTemplate (`<pool>-node`, all GPUs of a node) each pod claims instead of
+    `nvidia.com/gpu`; default: none (the device plugin's resource)."""
+    gateway: Optional[tuple[str, str]] = None
+    """(namespace, name) of the Gateway the route attaches to; default: no route."""
+    inference_pool: bool = False
+    """Route through an InferencePool and the endpoint picker (the gateway class supports it)."""
+    provider_name: str = "none"
+    """The inferencepool chart's `provider.name` (gke: its HealthCheckPolicy, GCPBackendPolicy and EPP monitoring)."""
+    metrics: Optional[str] = None
+    """How the model server's metrics are scraped: `pod-monitor` (prometheus-operator), `pod-monitoring` (GKE managed
+    collection) or None."""
+    prometheus_url: Optional[pulumi.Input[str]] = None
+    """KEDA's Prometheus address (the KEDA component's `prometheus_server_address`)."""
+    prometheus_auth: Optional[str] = None
+    """A ClusterTriggerAuthentication for a managed Prometheus."""
+    depends_on: list = field(default_factory=list)
+
+
+def pod_template(m: ModelServerSpec, role: str, taints: tuple[dict, ...], claim: Optional[str] = None) -> dict:
+    size = m.nodes_per_replica
+    if role == "leader":
+        serve = (f"vllm serve {m.model} --port {PORT} --tensor-parallel-size {m.gpus_per_node}"
+                 + (f" --pipeline-parallel-size {size} --distributed-executor-backend ray" if size > 1 else ""))
+        cmd = (f"ray start --head --port=6379 && {serve}" if size > 1 else serve)
+        labels = m.pod_labels()
+        ports = [{"name": "http", "containerPort": PORT}]
+    else:
+        cmd = "ray start --address=$(LWS_LEADER_ADDRESS):6379 --block"
+        labels = {"app": f"{m.name}-worker"}
+        ports = []
+    claims = []
+    if claim:
+        claims = [{"name": "gpus", "resourceClaimTemplateName": claim}]
+        if m.compute_domain:
+            claims.append({"name": "channel", "resourceClaimTemplateName": f"{m.compute_domain}-channel"})
+    resources = ({"claims": [{"name": c["name"]} for c in claims]} if claims
+                 else {"limits": {"nvidia.com/gpu": str(m.gpus_per_node)}})
+    container = {
+        "name": "vllm", "image": versions.VLLM_IMAGE, "command": ["sh", "-c", cmd], "resources": resources,
+        **({"ports": ports} if ports else {}),
+    }
+    if role == "leader":
+        container["readinessProbe"] = {"httpGet": {"path": "/health", "port": PORT}, "periodSeconds": 10}
+    return {"metadata": {"labels": labels}, "spec": {
+        "nodeSelector": {L.POOL_LABEL: m.pool},
+        "tolerations": list(taints),
+        "containers": [container],
+        **({"resourceClaims": claims} if claims else {}),
+    }}
+
+
+def leader_worker_set(m: ModelServerSpec, taints: tuple[dict, ...] = (), claim: Optional[str] = None) -> dict:
+    """The LeaderWorkerSet (leaderworkerset.x-k8s.io/v1, the CRD in the lws chart at the pinned tag, versions.LWS)."""
+    template: dict = {"size": m.nodes_per_replica, "restartPolicy": "RecreateGroupOnPodRestart",
+                      "workerTemplate": pod_template(m, "leader" if m.nodes_per_replica == 1 else "worker", taints, claim)}
+    if m.nodes_per_replica > 1:
+        template["leaderTemplate"] = pod_template(m, "leader", taints, claim)
+    return {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
+            "metadata": {"name": m.name, "namespace": m.namespace},
+            "spec": {"replicas": m.scaling.min_replicas if m.scaling else 1, "leaderWorkerTemplate": template}}
+
+
+def inferencepool_values(m: ModelServerSpec, provider_name: str, scaled: bool) -> dict:
+    """inferencepool chart values (keys of its values.yaml at the pinned tag, versions.INFERENCEPOOL)."""
+    ext: dict = {}
+    if m.inference_pool.flow_control:
+        ext["pluginsCustomConfig"] = {"flow-control.yaml": FLOW_CONTROL_CONFIG}
+        ext["pluginsConfigFile"] = "flow-control.yaml"
+    if scaled and provider_name == "gke":
+        # The chart's GKE monitoring: a metrics-reader token and a ClusterPodMonitoring for the EPP's metrics (the
+        # flow-control queue KEDA wakes a pool at zero on).
+        ext["monitoring"] = {"prometheus": {"enabled": True}}
+    return {"inferencePool": {"modelServers": {"matchLabels": m.selector()}, "targetPorts": [{"number": PORT}],
+                              "modelServerType": m.server},
+            "provider": {"name": provider_name}, **({"inferenceExtension": ext} if ext else {})}
+
+
+def scaled_object(m: ModelServerSpec, prometheus_url: str, auth: Optional[str], pooled: bool) -> dict:
+    """A KEDA ScaledObject on the LeaderWorkerSet (it has the scale subresource) from the model server's metric."""
+    s = m.scaling
+    metric = SIGNALS.get(s.signal, s.signal)
+    # Leader pods are `<lws>-<group>`; workers `<lws>-<group>-<index>` and export no serving metrics.
+    query = f'sum(avg_over_time({metric}{{namespace="{m.namespace}",pod=~"{m.name}-[0-9]+"}}[1m]))'
+    auth_ref = {"authenticationRef": {"name": auth, "kind": "ClusterTriggerAuthentication"}} if auth else {}
+    triggers = [{"type": "prometheus", "metricType": "AverageValue", "metadata": {
+        "serverAddress": prometheus_url, "query": query, "threshold": str(s.target)}, **auth_ref}]
+    if s.min_replicas == 0 and pooled:
+        # While no replica runs the server exports nothing: the endpoint picker's flow-control queue wakes the pool
+        # (site-src/guides/flow-control.md at the pinned tag, versions.INFERENCEPOOL, "Autoscaling: KEDA and Scale-to-Zero").
+        triggers.append({"type": "prometheus", "metadata": {
+            "serverAddress": prometheus_url,
+            "query": f'sum({FLOW_CONTROL_QUEUE_METRIC}{{inference_pool="{m.name}"}})',
+            "threshold": "1", "activationThreshold": "0"}, **auth_ref})
+    return {"apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject",
+            "metadata": {"name": m.name, "namespace": m.namespace},
+            "spec": {"scaleTargetRef": {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
+                                        "name": m.name},
+                     "minReplicaCount": s.min_replicas, "maxReplicaCount": s.max_replicas, "triggers": triggers}}
+
+
+def http_route(m: ModelServerSpec, gateway: tuple[str, str], pooled: bool) -> dict:
+    backend = ({"group": "inference.networking.k8s.io", "kind": "InferencePool", "name": m.name} if pooled
+               else {"kind": "Service", "name": m.name, "port": PORT})
+    return {"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
+            "metadata": {"name": m.name, "namespace": m.namespace},
+            "spec": {"parentRefs": [{"name": gateway[1], "namespace": gateway[0]}],
+                     "rules": [{"matches": [{"path": {"type": "PathPrefix", "value": f"/{m.name}"}}],
+                                "filters": [{"type": "URLRewrite", "urlRewrite": {
+                                    "path": {"type": "ReplacePrefixMatch", "replacePrefixMatch": "/"}}}],
+                                "backendRefs": [backend]}]}}
+
+
+def metrics_monitor(m: ModelServerSpec, kind: str) -> dict:
+    select = {"matchLabels": m.pod_labels()}
+    if kind == "pod-monitor":
+        return {"apiVersion": "monitoring.coreos.com/v1", "kind": "PodMonitor",
+                "metadata": {"name": m.name, "namespace": m.namespace},
+                "spec": {"selector": select, "podMetricsEndpoints": [{"port": "http", "path": "/metrics"}]}}
+    return {"apiVersion": "monitoring.googleapis.com/v1", "kind": "PodMonitoring",
+            "metadata": {"name": m.name, "namespace": m.namespace},
+            "spec": {"selector": select, "endpoints": [{"port": "http", "path": "/metrics", "interval": "30s"}]}}
+
+
+class ModelServer(pulumi.ComponentResource):
+    def __init__(self, name: str, args: ModelServerArgs, access: ClusterAccess,
+                 opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__("gpufleet:serving:ModelServer", name, None, opts)
+        m = args.model
+        child = pulumi.ResourceOptions(parent=self, provider=access.provider, depends_on=list(args.depends_on))
+
+        def custom(role: str, obj: dict, after: Optional[list] = None) -> k8s.apiextensions.CustomResource:
+            o = child if after is None else pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=after))
+            return k8s.apiextensions.CustomResource(f"{name}-{role}", api_version=obj["apiVersion"], kind=obj["kind"],
+                                                    metadata=obj["metadata"], spec=obj["spec"], opts=o)
+
+        self.lws = custom("lws", leader_worker_set(m, args.gpu_vendor_taints, args.dra_claim_template))
+        self.pool_release = self.service = self.route = self.monitor = self.scaler = None
+        if args.inference_pool:
+            self.pool_release = pinned_release(
+                f"{name}-pool", versions.INFERENCEPOOL, m.namespace,
+                inferencepool_values(m, args.provider_name, m.scaling is not None), access, parent=self,
+                depends_on=list(args.depends_on), release_name=m.name)
+        else:
+            self.service = k8s.core.v1.Service(
+                f"{name}-service", metadata={"name": m.name, "namespace": m.namespace},
+                spec={"selector": m.pod_labels(), "ports": [{"name": "http", "port": PORT, "targetPort": PORT}]},
+                opts=child)
+        if args.gateway:
+            after = [self.pool_release] if self.pool_release else [self.service]
+            self.route = custom("route", http_route(m, args.gateway, args.inference_pool), after)
+        if args.metrics:
+            self.monitor = custom("metrics", metrics_monitor(m, args.metrics))
+        if m.scaling is not None and args.prometheus_url is not None:
+            self.scaler = custom("scaler", scaled_object(m, args.prometheus_url, args.prometheus_auth,
+                                                         args.inference_pool), [self.lws])
+        self.register_outputs({"model": m.model, "pool": m.pool, "inferencePool": args.inference_pool})

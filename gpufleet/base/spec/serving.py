@@ -1,0 +1,253 @@
+"""gpufleet:serving — inference serving: multi-node model servers (LeaderWorkerSet), a Gateway, the Inference
+Extension's InferencePool and endpoint picker, and scaling on the model server's own metrics (docs/inference.md).
+
+Facts behind the checks, each with its source:
+- GKE's gateway classes that route to an InferencePool: `gke-l7-regional-external-managed` and `gke-l7-rilb` (GKE,
+  "Deploy GKE Inference Gateway", cloud.google.com/kubernetes-engine/docs/how-to/deploy-gke-inference-gateway; the
+  same two in llm-d.ai/docs/resources/gateway/gke). GKE installs the GA Gateway API and Inference Extension CRDs itself
+  from 1.34.0-gke.1626000 (same pages): gpufleet refuses GKE minors below 1.34 rather than apply CRDs GKE then owns.
+- Envoy Gateway (versions.ENVOY_GATEWAY) has no InferencePool backend of its own: at the pinned tag the word appears only in
+  examples/extension-server (an extension server such as Envoy AI Gateway adds it), and the Inference Extension's
+  the pinned release guides (site-src/guides/index.md) list GKE, Istio, Agentgateway and NGINX Gateway Fabric, not Envoy Gateway.
+  So on the `envoy` class the HTTPRoute goes to the model servers' Service and no endpoint picker runs.
+- The metric names: the Inference Extension the pinned release model-server protocol
+  (docs/proposals/003-model-server-protocol/README.md at the tag): vLLM's queue `vllm:num_requests_waiting`, KV-cache
+  `vllm:kv_cache_usage_perc` (vLLM's older `vllm:gpu_cache_usage_perc` is what the EPP no longer reads).
+- Scale to zero: the endpoint picker's Flow Control layer holds requests while no model server is ready and exports
+  `inference_extension_flow_control_queue_size` for KEDA (site-src/guides/flow-control.md at the pinned release, "Autoscaling:
+  KEDA and Scale-to-Zero"; kubernetes-sigs/gateway-api-inference-extension#1952). Without an endpoint picker nothing
+  holds a request: a Service with no ready endpoint refuses it.
+"""
+
+from typing import Annotated, Literal, Optional
+
+from pydantic import Field
+
+from gpufleet.base import versions
+from gpufleet.base.spec.base import DNS_LABEL, LABEL_KEY, LABEL_VALUE, Model
+from gpufleet.base.spec.errors import Problem
+
+NS = "gpufleet"
+AT = f"{NS}:serving"
+
+# Gateway classes per platform that can carry the serving path (see the module docstring). `envoy` is the
+# GatewayClass gpufleet creates for Envoy Gateway on the platforms without a managed one.
+ENVOY_CLASS = "envoy"
+GKE_INFERENCE_CLASSES = ("gke-l7-regional-external-managed", "gke-l7-rilb")
+GATEWAY_CLASSES = {"gke": GKE_INFERENCE_CLASSES, "eks": (ENVOY_CLASS,), "k3s": (ENVOY_CLASS,)}
+# The classes whose controller routes to an InferencePool (an endpoint picker runs for them).
+INFERENCE_POOL_CLASSES = GKE_INFERENCE_CLASSES
+GKE_MIN_MINOR = (1, 34)
+# Which Inference Extension release each gateway implementation is known to work with, and the Gateway API version it
+# reads (docs/inference.md, "Version alignment"). GKE's managed controller: InferencePool v1 (GA in the extension's
+# v1.0.0) from GKE 1.34.0-gke.1626000, which installs those CRDs. Envoy Gateway (the pin): go.mod sigs.k8s.io/gateway-api
+# at versions.GATEWAY_API, no InferencePool backend.
+GATEWAY_EXTENSION_SUPPORT = {
+    "gke": {"gatewayApi": versions.GATEWAY_API, "inferenceExtension": ("v1.0.0", "v1.1.0", "v1.2.0", "v1.3.0", "v1.4.0", versions.INFERENCE_EXTENSION)},
+    ENVOY_CLASS: {"gatewayApi": versions.GATEWAY_API, "inferenceExtension": ()},
+}
+# The metrics a model server exports, by server type, and the scaling signals gpufleet maps to them.
+EXPORTED_METRICS = {"vllm": ("vllm:num_requests_waiting", "vllm:kv_cache_usage_perc", "vllm:num_requests_running")}
+SIGNALS = {"queue": "vllm:num_requests_waiting", "kvCache": "vllm:kv_cache_usage_perc"}
+FLOW_CONTROL_QUEUE_METRIC = "inference_extension_flow_control_queue_size"
+# Pod labels: Kubernetes label keys and values (k8s.io/apimachinery validation, 63-character values).
+Labels = dict[Annotated[str, Field(pattern=LABEL_KEY, max_length=316)], Annotated[str, Field(pattern=LABEL_VALUE, max_length=63)]]
+# A Prometheus metric name (prometheus.io/docs/concepts/data_model: [a-zA-Z_:][a-zA-Z0-9_:]*).
+METRIC_NAME = r"^[a-zA-Z_:][a-zA-Z0-9_:]*$"
+
+
+class GatewaySpec(Model):
+    class_name: str = Field(default="auto", pattern=DNS_LABEL, max_length=63)
+    """The GatewayClass of the serving Gateway. auto: gke-l7-regional-external-managed on GKE (regional external
+    Application Load Balancer), `envoy` (Envoy Gateway on the system nodes) on EKS and k3s. GKE: also gke-l7-rilb."""
+    inference_extension: str = Field(default=versions.INFERENCE_EXTENSION, pattern=r"^v[0-9]+\.[0-9]+\.[0-9]+$")
+    """The Inference Extension release the gateway must route for; checked against what the class supports."""
+
+    def resolved(self, platform: str) -> str:
+        if self.class_name != "auto":
+            return self.class_name
+        return GATEWAY_CLASSES.get(platform, (ENVOY_CLASS,))[0]
+
+
+class InferencePoolSpec(Model):
+    selector: Labels = {}
+    """Pod labels the pool selects; default: the model server's `app` label (`app: <model name>`)."""
+    flow_control: bool = True
+    """The endpoint picker's Flow Control layer (queues requests centrally; needed for scale to zero)."""
+
+
+class ScalingSpec(Model):
+    signal: str = Field(default="queue", pattern=METRIC_NAME, max_length=200)
+    """queue (vllm:num_requests_waiting per replica), kvCache (vllm:kv_cache_usage_perc), or an exported metric name."""
+    target: float = Field(default=5, gt=0)
+    """The per-replica value KEDA scales out above (queue: waiting requests; kvCache: a fraction, 0-1)."""
+    min_replicas: int = Field(default=1, ge=0, le=1000)
+    """0 only where a router holds requests while no replica runs (a gateway class with an endpoint picker)."""
+    max_replicas: int = Field(default=2, ge=1, le=1000)
+
+
+class ModelServerSpec(Model):
+    name: str = Field(pattern=DNS_LABEL, max_length=40)
+    """The model server's name (LeaderWorkerSet, Service, InferencePool)."""
+    namespace: str = Field(default="serving", pattern=DNS_LABEL, max_length=63)
+    pool: str = Field(pattern=DNS_LABEL, max_length=63)
+    """The GPU node pool (nodePools[].name) its pods run on."""
+    model: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._/-]*$", max_length=256)
+    """The model vLLM serves (a Hugging Face id or a path in a model cache)."""
+    server: Literal["vllm"] = "vllm"
+    nodes_per_replica: int = Field(default=1, ge=1, le=72)
+    """Pods per model replica (LeaderWorkerSet size: one leader and nodes-1 workers, one per node)."""
+    gpus_per_node: int = Field(default=1, ge=1, le=16)
+    """GPUs each pod asks for (tensor parallel within a node)."""
+    labels: Labels = {}
+    """Extra pod labels."""
+    compute_domain: Optional[Annotated[str, Field(pattern=DNS_LABEL, max_length=40)]] = None
+    """On a DRA pool (nodePools[].allocation: dra): a ComputeDomain (gpufleet:dra.computeDomains) in the model's
+    namespace whose IMEX channel every pod of a replica claims, so one replica spans an NVLink domain. Default: none."""
+    inference_pool: InferencePoolSpec = InferencePoolSpec()
+    scaling: Optional[ScalingSpec] = None
+    """KEDA scaling on the server's metrics; default: none (fixed at one replica)."""
+
+    def pod_labels(self) -> dict[str, str]:
+        return {"app": self.name, **self.labels}
+
+    def selector(self) -> dict[str, str]:
+        return dict(self.inference_pool.selector) or {"app": self.name}
+
+
+class ServingSpec(Model):
+    enabled: bool = False
+    gateway: GatewaySpec = GatewaySpec()
+    models: list[ModelServerSpec] = Field(default=[], max_length=32)
+
+
+def _minor(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in version.removeprefix("v").split(".")[:2])
+
+
+def check(stack: str, spec) -> list[Problem]:
+    """Every problem of the serving block, each naming its key."""
+    serving = spec.serving
+    if not serving.enabled:
+        return [Problem(stack, f"{AT}.models", "models listed but serving is not enabled: set serving.enabled: true")] \
+            if serving.models else []
+    platform = spec.cluster.platform
+    problems: list[Problem] = []
+    klass = serving.gateway.resolved(platform)
+    provided = GATEWAY_CLASSES.get(platform, ())
+    if klass not in provided:
+        problems.append(Problem(stack, f"{AT}.gateway.className", f"{platform} provides no such gateway class for "
+                                f"serving (allowed: auto, {', '.join(provided)})", klass))
+    if klass in GKE_INFERENCE_CLASSES and _minor(spec.cluster.kubernetes_version) < GKE_MIN_MINOR:
+        problems.append(Problem(stack, f"{NS}:cluster.kubernetesVersion", f"GKE routes to an InferencePool with "
+                                f"{klass} from 1.34.0-gke.1626000 (GKE installs its CRDs there): use 1.34 or later",
+                                spec.cluster.kubernetes_version))
+    family = "gke" if klass in GKE_INFERENCE_CLASSES else ENVOY_CLASS
+    ext = serving.gateway.inference_extension
+    supported = GATEWAY_EXTENSION_SUPPORT[family]["inferenceExtension"]
+    pooled = klass in INFERENCE_POOL_CLASSES
+    if ext != versions.INFERENCE_EXTENSION:
+        problems.append(Problem(stack, f"{AT}.gateway.inferenceExtension", f"gpufleet installs the Inference Extension "
+                                f"{versions.INFERENCE_EXTENSION} (CRDs and inferencepool chart); another release needs "
+                                "the pin changed in gpufleet/base/versions.py", ext))
+    elif pooled and ext not in supported:
+        problems.append(Problem(stack, f"{AT}.gateway.inferenceExtension", f"gateway class {klass} supports Inference "
+                                f"Extension {', '.join(supported)}", ext))
+    pools = {p.name: p for p in spec.node_pools}
+    backend = spec.observability.backend(platform)
+    seen: set[tuple[str, str]] = set()
+    for i, m in enumerate(serving.models):
+        at = f"{AT}.models[{i}]"
+        if (m.namespace, m.name) in seen:
+            problems.append(Problem(stack, f"{at}.name", "duplicate model server in its namespace", m.name))
+        seen.add((m.namespace, m.name))
+        if m.pool not in pools:
+            problems.append(Problem(stack, f"{at}.pool", f"no such node pool (allowed: {', '.join(pools) or 'none'})", m.pool))
+        pool = pools.get(m.pool)
+        problems += _dra(stack, at, m, pool, spec)
+        if pooled:
+            sel = m.selector()
+            matched = [o for o in serving.models if o.namespace == m.namespace and sel.items() <= o.pod_labels().items()]
+            if not matched:
+                problems.append(Problem(stack, f"{at}.inferencePool.selector", "the InferencePool selects no model "
+                                        f"server in namespace {m.namespace} (its pods carry "
+                                        f"{m.pod_labels()})", sel))
+        problems += _scaling(stack, at, m, spec, backend, pooled)
+    return problems
+
+
+def _dra(stack, at, m, pool, spec) -> list[Problem]:
+    """A DRA pool's pods claim GPUs through the pool's ResourceClaimTemplate `<pool>-node`, which gpufleet creates in
+    each of gpufleet:dra.namespaces (docs/dra.md)."""
+    problems = []
+    dra = pool is not None and getattr(pool, "allocation", None) == "dra"
+    if dra and m.namespace not in spec.dra.namespaces:
+        problems.append(Problem(stack, f"{at}.namespace", f"the DRA pool {m.pool}'s claim templates exist only in "
+                                f"gpufleet:dra.namespaces ({', '.join(spec.dra.namespaces)}): add it there", m.namespace))
+    if m.compute_domain is not None:
+        domains = [d.name for d in spec.dra.compute_domains if d.namespace == m.namespace and d.pool == m.pool]
+        if not dra:
+            problems.append(Problem(stack, f"{at}.computeDomain", "a ComputeDomain needs a DRA pool "
+                                    "(nodePools[].allocation: dra)", m.compute_domain))
+        elif m.compute_domain not in domains:
+            problems.append(Problem(stack, f"{at}.computeDomain", f"no ComputeDomain of pool {m.pool} in namespace "
+                                    f"{m.namespace} (allowed: {', '.join(domains) or 'none in gpufleet:dra.computeDomains'})",
+                                    m.compute_domain))
+    return problems
+
+
+def _scaling(stack, at, m, spec, backend, pooled) -> list[Problem]:
+    s = m.scaling
+    if s is None:
+        return []
+    problems = []
+    metric = SIGNALS.get(s.signal, s.signal)
+    if metric not in EXPORTED_METRICS[m.server]:
+        problems.append(Problem(stack, f"{at}.scaling.signal", f"{m.server} exports no such metric (allowed: queue, "
+                                f"kvCache, {', '.join(EXPORTED_METRICS[m.server])})", s.signal))
+    if backend == "amp":
+        problems.append(Problem(stack, f"{at}.scaling", "the AMP scraper's configuration gpufleet writes does not scrape "
+                                "model servers yet (docs/inference.md): use kube-prometheus-stack for serving metrics"))
+    if backend == "none":
+        problems.append(Problem(stack, f"{at}.scaling", "scaling on the model server's metrics needs them scraped: set "
+                                "observability.metrics.backend (kube-prometheus-stack, amp on EKS, gke-managed on GKE)"))
+    if not spec.addons.keda.enabled:
+        problems.append(Problem(stack, f"{at}.scaling", "scaling needs KEDA: set addons.keda.enabled: true"))
+    if metric == SIGNALS["kvCache"] and s.target > 1:
+        problems.append(Problem(stack, f"{at}.scaling.target", "kv-cache use is a fraction (0-1]", s.target))
+    if s.min_replicas > s.max_replicas:
+        problems.append(Problem(stack, f"{at}.scaling.minReplicas", f"above maxReplicas ({s.max_replicas})", s.min_replicas))
+    if s.min_replicas == 0 and not (pooled and m.inference_pool.flow_control):
+        why = ("the endpoint picker's flow control is off" if pooled else
+               "without an endpoint picker nothing holds a request while no replica runs (a Service with no ready "
+               "endpoint refuses it)")
+        problems.append(Problem(stack, f"{at}.scaling.minReplicas", f"scale to zero needs a router that holds requests: "
+                                f"{why}; use 1, or a gateway class with an InferencePool and flow control", 0))
+    return problems
+
+
+def serving_path(spec, capacity) -> list[str]:
+    """The plan's serving lines: per model server, gateway -> pool -> model servers -> GPU pool, and what the server
+    costs while idle (its minimum replicas x nodes per replica x the pool's node price). `capacity`: the plan's
+    PoolCapacity rows (their price per node-hour)."""
+    serving = spec.serving
+    if not serving.enabled:
+        return []
+    platform = spec.cluster.platform
+    klass = serving.gateway.resolved(platform)
+    pooled = klass in INFERENCE_POOL_CLASSES
+    prices = {c.pool: c.price_per_node_hour for c in capacity}
+    out = [f"serving: Gateway inference-gateway (class {klass})"]
+    for m in serving.models:
+        via = f"InferencePool {m.name} + endpoint picker" if pooled else f"Service {m.name} (no endpoint picker)"
+        replicas = m.scaling.min_replicas if m.scaling else 1
+        top = m.scaling.max_replicas if m.scaling else 1
+        nodes = replicas * m.nodes_per_replica
+        price = prices.get(m.pool)
+        idle = "unpriced" if price is None else f"{nodes * price:.2f} USD/h"
+        scale = (f"KEDA on {SIGNALS.get(m.scaling.signal, m.scaling.signal)} > {m.scaling.target:g} per replica, "
+                 f"{replicas}-{top} replicas" if m.scaling else "fixed 1 replica")
+        out.append(f"  {m.namespace}/{m.name}: gateway -> {via} -> LeaderWorkerSet {m.name} "
+                   f"({m.nodes_per_replica} pod(s) x {m.gpus_per_node} GPU) -> pool {m.pool}; {scale}; "
+                   f"idle: {nodes} node(s), {idle}" + ("; scales to zero (flow control holds requests)" if replicas == 0 else ""))
+    return out

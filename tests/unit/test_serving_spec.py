@@ -1,0 +1,141 @@
+"""Inference serving (issue 38): the checks on failing and passing stacks, each failing stack one change away from a
+passing example; the serving path lines of the plan."""
+
+from __future__ import annotations
+
+import copy
+
+from gpufleet.base.spec import SpecError
+from gpufleet.base.spec.serving import serving_path
+from tests.helpers import example_config, load_config
+
+SERVING = "gpufleet:serving"
+
+
+def _serving_problems(config) -> list[tuple[str, str]]:
+    try:
+        load_config(config)
+    except SpecError as exc:
+        return [(p.path, p.message) for p in exc.problems]
+    return []
+
+
+def _changed(stack: str, change) -> list[tuple[str, str]]:
+    config = copy.deepcopy(example_config(stack))
+    change(config)
+    return _serving_problems(config)
+
+
+def _paths(problems) -> list[str]:
+    return [path for path, _ in problems]
+
+
+def test_the_three_example_stacks_pass():
+    for stack in ("inference-eks", "inference-gke", "inference-k3s"):
+        assert _serving_problems(example_config(stack)) == [], stack
+
+
+def test_inference_pool_selecting_no_model_server():
+    def change(c):
+        c[SERVING]["models"][0]["inferencePool"] = {"selector": {"app": "qwen3-8b-typo"}}
+    problems = _changed("inference-gke", change)
+    assert _paths(problems) == [f"{SERVING}.models[0].inferencePool.selector"]
+    assert "selects no model server in namespace serving" in problems[0][1]
+
+
+def test_gateway_class_the_platform_does_not_provide():
+    def gke_class_on_eks(c):
+        c[SERVING]["gateway"] = {"className": "gke-l7-rilb"}
+    problems = _changed("inference-eks", gke_class_on_eks)
+    assert _paths(problems) == [f"{SERVING}.gateway.className"]
+    assert "allowed: auto, envoy" in problems[0][1]
+
+    def envoy_on_gke(c):
+        c[SERVING]["gateway"] = {"className": "envoy"}
+    assert f"{SERVING}.gateway.className" in _paths(_changed("inference-gke", envoy_on_gke))
+
+
+def test_gke_internal_class_is_accepted():
+    def change(c):
+        c[SERVING]["gateway"] = {"className": "gke-l7-rilb"}
+    assert _changed("inference-gke", change) == []
+
+
+def test_gke_below_1_34_cannot_route_to_a_pool():
+    def change(c):
+        c["gpufleet:cluster"]["kubernetesVersion"] = "1.33"
+    assert "gpufleet:cluster.kubernetesVersion" in _paths(_changed("inference-gke", change))
+
+
+def test_scaling_on_a_metric_nobody_exports():
+    def change(c):
+        c[SERVING]["models"][0]["scaling"]["signal"] = "vllm:gpu_cache_usage_perc"
+    problems = _changed("inference-eks", change)
+    assert _paths(problems) == [f"{SERVING}.models[0].scaling.signal"]
+    assert "vllm:num_requests_waiting" in problems[0][1]
+
+
+def test_scaling_without_a_metrics_pipeline():
+    def change(c):
+        c["gpufleet:observability"] = {"metrics": {"backend": "none"}}
+    assert _paths(_changed("inference-eks", change)) == [f"{SERVING}.models[0].scaling", f"{SERVING}.models[1].scaling"]
+
+
+def test_scaling_without_keda():
+    def change(c):
+        del c["gpufleet:addons"]
+    paths = _paths(_changed("inference-k3s", change))
+    assert paths == [f"{SERVING}.models[0].scaling", f"{SERVING}.models[1].scaling"]
+
+
+def test_extension_version_mismatch():
+    def change(c):
+        c[SERVING]["gateway"] = {"inferenceExtension": "v1.6.0"}
+    problems = _changed("inference-gke", change)
+    assert _paths(problems) == [f"{SERVING}.gateway.inferenceExtension"]
+
+
+def test_scale_to_zero_needs_a_router_that_holds_requests():
+    def envoy_zero(c):
+        c[SERVING]["models"][0]["scaling"]["minReplicas"] = 0
+    problems = _changed("inference-eks", envoy_zero)
+    assert _paths(problems) == [f"{SERVING}.models[0].scaling.minReplicas"]
+    assert "without an endpoint picker nothing holds a request" in problems[0][1]
+
+    def no_flow_control(c):
+        c[SERVING]["models"][0]["inferencePool"] = {"flowControl": False}
+    problems = _changed("inference-gke", no_flow_control)
+    assert _paths(problems) == [f"{SERVING}.models[0].scaling.minReplicas"]
+
+
+def test_model_on_a_missing_pool_and_dra_checks():
+    def missing_pool(c):
+        c[SERVING]["models"][0]["pool"] = "nope"
+    assert _paths(_changed("inference-k3s", missing_pool)) == [f"{SERVING}.models[0].pool"]
+
+    def wrong_domain(c):
+        c[SERVING]["models"][1]["computeDomain"] = "other"
+    assert _paths(_changed("inference-k3s", wrong_domain)) == [f"{SERVING}.models[1].computeDomain"]
+
+    def no_claim_templates(c):
+        c["gpufleet:dra"]["namespaces"] = ["default"]
+        c["gpufleet:dra"]["computeDomains"][0]["namespace"] = "default"
+    paths = _paths(_changed("inference-k3s", no_claim_templates))
+    assert f"{SERVING}.models[1].namespace" in paths
+
+
+def test_models_without_serving_enabled():
+    def change(c):
+        c[SERVING]["enabled"] = False
+    assert _paths(_changed("inference-eks", change)) == [f"{SERVING}.models"]
+
+
+def test_serving_path_lines_name_each_hop_and_the_idle_cost():
+    from gpufleet.base.capacity import capacity
+
+    spec = load_config(example_config("inference-gke"))
+    lines = serving_path(spec, capacity(spec))
+    assert lines[0] == "serving: Gateway inference-gateway (class gke-l7-regional-external-managed)"
+    assert "gateway -> InferencePool qwen3-8b + endpoint picker -> LeaderWorkerSet qwen3-8b" in lines[1]
+    assert "idle: 0 node(s), 0.00 USD/h; scales to zero" in lines[1]
+    assert "(2 pod(s) x 8 GPU) -> pool h100" in lines[2] and "idle: 2 node(s)" in lines[2]

@@ -1,0 +1,100 @@
+"""Inference serving (issue 38), upstream formats: the Gateway API objects gpufleet creates validate against the
+*standard* channel CRDs of Gateway API v1.6.1 (../shared/reference/crds/gateway-api; the plan itself validates them
+against the experimental copy in Envoy Gateway's chart, a superset), and every serving custom resource validates against
+the CRD the plan reads from its pinned chart (LeaderWorkerSet from lws, ScaledObject from keda). Plus the component
+shape a reviewer checks: names, parents, what each route points at."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpufleet.app.plan.chart_archives import find_archive
+from gpufleet.app.plan.custom_resources import validate
+from gpufleet.app.plan.crd_sources import Crd, lookup
+from gpufleet.base import versions
+from tests.crd_validate import validate_cr
+from tests.helpers import CHARTS, planned
+
+GATEWAY_KINDS = ("GatewayClass", "Gateway", "HTTPRoute")
+STACKS = ("inference-eks", "inference-gke", "inference-k3s")
+
+
+def _objects(stack: str, kinds) -> list[dict]:
+    out = []
+    for r in planned(stack).resources:
+        kind = r.type.rsplit(":", 1)[-1]
+        if kind in kinds:
+            inputs = r.revealed
+            out.append({"apiVersion": inputs["apiVersion"], "kind": inputs["kind"], "metadata": inputs["metadata"],
+                        "spec": inputs["spec"], "_name": r.name})
+    return out
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_gateway_api_objects_validate_against_the_standard_channel(stack):
+    objs = _objects(stack, GATEWAY_KINDS)
+    assert {o["kind"] for o in objs} >= {"Gateway", "HTTPRoute"}
+    for obj in objs:
+        obj = {k: v for k, v in obj.items() if k != "_name"}
+        assert validate_cr(obj) == [], obj["kind"]
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_serving_custom_resources_validate_against_their_pinned_charts_crds(stack):
+    for pin in (versions.LWS, versions.KEDA):
+        if find_archive(pin, CHARTS) is None:
+            pytest.skip(f"no {pin.name} archive in {CHARTS}")
+    objs = _objects(stack, ("LeaderWorkerSet", "ScaledObject"))
+    assert {o["kind"] for o in objs} == {"LeaderWorkerSet", "ScaledObject"}
+    for obj in objs:
+        found = lookup(obj["apiVersion"], obj["kind"], CHARTS)
+        assert isinstance(found, Crd), found
+        body = {k: v for k, v in obj.items() if k != "_name"}
+        assert [f"{f.path}: {f.message}" for f in validate(body, found.schema)] == [], obj["_name"]
+
+
+def test_routes_go_to_an_inference_pool_only_where_the_gateway_implements_it():
+    gke = {o["_name"]: o for o in _objects("inference-gke", ("HTTPRoute",))}
+    eks = {o["_name"]: o for o in _objects("inference-eks", ("HTTPRoute",))}
+    backend = gke["inference-gke-model-serving-qwen3-8b-route"]["spec"]["rules"][0]["backendRefs"][0]
+    assert backend == {"group": "inference.networking.k8s.io", "kind": "InferencePool", "name": "qwen3-8b"}
+    backend = eks["inference-eks-model-serving-qwen3-8b-route"]["spec"]["rules"][0]["backendRefs"][0]
+    assert backend == {"kind": "Service", "name": "qwen3-8b", "port": 8000}
+
+
+def test_serving_components_are_named_and_parented_predictably():
+    plan = planned("inference-eks")
+    by_name = {r.name: r for r in plan.resources}
+    server = by_name["inference-eks-model-serving-llama-70b"]
+    assert server.type == "gpufleet:serving:ModelServer"
+    for role in ("lws", "service", "route", "metrics", "scaler"):
+        child = by_name[f"inference-eks-model-serving-llama-70b-{role}"]
+        assert child.parent == server.urn, role
+    gateway = by_name["inference-eks-serving-gateway"]
+    assert by_name["inference-eks-serving-gateway-envoy-release"].parent == gateway.urn
+    release = by_name["inference-eks-serving-gateway-envoy-release"].revealed
+    # Standard CRDs first; the chart's bundled safe-upgrades policy off (the standard bundle installs its own).
+    assert release["values"]["crds"] == {"gatewayAPI": {"safeUpgradePolicy": {"enabled": False}}}
+    assert by_name["inference-eks-serving-gateway-gateway-api"].revealed["file"] == versions.GATEWAY_API_STANDARD_INSTALL
+
+
+def test_multi_node_replica_is_a_leader_and_workers_and_a_dra_replica_claims_the_domain():
+    lws = {o["_name"]: o for o in _objects("inference-k3s", ("LeaderWorkerSet",))}
+    spec = lws["inference-model-serving-deepseek-r1-lws"]["spec"]["leaderWorkerTemplate"]
+    assert spec["size"] == 4
+    leader, worker = spec["leaderTemplate"]["spec"], spec["workerTemplate"]["spec"]
+    claims = [{"name": "gpus", "resourceClaimTemplateName": "gb200-node"},
+              {"name": "channel", "resourceClaimTemplateName": "serve-channel"}]
+    assert leader["resourceClaims"] == claims and worker["resourceClaims"] == claims
+    assert "nvidia.com/gpu" not in str(leader["containers"][0]["resources"])
+    assert "LWS_LEADER_ADDRESS" in worker["containers"][0]["command"][-1]
+    assert spec["leaderTemplate"]["metadata"]["labels"] == {"app": "deepseek-r1"}
+
+
+def test_gke_scale_to_zero_wakes_on_the_endpoint_pickers_queue():
+    scaler = {o["_name"]: o for o in _objects("inference-gke", ("ScaledObject",))}
+    spec = scaler["inference-gke-model-serving-qwen3-8b-scaler"]["spec"]
+    assert spec["minReplicaCount"] == 0
+    queries = [t["metadata"]["query"] for t in spec["triggers"]]
+    assert any("vllm:num_requests_waiting" in q for q in queries)
+    assert any('inference_extension_flow_control_queue_size{inference_pool="qwen3-8b"}' in q for q in queries)
