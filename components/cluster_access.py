@@ -7,6 +7,7 @@ from typing import Optional
 
 import pulumi
 import pulumi_kubernetes as k8s
+import yaml
 
 
 @dataclass(frozen=True)
@@ -16,7 +17,7 @@ class ClusterAccess:
     name: str
     """Cluster name (prefix of child resource names)."""
     platform: str
-    """eks | gke | k3s."""
+    """eks | gke | aks | k3s."""
     kubernetes_version: str
     """Kubernetes minor version, e.g. "1.34"."""
     kubeconfig: pulumi.Output
@@ -27,3 +28,19 @@ class ClusterAccess:
     """Platform facts add-ons need (e.g. containerd paths on k3s)."""
     ready: Optional[list[pulumi.Resource]] = None
     """Resources add-ons must wait for (e.g. the nodes having joined)."""
+
+
+def exec_kubeconfig(name: str, server: str, ca_certificate: str, exec_user: dict) -> str:
+    """A one-cluster kubeconfig whose user gets its credential from an exec plugin (`exec_user`: the
+    client.authentication.k8s.io exec block), as the managed clouds hand out: no static credential in it."""
+    return yaml.safe_dump(
+        {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [{"name": name, "cluster": {"server": server, "certificate-authority-data": ca_certificate}}],
+            "contexts": [{"name": name, "context": {"cluster": name, "user": name}}],
+            "current-context": name,
+            "users": [{"name": name, "user": {"exec": exec_user}}],
+        },
+        sort_keys=False,
+    )

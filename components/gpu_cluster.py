@@ -10,7 +10,7 @@ from typing import Any, Mapping, Optional
 import pulumi
 
 from gpufleet.components.platform import ClusterContext, PlatformInputs, platform
-from gpufleet.base.node_labels import pool_taints
+from gpufleet.base.node_labels import node_taints
 from gpufleet.base.sharing import is_amd
 from gpufleet.base.spec import NAMESPACE, SpecError, StackSpec, load_spec
 from gpufleet.base.spec.observability import MANAGED_BACKENDS, SCRAPES_GPU_OPERATOR_DCGM
@@ -127,8 +127,9 @@ class GpuCluster(pulumi.ComponentResource):
 
             from gpufleet.components.gpu_stack.sharing import GpuSharing, GpuSharingArgs, operator_settings
 
-            taints = [t for pool in nvidia_pools for t in pool_taints(pool)]
-            amd_taints = [t for pool in amd_pools for t in pool_taints(pool)]
+            # The taints the nodes really carry (node_taints: a platform's own Spot taint too), tolerated by key/effect.
+            taints = [t for pool in nvidia_pools for t in node_taints(pool, spec.cluster.platform)]
+            amd_taints = [t for pool in amd_pools for t in node_taints(pool, spec.cluster.platform)]
             # The backends that scrape the GPU Operator's DCGM exporter get gpufleet's counter list; only
             # kube-prometheus-stack has the ServiceMonitor CRD (a managed collector reads its own scrape configuration).
             extra = dict(operator_settings(nvidia_pools), rdma=plat.gpu_operator_rdma(nvidia_pools),
@@ -215,7 +216,7 @@ class GpuCluster(pulumi.ComponentResource):
         from gpufleet.components.cold_start import ImagePrePull, ImagePrePullArgs, ModelCache, ModelCacheArgs
 
         for pool in pulls:
-            args = ImagePrePullArgs(pool.name, tuple(pool.cold_start.images), pool_taints(pool))
+            args = ImagePrePullArgs(pool.name, tuple(pool.cold_start.images), node_taints(pool, spec.cluster.platform))
             out[f"prepull-{pool.name}"] = ImagePrePull(f"{name}-prepull-{pool.name}", args, self.access, opts=child)
         after = [r for r in (self.storage, *self.workloads.values()) if r is not None]
         for cache in spec.model_caches:

@@ -42,6 +42,12 @@ def gcp_exemption(protection: ProtectionSpec) -> dict[str, str]:
     return {GCP_EXEMPT_KEY: slug or "unprotected"}
 
 
+def azure_exemption(protection: ProtectionSpec) -> dict[str, str]:
+    """The exemption as an Azure tag (tag names may not contain '/': Azure Resource Manager, "Use tags to organize your
+    Azure resources", Limitations), under the GCP label's key; the value keeps the full reason (256 characters)."""
+    return {} if protection.enabled else {GCP_EXEMPT_KEY: (protection.reason or "unprotected")[:256]}
+
+
 def script_exemption(*reasons: Optional[str], key: str = EXEMPT_KEY) -> str:
     """The exemption (from stateful-resource-protection unless `key` names another policy's) as a comment line of a
     remote command's script ('' when there is no reason)."""

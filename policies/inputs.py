@@ -17,7 +17,7 @@ from pulumi_policy import PolicyConfigSchema
 from pulumi_policy.proxy import UnknownValueError
 
 from gpufleet.base import labels
-from gpufleet.base.catalog import aws, gcp
+from gpufleet.base.catalog import aws, azure, gcp
 from gpufleet.base.versions import chart_name_of
 
 # Pulumi type tokens the pack judges.
@@ -32,6 +32,8 @@ GCE_FIREWALL = "gcp:compute/firewall:Firewall"
 ASG = "aws:autoscaling/group:Group"
 GKE_CLUSTER = "gcp:container/cluster:Cluster"
 GKE_NODE_POOL = "gcp:container/nodePool:NodePool"
+AKS_CLUSTER = "azure:containerservice/kubernetesCluster:KubernetesCluster"
+AKS_NODE_POOL = "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool"
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
 CONFIG_MAP = "kubernetes:core/v1:ConfigMap"
 REMOTE_COMMAND = "command:remote:Command"
@@ -179,6 +181,7 @@ _CARRIERS = (
     ("resourceLabels",),
     ("nodeConfig", "labels"),
     ("nodeConfig", "resourceLabels"),
+    ("nodeLabels",),
     ("metadata", "labels"),
     ("metadata", "annotations"),
 )
@@ -349,6 +352,18 @@ def gke_shape(machine_type: str, accelerator: Optional[str] = None, count: int =
     )
 
 
+def aks_shape(vm_size: str) -> Optional[GpuShape]:
+    """An Azure GPU VM size's shape from the catalog (None when unknown); its price where the catalog has one."""
+    vm = azure.vms().get(vm_size)
+    return None if vm is None else GpuShape(vm_size, vm.gpu, vm.gpus, vm.on_demand)
+
+
+def aks_is_gpu(vm_size: str) -> bool:
+    """An Azure VM size with GPUs: a known GPU size, or any N-series size (NC, ND, NG, NV: Azure's GPU families,
+    learn.microsoft.com/azure/virtual-machines/sizes/overview 'GPU accelerated')."""
+    return vm_size in azure.vms() or vm_size.startswith(("Standard_NC", "Standard_ND", "Standard_NG", "Standard_NV"))
+
+
 def gke_machine_has_gpus(machine_type: str) -> bool:
     """Accelerator-optimized machine families come with GPUs attached."""
     return gcp.machine_has_gpus(machine_type)
@@ -362,7 +377,7 @@ class Pool:
 
     def __init__(self, resource: Any, platform: str, shape: Optional[GpuShape], instance_types: list[str]):
         self.resource = resource
-        self.platform = platform  # eks | gke
+        self.platform = platform  # eks | gke | aks
         self.shape = shape
         self.instance_types = instance_types
 
@@ -411,7 +426,17 @@ def gke_gpu_pool(type_: str, props: Any) -> Optional[tuple[Optional[GpuShape], l
     return gke_shape(machine, acc_type, count), [machine] if machine else []
 
 
-POOL_TYPES = frozenset((EKS_NODE_GROUP, GKE_NODE_POOL))  # the resource types gpu_pool() can return a pool for
+def aks_gpu_pool(type_: str, props: Any) -> Optional[tuple[Optional[GpuShape], list[str]]]:
+    """(shape, [VM size]) for an AKS node pool of a GPU VM size."""
+    if type_ != AKS_NODE_POOL:
+        return None
+    size = text(get(props, "vmSize")) or ""
+    if not aks_is_gpu(size):
+        return None
+    return aks_shape(size), [size]
+
+
+POOL_TYPES = frozenset((EKS_NODE_GROUP, GKE_NODE_POOL, AKS_NODE_POOL))  # the resource types gpu_pool() can return a pool for
 
 
 def gpu_pool(resource: Any) -> Optional[Pool]:
@@ -425,8 +450,11 @@ def gpu_pool(resource: Any) -> Optional[Pool]:
 
 
 def _pool_shape(type_: str, props: Any) -> Optional[tuple]:
-    if type_ not in (EKS_NODE_GROUP, GKE_NODE_POOL):
+    if type_ not in POOL_TYPES:
         return None
+    found = aks_gpu_pool(type_, props)
+    if found:
+        return ("aks", *found)
     found = eks_gpu_pool(type_, props)
     if found:
         return ("eks", *found)
@@ -441,7 +469,7 @@ def gpu_pools(resources: Iterable[Any]) -> list[Pool]:
     memo = getattr(resources, "memo", None)
     if memo is not None and "gpu_pools" in memo:
         return memo["gpu_pools"]
-    pools = [p for p in (gpu_pool(r) for r in of_type(resources, EKS_NODE_GROUP, GKE_NODE_POOL)) if p is not None]
+    pools = [p for p in (gpu_pool(r) for r in of_type(resources, EKS_NODE_GROUP, GKE_NODE_POOL, AKS_NODE_POOL)) if p is not None]
     if memo is not None:
         memo["gpu_pools"] = pools
     return pools
@@ -524,6 +552,8 @@ _EFFECTS = {"NO_SCHEDULE": "NoSchedule", "NO_EXECUTE": "NoExecute", "PREFER_NO_S
 
 
 def _taints(platform: str, props: Any) -> list[tuple[str, str, str]]:
+    if platform == "aks":
+        return [aks_taint(t) for t in items(get(props, "nodeTaints")) if isinstance(t, str)]
     raw = get(props, "taints") if platform == "eks" else get(props, "nodeConfig", "taints")
     out = []
     for t in items(raw):
@@ -532,11 +562,24 @@ def _taints(platform: str, props: Any) -> list[tuple[str, str, str]]:
     return out
 
 
+def aks_taint(taint: str) -> tuple[str, str, str]:
+    """An AKS node taint string `key=value:Effect` (or `key:Effect`) as (key, value, effect)."""
+    head, _, effect = taint.rpartition(":")
+    if not head:
+        return taint, "", ""
+    key, _, value = head.partition("=")
+    return key, value, effect
+
+
 def labels_of(pool: Pool) -> dict:
+    if pool.platform == "aks":
+        return mapping(get(pool.props, "nodeLabels"))
     return mapping(get(pool.props, "labels") if pool.platform == "eks" else get(pool.props, "nodeConfig", "labels"))
 
 
 def is_spot(pool: Pool) -> bool:
+    if pool.platform == "aks":
+        return get(pool.props, "priority") == "Spot"
     if pool.platform == "eks":
         return get(pool.props, "capacityType") == "SPOT"
     return truthy(get(pool.props, "nodeConfig", "spot")) or truthy(get(pool.props, "nodeConfig", "preemptible"))

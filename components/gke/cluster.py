@@ -13,9 +13,8 @@ from typing import Optional
 import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
-import yaml
 
-from gpufleet.components.cluster_access import ClusterAccess
+from gpufleet.components.cluster_access import ClusterAccess, exec_kubeconfig
 from gpufleet.components.gke.network import GkeNetworkRef
 from gpufleet.components.protection import gcp_exemption, protect
 from gpufleet.base import labels as L
@@ -58,26 +57,13 @@ class GkeClusterArgs:
 
 def kubeconfig(name: str, endpoint: str, ca_certificate: str) -> str:
     """A kubeconfig that gets tokens from gke-gcloud-auth-plugin (as `gcloud container clusters get-credentials`)."""
-    return yaml.safe_dump(
-        {
-            "apiVersion": "v1",
-            "kind": "Config",
-            "clusters": [{"name": name, "cluster": {"server": f"https://{endpoint}", "certificate-authority-data": ca_certificate}}],
-            "contexts": [{"name": name, "context": {"cluster": name, "user": name}}],
-            "current-context": name,
-            "users": [{
-                "name": name,
-                "user": {"exec": {
-                    "apiVersion": "client.authentication.k8s.io/v1beta1",
-                    "command": AUTH_PLUGIN,
-                    "installHint": "Install gke-gcloud-auth-plugin: gcloud components install gke-gcloud-auth-plugin",
-                    "provideClusterInfo": True,
-                    "interactiveMode": "IfAvailable",
-                }},
-            }],
-        },
-        sort_keys=False,
-    )
+    return exec_kubeconfig(name, f"https://{endpoint}", ca_certificate, {
+        "apiVersion": "client.authentication.k8s.io/v1beta1",
+        "command": AUTH_PLUGIN,
+        "installHint": "Install gke-gcloud-auth-plugin: gcloud components install gke-gcloud-auth-plugin",
+        "provideClusterInfo": True,
+        "interactiveMode": "IfAvailable",
+    })
 
 
 class GkeCluster(pulumi.ComponentResource):

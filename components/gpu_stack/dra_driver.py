@@ -135,13 +135,13 @@ def dra_args(spec, pools: list, facts: dict) -> DraDriverArgs:
     """Args from the stack spec: the shaped DRA pools, their taints, gpufleet:dra, and where the driver lives (stated;
     else the platform's fact; else the GPU Operator's driver root when it installs the driver; else /)."""
     from gpufleet.base.capacity import pool_capacity
-    from gpufleet.base.node_labels import pool_taints
+    from gpufleet.base.node_labels import node_taints
 
     root = spec.dra.driver_root or facts.get("nvidia_driver_root") or (
         "/run/nvidia/driver" if spec.gpu_operator.driver.source == "operator" else "/")
     return DraDriverArgs(
         pools=[DraClaimPool(p.name, mig_profiles(p), pool_capacity(p, spec.cluster.platform).gpus_per_node) for p in pools],
-        node_taints=[t for p in pools for t in pool_taints(p)],
+        node_taints=[t for p in pools for t in node_taints(p, spec.cluster.platform)],
         namespaces=list(spec.dra.namespaces),
         compute_domains=list(spec.dra.compute_domains),
         driver_root=root,

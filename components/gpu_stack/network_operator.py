@@ -54,6 +54,11 @@ class NetworkOperatorArgs:
     """Taints of GPU nodes: the operator's daemonsets tolerate each (they run on the GPU hosts)."""
     namespace: str = NAMESPACE
     """Namespace of the operator, its daemons and the IP pools."""
+    infiniband: bool = False
+    """The pools' NICs are InfiniBand ports of cloud VMs (AKS ND series): the operator's DOCA driver container loads
+    the host driver, the RDMA shared device plugin advertises each pool's InfiniBand ports (`linkTypes: infiniband`,
+    as Azure/aks-rdma-infiniband configs/nicclusterpolicy does) and pods use them through IB verbs, so no secondary
+    network, Multus or IPAM is made. Default: off (k3s hosts: the host's driver, a secondary network per pool)."""
 
 
 def resource_name(pool: NodePoolSpec) -> str:
@@ -106,11 +111,16 @@ def _component(image: str, mirror: Optional[str] = None) -> dict:
     }
 
 
-def rdma_shared_config(pools: list[NodePoolSpec]) -> dict:
-    """k8s-rdma-shared-dev-plugin config: one resource per macvlan pool, NICs picked by selectors."""
+def rdma_shared_config(pools: list[NodePoolSpec], infiniband: bool = False) -> dict:
+    """k8s-rdma-shared-dev-plugin config: one resource per macvlan pool, NICs picked by selectors (InfiniBand pools:
+    the pool's ConnectX ports by vendor and link type)."""
     config_list = []
     for pool in pools:
         net = pool.rdma_network
+        if infiniband:
+            selectors = {"vendors": list(net.vendors), "linkTypes": ["infiniband"]}
+            config_list.append({"resourceName": resource_name(pool), "rdmaHcaMax": net.rdma_hca_max, "selectors": selectors})
+            continue
         if net.network != "macvlan":
             continue
         selectors: dict = {"vendors": list(net.vendors)}
@@ -150,10 +160,15 @@ def nic_cluster_policy(args: NetworkOperatorArgs, mirror: Optional[str] = None) 
             },
         },
         "tolerations": tolerations(args.gpu_node_taints),
-        "secondaryNetwork": {"multus": _component("multus-cni", mirror), "cniPlugins": _component("plugins", mirror)},
-        "nvIpam": {**_component("nvidia-k8s-ipam", mirror), "enableWebhook": False},
     }
-    shared = rdma_shared_config(args.pools)
+    if args.infiniband:
+        repository = versions.NETWORK_OPERATOR_IMAGE_REPOSITORY
+        spec["ofedDriver"] = {"image": "doca-driver", "version": versions.NETWORK_OPERATOR_DOCA_DRIVER,
+                              "repository": images.mirrored(repository, mirror) if mirror else repository}
+    else:
+        spec["secondaryNetwork"] = {"multus": _component("multus-cni", mirror), "cniPlugins": _component("plugins", mirror)}
+        spec["nvIpam"] = {**_component("nvidia-k8s-ipam", mirror), "enableWebhook": False}
+    shared = rdma_shared_config(args.pools, args.infiniband)
     if shared["configList"]:
         spec["rdmaSharedDevicePlugin"] = {**_component("k8s-rdma-shared-dev-plugin", mirror), "config": json.dumps(shared, indent=2)}
     sriov = sriov_config(args.pools)
@@ -225,11 +240,12 @@ class NetworkOperator(pulumi.ComponentResource):
         # 005-*.yaml). So the IP pools wait for the policy to report ready (see WAIT_FOR_READY), and each network
         # waits for its pool: its `ipam` names the pool, and a network created first hands pods no addresses.
         after_policy = pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[self.release, self.policy]))
-        self.ip_pools = [_custom(f"{name}-ippool-{p.name}", ip_pool(p, args.namespace), after_policy) for p in args.pools]
+        networked = [] if args.infiniband else args.pools
+        self.ip_pools = [_custom(f"{name}-ippool-{p.name}", ip_pool(p, args.namespace), after_policy) for p in networked]
         self.networks = [
             _custom(f"{name}-network-{p.name}", network(p, args.namespace),
                     pulumi.ResourceOptions.merge(after_policy, pulumi.ResourceOptions(depends_on=[self.release, self.policy, pool])))
-            for p, pool in zip(args.pools, self.ip_pools)
+            for p, pool in zip(networked, self.ip_pools)
         ]
         # SR-IOV pools: the VFs the SriovNetwork's resourceName refers to.
         self.sriov_policies = [
@@ -239,6 +255,6 @@ class NetworkOperator(pulumi.ComponentResource):
         self.register_outputs({
             "namespace": args.namespace,
             "chartVersion": versions.NETWORK_OPERATOR.version,
-            "networks": {p.name: network_name(p) for p in args.pools},
+            "networks": {p.name: network_name(p) for p in networked},
             "resources": {p.name: pod_resource(p) for p in args.pools},
         })

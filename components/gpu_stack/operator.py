@@ -104,7 +104,9 @@ def operator_values(args: GpuOperatorArgs, facts: dict) -> dict:
         if args.mig_parted_config:
             values["migManager"]["config"] = {"name": args.mig_parted_config, "default": "all-disabled"}
     if args.rdma and operator_driver:
-        driver["rdma"] = {"enabled": True, "useHostMofed": True}
+        # The host's MLNX_OFED/DOCA driver (k3s), or the Network Operator's DOCA driver container where the platform
+        # runs it (AKS InfiniBand: fact `ofed_driver_container`; GPU Operator docs, GPUDirect RDMA, useHostMofed).
+        driver["rdma"] = {"enabled": True, "useHostMofed": not facts.get("ofed_driver_container", False)}
     if "containerd_config" in facts:
         # A platform that runs its own containerd with its own paths (k3s: NVIDIA/gpu-operator issues 238, 473, 1651).
         # config.toml, not config.toml.tmpl: the template breaks k3s's flannel CNI config (issue 473).

@@ -118,7 +118,7 @@ class GpuClusterArgs(TypedDict, total=False):
     """A GPU cluster: the keys of a gpufleet stack file's `gpufleet:` config, as values."""
 
     cluster: Required[_Cluster]  # type: ignore[valid-type]
-    """gpufleet:cluster: the platform (eks | gke | k3s | existing), name, Kubernetes version and the platform block."""
+    """gpufleet:cluster: the platform (eks | gke | aks | k3s | existing), name, Kubernetes version and the platform block."""
     node_pools: list[_NodePool]  # type: ignore[valid-type]
     """gpufleet:nodePools: the GPU node pools; default: none."""
     gpu_operator: _GpuOperator  # type: ignore[valid-type]
@@ -154,7 +154,7 @@ class GpuClusterArgs(TypedDict, total=False):
 
 
 class GpuCluster(gpu_cluster.GpuCluster):
-    """A whole GPU Kubernetes cluster (EKS, GKE, k3s, or an existing cluster): control plane, GPU node pools that scale to zero, the
+    """A whole GPU Kubernetes cluster (EKS, GKE, AKS, k3s, or an existing cluster): control plane, GPU node pools that scale to zero, the
     NVIDIA GPU Operator, sharing, RDMA, storage and the workload layer, from a gpufleet stack spec."""
 
     kubeconfig: pulumi.Output[str]
@@ -162,7 +162,7 @@ class GpuCluster(gpu_cluster.GpuCluster):
     cluster_name: pulumi.Output[str]
     """The cluster's name: the resource's name (it prefixes every child and names the cloud cluster)."""
     platform: pulumi.Output[str]
-    """eks | gke | k3s | existing."""
+    """eks | gke | aks | k3s | existing."""
     kubernetes_version: pulumi.Output[str]
     """The Kubernetes minor version the cluster runs."""
     node_pool_names: pulumi.Output[list[str]]

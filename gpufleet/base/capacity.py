@@ -93,6 +93,8 @@ def pool_capacity(pool: NodePoolSpec, platform: str, region: Optional[str] = Non
         return with_source(pool, _eks_pool_capacity(pool, region))
     if platform == "gke" and pool.machine_type:
         return with_source(pool, _gke_pool_capacity(pool))
+    if platform == "aks" and pool.vm_size:
+        return with_source(pool, _aks_pool_capacity(pool))
     if platform == "existing":
         return with_source(pool, _existing_pool_capacity(pool))
     gpus = pool.gpus_per_node or 0
@@ -207,7 +209,8 @@ def _nvlink(pool: NodePoolSpec, cap: PoolCapacity) -> Optional[dict]:
     """The pool's NVLink domains (racks x GPUs) when its machines are a multi-node NVLink system (GB200 NVL72)."""
     from gpufleet.base.spec import dra_checks
 
-    platform = "eks" if (pool.instance_type or pool.instance_types) else "gke" if pool.machine_type else "k3s"
+    platform = ("eks" if (pool.instance_type or pool.instance_types) else "gke" if pool.machine_type
+                else "aks" if pool.vm_size else "k3s")
     system = dra_checks.nvlink(pool, platform)
     if system is None:
         return None
@@ -288,6 +291,29 @@ def _gke_pool_capacity(pool: NodePoolSpec) -> PoolCapacity:
         advertised=pool_shape.advertised(pool, "gke"),
         price_per_node_hour=price,
         price_fact=fact,
+    )
+
+
+def _aks_pool_capacity(pool: NodePoolSpec) -> PoolCapacity:
+    """AKS: GPU model, count and (where read) price from gpufleet/base/catalog/azure_vms.yaml; what a node advertises
+    from the pool's sharing (the GPU Operator's device plugin), plus its InfiniBand links as RDMA devices. An unknown
+    VM size advertises nothing (the AKS checks report it)."""
+    from gpufleet.base.catalog import azure
+
+    vm = azure.vms().get(pool.vm_size or "")
+    if vm is None:
+        return PoolCapacity(pool.name, None, 0, pool.min_nodes, pool.max_nodes, pool.capacity, {}, pool.price_per_node_hour)
+    shaped = pool_shape.shaped(pool, "aks")
+    fact = None
+    catalog_price = vm.price(pool.capacity)
+    if pool.price_per_node_hour is None and catalog_price is not None:
+        fact = PriceFact(catalog_price, f"{vm.name} {pool.capacity}: {azure.source_text(vm.sources)}", azure.as_of(),
+                         "hand-entered", "")
+    price = pool.price_per_node_hour if pool.price_per_node_hour is not None else catalog_price
+    return PoolCapacity(
+        pool=pool.name, gpu=vm.gpu, gpus_per_node=vm.gpus, min_nodes=pool.min_nodes, max_nodes=pool.max_nodes,
+        capacity_type=pool.capacity, advertised=gpu_sharing.advertised(shaped), price_per_node_hour=price,
+        sharing=gpu_sharing.explain(shaped), shared=gpu_sharing.shares(shaped), price_fact=fact,
     )
 
 

@@ -63,6 +63,10 @@ GKE_QUEUED_PROVISIONING_CLASS = "queued-provisioning.gke.io"
 
 # Spot nodes carry this taint in addition to the GPU taint: only interruption-tolerant work lands.
 SPOT_TAINT_KEY = "gpufleet.io/spot"
+# AKS labels and taints every Spot node pool itself: `kubernetes.azure.com/scalesetpriority=spot:NoSchedule`
+# (MicrosoftDocs/azure-aks-docs @fb060abe articles/aks/spot-node-pool.md, Limitations; read 2026-12-04).
+AKS_SPOT_KEY = "kubernetes.azure.com/scalesetpriority"
+AKS_SPOT_VALUE = "spot"
 
 # Keys gpufleet sets itself on GPU nodes: a pool's own `labels`/`taints` may not use them (a user label
 # `gpufleet.io/capacity-type: on-demand` on a spot pool would send on-demand-only work to spot nodes).

@@ -52,10 +52,14 @@ def pool_taints(pool: NodePoolSpec) -> list[dict[str, str]]:
 
 def node_taints(pool: NodePoolSpec, platform: str) -> list[dict[str, str]]:
     """The pool's taints as its nodes really carry them: on GKE the GPU taint has GKE's own value ("present"; GKE
-    taints GPU node pools `nvidia.com/gpu=present:NoSchedule` itself), elsewhere gpufleet's ("true")."""
+    taints GPU node pools `nvidia.com/gpu=present:NoSchedule` itself), elsewhere gpufleet's ("true"); on AKS Spot pools
+    also AKS's own Spot taint."""
     out = pool_taints(pool)
     if platform == "gke":
         out = [{**t, "value": L.GKE_GPU_TAINT_VALUE} if t["key"] == L.GPU_TAINT_KEY else t for t in out]
+    if platform == "aks" and pool.capacity == "spot":
+        # AKS taints every Spot pool itself; declared too, so the node pool's taints match what the nodes carry.
+        out.append({"key": L.AKS_SPOT_KEY, "value": L.AKS_SPOT_VALUE, "effect": "NoSchedule"})
     return out
 
 

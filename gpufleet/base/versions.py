@@ -338,6 +338,11 @@ NETWORK_OPERATOR = HelmChart(
     app_version="v26.4.1",
 )
 NETWORK_OPERATOR_IMAGE_REPOSITORY = "nvcr.io/nvidia/mellanox"
+# The DOCA driver container (NicClusterPolicy `ofedDriver`) the pinned Network Operator release's own sample policy
+# names (../shared/reference/network-operator/nicclusterpolicy_cr-v26.4.1.yaml: doca-driver doca3.4.1-26.04-1.1.0.0-1).
+# AKS InfiniBand pools run it: AKS node images ship no MLNX_OFED/DOCA driver (Azure/aks-rdma-infiniband
+# configs/nicclusterpolicy/base/nic.yaml @700dabb4 deploys the same container).
+NETWORK_OPERATOR_DOCA_DRIVER = "doca3.4.1-26.04-1.1.0.0-1"
 
 
 def network_operator_component_tag() -> str:
@@ -529,6 +534,11 @@ EKS_ADDONS: dict[str, str | None] = {
 # 1.32-1.34 are past GKE standard support (Extended channel only; a plan warns), 1.35/1.36 are in it:
 # gpufleet/base/catalog/kubernetes.yaml (catalog.gke_kubernetes_version).
 GKE_KUBERNETES_VERSIONS = ("1.32", "1.33", "1.34", "1.35", "1.36")
+
+# AKS: Kubernetes minor versions gpufleet plans for (an alias minor version: AKS picks the latest GA patch,
+# supported-kubernetes-versions.md "Alias minor version"). 1.33 and 1.34 are past community support on 2026-12-04
+# and run only with LTS (Premium tier); gpufleet/base/catalog/kubernetes.yaml `aks` has the calendar.
+AKS_KUBERNETES_VERSIONS = ("1.33", "1.34", "1.35", "1.36")
 
 # GKE GPUDirect: the NCCL plugin installer (and what it needs) per GPUDirect kind, pinned to the
 # GoogleCloudPlatform/container-engine-accelerators commits cluster-toolkit's gke-node-pool pins

@@ -32,7 +32,15 @@ def _gke_driver_modes(pool: I.Pool) -> set:
     return {I.get(a, "gpuDriverInstallationConfig", "gpuDriverVersion") for a in I.gke_accelerators(pool.props)}
 
 
+def _aks_driver(pool: I.Pool) -> str:
+    """AKS node pool `gpuDriver`: Install (AKS's driver, also its default when unset: GPUProfile.driver 'When it's not
+    specified, default is Install', Microsoft.ContainerService API) or None."""
+    return I.text(I.get(pool.props, "gpuDriver")) or "Install"
+
+
 def _has_driver(pool: I.Pool) -> bool:
+    if pool.platform == "aks":
+        return _aks_driver(pool) == "Install"
     if pool.platform == "eks":
         return any(m in str(I.get(pool.props, "amiType", default="")) for m in I.EKS_NVIDIA_AMI_MARKERS)
     return bool(_gke_driver_modes(pool) & set(I.GKE_DRIVER_INSTALLED))
@@ -40,6 +48,8 @@ def _has_driver(pool: I.Pool) -> bool:
 
 def _lacks_driver(pool: I.Pool) -> bool:
     """Known to come without a driver (a custom launch-template AMI may have one: not judged)."""
+    if pool.platform == "aks":
+        return _aks_driver(pool) == "None"
     if pool.platform == "eks":
         return I.get(pool.props, "amiType") in _DRIVERLESS_EKS_AMIS and not I.mapping(I.get(pool.props, "launchTemplate"))
     return "INSTALLATION_DISABLED" in _gke_driver_modes(pool)
@@ -67,6 +77,8 @@ def check(resources: list, config) -> list[tuple[str, str]]:
             for p in with_driver:
                 if p.platform == "eks":
                     out.append((r.urn, f"release '{r.name}' installs the container toolkit on pool '{p.name}', whose NVIDIA AMI ships it: set toolkit.enabled=false"))
+                elif p.platform == "aks":
+                    out.append((r.urn, f"release '{r.name}' installs the container toolkit on pool '{p.name}', whose AKS GPU node image ships it with the driver (gpuDriver Install): set toolkit.enabled=false, or gpuDriver None on the pool"))
         if not driver_on:
             for p in without:
                 out.append((p.urn, f"pool '{p.name}' has no preinstalled driver and release '{r.name}' does not install one (driver.enabled=false): its GPUs are unusable"))

@@ -60,9 +60,11 @@ def kubernetes_versions(resources: list, config) -> list[tuple[str, str]]:
     if configured:
         return [(configured, "policy config kubernetesVersion")]
     out = []
-    for r in I.of_type(resources, I.EKS_CLUSTER, I.GKE_CLUSTER, I.REMOTE_COMMAND):
+    for r in I.of_type(resources, I.EKS_CLUSTER, I.GKE_CLUSTER, I.AKS_CLUSTER, I.REMOTE_COMMAND):
         if r.resource_type == I.EKS_CLUSTER:
             v = I.minor(I.get(r.props, "version"))
+        elif r.resource_type == I.AKS_CLUSTER:
+            v = I.minor(I.get(r.props, "kubernetesVersion"))
         elif r.resource_type == I.GKE_CLUSTER:
             v = I.minor(I.get(r.props, "minMasterVersion"))
         elif r.resource_type == I.REMOTE_COMMAND:

@@ -58,6 +58,8 @@ def _asg_tag_keys(resources: list) -> dict[str, set[str]]:
 
 def _reserved(pool: I.Pool) -> bool:
     """Capacity paid for whether nodes run or not (a capacity block, a reservation the pool targets)."""
+    if pool.platform == "aks":
+        return bool(I.text(I.get(pool.props, "capacityReservationGroupId")))
     if pool.platform == "eks":
         tags = I.mapping(I.get(pool.props, "tags"))
         return I.get(pool.props, "capacityType") == "CAPACITY_BLOCK" or f"{labels.RESERVATION_TAG_PREFIX}type" in tags
@@ -84,6 +86,22 @@ def _eks(pool: I.Pool, autoscaler: bool, asg_tags: dict[str, set[str]]) -> list[
             f"tags: {', '.join(missing)}"
         )
     return problems
+
+
+def _aks(pool: I.Pool) -> list[str]:
+    """AKS: the cluster autoscaler is AKS's own, per node pool (auto_scaling_enabled with min_count and max_count;
+    articles/aks/cluster-autoscaler.md); it scales a user pool from 0 from the pool's VM size, labels and taints, which
+    AKS knows, so no node-template hints are needed."""
+    if not I.truthy(I.get(pool.props, "autoScalingEnabled")):
+        fixed = I.number(I.get(pool.props, "nodeCount")) or 0
+        extra = f": {_idle(pool, fixed)}" if fixed > 0 else ""
+        return [f"autoScalingEnabled is not true, so the cluster autoscaler never scales the pool to or from 0{extra}"]
+    if _reserved(pool):
+        return []
+    minimum = I.number(I.get(pool.props, "minCount"))
+    if minimum is not None and minimum > 0:
+        return [f"minCount is {minimum:g}, not 0: {_idle(pool, minimum)} while no GPU work runs"]
+    return []
 
 
 def _gke(pool: I.Pool) -> list[str]:
@@ -114,6 +132,8 @@ def _dra_minimum(pool: I.Pool) -> Optional[float]:
     """The pool's minimum size as its resource declares it (GKE: the larger of per-zone and total minimums)."""
     if pool.platform == "eks":
         return I.number(I.get(pool.props, "scalingConfig", "minSize"))
+    if pool.platform == "aks":
+        return I.number(I.get(pool.props, "minCount"))
     auto = I.mapping(I.get(pool.props, "autoscaling"))
     if not auto:
         return I.number(I.get(pool.props, "nodeCount")) or I.number(I.get(pool.props, "initialNodeCount"))
@@ -176,7 +196,8 @@ def _findings(resources: list, config):
     for pool in I.gpu_pools(resources):
         if I.exemption(NAME, pool.name, pool.urn, pool.props, config):
             continue
-        problems = _eks(pool, autoscaler, asg_tags) if pool.platform == "eks" else _gke(pool)
+        problems = (_eks(pool, autoscaler, asg_tags) if pool.platform == "eks" else _aks(pool) if pool.platform == "aks"
+                    else _gke(pool))
         problems += _dra(pool)
         yield from ((pool.urn, f"GPU pool '{pool.name}': {p}") for p in problems)
 

@@ -6,6 +6,8 @@ EKS (a launch template with any `interfaceType: efa` / `efa-only` interface is a
 - the node groups using the template sit in one subnet (one AZ): EFA traffic does not cross AZs.
 GKE (a node pool with any `networkConfig.additionalNodeNetworkConfigs` is a GPUDirect pool): as many
 additional networks as its machine type needs (a3-highgpu-8g: 4 for GPUDirect-TCPX, a3-megagpu-8g: 8).
+AKS (a node pool labelled `gpufleet.io/rdma: "true"`): a VM size with InfiniBand (the catalog's ND sizes) in one
+availability zone, since an InfiniBand fabric does not span zones.
 AWS EFA user guide; GKE "Maximize GPU network bandwidth"; terraform-aws-eks derives EFA interfaces from
 the instance type for the same reason.
 """
@@ -14,6 +16,8 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, StackValidationPolicy
 
+from gpufleet.base import labels
+from gpufleet.base.catalog import azure
 from gpufleet.policies import inputs as I
 
 NAME = "rdma-placement"
@@ -84,6 +88,22 @@ def _gke(pool: I.Pool) -> list[tuple[str, str]]:
     return [(pool.urn, f"GPUDirect pool '{pool.name}' has {len(networks)} additional node network(s); {machine} needs {needed}")]
 
 
+def _aks(pool: I.Pool) -> list[tuple[str, str]]:
+    if I.labels_of(pool).get(labels.RDMA_NODE_LABEL) != "true":
+        return []
+    size = pool.instance_types[0] if pool.instance_types else "?"
+    vm = azure.vms().get(size)
+    if vm is None:
+        return []  # an unknown size: not judged
+    if vm.infiniband is None:
+        return [(pool.urn, f"RDMA pool '{pool.name}' runs {size}, which has no InfiniBand: NCCL falls back to TCP")]
+    zones = [z for z in I.items(I.get(pool.props, "zones")) if isinstance(z, str)]
+    if len(zones) > 1:
+        return [(pool.urn, f"InfiniBand pool '{pool.name}' spans zones {', '.join(zones)}: its nodes would not share one "
+                           "InfiniBand fabric; keep it in one zone")]
+    return []
+
+
 def check(resources: list, config) -> list[tuple[str, str]]:
     resources = I.listed(resources)
     out = []
@@ -94,6 +114,8 @@ def check(resources: list, config) -> list[tuple[str, str]]:
     for pool in I.gpu_pools(resources):
         if pool.platform == "gke" and not I.exemption(NAME, pool.name, pool.urn, pool.props, config):
             out += _gke(pool)
+        if pool.platform == "aks" and not I.exemption(NAME, pool.name, pool.urn, pool.props, config):
+            out += _aks(pool)
     return out
 
 

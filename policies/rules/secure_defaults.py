@@ -83,6 +83,27 @@ def _gke_cluster(props) -> list[str]:
     return [f"{problem}: list your networks instead"] if problem else []
 
 
+def _aks_cluster(props) -> list[str]:
+    """AKS: a private API server or authorized IP ranges that are not open; Microsoft Entra ID with local accounts off
+    (a local account's static credential bypasses Entra ID and its audit: articles/aks/manage-local-accounts-managed-
+    azure-ad.md); Kubernetes RBAC on."""
+    out = []
+    if I.get(props, "privateClusterEnabled") is not True:
+        listed = I.items(I.get(props, "apiServerAccessProfile", "authorizedIpRanges"))
+        problem = _open("public API server: apiServerAccessProfile.authorizedIpRanges", listed or ["0.0.0.0/0"])
+        if problem:
+            out.append(f"{problem}: set privateClusterEnabled=true, or list your networks")
+    if not I.mapping(I.get(props, "azureActiveDirectoryRoleBasedAccessControl")):
+        out.append("no Microsoft Entra ID integration (azureActiveDirectoryRoleBasedAccessControl): users authenticate with "
+                   "cluster certificates instead of Entra ID")
+    if I.get(props, "localAccountDisabled") is not True:
+        out.append("local accounts are enabled (localAccountDisabled is not true): the cluster-admin certificate bypasses "
+                   "Entra ID; set localAccountDisabled=true")
+    if I.get(props, "roleBasedAccessControlEnabled") is False:
+        out.append("Kubernetes RBAC is off (roleBasedAccessControlEnabled=false)")
+    return out
+
+
 def _security_group(props) -> list[str]:
     out = []
     for i, rule in enumerate(I.items(I.get(props, "ingress"))):
@@ -157,6 +178,7 @@ def _command(props) -> list[str]:
 CHECKS = {
     I.EKS_CLUSTER: _eks_cluster,
     I.GKE_CLUSTER: _gke_cluster,
+    I.AKS_CLUSTER: _aks_cluster,
     I.EC2_SECURITY_GROUP: _security_group,
     I.EC2_SECURITY_GROUP_RULE: _security_group_rule,
     I.VPC_INGRESS_RULE: _ingress_rule,

@@ -4,6 +4,9 @@
   (EKS `eks.amazonaws.com/capacityType: SPOT`, GKE `cloud.google.com/gke-spot` / `gke-preemptible`).
 - Taint: gpufleet.io/spot or `cloud.google.com/gke-spot` with NoSchedule/NoExecute, so only
   interruption-tolerant work lands there (platforms add no spot taint).
+- AKS Spot pools (priority Spot): AKS's own `kubernetes.azure.com/scalesetpriority=spot:NoSchedule` taint counts, and
+  the eviction policy must be Delete (articles/aks/spot-node-pool.md: deallocated nodes count against the quota and
+  "can cause issues with cluster scaling or upgrading"); the autoscaler replaces evicted nodes.
 - Interruption handling: EKS managed node groups drain on rebalance recommendations themselves (EKS user
   guide, "Managed node groups: Spot"), GKE drains spot nodes with graceful node shutdown; self-managed
   spot Auto Scaling groups need aws-node-termination-handler or Karpenter in the stack.
@@ -22,8 +25,8 @@ from gpufleet.base import labels
 from gpufleet.policies import inputs as I
 
 NAME = "spot-pool-safety"
-SPOT_TAINT_KEYS = (labels.SPOT_TAINT_KEY, "cloud.google.com/gke-spot", "cloud.google.com/gke-preemptible")
-_PLATFORM_LABELS = {"eks": "eks.amazonaws.com/capacityType", "gke": "cloud.google.com/gke-spot"}
+SPOT_TAINT_KEYS = (labels.SPOT_TAINT_KEY, "cloud.google.com/gke-spot", "cloud.google.com/gke-preemptible", labels.AKS_SPOT_KEY)
+_PLATFORM_LABELS = {"eks": "eks.amazonaws.com/capacityType", "gke": "cloud.google.com/gke-spot", "aks": labels.AKS_SPOT_KEY}
 
 
 def _pool_problems(pool: I.Pool) -> list[str]:
@@ -38,6 +41,11 @@ def _pool_problems(pool: I.Pool) -> list[str]:
             f"interruption-tolerant pods land (nodes are selectable by {labels.CAPACITY_TYPE_LABEL}=spot or "
             f"{_PLATFORM_LABELS[pool.platform]})"
         )
+    if pool.platform == "aks" and I.get(pool.props, "evictionPolicy", default="Delete") != "Delete":
+        # Deallocated Spot nodes keep counting against the VM quota and keep their disks, and "can cause issues with
+        # cluster scaling or upgrading" (articles/aks/spot-node-pool.md): the autoscaler cannot bring the pool back cleanly.
+        out.append(f"evictionPolicy is {I.get(pool.props, 'evictionPolicy')}: evicted nodes stay deallocated (counted against "
+                   "the VM quota, disks billed) and block the autoscaler; use Delete")
     return out
 
 

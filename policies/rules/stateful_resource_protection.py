@@ -33,6 +33,7 @@ STORAGE_CLASS = "kubernetes:storage.k8s.io/v1:StorageClass"
 STATEFUL = {
     I.EKS_CLUSTER: "an EKS control plane (its etcd holds every Kubernetes object)",
     I.GKE_CLUSTER: "a GKE control plane (its etcd holds every Kubernetes object)",
+    I.AKS_CLUSTER: "an AKS control plane (its etcd holds every Kubernetes object)",
     "aws:kms/key:Key": "a KMS key (what it encrypts is unreadable without it)",
     "gcp:kms/cryptoKey:CryptoKey": "a Cloud KMS key (what it encrypts is unreadable without it)",
     "aws:ebs/volume:Volume": "an EBS volume",
@@ -50,6 +51,8 @@ STATEFUL = {
 SHARED_FS_PROVISIONERS = (
     "nfs.csi.k8s.io",
     "filestore.csi.storage.gke.io",
+    "file.csi.azure.com",
+    "blob.csi.azure.com",
     "fsx.csi.aws.com",
     "efs.csi.aws.com",
 )
@@ -58,7 +61,8 @@ GCP_EXEMPT_KEY = labels.gcp_exempt_key(NAME)
 
 
 def _gcp_exemption(props) -> str | None:
-    for path in (("resourceLabels",), ("labels",)):
+    """The exemption under the key GCP labels and Azure tags allow (no '/' in either: labels.gcp_exempt_key)."""
+    for path in (("resourceLabels",), ("labels",), ("tags",)):
         reason = I.get(props, *path, GCP_EXEMPT_KEY)
         if isinstance(reason, str) and reason.strip():
             return reason.strip()
@@ -105,7 +109,7 @@ def validate(args, report_violation) -> None:
         return
     if args.resource_type == I.REMOTE_COMMAND and I.script_exemption(props, NAME):
         return
-    if args.resource_type.startswith("gcp:") and _gcp_exemption(props):
+    if args.resource_type.startswith(("gcp:", "azure:")) and _gcp_exemption(props):
         return
     protected = bool(getattr(getattr(args, "opts", None), "protect", False))
     for message in check(args.resource_type, props, protected):

@@ -199,7 +199,18 @@ def test_catalog_show_gpu_and_overview(capsys):
 def test_catalog_show_unknown_name_exits_2(capsys):
     assert cli.main(["catalog", "show", "p5.48xlarg"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("gpufleet: 'p5.48xlarg' is not an EC2 instance type, GCP machine type or GPU model in the catalog (known: ")
+    assert err.startswith("gpufleet: 'p5.48xlarg' is not an EC2 instance type, GCP machine type, Azure VM size or GPU model "
+                          "in the catalog (known: ")
+
+
+def test_catalog_show_azure_vm_size_says_its_price_was_not_read(capsys):
+    assert cli.main(["catalog", "show", "Standard_ND96isr_H100_v5"]) == 0
+    out = capsys.readouterr().out
+    assert "  GPU: 8 x H100-80GB; 96 vCPUs, 1900 GiB, x86_64; InfiniBand: 8 x 400 Gb/s" in out
+    assert "  price (USD/h): not read (gpufleet/base/catalog/azure_vms.yaml says why): the plan lists the pool as unpriced" in out
+    assert "  [nd_family] MicrosoftDocs/azure-docs" in out
+    assert cli.main(["catalog", "show", "H100-80GB"]) == 0
+    assert "Azure VM sizes: Standard_ND96isr_H100_v5" in capsys.readouterr().out
 
 
 def test_gke_version_without_a_recorded_driver_branch_says_cuda_is_not_checked():

@@ -30,4 +30,10 @@ def imported_top_level_modules(stack: str) -> set[str]:
 def test_k3s_stack_imports_no_cloud_sdk(stack):
     modules = imported_top_level_modules(stack)
     assert "pulumi_command" in modules  # the probe really planned a k3s stack
-    assert "pulumi_aws" not in modules and "pulumi_gcp" not in modules
+    assert not {"pulumi_aws", "pulumi_gcp", "pulumi_azure"} & modules
+
+
+def test_aks_stack_imports_only_the_azure_sdk():
+    modules = imported_top_level_modules("aks-train")
+    assert "pulumi_azure" in modules
+    assert not {"pulumi_aws", "pulumi_gcp", "pulumi_command", "pulumi_azure_native"} & modules

@@ -29,7 +29,7 @@ def spec_of(stack: str):
 
 def test_the_spec_names_the_platforms_that_have_a_folder():
     folders = sorted(p.parent.name for p in (ROOT / "components").glob("*/platform.py"))
-    assert folders == sorted(PLATFORMS) == ["eks", "existing", "gke", "k3s"]
+    assert folders == sorted(PLATFORMS) == ["aks", "eks", "existing", "gke", "k3s"]
 
 
 @pytest.mark.parametrize("name", PLATFORMS)
@@ -59,6 +59,7 @@ def test_which_hooks_each_platform_overrides():
                   for name in PLATFORMS}
     assert overridden == {
         "k3s": {"gpu_operator_rdma", "addons", "node_problem_detector", "node_health"},
+        "aks": {"gpu_operator_rdma", "addons"},
         "existing": {"gpu_operator_rdma", "addons"},
         "eks": {"addons"},
         "gke": {"observability_after_workloads"},

@@ -3,7 +3,7 @@ mandatory rule a gpufleet stack file can trigger, on each cloud platform where i
 trigger are listed here with the reason (the spec refuses the stack with exit 2 first, or gpufleet's
 components always build the resource the rule wants). A new rule must land in one of the two places.
 
-The EKS and GKE files start from stacks/Pulumi.prod-eks.yaml / prod-gke.yaml; the few that need a second
+The EKS, GKE and AKS files start from stacks/Pulumi.prod-eks.yaml / prod-gke.yaml / aks-train.yaml; the few that need a second
 line (a valid variant of the example, then one mistake) say so in their header, and the variants are planned
 clean here so the mistake is the only thing the rule can be reacting to.
 """
@@ -27,7 +27,8 @@ UNREACHABLE = {
     "gpu-operator-driver-conflict": (
         "the spec ties the driver to the platform: EKS refuses gpuOperator.driver.source operator (its AMIs ship "
         "driver and toolkit; the release always gets driver/toolkit.enabled=false), GKE runs the operator only "
-        "with gpuStack: operator, which turns GKE's driver installation off"
+        "with gpuStack: operator, which turns GKE's driver installation off; AKS refuses the operator's driver with "
+        "cluster.aks.gpuDriver: aks and gpu_driver follows the choice (aks_checks.py)"
     ),
     "gpu-sharing-valid": (
         "the spec checks sharing before planning: replicas >= 2, MIG only on MIG GPUs with their profiles, no MPS "
@@ -35,7 +36,7 @@ UNREACHABLE = {
     ),
     "gpu-pool-taint": (
         "gpufleet always adds nvidia.com/gpu:NoSchedule to EKS node groups (a user taint on the same key does not "
-        "replace it), GKE taints GPU nodes itself, and k3s taints travel in the secret k3s config"
+        "replace it) and to AKS node pools, GKE taints GPU nodes itself, and k3s taints travel in the secret k3s config"
     ),
     "spot-pool-safety": (
         "gpufleet labels and taints spot pools itself (capacity-type spot, the gpufleet.io/spot taint) and the spec "
@@ -45,7 +46,7 @@ UNREACHABLE = {
     "rdma-placement": (
         "EFA interface count, the cluster placement group and the one-zone subnet come from the catalog and the "
         "spec (EFA instance types only, one zone); GKE GPUDirect networks are created per pool from the machine "
-        "type's count"
+        "type's count; AKS InfiniBand pools are ND sizes in one zone (aks_checks.py)"
     ),
     "reservation-placement": (
         "the spec checks a reserved pool against its reservation before planning (zone, instance or machine type, "
@@ -81,6 +82,7 @@ def test_corpus_exercises_each_cloud():
         "gpu-pool-scale-to-zero", "gpu-driver-cuda-alignment", "gpu-operator-version-support", "secure-defaults",
         "stateful-resource-protection",
     }
+    assert corpus["aks"] == {"gpu-pool-scale-to-zero", "gpu-operator-version-support", "stateful-resource-protection"}
     assert sum(1 for p in BROKEN if PLATFORM.search(p.read_text()).group(1) in ("eks", "gke")) >= 11
 
 
@@ -92,13 +94,20 @@ def _gke_operator() -> dict:
     return c
 
 
+def _aks_136() -> dict:
+    c = example_config("aks-train")
+    c["gpufleet:cluster"]["kubernetesVersion"] = "1.36"
+    return c
+
+
 def _eks_135() -> dict:
     c = example_config("prod-eks")
     c["gpufleet:cluster"]["kubernetesVersion"] = "1.35"
     return c
 
 
-@pytest.mark.parametrize("variant", [_gke_operator, _eks_135], ids=["prod-gke-gpu-stack-operator", "prod-eks-kubernetes-1.35"])
+@pytest.mark.parametrize("variant", [_gke_operator, _eks_135, _aks_136],
+                         ids=["prod-gke-gpu-stack-operator", "prod-eks-kubernetes-1.35", "aks-train-kubernetes-1.36"])
 def test_base_variants_plan_clean(variant):
     """The valid variants the two-line corpus files start from: no mandatory violation before the mistake."""
     result = plan_config(variant())

@@ -10,7 +10,7 @@ from tests.helpers import load_config as load
 from tests.helpers import spec_problems as problems
 
 BASE = example_config("prod-gke")
-MIG_GPUS = "A100-40GB, A100-80GB, H100-80GB, H200, B200, RTX-PRO-6000, B300, GB200"
+MIG_GPUS = "A100-40GB, A100-80GB, H100-80GB, H100-NVL, H200, B200, RTX-PRO-6000, B300, GB200"
 
 
 def with_pool(**pool) -> dict:

@@ -53,6 +53,8 @@ _BY_PREFIX = [
     ("gpufleet:observability.metrics.ampWorkspaceArn", EKS), ("gpufleet:observability.alerts.snsTopicArn", EKS),
     ("gpufleet:observability.alerts.notificationChannels", GKE), ("gpufleet:cluster.k3s.etcdSnapshots", "ha"),
     ("gpufleet:nodePools[].existing.", "existing-coreweave"), ("gpufleet:cluster.existing.", "existing-coreweave"),
+    ("gpufleet:cluster.aks.", "aks-train"), ("gpufleet:nodePools[].vmSize", "aks-train"),
+    ("gpufleet:nodePools[].aks.", "aks-train"),
 ]
 
 

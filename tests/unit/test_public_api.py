@@ -17,6 +17,7 @@ PACKAGES = [
     "gpufleet.components",
     "gpufleet.components.eks",
     "gpufleet.components.gke",
+    "gpufleet.components.aks",
     "gpufleet.components.k3s",
     "gpufleet.components.gpu_stack",
     "gpufleet.components.workloads",
@@ -75,7 +76,7 @@ def test_gpu_cluster_is_buildable_from_a_spec_or_a_plain_dict():
     assert callable(GpuClusterArgs.from_config)
     assert issubclass(GpuClusterConfigError, SpecError) and issubclass(GpuClusterConfigError, pulumi.RunError)
     assert [f.name for f in dataclasses.fields(GpuClusterArgs)] == [
-        "spec", "ssh_private_key", "etcd_s3_access_key", "etcd_s3_secret_key", "registry_password",
+        "spec", "ssh_private_key", "etcd_s3_access_key", "etcd_s3_secret_key", "registry_password", "kubeconfig",
     ]
 
 

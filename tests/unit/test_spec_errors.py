@@ -26,7 +26,7 @@ def problems(config, stack="dev"):
 CASES = {
     "unknown platform": (
         {"gpufleet:cluster": {"platform": "openstack"}},
-        ["stack 'dev': gpufleet:cluster.platform: Input should be 'eks', 'gke', 'k3s' or 'existing' (got 'openstack')"],
+        ["stack 'dev': gpufleet:cluster.platform: Input should be 'eks', 'gke', 'aks', 'k3s' or 'existing' (got 'openstack')"],
     ),
     "min above max": (
         {**k3s(), "gpufleet:nodePools": [{**POOL, "minNodes": 3, "maxNodes": 1}]},
@@ -41,8 +41,8 @@ CASES = {
     "unknown GPU": (
         {**k3s(), "gpufleet:nodePools": [{**POOL, "gpu": "X100"}]},
         [
-            "stack 'dev': gpufleet:nodePools[0].gpu: unknown GPU model 'X100' (allowed: T4, A10G, L4, L40S, "
-            "A100-40GB, A100-80GB, H100-80GB, H200, B200, L4-3Q, L4-6Q, L4-12Q, RTX-PRO-4500, RTX-PRO-6000, B300, GB200, MI210, MI250X, MI300X, MI325X, MI355X)"
+            "stack 'dev': gpufleet:nodePools[0].gpu: unknown GPU model 'X100' (allowed: T4, A10G, A10, L4, L40S, "
+            "A100-40GB, A100-80GB, H100-80GB, H100-NVL, H200, B200, L4-3Q, L4-6Q, L4-12Q, RTX-PRO-4500, RTX-PRO-6000, B300, GB200, MI210, MI250X, MI300X, MI325X, MI355X)"
         ],
     ),
     "host without address": (

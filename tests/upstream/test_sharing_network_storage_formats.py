@@ -30,7 +30,7 @@ from tests.k8s_validate import as_object, is_core, k8s_objects, validate_strict
 pytestmark = pytest.mark.upstream
 
 # catalog name -> mig_profiles.yaml name, where they differ
-REF_NAMES = {"H200": "H200-141GB", "B200": "B200-180GB", "GB200": "GB200-186GB", "RTX-PRO-6000": "RTX-PRO-6000-Blackwell-96GB"}
+REF_NAMES = {"H100-NVL": "H100-94GB", "H200": "H200-141GB", "B200": "B200-180GB", "GB200": "GB200-186GB", "RTX-PRO-6000": "RTX-PRO-6000-Blackwell-96GB"}
 MIG_GPUS = [g for g in catalog.gpu_models().values() if g.mig_capable]
 
 

@@ -531,6 +531,45 @@ def _chart_claim_items(resources: list[Registration], classes: dict, default: Op
     return out
 
 
+def aks_items(spec: StackSpec, resources: list[Registration], capacity: list[PoolCapacity], notes: list[str]) -> list[CostItem]:
+    """AKS: the cluster's management fee by pricing tier (sku_tier), its system pool and OS disks, and each GPU node
+    pool. Azure VM and managed disk prices are not in the catalog (gpufleet/base/catalog/azure_vms.yaml says why):
+    those items are listed unpriced, so totals read "at least"."""
+    caps = _capacity(capacity)
+    out: list[CostItem] = []
+    unread = "Azure VM prices are not in the catalog (the Azure Retail Prices API could not be read: azure_vms.yaml)"
+    for r in resources:
+        if r.type == "azure:containerservice/kubernetesCluster:KubernetesCluster":
+            tier = str(r.inputs.get("skuTier") or "Free")
+            plan = r.inputs.get("supportPlan") or "KubernetesOfficial"
+            out.append(_item(f"AKS cluster management {r.inputs.get('name', r.name)} ({tier} tier, {plan})", "control-plane",
+                             1, 1, charges.aks_tier_fee(tier), key=r.name))
+            pool = r.inputs.get("defaultNodePool") or {}
+            lo, hi = float(pool.get("minCount") or 0), float(pool.get("maxCount") or 0)
+            out.append(_item(f"system pool {pool.get('name')} ({pool.get('vmSize')})", "nodes", lo, hi,
+                             Missing(unread), key="system"))
+            out.append(_item(f"system pool OS disks ({pool.get('osDiskSizeGb') or 128:g} GiB each)", "storage", lo, hi,
+                             Missing("Azure managed disk prices are not in the catalog"), key="system:boot"))
+            out.append(_item(f"AKS outbound load balancer of {r.inputs.get('name', r.name)} (Standard SKU)", "load-balancer",
+                             1, 1, Missing("Azure Load Balancer prices are not in the catalog"), key=f"{r.name}:lb"))
+            if tier == "Premium":
+                notes.append("AKS Premium tier: 0.60 USD per cluster-hour is the Retail Prices API's 'Standard Long Term "
+                             "Support' meter; whether it is billed besides the 0.10 Uptime SLA meter was not read, so the "
+                             "fee may be 0.70 (charges.yaml aks)")
+        elif r.type == "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool":
+            lo, hi = float(r.inputs.get("minCount") or 0), float(r.inputs.get("maxCount") or 0)
+            pool = (r.inputs.get("nodeLabels") or {}).get(labels.POOL_LABEL) or r.inputs.get("name") or r.name
+            vm = r.inputs.get("vmSize")
+            if pool in caps:
+                out += _pool_items(f"GPU pool {pool} ({vm}, {r.inputs.get('priority') or 'Regular'})", caps[pool], lo, hi,
+                                   _pool_price(caps[pool], spec, None), False)
+            else:
+                out.append(_item(f"node pool {pool} ({vm})", "nodes", lo, hi, Missing(unread), key=pool))
+            out.append(_item(f"{pool} OS disks ({r.inputs.get('osDiskSizeGb') or 128:g} GiB each)", "storage", lo, hi,
+                             Missing("Azure managed disk prices are not in the catalog"), key=f"{pool}:boot"))
+    return out
+
+
 def _k3s(resources: list[Registration]) -> bool:
     return any(r.type.startswith("gpufleet:k3s:") for r in resources)
 
@@ -553,6 +592,8 @@ def items_for(spec: StackSpec, resources: list[Registration], capacity: list[Poo
                                  "costs the extended-support rate until the cluster is upgraded")
     elif platform == "gke":
         items = gke_items(spec, resources, capacity, region, notes)
+    elif platform == "aks":
+        items = aks_items(spec, resources, capacity, notes)
     elif platform == "existing":
         items = existing_items(spec, capacity)
     else:

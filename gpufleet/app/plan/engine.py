@@ -101,6 +101,8 @@ def plan_region(spec: StackSpec, config: dict) -> Optional[str]:
         return spec.cluster.gke.region
     if spec.cluster.platform == "eks":
         return config.get("aws:region")
+    if spec.cluster.platform == "aks":
+        return spec.cluster.aks.location
     return None
 
 

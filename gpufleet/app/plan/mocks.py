@@ -174,6 +174,8 @@ class PlanMocks(pulumi.runtime.Mocks):
             return aws_resource(typ, name, inputs, outputs)
         if typ.startswith("gcp:"):
             return gcp_resource(typ, name, inputs, outputs)
+        if typ.startswith("azure:"):
+            return azure_resource(typ, name, inputs, outputs)
         if typ.startswith("kubernetes:"):
             return kubernetes_resource(typ, name, inputs, outputs)
         if typ == "random:index/randomPassword:RandomPassword":
@@ -532,6 +534,64 @@ def gcp_resource(typ: str, name: str, inputs: dict, outputs: dict) -> tuple[str,
             f"{_SERVICE_URLS['compute']}projects/{project}/zones/{zone}/instanceGroupManagers/gke-{_last(inputs.get('cluster'))[:15]}-{physical[:15]}-{_hex(typ, name, 8, zone)}-grp"
             for zone in (inputs.get("nodeLocations") or [inputs.get("location") or _last(region)])
         ]
+    return rid, outputs
+
+
+# AKS (issue 41): ARM ids as Azure Resource Manager writes them (/subscriptions/{id}/resourceGroups/{group}/providers/
+# {namespace}/{type}/{name}; learn.microsoft.com/azure/azure-resource-manager/management/resource-name-rules), in a
+# subscription that is a fixed stand-in (a GUID, as ARM ids carry).
+PLAN_AZURE_SUBSCRIPTION = "00000000-0000-4000-8000-000000000000"
+PLAN_AZURE_TENANT = "11111111-1111-4111-8111-111111111111"
+_AZURE_PROVIDERS = {
+    "azure:network/virtualNetwork:VirtualNetwork": "Microsoft.Network/virtualNetworks/{name}",
+    "azure:network/subnet:Subnet": "Microsoft.Network/virtualNetworks/{vnet}/subnets/{name}",
+    "azure:containerservice/kubernetesCluster:KubernetesCluster": "Microsoft.ContainerService/managedClusters/{name}",
+}
+
+
+def _azure_group_id(group: str) -> str:
+    return f"/subscriptions/{PLAN_AZURE_SUBSCRIPTION}/resourceGroups/{group}"
+
+
+def azure_resource(typ: str, name: str, inputs: dict, outputs: dict) -> tuple[str, dict]:
+    """Id and outputs of an Azure resource (pulumi-azure): its ARM id, and what later resources read (a cluster's FQDNs,
+    CA, OIDC issuer and identity)."""
+    physical = inputs.get("name") or autoname(typ, name)
+    outputs["name"] = physical
+    if typ == "azure:core/resourceGroup:ResourceGroup":
+        return _azure_group_id(physical), outputs
+    if typ == "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool":
+        # Microsoft.ContainerService/managedClusters/{cluster}/agentPools/{name}: below its cluster's id.
+        return f"{inputs.get('kubernetesClusterId', '')}/agentPools/{physical}", outputs
+    if typ == "azure:authorization/assignment:Assignment":
+        # Role assignments are named by a GUID below their scope (Microsoft.Authorization/roleAssignments/{guid}).
+        rid = f"{inputs.get('scope', '')}/providers/Microsoft.Authorization/roleAssignments/{_uuid(typ, name)}"
+        outputs["name"] = rid.rsplit("/", 1)[-1]
+        return rid, outputs
+    pattern = _AZURE_PROVIDERS.get(typ)
+    if pattern is None:
+        return mock_id(typ, name), outputs
+    group = inputs.get("resourceGroupName") or "plan-rg"
+    rid = f"{_azure_group_id(group)}/providers/" + pattern.format(name=physical, vnet=inputs.get("virtualNetworkName", ""))
+    if typ == "azure:containerservice/kubernetesCluster:KubernetesCluster":
+        location = inputs.get("location") or "eastus"
+        prefix = inputs.get("dnsPrefix") or physical
+        suffix = _hex(typ, name, 8)
+        # AKS's names: <prefix>-<hash>.hcp.<region>.azmk8s.io, and for a private cluster <prefix>-<hash>.<guid>
+        # .privatelink.<region>.azmk8s.io; the issuer https://<region>.oic.prod-aks.azure.com/<tenant>/<guid>/
+        # (articles/aks/use-oidc-issuer.md, "Get the OIDC issuer URL").
+        outputs.update({
+            "fqdn": f"{prefix}-{suffix}.hcp.{location}.azmk8s.io",
+            "privateFqdn": f"{prefix}-{suffix}.{_uuid(typ, name, 'dns')}.privatelink.{location}.azmk8s.io"
+            if inputs.get("privateClusterEnabled") else "",
+            "kubeConfigs": [{"host": f"https://{prefix}-{suffix}.hcp.{location}.azmk8s.io:443",
+                             "clusterCaCertificate": PLACEHOLDER_CA}],
+            "oidcIssuerUrl": f"https://{location}.oic.prod-aks.azure.com/{PLAN_AZURE_TENANT}/{_uuid(typ, name, 'oidc')}/"
+            if inputs.get("oidcIssuerEnabled") else "",
+            "identity": {**(inputs.get("identity") or {}), "principalId": _uuid(typ, name, "principal"),
+                         "tenantId": PLAN_AZURE_TENANT},
+            "nodeResourceGroup": f"MC_{group}_{physical}_{location}",
+        })
     return rid, outputs
 
 

@@ -325,6 +325,13 @@ def versions_of(resources: list[dict]) -> dict[str, set[str]]:
             add("Kubernetes (GKE node pools)", inputs.get("version"))
             for acc in _get(inputs, "nodeConfig.guestAccelerators") or []:
                 add("GKE GPU driver", _get(acc, "gpuDriverInstallationConfig.gpuDriverVersion"))
+        elif t == "azure:containerservice/kubernetesCluster:KubernetesCluster":
+            add("Kubernetes (AKS control plane)", inputs.get("kubernetesVersion"))
+            add("AKS pricing tier", inputs.get("skuTier"))
+            add("AKS support plan", inputs.get("supportPlan"))
+        elif t == "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool":
+            add("Kubernetes (AKS node pools)", inputs.get("orchestratorVersion"))
+            add("AKS GPU driver", inputs.get("gpuDriver"))
         elif t in ("command:remote:Command", "command:local:Command"):
             m = _K3S_VERSION.search(str(inputs.get("create") or ""))
             if m:

@@ -133,6 +133,43 @@ TABLES: dict[str, ReplaceTable] = {
     ),
 }
 
+# AKS (pulumi-azure 6.40.1, bridged from terraform-provider-azurerm 4.x). Its generated SDK docstrings say which inputs
+# force a new resource ("Changing this forces a new resource to be created"), and which make the provider rebuild a
+# node pool through `temporary_name_for_rotation` ("Changing this property requires specifying
+# `temporary_name_for_rotation`"): azurerm then creates the temporary pool, deletes the pool and creates it again with
+# the change, so every node of the pool is replaced although the Pulumi resource keeps its URN. Both are replacements
+# for a reviewer (the pool's nodes, their local disks and running pods go). Read from
+# pulumi_azure/containerservice/kubernetes_cluster_node_pool.py and kubernetes_cluster.py, 2026-12-04.
+_AKS_POOL_ROTATION = ("vmSize", "osDiskSizeGb", "osDiskType", "vnetSubnetId", "podSubnetId", "zones", "kubeletDiskType",
+                      "kubeletConfig", "linuxOsConfig", "maxPods", "fipsEnabled", "hostEncryptionEnabled",
+                      "nodePublicIpEnabled", "ultraSsdEnabled", "snapshotId")
+TABLES["azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool"] = ReplaceTable(
+    paths=("name", "kubernetesClusterId", "priority", "evictionPolicy", "spotMaxPrice", "gpuDriver", "gpuInstance",
+           "osType", "capacityReservationGroupId", "hostGroupId", "nodePublicIpPrefixId", "proximityPlacementGroupId",
+           "windowsProfile", *_AKS_POOL_ROTATION),
+    conditional=("osSku",),
+    source="pulumi-azure 6.40.1 KubernetesClusterNodePool docstrings: name, cluster, priority, eviction policy, Spot max "
+    "price, GPU driver and the placement ids force a new pool; vmSize, OS disk, subnets, zones, kubelet and OS config "
+    "rebuild the pool through temporary_name_for_rotation (every node replaced); osSku forces one except between "
+    "AzureLinux and Ubuntu",
+    checked=True,
+)
+TABLES["azure:containerservice/kubernetesCluster:KubernetesCluster"] = ReplaceTable(
+    paths=("name", "resourceGroupName", "location", "dnsPrefix", "dnsPrefixPrivateCluster", "edgeZone",
+           "diskEncryptionSetId", "nodeResourceGroup", "privateClusterEnabled", "privateDnsZoneId",
+           "roleBasedAccessControlEnabled", "networkProfile",
+           *(f"defaultNodePool.{p}" for p in ("name", *_AKS_POOL_ROTATION))),
+    source="pulumi-azure 6.40.1 KubernetesCluster docstrings: name, resource group, location, DNS prefix, private "
+    "cluster, RBAC and network profile force a new cluster; the default (system) node pool's VM size, OS disk, subnet "
+    "and zones rebuild it through temporary_name_for_rotation (every system node replaced)",
+    checked=True,
+)
+for _azure, _path in (("azure:network/virtualNetwork:VirtualNetwork", ("name", "resourceGroupName", "location")),
+                      ("azure:network/subnet:Subnet", ("name", "resourceGroupName", "virtualNetworkName")),
+                      ("azure:core/resourceGroup:ResourceGroup", ("name", "location"))):
+    TABLES[_azure] = ReplaceTable(paths=_path, source="Terraform azurerm provider docs: name, group and location force "
+                                  "a new resource", checked=False)
+
 TABLES["kubernetes:core/v1:PersistentVolumeClaim"] = ReplaceTable(
     paths=("metadata.name", "metadata.namespace", "spec.accessModes", "spec.storageClassName", "spec.volumeName",
            "spec.volumeMode", "spec.selector", "spec.dataSource", "spec.dataSourceRef"),
@@ -160,6 +197,9 @@ _DISRUPTIVE_KINDS: dict[str, str] = {
     "gcp:container/cluster:Cluster": "cluster",
     "aws:eks/nodeGroup:NodeGroup": "node pool",
     "gcp:container/nodePool:NodePool": "node pool",
+    "azure:containerservice/kubernetesCluster:KubernetesCluster": "cluster",
+    "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool": "node pool",
+    "azure:network/virtualNetwork:VirtualNetwork": "network",
     "aws:fsx/lustreFileSystem:LustreFileSystem": "file system",
     "aws:efs/fileSystem:FileSystem": "file system",
     "gcp:filestore/instance:Instance": "file system",
@@ -173,6 +213,7 @@ _DISRUPTIVE_KINDS: dict[str, str] = {
 STATEFUL: dict[str, str] = {
     "aws:eks/cluster:Cluster": "every Kubernetes object of the cluster (its etcd), and what runs on it",
     "gcp:container/cluster:Cluster": "every Kubernetes object of the cluster (its etcd), and what runs on it",
+    "azure:containerservice/kubernetesCluster:KubernetesCluster": "every Kubernetes object of the cluster (its etcd), and what runs on it",
     "aws:kms/key:Key": "the key the cluster's Secrets are encrypted with (without it they cannot be read)",
     "gcp:kms/cryptoKey:CryptoKey": "the key the data is encrypted with (without it it cannot be read)",
     "kubernetes:core/v1:PersistentVolumeClaim": "the claim's volume (checkpoints, datasets): jobs would get a new, empty one",

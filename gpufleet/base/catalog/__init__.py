@@ -12,9 +12,11 @@ from typing import Optional
 
 from gpufleet.base.catalog._files import _load
 from gpufleet.base.catalog.amd import gpu_rows as amd_rows
-from gpufleet.base.catalog.kubernetes import KubernetesVersion, eks_kubernetes_version, gke_kubernetes_version
+from gpufleet.base.catalog.kubernetes import (
+    KubernetesVersion, aks_kubernetes_version, eks_kubernetes_version, gke_kubernetes_version,
+)
 
-__all__ = ["KubernetesVersion", "eks_kubernetes_version", "gke_kubernetes_version"]
+__all__ = ["KubernetesVersion", "aks_kubernetes_version", "eks_kubernetes_version", "gke_kubernetes_version"]
 
 
 @dataclass(frozen=True)
@@ -169,11 +171,12 @@ def driver_runs_cuda(driver_version: str, cuda: str) -> tuple[bool, str]:
 
 
 
-CATALOG_DATE_FIELDS = {"drivers.yaml": "as_of", "amd_gpus.yaml": "as_of", "aws_instances.yaml": "prices_as_of", "gcp_machines.yaml": "price_date", "kubernetes.yaml": "as_of"}
+CATALOG_DATE_FIELDS = {"drivers.yaml": "as_of", "amd_gpus.yaml": "as_of", "aws_instances.yaml": "prices_as_of", "gcp_machines.yaml": "price_date", "kubernetes.yaml": "as_of", "azure_vms.yaml": "as_of"}
 PLATFORM_FILES = {
     "eks": ("drivers.yaml", "aws_instances.yaml", "kubernetes.yaml"),
     "gke": ("drivers.yaml", "gcp_machines.yaml", "kubernetes.yaml"),
     "k3s": ("drivers.yaml", "amd_gpus.yaml"),
+    "aks": ("drivers.yaml", "azure_vms.yaml", "kubernetes.yaml"),
 }
 
 

@@ -141,6 +141,14 @@ def gke_cluster_fee(version: Optional[str] = None, channel: Optional[str] = None
                 str(extra.get("read") or as_of()), "hand-entered")
 
 
+def aks_tier_fee(tier: str) -> Price:
+    """Hourly cluster management fee of one AKS cluster in a pricing tier (Free, Standard, Premium)."""
+    row = (_data().get("aks", {}).get("tiers") or {}).get(tier)
+    if row is None:
+        return Missing(f"AKS tier {tier}: not in gpufleet/base/catalog/charges.yaml aks.tiers")
+    return _hand(float(row["hourly"]), source_text(row["sources"]))
+
+
 def gke_extended_hourly() -> float:
     """USD per cluster-hour of a GKE cluster in extended support on the Extended channel (standard + additional)."""
     data = _data()["gke"]

@@ -1,4 +1,4 @@
-"""Kubernetes minor versions on EKS and GKE (gpufleet/base/catalog/kubernetes.yaml): standard or extended
+"""Kubernetes minor versions on EKS, GKE and AKS (gpufleet/base/catalog/kubernetes.yaml): standard or extended
 support on a date, and (EKS) what a cluster-hour costs in each. Cost reads `eks_kubernetes_version(v)
 .hourly_price`; plans warn on a version past standard support."""
 
@@ -61,6 +61,22 @@ def eks_kubernetes_version(version: str, today: Optional[dt.date] = None) -> Kub
 def gke_kubernetes_version(version: str, today: Optional[dt.date] = None) -> KubernetesVersion:
     """GKE support status of a Kubernetes minor on `today` (default: now, UTC)."""
     return _version("gke", version, today)
+
+
+def aks_kubernetes_version(version: str, today: Optional[dt.date] = None, lts: bool = False) -> KubernetesVersion:
+    """AKS support status of a Kubernetes minor on `today`: community support to its end of life, then (with
+    `lts`: the Premium tier and the AKSLongTermSupport plan) long-term support to its LTS end of life, recorded as
+    "extended"; without LTS a version past its end of life is "unsupported" (AKS's platform support is not support
+    for Kubernetes itself: supported-kubernetes-versions.md, "Platform support policy")."""
+    row = dict(_load(FILE)["aks"]["versions"][version])  # KeyError if unknown
+    if not lts:
+        row["end_of_extended_support"] = row.get("end_of_standard_support")
+    status = _status(row, today or dt.datetime.now(dt.timezone.utc).date())
+    return KubernetesVersion(
+        platform="aks", version=version, status=status, released=row.get("released"),
+        end_of_standard_support=row.get("end_of_standard_support"), end_of_extended_support=row.get("end_of_extended_support"),
+        hourly_price=None, sources=tuple(row["sources"]),
+    )
 
 
 def eks_cluster_hourly_price(status: str) -> float:

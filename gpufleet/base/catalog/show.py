@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Optional
 
 from gpufleet.base import catalog
-from gpufleet.base.catalog import _load, aws, gcp, offerings
+from gpufleet.base.catalog import _load, aws, azure, gcp, offerings
 
 
 def _sources(file: str, keys) -> list[str]:
@@ -48,6 +48,20 @@ def _gcp(name: str) -> list[str]:
     return lines + ["sources:"] + _sources(gcp.FILE, m.sources)
 
 
+def _azure(name: str) -> list[str]:
+    v = azure.vm(name)
+    ib = f"{v.infiniband.links} x {v.infiniband.gbps} Gb/s" if v.infiniband else "none"
+    lines = [
+        f"Azure VM size {name} (AKS)",
+        f"  GPU: {v.gpus} x {v.gpu}; {v.vcpus} vCPUs, {v.memory_gib} GiB, {v.arch}; InfiniBand: {ib}",
+        "  price (USD/h): " + ("not read (gpufleet/base/catalog/azure_vms.yaml says why): the plan lists the pool as unpriced"
+                               if v.on_demand is None and v.spot is None else
+                               f"on-demand {_money(v.on_demand)}, spot {_money(v.spot)} (as of {azure.as_of()})"),
+        f"  offered in: {', '.join(v.regions) if v.regions else 'not recorded'}",
+    ]
+    return lines + ["sources:"] + _sources(azure.FILE, v.sources)
+
+
 def _amd_gpu(name: str) -> list[str]:
     from gpufleet.base.catalog import amd
 
@@ -81,7 +95,9 @@ def _gpu(name: str) -> list[str]:
         lines.append("  MIG: not supported")
     ec2 = [n for n, t in aws.instance_types().items() if t.gpu == name]
     gce = [n for n, m in gcp.machines().items() if m.gpu == name]
-    lines.append(f"  EC2 types: {', '.join(ec2) or 'none'}; GCP machine types: {', '.join(gce) or 'none'}")
+    vms = [n for n, v in azure.vms().items() if v.gpu == name]
+    lines.append(f"  EC2 types: {', '.join(ec2) or 'none'}; GCP machine types: {', '.join(gce) or 'none'}; "
+                 f"Azure VM sizes: {', '.join(vms) or 'none'}")
     return lines + ["sources:"] + _sources("gpus.yaml", g.sources)
 
 
@@ -95,6 +111,7 @@ def _overview() -> list[str]:
     lines.append(f"  GPUs: {', '.join(catalog.gpu_models())}")
     lines.append(f"  EC2 instance types: {', '.join(aws.instance_types())}")
     lines.append(f"  GCP machine types: {', '.join(gcp.machines())}")
+    lines.append(f"  Azure VM sizes: {', '.join(azure.vms())}")
     lines.append(f"  recorded offerings: {len(offerings.aws_regions())} AWS regions, {len(offerings.gcp_zones())} GCP zones")
     lines.append("show one: gpufleet catalog show p5.48xlarge | a3-highgpu-8g | H100-80GB")
     return lines
@@ -108,7 +125,10 @@ def show(name: Optional[str] = None) -> str:
         return "\n".join(_aws(name)) + "\n"
     if name in gcp.machines():
         return "\n".join(_gcp(name)) + "\n"
+    if name in azure.vms():
+        return "\n".join(_azure(name)) + "\n"
     if name in catalog.gpu_models():
         return "\n".join(_gpu(name)) + "\n"
-    known = sorted(aws.instance_types()) + sorted(gcp.machines()) + sorted(catalog.gpu_models())
-    raise KeyError(f"'{name}' is not an EC2 instance type, GCP machine type or GPU model in the catalog (known: {', '.join(known)})")
+    known = sorted(aws.instance_types()) + sorted(gcp.machines()) + sorted(azure.vms()) + sorted(catalog.gpu_models())
+    raise KeyError(f"'{name}' is not an EC2 instance type, GCP machine type, Azure VM size or GPU model in the catalog "
+                   f"(known: {', '.join(known)})")

@@ -27,6 +27,8 @@ from gpufleet.base.spec import cold_start
 from gpufleet.base.spec import topology_checks
 from gpufleet.base.spec import serving as serving_checks
 from gpufleet.base.spec import compat_checks, disabled_checks, name_checks, upkeep_checks, network_checks, platform_keys, region_checks, value_checks
+from gpufleet.base.spec import aks_checks
+from gpufleet.base.spec.aks import AksPoolSpec, AksSpec
 from gpufleet.base.spec.eks import EksSpec
 from gpufleet.base.spec.eks_checks import eks_checks
 from gpufleet.base.spec.errors import Problem, SpecError, format_path
@@ -61,7 +63,7 @@ PROVIDER_SECRETS = (
 ETCD_S3_KEYS = ("etcdS3AccessKey", "etcdS3SecretKey")
 
 __all__ = [
-    "AmdDriverSpec", "AmdGpuOperatorSpec", "ClusterSpec", "DriverSpec", "EksSpec", "GkePoolSpec", "GkeSpec", "GpuOperatorSpec", "Host", "K3sSpec",
+    "AksPoolSpec", "AksSpec", "AmdDriverSpec", "AmdGpuOperatorSpec", "ClusterSpec", "DriverSpec", "EksSpec", "GkePoolSpec", "GkeSpec", "GpuOperatorSpec", "Host", "K3sSpec",
     "NodePoolSpec", "Problem",
     "SharingSpec", "SpecError", "StackSpec", "Taint", "WorkloadsSpec", "NAMESPACE", "SECRET_KEYS",
     "load_spec", "spec_keys", "json_schema",
@@ -257,6 +259,8 @@ def _cross_checks(stack: str, spec: StackSpec, config: dict[str, Any]) -> list[P
         problems += eks_checks(stack, spec, config)
     if spec.cluster.platform == "gke":
         problems += gke_checks(stack, spec, config)
+    if spec.cluster.platform == "aks":
+        problems += aks_checks.check(stack, spec)
     if spec.cluster.platform == "existing":
         problems += existing_checks(stack, spec)
     problems += sharing_checks.check(stack, spec)
@@ -284,6 +288,7 @@ def _cross_checks(stack: str, spec: StackSpec, config: dict[str, Any]) -> list[P
 PLATFORM_POOL_FIELDS = {
     "eks": ("instance_type", "instance_types", "ami", "root_volume_gib", "availability_zone", "subnet_ids"),
     "gke": ("machine_type", "accelerator_count", "gke"),
+    "aks": ("vm_size", "aks"),
     "existing": ("existing",),
 }
 

@@ -33,3 +33,13 @@ class Model(BaseModel):
         use_attribute_docstrings=True,
     )
 
+
+def check_cidr(value: str, example: str) -> str:
+    """`value` when it is a CIDR block (host bits zero), else a ValueError naming `example` as one that is."""
+    import ipaddress
+
+    try:
+        ipaddress.ip_network(value, strict=True)
+    except ValueError:
+        raise ValueError(f"'{value}' is not a CIDR block such as {example}") from None
+    return value

@@ -7,6 +7,7 @@ from pydantic import Field, ValidationInfo, field_validator
 from gpufleet.base import versions
 from gpufleet.base.spec.base import DNS_LABEL, LABEL_VALUE, Model, check_address
 from gpufleet.base.spec.text import check_san, check_url_address, check_user
+from gpufleet.base.spec.aks import AksSpec
 from gpufleet.base.spec.eks import EksSpec
 from gpufleet.base.spec.existing import ExistingSpec
 from gpufleet.base.spec.gke import GkeSpec
@@ -18,8 +19,10 @@ PLATFORM_VERSIONS = {
     "k3s": (tuple(versions.K3S_RELEASES), "has no pinned k3s release"),
     "eks": (versions.EKS_KUBERNETES_VERSIONS, "is not an EKS version gpufleet plans for"),
     "gke": (versions.GKE_KUBERNETES_VERSIONS, "is not a GKE version gpufleet plans for"),
+    "aks": (versions.AKS_KUBERNETES_VERSIONS, "is not an AKS version gpufleet plans for"),
     # An existing cluster runs whatever its provider runs: any minor one of the platforms gpufleet plans for has.
-    "existing": (tuple(sorted({*versions.K3S_RELEASES, *versions.EKS_KUBERNETES_VERSIONS, *versions.GKE_KUBERNETES_VERSIONS},
+    "existing": (tuple(sorted({*versions.K3S_RELEASES, *versions.EKS_KUBERNETES_VERSIONS, *versions.GKE_KUBERNETES_VERSIONS,
+                               *versions.AKS_KUBERNETES_VERSIONS},
                               key=lambda v: tuple(map(int, v.split("."))))),
                  "is not a Kubernetes version gpufleet plans for"),
 }
@@ -28,6 +31,7 @@ PLATFORM_BLOCKS = {
     "k3s": "a `k3s:` block with at least one server",
     "eks": "an `eks:` block with at least `network`",
     "gke": "a `gke:` block with at least a `region`",
+    "aks": "an `aks:` block with at least a `location`",
     "existing": "an `existing:` block (it may be empty: `existing: {}`)",
 }
 
@@ -125,9 +129,9 @@ class K3sSpec(Model):
 class ClusterSpec(Model):
     """The control plane."""
 
-    platform: Literal["eks", "gke", "k3s", "existing"]
-    """Where the control plane runs: eks | gke | k3s, or existing: a cluster gpufleet does not create, reached through
-    the secret `gpufleet:kubeconfig` (docs/existing-cluster.md)."""
+    platform: Literal["eks", "gke", "aks", "k3s", "existing"]
+    """Where the control plane runs: eks | gke | aks | k3s, or existing: a cluster gpufleet does not create, reached
+    through the secret `gpufleet:kubeconfig` (docs/existing-cluster.md)."""
     name: Optional[str] = Field(default=None, pattern=DNS_LABEL, max_length=40)
     """Cluster name and prefix of every child resource; default: the stack name. Renaming replaces the cluster."""
     kubernetes_version: str = Field(default=versions.KUBERNETES_DEFAULT, validate_default=True)
@@ -138,6 +142,8 @@ class ClusterSpec(Model):
     """Required when platform is eks."""
     gke: Optional[GkeSpec] = Field(default=None, validate_default=True)
     """Required when platform is gke."""
+    aks: Optional[AksSpec] = Field(default=None, validate_default=True)
+    """Required when platform is aks."""
     existing: Optional[ExistingSpec] = Field(default=None, validate_default=True)
     """Required when platform is existing (may be empty: `existing: {}`): what the cluster costs beyond its pools."""
     protection: ProtectionSpec = ProtectionSpec()
@@ -152,7 +158,7 @@ class ClusterSpec(Model):
             raise ValueError(f"'{v}' {wording} (allowed: {', '.join(allowed)})")
         return v
 
-    @field_validator("k3s", "eks", "gke", "existing")
+    @field_validator("k3s", "eks", "gke", "aks", "existing")
     @classmethod
     def _platform_block(cls, v, info: ValidationInfo):
         if info.data.get("platform") == info.field_name and v is None:

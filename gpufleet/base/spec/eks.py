@@ -12,7 +12,7 @@ from pydantic import Field, field_validator, model_validator
 from gpufleet.base import cidrs
 from gpufleet.base.catalog import aws as aws_catalog
 from gpufleet.base.spec import ids
-from gpufleet.base.spec.base import Model
+from gpufleet.base.spec.base import Model, check_cidr
 
 NAMESPACE = "gpufleet"
 LOG_TYPES = ("api", "audit", "authenticator", "controllerManager", "scheduler")
@@ -36,11 +36,7 @@ CONSOLIDATE_AFTER = r"^(\d+[smh])+$"
 
 
 def _cidr(value: str) -> str:
-    try:
-        ipaddress.ip_network(value, strict=True)
-    except ValueError:
-        raise ValueError(f"'{value}' is not a CIDR block such as 10.0.0.0/16") from None
-    return value
+    return check_cidr(value, "10.0.0.0/16")
 
 
 class EksSubnet(Model):

@@ -14,7 +14,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 from gpufleet.base import catalog, cidrs
 from gpufleet.base.catalog import gcp
 from gpufleet.base.spec import ids
-from gpufleet.base.spec.base import Model
+from gpufleet.base.spec.base import Model, check_cidr
 from gpufleet.base.spec.errors import Problem
 from gpufleet.base.spec.reservation import DWS_MODES, FLEX_START_MAX_RUN_SECONDS
 
@@ -26,11 +26,7 @@ _TIME = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
 
 
 def _cidr(value: str) -> str:
-    try:
-        ipaddress.ip_network(value)
-    except ValueError:
-        raise ValueError(f"'{value}' is not a CIDR block such as 10.0.0.0/20") from None
-    return value
+    return check_cidr(value, "10.0.0.0/20")
 
 
 class ExistingNetwork(Model):

@@ -43,8 +43,11 @@ def charts_with_images(spec: Any) -> list[tuple[str, str, set[str], dict[str, st
     rdma = [p for p in spec.node_pools if p.rdma]
     if platform == "k3s" and rdma:
         kinds = {p.rdma_network.network for p in rdma}
-        when = {f"rdma-{k}" for k in kinds}
+        when = {f"rdma-{k}" for k in kinds} | {"rdma-secondary-network"}
         out.append((versions.NETWORK_OPERATOR.name, versions.NETWORK_OPERATOR.version, when, {}))
+    if platform == "aks" and rdma:
+        # InfiniBand: the DOCA driver and the RDMA shared device plugin, no secondary network (components/aks/platform.py).
+        out.append((versions.NETWORK_OPERATOR.name, versions.NETWORK_OPERATOR.version, {"rdma-infiniband"}, {}))
     if platform == "eks":
         scaler = spec.cluster.eks.autoscaler
         if scaler.kind == "karpenter":

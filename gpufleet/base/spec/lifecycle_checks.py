@@ -48,6 +48,8 @@ def _kubernetes(stack: str, spec: Any, day: dt.date) -> list[Problem]:
     at = f"{NAMESPACE}:cluster.kubernetesVersion"
     if platform == "k3s":
         return _support(stack, at, lifecycle.k3s_minor(version), day, version, "upgrade to a newer k3s minor")
+    if platform == "aks":
+        return _aks_kubernetes(stack, spec, day, at)
     if platform == "existing":
         return []  # the cluster's provider keeps its own support calendar; the catalog has none for it
     try:
@@ -69,6 +71,35 @@ def _kubernetes(stack: str, spec: Any, day: dt.date) -> list[Problem]:
     since = f" since {facts.end_of_standard_support}" if facts.end_of_standard_support else ""
     return [Problem(stack, at, f"{platform.upper()} {version} is past standard support{since} ({facts.status} support"
                                f"{until}{cost}); upgrade to a version in standard support", version)]
+
+
+def _aks_kubernetes(stack: str, spec: Any, day: dt.date, at: str) -> list[Problem]:
+    """AKS: community support ends at the minor's end of life; with long-term support (Premium tier, AKSLongTermSupport)
+    the LTS end of life follows. A version past both is refused by gpufleet/base/spec/aks_checks.py; here, a warning
+    within SUPPORT_WARNING_DAYS of the end that applies, and one while the cluster runs on LTS."""
+    aks, version = spec.cluster.aks, spec.cluster.kubernetes_version
+    lts = aks.support_plan == "AKSLongTermSupport"
+    try:
+        facts = catalog.aks_kubernetes_version(version, day, lts=lts)
+    except KeyError:
+        return [Problem(stack, at, f"AKS {version} is not in the catalog's support calendar "
+                                   "(gpufleet/base/catalog/kubernetes.yaml): its end of support is not checked", version)]
+    if facts.status == "unsupported":
+        return []
+    if facts.status == "extended":
+        end = facts.end_of_extended_support
+        days = (dt.date.fromisoformat(end) - day).days
+        return [Problem(stack, at, f"AKS {version} is past community support since {facts.end_of_standard_support} and runs "
+                                   f"on long-term support until {end} ({_ending(days)}; {', '.join(facts.sources)}): the "
+                                   "Premium tier's fee applies; upgrade before then", version)]
+    end = facts.end_of_standard_support
+    days = (dt.date.fromisoformat(end) - day).days
+    if days > SUPPORT_WARNING_DAYS:
+        return []
+    after = ("long-term support follows (Premium tier)" if lts else "without long-term support (Premium tier, supportPlan "
+             "AKSLongTermSupport) AKS then gives it platform support only")
+    return [Problem(stack, at, f"AKS {version} leaves community support {_ending(days)} ({end}; {', '.join(facts.sources)}); "
+                               f"{after}: upgrade before then", version)]
 
 
 def _extended_cost(platform: str, spec: Any) -> str:

@@ -42,9 +42,42 @@ def check(stack: str, spec: Any) -> list[Problem]:
         return _eks(stack, spec)
     if platform == "gke":
         return _gke(stack, spec)
+    if platform == "aks":
+        return _aks(stack, spec)
     if platform == "k3s":
         return _k3s(stack, spec)
     return []  # existing: the cluster's network is its provider's
+
+
+def _aks(stack: str, spec: Any) -> list[Problem]:
+    """AKS with Azure CNI Overlay: the node subnet lies in the virtual network, and node, pod and service ranges do not
+    overlap (AKS refuses a service CIDR overlapping the cluster's subnets: articles/aks/azure-cni-overlay.md, IP
+    address planning)."""
+    aks = spec.cluster.aks
+    if aks is None:
+        return []
+    net = aks.network
+    ranges = [("cluster.aks.network.podCidr", net.pod_cidr), ("cluster.aks.network.serviceCidr", net.service_cidr)]
+    problems = []
+    if net.existing_subnet_id is None:
+        vnet, subnet = ipaddress.ip_network(net.vnet_cidr, strict=False), ipaddress.ip_network(net.node_subnet_cidr, strict=False)
+        if vnet.version != subnet.version or not subnet.subnet_of(vnet):
+            problems.append(Problem(stack, f"{NS}:cluster.aks.network.nodeSubnetCidr", f"must lie inside vnetCidr {vnet}",
+                                    net.node_subnet_cidr))
+        ranges.insert(0, ("cluster.aks.network.vnetCidr", net.vnet_cidr))
+    return problems + _overlaps(stack, ranges, "the virtual network, pod and service ranges must not overlap")
+
+
+def _overlaps(stack: str, ranges: list[tuple[str, str]], rule: str) -> list[Problem]:
+    """One problem per range that overlaps an earlier one of the same IP version, at the later range's key."""
+    nets = [(path, ipaddress.ip_network(value, strict=False)) for path, value in ranges]
+    problems = []
+    for a in range(len(nets)):
+        for b in range(a + 1, len(nets)):
+            (pa, na), (pb, nb) = nets[a], nets[b]
+            if na.version == nb.version and na.overlaps(nb):
+                problems.append(Problem(stack, f"{NS}:{pb}", f"overlaps {pa} ({na}): {rule}", str(nb)))
+    return problems
 
 
 def _eks(stack: str, spec: Any) -> list[Problem]:
@@ -91,14 +124,7 @@ def _gke(stack: str, spec: Any) -> list[Problem]:
     if gke.private_nodes and (master.version != 4 or master.prefixlen != GKE_MASTER_PREFIX or not master.is_private):
         problems.append(Problem(stack, f"{NS}:cluster.gke.masterIpv4Cidr", f"the control plane's range must be a private IPv4 "
                                 f"/{GKE_MASTER_PREFIX}, e.g. 172.16.0.0/28", gke.master_ipv4_cidr))
-    nets = [(path, ipaddress.ip_network(value, strict=False)) for path, value in ranges]
-    for a in range(len(nets)):
-        for b in range(a + 1, len(nets)):
-            (pa, na), (pb, nb) = nets[a], nets[b]
-            if na.version == nb.version and na.overlaps(nb):
-                problems.append(Problem(stack, f"{NS}:{pb}", f"overlaps {pa} ({na}): pod, service, node, control-plane and "
-                                        "GPUDirect ranges must not overlap", str(nb)))
-    return problems
+    return problems + _overlaps(stack, ranges, "pod, service, node, control-plane and GPUDirect ranges must not overlap")
 
 
 def _k3s(stack: str, spec: Any) -> list[Problem]:

@@ -54,6 +54,9 @@ BACKENDS_BY_PLATFORM = {
     # GKE runs its own GPU stack (no GPU Operator, so no DCGM exporter of ours): its GPU metrics come from GKE's
     # managed DCGM package, which reports to Managed Service for Prometheus.
     "gke": ("gke-managed", "none"),
+    # AKS: the GPU Operator's DCGM exporter scraped by kube-prometheus-stack in the cluster. Azure Managed Prometheus
+    # is not wired (docs/aks.md).
+    "aks": ("kube-prometheus-stack", "none"),
 }
 # What a backend is, for the code that wires it (so that code asks these, not a backend's or a platform's name):
 # the backends that scrape the GPU Operator's DCGM exporter (and so get gpufleet's counter list), and the managed ones

@@ -16,15 +16,16 @@ NS = "gpufleet"
 K3S_STORAGE = {"nfs": "nfs", "checkpoints": "checkpoints"}
 CLOUD_STORAGE = {"eks": "cluster.eks.storage (EBS gp3 always, fsxLustre)",
                  "gke": "cluster.gke.storage (defaultDiskType, filestore, gcsFuse, managedLustre)",
+                 "aks": "cluster.aks.storage (Azure Disk always, files, blob)",
                  "existing": "the cluster's own StorageClasses (its provider's CSI drivers); gpufleet installs no storage there"}
 # Platforms whose pools the policy pack judges by cloud resource (an exemption is a tag or node label there).
-EXEMPTION_PLATFORMS = ("eks", "gke")
+EXEMPTION_PLATFORMS = ("eks", "gke", "aks")
 
 
 def check(stack: str, spec: Any) -> list[Problem]:
     platform = spec.cluster.platform
     problems = []
-    for block in ("k3s", "eks", "gke", "existing"):
+    for block in ("k3s", "eks", "gke", "aks", "existing"):
         if block != platform and getattr(spec.cluster, block) is not None:
             problems.append(Problem(stack, f"{NS}:cluster.{block}", f"not used on {platform}: the {block} block configures "
                                     f"platform {block} only; remove it (or set platform: {block})"))

@@ -11,6 +11,7 @@ from gpufleet.base.spec.base import DNS_LABEL, Model
 from gpufleet.base.spec.cluster import Host
 from gpufleet.base.spec.cold_start import ColdStartSpec
 from gpufleet.base.spec.rdma import RdmaNetworkSpec
+from gpufleet.base.spec.aks import AksPoolSpec
 from gpufleet.base.spec.gke import GkePoolSpec
 from gpufleet.base.spec.existing import ExistingPoolSpec
 from gpufleet.base.spec.reservation import CapacityReservationSpec
@@ -161,6 +162,11 @@ class NodePoolSpec(Model):
     """GKE: GPUs to attach where the machine type takes several counts (N1 + T4); default: the machine's fixed count."""
     gke: Optional[GkePoolSpec] = None
     """GKE: driver installation, GPU sharing, MIG partition size, reservation, zones; default: GKE's defaults."""
+    vm_size: Optional[str] = None
+    """AKS: the pool's GPU VM size (gpufleet/base/catalog/azure_vms.yaml), e.g. Standard_ND96isr_H100_v5; the GPU model,
+    GPU count and InfiniBand follow from it."""
+    aks: Optional[AksPoolSpec] = None
+    """AKS: zones, Spot maximum price, OS disk and node image; default: AKS's defaults as gpufleet sets them."""
     existing: Optional[ExistingPoolSpec] = None
     """platform existing (required there): the nodes the cluster already has: their node selector, optionally their
     names, and a catalog offering or a price per GPU-hour (gpufleet/base/spec/existing.py)."""

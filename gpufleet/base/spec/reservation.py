@@ -33,6 +33,8 @@ PLATFORM_CAPACITY = {
     "eks": ("on-demand", "spot", "reserved"),
     "gke": ("on-demand", "spot", "reserved", "flex-start", "queued"),
     "k3s": ("on-demand",),
+    # AKS: on-demand and Spot (scaleSetPriority); capacity reservation groups are not wired (docs/aks.md).
+    "aks": ("on-demand", "spot"),
     # An existing cluster's nodes: bought on demand or as interruptible capacity from its provider (a contract's
     # discount is the pool's own pricePerGpuHour, not a reservation gpufleet consumes).
     "existing": ("on-demand", "spot"),

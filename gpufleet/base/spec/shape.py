@@ -19,6 +19,11 @@ def shaped(pool: NodePoolSpec, platform: str) -> NodePoolSpec:
             return pool
         t = aws.instance_type(types[0])
         return pool.model_copy(update={"gpu": t.gpu, "gpus_per_node": t.gpus})
+    if platform == "aks" and pool.vm_size:
+        from gpufleet.base.catalog import azure
+
+        vm = azure.vms().get(pool.vm_size)
+        return pool if vm is None else pool.model_copy(update={"gpu": vm.gpu, "gpus_per_node": vm.gpus})
     if platform == "gke" and pool.machine_type:
         from gpufleet.base.catalog import gcp
 

@@ -1,0 +1,58 @@
+"""AksNetwork: the stack's resource group (created, or an existing one named), and unless the stack names an existing
+subnet, a virtual network with one node subnet. Pods take addresses from Azure CNI Overlay's range, not the subnet."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import pulumi
+import pulumi_azure as azure
+
+from gpufleet.base.spec.aks import AksSpec
+
+
+@dataclass(frozen=True)
+class AksNetworkArgs:
+    spec: AksSpec
+    """The aks block of the stack spec."""
+    cluster_name: str
+    """The cluster's name: the created resource group is `<cluster>-rg`, the network `<cluster>-vnet`."""
+    tags: Optional[dict] = None
+    """Azure tags on what is created; default: none."""
+
+
+@dataclass(frozen=True)
+class AksNetworkRef:
+    """What the cluster and node pools need: the resource group's name and the node subnet's id."""
+
+    resource_group_name: pulumi.Input[str]
+    subnet_id: pulumi.Input[str]
+
+
+class AksNetwork(pulumi.ComponentResource):
+    ref: AksNetworkRef
+
+    def __init__(self, name: str, args: AksNetworkArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__("gpufleet:aks:AksNetwork", name, None, opts)
+        spec = args.spec
+        child = pulumi.ResourceOptions(parent=self)
+        if spec.resource_group:
+            group: pulumi.Input[str] = spec.resource_group
+        else:
+            self.resource_group = azure.core.ResourceGroup(
+                f"{name}-rg", name=f"{args.cluster_name}-rg", location=spec.location, tags=args.tags, opts=child)
+            group = self.resource_group.name
+        net = spec.network
+        if net.existing_subnet_id:
+            subnet_id: pulumi.Input[str] = net.existing_subnet_id
+        else:
+            self.vnet = azure.network.VirtualNetwork(
+                f"{name}-vnet", name=f"{args.cluster_name}-vnet", resource_group_name=group, location=spec.location,
+                address_spaces=[net.vnet_cidr], tags=args.tags, opts=child)
+            self.subnet = azure.network.Subnet(
+                f"{name}-nodes", name="nodes", resource_group_name=group, virtual_network_name=self.vnet.name,
+                address_prefixes=[net.node_subnet_cidr], opts=child)
+            subnet_id = self.subnet.id
+        self.ref = AksNetworkRef(group, subnet_id)
+        self.register_outputs({"resourceGroupName": group, "subnetId": subnet_id})

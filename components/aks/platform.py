@@ -1,0 +1,72 @@
+"""The AKS platform: resource group and network, a private AKS control plane (Microsoft Entra ID, workload identity)
+with its system pool, one AksNodePool per GPU pool and the StorageClasses on AKS's CSI drivers (`build`); the NVIDIA
+Network Operator with InfiniBand for ND-series rdma pools (`addons`), whose GPUDirect RDMA the GPU Operator wires
+(`gpu_operator_rdma`). The cluster autoscaler is AKS's own (each pool's min/max count).
+
+Who installs the NVIDIA driver is `cluster.aks.gpuDriver` (default operator: the GPU Operator; aks: AKS's node image),
+never both (gpufleet/base/spec/aks_checks.py); the choice reaches the GPU Operator as the cluster's facts."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Sequence
+
+import pulumi
+
+from gpufleet.base.catalog import azure as azure_catalog
+from gpufleet.base.node_labels import node_taints
+from gpufleet.base.spec import NodePoolSpec
+from gpufleet.components.aks.cluster import AksCluster, AksClusterArgs
+from gpufleet.components.aks.network import AksNetwork, AksNetworkArgs
+from gpufleet.components.aks.node_pool import AksNodePool, AksNodePoolArgs
+from gpufleet.components.aks.storage import AksStorage, AksStorageArgs
+from gpufleet.components.platform import ClusterContext, Platform, PlatformBuild, PlatformInputs
+
+
+class AksPlatform(Platform):
+    def build(self, name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> PlatformBuild:
+        spec = inputs.spec
+        aks = spec.cluster.aks
+        network = AksNetwork(f"{name}-network", AksNetworkArgs(aks, name), opts=opts)
+        control_plane = AksCluster(
+            f"{name}-aks",
+            AksClusterArgs(spec=aks, cluster_name=name, kubernetes_version=spec.cluster.kubernetes_version,
+                           network=network.ref, protection=spec.cluster.protection),
+            opts=opts,
+        )
+        pools = [
+            AksNodePool(
+                f"{name}-pool-{pool.name}",
+                AksNodePoolArgs(pool=pool, vm=azure_catalog.vm(pool.vm_size), cluster_id=control_plane.cluster.id,
+                                subnet_id=network.ref.subnet_id, install_driver=aks.gpu_driver == "aks",
+                                default_zones=tuple(aks.zones), kubernetes_version=spec.cluster.kubernetes_version),
+                opts=opts,
+            )
+            for pool in spec.node_pools
+        ]
+        facts = dict(control_plane.access.facts)
+        if any(p.rdma for p in spec.node_pools):
+            facts["ofed_driver_container"] = True  # the Network Operator's DOCA driver (`addons`), not the host's
+        access = dataclasses.replace(control_plane.access, facts=facts, ready=[*control_plane.access.ready, *pools])
+        AksStorage(f"{name}-storage", AksStorageArgs(aks.storage), control_plane.access, opts=opts)
+        return PlatformBuild(control_plane=control_plane, access=access, node_pools=pools)
+
+    def gpu_operator_rdma(self, nvidia_pools: Sequence[NodePoolSpec]) -> bool:
+        """GPUDirect RDMA over the Network Operator's InfiniBand ports whenever an NVIDIA pool asks for RDMA (the spec
+        allows it only with the operator's driver: gpufleet/base/spec/aks_checks.py)."""
+        return any(p.rdma for p in nvidia_pools)
+
+    def addons(self, ctx: ClusterContext) -> dict[str, pulumi.ComponentResource]:
+        """The NVIDIA Network Operator for InfiniBand pools (ND series): DOCA driver and the RDMA shared device plugin."""
+        rdma_pools = [p for p in ctx.spec.node_pools if p.rdma]
+        if not rdma_pools:
+            return {}
+        from gpufleet.components.gpu_stack.network_operator import NetworkOperator, NetworkOperatorArgs
+
+        taints = [t for pool in ctx.spec.node_pools for t in node_taints(pool, "aks")]
+        return {"network-operator": NetworkOperator(
+            f"{ctx.name}-network-operator", NetworkOperatorArgs(rdma_pools, taints, infiniband=True), ctx.access,
+            opts=ctx.opts)}
+
+
+PLATFORM = AksPlatform()

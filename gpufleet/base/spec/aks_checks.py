@@ -1,0 +1,150 @@
+"""Checks for platform aks that need the whole stack: pool names and VM sizes against AKS and the catalog, who
+installs the GPU driver (exactly one side), InfiniBand, the support plan against the tier and the calendar, and the
+storage gpufleet cannot deploy. `_cross_checks` calls `check` for platform aks."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Any
+
+from gpufleet.base import catalog
+from gpufleet.base.catalog import azure
+from gpufleet.base.spec.catalog_checks import plan_day
+from gpufleet.base.spec.errors import Problem
+
+NS = "gpufleet"
+# AKS node pool names: "only lowercase alphanumeric characters and must begin with a lowercase letter. For Linux node
+# pools, the length must be between 1-12 characters" (MicrosoftDocs/azure-aks-docs @fb060abe
+# articles/aks/create-node-pools.md, read 2026-12-04). A pool's name is its AKS node pool's name, so it must be one.
+AKS_POOL_NAME = re.compile(r"^[a-z][a-z0-9]{0,11}$")
+
+
+def check(stack: str, spec: Any, today: dt.date | None = None) -> list[Problem]:
+    aks = spec.cluster.aks
+    if aks is None:
+        return []  # the cluster block's own validator reported it
+    problems: list[Problem] = []
+    problems += _driver_checks(stack, spec)
+    problems += _support_checks(stack, spec, plan_day(today))
+    if aks.private_cluster and aks.authorized_ip_ranges:
+        problems.append(Problem(stack, f"{NS}:cluster.aks.authorizedIpRanges", "a private cluster's API server has no public "
+                                "endpoint to restrict: remove authorizedIpRanges, or set privateCluster: false"))
+    if not aks.private_cluster and not aks.authorized_ip_ranges:
+        problems.append(Problem(stack, f"{NS}:cluster.aks.privateCluster", "a public API server open to the internet: list "
+                                "cluster.aks.authorizedIpRanges (the CIDRs that may reach it), or keep privateCluster: true", False))
+    if aks.storage.managed_lustre:
+        problems.append(Problem(stack, f"{NS}:cluster.aks.storage.managedLustre", "gpufleet does not deploy Azure Managed "
+                                "Lustre yet: its CSI driver is not one of AKS's built-in drivers (it is installed from "
+                                "kubernetes-sigs/azurelustre-csi-driver) and the file system (Microsoft.StorageCache "
+                                "amlFilesystems) needs its own subnet and sizing; use storage.files (Azure Files NFS) or "
+                                "storage.blob, or create the file system outside gpufleet (docs/aks.md)", True))
+    for i, pool in enumerate(spec.node_pools):
+        problems += _pool_checks(stack, f"{NS}:nodePools[{i}]", pool, spec)
+    return problems
+
+
+def _driver_checks(stack: str, spec: Any) -> list[Problem]:
+    """AKS installs the driver (gpu_driver Install) or the GPU Operator does (gpu_driver None): never both, never
+    neither. Microsoft: 'AKS-managed GPU drivers and the NVIDIA GPU Operator managed GPU drivers are mutually exclusive
+    and cannot coexist' (azure.github.io/aks-rdma-infiniband, configurations/gpu-operator, read 2026-12-04)."""
+    aks, op = spec.cluster.aks, spec.gpu_operator
+    if not spec.node_pools:
+        return []
+    at = f"{NS}:gpuOperator.driver.source"
+    if aks.gpu_driver == "aks":
+        out = []
+        if "source" in op.driver.model_fields_set and op.driver.source == "operator":
+            out.append(Problem(stack, at, "cluster.aks.gpuDriver is aks: AKS installs the NVIDIA driver on every GPU node, so "
+                               "the GPU Operator installing it too would install it twice; set gpuOperator.driver.source: "
+                               "preinstalled, or cluster.aks.gpuDriver: operator (the default)", op.driver.source))
+        rdma = [p.name for p in spec.node_pools if p.rdma]
+        if rdma:
+            out.append(Problem(stack, f"{NS}:cluster.aks.gpuDriver", f"InfiniBand pools ({', '.join(rdma)}) need the GPU "
+                               "Operator's driver, which loads GPUDirect RDMA beside the Network Operator's (the AKS "
+                               "InfiniBand guides skip AKS's driver install); set cluster.aks.gpuDriver: operator", "aks"))
+        return out
+    out = []
+    if not op.enabled:
+        out.append(Problem(stack, f"{NS}:gpuOperator.enabled", "cluster.aks.gpuDriver is operator: AKS skips the driver "
+                           "install on GPU pools, so without the GPU Operator no node has a driver; enable it, or set "
+                           "cluster.aks.gpuDriver: aks", False))
+    elif op.driver.source != "operator":
+        out.append(Problem(stack, at, "cluster.aks.gpuDriver is operator: AKS skips its driver install (gpu_driver None), so "
+                           "nothing would install the driver; set gpuOperator.driver.source: operator, or "
+                           "cluster.aks.gpuDriver: aks", op.driver.source))
+    return out
+
+
+def _support_checks(stack: str, spec: Any, day: dt.date) -> list[Problem]:
+    aks = spec.cluster.aks
+    version = spec.cluster.kubernetes_version
+    lts = aks.support_plan == "AKSLongTermSupport"
+    out = []
+    if lts and aks.tier != "Premium":
+        out.append(Problem(stack, f"{NS}:cluster.aks.supportPlan", "long-term support needs the Premium tier "
+                           "(articles/aks/long-term-support.md); set cluster.aks.tier: Premium, or supportPlan: "
+                           "KubernetesOfficial", aks.support_plan))
+    try:
+        facts = catalog.aks_kubernetes_version(version, day, lts=lts)
+    except KeyError:
+        return out
+    if facts.status == "unsupported":
+        if lts:
+            why = f"past its long-term support too (LTS end of life {facts.end_of_extended_support})"
+            fix = "upgrade to a newer minor"
+        else:
+            why = f"past community support (end of life {facts.end_of_standard_support}): AKS gives it platform support only, which creates no clusters"
+            fix = "upgrade, or keep it with cluster.aks.tier: Premium and supportPlan: AKSLongTermSupport"
+        out.append(Problem(stack, f"{NS}:cluster.kubernetesVersion", f"AKS {version} is {why} "
+                           f"({', '.join(facts.sources)}); {fix}", version))
+    return out
+
+
+def _pool_checks(stack: str, at: str, pool: Any, spec: Any) -> list[Problem]:
+    aks = spec.cluster.aks
+    out: list[Problem] = []
+    for field, alias in (("hosts", "hosts"), ("gpu", "gpu"), ("gpus_per_node", "gpusPerNode")):
+        if field in pool.model_fields_set:
+            out.append(Problem(stack, f"{at}.{alias}", "not used on aks: it follows from vmSize; remove it"))
+    if not AKS_POOL_NAME.match(pool.name):
+        out.append(Problem(stack, f"{at}.name", "not an AKS node pool name: lowercase letters and digits, starting with a "
+                           "letter, at most 12 characters (the pool's name is its AKS node pool's name)", pool.name))
+    if pool.name in ("system",):
+        out.append(Problem(stack, f"{at}.name", "'system' is the name of gpufleet's CPU system pool on AKS; choose another",
+                           pool.name))
+    if pool.vm_size is None:
+        out.append(Problem(stack, f"{at}.vmSize", "required on aks: the GPU VM size, e.g. Standard_ND96isr_H100_v5 "
+                           f"(known: {', '.join(azure.vms())})"))
+        return out
+    vm = azure.vms().get(pool.vm_size)
+    if vm is None:
+        out.append(Problem(stack, f"{at}.vmSize", f"not a GPU VM size in the catalog (gpufleet/base/catalog/azure_vms.yaml; "
+                           f"known: {', '.join(azure.vms())})", pool.vm_size))
+        return out
+    if pool.allocation == "dra":
+        # dra.yaml records which autoscalers scale DRA pools from zero and which machines form NVLink domains for EKS,
+        # GKE and k3s only; on AKS neither is read, so a DRA pool would be wired blind.
+        out.append(Problem(stack, f"{at}.allocation", "DRA pools are not supported on aks yet: whether AKS's cluster "
+                           "autoscaler scales a DRA pool up from zero, and the NVLink domains of ND GB200 v6 racks, are not "
+                           "recorded (gpufleet/base/catalog/dra.yaml); use allocation: device-plugin", pool.allocation))
+    opts = pool.aks
+    if opts is not None and opts.os_sku == "Ubuntu2204" and aks.support_plan == "AKSLongTermSupport":
+        # "If you want to enable long-term support (LTS) with Kubernetes version 1.33 or later, first update your node
+        # pools to Ubuntu 24.04" (includes/ubuntu-22-04-retirement.md @fb060abe).
+        out.append(Problem(stack, f"{at}.aks.osSku", "long-term support on AKS needs Ubuntu 24.04 node pools (Ubuntu "
+                           "22.04 leaves AKS support on 2027-06-30); set osSku: Ubuntu2404", opts.os_sku))
+    if opts is not None and "spot_max_price" in opts.model_fields_set and pool.capacity != "spot":
+        out.append(Problem(stack, f"{at}.aks.spotMaxPrice", "only Spot pools have a maximum price (set capacity: spot, or "
+                           "remove it)", opts.spot_max_price))
+    if pool.rdma:
+        if vm.infiniband is None:
+            ib = [name for name, v in azure.vms().items() if v.infiniband]
+            out.append(Problem(stack, f"{at}.rdma", f"{vm.name} has no InfiniBand (sizes with it: {', '.join(ib)}); set "
+                               "rdma: false or choose an ND size", True))
+            return out
+        zones = (opts.zones if opts and opts.zones else aks.zones)
+        if len(zones) > 1:
+            out.append(Problem(stack, f"{at}.aks.zones", "an InfiniBand pool runs in one zone: its nodes must share an "
+                               "InfiniBand fabric, which does not span zones; list one zone", list(zones)))
+    return out

@@ -1,0 +1,160 @@
+"""Policy tests (layer 4): every rule that judges AKS resources, on a valid AKS stack with one field changed per case
+(exact sets of findings). The inputs are the shapes pulumi-azure sends (camelCase, numbers as floats, AKS taints as
+`key=value:Effect` strings), as the example stack aks-train registers them."""
+
+import pytest
+
+from gpufleet.base import labels
+from gpufleet.policies import inputs as I
+from tests.policy.fixtures import DELETE, OPERATOR_IN, PROMETHEUS_IN, findings, messages, res, with_
+
+SCALE, SPOT, TAINT, SECURE, CONFLICT, VERSIONS, PROTECT, RDMA = (
+    "gpu-pool-scale-to-zero", "spot-pool-safety", "gpu-pool-taint", "secure-defaults", "gpu-operator-driver-conflict",
+    "gpu-operator-version-support", "stateful-resource-protection", "rdma-placement")
+CLUSTER_ID = "/subscriptions/00000000-0000-4000-8000-000000000000/resourceGroups/rg/providers/Microsoft.ContainerService/managedClusters/prod"
+
+AKS_CLUSTER_IN = {
+    "name": "prod", "location": "eastus", "resourceGroupName": "rg", "dnsPrefix": "prod", "kubernetesVersion": "1.35",
+    "skuTier": "Standard", "privateClusterEnabled": True, "localAccountDisabled": True,
+    "roleBasedAccessControlEnabled": True,
+    "azureActiveDirectoryRoleBasedAccessControl": {"azureRbacEnabled": True},
+    "defaultNodePool": {"name": "system", "vmSize": "Standard_D4ds_v5", "autoScalingEnabled": True, "minCount": 1.0, "maxCount": 3.0},
+}
+POOL_IN = {
+    "name": "h100", "kubernetesClusterId": CLUSTER_ID, "vmSize": "Standard_ND96isr_H100_v5", "mode": "User",
+    "autoScalingEnabled": True, "minCount": 0.0, "maxCount": 4.0, "nodeCount": 0.0, "priority": "Regular",
+    "gpuDriver": "None", "nodeLabels": {labels.POOL_LABEL: "h100", labels.CAPACITY_TYPE_LABEL: "on-demand"},
+    "nodeTaints": ["nvidia.com/gpu=true:NoSchedule"],
+}
+SPOT_POOL_IN = {
+    **POOL_IN, "name": "a100", "vmSize": "Standard_NC24ads_A100_v4", "priority": "Spot", "evictionPolicy": "Delete",
+    "spotMaxPrice": -1.0,
+    "nodeLabels": {labels.POOL_LABEL: "a100", labels.CAPACITY_TYPE_LABEL: "spot", labels.AKS_SPOT_KEY: "spot"},
+    "nodeTaints": ["nvidia.com/gpu=true:NoSchedule", "gpufleet.io/spot=true:NoSchedule",
+                   "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"],
+}
+
+
+def said(resources: list, policy: str) -> list[str]:
+    """The rule's messages without the policy description the runner puts on their first line."""
+    return [m.split("\n", 1)[-1] for m in messages(resources, policy)]
+
+
+def labelled(base: dict, key: str, value: str) -> dict:
+    """base with one node label set (label keys hold dots, which with_() reads as a path)."""
+    return {**base, "nodeLabels": {**base["nodeLabels"], key: value}}
+
+
+def stack(**changed) -> list:
+    """A valid AKS stack; `changed` replaces a resource's inputs by name (prod, h100, a100, gpu-operator)."""
+    inputs = {"prod": AKS_CLUSTER_IN, "h100": POOL_IN, "a100": SPOT_POOL_IN, "gpu-operator": OPERATOR_IN, **changed}
+    return [res(I.AKS_CLUSTER, "prod", inputs["prod"], protect=True), res(I.AKS_NODE_POOL, "h100", inputs["h100"]),
+            res(I.AKS_NODE_POOL, "a100", inputs["a100"]), res(I.HELM_RELEASE, "gpu-operator", inputs["gpu-operator"]),
+            res(I.HELM_RELEASE, "kube-prometheus-stack", PROMETHEUS_IN)]
+
+
+def test_the_valid_stack_passes_every_rule():
+    assert findings(stack()) == set()
+
+
+@pytest.mark.parametrize("pool,path,value,expected", [
+    ("h100", "minCount", 1.0, {(SCALE, "h100", "mandatory")}),
+    ("h100", "autoScalingEnabled", False, {(SCALE, "h100", "mandatory")}),
+    ("a100", "minCount", 2.0, {(SCALE, "a100", "mandatory")}),
+    ("h100", "minCount", 0.0, set()),
+])
+def test_scale_to_zero(pool, path, value, expected):
+    base = POOL_IN if pool == "h100" else SPOT_POOL_IN
+    assert findings(stack(**{pool: with_(base, path, value)}), policy=SCALE) == expected
+
+
+def test_scale_to_zero_message_and_node_label_exemption():
+    always_on = with_(POOL_IN, "minCount", 1.0)
+    assert said(stack(h100=always_on), SCALE) == [
+        "GPU pool 'h100': minCount is 1, not 0: 1 idle node(s) of Standard_ND96isr_H100_v5 (no catalog price) while no GPU work runs"]
+    exempt = labelled(always_on, labels.exempt_key(SCALE), "always-on-inference")
+    assert findings(stack(h100=exempt), policy=SCALE) == set()
+
+
+@pytest.mark.parametrize("path,value,expected", [
+    ("evictionPolicy", "Deallocate", {(SPOT, "a100", "mandatory")}),
+    ("nodeTaints", ["nvidia.com/gpu=true:NoSchedule"], {(SPOT, "a100", "mandatory")}),
+    # AKS's own Spot taint alone is a spot taint.
+    ("nodeTaints", ["nvidia.com/gpu=true:NoSchedule", "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"], set()),
+])
+def test_spot_safety(path, value, expected):
+    assert findings(stack(a100=with_(SPOT_POOL_IN, path, value)), policy=SPOT) == expected
+
+
+def test_spot_pool_labelled_on_demand():
+    mislabelled = labelled(SPOT_POOL_IN, labels.CAPACITY_TYPE_LABEL, "on-demand")
+    assert findings(stack(a100=mislabelled), policy=SPOT) == {(SPOT, "a100", "mandatory")}
+
+
+def test_spot_eviction_message():
+    assert said(stack(a100=with_(SPOT_POOL_IN, "evictionPolicy", "Deallocate")), SPOT) == [
+        "spot GPU pool 'a100': evictionPolicy is Deallocate: evicted nodes stay deallocated (counted against the VM "
+        "quota, disks billed) and block the autoscaler; use Delete"]
+
+
+@pytest.mark.parametrize("taints,expected", [
+    ([], {(TAINT, "h100", "mandatory")}),
+    (["nvidia.com/gpu=true:PreferNoSchedule"], {(TAINT, "h100", "mandatory")}),
+    (["nvidia.com/gpu=true:NoExecute"], set()),
+])
+def test_gpu_taint(taints, expected):
+    assert findings(stack(h100=with_(POOL_IN, "nodeTaints", taints)), policy=TAINT) == expected
+
+
+@pytest.mark.parametrize("path,value,expected", [
+    ("privateClusterEnabled", False, ["public API server: apiServerAccessProfile.authorizedIpRanges open to the internet "
+                                      "(0.0.0.0/0: more than a /8's worth of public addresses): set "
+                                      "privateClusterEnabled=true, or list your networks"]),
+    ("localAccountDisabled", DELETE, ["local accounts are enabled (localAccountDisabled is not true): the cluster-admin "
+                                      "certificate bypasses Entra ID; set localAccountDisabled=true"]),
+    ("azureActiveDirectoryRoleBasedAccessControl", DELETE, [
+        "no Microsoft Entra ID integration (azureActiveDirectoryRoleBasedAccessControl): users authenticate with cluster "
+        "certificates instead of Entra ID"]),
+])
+def test_secure_defaults(path, value, expected):
+    assert said(stack(prod=with_(AKS_CLUSTER_IN, path, value)), SECURE) == expected
+
+
+def test_public_api_server_with_authorized_ranges_passes():
+    public = with_(with_(AKS_CLUSTER_IN, "privateClusterEnabled", False), "apiServerAccessProfile.authorizedIpRanges",
+                   ["203.0.113.0/24"])
+    assert findings(stack(prod=public), policy=SECURE) == set()
+
+
+def test_driver_installed_twice_or_not_at_all():
+    aks_driver = {n: with_(p, "gpuDriver", "Install") for n, p in (("h100", POOL_IN), ("a100", SPOT_POOL_IN))}
+    assert findings(stack(**aks_driver), policy=CONFLICT) == {(CONFLICT, "gpu-operator", "mandatory")}
+    # Unset means Install (AKS's API default), so a pool that says nothing has AKS's driver too.
+    assert findings(stack(h100=with_(POOL_IN, "gpuDriver", DELETE)), policy=CONFLICT) == {(CONFLICT, "gpu-operator", "mandatory")}
+    off = with_(with_(OPERATOR_IN, "values.driver", {"enabled": False}), "values.toolkit", {"enabled": False})
+    assert findings(stack(**{"gpu-operator": off}), policy=CONFLICT) == {(CONFLICT, "h100", "mandatory"), (CONFLICT, "a100", "mandatory")}
+    assert findings(stack(**aks_driver, **{"gpu-operator": off}), policy=CONFLICT) == set()
+
+
+def test_operator_release_against_the_aks_kubernetes_version():
+    # v25.10.1 lists Kubernetes up to 1.35 (drivers.yaml); an AKS 1.36 control plane is outside it.
+    old = with_(OPERATOR_IN, "version", "v25.10.1")
+    assert findings(stack(prod=with_(AKS_CLUSTER_IN, "kubernetesVersion", "1.36"), **{"gpu-operator": old}),
+                    policy=VERSIONS) == {(VERSIONS, "gpu-operator", "mandatory")}
+
+
+def test_unprotected_cluster_and_its_tag_exemption():
+    unprotected = [res(I.AKS_CLUSTER, "prod", AKS_CLUSTER_IN, protect=False)]
+    assert findings(unprotected, policy=PROTECT) == {(PROTECT, "prod", "mandatory")}
+    tagged = with_(AKS_CLUSTER_IN, f"tags.{labels.gcp_exempt_key(PROTECT)}", "disposable test cluster")
+    assert findings([res(I.AKS_CLUSTER, "prod", tagged, protect=False)], policy=PROTECT) == set()
+
+
+def test_infiniband_pool_in_one_zone_on_an_infiniband_size():
+    ib = {**labelled(POOL_IN, labels.RDMA_NODE_LABEL, "true"), "zones": ["1"]}
+    assert findings(stack(h100=ib), policy=RDMA) == set()
+    assert said(stack(h100={**ib, "zones": ["1", "2"]}), RDMA) == [
+        "InfiniBand pool 'h100' spans zones 1, 2: its nodes would not share one InfiniBand fabric; keep it in one zone"]
+    no_ib = {**labelled(SPOT_POOL_IN, labels.RDMA_NODE_LABEL, "true")}
+    assert said(stack(a100=no_ib), RDMA) == [
+        "RDMA pool 'a100' runs Standard_NC24ads_A100_v4, which has no InfiniBand: NCCL falls back to TCP"]
