@@ -8,7 +8,8 @@ import kubernetes_validate
 import pytest
 
 from gpufleet.base import versions
-from gpufleet.components.gpu_stack.dra_driver import NAMESPACE, DraClaimPool, DraDriverArgs, claim_templates, driver_values
+from gpufleet.components.gpu_stack.dra_driver import (NAMESPACE, DraClaimPool, DraDriverArgs, claim_templates, driver_values,
+                                                     mig_class, mig_device_class)
 from gpufleet.base.spec.dra import ComputeDomainSpec
 from tests.crd_validate import validate_cr
 from tests.helm import template
@@ -60,6 +61,25 @@ def test_claim_templates_validate_strictly():
         obj = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
                "metadata": {"name": name, "namespace": "default"}, "spec": spec}
         kubernetes_validate.validate(obj, f"{K8S}.0", strict=True)
+
+
+def test_mig_device_classes_narrow_the_charts_mig_class_to_one_profile_and_validate(chart, reference):
+    """gpufleet's per-profile DeviceClass is the chart's mig.nvidia.com selector (rendered from the pinned chart) plus the
+    driver's profile attribute (demo gpu-test4.yaml selects MIG devices by `device.attributes['gpu.nvidia.com'].profile`)."""
+    objs = template(chart, driver_values(ARGS), NAMESPACE, release=versions.DRA_DRIVER_NVIDIA_GPU.name, kube_version=f"{K8S}.0")
+    chart_mig = next(o for o in objs if o["kind"] == "DeviceClass" and o["metadata"]["name"] == "mig.nvidia.com")
+    (chart_selector,) = [s["cel"]["expression"] for s in chart_mig["spec"]["selectors"]]
+    demo = (reference / "dra-driver-nvidia-gpu/examples/quickstart-v1/gpu-test4.yaml").read_text()
+    assert "device.attributes['gpu.nvidia.com'].profile == '1g.5gb'" in demo
+    for profile in ("1g.10gb", "3g.40gb", "1g.35gb+me"):
+        spec = mig_device_class(profile)
+        (expression,) = [s["cel"]["expression"] for s in spec["selectors"]]
+        assert expression == f"{chart_selector} && device.attributes['gpu.nvidia.com'].profile == '{profile}'"
+        obj = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": mig_class(profile)}, "spec": spec}
+        kubernetes_validate.validate(obj, f"{K8S}.0", strict=True)
+    assert mig_class("1g.35gb+me") == "mig-1g-35gb-me.gpufleet.io"
+    template_spec = claim_templates(DraClaimPool("h100-mig", ("3g.40gb",)))["h100-mig-mig-3g-40gb"]["spec"]
+    assert template_spec["devices"]["requests"][0]["exactly"]["deviceClassName"] == "mig-3g-40gb.gpufleet.io"
 
 
 @pytest.mark.parametrize("stack", ["nvl72-k3s", "nvl72-gke", "nvl72-eks"])
