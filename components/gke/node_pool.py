@@ -19,6 +19,7 @@ import pulumi_gcp as gcp
 from gpufleet.components.gke.cluster import CLOUD_PLATFORM_SCOPE
 from gpufleet.base.node_labels import node_taints, pool_labels
 from gpufleet.base import labels as L
+from gpufleet.base.catalog import dra as dra_facts
 from gpufleet.base.catalog import gcp_families
 from gpufleet.base.catalog.gcp import GcpMachine
 from gpufleet.base.spec import GkePoolSpec, NodePoolSpec
@@ -145,6 +146,19 @@ def capacity_reservation(pool: NodePoolSpec, project: str):
     )
 
 
+def region_of(location: str) -> str:
+    """The region of a GKE location (a region, or a zone: us-central1-b -> us-central1)."""
+    parts = location.split("-")
+    return "-".join(parts[:2]) if len(parts) > 2 else location
+
+
+def workload_policy(machine: str) -> Optional[dict]:
+    """The Compute Engine workload policy a pool of these machines needs (A4X, A4X Max: HIGH_THROUGHPUT, accelerator
+    topology 1x72; catalog dra.yaml `placement`), or None."""
+    system = dra_facts.nvlink_system("gke", machine)
+    return system.workload_policy if system else None
+
+
 def reservation_labels(pool: NodePoolSpec) -> dict[str, str]:
     """GCE resource labels declaring what a reserved pool's reservation holds (for `reservation-placement`)."""
     r = pool.reservation
@@ -215,6 +229,25 @@ class GkeNodePool(pulumi.ComponentResource):
         ignore += ["nodeConfig.ephemeralStorageLocalSsdConfig", "nodeConfig.localNvmeSsdBlockConfig"]
         series = gcp_families.series(machine.name)
         needs_gvnic = bool(series and series.gvnic)
+        # A4X and A4X Max: Compute Engine requires a workload policy with the accelerator topology of one NVLink domain
+        # (1x72) on the VMs of a sub-block (about-workload-policies); GKE takes it as the pool's COMPACT placement policy
+        # by name, as Google's A4X blueprints do (cluster-toolkit v1.95.0 examples/gke-a4x*: resource-policy
+        # workload_policy -> gke-node-pool placement_policy {type: COMPACT, policy_name}). The policy's name is
+        # Pulumi's auto-name: resource policies are per project and region, shared by every cluster there.
+        self.workload_policy = None
+        wp = workload_policy(machine.name)
+        placement = gcp.container.NodePoolPlacementPolicyArgs(type="COMPACT") if gke.placement == "compact" else None
+        if wp:
+            self.workload_policy = gcp.compute.ResourcePolicy(
+                f"{name}-workload-policy",
+                project=args.project,
+                region=region_of(args.location),
+                description=f"gpufleet: one NVLink domain ({wp['accelerator_topology']}) for GKE node pool {pool.name}",
+                workload_policy=gcp.compute.ResourcePolicyWorkloadPolicyArgs(
+                    type=wp["type"], accelerator_topology=wp["accelerator_topology"]),
+                opts=pulumi.ResourceOptions(parent=self),
+            )
+            placement = gcp.container.NodePoolPlacementPolicyArgs(type="COMPACT", policy_name=self.workload_policy.name)
         self.node_pool = gcp.container.NodePool(
             f"{name}-pool",
             name=pool.name,
@@ -229,7 +262,7 @@ class GkeNodePool(pulumi.ComponentResource):
                 auto_repair=not dws, auto_upgrade=gke.auto_upgrade and pool.capacity != "queued"
             ),
             upgrade_settings=upgrade_settings(gke),
-            placement_policy=gcp.container.NodePoolPlacementPolicyArgs(type="COMPACT") if gke.placement == "compact" else None,
+            placement_policy=placement,
             queued_provisioning=gcp.container.NodePoolQueuedProvisioningArgs(enabled=True) if pool.capacity == "queued" else None,
             node_config=gcp.container.NodePoolNodeConfigArgs(
                 machine_type=machine.name,

@@ -80,11 +80,25 @@ def _dns(text: str) -> str:
     return re.sub(r"[^a-z0-9-]+", "-", text.lower()).strip("-")
 
 
+def mig_class(profile: str) -> str:
+    """gpufleet's DeviceClass for the MIG devices of one profile (Kueue counts claims per DeviceClass, so one class per
+    profile lets a queue's quota count each profile: components/workloads/kueue.py)."""
+    return labels.dra_mig_class(profile)
+
+
+def mig_device_class(profile: str) -> dict:
+    """The DeviceClass spec: the chart's mig.nvidia.com selector (templates/deviceclass-mig.yaml at the pinned release)
+    narrowed to one profile by the driver's `gpu.nvidia.com/profile` attribute (demo gpu-test4.yaml)."""
+    return {"selectors": [{"cel": {"expression": (
+        "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'mig' && "
+        f"device.attributes['gpu.nvidia.com'].profile == '{profile}'")}}]}
+
+
 def claim_templates(pool: DraClaimPool) -> dict[str, dict]:
     """ResourceClaimTemplate name -> spec for one pool: `<pool>-gpu` (one whole GPU), `<pool>-node` (every GPU of one
     node, for one pod per node such as a multi-node NVLink job; ExactCount, since Kueue does not count allocationMode All:
     Kueue (versions.KUEUE) docs/concepts/dynamic_resource_allocation.md), `<pool>-mig-<profile>` per MIG profile (one MIG device
-    of it; the driver's `gpu.nvidia.com/profile` attribute, demo gpu-test4.yaml)."""
+    of it, from gpufleet's DeviceClass for that profile, mig_class)."""
     out = {f"{pool.name}-gpu": {"spec": {"devices": {"requests": [
         {"name": "gpu", "exactly": {"deviceClassName": GPU_CLASS, "allocationMode": "ExactCount", "count": 1}},
     ]}}}}
@@ -94,11 +108,8 @@ def claim_templates(pool: DraClaimPool) -> dict[str, dict]:
                                          "count": pool.gpus_per_node}},
         ]}}}
     for profile in pool.mig_profiles:
-        out[f"{pool.name}-mig-{_dns(profile)}"] = {"spec": {"devices": {"requests": [
-            {"name": "mig", "exactly": {
-                "deviceClassName": MIG_CLASS, "allocationMode": "ExactCount", "count": 1,
-                "selectors": [{"cel": {"expression": f"device.attributes['gpu.nvidia.com'].profile == '{profile}'"}}],
-            }},
+        out[f"{pool.name}-mig-{labels.dra_mig_suffix(profile)}"] = {"spec": {"devices": {"requests": [
+            {"name": "mig", "exactly": {"deviceClassName": mig_class(profile), "allocationMode": "ExactCount", "count": 1}},
         ]}}}
     return out
 
@@ -184,15 +195,25 @@ class DraDriver(pulumi.ComponentResource):
             creator = args.namespace_creators.get(ns)
             return pulumi.ResourceOptions.merge(after, pulumi.ResourceOptions(depends_on=[creator])) if creator else after
 
+        # One DeviceClass per MIG profile of the DRA pools (cluster-scoped; the chart's mig.nvidia.com matches any profile).
+        profiles = sorted({p for pool in args.pools for p in pool.mig_profiles})
+        self.device_classes = [
+            k8s.resource.v1.DeviceClass(f"{name}-class-{mig_class(p)}", metadata={"name": mig_class(p)},
+                                        spec=mig_device_class(p), opts=after)
+            for p in profiles
+        ]
         self.claim_templates = []
         for ns in args.namespaces:
             for pool in args.pools:
                 for template, spec in claim_templates(pool).items():
+                    opts = in_ns(ns)
+                    if self.device_classes:
+                        opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=self.device_classes))
                     self.claim_templates.append(k8s.resource.v1.ResourceClaimTemplate(
                         f"{name}-claim-{ns}-{template}",
                         metadata={"name": template, "namespace": ns},
                         spec=spec,
-                        opts=in_ns(ns),
+                        opts=opts,
                     ))
         # ComputeDomain's CRD ships in the chart (crds/), so the domains wait for the release.
         self.compute_domains = [

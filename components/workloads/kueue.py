@@ -21,7 +21,7 @@ import pulumi_kubernetes as k8s
 import yaml
 
 from gpufleet.components.cluster_access import ClusterAccess
-from gpufleet.components.gpu_stack.dra_driver import CHANNEL_CLASS, GPU_CLASS, MIG_CLASS
+from gpufleet.components.gpu_stack.dra_driver import CHANNEL_CLASS, GPU_CLASS, mig_class
 from gpufleet.components.helm_chart import namespaced_release
 from gpufleet.components.workloads.pool_flavor import PoolFlavor
 from gpufleet.components.workloads.team_namespace import TeamNamespace, TeamNamespaceArgs
@@ -59,7 +59,7 @@ DEFAULT_MANAGER_CONFIG: dict = {
 }
 # An unmapped DeviceClass makes a workload inadmissible ("DeviceClass ... is not mapped in DRA configuration",
 # Kueue at the pin, pkg/dra/claims.go), so a ComputeDomain's channel class is mapped too, with a quota no job reaches.
-DRA_CLASS_RESOURCES = {GPU_CLASS: L.DRA_GPU_RESOURCE, MIG_CLASS: L.DRA_MIG_RESOURCE, CHANNEL_CLASS: L.DRA_CHANNEL_RESOURCE}
+DRA_CLASS_RESOURCES = {GPU_CLASS: L.DRA_GPU_RESOURCE, CHANNEL_CLASS: L.DRA_CHANNEL_RESOURCE}
 UNGATED_CHANNELS = "100000"
 
 
@@ -68,7 +68,7 @@ def dra_resource(resource: str) -> str:
     if resource == L.GPU_RESOURCE:
         return L.DRA_GPU_RESOURCE
     if resource.startswith(L.MIG_RESOURCE_PREFIX):
-        return L.DRA_MIG_RESOURCE
+        return L.DRA_MIG_RESOURCE_PREFIX + resource.removeprefix(L.MIG_RESOURCE_PREFIX)
     return resource
 
 
@@ -89,8 +89,14 @@ def device_class_mappings(pools: dict[str, PoolFlavor], compute_domains: bool) -
     if not dra:
         return []
     used = {dra_resource(r) for f in dra for r in f.per_node}
-    classes = [GPU_CLASS] + ([MIG_CLASS] if L.DRA_MIG_RESOURCE in used else []) + ([CHANNEL_CLASS] if compute_domains else [])
-    return [{"name": DRA_CLASS_RESOURCES[c], "deviceClassNames": [c]} for c in classes]
+    profiles = sorted(r.removeprefix(L.DRA_MIG_RESOURCE_PREFIX) for r in used if r.startswith(L.DRA_MIG_RESOURCE_PREFIX))
+    out = [{"name": L.DRA_GPU_RESOURCE, "deviceClassNames": [GPU_CLASS]}]
+    # One resource per MIG profile (gpufleet's DeviceClass per profile: components/gpu_stack/dra_driver.py mig_class),
+    # so a queue's quota counts each profile as the device plugin's nvidia.com/mig-<profile> would.
+    out += [{"name": L.DRA_MIG_RESOURCE_PREFIX + p, "deviceClassNames": [mig_class(p)]} for p in profiles]
+    if compute_domains:
+        out.append({"name": L.DRA_CHANNEL_RESOURCE, "deviceClassNames": [CHANNEL_CLASS]})
+    return out
 
 
 def manager_config(mappings: list[dict]) -> str:

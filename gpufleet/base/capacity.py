@@ -244,7 +244,13 @@ def _topology_note(p: PoolCapacity) -> str:
 def _dra_note(p: PoolCapacity) -> str:
     """What a DRA or multi-node NVLink pool offers: how GPUs are claimed, and its NVLink domains (racks x GPUs)."""
     parts = []
-    if p.allocation == "dra":
+    mig = {r.removeprefix(labels.MIG_RESOURCE_PREFIX): n for r, n in p.advertised.items() if r.startswith(labels.MIG_RESOURCE_PREFIX)}
+    if p.allocation == "dra" and mig:
+        # Per profile: the MIG devices one node offers, each claimed through its own template and DeviceClass.
+        devices = ", ".join(f"{n} x {profile} (claim template {p.pool}-mig-{labels.dra_mig_suffix(profile)}, "
+                            f"device class {labels.dra_mig_class(profile)})" for profile, n in sorted(mig.items()))
+        parts.append(f"DRA (NVIDIA's DRA driver for GPUs); MIG devices per node: {devices}")
+    elif p.allocation == "dra":
         parts.append(f"DRA (NVIDIA's DRA driver for GPUs; claim template {p.pool}-gpu, device class gpu.nvidia.com)")
     else:
         parts.append("device plugin (no IMEX channels across machines)")

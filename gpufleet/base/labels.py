@@ -88,8 +88,21 @@ GPU_ALLOCATION_LABEL = "gpufleet.io/gpu-allocation"  # "dra" on DRA pools' nodes
 # site/content/en/docs/tasks/manage/setup_dra.md): what a ResourceClaimTemplate's device request of NVIDIA's DeviceClasses
 # charges. A pod on a DRA pool requests no nvidia.com/gpu, so the pool's ClusterQueues count these instead.
 DRA_GPU_RESOURCE = "dra.gpufleet.io/gpu"  # DeviceClass gpu.nvidia.com: whole GPUs
-DRA_MIG_RESOURCE = "dra.gpufleet.io/mig"  # DeviceClass mig.nvidia.com: MIG devices of any profile
+DRA_MIG_RESOURCE_PREFIX = "dra.gpufleet.io/mig-"  # + profile: DeviceClass mig-<profile>.gpufleet.io, MIG devices of one profile
 DRA_CHANNEL_RESOURCE = "dra.gpufleet.io/imex-channel"  # compute-domain-default-channel.nvidia.com: ComputeDomain channels
+
+
+def dra_mig_suffix(profile: str) -> str:
+    """A MIG profile as a DNS label (1g.10gb -> 1g-10gb): DRA pools' claim templates are `<pool>-mig-<suffix>`."""
+    return re.sub(r"[^a-z0-9-]+", "-", profile.lower()).strip("-")
+
+
+def dra_mig_class(profile: str) -> str:
+    """gpufleet's DeviceClass for the MIG devices of one profile on DRA pools (1g.10gb -> mig-1g-10gb.gpufleet.io):
+    Kueue counts claims per DeviceClass, so one class per profile lets a quota count each profile."""
+    return f"mig-{dra_mig_suffix(profile)}.gpufleet.io"
+
+
 DEVICE_PLUGIN_DEPLOY_LABEL = "nvidia.com/gpu.deploy.device-plugin"
 
 # Nodes of RDMA pools: the Network Operator's daemons (RDMA device plugin, Multus, CNI plugins, IPAM)

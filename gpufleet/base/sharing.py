@@ -130,10 +130,16 @@ def advertised(pool) -> dict[str, int]:
         return {shared_resource(s): gpus * s.replicas}
     if s.mode == "mig" and pool.gpu:
         devices = mig_devices(s, catalog.gpu(pool.gpu))
-        if s.strategy == "single":
+        if s.strategy == "single" and not _dra(pool):
             return {labels.GPU_RESOURCE: gpus * sum(devices.values())}
         return {f"{labels.MIG_RESOURCE_PREFIX}{p}": gpus * n for p, n in devices.items()}
     return {labels.GPU_RESOURCE: gpus}
+
+
+def _dra(pool) -> bool:
+    """A DRA pool claims MIG devices per profile (mig.nvidia.com devices carry gpu.nvidia.com/profile:
+    dra-driver-nvidia-gpu demo/specs/quickstart/v1/gpu-test4.yaml), whatever the device plugin's MIG strategy says."""
+    return getattr(pool, "allocation", "device-plugin") == "dra"
 
 
 def explain(pool) -> str:
@@ -152,7 +158,7 @@ def explain(pool) -> str:
         return f"{gpus} GPUs x {s.replicas} replicas = {gpus * s.replicas} {shared_resource(s)} ({s.mode})"
     if s.mode == "mig" and pool.gpu:
         devices = mig_devices(s, catalog.gpu(pool.gpu))
-        if s.strategy == "single":
+        if s.strategy == "single" and not _dra(pool):
             (profile, n), = devices.items()
             counts = f"{gpus} GPUs x {n} = {gpus * n} {labels.GPU_RESOURCE} (each a {profile})"
         else:

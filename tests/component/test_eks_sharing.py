@@ -21,7 +21,7 @@ def test_mig_on_an_instance_type_without_mig_is_a_spec_error():
         plan_config(_with_sharing(1, {"mode": "mig", "profile": "1g.10gb"}), stack="prod-eks")
     assert [str(p) for p in info.value.problems] == [
         "stack 'prod-eks': gpufleet:nodePools[1].sharing.mode: GPU L4 of pool 'l4-infer' has no MIG "
-        "(MIG GPUs: A100-40GB, A100-80GB, H100-80GB, H100-NVL, H200, B200, RTX-PRO-6000, B300, GB200)"
+        "(MIG GPUs: A100-40GB, A100-80GB, H100-80GB, H100-NVL, H200, B200, RTX-PRO-6000, B300, GB200, GB300)"
     ]
 
 

@@ -24,7 +24,7 @@ def test_required_gpus_with_sources():
 
 
 def test_mig_capability():
-    assert {m.name for m in catalog.gpu_models().values() if m.mig_capable} == {"A100-40GB", "A100-80GB", "H100-80GB", "H100-NVL", "H200", "B200", "RTX-PRO-6000", "B300", "GB200"}
+    assert {m.name for m in catalog.gpu_models().values() if m.mig_capable} == {"A100-40GB", "A100-80GB", "H100-80GB", "H100-NVL", "H200", "B200", "RTX-PRO-6000", "B300", "GB200", "GB300"}
     # A profile name alone does not fix the count: 1g.10gb is 7 per H100-80GB but 4 per A100-40GB.
     assert catalog.gpu("H100-80GB").mig.profiles["1g.10gb"] == 7
     assert catalog.gpu("A100-40GB").mig.profiles["1g.10gb"] == 4

@@ -10,7 +10,7 @@ from tests.helpers import load_config as load
 from tests.helpers import spec_problems as problems
 
 BASE = example_config("prod-gke")
-MIG_GPUS = "A100-40GB, A100-80GB, H100-80GB, H100-NVL, H200, B200, RTX-PRO-6000, B300, GB200"
+MIG_GPUS = "A100-40GB, A100-80GB, H100-80GB, H100-NVL, H200, B200, RTX-PRO-6000, B300, GB200, GB300"
 
 
 def with_pool(**pool) -> dict:
@@ -261,7 +261,7 @@ def test_unknown_gke_keys_name_the_allowed_ones():
 
 def test_hyperdisk_only_machines_boot_from_hyperdisk():
     machines = gcp.machines()
-    assert {n for n, m in machines.items() if m.boot_disk != "pd-balanced"} == {"a3-ultragpu-8g", "a4-highgpu-8g", "a4x-highgpu-4g"}
+    assert {n for n, m in machines.items() if m.boot_disk != "pd-balanced"} == {"a3-ultragpu-8g", "a4-highgpu-8g", "a4x-highgpu-4g", "a4x-maxgpu-4g-metal"}
     assert machines["a3-ultragpu-8g"].boot_disk == "hyperdisk-balanced" and "hyperdisk_only" in machines["a4-highgpu-8g"].sources
 
 

@@ -62,7 +62,7 @@ BAD = [
      [f"{S}[0].sharing.mode: Input should be 'none', 'time-slicing', 'mps', 'mig' or 'partition' (got 'timeslicing')"]),
     ("MIG on a GPU without MIG", pool(0, sharing={"mode": "mig", "profile": "1g.10gb"}),
      [f"{S}[0].sharing.mode: GPU L4 of pool 'l4-shared' has no MIG "
-      "(MIG GPUs: A100-40GB, A100-80GB, H100-80GB, H100-NVL, H200, B200, RTX-PRO-6000, B300, GB200)"]),
+      "(MIG GPUs: A100-40GB, A100-80GB, H100-80GB, H100-NVL, H200, B200, RTX-PRO-6000, B300, GB200, GB300)"]),
     ("unknown profile for the GPU", sharing_of(1, profile="1g.5gb"),
      [f"{S}[1].sharing.profile: profile '1g.5gb' does not exist on H100-80GB "
       "(allowed: 1g.10gb, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb)"]),

@@ -42,7 +42,7 @@ CASES = {
         {**k3s(), "gpufleet:nodePools": [{**POOL, "gpu": "X100"}]},
         [
             "stack 'dev': gpufleet:nodePools[0].gpu: unknown GPU model 'X100' (allowed: T4, A10G, A10, L4, L40S, "
-            "A100-40GB, A100-80GB, H100-80GB, H100-NVL, H200, B200, L4-3Q, L4-6Q, L4-12Q, RTX-PRO-4500, RTX-PRO-6000, B300, GB200, MI210, MI250X, MI300X, MI325X, MI355X)"
+            "A100-40GB, A100-80GB, H100-80GB, H100-NVL, H200, B200, L4-3Q, L4-6Q, L4-12Q, RTX-PRO-4500, RTX-PRO-6000, B300, GB200, GB300, MI210, MI250X, MI300X, MI325X, MI355X)"
         ],
     ),
     "host without address": (

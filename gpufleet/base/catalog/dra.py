@@ -5,7 +5,7 @@ zero. Each fact carries its sources."""
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 from gpufleet.base.catalog._files import _load
@@ -21,6 +21,20 @@ class NvlinkSystem:
     domains: dict[str, int]  # the domain sizes the vendor sells -> machines per domain
     rule: str  # error | warning: what a partial domain is
     sources: tuple[str, ...]
+    placement: dict = field(default_factory=dict, hash=False, compare=False)
+    """What the platform requires to place the machines in one domain (dra.yaml `placement`): `reservation:
+    capacity-block` (EC2 UltraServers) or `workload_policy: {type, accelerator_topology}` (GKE A4X, A4X Max)."""
+
+    @property
+    def workload_policy(self) -> Optional[dict]:
+        """GKE: the Compute Engine workload policy a node pool of these machines must name, or None."""
+        wp = self.placement.get("workload_policy")
+        return dict(wp) if wp else None
+
+    @property
+    def reservation(self) -> Optional[str]:
+        """The reservation kind the machines are sold through (`capacity-block`), or None."""
+        return self.placement.get("reservation")
 
     @property
     def unit(self) -> int:
@@ -78,13 +92,18 @@ def _systems() -> dict[tuple[str, str], NvlinkSystem]:
     for platform, rows in data()["nvlink_systems"].items():
         for machine, r in rows.items():
             out[(platform, machine)] = NvlinkSystem(machine, r["gpu"], r["gpus_per_machine"], dict(r["domains"]),
-                                                    r["rule"], tuple(r["sources"]))
+                                                    r["rule"], tuple(r["sources"]), dict(r.get("placement") or {}))
     return out
 
 
 def nvlink_system(platform: str, machine: Optional[str]) -> Optional[NvlinkSystem]:
     """The multi-node NVLink system a pool's machine belongs to (None: NVLink stays inside one machine)."""
     return _systems().get((platform, machine or ""))
+
+
+def unsourced(platform: str, machine: Optional[str]) -> Optional[str]:
+    """Why a multi-node NVLink machine is not in `nvlink_systems` (no source read sizes it), or None."""
+    return (data().get("unsourced") or {}).get(platform, {}).get(machine or "")
 
 
 def autoscalers(platform: str) -> dict[str, AutoscalerDra]:

@@ -94,7 +94,77 @@ def check(stack: str, spec: Any) -> list[Problem]:
     problems += _gke_checks(stack, spec)
     problems += _queue_checks(stack, spec)
     problems += _sizing_checks(stack, spec, errors=True)
+    problems += _placement_checks(stack, spec)
+    problems += _unsourced_checks(stack, spec)
     problems += _arch_checks(stack, spec)
+    return problems
+
+
+def _placement_checks(stack: str, spec: Any) -> list[Problem]:
+    """The placement each cloud requires for one NVLink domain (catalog dra.yaml `placement`). EKS: UltraServers are
+    sold only through EC2 Capacity Blocks for ML (eks_ultraserver, pcs_ultraserver), so the pool must be reserved on a
+    Capacity Block. GKE: A4X and A4X Max node pools need a workload policy (HIGH_THROUGHPUT, acceleratorTopology 1x72:
+    gce_workload_policy), named by the pool's COMPACT placement policy, which takes one zone and no blue-green upgrade
+    or queued provisioning (cluster_toolkit_a4x: gke-node-pool main.tf lines 384-393)."""
+    platform = spec.cluster.platform
+    problems = []
+    for i, pool in enumerate(spec.node_pools):
+        system = nvlink(pool, platform)
+        if system is None:
+            continue
+        at = f"{NS}:nodePools[{i}]"
+        if system.reservation == "capacity-block":
+            kind = pool.reservation.type if pool.capacity == "reserved" and pool.reservation is not None else None
+            if kind != "capacity-block":
+                problems.append(Problem(stack, f"{at}.reservation.type" if kind else f"{at}.capacity",
+                                        f"{system.machine} is sold only inside UltraServers through EC2 Capacity Blocks "
+                                        "for ML: set capacity: reserved with reservation {type: capacity-block, id: cr-..., "
+                                        "instanceCount: a whole UltraServer}", kind or pool.capacity))
+        wp = system.workload_policy
+        if wp and platform == "gke":
+            from gpufleet.base.spec.gke import GkePoolSpec, pool_zones
+
+            opts = pool.gke or GkePoolSpec()
+            zones = pool_zones(pool, spec.cluster.gke)
+            if pool.capacity == "reserved" and pool.reservation is not None and pool.reservation.zone and not zones:
+                zones = [pool.reservation.zone]
+            topology = wp["accelerator_topology"]
+            if len(zones) != 1:
+                problems.append(Problem(stack, f"{at}.gke.zones", f"{system.machine} pools are placed by a workload policy "
+                                        f"(acceleratorTopology {topology}) through a COMPACT placement policy, which takes "
+                                        "exactly one zone: name the zone of the reservation", zones))
+            if opts.upgrade.strategy == "blue-green":
+                problems.append(Problem(stack, f"{at}.gke.upgrade.strategy", f"{system.machine} pools use a COMPACT "
+                                        "placement policy (workload policy), which GKE does not combine with blue-green "
+                                        "upgrades; allowed: surge", "blue-green"))
+            if pool.capacity == "queued":
+                problems.append(Problem(stack, f"{at}.capacity", f"{system.machine} pools use a COMPACT placement policy "
+                                        "(workload policy), which does not work with queued provisioning; use capacity: "
+                                        "reserved", "queued"))
+    return problems
+
+
+def _unsourced_checks(stack: str, spec: Any) -> list[Problem]:
+    """Multi-node NVLink machines no source read sizes (catalog dra.yaml `unsourced`): refused with the reason, not
+    sized by a guess. A4X Max DRA pools on GKE's own GPU stack: no pinned Google driver installer selects them."""
+    from gpufleet.base import versions
+
+    platform = spec.cluster.platform
+    problems = []
+    for i, pool in enumerate(spec.node_pools):
+        machine = machine_of(pool, platform)
+        why = dra_facts.unsourced(platform, machine)
+        if why:
+            key = "instanceType" if platform == "eks" else ("machineType" if platform == "gke" else "gpu")
+            problems.append(Problem(stack, f"{NS}:nodePools[{i}].{key}", f"gpufleet cannot size {machine}: {why}. "
+                                    "Known multi-node NVLink machines are in gpufleet/base/catalog/dra.yaml", machine))
+        system = nvlink(pool, platform)
+        if (platform == "gke" and pool.allocation == "dra" and spec.cluster.gke.gpu_stack == "gke" and system is not None
+                and system.gpu == "GB300"):
+            problems.append(Problem(stack, f"{NS}:nodePools[{i}].machineType", f"no pinned Google driver installer "
+                                    f"selects {machine}: the A4X one's nodeAffinity lists {', '.join(versions.GKE_A4X_DRIVER_INSTALLER_MACHINES)} "
+                                    "only, and no source read says the default one supports GB300; use cluster.gke.gpuStack: "
+                                    "operator", machine))
     return problems
 
 
