@@ -319,3 +319,14 @@ def test_model_servers_without_a_mirror_name_the_public_vllm_image():
     assert set(listing.referenced_images(leader_worker_set(model))) == {versions.VLLM_IMAGE}
     mirrored = f"{MIRROR}/{versions.VLLM_IMAGE}"
     assert set(listing.referenced_images(leader_worker_set(model, image=mirrored))) == {mirrored}
+
+
+@pytest.mark.parametrize("stack", STACKS + VARIANTS)
+def test_the_spec_check_knows_every_chart_the_plan_installs(stack):
+    """registry_checks.CHART_KEYS may over-count, never under-count: each chart these plans install is one its
+    `installs` predicts from the spec, so a chart without a mirror list is refused before the program runs."""
+    from gpufleet.base.spec import registry_checks
+
+    plan = planned(stack)
+    for name, _version, *_ in releases(plan):
+        assert name in registry_checks.STACK_VERSIONED or registry_checks.CHART_KEYS[name].installs(plan.spec), name
