@@ -19,7 +19,7 @@ Facts behind the checks, each with its source:
   holds a request: a Service with no ready endpoint refuses it.
 """
 
-from typing import Annotated, Literal, Optional
+from typing import Annotated, Any, Literal, Optional
 
 from pydantic import Field
 
@@ -37,6 +37,19 @@ GKE_INFERENCE_CLASSES = ("gke-l7-regional-external-managed", "gke-l7-rilb")
 GATEWAY_CLASSES = {"gke": GKE_INFERENCE_CLASSES, "eks": (ENVOY_CLASS,), "k3s": (ENVOY_CLASS,)}
 # The classes whose controller routes to an InferencePool (an endpoint picker runs for them).
 INFERENCE_POOL_CLASSES = GKE_INFERENCE_CLASSES
+# The classes whose load balancer is a regional Envoy-based one, which needs an active proxy-only subnet
+# (purpose REGIONAL_MANAGED_PROXY) in the Gateway's region and VPC: GKE "Deploying Gateways" (docs.cloud.google.com/
+# kubernetes-engine/docs/how-to/deploying-gateways, "Configure a proxy-only subnet": required by the regional external
+# and internal classes) and "Proxy-only subnets for Envoy-based load balancers" (docs.cloud.google.com/load-balancing/
+# docs/proxy-only-subnets: one active REGIONAL_MANAGED_PROXY subnet per network and region, shared by every regional
+# Envoy-based load balancer there).
+REGIONAL_PROXY_CLASSES = ("gke-l7-regional-external-managed", "gke-l7-rilb")
+
+
+def needs_proxy_only_subnet(spec: Any) -> bool:
+    """Whether the stack's Gateway is a regional Envoy-based load balancer (REGIONAL_PROXY_CLASSES)."""
+    serving = spec.serving
+    return serving.enabled and serving.gateway.resolved(spec.cluster.platform) in REGIONAL_PROXY_CLASSES
 GKE_MIN_MINOR = (1, 34)
 # Which Inference Extension release each gateway implementation is known to work with, and the Gateway API version it
 # reads (docs/inference.md, "Version alignment"). GKE's managed controller: InferencePool v1 (GA in the extension's
