@@ -27,6 +27,9 @@ class ChartKey(NamedTuple):
     not, e.g. every EKS stack for the EFA device plugin), so that a chart without a mirror list is refused before any
     resource is registered, never reaching components/image_mirror.py's KeyError."""
     why: str = ""
+    """Why it cannot be redirected; default: the catalog lists no images for that chart version."""
+    label: str = ""
+    """The name users know it by; default: the chart's name."""
 
 
 def _serving_class(spec: Any) -> str:
@@ -39,7 +42,7 @@ def _serving_class(spec: Any) -> str:
 CHART_KEYS: dict[str, ChartKey] = {
     versions.VOLCANO.name: ChartKey("gpufleet:addons.volcano", lambda s: s.addons.volcano.enabled,
                                     "its chart archive is not in ../shared/reference/charts, so no render can prove that "
-                                    "every image it runs comes from the mirror"),
+                                    "every image it runs comes from the mirror", "Volcano"),
     versions.KUEUE.name: ChartKey("gpufleet:addons.kueue", lambda s: s.addons.kueue.enabled),
     versions.JOBSET.name: ChartKey("gpufleet:addons.jobset", lambda s: s.addons.jobset.enabled),
     versions.KUBEFLOW_TRAINER.name: ChartKey("gpufleet:addons.trainer", lambda s: s.addons.trainer.enabled),
@@ -56,7 +59,7 @@ CHART_KEYS: dict[str, ChartKey] = {
                                                   lambda s: any(p.allocation == "dra" for p in s.node_pools)),
     versions.LWS.name: ChartKey("gpufleet:serving", lambda s: s.serving.enabled),
     versions.ENVOY_GATEWAY.name: ChartKey("gpufleet:serving.gateway.className",
-                                          lambda s: _serving_class(s) == ENVOY_CLASS),
+                                          lambda s: _serving_class(s) == ENVOY_CLASS, label="Envoy Gateway"),
     versions.INFERENCEPOOL.name: ChartKey("gpufleet:serving.models",
                                           lambda s: _serving_class(s) in INFERENCE_POOL_CLASSES and bool(s.serving.models)),
 }
@@ -103,7 +106,7 @@ def bypassing_charts(spec: Any) -> list[str]:
         if chart is None or catalog_images.mirror_slots(name, pin.version) is not None or not chart.installs(spec):
             continue
         why = chart.why or "gpufleet/base/catalog/images.yaml `mirror` lists no images for that chart version"
-        out.append(f"chart {name} {pin.version} ({chart.key}; {why})")
+        out.append(f"{chart.label or name}: chart {name} {pin.version} ({chart.key}; {why})")
     if spec.gpu_operator.enabled and catalog_images.mirror_slots("gpu-operator", spec.gpu_operator.version) is None:
         out.append(f"GPU Operator {spec.gpu_operator.version} (gpufleet:gpuOperator.version; the images of "
                    f"{', '.join(sorted(_mirrored_operator_releases()))} are listed)")
