@@ -1,5 +1,6 @@
 """GkeNetwork: the cluster's VPC, a subnet with pod and service ranges, a Cloud Router and Cloud NAT
-(private nodes have no external IPs); or an existing network, passed through."""
+(private nodes have no external IPs), and for a regional serving Gateway the region's proxy-only subnet; or an
+existing network, passed through."""
 
 from __future__ import annotations
 
@@ -21,6 +22,10 @@ class GkeNetworkArgs:
     """The gke block (network settings and region)."""
     project: str
     """GCP project of every resource."""
+    proxy_only_subnet: bool = False
+    """Create the region's proxy-only subnet (purpose REGIONAL_MANAGED_PROXY, role ACTIVE) of `network.proxyOnlyCidr`,
+    which a regional Gateway class's load balancer needs (gpufleet/base/spec/serving.py REGIONAL_PROXY_CLASSES);
+    default: none (created network only)."""
 
 
 @dataclass(frozen=True)
@@ -41,7 +46,7 @@ class GkeNetwork(pulumi.ComponentResource):
         super().__init__("gpufleet:gke:GkeNetwork", name, None, opts)
         spec, net = args.spec, args.spec.network
         child = pulumi.ResourceOptions(parent=self)
-        self.vpc = self.subnet = self.router = self.nat = None
+        self.vpc = self.subnet = self.router = self.nat = self.proxy_only = None
         if net.existing is not None:
             existing = net.existing
             self.ref = GkeNetworkRef(
@@ -75,6 +80,21 @@ class GkeNetwork(pulumi.ComponentResource):
             ],
             opts=child,
         )
+        if args.proxy_only_subnet:
+            # The Envoy proxies of every regional load balancer in this VPC and region take their addresses here: one
+            # ACTIVE REGIONAL_MANAGED_PROXY subnet per network and region (docs.cloud.google.com/load-balancing/docs/
+            # proxy-only-subnets). Only range, purpose and role are set, as that page's "Create a proxy-only subnet"
+            # command gives them (`--purpose=REGIONAL_MANAGED_PROXY --role=ACTIVE --region --network --range`).
+            self.proxy_only = gcp.compute.Subnetwork(
+                f"{name}-proxy-only",
+                project=args.project,
+                region=spec.region,
+                network=self.vpc.id,
+                ip_cidr_range=net.proxy_only_cidr,
+                purpose="REGIONAL_MANAGED_PROXY",
+                role="ACTIVE",
+                opts=child,
+            )
         if net.cloud_nat:
             self.router = gcp.compute.Router(
                 f"{name}-router", project=args.project, region=spec.region, network=self.vpc.id, opts=child

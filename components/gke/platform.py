@@ -27,6 +27,7 @@ from gpufleet.components.platform import ClusterContext, Platform, PlatformBuild
 from gpufleet.components.workloads import keda as keda_addon
 from gpufleet.base.catalog import gcp as gcp_catalog
 from gpufleet.base.spec.gke import GkePoolSpec, initial_node_count, local_ssd, pool_sysctls, project_of
+from gpufleet.base.spec.serving import needs_proxy_only_subnet
 
 
 class GkePlatform(Platform):
@@ -37,7 +38,8 @@ class GkePlatform(Platform):
         spec = inputs.spec
         gke = spec.cluster.gke
         project = project_of(spec, {"gcp:project": pulumi.Config("gcp").get("project")})
-        network = GkeNetwork(f"{name}-network", GkeNetworkArgs(gke, project), opts=opts)
+        network = GkeNetwork(f"{name}-network", GkeNetworkArgs(gke, project, proxy_only_subnet=needs_proxy_only_subnet(spec)),
+                             opts=opts)
         gpudirect_pools = [p for p in spec.node_pools if p.rdma]
         control_plane = GkeCluster(
             f"{name}-gke",

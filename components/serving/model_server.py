@@ -17,6 +17,7 @@ import pulumi_kubernetes as k8s
 
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.helm_chart import pinned_release
+from gpufleet.components.image_mirror import mirrored_image
 from gpufleet.base import labels as L
 from gpufleet.base import versions
 from gpufleet.base.spec.serving import FLOW_CONTROL_QUEUE_METRIC, SIGNALS, ModelServerSpec
@@ -74,7 +75,9 @@ class ModelServerArgs:
     depends_on: list = field(default_factory=list)
 
 
-def pod_template(m: ModelServerSpec, role: str, taints: tuple[dict, ...], claim: Optional[str] = None) -> dict:
+def pod_template(m: ModelServerSpec, role: str, taints: tuple[dict, ...], claim: Optional[str] = None,
+                 image: str = versions.VLLM_IMAGE) -> dict:
+    """`image`: the vLLM image as the nodes pull it (the stack's mirror copy with gpufleet:registry.mirror)."""
     size = m.nodes_per_replica
     if role == "leader":
         serve = (f"vllm serve {m.model} --port {PORT} --tensor-parallel-size {m.gpus_per_node}"
@@ -94,7 +97,7 @@ def pod_template(m: ModelServerSpec, role: str, taints: tuple[dict, ...], claim:
     resources = ({"claims": [{"name": c["name"]} for c in claims]} if claims
                  else {"limits": {"nvidia.com/gpu": str(m.gpus_per_node)}})
     container = {
-        "name": "vllm", "image": versions.VLLM_IMAGE, "command": ["sh", "-c", cmd], "resources": resources,
+        "name": "vllm", "image": image, "command": ["sh", "-c", cmd], "resources": resources,
         **({"ports": ports} if ports else {}),
     }
     if role == "leader":
@@ -107,12 +110,13 @@ def pod_template(m: ModelServerSpec, role: str, taints: tuple[dict, ...], claim:
     }}
 
 
-def leader_worker_set(m: ModelServerSpec, taints: tuple[dict, ...] = (), claim: Optional[str] = None) -> dict:
+def leader_worker_set(m: ModelServerSpec, taints: tuple[dict, ...] = (), claim: Optional[str] = None,
+                      image: str = versions.VLLM_IMAGE) -> dict:
     """The LeaderWorkerSet (leaderworkerset.x-k8s.io/v1, the CRD in the lws chart at the pinned tag, versions.LWS)."""
     template: dict = {"size": m.nodes_per_replica, "restartPolicy": "RecreateGroupOnPodRestart",
-                      "workerTemplate": pod_template(m, "leader" if m.nodes_per_replica == 1 else "worker", taints, claim)}
+                      "workerTemplate": pod_template(m, "leader" if m.nodes_per_replica == 1 else "worker", taints, claim, image)}
     if m.nodes_per_replica > 1:
-        template["leaderTemplate"] = pod_template(m, "leader", taints, claim)
+        template["leaderTemplate"] = pod_template(m, "leader", taints, claim, image)
     return {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
             "metadata": {"name": m.name, "namespace": m.namespace},
             "spec": {"replicas": m.scaling.min_replicas if m.scaling else 1, "leaderWorkerTemplate": template}}
@@ -191,7 +195,9 @@ class ModelServer(pulumi.ComponentResource):
             return k8s.apiextensions.CustomResource(f"{name}-{role}", api_version=obj["apiVersion"], kind=obj["kind"],
                                                     metadata=obj["metadata"], spec=obj["spec"], opts=o)
 
-        self.lws = custom("lws", leader_worker_set(m, args.gpu_vendor_taints, args.dra_claim_template))
+        # With gpufleet:registry.mirror the pods pull vLLM from the mirror (issue 38; `gpufleet images` lists it).
+        image = mirrored_image(versions.VLLM_IMAGE, access.facts)
+        self.lws = custom("lws", leader_worker_set(m, args.gpu_vendor_taints, args.dra_claim_template, image))
         self.pool_release = self.service = self.route = self.monitor = self.scaler = None
         if args.inference_pool:
             self.pool_release = pinned_release(

@@ -199,6 +199,11 @@ def image_list(plan: Plan) -> ImageList:
             # A manifest applied as published (GKE's GPUDirect and driver-installer DaemonSets): `pulumi up` fetches
             # it, and its images are not known offline.
             found.downloads.append(Download("manifest", r.name, str(r.inputs.get("file", ""))))
+            known = catalog_images.manifest_images(str(r.inputs.get("file", "")))
+            if known is not None:  # a manifest whose objects gpufleet has read (images.yaml `manifests`)
+                for image in known:
+                    add(image, f"manifest {r.name}")
+                continue
             found.unlisted.append(f"images of manifest {r.inputs.get('file', '')} ({r.name}): applied as published "
                                   "at `pulumi up`; read them from the file")
             continue

@@ -137,5 +137,5 @@ def test_serving_path_lines_name_each_hop_and_the_idle_cost():
     lines = serving_path(spec, capacity(spec))
     assert lines[0] == "serving: Gateway inference-gateway (class gke-l7-regional-external-managed)"
     assert "gateway -> InferencePool qwen3-8b + endpoint picker -> LeaderWorkerSet qwen3-8b" in lines[1]
-    assert "idle: 0 node(s), 0.00 USD/h; scales to zero" in lines[1]
+    assert "idle: 0 node(s), 0.00 USD/h + endpoint picker 4 CPU / 8Gi requested on system nodes; scales to zero" in lines[1]
     assert "(2 pod(s) x 8 GPU) -> pool h100" in lines[2] and "idle: 2 node(s)" in lines[2]

@@ -25,8 +25,11 @@ STACKS = ("airgap-k3s", "airgap-eks", "airgap-gke", "airgap-eks-karpenter")
 # examples do not install (issue 37: every chart with a reference archive): the AMD GPU Operator and its DeviceConfigs
 # (amd-lab, driver inbox), the Network Operator and its NicClusterPolicy (lab's RDMA pool, macvlan and SR-IOV),
 # amp's standalone exporters (airgap-k3s and airgap-eks run kube-prometheus-stack), the Kubeflow trainer with its bundled JobSet and its ClusterTrainingRuntimes, the DRA driver.
+# The serving layer (issue 38): inference-k3s (LeaderWorkerSet, Envoy Gateway and its proxy and ratelimit images set in
+# its EnvoyGateway config, vLLM) and inference-gke (the InferencePool chart's endpoint picker) with a mirror.
 VARIANTS = ("mirror-amd", "mirror-rdma", "mirror-sriov", "mirror-amp", "mirror-trainer", "mirror-dra",
-            "mirror-cold-start")
+            "mirror-cold-start", "mirror-serving-k3s", "mirror-serving-gke")
+GKE_MIRROR = "us-central1-docker.pkg.dev/my-gpu-project/gpufleet-mirror"  # Artifact Registry, as airgap-gke's
 MIRROR = "registry.example.internal:5000/gpufleet"
 
 
@@ -64,6 +67,12 @@ def _variant(stack: str) -> dict:
         for pool in config["gpufleet:nodePools"]:
             if pool.get("coldStart"):
                 pool["coldStart"]["images"] = [f"{MIRROR}/{i}" for i in pool["coldStart"]["images"]]
+    elif stack == "mirror-serving-k3s":
+        config = example_config("inference-k3s")
+    elif stack == "mirror-serving-gke":
+        config = example_config("inference-gke")
+        config["gpufleet:registry"] = {"mirror": GKE_MIRROR}  # (GKE nodes pull from Artifact Registry only)
+        return config
     else:
         assert stack == "mirror-dra", stack
         config = example_config("nvl72-k3s")
@@ -92,7 +101,7 @@ _PUBLIC_ANYWHERE = re.compile(r"(?:^|[=\s\"',])(?:" + "|".join(re.escape(h) for 
 # NicClusterPolicy, ClusterTrainingRuntimes).
 OWN_IMAGES = {"airgap-k3s": True, "airgap-eks": False, "airgap-gke": False, "airgap-eks-karpenter": False, "mirror-amd": True,
               "mirror-rdma": True, "mirror-sriov": True, "mirror-amp": False, "mirror-trainer": True,
-              "mirror-dra": True, "mirror-cold-start": True}
+              "mirror-dra": True, "mirror-cold-start": True, "mirror-serving-k3s": True, "mirror-serving-gke": True}
 
 
 @pytest.fixture(autouse=True)
@@ -145,13 +154,34 @@ def chart_path(name: str, version: str):
     return _EXTRACTED[(name, version)]
 
 
+def _embedded(objs):
+    """The YAML documents a ConfigMap carries as data, next to the objects: a controller's own configuration naming the
+    images it starts at run time (Envoy Gateway's envoy-gateway-config: the Envoy proxy, shutdown manager and ratelimit
+    images of the pods it creates, envoyproxy/gateway charts/gateway-helm templates/envoy-gateway-config.yaml)."""
+    import yaml
+
+    out = []
+    for o in objs:
+        if o.get("kind") != "ConfigMap":
+            continue
+        for text in (o.get("data") or {}).values():
+            try:
+                doc = yaml.safe_load(text)
+            except yaml.YAMLError:
+                continue
+            if isinstance(doc, dict):
+                out.append(doc)
+    return out
+
+
 def _renders(plan):
     out = {}
     for name, version, release, namespace, values in releases(plan):
         chart = chart_path(name, version)
         assert chart is not None, f"{name} {version}: no reference archive"
-        out[(name, version)] = template(chart, values, namespace, release=release,
-                                        kube_version=plan.spec.cluster.kubernetes_version, api_versions=API_VERSIONS)
+        objs = template(chart, values, namespace, release=release, kube_version=plan.spec.cluster.kubernetes_version,
+                        api_versions=API_VERSIONS)
+        out[(name, version)] = objs + _embedded(objs)
     return out
 
 
@@ -251,3 +281,52 @@ def test_gpufleet_made_objects_without_a_mirror_name_public_images():
                for i in listing.referenced_images(network_operator.nic_cluster_policy(args, MIRROR)))
     assert not any(i.startswith(MIRROR) for r in trainer_runtimes.runtimes() for i in listing.referenced_images(r))
     assert all(i.startswith(MIRROR + "/") for r in trainer_runtimes.runtimes(MIRROR) for i in listing.referenced_images(r))
+
+
+def test_envoy_gateway_starts_its_proxies_and_ratelimit_from_the_mirror():
+    """The images Envoy Gateway starts at run time come from its EnvoyGateway config (the envoy-gateway-config
+    ConfigMap), not from a pod in the render: with the mirror's values the default EnvoyProxy's container, the
+    shutdown manager and the ratelimit Deployment name the mirror; the chart's defaults name docker.io (the check bites)."""
+    import yaml
+
+    plan = planned("mirror-serving-k3s")
+    mirror = plan.spec.registry.mirror
+    ((name, version, release, namespace, values),) = [r for r in releases(plan) if r[0] == "gateway-helm"]
+
+    def config(vals):
+        objs = template(archive(name, version), vals, namespace, release=release, kube_version="1.36",
+                        api_versions=API_VERSIONS)
+        (cm,) = [o for o in objs if o["kind"] == "ConfigMap" and o["metadata"]["name"] == "envoy-gateway-config"]
+        return yaml.safe_load(cm["data"]["envoy-gateway.yaml"])["provider"]["kubernetes"], cm
+
+    kube, cm = config(values)
+    assert kube["rateLimitDeployment"]["container"]["image"] == f"{mirror}/docker.io/envoyproxy/ratelimit:17b1956c"
+    assert kube["shutdownManager"]["image"] == f"{mirror}/docker.io/envoyproxy/gateway:v1.9.0"
+    proxy = yaml.safe_load(cm["data"]["envoy-gateway.yaml"])["envoyProxy"]["provider"]["kubernetes"]
+    assert proxy["envoyDeployment"]["container"]["image"] == f"{mirror}/docker.io/envoyproxy/envoy:distroless-v1.39.0"
+    bare = {k: v for k, v in values.items() if k != "global"}
+    kube, cm = config(bare)
+    assert kube["rateLimitDeployment"]["container"]["image"] == "docker.io/envoyproxy/ratelimit:17b1956c"
+    assert "envoyProxy" not in yaml.safe_load(cm["data"]["envoy-gateway.yaml"])  # the controller's built-in proxy image
+
+
+def test_model_servers_without_a_mirror_name_the_public_vllm_image():
+    """vLLM moves to the mirror only with one: the same LeaderWorkerSet without it names docker.io."""
+    from gpufleet.base import versions
+    from gpufleet.components.serving.model_server import leader_worker_set
+
+    model = planned("mirror-serving-k3s").spec.serving.models[1]  # deepseek-r1: a leader and workers
+    assert set(listing.referenced_images(leader_worker_set(model))) == {versions.VLLM_IMAGE}
+    mirrored = f"{MIRROR}/{versions.VLLM_IMAGE}"
+    assert set(listing.referenced_images(leader_worker_set(model, image=mirrored))) == {mirrored}
+
+
+@pytest.mark.parametrize("stack", STACKS + VARIANTS)
+def test_the_spec_check_knows_every_chart_the_plan_installs(stack):
+    """registry_checks.CHART_KEYS may over-count, never under-count: each chart these plans install is one its
+    `installs` predicts from the spec, so a chart without a mirror list is refused before the program runs."""
+    from gpufleet.base.spec import registry_checks
+
+    plan = planned(stack)
+    for name, _version, *_ in releases(plan):
+        assert name in registry_checks.STACK_VERSIONED or registry_checks.CHART_KEYS[name].installs(plan.spec), name

@@ -98,3 +98,26 @@ def test_gke_scale_to_zero_wakes_on_the_endpoint_pickers_queue():
     queries = [t["metadata"]["query"] for t in spec["triggers"]]
     assert any("vllm:num_requests_waiting" in q for q in queries)
     assert any('inference_extension_flow_control_queue_size{inference_pool="qwen3-8b"}' in q for q in queries)
+
+
+def test_the_idle_line_names_the_endpoint_pickers_requests_from_the_chart():
+    """EPP_REQUESTS is the pinned inferencepool chart's own default (values.yaml), one picker per pooled model server;
+    a Service-routed model (Envoy Gateway) has no picker and names none."""
+    import tarfile
+
+    import yaml
+
+    from gpufleet.base.spec.serving import EPP_REQUESTS, serving_path
+
+    path = find_archive(versions.INFERENCEPOOL, CHARTS)
+    if path is None:
+        pytest.skip("no inferencepool archive")
+    with tarfile.open(path) as tar:
+        values = yaml.safe_load(tar.extractfile("inferencepool/values.yaml"))
+    assert values["inferenceExtension"]["resources"]["requests"] == EPP_REQUESTS
+    assert values["inferenceExtension"]["replicas"] == 1
+    gke = planned("inference-gke")
+    lines = serving_path(gke.spec, gke.capacity)[1:]
+    assert lines and all("+ endpoint picker 4 CPU / 8Gi requested on system nodes" in line for line in lines)
+    k3s = planned("inference-k3s")
+    assert not any("endpoint picker" in line and "requested" in line for line in serving_path(k3s.spec, k3s.capacity))

@@ -22,7 +22,7 @@ from gpufleet.app.plan.chart_archives import charts_dir
 from gpufleet.app.plan.cr_check import check_custom_resources
 from gpufleet.base.spec import upkeep_checks
 from gpufleet.base.spec.catalog_checks import catalog_warnings, plan_day
-from gpufleet.base.spec import dra_checks
+from gpufleet.base.spec import dra_checks, network_checks
 from gpufleet.app.plan.mocks import SECRET, PlanMocks, RecordingMonitor, Registration
 from gpufleet.app.plan.policy_runner import Violation, evaluate
 from gpufleet.app.plan.stackfile import StackFile
@@ -127,7 +127,8 @@ def _plan(stack_file: StackFile, evaluate_policies: bool, today: Optional[dateti
         outputs=monitor.stack_outputs,
         capacity=capacity(spec, plan_region(spec, stack_file.config)),
         warnings=addons_warnings(stack_file.stack, spec) + catalog_warnings(stack_file.stack, spec, day)
-        + upkeep_checks.warnings(stack_file.stack, spec) + dra_checks.warnings(stack_file.stack, spec) + cr_warnings,
+        + upkeep_checks.warnings(stack_file.stack, spec) + dra_checks.warnings(stack_file.stack, spec)
+        + network_checks.warnings(stack_file.stack, spec) + cr_warnings,
         catalog_date=catalog.catalog_date(spec.cluster.platform),
         region=plan_region(spec, stack_file.config),
     )

@@ -77,6 +77,13 @@ def mirror_slots(chart: str, version: str) -> Optional[list[ImageSlot]]:
     return None if rows is None else [ImageSlot(**row) for row in rows]
 
 
+def manifest_images(url: str) -> Optional[list[str]]:
+    """The images the objects of a manifest applied as published run (images.yaml `manifests`), or None when gpufleet
+    has not read that manifest."""
+    found = (_load("images.yaml").get("manifests") or {}).get(url)
+    return None if found is None else list(found)
+
+
 def source_registry(image: str) -> str:
     """The registry host of an image reference, as containerd and docker read it: the first path component when it
     holds a '.' or ':' or is `localhost`, else docker.io (k3s docs, installation/private-registry.md "Default Endpoint

@@ -55,6 +55,12 @@ class GkeNetworkSpec(Model):
     """Secondary range for services (created network only)."""
     cloud_nat: bool = True
     """Cloud Router + NAT so private nodes reach the internet (created network only)."""
+    proxy_only_cidr: str = "10.129.0.0/23"
+    """Range of the proxy-only subnet (purpose REGIONAL_MANAGED_PROXY, role ACTIVE) gpufleet creates in the cluster's
+    region when the serving Gateway is a regional GKE class (gke-l7-regional-external-managed, gke-l7-rilb), created
+    network only: the addresses of the load balancer's Envoy proxies. At least 64 addresses, a /26 or shorter prefix
+    ("Proxy-only subnets for Envoy-based load balancers", docs.cloud.google.com/load-balancing/docs/proxy-only-subnets,
+    "Plan the size of your proxy-only subnet"); default 10.129.0.0/23, the range and size of that page's example."""
     gpu_direct_cidr: str = "192.168.0.0/16"
     """Range carved into subnets of `gpuDirectSubnetPrefix` for GPUDirect pools' additional VPCs: each pool gets its
     own VPCs and its own consecutive blocks, in pool order (GKE forbids overlapping pod networks in one cluster)."""
@@ -64,7 +70,7 @@ class GkeNetworkSpec(Model):
     (Compute Engine keeps 4 addresses of each subnet). Changing it replaces the GPUDirect subnets and their pools:
     GPUDirect pools created with /24 subnets (gpufleet before this default) keep them with 24."""
 
-    _check_cidrs = field_validator("subnet_cidr", "pods_cidr", "services_cidr", "gpu_direct_cidr")(
+    _check_cidrs = field_validator("subnet_cidr", "pods_cidr", "services_cidr", "gpu_direct_cidr", "proxy_only_cidr")(
         classmethod(lambda cls, v: _cidr(v))
     )
 

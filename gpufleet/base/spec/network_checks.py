@@ -9,7 +9,11 @@ GKE: the control plane's private endpoint range "must be a /28" from a private r
 cluster": --master-ipv4-cidr); the node subnet, pod and service ranges, the control-plane range and the GPUDirect
 range must not overlap (a VPC refuses overlapping subnet ranges, "Subnets: IPv4 ranges ... must not overlap"; GKE
 refuses a master range that overlaps a subnet of the network); at most 50 authorized networks (100 with a
-private-only endpoint). (Ranges with host bits set are refused in gke.py already.)
+private-only endpoint). (Ranges with host bits set are refused in gke.py already.) With a regional Gateway class
+(serving.REGIONAL_PROXY_CLASSES) on a network gpufleet creates, the proxy-only subnet's range joins the ranges that
+must not overlap and must hold at least 64 addresses, a /26 or shorter ("Proxy-only subnets for Envoy-based load
+balancers", docs.cloud.google.com/load-balancing/docs/proxy-only-subnets); on an existing network it must already
+exist, which the plan cannot see: a warning says so.
 k3s: an RDMA pool's pod range must not overlap k3s's cluster and service CIDRs (defaults 10.42.0.0/16 and
 10.43.0.0/16, docs.k3s.io/cli/server "--cluster-cidr", "--service-cidr"), or pods route RDMA traffic into the
 cluster network; nor may a host's own address lie in those CIDRs or in an RDMA pool's range.
@@ -21,6 +25,7 @@ import ipaddress
 from typing import Any
 
 from gpufleet.base.spec.errors import Problem
+from gpufleet.base.spec.serving import needs_proxy_only_subnet
 
 NS = "gpufleet"
 AWS_SUBNET_PREFIXES = (16, 28)
@@ -28,6 +33,7 @@ EKS_PRIVATE_SPLIT = 3  # private subnets: eighths of the VPC
 EKS_PUBLIC_SPLIT = 6  # public subnets: 64ths (eighths of the last eighth)
 EKS_MAX_ZONES = 7
 GKE_MASTER_PREFIX = 28
+GKE_PROXY_ONLY_MAX_PREFIX = 26  # 64 addresses, the smallest proxy-only subnet (module docstring)
 # "You can add up to 50 authorized networks (100 if the cluster has only a private endpoint)" (GKE "Authorized
 # networks for control plane access": limits; secondary reading 2026-12-02, verify on a GKE upgrade).
 GKE_AUTHORIZED_NETWORKS = 50
@@ -113,6 +119,13 @@ def _gke(stack: str, spec: Any) -> list[Problem]:
     if net.existing is None:
         ranges += [("cluster.gke.network.subnetCidr", net.subnet_cidr), ("cluster.gke.network.podsCidr", net.pods_cidr),
                    ("cluster.gke.network.servicesCidr", net.services_cidr)]
+    if net.existing is None and needs_proxy_only_subnet(spec):
+        ranges.append(("cluster.gke.network.proxyOnlyCidr", net.proxy_only_cidr))
+        proxy = ipaddress.ip_network(net.proxy_only_cidr, strict=False)
+        if proxy.version != 4 or proxy.prefixlen > GKE_PROXY_ONLY_MAX_PREFIX:
+            problems.append(Problem(stack, f"{NS}:cluster.gke.network.proxyOnlyCidr", "the regional load balancer's "
+                                    f"proxy-only subnet needs at least 64 IPv4 addresses: a /{GKE_PROXY_ONLY_MAX_PREFIX} or "
+                                    "shorter prefix (default 10.129.0.0/23)", net.proxy_only_cidr))
     if any(p.rdma for p in spec.node_pools) or "gpu_direct_cidr" in net.model_fields_set:
         ranges.append(("cluster.gke.network.gpuDirectCidr", net.gpu_direct_cidr))
     limit = GKE_AUTHORIZED_NETWORKS_PRIVATE if gke.private_endpoint else GKE_AUTHORIZED_NETWORKS
@@ -125,6 +138,20 @@ def _gke(stack: str, spec: Any) -> list[Problem]:
         problems.append(Problem(stack, f"{NS}:cluster.gke.masterIpv4Cidr", f"the control plane's range must be a private IPv4 "
                                 f"/{GKE_MASTER_PREFIX}, e.g. 172.16.0.0/28", gke.master_ipv4_cidr))
     return problems + _overlaps(stack, ranges, "pod, service, node, control-plane and GPUDirect ranges must not overlap")
+
+
+def warnings(stack: str, spec: Any) -> list[Problem]:
+    """What the plan cannot check: an existing GKE network's proxy-only subnet for a regional Gateway class."""
+    gke = spec.cluster.gke
+    if spec.cluster.platform != "gke" or gke is None or gke.network.existing is None or not needs_proxy_only_subnet(spec):
+        return []
+    klass = spec.serving.gateway.resolved(spec.cluster.platform)
+    return [Problem(stack, f"{NS}:cluster.gke.network.existing", f"the serving Gateway's class {klass} is a regional "
+                    "Envoy-based load balancer: the network must have an active proxy-only subnet (purpose "
+                    f"REGIONAL_MANAGED_PROXY, role ACTIVE) in {gke.region}, which gpufleet does not create in a network "
+                    "it does not own (gcloud compute networks subnets create ... --purpose=REGIONAL_MANAGED_PROXY "
+                    "--role=ACTIVE; docs.cloud.google.com/load-balancing/docs/proxy-only-subnets)",
+                    gke.network.existing.network)]
 
 
 def _k3s(stack: str, spec: Any) -> list[Problem]:

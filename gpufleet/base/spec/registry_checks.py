@@ -4,18 +4,70 @@ site with no path to its images, a k3s release file with nothing to verify it by
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Callable, NamedTuple
 
 from gpufleet.base import versions
 from gpufleet.base.catalog import images as catalog_images
 from gpufleet.base.sharing import is_amd
 from gpufleet.base.spec.errors import Problem
 from gpufleet.base.spec.registry import ARTIFACT_REGISTRY, ECR_HOST
+from gpufleet.base.spec.serving import ENVOY_CLASS, INFERENCE_POOL_CLASSES
 from gpufleet.base.spec.shape import shaped_pools
 
 MIRROR = "gpufleet:registry.mirror"
 EGRESS = "gpufleet:cluster.eks.network.egress"
 PASSWORD = "gpufleet:registryPassword"
+
+
+class ChartKey(NamedTuple):
+    key: str
+    """The stack key that makes gpufleet install the chart, as the refusal names it."""
+    installs: Callable[[Any], bool]
+    """Whether a spec may install the chart: never false for a stack that installs it (it may be true for one that does
+    not, e.g. every EKS stack for the EFA device plugin), so that a chart without a mirror list is refused before any
+    resource is registered, never reaching components/image_mirror.py's KeyError."""
+    why: str = ""
+    """Why it cannot be redirected; default: the catalog lists no images for that chart version."""
+    label: str = ""
+    """The name users know it by; default: the chart's name."""
+
+
+def _serving_class(spec: Any) -> str:
+    return spec.serving.gateway.resolved(spec.cluster.platform) if spec.serving.enabled else ""
+
+
+# Every chart pinned in gpufleet/base/versions.py at its pinned version, by name: the key that installs it. The GPU
+# Operators are not here: their version is the stack's (gpuOperator.version, amdGpuOperator.version) and is judged
+# below. tests/unit/test_registry_mirror_charts.py keeps the table complete.
+CHART_KEYS: dict[str, ChartKey] = {
+    versions.VOLCANO.name: ChartKey("gpufleet:addons.volcano", lambda s: s.addons.volcano.enabled,
+                                    "its chart archive is not in ../shared/reference/charts, so no render can prove that "
+                                    "every image it runs comes from the mirror", "Volcano"),
+    versions.KUEUE.name: ChartKey("gpufleet:addons.kueue", lambda s: s.addons.kueue.enabled),
+    versions.JOBSET.name: ChartKey("gpufleet:addons.jobset", lambda s: s.addons.jobset.enabled),
+    versions.KUBEFLOW_TRAINER.name: ChartKey("gpufleet:addons.trainer", lambda s: s.addons.trainer.enabled),
+    versions.KEDA.name: ChartKey("gpufleet:addons.keda", lambda s: s.addons.keda.enabled),
+    versions.KUBE_PROMETHEUS_STACK.name: ChartKey("gpufleet:observability.metrics.backend", lambda s: True),
+    versions.KUBE_STATE_METRICS.name: ChartKey("gpufleet:observability.metrics.backend", lambda s: True),
+    versions.PROMETHEUS_NODE_EXPORTER.name: ChartKey("gpufleet:observability.metrics.backend", lambda s: True),
+    versions.NETWORK_OPERATOR.name: ChartKey("gpufleet:nodePools[].rdma", lambda s: any(p.rdma for p in s.node_pools)),
+    versions.CSI_DRIVER_NFS.name: ChartKey("gpufleet:storage.nfs", lambda s: s.cluster.platform == "k3s"),
+    versions.CLUSTER_AUTOSCALER.name: ChartKey("gpufleet:cluster.eks.autoscaler", lambda s: s.cluster.platform == "eks"),
+    versions.KARPENTER.name: ChartKey("gpufleet:cluster.eks.autoscaler", lambda s: s.cluster.platform == "eks"),
+    versions.EFA_DEVICE_PLUGIN.name: ChartKey("gpufleet:nodePools[].efa", lambda s: s.cluster.platform == "eks"),
+    versions.DRA_DRIVER_NVIDIA_GPU.name: ChartKey("gpufleet:nodePools[].allocation",
+                                                  lambda s: any(p.allocation == "dra" for p in s.node_pools)),
+    versions.LWS.name: ChartKey("gpufleet:serving", lambda s: s.serving.enabled),
+    versions.ENVOY_GATEWAY.name: ChartKey("gpufleet:serving.gateway.className",
+                                          lambda s: _serving_class(s) == ENVOY_CLASS, label="Envoy Gateway"),
+    versions.INFERENCEPOOL.name: ChartKey("gpufleet:serving.models",
+                                          lambda s: _serving_class(s) in INFERENCE_POOL_CLASSES and bool(s.serving.models)),
+}
+STACK_VERSIONED = (versions.GPU_OPERATOR.name, versions.AMD_GPU_OPERATOR.name)
+
+
+def _pinned_charts() -> dict[str, versions.HelmChart]:
+    return {v.name: v for v in vars(versions).values() if isinstance(v, versions.HelmChart)}
 
 
 def bypassing_charts(spec: Any) -> list[str]:
@@ -49,9 +101,12 @@ def bypassing_charts(spec: Any) -> list[str]:
             out.append("the AMD GPU Operator's driver build (gpufleet:amdGpuOperator.driver.source: operator; KMM "
                        "builds the driver image on the cluster from AMD's package repository, repo.radeon.com: use "
                        "source: inbox with the driver installed on the hosts)")
-    if spec.addons.volcano.enabled:
-        out.append("Volcano (gpufleet:addons.volcano; its chart archive is not in ../shared/reference/charts, so no "
-                   "render can prove that every image it runs comes from the mirror)")
+    for name, pin in sorted(_pinned_charts().items()):
+        chart = CHART_KEYS.get(name)
+        if chart is None or catalog_images.mirror_slots(name, pin.version) is not None or not chart.installs(spec):
+            continue
+        why = chart.why or "gpufleet/base/catalog/images.yaml `mirror` lists no images for that chart version"
+        out.append(f"{chart.label or name}: chart {name} {pin.version} ({chart.key}; {why})")
     if spec.gpu_operator.enabled and catalog_images.mirror_slots("gpu-operator", spec.gpu_operator.version) is None:
         out.append(f"GPU Operator {spec.gpu_operator.version} (gpufleet:gpuOperator.version; the images of "
                    f"{', '.join(sorted(_mirrored_operator_releases()))} are listed)")

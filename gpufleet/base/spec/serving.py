@@ -19,7 +19,7 @@ Facts behind the checks, each with its source:
   holds a request: a Service with no ready endpoint refuses it.
 """
 
-from typing import Annotated, Literal, Optional
+from typing import Annotated, Any, Literal, Optional
 
 from pydantic import Field
 
@@ -37,6 +37,25 @@ GKE_INFERENCE_CLASSES = ("gke-l7-regional-external-managed", "gke-l7-rilb")
 GATEWAY_CLASSES = {"gke": GKE_INFERENCE_CLASSES, "eks": (ENVOY_CLASS,), "k3s": (ENVOY_CLASS,)}
 # The classes whose controller routes to an InferencePool (an endpoint picker runs for them).
 INFERENCE_POOL_CLASSES = GKE_INFERENCE_CLASSES
+# The classes whose load balancer is a regional Envoy-based one, which needs an active proxy-only subnet
+# (purpose REGIONAL_MANAGED_PROXY) in the Gateway's region and VPC: GKE "Deploying Gateways" (docs.cloud.google.com/
+# kubernetes-engine/docs/how-to/deploying-gateways, "Configure a proxy-only subnet": required by the regional external
+# and internal classes) and "Proxy-only subnets for Envoy-based load balancers" (docs.cloud.google.com/load-balancing/
+# docs/proxy-only-subnets: one active REGIONAL_MANAGED_PROXY subnet per network and region, shared by every regional
+# Envoy-based load balancer there).
+REGIONAL_PROXY_CLASSES = ("gke-l7-regional-external-managed", "gke-l7-rilb")
+
+
+# What each endpoint picker requests: the inferencepool chart's default (values.yaml `inferenceExtension.resources.requests`
+# at versions.INFERENCEPOOL: cpu "4", memory 8Gi; gpufleet does not override it), one pod per InferencePool
+# (`inferenceExtension.replicas: 1`), on the system nodes. tests/upstream/test_serving_upstream.py reads the archive.
+EPP_REQUESTS = {"cpu": "4", "memory": "8Gi"}
+
+
+def needs_proxy_only_subnet(spec: Any) -> bool:
+    """Whether the stack's Gateway is a regional Envoy-based load balancer (REGIONAL_PROXY_CLASSES)."""
+    serving = spec.serving
+    return serving.enabled and serving.gateway.resolved(spec.cluster.platform) in REGIONAL_PROXY_CLASSES
 GKE_MIN_MINOR = (1, 34)
 # Which Inference Extension release each gateway implementation is known to work with, and the Gateway API version it
 # reads (docs/inference.md, "Version alignment"). GKE's managed controller: InferencePool v1 (GA in the extension's
@@ -229,7 +248,9 @@ def _scaling(stack, at, m, spec, backend, pooled) -> list[Problem]:
 def serving_path(spec, capacity) -> list[str]:
     """The plan's serving lines: per model server, gateway -> pool -> model servers -> GPU pool, and what the server
     costs while idle (its minimum replicas x nodes per replica x the pool's node price). `capacity`: the plan's
-    PoolCapacity rows (their price per node-hour)."""
+    PoolCapacity rows (their price per node-hour). With an endpoint picker, the line adds the CPU and memory its pod
+    requests on the system nodes (EPP_REQUESTS), which the system pool must hold while the model idles: gpufleet has no
+    per-CPU price for a share of a system node, so it is named, not priced."""
     serving = spec.serving
     if not serving.enabled:
         return []
@@ -238,6 +259,7 @@ def serving_path(spec, capacity) -> list[str]:
     pooled = klass in INFERENCE_POOL_CLASSES
     prices = {c.pool: c.price_per_node_hour for c in capacity}
     out = [f"serving: Gateway inference-gateway (class {klass})"]
+    picker = f" + endpoint picker {EPP_REQUESTS['cpu']} CPU / {EPP_REQUESTS['memory']} requested on system nodes"
     for m in serving.models:
         via = f"InferencePool {m.name} + endpoint picker" if pooled else f"Service {m.name} (no endpoint picker)"
         replicas = m.scaling.min_replicas if m.scaling else 1
@@ -249,5 +271,5 @@ def serving_path(spec, capacity) -> list[str]:
                  f"{replicas}-{top} replicas" if m.scaling else "fixed 1 replica")
         out.append(f"  {m.namespace}/{m.name}: gateway -> {via} -> LeaderWorkerSet {m.name} "
                    f"({m.nodes_per_replica} pod(s) x {m.gpus_per_node} GPU) -> pool {m.pool}; {scale}; "
-                   f"idle: {nodes} node(s), {idle}" + ("; scales to zero (flow control holds requests)" if replicas == 0 else ""))
+                   f"idle: {nodes} node(s), {idle}" + (picker if pooled else "") + ("; scales to zero (flow control holds requests)" if replicas == 0 else ""))
     return out
