@@ -4,6 +4,7 @@ import pytest
 
 from gpufleet.base import catalog, versions
 from gpufleet.base.catalog import aws as aws_catalog
+from gpufleet.base.catalog import dra as dra_catalog
 from gpufleet.base.spec import SpecError, load_spec
 from tests.helpers import example_config, stack_file
 
@@ -68,7 +69,10 @@ CASES = {
         [f"{P}.instanceType: p6e-gb300.36xlarge is an NVIDIA GPU instance type (family p6e-gb300), but gpufleet's catalog "
          "has no facts for this size yet (GPU count, network cards, EFA interfaces, price): add its row to "
          "gpufleet/base/catalog/aws_instances.yaml with its sources, or use a catalogued type (GPU types: "
-         f"{', '.join(aws_catalog.gpu_instance_types())}) (got 'p6e-gb300.36xlarge')"],
+         f"{', '.join(aws_catalog.gpu_instance_types())}) (got 'p6e-gb300.36xlarge')",
+         # issue 34: no AWS document read sizes P6e-GB300 UltraServers (catalog dra.yaml `unsourced`)
+         f"{P}.instanceType: gpufleet cannot size p6e-gb300.36xlarge: {dra_catalog.unsourced('eks', 'p6e-gb300.36xlarge')}. "
+         "Known multi-node NVLink machines are in gpufleet/base/catalog/dra.yaml (got 'p6e-gb300.36xlarge')"],
     ),
     "gpu pool with a cpu type": (
         lambda c: _pool(c, 1).update(instanceTypes=["m7i.xlarge"]),
