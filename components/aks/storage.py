@@ -16,6 +16,7 @@ from typing import Optional
 import pulumi
 import pulumi_kubernetes as k8s
 
+from gpufleet.base import labels
 from gpufleet.base.spec.aks import AksStorageSpec
 from gpufleet.components.cluster_access import ClusterAccess
 
@@ -25,7 +26,6 @@ BLOB_CLASS = "gpufleet-blob"
 DISK_DRIVER = "disk.csi.azure.com"
 FILE_DRIVER = "file.csi.azure.com"
 BLOB_DRIVER = "blob.csi.azure.com"
-DEFAULT_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class"
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class AksStorage(pulumi.ComponentResource):
         # so claims without a class get this one.
         self.rwo = k8s.storage.v1.StorageClass(
             f"{name}-rwo",
-            metadata={"name": RWO_CLASS, "annotations": {DEFAULT_CLASS_ANNOTATION: "true"}},
+            metadata={"name": RWO_CLASS, "annotations": {labels.DEFAULT_STORAGE_CLASS_ANNOTATION: "true"}},
             provisioner=DISK_DRIVER,
             parameters={"skuName": spec.disk_sku},
             volume_binding_mode="WaitForFirstConsumer",

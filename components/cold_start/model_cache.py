@@ -18,7 +18,7 @@ from typing import Optional
 import pulumi
 import pulumi_kubernetes as k8s
 
-from gpufleet.base import versions
+from gpufleet.base import labels, versions
 from gpufleet.base.catalog import images
 from gpufleet.base.spec.cold_start import ModelCacheSpec
 from gpufleet.base.spec.protection import ProtectionSpec
@@ -69,7 +69,7 @@ def claim(args: ModelCacheArgs) -> dict:
         "metadata": {"name": c.name, "namespace": c.namespace, "labels": {MODEL_CACHE_LABEL: "true"},
                      # The Job is the claim's first consumer: on a WaitForFirstConsumer class the claim binds only once
                      # the Job's pod exists, and FSx or Filestore take minutes to create the file system; the Job waits.
-                     "annotations": {SOURCE_ANNOTATION: c.source, "pulumi.com/skipAwait": "true",
+                     "annotations": {SOURCE_ANNOTATION: c.source, labels.PULUMI_SKIP_AWAIT_ANNOTATION: "true",
                                      **exemption(args.protection)}},
         "spec": {
             "accessModes": ["ReadWriteMany"],
@@ -105,7 +105,7 @@ def job(args: ModelCacheArgs, mirror: Optional[str] = None) -> dict:
             "namespace": c.namespace,
             "labels": {MODEL_CACHE_LABEL: c.name},
             # A multi-gigabyte download outlasts the provider's wait for a Job; the Job reports on its own.
-            "annotations": {"pulumi.com/skipAwait": "true"},
+            "annotations": {labels.PULUMI_SKIP_AWAIT_ANNOTATION: "true"},
         },
         "spec": {
             "backoffLimit": 6,

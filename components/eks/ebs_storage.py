@@ -8,6 +8,7 @@ from typing import Optional
 import pulumi
 import pulumi_kubernetes as k8s
 
+from gpufleet.base import labels
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.eks.addon import eks_addon
 from gpufleet.components.eks.irsa import irsa_role
@@ -22,7 +23,7 @@ def storage_class_manifest() -> dict:
     return {
         "apiVersion": "storage.k8s.io/v1",
         "kind": "StorageClass",
-        "metadata": {"name": STORAGE_CLASS, "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}},
+        "metadata": {"name": STORAGE_CLASS, "annotations": {labels.DEFAULT_STORAGE_CLASS_ANNOTATION: "true"}},
         "provisioner": "ebs.csi.aws.com",
         "parameters": {"type": "gp3", "encrypted": "true"},
         "reclaimPolicy": "Delete",

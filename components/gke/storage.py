@@ -14,6 +14,7 @@ from typing import Optional
 import pulumi
 import pulumi_kubernetes as k8s
 
+from gpufleet.base import labels
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.base.spec.gke import GkeStorageSpec
 
@@ -23,7 +24,6 @@ PD_DRIVER = "pd.csi.storage.gke.io"
 FILESTORE_DRIVER = "filestore.csi.storage.gke.io"
 LUSTRE_CLASS = "gpufleet-lustre"
 LUSTRE_DRIVER = "lustre.csi.storage.gke.io"
-DEFAULT_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class"
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ class GkeStorage(pulumi.ComponentResource):
         # PVCs without a class get this one.
         self.rwo = k8s.storage.v1.StorageClass(
             f"{name}-rwo",
-            metadata={"name": RWO_CLASS, "annotations": {DEFAULT_CLASS_ANNOTATION: "true"}},
+            metadata={"name": RWO_CLASS, "annotations": {labels.DEFAULT_STORAGE_CLASS_ANNOTATION: "true"}},
             provisioner=PD_DRIVER,
             parameters={"type": args.spec.default_disk_type},
             volume_binding_mode="WaitForFirstConsumer",

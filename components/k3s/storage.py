@@ -17,7 +17,7 @@ from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.protection import exemption, protect
 from gpufleet.components.helm_chart import CHARTS_FACT, chart_args
 from gpufleet.components.image_mirror import MIRROR_FACT, mirrored_values
-from gpufleet.base import versions
+from gpufleet.base import labels, versions
 from gpufleet.base.spec.protection import ProtectionSpec
 from gpufleet.base.spec.stack import StorageSpec
 
@@ -25,7 +25,6 @@ NFS_PROVISIONER = "nfs.csi.k8s.io"
 NFS_NAMESPACE = "kube-system"
 # The StorageClass k3s's local-path provisioner registers (and marks default).
 LOCAL_PATH_CLASS = "local-path"
-DEFAULT_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class"
 
 
 @dataclass(frozen=True)
@@ -44,7 +43,7 @@ def nfs_storage_class(spec: StorageSpec) -> dict:
     return {
         "apiVersion": "storage.k8s.io/v1",
         "kind": "StorageClass",
-        "metadata": {"name": nfs.storage_class, "annotations": {DEFAULT_CLASS_ANNOTATION: "false"}},
+        "metadata": {"name": nfs.storage_class, "annotations": {labels.DEFAULT_STORAGE_CLASS_ANNOTATION: "false"}},
         "provisioner": NFS_PROVISIONER,
         "parameters": {"server": nfs.server, "share": nfs.share},
         "reclaimPolicy": nfs.reclaim_policy,

@@ -123,6 +123,9 @@ AMD_DRIVER_ANNOTATION = "gpufleet.io/amd-driver-version"  # "30.30.3"
 PULUMI_WAIT_FOR_ANNOTATION = "pulumi.com/waitFor"
 # pulumi-kubernetes: "true" skips every await of the object (its waitFor too; provider pkg/metadata/overrides.go).
 PULUMI_SKIP_AWAIT_ANNOTATION = "pulumi.com/skipAwait"
+# The StorageClass a claim without `storageClassName` gets: "true" on at most one class
+# (kubernetes.io/docs/concepts/storage/storage-classes/#default-storageclass).
+DEFAULT_STORAGE_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class"
 
 # Exemptions are visible: a label/tag `gpufleet.io/exempt-<policy>: "<reason>"`.
 EXEMPT_PREFIX = "gpufleet.io/exempt-"

@@ -471,7 +471,7 @@ def claim_items(resources: list[Registration], region: Optional[str]) -> list[Co
     classes = {_get(r.inputs, "metadata.name"): r for r in resources if r.type == "kubernetes:storage.k8s.io/v1:StorageClass"}
     default = next((r for r in classes.values()
                     if _get(r.inputs, "metadata.annotations") and
-                    _get(r.inputs, "metadata.annotations").get("storageclass.kubernetes.io/is-default-class") == "true"), None)
+                    _get(r.inputs, "metadata.annotations").get(labels.DEFAULT_STORAGE_CLASS_ANNOTATION) == "true"), None)
     out, claimed = [], set()
     for r in resources:
         if r.type != "kubernetes:core/v1:PersistentVolumeClaim":

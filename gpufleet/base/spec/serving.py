@@ -56,6 +56,8 @@ def needs_proxy_only_subnet(spec: Any) -> bool:
     """Whether the stack's Gateway is a regional Envoy-based load balancer (REGIONAL_PROXY_CLASSES)."""
     serving = spec.serving
     return serving.enabled and serving.gateway.resolved(spec.cluster.platform) in REGIONAL_PROXY_CLASSES
+
+
 GKE_MIN_MINOR = (1, 34)
 # Which Inference Extension release each gateway implementation is known to work with, and the Gateway API version it
 # reads (docs/inference.md, "Version alignment"). GKE's managed controller: InferencePool v1 (GA in the extension's
