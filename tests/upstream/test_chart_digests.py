@@ -43,7 +43,9 @@ def test_recorded_digest_is_the_reference_archive(chart):
 
 
 def test_the_published_reference_archives_are_the_ones_known():
-    """csi-driver-nfs and the AMD GPU Operator are kept as published; if a row changes, the skips above change too."""
+    """csi-driver-nfs (4.12.1, and 4.13.4 added in the fifth wave) and the AMD GPU Operator are kept as published; if
+    a row changes, the skips above change too."""
     if not (CHARTS / "SOURCES.md").exists():
         pytest.skip("../shared/reference/charts is not beside this checkout")
-    assert _published_in_reference() == {"csi-driver-nfs-4.12.1.tgz", "gpu-operator-charts-v1.5.1.tgz"}
+    assert _published_in_reference() == {"csi-driver-nfs-4.12.1.tgz", "csi-driver-nfs-4.13.4.tgz",
+                                         "gpu-operator-charts-v1.5.1.tgz"}
