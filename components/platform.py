@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Optional, Sequence
 
 import pulumi
 
+from gpufleet.base import platforms
 from gpufleet.base.spec import NodePoolSpec, StackSpec
 from gpufleet.components.cluster_access import ClusterAccess
 
@@ -112,5 +113,6 @@ class Platform:
 
 
 def platform(name: str) -> Platform:
-    """The platform a stack names: `PLATFORM` of gpufleet.components.<name>.platform, imported only now."""
-    return importlib.import_module(f"gpufleet.components.{name}.platform").PLATFORM
+    """The platform a stack names: `PLATFORM` of the module its traits name (gpufleet.components.<name>.platform for
+    the built-in ones), imported only now."""
+    return importlib.import_module(platforms.get(name).program.components).PLATFORM

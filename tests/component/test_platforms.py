@@ -6,20 +6,19 @@ from __future__ import annotations
 import ast
 import sys
 import types
-import typing
 
 import pulumi
 import pulumi_kubernetes as k8s
 import pytest
 
-from gpufleet.base.spec.cluster import ClusterSpec
+from gpufleet.base import platforms
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.gpu_cluster import GpuCluster, GpuClusterArgs
 from gpufleet.components.platform import ClusterContext, Platform, PlatformBuild, platform
 from gpufleet.base.spec import load_spec
 from tests.helpers import ROOT, example, run_under_mocks
 
-PLATFORMS = typing.get_args(ClusterSpec.model_fields["platform"].annotation)
+PLATFORMS = platforms.names()
 
 
 def spec_of(stack: str):
@@ -81,6 +80,16 @@ class Testbed(Platform):
 
 
 def test_a_new_platform_is_a_folder_that_gpu_cluster_finds_and_asks(monkeypatch):
+    traits = platforms.PlatformTraits("testbed", platforms.contract.ProgramTraits(
+        components="gpufleet.components.testbed.platform", extra="testbed"))
+    platforms.register(traits)
+    try:
+        _plan_testbed(monkeypatch)
+    finally:
+        platforms.unregister("testbed")
+
+
+def _plan_testbed(monkeypatch):
     module = types.ModuleType("gpufleet.components.testbed.platform")
     module.PLATFORM = Testbed()
     monkeypatch.setitem(sys.modules, "gpufleet.components.testbed", types.ModuleType("gpufleet.components.testbed"))

@@ -3,8 +3,9 @@
 from typing import Literal, Optional
 
 from pydantic import Field, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
 
-from gpufleet.base import versions
+from gpufleet.base import platforms, versions
 from gpufleet.base.spec.base import DNS_LABEL, LABEL_VALUE, Model, check_address
 from gpufleet.base.spec.text import check_san, check_url_address, check_user
 from gpufleet.base.spec.aks import AksSpec
@@ -129,9 +130,10 @@ class K3sSpec(Model):
 class ClusterSpec(Model):
     """The control plane."""
 
-    platform: Literal["eks", "gke", "aks", "k3s", "existing"]
+    platform: str = Field(json_schema_extra=lambda schema: schema.update(enum=list(platforms.names())))
     """Where the control plane runs: eks | gke | aks | k3s, or existing: a cluster gpufleet does not create, reached
-    through the secret `gpufleet:kubeconfig` (docs/existing-cluster.md)."""
+    through the secret `gpufleet:kubeconfig` (docs/existing-cluster.md); or a platform a plug-in registers
+    (gpufleet/base/platforms)."""
     name: Optional[str] = Field(default=None, pattern=DNS_LABEL, max_length=40)
     """Cluster name and prefix of every child resource; default: the stack name. Renaming replaces the cluster."""
     kubernetes_version: str = Field(default=versions.KUBERNETES_DEFAULT, validate_default=True)
@@ -149,6 +151,16 @@ class ClusterSpec(Model):
     protection: ProtectionSpec = ProtectionSpec()
     """Protect what holds state (control plane, secrets key, k3s servers and token, checkpoint claim) from
     `pulumi destroy` and replacement; default: on. Off needs a reason: `{enabled: false, reason: "..."}`."""
+
+    @field_validator("platform")
+    @classmethod
+    def _known_platform(cls, v: str) -> str:
+        known = platforms.names()
+        if v not in known:
+            quoted = [f"'{n}'" for n in known]
+            # Worded as pydantic words a Literal miss, so the error shows the value as every other choice does.
+            raise PydanticCustomError("literal_error", f"Input should be {', '.join(quoted[:-1])} or {quoted[-1]}")
+        return v
 
     @field_validator("kubernetes_version")
     @classmethod

@@ -1,0 +1,9 @@
+"""aks: keys traits (gpufleet/base/platforms/contract/keys.py says what each one means)."""
+
+from __future__ import annotations
+
+from gpufleet.base.platforms.contract.keys import KeyTraits
+
+
+class AksKeys(KeyTraits):
+    pass

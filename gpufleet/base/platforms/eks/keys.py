@@ -1,0 +1,9 @@
+"""eks: keys traits (gpufleet/base/platforms/contract/keys.py says what each one means)."""
+
+from __future__ import annotations
+
+from gpufleet.base.platforms.contract.keys import KeyTraits
+
+
+class EksKeys(KeyTraits):
+    pass

@@ -1,0 +1,9 @@
+"""eks: pricing traits (gpufleet/base/platforms/contract/pricing.py says what each one means)."""
+
+from __future__ import annotations
+
+from gpufleet.base.platforms.contract.pricing import PricingTraits
+
+
+class EksPricing(PricingTraits):
+    pass

@@ -1,0 +1,9 @@
+"""existing: scheduling traits (gpufleet/base/platforms/contract/scheduling.py says what each one means)."""
+
+from __future__ import annotations
+
+from gpufleet.base.platforms.contract.scheduling import SchedulingTraits
+
+
+class ExistingScheduling(SchedulingTraits):
+    pass

@@ -1,0 +1,9 @@
+"""k3s: addons traits (gpufleet/base/platforms/contract/addons.py says what each one means)."""
+
+from __future__ import annotations
+
+from gpufleet.base.platforms.contract.addons import AddonTraits
+
+
+class K3sAddons(AddonTraits):
+    pass

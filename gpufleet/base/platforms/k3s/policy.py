@@ -1,0 +1,9 @@
+"""k3s: policy traits (gpufleet/base/platforms/contract/policy.py says what each one means)."""
+
+from __future__ import annotations
+
+from gpufleet.base.platforms.contract.policy import PolicyTraits
+
+
+class K3sPolicy(PolicyTraits):
+    pass
