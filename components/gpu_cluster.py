@@ -13,7 +13,7 @@ from gpufleet.components.platform import ClusterContext, PlatformInputs, platfor
 from gpufleet.base.node_labels import node_taints
 from gpufleet.base.sharing import is_amd
 from gpufleet.base.spec import NAMESPACE, SpecError, StackSpec, load_spec
-from gpufleet.base.spec.observability import MANAGED_BACKENDS, SCRAPES_GPU_OPERATOR_DCGM
+from gpufleet.base.spec.features.observability import MANAGED_BACKENDS, SCRAPES_GPU_OPERATOR_DCGM
 from gpufleet.base.spec.shape import shaped_pools
 
 # Provider config the spec's checks read (the region EKS needs, the project GKE defaults to).
@@ -212,7 +212,7 @@ class GpuCluster(pulumi.ComponentResource):
         pulls = [p for p in spec.node_pools if p.cold_start and p.cold_start.pre_pulls(spec.cluster.platform)]
         if not pulls and not spec.model_caches:
             return out
-        from gpufleet.base.spec.cold_start import rwx_storage_class
+        from gpufleet.base.spec.features.cold_start import rwx_storage_class
         from gpufleet.components.cold_start import ImagePrePull, ImagePrePullArgs, ModelCache, ModelCacheArgs
 
         for pool in pulls:

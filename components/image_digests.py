@@ -2,7 +2,7 @@
 
 `pinned_values(values, chart, version)` returns the values with every image the catalog lists for that chart version
 (gpufleet/base/catalog/images.yaml) written as `<tag>@sha256:<digest>` in the fields its values block uses. The spec
-has already refused a stack whose images lack a recorded digest (gpufleet/base/spec/image_checks.py), so a missing
+has already refused a stack whose images lack a recorded digest (gpufleet/base/spec/features/image_checks.py), so a missing
 digest here is a bug, not a user error.
 """
 

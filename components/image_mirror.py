@@ -4,7 +4,7 @@
 catalog lists for that chart version (gpufleet/base/catalog/images.yaml `mirror`) set to `<mirror>/<source registry>`,
 keeping each block's image name and tag (or digest, with pinDigests). It writes chart values only, never the rendered
 objects: the charts compose the image themselves. The spec has refused a mirror for a stack that installs a chart the
-catalog cannot redirect (gpufleet/base/spec/registry_checks.py), so a missing entry here is a bug, not a user error.
+catalog cannot redirect (gpufleet/base/spec/features/registry_checks.py), so a missing entry here is a bug, not a user error.
 
 ClusterAccess.facts carries the mirror (MIRROR_FACT) from GpuCluster to every release (components/helm_chart.py).
 """

@@ -15,7 +15,7 @@ import re
 import pulumi
 
 from gpufleet.base import labels as L
-from gpufleet.base.spec.protection import ProtectionSpec
+from gpufleet.base.spec.features.protection import ProtectionSpec
 from gpufleet.base.spec.text import CONTROL
 
 EXEMPT_KEY = L.exempt_key(L.STATEFUL_PROTECTION_POLICY)

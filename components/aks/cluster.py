@@ -16,8 +16,8 @@ import pulumi_azure as azure
 import pulumi_kubernetes as k8s
 
 from gpufleet.base import labels as L
-from gpufleet.base.spec.aks import AksSpec
-from gpufleet.base.spec.protection import ProtectionSpec
+from gpufleet.base.spec.platforms.aks import AksSpec
+from gpufleet.base.spec.features.protection import ProtectionSpec
 from gpufleet.components.aks.network import AksNetworkRef
 from gpufleet.components.cluster_access import ClusterAccess, exec_kubeconfig
 from gpufleet.components.protection import azure_exemption, protect

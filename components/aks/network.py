@@ -9,7 +9,7 @@ from typing import Optional
 import pulumi
 import pulumi_azure as azure
 
-from gpufleet.base.spec.aks import AksSpec
+from gpufleet.base.spec.platforms.aks import AksSpec
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from gpufleet.base import labels as L
 from gpufleet.base.catalog.azure import AzureVm
 from gpufleet.base.node_labels import node_taints, pool_labels
 from gpufleet.base.spec import NodePoolSpec
-from gpufleet.base.spec.aks import AksPoolSpec
+from gpufleet.base.spec.platforms.aks import AksPoolSpec
 
 # Spot pools: evicted nodes are deleted, not deallocated: deallocated nodes still count against the VM quota and keep
 # their disks (billed), and the autoscaler cannot scale such a pool back cleanly (articles/aks/spot-node-pool.md:

@@ -4,7 +4,7 @@ Network Operator with InfiniBand for ND-series rdma pools (`addons`), whose GPUD
 (`gpu_operator_rdma`). The cluster autoscaler is AKS's own (each pool's min/max count).
 
 Who installs the NVIDIA driver is `cluster.aks.gpuDriver` (default operator: the GPU Operator; aks: AKS's node image),
-never both (gpufleet/base/spec/aks_checks.py); the choice reaches the GPU Operator as the cluster's facts."""
+never both (gpufleet/base/spec/platforms/aks_checks.py); the choice reaches the GPU Operator as the cluster's facts."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ class AksPlatform(Platform):
 
     def gpu_operator_rdma(self, nvidia_pools: Sequence[NodePoolSpec]) -> bool:
         """GPUDirect RDMA over the Network Operator's InfiniBand ports whenever an NVIDIA pool asks for RDMA (the spec
-        allows it only with the operator's driver: gpufleet/base/spec/aks_checks.py)."""
+        allows it only with the operator's driver: gpufleet/base/spec/platforms/aks_checks.py)."""
         return any(p.rdma for p in nvidia_pools)
 
     def addons(self, ctx: ClusterContext) -> dict[str, pulumi.ComponentResource]:

@@ -17,7 +17,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from gpufleet.base import labels
-from gpufleet.base.spec.aks import AksStorageSpec
+from gpufleet.base.spec.platforms.aks import AksStorageSpec
 from gpufleet.components.cluster_access import ClusterAccess
 
 RWO_CLASS = "gpufleet-rwo"

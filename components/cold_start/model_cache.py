@@ -20,8 +20,8 @@ import pulumi_kubernetes as k8s
 
 from gpufleet.base import labels, versions
 from gpufleet.base.catalog import images
-from gpufleet.base.spec.cold_start import ModelCacheSpec
-from gpufleet.base.spec.protection import ProtectionSpec
+from gpufleet.base.spec.features.cold_start import ModelCacheSpec
+from gpufleet.base.spec.features.protection import ProtectionSpec
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.image_mirror import MIRROR_FACT
 from gpufleet.components.protection import exemption, protect
@@ -50,7 +50,7 @@ SCRIPTS = {
 @dataclass(frozen=True)
 class ModelCacheArgs:
     spec: ModelCacheSpec
-    """The cache: claim name, namespace, source, size, credentials Secret (gpufleet/base/spec/cold_start.py)."""
+    """The cache: claim name, namespace, source, size, credentials Secret (gpufleet/base/spec/features/cold_start.py)."""
     storage_class: str
     """The ReadWriteMany StorageClass of the claim (the spec's, else the stack's file storage class)."""
     protection: ProtectionSpec = ProtectionSpec()

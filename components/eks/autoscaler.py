@@ -15,7 +15,7 @@ from gpufleet.components.eks.irsa import irsa_role
 from gpufleet.components.helm_chart import pinned_release
 from gpufleet.base import labels as L
 from gpufleet.base import versions
-from gpufleet.base.spec.eks import EksAutoscalerSpec
+from gpufleet.base.spec.platforms.eks import EksAutoscalerSpec
 
 NAMESPACE = "kube-system"
 SERVICE_ACCOUNT = "cluster-autoscaler"

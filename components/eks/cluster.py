@@ -16,8 +16,8 @@ import yaml
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.protection import exemption, protect
 from gpufleet.base import labels as L
-from gpufleet.base.spec.eks import ACCESS_POLICIES, EksSpec
-from gpufleet.base.spec.protection import ProtectionSpec
+from gpufleet.base.spec.platforms.eks import ACCESS_POLICIES, EksSpec
+from gpufleet.base.spec.features.protection import ProtectionSpec
 
 NODE_POLICIES = (
     "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",

@@ -18,8 +18,8 @@ from gpufleet.components.protection import exemption, protect
 from gpufleet.components.eks.addon import eks_addon
 from gpufleet.components.eks.irsa import irsa_role
 from gpufleet.base import labels as L
-from gpufleet.base.spec.eks import FsxLustreSpec
-from gpufleet.base.spec.protection import ProtectionSpec
+from gpufleet.base.spec.platforms.eks import FsxLustreSpec
+from gpufleet.base.spec.features.protection import ProtectionSpec
 
 ADDON = "aws-fsx-csi-driver"
 SERVICE_ACCOUNT = "fsx-csi-controller-sa"

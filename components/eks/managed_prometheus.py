@@ -37,7 +37,7 @@ import pulumi_aws as aws
 from gpufleet.base import labels as L
 from gpufleet.components.observability.amp_config import ScrapeTargets, alert_manager_definition_yaml, rules_file_yaml, scrape_config_yaml
 from gpufleet.components.observability.pools import PoolFacts
-from gpufleet.base.spec.observability import ObservabilitySpec, amp_workspace_id
+from gpufleet.base.spec.features.observability import ObservabilitySpec, amp_workspace_id
 
 RULES_NAMESPACE = "gpufleet-gpu-alerts"
 # A scraper tags its destination workspace with this key; setting it on the workspace ourselves keeps every

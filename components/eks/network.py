@@ -10,8 +10,8 @@ from typing import Optional
 import pulumi
 import pulumi_aws as aws
 
-from gpufleet.base.spec import eks_endpoints
-from gpufleet.base.spec.eks import EksNetworkSpec
+from gpufleet.base.spec.platforms import eks_endpoints
+from gpufleet.base.spec.platforms.eks import EksNetworkSpec
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,7 @@ class EksNetworkArgs:
     region: Optional[str] = None
     """The AWS region: with `egress: endpoints`, the endpoint service names are `com.amazonaws.<region>.<service>`."""
     interface_endpoints: tuple[str, ...] = ()
-    """With `egress: endpoints`: the interface endpoints to create (gpufleet/base/spec/eks_endpoints.py
+    """With `egress: endpoints`: the interface endpoints to create (gpufleet/base/spec/platforms/eks_endpoints.py
     interface_services); default none."""
 
 

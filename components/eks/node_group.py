@@ -85,7 +85,7 @@ class EksNodeGroupArgs:
     """raid0: kubelet and containerd on a RAID0 of the NVMe instance store (launch template user data); none."""
     data_volume_snapshot: Optional[str] = None
     """Bottlerocket: an EBS snapshot (snap-...) of a data volume with images pre-pulled; the data volume (/dev/xvdb) of
-    every node starts from it (gpufleet/base/spec/cold_start.py). Default: none, an empty data volume."""
+    every node starts from it (gpufleet/base/spec/features/cold_start.py). Default: none, an empty data volume."""
     max_parallel_image_pulls: Optional[int] = None
     """A bound on the kubelet's parallel image pulls (KubeletConfiguration maxParallelImagePulls). Both GPU AMIs pull in
     parallel without a bound by default; default: none, the AMI's."""

@@ -42,8 +42,8 @@ from gpufleet.components.platform import ClusterContext, Platform, PlatformBuild
 from gpufleet.components.workloads import keda as keda_addon
 from gpufleet.base import labels as L
 from gpufleet.base.catalog import aws as aws_catalog
-from gpufleet.base.spec.eks import pool_efa_secondary, pool_instance_types, pool_local_storage, pool_zone, reserved_zone
-from gpufleet.base.spec import eks_endpoints
+from gpufleet.base.spec.platforms.eks import pool_efa_secondary, pool_instance_types, pool_local_storage, pool_zone, reserved_zone
+from gpufleet.base.spec.platforms import eks_endpoints
 
 
 def accelerator_label_value(gpu_model: str) -> str:

@@ -18,7 +18,7 @@ import pulumi
 
 from gpufleet.base.node_labels import pool_taints
 from gpufleet.base.spec import NAMESPACE, NodePoolSpec
-from gpufleet.base.spec.existing import KUBECONFIG_KEY
+from gpufleet.base.spec.platforms.existing import KUBECONFIG_KEY
 from gpufleet.base.spec.shape import shaped
 from gpufleet.components.existing.cluster import ExistingCluster, ExistingClusterArgs
 from gpufleet.components.existing.node_pool import ExistingNodePool, ExistingNodePoolArgs

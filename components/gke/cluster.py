@@ -20,7 +20,7 @@ from gpufleet.components.protection import gcp_exemption, protect
 from gpufleet.base import labels as L
 from gpufleet.base.catalog import gcp_families
 from gpufleet.base.spec import GkeSpec
-from gpufleet.base.spec.protection import ProtectionSpec
+from gpufleet.base.spec.features.protection import ProtectionSpec
 
 AUTH_PLUGIN = "gke-gcloud-auth-plugin"
 CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"

@@ -45,7 +45,7 @@ ACCOUNT_ID_MAX = 30
 def account_id(cluster: str) -> str:
     """`keda-<cluster>`; a cluster name too long for that keeps its first characters and a short hash of the whole
     name, so two clusters of one project never share an account. GKE cluster names start with a letter and hold
-    only lowercase letters, digits and '-' (gpufleet/base/spec/gke.py), so the result is a valid account id."""
+    only lowercase letters, digits and '-' (gpufleet/base/spec/platforms/gke.py), so the result is a valid account id."""
     base = f"keda-{cluster}".rstrip("-")
     if len(base) <= ACCOUNT_ID_MAX:
         return base

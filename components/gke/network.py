@@ -24,7 +24,7 @@ class GkeNetworkArgs:
     """GCP project of every resource."""
     proxy_only_subnet: bool = False
     """Create the region's proxy-only subnet (purpose REGIONAL_MANAGED_PROXY, role ACTIVE) of `network.proxyOnlyCidr`,
-    which a regional Gateway class's load balancer needs (gpufleet/base/spec/serving.py REGIONAL_PROXY_CLASSES);
+    which a regional Gateway class's load balancer needs (gpufleet/base/spec/features/serving.py REGIONAL_PROXY_CLASSES);
     default: none (created network only)."""
 
 

@@ -23,7 +23,7 @@ from gpufleet.base.catalog import dra as dra_facts
 from gpufleet.base.catalog import gcp_families
 from gpufleet.base.catalog.gcp import GcpMachine
 from gpufleet.base.spec import GkePoolSpec, NodePoolSpec
-from gpufleet.base.spec.reservation import DWS_MODES
+from gpufleet.base.spec.features.reservation import DWS_MODES
 
 # GKE's taint effects are enum names, not Kubernetes' spelling.
 _EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
@@ -55,10 +55,10 @@ class GkeNodePoolArgs:
     node_networks: list = field(default_factory=list)
     """GPUDirect: (network, subnetwork) pairs for additional_node_network_configs, in NIC order."""
     initial_node_count: Optional[int] = None
-    """Nodes per zone the pool starts with (gpufleet.base.spec.gke.initial_node_count: minNodes over the pool's zones);
+    """Nodes per zone the pool starts with (gpufleet.base.spec.platforms.gke.initial_node_count: minNodes over the pool's zones);
     default: none, the pool starts empty."""
     local_ssd: tuple = ("none", 0)
-    """(mode, count) of local NVMe SSDs: ephemeral-storage | raw-block | none (gpufleet.base.spec.gke.local_ssd)."""
+    """(mode, count) of local NVMe SSDs: ephemeral-storage | raw-block | none (gpufleet.base.spec.platforms.gke.local_ssd)."""
     sysctls: dict = field(default_factory=dict)
     """Node sysctls (linux_node_config); default: none."""
 
@@ -108,7 +108,7 @@ def accelerator(pool: NodePoolSpec, machine: GcpMachine, gpu_stack: str) -> dict
 
 
 def cold_start_config(pool: NodePoolSpec) -> dict:
-    """node_config inputs of the pool's cold-start path (gpufleet/base/spec/cold_start.py): image streaming
+    """node_config inputs of the pool's cold-start path (gpufleet/base/spec/features/cold_start.py): image streaming
     (gcfs_config), a secondary boot disk holding a container image cache, a bound on parallel image pulls. None of
     them is set without a coldStart block, so existing pools keep their inputs.
 

@@ -26,8 +26,8 @@ from gpufleet.components.observability.pools import pool_facts
 from gpufleet.components.platform import ClusterContext, Platform, PlatformBuild, PlatformInputs
 from gpufleet.components.workloads import keda as keda_addon
 from gpufleet.base.catalog import gcp as gcp_catalog
-from gpufleet.base.spec.gke import GkePoolSpec, initial_node_count, local_ssd, pool_sysctls, project_of
-from gpufleet.base.spec.serving import needs_proxy_only_subnet
+from gpufleet.base.spec.platforms.gke import GkePoolSpec, initial_node_count, local_ssd, pool_sysctls, project_of
+from gpufleet.base.spec.features.serving import needs_proxy_only_subnet
 
 
 class GkePlatform(Platform):
@@ -116,7 +116,7 @@ class GkePlatform(Platform):
         if spec.observability.backend("gke") == "gke-managed":
             query_url = managed_prometheus_url(project)
             if spec.addons.keda.enabled:
-                # The spec requires Workload Identity here (gpufleet/base/spec/gke.py): KEDA's gcp pod identity needs it.
+                # The spec requires Workload Identity here (gpufleet/base/spec/platforms/gke.py): KEDA's gcp pod identity needs it.
                 identity = KedaWorkloadIdentity(
                     f"{name}-keda-identity",
                     KedaWorkloadIdentityArgs(name, project, keda_addon.NAMESPACE, keda_addon.OPERATOR_SERVICE_ACCOUNT),

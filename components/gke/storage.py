@@ -16,7 +16,7 @@ import pulumi_kubernetes as k8s
 
 from gpufleet.base import labels
 from gpufleet.components.cluster_access import ClusterAccess
-from gpufleet.base.spec.gke import GkeStorageSpec
+from gpufleet.base.spec.platforms.gke import GkeStorageSpec
 
 RWO_CLASS = "gpufleet-rwo"
 RWX_CLASS = "gpufleet-rwx"

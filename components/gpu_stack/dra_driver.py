@@ -17,7 +17,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from gpufleet.base import labels, versions
-from gpufleet.base.spec.dra import ComputeDomainSpec
+from gpufleet.base.spec.features.dra import ComputeDomainSpec
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.helm_chart import pinned_release
 

@@ -18,8 +18,8 @@ from gpufleet.components.k3s.install import (
 from gpufleet.base.labels import SECURE_DEFAULTS_POLICY, exempt_key
 from gpufleet.components.protection import protect, script_exemption
 from gpufleet.base.spec import Host, K3sSpec
-from gpufleet.base.spec.protection import ProtectionSpec
-from gpufleet.base.spec.registry import K3sAirgapSpec
+from gpufleet.base.spec.features.protection import ProtectionSpec
+from gpufleet.base.spec.features.registry import K3sAirgapSpec
 
 # Where k3s keeps containerd's config and socket; the GPU Operator's toolkit must be told
 # (NVIDIA/gpu-operator issues 238, 473, 1651).

@@ -31,8 +31,8 @@ from typing import Literal, Optional
 import yaml
 
 from gpufleet.base import versions
-from gpufleet.base.spec.protection import EtcdSnapshotsSpec
-from gpufleet.base.spec.registry import K3sAirgapSpec
+from gpufleet.base.spec.features.protection import EtcdSnapshotsSpec
+from gpufleet.base.spec.features.registry import K3sAirgapSpec
 from gpufleet.base.spec.text import url_host
 
 CONFIG_PATH = "/etc/rancher/k3s/config.yaml"

@@ -11,7 +11,7 @@ from gpufleet.components.k3s.cluster import K3sJoin, agent_command
 from gpufleet.base.node_labels import pool_labels, pool_taints
 from gpufleet.base.labels import AMD_GPU_TAINT_KEY, GPU_TAINT_KEY, taint_string
 from gpufleet.base.spec import Host, NodePoolSpec
-from gpufleet.base.spec.topology import host_labels
+from gpufleet.base.spec.features.topology import host_labels
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from gpufleet.components.protection import exemption, protect
 from gpufleet.components.helm_chart import CHARTS_FACT, chart_args
 from gpufleet.components.image_mirror import MIRROR_FACT, mirrored_values
 from gpufleet.base import labels, versions
-from gpufleet.base.spec.protection import ProtectionSpec
+from gpufleet.base.spec.features.protection import ProtectionSpec
 from gpufleet.base.spec.stack import StorageSpec
 
 NFS_PROVISIONER = "nfs.csi.k8s.io"

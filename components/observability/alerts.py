@@ -12,7 +12,7 @@ name against those lists.
 from __future__ import annotations
 
 from gpufleet.base import catalog, labels
-from gpufleet.base.spec.observability import AlertsSpec
+from gpufleet.base.spec.features.observability import AlertsSpec
 from gpufleet.components.observability.pools import PoolFacts
 
 # kube-state-metrics turns a node label into `label_<name>` with every non-alphanumeric character as `_`.

@@ -19,7 +19,7 @@ import yaml
 
 from gpufleet.components.observability.alerts import rule_groups
 from gpufleet.components.observability.pools import PoolFacts
-from gpufleet.base.spec.observability import AlertsSpec, sns_topic_region
+from gpufleet.base.spec.features.observability import AlertsSpec, sns_topic_region
 
 TOKEN_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/token"
 

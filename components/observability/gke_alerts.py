@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpufleet.base.spec.observability import AlertsSpec
+from gpufleet.base.spec.features.observability import AlertsSpec
 from gpufleet.components.observability.alerts import RUNBOOK_DOC
 from gpufleet.components.observability.pools import PoolFacts
 

@@ -47,7 +47,7 @@ from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.observability.gke_alerts import ManagedAlert, managed_alerts
 from gpufleet.components.observability.gke_dashboard import dashboard_json
 from gpufleet.components.observability.pools import PoolFacts
-from gpufleet.base.spec.observability import ObservabilitySpec
+from gpufleet.base.spec.features.observability import ObservabilitySpec
 
 RULE_GROUP = "gpufleet-gpu"
 # PrometheusQueryLanguageCondition.evaluationInterval: a positive multiple of 30 s (pulumi-gcp docstring).

@@ -23,7 +23,7 @@ from gpufleet.components.helm_chart import namespaced_release
 from gpufleet.components.observability.alerts import POOL_SERIES_LABEL, rule_groups
 from gpufleet.components.observability.dashboards import SIDECAR_LABEL, configmap_data, dashboards
 from gpufleet.components.observability.pools import PoolFacts
-from gpufleet.base.spec.observability import ObservabilitySpec
+from gpufleet.base.spec.features.observability import ObservabilitySpec
 
 NAMESPACE = "monitoring"
 # The Service prometheus-operator creates for every Prometheus it runs (`prometheus-operated`, port 9090 `web`):

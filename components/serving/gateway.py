@@ -24,7 +24,7 @@ import pulumi_kubernetes as k8s
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.helm_chart import namespaced_release
 from gpufleet.base import versions
-from gpufleet.base.spec.serving import ENVOY_CLASS
+from gpufleet.base.spec.features.serving import ENVOY_CLASS
 
 NAMESPACE = "gpufleet-serving"
 ENVOY_NAMESPACE = "envoy-gateway-system"

@@ -10,7 +10,7 @@ import pulumi_kubernetes as k8s
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.base.node_labels import pool_taints
 from gpufleet.base.spec import StackSpec
-from gpufleet.base.spec.serving import INFERENCE_POOL_CLASSES
+from gpufleet.base.spec.features.serving import INFERENCE_POOL_CLASSES
 
 
 def build_serving(name: str, spec: StackSpec, access: ClusterAccess, opts: pulumi.ResourceOptions,

@@ -20,7 +20,7 @@ from gpufleet.components.helm_chart import pinned_release
 from gpufleet.components.image_mirror import mirrored_image
 from gpufleet.base import labels as L
 from gpufleet.base import versions
-from gpufleet.base.spec.serving import FLOW_CONTROL_QUEUE_METRIC, SIGNALS, ModelServerSpec
+from gpufleet.base.spec.features.serving import FLOW_CONTROL_QUEUE_METRIC, SIGNALS, ModelServerSpec
 
 PORT = 8000  # vLLM's OpenAI server port (`vllm serve --port` default), the inferencepool chart's targetPorts default
 # The endpoint picker's default plugins (the chart's default-plugins.yaml at the pinned tag, versions.INFERENCEPOOL) with the Flow Control feature

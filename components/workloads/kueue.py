@@ -27,7 +27,7 @@ from gpufleet.components.workloads.pool_flavor import PoolFlavor
 from gpufleet.components.workloads.team_namespace import TeamNamespace, TeamNamespaceArgs
 from gpufleet.base import labels as L
 from gpufleet.base import versions
-from gpufleet.base.spec.addons import KueueSpec, QueueSpec, TeamSpec
+from gpufleet.base.spec.features.addons import KueueSpec, QueueSpec, TeamSpec
 
 NAMESPACE = "kueue-system"
 API_VERSION = "kueue.x-k8s.io/v1beta2"

@@ -8,7 +8,7 @@ from gpufleet.base.node_labels import node_taints, pool_labels
 from gpufleet.base import labels as L
 from gpufleet.base.capacity import pool_capacity
 from gpufleet.base.spec import StackSpec
-from gpufleet.base.spec import topology as tas
+from gpufleet.base.spec.features import topology as tas
 
 # The labels a flavor selects on: the pool, and what a queue must know (GPU model, spot or on-demand).
 FLAVOR_LABEL_KEYS = (L.POOL_LABEL, L.GPU_MODEL_LABEL, L.CAPACITY_TYPE_LABEL)
@@ -28,12 +28,12 @@ class PoolFlavor:
     max_nodes: int
     """The pool's maximum size (k3s: its number of hosts)."""
     capacity: str = "on-demand"
-    """The pool's capacity kind (gpufleet/base/spec/reservation.py): queued pools admit work through ProvisioningRequests."""
+    """The pool's capacity kind (gpufleet/base/spec/features/reservation.py): queued pools admit work through ProvisioningRequests."""
     allocation: str = "device-plugin"
     """How pods claim the pool's GPUs: device-plugin (extended resources) or dra (ResourceClaims; Kueue counts them through
     its deviceClassMappings, components/workloads/kueue.py)."""
     topology_levels: tuple[str, ...] = ()
-    """Node labels of the pool's Kueue Topology levels, coarsest first (gpufleet/base/spec/topology.py). Default: none,
+    """Node labels of the pool's Kueue Topology levels, coarsest first (gpufleet/base/spec/features/topology.py). Default: none,
     the pool's flavor names no Topology."""
 
     @property

@@ -9,7 +9,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from gpufleet.components.cluster_access import ClusterAccess
-from gpufleet.base.spec.addons import PriorityClassSpec
+from gpufleet.base.spec.features.addons import PriorityClassSpec
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from gpufleet.components.eks import (
 from gpufleet.components.gpu_stack import GpuOperator, GpuOperatorArgs
 from gpufleet.base.node_labels import pool_labels, pool_taints
 from gpufleet.base.spec import DriverSpec, EksSpec, GpuOperatorSpec, NodePoolSpec
-from gpufleet.base.spec.eks import EksAutoscalerSpec, EksNetworkSpec, EksSubnet
+from gpufleet.base.spec.platforms.eks import EksAutoscalerSpec, EksNetworkSpec, EksSubnet
 
 config = pulumi.Config()
 name = config.get("clusterName") or "ml"

@@ -38,17 +38,17 @@ from pydantic import BaseModel
 from gpufleet.components import gpu_cluster
 from gpufleet.base.spec import NAMESPACE, StackSpec
 from gpufleet.base.spec.cluster import ClusterSpec
-from gpufleet.base.spec.amd_operator import AmdGpuOperatorSpec
-from gpufleet.base.spec.operator import GpuOperatorSpec
+from gpufleet.base.spec.features.amd_operator import AmdGpuOperatorSpec
+from gpufleet.base.spec.features.operator import GpuOperatorSpec
 from gpufleet.base.spec.pools import NodePoolSpec
 from gpufleet.base.spec.stack import StorageSpec, WorkloadsSpec
-from gpufleet.base.spec.addons import AddonsSpec
-from gpufleet.base.spec.observability import ObservabilitySpec
-from gpufleet.base.spec.images import ImagesSpec
-from gpufleet.base.spec.registry import RegistrySpec
-from gpufleet.base.spec.serving import ServingSpec
-from gpufleet.base.spec.dra import DraSpec
-from gpufleet.base.spec.cold_start import ModelCacheSpec
+from gpufleet.base.spec.features.addons import AddonsSpec
+from gpufleet.base.spec.features.observability import ObservabilitySpec
+from gpufleet.base.spec.features.images import ImagesSpec
+from gpufleet.base.spec.features.registry import RegistrySpec
+from gpufleet.base.spec.features.serving import ServingSpec
+from gpufleet.base.spec.features.dra import DraSpec
+from gpufleet.base.spec.features.cold_start import ModelCacheSpec
 
 PACKAGE = "gpufleet"
 TYPE_TOKEN = f"{PACKAGE}:index:GpuCluster"

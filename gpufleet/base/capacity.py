@@ -12,12 +12,13 @@ from typing import Optional
 from gpufleet.base import labels
 from gpufleet.base import sharing as gpu_sharing
 from gpufleet.base.spec import NodePoolSpec, Problem, StackSpec
-from gpufleet.base.spec.addons import NAMESPACE
-from gpufleet.base.spec import cold_start as cold_start_paths
-from gpufleet.base.spec import compat_checks, topology_checks
-from gpufleet.base.spec import topology as tas
+from gpufleet.base.spec.features.addons import NAMESPACE
+from gpufleet.base.spec.features import cold_start as cold_start_paths
+from gpufleet.base.spec.checks import compat_checks
+from gpufleet.base.spec.features import topology_checks
+from gpufleet.base.spec.features import topology as tas
 from gpufleet.base.spec import shape as pool_shape
-from gpufleet.base.spec.reservation import capacity_source, committed_nodes
+from gpufleet.base.spec.features.reservation import capacity_source, committed_nodes
 from gpufleet.base.catalog.prices import PriceFact
 
 CURRENCY = "USD"
@@ -35,14 +36,14 @@ class PoolCapacity:
     price_per_node_hour: Optional[float]
     sharing: str = ""  # how `advertised` comes about (sharing mode, replicas, MIG layout)
     shared: bool = False  # GPUs are time-sliced, MPS-shared or MIG-partitioned
-    capacity_source: str = ""  # where the nodes come from (gpufleet/base/spec/reservation.py capacity_source)
+    capacity_source: str = ""  # where the nodes come from (gpufleet/base/spec/features/reservation.py capacity_source)
     reserved_nodes: int = 0  # nodes a reservation holds: committed spend whatever the pool's size
     reservation: Optional[dict] = None  # the reservation (type, id/name, zone, instance type, count), for reviews
     exemptions: Optional[dict] = None  # policy -> the stack's full reason (a GKE node label carries a label-safe form)
     price_fact: Optional[PriceFact] = None  # the catalog price's source, date and region (None: declared or unpriced)
     allocation: str = "device-plugin"  # device-plugin | dra (nodePools[*].allocation)
     nvlink: Optional[dict] = None  # multi-node NVLink domain facts (system, machinesPerDomain, gpusPerDomain, domains)
-    cold_start: tuple[str, ...] = ()  # the cold-start paths in place (gpufleet/base/spec/cold_start.py; only with coldStart)
+    cold_start: tuple[str, ...] = ()  # the cold-start paths in place (gpufleet/base/spec/features/cold_start.py; only with coldStart)
     topology: Optional[list] = None  # Kueue TAS levels, coarsest first: {level, nodes, gpus, known} of the largest domain
 
     @property
@@ -117,10 +118,10 @@ def pool_capacity(pool: NodePoolSpec, platform: str, region: Optional[str] = Non
 
 
 def _existing_pool_capacity(pool: NodePoolSpec) -> PoolCapacity:
-    """A pool an existing cluster already has (gpufleet/base/spec/existing.py): its size as the stack states it, the GPU
+    """A pool an existing cluster already has (gpufleet/base/spec/platforms/existing.py): its size as the stack states it, the GPU
     shape of its catalog offering or as stated, and its price: the pool's own (pricePerNodeHour, or pricePerGpuHour
     times its GPUs), else the offering's public list price with its source and date."""
-    from gpufleet.base.spec.existing import offering
+    from gpufleet.base.spec.platforms.existing import offering
 
     shaped = pool_shape.shaped(pool, "existing")
     gpus = shaped.gpus_per_node or 0
@@ -143,7 +144,7 @@ def _eks_pool_capacity(pool: NodePoolSpec, region: Optional[str]) -> PoolCapacit
     region: gpufleet/app/plan/cost_items.py)."""
     from gpufleet.base.catalog import aws as aws_catalog
     from gpufleet.base.catalog import prices
-    from gpufleet.base.spec.eks import pool_instance_types
+    from gpufleet.base.spec.platforms.eks import pool_instance_types
 
     t = aws_catalog.instance_type(pool_instance_types(pool)[0])
     # The instance type fixes the GPU model and count; sharing then multiplies what a node advertises.
@@ -207,7 +208,7 @@ def with_source(pool: NodePoolSpec, cap: PoolCapacity) -> PoolCapacity:
 
 def _nvlink(pool: NodePoolSpec, cap: PoolCapacity) -> Optional[dict]:
     """The pool's NVLink domains (racks x GPUs) when its machines are a multi-node NVLink system (GB200 NVL72)."""
-    from gpufleet.base.spec import dra_checks
+    from gpufleet.base.spec.features import dra_checks
 
     platform = ("eks" if (pool.instance_type or pool.instance_types) else "gke" if pool.machine_type
                 else "aks" if pool.vm_size else "k3s")

@@ -655,7 +655,7 @@ HUGGINGFACE_HUB_PACKAGE = "huggingface_hub==0.34.4"
 
 
 # Inference serving (components/serving/, docs/inference.md). Versions that must agree are checked together
-# (gpufleet/base/spec/serving.py `GATEWAY_EXTENSION_SUPPORT`).
+# (gpufleet/base/spec/features/serving.py `GATEWAY_EXTENSION_SUPPORT`).
 # LeaderWorkerSet (kubernetes-sigs/lws) tag v0.10.0 (2161f38f): chart charts/lws, pushed by hack/push-chart.sh to
 # oci://registry.k8s.io/lws/charts with the promoted image registry.k8s.io/lws/lws:v0.10.0; the CRDs ship in its crds/
 # (../shared/reference/charts/SOURCES.md: sha256 ebb63d03...; no registry digest read, so none recorded).
@@ -675,7 +675,7 @@ GATEWAY_API_STANDARD_INSTALL = (
 # `inferencepool` chart (config/charts/inferencepool, pushed by hack/push-chart.sh to
 # oci://registry.k8s.io/gateway-api-inference-extension/charts); v1.6.0 removed config/charts and moved the endpoint
 # picker's charts to llm-d/llm-d-router. The chart ships no CRD: GKE installs the GA ones (InferencePool v1) from
-# 1.34.0-gke.1626000, the only platform whose gateway routes to a pool (gpufleet/base/spec/serving.py).
+# 1.34.0-gke.1626000, the only platform whose gateway routes to a pool (gpufleet/base/spec/features/serving.py).
 INFERENCE_EXTENSION = "v1.5.0"
 INFERENCEPOOL = HelmChart(
     name="inferencepool",

@@ -10,7 +10,7 @@
   only with CPX, NPS1 and NPS4 not mixed in one profile (ROCm/gpu-operator device-config-manager-configmap.md);
   AMD DeviceConfigs: no operand tolerates the DCM's `amd-dcm` NoExecute taint (applying-partition-profiles.rst:
   operands must restart after partitioning to see the new partitions). Which pair a given GPU runs is checked
-  when the stack is read (gpufleet/base/spec/amd_checks.py, exit 2): the pack does not see the pool's GPU here.
+  when the stack is read (gpufleet/base/spec/features/amd_checks.py, exit 2): the pack does not see the pool's GPU here.
 MIG facts: gpufleet/base/catalog/gpus.yaml (mig-parted v0.15.0 layouts).
 """
 

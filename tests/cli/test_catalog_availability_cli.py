@@ -13,7 +13,7 @@ import yaml
 from gpufleet.app import cli
 from gpufleet.base.catalog import offerings
 from gpufleet.base.spec import load_spec
-from gpufleet.base.spec.catalog_checks import catalog_warnings
+from gpufleet.base.spec.checks.catalog_checks import catalog_warnings
 from tests.helpers import example_config
 
 

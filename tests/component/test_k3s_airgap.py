@@ -6,7 +6,7 @@ from __future__ import annotations
 import yaml
 
 from components.k3s.install import REGISTRIES_MARK, node_scripts, registries_config, stdin_text
-from gpufleet.base.spec.registry import K3sAirgapSpec
+from gpufleet.base.spec.features.registry import K3sAirgapSpec
 from tests.helpers import by_type, planned
 
 SUMS = {"k3s": "1" * 64, "images": "2" * 64, "installScript": "3" * 64}

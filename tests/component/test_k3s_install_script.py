@@ -211,7 +211,7 @@ def test_binary_installed_but_service_down_is_started_by_the_next_run(host):
 
 def test_embedded_etcd_server_writes_its_snapshot_settings_and_restarts_when_they_change(host):
     from gpufleet.components.k3s.install import etcd_snapshot_settings
-    from gpufleet.base.spec.protection import EtcdSnapshotsSpec
+    from gpufleet.base.spec.features.protection import EtcdSnapshotsSpec
 
     def script(**spec):
         return node_scripts("server", K8S, etcd_snapshots=etcd_snapshot_settings(EtcdSnapshotsSpec(**spec))).create

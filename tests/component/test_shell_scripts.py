@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from gpufleet.base.spec import Host, K3sSpec
-from gpufleet.base.spec.protection import EtcdS3Spec, EtcdSnapshotsSpec
+from gpufleet.base.spec.features.protection import EtcdS3Spec, EtcdSnapshotsSpec
 from gpufleet.components.k3s.install import (
     AS_ROOT, HEREDOC_END, KUBECONFIG_PATH, _write_dropin, etcd_snapshot_settings, node_scripts, server_url,
 )

@@ -51,7 +51,7 @@ UNREACHABLE = {
     "reservation-placement": (
         "the spec checks a reserved pool against its reservation before planning (zone, instance or machine type, "
         "capacity block size; DWS pools take no reservation; spot none) and gpufleet builds the launch template, node "
-        "group, node pool or NodePool from it (gpufleet/base/spec/reservation.py, eks.py, gke.py)"
+        "group, node pool or NodePool from it (gpufleet/base/spec/features/reservation.py, eks.py, gke.py)"
     ),
 }
 

@@ -8,7 +8,7 @@ import pytest
 from gpufleet.components.k3s.install import etcd_snapshot_settings, node_scripts
 from gpufleet.components.protection import script_exemption
 from gpufleet.policies import inputs as I
-from gpufleet.base.spec.protection import EtcdSnapshotsSpec
+from gpufleet.base.spec.features.protection import EtcdSnapshotsSpec
 from tests.policy.fixtures import EKS_CLUSTER_IN, GKE_CLUSTER_IN, findings, messages, res, with_
 from tests.policy.test_grpc_harness import analyzer, as_dicts, over_grpc  # noqa: F401 (module-scoped fixture)
 from gpufleet.app.plan.policy_runner import evaluate

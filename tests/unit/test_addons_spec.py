@@ -4,7 +4,7 @@ import pytest
 
 from gpufleet.base.spec import SpecError, json_schema, load_spec
 from gpufleet.base.capacity import addons_warnings
-from gpufleet.base.spec.addons import AddonsSpec
+from gpufleet.base.spec.features.addons import AddonsSpec
 from tests.helpers import example_config
 
 SECRET_KEYS = {"gpufleet:sshPrivateKey"}

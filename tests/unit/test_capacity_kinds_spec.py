@@ -3,7 +3,7 @@ exact messages a user sees for what each platform forbids."""
 
 import copy
 
-from gpufleet.base.spec.reservation import capacity_source, committed_nodes
+from gpufleet.base.spec.features.reservation import capacity_source, committed_nodes
 from tests.helpers import example_config
 from tests.helpers import load_config as load
 from tests.helpers import spec_problems as problems

@@ -13,7 +13,8 @@ import yaml
 
 from gpufleet.app import cli
 from gpufleet.base.capacity import addons_warnings
-from gpufleet.base.spec import SpecError, compat_checks, load_spec
+from gpufleet.base.spec import SpecError, load_spec
+from gpufleet.base.spec.checks import compat_checks
 from tests.helpers import ROOT, example_config, one, plan_config, stack_file
 from tests.unit.cloud_mistakes_cases import MISTAKES, VALID
 

@@ -1,12 +1,12 @@
 """Unit tests (layer 1): the cold-start keys (nodePools[].coldStart, modelCaches, gpuOperator.driver.precompiled) accept
-what each platform can use and refuse the rest with a problem naming the key (gpufleet/base/spec/cold_start.py)."""
+what each platform can use and refuse the rest with a problem naming the key (gpufleet/base/spec/features/cold_start.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from gpufleet.base.spec import cold_start
-from gpufleet.base.spec.cold_start import paths
+from gpufleet.base.spec.features import cold_start
+from gpufleet.base.spec.features.cold_start import paths
 from tests.helpers import example_config, load_config, spec_problems
 
 NS = "gpufleet"
@@ -188,7 +188,7 @@ def test_managed_lustre_refused_on_ubuntu_operator_nodes_and_before_gke_1_33():
     problems = spec_problems(config, "cold-start-gke")
     assert any(f"{NS}:cluster.gke.storage.managedLustre" in p and "Container-Optimized OS nodes only" in p
                for p in problems), problems
-    from gpufleet.base.spec.gke import gke_checks
+    from gpufleet.base.spec.platforms.gke import gke_checks
     spec = load_config(example_config("cold-start-gke"), "cold-start-gke")
     old = spec.model_copy(update={"cluster": spec.cluster.model_copy(update={"kubernetes_version": "1.32"})})
     problems = [str(p) for p in gke_checks("cold-start-gke", old, {"gcp:project": "p"})]

@@ -1,6 +1,6 @@
 """Config values nested deeper than any stack needs, as `pulumi up` hands them to the program (JSON strings: the
 Pulumi CLI parsed the stack file itself): a SpecError naming the stack and the key, never a RecursionError
-(gpufleet/base/spec/depth_checks.py, docs/security.md ("Inputs gpufleet reads"))."""
+(gpufleet/base/spec/checks/depth_checks.py, docs/security.md ("Inputs gpufleet reads"))."""
 
 from __future__ import annotations
 

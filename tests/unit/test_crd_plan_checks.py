@@ -31,7 +31,7 @@ def _karpenter(**pool) -> dict:
     return config
 
 
-# The Karpenter mistakes below are refused first by the stack spec (gpufleet/base/spec/admission_checks.py and
+# The Karpenter mistakes below are refused first by the stack spec (gpufleet/base/spec/checks/admission_checks.py and
 # value_checks.py, with messages in the stack's terms); the CRD check stays the backstop for what gpufleet emits. Each
 # test shows both layers: the spec's refusal, and the CRD refusing the NodePool gpufleet would emit for it.
 

@@ -4,7 +4,7 @@ allowed; the example NVL72 stacks load; the scale-to-zero rule flags a DRA pool 
 from __future__ import annotations
 
 from gpufleet.base import versions
-from gpufleet.base.spec import dra_checks
+from gpufleet.base.spec.features import dra_checks
 from tests.helpers import example_config, load_config, planned, spec_problems, stack_file
 from gpufleet.app.plan.engine import plan
 

@@ -10,7 +10,7 @@ import yaml
 
 from gpufleet.app.cli import main
 from gpufleet.base.catalog import images
-from gpufleet.base.spec import image_checks
+from gpufleet.base.spec.features import image_checks
 from gpufleet.base.versions import chart_name_of
 from tests.helpers import REFERENCE, STACKS, by_type, example_config, load_config, planned, spec_problems
 

@@ -9,7 +9,7 @@ from gpufleet.components.gke.keda_identity import account_id, workload_identity_
 
 # gcp.serviceaccount.Account account_id: 6-30 characters, RFC1035 (pulumi-gcp 10.2.0 docstring).
 ACCOUNT_ID = re.compile(r"^[a-z][-a-z0-9]{4,28}[a-z0-9]$")
-# GKE cluster names as gpufleet/base/spec/gke.py accepts them: at most 40 characters.
+# GKE cluster names as gpufleet/base/spec/platforms/gke.py accepts them: at most 40 characters.
 CLUSTER_NAMES = st.from_regex(r"\A[a-z]([-a-z0-9]{0,38}[a-z0-9])?\Z")
 
 

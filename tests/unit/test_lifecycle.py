@@ -17,14 +17,14 @@ from gpufleet.base import versions
 from gpufleet.base.catalog import charges, lifecycle
 from gpufleet.base.catalog.charges import Missing, Rate
 from gpufleet.base.spec import SpecError
-from gpufleet.base.spec.catalog_checks import catalog_warnings
-from gpufleet.base.spec.lifecycle_checks import SUPPORT_WARNING_DAYS
+from gpufleet.base.spec.checks.catalog_checks import catalog_warnings
+from gpufleet.base.spec.checks.lifecycle_checks import SUPPORT_WARNING_DAYS
 from tests.helpers import example_config, load_config, plan_config
 
 DAY = dt.date(2026, 12, 4)  # the date the calendars were read
 STACKS = ["ai-on-eks", "amd-lab", "dev", "dws-gke", "ha", "karpenter-eks", "lab", "p5-efa", "prod-eks", "prod-gke",
           "teams", "teams-eks"]
-# Paths lifecycle findings are reported on (gpufleet/base/spec/lifecycle_checks.py).
+# Paths lifecycle findings are reported on (gpufleet/base/spec/checks/lifecycle_checks.py).
 LIFECYCLE_PATHS = ("gpufleet:cluster.kubernetesVersion", "gpufleet:gpuOperator.version", "gpufleet:gpuOperator.driver.version",
                    "gpufleet:nodePools[*].gke.gpuDriverVersion")
 

@@ -39,7 +39,7 @@ PROD_EKS_POOLS = [(i, p["name"]) for i, p in enumerate(example_config("prod-eks"
 
 # (case, base stack, change, exact problems). Sources beside each.
 CASES = [
-    # Settings of a component the same stack turns off (gpufleet/base/spec/disabled_checks.py).
+    # Settings of a component the same stack turns off (gpufleet/base/spec/checks/disabled_checks.py).
     ("kueue-teams-with-kueue-off", "teams", lambda c: _set(c, "gpufleet:addons.kueue.enabled", False), [
         f"stack 'teams': gpufleet:addons.kueue.{key}: set while gpufleet:addons.kueue.enabled is false (Kueue is not "
         "installed, so it does nothing): remove it, or turn addons.kueue on" for key in ("cohort", "preemption", "teams", "topology")
@@ -289,6 +289,6 @@ def test_a_lending_limit_on_a_pool_whose_mig_layout_is_refused_is_not_judged(sha
 ])
 def test_karpenter_label_rule_reads_keys_as_the_crds_cel_rules_do(key, refused):
     """karpenter.sh_nodepools.yaml: `!x.find("^([^/]+)").endsWith("karpenter.sh")` unless x is a key Karpenter knows."""
-    from gpufleet.base.spec.admission_checks import _karpenter_refuses
+    from gpufleet.base.spec.checks.admission_checks import _karpenter_refuses
 
     assert (_karpenter_refuses(key) is not None) == refused

@@ -11,7 +11,7 @@ from gpufleet import _moved
 from tests.helpers import ROOT
 
 # Every 0.1 name, and a submodule of each old package (a user's `from gpufleet.spec.eks import EksSpec`).
-OLD_NAMES = [*_moved.MOVED, "gpufleet.spec.eks", "gpufleet.catalog.aws", "gpufleet.plan.engine", "gpufleet.review.diff",
+OLD_NAMES = [*_moved.MOVED, *_moved.MOVED_IN_0_3, "gpufleet.spec.eks", "gpufleet.spec.cold_start", "gpufleet.catalog.aws", "gpufleet.plan.engine", "gpufleet.review.diff",
              "gpufleet.verify.targets", "gpufleet.catalog.refresh.aws"]
 
 PROBE = """
@@ -38,7 +38,11 @@ def test_every_old_name_is_the_new_module_with_a_deprecation_warning():
         assert found[old]["module"] == new and found[old]["same"], (old, found[old])
         assert found[old]["spec"] == new, f"{new} lost its own __spec__ to the alias"
         assert found[old]["warnings"] == [
-            ["DeprecationWarning", f"{old} moved to {new} in gpufleet 0.2; the old name goes in 0.3"]], found[old]
+            ["DeprecationWarning", _moved.message(old)]], found[old]
+    assert _moved.message("gpufleet.spec.eks") == ("gpufleet.spec.eks moved to gpufleet.base.spec.platforms.eks in "
+                                                    "gpufleet 0.2; the old name goes in 0.3")
+    assert _moved.message("gpufleet.base.spec.dra") == ("gpufleet.base.spec.dra moved to gpufleet.base.spec.features.dra "
+                                                         "in gpufleet 0.3; the old name goes in 0.4")
 
 
 def test_new_names_do_not_warn():

@@ -9,8 +9,8 @@ import pytest
 
 from gpufleet.base.catalog import aws as aws_catalog
 from gpufleet.base.catalog import gcp
-from gpufleet.base.spec.eks import pool_efa_secondary, pool_local_storage
-from gpufleet.base.spec.gke import initial_node_count, local_ssd, pool_sysctls
+from gpufleet.base.spec.platforms.eks import pool_efa_secondary, pool_local_storage
+from gpufleet.base.spec.platforms.gke import initial_node_count, local_ssd, pool_sysctls
 from tests.helpers import example_config
 from tests.helpers import load_config as load
 from tests.helpers import spec_problems as problems

@@ -10,7 +10,7 @@ import copy
 import pulumi_gcp as gcp
 
 from gpufleet.base.catalog import dra as dra_facts
-from gpufleet.base.spec import dra_checks
+from gpufleet.base.spec.features import dra_checks
 from gpufleet.app.plan.engine import plan
 from tests.helpers import example_config, load_config, planned, spec_problems, stack_file
 

@@ -3,7 +3,7 @@
 import pytest
 
 from gpufleet.base.spec import SpecError, load_spec
-from gpufleet.base.spec.observability import ObservabilitySpec, amp_workspace_id, duration_seconds
+from gpufleet.base.spec.features.observability import ObservabilitySpec, amp_workspace_id, duration_seconds
 from tests.helpers import example_config
 
 

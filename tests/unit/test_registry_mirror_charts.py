@@ -1,6 +1,6 @@
 """gpufleet:registry.mirror and the pinned charts (issue 38): every chart gpufleet pins either has a `mirror` image list
 (gpufleet/base/catalog/images.yaml) or a stack that installs it with a mirror is refused by the spec, naming the key
-that installs it (gpufleet/base/spec/registry_checks.py), never a KeyError from components/image_mirror.py."""
+that installs it (gpufleet/base/spec/features/registry_checks.py), never a KeyError from components/image_mirror.py."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import yaml
 from gpufleet.app import cli
 from gpufleet.base import versions
 from gpufleet.base.catalog import images as catalog_images
-from gpufleet.base.spec import registry_checks
+from gpufleet.base.spec.features import registry_checks
 from tests.helpers import example_config, load_config, spec_problems
 
 MIRROR = "registry.example.internal:5000"

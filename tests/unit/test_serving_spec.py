@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 
 from gpufleet.base.spec import SpecError
-from gpufleet.base.spec.serving import serving_path
+from gpufleet.base.spec.features.serving import serving_path
 from tests.helpers import example_config, load_config
 
 SERVING = "gpufleet:serving"

@@ -7,8 +7,8 @@ import copy
 
 from gpufleet.base.capacity import addons_warnings, capacity, capacity_notes
 from gpufleet.base.spec import SpecError
-from gpufleet.base.spec import topology as tas
-from gpufleet.base.spec import topology_checks
+from gpufleet.base.spec.features import topology as tas
+from gpufleet.base.spec.features import topology_checks
 from tests.helpers import example_config, load_config, spec_problems
 
 EKS_LEVELS = [f"topology.k8s.aws/network-node-layer-{n}" for n in (1, 2, 3)]

@@ -10,7 +10,7 @@ import pytest
 from gpufleet.base import versions
 from gpufleet.components.gpu_stack.dra_driver import (NAMESPACE, DraClaimPool, DraDriverArgs, claim_templates, driver_values,
                                                      mig_class, mig_device_class)
-from gpufleet.base.spec.dra import ComputeDomainSpec
+from gpufleet.base.spec.features.dra import ComputeDomainSpec
 from tests.crd_validate import validate_cr
 from tests.helm import template
 from tests.helm_values import missing_paths

@@ -55,7 +55,7 @@ def test_fsx_storage_class_parameters_exist_upstream(p, reference):
 
 def test_fsx_s3_link_parameters_exist_upstream(reference):
     from gpufleet.components.eks.fsx_storage import storage_class_parameters
-    from gpufleet.base.spec.eks import FsxLustreSpec
+    from gpufleet.base.spec.platforms.eks import FsxLustreSpec
 
     spec = FsxLustreSpec.model_validate({"deploymentType": "SCRATCH_2", "perUnitStorageThroughput": None,
                                          "s3ImportPath": "s3://datasets", "s3ExportPath": "s3://datasets/export"})

@@ -34,7 +34,7 @@ MIRROR = "registry.example.internal:5000/gpufleet"
 
 
 def _variant(stack: str) -> dict:
-    """airgap-eks with Karpenter (and so a NAT: Karpenter without one is refused, gpufleet/base/spec/registry_checks.py),
+    """airgap-eks with Karpenter (and so a NAT: Karpenter without one is refused, gpufleet/base/spec/features/registry_checks.py),
     and the VARIANTS above."""
     if stack == "airgap-eks-karpenter":
         config = example_config("airgap-eks")
@@ -325,7 +325,7 @@ def test_model_servers_without_a_mirror_name_the_public_vllm_image():
 def test_the_spec_check_knows_every_chart_the_plan_installs(stack):
     """registry_checks.CHART_KEYS may over-count, never under-count: each chart these plans install is one its
     `installs` predicts from the spec, so a chart without a mirror list is refused before the program runs."""
-    from gpufleet.base.spec import registry_checks
+    from gpufleet.base.spec.features import registry_checks
 
     plan = planned(stack)
     for name, _version, *_ in releases(plan):

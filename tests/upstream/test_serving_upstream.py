@@ -107,7 +107,7 @@ def test_the_idle_line_names_the_endpoint_pickers_requests_from_the_chart():
 
     import yaml
 
-    from gpufleet.base.spec.serving import EPP_REQUESTS, serving_path
+    from gpufleet.base.spec.features.serving import EPP_REQUESTS, serving_path
 
     path = find_archive(versions.INFERENCEPOOL, CHARTS)
     if path is None:

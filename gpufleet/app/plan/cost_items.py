@@ -22,7 +22,7 @@ from gpufleet.app.plan.cost import Cost, CostItem, stale_prices
 from gpufleet.app.plan.mocks import Registration, mock_id
 from gpufleet.app.plan.team_cost import team_costs
 from gpufleet.base.spec import StackSpec
-from gpufleet.base.spec.gke import MANAGED_LUSTRE_TIERS
+from gpufleet.base.spec.platforms.gke import MANAGED_LUSTRE_TIERS
 from gpufleet.base.versions import chart_name_of
 
 SELF_HOSTED = charges.source_text(["self_hosted"])

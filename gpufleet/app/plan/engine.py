@@ -20,9 +20,10 @@ from gpufleet.app.plan.cost import Cost
 from gpufleet.app.plan.cost_items import items_for
 from gpufleet.app.plan.chart_archives import charts_dir
 from gpufleet.app.plan.cr_check import check_custom_resources
-from gpufleet.base.spec import upkeep_checks
-from gpufleet.base.spec.catalog_checks import catalog_warnings, plan_day
-from gpufleet.base.spec import dra_checks, network_checks
+from gpufleet.base.spec.checks import upkeep_checks
+from gpufleet.base.spec.checks.catalog_checks import catalog_warnings, plan_day
+from gpufleet.base.spec.features import dra_checks
+from gpufleet.base.spec.checks import network_checks
 from gpufleet.app.plan.mocks import SECRET, PlanMocks, RecordingMonitor, Registration
 from gpufleet.app.plan.policy_runner import Violation, evaluate
 from gpufleet.app.plan.stackfile import StackFile

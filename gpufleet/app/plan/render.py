@@ -7,7 +7,7 @@ from collections import defaultdict
 
 from gpufleet.app import escape as md
 from gpufleet.base.capacity import capacity_notes, cold_start_notes
-from gpufleet.base.spec.serving import serving_path
+from gpufleet.base.spec.features.serving import serving_path
 from gpufleet.app.plan import cost as costs
 from gpufleet.app.plan.engine import Plan
 

@@ -11,7 +11,7 @@ from gpufleet.base.versions import chart_name_of
 # Capacity fields a reviewer compares per pool (the plan JSON's capacity[] keys).
 CAPACITY_FIELDS = ("gpu", "gpusPerNode", "capacityType", "capacitySource", "minNodes", "maxNodes", "minGpus", "maxGpus",
                    "advertisedPerNode", "pricePerNodeHour", "allocation")
-# Capacity kinds whose nodes come from Dynamic Workload Scheduler (gpufleet/base/spec/reservation.py DWS_MODES).
+# Capacity kinds whose nodes come from Dynamic Workload Scheduler (gpufleet/base/spec/features/reservation.py DWS_MODES).
 DWS_KINDS = ("flex-start", "queued")
 
 # Policies whose findings decide whether versions are still aligned (driver/CUDA/operator/Kubernetes).

@@ -27,7 +27,7 @@ class Operator:
 @dataclass(frozen=True)
 class DescribedNodes:
     """What the stack says an existing cluster's pool already is (cluster.platform existing,
-    gpufleet/base/spec/existing.py): `verify` checks the live nodes agree before anything is scheduled there."""
+    gpufleet/base/spec/platforms/existing.py): `verify` checks the live nodes agree before anything is scheduled there."""
 
     selector: dict[str, str]  # existing.nodeSelector: labels the pool's nodes carry
     names: list[str]  # existing.nodes: the nodes gpufleet labels (may be empty)

@@ -23,7 +23,7 @@ class ImageSlot:
     values: str  # dotted path of the block, e.g. "toolkit" or "node-feature-discovery.image"
     fields: str  # one of FIELDS: how the block spells the image
     image: str  # registry/path:tag the chart runs by default ({tag}: filled by the caller)
-    when: str = ""  # the stack setting that makes the chart run it (gpufleet/base/spec/image_checks.py); "": always
+    when: str = ""  # the stack setting that makes the chart run it (gpufleet/base/spec/features/image_checks.py); "": always
     enabled_by: str = ""
     """`mirror` table: the dotted values path (as gpufleet passes the values) whose true value makes the chart render
     the image, e.g. a subchart's condition `jobset.install`; "": rendered always. Unset in the values counts as true

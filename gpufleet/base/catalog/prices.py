@@ -31,7 +31,7 @@ COMPUTE_SERVICE = "services/6F81-5844-456A"  # Compute Engine's service id in th
 STALE_AFTER_DAYS = 90
 """A price read longer ago than this is flagged in the plan's cost section. One quarter: EC2 on-demand prices change
 a few times a year (the June 2025 P4/P5 cut, aws.amazon.com/about-aws/whats-new/2025/06/), spot prices move daily
-and are medians anyway, and gpufleet/base/spec/catalog_checks.py warns about the whole catalog after the same 90."""
+and are medians anyway, and gpufleet/base/spec/checks/catalog_checks.py warns about the whole catalog after the same 90."""
 
 
 @dataclass(frozen=True)

@@ -14,30 +14,31 @@ from typing import Any, Iterable, Optional
 import pydantic
 from pydantic import BaseModel
 
-from gpufleet.base.spec.addon_checks import addons_checks
-from gpufleet.base.spec.amd_operator import AmdDriverSpec, AmdGpuOperatorSpec
-from gpufleet.base.spec.catalog_checks import catalog_problems
+from gpufleet.base.spec.features.addon_checks import addons_checks
+from gpufleet.base.spec.features.amd_operator import AmdDriverSpec, AmdGpuOperatorSpec
+from gpufleet.base.spec.checks.catalog_checks import catalog_problems
 from gpufleet.base.spec.cluster import ClusterSpec, Host, K3sSpec
-from gpufleet.base.spec import admission_checks, amd_checks, depth_checks, sharing_checks
-from gpufleet.base.spec import sriov_checks
-from gpufleet.base.spec import k3s_label_checks
-from gpufleet.base.spec import image_checks, registry_checks
-from gpufleet.base.spec import dra_checks
-from gpufleet.base.spec import cold_start
-from gpufleet.base.spec import topology_checks
-from gpufleet.base.spec import serving as serving_checks
-from gpufleet.base.spec import compat_checks, disabled_checks, name_checks, upkeep_checks, network_checks, platform_keys, region_checks, value_checks
-from gpufleet.base.spec import aks_checks
-from gpufleet.base.spec.aks import AksPoolSpec, AksSpec
-from gpufleet.base.spec.eks import EksSpec
-from gpufleet.base.spec.eks_checks import eks_checks
+from gpufleet.base.spec.checks import admission_checks, depth_checks
+from gpufleet.base.spec.features import amd_checks, sharing_checks
+from gpufleet.base.spec.features import sriov_checks
+from gpufleet.base.spec.platforms import k3s_label_checks
+from gpufleet.base.spec.features import image_checks, registry_checks
+from gpufleet.base.spec.features import dra_checks
+from gpufleet.base.spec.features import cold_start
+from gpufleet.base.spec.features import topology_checks
+from gpufleet.base.spec.features import serving as serving_checks
+from gpufleet.base.spec.checks import compat_checks, disabled_checks, name_checks, upkeep_checks, network_checks, platform_keys, region_checks, value_checks
+from gpufleet.base.spec.platforms import aks_checks
+from gpufleet.base.spec.platforms.aks import AksPoolSpec, AksSpec
+from gpufleet.base.spec.platforms.eks import EksSpec
+from gpufleet.base.spec.platforms.eks_checks import eks_checks
 from gpufleet.base.spec.errors import Problem, SpecError, format_path
-from gpufleet.base.spec.existing import existing_checks
-from gpufleet.base.spec.gke import GkePoolSpec, GkeSpec, gke_checks
-from gpufleet.base.spec.operator import DriverSpec, GpuOperatorSpec
+from gpufleet.base.spec.platforms.existing import existing_checks
+from gpufleet.base.spec.platforms.gke import GkePoolSpec, GkeSpec, gke_checks
+from gpufleet.base.spec.features.operator import DriverSpec, GpuOperatorSpec
 from gpufleet.base.spec.pools import NodePoolSpec, SharingSpec, Taint
-from gpufleet.base.spec.observability_checks import observability_checks
-from gpufleet.base.spec.reservation import reservation_checks
+from gpufleet.base.spec.features.observability_checks import observability_checks
+from gpufleet.base.spec.features.reservation import reservation_checks
 from gpufleet.base.spec.stack import StackSpec, WorkloadsSpec
 from gpufleet.base.spec.text import control_problem, walk_strings
 

@@ -8,12 +8,12 @@ from pydantic_core import PydanticCustomError
 from gpufleet.base import platforms, versions
 from gpufleet.base.spec.base import DNS_LABEL, LABEL_VALUE, Model, check_address
 from gpufleet.base.spec.text import check_san, check_url_address, check_user
-from gpufleet.base.spec.aks import AksSpec
-from gpufleet.base.spec.eks import EksSpec
-from gpufleet.base.spec.existing import ExistingSpec
-from gpufleet.base.spec.gke import GkeSpec
-from gpufleet.base.spec.protection import EtcdSnapshotsSpec, ProtectionSpec, SecretsEncryptionSpec
-from gpufleet.base.spec.registry import K3sAirgapSpec
+from gpufleet.base.spec.platforms.aks import AksSpec
+from gpufleet.base.spec.platforms.eks import EksSpec
+from gpufleet.base.spec.platforms.existing import ExistingSpec
+from gpufleet.base.spec.platforms.gke import GkeSpec
+from gpufleet.base.spec.features.protection import EtcdSnapshotsSpec, ProtectionSpec, SecretsEncryptionSpec
+from gpufleet.base.spec.features.registry import K3sAirgapSpec
 
 # Kubernetes minor versions each platform plans for, and how a miss is worded.
 PLATFORM_VERSIONS = {

@@ -9,12 +9,12 @@ from gpufleet.base import catalog
 from gpufleet.base.labels import EXEMPT_PREFIX, POLICY_NAMES, RESERVED_LABEL_PREFIX, RESERVED_TAINT_KEYS
 from gpufleet.base.spec.base import DNS_LABEL, Model
 from gpufleet.base.spec.cluster import Host
-from gpufleet.base.spec.cold_start import ColdStartSpec
-from gpufleet.base.spec.rdma import RdmaNetworkSpec
-from gpufleet.base.spec.aks import AksPoolSpec
-from gpufleet.base.spec.gke import GkePoolSpec
-from gpufleet.base.spec.existing import ExistingPoolSpec
-from gpufleet.base.spec.reservation import CapacityReservationSpec
+from gpufleet.base.spec.features.cold_start import ColdStartSpec
+from gpufleet.base.spec.features.rdma import RdmaNetworkSpec
+from gpufleet.base.spec.platforms.aks import AksPoolSpec
+from gpufleet.base.spec.platforms.gke import GkePoolSpec
+from gpufleet.base.spec.platforms.existing import ExistingPoolSpec
+from gpufleet.base.spec.features.reservation import CapacityReservationSpec
 
 MIG_STRATEGIES = ("single", "mixed")
 
@@ -30,7 +30,7 @@ class SharingSpec(Model):
 
     Field names are stable: the GKE node pool maps the same block onto GKE's native sharing
     (`replicas` -> max shared clients per GPU, `profile` -> MIG partition size).
-    Checks that need the pool's GPU model live in gpufleet/base/spec/sharing_checks.py.
+    Checks that need the pool's GPU model live in gpufleet/base/spec/features/sharing_checks.py.
     """
 
     mode: Literal["none", "time-slicing", "mps", "mig", "partition"] = "none"
@@ -100,7 +100,7 @@ class NodePoolSpec(Model):
     capacity: Literal["on-demand", "spot", "reserved", "flex-start", "queued"] = "on-demand"
     """on-demand; spot/preemptible (cheaper, can be interrupted); reserved (a reservation or capacity block, see
     `reservation`); GKE only: flex-start (DWS flex-start VMs, at most 7 days each) or queued (DWS queued
-    provisioning: all nodes at once, through ProvisioningRequests). gpufleet/base/spec/reservation.py."""
+    provisioning: all nodes at once, through ProvisioningRequests). gpufleet/base/spec/features/reservation.py."""
     reservation: Optional[CapacityReservationSpec] = None
     """capacity reserved: the reservation the pool consumes and what it holds (zone, instance type, count);
     default: none."""
@@ -169,10 +169,10 @@ class NodePoolSpec(Model):
     """AKS: zones, Spot maximum price, OS disk and node image; default: AKS's defaults as gpufleet sets them."""
     existing: Optional[ExistingPoolSpec] = None
     """platform existing (required there): the nodes the cluster already has: their node selector, optionally their
-    names, and a catalog offering or a price per GPU-hour (gpufleet/base/spec/existing.py)."""
+    names, and a catalog offering or a price per GPU-hour (gpufleet/base/spec/platforms/existing.py)."""
     cold_start: Optional[ColdStartSpec] = None
     """The pool's fastest image path: images to pre-pull, GKE image streaming and secondary boot disk, an EKS
-    Bottlerocket data-volume snapshot, a bound on parallel pulls (gpufleet/base/spec/cold_start.py,
+    Bottlerocket data-volume snapshot, a bound on parallel pulls (gpufleet/base/spec/features/cold_start.py,
     docs/cold-start.md). Default: none, the platform's defaults."""
 
     @field_validator("labels")

@@ -12,7 +12,7 @@ def shaped(pool: NodePoolSpec, platform: str) -> NodePoolSpec:
     An unknown instance or machine type leaves the pool as it is (the platform's checks report it)."""
     if platform == "eks":
         from gpufleet.base.catalog import aws
-        from gpufleet.base.spec.eks import pool_instance_types
+        from gpufleet.base.spec.platforms.eks import pool_instance_types
 
         types = pool_instance_types(pool)
         if not types or types[0] not in aws.instance_types():
@@ -32,7 +32,7 @@ def shaped(pool: NodePoolSpec, platform: str) -> NodePoolSpec:
         m = gcp.machine(pool.machine_type)
         return pool.model_copy(update={"gpu": m.gpu, "gpus_per_node": pool.accelerator_count or m.fixed_count})
     if platform == "existing" and pool.existing is not None and pool.existing.offering:
-        from gpufleet.base.spec.existing import offering
+        from gpufleet.base.spec.platforms.existing import offering
 
         found = offering(pool)
         return pool.model_copy(update={"gpu": pool.gpu or found.gpu, "gpus_per_node": pool.gpus_per_node or found.gpus})

@@ -6,20 +6,20 @@ from pydantic import Field, StringConstraints, field_validator
 
 from gpufleet.base import catalog
 from gpufleet.base.catalog import amd
-from gpufleet.base.spec.addons import AddonsSpec
+from gpufleet.base.spec.features.addons import AddonsSpec
 from gpufleet.base.spec.base import Model
 from gpufleet.base.spec.cluster import ClusterSpec
-from gpufleet.base.spec.dra import DraSpec
-from gpufleet.base.spec.cold_start import ModelCacheSpec
-from gpufleet.base.spec.amd_operator import AmdGpuOperatorSpec
+from gpufleet.base.spec.features.dra import DraSpec
+from gpufleet.base.spec.features.cold_start import ModelCacheSpec
+from gpufleet.base.spec.features.amd_operator import AmdGpuOperatorSpec
 from gpufleet.base.spec.ids import STACK_NAME
-from gpufleet.base.spec.images import ImagesSpec
-from gpufleet.base.spec.observability import ObservabilitySpec
-from gpufleet.base.spec.operator import GpuOperatorSpec
+from gpufleet.base.spec.features.images import ImagesSpec
+from gpufleet.base.spec.features.observability import ObservabilitySpec
+from gpufleet.base.spec.features.operator import GpuOperatorSpec
 from gpufleet.base.spec.pools import NodePoolSpec
-from gpufleet.base.spec.registry import RegistrySpec
-from gpufleet.base.spec.serving import ServingSpec
-from gpufleet.base.spec.storage import CheckpointVolumeSpec, LocalPathSpec, NfsSpec
+from gpufleet.base.spec.features.registry import RegistrySpec
+from gpufleet.base.spec.features.serving import ServingSpec
+from gpufleet.base.spec.features.storage import CheckpointVolumeSpec, LocalPathSpec, NfsSpec
 
 
 

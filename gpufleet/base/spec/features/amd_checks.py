@@ -10,7 +10,7 @@ from typing import Any
 
 from gpufleet.base import catalog
 from gpufleet.base.catalog import amd
-from gpufleet.base.spec.amd_operator import is_amd
+from gpufleet.base.spec.features.amd_operator import is_amd
 from gpufleet.base.spec.errors import Problem
 
 NS = "gpufleet"

@@ -8,7 +8,7 @@ import re
 from typing import Any, Optional
 
 from gpufleet.base.spec.errors import Problem
-from gpufleet.base.spec.observability import (
+from gpufleet.base.spec.features.observability import (
     NAMESPACE, AMP_MIN_SCRAPE_SECONDS, AMP_WORKSPACE_ARN, BACKENDS_BY_PLATFORM, NOTIFICATION_CHANNEL, duration_seconds,
 )
 from gpufleet.base.spec.stack import StackSpec

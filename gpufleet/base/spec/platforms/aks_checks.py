@@ -10,7 +10,7 @@ from typing import Any
 
 from gpufleet.base import catalog
 from gpufleet.base.catalog import azure
-from gpufleet.base.spec.catalog_checks import plan_day
+from gpufleet.base.spec.checks.catalog_checks import plan_day
 from gpufleet.base.spec.errors import Problem
 
 NS = "gpufleet"

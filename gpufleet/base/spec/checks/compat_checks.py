@@ -87,7 +87,7 @@ def _driver_floor(stack: str, spec: Any) -> list[Problem]:
     problems = []
     for i, pool in enumerate(shaped_pools(spec)):
         if pool.gpu is None or pool.gpu not in catalog.gpu_models() or catalog.gpu(pool.gpu).amd:
-            continue  # AMD pools' driver floor: gpufleet/base/spec/amd_checks.py
+            continue  # AMD pools' driver floor: gpufleet/base/spec/features/amd_checks.py
         floor = catalog.gpu(pool.gpu).min_driver_branch
         if floor is None:  # no sourced minimum for this GPU (gpus.yaml): not judged rather than guessed
             continue

@@ -21,8 +21,8 @@ from pydantic import Field, field_validator
 
 from gpufleet.base.spec import ids
 from gpufleet.base.spec.base import DNS_LABEL, Model
-from gpufleet.base.spec.eks import pool_local_storage
-from gpufleet.base.spec.gke import MANAGED_LUSTRE_TIERS
+from gpufleet.base.spec.platforms.eks import pool_local_storage
+from gpufleet.base.spec.platforms.gke import MANAGED_LUSTRE_TIERS
 from gpufleet.base.spec.errors import Problem
 
 NS = "gpufleet"

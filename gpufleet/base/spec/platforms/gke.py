@@ -16,7 +16,7 @@ from gpufleet.base.catalog import gcp
 from gpufleet.base.spec import ids
 from gpufleet.base.spec.base import Model, check_cidr
 from gpufleet.base.spec.errors import Problem
-from gpufleet.base.spec.reservation import DWS_MODES, FLEX_START_MAX_RUN_SECONDS
+from gpufleet.base.spec.features.reservation import DWS_MODES, FLEX_START_MAX_RUN_SECONDS
 
 NS = "gpufleet"
 GKE_NAME_MAX = 40  # GKE cluster names: at most 40 characters

@@ -35,7 +35,7 @@ def host_labels(host: Any) -> dict[str, str]:
 def machine_levels(pool: Any, platform: str) -> list[str]:
     """The topology labels the platform gives the pool's machines, coarsest first ([]: none)."""
     if platform == "eks":
-        from gpufleet.base.spec.eks import pool_instance_types
+        from gpufleet.base.spec.platforms.eks import pool_instance_types
 
         layers = [facts.eks_layers(t) for t in pool_instance_types(pool)]
         if not layers or None in layers:
@@ -53,7 +53,7 @@ def machine_levels(pool: Any, platform: str) -> list[str]:
 
 
 def nvlink(pool: Any, platform: str) -> Optional[dra_facts.NvlinkSystem]:
-    from gpufleet.base.spec.dra_checks import nvlink as nvlink_system
+    from gpufleet.base.spec.features.dra_checks import nvlink as nvlink_system
 
     return nvlink_system(pool, platform)
 

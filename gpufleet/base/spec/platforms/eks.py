@@ -66,7 +66,7 @@ class EksNetworkSpec(Model):
     the internet. `endpoints`: no NAT and no route out; nodes reach AWS through VPC endpoints gpufleet creates (an S3
     gateway endpoint and interface endpoints with private DNS for EC2, ECR API and registry, STS, and Auto Scaling with
     the cluster autoscaler), as the Amazon EKS User Guide's "Deploy private clusters with limited internet access"
-    lists them (gpufleet/base/spec/eks_endpoints.py). Every image must then come from an ECR mirror in the stack's
+    lists them (gpufleet/base/spec/platforms/eks_endpoints.py). Every image must then come from an ECR mirror in the stack's
     region (gpufleet:registry.mirror)."""
     vpc_id: Optional[str] = Field(default=None, pattern=r"^vpc-[0-9a-f]{8,17}$")
     """Existing network: the VPC of `subnets`."""

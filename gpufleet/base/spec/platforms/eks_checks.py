@@ -9,7 +9,7 @@ from typing import Optional
 
 from gpufleet.base import catalog
 from gpufleet.base.catalog import aws as aws_catalog
-from gpufleet.base.spec.eks import NAMESPACE, EksAutoscalerSpec, pool_instance_types
+from gpufleet.base.spec.platforms.eks import NAMESPACE, EksAutoscalerSpec, pool_instance_types
 from gpufleet.base.spec.errors import Problem
 from gpufleet.base.spec.stack import StackSpec
 

@@ -98,7 +98,7 @@ def _pool_gpus_at_max_size(pool: Any, platform: str) -> Optional[tuple[str, int]
     guess)."""
     try:
         advertised = shape.advertised(pool, platform)
-    except KeyError:  # a MIG profile, layout or strategy the GPU does not have (gpufleet/base/spec/sharing_checks.py)
+    except KeyError:  # a MIG profile, layout or strategy the GPU does not have (gpufleet/base/spec/features/sharing_checks.py)
         return None
     per_node = {r: n for r, n in advertised.items() if L.is_gpu_resource(r)}
     if not per_node or 0 in per_node.values() or not _known_mig_profiles(pool, per_node):

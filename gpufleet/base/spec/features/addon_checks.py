@@ -4,7 +4,7 @@ once every block is valid on its own."""
 
 from __future__ import annotations
 
-from gpufleet.base.spec.addons import NAMESPACE
+from gpufleet.base.spec.features.addons import NAMESPACE
 from gpufleet.base.spec.errors import Problem
 from gpufleet.base.spec.stack import StackSpec
 

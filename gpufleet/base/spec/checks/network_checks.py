@@ -25,7 +25,7 @@ import ipaddress
 from typing import Any
 
 from gpufleet.base.spec.errors import Problem
-from gpufleet.base.spec.serving import needs_proxy_only_subnet
+from gpufleet.base.spec.features.serving import needs_proxy_only_subnet
 
 NS = "gpufleet"
 AWS_SUBNET_PREFIXES = (16, 28)

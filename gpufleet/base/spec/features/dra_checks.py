@@ -122,7 +122,7 @@ def _placement_checks(stack: str, spec: Any) -> list[Problem]:
                                         "instanceCount: a whole UltraServer}", kind or pool.capacity))
         wp = system.workload_policy
         if wp and platform == "gke":
-            from gpufleet.base.spec.gke import GkePoolSpec, pool_zones
+            from gpufleet.base.spec.platforms.gke import GkePoolSpec, pool_zones
 
             opts = pool.gke or GkePoolSpec()
             zones = pool_zones(pool, spec.cluster.gke)

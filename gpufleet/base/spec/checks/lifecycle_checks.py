@@ -23,7 +23,7 @@ from gpufleet.base import catalog
 from gpufleet.base.catalog import charges
 from gpufleet.base.catalog import kubernetes as k8s_catalog
 from gpufleet.base.catalog import lifecycle
-from gpufleet.base.spec.amd_operator import is_amd
+from gpufleet.base.spec.features.amd_operator import is_amd
 from gpufleet.base.spec.errors import Problem
 
 NAMESPACE = "gpufleet"
@@ -75,7 +75,7 @@ def _kubernetes(stack: str, spec: Any, day: dt.date) -> list[Problem]:
 
 def _aks_kubernetes(stack: str, spec: Any, day: dt.date, at: str) -> list[Problem]:
     """AKS: community support ends at the minor's end of life; with long-term support (Premium tier, AKSLongTermSupport)
-    the LTS end of life follows. A version past both is refused by gpufleet/base/spec/aks_checks.py; here, a warning
+    the LTS end of life follows. A version past both is refused by gpufleet/base/spec/platforms/aks_checks.py; here, a warning
     within SUPPORT_WARNING_DAYS of the end that applies, and one while the cluster runs on LTS."""
     aks, version = spec.cluster.aks, spec.cluster.kubernetes_version
     lts = aks.support_plan == "AKSLongTermSupport"

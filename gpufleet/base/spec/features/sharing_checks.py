@@ -8,7 +8,7 @@ from __future__ import annotations
 import ipaddress
 
 from gpufleet.base import catalog, sharing
-from gpufleet.base.spec.amd_operator import is_amd
+from gpufleet.base.spec.features.amd_operator import is_amd
 from gpufleet.base.spec.errors import Problem
 from gpufleet.base.spec.shape import shaped_pools
 
@@ -26,7 +26,7 @@ def check(stack: str, spec) -> list[Problem]:
         # RDMA over the Network Operator's NICs: on k3s and on an existing cluster (components/existing/platform.py).
         problems += [Problem(stack, path, msg) for path, msg in _rdma(pool, at, spec.cluster.platform in NIC_RDMA)]
     problems += [Problem(stack, path, msg) for path, msg in _mig_cluster(pools)]
-    # AMD pools partition through the AMD GPU Operator (gpufleet/base/spec/amd_checks.py), not NVIDIA's.
+    # AMD pools partition through the AMD GPU Operator (gpufleet/base/spec/features/amd_checks.py), not NVIDIA's.
     shared = [i for i, p in enumerate(spec.node_pools) if p.sharing.mode not in ("none", "partition")]
     if shared and not spec.gpu_operator.enabled:
         problems.append(Problem(stack, f"{NS}:nodePools[{shared[0]}].sharing.mode", (
@@ -43,7 +43,7 @@ def _sharing(pool, at: str, k3s: bool):
     here = f"{at}.sharing"
     who = f"pool '{pool.name}'"
     if mode in ("time-slicing", "mps", "mig") and is_amd(pool.gpu):
-        return  # an NVIDIA mode on an AMD pool: gpufleet/base/spec/amd_checks.py says so
+        return  # an NVIDIA mode on an AMD pool: gpufleet/base/spec/features/amd_checks.py says so
     if mode != "none" and pool.gpu is None and k3s:
         yield f"{here}.mode", f"{who} has no GPU model (`gpu`), so there is nothing to share with {mode}"
     if mode in ("time-slicing", "mps") and s.replicas is None:

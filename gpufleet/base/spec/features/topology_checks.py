@@ -12,7 +12,7 @@ from typing import Any
 
 from gpufleet.base import versions
 from gpufleet.base.catalog import topology as facts
-from gpufleet.base.spec import topology as tas
+from gpufleet.base.spec.features import topology as tas
 from gpufleet.base.spec.errors import Problem
 
 NS = "gpufleet"
@@ -66,7 +66,7 @@ def _machine_problems(stack: str, at: str, tp: Any, pool: Any, platform: str) ->
     if tp.levels:
         return []
     if platform == "eks" and not tas.machine_levels(pool, platform):
-        from gpufleet.base.spec.eks import pool_instance_types
+        from gpufleet.base.spec.platforms.eks import pool_instance_types
 
         bare = [t for t in pool_instance_types(pool) if facts.eks_layers(t) is None]
         return [Problem(stack, f"{at}.name", f"EC2 gives no network topology for {', '.join(bare)}, so its nodes carry no "

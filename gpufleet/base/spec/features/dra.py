@@ -1,5 +1,5 @@
 """gpufleet:dra — what the DRA pools (`nodePools[*].allocation: dra`) offer workloads: ResourceClaimTemplates in the
-teams' namespaces and ComputeDomains for multi-node NVLink jobs. Checks: gpufleet/base/spec/dra_checks.py."""
+teams' namespaces and ComputeDomains for multi-node NVLink jobs. Checks: gpufleet/base/spec/features/dra_checks.py."""
 
 from typing import Annotated, Optional
 

@@ -19,7 +19,7 @@ aws-ia.github.io/terraform-aws-eks-blueprints/patterns/fully-private-cluster).
 Not created, because no gpufleet component calls them from the nodes: CloudWatch Logs (`logs`; EKS writes the
 control-plane logs itself, gpufleet ships no node logs), Elastic Load Balancing, X-Ray, SSM. Karpenter needs more
 (SSM for AMI parameters, SQS for its interruption queue, EKS Auth for Pod Identity, and `settings.isolatedVPC`): the
-spec refuses Karpenter with endpoints until those are wired (gpufleet/base/spec/registry_checks.py).
+spec refuses Karpenter with endpoints until those are wired (gpufleet/base/spec/features/registry_checks.py).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ one the NicClusterPolicy deploys for host-device pools.
 from __future__ import annotations
 
 from gpufleet.base.spec.errors import Problem
-from gpufleet.base.spec.rdma import SRIOV_MAX_VFS
+from gpufleet.base.spec.features.rdma import SRIOV_MAX_VFS
 
 NS = "gpufleet"
 

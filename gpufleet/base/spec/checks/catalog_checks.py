@@ -9,7 +9,7 @@ Errors (`catalog_problems`, part of the spec's cross checks, exit 2):
 
 Warnings (`catalog_warnings`, printed by the plan): a CUDA version that runs only through minor-version
 compatibility (naming what breaks), a driver or CUDA version the catalog cannot compare (said, never skipped), every
-lifecycle finding of gpufleet/base/spec/lifecycle_checks.py (Kubernetes, GPU Operator, driver branch: past or near
+lifecycle finding of gpufleet/base/spec/checks/lifecycle_checks.py (Kubernetes, GPU Operator, driver branch: past or near
 the end of support, with what extended support costs), A3 Ultra / A4 on-demand without a specific reservation, and a
 catalog older than 90 days.
 """
@@ -25,8 +25,8 @@ from gpufleet.base.catalog import aws as aws_catalog
 from gpufleet.base.catalog import gcp, offerings
 
 from gpufleet.base.spec.errors import Problem, SpecError
-from gpufleet.base.spec.gke import driver_branch_for
-from gpufleet.base.spec.lifecycle_checks import lifecycle_warnings
+from gpufleet.base.spec.platforms.gke import driver_branch_for
+from gpufleet.base.spec.checks.lifecycle_checks import lifecycle_warnings
 
 NAMESPACE = "gpufleet"
 STALE_AFTER_DAYS = 90

@@ -10,8 +10,8 @@ from gpufleet.base import versions
 from gpufleet.base.catalog import images as catalog_images
 from gpufleet.base.sharing import is_amd
 from gpufleet.base.spec.errors import Problem
-from gpufleet.base.spec.registry import ARTIFACT_REGISTRY, ECR_HOST
-from gpufleet.base.spec.serving import ENVOY_CLASS, INFERENCE_POOL_CLASSES
+from gpufleet.base.spec.features.registry import ARTIFACT_REGISTRY, ECR_HOST
+from gpufleet.base.spec.features.serving import ENVOY_CLASS, INFERENCE_POOL_CLASSES
 from gpufleet.base.spec.shape import shaped_pools
 
 MIRROR = "gpufleet:registry.mirror"
@@ -194,7 +194,7 @@ def check(stack: str, spec: Any, config: dict) -> list[Problem]:
 def _private_network_checks(stack: str, spec: Any, config: dict) -> list[Problem]:
     """A private-only network with no path to its images or its APIs: an EKS VPC without NAT (`egress: endpoints`)
     reaches only the AWS services it has endpoints for, in its own region (the endpoint service names are
-    com.amazonaws.<region>.*; gpufleet/base/spec/eks_endpoints.py)."""
+    com.amazonaws.<region>.*; gpufleet/base/spec/platforms/eks_endpoints.py)."""
     if spec.cluster.platform != "eks" or spec.cluster.eks.network.egress != "endpoints":
         return []
     eks = spec.cluster.eks
