@@ -9,12 +9,10 @@ from typing import Any, Mapping, Optional
 
 import pulumi
 
-from gpufleet.components.platform import ClusterContext, PlatformInputs, platform
-from gpufleet.base.node_labels import node_taints
-from gpufleet.base.sharing import is_amd
 from gpufleet.base.spec import NAMESPACE, SpecError, StackSpec, load_spec
-from gpufleet.base.spec.features.observability import MANAGED_BACKENDS, SCRAPES_GPU_OPERATOR_DCGM
-from gpufleet.base.spec.shape import shaped_pools
+from gpufleet.components.cluster_access import ClusterAccess
+from gpufleet.components.cluster_layers import LAYERS, LayerContext
+from gpufleet.components.platform import PlatformInputs, platform
 
 # Provider config the spec's checks read (the region EKS needs, the project GKE defaults to).
 PROVIDER_CONFIG_KEYS = ("aws:region", "gcp:project")
@@ -85,9 +83,10 @@ class GpuClusterArgs:
 
 
 class GpuCluster(pulumi.ComponentResource):
-    """A whole GPU cluster from a validated spec: the platform's control plane and GPU pools, then the GPU
-    stack, the platform's add-ons and the workload layer on the resulting ClusterAccess (`self.access`).
-    What differs between platforms comes from the platform (components/platform.py), never from a branch here.
+    """A whole GPU cluster from a validated spec: the platform's control plane and GPU pools, then the layers
+    (components/cluster_layers.py: the GPU operators, the platform's add-ons, observability, the workload layer,
+    serving, DRA, cold start) on the resulting ClusterAccess (`self.access`). What differs between platforms comes
+    from the platform (components/platform.py), never from a branch here.
 
     No class-level annotations here: gpufleet/app/package.py derives the component package's outputs from them."""
 
@@ -102,126 +101,32 @@ class GpuCluster(pulumi.ComponentResource):
         )
         self.control_plane = built.control_plane
         self.node_pools = built.node_pools
-        self.access = built.access
-        if spec.registry.mirror:
-            # Every chart and object on the cluster pulls from the mirror (components/image_mirror.py).
-            from gpufleet.components.image_mirror import MIRROR_FACT
-
-            self.access = dataclasses.replace(self.access, facts={**self.access.facts, MIRROR_FACT: spec.registry.mirror})
-        if spec.registry.charts:
-            # Every Helm release takes its chart from the stack's chart source (components/helm_chart.py).
-            from gpufleet.components.helm_chart import CHARTS_FACT
-
-            self.access = dataclasses.replace(self.access, facts={**self.access.facts, CHARTS_FACT: spec.registry.charts})
-        ctx = ClusterContext(name, spec, self.access, child)
-
-        metrics_backend = spec.observability.backend(spec.cluster.platform)
-        self.gpu_operator = self.amd_gpu_operator = None
-        # Each vendor's operator serves only its own pools (issue 17): the NVIDIA GPU Operator tolerates only the
-        # NVIDIA pools' taints, the AMD GPU Operator's DeviceConfigs select only the AMD pools' nodes.
-        amd_pools = [p for p in shaped_pools(spec) if p.gpu and is_amd(p)]
-        nvidia_pools = [p for p in shaped_pools(spec) if not (p.gpu and is_amd(p))]
-        install_nvidia = spec.gpu_operator.enabled and built.install_gpu_operator and (nvidia_pools or not amd_pools)
-        if install_nvidia:
-            from gpufleet.components.gpu_stack.operator import GpuOperator, GpuOperatorArgs
-
-            from gpufleet.components.gpu_stack.sharing import GpuSharing, GpuSharingArgs, operator_settings
-
-            # The taints the nodes really carry (node_taints: a platform's own Spot taint too), tolerated by key/effect.
-            taints = [t for pool in nvidia_pools for t in node_taints(pool, spec.cluster.platform)]
-            amd_taints = [t for pool in amd_pools for t in node_taints(pool, spec.cluster.platform)]
-            # The backends that scrape the GPU Operator's DCGM exporter get gpufleet's counter list; only
-            # kube-prometheus-stack has the ServiceMonitor CRD (a managed collector reads its own scrape configuration).
-            extra = dict(operator_settings(nvidia_pools), rdma=plat.gpu_operator_rdma(nvidia_pools),
-                         metrics=metrics_backend in SCRAPES_GPU_OPERATOR_DCGM,
-                         service_monitor=metrics_backend == "kube-prometheus-stack")
-            self.gpu_operator = GpuOperator(
-                f"{name}-gpu-operator",
-                GpuOperatorArgs(spec.gpu_operator, taints, nfd_extra_taints=amd_taints,
-                                cuda_versions=tuple(spec.workloads.cuda_versions),
-                                pin_digests=spec.images.pin_digests, **extra),
-                self.access,
-                opts=child,
-            )
-            self.gpu_sharing = None
-            if extra.get("device_plugin_config"):
-                sharing_args = GpuSharingArgs(nvidia_pools, self.gpu_operator.namespace.metadata["name"])
-                self.gpu_sharing = GpuSharing(f"{name}-gpu-sharing", sharing_args, self.access, opts=child)
-        if amd_pools and plat.amd_gpu_operator:
-            from gpufleet.components.gpu_stack.amd_operator import AmdGpuOperator, AmdGpuOperatorArgs
-
-            self.amd_gpu_operator = AmdGpuOperator(
-                f"{name}-amd-gpu-operator",
-                AmdGpuOperatorArgs(spec.amd_gpu_operator, amd_pools, own_nfd=not install_nvidia,
-                                   rocm_versions=tuple(spec.workloads.rocm_versions)),
-                self.access,
-                opts=child,
-            )
-        self.addons = plat.addons(ctx)
-        """The platform's add-ons on the cluster, by role (components/<platform>/platform.py `addons`)."""
-        self.network_operator = self.addons.get("network-operator")
-        self.storage = self.addons.get("storage")
-
-        self.observability = None
-        if metrics_backend == "kube-prometheus-stack":
-            from gpufleet.components.observability.pools import pool_facts
-            from gpufleet.components.observability.stack import Observability, ObservabilityArgs
-
-            npd = plat.node_problem_detector(spec)
-            self.observability = Observability(
-                f"{name}-observability",
-                ObservabilityArgs(spec.observability, pool_facts(spec), node_problem_detector=npd),
-                self.access, opts=child,
-            )
-        self.node_health = plat.node_health(ctx, self.observability)
-
-        from gpufleet.components.workloads.layer import build_workloads
-
-        # kube-prometheus-stack: its in-cluster Service. A managed backend: the query API the platform reports, with
-        # the cloud identity it made for KEDA's operator; managed backends have no ServiceMonitor CRD.
-        prometheus_url = self.observability.prometheus_url if self.observability else built.prometheus_query_url
-        managed = metrics_backend in MANAGED_BACKENDS
-        self.workloads = build_workloads(
-            name, spec, self.access, child, prometheus_url=prometheus_url, service_monitors=not managed,
-            keda_identity=built.keda_identity,
-        )
-        self.observability = plat.observability_after_workloads(ctx, self.workloads) or self.observability
-        from gpufleet.components.serving.layer import build_serving
-
-        self.serving = build_serving(name, spec, self.access, child, keda=self.workloads.get("keda"),
-                                     metrics_backend=metrics_backend)
-        self.dra_driver = None
-        dra_pools = [p for p in nvidia_pools if p.allocation == "dra"]
-        if dra_pools:
-            from gpufleet.components.gpu_stack.dra_driver import DraDriver, dra_args
-
-            # After the workload layer: ResourceClaimTemplates and ComputeDomains in a Kueue team's namespace wait for it.
-            kueue = self.workloads.get("kueue")
-            created = {t.namespace_name: kueue.teams[t.name].namespace for t in spec.addons.kueue.teams} if kueue else {}
-            args = dataclasses.replace(dra_args(spec, dra_pools, self.access.facts), namespace_creators=created)
-            self.dra_driver = DraDriver(f"{name}-dra-driver", args, self.access, opts=child)
-        self.cold_start = self._cold_start(name, spec, child)
-
+        self.access = _with_registry(built.access, spec)
+        ctx = LayerContext(name, spec, self.access, child, platform=plat, built=built,
+                           metrics_backend=spec.observability.backend(spec.cluster.platform))
+        # The layers in order (components/cluster_layers.py), each handed what the earlier ones made; each keeps what
+        # it made as an attribute: gpu_operator, gpu_sharing, amd_gpu_operator, addons, network_operator, storage,
+        # observability, node_health, workloads, serving, dra_driver, cold_start.
+        for layer in LAYERS:
+            made = layer(ctx)
+            ctx.made.update(made)
+            for attribute, value in made.items():
+                setattr(self, attribute, value)
         self.kubeconfig = self.access.kubeconfig
         self.register_outputs({"kubeconfig": self.kubeconfig})
 
-    def _cold_start(self, name: str, spec: StackSpec, child: pulumi.ResourceOptions) -> dict[str, pulumi.ComponentResource]:
-        """Pre-pull DaemonSets of pools that list images, and model caches (docs/cold-start.md): after the storage
-        classes and the team namespaces they use exist. Nothing without `coldStart` / `modelCaches`."""
-        out: dict[str, pulumi.ComponentResource] = {}
-        pulls = [p for p in spec.node_pools if p.cold_start and p.cold_start.pre_pulls(spec.cluster.platform)]
-        if not pulls and not spec.model_caches:
-            return out
-        from gpufleet.base.spec.features.cold_start import rwx_storage_class
-        from gpufleet.components.cold_start import ImagePrePull, ImagePrePullArgs, ModelCache, ModelCacheArgs
 
-        for pool in pulls:
-            args = ImagePrePullArgs(pool.name, tuple(pool.cold_start.images), node_taints(pool, spec.cluster.platform))
-            out[f"prepull-{pool.name}"] = ImagePrePull(f"{name}-prepull-{pool.name}", args, self.access, opts=child)
-        after = [r for r in (self.storage, *self.workloads.values()) if r is not None]
-        for cache in spec.model_caches:
-            args = ModelCacheArgs(cache, cache.storage_class or rwx_storage_class(spec), spec.cluster.protection)
-            out[f"model-cache-{cache.namespace}-{cache.name}"] = ModelCache(
-                f"{name}-model-cache-{cache.namespace}-{cache.name}", args, self.access,
-                opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=after)))
-        return out
+def _with_registry(access: ClusterAccess, spec: StackSpec) -> ClusterAccess:
+    """The access every layer uses, with the stack's registry: every chart and object pulls from the mirror
+    (components/image_mirror.py), and every Helm release takes its chart from the stack's chart source
+    (components/helm_chart.py)."""
+    facts = dict(access.facts)
+    if spec.registry.mirror:
+        from gpufleet.components.image_mirror import MIRROR_FACT
+
+        facts[MIRROR_FACT] = spec.registry.mirror
+    if spec.registry.charts:
+        from gpufleet.components.helm_chart import CHARTS_FACT
+
+        facts[CHARTS_FACT] = spec.registry.charts
+    return access if facts == access.facts else dataclasses.replace(access, facts=facts)

@@ -148,5 +148,5 @@ def test_no_import_cycle_between_files():
 
 def test_the_walk_sees_late_imports():
     """The walker must see an import inside a function (the kind that hid the plan <-> spec cycle)."""
-    assert "gpufleet.components.gpu_stack.operator" in GRAPH["gpufleet.components.gpu_cluster"]
+    assert "gpufleet.components.gpu_stack.operator" in GRAPH["gpufleet.components.cluster_layers"]
     assert "gpufleet.policies.pack" in GRAPH["gpufleet.app.plan.policy_runner"]
