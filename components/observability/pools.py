@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from gpufleet.base import platforms
 from gpufleet.base.capacity import pool_capacity
 from gpufleet.base.spec import StackSpec
 
@@ -18,16 +19,18 @@ class PoolFacts:
     max_nodes: int
     """The pool's maximum size (the autoscaler stops there)."""
     autoscaled: bool = True
-    """False on k3s, where a pool is its hosts (no maximum to reach)."""
+    """False where a pool is a fixed set of machines (the platform's PricingTraits.autoscaled; k3s: its hosts), so
+    there is no maximum to reach."""
     price_per_gpu_hour: Optional[float] = None
     """On-demand/spot price of one GPU-hour (node price / GPUs per node) from the catalog; None when unpriced."""
 
 
 def pool_facts(spec: StackSpec) -> list[PoolFacts]:
     platform = spec.cluster.platform
+    autoscaled = platforms.get(platform).pricing.autoscaled
     out = []
     for pool in spec.node_pools:
         cap = pool_capacity(pool, platform)
         per_gpu = (cap.price_per_node_hour / cap.gpus_per_node) if cap.price_per_node_hour is not None and cap.gpus_per_node else None
-        out.append(PoolFacts(pool.name, cap.gpus_per_node, cap.max_nodes, platform != "k3s", per_gpu))
+        out.append(PoolFacts(pool.name, cap.gpus_per_node, cap.max_nodes, autoscaled, per_gpu))
     return out

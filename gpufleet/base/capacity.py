@@ -9,16 +9,18 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Optional
 
-from gpufleet.base import labels
+from gpufleet.base import labels, platforms
 from gpufleet.base import sharing as gpu_sharing
 from gpufleet.base.spec import NodePoolSpec, Problem, StackSpec
 from gpufleet.base.spec.features.addons import NAMESPACE
 from gpufleet.base.spec.features import cold_start as cold_start_paths
 from gpufleet.base.spec.checks import compat_checks
+from gpufleet.base.spec.features import dra_checks
 from gpufleet.base.spec.features import topology_checks
 from gpufleet.base.spec.features import topology as tas
 from gpufleet.base.spec import shape as pool_shape
-from gpufleet.base.spec.features.reservation import capacity_source, committed_nodes
+# billed_as lives beside the capacity kinds it reads (reservation.py); imported here too for its 0.3 callers.
+from gpufleet.base.spec.features.reservation import billed_as, capacity_source, committed_nodes  # noqa: F401
 from gpufleet.base.catalog.prices import PriceFact
 
 CURRENCY = "USD"
@@ -89,93 +91,29 @@ class PoolCapacity:
 
 
 def pool_capacity(pool: NodePoolSpec, platform: str, region: Optional[str] = None) -> PoolCapacity:
-    """`region`: where an EKS pool runs (`aws:region`), for its prices; None prices it in us-east-1."""
-    if platform == "eks":
-        return with_source(pool, _eks_pool_capacity(pool, region))
-    if platform == "gke" and pool.machine_type:
-        return with_source(pool, _gke_pool_capacity(pool))
-    if platform == "aks" and pool.vm_size:
-        return with_source(pool, _aks_pool_capacity(pool))
-    if platform == "existing":
-        return with_source(pool, _existing_pool_capacity(pool))
-    gpus = pool.gpus_per_node or 0
-    if platform == "k3s":
-        lo = hi = len(pool.hosts)
-    else:
-        lo, hi = pool.min_nodes, pool.max_nodes
-    return with_source(pool, PoolCapacity(
-        pool=pool.name,
-        gpu=pool.gpu,
-        gpus_per_node=gpus,
-        min_nodes=lo,
-        max_nodes=hi,
-        capacity_type=pool.capacity,
-        advertised=gpu_sharing.advertised(pool),
-        price_per_node_hour=pool.price_per_node_hour,
-        sharing=gpu_sharing.explain(pool),
-        shared=gpu_sharing.shares(pool),
-    ))
-
-
-def _existing_pool_capacity(pool: NodePoolSpec) -> PoolCapacity:
-    """A pool an existing cluster already has (gpufleet/base/spec/platforms/existing.py): its size as the stack states it, the GPU
-    shape of its catalog offering or as stated, and its price: the pool's own (pricePerNodeHour, or pricePerGpuHour
-    times its GPUs), else the offering's public list price with its source and date."""
-    from gpufleet.base.spec.platforms.existing import offering
-
-    shaped = pool_shape.shaped(pool, "existing")
+    """A pool's GPUs, nodes and price on its platform: its GPU shape (NodeTraits.gpu_shape), what a node advertises
+    (the platform's own device plugin, else the pool's sharing; plus an RDMA pool's devices), how many nodes it has
+    and what one costs (PricingTraits: a declared pricePerNodeHour, else the platform's own price). `region`: where the
+    cluster runs (PricingTraits.region), for regional catalog prices; None reads the catalog's default figures."""
+    traits = platforms.get(platform)
+    shaped = pool_shape.shaped(pool, platform)
     gpus = shaped.gpus_per_node or 0
-    own = pool.existing.price_per_gpu_hour if pool.existing else None
-    price = pool.price_per_node_hour if pool.price_per_node_hour is not None else (own * gpus if own is not None else None)
-    fact, found = None, offering(pool)
-    if price is None and found is not None:
-        fact = PriceFact(found.node_hour, found.source, found.as_of, "hand-entered", "list")
-        price = found.node_hour
-    return PoolCapacity(
-        pool=pool.name, gpu=shaped.gpu, gpus_per_node=gpus, min_nodes=pool.min_nodes, max_nodes=pool.max_nodes,
-        capacity_type=pool.capacity, advertised=gpu_sharing.advertised(shaped), price_per_node_hour=price,
-        sharing=gpu_sharing.explain(shaped), shared=gpu_sharing.shares(shaped), price_fact=fact,
-    )
-
-
-def _eks_pool_capacity(pool: NodePoolSpec, region: Optional[str]) -> PoolCapacity:
-    """GPU model, count and price from the EC2 instance catalog (first instance type); EFA too. The price is the
-    region's refreshed one, else the hand-entered us-east-1 figure (which the cost section then refuses for another
-    region: gpufleet/app/plan/cost_items.py)."""
-    from gpufleet.base.catalog import aws as aws_catalog
-    from gpufleet.base.catalog import prices
-    from gpufleet.base.spec.platforms.eks import pool_instance_types
-
-    t = aws_catalog.instance_type(pool_instance_types(pool)[0])
-    # The instance type fixes the GPU model and count; sharing then multiplies what a node advertises.
-    shaped = pool_shape.shaped(pool, "eks")
-    advertised = gpu_sharing.advertised(shaped)
+    own = traits.nodes.advertised(pool)
+    advertised = own if own is not None else gpu_sharing.advertised(shaped)
     if pool.rdma:
-        advertised[labels.EFA_RESOURCE] = t.efa_interfaces
-    billed = billed_as(pool)
-    fact = None
-    if pool.price_per_node_hour is None and billed:
-        fact = prices.aws_instance_price(t.name, billed, region) or prices.aws_instance_price(t.name, billed, None)
-    price = pool.price_per_node_hour if pool.price_per_node_hour is not None else (fact.value if fact else None)
-    return PoolCapacity(
-        pool=pool.name, gpu=t.gpu, gpus_per_node=t.gpus, min_nodes=pool.min_nodes, max_nodes=pool.max_nodes,
-        capacity_type=pool.capacity, advertised=advertised, price_per_node_hour=price,
-        sharing=gpu_sharing.explain(shaped), shared=gpu_sharing.shares(shaped), price_fact=fact,
+        advertised = {**advertised, **traits.nodes.rdma_devices(pool)}
+    lo, hi = traits.pricing.node_count(pool)
+    price, fact = pool.price_per_node_hour, None
+    if price is None:
+        price, fact = traits.pricing.node_price(pool, gpus, region)
+    cap = PoolCapacity(
+        pool=pool.name, gpu=shaped.gpu, gpus_per_node=gpus, min_nodes=lo, max_nodes=hi, capacity_type=pool.capacity,
+        advertised=advertised, price_per_node_hour=price, price_fact=fact,
+        # How the GPU Operator's device plugin shares the GPUs; nothing to say where the platform's own plugin counts.
+        sharing=gpu_sharing.explain(shaped) if own is None else "",
+        shared=gpu_sharing.shares(shaped) if own is None else False,
     )
-
-
-def billed_as(pool: NodePoolSpec) -> Optional[str]:
-    """The catalog price a pool's nodes are billed at: on-demand or spot as declared; a reservation (EC2 On-Demand
-    Capacity Reservation, GCE reservation) bills its instances at the on-demand rate (EC2 User Guide, "Capacity
-    Reservation pricing and billing"; Compute Engine docs, "Reservations of Compute Engine zonal resources":
-    reserved resources are charged at on-demand rates). EC2 Capacity Blocks and GKE DWS flex-start / queued
-    provisioning have prices of their own (EC2 Capacity Blocks pricing; DWS pricing) that the catalog does not
-    hold: None, so those pools are unpriced unless the stack declares pricePerNodeHour."""
-    if pool.capacity in ("on-demand", "spot"):
-        return pool.capacity
-    if pool.capacity == "reserved" and not (pool.reservation is not None and pool.reservation.type == "capacity-block"):
-        return "on-demand"
-    return None
+    return with_source(pool, cap, platform)
 
 
 def capacity(spec: StackSpec, region: Optional[str] = None) -> list[PoolCapacity]:
@@ -197,21 +135,17 @@ def cold_start_notes(pools: list[PoolCapacity]) -> list[str]:
     return [f"{p.pool} cold start: {'; '.join(p.cold_start)}" for p in pools if p.cold_start]
 
 
-def with_source(pool: NodePoolSpec, cap: PoolCapacity) -> PoolCapacity:
+def with_source(pool: NodePoolSpec, cap: PoolCapacity, platform: str) -> PoolCapacity:
     """The pool's capacity source and reservation size (what a reviewer and a cost calculator need)."""
     r = pool.reservation if pool.capacity == "reserved" else None
     facts = None if r is None else {k: v for k, v in r.model_dump(by_alias=True).items() if v is not None}
     return dataclasses.replace(cap, capacity_source=capacity_source(pool), reserved_nodes=committed_nodes(pool), reservation=facts,
                                exemptions=dict(sorted(pool.exemptions.items())) or None, allocation=pool.allocation,
-                               nvlink=_nvlink(pool, cap))
+                               nvlink=_nvlink(pool, cap, platform))
 
 
-def _nvlink(pool: NodePoolSpec, cap: PoolCapacity) -> Optional[dict]:
+def _nvlink(pool: NodePoolSpec, cap: PoolCapacity, platform: str) -> Optional[dict]:
     """The pool's NVLink domains (racks x GPUs) when its machines are a multi-node NVLink system (GB200 NVL72)."""
-    from gpufleet.base.spec.features import dra_checks
-
-    platform = ("eks" if (pool.instance_type or pool.instance_types) else "gke" if pool.machine_type
-                else "aks" if pool.vm_size else "k3s")
     system = dra_checks.nvlink(pool, platform)
     if system is None:
         return None
@@ -273,55 +207,6 @@ def cost(pools: list[PoolCapacity]) -> dict:
         "currency": CURRENCY,
         "unpricedPools": [p.pool for p in pools if p.price_per_node_hour is None],
     }
-
-
-def _gke_pool_capacity(pool: NodePoolSpec) -> PoolCapacity:
-    """GKE: GPU model, count and price from gpufleet/base/catalog/gcp_machines.yaml; what a node advertises from
-    gpufleet/base/spec/shape.py (GKE's device plugin: one nvidia.com/gpu per MIG partition, times the clients per GPU
-    when shared)."""
-    from gpufleet.base.catalog import gcp, prices
-
-    machine = gcp.machine(pool.machine_type)
-    gpus = pool.accelerator_count or machine.fixed_count or 0
-    billed = billed_as(pool)
-    fact = None
-    if pool.price_per_node_hour is None and billed:
-        fact = prices.gcp_machine_price(machine.name, billed, gpus, None)
-    price = pool.price_per_node_hour if pool.price_per_node_hour is not None else (fact.value if fact else None)
-    return PoolCapacity(
-        pool=pool.name,
-        gpu=machine.gpu,
-        gpus_per_node=gpus,
-        min_nodes=pool.min_nodes,
-        max_nodes=pool.max_nodes,
-        capacity_type=pool.capacity,
-        advertised=pool_shape.advertised(pool, "gke"),
-        price_per_node_hour=price,
-        price_fact=fact,
-    )
-
-
-def _aks_pool_capacity(pool: NodePoolSpec) -> PoolCapacity:
-    """AKS: GPU model, count and (where read) price from gpufleet/base/catalog/azure_vms.yaml; what a node advertises
-    from the pool's sharing (the GPU Operator's device plugin), plus its InfiniBand links as RDMA devices. An unknown
-    VM size advertises nothing (the AKS checks report it)."""
-    from gpufleet.base.catalog import azure
-
-    vm = azure.vms().get(pool.vm_size or "")
-    if vm is None:
-        return PoolCapacity(pool.name, None, 0, pool.min_nodes, pool.max_nodes, pool.capacity, {}, pool.price_per_node_hour)
-    shaped = pool_shape.shaped(pool, "aks")
-    fact = None
-    catalog_price = vm.price(pool.capacity)
-    if pool.price_per_node_hour is None and catalog_price is not None:
-        fact = PriceFact(catalog_price, f"{vm.name} {pool.capacity}: {azure.source_text(vm.sources)}", azure.as_of(),
-                         "hand-entered", "")
-    price = pool.price_per_node_hour if pool.price_per_node_hour is not None else catalog_price
-    return PoolCapacity(
-        pool=pool.name, gpu=vm.gpu, gpus_per_node=vm.gpus, min_nodes=pool.min_nodes, max_nodes=pool.max_nodes,
-        capacity_type=pool.capacity, advertised=gpu_sharing.advertised(shaped), price_per_node_hour=price,
-        sharing=gpu_sharing.explain(shaped), shared=gpu_sharing.shares(shaped), price_fact=fact,
-    )
 
 
 ADDONS_KEY = f"{NAMESPACE}:addons"

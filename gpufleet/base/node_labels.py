@@ -1,9 +1,10 @@
-"""The labels and taints every GPU pool's nodes carry, whatever the platform."""
+"""The labels and taints every GPU pool's nodes carry: gpufleet's own, and as a platform's nodes really carry them
+(its NodeTraits, gpufleet/base/platforms/contract/nodes.py)."""
 
 from __future__ import annotations
 
 from gpufleet.base import labels as L
-from gpufleet.base import sharing
+from gpufleet.base import platforms, sharing
 from gpufleet.base.spec import NodePoolSpec
 
 
@@ -51,16 +52,9 @@ def pool_taints(pool: NodePoolSpec) -> list[dict[str, str]]:
 
 
 def node_taints(pool: NodePoolSpec, platform: str) -> list[dict[str, str]]:
-    """The pool's taints as its nodes really carry them: on GKE the GPU taint has GKE's own value ("present"; GKE
-    taints GPU node pools `nvidia.com/gpu=present:NoSchedule` itself), elsewhere gpufleet's ("true"); on AKS Spot pools
-    also AKS's own Spot taint."""
-    out = pool_taints(pool)
-    if platform == "gke":
-        out = [{**t, "value": L.GKE_GPU_TAINT_VALUE} if t["key"] == L.GPU_TAINT_KEY else t for t in out]
-    if platform == "aks" and pool.capacity == "spot":
-        # AKS taints every Spot pool itself; declared too, so the node pool's taints match what the nodes carry.
-        out.append({"key": L.AKS_SPOT_KEY, "value": L.AKS_SPOT_VALUE, "effect": "NoSchedule"})
-    return out
+    """The pool's taints as its nodes really carry them: gpufleet's own (pool_taints) as the platform adjusts them
+    (its NodeTraits.taints: GKE's own value for the GPU taint, AKS's own Spot taint on Spot pools)."""
+    return platforms.get(platform).nodes.taints(pool, pool_taints(pool))
 
 
 def node_tolerations(pool: NodePoolSpec, platform: str) -> list[dict[str, str]]:

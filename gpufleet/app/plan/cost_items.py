@@ -1,7 +1,9 @@
 """Cost items from what a plan registers: read resource inputs by type token, so the figure matches what
 `pulumi up` creates (EKS: cluster, node groups with their launch templates, NAT gateways, Elastic IPs, KMS keys,
-FSx file systems; GKE: cluster, node pools, Cloud NAT, Filestore, Cloud Monitoring alert conditions; any platform: PersistentVolumeClaims, load
-balancers, capacity reservations). GPU pools are priced from gpufleet.base.capacity; k3s hosts from their declared prices.
+FSx file systems; GKE: cluster, node pools, Cloud NAT, Filestore, Cloud Monitoring alert conditions; AKS: cluster,
+node pools; any platform: PersistentVolumeClaims, load balancers, capacity reservations). GPU pools are priced from
+gpufleet.base.capacity; what the stack itself prices (k3s hosts, a declared overhead) and every platform difference
+come from the platform's PricingTraits (gpufleet/base/platforms/contract/pricing.py).
 """
 
 from __future__ import annotations
@@ -11,13 +13,13 @@ import datetime
 import math
 from typing import Any, Optional
 
-from gpufleet.base import labels
+from gpufleet.base import labels, platforms
 from gpufleet.base.capacity import PoolCapacity
 from gpufleet.base.catalog import aws as aws_catalog
 from gpufleet.base.catalog import charges
 from gpufleet.base.catalog import gcp as gcp_catalog
 from gpufleet.base.catalog import prices
-from gpufleet.base.catalog.charges import Missing, Price, Rate
+from gpufleet.base.catalog.charges import Charge, Missing, Price, Rate
 from gpufleet.app.plan.cost import Cost, CostItem, stale_prices
 from gpufleet.app.plan.mocks import Registration, mock_id
 from gpufleet.app.plan.team_cost import team_costs
@@ -47,41 +49,18 @@ def _item(name: str, kind: str, lo: float, hi: float, price: Price, per_unit: fl
 
 
 def _pool_price(cap: PoolCapacity, spec: StackSpec, region: Optional[str]) -> Price:
+    """One node of a GPU pool, as the platform's pricing traits say: unpriced with why, the price the stack declares,
+    or the catalog's (for the plan's region where the platform's prices are regional)."""
+    pricing = platforms.of(spec).pricing
     pool = next((p for p in spec.node_pools if p.name == cap.pool), None)
     if cap.price_per_node_hour is None:
-        if spec.cluster.platform == "k3s":
-            return Missing(f"pool {cap.pool} has no pricePerNodeHour")
-        if spec.cluster.platform == "existing":
-            return Missing(f"pool {cap.pool} has no price: declare existing.pricePerGpuHour or an existing.offering")
-        why = _OWN_PRICES.get((cap.reservation or {}).get("type") or cap.capacity_type)
-        if why:
-            return Missing(f"pool {cap.pool}: {why}; declare pricePerNodeHour to price it")
+        return Missing(pricing.unpriced_reason(cap))
+    declared = pricing.declared_price(pool, cap) if pool is not None else None
+    if declared is not None:
+        return declared
+    if cap.price_fact is None:
         return Missing(f"pool {cap.pool} has no catalog price for its instance/machine type")
-    if pool is not None and pool.price_per_node_hour is not None:
-        return Rate(cap.price_per_node_hour, f"pricePerNodeHour declared in the stack for pool {cap.pool}", origin="stack")
-    if pool is not None and pool.existing is not None and pool.existing.price_per_gpu_hour is not None:
-        return Rate(cap.price_per_node_hour, f"pricePerGpuHour {pool.existing.price_per_gpu_hour} declared in the stack "
-                    f"for pool {cap.pool}, x {cap.gpus_per_node} GPUs per node", origin="stack")
-    fact = cap.price_fact
-    if fact is None:
-        return Missing(f"pool {cap.pool} has no catalog price for its instance/machine type")
-    if spec.cluster.platform == "existing":
-        # A GPU cloud's public list price (gpufleet/base/catalog/gpu_clouds.yaml): one figure, not per region.
-        return Rate(fact.value, f"{cap.capacity_type} list price of one node: {fact.source}", fact.as_of, fact.origin)
-    if region != fact.region:
-        return Missing(f"the catalog's {cap.capacity_type} price for pool {cap.pool} is a {fact.region} figure; none for {region}")
-    return Rate(fact.value, f"{cap.capacity_type} price of one node: {fact.source}", fact.as_of, fact.origin)
-
-
-# Capacity with prices of its own that the catalog does not hold (gpufleet.base.capacity.billed_as says why).
-_OWN_PRICES = {
-    "capacity-block": "EC2 Capacity Blocks for ML are paid upfront at the block's own price (aws.amazon.com/ec2/capacityblocks/pricing), "
-                      "not in the catalog",
-    "flex-start": "Dynamic Workload Scheduler flex-start VMs have prices of their own (cloud.google.com/products/dws/pricing), "
-                  "not in the catalog",
-    "queued": "Dynamic Workload Scheduler queued provisioning has prices of its own (cloud.google.com/products/dws/pricing), "
-              "not in the catalog",
-}
+    return pricing.catalog_rate(cap, region)
 
 
 def _pool_items(name: str, cap: PoolCapacity, lo: float, hi: float, price: Price, reservations_created: bool) -> list[CostItem]:
@@ -140,8 +119,11 @@ def _ebs_volumes(ng_name: str, lo: float, hi: float, lt: Optional[Registration],
     return out
 
 
-def eks_items(spec: StackSpec, resources: list[Registration], capacity: list[PoolCapacity], region: Optional[str]) -> list[CostItem]:
+def eks_items(spec: StackSpec, resources: list[Registration], capacity: list[PoolCapacity], region: Optional[str],
+              notes: Optional[list[str]] = None) -> list[CostItem]:
+    """EKS's resources; `notes` gets what the control plane's Kubernetes version means for its fee."""
     caps = _capacity(capacity)
+    notes = [] if notes is None else notes
     out: list[CostItem] = []
     created = any(r.type == "aws:ec2/capacityReservation:CapacityReservation" for r in resources)
     classes = {_get(r.inputs, "metadata.name"): r for r in resources if r.type == "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"}
@@ -151,6 +133,7 @@ def eks_items(spec: StackSpec, resources: list[Registration], capacity: list[Poo
         if r.type == "aws:eks/cluster:Cluster":
             out.append(_item(f"EKS control plane {r.inputs.get('name', r.name)} (Kubernetes {r.inputs.get('version')})",
                              "control-plane", 1, 1, charges.eks_control_plane(str(r.inputs.get("version"))), key=r.name))
+            notes += _eks_support_notes(str(r.inputs.get("version")))
         elif r.type == "aws:eks/nodeGroup:NodeGroup":
             lo = float(_get(r.inputs, "scalingConfig.minSize") or 0)
             hi = float(_get(r.inputs, "scalingConfig.maxSize") or 0)
@@ -195,6 +178,18 @@ def eks_items(spec: StackSpec, resources: list[Registration], capacity: list[Poo
             out.append(_item(f"load balancer {r.name}", "load-balancer", 1, 1,
                              Missing("Elastic Load Balancing prices are not in the catalog"), key=r.name))
     return out
+
+
+def _eks_support_notes(version: str) -> list[str]:
+    """What the EKS version's support calendar means for the control plane's fee."""
+    status, end = charges.eks_support(version)
+    if status == "standard" and end:
+        return [f"EKS {version} leaves standard support on {end}: from then the control plane costs the extended-support "
+                "rate unless the cluster is upgraded"]
+    if status == "extended":
+        return [f"EKS {version} is in extended support since {end}: the control plane costs the extended-support rate "
+                "until the cluster is upgraded"]
+    return []
 
 
 def _karpenter_items(spec: StackSpec, r: Registration, classes: dict, caps: dict[str, PoolCapacity], region: Optional[str],
@@ -377,44 +372,18 @@ def _num(x: float):
     return int(x) if float(x).is_integer() else x
 
 
-# --- k3s --------------------------------------------------------------------------------------------------------
+# --- what the stack states: hosts, pools no registered resource prices, overhead --------------------------------
 
-def k3s_items(spec: StackSpec, capacity: list[PoolCapacity]) -> list[CostItem]:
-    k3s = spec.cluster.k3s
-    out: list[CostItem] = []
-    gpu_hosts = {h.name for p in spec.node_pools for h in p.hosts}  # a server that is also a GPU host: priced by its pool
-    for role, hosts in (("server", k3s.servers), ("CPU agent", k3s.agents)):
-        for h in hosts:
-            if h.name in gpu_hosts:
-                continue
-            price: Price = (Rate(h.price_per_hour, f"pricePerHour declared in the stack for {role} {h.name}", origin="stack")
-                            if h.price_per_hour is not None else
-                            Missing(f"{role} {h.name} has no pricePerHour in the stack"))
-            out.append(_item(f"{role} {h.name}", "host", 1, 1, price, key=h.name))
-    for c in capacity:
-        out.append(_item(f"GPU pool {c.pool} ({c.gpu})", "gpu-nodes", c.min_nodes, c.max_nodes, _pool_price(c, spec, None),
-                         key=c.pool))
-    if k3s.overhead_per_hour is not None:
-        out.append(CostItem("overhead declared in the stack (k3s.overheadPerHour)", "overhead", 1, 1, k3s.overhead_per_hour,
-                            "k3s.overheadPerHour: what the stack cannot see (load balancer, NFS server, network, support)",
-                            origin="stack",
-                            key="overhead:k3s"))
-    return out
+def _charge(c: Charge) -> CostItem:
+    return _item(c.name, c.kind, 1, 1, c.price, key=c.key)
 
 
-# --- existing --------------------------------------------------------------------------------------------------
-
-def existing_items(spec: StackSpec, capacity: list[PoolCapacity]) -> list[CostItem]:
-    """An existing cluster: its GPU pools as the stack describes them, and the overhead it declares (control plane,
-    CPU nodes, storage: what the stack cannot see), else that overhead listed as unpriced."""
-    out = [_item(f"GPU pool {c.pool} ({c.gpu})", "gpu-nodes", c.min_nodes, c.max_nodes, _pool_price(c, spec, None), key=c.pool)
-           for c in capacity]
-    overhead = spec.cluster.existing.overhead_per_hour if spec.cluster.existing else None
-    price: Price = (Rate(overhead, "existing.overheadPerHour declared in the stack: control plane, CPU nodes, storage",
-                         origin="stack") if overhead is not None else
-                    Missing("the cluster's control plane, CPU nodes and storage: declare cluster.existing.overheadPerHour"))
-    out.append(_item("cluster beyond its GPU pools (existing.overheadPerHour)", "overhead", 1, 1, price, key="existing"))
-    return out
+def capacity_pool_items(spec: StackSpec, capacity: list[PoolCapacity], priced: set[str]) -> list[CostItem]:
+    """GPU pools no registered resource priced (`priced`: the keys of the items so far), from their capacity: k3s
+    hosts, an existing cluster's pools, a platform whose resources this module does not read. Each counts its
+    minimum..maximum nodes at its price (PricingTraits: unpriced with why when it has none)."""
+    return [_item(f"GPU pool {c.pool} ({c.gpu})", "gpu-nodes", c.min_nodes, c.max_nodes, _pool_price(c, spec, None), key=c.pool)
+            for c in capacity if f"gpu-nodes:{c.pool}" not in priced]
 
 
 # --- any platform: claims ---------------------------------------------------------------------------------------
@@ -467,7 +436,10 @@ def _class_price(sc: Registration, region: Optional[str], size: Optional[float])
     return Missing(f"no price for StorageClass provisioner {provisioner}"), size, str(provisioner)
 
 
-def claim_items(resources: list[Registration], region: Optional[str]) -> list[CostItem]:
+def claim_items(resources: list[Registration], region: Optional[str], default_on_hosts: Optional[str] = None) -> list[CostItem]:
+    """Storage claims at their StorageClass's price. `default_on_hosts`: what a claim on the cluster's default class
+    (which the stack does not create) is when it lands on the hosts' own disks (PricingTraits.default_storage_on_hosts);
+    None: such a claim is unpriced."""
     classes = {_get(r.inputs, "metadata.name"): r for r in resources if r.type == "kubernetes:storage.k8s.io/v1:StorageClass"}
     default = next((r for r in classes.values()
                     if _get(r.inputs, "metadata.annotations") and
@@ -488,7 +460,7 @@ def claim_items(resources: list[Registration], region: Optional[str]) -> list[Co
         price, billed, what = _class_price(sc, region, size)
         out.append(_item(f"{claim} ({what}, {billed or 0:g} GiB)", "storage", 1, 1, price, per_unit=billed or 0,
                          key=f"claim:{r.name}"))
-    out += _chart_claim_items(resources, classes, default, region)
+    out += _chart_claim_items(resources, classes, default, region, default_on_hosts)
     for name, sc in classes.items():  # file-system classes provision a whole file system per claim
         if name in claimed or sc.inputs.get("provisioner") not in (
                 "fsx.csi.aws.com", "filestore.csi.storage.gke.io", "lustre.csi.storage.gke.io"):
@@ -505,9 +477,9 @@ CHART_CLAIMS = {"kube-prometheus-stack": "values.prometheus.prometheusSpec.stora
 
 
 def _chart_claim_items(resources: list[Registration], classes: dict, default: Optional[Registration],
-                       region: Optional[str]) -> list[CostItem]:
+                       region: Optional[str], default_on_hosts: Optional[str]) -> list[CostItem]:
     """The volume Prometheus claims (gpufleet:observability with kube-prometheus-stack), priced like any claim on
-    its StorageClass: gp3 on EKS, local-path (your own hosts) on k3s."""
+    its StorageClass (gp3 on EKS), or on the hosts' own disks where the platform's default class puts it (k3s local-path)."""
     out = []
     for r in resources:
         chart = chart_name_of(str(r.inputs.get("chart", "")), str(r.inputs.get("version", "")))
@@ -519,8 +491,8 @@ def _chart_claim_items(resources: list[Registration], classes: dict, default: Op
         sc = classes.get(name) or (default if name is None else None)
         size = gib(_get(spec, "resources.requests.storage"))
         claim = f"claim of {r.inputs.get('chart')} (Prometheus)"
-        if sc is None and name is None and _k3s(resources):
-            price, billed, what = Rate(0.0, SELF_HOSTED), size, "k3s local-path, storage on your own hosts"
+        if sc is None and name is None and default_on_hosts:
+            price, billed, what = Rate(0.0, SELF_HOSTED), size, default_on_hosts
         elif sc is None:
             out.append(_item(claim, "storage", 1, 1, Missing(f"StorageClass {name or '(cluster default)'} is not created by this stack"),
                              key=f"claim:{r.name}"))
@@ -570,35 +542,21 @@ def aks_items(spec: StackSpec, resources: list[Registration], capacity: list[Poo
     return out
 
 
-def _k3s(resources: list[Registration]) -> bool:
-    return any(r.type.startswith("gpufleet:k3s:") for r in resources)
-
-
 def items_for(spec: StackSpec, resources: list[Registration], capacity: list[PoolCapacity], region: Optional[str],
               today: Optional[datetime.date] = None) -> Cost:
-    """`today`: the day prices' ages are judged on (default: today, UTC)."""
+    """`today`: the day prices' ages are judged on (default: today, UTC).
+
+    The items: each cloud's resources the plan registers (read by type token: a stack registers only its platform's),
+    the hosts the stack prices itself, the GPU pools no registered resource priced, the overhead the stack declares
+    (the platform's PricingTraits), then storage claims and load balancers on any platform."""
     notes: list[str] = []
-    platform = spec.cluster.platform
-    if platform == "eks":
-        items = eks_items(spec, resources, capacity, region)
-        for r in resources:
-            if r.type == "aws:eks/cluster:Cluster":
-                status, end = charges.eks_support(str(r.inputs.get("version")))
-                if status == "standard" and end:
-                    notes.append(f"EKS {r.inputs.get('version')} leaves standard support on {end}: from then the "
-                                 "control plane costs the extended-support rate unless the cluster is upgraded")
-                elif status == "extended":
-                    notes.append(f"EKS {r.inputs.get('version')} is in extended support since {end}: the control plane "
-                                 "costs the extended-support rate until the cluster is upgraded")
-    elif platform == "gke":
-        items = gke_items(spec, resources, capacity, region, notes)
-    elif platform == "aks":
-        items = aks_items(spec, resources, capacity, notes)
-    elif platform == "existing":
-        items = existing_items(spec, capacity)
-    else:
-        items = k3s_items(spec, capacity)
-    items += claim_items(resources, region)
+    pricing = platforms.of(spec).pricing
+    items = (eks_items(spec, resources, capacity, region, notes) + gke_items(spec, resources, capacity, region, notes)
+             + aks_items(spec, resources, capacity, notes))
+    items += [_charge(c) for c in pricing.hosts(spec)]
+    items += capacity_pool_items(spec, capacity, {i.key for i in items})
+    items += [_charge(c) for c in pricing.overhead(spec)]
+    items += claim_items(resources, region, pricing.default_storage_on_hosts)
     for r in resources:
         if r.type == "kubernetes:core/v1:Service" and _get(r.inputs, "spec.type") == "LoadBalancer":
             items.append(_item(f"load balancer of Service {_get(r.inputs, 'metadata.name') or r.name}", "load-balancer",
@@ -607,8 +565,8 @@ def items_for(spec: StackSpec, resources: list[Registration], capacity: list[Poo
     for r in resources:
         # gpufleet:serving's Gateway: its controller makes a load balancer at run time (GKE's managed classes a
         # regional Application Load Balancer; Envoy Gateway a LoadBalancer Service for its proxy, which EKS backs with
-        # an ELB and k3s with its own ServiceLB on the nodes, at no charge).
-        if r.type == "kubernetes:gateway.networking.k8s.io/v1:Gateway" and platform != "k3s":
+        # an ELB; a platform that serves it on its own nodes says so: PricingTraits.gateway_load_balancer_billed).
+        if r.type == "kubernetes:gateway.networking.k8s.io/v1:Gateway" and pricing.gateway_load_balancer_billed:
             items.append(_item(f"load balancer of Gateway {_get(r.inputs, 'metadata.name') or r.name}", "load-balancer",
                                1, 1, Missing("the cloud's load balancer for a Gateway is not priced in the catalog"),
                                key=f"gateway:{r.name}"))
@@ -623,7 +581,7 @@ def items_for(spec: StackSpec, resources: list[Registration], capacity: list[Poo
                      "have no hourly charge (aws.amazon.com/privatelink/pricing)")
     notes.append("usage-billed charges are not in these figures: data processed by NAT, data transfer, requests, logs")
     unpriced_pools = [c.pool for c in capacity if c.price_per_node_hour is None]
-    pool_prices = {c.pool: _pool_price(c, spec, None if platform in ("k3s", "existing") else region) for c in capacity}
+    pool_prices = {c.pool: _pool_price(c, spec, region) for c in capacity}
     day = today or datetime.datetime.now(datetime.timezone.utc).date()
     return Cost(items=items, teams=team_costs(spec, capacity, pool_prices), notes=notes, unpriced_pools=unpriced_pools,
                 price_warnings=stale_prices(items, day))

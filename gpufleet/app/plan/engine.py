@@ -14,7 +14,7 @@ from pulumi.runtime import settings as runtime_settings
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
-from gpufleet.base import catalog
+from gpufleet.base import catalog, platforms
 from gpufleet.base.capacity import PoolCapacity, addons_warnings, capacity
 from gpufleet.app.plan.cost import Cost
 from gpufleet.app.plan.cost_items import items_for
@@ -43,7 +43,8 @@ class Plan:
     violations: list[Violation] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)  # spec findings that do not stop a plan
     region: Optional[str] = None
-    """The cloud region prices are looked up for (`aws:region`; GKE: the cluster's `gke.region`); None on k3s."""
+    """The cloud region prices are looked up for (the platform's PricingTraits.region: `aws:region`, GKE's and AKS's own
+    region); None where prices are not regional (k3s)."""
     cost: Optional[Cost] = None
     """Every hourly charge of what the plan registers (gpufleet.app.plan.cost)."""
     catalog_date: str = ""  # the oldest date of the catalog facts this stack's platform uses
@@ -96,17 +97,6 @@ def stack_exports() -> dict:
     return out
 
 
-def plan_region(spec: StackSpec, config: dict) -> Optional[str]:
-    """Where the cluster runs, for prices: GKE's own region, else the provider's `aws:region` config."""
-    if spec.cluster.platform == "gke":
-        return spec.cluster.gke.region
-    if spec.cluster.platform == "eks":
-        return config.get("aws:region")
-    if spec.cluster.platform == "aks":
-        return spec.cluster.aks.location
-    return None
-
-
 def plan(stack_file: StackFile, evaluate_policies: bool = True, today: Optional[datetime.date] = None) -> Plan:
     """`today`: the date support calendars and the catalog's age are judged on (default: now, UTC); tests pass one."""
     with collector_paused():
@@ -121,17 +111,19 @@ def _plan(stack_file: StackFile, evaluate_policies: bool, today: Optional[dateti
     if problems:
         raise SpecError(stack_file.stack, problems)
     day = plan_day(today)  # one date for support calendars, the catalog's age and price ages
+    pricing = platforms.of(spec).pricing
+    region = pricing.region(spec, stack_file.config)  # where the cluster runs, for regional prices
     result = Plan(
         stack=stack_file.stack,
         spec=spec,
         resources=sorted(monitor.registrations, key=lambda r: r.urn),
         outputs=monitor.stack_outputs,
-        capacity=capacity(spec, plan_region(spec, stack_file.config)),
+        capacity=capacity(spec, region),
         warnings=addons_warnings(stack_file.stack, spec) + catalog_warnings(stack_file.stack, spec, day)
         + upkeep_checks.warnings(stack_file.stack, spec) + dra_checks.warnings(stack_file.stack, spec)
         + network_checks.warnings(stack_file.stack, spec) + cr_warnings,
-        catalog_date=catalog.catalog_date(spec.cluster.platform),
-        region=plan_region(spec, stack_file.config),
+        catalog_date=catalog.catalog_date(pricing.catalog_files),
+        region=region,
     )
     result.cost = items_for(spec, result.resources, result.capacity, result.region, today=day)
     if evaluate_policies:

@@ -170,25 +170,18 @@ def driver_runs_cuda(driver_version: str, cuda: str) -> tuple[bool, str]:
     return support.ok, support.why
 
 
-
 CATALOG_DATE_FIELDS = {"drivers.yaml": "as_of", "amd_gpus.yaml": "as_of", "aws_instances.yaml": "prices_as_of", "gcp_machines.yaml": "price_date", "kubernetes.yaml": "as_of", "azure_vms.yaml": "as_of"}
-PLATFORM_FILES = {
-    "eks": ("drivers.yaml", "aws_instances.yaml", "kubernetes.yaml"),
-    "gke": ("drivers.yaml", "gcp_machines.yaml", "kubernetes.yaml"),
-    "k3s": ("drivers.yaml", "amd_gpus.yaml"),
-    "aks": ("drivers.yaml", "azure_vms.yaml", "kubernetes.yaml"),
-}
 
 
-def catalog_dates(platform: Optional[str] = None) -> dict[str, str]:
-    """file -> the date its facts were last read from their sources (all files, or those a platform uses)."""
-    files = PLATFORM_FILES.get(platform, tuple(CATALOG_DATE_FIELDS)) if platform else tuple(CATALOG_DATE_FIELDS)
-    return {f: str(_load(f)[CATALOG_DATE_FIELDS[f]]) for f in files}
+def catalog_dates(files: Optional[tuple[str, ...]] = None) -> dict[str, str]:
+    """file -> the date its facts were last read from their sources: of `files` (the catalog files a platform's plans
+    use: its PricingTraits.catalog_files), or of every dated file when None."""
+    return {f: str(_load(f)[CATALOG_DATE_FIELDS[f]]) for f in (files if files is not None else tuple(CATALOG_DATE_FIELDS))}
 
 
-def catalog_date(platform: Optional[str] = None) -> str:
-    """The oldest of catalog_dates(platform): how fresh the facts a plan uses are, at worst."""
-    return min(catalog_dates(platform).values())
+def catalog_date(files: Optional[tuple[str, ...]] = None) -> str:
+    """The oldest of catalog_dates(files): how fresh the facts a plan uses are, at worst."""
+    return min(catalog_dates(files).values())
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,18 @@ class Missing:
 Price = Union[Rate, Missing]
 
 
+@dataclass(frozen=True)
+class Charge:
+    """One hourly charge a platform's pricing traits state from the stack (a k3s host's pricePerHour, a declared
+    overhead): the plan's cost section lists it as one item of `kind` (gpufleet/app/plan/cost.py KINDS), `key`
+    naming it across changes of its price."""
+
+    name: str
+    kind: str
+    price: Price
+    key: str
+
+
 @functools.cache
 def _data() -> dict:
     return _load(FILE)

@@ -2,8 +2,36 @@
 
 from __future__ import annotations
 
+from typing import Any, Optional
+
+from gpufleet.base.catalog import aws, prices
+from gpufleet.base.catalog.prices import PriceFact
 from gpufleet.base.platforms.contract.pricing import PricingTraits
+from gpufleet.base.spec.features.reservation import billed_as, unpriced_in_catalog
 
 
 class EksPricing(PricingTraits):
-    pass
+    capacity_kinds = ("on-demand", "spot", "reserved")
+    # EC2 Capacity Blocks for ML and On-Demand Capacity Reservations (gpufleet/base/spec/features/reservation.py).
+    reservation_types = ("capacity-block", "odcr")
+    catalog_files = ("drivers.yaml", "aws_instances.yaml", "kubernetes.yaml")
+
+    def region(self, spec: Any, config: dict) -> Optional[str]:
+        """The AWS provider's region (`aws:region`)."""
+        return config.get("aws:region")
+
+    def node_price(self, pool: Any, gpus_per_node: int, region: Optional[str]) -> tuple[Optional[float], Optional[PriceFact]]:
+        """The first instance type's price at the pool's billing (reservation.billed_as): the region's refreshed one,
+        else the hand-entered us-east-1 figure (which the cost section then refuses for another region:
+        PricingTraits.catalog_rate)."""
+        from gpufleet.base.spec.platforms.eks import pool_instance_types
+
+        t = aws.instance_type(pool_instance_types(pool)[0])
+        billed = billed_as(pool)
+        if not billed:
+            return None, None
+        fact = prices.aws_instance_price(t.name, billed, region) or prices.aws_instance_price(t.name, billed, None)
+        return (fact.value, fact) if fact else (None, None)
+
+    def unpriced_reason(self, cap: Any) -> str:
+        return unpriced_in_catalog(cap)

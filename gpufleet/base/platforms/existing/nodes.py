@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
-from gpufleet.base.platforms.contract.nodes import NodeTraits
+from typing import Any, Optional
+
+from gpufleet.base.platforms.contract.nodes import GpuShape, NodeTraits
 
 
 class ExistingNodes(NodeTraits):
-    pass
+    def gpu_shape(self, pool: Any) -> Optional[GpuShape]:
+        """A pool with an `existing.offering`: the GPU model and count the pool states, else the GPU cloud offering's
+        (gpufleet/base/catalog/gpu_clouds.yaml)."""
+        if pool.existing is None or not pool.existing.offering:
+            return None
+        from gpufleet.base.spec.platforms.existing import offering
+
+        found = offering(pool)
+        return GpuShape(pool.gpu or found.gpu, pool.gpus_per_node or found.gpus)

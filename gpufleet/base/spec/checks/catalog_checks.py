@@ -20,7 +20,7 @@ import datetime as dt
 import os
 from typing import Any, Optional
 
-from gpufleet.base import catalog
+from gpufleet.base import catalog, platforms
 from gpufleet.base.catalog import aws as aws_catalog
 from gpufleet.base.catalog import gcp, offerings
 
@@ -119,10 +119,10 @@ def catalog_warnings(stack: str, spec: Any, today: Optional[dt.date] = None) -> 
     day = plan_day(today)
     out = (_cuda_warnings(stack, spec) + _unknown_gke_driver_warnings(stack, spec)
            + lifecycle_warnings(stack, spec, day, _drivers) + _reservation_warnings(stack, spec))
-    date = catalog.catalog_date(spec.cluster.platform)
+    date = catalog.catalog_date(platforms.of(spec).pricing.catalog_files)
     age = (day - dt.date.fromisoformat(date)).days
     if age > STALE_AFTER_DAYS:
-        files = ", ".join(f"{f} {d}" for f, d in catalog.catalog_dates(spec.cluster.platform).items())
+        files = ", ".join(f"{f} {d}" for f, d in catalog.catalog_dates(platforms.of(spec).pricing.catalog_files).items())
         out.append(Problem(
             stack, "catalog",
             f"the catalog's facts are {age} days old (over {STALE_AFTER_DAYS}: prices and offerings drift; {files}); "

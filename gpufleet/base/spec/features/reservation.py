@@ -22,24 +22,16 @@ from typing import Any, Literal, Optional
 
 from pydantic import Field, model_validator
 
+from gpufleet.base import platforms
 from gpufleet.base.spec import ids
 from gpufleet.base.spec.base import Model
 from gpufleet.base.spec.errors import Problem
 
 NS = "gpufleet"
 CAPACITY_KINDS = ("on-demand", "spot", "reserved", "flex-start", "queued")
-# Which capacity kinds each platform offers (k3s hosts are bought however you like: on-demand).
-PLATFORM_CAPACITY = {
-    "eks": ("on-demand", "spot", "reserved"),
-    "gke": ("on-demand", "spot", "reserved", "flex-start", "queued"),
-    "k3s": ("on-demand",),
-    # AKS: on-demand and Spot (scaleSetPriority); capacity reservation groups are not wired (docs/aks.md).
-    "aks": ("on-demand", "spot"),
-    # An existing cluster's nodes: bought on demand or as interruptible capacity from its provider (a contract's
-    # discount is the pool's own pricePerGpuHour, not a reservation gpufleet consumes).
-    "existing": ("on-demand", "spot"),
-}
-PLATFORM_RESERVATION_TYPES = {"eks": ("capacity-block", "odcr"), "gke": ("specific", "any")}
+# Which capacity kinds and reservation types each platform offers: its PricingTraits (capacity_kinds,
+# reservation_types; gpufleet/base/platforms/<name>/pricing.py).
+
 # GKE: flex-start VMs live at most 7 days; the default and maximum run duration (GKE docs, "About flex-start
 # provisioning mode", https://cloud.google.com/kubernetes-engine/docs/concepts/dws).
 FLEX_START_MAX_RUN_SECONDS = 7 * 24 * 3600
@@ -102,19 +94,20 @@ class CapacityReservationSpec(Model):
 
 
 def reservation_checks(stack: str, spec: Any) -> list[Problem]:
-    """Capacity kinds and reservations the platform offers, and the settings each mode forbids."""
+    """Capacity kinds and reservations the platform offers (its PricingTraits), and the settings each mode forbids."""
     platform = spec.cluster.platform
+    pricing = platforms.get(platform).pricing
     problems: list[Problem] = []
-    offered = PLATFORM_CAPACITY[platform]
+    offered = pricing.capacity_kinds
     for i, pool in enumerate(spec.node_pools):
         at = f"{NS}:nodePools[{i}]"
         if pool.capacity not in offered:
-            if platform != "k3s" or pool.capacity != "spot":  # k3s reports spot itself
+            if pool.capacity not in pricing.capacity_refused_elsewhere:
                 problems.append(Problem(stack, f"{at}.capacity", f"not offered on {platform} (allowed on {platform}: {', '.join(offered)})", pool.capacity))
             continue
         r = pool.reservation
         if pool.capacity == "reserved" and r is None:
-            kinds = " | ".join(PLATFORM_RESERVATION_TYPES.get(platform, ()))
+            kinds = " | ".join(pricing.reservation_types)
             problems.append(Problem(stack, f"{at}.reservation", f"required with capacity reserved: which reservation the pool consumes (type: {kinds})"))
             continue
         if r is None:
@@ -122,10 +115,45 @@ def reservation_checks(stack: str, spec: Any) -> list[Problem]:
         if pool.capacity != "reserved":
             problems.append(Problem(stack, f"{at}.reservation", f"only used with capacity reserved (this pool is {pool.capacity})"))
             continue
-        types = PLATFORM_RESERVATION_TYPES[platform]
+        types = pricing.reservation_types
         if r.type not in types:
             problems.append(Problem(stack, f"{at}.reservation.type", f"not a reservation type on {platform} (allowed: {', '.join(types)})", r.type))
     return problems
+
+
+def billed_as(pool: Any) -> Optional[str]:
+    """The catalog price a pool's nodes are billed at: on-demand or spot as declared; a reservation (EC2 On-Demand
+    Capacity Reservation, GCE reservation) bills its instances at the on-demand rate (EC2 User Guide, "Capacity
+    Reservation pricing and billing"; Compute Engine docs, "Reservations of Compute Engine zonal resources":
+    reserved resources are charged at on-demand rates). EC2 Capacity Blocks and GKE DWS flex-start / queued
+    provisioning have prices of their own (EC2 Capacity Blocks pricing; DWS pricing) that the catalog does not
+    hold: None, so those pools are unpriced unless the stack declares pricePerNodeHour."""
+    if pool.capacity in ("on-demand", "spot"):
+        return pool.capacity
+    if pool.capacity == "reserved" and not (pool.reservation is not None and pool.reservation.type == "capacity-block"):
+        return "on-demand"
+    return None
+
+
+# Capacity with prices of its own that the catalog does not hold (billed_as says why).
+OWN_PRICES = {
+    "capacity-block": "EC2 Capacity Blocks for ML are paid upfront at the block's own price (aws.amazon.com/ec2/capacityblocks/pricing), "
+                      "not in the catalog",
+    "flex-start": "Dynamic Workload Scheduler flex-start VMs have prices of their own (cloud.google.com/products/dws/pricing), "
+                  "not in the catalog",
+    "queued": "Dynamic Workload Scheduler queued provisioning has prices of its own (cloud.google.com/products/dws/pricing), "
+              "not in the catalog",
+}
+
+
+def unpriced_in_catalog(cap: Any) -> str:
+    """Why a pool of a platform whose node prices come from the catalog has none (`cap`: a
+    gpufleet.base.capacity.PoolCapacity): its capacity has prices of its own (OWN_PRICES), or its instance or machine
+    type has no catalog price."""
+    why = OWN_PRICES.get((cap.reservation or {}).get("type") or cap.capacity_type)
+    if why:
+        return f"pool {cap.pool}: {why}; declare pricePerNodeHour to price it"
+    return f"pool {cap.pool} has no catalog price for its instance/machine type"
 
 
 def committed_nodes(pool: Any) -> int:
