@@ -12,12 +12,14 @@ the source of every fact and what each path saves according to it):
 - k3s: a pre-pull DaemonSet on the pool's nodes for the listed images.
 
 A model cache is a ReadWriteMany claim on the storage gpufleet already configures, filled once by a prefetch Job;
-workloads mount it read-only. The checks that need the platform live in `check` below.
+workloads mount it read-only. The checks that need the platform live in `check` below; what differs by platform (the
+settings it takes, its own rules, its ReadWriteMany class, who installs its driver) is its AddonTraits
+(gpufleet/base/platforms/<name>/addons.py), asked, never named.
 """
 
 from typing import Annotated, Optional
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from gpufleet.base import platforms
 from gpufleet.base.spec import ids
