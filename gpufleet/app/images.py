@@ -5,7 +5,7 @@ The list is read from the stack's offline plan, not from a cluster: for each Hel
 lists for that chart version (gpufleet/base/catalog/images.yaml `mirror`: every image the chart's render references
 with gpufleet's values, kept equal to a real helm render by tests/upstream/test_registry_mirror_render.py), with the
 tags gpufleet sets; then the images of the objects gpufleet writes itself (DaemonSets, custom resources); then the
-chart archives and, on k3s, the release files. It needs no helm binary and no chart archive. A release whose chart
+chart archives and the files the platform downloads onto its hosts (k3s: its release files). It needs no helm binary and no chart archive. A release whose chart
 the catalog does not list is named under `unlisted` with the reason, never dropped silently.
 """
 
@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Optional
 
 from gpufleet.app.plan.engine import Plan
-from gpufleet.base import catalog, versions
+from gpufleet.base import catalog, platforms, versions
 from gpufleet.base.catalog import images as catalog_images
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -211,8 +211,8 @@ def image_list(plan: Plan) -> ImageList:
             continue
         for image in referenced_images(r.revealed or r.inputs):
             add(image, f"{r.type.split(':')[-1]} {r.name}")
-    if spec.cluster.platform == "k3s":
-        found.downloads += k3s_downloads(spec)
+    for name, url, version, sha256 in platforms.of(spec).addons.host_downloads(spec):  # a distribution's release files
+        found.downloads.append(Download("binary", name, url, version, sha256))
     found.downloads = list(dict.fromkeys(found.downloads))
     return found
 
@@ -229,25 +229,6 @@ def public_chart_location(pin: versions.HelmChart, name: str) -> str:
 def _unmirrored(image: str, mirror: str) -> str:
     """`<mirror>/<registry>/<path>` -> `<registry>/<path>` (an image gpufleet already wrote from the mirror)."""
     return image[len(mirror) + 1:]
-
-
-def k3s_downloads(spec: Any) -> list[Download]:
-    """The k3s release files `pulumi up` installs: from GitHub, or from the stack's air-gap source."""
-    k3s = spec.cluster.k3s
-    version = spec.cluster.kubernetes_version
-    release = versions.k3s_release(version)
-    airgap = k3s.airgap
-    arch = airgap.arch if airgap else "amd64"
-    files = versions.k3s_release_files(arch)
-    sums = airgap.sha256 if airgap else None
-    out = [Download("binary", "install.sh", versions.k3s_install_script_url(version), release,
-                    (sums.install_script if sums else versions.k3s_install_script_sha256(version)) or "")]
-    for role in ("k3s", "images", "sums"):
-        if role == "images" and airgap is None:
-            continue  # online hosts pull k3s's images from their registries
-        sha = getattr(sums, role, None) if sums and role != "sums" else None
-        out.append(Download("binary", files[role], versions.k3s_release_url(version, files[role]), release, sha or ""))
-    return out
 
 
 def text(found: ImageList) -> str:

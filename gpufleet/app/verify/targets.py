@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from gpufleet.base import labels
+from gpufleet.base import labels, platforms
 from gpufleet.app.verify.nccl import allreduce
 from gpufleet.base import sharing
 from gpufleet.base.capacity import capacity
@@ -78,15 +78,15 @@ def targets(stack: str, spec: StackSpec) -> Targets:
     pools = shaped_pools(spec)
     amd_pools = [p for p in pools if p.gpu and sharing.is_amd(p)]
     nvidia_pools = [p for p in pools if not (p.gpu and sharing.is_amd(p))]
-    ops, note = [], ""
-    # Same decision as gpufleet/components/gpu_cluster.py (GpuCluster) makes when it installs the operators.
-    gke_managed = platform == "gke" and spec.cluster.gke is not None and spec.cluster.gke.gpu_stack != "operator"
-    if spec.gpu_operator.enabled and not gke_managed and (nvidia_pools or not amd_pools):
+    addons = platforms.of(spec).addons
+    ops = []
+    # Same decision as gpufleet/components/gpu_cluster.py (GpuCluster) makes when it installs the operators: none of
+    # NVIDIA's where the platform runs its own GPU stack (the note says so).
+    note = addons.own_gpu_stack(spec) or ""
+    if spec.gpu_operator.enabled and not note and (nvidia_pools or not amd_pools):
         ops.append(Operator("NVIDIA GPU Operator", nvidia_operator.NAMESPACE))
-    if amd_pools and platform == "k3s":
+    if amd_pools and addons.installs_amd_gpu_operator:
         ops.append(Operator("AMD GPU Operator", amd_operator.NAMESPACE))
-    if gke_managed:
-        note = "GKE installs the NVIDIA driver and device plugin itself (gke.gpuStack: gke)"
     caps = {c.pool: c for c in capacity(spec)}
     out = []
     for pool in pools:

@@ -19,7 +19,7 @@ from typing import Optional
 
 import yaml
 
-from gpufleet.base import labels, versions
+from gpufleet.base import labels, platforms, versions
 from gpufleet.app.verify.nccl import gke as nccl_gke
 from gpufleet.base.catalog import aws
 from gpufleet.base.capacity import pool_capacity
@@ -180,38 +180,60 @@ def _pair(pool: str, gpus: int, namespace: str, *, image: str, node_selector: di
 
 
 def for_pool(spec, pool) -> tuple[list[dict], str]:
-    """The check for one RDMA pool of a stack spec, or why there is none: k3s RDMA pools (Network Operator), EKS
-    EFA pools, GKE GPUDirect-TCPX/TCPXO/RDMA pools (gpufleet/app/verify/nccl/gke.py)."""
+    """The check for one RDMA pool of a stack spec, or why there is none, by the fabric of the platform's RDMA pools
+    (AddonTraits.rdma_fabric): k3s RDMA pools (Network Operator), EKS EFA pools, GKE GPUDirect-TCPX/TCPXO/RDMA pools
+    (gpufleet/app/verify/nccl/gke.py)."""
     if not pool.rdma:
         return [], "not an RDMA pool"
     platform = spec.cluster.platform
-    gpus = pool.gpus_per_node or 1
-    if platform == "k3s":
-        from gpufleet.components.gpu_stack.network_operator import network_name, pod_resource
+    check = FABRIC_CHECKS.get(platforms.of(spec).addons.rdma_fabric)
+    if check is None:
+        return [], f"no NCCL check for RDMA pools on {platform}"
+    return check(spec, pool, pool.gpus_per_node or 1)
 
-        return manifests(pool.name, gpus, pod_resource(pool), network_name(pool), pool.rdma_network.namespace), ""
-    if platform == "eks":
-        # The plan's EFA count per node (gpufleet.base.capacity: the catalog's EFA interfaces of the pool's type).
-        efa = pool_capacity(pool, platform).advertised.get(labels.EFA_RESOURCE, 0)
-        if not efa:
-            return [], "the pool's nodes advertise no vpc.amazonaws.com/efa in the plan"
-        tolerations = node_tolerations(pool, platform)
-        itype = pool.instance_type or (list(pool.instance_types or []) or [None])[0]
-        return efa_manifests(pool.name, gpus, efa, itype, {labels.POOL_LABEL: pool.name}, tolerations), ""
-    if platform == "gke":
-        from gpufleet.base.catalog import gcp as gcp_catalog
 
-        direct = gcp_catalog.machine(pool.machine_type).gpudirect if pool.machine_type else None
-        if direct is None:
-            return [], f"{pool.machine_type} has no GPUDirect networking in the catalog"
-        if direct.kind not in nccl_gke.SUPPORTED:
-            return [], (f"no NCCL check for GPUDirect-{direct.kind} pools on gke (gpufleet/app/verify/nccl/gke.py covers "
-                        f"GPUDirect-{', -'.join(nccl_gke.SUPPORTED)} pools)")
-        selector, tolerations = {labels.POOL_LABEL: pool.name}, node_tolerations(pool, platform)
-        if direct.kind == "RDMA":
-            return nccl_gke.rdma_manifests(NAME, pool.name, gpus, direct.rdma_subnets, selector, tolerations), ""
-        return nccl_gke.manifests(NAME, direct.kind, pool.name, gpus, direct.networks, selector, tolerations), ""
-    return [], f"no NCCL check for RDMA pools on {platform}"
+def _network_operator_pool(spec, pool, gpus: int) -> tuple[list[dict], str]:
+    """A pool on the Network Operator's RDMA shared device plugin and secondary network."""
+    from gpufleet.components.gpu_stack.network_operator import network_name, pod_resource
+
+    return manifests(pool.name, gpus, pod_resource(pool), network_name(pool), pool.rdma_network.namespace), ""
+
+
+def _efa_pool(spec, pool, gpus: int) -> tuple[list[dict], str]:
+    """A pool with every EFA interface its instance type has."""
+    platform = spec.cluster.platform
+    # The plan's EFA count per node (gpufleet.base.capacity: the catalog's EFA interfaces of the pool's type).
+    efa = pool_capacity(pool, platform).advertised.get(labels.EFA_RESOURCE, 0)
+    if not efa:
+        return [], "the pool's nodes advertise no vpc.amazonaws.com/efa in the plan"
+    tolerations = node_tolerations(pool, platform)
+    itype = pool.instance_type or (list(pool.instance_types or []) or [None])[0]
+    return efa_manifests(pool.name, gpus, efa, itype, {labels.POOL_LABEL: pool.name}, tolerations), ""
+
+
+def _gpudirect_pool(spec, pool, gpus: int) -> tuple[list[dict], str]:
+    """A pool on GCE's GPUDirect networking of its machine type."""
+    from gpufleet.base.catalog import gcp as gcp_catalog
+
+    platform = spec.cluster.platform
+    direct = gcp_catalog.machine(pool.machine_type).gpudirect if pool.machine_type else None
+    if direct is None:
+        return [], f"{pool.machine_type} has no GPUDirect networking in the catalog"
+    if direct.kind not in nccl_gke.SUPPORTED:
+        return [], (f"no NCCL check for GPUDirect-{direct.kind} pools on {platform} (gpufleet/app/verify/nccl/gke.py "
+                    f"covers GPUDirect-{', -'.join(nccl_gke.SUPPORTED)} pools)")
+    selector, tolerations = {labels.POOL_LABEL: pool.name}, node_tolerations(pool, platform)
+    if direct.kind == "RDMA":
+        return nccl_gke.rdma_manifests(NAME, pool.name, gpus, direct.rdma_subnets, selector, tolerations), ""
+    return nccl_gke.manifests(NAME, direct.kind, pool.name, gpus, direct.networks, selector, tolerations), ""
+
+
+# The check of each RDMA fabric a platform's pools may use (AddonTraits.rdma_fabric).
+FABRIC_CHECKS = {
+    "network-operator": _network_operator_pool,
+    "efa": _efa_pool,
+    "gpudirect": _gpudirect_pool,
+}
 
 
 def for_stack(spec) -> list[dict]:

@@ -12,30 +12,30 @@ the source of every fact and what each path saves according to it):
 - k3s: a pre-pull DaemonSet on the pool's nodes for the listed images.
 
 A model cache is a ReadWriteMany claim on the storage gpufleet already configures, filled once by a prefetch Job;
-workloads mount it read-only. The checks that need the platform live in `check` below.
+workloads mount it read-only. The checks that need the platform live in `check` below; what differs by platform (the
+settings it takes, its own rules, its ReadWriteMany class, who installs its driver) is its AddonTraits
+(gpufleet/base/platforms/<name>/addons.py), asked, never named.
 """
 
 from typing import Annotated, Optional
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
+from gpufleet.base import platforms
 from gpufleet.base.spec import ids
 from gpufleet.base.spec.base import DNS_LABEL, Model
-from gpufleet.base.spec.platforms.eks import pool_local_storage
-from gpufleet.base.spec.platforms.gke import MANAGED_LUSTRE_TIERS
 from gpufleet.base.spec.errors import Problem
 
 NS = "gpufleet"
 LUSTRE_CLASS = "gpufleet-lustre"
 ImageRef = Annotated[str, Field(pattern=ids.IMAGE_REF, max_length=255)]
-
-# GKE "Use secondary boot disks to preload data or container images" (cloud.google.com/kubernetes-engine/docs/how-to/
-# data-container-image-preloading, Requirements): container image caches on Container-Optimized OS nodes need GKE
-# 1.30.1-gke.1329000 or later (Ubuntu nodes 1.35.0-gke.1403000; gpufleet's Ubuntu pools cannot stream images, below).
-GKE_SECONDARY_BOOT_DISK_MINOR = (1, 30)
-# GKE node pool kubelet_config.max_parallel_image_pulls: "must be between 2 and 5, inclusive" (pulumi_gcp
-# container NodePoolNodeConfigKubeletConfigArgs, from the GKE API's NodeKubeletConfig.maxParallelImagePulls).
-GKE_PARALLEL_PULLS = (2, 5)
+# The coldStart settings only some platforms take (AddonTraits.cold_start_settings), each with whose setting it is, as
+# the refusal on another platform says it. Image streaming and the disk image cache suggest the platform's way instead.
+PLATFORM_SETTINGS = (
+    ("image_streaming", "imageStreaming", "a GKE node pool setting"),
+    ("secondary_boot_disk", "secondaryBootDisk", "a GKE node pool setting"),
+)
+DATA_VOLUME = ("data_volume_snapshot", "dataVolumeSnapshot", "an EKS Bottlerocket setting")
 
 
 class ColdStartSpec(Model):
@@ -68,10 +68,11 @@ class ColdStartSpec(Model):
     Default: on for k3s pools that list images, off elsewhere (the cloud paths above carry the images)."""
 
     def pre_pulls(self, platform: str) -> bool:
-        """Whether the pool gets the pre-pull DaemonSet."""
+        """Whether the pool gets the pre-pull DaemonSet on `platform` (by name): as `prePull` says, else the
+        platform's default (AddonTraits.pre_pulls_images)."""
         if not self.images:
             return False
-        return self.pre_pull if self.pre_pull is not None else platform == "k3s"
+        return self.pre_pull if self.pre_pull is not None else platforms.get(platform).addons.pre_pulls_images
 
     def streams(self) -> bool:
         """GKE: whether image streaming is on."""
@@ -107,75 +108,39 @@ class ModelCacheSpec(Model):
 
 
 def rwx_storage_class(spec) -> Optional[str]:
-    """The ReadWriteMany StorageClass gpufleet creates for the stack's platform, or None when it creates none."""
-    platform = spec.cluster.platform
-    if platform == "eks":
-        fsx = spec.cluster.eks.storage.fsx_lustre
-        return fsx.storage_class_name if fsx is not None else None
-    if platform == "gke":
-        storage = spec.cluster.gke.storage
-        if storage.managed_lustre:
-            return LUSTRE_CLASS
-        return "gpufleet-rwx" if storage.filestore else None
-    nfs = spec.storage.nfs
-    return nfs.storage_class if nfs is not None else None
+    """The ReadWriteMany StorageClass gpufleet creates for the stack's platform, or None when it creates none
+    (AddonTraits.rwx_storage_class; components/gpu_cluster.py gives it to model caches)."""
+    return platforms.of(spec).addons.rwx_storage_class(spec)
 
 
-def _rwx_missing(platform: str) -> str:
-    return {
-        "eks": "set cluster.eks.storage.fsxLustre (FSx for Lustre)",
-        "gke": "set cluster.gke.storage.managedLustre: true (Managed Lustre) or filestore: true (Filestore)",
-        "k3s": "set storage.nfs",
-        "existing": "gpufleet installs no storage on an existing cluster: cache models on its own ReadWriteMany class",
-    }[platform]
-
-
-_BINARY = {"Gi": 1, "Ti": 1024, "Pi": 1024 * 1024}
-
-
-def _gib(size: str):
-    """A claim size in GiB when it is given in Gi, Ti or Pi (else None: not judged here)."""
-    for suffix, factor in _BINARY.items():
-        if size.endswith(suffix) and size[: -len(suffix)].isdigit():
-            return int(size[: -len(suffix)]) * factor
-    return None
-
-
-def _minor(version: str) -> tuple[int, int]:
-    major, minor = version.split(".")[:2]
-    return int(major), int(minor)
+def listed_images(cs: ColdStartSpec) -> str:
+    """The pool's cold-start images as the plan's cold-start lines name them."""
+    return f"{len(cs.images)} image(s): {', '.join(cs.images)}" if cs.images else "no images listed"
 
 
 def check(stack: str, spec) -> list[Problem]:
     """A cold-start path the pool's platform, AMI or node image cannot use is an error naming the key."""
     problems: list[Problem] = []
     platform = spec.cluster.platform
+    traits = platforms.of(spec).addons
     for i, pool in enumerate(spec.node_pools):
         cs = pool.cold_start
         if cs is None:
             continue
         at = f"{NS}:nodePools[{i}].coldStart"
         set_ = cs.model_fields_set
-        gke_only = [("image_streaming", "imageStreaming"), ("secondary_boot_disk", "secondaryBootDisk")]
-        if platform != "gke":
-            for field, alias in gke_only:
-                if field in set_ and getattr(cs, field) not in (None, False):
-                    problems.append(Problem(stack, f"{at}.{alias}", f"a GKE node pool setting, not available on {platform}"
-                                            + (" (EKS: dataVolumeSnapshot on Bottlerocket pools)" if platform == "eks" else
-                                               " (k3s: list the images and they are pre-pulled)"), getattr(cs, field)))
-        if platform != "eks" and cs.data_volume_snapshot is not None:
-            problems.append(Problem(stack, f"{at}.dataVolumeSnapshot", f"an EKS Bottlerocket setting, not available on "
-                                    f"{platform}", cs.data_volume_snapshot))
-        if platform == "k3s" and cs.parallel_image_pulls is not None:
-            # maxParallelImagePulls is a KubeletConfiguration field only: the kubelet has no flag for it, and k3s
-            # configures its kubelet through flags (kubelet-arg).
-            problems.append(Problem(stack, f"{at}.parallelImagePulls", "not available on k3s: maxParallelImagePulls is "
-                                    "a kubelet configuration-file field with no command-line flag, and k3s sets its "
-                                    "kubelet by flags; remove it", cs.parallel_image_pulls))
-        if platform == "eks":
-            problems += _eks(stack, at, spec, pool, cs)
-        if platform == "gke":
-            problems += _gke(stack, at, spec, cs)
+        for field, alias, whose in PLATFORM_SETTINGS:
+            if alias not in traits.cold_start_settings and field in set_ and getattr(cs, field) not in (None, False):
+                problems.append(Problem(stack, f"{at}.{alias}", f"{whose}, not available on {platform} "
+                                        f"({traits.cold_start_instead})", getattr(cs, field)))
+        field, alias, whose = DATA_VOLUME
+        if alias not in traits.cold_start_settings and cs.data_volume_snapshot is not None:
+            problems.append(Problem(stack, f"{at}.{alias}", f"{whose}, not available on {platform}",
+                                    cs.data_volume_snapshot))
+        if traits.parallel_image_pulls_refusal and cs.parallel_image_pulls is not None:
+            problems.append(Problem(stack, f"{at}.parallelImagePulls", traits.parallel_image_pulls_refusal,
+                                    cs.parallel_image_pulls))
+        problems += traits.cold_start_problems(stack, at, spec, pool)
     problems += _precompiled(stack, spec)
     rwx = rwx_storage_class(spec)
     seen: dict[tuple[str, str], int] = {}
@@ -186,17 +151,11 @@ def check(stack: str, spec) -> list[Problem]:
             problems.append(Problem(stack, f"{at}.name", f"duplicate model cache in namespace {cache.namespace} (also "
                                     f"modelCaches[{seen[key]}])", cache.name))
         seen.setdefault(key, i)
-        if cache.storage_class is None and rwx == LUSTRE_CLASS:
-            tier = spec.cluster.gke.storage.managed_lustre_throughput
-            step = MANAGED_LUSTRE_TIERS[tier]
-            gib = _gib(cache.size)
-            if gib is not None and (gib < step or gib % step):
-                problems.append(Problem(stack, f"{at}.size", f"a Managed Lustre instance at {tier} MB/s per TiB takes "
-                                        f"{step:,} GiB or more in steps of {step:,} GiB (e.g. {max(step, -(-int(gib) // step) * step)}Gi); "
-                                        "or name a Filestore storageClass (gpufleet-rwx)", cache.size))
+        if cache.storage_class is None and rwx is not None:
+            problems += traits.model_cache_problems(stack, at, spec, cache)
         if cache.storage_class is None and rwx is None:
             problems.append(Problem(stack, f"{at}.storageClass", f"a model cache needs ReadWriteMany storage and this "
-                                    f"stack configures none: {_rwx_missing(platform)}, or name a StorageClass"))
+                                    f"stack configures none: {traits.rwx_storage_hint}, or name a StorageClass"))
     return problems
 
 
@@ -207,78 +166,19 @@ PRECOMPILED_KERNEL_VARIANTS = ("aws", "azure", "generic", "nvidia", "oracle")
 
 
 def _precompiled(stack: str, spec) -> list[Problem]:
-    """Precompiled driver containers only where the GPU Operator installs the driver on an OS NVIDIA builds them for."""
+    """Precompiled driver containers only where the GPU Operator installs the driver on an OS NVIDIA builds them for
+    (and the platform does not refuse them: AddonTraits.precompiled_driver_refusal)."""
     driver = spec.gpu_operator.driver
     if not driver.precompiled:
         return []
     at = f"{NS}:gpuOperator.driver.precompiled"
-    platform = spec.cluster.platform
     if driver.source == "preinstalled":
         return [Problem(stack, at, "the hosts' driver is preinstalled: the GPU Operator installs none (remove it, or use "
                         "source: operator)", True)]
     if not spec.gpu_operator.enabled:
         return [Problem(stack, at, "the GPU Operator is off (gpuOperator.enabled: false), so it installs no driver", True)]
-    if platform == "eks":
-        return [Problem(stack, at, "the EKS GPU AMIs carry the driver already; the GPU Operator does not install one "
-                        "there", True)]
-    if platform == "gke" and spec.cluster.gke.gpu_stack == "gke":
-        return [Problem(stack, at, "GKE installs the driver itself (cluster.gke.gpuStack: gke); the GPU Operator is not "
-                        "installed", True)]
-    if platform == "gke":
-        return [Problem(stack, at, "GKE Ubuntu nodes run GKE's own kernel variant; NVIDIA publishes precompiled driver "
-                        f"containers only for the {', '.join(PRECOMPILED_KERNEL_VARIANTS)} variants", True)]
-    return []
-
-
-def _eks(stack: str, at: str, spec, pool, cs: ColdStartSpec) -> list[Problem]:
-    problems = []
-    karpenter = spec.cluster.eks.autoscaler.kind == "karpenter"
-    if karpenter and cs.parallel_image_pulls is not None and pool.ami.startswith("bottlerocket"):
-        # Karpenter rebuilds a Bottlerocket node's settings.kubernetes from its own typed subset, which has no
-        # max-parallel-image-pulls: the setting would be dropped (karpenter-provider-aws at the pinned release,
-        # versions.KARPENTER: pkg/providers/amifamily/bootstrap/bottlerocketsettings.go, MarshalTOML). AL2023 nodes
-        # take it (nodeadm).
-        problems.append(Problem(stack, f"{at}.parallelImagePulls", "not available on Karpenter Bottlerocket pools: "
-                                "Karpenter rewrites settings.kubernetes from the fields it knows and drops "
-                                "max-parallel-image-pulls; use ami: al2023-nvidia or remove it", cs.parallel_image_pulls))
-    if cs.data_volume_snapshot is not None:
-        if not pool.ami.startswith("bottlerocket"):
-            # AL2023 keeps images on the root volume, which comes from the AMI; only Bottlerocket has a separate data
-            # volume that a snapshot can carry (AWS Containers blog, "Reduce container startup time on Amazon EKS with
-            # Bottlerocket data volume").
-            problems.append(Problem(stack, f"{at}.dataVolumeSnapshot", f"needs a Bottlerocket pool (ami: "
-                                    f"bottlerocket-nvidia): {pool.ami} keeps images on its root volume, which comes from the "
-                                    "AMI", cs.data_volume_snapshot))
-        elif pool_local_storage(pool) == "raid0" and not karpenter:
-            # (Karpenter node classes set no instanceStorePolicy: containerd stays on the data volume there.)
-            problems.append(Problem(stack, f"{at}.dataVolumeSnapshot", "with localStorage: raid0 containerd runs on the "
-                                    "instance-store RAID, so the snapshot's images on the data volume are never used; set "
-                                    "localStorage: none on this pool", cs.data_volume_snapshot))
-    return problems
-
-
-def _gke(stack: str, at: str, spec, cs: ColdStartSpec) -> list[Problem]:
-    problems = []
-    operator = spec.cluster.gke.gpu_stack == "operator"
-    if cs.streams() and operator:
-        # Image streaming requirements: Container-Optimized OS with containerd node images; gpuStack operator runs
-        # Ubuntu nodes (the NVIDIA driver manager supports Ubuntu only).
-        field = "imageStreaming" if cs.image_streaming else "secondaryBootDisk"
-        problems.append(Problem(stack, f"{at}.{field}", "GKE image streaming needs Container-Optimized OS nodes; "
-                                "cluster.gke.gpuStack operator runs Ubuntu nodes (use gpuStack: gke)",
-                                getattr(cs, "image_streaming" if field == "imageStreaming" else "secondary_boot_disk")))
-    if cs.secondary_boot_disk is not None:
-        if cs.image_streaming is False:
-            problems.append(Problem(stack, f"{at}.imageStreaming", "a secondary boot disk with a container image cache "
-                                    "needs image streaming on (GKE reads the cache through the image streaming plugin)", False))
-        if _minor(spec.cluster.kubernetes_version) < GKE_SECONDARY_BOOT_DISK_MINOR:
-            problems.append(Problem(stack, f"{at}.secondaryBootDisk", f"container image caches on secondary boot disks "
-                                    f"need GKE 1.30 or later (1.30.1-gke.1329000); the cluster runs "
-                                    f"{spec.cluster.kubernetes_version}", cs.secondary_boot_disk))
-    lo, hi = GKE_PARALLEL_PULLS
-    if cs.parallel_image_pulls is not None and not lo <= cs.parallel_image_pulls <= hi:
-        problems.append(Problem(stack, f"{at}.parallelImagePulls", f"GKE takes {lo} to {hi}", cs.parallel_image_pulls))
-    return problems
+    refusal = platforms.of(spec).addons.precompiled_driver_refusal(spec)
+    return [Problem(stack, at, refusal, True)] if refusal else []
 
 
 def paths(spec, pool) -> list[str]:
@@ -286,40 +186,18 @@ def paths(spec, pool) -> list[str]:
     cs = pool.cold_start
     if cs is None:
         return []
-    platform = spec.cluster.platform
-    out: list[str] = []
-    listed = f"{len(cs.images)} image(s): {', '.join(cs.images)}" if cs.images else "no images listed"
-    if platform == "gke":
-        out.append("image streaming on" if cs.streams() else "image streaming off")
-        if cs.secondary_boot_disk:
-            out.append(f"secondary boot disk {cs.secondary_boot_disk} (container image cache, built outside gpufleet "
-                       f"from {listed})")
-        out.append(f"parallel image pulls: at most {cs.parallel_image_pulls}" if cs.parallel_image_pulls
-                   else "parallel image pulls: GKE's default")
-    elif platform == "eks":
-        if cs.data_volume_snapshot:
-            out.append(f"data volume from snapshot {cs.data_volume_snapshot} (pre-pulled, built outside gpufleet: {listed})")
-        elif pool.ami.startswith("bottlerocket"):
-            out.append("no data-volume snapshot: images are pulled at boot")
-        else:
-            out.append(f"no image cache on {pool.ami} (a data-volume snapshot needs Bottlerocket)")
-        out.append(f"parallel image pulls: at most {cs.parallel_image_pulls}" if cs.parallel_image_pulls
-                   else "parallel image pulls: on, unbounded (the AMI's default)")
-    else:
-        out.append("no image streaming or disk image cache on k3s")
-    if cs.pre_pulls(platform):
-        out.append(f"pre-pull DaemonSet: {listed}")
+    out = platforms.of(spec).addons.cold_start_paths(spec, pool)
+    if cs.pre_pulls(spec.cluster.platform):
+        out.append(f"pre-pull DaemonSet: {listed_images(cs)}")
     out.append(f"driver: {driver_path(spec)}")
     return out
 
 
 def driver_path(spec) -> str:
     """Where the pool's NVIDIA driver comes from, as the cold-start line says it."""
-    platform = spec.cluster.platform
-    if platform == "gke" and spec.cluster.gke.gpu_stack == "gke":
-        return "GKE-managed (installed by GKE at boot, not by the GPU Operator)"
-    if platform == "eks":
-        return "preinstalled in the AMI (the GPU Operator does not install it)"
+    own = platforms.of(spec).addons.platform_driver(spec)
+    if own:
+        return own
     driver = spec.gpu_operator.driver
     if driver.source == "preinstalled":
         return "preinstalled on the hosts (the GPU Operator does not install it)"

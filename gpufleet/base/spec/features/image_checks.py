@@ -2,7 +2,8 @@
 
 Which charts a stack installs is decided by the components (components/gpu_cluster.py and each platform's
 `addons`); this mirrors those rules for the charts whose images gpufleet writes: the NVIDIA GPU Operator, the AMD
-GPU Operator, the Network Operator (k3s RDMA pools), and the EKS cluster autoscaler or Karpenter.
+GPU Operator, and the charts each platform's own components install (AddonTraits.own_charts_with_images: the Network
+Operator of k3s and AKS RDMA pools, the EKS cluster autoscaler or Karpenter).
 tests/unit/test_image_digests.py keeps the two in step on every example stack. The images of the other charts
 (workload add-ons, observability, storage) stay the charts' own tags: docs/security.md ("Downloads at deploy time").
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from gpufleet.base import versions
+from gpufleet.base import platforms, versions
 from gpufleet.base.catalog import images as catalog_images
 from gpufleet.base.sharing import is_amd
 from gpufleet.base.spec.errors import Problem
@@ -27,34 +28,19 @@ WRITES_DIGESTS = {"gpu-operator", "karpenter"}
 def charts_with_images(spec: Any) -> list[tuple[str, str, set[str], dict[str, str]]]:
     """(chart, version, the `when` settings that hold, fill-ins for `{tag}`) for each chart whose images gpufleet writes
     that this stack installs."""
-    platform = spec.cluster.platform
+    traits = platforms.of(spec).addons
     pools = shaped_pools(spec)
     amd = [p for p in pools if p.gpu and is_amd(p)]
     nvidia = [p for p in pools if not (p.gpu and is_amd(p))]
     out: list[tuple[str, str, set[str], dict[str, str]]] = []
-    gke_operator = platform != "gke" or spec.cluster.gke is None or spec.cluster.gke.gpu_stack == "operator"
-    install_nvidia = spec.gpu_operator.enabled and gke_operator and bool(nvidia or not amd)
+    install_nvidia = spec.gpu_operator.enabled and traits.own_gpu_stack(spec) is None and bool(nvidia or not amd)
     if install_nvidia:
         when = {"operator-driver"} if spec.gpu_operator.driver.source == "operator" else set()
         out.append(("gpu-operator", spec.gpu_operator.version, when, {"driver": spec.gpu_operator.driver_version() or ""}))
-    if amd and platform == "k3s":
+    if amd and traits.installs_amd_gpu_operator:
         out.append((versions.AMD_GPU_OPERATOR.name, versions.AMD_GPU_OPERATOR.version,
                     set() if install_nvidia else {"amd-own-nfd"}, {}))
-    rdma = [p for p in spec.node_pools if p.rdma]
-    if platform == "k3s" and rdma:
-        kinds = {p.rdma_network.network for p in rdma}
-        when = {f"rdma-{k}" for k in kinds} | {"rdma-secondary-network"}
-        out.append((versions.NETWORK_OPERATOR.name, versions.NETWORK_OPERATOR.version, when, {}))
-    if platform == "aks" and rdma:
-        # InfiniBand: the DOCA driver and the RDMA shared device plugin, no secondary network (components/aks/platform.py).
-        out.append((versions.NETWORK_OPERATOR.name, versions.NETWORK_OPERATOR.version, {"rdma-infiniband"}, {}))
-    if platform == "eks":
-        scaler = spec.cluster.eks.autoscaler
-        if scaler.kind == "karpenter":
-            out.append((versions.KARPENTER.name, versions.KARPENTER.version, set(), {}))
-        elif scaler.enabled:
-            tag = versions.CLUSTER_AUTOSCALER_IMAGES.get(spec.cluster.kubernetes_version, "")
-            out.append((versions.CLUSTER_AUTOSCALER.name, versions.CLUSTER_AUTOSCALER.version, set(), {"tag": tag}))
+    out += traits.own_charts_with_images(spec)
     return out
 
 

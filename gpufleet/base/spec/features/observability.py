@@ -21,6 +21,7 @@ from typing import Literal, Optional
 
 from pydantic import Field
 
+from gpufleet.base import platforms
 from gpufleet.base.spec.base import Model
 
 NAMESPACE = "gpufleet"
@@ -45,19 +46,9 @@ SNS_TOPIC_ARN = r"^arn:(?:aws|aws-us-gov|aws-cn):sns:([a-z0-9-]+):[0-9]{12}:([A-
 NOTIFICATION_CHANNEL = r"^projects/[^/]+/notificationChannels/[^/]+$"
 _DURATION_UNITS = {"y": 365 * 86400, "w": 7 * 86400, "d": 86400, "h": 3600, "m": 60, "s": 1, "ms": 0.001}
 
+# Which of them a platform offers, and which `auto` is there, are its traits (AddonTraits.metrics_backends,
+# default_metrics_backend), with the source of each.
 Backend = Literal["auto", "kube-prometheus-stack", "gke-managed", "amp", "none"]
-BACKENDS_BY_PLATFORM = {
-    # amp: the AWS managed collector scrapes EKS clusters only (same guide: "Amazon EKS is the only supported service").
-    "eks": ("kube-prometheus-stack", "amp", "none"),
-    "k3s": ("kube-prometheus-stack", "none"),
-    "existing": ("kube-prometheus-stack", "none"),
-    # GKE runs its own GPU stack (no GPU Operator, so no DCGM exporter of ours): its GPU metrics come from GKE's
-    # managed DCGM package, which reports to Managed Service for Prometheus.
-    "gke": ("gke-managed", "none"),
-    # AKS: the GPU Operator's DCGM exporter scraped by kube-prometheus-stack in the cluster. Azure Managed Prometheus
-    # is not wired (docs/aks.md).
-    "aks": ("kube-prometheus-stack", "none"),
-}
 # What a backend is, for the code that wires it (so that code asks these, not a backend's or a platform's name):
 # the backends that scrape the GPU Operator's DCGM exporter (and so get gpufleet's counter list), and the managed ones
 # (a cloud's query API instead of an in-cluster Prometheus, and no ServiceMonitor CRD).
@@ -146,10 +137,10 @@ class ObservabilitySpec(Model):
     """Node problem detection and auto repair."""
 
     def backend(self, platform: str) -> str:
-        """The metrics backend `auto` resolves to on `platform`."""
+        """The metrics backend `auto` resolves to on `platform` (by name): its AddonTraits.default_metrics_backend."""
         if self.metrics.backend != "auto":
             return self.metrics.backend
-        return "gke-managed" if platform == "gke" else "none"
+        return platforms.get(platform).addons.default_metrics_backend
 
 
 def duration_seconds(text: str) -> float:

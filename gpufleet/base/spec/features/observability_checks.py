@@ -7,9 +7,10 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
+from gpufleet.base import platforms
 from gpufleet.base.spec.errors import Problem
 from gpufleet.base.spec.features.observability import (
-    NAMESPACE, AMP_MIN_SCRAPE_SECONDS, AMP_WORKSPACE_ARN, BACKENDS_BY_PLATFORM, NOTIFICATION_CHANNEL, duration_seconds,
+    NAMESPACE, AMP_MIN_SCRAPE_SECONDS, AMP_WORKSPACE_ARN, NOTIFICATION_CHANNEL, duration_seconds,
 )
 from gpufleet.base.spec.stack import StackSpec
 
@@ -21,7 +22,7 @@ def observability_checks(stack: str, spec: StackSpec, config: Optional[dict[str,
     platform = spec.cluster.platform
     metrics = spec.observability.metrics
     chosen = metrics.backend
-    allowed = BACKENDS_BY_PLATFORM[platform]
+    allowed = platforms.of(spec).addons.metrics_backends
     if chosen != "auto" and chosen not in allowed:
         return [Problem(stack, f"{_AT}.metrics.backend", f"not available on {platform} (allowed: auto, {', '.join(allowed)})", chosen)]
     problems = []

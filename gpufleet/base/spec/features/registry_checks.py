@@ -1,21 +1,20 @@
 """Checks of gpufleet:registry and gpufleet:cluster.k3s.airgap (issue 37): a mirror that an image would bypass, a
-site with no path to its images, a k3s release file with nothing to verify it by, each an error naming the key."""
+site with no path to its images, a k3s release file with nothing to verify it by, each an error naming the key. What
+differs by platform (the charts its components install, the registries its nodes can pull from, its private networks
+and air-gapped hosts) is its AddonTraits (own_charts, unmirrored_manifests, registry_credentials, registry_problems)."""
 
 from __future__ import annotations
 
-import re
 from typing import Any, Callable, NamedTuple
 
-from gpufleet.base import versions
+from gpufleet.base import platforms, versions
 from gpufleet.base.catalog import images as catalog_images
 from gpufleet.base.sharing import is_amd
 from gpufleet.base.spec.errors import Problem
-from gpufleet.base.spec.features.registry import ARTIFACT_REGISTRY, ECR_HOST
 from gpufleet.base.spec.features.serving import ENVOY_CLASS, INFERENCE_POOL_CLASSES
 from gpufleet.base.spec.shape import shaped_pools
 
 MIRROR = "gpufleet:registry.mirror"
-EGRESS = "gpufleet:cluster.eks.network.egress"
 PASSWORD = "gpufleet:registryPassword"
 
 
@@ -36,6 +35,11 @@ def _serving_class(spec: Any) -> str:
     return spec.serving.gateway.resolved(spec.cluster.platform) if spec.serving.enabled else ""
 
 
+def _platform_installs(chart: str) -> Callable[[Any], bool]:
+    """A chart the stack's platform's own components may install (AddonTraits.own_charts)."""
+    return lambda s: chart in platforms.of(s).addons.own_charts
+
+
 # Every chart pinned in gpufleet/base/versions.py at its pinned version, by name: the key that installs it. The GPU
 # Operators are not here: their version is the stack's (gpuOperator.version, amdGpuOperator.version) and is judged
 # below. tests/unit/test_registry_mirror_charts.py keeps the table complete.
@@ -51,10 +55,12 @@ CHART_KEYS: dict[str, ChartKey] = {
     versions.KUBE_STATE_METRICS.name: ChartKey("gpufleet:observability.metrics.backend", lambda s: True),
     versions.PROMETHEUS_NODE_EXPORTER.name: ChartKey("gpufleet:observability.metrics.backend", lambda s: True),
     versions.NETWORK_OPERATOR.name: ChartKey("gpufleet:nodePools[].rdma", lambda s: any(p.rdma for p in s.node_pools)),
-    versions.CSI_DRIVER_NFS.name: ChartKey("gpufleet:storage.nfs", lambda s: s.cluster.platform == "k3s"),
-    versions.CLUSTER_AUTOSCALER.name: ChartKey("gpufleet:cluster.eks.autoscaler", lambda s: s.cluster.platform == "eks"),
-    versions.KARPENTER.name: ChartKey("gpufleet:cluster.eks.autoscaler", lambda s: s.cluster.platform == "eks"),
-    versions.EFA_DEVICE_PLUGIN.name: ChartKey("gpufleet:nodePools[].efa", lambda s: s.cluster.platform == "eks"),
+    versions.CSI_DRIVER_NFS.name: ChartKey("gpufleet:storage.nfs", _platform_installs(versions.CSI_DRIVER_NFS.name)),
+    versions.CLUSTER_AUTOSCALER.name: ChartKey("gpufleet:cluster.eks.autoscaler",
+                                               _platform_installs(versions.CLUSTER_AUTOSCALER.name)),
+    versions.KARPENTER.name: ChartKey("gpufleet:cluster.eks.autoscaler", _platform_installs(versions.KARPENTER.name)),
+    versions.EFA_DEVICE_PLUGIN.name: ChartKey("gpufleet:nodePools[].efa",
+                                              _platform_installs(versions.EFA_DEVICE_PLUGIN.name)),
     versions.DRA_DRIVER_NVIDIA_GPU.name: ChartKey("gpufleet:nodePools[].allocation",
                                                   lambda s: any(p.allocation == "dra" for p in s.node_pools)),
     versions.LWS.name: ChartKey("gpufleet:serving", lambda s: s.serving.enabled),
@@ -75,20 +81,10 @@ def bypassing_charts(spec: Any) -> list[str]:
     why (no reference archive to prove a mirror with, or a download the mirror cannot serve).
     Mirrors the components' choices (components/gpu_cluster.py, each platform's `addons`); the plan of every example
     stack with a mirror keeps the two in step (tests/upstream/test_registry_mirror_render.py)."""
-    platform = spec.cluster.platform
-    out = []
     # Every metrics backend is redirected: kube-prometheus-stack and amp's standalone exporters through their chart
     # values; gke-managed runs GKE's own collectors from Google's registries (reached through Private Google Access),
     # gpufleet adding only PodMonitorings and rules, no image.
-    if platform == "gke":
-        # Google's manifests gpufleet applies as they are (kubernetes:yaml/v2:ConfigFile of a pinned URL, fetched at
-        # `pulumi up`): gpufleet neither reads their images offline nor rewrites them (components/gke/).
-        if any(p.rdma for p in spec.node_pools):
-            out.append("GKE GPUDirect pools (rdma: true; Google's NCCL plugin installer and NRI device injector "
-                       "manifests, applied as published: their images are neither listed nor redirected)")
-        if spec.cluster.gke.gpu_stack == "gke" and any(p.allocation == "dra" for p in spec.node_pools):
-            out.append("GKE DRA pools (allocation: dra; Google's COS driver-installer manifest, applied as published: "
-                       "its images are neither listed nor redirected)")
+    out = platforms.of(spec).addons.unmirrored_manifests(spec)
     pools = shaped_pools(spec)
     if any(p.gpu and is_amd(p) for p in pools):
         amd = spec.amd_gpu_operator
@@ -122,7 +118,7 @@ def _mirrored_operator_releases() -> set[str]:
 def check(stack: str, spec: Any, config: dict) -> list[Problem]:
     problems: list[Problem] = []
     registry = spec.registry
-    platform = spec.cluster.platform
+    traits = platforms.of(spec).addons
     if registry.mirror:
         # The images a pool's pre-pull lists are pulled as written (the pods that use them name them so): one outside
         # the mirror would bypass it.
@@ -137,29 +133,12 @@ def check(stack: str, spec: Any, config: dict) -> list[Problem]:
             problems.append(Problem(stack, MIRROR, f"{what} would still pull from public registries: gpufleet cannot "
                                                    "point its images at a mirror yet (docs/air-gapped.md lists what "
                                                    "can); leave it out of an air-gapped stack"))
-        if platform == "eks" and not re.fullmatch(ECR_HOST, registry.mirror.split("/", 1)[0]):
-            problems.append(Problem(stack, MIRROR, "EKS nodes pull with their node role, which only an ECR registry "
-                                                   "(<account>.dkr.ecr.<region>.amazonaws.com) accepts, and private "
-                                                   "subnets reach only ECR through the VPC endpoints: use an ECR "
-                                                   "mirror (pull-through cache or replicated repositories)",
-                                    registry.mirror))
-        if platform == "gke" and not re.fullmatch(ARTIFACT_REGISTRY, registry.mirror):
-            # Nodes pull with their node service account and gpufleet writes no pull secrets: Artifact Registry grants
-            # it with roles/artifactregistry.reader (docs.cloud.google.com/artifact-registry/docs/integrate-gke), and
-            # private nodes reach pkg.dev through Private Google Access (docs.cloud.google.com/vpc/docs/
-            # private-google-access; artifact-registry/docs/gke-private-clusters).
-            problems.append(Problem(stack, MIRROR, "GKE nodes pull with their node service account, which only an "
-                                                   "Artifact Registry repository (<location>-docker.pkg.dev/<project>/"
-                                                   "<repository>, e.g. a remote repository caching each upstream) "
-                                                   "accepts without pull secrets, and private nodes reach it through "
-                                                   "Private Google Access", registry.mirror))
-    problems += _private_network_checks(stack, spec, config)
-    problems += _gke_network_checks(stack, spec)
+    problems += traits.registry_problems(stack, spec, config)
     if registry.charts and not registry.charts.startswith("oci://"):
         problems += _chart_file_checks(stack, registry.charts)
     password_given = PASSWORD in config
     if registry.username:
-        if platform != "k3s":
+        if not traits.registry_credentials:
             problems.append(Problem(stack, "gpufleet:registry.username", "pull credentials are written only into k3s "
                                                                          "nodes' registries.yaml; EKS nodes pull from "
                                                                          "an ECR mirror with their node role"))
@@ -170,56 +149,6 @@ def check(stack: str, spec: Any, config: dict) -> list[Problem]:
                                                      f"--secret {PASSWORD}`"))
     elif password_given:
         problems.append(Problem(stack, PASSWORD, "not used: registry.username is not set"))
-    k3s = spec.cluster.k3s if platform == "k3s" else None
-    airgap = k3s.airgap if k3s is not None else None
-    if airgap is not None:
-        for field, key in (("k3s", "k3s"), ("images", "images"), ("install_script", "installScript")):
-            if getattr(airgap.sha256, field) is None:
-                problems.append(Problem(stack, f"gpufleet:cluster.k3s.airgap.sha256.{key}",
-                                        "required: a k3s release file is installed only after its sha256 matches "
-                                        "(copy it from the release's sha256sum-<arch>.txt; install.sh: sha256sum "
-                                        "of the file at the release tag)"))
-        for i, cache in enumerate(spec.model_caches):
-            # The prefetch Job downloads from the source itself (components/cold_start/model_cache.py; hf: also
-            # `pip install huggingface_hub` from PyPI): hosts without internet reach none of s3://, gs://, hf://.
-            problems.append(Problem(stack, f"gpufleet:modelCaches[{i}].source", "cluster.k3s.airgap hosts reach no "
-                                    "internet, and the cache's prefetch Job downloads from this source: copy the "
-                                    "model onto the shared storage yourself and leave modelCaches out", cache.source))
-        if not registry.mirror:
-            problems.append(Problem(stack, MIRROR, "required by cluster.k3s.airgap: hosts without internet reach no "
-                                                   "public registry, so every chart image must come from a mirror"))
-    return problems
-
-
-def _private_network_checks(stack: str, spec: Any, config: dict) -> list[Problem]:
-    """A private-only network with no path to its images or its APIs: an EKS VPC without NAT (`egress: endpoints`)
-    reaches only the AWS services it has endpoints for, in its own region (the endpoint service names are
-    com.amazonaws.<region>.*; gpufleet/base/spec/platforms/eks_endpoints.py)."""
-    if spec.cluster.platform != "eks" or spec.cluster.eks.network.egress != "endpoints":
-        return []
-    eks = spec.cluster.eks
-    problems: list[Problem] = []
-    mirror = spec.registry.mirror
-    if not mirror:
-        problems.append(Problem(stack, EGRESS, "nodes without a NAT reach no public registry (nvcr.io, registry.k8s.io, "
-                                               "...): set gpufleet:registry.mirror to an ECR registry in the stack's "
-                                               "region and copy the images there (`gpufleet images <stack>`), or use "
-                                               "egress: nat", "endpoints"))
-    else:
-        host = mirror.split("/", 1)[0]
-        region = (config or {}).get("aws:region")
-        match = re.fullmatch(ECR_HOST, host)
-        mirror_region = host.split(".")[3] if match else None
-        if mirror_region and region and mirror_region != region:
-            problems.append(Problem(stack, MIRROR, f"an ECR registry in {mirror_region}, but the VPC's ECR and S3 "
-                                                   f"endpoints are those of {region} (aws:region): nodes without a "
-                                                   "NAT have no path to another region's registry; use a mirror in "
-                                                   f"{region} (ECR replication or a pull-through cache there)", mirror))
-    if eks.autoscaler.kind == "karpenter":
-        problems.append(Problem(stack, "gpufleet:cluster.eks.autoscaler.kind", "Karpenter without a NAT also needs "
-                                "SSM, SQS and EKS Auth endpoints and settings.isolatedVPC, which gpufleet does not "
-                                "create yet: use the cluster autoscaler with egress: endpoints, or egress: nat",
-                                "karpenter"))
     return problems
 
 
@@ -247,20 +176,3 @@ def _chart_file_checks(stack: str, directory: str) -> list[Problem]:
                                         f"--stack {stack} --dir {directory}` downloads and checks it)", directory))
             break
     return problems
-
-
-def _gke_network_checks(stack: str, spec: Any) -> list[Problem]:
-    """GKE private nodes without Cloud NAT (`cloudNat: false` on the network gpufleet creates) reach Google's APIs and
-    registries through Private Google Access, which every subnet gpufleet creates has (components/gke/network.py,
-    `private_ip_google_access`; docs.cloud.google.com/vpc/docs/private-google-access), and nothing else: GKE's own
-    components come from Google's registries, but every chart gpufleet installs pulls from nvcr.io, registry.k8s.io,
-    ghcr.io, ... unless a mirror in Artifact Registry serves it."""
-    if spec.cluster.platform != "gke":
-        return []
-    gke = spec.cluster.gke
-    if not gke.private_nodes or gke.network.existing is not None or gke.network.cloud_nat or spec.registry.mirror:
-        return []  # (public nodes have external addresses; an existing network's routes are its owner's)
-    return [Problem(stack, "gpufleet:cluster.gke.network.cloudNat", "private nodes without Cloud NAT reach only "
-                    "Google's APIs and registries (Private Google Access): set gpufleet:registry.mirror to an "
-                    "Artifact Registry repository holding the charts' images (`gpufleet images <stack>`), or "
-                    "cloudNat: true", False)]
