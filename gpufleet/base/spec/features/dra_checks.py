@@ -3,7 +3,12 @@
 Facts (with sources) in gpufleet/base/catalog/dra.yaml: resource.k8s.io/v1 is served from Kubernetes 1.34; NVIDIA's DRA
 driver for GPUs (the pinned release) needs driver >= 565 for GPUs and >= 570.158.01 for ComputeDomains; GB200 machines come in NVLink
 domains (an EC2 UltraServer of 9 or 18 p6e-gb200.36xlarge, a GKE A4X sub-block of 18 a4x-highgpu-4g, an NVL72 rack of
-18 compute trays)."""
+18 compute trays).
+
+What differs by platform is asked of its scheduling traits: the machine behind a pool's NVLink system
+(`nvlink_machine`, `machine_key`), the keys that size a pool (`size_keys`), the driver its images ship
+(`preinstalled_driver`) and the checks only it has (`dra_problems`: GKE's DRA pool settings and workload policy, EKS's
+Arm AMIs)."""
 
 from __future__ import annotations
 
