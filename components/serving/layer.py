@@ -8,9 +8,10 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from gpufleet.components.cluster_access import ClusterAccess
+from gpufleet.base import platforms
 from gpufleet.base.node_labels import pool_taints
 from gpufleet.base.spec import StackSpec
-from gpufleet.base.spec.features.serving import INFERENCE_POOL_CLASSES
+from gpufleet.base.spec.features.serving import resolved_class, routes_to_inference_pool
 
 
 def build_serving(name: str, spec: StackSpec, access: ClusterAccess, opts: pulumi.ResourceOptions,
@@ -24,12 +25,12 @@ def build_serving(name: str, spec: StackSpec, access: ClusterAccess, opts: pulum
     from gpufleet.components.serving.lws import LeaderWorkerSetController, LeaderWorkerSetControllerArgs
     from gpufleet.components.serving.model_server import ModelServer, ModelServerArgs
 
-    platform = spec.cluster.platform
-    klass = serving.gateway.resolved(platform)
+    traits = platforms.of(spec).scheduling
+    klass = resolved_class(spec)
     out: dict = {"lws": LeaderWorkerSetController(f"{name}-lws", LeaderWorkerSetControllerArgs(), access, opts=opts)}
     gateway = ServingGateway(f"{name}-serving-gateway", ServingGatewayArgs(klass), access, opts=opts)
     out["gateway"] = gateway
-    pooled = klass in INFERENCE_POOL_CLASSES
+    pooled = routes_to_inference_pool(spec)
     monitor = {"kube-prometheus-stack": "pod-monitor", "gke-managed": "pod-monitoring"}.get(metrics_backend)
     pools = {p.name: p for p in spec.node_pools}
     namespaces: dict[str, k8s.core.v1.Namespace] = {}
@@ -42,7 +43,8 @@ def build_serving(name: str, spec: StackSpec, access: ClusterAccess, opts: pulum
         taints = tuple({"key": t["key"], "operator": "Exists", "effect": t["effect"]} for t in pool_taints(pools[m.pool]))
         args = ModelServerArgs(
             m, taints, dra_claim_template=f"{m.pool}-node" if pools[m.pool].allocation == "dra" else None, gateway=(gateway.namespace_name, gateway.gateway_name), inference_pool=pooled,
-            provider_name="gke" if pooled else "none", metrics=monitor,
+            provider_name=traits.inference_pool_provider if pooled else "none",
+            epp_monitoring=pooled and traits.inference_pool_monitoring, metrics=monitor,
             prometheus_url=getattr(keda, "prometheus_server_address", None),
             prometheus_auth=(keda.trigger_authentication and keda.trigger_authentication.metadata["name"]) if keda else None,
             depends_on=[out["lws"].release, gateway.gateway, namespaces[m.namespace], *([keda.release] if keda else [])])

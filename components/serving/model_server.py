@@ -65,6 +65,10 @@ class ModelServerArgs:
     """Route through an InferencePool and the endpoint picker (the gateway class supports it)."""
     provider_name: str = "none"
     """The inferencepool chart's `provider.name` (gke: its HealthCheckPolicy, GCPBackendPolicy and EPP monitoring)."""
+    epp_monitoring: bool = False
+    """Turn on the chart's monitoring of the endpoint picker when the model server scales (the provider's: gke's
+    metrics-reader token and ClusterPodMonitoring for the flow-control queue KEDA wakes a pool at zero on); default:
+    off (the platform's `inference_pool_monitoring` trait says where it is on)."""
     metrics: Optional[str] = None
     """How the model server's metrics are scraped: `pod-monitor` (prometheus-operator), `pod-monitoring` (GKE managed
     collection) or None."""
@@ -122,14 +126,15 @@ def leader_worker_set(m: ModelServerSpec, taints: tuple[dict, ...] = (), claim: 
             "spec": {"replicas": m.scaling.min_replicas if m.scaling else 1, "leaderWorkerTemplate": template}}
 
 
-def inferencepool_values(m: ModelServerSpec, provider_name: str, scaled: bool) -> dict:
-    """inferencepool chart values (keys of its values.yaml at the pinned tag, versions.INFERENCEPOOL)."""
+def inferencepool_values(m: ModelServerSpec, provider_name: str, monitored: bool) -> dict:
+    """inferencepool chart values (keys of its values.yaml at the pinned tag, versions.INFERENCEPOOL). `monitored`: the
+    chart's provider monitors the endpoint picker's metrics (ModelServerArgs.epp_monitoring on a scaled server)."""
     ext: dict = {}
     if m.inference_pool.flow_control:
         ext["pluginsCustomConfig"] = {"flow-control.yaml": FLOW_CONTROL_CONFIG}
         ext["pluginsConfigFile"] = "flow-control.yaml"
-    if scaled and provider_name == "gke":
-        # The chart's GKE monitoring: a metrics-reader token and a ClusterPodMonitoring for the EPP's metrics (the
+    if monitored:
+        # The provider's monitoring (gke: a metrics-reader token and a ClusterPodMonitoring) of the EPP's metrics (the
         # flow-control queue KEDA wakes a pool at zero on).
         ext["monitoring"] = {"prometheus": {"enabled": True}}
     return {"inferencePool": {"modelServers": {"matchLabels": m.selector()}, "targetPorts": [{"number": PORT}],
@@ -202,7 +207,7 @@ class ModelServer(pulumi.ComponentResource):
         if args.inference_pool:
             self.pool_release = pinned_release(
                 f"{name}-pool", versions.INFERENCEPOOL, m.namespace,
-                inferencepool_values(m, args.provider_name, m.scaling is not None), access, parent=self,
+                inferencepool_values(m, args.provider_name, args.epp_monitoring and m.scaling is not None), access, parent=self,
                 depends_on=list(args.depends_on), release_name=m.name)
         else:
             self.service = k8s.core.v1.Service(

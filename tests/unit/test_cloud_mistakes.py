@@ -402,6 +402,7 @@ def test_eks_ami_below_a_gpus_driver_floor_is_refused(monkeypatch):
     """No catalog AMI is below a catalog GPU's floor today (al2023 580, bottlerocket 570, B200 570): an AMI on an
     older branch stands in for the day a newer GPU arrives."""
     from gpufleet.base.catalog import aws
+    from gpufleet.base.platforms.eks import scheduling as eks_scheduling
 
     real = aws.ami
 
@@ -409,7 +410,7 @@ def test_eks_ami_below_a_gpus_driver_floor_is_refused(monkeypatch):
         facts = real(name)
         return facts.__class__(facts.name, 545, "545.29.06", facts.ships_toolkit) if name == "bottlerocket-nvidia" else facts
 
-    monkeypatch.setattr(compat_checks.aws_catalog, "ami", old_branch)
+    monkeypatch.setattr(eks_scheduling.aws, "ami", old_branch)
 
     def change(config):
         config["gpufleet:nodePools"][0].update(instanceType="p5e.48xlarge", ami="bottlerocket-nvidia")

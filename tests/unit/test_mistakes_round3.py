@@ -289,6 +289,6 @@ def test_a_lending_limit_on_a_pool_whose_mig_layout_is_refused_is_not_judged(sha
 ])
 def test_karpenter_label_rule_reads_keys_as_the_crds_cel_rules_do(key, refused):
     """karpenter.sh_nodepools.yaml: `!x.find("^([^/]+)").endsWith("karpenter.sh")` unless x is a key Karpenter knows."""
-    from gpufleet.base.spec.checks.admission_checks import _karpenter_refuses
+    from gpufleet.base.platforms.eks.scheduling import karpenter_refuses as _karpenter_refuses
 
     assert (_karpenter_refuses(key) is not None) == refused

@@ -10,6 +10,7 @@ import copy
 import pulumi_gcp as gcp
 
 from gpufleet.base.catalog import dra as dra_facts
+from gpufleet.base.platforms.gke import scheduling as gke_scheduling
 from gpufleet.base.spec.features import dra_checks
 from gpufleet.app.plan.engine import plan
 from tests.helpers import example_config, load_config, planned, spec_problems, stack_file
@@ -59,7 +60,7 @@ def test_a4x_pool_placement_refuses_two_zones_blue_green_and_queued():
 def test_a4x_pool_in_the_reservations_zone_passes():
     config = example_config("nvl72-gke")
     del config["gpufleet:nodePools"][0]["gke"]  # the zone comes from the reservation
-    assert not dra_checks._placement_checks("test", load_config(config))
+    assert not gke_scheduling._workload_policy("test", load_config(config))
 
 
 def test_ultraserver_pool_must_come_from_a_capacity_block():

@@ -6,4 +6,4 @@ from gpufleet.base.platforms.contract.scheduling import SchedulingTraits
 
 
 class ExistingScheduling(SchedulingTraits):
-    pass
+    nic_rdma = True  # RDMA over the Network Operator's NICs, as on k3s (components/existing/platform.py)

@@ -10,39 +10,21 @@ The NVIDIA GPU Operator registers no validating webhook (cmd/gpu-operator/main.g
 with no validator); the Network Operator's (api/v1alpha1/validator/) is off in the chart values gpufleet deploys
 (`operator.admissionController.enabled: false`), and the device-plugin resource names it would check are built from
 pool names, valid by construction (components/gpu_stack/network_operator.py resource_name).
+
+A platform's own controllers' rules are its scheduling trait `admission_problems` (EKS: Karpenter's NodePool label
+rules, gpufleet/base/platforms/eks/scheduling.py).
 """
 
 from __future__ import annotations
 
 from typing import Any, Optional
 
-from gpufleet.base import catalog
+from gpufleet.base import catalog, platforms
 from gpufleet.base import labels as L
 from gpufleet.base.spec import shape
 from gpufleet.base.spec.errors import Problem
 
 NS = "gpufleet"
-
-# Karpenter's NodePool: `spec.template.metadata.labels` keys the API server refuses (x-kubernetes-validations of
-# karpenter.sh_nodepools.yaml in the pinned chart, versions.KARPENTER; ../shared/reference/crds/karpenter/), the same
-# rules the controller applies (kubernetes-sigs/karpenter pkg/apis/v1/labels.go IsRestrictedLabel and
-# nodepool_validation.go validateLabels, at the commit aws/karpenter-provider-aws's go.mod pins at the same tag).
-# gpufleet copies a pool's `labels` into its NodePool's template, so each of these fails `pulumi up`.
-KARPENTER_RESTRICTED_LABELS = ("kubernetes.io/hostname", "karpenter.sh/nodepool")
-# Domain -> the keys of that domain the CEL rules still allow (labels Karpenter itself understands).
-KARPENTER_RESTRICTED_DOMAINS = {
-    "karpenter.sh": ("karpenter.sh/capacity-type",),
-    "karpenter.k8s.aws": tuple(f"karpenter.k8s.aws/{name}" for name in (
-        "instance-tenancy", "capacity-reservation-type", "capacity-reservation-id",
-        "capacity-reservation-interruptible", "ec2nodeclass", "instance-encryption-in-transit-supported",
-        "instance-category", "instance-hypervisor", "instance-family", "instance-generation", "instance-local-nvme",
-        "instance-size", "instance-cpu", "instance-cpu-manufacturer", "instance-cpu-sustained-clock-speed-mhz",
-        "instance-memory", "instance-ebs-bandwidth", "instance-network-bandwidth", "instance-gpu-name",
-        "instance-gpu-manufacturer", "instance-gpu-count", "instance-gpu-memory", "instance-accelerator-name",
-        "instance-accelerator-manufacturer", "instance-accelerator-count", "instance-capability-flex",
-        "placement-group-id", "placement-group-partition",
-    )),
-}
 
 # NVIDIA MPS: the device plugin's MPS control daemon refuses more replicas than an MPS server takes clients, 48 on
 # Volta and newer (16 before): NVIDIA/k8s-device-plugin cmd/mps-control-daemon/mps/device.go assertReplicas /
@@ -53,8 +35,7 @@ MPS_MAX_REPLICAS = 48
 
 def check(stack: str, spec: Any) -> list[Problem]:
     problems = _kueue_lending_limits(stack, spec)
-    if spec.cluster.platform == "eks" and spec.cluster.eks.autoscaler.kind == "karpenter":
-        problems += _karpenter_labels(stack, spec)
+    problems += platforms.of(spec).scheduling.admission_problems(stack, spec)
     problems += _mps_replicas(stack, spec)
     return problems
 
@@ -115,32 +96,9 @@ def _known_mig_profiles(pool: Any, per_node: dict[str, int]) -> bool:
     return gpu is not None and gpu.mig is not None and all(p in gpu.mig.profiles for p in profiles)
 
 
-def _karpenter_labels(stack: str, spec: Any) -> list[Problem]:
-    problems = []
-    for i, pool in enumerate(spec.node_pools):
-        for key in sorted(pool.labels):
-            why = _karpenter_refuses(key)
-            if why:
-                problems.append(Problem(stack, f"{NS}:nodePools[{i}].labels", f"{why}: Karpenter's NodePool refuses it in its "
-                                        "template labels, where gpufleet puts the pool's labels (cluster.eks.autoscaler is "
-                                        "karpenter); use your own prefix, e.g. example.com/role", key))
-    return problems
-
-
-def _karpenter_refuses(key: str) -> Optional[str]:
-    if key in KARPENTER_RESTRICTED_LABELS:
-        return f"label \"{key}\" is restricted"
-    # As the CEL rule reads it: the text before the first '/' (the whole key without one) ending with the domain.
-    head = key.split("/", 1)[0]
-    for restricted, allowed in KARPENTER_RESTRICTED_DOMAINS.items():
-        if head.endswith(restricted) and key not in allowed:
-            return f"label domain \"{restricted}\" is restricted (Karpenter sets its own labels there)"
-    return None
-
-
 def _mps_replicas(stack: str, spec: Any) -> list[Problem]:
-    if spec.cluster.platform == "gke":
-        return []  # GKE shares GPUs with gke.gpuSharing (at most 48 clients there too); `sharing` is refused on gke
+    if not platforms.of(spec).scheduling.stack_sharing:
+        return []  # the platform's own sharing settings (GKE's gke.gpuSharing); `sharing` is refused there
     problems = []
     for i, pool in enumerate(spec.node_pools):
         s = pool.sharing

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpufleet.base import catalog
+from gpufleet.base import catalog, platforms
 from gpufleet.base.catalog import amd
 from gpufleet.base.spec.features.amd_operator import is_amd
+from gpufleet.base.spec.features.sharing_checks import platforms_where
 from gpufleet.base.spec.errors import Problem
 
 NS = "gpufleet"
@@ -22,6 +23,11 @@ def amd_pools(spec: Any) -> list:
     return [p for p in spec.node_pools if is_amd(p.gpu)]
 
 
+def amd_platforms() -> list[str]:
+    """The platforms AMD Instinct pools run on (their scheduling trait `amd_gpus`), for messages."""
+    return platforms_where(lambda t: t.amd_gpus)
+
+
 def partitionable() -> list[str]:
     return [n for n, f in amd.amd_facts().items() if f.partitions is not None]
 
@@ -29,14 +35,17 @@ def partitionable() -> list[str]:
 def check(stack: str, spec: Any) -> list[Problem]:
     problems: list[Problem] = []
     platform = spec.cluster.platform
+    amd_here = platforms.get(platform).scheduling.amd_gpus
     pools = amd_pools(spec)
-    if platform != "k3s":
+    if not amd_here:
+        where = amd_platforms()
         if "amd_gpu_operator" in spec.model_fields_set:
-            problems.append(Problem(stack, f"{NS}:amdGpuOperator", f"AMD Instinct GPUs run on k3s only: {platform.upper()} "
-                                    "offers no AMD Instinct instance type gpufleet knows; remove amdGpuOperator (or use platform: k3s)"))
+            problems.append(Problem(stack, f"{NS}:amdGpuOperator", f"AMD Instinct GPUs run on {' and '.join(where)} only: "
+                                    f"{platform.upper()} offers no AMD Instinct instance type gpufleet knows; remove "
+                                    f"amdGpuOperator (or use platform: {' or '.join(where)})"))
         if spec.workloads.rocm_versions:
-            problems.append(Problem(stack, f"{NS}:workloads.rocmVersions", f"AMD Instinct GPUs run on k3s only, so no "
-                                    f"{platform.upper()} pool runs ROCm; remove rocmVersions"))
+            problems.append(Problem(stack, f"{NS}:workloads.rocmVersions", f"AMD Instinct GPUs run on {' and '.join(where)} "
+                                    f"only, so no {platform.upper()} pool runs ROCm; remove rocmVersions"))
     elif not pools:
         if "amd_gpu_operator" in spec.model_fields_set:
             problems.append(Problem(stack, f"{NS}:amdGpuOperator", "not used: no pool has an AMD GPU (gpu: MI300X, ...); "
@@ -46,7 +55,7 @@ def check(stack: str, spec: Any) -> list[Problem]:
                                     "remove it (NVIDIA pools: cudaVersions)"))
     driver = spec.amd_gpu_operator.driver_version() if pools else None
     for i, pool in enumerate(spec.node_pools):
-        problems += [Problem(stack, path, msg, *value) for path, msg, value in _pool(pool, f"{NS}:nodePools[{i}]", platform, driver)]
+        problems += [Problem(stack, path, msg, *value) for path, msg, value in _pool(pool, f"{NS}:nodePools[{i}]", amd_here, driver)]
     if pools and driver:
         problems += _driver_floor(stack, spec, pools, driver)
         for j, rocm in enumerate(spec.workloads.rocm_versions):
@@ -64,13 +73,14 @@ def _driver_where(spec: Any) -> str:
     return f"the AMD GPU Operator's default driver {spec.amd_gpu_operator.driver_version()}"
 
 
-def _pool(pool, at: str, platform: str, driver):
+def _pool(pool, at: str, amd_here: bool, driver):
     s = pool.sharing
     here = f"{at}.sharing"
     who = f"pool '{pool.name}'"
     amd_gpu = is_amd(pool.gpu)
-    if amd_gpu and platform != "k3s":
-        yield f"{at}.gpu", f"{pool.gpu} is an AMD Instinct GPU: gpufleet runs AMD pools on k3s only", (pool.gpu,)
+    if amd_gpu and not amd_here:
+        yield f"{at}.gpu", (f"{pool.gpu} is an AMD Instinct GPU: gpufleet runs AMD pools on {' and '.join(amd_platforms())} "
+                            "only"), (pool.gpu,)
     if s.mode != "partition":
         for field in PARTITION_FIELDS:
             if field in s.model_fields_set:

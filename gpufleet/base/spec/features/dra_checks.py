@@ -3,13 +3,18 @@
 Facts (with sources) in gpufleet/base/catalog/dra.yaml: resource.k8s.io/v1 is served from Kubernetes 1.34; NVIDIA's DRA
 driver for GPUs (the pinned release) needs driver >= 565 for GPUs and >= 570.158.01 for ComputeDomains; GB200 machines come in NVLink
 domains (an EC2 UltraServer of 9 or 18 p6e-gb200.36xlarge, a GKE A4X sub-block of 18 a4x-highgpu-4g, an NVL72 rack of
-18 compute trays)."""
+18 compute trays).
+
+What differs by platform is asked of its scheduling traits: the machine behind a pool's NVLink system
+(`nvlink_machine`, `machine_key`), the keys that size a pool (`size_keys`), the driver its images ship
+(`preinstalled_driver`) and the checks only it has (`dra_problems`: GKE's DRA pool settings and workload policy, EKS's
+Arm AMIs)."""
 
 from __future__ import annotations
 
 from typing import Any, Optional
 
-from gpufleet.base import catalog
+from gpufleet.base import catalog, platforms
 from gpufleet.base.catalog import dra as dra_facts
 from gpufleet.base.spec.errors import Problem
 from gpufleet.base.spec.shape import shaped
@@ -22,14 +27,14 @@ def _minor(version: str) -> tuple[int, ...]:
     return tuple(int(p) for p in version.split(".")[:2])
 
 
+def _traits(platform: str):
+    return platforms.get(platform).scheduling
+
+
 def machine_of(pool: Any, platform: str) -> Optional[str]:
-    """What decides a pool's NVLink system: the EC2 instance type, the GCE machine type, the k3s hosts' GPU model."""
-    if platform == "eks":
-        types = list(pool.instance_types) or ([pool.instance_type] if pool.instance_type else [])
-        return types[0] if types else None
-    if platform == "gke":
-        return pool.machine_type
-    return pool.gpu
+    """What decides a pool's NVLink system (the platform's `nvlink_machine`: an instance type, a machine type, the
+    hosts' GPU model)."""
+    return _traits(platform).nvlink_machine(pool)
 
 
 def nvlink(pool: Any, platform: str) -> Optional[dra_facts.NvlinkSystem]:
@@ -37,24 +42,12 @@ def nvlink(pool: Any, platform: str) -> Optional[dra_facts.NvlinkSystem]:
     return dra_facts.nvlink_system(platform, machine_of(pool, platform))
 
 
-def pool_size(pool: Any, platform: str) -> tuple[int, int]:
-    """(minimum, maximum) nodes: a k3s pool is its hosts."""
-    if platform == "k3s":
-        return len(pool.hosts), len(pool.hosts)
-    return pool.min_nodes, pool.max_nodes
-
-
 def known_driver(spec: Any, platform: str, pool: Any) -> Optional[str]:
     """The NVIDIA driver a pool's nodes run, where the stack or the catalog says (None: not known offline)."""
     op = spec.gpu_operator
     if op.driver.source == "operator" or op.driver.version:
         return op.driver_version()
-    if platform == "eks":
-        from gpufleet.base.catalog import aws
-
-        ami = aws.amis().get(pool.ami)
-        return ami.driver_version if ami else None
-    return None
+    return _traits(platform).preinstalled_driver(spec, pool)
 
 
 def dra_pools(spec: Any) -> list[tuple[int, Any]]:
@@ -91,21 +84,18 @@ def check(stack: str, spec: Any) -> list[Problem]:
             problems.append(Problem(stack, f"{at}.allocation", f"the nodes' NVIDIA driver {driver} is older than {floor}, "
                                     "the DRA driver for GPUs' minimum; pick a newer driver (gpufleet:gpuOperator.driver)", "dra"))
     problems += _compute_domain_checks(stack, spec)
-    problems += _gke_checks(stack, spec)
     problems += _queue_checks(stack, spec)
     problems += _sizing_checks(stack, spec, errors=True)
     problems += _placement_checks(stack, spec)
     problems += _unsourced_checks(stack, spec)
-    problems += _arch_checks(stack, spec)
+    problems += _traits(platform).dra_problems(stack, spec)
     return problems
 
 
 def _placement_checks(stack: str, spec: Any) -> list[Problem]:
-    """The placement each cloud requires for one NVLink domain (catalog dra.yaml `placement`). EKS: UltraServers are
+    """The reservation a cloud requires for one NVLink domain (catalog dra.yaml `placement`). EKS: UltraServers are
     sold only through EC2 Capacity Blocks for ML (eks_ultraserver, pcs_ultraserver), so the pool must be reserved on a
-    Capacity Block. GKE: A4X and A4X Max node pools need a workload policy (HIGH_THROUGHPUT, acceleratorTopology 1x72:
-    gce_workload_policy), named by the pool's COMPACT placement policy, which takes one zone and no blue-green upgrade
-    or queued provisioning (cluster_toolkit_a4x: gke-node-pool main.tf lines 384-393)."""
+    Capacity Block. (GKE's workload policy: its `dra_problems`, gpufleet/base/platforms/gke/scheduling.py.)"""
     platform = spec.cluster.platform
     problems = []
     for i, pool in enumerate(spec.node_pools):
@@ -120,89 +110,21 @@ def _placement_checks(stack: str, spec: Any) -> list[Problem]:
                                         f"{system.machine} is sold only inside UltraServers through EC2 Capacity Blocks "
                                         "for ML: set capacity: reserved with reservation {type: capacity-block, id: cr-..., "
                                         "instanceCount: a whole UltraServer}", kind or pool.capacity))
-        wp = system.workload_policy
-        if wp and platform == "gke":
-            from gpufleet.base.spec.platforms.gke import GkePoolSpec, pool_zones
-
-            opts = pool.gke or GkePoolSpec()
-            zones = pool_zones(pool, spec.cluster.gke)
-            if pool.capacity == "reserved" and pool.reservation is not None and pool.reservation.zone and not zones:
-                zones = [pool.reservation.zone]
-            topology = wp["accelerator_topology"]
-            if len(zones) != 1:
-                problems.append(Problem(stack, f"{at}.gke.zones", f"{system.machine} pools are placed by a workload policy "
-                                        f"(acceleratorTopology {topology}) through a COMPACT placement policy, which takes "
-                                        "exactly one zone: name the zone of the reservation", zones))
-            if opts.upgrade.strategy == "blue-green":
-                problems.append(Problem(stack, f"{at}.gke.upgrade.strategy", f"{system.machine} pools use a COMPACT "
-                                        "placement policy (workload policy), which GKE does not combine with blue-green "
-                                        "upgrades; allowed: surge", "blue-green"))
-            if pool.capacity == "queued":
-                problems.append(Problem(stack, f"{at}.capacity", f"{system.machine} pools use a COMPACT placement policy "
-                                        "(workload policy), which does not work with queued provisioning; use capacity: "
-                                        "reserved", "queued"))
     return problems
 
 
 def _unsourced_checks(stack: str, spec: Any) -> list[Problem]:
     """Multi-node NVLink machines no source read sizes (catalog dra.yaml `unsourced`): refused with the reason, not
-    sized by a guess. A4X Max DRA pools on GKE's own GPU stack: no pinned Google driver installer selects them."""
-    from gpufleet.base import versions
-
+    sized by a guess."""
     platform = spec.cluster.platform
+    key = _traits(platform).machine_key
     problems = []
     for i, pool in enumerate(spec.node_pools):
         machine = machine_of(pool, platform)
         why = dra_facts.unsourced(platform, machine)
         if why:
-            key = "instanceType" if platform == "eks" else ("machineType" if platform == "gke" else "gpu")
             problems.append(Problem(stack, f"{NS}:nodePools[{i}].{key}", f"gpufleet cannot size {machine}: {why}. "
                                     "Known multi-node NVLink machines are in gpufleet/base/catalog/dra.yaml", machine))
-        system = nvlink(pool, platform)
-        if (platform == "gke" and pool.allocation == "dra" and spec.cluster.gke.gpu_stack == "gke" and system is not None
-                and system.gpu == "GB300"):
-            problems.append(Problem(stack, f"{NS}:nodePools[{i}].machineType", f"no pinned Google driver installer "
-                                    f"selects {machine}: the A4X one's nodeAffinity lists {', '.join(versions.GKE_A4X_DRIVER_INSTALLER_MACHINES)} "
-                                    "only, and no source read says the default one supports GB300; use cluster.gke.gpuStack: "
-                                    "operator", machine))
-    return problems
-
-
-# GKE "Prepare GKE infrastructure for DRA workloads" (cloud.google.com/kubernetes-engine/docs/how-to/set-up-dra),
-# Limitations: automatic GPU driver installation, time-sharing GPUs, multi-instance GPUs and MPS are not supported with DRA.
-_GKE_DRA_REFUSED = {
-    "gpu_driver_version": ("gpuDriverVersion", "GKE's driver installation is disabled on DRA pools (GKE set-up-dra: "
-                           "'Automatic GPU driver installation isn't supported with DRA'); the driver comes from COS's "
-                           "driver-installer DaemonSet (or the GPU Operator with cluster.gke.gpuStack: operator). Allowed: unset"),
-    "gpu_sharing": ("gpuSharing", "GKE's GPU time-sharing and MPS are not supported with DRA (GKE set-up-dra). Allowed: unset"),
-    "gpu_partition_size": ("gpuPartitionSize", "GKE's multi-instance GPUs are not supported with DRA (GKE set-up-dra). "
-                           "Allowed: unset"),
-}
-
-
-def _gke_checks(stack: str, spec: Any) -> list[Problem]:
-    """GKE DRA pools: no GKE driver, sharing or MIG settings; one COS driver installer for all of them."""
-    if spec.cluster.platform != "gke":
-        return []
-    from gpufleet.base import versions
-
-    problems = []
-    kinds: dict[bool, list[tuple[int, Any]]] = {}
-    for i, pool in dra_pools(spec):
-        if pool.gke is not None:
-            for field, (key, why) in _GKE_DRA_REFUSED.items():
-                if field in pool.gke.model_fields_set and getattr(pool.gke, field) is not None:
-                    value = getattr(pool.gke, field)
-                    problems.append(Problem(stack, f"{NS}:nodePools[{i}].gke.{key}", why,
-                                            value if isinstance(value, str) else value.strategy))
-        kinds.setdefault(pool.machine_type in versions.GKE_A4X_DRIVER_INSTALLER_MACHINES, []).append((i, pool))
-    if spec.cluster.gke.gpu_stack == "gke" and len(kinds) == 2:
-        i, pool = kinds[True][0]
-        others = ", ".join(p.name for _, p in kinds[False])
-        problems.append(Problem(stack, f"{NS}:nodePools[{i}].machineType", "A4X DRA pools need Google's A4X driver installer, "
-                                f"the other DRA pools ({others}) the default one, and both are the DaemonSet "
-                                "kube-system/nvidia-driver-installer: put them in separate clusters, or use "
-                                "cluster.gke.gpuStack: operator", pool.machine_type))
     return problems
 
 
@@ -274,8 +196,7 @@ def _sizing_checks(stack: str, spec: Any, errors: bool) -> list[Problem]:
         if system is None or (system.rule == "error") != errors:
             continue
         at = f"{NS}:nodePools[{i}]"
-        lo, hi = pool_size(pool, platform)
-        fields = [("hosts", hi)] if platform == "k3s" else [("minNodes", lo), ("maxNodes", hi)]
+        fields = _traits(platform).size_keys(pool)
         if pool.reservation is not None and pool.reservation.instance_count:
             fields.append(("reservation.instanceCount", pool.reservation.instance_count))
         for field, n in fields:
@@ -283,21 +204,6 @@ def _sizing_checks(stack: str, spec: Any, errors: bool) -> list[Problem]:
                 whole = (n // system.unit + 1) * system.unit
                 problems.append(Problem(stack, f"{at}.{field}", f"{n} machines of {system.machine} is a partial NVLink domain "
                                         f"({system.describe()}): size the pool in whole domains, e.g. {whole}", n))
-    return problems
-
-
-def _arch_checks(stack: str, spec: Any) -> list[Problem]:
-    if spec.cluster.platform != "eks":
-        return []
-    from gpufleet.base import versions
-    from gpufleet.base.catalog import aws
-
-    problems = []
-    for i, pool in enumerate(spec.node_pools):
-        types = [t for t in (list(pool.instance_types) or [pool.instance_type]) if t in aws.instance_types()]
-        if any(aws.instance_type(t).arch == "arm64" for t in types) and pool.ami not in versions.EKS_ARM_AMIS:
-            problems.append(Problem(stack, f"{NS}:nodePools[{i}].ami", f"{', '.join(types)} run on Arm: gpufleet knows the "
-                                    f"arm64 variant of {', '.join(versions.EKS_ARM_AMIS)} only", pool.ami))
     return problems
 
 

@@ -4,8 +4,8 @@ Extension's InferencePool and endpoint picker, and scaling on the model server's
 Facts behind the checks, each with its source:
 - GKE's gateway classes that route to an InferencePool: `gke-l7-regional-external-managed` and `gke-l7-rilb` (GKE,
   "Deploy GKE Inference Gateway", cloud.google.com/kubernetes-engine/docs/how-to/deploy-gke-inference-gateway; the
-  same two in llm-d.ai/docs/resources/gateway/gke). GKE installs the GA Gateway API and Inference Extension CRDs itself
-  from 1.34.0-gke.1626000 (same pages): gpufleet refuses GKE minors below 1.34 rather than apply CRDs GKE then owns.
+  same two in llm-d.ai/docs/resources/gateway/gke). The Kubernetes minor GKE needs for them and the Inference Extension
+  releases its controller routes for are GKE's traits (gpufleet/base/platforms/gke/scheduling.py).
 - Envoy Gateway (versions.ENVOY_GATEWAY) has no InferencePool backend of its own: at the pinned tag the word appears only in
   examples/extension-server (an extension server such as Envoy AI Gateway adds it), and the Inference Extension's
   the pinned release guides (site-src/guides/index.md) list GKE, Istio, Agentgateway and NGINX Gateway Fabric, not Envoy Gateway.
@@ -23,20 +23,20 @@ from typing import Annotated, Any, Literal, Optional
 
 from pydantic import Field
 
-from gpufleet.base import versions
+from gpufleet.base import platforms, versions
 from gpufleet.base.spec.base import DNS_LABEL, LABEL_KEY, LABEL_VALUE, Model
 from gpufleet.base.spec.errors import Problem
 
 NS = "gpufleet"
 AT = f"{NS}:serving"
 
-# Gateway classes per platform that can carry the serving path (see the module docstring). `envoy` is the
+# Gateway classes that can carry the serving path (see the module docstring). Which of them a platform provides, and
+# which Inference Extension releases its controller routes for, are the platform's scheduling traits
+# (`gateway_classes`, `inference_extension_releases`: gpufleet/base/platforms/<name>/scheduling.py). `envoy` is the
 # GatewayClass gpufleet creates for Envoy Gateway on the platforms without a managed one.
 ENVOY_CLASS = "envoy"
-GKE_INFERENCE_CLASSES = ("gke-l7-regional-external-managed", "gke-l7-rilb")
-GATEWAY_CLASSES = {"gke": GKE_INFERENCE_CLASSES, "eks": (ENVOY_CLASS,), "k3s": (ENVOY_CLASS,)}
-# The classes whose controller routes to an InferencePool (an endpoint picker runs for them).
-INFERENCE_POOL_CLASSES = GKE_INFERENCE_CLASSES
+# The classes whose controller routes to an InferencePool (an endpoint picker runs for them): GKE's Inference Gateway.
+INFERENCE_POOL_CLASSES = ("gke-l7-regional-external-managed", "gke-l7-rilb")
 # The classes whose load balancer is a regional Envoy-based one, which needs an active proxy-only subnet
 # (purpose REGIONAL_MANAGED_PROXY) in the Gateway's region and VPC: GKE "Deploying Gateways" (docs.cloud.google.com/
 # kubernetes-engine/docs/how-to/deploying-gateways, "Configure a proxy-only subnet": required by the regional external
@@ -52,21 +52,25 @@ REGIONAL_PROXY_CLASSES = ("gke-l7-regional-external-managed", "gke-l7-rilb")
 EPP_REQUESTS = {"cpu": "4", "memory": "8Gi"}
 
 
+def _traits(platform: str):
+    return platforms.get(platform).scheduling
+
+
+def resolved_class(spec: Any) -> str:
+    """The GatewayClass of the stack's serving Gateway (`className`, or what `auto` picks on the platform)."""
+    return spec.serving.gateway.resolved(spec.cluster.platform)
+
+
+def routes_to_inference_pool(spec: Any) -> bool:
+    """Whether the serving Gateway's class routes to an InferencePool (an endpoint picker runs per model server)."""
+    return resolved_class(spec) in INFERENCE_POOL_CLASSES
+
+
 def needs_proxy_only_subnet(spec: Any) -> bool:
     """Whether the stack's Gateway is a regional Envoy-based load balancer (REGIONAL_PROXY_CLASSES)."""
-    serving = spec.serving
-    return serving.enabled and serving.gateway.resolved(spec.cluster.platform) in REGIONAL_PROXY_CLASSES
+    return spec.serving.enabled and resolved_class(spec) in REGIONAL_PROXY_CLASSES
 
 
-GKE_MIN_MINOR = (1, 34)
-# Which Inference Extension release each gateway implementation is known to work with, and the Gateway API version it
-# reads (docs/inference.md, "Version alignment"). GKE's managed controller: InferencePool v1 (GA in the extension's
-# v1.0.0) from GKE 1.34.0-gke.1626000, which installs those CRDs. Envoy Gateway (the pin): go.mod sigs.k8s.io/gateway-api
-# at versions.GATEWAY_API, no InferencePool backend.
-GATEWAY_EXTENSION_SUPPORT = {
-    "gke": {"gatewayApi": versions.GATEWAY_API, "inferenceExtension": ("v1.0.0", "v1.1.0", "v1.2.0", "v1.3.0", "v1.4.0", versions.INFERENCE_EXTENSION)},
-    ENVOY_CLASS: {"gatewayApi": versions.GATEWAY_API, "inferenceExtension": ()},
-}
 # The metrics a model server exports, by server type, and the scaling signals gpufleet maps to them.
 EXPORTED_METRICS = {"vllm": ("vllm:num_requests_waiting", "vllm:kv_cache_usage_perc", "vllm:num_requests_running")}
 SIGNALS = {"queue": "vllm:num_requests_waiting", "kvCache": "vllm:kv_cache_usage_perc"}
@@ -87,7 +91,7 @@ class GatewaySpec(Model):
     def resolved(self, platform: str) -> str:
         if self.class_name != "auto":
             return self.class_name
-        return GATEWAY_CLASSES.get(platform, (ENVOY_CLASS,))[0]
+        return (_traits(platform).gateway_classes or (ENVOY_CLASS,))[0]
 
 
 class InferencePoolSpec(Model):
@@ -142,10 +146,6 @@ class ServingSpec(Model):
     models: list[ModelServerSpec] = Field(default=[], max_length=32)
 
 
-def _minor(version: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in version.removeprefix("v").split(".")[:2])
-
-
 def check(stack: str, spec) -> list[Problem]:
     """Every problem of the serving block, each naming its key."""
     serving = spec.serving
@@ -153,25 +153,22 @@ def check(stack: str, spec) -> list[Problem]:
         return [Problem(stack, f"{AT}.models", "models listed but serving is not enabled: set serving.enabled: true")] \
             if serving.models else []
     platform = spec.cluster.platform
+    traits = _traits(platform)
     problems: list[Problem] = []
-    klass = serving.gateway.resolved(platform)
-    provided = GATEWAY_CLASSES.get(platform, ())
+    klass = resolved_class(spec)
+    provided = traits.gateway_classes
     if klass not in provided:
         problems.append(Problem(stack, f"{AT}.gateway.className", f"{platform} provides no such gateway class for "
                                 f"serving (allowed: auto, {', '.join(provided)})", klass))
-    if klass in GKE_INFERENCE_CLASSES and _minor(spec.cluster.kubernetes_version) < GKE_MIN_MINOR:
-        problems.append(Problem(stack, f"{NS}:cluster.kubernetesVersion", f"GKE routes to an InferencePool with "
-                                f"{klass} from 1.34.0-gke.1626000 (GKE installs its CRDs there): use 1.34 or later",
-                                spec.cluster.kubernetes_version))
-    family = "gke" if klass in GKE_INFERENCE_CLASSES else ENVOY_CLASS
+    problems += traits.gateway_problems(stack, spec, klass)
     ext = serving.gateway.inference_extension
-    supported = GATEWAY_EXTENSION_SUPPORT[family]["inferenceExtension"]
-    pooled = klass in INFERENCE_POOL_CLASSES
+    supported = traits.inference_extension_releases
+    pooled = routes_to_inference_pool(spec)
     if ext != versions.INFERENCE_EXTENSION:
         problems.append(Problem(stack, f"{AT}.gateway.inferenceExtension", f"gpufleet installs the Inference Extension "
                                 f"{versions.INFERENCE_EXTENSION} (CRDs and inferencepool chart); another release needs "
                                 "the pin changed in gpufleet/base/versions.py", ext))
-    elif pooled and ext not in supported:
+    elif pooled and klass in provided and ext not in supported:
         problems.append(Problem(stack, f"{AT}.gateway.inferenceExtension", f"gateway class {klass} supports Inference "
                                 f"Extension {', '.join(supported)}", ext))
     pools = {p.name: p for p in spec.node_pools}
@@ -256,9 +253,8 @@ def serving_path(spec, capacity) -> list[str]:
     serving = spec.serving
     if not serving.enabled:
         return []
-    platform = spec.cluster.platform
-    klass = serving.gateway.resolved(platform)
-    pooled = klass in INFERENCE_POOL_CLASSES
+    klass = resolved_class(spec)
+    pooled = routes_to_inference_pool(spec)
     prices = {c.pool: c.price_per_node_hour for c in capacity}
     out = [f"serving: Gateway inference-gateway (class {klass})"]
     picker = f" + endpoint picker {EPP_REQUESTS['cpu']} CPU / {EPP_REQUESTS['memory']} requested on system nodes"

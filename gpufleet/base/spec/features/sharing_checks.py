@@ -1,13 +1,17 @@
 """Cross checks for GPU sharing, RDMA and storage: the ones that need the pool's GPU, platform or other blocks.
 
+What differs by platform is asked of its scheduling traits: whether a pool's GPU is declared (`declared_gpus`), whether
+RDMA runs over the Network Operator's NICs (`nic_rdma`), whether it has a local-path provisioner (`local_path_storage`).
+
 Called from `_cross_checks` in gpufleet/base/spec/__init__.py once every block is valid on its own.
 """
 
 from __future__ import annotations
 
 import ipaddress
+from typing import Any, Callable
 
-from gpufleet.base import catalog, sharing
+from gpufleet.base import catalog, platforms, sharing
 from gpufleet.base.spec.features.amd_operator import is_amd
 from gpufleet.base.spec.errors import Problem
 from gpufleet.base.spec.shape import shaped_pools
@@ -16,15 +20,20 @@ NS = "gpufleet"
 _MIG_FIELDS = ("profile", "layout", "profiles", "strategy")
 
 
+def platforms_where(has: Callable[[Any], bool]) -> list[str]:
+    """The platforms whose scheduling traits have a feature (`has(traits.scheduling)`), for messages."""
+    return [name for name in platforms.names() if has(platforms.get(name).scheduling)]
+
+
 def check(stack: str, spec) -> list[Problem]:
     problems: list[Problem] = []
-    k3s = spec.cluster.platform == "k3s"
+    traits = platforms.of(spec).scheduling
     pools = shaped_pools(spec)
     for i, pool in enumerate(pools):
         at = f"{NS}:nodePools[{i}]"
-        problems += [Problem(stack, path, msg) for path, msg in _sharing(pool, at, k3s)]
-        # RDMA over the Network Operator's NICs: on k3s and on an existing cluster (components/existing/platform.py).
-        problems += [Problem(stack, path, msg) for path, msg in _rdma(pool, at, spec.cluster.platform in NIC_RDMA)]
+        problems += [Problem(stack, path, msg) for path, msg in _sharing(pool, at, traits.declared_gpus)]
+        # RDMA over the Network Operator's NICs where the platform has them (`nic_rdma`: k3s, existing).
+        problems += [Problem(stack, path, msg) for path, msg in _rdma(pool, at, traits.nic_rdma)]
     problems += [Problem(stack, path, msg) for path, msg in _mig_cluster(pools)]
     # AMD pools partition through the AMD GPU Operator (gpufleet/base/spec/features/amd_checks.py), not NVIDIA's.
     shared = [i for i, p in enumerate(spec.node_pools) if p.sharing.mode not in ("none", "partition")]
@@ -32,11 +41,13 @@ def check(stack: str, spec) -> list[Problem]:
         problems.append(Problem(stack, f"{NS}:nodePools[{shared[0]}].sharing.mode", (
             "GPU sharing is configured through the GPU Operator: set gpuOperator.enabled: true or sharing mode none"
         )))
-    problems += [Problem(stack, path, msg) for path, msg in _storage(spec, k3s)]
+    if traits.local_path_storage:
+        problems += traits.local_path_problems(stack, spec)
+    problems += [Problem(stack, path, msg) for path, msg in _storage(spec, traits.local_path_storage)]
     return problems
 
 
-def _sharing(pool, at: str, k3s: bool):
+def _sharing(pool, at: str, declared_gpus: bool):
     s = pool.sharing
     mode = s.mode
     set_ = s.model_fields_set
@@ -44,7 +55,7 @@ def _sharing(pool, at: str, k3s: bool):
     who = f"pool '{pool.name}'"
     if mode in ("time-slicing", "mps", "mig") and is_amd(pool.gpu):
         return  # an NVIDIA mode on an AMD pool: gpufleet/base/spec/features/amd_checks.py says so
-    if mode != "none" and pool.gpu is None and k3s:
+    if mode != "none" and pool.gpu is None and declared_gpus:
         yield f"{here}.mode", f"{who} has no GPU model (`gpu`), so there is nothing to share with {mode}"
     if mode in ("time-slicing", "mps") and s.replicas is None:
         yield f"{here}.replicas", f"required for {mode} on {who}: pods that share one GPU (>= 2)"
@@ -135,18 +146,16 @@ def _mig_cluster(pools):
         seen.setdefault(name, (pool.name, devices))
 
 
-NIC_RDMA = ("k3s", "existing")
-
-
-def _rdma(pool, at: str, k3s: bool):
+def _rdma(pool, at: str, nic_rdma: bool):
     net = pool.rdma_network
     here = f"{at}.rdmaNetwork"
     if "rdma_network" in pool.model_fields_set and not pool.rdma:
         yield here, f"only used with rdma: true (pool '{pool.name}' has rdma: false)"
         return
-    if not pool.rdma or not k3s:
-        if "rdma_network" in pool.model_fields_set and not k3s:
-            yield here, "only used on k3s and existing (cloud pools get their RDMA NICs from the instance type)"
+    if not pool.rdma or not nic_rdma:
+        if "rdma_network" in pool.model_fields_set and not nic_rdma:
+            where = " and ".join(platforms_where(lambda t: t.nic_rdma))
+            yield here, f"only used on {where} (cloud pools get their RDMA NICs from the instance type)"
         return
     if net.network == "macvlan" and not net.interfaces:
         yield f"{here}.interfaces", (
@@ -163,16 +172,12 @@ def _rdma(pool, at: str, k3s: bool):
         )
 
 
-def _storage(spec, k3s: bool):
+def _storage(spec, local_path: bool):
+    """storage.localPath where the platform has no local-path provisioner (its own refusals: `local_path_problems`)."""
     st = spec.storage
-    if k3s:
-        if st.local_path.enabled and "local-storage" in spec.cluster.k3s.disable:
-            yield f"{NS}:storage.localPath.enabled", (
-                "k3s's local-path provisioner is disabled (cluster.k3s.disable has local-storage): "
-                "remove it from disable, or set localPath.enabled: false"
-            )
-    elif "local_path" in st.model_fields_set:
-        yield f"{NS}:storage.localPath", "only used on k3s (cloud platforms bring their own block storage class)"
+    if not local_path and "local_path" in st.model_fields_set:
+        where = " and ".join(platforms_where(lambda t: t.local_path_storage))
+        yield f"{NS}:storage.localPath", f"only used on {where} (cloud platforms bring their own block storage class)"
     if st.local_path.path and not st.local_path.enabled:
         yield f"{NS}:storage.localPath.path", "not used when localPath.enabled is false"
     if st.checkpoints is not None and st.nfs is None:

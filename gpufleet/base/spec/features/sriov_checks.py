@@ -1,4 +1,5 @@
-"""Cross checks for SR-IOV RDMA pools (`rdmaNetwork.network: sriov`) on k3s.
+"""Cross checks for SR-IOV RDMA pools (`rdmaNetwork.network: sriov`) where the platform has them (its scheduling
+trait `sriov_rdma`: k3s).
 
 Called from `_cross_checks` in gpufleet/base/spec/__init__.py once every block is valid on its own. The SR-IOV
 operator's SriovNetworkNodePolicy selects NICs by one vendor and one device ID (`nicSelector.vendor`,
@@ -8,6 +9,7 @@ one the NicClusterPolicy deploys for host-device pools.
 
 from __future__ import annotations
 
+from gpufleet.base import platforms
 from gpufleet.base.spec.errors import Problem
 from gpufleet.base.spec.features.rdma import SRIOV_MAX_VFS
 
@@ -15,8 +17,8 @@ NS = "gpufleet"
 
 
 def check(stack: str, spec) -> list[Problem]:
-    if spec.cluster.platform != "k3s":
-        return []  # rdmaNetwork off k3s is reported by sharing_checks
+    if not platforms.of(spec).scheduling.sriov_rdma:
+        return []  # rdmaNetwork where the platform has no such NICs is reported by sharing_checks
     problems: list[Problem] = []
     rdma = [(i, p) for i, p in enumerate(spec.node_pools) if p.rdma]
     for i, pool in rdma:

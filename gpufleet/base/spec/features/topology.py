@@ -14,12 +14,10 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from gpufleet.base import labels as L
+from gpufleet.base import platforms
 from gpufleet.base.catalog import dra as dra_facts
 from gpufleet.base.catalog import topology as facts
 from gpufleet.base.spec.shape import most_nodes, shaped
-
-
-GKE_HOST_LABEL = "cloud.google.com/gce-topology-host"
 
 
 def host_labels(host: Any) -> dict[str, str]:
@@ -32,24 +30,13 @@ def host_labels(host: Any) -> dict[str, str]:
     return out
 
 
+def _traits(platform: str):
+    return platforms.get(platform).scheduling
+
+
 def machine_levels(pool: Any, platform: str) -> list[str]:
     """The topology labels the platform gives the pool's machines, coarsest first ([]: none)."""
-    if platform == "eks":
-        from gpufleet.base.spec.platforms.eks import pool_instance_types
-
-        layers = [facts.eks_layers(t) for t in pool_instance_types(pool)]
-        if not layers or None in layers:
-            return []
-        return facts.eks_levels(min(layers))
-    if platform == "gke":
-        return facts.gke_levels() if pool.machine_type and facts.gke_labelled(pool.machine_type) else []
-    hosts = list(pool.hosts)
-    out = []
-    if hosts and any(h.block for h in hosts):
-        out.append(L.TOPOLOGY_BLOCK_LABEL)
-    if hosts and any(h.rack for h in hosts):
-        out.append(L.TOPOLOGY_RACK_LABEL)
-    return out
+    return _traits(platform).topology_levels(pool)
 
 
 def nvlink(pool: Any, platform: str) -> Optional[dra_facts.NvlinkSystem]:
@@ -59,14 +46,11 @@ def nvlink(pool: Any, platform: str) -> Optional[dra_facts.NvlinkSystem]:
 
 
 def default_levels(pool: Any, platform: str) -> list[str]:
-    """The pool's Topology levels when the stack names none. On an NVLink pool the clique comes below the machine
-    levels where those nest it (a GKE A4X sub-block is one NVLink domain; a declared k3s rack is the NVL72 rack), and
-    alone above the hostname on EKS, where no AWS document says an UltraServer sits under one network node."""
+    """The pool's Topology levels when the stack names none. On an NVLink pool the clique comes where the platform
+    places it among its machine levels (`nvlink_topology_levels`)."""
     levels = machine_levels(pool, platform)
     if nvlink(pool, platform) is not None:
-        # The clique spans machines: above GKE's per-host level, below block and sub-block.
-        coarse = [lv for lv in levels if lv != GKE_HOST_LABEL] if platform != "eks" else []
-        levels = coarse + [facts.nvlink_label()] + [lv for lv in levels if lv == GKE_HOST_LABEL]
+        levels = _traits(platform).nvlink_topology_levels(levels, facts.nvlink_label())
     return levels + [facts.hostname_label()]
 
 
@@ -111,22 +95,11 @@ def domains(tpool: Any, pool: Any, platform: str) -> list[Domain]:
             size = 1
         elif level == facts.nvlink_label() and system is not None:
             size = system.largest
-        elif level == "cloud.google.com/gce-topology-subblock" and system is not None:
-            size = system.largest  # an A4X sub-block is one NVLink domain (catalog dra.yaml gcp_subblock)
-        elif platform == "k3s" and level in (L.TOPOLOGY_BLOCK_LABEL, L.TOPOLOGY_RACK_LABEL):
-            size = _k3s_largest(pool, level)
+        else:
+            size = _traits(platform).topology_domain_nodes(pool, level, system)
         nodes = cap if size is None else min(size, cap)
         out.append(Domain(level, nodes, size is not None, nodes * per))
     return out
-
-
-def _k3s_largest(pool: Any, level: str) -> int:
-    """Most hosts sharing one value of the level (a rack is identified within its block, as Kueue builds domains)."""
-    counts: dict[tuple, int] = {}
-    for h in pool.hosts:
-        key = (h.block,) if level == L.TOPOLOGY_BLOCK_LABEL else (h.block, h.rack)
-        counts[key] = counts.get(key, 0) + 1
-    return max(counts.values(), default=0)
 
 
 def topology_pools(spec: Any) -> dict[str, Any]:

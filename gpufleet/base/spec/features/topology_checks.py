@@ -1,16 +1,17 @@
 """Checks of Kueue Topology Aware Scheduling (`gpufleet:addons.kueue.topology`, `queues[].topology`).
 
-Errors (exit 2): a TAS pool whose machines carry no topology labels (EKS instance types EC2 gives no topology, k3s
-hosts without a declared rack), a level no node label of the pool provides, a Kueue pin without TAS on by default,
-and a required topology larger than any domain of that level in the pool. Warnings: GKE machine families Google does
-not document the labels for, and GKE TAS pools outside a reservation (Google: TAS works best on reserved capacity).
+Errors (exit 2): a TAS pool whose machines carry no topology labels (the platform's `topology_problems`: EKS instance
+types EC2 gives no topology, k3s hosts without a declared rack), a level no node label of the pool provides, a Kueue
+pin without TAS on by default, and a required topology larger than any domain of that level in the pool. Warnings: the
+platform's `topology_warnings` (GKE machine families Google does not document the labels for, and GKE TAS pools
+outside a reservation: Google says TAS works best on reserved capacity).
 Facts and sources: gpufleet/base/catalog/topology.yaml."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from gpufleet.base import versions
+from gpufleet.base import platforms, versions
 from gpufleet.base.catalog import topology as facts
 from gpufleet.base.spec.features import topology as tas
 from gpufleet.base.spec.errors import Problem
@@ -63,30 +64,10 @@ def check(stack: str, spec: Any, kueue_version: str | None = None) -> list[Probl
 
 
 def _machine_problems(stack: str, at: str, tp: Any, pool: Any, platform: str) -> list[Problem]:
+    """Why a pool without named levels has no topology (the platform's `topology_problems`)."""
     if tp.levels:
         return []
-    if platform == "eks" and not tas.machine_levels(pool, platform):
-        from gpufleet.base.spec.platforms.eks import pool_instance_types
-
-        bare = [t for t in pool_instance_types(pool) if facts.eks_layers(t) is None]
-        return [Problem(stack, f"{at}.name", f"EC2 gives no network topology for {', '.join(bare)}, so its nodes carry no "
-                        "topology.k8s.aws/network-node-layer-* labels: use a supported instance type "
-                        f"({', '.join(facts.eks_supported())}) or leave the pool out of kueue.topology.pools", tp.name)]
-    if platform == "k3s":
-        out = []
-        hosts = list(pool.hosts)
-        no_rack = [h.name for h in hosts if not h.rack]
-        if no_rack:
-            out.append(Problem(stack, f"{at}.name", f"hosts {', '.join(no_rack)} of pool {pool.name} declare no rack, so "
-                               "their nodes carry no topology label: set nodePools[].hosts[].rack (and block, if racks "
-                               "sit behind different spines) on every host", tp.name))
-        no_block = [h.name for h in hosts if not h.block]
-        if any(h.block for h in hosts) and no_block:
-            out.append(Problem(stack, f"{at}.name", f"hosts {', '.join(no_block)} of pool {pool.name} declare no block while "
-                               "others do: Kueue leaves nodes without a level's label out; set block on every host or on none",
-                               tp.name))
-        return out
-    return []
+    return platforms.get(platform).scheduling.topology_problems(stack, at, pool)
 
 
 def _level_problems(stack: str, at: str, tp: Any, pool: Any, platform: str) -> list[Problem]:
@@ -142,22 +123,13 @@ def _queue_problems(stack: str, spec: Any, platform: str) -> list[Problem]:
 
 
 def warnings(stack: str, spec: Any) -> list[Problem]:
-    """Findings that do not stop a plan."""
-    if spec.cluster.platform != "gke":
-        return []
+    """Findings that do not stop a plan (the platform's `topology_warnings` on pools without named levels)."""
+    traits = platforms.get(spec.cluster.platform).scheduling
     pools = {p.name: p for p in spec.node_pools}
     out = []
     for i, tp in enumerate(spec.addons.kueue.topology.pools if spec.addons.kueue.enabled else []):
         pool = pools.get(tp.name)
         if pool is None or tp.levels:
             continue
-        at = f"{AT}.pools[{i}].name"
-        if not (pool.machine_type and facts.gke_labelled(pool.machine_type)):
-            out.append(Problem(stack, at, f"Google documents the gce-topology-block/-subblock/-host labels on "
-                               f"{', '.join(facts.gke_families())} nodes, not on {pool.machine_type}: the topology is "
-                               "then the hostname only; name levels your nodes carry (levels)", tp.name))
-        elif pool.capacity != "reserved":
-            out.append(Problem(stack, at, f"a {pool.capacity} pool: Google says TAS works best on reserved capacity "
-                               "(Spot and flex-start VMs are less likely to sit close together); use capacity: reserved",
-                               tp.name))
+        out += traits.topology_warnings(stack, f"{AT}.pools[{i}].name", pool)
     return out

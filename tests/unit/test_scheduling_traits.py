@@ -1,0 +1,84 @@
+"""Scheduling traits (gpufleet/base/platforms/contract/scheduling.py): what each built-in platform declares about DRA,
+topology, serving, AMD, sharing, RDMA, admission and catalog checks, and what a platform that declares nothing gets."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpufleet.base import platforms
+from gpufleet.base.platforms.contract import ProgramTraits, SchedulingTraits
+from gpufleet.base.spec.checks import admission_checks, catalog_checks, compat_checks
+from gpufleet.base.spec.features import amd_checks, dra_checks, sharing_checks, topology, topology_checks
+from gpufleet.base.spec.features.serving import ENVOY_CLASS, INFERENCE_POOL_CLASSES, GatewaySpec
+from tests.helpers import example_config, load_config
+
+BUILT_IN = ("eks", "gke", "aks", "k3s", "existing")
+
+
+def _where(has) -> set[str]:
+    return {n for n in BUILT_IN if has(platforms.get(n).scheduling)}
+
+
+def test_which_built_in_platform_has_which_feature():
+    assert _where(lambda t: t.amd_gpus) == {"k3s"}
+    assert _where(lambda t: t.declared_gpus) == {"k3s"}
+    assert _where(lambda t: t.nic_rdma) == {"k3s", "existing"}
+    assert _where(lambda t: t.sriov_rdma) == {"k3s"}
+    assert _where(lambda t: t.local_path_storage) == {"k3s"}
+    assert _where(lambda t: not t.stack_sharing) == {"gke"}
+    assert _where(lambda t: t.gateway_classes) == {"eks", "gke", "k3s"}
+    assert _where(lambda t: t.inference_pool_monitoring) == {"gke"}
+
+
+def test_serving_gateway_classes_and_what_auto_picks():
+    assert platforms.get("gke").scheduling.gateway_classes == INFERENCE_POOL_CLASSES
+    assert GatewaySpec().resolved("gke") == "gke-l7-regional-external-managed"
+    assert GatewaySpec().resolved("eks") == GatewaySpec().resolved("k3s") == ENVOY_CLASS
+    assert GatewaySpec().resolved("aks") == ENVOY_CLASS  # the default: no class provided, so serving is refused there
+    assert platforms.get("gke").scheduling.inference_pool_provider == "gke"
+    assert platforms.get("eks").scheduling.inference_pool_provider == "none"
+
+
+@pytest.mark.parametrize("name, key", [("eks", "instanceType"), ("gke", "machineType"), ("k3s", "gpu"), ("aks", "gpu"),
+                                       ("existing", "gpu")])
+def test_the_key_naming_a_pools_nvlink_machine(name, key):
+    assert platforms.get(name).scheduling.machine_key == key
+
+
+def test_messages_list_the_platforms_that_have_a_feature():
+    assert amd_checks.amd_platforms() == ["k3s"]
+    assert sharing_checks.platforms_where(lambda t: t.nic_rdma) == ["k3s", "existing"]
+
+
+class _Toy(SchedulingTraits):
+    amd_gpus = True
+
+
+def test_a_plugged_in_platform_joins_the_messages_by_its_traits():
+    platforms.register(platforms.PlatformTraits("toy", ProgramTraits(components="toy.platform", extra="toy"),
+                                                scheduling=_Toy()))
+    try:
+        assert amd_checks.amd_platforms() == ["k3s", "toy"]
+    finally:
+        platforms.unregister("toy")
+    assert amd_checks.amd_platforms() == ["k3s"]
+
+
+def test_a_platform_that_declares_nothing_gets_the_defaults():
+    platforms.register(platforms.PlatformTraits("toy", ProgramTraits(components="toy.platform", extra="toy")))
+    try:
+        spec = load_config(example_config("dev"))
+        spec = spec.model_copy(update={"cluster": spec.cluster.model_copy(update={"platform": "toy"})})
+        pool = spec.node_pools[0]
+        assert dra_checks.machine_of(pool, "toy") == pool.gpu
+        assert topology.machine_levels(pool, "toy") == []
+        assert catalog_checks.catalog_problems("s", spec, {"aws:region": "us-east-1"}) == []
+        assert compat_checks.warnings("s", spec) == []
+        assert topology_checks.warnings("s", spec) == []
+        assert platforms.get("toy").scheduling.admission_problems("s", spec) == []
+        assert platforms.get("toy").scheduling.driver_floor_problems("s", spec, 0, pool, 550) is None
+        assert platforms.get("toy").scheduling.catalog_drivers(spec) is None
+        assert isinstance(admission_checks.check("s", spec), list)
+        assert isinstance(dra_checks.check("s", spec), list)
+    finally:
+        platforms.unregister("toy")
