@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional
 
 from pulumi_policy import PolicyConfigSchema
@@ -344,17 +343,17 @@ class PropsInputs:
         return [PropsInputs(e) for e in items(get(self.props, *path)) if isinstance(e, Mapping)]
 
 
-_POOL_TYPES: dict[tuple, dict[str, tuple[str, GpuPoolType]]] = {}
+_POOL_TYPES: list = [(), {}]  # [the registered platforms it was worked out for, the view], one entry
 
 
 def pool_types() -> dict[str, tuple[str, GpuPoolType]]:
     """Type token -> (platform name, pool type) for every GPU pool type a registered platform declares
     (`PolicyTraits.pool_types`), worked out again when a platform is registered or removed."""
     registered = tuple(platforms.get(name) for name in platforms.names())
-    key = tuple(id(traits.policy) for traits in registered)
-    found = _POOL_TYPES.get(key)
-    if found is None:
-        found = _POOL_TYPES[key] = {t.token: (traits.name, t) for traits in registered for t in traits.policy.pool_types}
+    known, found = _POOL_TYPES
+    if len(known) != len(registered) or any(a is not b for a, b in zip(known, registered)):
+        found = {t.token: (traits.name, t) for traits in registered for t in traits.policy.pool_types}
+        _POOL_TYPES[:] = [registered, found]
     return found
 
 
