@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional
 
 from pulumi_policy import PolicyConfigSchema
 from pulumi_policy.proxy import UnknownValueError
 
-from gpufleet.base import labels
-from gpufleet.base.catalog import aws, azure, gcp
+from gpufleet.base import labels, platforms
+from gpufleet.base.catalog import aws
+from gpufleet.base.platforms.contract.policy import GpuPoolType, GpuShape
 from gpufleet.base.versions import chart_name_of
 
 # Pulumi type tokens the pack judges.
@@ -41,11 +41,6 @@ REMOTE_COMMAND = "command:remote:Command"
 GPU_OPERATOR_CHART = "gpu-operator"
 AUTOSCALER_CHARTS = ("cluster-autoscaler",)
 INTERRUPTION_CHARTS = ("aws-node-termination-handler", "karpenter")
-
-# EKS AMI types whose image ships the NVIDIA driver and container toolkit.
-EKS_NVIDIA_AMI_MARKERS = ("NVIDIA", "AL2_x86_64_GPU")
-# GKE installs the driver itself for these gpuDriverVersion values.
-GKE_DRIVER_INSTALLED = ("DEFAULT", "LATEST")
 
 # Declarations gpufleet writes on a Kubernetes object (the GPU Operator's namespace) so the pack
 # judges what the stack runs without policy config: comma-separated CUDA versions, and the driver
@@ -284,6 +279,22 @@ def resource_validator(policy: str, check: Callable[[str, Any], Iterable[str]], 
     return validate
 
 
+class Judging:
+    """A `validate` that judges only some resource types: `judged_types` (asked again on every Configure, so a platform
+    registered later counts) lets the servicer skip the others without calling it, with the same verdicts."""
+
+    def __init__(self, validate: Callable, types: Callable[[], frozenset]):
+        self.validate = validate
+        self.types = types
+
+    def __call__(self, args, report_violation) -> None:
+        self.validate(args, report_violation)
+
+    @property
+    def judged_types(self) -> frozenset:
+        return self.types()
+
+
 def pool_validator(policy: str, check: Callable[["Pool"], Iterable[str]]) -> Callable:
     """A ResourceValidationPolicy `validate` that reports check(pool) for every GPU pool not exempt from
     `policy` (other resources are not judged)."""
@@ -295,91 +306,72 @@ def pool_validator(policy: str, check: Callable[["Pool"], Iterable[str]]) -> Cal
         for message in check(pool):
             report_violation(message, args.urn)
 
-    validate.judged_types = POOL_TYPES  # gpu_pool() is None for any other type
-    return validate
+    return Judging(validate, pool_type_tokens)  # gpu_pool() is None for any other type
 
 
-# --- GPU shapes (facts from gpufleet/base/catalog/aws_instances.yaml and gcp_machines.yaml) -----------
+# --- GPU pools: every registered platform's declared pool types (gpufleet/base/platforms/contract/policy.py) ------
 
 
-@dataclass(frozen=True)
-class GpuShape:
-    """What one node of a cloud shape offers, as the rules judge it. Lookups return None for a shape the
-    catalog does not know, so a rule can say it cannot judge instead of guessing."""
+class PropsInputs:
+    """A resource's props read defensively with get() and friends: the `Inputs` a platform's pool type reads
+    (contract/policy.py). A preview-time unknown still raises."""
 
-    name: str
-    gpu: Optional[str]  # catalog GPU model
-    gpus: int
-    price_hour: Optional[float]  # on-demand USD per node-hour (catalog estimate)
-    efa_interfaces: int = 0
-    gpudirect_networks: int = 0  # additional node networks GPUDirect needs
+    __slots__ = ("props",)
 
+    def __init__(self, props: Any):
+        self.props = props
 
-def ec2_is_gpu(instance_type: str) -> bool:
-    """An EC2 instance type with NVIDIA GPUs (known size, or a size of a known GPU family)."""
-    return aws.is_gpu_type(instance_type)
+    def get(self, *path: Any, default: Any = None) -> Any:
+        return get(self.props, *path, default=default)
 
+    def text(self, *path: Any) -> Optional[str]:
+        return text(get(self.props, *path))
 
-def ec2_shape(instance_type: str) -> Optional[GpuShape]:
-    """The shape of a GPU instance type the catalog knows (None for unknown and CPU types)."""
-    t = aws.instance_types().get(instance_type)
-    if t is None or not t.gpus:
-        return None
-    return GpuShape(instance_type, t.gpu, t.gpus, t.on_demand, efa_interfaces=t.efa_interfaces)
+    def number(self, *path: Any) -> Optional[float]:
+        return number(get(self.props, *path))
 
+    def truthy(self, *path: Any) -> bool:
+        return truthy(get(self.props, *path))
 
-def gke_accelerator_gpu(accelerator: str) -> Optional[str]:
-    """The catalog GPU model of a GKE accelerator type (None when unknown)."""
-    return gcp.accelerator_gpu(accelerator)
+    def items(self, *path: Any) -> list:
+        return items(get(self.props, *path))
 
+    def mapping(self, *path: Any) -> dict:
+        return mapping(get(self.props, *path))
 
-def gke_shape(machine_type: str, accelerator: Optional[str] = None, count: int = 0) -> Optional[GpuShape]:
-    """A GKE node's GPU shape from its machine type, or its attached accelerators (N1 + T4, ...). The price
-    is the whole node's (VM and GPUs), known only for machine types in the catalog."""
-    machine = gcp.machines().get(machine_type)
-    if machine:
-        accelerator = accelerator or machine.accelerator
-        count = count or machine.fixed_count or 0
-    gpu = gcp.accelerator_gpu(accelerator) if accelerator else None
-    if gpu is None:
-        return None
-    return GpuShape(
-        machine_type,
-        gpu,
-        count,
-        machine.price("on_demand", count) if machine and count else None,
-        gpudirect_networks=machine.gpudirect.additional_node_networks if machine and machine.gpudirect else 0,
-    )
+    def each(self, *path: Any) -> list["PropsInputs"]:
+        return [PropsInputs(e) for e in items(get(self.props, *path)) if isinstance(e, Mapping)]
 
 
-def aks_shape(vm_size: str) -> Optional[GpuShape]:
-    """An Azure GPU VM size's shape from the catalog (None when unknown); its price where the catalog has one."""
-    vm = azure.vms().get(vm_size)
-    return None if vm is None else GpuShape(vm_size, vm.gpu, vm.gpus, vm.on_demand)
+_POOL_TYPES: list = [(), {}]  # [the registered platforms it was worked out for, the view], one entry
 
 
-def aks_is_gpu(vm_size: str) -> bool:
-    """An Azure VM size with GPUs: a known GPU size, or any N-series size (NC, ND, NG, NV: Azure's GPU families,
-    learn.microsoft.com/azure/virtual-machines/sizes/overview 'GPU accelerated')."""
-    return vm_size in azure.vms() or vm_size.startswith(("Standard_NC", "Standard_ND", "Standard_NG", "Standard_NV"))
+def pool_types() -> dict[str, tuple[str, GpuPoolType]]:
+    """Type token -> (platform name, pool type) for every GPU pool type a registered platform declares
+    (`PolicyTraits.pool_types`), worked out again when a platform is registered or removed."""
+    registered = tuple(platforms.get(name) for name in platforms.names())
+    known, found = _POOL_TYPES
+    if len(known) != len(registered) or any(a is not b for a, b in zip(known, registered)):
+        found = {t.token: (traits.name, t) for traits in registered for t in traits.policy.pool_types}
+        _POOL_TYPES[:] = [registered, found]
+    return found
 
 
-def gke_machine_has_gpus(machine_type: str) -> bool:
-    """Accelerator-optimized machine families come with GPUs attached."""
-    return gcp.machine_has_gpus(machine_type)
-
-
-# --- GPU pools -----------------------------------------------------------------------------------
+def pool_type_tokens() -> frozenset:
+    """The resource types gpu_pool() can return a pool for."""
+    return frozenset(pool_types())
 
 
 class Pool:
-    """A GPU node pool as the rules see it, whatever the resource type."""
+    """A GPU node pool as the rules see it, whatever the resource type: what its platform's pool type reads."""
 
-    def __init__(self, resource: Any, platform: str, shape: Optional[GpuShape], instance_types: list[str]):
+    def __init__(self, resource: Any, platform: str, kind: GpuPoolType, shape: Optional[GpuShape], instance_types: list[str]):
         self.resource = resource
-        self.platform = platform  # eks | gke | aks
+        self.platform = platform  # the platform's name, for catalog lookups keyed by it (never compared)
+        self.kind = kind  # how the pack reads this resource type (its platform's declaration)
         self.shape = shape
         self.instance_types = instance_types
+        self.inputs = PropsInputs(resource.props)
 
     @property
     def props(self) -> Any:
@@ -393,75 +385,40 @@ class Pool:
     def name(self) -> str:
         return self.resource.name
 
+    def labels(self) -> dict:
+        """The labels the pool puts on its nodes."""
+        return self.kind.labels(self.inputs)
 
-def eks_instance_types(props: Any) -> list[str]:
-    return [t for t in items(get(props, "instanceTypes")) if isinstance(t, str)]
+    def taints(self) -> list[tuple[str, str, str]]:
+        """(key, value, effect) of the pool's taints, effects in Kubernetes spelling; read once per resource."""
+        return list(memo(self.props, "taints", lambda props: tuple(self.kind.taints(PropsInputs(props)))))
 
-
-def eks_gpu_pool(type_: str, props: Any) -> Optional[tuple[Optional[GpuShape], list[str]]]:
-    """(shape of the first known type, instance types) for an EKS node group with GPU instance types."""
-    if type_ != EKS_NODE_GROUP:
-        return None
-    types = eks_instance_types(props)
-    if not any(ec2_is_gpu(t) for t in types) and "NVIDIA" not in str(get(props, "amiType", default="")):
-        return None
-    known = [shape for shape in map(ec2_shape, types) if shape]
-    return (known[0] if known else None), types
-
-
-def gke_accelerators(props: Any) -> list:
-    return [a for a in items(get(props, "nodeConfig", "guestAccelerators")) if isinstance(a, Mapping)]
-
-
-def gke_gpu_pool(type_: str, props: Any) -> Optional[tuple[Optional[GpuShape], list[str]]]:
-    """(shape, [machine type]) for a GKE node pool with accelerators or an accelerator-optimized machine."""
-    if type_ != GKE_NODE_POOL:
-        return None
-    machine = text(get(props, "nodeConfig", "machineType")) or ""
-    accs = [a for a in gke_accelerators(props) if (number(get(a, "count")) or 0) > 0]
-    if not accs and not gke_machine_has_gpus(machine):
-        return None
-    acc_type = text(get(accs[0], "type")) if accs else None
-    count = int(number(get(accs[0], "count")) or 0) if accs else 0
-    return gke_shape(machine, acc_type, count), [machine] if machine else []
-
-
-def aks_gpu_pool(type_: str, props: Any) -> Optional[tuple[Optional[GpuShape], list[str]]]:
-    """(shape, [VM size]) for an AKS node pool of a GPU VM size."""
-    if type_ != AKS_NODE_POOL:
-        return None
-    size = text(get(props, "vmSize")) or ""
-    if not aks_is_gpu(size):
-        return None
-    return aks_shape(size), [size]
-
-
-POOL_TYPES = frozenset((EKS_NODE_GROUP, GKE_NODE_POOL, AKS_NODE_POOL))  # the resource types gpu_pool() can return a pool for
+    def spot(self) -> bool:
+        return self.kind.spot(self.inputs)
 
 
 def gpu_pool(resource: Any) -> Optional[Pool]:
     """The resource as a GPU pool, or None when it is not one. The servicer hands every rule the same
     props object for a resource, so its shape is computed once (keyed by identity, holding the object)."""
-    if resource.resource_type not in POOL_TYPES:
+    found = pool_types().get(resource.resource_type)
+    if found is None:
         return None  # before reading props: the servicer converts them only when a rule reads them
-    type_ = resource.resource_type
-    found = memo(resource.props, "pool-" + type_, lambda props: _pool_shape(type_, props))
-    return None if found is None else Pool(resource, *found)
+    platform, kind = found
+    shape = memo(resource.props, "pool-" + kind.token, lambda props: kind.gpu_pool(PropsInputs(props)))
+    return None if shape is None else Pool(resource, platform, kind, *shape)
 
 
-def _pool_shape(type_: str, props: Any) -> Optional[tuple]:
-    if type_ not in POOL_TYPES:
-        return None
-    found = aks_gpu_pool(type_, props)
-    if found:
-        return ("aks", *found)
-    found = eks_gpu_pool(type_, props)
-    if found:
-        return ("eks", *found)
-    found = gke_gpu_pool(type_, props)
-    if found:
-        return ("gke", *found)
-    return None
+# --- provider resources some rules judge by type token whether or not they are GPU pools ------------------------
+
+
+def eks_instance_types(props: Any) -> list[str]:
+    """An EKS node group's instance types."""
+    return [t for t in items(get(props, "instanceTypes")) if isinstance(t, str)]
+
+
+def gke_accelerators(props: Any) -> list:
+    """A GKE node pool's guest accelerators (the maps among them)."""
+    return [a for a in items(get(props, "nodeConfig", "guestAccelerators")) if isinstance(a, Mapping)]
 
 
 def gpu_pools(resources: Iterable[Any]) -> list[Pool]:
@@ -469,7 +426,7 @@ def gpu_pools(resources: Iterable[Any]) -> list[Pool]:
     memo = getattr(resources, "memo", None)
     if memo is not None and "gpu_pools" in memo:
         return memo["gpu_pools"]
-    pools = [p for p in (gpu_pool(r) for r in of_type(resources, EKS_NODE_GROUP, GKE_NODE_POOL, AKS_NODE_POOL)) if p is not None]
+    pools = [p for p in (gpu_pool(r) for r in of_type(resources, *pool_types())) if p is not None]
     if memo is not None:
         memo["gpu_pools"] = pools
     return pools
@@ -543,48 +500,6 @@ def _annotated(resources: Iterable[Any], key: str) -> list[tuple[Any, str]]:
     return out
 
 
-def taints_of(pool: Pool) -> list[tuple[str, str, str]]:
-    """(key, value, effect) of a pool's taints, effects normalised to Kubernetes spelling."""
-    return list(memo(pool.props, "taints-" + pool.platform, lambda props: tuple(_taints(pool.platform, props))))
-
-
-_EFFECTS = {"NO_SCHEDULE": "NoSchedule", "NO_EXECUTE": "NoExecute", "PREFER_NO_SCHEDULE": "PreferNoSchedule"}
-
-
-def _taints(platform: str, props: Any) -> list[tuple[str, str, str]]:
-    if platform == "aks":
-        return [aks_taint(t) for t in items(get(props, "nodeTaints")) if isinstance(t, str)]
-    raw = get(props, "taints") if platform == "eks" else get(props, "nodeConfig", "taints")
-    out = []
-    for t in items(raw):
-        effect = text(get(t, "effect")) or ""
-        out.append((text(get(t, "key")) or "", text(get(t, "value")) or "", _EFFECTS.get(effect, effect)))
-    return out
-
-
-def aks_taint(taint: str) -> tuple[str, str, str]:
-    """An AKS node taint string `key=value:Effect` (or `key:Effect`) as (key, value, effect)."""
-    head, _, effect = taint.rpartition(":")
-    if not head:
-        return taint, "", ""
-    key, _, value = head.partition("=")
-    return key, value, effect
-
-
-def labels_of(pool: Pool) -> dict:
-    if pool.platform == "aks":
-        return mapping(get(pool.props, "nodeLabels"))
-    return mapping(get(pool.props, "labels") if pool.platform == "eks" else get(pool.props, "nodeConfig", "labels"))
-
-
-def is_spot(pool: Pool) -> bool:
-    if pool.platform == "aks":
-        return get(pool.props, "priority") == "Spot"
-    if pool.platform == "eks":
-        return get(pool.props, "capacityType") == "SPOT"
-    return truthy(get(pool.props, "nodeConfig", "spot")) or truthy(get(pool.props, "nodeConfig", "preemptible"))
-
-
 def money(value: float) -> str:
     return f"${value:,.2f}/h"
 
@@ -612,7 +527,7 @@ def nodepool_requirement(props: Any, key: str) -> list[str]:
 
 def nodepool_is_gpu(props: Any) -> bool:
     """A NodePool for GPU nodes: GPU instance types, a GPU limit, or gpufleet's GPU label."""
-    if any(ec2_is_gpu(t) for t in nodepool_requirement(props, INSTANCE_TYPE_KEY)):
+    if any(aws.is_gpu_type(t) for t in nodepool_requirement(props, INSTANCE_TYPE_KEY)):
         return True
     if labels.GPU_RESOURCE in mapping(get(props, "spec", "limits")):
         return True

@@ -53,15 +53,7 @@ def preinstalled_pools(resources: list) -> list[str]:
 
 
 def _preinstalled_pools(resources: list) -> list[str]:
-    out = []
-    for pool in I.gpu_pools(resources):
-        if pool.platform == "eks" and any(m in str(I.get(pool.props, "amiType", default="")) for m in I.EKS_NVIDIA_AMI_MARKERS):
-            out.append(pool.name)
-        if pool.platform == "gke" and any(
-            I.get(a, "gpuDriverInstallationConfig", "gpuDriverVersion") in I.GKE_DRIVER_INSTALLED for a in I.gke_accelerators(pool.props)
-        ):
-            out.append(pool.name)
-    return out
+    return [pool.name for pool in I.gpu_pools(resources) if pool.kind.driver_version_unknown(pool.inputs)]
 
 
 def drivers(resources: list, config) -> tuple[list[tuple[str, str, str]], list[str]]:

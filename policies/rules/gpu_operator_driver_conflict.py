@@ -25,41 +25,13 @@ from gpufleet.policies import amd_inputs as A
 from gpufleet.policies import inputs as I
 
 NAME = "gpu-operator-driver-conflict"
-_DRIVERLESS_EKS_AMIS = ("AL2023_x86_64_STANDARD", "AL2023_ARM_64_STANDARD", "AL2_x86_64", "AL2_ARM_64", "BOTTLEROCKET_x86_64", "BOTTLEROCKET_ARM_64")
-
-
-def _gke_driver_modes(pool: I.Pool) -> set:
-    return {I.get(a, "gpuDriverInstallationConfig", "gpuDriverVersion") for a in I.gke_accelerators(pool.props)}
-
-
-def _aks_driver(pool: I.Pool) -> str:
-    """AKS node pool `gpuDriver`: Install (AKS's driver, also its default when unset: GPUProfile.driver 'When it's not
-    specified, default is Install', Microsoft.ContainerService API) or None."""
-    return I.text(I.get(pool.props, "gpuDriver")) or "Install"
-
-
-def _has_driver(pool: I.Pool) -> bool:
-    if pool.platform == "aks":
-        return _aks_driver(pool) == "Install"
-    if pool.platform == "eks":
-        return any(m in str(I.get(pool.props, "amiType", default="")) for m in I.EKS_NVIDIA_AMI_MARKERS)
-    return bool(_gke_driver_modes(pool) & set(I.GKE_DRIVER_INSTALLED))
-
-
-def _lacks_driver(pool: I.Pool) -> bool:
-    """Known to come without a driver (a custom launch-template AMI may have one: not judged)."""
-    if pool.platform == "aks":
-        return _aks_driver(pool) == "None"
-    if pool.platform == "eks":
-        return I.get(pool.props, "amiType") in _DRIVERLESS_EKS_AMIS and not I.mapping(I.get(pool.props, "launchTemplate"))
-    return "INSTALLATION_DISABLED" in _gke_driver_modes(pool)
 
 
 def check(resources: list, config) -> list[tuple[str, str]]:
     resources = I.listed(resources)
     pools = [p for p in I.gpu_pools(resources) if not I.exemption(NAME, p.name, p.urn, p.props, config)]
-    with_driver = [p for p in pools if _has_driver(p)]
-    without = [p for p in pools if _lacks_driver(p)]
+    with_driver = [p for p in pools if p.kind.driver_preinstalled(p.inputs)]
+    without = [p for p in pools if p.kind.driver_absent(p.inputs)]
     declared = I.annotations(resources, I.PREINSTALLED_DRIVER_ANNOTATION)
     out = []
     for r in I.operator_releases(resources):
@@ -75,10 +47,8 @@ def check(resources: list, config) -> list[tuple[str, str]]:
                 out.append((r.urn, f"release '{r.name}' installs the driver on hosts declared to run driver {version} ('{obj.name}'): set driver.enabled=false"))
         if toolkit_on:
             for p in with_driver:
-                if p.platform == "eks":
-                    out.append((r.urn, f"release '{r.name}' installs the container toolkit on pool '{p.name}', whose NVIDIA AMI ships it: set toolkit.enabled=false"))
-                elif p.platform == "aks":
-                    out.append((r.urn, f"release '{r.name}' installs the container toolkit on pool '{p.name}', whose AKS GPU node image ships it with the driver (gpuDriver Install): set toolkit.enabled=false, or gpuDriver None on the pool"))
+                if p.kind.toolkit_preinstalled:
+                    out.append((r.urn, f"release '{r.name}' installs the container toolkit on pool '{p.name}', whose {p.kind.toolkit_preinstalled}"))
         if not driver_on:
             for p in without:
                 out.append((p.urn, f"pool '{p.name}' has no preinstalled driver and release '{r.name}' does not install one (driver.enabled=false): its GPUs are unusable"))

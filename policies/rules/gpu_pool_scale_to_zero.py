@@ -23,8 +23,6 @@ reservation); the plan's cost section prices it as committed.
 
 from __future__ import annotations
 
-from typing import Optional
-
 from pulumi_policy import EnforcementLevel, StackValidationPolicy
 
 from gpufleet.base import labels
@@ -56,29 +54,18 @@ def _asg_tag_keys(resources: list) -> dict[str, set[str]]:
     return out
 
 
-def _reserved(pool: I.Pool) -> bool:
-    """Capacity paid for whether nodes run or not (a capacity block, a reservation the pool targets)."""
-    if pool.platform == "aks":
-        return bool(I.text(I.get(pool.props, "capacityReservationGroupId")))
-    if pool.platform == "eks":
-        tags = I.mapping(I.get(pool.props, "tags"))
-        return I.get(pool.props, "capacityType") == "CAPACITY_BLOCK" or f"{labels.RESERVATION_TAG_PREFIX}type" in tags
-    return I.get(pool.props, "nodeConfig", "reservationAffinity", "consumeReservationType") == "SPECIFIC_RESERVATION"
-
-
-def _eks(pool: I.Pool, autoscaler: bool, asg_tags: dict[str, set[str]]) -> list[str]:
+def _autoscaler_hints(pool: I.Pool, autoscaler: bool, asg_tags: dict[str, set[str]]) -> list[str]:
+    """A pool whose autoscaler is a Helm release of the stack (EKS) scales from 0 only with that release and its
+    node-template tags for nvidia.com/gpu and for every label and taint of the pool."""
     problems = []
-    minimum = I.number(I.get(pool.props, "scalingConfig", "minSize"))
-    if minimum is not None and minimum > 0 and not _reserved(pool):
-        problems.append(f"minSize is {minimum:g}, not 0: {_idle(pool, minimum)} while no GPU work runs")
     if not autoscaler:
         problems.append("no cluster-autoscaler Helm release in the stack: nothing scales this pool up from 0")
     tags = set(I.mapping(I.get(pool.props, "tags")))
     parent = getattr(getattr(pool.resource, "parent", None), "urn", None)
     tags |= asg_tags.get(pool.urn, set()) | (asg_tags.get(parent, set()) if parent else set())
     wanted = [f"{TEMPLATE}/resources/{labels.GPU_RESOURCE}"]
-    wanted += [f"{TEMPLATE}/label/{k}" for k in sorted(I.labels_of(pool))]
-    wanted += [f"{TEMPLATE}/taint/{key}" for key, _, _ in I.taints_of(pool) if key]
+    wanted += [f"{TEMPLATE}/label/{k}" for k in sorted(pool.labels())]
+    wanted += [f"{TEMPLATE}/taint/{key}" for key, _, _ in pool.taints() if key]
     missing = [t for t in wanted if t not in tags]
     if missing:
         problems.append(
@@ -88,65 +75,13 @@ def _eks(pool: I.Pool, autoscaler: bool, asg_tags: dict[str, set[str]]) -> list[
     return problems
 
 
-def _aks(pool: I.Pool) -> list[str]:
-    """AKS: the cluster autoscaler is AKS's own, per node pool (auto_scaling_enabled with min_count and max_count;
-    articles/aks/cluster-autoscaler.md); it scales a user pool from 0 from the pool's VM size, labels and taints, which
-    AKS knows, so no node-template hints are needed."""
-    if not I.truthy(I.get(pool.props, "autoScalingEnabled")):
-        fixed = I.number(I.get(pool.props, "nodeCount")) or 0
-        extra = f": {_idle(pool, fixed)}" if fixed > 0 else ""
-        return [f"autoScalingEnabled is not true, so the cluster autoscaler never scales the pool to or from 0{extra}"]
-    if _reserved(pool):
-        return []
-    minimum = I.number(I.get(pool.props, "minCount"))
-    if minimum is not None and minimum > 0:
-        return [f"minCount is {minimum:g}, not 0: {_idle(pool, minimum)} while no GPU work runs"]
-    return []
-
-
-def _gke(pool: I.Pool) -> list[str]:
-    auto = I.get(pool.props, "autoscaling")
-    if not I.mapping(auto):
-        fixed = I.number(I.get(pool.props, "nodeCount")) or I.number(I.get(pool.props, "initialNodeCount")) or 0
-        extra = f": {_idle(pool, fixed)}" if fixed > 0 else ""
-        return [f"autoscaling is not enabled, so the pool never scales to or from 0{extra}"]
-    zones = len(I.items(I.get(pool.props, "nodeLocations"))) or 1
-    problems = []
-    if _reserved(pool):
-        return problems
-    dws = I.truthy(I.get(pool.props, "nodeConfig", "flexStart")) or I.truthy(I.get(pool.props, "queuedProvisioning", "enabled"))
-    initial = I.number(I.get(pool.props, "initialNodeCount"))
-    if dws and initial:
-        problems.append(f"initialNodeCount is {initial:g} on a DWS (flex-start / queued) pool: its nodes should come only when "
-                        f"work asks for them: {_idle(pool, initial)}")
-    per_zone = I.number(I.get(auto, "minNodeCount"))
-    if per_zone is not None and per_zone > 0:
-        problems.append(f"autoscaling.minNodeCount is {per_zone:g}, not 0: {_idle(pool, per_zone, zones)}")
-    total = I.number(I.get(auto, "totalMinNodeCount"))
-    if total is not None and total > 0:
-        problems.append(f"autoscaling.totalMinNodeCount is {total:g}, not 0: {_idle(pool, total)}")
-    return problems
-
-
-def _dra_minimum(pool: I.Pool) -> Optional[float]:
-    """The pool's minimum size as its resource declares it (GKE: the larger of per-zone and total minimums)."""
-    if pool.platform == "eks":
-        return I.number(I.get(pool.props, "scalingConfig", "minSize"))
-    if pool.platform == "aks":
-        return I.number(I.get(pool.props, "minCount"))
-    auto = I.mapping(I.get(pool.props, "autoscaling"))
-    if not auto:
-        return I.number(I.get(pool.props, "nodeCount")) or I.number(I.get(pool.props, "initialNodeCount"))
-    return max(I.number(I.get(auto, "minNodeCount")) or 0, I.number(I.get(auto, "totalMinNodeCount")) or 0)
-
-
 def _dra(pool: I.Pool) -> list[str]:
     """A DRA pool at 0 nodes comes back only where the platform's autoscaler scales DRA pools up from zero (GKE's, when
     the pool carries its DRA label); elsewhere a minimum of 0 strands it."""
-    node_labels = I.labels_of(pool)
+    node_labels = pool.labels()
     if node_labels.get(labels.GPU_ALLOCATION_LABEL) != "dra":
         return []
-    minimum = _dra_minimum(pool)
+    minimum = pool.kind.minimum(pool.inputs)
     if minimum is None or minimum >= 1:
         return []
     known = dra_facts.autoscalers(pool.platform)
@@ -196,8 +131,9 @@ def _findings(resources: list, config):
     for pool in I.gpu_pools(resources):
         if I.exemption(NAME, pool.name, pool.urn, pool.props, config):
             continue
-        problems = (_eks(pool, autoscaler, asg_tags) if pool.platform == "eks" else _aks(pool) if pool.platform == "aks"
-                    else _gke(pool))
+        problems = pool.kind.scale_to_zero_problems(pool.inputs, lambda nodes, zones, pool=pool: _idle(pool, nodes, zones))
+        if pool.kind.autoscaler_hints:
+            problems += _autoscaler_hints(pool, autoscaler, asg_tags)
         problems += _dra(pool)
         yield from ((pool.urn, f"GPU pool '{pool.name}': {p}") for p in problems)
 

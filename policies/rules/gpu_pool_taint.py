@@ -24,10 +24,10 @@ NAME = "gpu-pool-taint"
 
 
 def check(pool: I.Pool) -> list[str]:
-    taints = I.taints_of(pool)
+    taints = pool.taints()
     gpu = [t for t in taints if t[0] == labels.GPU_TAINT_KEY]
-    if pool.platform == "gke" and not gpu:
-        return []  # GKE taints GPU pools itself
+    if pool.kind.taints_gpu_nodes_itself and not gpu:
+        return []  # the platform (GKE) taints GPU pools itself
     if any(effect in ("NoSchedule", "NoExecute") for _, _, effect in gpu):
         return []
     if gpu:
@@ -55,13 +55,12 @@ def _validate(args, report_violation) -> None:
         _pools(args, report_violation)
 
 
-_validate.judged_types = I.POOL_TYPES | {A.DEVICE_CONFIG}  # the servicer skips other types without calling it
 
 
 POLICY = ResourceValidationPolicy(
     name=NAME,
     description="GPU pools carry the nvidia.com/gpu (AMD: amd.com/gpu) NoSchedule taint, and AMD operands tolerate it.",
     enforcement_level=EnforcementLevel.MANDATORY,
-    validate=_validate,
+    validate=I.Judging(_validate, lambda: I.pool_type_tokens() | {A.DEVICE_CONFIG}),
     config_schema=I.exemptions_schema(),
 )

@@ -23,6 +23,7 @@ from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
 
 from gpufleet.base import catalog
 from gpufleet.base import labels
+from gpufleet.base.catalog import gcp
 from gpufleet.policies import amd_inputs as A
 from gpufleet.policies import inputs as I
 
@@ -40,7 +41,7 @@ def _gke(props) -> list[str]:
         strategy = I.text(I.get(sharing, "gpuSharingStrategy"))
         clients = I.number(I.get(sharing, "maxSharedClientsPerGpu"))
         if partition:
-            model = I.gke_accelerator_gpu(acc_type)
+            model = gcp.accelerator_gpu(acc_type)
             gpu = catalog.gpu_models().get(model) if model else None
             if gpu is None:
                 out.append(f"{where}: MIG partition {partition} on accelerator '{acc_type}', which the catalog does not know: cannot confirm MIG support")

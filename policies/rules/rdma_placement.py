@@ -4,6 +4,7 @@ EKS (a launch template with any `interfaceType: efa` / `efa-only` interface is a
 - every EFA interface the instance type supports (p5.48xlarge: 32), from the catalog;
 - a placement group (`placement.groupName`), and when the stack defines it, strategy `cluster`;
 - the node groups using the template sit in one subnet (one AZ): EFA traffic does not cross AZs.
+Other pool types say what they need (their platform's `rdma_problems`, gpufleet/base/platforms/<name>/policy.py):
 GKE (a node pool with any `networkConfig.additionalNodeNetworkConfigs` is a GPUDirect pool): as many
 additional networks as its machine type needs (a3-highgpu-8g: 4 for GPUDirect-TCPX, a3-megagpu-8g: 8).
 AKS (a node pool labelled `gpufleet.io/rdma: "true"`): a VM size with InfiniBand (the catalog's ND sizes) in one
@@ -16,8 +17,7 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, StackValidationPolicy
 
-from gpufleet.base import labels
-from gpufleet.base.catalog import azure
+from gpufleet.base.catalog import aws
 from gpufleet.policies import inputs as I
 
 NAME = "rdma-placement"
@@ -69,39 +69,14 @@ def _eks(lt, users_by_name: dict[str, list], groups: dict[str, list]) -> list[tu
         if len(subnets) > 1:
             out.append((ng.urn, f"EFA node group '{ng.name}' spans {len(subnets)} subnets: put it in one subnet (one AZ)"))
     for t in sorted(set(types)):
-        shape = I.ec2_shape(t)
-        if shape is None:
+        shape = aws.instance_types().get(t)
+        if shape is None or not shape.gpus:
             continue
         if shape.efa_interfaces == 0:
             out.append((lt.urn, f"launch template '{lt.name}' asks for EFA on {t}, which does not support EFA"))
         elif efa != shape.efa_interfaces:
             out.append((lt.urn, f"launch template '{lt.name}' has {efa} EFA interface(s); {t} supports {shape.efa_interfaces}: use all of them"))
     return out
-
-
-def _gke(pool: I.Pool) -> list[tuple[str, str]]:
-    networks = I.items(I.get(pool.props, "networkConfig", "additionalNodeNetworkConfigs"))
-    needed = pool.shape.gpudirect_networks if pool.shape else 0
-    if not networks or not needed or len(networks) >= needed:
-        return []
-    machine = pool.instance_types[0] if pool.instance_types else "?"
-    return [(pool.urn, f"GPUDirect pool '{pool.name}' has {len(networks)} additional node network(s); {machine} needs {needed}")]
-
-
-def _aks(pool: I.Pool) -> list[tuple[str, str]]:
-    if I.labels_of(pool).get(labels.RDMA_NODE_LABEL) != "true":
-        return []
-    size = pool.instance_types[0] if pool.instance_types else "?"
-    vm = azure.vms().get(size)
-    if vm is None:
-        return []  # an unknown size: not judged
-    if vm.infiniband is None:
-        return [(pool.urn, f"RDMA pool '{pool.name}' runs {size}, which has no InfiniBand: NCCL falls back to TCP")]
-    zones = [z for z in I.items(I.get(pool.props, "zones")) if isinstance(z, str)]
-    if len(zones) > 1:
-        return [(pool.urn, f"InfiniBand pool '{pool.name}' spans zones {', '.join(zones)}: its nodes would not share one "
-                           "InfiniBand fabric; keep it in one zone")]
-    return []
 
 
 def check(resources: list, config) -> list[tuple[str, str]]:
@@ -112,10 +87,8 @@ def check(resources: list, config) -> list[tuple[str, str]]:
         if _efa_count(r) and not I.exemption(NAME, r.name, r.urn, r.props, config):
             out += _eks(r, users, groups)
     for pool in I.gpu_pools(resources):
-        if pool.platform == "gke" and not I.exemption(NAME, pool.name, pool.urn, pool.props, config):
-            out += _gke(pool)
-        if pool.platform == "aks" and not I.exemption(NAME, pool.name, pool.urn, pool.props, config):
-            out += _aks(pool)
+        if not I.exemption(NAME, pool.name, pool.urn, pool.props, config):
+            out += [(pool.urn, m) for m in pool.kind.rdma_problems(pool.name, pool.inputs, pool.shape, pool.instance_types)]
     return out
 
 

@@ -14,7 +14,8 @@ capacity-blocks-launch, cr-cpg):
 - instances are placed in the reservation's zone (a launch template's placement.availabilityZone; gpufleet's spec
   keeps a reserved pool's subnets in that zone before planning: subnet zones are not in a node group's inputs);
 - an EFA pool whose reservation was created in a cluster placement group launches into that placement group.
-GKE node pools: a specific reservation is consumed only in its zone (`nodeLocations` exactly that zone) with its
+GKE node pools (the platform's pool type's `reservation_problems`, gpufleet/base/platforms/gke/policy.py): a specific
+reservation is consumed only in its zone (`nodeLocations` exactly that zone) with its
 machine type, never by spot VMs; flex-start and queued-provisioning pools consume no reservation
 (`NO_RESERVATION`: GKE DWS docs, ../shared/reference/gcp/dws.md).
 Karpenter: a NodePool allowing `reserved` has an EC2NodeClass with capacityReservationSelectorTerms, and its zone
@@ -32,7 +33,6 @@ from gpufleet.policies import inputs as I
 
 NAME = "reservation-placement"
 TAG = labels.RESERVATION_TAG_PREFIX
-GKE_LABEL = labels.GKE_RESERVATION_LABEL_PREFIX
 NODE_CLASS = ":EC2NodeClass"
 
 
@@ -113,31 +113,6 @@ def _eks(ng, lt) -> list[str]:
     return out
 
 
-def _gke(pool: I.Pool) -> list[str]:
-    out = []
-    cfg = I.get(pool.props, "nodeConfig")
-    affinity = I.get(cfg, "reservationAffinity", "consumeReservationType")
-    dws = I.truthy(I.get(cfg, "flexStart")) or I.truthy(I.get(pool.props, "queuedProvisioning", "enabled"))
-    if dws and affinity not in (None, "NO_RESERVATION"):
-        out.append(f"a flex-start / queued-provisioning pool consumes no reservation, but reservationAffinity is {affinity}: set NO_RESERVATION")
-    if affinity not in ("SPECIFIC_RESERVATION", "ANY_RESERVATION"):
-        return out
-    if I.truthy(I.get(cfg, "spot")) or I.truthy(I.get(cfg, "preemptible")):
-        out.append(f"spot VMs cannot consume reservations (reservationAffinity {affinity})")
-    declared = {k[len(GKE_LABEL):]: v for k, v in I.mapping(I.get(cfg, "resourceLabels")).items()
-                if isinstance(k, str) and k.startswith(GKE_LABEL) and isinstance(v, str)}
-    zone = declared.get("zone")
-    locations = [z for z in I.items(I.get(pool.props, "nodeLocations")) if isinstance(z, str)]
-    if zone and affinity == "SPECIFIC_RESERVATION" and locations != [zone]:
-        now = ", ".join(locations) if locations else "the cluster's zones"
-        out.append(f"the reservation is in {zone}, but the pool's nodes run in {now}: set nodeLocations to [{zone}]")
-    machine = I.text(I.get(cfg, "machineType"))
-    held = declared.get("instance-type")
-    if held and machine and machine != held:
-        out.append(f"the reservation holds {held}, but the pool's machine type is {machine}")
-    return out
-
-
 def _is_node_class(resource_type: str) -> bool:
     return resource_type.startswith("kubernetes:karpenter.k8s.aws/") and resource_type.endswith(NODE_CLASS)
 
@@ -169,8 +144,8 @@ def check(resources: list, config) -> list[tuple[str, str]]:
             continue
         out += [(r.urn, f"node group '{r.name}': {m}") for m in _eks(r, _launch_template_of(r, templates))]
     for pool in I.gpu_pools(resources):
-        if pool.platform == "gke" and not I.exemption(NAME, pool.name, pool.urn, pool.props, config):
-            out += [(pool.urn, f"GPU pool '{pool.name}': {m}") for m in _gke(pool)]
+        if not I.exemption(NAME, pool.name, pool.urn, pool.props, config):
+            out += [(pool.urn, f"GPU pool '{pool.name}': {m}") for m in pool.kind.reservation_problems(pool.inputs)]
     classes = {I.text(I.get(r.props, "metadata", "name")): r for r in I.of_types_where(resources, _is_node_class)}
     for np_ in I.karpenter_node_pools(resources):
         if "reserved" in I.nodepool_requirement(np_.props, I.CAPACITY_TYPE_KEY) and not I.exemption(NAME, np_.name, np_.urn, np_.props, config):

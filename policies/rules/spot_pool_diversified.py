@@ -1,7 +1,8 @@
 """spot-pool-diversified (advisory; the advisory half of spot-pool-safety): a spot GPU node group draws
 from at least 2 instance types, so one type's spot capacity running out does not empty the pool (AWS
-Spot best practices: "be flexible about instance types"). EKS only: a GKE node pool has one machine
-type by construction, so it is not judged.
+Spot best practices: "be flexible about instance types"). Only pools that list their instance types (EKS node groups:
+`spot_types_diversify` of the platform's pool type); a GKE node pool has one machine type by construction, so it is not
+judged.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ MINIMUM_TYPES = 2
 
 
 def check(pool: I.Pool) -> list[str]:
-    if pool.platform != "eks" or not I.is_spot(pool):
+    if not pool.kind.spot_types_diversify or not pool.spot():
         return []
     types = sorted(set(pool.instance_types))
     if len(types) >= MINIMUM_TYPES:

@@ -22,31 +22,30 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, StackValidationPolicy
 
 from gpufleet.base import labels
+from gpufleet.base.catalog import aws
 from gpufleet.policies import inputs as I
 
 NAME = "spot-pool-safety"
-SPOT_TAINT_KEYS = (labels.SPOT_TAINT_KEY, "cloud.google.com/gke-spot", "cloud.google.com/gke-preemptible", labels.AKS_SPOT_KEY)
-_PLATFORM_LABELS = {"eks": "eks.amazonaws.com/capacityType", "gke": "cloud.google.com/gke-spot", "aks": labels.AKS_SPOT_KEY}
 
 
-def _pool_problems(pool: I.Pool) -> list[str]:
+def spot_taint_keys() -> frozenset:
+    """gpufleet's spot taint, and every platform's own (its pool types' `spot_taint_keys`)."""
+    return frozenset((labels.SPOT_TAINT_KEY, *(k for _, kind in I.pool_types().values() for k in kind.spot_taint_keys)))
+
+
+def _pool_problems(pool: I.Pool, spot_taints: frozenset) -> list[str]:
     out = []
-    node_labels = I.labels_of(pool)  # absent is fine: the platform labels spot nodes itself
+    node_labels = pool.labels()  # absent is fine: the platform labels spot nodes itself
     if node_labels.get(labels.CAPACITY_TYPE_LABEL) not in (None, "spot"):
         out.append(f"label {labels.CAPACITY_TYPE_LABEL} is '{node_labels[labels.CAPACITY_TYPE_LABEL]}' on a spot pool")
-    taints = [t for t in I.taints_of(pool) if t[0] in SPOT_TAINT_KEYS and t[2] in ("NoSchedule", "NoExecute")]
+    taints = [t for t in pool.taints() if t[0] in spot_taints and t[2] in ("NoSchedule", "NoExecute")]
     if not taints:
         out.append(
             f"no spot taint: add {{key: {labels.SPOT_TAINT_KEY}, value: \"true\", effect: NoSchedule}} so only "
             f"interruption-tolerant pods land (nodes are selectable by {labels.CAPACITY_TYPE_LABEL}=spot or "
-            f"{_PLATFORM_LABELS[pool.platform]})"
+            f"{pool.kind.spot_label})"
         )
-    if pool.platform == "aks" and I.get(pool.props, "evictionPolicy", default="Delete") != "Delete":
-        # Deallocated Spot nodes keep counting against the VM quota and keep their disks, and "can cause issues with
-        # cluster scaling or upgrading" (articles/aks/spot-node-pool.md): the autoscaler cannot bring the pool back cleanly.
-        out.append(f"evictionPolicy is {I.get(pool.props, 'evictionPolicy')}: evicted nodes stay deallocated (counted against "
-                   "the VM quota, disks billed) and block the autoscaler; use Delete")
-    return out
+    return out + pool.kind.spot_problems(pool.inputs)
 
 
 def _asg_spot_gpu(r) -> bool:
@@ -55,15 +54,15 @@ def _asg_spot_gpu(r) -> bool:
     dist = I.get(policy, "instancesDistribution")
     on_demand_pct = I.number(I.get(dist, "onDemandPercentageAboveBaseCapacity"))
     types = [I.text(I.get(o, "instanceType")) or "" for o in I.items(I.get(policy, "launchTemplate", "overrides"))]
-    return bool(I.mapping(policy)) and on_demand_pct is not None and on_demand_pct < 100 and any(I.ec2_is_gpu(t) for t in types)
+    return bool(I.mapping(policy)) and on_demand_pct is not None and on_demand_pct < 100 and any(aws.is_gpu_type(t) for t in types)
 
 
-def _karpenter_spot(np_, queues: list[str]) -> list[str]:
+def _karpenter_spot(np_, queues: list[str], spot_taints: frozenset) -> list[str]:
     out = []
     node_labels = I.nodepool_labels(np_.props)
     if node_labels.get(labels.CAPACITY_TYPE_LABEL) not in (None, "spot"):
         out.append(f"label {labels.CAPACITY_TYPE_LABEL} is '{node_labels[labels.CAPACITY_TYPE_LABEL]}' on a spot NodePool")
-    if not [t for t in I.nodepool_taints(np_.props) if t[0] in SPOT_TAINT_KEYS and t[2] in ("NoSchedule", "NoExecute")]:
+    if not [t for t in I.nodepool_taints(np_.props) if t[0] in spot_taints and t[2] in ("NoSchedule", "NoExecute")]:
         out.append(f"no spot taint on the node template: add {{key: {labels.SPOT_TAINT_KEY}, value: \"true\", effect: NoSchedule}}")
     if not queues:
         out.append("Karpenter manages spot here but no karpenter release sets settings.interruptionQueue: spot interruptions and "
@@ -74,17 +73,18 @@ def _karpenter_spot(np_, queues: list[str]) -> list[str]:
 def check(resources: list, config) -> list[tuple[str, str]]:
     resources = I.listed(resources)
     out = []
+    spot_taints = spot_taint_keys()
     queues = [q for r in I.karpenter_releases(resources)
               if (q := I.text(I.get(r.props, "values", "settings", "interruptionQueue")))]
     for np_ in I.karpenter_node_pools(resources):
         if "spot" not in I.nodepool_requirement(np_.props, I.CAPACITY_TYPE_KEY) or I.exemption(NAME, np_.name, np_.urn, np_.props, config):
             continue
         name = I.text(I.get(np_.props, "metadata", "name")) or np_.name
-        out += [(np_.urn, f"spot GPU NodePool '{name}': {p}") for p in _karpenter_spot(np_, queues)]
+        out += [(np_.urn, f"spot GPU NodePool '{name}': {p}") for p in _karpenter_spot(np_, queues, spot_taints)]
     for pool in I.gpu_pools(resources):
-        if not I.is_spot(pool) or I.exemption(NAME, pool.name, pool.urn, pool.props, config):
+        if not pool.spot() or I.exemption(NAME, pool.name, pool.urn, pool.props, config):
             continue
-        out += [(pool.urn, f"spot GPU pool '{pool.name}': {p}") for p in _pool_problems(pool)]
+        out += [(pool.urn, f"spot GPU pool '{pool.name}': {p}") for p in _pool_problems(pool, spot_taints)]
     handler = any(I.chart_of(r.props) in I.INTERRUPTION_CHARTS for r in I.helm_charts(resources))
     for r in I.of_type(resources, I.ASG):
         if _asg_spot_gpu(r) and not handler and not I.exemption(NAME, r.name, r.urn, r.props, config):

@@ -2,6 +2,7 @@
 
 import pytest
 
+from gpufleet.base.catalog import aws
 from gpufleet.policies import inputs as I
 from tests.policy.fixtures import (
     LAUNCH_TEMPLATE_IN, NODE_GROUP_IN, NODE_POOL_IN, NTH_IN, PLACEMENT_GROUP_IN, SPOT_NODE_GROUP_IN, DELETE,
@@ -180,8 +181,9 @@ GB_TYPES = ["p6e-gb200.36xlarge", "p6e-gb300.36xlarge"]
 
 @pytest.mark.parametrize("instance_type", GB_TYPES)
 def test_grace_blackwell_families_are_gpu_pools(instance_type):
-    assert I.ec2_is_gpu(instance_type)
-    pool = I.eks_gpu_pool(I.EKS_NODE_GROUP, {**NODE_GROUP_IN, "instanceTypes": [instance_type], "amiType": "CUSTOM"})
+    assert aws.is_gpu_type(instance_type)
+    _, node_group = I.pool_types()[I.EKS_NODE_GROUP]
+    pool = node_group.gpu_pool(I.PropsInputs({**NODE_GROUP_IN, "instanceTypes": [instance_type], "amiType": "CUSTOM"}))
     assert pool is not None and pool[1] == [instance_type]
 
 

@@ -75,11 +75,11 @@ def test_direction_dependent_inputs_are_reported_as_uncertain():
 
 
 def test_every_table_says_where_it_comes_from_and_whether_it_was_checked():
-    for type_, table in replacement.TABLES.items():
+    for type_, table in replacement.tables().items():
         assert table.paths and table.source, type_
         assert isinstance(table.checked, bool)
     # the ones read at the upstream source while writing the table
-    assert {t for t, tb in replacement.TABLES.items() if tb.checked} == {
+    assert {t for t, tb in replacement.tables().items() if tb.checked} == {
         "aws:eks/nodeGroup:NodeGroup", "aws:eks/cluster:Cluster", "gcp:container/nodePool:NodePool",
         "kubernetes:helm.sh/v3:Release",
         # read from pulumi-azure 6.40.1's generated docstrings (docs/aks.md, "Review: what replaces")

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from gpufleet.base import platforms
 from gpufleet.base.versions import chart_name_of
 
 # Capacity fields a reviewer compares per pool (the plan JSON's capacity[] keys).
@@ -16,8 +16,6 @@ DWS_KINDS = ("flex-start", "queued")
 
 # Policies whose findings decide whether versions are still aligned (driver/CUDA/operator/Kubernetes).
 VERSION_POLICY_WORDS = ("version", "driver", "cuda", "align", "kubernetes")
-
-_K3S_VERSION = re.compile(r"INSTALL_K3S_VERSION='?(v[0-9][^' ]*)")
 
 
 @dataclass(frozen=True)
@@ -292,7 +290,8 @@ def _get(d: Any, path: str) -> Any:
 
 
 def versions_of(resources: list[dict]) -> dict[str, set[str]]:
-    """What each upstream component runs at, read from resource inputs by type token."""
+    """What each upstream component runs at, read from resource inputs by type token: Helm charts here, the
+    platforms' resources as each platform reads them (ReviewTraits.versions)."""
     found: dict[str, set[str]] = {}
 
     def add(key: str, value: Any) -> None:
@@ -312,31 +311,10 @@ def versions_of(resources: list[dict]) -> dict[str, set[str]]:
                     add("GPU driver", driver.get("version") or "operator release default")
             else:
                 add(f"chart {chart}", inputs.get("version"))
-        elif t == "aws:eks/cluster:Cluster":
-            add("Kubernetes (EKS control plane)", inputs.get("version"))
-        elif t == "aws:eks/nodeGroup:NodeGroup":
-            add("Kubernetes (EKS node groups)", inputs.get("version"))
-            add("EKS AMI release", inputs.get("releaseVersion"))
-        elif t == "aws:eks/addon:Addon":
-            add(f"EKS add-on {inputs.get('addonName', '?')}", inputs.get("addonVersion"))
-        elif t == "gcp:container/cluster:Cluster":
-            add("Kubernetes (GKE control plane)", inputs.get("minMasterVersion"))
-        elif t == "gcp:container/nodePool:NodePool":
-            add("Kubernetes (GKE node pools)", inputs.get("version"))
-            for acc in _get(inputs, "nodeConfig.guestAccelerators") or []:
-                add("GKE GPU driver", _get(acc, "gpuDriverInstallationConfig.gpuDriverVersion"))
-        elif t == "azure:containerservice/kubernetesCluster:KubernetesCluster":
-            add("Kubernetes (AKS control plane)", inputs.get("kubernetesVersion"))
-            add("AKS pricing tier", inputs.get("skuTier"))
-            add("AKS support plan", inputs.get("supportPlan"))
-        elif t == "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool":
-            add("Kubernetes (AKS node pools)", inputs.get("orchestratorVersion"))
-            add("AKS GPU driver", inputs.get("gpuDriver"))
-        elif t in ("command:remote:Command", "command:local:Command"):
-            m = _K3S_VERSION.search(str(inputs.get("create") or ""))
-            if m:
-                add("k3s", m.group(1))
-                add("Kubernetes (k3s)", ".".join(m.group(1).lstrip("v").split(".")[:2]))
+        else:
+            for name in platforms.names():
+                for component, value in platforms.get(name).review.versions(t, inputs):
+                    add(component, value)
     return found
 
 

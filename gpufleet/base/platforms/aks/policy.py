@@ -1,9 +1,125 @@
-"""aks: policy traits (gpufleet/base/platforms/contract/policy.py says what each one means)."""
+"""aks: policy traits (gpufleet/base/platforms/contract/policy.py says what each one means).
+
+An AKS GPU pool is a node pool (`azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool`) of a GPU
+VM size.
+"""
 
 from __future__ import annotations
 
-from gpufleet.base.platforms.contract.policy import PolicyTraits
+from typing import Optional
+
+from gpufleet.base import labels
+from gpufleet.base.catalog import azure
+from gpufleet.base.platforms.contract.policy import GpuPoolType, GpuShape, Idle, Inputs, PolicyTraits, Taint
+
+NODE_POOL = "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool"
+
+
+def aks_shape(vm_size: str) -> Optional[GpuShape]:
+    """An Azure GPU VM size's shape from the catalog (None when unknown); its price where the catalog has one."""
+    vm = azure.vms().get(vm_size)
+    return None if vm is None else GpuShape(vm_size, vm.gpu, vm.gpus, vm.on_demand)
+
+
+def aks_is_gpu(vm_size: str) -> bool:
+    """An Azure VM size with GPUs: a known GPU size, or any N-series size (NC, ND, NG, NV: Azure's GPU families,
+    learn.microsoft.com/azure/virtual-machines/sizes/overview 'GPU accelerated')."""
+    return vm_size in azure.vms() or vm_size.startswith(("Standard_NC", "Standard_ND", "Standard_NG", "Standard_NV"))
+
+
+def aks_taint(taint: str) -> Taint:
+    """An AKS node taint string `key=value:Effect` (or `key:Effect`) as (key, value, effect)."""
+    head, _, effect = taint.rpartition(":")
+    if not head:
+        return taint, "", ""
+    key, _, value = head.partition("=")
+    return key, value, effect
+
+
+class AksNodePool(GpuPoolType):
+    """An AKS user node pool. AKS taints Spot nodes `kubernetes.azure.com/scalesetpriority=spot:NoSchedule` itself; its
+    cluster autoscaler is AKS's own, per node pool."""
+
+    token = NODE_POOL
+    spot_label = labels.AKS_SPOT_KEY
+    spot_taint_keys = (labels.AKS_SPOT_KEY,)
+    toolkit_preinstalled = ("AKS GPU node image ships it with the driver (gpuDriver Install): set toolkit.enabled=false, or "
+                            "gpuDriver None on the pool")
+
+    def gpu_pool(self, inputs: Inputs) -> Optional[tuple[Optional[GpuShape], list[str]]]:
+        size = inputs.text("vmSize") or ""
+        if not aks_is_gpu(size):
+            return None
+        return aks_shape(size), [size]
+
+    def labels(self, inputs: Inputs) -> dict:
+        return inputs.mapping("nodeLabels")
+
+    def taints(self, inputs: Inputs) -> list[Taint]:
+        return [aks_taint(t) for t in inputs.items("nodeTaints") if isinstance(t, str)]
+
+    def spot(self, inputs: Inputs) -> bool:
+        return inputs.get("priority") == "Spot"
+
+    def spot_problems(self, inputs: Inputs) -> list[str]:
+        """Spot pools' eviction policy must be Delete (articles/aks/spot-node-pool.md)."""
+        if inputs.get("evictionPolicy", default="Delete") != "Delete":
+            # Deallocated Spot nodes keep counting against the VM quota and keep their disks, and "can cause issues with
+            # cluster scaling or upgrading" (articles/aks/spot-node-pool.md): the autoscaler cannot bring the pool back cleanly.
+            return [f"evictionPolicy is {inputs.get('evictionPolicy')}: evicted nodes stay deallocated (counted against "
+                    "the VM quota, disks billed) and block the autoscaler; use Delete"]
+        return []
+
+    def reserved(self, inputs: Inputs) -> bool:
+        """A pool in a capacity reservation group."""
+        return bool(inputs.text("capacityReservationGroupId"))
+
+    def minimum(self, inputs: Inputs) -> Optional[float]:
+        return inputs.number("minCount")
+
+    def scale_to_zero_problems(self, inputs: Inputs, idle: Idle) -> list[str]:
+        """The cluster autoscaler is AKS's own, per node pool (auto_scaling_enabled with min_count and max_count;
+        articles/aks/cluster-autoscaler.md); it scales a user pool from 0 from the pool's VM size, labels and taints,
+        which AKS knows, so no node-template hints are needed."""
+        if not inputs.truthy("autoScalingEnabled"):
+            fixed = inputs.number("nodeCount") or 0
+            extra = f": {idle(fixed, 1)}" if fixed > 0 else ""
+            return [f"autoScalingEnabled is not true, so the cluster autoscaler never scales the pool to or from 0{extra}"]
+        if self.reserved(inputs):
+            return []
+        minimum = self.minimum(inputs)
+        if minimum is not None and minimum > 0:
+            return [f"minCount is {minimum:g}, not 0: {idle(minimum, 1)} while no GPU work runs"]
+        return []
+
+    def rdma_problems(self, name: str, inputs: Inputs, shape: Optional[GpuShape], instance_types: list[str]) -> list[str]:
+        """A node pool labelled `gpufleet.io/rdma: "true"` needs a VM size with InfiniBand (the catalog's ND sizes) in
+        one availability zone, since an InfiniBand fabric does not span zones."""
+        if self.labels(inputs).get(labels.RDMA_NODE_LABEL) != "true":
+            return []
+        size = instance_types[0] if instance_types else "?"
+        vm = azure.vms().get(size)
+        if vm is None:
+            return []  # an unknown size: not judged
+        if vm.infiniband is None:
+            return [f"RDMA pool '{name}' runs {size}, which has no InfiniBand: NCCL falls back to TCP"]
+        zones = [z for z in inputs.items("zones") if isinstance(z, str)]
+        if len(zones) > 1:
+            return [f"InfiniBand pool '{name}' spans zones {', '.join(zones)}: its nodes would not share one "
+                    "InfiniBand fabric; keep it in one zone"]
+        return []
+
+    def _driver(self, inputs: Inputs) -> str:
+        """AKS node pool `gpuDriver`: Install (AKS's driver, also its default when unset: GPUProfile.driver 'When it's
+        not specified, default is Install', Microsoft.ContainerService API) or None."""
+        return inputs.text("gpuDriver") or "Install"
+
+    def driver_preinstalled(self, inputs: Inputs) -> bool:
+        return self._driver(inputs) == "Install"
+
+    def driver_absent(self, inputs: Inputs) -> bool:
+        return self._driver(inputs) == "None"
 
 
 class AksPolicy(PolicyTraits):
-    pass
+    pool_types = (AksNodePool(),)

@@ -1,7 +1,57 @@
-"""Which of a platform's resources' fields force replacement or disrupt nodes (gpufleet/app/review)."""
+"""Which of a platform's resources' fields force replacement or disrupt nodes (gpufleet/app/review).
+
+The review reads two plans' resources by Pulumi type token. A platform declares, for the resource types of its
+providers, which input changes replace a resource (with the source of each fact), what losing one means, what data
+one holds and which upstream versions its inputs name. The review collects every registered platform's rows; the
+Kubernetes and Helm rows every platform shares stay in gpufleet/app/review. Inputs here are the plan JSON's: plain
+dicts, camelCase, numbers as floats.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional
+
+
+@dataclass(frozen=True)
+class ReplaceTable:
+    """The inputs of one resource type whose change replaces the resource.
+
+    Paths are Pulumi input names (camelCase), dotted; list indices are ignored (`instanceTypes[0]` matches
+    `instanceTypes`), and a rule matches every path below it (`nodeConfig.guestAccelerators` matches
+    `nodeConfig.guestAccelerators.type`)."""
+
+    paths: tuple[str, ...]
+    source: str
+    checked: bool
+    """Whether the entry was read at `source` while writing the table (True) or taken from the provider docs without
+    re-reading (False): re-check those first."""
+    conditional: tuple[str, ...] = ()
+    """Inputs that force replacement only in some directions (named in `source`); reported as 'may replace'."""
+
 
 class ReviewTraits:
-    """Defaults: a platform that declares nothing here."""
+    """Defaults: a platform that declares nothing here has no resources of its own the review knows (its changes are
+    judged by the shared Kubernetes and Helm rows only)."""
+
+    replace_tables: Mapping[str, ReplaceTable] = {}
+    """Type token -> the inputs whose change replaces a resource of that type, for its providers' resources. Default:
+    none."""
+
+    disruptive_kinds: Mapping[str, str] = {}
+    """Type token -> what replacing or deleting such a resource means ("node pool", "cluster", "file system"): the
+    review lists those changes as disruptive. Default: none."""
+
+    stateful: Mapping[str, str] = {}
+    """Type token -> the data such a resource holds, which a delete or replacement can lose (listed first). Default:
+    none."""
+
+    def data_held(self, type_: str, inputs: dict) -> Optional[str]:
+        """What a resource of a type not in `stateful` holds by what its inputs say (a k3s server install holds the
+        cluster's datastore), or None. Default: None."""
+        return None
+
+    def versions(self, type_: str, inputs: dict) -> list[tuple[str, Any]]:
+        """(component, version) pairs a resource's inputs name ("Kubernetes (EKS control plane)", "1.33"): what the
+        review compares before and after. Empty values are skipped by the review. Default: none."""
+        return []

@@ -6,4 +6,4 @@ from gpufleet.base.platforms.contract.policy import PolicyTraits
 
 
 class ExistingPolicy(PolicyTraits):
-    pass
+    """An existing cluster's nodes are not resources of the program: no pool types for the pack."""

@@ -6,4 +6,4 @@ from gpufleet.base.platforms.contract.review import ReviewTraits
 
 
 class ExistingReview(ReviewTraits):
-    pass
+    """An existing cluster is not a resource of the program: only the shared Kubernetes and Helm rows apply."""

@@ -6,4 +6,5 @@ from gpufleet.base.platforms.contract.policy import PolicyTraits
 
 
 class K3sPolicy(PolicyTraits):
-    pass
+    """k3s hosts join by remote commands, not pool resources: no pool types for the pack (their taints and labels
+    travel in the k3s config, a secret; gpufleet/base/node_labels.py always adds the GPU taint)."""

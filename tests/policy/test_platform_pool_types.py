@@ -1,0 +1,81 @@
+"""The pack's GPU pools come from every registered platform's declared pool types (PolicyTraits.pool_types): a platform
+only tests know is judged with no shared edit, and a platform that declares nothing has no pools the pack reads."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import pytest
+
+from gpufleet.base import platforms
+from gpufleet.base.platforms.contract import PlatformTraits, PolicyTraits, ProgramTraits
+from gpufleet.base.platforms.contract.policy import GpuPoolType, GpuShape, Idle, Inputs, Taint, object_taints
+from gpufleet.policies import inputs as I
+from gpufleet.policies.rules import gpu_pool_taint
+from gpufleet.policies.servicer import _judged_types
+from tests.policy.fixtures import findings, res
+
+TOY_POOL = "toycloud:index/gpuPool:GpuPool"
+
+
+class ToyPool(GpuPoolType):
+    """A toy cloud's GPU pool: `gpus` per node, taints as maps, a minimum size."""
+
+    token = TOY_POOL
+
+    def gpu_pool(self, inputs: Inputs) -> Optional[tuple[Optional[GpuShape], list[str]]]:
+        gpus = int(inputs.number("gpus") or 0)
+        return (GpuShape("toy-8", "H100-80GB", gpus, 1.0), ["toy-8"]) if gpus else None
+
+    def taints(self, inputs: Inputs) -> list[Taint]:
+        return object_taints(inputs, "taints")
+
+    def minimum(self, inputs: Inputs) -> Optional[float]:
+        return inputs.number("minNodes")
+
+    def scale_to_zero_problems(self, inputs: Inputs, idle: Idle) -> list[str]:
+        minimum = self.minimum(inputs) or 0
+        return [f"minNodes is {minimum:g}: {idle(minimum, 1)}"] if minimum else []
+
+
+class ToyPolicy(PolicyTraits):
+    pool_types = (ToyPool(),)
+
+
+@pytest.fixture
+def toy():
+    platforms.register(PlatformTraits("toyfleet", ProgramTraits(components="toyfleet.platform", extra="toyfleet"),
+                                      policy=ToyPolicy()))
+    try:
+        yield
+    finally:
+        platforms.unregister("toyfleet")
+
+
+TAINTED = {"gpus": 8.0, "minNodes": 0.0, "taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}]}
+
+
+def test_a_test_only_platform_s_pools_are_judged(toy):
+    assert findings([res(TOY_POOL, "toy-a", TAINTED)], policy=gpu_pool_taint.NAME) == set()
+    assert findings([res(TOY_POOL, "toy-b", {**TAINTED, "taints": []})], policy=gpu_pool_taint.NAME) == {
+        (gpu_pool_taint.NAME, "toy-b", "mandatory")}
+    assert findings([res(TOY_POOL, "toy-c", {**TAINTED, "minNodes": 2.0})], policy="gpu-pool-scale-to-zero") == {
+        ("gpu-pool-scale-to-zero", "toy-c", "mandatory")}
+    assert findings([res(TOY_POOL, "cpu", {"gpus": 0.0})]) == set()  # not a GPU pool: nothing to judge
+
+
+def test_the_servicer_skips_no_pool_type_of_a_platform_registered_later(toy):
+    assert TOY_POOL in _judged_types(gpu_pool_taint.POLICY)
+    platforms.unregister("toyfleet")
+    assert TOY_POOL not in _judged_types(gpu_pool_taint.POLICY)
+
+
+@pytest.mark.parametrize("name", ["k3s", "existing"])
+def test_a_platform_that_declares_nothing_has_no_pool_types(name):
+    assert platforms.get(name).policy.pool_types == ()
+    assert all(platform != name for platform, _ in I.pool_types().values())
+
+
+def test_each_cloud_pool_type_belongs_to_its_platform():
+    assert {token: platform for token, (platform, _) in I.pool_types().items()} == {
+        I.EKS_NODE_GROUP: "eks", I.GKE_NODE_POOL: "gke", I.AKS_NODE_POOL: "aks"}
