@@ -13,8 +13,9 @@ from gpufleet.base import platforms
 from tests.helpers import ROOT
 
 NAMES = set(platforms.names())
-# A platform's own modules: its traits and its components.
-OWN = [ROOT / "gpufleet" / "base" / "platforms" / name for name in NAMES] + [ROOT / "components" / name for name in NAMES]
+# A platform's own modules: its traits, its keys (gpufleet/base/spec/platforms/<name>*.py) and its components.
+OWN = ([ROOT / "gpufleet" / "base" / "platforms" / name for name in NAMES] + [ROOT / "components" / name for name in NAMES]
+       + [p for p in (ROOT / "gpufleet" / "base" / "spec" / "platforms").glob("*.py") if p.stem.split("_")[0] in NAMES])
 SHARED = [ROOT / "gpufleet", ROOT / "components", ROOT / "policies"]
 # The same words meaning something else, each with what it means there (file, the expression as written).
 NOT_A_PLATFORM = {
