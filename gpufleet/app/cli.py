@@ -248,7 +248,7 @@ def cmd_k3s_restore(args: argparse.Namespace) -> int:
     try:
         stack_file = read_stack_file(args.stack, path)
         spec = load_spec(stack_file.stack, stack_file.config, stack_file.secret_keys)
-        if spec.cluster.platform != "k3s":
+        if spec.cluster.k3s is None:  # only a k3s stack has a k3s block (its etcd is gpufleet's)
             raise RestoreError(f"stack '{args.stack}' runs on {spec.cluster.platform}, not k3s: its etcd is the cloud's")
         steps = restore_steps(args.stack, spec.cluster.k3s, args.snapshot, args.server)
     except (StackFileError, SpecError, RestoreError) as exc:

@@ -11,6 +11,7 @@ from typing import Any
 import pulumi
 import pulumi.runtime.config as runtime_config
 
+from gpufleet.base import platforms
 from gpufleet.base.spec import NAMESPACE, SpecError, StackSpec, load_spec
 
 
@@ -35,29 +36,24 @@ def main() -> None:
     from gpufleet.components.gpu_cluster import GpuCluster, GpuClusterArgs
 
     spec = load_stack_spec()
-    cfg = pulumi.Config(NAMESPACE)
-    key = cfg.require_secret("sshPrivateKey") if spec.cluster.platform == "k3s" else None
-    s3 = spec.cluster.platform == "k3s" and spec.cluster.k3s.etcd_snapshots.s3 is not None
     name = spec.cluster.name or pulumi.get_stack()
-    cluster = GpuCluster(name, GpuClusterArgs(
-        spec,
-        ssh_private_key=key,
-        etcd_s3_access_key=cfg.require_secret("etcdS3AccessKey") if s3 else None,
-        etcd_s3_secret_key=cfg.require_secret("etcdS3SecretKey") if s3 else None,
-        registry_password=cfg.require_secret("registryPassword") if spec.registry.username else None,
-        kubeconfig=cfg.require_secret("kubeconfig") if spec.cluster.platform == "existing" else None,
-    ))
+    cluster = GpuCluster(name, GpuClusterArgs(spec, **platform_secrets(spec)))
     pulumi.export("clusterName", name)
     pulumi.export("platform", spec.cluster.platform)
     pulumi.export("kubernetesVersion", spec.cluster.kubernetes_version)
     pulumi.export("kubeconfig", pulumi.Output.secret(cluster.kubeconfig))
     pulumi.export("nodePools", [pool.name for pool in spec.node_pools])
-    if spec.cluster.platform == "eks":
-        # Where the API is and the AWS node group names. Exported here, never from a component: a component
-        # may run where there is no stack to export to (the component package's Construct, a user's program).
-        pulumi.export("endpoint", cluster.control_plane.cluster.endpoint)
-        # Karpenter pools are NodePools, not node groups: only node groups have a name to export.
-        pulumi.export("nodeGroupNames", [p.node_group.node_group_name for p in cluster.node_pools if hasattr(p, "node_group")])
+    # Exported here, never from a component: a component may run where there is no stack to export to (the
+    # component package's Construct, a user's program).
+    for key, value in platforms.of(spec).keys.outputs(cluster).items():
+        pulumi.export(key, value)
+
+
+def platform_secrets(spec: StackSpec) -> dict[str, Any]:
+    """GpuClusterArgs field -> the secret config value the stack's platform reads (KeyTraits.secrets) and the stack
+    sets. The spec has refused a secret the stack needs and lacks, and one it sets without needing it."""
+    cfg = pulumi.Config(NAMESPACE)
+    return {secret.argument: cfg.get_secret(secret.key) for secret in platforms.of(spec).keys.secrets}
 
 
 def config_value(value: Any) -> str:

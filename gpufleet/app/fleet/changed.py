@@ -7,8 +7,8 @@ one rule, the first that matches (docs/fleet.md):
 1. a stack file (`<stackConfigDir>/Pulumi.<name>.yaml`): that stack;
 2. a platform plug-in, `components/<dir>/...` where `components/<dir>/platform.py` exists: the stacks whose
    `gpufleet:cluster.platform` is `<dir>` (only the chosen platform's package is imported by the program, DESIGN.md §1);
-3. a cloud's catalog facts, `gpufleet/base/catalog/<aws|eks|gcp|gke|amd>*`: the stacks of that platform (EKS reads
-   the AWS catalog, GKE the GCP one, AMD Instinct pools exist on k3s only);
+3. a platform's catalog facts, `gpufleet/base/catalog/<prefix>*` for a prefix of its `KeyTraits.catalog_files`: the
+   stacks of that platform (EKS reads the AWS catalog, GKE the GCP one, AMD Instinct pools exist on k3s only);
 4. what `pulumi up` never runs (docs, tests, benchmarks, examples, workflows, the component package, the CLI's own
    plan/review/verify/fleet code: every module of `gpufleet/app/` but `__init__.py` and `program.py`, which are the
    only ones the program imports): no stack;
@@ -25,9 +25,9 @@ import subprocess
 from pathlib import Path, PurePosixPath
 
 from gpufleet.app.fleet.stacks import FleetStack, SelectionError
+from gpufleet.base import platforms
 
 CATALOG = "gpufleet/base/catalog/"
-CATALOG_PLATFORMS = {"aws": "eks", "eks": "eks", "gcp": "gke", "gke": "gke", "amd": "k3s"}
 NO_STACK = ("docs/", "tests/", "bench/", "examples/", ".github/", "package/", ".ci/")
 NO_STACK_FILES = {"LICENSE", "Makefile", ".gitignore"}
 PROGRAM_APP = {"gpufleet/app/__init__.py", "gpufleet/app/program.py"}
@@ -63,8 +63,8 @@ def _rule(path: str, project: Path, stack_folder: str) -> tuple[str, str]:
     if len(parts) > 2 and parts[0] == "components" and (project / "components" / parts[1] / "platform.py").is_file():
         return "platform", parts[1]
     if path.startswith(CATALOG) and len(parts) == 4:
-        for prefix, platform in CATALOG_PLATFORMS.items():
-            if p.name.startswith(prefix):
+        for platform in platforms.names():
+            if p.name.startswith(platforms.get(platform).keys.catalog_files):
                 return "platform", platform
     if path.startswith(NO_STACK) or path in NO_STACK_FILES or p.suffix == ".md":
         return "none", ""

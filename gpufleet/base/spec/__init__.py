@@ -3,54 +3,66 @@
 `load_spec(stack, config, secret_keys)` takes config as Pulumi hands it to a program (keys
 `namespace:key`, structured values as objects or JSON strings) and returns a `StackSpec`, or raises
 `SpecError` listing every problem with the stack, key path, bad value and what is allowed.
+
+Where a platform's keys differ, the spec asks the platform (gpufleet/base/platforms, `KeyTraits` and
+`VersionTraits`): its secret config keys, its `cluster.<name>` block, its Kubernetes versions, its pool fields, its
+own checks. It never compares a platform's name.
+
+Checks that span blocks run once every block is valid on its own (`_cross_checks`), in this fixed order:
+1. duplicate pool names (here), then the keys of another platform (checks/platform_keys.py), before any check
+   judges the keys;
+2. the feature checks whose function is not yet a discoverable `check` (`_BEFORE_PLATFORM`: add-ons,
+   observability, reservations, cold start), at the place they had before checks were discovered;
+3. the platform's own checks, `KeyTraits.checks` (gpufleet/base/platforms/<name>/keys.py, pointing at
+   spec/platforms/<name>*.py);
+4. discovered: the `check` of every `*_checks` module in spec/features/, then of every module in spec/checks/ that
+   has one, each package in module-name order. A new check is a new file with
+   `check(stack: str, spec: StackSpec, config: dict) -> list[Problem]`; a `check` without a `config` parameter is
+   called with (stack, spec) (its signature is inspected once);
+5. `_AFTER_DISCOVERED`: the catalog (catalog_checks.catalog_problems) and serving (features/serving.py), named for
+   the same reason as 2.
+Modules of spec/checks/ without a `check` are not cross checks: depth_checks (runs before anything reads a value),
+lifecycle_checks (the plan's warnings), network_checks and region_checks (what the platforms' checks share),
+platform_keys (step 1).
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
+import inspect
 import json
+import pkgutil
 import typing
-from typing import Any, Iterable, Optional
+import warnings
+from typing import Any, Callable, Iterable, Optional
 
 import pydantic
 from pydantic import BaseModel
 
-from gpufleet.base.spec.features.addon_checks import addons_checks
-from gpufleet.base.spec.features.amd_operator import AmdDriverSpec, AmdGpuOperatorSpec
+# Not `platforms`: that name is this package's subpackage of the platforms' keys (spec/platforms/).
+from gpufleet.base import platforms as registry
+from gpufleet.base.spec import checks as _checks_package
+from gpufleet.base.spec import features as _features_package
+from gpufleet.base.spec.checks import depth_checks, platform_keys
 from gpufleet.base.spec.checks.catalog_checks import catalog_problems
 from gpufleet.base.spec.cluster import ClusterSpec, Host, K3sSpec
-from gpufleet.base.spec.checks import admission_checks, depth_checks
-from gpufleet.base.spec.features import amd_checks, sharing_checks
-from gpufleet.base.spec.features import sriov_checks
-from gpufleet.base.spec.platforms import k3s_label_checks
-from gpufleet.base.spec.features import image_checks, registry_checks
-from gpufleet.base.spec.features import dra_checks
+from gpufleet.base.spec.errors import Problem, SpecError, format_path
 from gpufleet.base.spec.features import cold_start
-from gpufleet.base.spec.features import topology_checks
 from gpufleet.base.spec.features import serving as serving_checks
-from gpufleet.base.spec.checks import compat_checks, disabled_checks, name_checks, upkeep_checks, network_checks, platform_keys, region_checks, value_checks
-from gpufleet.base.spec.platforms import aks_checks
+from gpufleet.base.spec.features.addon_checks import addons_checks
+from gpufleet.base.spec.features.amd_operator import AmdDriverSpec, AmdGpuOperatorSpec
+from gpufleet.base.spec.features.observability_checks import observability_checks
+from gpufleet.base.spec.features.operator import DriverSpec, GpuOperatorSpec
+from gpufleet.base.spec.features.reservation import reservation_checks
 from gpufleet.base.spec.platforms.aks import AksPoolSpec, AksSpec
 from gpufleet.base.spec.platforms.eks import EksSpec
-from gpufleet.base.spec.platforms.eks_checks import eks_checks
-from gpufleet.base.spec.errors import Problem, SpecError, format_path
-from gpufleet.base.spec.platforms.existing import existing_checks
-from gpufleet.base.spec.platforms.gke import GkePoolSpec, GkeSpec, gke_checks
-from gpufleet.base.spec.features.operator import DriverSpec, GpuOperatorSpec
+from gpufleet.base.spec.platforms.gke import GkePoolSpec, GkeSpec
 from gpufleet.base.spec.pools import NodePoolSpec, SharingSpec, Taint
-from gpufleet.base.spec.features.observability_checks import observability_checks
-from gpufleet.base.spec.features.reservation import reservation_checks
 from gpufleet.base.spec.stack import StackSpec, WorkloadsSpec
 from gpufleet.base.spec.text import control_problem, walk_strings
 
 NAMESPACE = "gpufleet"
-# Secret config keys the program reads directly (never part of the spec, never printed).
-SECRET_KEYS = {
-    "sshPrivateKey": "SSH private key for k3s hosts (set with `pulumi config set --secret`)",
-    "etcdS3AccessKey": "k3s: access key of the etcd snapshot bucket (cluster.k3s.etcdSnapshots.s3), secret only",
-    "etcdS3SecretKey": "k3s: secret key of the etcd snapshot bucket (cluster.k3s.etcdSnapshots.s3), secret only",
-    "registryPassword": "k3s: password of the registry mirror's user (registry.username), secret only",
-    "kubeconfig": "existing: the kubeconfig of the cluster (set with `pulumi config set --secret gpufleet:kubeconfig < kubeconfig`), secret only",
-}
 # Provider config keys that hold a credential (each provider's configuration reference on the Pulumi registry:
 # pulumi.com/registry/packages/aws/installation-configuration `accessKey`, `secretKey`, `token`;
 # .../gcp/installation-configuration `credentials` (a service account key file's contents or path), `accessToken`;
@@ -60,14 +72,12 @@ PROVIDER_SECRETS = (
     "aws:accessKey", "aws:secretKey", "aws:token", "gcp:credentials", "gcp:accessToken",
     "azure-native:clientSecret", "azure-native:clientCertificatePassword", "azure:clientSecret",
 )
-# Secret keys a k3s stack needs when its etcd snapshots go to S3.
-ETCD_S3_KEYS = ("etcdS3AccessKey", "etcdS3SecretKey")
 
 __all__ = [
     "AksPoolSpec", "AksSpec", "AmdDriverSpec", "AmdGpuOperatorSpec", "ClusterSpec", "DriverSpec", "EksSpec", "GkePoolSpec", "GkeSpec", "GpuOperatorSpec", "Host", "K3sSpec",
     "NodePoolSpec", "Problem",
     "SharingSpec", "SpecError", "StackSpec", "Taint", "WorkloadsSpec", "NAMESPACE", "SECRET_KEYS",
-    "load_spec", "spec_keys", "json_schema",
+    "load_spec", "secret_config_keys", "spec_keys", "json_schema",
 ]
 
 
@@ -76,8 +86,23 @@ def spec_keys() -> dict[str, str]:
     out = {}
     for name, field in StackSpec.model_fields.items():
         out[field.alias or name] = (field.description or "").split(" — ", 1)[-1]
-    out.update(SECRET_KEYS)
+    out.update(secret_config_keys())
     return out
+
+
+def secret_config_keys() -> dict[str, str]:
+    """Secret config keys the program reads directly (never part of the spec, never printed) -> their description:
+    every platform's (KeyTraits.secrets), in the platforms' order."""
+    return {s.key: s.description for name in registry.names() for s in registry.get(name).keys.secrets}
+
+
+def __getattr__(name: str) -> Any:
+    """`SECRET_KEYS` (0.3) is `secret_config_keys()` now: the platforms declare their secrets, known once they are loaded."""
+    if name == "SECRET_KEYS":
+        warnings.warn("gpufleet.base.spec.SECRET_KEYS is secret_config_keys() since gpufleet 0.3; the name goes in 0.4",
+                      DeprecationWarning, stacklevel=2)
+        return secret_config_keys()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _decode(value: Any) -> Any:
@@ -92,7 +117,8 @@ def _decode(value: Any) -> Any:
 
 def load_spec(stack: str, config: dict[str, Any], secret_keys: Iterable[str] = ()) -> StackSpec:
     """Validate the `gpufleet:` part of a stack's config; raise SpecError with every problem."""
-    depth_checks.refuse_deep(stack, config, NAMESPACE, SECRET_KEYS)  # before any check walks a value
+    secrets = secret_config_keys()
+    depth_checks.refuse_deep(stack, config, NAMESPACE, secrets)  # before any check walks a value
     secret_keys = set(secret_keys)
     allowed = spec_keys()
     data: dict[str, Any] = {}
@@ -109,7 +135,7 @@ def load_spec(stack: str, config: dict[str, Any], secret_keys: Iterable[str] = (
             problems.append(Problem(stack, f"{NAMESPACE}:{_shown(key)}", f"the key {control_problem(key)}"))
         elif key not in allowed:
             problems.append(Problem(stack, full_key, f"unknown key (allowed: {', '.join(allowed)}{_did_you_mean(key, allowed)})"))
-        elif key not in SECRET_KEYS:
+        elif key not in secrets:
             data[key] = _decode(value)
     # Text first: a control character or an overlong string is refused before any other check echoes it.
     problems += [
@@ -195,195 +221,94 @@ def _did_you_mean(key: str, allowed: Iterable[str]) -> str:
 
 
 def _secret_checks(stack: str, data: dict, config: dict[str, Any], secret_keys: set[str]) -> list[Problem]:
-    """Secret config keys the chosen platform needs (checked even when the rest does not validate)."""
-    problems = []
-    password = f"{NAMESPACE}:registryPassword"
-    if password in config and password not in secret_keys:
-        problems.append(Problem(stack, password, "must be a secret, not plain text: set it with `pulumi config set --secret`"))
+    """The secret config keys of every platform (KeyTraits.secrets), judged for the stack's platform: needed and
+    set, set only when needed, never in plain text; another platform's, where it says so (checked on the
+    `gpufleet:cluster` mapping as given, even when the rest does not validate)."""
     cluster = data.get("cluster")
-    platform = cluster.get("platform") if isinstance(cluster, dict) else None
-    kubeconfig = f"{NAMESPACE}:kubeconfig"
-    if platform == "existing":
-        # The kubeconfig holds the cluster's credentials: secret only, and never echoed (the value is not shown).
-        if kubeconfig not in config:
-            problems.append(Problem(stack, kubeconfig, "required for platform existing: set it with `pulumi config set "
-                                    f"--secret {kubeconfig} < kubeconfig`"))
-        elif kubeconfig not in secret_keys:
-            problems.append(Problem(stack, kubeconfig, "must be a secret, not inline in the stack file (it holds the "
-                                    f"cluster's credentials): `pulumi config rm {kubeconfig}`, then `pulumi config set "
-                                    f"--secret {kubeconfig} < kubeconfig`"))
-    elif kubeconfig in config:
-        problems.append(Problem(stack, kubeconfig, f"not used on platform {platform}: gpufleet makes this cluster's "
-                                "kubeconfig itself (stack output `kubeconfig`); remove it"))
-    if platform != "k3s":
-        return problems
-    key = f"{NAMESPACE}:sshPrivateKey"
-    if key not in config:
-        problems.append(Problem(stack, key, f"required for k3s: set it with `pulumi config set --secret {key} < ~/.ssh/id_ed25519`"))
-    elif key not in secret_keys:
-        problems.append(Problem(stack, key, "must be a secret, not plain text: set it with `pulumi config set --secret`"))
-    k3s = cluster.get("k3s")
-    snapshots = k3s.get("etcdSnapshots") if isinstance(k3s, dict) else None
-    if isinstance(snapshots, dict) and snapshots.get("s3"):
-        for name in ETCD_S3_KEYS:
-            key = f"{NAMESPACE}:{name}"
-            if key not in config:
-                problems.append(Problem(stack, key, f"required by cluster.k3s.etcdSnapshots.s3: set it with `pulumi config set --secret {key}`"))
-            elif key not in secret_keys:
-                problems.append(Problem(stack, key, "must be a secret, not plain text: set it with `pulumi config set --secret`"))
-    elif any(f"{NAMESPACE}:{name}" in config for name in ETCD_S3_KEYS):
-        problems += [
-            Problem(stack, f"{NAMESPACE}:{name}", "not used: cluster.k3s.etcdSnapshots.s3 is not set")
-            for name in ETCD_S3_KEYS if f"{NAMESPACE}:{name}" in config
-        ]
+    cluster = cluster if isinstance(cluster, dict) else {}
+    platform = cluster.get("platform")
+    problems = []
+    for owner in registry.names():
+        for secret in registry.get(owner).keys.secrets:
+            if owner == platform:
+                problems += _own_secret(stack, secret, cluster, config, secret_keys)
+            else:
+                problems += _foreign_secret(stack, secret, platform, config, secret_keys)
     return problems
 
 
-def _cross_checks(stack: str, spec: StackSpec, config: dict[str, Any]) -> list[Problem]:
-    """Checks that span blocks (they run once every block is valid on its own)."""
+def _own_secret(stack: str, secret: Any, cluster: dict, config: dict[str, Any], secret_keys: set[str]) -> list[Problem]:
+    key = f"{NAMESPACE}:{secret.key}"
+    if key not in config:
+        return [Problem(stack, key, secret.required)] if secret.required and secret.needed(cluster) else []
+    if secret.required and not secret.needed(cluster):
+        return [Problem(stack, key, secret.unused)] if secret.unused else []
+    return [Problem(stack, key, secret.plain)] if key not in secret_keys else []
+
+
+def _foreign_secret(stack: str, secret: Any, platform: Any, config: dict[str, Any], secret_keys: set[str]) -> list[Problem]:
+    key = f"{NAMESPACE}:{secret.key}"
+    if key not in config:
+        return []
+    if secret.elsewhere:
+        return [Problem(stack, key, secret.elsewhere.format(platform=platform))]
+    if secret.plain_elsewhere and key not in secret_keys:
+        return [Problem(stack, key, secret.plain)]
+    return []
+
+
+def _duplicate_pools(stack: str, spec: StackSpec) -> list[Problem]:
     problems: list[Problem] = []
     seen_pools: dict[str, int] = {}
     for i, pool in enumerate(spec.node_pools):
         if pool.name in seen_pools:
             problems.append(Problem(stack, f"{NAMESPACE}:nodePools[{i}].name", f"duplicate pool name (also nodePools[{seen_pools[pool.name]}])", pool.name))
         seen_pools.setdefault(pool.name, i)
-    problems += addons_checks(stack, spec)
-    problems += observability_checks(stack, spec, config)
-    problems += _foreign_pool_fields(stack, spec)
-    problems += reservation_checks(stack, spec)
-    problems += image_checks.check(stack, spec)
-    problems += registry_checks.check(stack, spec, config)
-    problems += cold_start.check(stack, spec)
-    if spec.cluster.platform == "k3s":
-        problems += _k3s_checks(stack, spec)
-    if spec.cluster.platform == "eks":
-        problems += eks_checks(stack, spec, config)
-    if spec.cluster.platform == "gke":
-        problems += gke_checks(stack, spec, config)
-    if spec.cluster.platform == "aks":
-        problems += aks_checks.check(stack, spec)
-    if spec.cluster.platform == "existing":
-        problems += existing_checks(stack, spec)
-    problems += sharing_checks.check(stack, spec)
-    problems += amd_checks.check(stack, spec)
-    problems += catalog_problems(stack, spec, config)
-    problems += sriov_checks.check(stack, spec)
-    problems += k3s_label_checks.check(stack, spec)
-    problems += platform_keys.check(stack, spec)
-    problems += region_checks.check(stack, spec, config)
-    problems += network_checks.check(stack, spec)
-    problems += value_checks.check(stack, spec)
-    problems += name_checks.check(stack, spec)
-    problems += compat_checks.check(stack, spec)
-    problems += disabled_checks.check(stack, spec)
-    problems += upkeep_checks.check(stack, spec)
-    problems += admission_checks.check(stack, spec)
-    problems += dra_checks.check(stack, spec)
-    problems += topology_checks.check(stack, spec)
-    problems += serving_checks.check(stack, spec)
     return problems
 
 
-# Cloud pool fields that only one platform reads: setting them on another platform is a mistake, not a
-# no-op. (The cloud checks in eks.py/gke.py reject the k3s fields hosts/gpu/gpusPerNode themselves.)
-PLATFORM_POOL_FIELDS = {
-    "eks": ("instance_type", "instance_types", "ami", "root_volume_gib", "availability_zone", "subnet_ids"),
-    "gke": ("machine_type", "accelerator_count", "gke"),
-    "aks": ("vm_size", "aks"),
-    "existing": ("existing",),
-}
+Check = Callable[[str, StackSpec, dict], list]
 
 
-def _foreign_pool_fields(stack: str, spec: StackSpec) -> list[Problem]:
-    platform = spec.cluster.platform
-    problems = []
-    for i, pool in enumerate(spec.node_pools):
-        for owner, fields in PLATFORM_POOL_FIELDS.items():
-            for field in fields:
-                if owner != platform and field in pool.model_fields_set:
-                    alias = NodePoolSpec.model_fields[field].alias
-                    problems.append(Problem(stack, f"{NAMESPACE}:nodePools[{i}].{alias}", f"not used on {platform}: {owner} pools only; remove it"))
-    return problems
+def _check(run: Callable) -> Check:
+    """`run` as a check of (stack, spec, config): a check that reads no config has no `config` parameter (its
+    signature is inspected once, when the checks are found)."""
+    if "config" in inspect.signature(run).parameters:
+        return run
+    return lambda stack, spec, config: run(stack, spec)
 
 
-def _k3s_checks(stack: str, spec: StackSpec) -> list[Problem]:
-    problems: list[Problem] = []
-
-    hosts: list[tuple[str, Host]] = []
-    k3s = spec.cluster.k3s
-    if "etcd_snapshots" in k3s.model_fields_set and not k3s.embedded_etcd:
-        problems.append(Problem(
-            stack, f"{NAMESPACE}:cluster.k3s.etcdSnapshots",
-            "etcd snapshots need embedded etcd (an odd number >= 3 of servers); a single server keeps SQLite: remove the block",
-        ))
-    hosts += [(f"{NAMESPACE}:cluster.k3s.servers[{i}]", h) for i, h in enumerate(k3s.servers)]
-    hosts += [(f"{NAMESPACE}:cluster.k3s.agents[{i}]", h) for i, h in enumerate(k3s.agents)]
-    for i, pool in enumerate(spec.node_pools):
-        at = f"{NAMESPACE}:nodePools[{i}]"
-        hosts += [(f"{at}.hosts[{j}]", h) for j, h in enumerate(pool.hosts)]
-        if not pool.hosts:
-            problems.append(Problem(stack, f"{at}.hosts", "a k3s pool needs at least one host"))
-        if pool.gpu is None:
-            problems.append(Problem(stack, f"{at}.gpu", "required on k3s: the GPU model of the pool's hosts"))
-        if pool.gpus_per_node is None:
-            problems.append(Problem(stack, f"{at}.gpusPerNode", "required on k3s: GPUs in each host"))
-        for field in ("min_nodes", "max_nodes"):
-            if field in pool.model_fields_set:
-                alias = NodePoolSpec.model_fields[field].alias
-                problems.append(Problem(stack, f"{at}.{alias}", "not used on k3s: a pool's size is its number of hosts; remove it"))
-        if pool.capacity == "spot":
-            problems.append(Problem(stack, f"{at}.capacity", "spot capacity needs a cloud platform (allowed on k3s: on-demand)", pool.capacity))
-        for field in ("max_unavailable", "local_storage", "efa_only"):
-            if field in pool.model_fields_set:
-                alias = NodePoolSpec.model_fields[field].alias
-                problems.append(Problem(stack, f"{at}.{alias}", "an EKS setting, not used on k3s; remove it"))
-    # One machine may be both a server and a GPU host of one pool (a single GPU box, a workstation): the same
-    # entry, listed under servers and under the pool's hosts. Anything else listed twice is a mistake.
-    servers = {h.name: h for h in k3s.servers}
-    shared = {id(h) for path, h in hosts if ".hosts[" in path and servers.get(h.name) == h}
-    gpu_servers: dict[str, str] = {}
-    for path, host in hosts:
-        if id(host) in shared:
-            if host.name in gpu_servers:
-                problems.append(Problem(stack, f"{path}.name", f"this server is already a GPU host of {gpu_servers[host.name]}; "
-                                        "a node belongs to one pool", host.name))
-            gpu_servers.setdefault(host.name, path.rsplit(".hosts", 1)[0])
-    for attr in ("name", "address"):
-        seen: dict[str, str] = {}
-        for path, host in hosts:
-            if id(host) in shared:
-                continue
-            value = getattr(host, attr)
-            if value in seen:
-                also = seen[value]
-                hint = ("; a server that is also a GPU host must be listed identically (name, address, user, port) in "
-                        "both places" if ".servers[" in also and ".hosts[" in path else "")
-                problems.append(Problem(stack, f"{path}.{attr}", f"duplicate host {attr} (also {also}){hint}", value))
-            seen.setdefault(value, path)
-    problems += _gpu_server_checks(stack, spec, {h for h in gpu_servers})
-    return problems
+# Feature checks whose function is not (yet) a `check` of a spec/features/*_checks.py module, called by name where
+# they ran before discovery: the first four before the platform's checks, the last two after every discovered one.
+# Renaming each to `check` in a *_checks module lets discovery find it and these lists go.
+_BEFORE_PLATFORM = (addons_checks, observability_checks, reservation_checks, cold_start.check)
+_AFTER_DISCOVERED = (catalog_problems, serving_checks.check)
 
 
-def _gpu_server_checks(stack: str, spec: StackSpec, gpu_servers: set[str]) -> list[Problem]:
-    """A server that is also a GPU host must still run the cluster's system pods (CoreDNS, metrics-server,
-    local-path provisioner tolerate only the control-plane taints): it gets the pool's labels but no taint that
-    keeps them off (gpufleet then leaves the GPU taint off that node too)."""
-    if not gpu_servers:
-        return []
-    problems = []
-    if spec.cluster.k3s.taint_servers:
-        problems.append(Problem(stack, f"{NAMESPACE}:cluster.k3s.taintServers", "a server that is also a GPU host cannot be "
-                                "tainted CriticalAddonsOnly (GPU pods could not run there); set taintServers: false", True))
-    for i, pool in enumerate(spec.node_pools):
-        if not any(h.name in gpu_servers for h in pool.hosts):
-            continue
-        if pool.capacity == "spot":
-            continue  # refused above: k3s has no spot capacity
-        for j, taint in enumerate(pool.taints):
-            if taint.effect in ("NoSchedule", "NoExecute"):
-                problems.append(Problem(stack, f"{NAMESPACE}:nodePools[{i}].taints[{j}].effect", "the pool's hosts include a "
-                                        "server, which must keep running system pods: a NoSchedule/NoExecute taint keeps them off "
-                                        "(allowed here: PreferNoSchedule)", taint.effect))
+@functools.cache
+def _discovered_checks() -> tuple[Check, ...]:
+    """The `check` of every `*_checks` module in spec/features/, then of every module in spec/checks/ that has one,
+    each package's modules in name order."""
+    found = []
+    for package, suffix in ((_features_package, "_checks"), (_checks_package, "")):
+        for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
+            module = importlib.import_module(f"{package.__name__}.{info.name}") if info.name.endswith(suffix) else None
+            if module is not None and hasattr(module, "check"):
+                found.append(_check(module.check))
+    return tuple(found)
+
+
+def _cross_checks(stack: str, spec: StackSpec, config: dict[str, Any]) -> list[Problem]:
+    """Checks that span blocks (they run once every block is valid on its own), in the order the module docstring
+    gives."""
+    problems = _duplicate_pools(stack, spec) + platform_keys.foreign_keys(stack, spec)
+    for run in _BEFORE_PLATFORM:
+        problems += _check(run)(stack, spec, config)
+    problems += registry.of(spec).keys.checks(stack, spec, config)
+    for run in _discovered_checks():
+        problems += run(stack, spec, config)
+    for run in _AFTER_DISCOVERED:
+        problems += _check(run)(stack, spec, config)
     return problems
 
 
@@ -392,7 +317,7 @@ def json_schema() -> dict:
     inner = StackSpec.model_json_schema(by_alias=True)
     defs = inner.pop("$defs", {})
     props = {f"{NAMESPACE}:{k}": v for k, v in inner["properties"].items()}
-    for key, description in SECRET_KEYS.items():
+    for key, description in secret_config_keys().items():
         props[f"{NAMESPACE}:{key}"] = {
             "description": description,
             "type": "object",

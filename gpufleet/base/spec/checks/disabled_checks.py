@@ -44,7 +44,7 @@ def _set_keys(block: Any) -> Iterator[str]:
         yield field.alias or name
 
 
-def check(stack: str, spec: StackSpec) -> list[Problem]:
+def check(stack: str, spec: StackSpec, config: dict) -> list[Problem]:
     problems = []
     for at, attrs, meaning in BLOCKS:
         block = _block(spec, attrs)

@@ -154,6 +154,11 @@ class AksSpec(Model):
 
     _check_ranges = field_validator("authorized_ip_ranges")(classmethod(lambda cls, v: [_cidr(c) for c in v]))
 
+    @property
+    def managed_driver(self) -> bool:
+        """AKS's node image installs the NVIDIA driver (gpuDriver: aks), not the GPU Operator."""
+        return self.gpu_driver != "operator"
+
 
 class AksPoolSpec(Model):
     """The AKS-only settings of a GPU node pool."""

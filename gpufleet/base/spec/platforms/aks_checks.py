@@ -1,16 +1,20 @@
 """Checks for platform aks that need the whole stack: pool names and VM sizes against AKS and the catalog, who
 installs the GPU driver (exactly one side), InfiniBand, the support plan against the tier and the calendar, and the
-storage gpufleet cannot deploy. `_cross_checks` calls `check` for platform aks."""
+storage gpufleet cannot deploy, the address plan: the checks of platform aks (AksKeys.checks); and its Kubernetes
+support calendar (AksVersions.kubernetes_warnings)."""
 
 from __future__ import annotations
 
 import datetime as dt
+import ipaddress
 import re
 from typing import Any
 
 from gpufleet.base import catalog
 from gpufleet.base.catalog import azure
 from gpufleet.base.spec.checks.catalog_checks import plan_day
+from gpufleet.base.spec.checks.network_checks import overlaps
+from gpufleet.base.spec.checks.lifecycle_checks import SUPPORT_WARNING_DAYS, ending
 from gpufleet.base.spec.errors import Problem
 
 NS = "gpufleet"
@@ -52,7 +56,7 @@ def _driver_checks(stack: str, spec: Any) -> list[Problem]:
     if not spec.node_pools:
         return []
     at = f"{NS}:gpuOperator.driver.source"
-    if aks.gpu_driver == "aks":
+    if aks.managed_driver:
         out = []
         if "source" in op.driver.model_fields_set and op.driver.source == "operator":
             out.append(Problem(stack, at, "cluster.aks.gpuDriver is aks: AKS installs the NVIDIA driver on every GPU node, so "
@@ -148,3 +152,52 @@ def _pool_checks(stack: str, at: str, pool: Any, spec: Any) -> list[Problem]:
             out.append(Problem(stack, f"{at}.aks.zones", "an InfiniBand pool runs in one zone: its nodes must share an "
                                "InfiniBand fabric, which does not span zones; list one zone", list(zones)))
     return out
+
+
+def kubernetes_warnings(stack: str, spec: Any, day: dt.date) -> list[Problem]:
+    """AKS: community support ends at the minor's end of life; with long-term support (Premium tier, AKSLongTermSupport)
+    the LTS end of life follows. A version past both is refused by `check` above; here, a warning within
+    SUPPORT_WARNING_DAYS of the end that applies, and one while the cluster runs on LTS (AksVersions)."""
+    aks, version = spec.cluster.aks, spec.cluster.kubernetes_version
+    at = f"{NS}:cluster.kubernetesVersion"
+    lts = aks.support_plan == "AKSLongTermSupport"
+    try:
+        facts = catalog.aks_kubernetes_version(version, day, lts=lts)
+    except KeyError:
+        return [Problem(stack, at, f"AKS {version} is not in the catalog's support calendar "
+                                   "(gpufleet/base/catalog/kubernetes.yaml): its end of support is not checked", version)]
+    if facts.status == "unsupported":
+        return []
+    if facts.status == "extended":
+        end = facts.end_of_extended_support
+        days = (dt.date.fromisoformat(end) - day).days
+        return [Problem(stack, at, f"AKS {version} is past community support since {facts.end_of_standard_support} and runs "
+                                   f"on long-term support until {end} ({ending(days)}; {', '.join(facts.sources)}): the "
+                                   "Premium tier's fee applies; upgrade before then", version)]
+    end = facts.end_of_standard_support
+    days = (dt.date.fromisoformat(end) - day).days
+    if days > SUPPORT_WARNING_DAYS:
+        return []
+    after = ("long-term support follows (Premium tier)" if lts else "without long-term support (Premium tier, supportPlan "
+             "AKSLongTermSupport) AKS then gives it platform support only")
+    return [Problem(stack, at, f"AKS {version} leaves community support {ending(days)} ({end}; {', '.join(facts.sources)}); "
+                               f"{after}: upgrade before then", version)]
+
+
+def network_checks(stack: str, spec: Any) -> list[Problem]:
+    """AKS with Azure CNI Overlay: the node subnet lies in the virtual network, and node, pod and service ranges do not
+    overlap (AKS refuses a service CIDR overlapping the cluster's subnets: articles/aks/azure-cni-overlay.md, IP
+    address planning)."""
+    aks = spec.cluster.aks
+    if aks is None:
+        return []
+    net = aks.network
+    ranges = [("cluster.aks.network.podCidr", net.pod_cidr), ("cluster.aks.network.serviceCidr", net.service_cidr)]
+    problems = []
+    if net.existing_subnet_id is None:
+        vnet, subnet = ipaddress.ip_network(net.vnet_cidr, strict=False), ipaddress.ip_network(net.node_subnet_cidr, strict=False)
+        if vnet.version != subnet.version or not subnet.subnet_of(vnet):
+            problems.append(Problem(stack, f"{NS}:cluster.aks.network.nodeSubnetCidr", f"must lie inside vnetCidr {vnet}",
+                                    net.node_subnet_cidr))
+        ranges.insert(0, ("cluster.aks.network.vnetCidr", net.vnet_cidr))
+    return problems + overlaps(stack, ranges, "the virtual network, pod and service ranges must not overlap")

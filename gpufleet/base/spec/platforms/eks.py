@@ -363,7 +363,7 @@ class EksSpec(Model):
     """EBS (always) and FSx for Lustre (optional)."""
 
 
-# ---- cross checks (run by gpufleet.base.spec._cross_checks for platform eks) -------------------------
+# ---- pool facts the checks of platform eks read (eks_checks.py, EksKeys.checks) ------------------------
 
 
 def pool_instance_types(pool) -> list[str]:

@@ -1,6 +1,6 @@
 """Cross checks of gpufleet:cluster.eks against the rest of the stack: pools against the EC2 instance catalog and
-the EKS node group limits, EFA, reservations, Karpenter, the AMI's driver against the stack's CUDA versions. Called
-from `_cross_checks` in gpufleet/base/spec/__init__.py once every block is valid on its own."""
+the EKS node group limits, EFA, reservations, Karpenter, the AMI's driver against the stack's CUDA versions. With
+eks_limits.py, the checks of platform eks (EksKeys.checks), run once every block is valid on its own."""
 
 from __future__ import annotations
 

@@ -33,7 +33,7 @@ GATEWAY = ("s3",)
 
 def interface_services(spec: Any) -> list[str]:
     """Short service names (`ecr.api`) of the interface endpoints this stack needs; empty unless egress is endpoints."""
-    eks = spec.cluster.eks if spec.cluster.platform == "eks" else None
+    eks = spec.cluster.eks  # set on an EKS stack only (spec/checks/platform_keys.py refuses it elsewhere)
     if eks is None or eks.network.egress != "endpoints":
         return []
     out = list(BASE_INTERFACE)

@@ -2,7 +2,7 @@
 and the GKE-only parts of a GPU pool (driver installation, GPU sharing, MIG partitions, reservations).
 
 `gke_checks` holds the checks that need the whole stack (pools against the machine catalog, the GPU stack
-against gpuOperator, CUDA against GKE's driver); `_cross_checks` calls it for platform gke.
+against gpuOperator, CUDA against GKE's driver): the checks of platform gke (GkeKeys.checks, with gke_limits.py).
 """
 
 import ipaddress
@@ -225,6 +225,11 @@ class GkeSpec(Model):
             raise ValueError("privateEndpoint needs privateNodes: true (a private control plane has no route to public nodes)")
         return self
 
+    @property
+    def managed_gpu_stack(self) -> bool:
+        """GKE installs the driver and runs its device plugin (gpuStack: gke, the default): no GPU Operator runs."""
+        return self.gpu_stack != "operator"
+
 
 class GpuSharingSpec(Model):
     """GKE's own GPU sharing (node pool gpu_sharing_config)."""
@@ -429,7 +434,7 @@ def _gpudirect_cidr_checks(stack: str, spec: Any) -> list[Problem]:
 def _gpu_stack_checks(stack: str, spec: Any) -> list[Problem]:
     gke, op = spec.cluster.gke, spec.gpu_operator
     at = f"{NS}:gpuOperator"
-    if gke.gpu_stack == "gke":
+    if gke.managed_gpu_stack:
         if "gpu_operator" in spec.model_fields_set and op.enabled:
             return [Problem(stack, f"{at}.enabled", "on gke the GPU Operator runs only with cluster.gke.gpuStack: operator "
                             "(default gke: GKE installs the driver and device plugin); set enabled: false or gpuStack: operator")]
@@ -640,7 +645,7 @@ def _capacity_mode_checks(stack: str, at: str, pool: Any, gke: GkeSpec) -> list[
 
 def _cuda_checks(stack: str, spec: Any) -> list[Problem]:
     """With GKE's driver, every CUDA version the workloads need must run on every pool's driver branch."""
-    if spec.cluster.gke.gpu_stack != "gke":
+    if not spec.cluster.gke.managed_gpu_stack:
         return []
     problems = []
     k8s = spec.cluster.kubernetes_version

@@ -1,6 +1,6 @@
 """Cross check for k3s pools: node labels the kubelet refuses to register with.
 
-Called from `_cross_checks` in gpufleet/base/spec/__init__.py. A k3s agent passes its `node-label`s to the kubelet,
+Called from k3s_checks.py (the checks of platform k3s). A k3s agent passes its `node-label`s to the kubelet,
 which exits at start on a kubernetes.io / k8s.io key outside its allowed set (node-role.kubernetes.io/gpu,
 say): the agent never joins and `pulumi up` fails only after the readiness wait (k3s-io/k3s#10916).
 """
@@ -14,8 +14,6 @@ NS = "gpufleet"
 
 
 def check(stack: str, spec) -> list[Problem]:
-    if spec.cluster.platform != "k3s":
-        return []
     problems = []
     for i, pool in enumerate(spec.node_pools):
         for key in sorted(pool.labels):
