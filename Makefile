@@ -1,14 +1,25 @@
 # The two commands (README): `make plan` and `make test`. Both set up .venv on a fresh machine.
 VENV ?= .venv
 STACK ?= dev
+# The stack's platform, from its stack file's `platform:` key (gpufleet:cluster.platform): `make plan` installs that
+# platform's extra (pyproject.toml: a platform's extra is its name, gpufleet/base/platforms/<name>/).
+PLATFORM ?= $(shell sed -n 's/^ *platform: *\([a-z0-9_-]*\).*/\1/p' stacks/Pulumi.$(STACK).yaml 2>/dev/null | head -n 1)
 
 # setuptools explains its editable finder with a BuildBackendWarning on every install ("Editable installation":
 # information, not a problem; pyproject maps components/ and policies/ into gpufleet, so it must use the finder):
 # PYTHONWARNINGS keeps a clean install quiet.
+# `make test`: dev, the test tools and every platform's extra (dev depends on gpufleet[all]).
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install -q --upgrade pip
 	PYTHONWARNINGS="ignore:Editable installation" $(VENV)/bin/pip install -q -e '.[dev]'
+	touch $@
+
+# `make plan` on a fresh machine: the core and one platform's extra (k3s for the default stack), not every cloud's SDK.
+$(VENV)/.installed-%: pyproject.toml
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q --upgrade pip
+	PYTHONWARNINGS="ignore:Editable installation" $(VENV)/bin/pip install -q -e '.[$*]'
 	touch $@
 
 .PHONY: plan test bench e2e mutate
@@ -18,7 +29,8 @@ $(VENV)/.installed: pyproject.toml
 ifneq ($(wildcard ../shared/reference/charts),)
 plan: export GPUFLEET_CHARTS_DIR ?= $(abspath ../shared/reference/charts)
 endif
-plan: $(VENV)/.installed
+# A .venv that `make test` set up has every platform already; a stack file without a platform (or none) gets them all.
+plan: $(if $(wildcard $(VENV)/.installed),$(VENV)/.installed,$(VENV)/.installed-$(or $(PLATFORM),all))
 	$(VENV)/bin/gpufleet plan $(STACK)
 
 # Two workers; --dist loadfile gives a worker the next whole test file when it runs dry, so a file's module fixtures

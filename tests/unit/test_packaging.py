@@ -6,6 +6,10 @@ to `gpufleet.components` and `gpufleet.policies`, so a user's own `components` p
 Building gpufleet prints no deprecation warning (the license is an SPDX string, as setuptools >= 77 wants), and
 the Makefile's install step silences setuptools' informational editable-install note. The module builds the
 wheel once and every test here reads that one build.
+
+The core installs no cloud SDK: the wheel declares an extra per platform, `make plan` on a fresh machine installs only
+the stack's platform and `make test` installs dev, which brings them all (tests/unit/test_install_extras.py checks what
+each extra brings; tests/e2e/test_extras.py installs each one alone).
 """
 
 from __future__ import annotations
@@ -50,6 +54,54 @@ def test_the_makefile_install_drops_only_the_editable_install_note():
     recipe = (ROOT / "Makefile").read_text()
     line = next(l for l in recipe.splitlines() if "pip install -q -e" in l)
     assert line.strip().startswith('PYTHONWARNINGS="ignore:Editable installation" ')
+    # Every install recipe (dev for `make test`, a platform's extra for `make plan`) keeps it quiet the same way.
+    for line in (l for l in recipe.splitlines() if "pip install -q -e" in l):
+        assert line.strip().startswith('PYTHONWARNINGS="ignore:Editable installation" ')
+
+
+def _make_dry_run(target: str, venv: Path, **variables: str) -> list[str]:
+    """The commands `make -n TARGET` would run with this VENV (and variables): what a fresh machine runs."""
+    args = [f"VENV={venv}", *(f"{k}={v}" for k, v in variables.items())]
+    run = subprocess.run(["make", "-n", "-s", target, *args], cwd=ROOT, capture_output=True, text=True, check=True)
+    return run.stdout.splitlines()
+
+
+def _installs(commands: list[str]) -> list[str]:
+    return [c.split("pip install -q -e ", 1)[1] for c in commands if "pip install -q -e " in c]
+
+
+@pytest.mark.parametrize("stack, extra", [("dev", "k3s"), ("prod-eks", "eks"), ("existing-coreweave", "existing")])
+def test_make_plan_on_a_fresh_machine_installs_only_the_stacks_platform(tmp_path, stack, extra):
+    commands = _make_dry_run("plan", tmp_path / "venv", STACK=stack)
+    assert _installs(commands) == [f"'.[{extra}]'"]
+    assert commands[-1].endswith(f"/bin/gpufleet plan {stack}")
+
+
+def test_make_plan_in_the_test_venv_installs_nothing_more(tmp_path):
+    """A .venv that `make test` set up (dev brings every platform) plans any stack as it is."""
+    venv = tmp_path / "venv"
+    venv.mkdir()
+    (venv / ".installed").touch()  # newer than pyproject.toml
+    assert _installs(_make_dry_run("plan", venv, STACK="prod-gke")) == []
+
+
+def test_make_test_installs_dev_with_every_platform(tmp_path):
+    assert _installs(_make_dry_run("test", tmp_path / "venv")) == ["'.[dev]'"]
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert "gpufleet[all]" in extras["dev"]
+
+
+def test_the_wheel_declares_a_core_without_cloud_sdks_and_an_extra_per_platform(wheel):
+    from gpufleet.base import platforms
+
+    meta = next(n for n in zipfile.ZipFile(wheel).namelist() if n.endswith(".dist-info/METADATA"))
+    lines = zipfile.ZipFile(wheel).read(meta).decode().splitlines()
+    extras = {l.split(": ", 1)[1] for l in lines if l.startswith("Provides-Extra: ")}
+    assert {platforms.get(n).program.extra for n in platforms.names()} | {"all"} <= extras
+    core = {re.split(r"[^A-Za-z0-9._-]", l.split(": ", 1)[1])[0].replace("_", "-").lower()
+            for l in lines if l.startswith("Requires-Dist: ") and "extra ==" not in l}
+    sdks = {m.replace("_", "-") for n in platforms.names() for m in platforms.get(n).program.sdk_modules}
+    assert "pulumi-kubernetes" in core and not core & sdks, core
 
 
 def test_pyproject_lists_every_package_in_the_tree():
