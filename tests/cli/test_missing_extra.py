@@ -33,9 +33,7 @@ def test_plan_without_the_platforms_extra_exits_2_naming_it():
     run = subprocess.run([sys.executable, "-c", SCRIPT.format(hidden=hidden, stack="dev")], cwd=ROOT,
                          capture_output=True, text=True, timeout=120)
     result = json.loads(run.stdout.strip().splitlines()[-1])
-    if not result["checked"]:
-        pytest.skip("load_spec does not run gpufleet/base/spec/checks/install_checks.py yet: the spec/checks discovery "
-                    "is another branch of issue 47")
+    assert result["checked"], "load_spec discovers gpufleet/base/spec/checks/install_checks.py"
     assert result["code"] == 2, run.stderr
     assert "Traceback" not in run.stderr
     assert ("  - stack 'dev': gpufleet:cluster.platform: platform k3s needs pulumi_command, pulumi_random: "

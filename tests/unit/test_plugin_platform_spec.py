@@ -37,9 +37,6 @@ def test_the_spec_layers_take_a_platform_that_declares_nothing(toy):
                                          "kubeconfig"}
 
 
-@pytest.mark.xfail(raises=KeyError, strict=True, reason="two feature checks still keep a table keyed by platform "
-                   "name: features/observability_checks.py BACKENDS_BY_PLATFORM and features/reservation.py "
-                   "PLATFORM_CAPACITY (their helpers' areas); drop this mark when they ask the platform's traits")
 def test_a_platform_that_declares_nothing_validates_a_minimal_stack(toy):
     spec = load_spec("dev", MINIMAL)
     assert spec.cluster.platform == "toy"
