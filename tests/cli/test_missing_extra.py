@@ -10,7 +10,6 @@ import json
 import subprocess
 import sys
 
-import pytest
 
 from gpufleet.base import platforms
 from tests.helpers import ROOT
