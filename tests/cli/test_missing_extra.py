@@ -10,7 +10,6 @@ import json
 import subprocess
 import sys
 
-
 from gpufleet.base import platforms
 from tests.helpers import ROOT
 
