@@ -7,7 +7,7 @@ which of its resources the review and the policies read, what its program needs)
 `platforms.get(name).<area>.<trait>` and never compares a platform's name (tests/unit/test_platform_traits.py).
 
 The built-in platforms are the subpackages of this package, each defining `TRAITS`; another platform plugs in with
-`register(traits)` (a test's toy platform does) or the `gpufleet.platforms` entry point group (a package's own). A
+`register(traits)` (a platform only the tests know does) or the `gpufleet.platforms` entry point group (a package's own). A
 platform's resources live in `gpufleet.components.<name>` (or wherever `traits.program.components` names), imported
 only when a stack uses it, so its cloud SDK is imported only then.
 """

@@ -131,7 +131,10 @@ class GpuPoolType:
 
     def scale_to_zero_problems(self, inputs: Inputs, idle: Idle) -> list[str]:
         """Why the pool cannot sit at zero nodes by its own inputs (gpu-pool-scale-to-zero); `idle` words what idle
-        nodes cost. Default: nothing."""
+        nodes cost. Default: a `minimum` above 0 on capacity that is not `reserved`."""
+        minimum = self.minimum(inputs)
+        if minimum is not None and minimum > 0 and not self.reserved(inputs):
+            return [f"its minimum is {minimum:g}, not 0: {idle(minimum, 1)} while no GPU work runs"]
         return []
 
     autoscaler_hints: bool = False
