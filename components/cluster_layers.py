@@ -19,6 +19,7 @@ from typing import Any, Callable, Optional
 
 import pulumi
 
+from gpufleet.base import platforms
 from gpufleet.base.node_labels import node_taints
 from gpufleet.base.sharing import is_amd
 from gpufleet.base.spec.features.observability import MANAGED_BACKENDS, SCRAPES_GPU_OPERATOR_DCGM
@@ -170,7 +171,6 @@ def cold_start(ctx: LayerContext) -> dict[str, Any]:
     pulls = [p for p in spec.node_pools if p.cold_start and p.cold_start.pre_pulls(spec.cluster.platform)]
     if not pulls and not spec.model_caches:
         return {"cold_start": out}
-    from gpufleet.base.spec.features.cold_start import rwx_storage_class
     from gpufleet.components.cold_start import ImagePrePull, ImagePrePullArgs, ModelCache, ModelCacheArgs
 
     for pool in pulls:
@@ -178,7 +178,7 @@ def cold_start(ctx: LayerContext) -> dict[str, Any]:
         out[f"prepull-{pool.name}"] = ImagePrePull(f"{ctx.name}-prepull-{pool.name}", args, ctx.access, opts=ctx.opts)
     after = [r for r in (ctx.made["storage"], *ctx.made["workloads"].values()) if r is not None]
     for cache in spec.model_caches:
-        args = ModelCacheArgs(cache, cache.storage_class or rwx_storage_class(spec), spec.cluster.protection)
+        args = ModelCacheArgs(cache, cache.storage_class or platforms.of(spec).addons.rwx_storage_class(spec), spec.cluster.protection)
         out[f"model-cache-{cache.namespace}-{cache.name}"] = ModelCache(
             f"{ctx.name}-model-cache-{cache.namespace}-{cache.name}", args, ctx.access,
             opts=pulumi.ResourceOptions.merge(ctx.opts, pulumi.ResourceOptions(depends_on=after)))

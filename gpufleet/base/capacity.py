@@ -218,7 +218,7 @@ def addons_warnings(stack: str, spec: StackSpec) -> list[Problem]:
     out = _unmeetable_quota_warnings(stack, spec) if spec.addons.kueue.enabled else []
     if spec.addons.kueue.enabled:
         out += quota_coherence_warnings(stack, spec)
-    return out + compat_checks.gke_disk_warnings(stack, spec) + topology_checks.warnings(stack, spec)
+    return out + compat_checks.warnings(stack, spec) + topology_checks.warnings(stack, spec)
 
 
 def _unmeetable_quota_warnings(stack: str, spec: StackSpec) -> list[Problem]:

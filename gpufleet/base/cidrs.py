@@ -32,7 +32,7 @@ WORLD_FRACTION = 256
 WORLD_OPEN_HINT = ("together these open the API to the internet (more than a /8's worth of public addresses); "
                    "allowed: your own networks, or a private endpoint")
 
-# RFC 1918 private address ranges (also the VPC association rules in gpufleet/base/spec/checks/upkeep_checks.py).
+# RFC 1918 private address ranges (also the VPC association rules in gpufleet/base/platforms/eks/addons.py).
 RFC1918 = tuple(ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"))
 
 _NOT_GLOBAL = {

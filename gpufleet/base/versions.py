@@ -655,7 +655,7 @@ HUGGINGFACE_HUB_PACKAGE = "huggingface_hub==0.34.4"
 
 
 # Inference serving (components/serving/, docs/inference.md). Versions that must agree are checked together
-# (gpufleet/base/spec/features/serving.py `GATEWAY_EXTENSION_SUPPORT`).
+# (the GKE platform's `inference_extension_releases`, gpufleet/base/platforms/gke/scheduling.py).
 # LeaderWorkerSet (kubernetes-sigs/lws) tag v0.10.0 (2161f38f): chart charts/lws, pushed by hack/push-chart.sh to
 # oci://registry.k8s.io/lws/charts with the promoted image registry.k8s.io/lws/lws:v0.10.0; the CRDs ship in its crds/
 # (../shared/reference/charts/SOURCES.md: sha256 ebb63d03...; no registry digest read, so none recorded).

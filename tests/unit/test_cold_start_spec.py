@@ -3,6 +3,8 @@ what each platform can use and refuse the rest with a problem naming the key (gp
 
 from __future__ import annotations
 
+from gpufleet.base import platforms
+
 import pytest
 
 from gpufleet.base.spec.features import cold_start
@@ -197,7 +199,7 @@ def test_managed_lustre_refused_on_ubuntu_operator_nodes_and_before_gke_1_33():
 
 def test_managed_lustre_is_the_gke_model_cache_default_before_filestore():
     spec = load_config(example_config("cold-start-gke"), "cold-start-gke")
-    assert cold_start.rwx_storage_class(spec) == "gpufleet-lustre"
+    assert platforms.of(spec).addons.rwx_storage_class(spec) == "gpufleet-lustre"
     config = example_config("cold-start-gke")
     config[f"{NS}:cluster"]["gke"]["storage"] = {}
     problems = spec_problems(config, "cold-start-gke")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Optional
 
 from gpufleet.app import escape as md
+from gpufleet.base import platforms
 
 EXIT_OK, EXIT_POLICY, EXIT_INVALID = 0, 1, 2
 # What each per-stack status means for the fleet's exit code (the worst stack decides).
@@ -73,10 +74,11 @@ def _warm() -> None:
     import gpufleet.app.plan.render  # noqa: F401
     import gpufleet.policies.pack  # noqa: F401
 
-    for sdk in ("pulumi_kubernetes", "pulumi_aws", "pulumi_gcp", "pulumi_command", "pulumi_random"):
+    sdks = {"pulumi_kubernetes", *(m for name in platforms.names() for m in platforms.get(name).program.sdk_modules)}
+    for sdk in sorted(sdks):
         try:
             __import__(sdk)
-        except ImportError:  # an SDK the fleet never uses may be absent
+        except ImportError:  # an SDK the fleet never uses may be absent (its platform's extra not installed)
             pass
 
 

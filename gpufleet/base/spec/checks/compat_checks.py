@@ -31,9 +31,6 @@ def warnings(stack: str, spec: Any) -> list[Problem]:
     return platforms.of(spec).scheduling.compat_warnings(stack, spec)
 
 
-# The name gpufleet/base/capacity.py calls; the findings are the platform's now (`warnings`).
-gke_disk_warnings = warnings
-
 
 def _driver_floor(stack: str, spec: Any) -> list[Problem]:
     traits = platforms.of(spec).scheduling

@@ -107,12 +107,6 @@ class ModelCacheSpec(Model):
         return self.source.split("://", 1)[0]
 
 
-def rwx_storage_class(spec) -> Optional[str]:
-    """The ReadWriteMany StorageClass gpufleet creates for the stack's platform, or None when it creates none
-    (AddonTraits.rwx_storage_class; components/gpu_cluster.py gives it to model caches)."""
-    return platforms.of(spec).addons.rwx_storage_class(spec)
-
-
 def listed_images(cs: ColdStartSpec) -> str:
     """The pool's cold-start images as the plan's cold-start lines name them."""
     return f"{len(cs.images)} image(s): {', '.join(cs.images)}" if cs.images else "no images listed"
@@ -142,7 +136,7 @@ def check(stack: str, spec) -> list[Problem]:
                                     cs.parallel_image_pulls))
         problems += traits.cold_start_problems(stack, at, spec, pool)
     problems += _precompiled(stack, spec)
-    rwx = rwx_storage_class(spec)
+    rwx = platforms.of(spec).addons.rwx_storage_class(spec)
     seen: dict[tuple[str, str], int] = {}
     for i, cache in enumerate(spec.model_caches):
         at = f"{NS}:modelCaches[{i}]"
