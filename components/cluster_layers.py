@@ -60,9 +60,10 @@ Layer = Callable[[LayerContext], dict[str, Any]]
 
 def nvidia_gpu_operator(ctx: LayerContext) -> dict[str, Any]:
     """The NVIDIA GPU Operator and its sharing configs, for the NVIDIA pools (each vendor's operator serves only its
-    own pools, issue 17), unless the platform runs its own GPU stack or the stack has only AMD pools."""
+    own pools, issue 17), unless the platform runs its own GPU stack (AddonTraits.own_gpu_stack) or the stack has
+    only AMD pools."""
     spec, nvidia, amd = ctx.spec, ctx.nvidia_pools, ctx.amd_pools
-    if not (spec.gpu_operator.enabled and ctx.built.install_gpu_operator and (nvidia or not amd)):
+    if not (spec.gpu_operator.enabled and platforms.of(spec).addons.own_gpu_stack(spec) is None and (nvidia or not amd)):
         return {"gpu_operator": None, "gpu_sharing": None}
     from gpufleet.components.gpu_stack.operator import GpuOperator, GpuOperatorArgs
     from gpufleet.components.gpu_stack.sharing import GpuSharing, GpuSharingArgs, operator_settings
@@ -86,9 +87,10 @@ def nvidia_gpu_operator(ctx: LayerContext) -> dict[str, Any]:
 
 
 def amd_gpu_operator(ctx: LayerContext) -> dict[str, Any]:
-    """AMD's GPU Operator for the AMD pools, where the platform lets it load its kernel driver."""
+    """AMD's GPU Operator for the AMD pools, where the platform runs AMD GPUs (it loads a kernel driver on the hosts:
+    bare metal; SchedulingTraits.amd_gpus)."""
     amd = ctx.amd_pools
-    if not (amd and ctx.platform.amd_gpu_operator):
+    if not (amd and platforms.of(ctx.spec).scheduling.amd_gpus):
         return {"amd_gpu_operator": None}
     from gpufleet.components.gpu_stack.amd_operator import AmdGpuOperator, AmdGpuOperatorArgs
 

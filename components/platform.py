@@ -5,9 +5,9 @@ subclass. GpuCluster asks it, at fixed points, for:
 
 1. `build`: the control plane, one component per node pool and the platform's own cloud add-ons (autoscaler, CSI
    drivers, managed Prometheus, ...), returned as a `PlatformBuild` with the `ClusterAccess` everything else uses;
-2. its GPU stack choices: whether the GPU Operator runs (`PlatformBuild.install_gpu_operator`), whether it wires
-   GPUDirect RDMA over the Network Operator's NICs (`gpu_operator_rdma`), whether AMD's GPU Operator may run
-   (`amd_gpu_operator`);
+2. its GPU stack choice: whether it wires GPUDirect RDMA over the Network Operator's NICs (`gpu_operator_rdma`).
+   Whether the GPU Operator runs and whether AMD's may are facts of the platform's traits, not of its components
+   (gpufleet/base/platforms: `addons.own_gpu_stack`, `scheduling.amd_gpus`), so the spec and the plan agree;
 3. `addons`: the add-ons that go on the cluster after the GPU operators (k3s: the Network Operator, NFS storage);
 4. node health and observability: whether node-problem-detector's GPU condition exists for the alerts
    (`node_problem_detector`), the node-health component (`node_health`) and a managed observability stack that
@@ -55,8 +55,6 @@ class PlatformBuild:
     control_plane: pulumi.ComponentResource
     access: ClusterAccess
     node_pools: list[pulumi.ComponentResource] = field(default_factory=list)
-    install_gpu_operator: bool = True
-    """False when the platform runs its own GPU stack (GKE's managed driver and device plugin)."""
     prometheus_query_url: Optional[pulumi.Input[str]] = None
     """The platform's managed Prometheus query address (amp: the workspace's query endpoint; gke-managed: Managed
     Service for Prometheus's query API), for KEDA's `prometheusServerAddress`; None without one."""
@@ -78,9 +76,6 @@ class ClusterContext:
 
 class Platform:
     """One platform's answers to GpuCluster. Subclass it in components/<name>/platform.py as `PLATFORM`."""
-
-    amd_gpu_operator: bool = False
-    """Whether AMD's GPU Operator may run for AMD pools (it needs the hosts' kernel: bare metal)."""
 
     def build(self, name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> PlatformBuild:
         """The control plane, one component per node pool and the platform's own add-ons, children of `opts.parent`."""

@@ -127,7 +127,6 @@ class GkePlatform(Platform):
             control_plane=control_plane,
             access=access,
             node_pools=pools,
-            install_gpu_operator=gke.gpu_stack == "operator",
             prometheus_query_url=query_url,
             keda_identity=keda_identity,
         )

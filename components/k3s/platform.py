@@ -28,7 +28,6 @@ from gpufleet.components.platform import ClusterContext, Platform, PlatformBuild
 
 
 class K3sPlatform(Platform):
-    amd_gpu_operator = True
 
     def build(self, name: str, inputs: PlatformInputs, opts: pulumi.ResourceOptions) -> PlatformBuild:
         spec = inputs.spec

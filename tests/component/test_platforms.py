@@ -63,7 +63,7 @@ def test_which_hooks_each_platform_overrides():
         "eks": {"addons"},
         "gke": {"observability_after_workloads"},
     }
-    assert [n for n in PLATFORMS if platform(n).amd_gpu_operator] == ["k3s"]
+    assert [n for n in PLATFORMS if platforms.get(n).scheduling.amd_gpus] == ["k3s"]
 
 
 class Testbed(Platform):

@@ -35,7 +35,7 @@ def test_a_platform_that_declares_nothing_refuses_nothing_and_adds_nothing():
     bare = AddonTraits()
     assert bare.metrics_backends == ("kube-prometheus-stack", "none") and bare.default_metrics_backend == "none"
     assert not bare.pre_pulls_images and not bare.cold_start_settings and bare.parallel_image_pulls_refusal is None
-    assert not bare.own_charts and not bare.registry_credentials and not bare.installs_amd_gpu_operator
+    assert not bare.own_charts and not bare.registry_credentials
     assert bare.rdma_fabric is None
     for method, args in (("cold_start_problems", ("s", "at", None, None)), ("model_cache_problems", ("s", "at", None, None)),
                          ("registry_problems", ("s", None, {})), ("upkeep_problems", ("s", None)),

@@ -85,7 +85,7 @@ def targets(stack: str, spec: StackSpec) -> Targets:
     note = addons.own_gpu_stack(spec) or ""
     if spec.gpu_operator.enabled and not note and (nvidia_pools or not amd_pools):
         ops.append(Operator("NVIDIA GPU Operator", nvidia_operator.NAMESPACE))
-    if amd_pools and addons.installs_amd_gpu_operator:
+    if amd_pools and platforms.of(spec).scheduling.amd_gpus:
         ops.append(Operator("AMD GPU Operator", amd_operator.NAMESPACE))
     caps = {c.pool: c for c in capacity(spec)}
     out = []

@@ -113,9 +113,6 @@ class AddonTraits:
         Default: None."""
         return None
 
-    installs_amd_gpu_operator: bool = False
-    """Whether gpufleet installs the AMD GPU Operator for the platform's AMD pools. Default: False."""
-
     def own_charts_with_images(self, spec: Any) -> list[ChartImages]:
         """The charts whose images gpufleet writes that the platform's components install on this stack (its
         autoscaler, its RDMA stack), after the GPU Operators. Default: none."""

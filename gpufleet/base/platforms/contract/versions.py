@@ -20,11 +20,6 @@ class VersionTraits:
     """Whether the driver branch its GPU nodes run is judged against NVIDIA's data center driver calendar (False where
     the catalog knows only a floor of the driver the nodes run). Default: True."""
 
-    def runs_gpu_operator(self, spec: Any) -> bool:
-        """Whether this stack's NVIDIA GPU Operator runs (its release is then judged against NVIDIA's calendar).
-        Default: True."""
-        return True
-
     def driver_key(self, spec: Any) -> str:
         """The key path (under `gpufleet:`) where this stack chooses the driver its GPU nodes run. Default: the GPU
         Operator's `gpuOperator.driver.version`."""

@@ -29,7 +29,7 @@ _BINARY = {"Gi": 1, "Ti": 1024, "Pi": 1024 * 1024}
 
 def _runs_own_gpu_stack(spec: Any) -> bool:
     """cluster.gke.gpuStack gke: GKE installs the NVIDIA driver and device plugin, no GPU Operator."""
-    return spec.cluster.gke is not None and spec.cluster.gke.gpu_stack == "gke"
+    return spec.cluster.gke is not None and spec.cluster.gke.managed_gpu_stack
 
 
 class GkeAddons(AddonTraits):
@@ -132,7 +132,7 @@ class GkeAddons(AddonTraits):
 
     # --- images ---
     def own_gpu_stack(self, spec: Any) -> Optional[str]:
-        if spec.cluster.gke is not None and spec.cluster.gke.gpu_stack != "operator":
+        if _runs_own_gpu_stack(spec):
             return "GKE installs the NVIDIA driver and device plugin itself (gke.gpuStack: gke)"
         return None
 

@@ -16,11 +16,6 @@ class GkeVersions(VersionTraits):
     kubernetes_versions = versions.GKE_KUBERNETES_VERSIONS
     unknown_version = "is not a GKE version gpufleet plans for"
 
-    def runs_gpu_operator(self, spec: Any) -> bool:
-        """With GKE's own GPU stack (cluster.gke.gpuStack: gke) GKE installs the driver and device plugin: no GPU
-        Operator runs."""
-        return not spec.cluster.gke.managed_gpu_stack
-
     def driver_key(self, spec: Any) -> str:
         """With GKE's own GPU stack each pool chooses GKE's driver (as catalog_checks._drivers finds it)."""
         return "nodePools[*].gke.gpuDriverVersion" if spec.cluster.gke.managed_gpu_stack else super().driver_key(spec)

@@ -54,7 +54,6 @@ class K3sAddons(AddonTraits):
         return problems
 
     # --- images ---
-    installs_amd_gpu_operator = True
 
     def own_charts_with_images(self, spec: Any) -> list[ChartImages]:
         rdma = [p for p in spec.node_pools if p.rdma]

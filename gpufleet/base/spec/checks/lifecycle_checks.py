@@ -89,7 +89,7 @@ def support_warnings(stack: str, at: str, support: lifecycle.Support, day: dt.da
 
 
 def _gpu_operator(stack: str, spec: Any) -> list[Problem]:
-    if not platforms.of(spec).versions.runs_gpu_operator(spec):
+    if platforms.of(spec).addons.own_gpu_stack(spec) is not None:
         return []  # the platform's own GPU stack (GKE's): no GPU Operator runs
     if spec.node_pools and all(is_amd(getattr(p, "gpu", None)) for p in spec.node_pools):
         return []  # AMD pools only: the NVIDIA GPU Operator is not installed

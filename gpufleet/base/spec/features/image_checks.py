@@ -37,7 +37,7 @@ def charts_with_images(spec: Any) -> list[tuple[str, str, set[str], dict[str, st
     if install_nvidia:
         when = {"operator-driver"} if spec.gpu_operator.driver.source == "operator" else set()
         out.append(("gpu-operator", spec.gpu_operator.version, when, {"driver": spec.gpu_operator.driver_version() or ""}))
-    if amd and traits.installs_amd_gpu_operator:
+    if amd and platforms.of(spec).scheduling.amd_gpus:
         out.append((versions.AMD_GPU_OPERATOR.name, versions.AMD_GPU_OPERATOR.version,
                     set() if install_nvidia else {"amd-own-nfd"}, {}))
     out += traits.own_charts_with_images(spec)
