@@ -16,7 +16,7 @@ from gpufleet.base.catalog.charges import Missing, Rate
 from gpufleet.base.node_labels import node_taints, pool_taints
 from gpufleet.base.platforms.contract import PlatformTraits, ProgramTraits
 from gpufleet.base.spec import shape
-from gpufleet.base.spec.features.reservation import reservation_checks
+from gpufleet.base.spec.features.reservation import check as reservation_checks
 from gpufleet.base.spec.pools import NodePoolSpec
 
 TOY = "toy-pricing"

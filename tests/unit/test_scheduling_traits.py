@@ -72,7 +72,7 @@ def test_a_platform_that_declares_nothing_gets_the_defaults():
         pool = spec.node_pools[0]
         assert dra_checks.machine_of(pool, "toy") == pool.gpu
         assert topology.machine_levels(pool, "toy") == []
-        assert catalog_checks.catalog_problems("s", spec, {"aws:region": "us-east-1"}) == []
+        assert catalog_checks.check("s", spec, {"aws:region": "us-east-1"}) == []
         assert compat_checks.warnings("s", spec) == []
         assert topology_checks.warnings("s", spec) == []
         assert platforms.get("toy").scheduling.admission_problems("s", spec) == []

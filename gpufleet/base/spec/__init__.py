@@ -11,19 +11,15 @@ own checks. It never compares a platform's name.
 Checks that span blocks run once every block is valid on its own (`_cross_checks`), in this fixed order:
 1. duplicate pool names (here), then the keys of another platform (checks/platform_keys.py), before any check
    judges the keys;
-2. the feature checks whose function is not yet a discoverable `check` (`_BEFORE_PLATFORM`: add-ons,
-   observability, reservations, cold start), at the place they had before checks were discovered;
-3. the platform's own checks, `KeyTraits.checks` (gpufleet/base/platforms/<name>/keys.py, pointing at
+2. the platform's own checks, `KeyTraits.checks` (gpufleet/base/platforms/<name>/keys.py, pointing at
    spec/platforms/<name>*.py);
-4. discovered: the `check` of every `*_checks` module in spec/features/, then of every module in spec/checks/ that
+3. discovered, not listed: the `check` of every module in spec/features/, then of every module in spec/checks/ that
    has one, each package in module-name order. A new check is a new file with
    `check(stack: str, spec: StackSpec, config: dict) -> list[Problem]`; a `check` without a `config` parameter is
-   called with (stack, spec) (its signature is inspected once);
-5. `_AFTER_DISCOVERED`: the catalog (catalog_checks.catalog_problems) and serving (features/serving.py), named for
-   the same reason as 2.
-Modules of spec/checks/ without a `check` are not cross checks: depth_checks (runs before anything reads a value),
-lifecycle_checks (the plan's warnings), network_checks and region_checks (what the platforms' checks share),
-platform_keys (step 1).
+   called with (stack, spec) (its signature is inspected once).
+Modules without a `check` are not cross checks: a feature's model, and in spec/checks/ depth_checks (runs before
+anything reads a value), lifecycle_checks (the plan's warnings), network_checks and region_checks (what the
+platforms' checks share), platform_keys (step 1).
 """
 
 from __future__ import annotations
@@ -45,16 +41,10 @@ from gpufleet.base import platforms as registry
 from gpufleet.base.spec import checks as _checks_package
 from gpufleet.base.spec import features as _features_package
 from gpufleet.base.spec.checks import depth_checks, platform_keys
-from gpufleet.base.spec.checks.catalog_checks import catalog_problems
 from gpufleet.base.spec.cluster import ClusterSpec, Host, K3sSpec
 from gpufleet.base.spec.errors import Problem, SpecError, format_path
-from gpufleet.base.spec.features import cold_start
-from gpufleet.base.spec.features import serving as serving_checks
-from gpufleet.base.spec.features.addon_checks import addons_checks
 from gpufleet.base.spec.features.amd_operator import AmdDriverSpec, AmdGpuOperatorSpec
-from gpufleet.base.spec.features.observability_checks import observability_checks
 from gpufleet.base.spec.features.operator import DriverSpec, GpuOperatorSpec
-from gpufleet.base.spec.features.reservation import reservation_checks
 from gpufleet.base.spec.platforms.aks import AksPoolSpec, AksSpec
 from gpufleet.base.spec.platforms.eks import EksSpec
 from gpufleet.base.spec.platforms.gke import GkePoolSpec, GkeSpec
@@ -281,19 +271,16 @@ def _check(run: Callable) -> Check:
 # Feature checks whose function is not (yet) a `check` of a spec/features/*_checks.py module, called by name where
 # they ran before discovery: the first four before the platform's checks, the last two after every discovered one.
 # Renaming each to `check` in a *_checks module lets discovery find it and these lists go.
-_BEFORE_PLATFORM = (addons_checks, observability_checks, reservation_checks, cold_start.check)
-_AFTER_DISCOVERED = (catalog_problems, serving_checks.check)
-
 
 @functools.cache
 def _discovered_checks() -> tuple[Check, ...]:
-    """The `check` of every `*_checks` module in spec/features/, then of every module in spec/checks/ that has one,
-    each package's modules in name order."""
+    """The `check` of every module in spec/features/, then in spec/checks/, that has one, each package's modules in
+    name order."""
     found = []
-    for package, suffix in ((_features_package, "_checks"), (_checks_package, "")):
+    for package in (_features_package, _checks_package):
         for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
-            module = importlib.import_module(f"{package.__name__}.{info.name}") if info.name.endswith(suffix) else None
-            if module is not None and hasattr(module, "check"):
+            module = importlib.import_module(f"{package.__name__}.{info.name}")
+            if hasattr(module, "check"):
                 found.append(_check(module.check))
     return tuple(found)
 
@@ -302,13 +289,9 @@ def _cross_checks(stack: str, spec: StackSpec, config: dict[str, Any]) -> list[P
     """Checks that span blocks (they run once every block is valid on its own), in the order the module docstring
     gives."""
     problems = _duplicate_pools(stack, spec) + platform_keys.foreign_keys(stack, spec)
-    for run in _BEFORE_PLATFORM:
-        problems += _check(run)(stack, spec, config)
     problems += registry.of(spec).keys.checks(stack, spec, config)
     for run in _discovered_checks():
         problems += run(stack, spec, config)
-    for run in _AFTER_DISCOVERED:
-        problems += _check(run)(stack, spec, config)
     return problems
 
 

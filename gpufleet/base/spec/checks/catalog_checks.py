@@ -1,6 +1,6 @@
 """Checks of a stack against the catalog's availability, sale-option and lifecycle facts (issue 12).
 
-Errors (`catalog_problems`, part of the spec's cross checks, exit 2): the platform's scheduling trait
+Errors (`check`, part of the spec's cross checks, exit 2): the platform's scheduling trait
 `catalog_problems` (gpufleet/base/platforms/<name>/scheduling.py):
 - a GKE pool of a machine type Compute Engine does not sell on-demand, with `capacity: on-demand`
   (a3-highgpu-1g/2g/4g: spot or flex-start only): the error names the options that exist;
@@ -49,7 +49,7 @@ def plan_day(today: Optional[dt.date] = None) -> dt.date:
     return dt.datetime.now(dt.timezone.utc).date()
 
 
-def catalog_problems(stack: str, spec: Any, config: Optional[dict] = None) -> list[Problem]:
+def check(stack: str, spec: Any, config: Optional[dict] = None) -> list[Problem]:
     """The pools' cloud shapes against the catalog's offerings and sale options (the platform's `catalog_problems`)."""
     return platforms.of(spec).scheduling.catalog_problems(stack, spec, config or {})
 

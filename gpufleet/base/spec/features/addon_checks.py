@@ -15,7 +15,7 @@ def _pool_names(spec: StackSpec) -> list[str]:
     return [p.name for p in spec.node_pools]
 
 
-def addons_checks(stack: str, spec: StackSpec) -> list[Problem]:
+def check(stack: str, spec: StackSpec) -> list[Problem]:
     """Errors spanning addons and nodePools: unknown pools, duplicates, Kueue and Volcano on one pool."""
     problems: list[Problem] = []
     addons = spec.addons

@@ -17,7 +17,7 @@ from gpufleet.base.spec.stack import StackSpec
 _AT = f"{NAMESPACE}:observability"
 
 
-def observability_checks(stack: str, spec: StackSpec, config: Optional[dict[str, Any]] = None) -> list[Problem]:
+def check(stack: str, spec: StackSpec, config: Optional[dict[str, Any]] = None) -> list[Problem]:
     """A backend the platform cannot run; amp settings the AWS managed collector refuses."""
     platform = spec.cluster.platform
     metrics = spec.observability.metrics

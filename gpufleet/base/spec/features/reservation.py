@@ -93,7 +93,7 @@ class CapacityReservationSpec(Model):
         return self
 
 
-def reservation_checks(stack: str, spec: Any) -> list[Problem]:
+def check(stack: str, spec: Any) -> list[Problem]:
     """Capacity kinds and reservations the platform offers (its PricingTraits), and the settings each mode forbids."""
     platform = spec.cluster.platform
     pricing = platforms.get(platform).pricing
