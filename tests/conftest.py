@@ -1,8 +1,11 @@
 import os
+import shutil
+import tempfile
 
 import pytest
 
 from gpufleet.app.plan.chart_archives import CHARTS_DIR_ENV
+from tests import run_cache
 from tests.helpers import CHARTS, REFERENCE, changed_shared_plans
 
 # Plans judge support calendars and the catalog's age on this date, never the wall clock (issue 32): a plan's warnings
@@ -15,6 +18,20 @@ os.environ[CHARTS_DIR_ENV] = str(CHARTS)
 
 # tests/e2e drives the real Pulumi CLI and API server: only `make e2e` runs it (docs/e2e.md).
 collect_ignore = [] if os.environ.get("GPUFLEET_E2E") else ["e2e"]
+
+
+def pytest_configure(config):
+    """The run's shared directory (tests/run_cache.py), made by the process that starts the run, before it starts
+    its workers (they inherit the environment); a run inside another (a test running pytest) uses its parent's."""
+    if not hasattr(config, "workerinput") and not os.environ.get(run_cache.ENV):
+        os.environ[run_cache.ENV] = config._gpufleet_run_cache = tempfile.mkdtemp(prefix="gpufleet-test-run-")
+
+
+def pytest_unconfigure(config):
+    made = getattr(config, "_gpufleet_run_cache", None)
+    if made:
+        shutil.rmtree(made, ignore_errors=True)
+        del os.environ[run_cache.ENV]
 
 
 @pytest.fixture
