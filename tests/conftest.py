@@ -5,7 +5,7 @@ import tempfile
 import pytest
 
 from gpufleet.app.plan.chart_archives import CHARTS_DIR_ENV
-from tests import run_cache
+from tests import run_cache, schedule
 from tests.helpers import CHARTS, REFERENCE, changed_shared_plans
 
 # Plans judge support calendars and the catalog's age on this date, never the wall clock (issue 32): a plan's warnings
@@ -32,6 +32,20 @@ def pytest_unconfigure(config):
     if made:
         shutil.rmtree(made, ignore_errors=True)
         del os.environ[run_cache.ENV]
+
+
+def pytest_collection_modifyitems(items):
+    """The heaviest files first, the spread ones last (tests/schedule.py); otherwise as collected. Every worker sorts
+    alike, so they still collect the same list."""
+    items.sort(key=lambda item: schedule.rank(item.nodeid))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """`--dist loadfile` (make test) with tests/schedule.py's queue; any other mode as xdist does it."""
+    if config.getoption("dist") == "loadfile":
+        return schedule.scheduler(config, log)
+    return None
 
 
 @pytest.fixture
