@@ -35,7 +35,8 @@ plan: $(if $(wildcard $(VENV)/.installed),$(VENV)/.installed,$(VENV)/.installed-
 
 # Two workers; --dist loadfile gives a worker the next whole test file when it runs dry, so a file's module fixtures
 # (the fleet plan, the three prod-gke CLI runs, the wheel) run once and neither worker idles at the end while the
-# other works through a queue handed out up front (the default --dist load left one idle for 47 s). Under 300 s from
+# other works through a queue handed out up front (the default --dist load left one idle for 47 s). The queue is
+# tests/schedule.py's: the heaviest files first, the no-traceback sweep one stack at a time last. At most 240 s from
 # a clean clone on 2 cores, install included (bench/README.md); the run ends with its ten slowest tests.
 test: $(VENV)/.installed
 	$(VENV)/bin/python -m pytest -n 2 --dist loadfile

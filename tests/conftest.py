@@ -1,8 +1,13 @@
+import gc
 import os
+import shutil
+import sys
+import tempfile
 
 import pytest
 
 from gpufleet.app.plan.chart_archives import CHARTS_DIR_ENV
+from tests import run_cache, schedule
 from tests.helpers import CHARTS, REFERENCE, changed_shared_plans
 
 # Plans judge support calendars and the catalog's age on this date, never the wall clock (issue 32): a plan's warnings
@@ -15,6 +20,53 @@ os.environ[CHARTS_DIR_ENV] = str(CHARTS)
 
 # tests/e2e drives the real Pulumi CLI and API server: only `make e2e` runs it (docs/e2e.md).
 collect_ignore = [] if os.environ.get("GPUFLEET_E2E") else ["e2e"]
+
+
+def pytest_configure(config):
+    """The run's shared directory (tests/run_cache.py), made by the process that starts the run, before it starts
+    its workers (they inherit the environment); a run inside another (a test running pytest) uses its parent's."""
+    if not hasattr(config, "workerinput") and not os.environ.get(run_cache.ENV):
+        os.environ[run_cache.ENV] = config._gpufleet_run_cache = tempfile.mkdtemp(prefix="gpufleet-test-run-")
+
+
+def pytest_unconfigure(config):
+    made = getattr(config, "_gpufleet_run_cache", None)
+    if made:
+        shutil.rmtree(made, ignore_errors=True)
+        del os.environ[run_cache.ENV]
+
+
+def pytest_collection_modifyitems(items):
+    """The heaviest files first, the spread ones last (tests/schedule.py); otherwise as collected. Every worker sorts
+    alike, so they still collect the same list."""
+    items.sort(key=lambda item: schedule.rank(item.nodeid))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """`--dist loadfile` (make test) with tests/schedule.py's queue; any other mode as xdist does it."""
+    if config.getoption("dist") == "loadfile":
+        return schedule.scheduler(config, log)
+    return None
+
+
+# How many modules were loaded when the collector last froze what was alive (see below).
+_frozen_at_modules = 0
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """After a test that loaded a hundred modules or more (a cloud SDK, the policy pack, hypothesis), collect once
+    and freeze what is alive (gc.freeze): the SDKs' hundreds of thousands of objects live until the worker exits,
+    and every automatic full collection walked them again to find nothing, about a fifth of a worker's CPU time
+    (engine.collector_paused says the same of one plan). A few collections a run instead; a test's own garbage is
+    collected as before. No test depends on the collector (none calls gc or holds weak references)."""
+    global _frozen_at_modules
+    yield
+    if len(sys.modules) - _frozen_at_modules >= 100:
+        gc.collect()
+        gc.freeze()
+        _frozen_at_modules = len(sys.modules)
 
 
 @pytest.fixture

