@@ -21,6 +21,7 @@ Platform modules are imported by name, so a stack loads only its own platform's 
 from __future__ import annotations
 
 import importlib
+import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional, Sequence
 
@@ -55,11 +56,20 @@ class PlatformBuild:
     control_plane: pulumi.ComponentResource
     access: ClusterAccess
     node_pools: list[pulumi.ComponentResource] = field(default_factory=list)
+    install_gpu_operator: Optional[bool] = None
+    """Deprecated (0.3), ignored: whether the GPU Operator runs is the platform's trait `addons.own_gpu_stack`
+    (gpufleet/base/platforms), which the spec and the plan read too. Goes in 0.4."""
     prometheus_query_url: Optional[pulumi.Input[str]] = None
     """The platform's managed Prometheus query address (amp: the workspace's query endpoint; gke-managed: Managed
     Service for Prometheus's query API), for KEDA's `prometheusServerAddress`; None without one."""
     keda_identity: Optional["KedaPodIdentity"] = None
     """With KEDA on a managed Prometheus: the cloud identity the platform made for KEDA's operator to query it."""
+
+    def __post_init__(self) -> None:
+        if self.install_gpu_operator is not None:
+            warnings.warn("PlatformBuild.install_gpu_operator is ignored since gpufleet 0.3: declare the platform's "
+                          "GPU stack as its AddonTraits.own_gpu_stack (docs/platforms.md)", DeprecationWarning,
+                          stacklevel=3)
 
 
 @dataclass(frozen=True)

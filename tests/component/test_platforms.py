@@ -132,3 +132,10 @@ def test_k3s_hooks_build_what_they_name():
     dev_off = dev.model_copy(update={"observability": off})
     assert k3s.node_problem_detector(dev_off) is False
     assert k3s.node_health(ClusterContext("x", dev_off, None, pulumi.ResourceOptions()), None) is None
+
+
+def test_the_old_gpu_operator_switch_of_platform_build_warns_and_is_ignored():
+    """A platform written for 0.2 still builds; whether the GPU Operator runs is its traits' `addons.own_gpu_stack`."""
+    with pytest.warns(DeprecationWarning, match="AddonTraits.own_gpu_stack"):
+        built = PlatformBuild(control_plane=None, access=None, install_gpu_operator=False)
+    assert built.install_gpu_operator is False and PlatformBuild(None, None).install_gpu_operator is None
