@@ -10,6 +10,16 @@ run when a `helm` is on PATH (GitHub's hosted runners have one), else printed: t
 dance are Helm's to speak. The archives are saved as
 `<name>-<version>.tgz` in the directory the plan reads (gpufleet.app.plan.chart_archives); once they are there, a
 plan needs no network. Pulumi's Helm Release downloads the same archives at `pulumi up` anyway.
+
+Every download is bounded and written safely (docs/security.md, "What gpufleet reads and writes on disk"):
+- at most DOWNLOAD_MAX_BYTES and DEADLINE_SECONDS of wall-clock time each (READ_TIMEOUT_SECONDS per read of the
+  socket), streamed into the sha256 as it arrives, never held whole in memory;
+- a redirect keeps its scheme (an https download never continues over http, ftp or anything else; http may move to
+  https);
+- the archive is written to a new file with a unique name in the directory (tempfile.mkstemp: O_CREAT | O_EXCL, and
+  O_NOFOLLOW where the platform has it), synced, checked, and only then renamed over `<name>-<version>.tgz`: a
+  symlink planted at any name cannot redirect the write, a half-written file is never under the name the plan reads,
+  and two fetches into one directory at once both finish.
 """
 
 from __future__ import annotations
@@ -20,11 +30,14 @@ import os
 import shlex
 import shutil
 import subprocess
+import tempfile
+import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urljoin
+from typing import Callable
+from urllib.parse import urljoin, urlsplit
 
 import yaml
 
@@ -34,6 +47,17 @@ from gpufleet.base import versions
 from gpufleet.base.versions import HelmChart
 
 TIMEOUT_SECONDS = 120
+"""How long `helm pull` of an OCI chart may take."""
+DEADLINE_SECONDS = 120.0
+"""Wall-clock time one download (an archive or a repository's index.yaml) may take, from the request to its last
+byte. The biggest pinned archive is 1.9 MB (gpu-operator-charts v1.5.1, ../shared/reference/charts): two minutes
+allow 16 kB/s."""
+READ_TIMEOUT_SECONDS = 30.0
+"""How long one read of the socket may wait (a download stops at most this long after its deadline)."""
+DOWNLOAD_MAX_BYTES = 64 * 1024 * 1024
+"""Bytes one download may hold: 33 times the biggest pinned archive (1.9 MB), and room for a big repository's
+index.yaml (prometheus-community's, the biggest gpufleet reads, is a few MB)."""
+_CHUNK = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -85,16 +109,54 @@ def sha256_of(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _get(url: str) -> bytes:
+class _SameScheme(urllib.request.HTTPRedirectHandler):
+    """Follows a redirect only to the same scheme, or from http to https: never from https to anything else
+    (urllib's own handler also follows https to http and to ftp)."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        old, new = urlsplit(req.full_url).scheme, urlsplit(newurl).scheme
+        if new not in ("http", "https") or (old == "https" and new != "https"):
+            raise FetchError(f"{req.full_url}: redirected to {newurl.split('?')[0]!r}: only a redirect to https "
+                             "(or from http to http) is followed")
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+_OPENER = urllib.request.build_opener(_SameScheme)
+
+
+def _stream(url: str, sink: Callable[[bytes], None]) -> None:
+    """Hand the body of `url` to `sink` in chunks, within DEADLINE_SECONDS and DOWNLOAD_MAX_BYTES (FetchError
+    otherwise, with the URL and why)."""
+    deadline = time.monotonic() + DEADLINE_SECONDS
     request = urllib.request.Request(url, headers={"User-Agent": "gpufleet-charts-fetch"})
     try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as response:
-            return response.read()
+        with _OPENER.open(request, timeout=min(READ_TIMEOUT_SECONDS, DEADLINE_SECONDS)) as response:
+            length = response.headers.get("Content-Length", "")
+            if length.isdigit() and int(length) > DOWNLOAD_MAX_BYTES:
+                raise FetchError(f"{url}: {int(length):,} bytes, more than the {DOWNLOAD_MAX_BYTES:,} a download may hold")
+            total = 0
+            while True:
+                if time.monotonic() > deadline:
+                    raise FetchError(f"{url}: not finished after {DEADLINE_SECONDS:g} s")
+                chunk = response.read1(_CHUNK)
+                if not chunk:
+                    return
+                total += len(chunk)
+                if total > DOWNLOAD_MAX_BYTES:
+                    raise FetchError(f"{url}: more than the {DOWNLOAD_MAX_BYTES:,} bytes a download may hold")
+                sink(chunk)
     except urllib.error.HTTPError as exc:
         raise FetchError(f"{url}: HTTP {exc.code} {exc.reason}") from None
     except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
         raise FetchError(f"{url}: cannot download ({reason})") from None
+
+
+def _get(url: str) -> bytes:
+    """A small document (a repository's index.yaml), within the same bounds as an archive."""
+    chunks: list[bytes] = []
+    _stream(url, chunks.append)
+    return b"".join(chunks)
 
 
 def resolve(pin: Pin) -> tuple[str, str, str]:
@@ -128,7 +190,47 @@ def helm_pull_command(chart: HelmChart, directory: Path) -> str:
 
 
 def _verified(path: Path, digest: str) -> bool:
-    return not digest or sha256_of(path.read_bytes()) == digest
+    if not digest:
+        return True
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1024 * 1024), b""):
+            h.update(chunk)
+    return h.hexdigest() == digest
+
+
+def _download_to(url: str, target: Path) -> tuple[Path, str]:
+    """(a new file beside `target` holding the body of `url`, its sha256). The file is created exclusively under a
+    unique name, written as the bytes arrive and synced; the caller renames it or removes it."""
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    digest = hashlib.sha256()
+    try:
+        with os.fdopen(fd, "wb") as f:
+            def sink(chunk: bytes) -> None:
+                digest.update(chunk)
+                f.write(chunk)
+            _stream(url, sink)
+            f.flush()
+            os.fchmod(f.fileno(), 0o644)  # mkstemp's 0600: a chart archive is no secret, and CI may read it as another user
+            os.fsync(f.fileno())
+    except BaseException:
+        os.unlink(name)
+        raise
+    return Path(name), digest.hexdigest()
+
+
+def _sync_directory(directory: Path) -> None:
+    """The rename on disk too (POSIX: fsync of the directory); where a directory cannot be opened, nothing."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def _helm_pull(pin: Pin, label: str, directory: Path) -> Result:
@@ -160,23 +262,25 @@ def fetch_one(pin: Pin, directory: Path) -> Result:
         return Result(pin, True, f"{label}: present, {have.name}")
     if chart.repo.startswith("oci://"):
         return _helm_pull(pin, label, directory)
+    target = directory / file_name(chart)
     try:
         url, digest, digest_source = resolve(pin)
-        data = _get(url)
+        partial, got = _download_to(url, target)
     except FetchError as exc:
         return Result(pin, False, f"{label}: {exc}")
-    got = sha256_of(data)
+    except OSError as exc:
+        return Result(pin, False, f"{label}: cannot write in {directory} ({exc.strerror or exc})")
     if digest and got != digest:
+        partial.unlink()
         return Result(pin, False, f"{label}: {url} has sha256 {got}, but {digest_source} records {digest}: "
                                   "not saved (a replaced or corrupted archive)")
-    target = directory / file_name(chart)
-    partial = target.with_name(f".{target.name}.part")
     try:
-        partial.write_bytes(data)
         os.replace(partial, target)  # never a half-written archive under the name the plan reads
+        _sync_directory(directory)
         if have is not None and have != target:  # a copy that failed its digest, under another accepted name
-            have.unlink()
+            have.unlink(missing_ok=True)
     except OSError as exc:
+        partial.unlink(missing_ok=True)
         return Result(pin, False, f"{label}: cannot write {target} ({exc.strerror or exc})")
     verified = f"sha256 as {digest_source} records" if digest else "no sha256 recorded for this chart, not verified"
     return Result(pin, True, f"{label}: fetched {url} as {target.name} ({verified})")

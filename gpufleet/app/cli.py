@@ -283,7 +283,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         print(f"gpufleet: {exc}", file=sys.stderr)
         return EXIT_INVALID
     try:
-        api = kubeconfig.api_client(args.kubeconfig, args.context)
+        api = kubeconfig.api_client(args.kubeconfig, args.context, allow_exec=not args.no_exec_plugins)
     except kubeconfig.KubeconfigError as exc:
         print(f"gpufleet: {exc}", file=sys.stderr)
         return EXIT_INVALID
@@ -375,6 +375,8 @@ def parser() -> argparse.ArgumentParser:
     ver.add_argument("--config", help="read this stack file instead, under the stack name")
     ver.add_argument("--kubeconfig", help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
     ver.add_argument("--context", help="kubeconfig context (default: the current one)")
+    ver.add_argument("--no-exec-plugins", action="store_true",
+                     help="refuse a kubeconfig whose users run a command (exec, auth-provider): a kubeconfig is code")
     ver.add_argument("--pools", help="comma-separated GPU pools to check (default: every GPU pool)")
     ver.add_argument("--level", choices=["quick", "full"], default="quick",
                      help="quick: DCGM diag level 1; full: level 2 plus the NCCL all-reduce on RDMA pools")

@@ -53,3 +53,31 @@ def depth(value: Any) -> int:
         deepest = max(deepest, level)
         stack.extend((child, level + 1) for child in children)
     return deepest
+
+
+# Chart archives `gpufleet plan` reads CRDs from (gpufleet.app.plan.crd_sources). The archive is a file on this
+# machine that anyone who can write $GPUFLEET_CHARTS_DIR (or a pull request's CI cache) may have replaced, so it is
+# read within these limits; each is measured on the pinned archives in ../shared/reference/charts (2026-12) and
+# leaves a wide margin. What goes over a limit is "not validated" (a one-line plan warning), never read further.
+
+CHART_MEMBER_MAX_BYTES = 16 * 1024 * 1024
+"""The size of one file read from a chart archive. The biggest file in any pinned archive is 2.6 MB
+(gpu-operator-charts v1.5.1's charts/remediation-crds/crds/cronworkflow-crd.yaml); a CRD must also fit in one etcd
+request (etcd's --max-request-bytes, 1.5 MiB by default), so a CRD file is rarely bigger."""
+
+CHART_ARCHIVE_MAX_BYTES = 256 * 1024 * 1024
+"""The bytes of an archive's files read through (tar is read in order: a member's data is decompressed to skip it).
+The biggest pinned archive unpacks to 23 MB (gpu-operator-charts v1.5.1)."""
+
+CHART_ARCHIVE_MAX_MEMBERS = 10_000
+"""Files and folders in one archive (Python's tarfile keeps an entry per member). The most in a pinned archive is
+308 (kube-prometheus-stack 88.5.3)."""
+
+CRD_YAML_MAX_DEPTH = JSON_MAX_DEPTH
+"""Maps and lists nested in a CRD file read from an archive: the deepest pinned CRD nests 47 (Kubeflow Trainer's
+TrainJob, see JSON_MAX_DEPTH). The schema walks that follow (gpufleet.app.plan.custom_resources) then stay far from
+Python's recursion limit."""
+
+CRD_YAML_MAX_VALUES = 500_000
+"""Values in one CRD file once its YAML aliases are expanded (the stack file's count, STACK_FILE_MAX_VALUES). The
+most in a pinned CRD file is 64,162 (gpu-operator-charts v1.5.1's remediation-crds workflow-crd.yaml, 2.6 MB)."""

@@ -54,3 +54,34 @@ def find_archive(chart: HelmChart, directory: Path, suffix: str = ".tgz") -> Opt
         if (directory / name).is_file():
             return directory / name
     return None
+
+
+def unchecked_local_charts(stack: str, spec, resources) -> list:
+    """A plan warning per chart a stack installs from a `gpufleet:registry.charts` directory whose pin records no
+    sha256 (versions.HelmChart.digest; or a release of another version than its pin's, such as a stack's own
+    gpuOperator.version): components/helm_chart.py local_chart hands that file to Helm as it finds it. Charts whose
+    pin records a digest are checked twice (the stack spec refuses a file with another digest, and so does the
+    program at `pulumi up`) and are not listed. An `oci://` chart source is the registry's to check (the plan cannot)."""
+    from gpufleet.base import versions
+    from gpufleet.base.spec import Problem
+
+    directory = spec.registry.charts
+    if not directory or directory.startswith("oci://"):
+        return []
+    pins = {v.name: (k, v) for k, v in vars(versions).items() if isinstance(v, HelmChart)}
+    out, seen = [], set()
+    for r in resources:
+        if r.type != "kubernetes:helm.sh/v3:Release":
+            continue
+        version = str(r.inputs.get("version", ""))
+        name = versions.chart_name_of(str(r.inputs.get("chart", "")), version)
+        constant, pin = pins.get(name, (None, None))
+        if (name, version) in seen or (pin is not None and pin.digest and pin.version == version):
+            continue
+        seen.add((name, version))
+        which = f" (versions.{constant})" if pin is not None and pin.version == version else ""
+        out.append(Problem(stack, "gpufleet:registry.charts",
+                           f"chart {name} {version}{which}: no sha256 is recorded for this version, so its archive in "
+                           f"{directory} is installed as found, unchecked: compare it with what its publisher lists "
+                           "before `pulumi up`"))
+    return sorted(out, key=lambda p: p.message)

@@ -59,7 +59,14 @@ def check_custom_resources(stack: str, spec: StackSpec, resources: list[Registra
             if obj["kind"] not in kinds:
                 kinds.append(obj["kind"])
             continue
-        problems += _problems(stack, spec, r, obj, found, placeholders)
+        try:
+            problems += _problems(stack, spec, r, obj, found, placeholders)
+        except Exception as exc:  # noqa: BLE001 - a CRD read from disk that cannot be applied is not validated
+            reason = f"its CRD ({found.source}) cannot be applied: {type(exc).__name__}"
+            key = (block_key(obj["kind"]) or f"resource {r.name}", reason)
+            kinds = not_validated.setdefault(key, [])
+            if obj["kind"] not in kinds:
+                kinds.append(obj["kind"])
     warnings = [
         Problem(stack, where, f"{', '.join(sorted(kinds))} not validated against {'its' if len(kinds) == 1 else 'their'} "
                               f"CRD: {reason}")

@@ -8,6 +8,13 @@ Nothing is copied into gpufleet: the plan reads the CRD from the very chart arch
 gpufleet.app.plan.chart_archives says. A kind whose archive is not there, or whose CRD no pinned chart ships (GKE
 installs its own), is not validated and the plan says so in a warning (docs/validation.md). Archives are read once
 per process (`_crds_in`): a fleet plan validates every stack against one parse.
+
+An archive is a file anyone who can write the charts directory may have replaced, so it is read within the limits
+of gpufleet.base.limits (as a stack file is): at most CHART_ARCHIVE_MAX_MEMBERS entries and CHART_ARCHIVE_MAX_BYTES
+read through, a CRD file of at most CHART_MEMBER_MAX_BYTES, UTF-8, whose YAML nests at most CRD_YAML_MAX_DEPTH and
+holds at most CRD_YAML_MAX_VALUES values once its aliases are expanded (counted on libyaml's events, which nest no
+calls, before a node is composed). Anything else about the archive, over a limit or malformed, makes its kinds
+"not validated" with a one-line reason, read once per process like a good archive.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ import functools
 import io
 import re
 import tarfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Union
@@ -23,7 +31,7 @@ from typing import Optional, Union
 import yaml
 
 from gpufleet.app.plan.chart_archives import HOW_TO_ENABLE, find_archive
-from gpufleet.base import versions
+from gpufleet.base import limits, versions
 from gpufleet.base.versions import HelmChart
 
 # Where the Network Operator's run-time CRDs are: not in its chart, which installs the operator only; the operator
@@ -192,17 +200,23 @@ def lookup(api_version: str, kind: str, directory: Path) -> Union[Crd, NotValida
             return NotValidated(f"the Network Operator installs this CRD at run time, not its chart; it is validated "
                                 f"when {what}, its manifests/state-nv-ipam-cni CRDs at the pinned tag, is in {directory}")
         return NotValidated(f"chart archive {what} is not in {directory}: {HOW_TO_ENABLE}")
-    try:
-        crds = _crds_in(str(archive), archive.stat().st_mtime_ns, _members(src.pin, src.extras))
-    except (OSError, tarfile.TarError, yaml.YAMLError) as exc:
-        return NotValidated(f"chart archive {archive} cannot be read ({exc}): fetch it again (`gpufleet charts fetch`)")
+    crds = _crds_in(str(archive), _mtime_ns(archive), _members(src.pin, src.extras))
+    if isinstance(crds, str):
+        return NotValidated(f"chart archive {archive} cannot be read ({crds}): fetch it again (`gpufleet charts fetch`)")
     crd = crds.get((group_of(api_version), kind))
     if crd is None:
         return NotValidated(f"{archive} has no CRD for {group_of(api_version)} {kind} at {src.member}")
     schema = served_schema(crd, api_version.rpartition("/")[2])
     if schema is None:
-        return NotValidated(f"the CRD in {archive} does not serve {api_version}")
+        return NotValidated(f"the CRD in {archive} does not serve {api_version} with an openAPIV3Schema")
     return Crd(schema, f"{api_version} {kind}, CRD of chart {src.chart.name} {src.chart.version}")
+
+
+def _mtime_ns(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return -1  # _crds_in says why it cannot open it
 
 
 def _members(pin: str, extras: bool) -> tuple[tuple[str, bool], ...]:
@@ -210,21 +224,114 @@ def _members(pin: str, extras: bool) -> tuple[tuple[str, bool], ...]:
     return tuple(sorted({(s.member, s.helm_template) for s in SOURCES if s.pin == pin and s.extras == extras}))
 
 
+class ArchiveRefused(Exception):
+    """A chart archive (or a file in it) over a limit of gpufleet.base.limits, or not what a chart holds."""
+
+
 @functools.lru_cache(maxsize=None)
-def _crds_in(archive: str, mtime_ns: int, members: tuple[tuple[str, bool], ...]) -> dict[tuple[str, str], dict]:
-    """(group, kind) -> CRD of the named members of an archive. Keyed by the file's mtime too: a refetched archive
-    is read again."""
-    wanted = dict(members)
+def _crds_in(archive: str, mtime_ns: int, members: tuple[tuple[str, bool], ...]) -> Union[dict[tuple[str, str], dict], str]:
+    """(group, kind) -> CRD of the named members of an archive, or why the archive cannot be read (one line). Keyed
+    by the file's mtime too: a refetched archive is read again."""
+    try:
+        return _read_crds(archive, dict(members))
+    except ArchiveRefused as exc:
+        return str(exc)
+    except (OSError, EOFError, tarfile.TarError, zlib.error) as exc:
+        return _one_line(exc)
+
+
+def _read_crds(archive: str, wanted: dict[str, bool]) -> dict[tuple[str, str], dict]:
     out: dict[tuple[str, str], dict] = {}
+    entries = read = 0
     with tarfile.open(archive) as tar:
-        for info in tar:
-            if info.name in wanted and info.isfile():
-                text = tar.extractfile(info).read().decode("utf-8")
-                for crd in crd_documents(text, wanted.pop(info.name)):
-                    out[(crd["spec"]["group"], crd["spec"]["names"]["kind"])] = crd
-            if not wanted:
+        while wanted:
+            info = tar.next()  # skips the previous member's data: counted in `read` before it is decompressed
+            if info is None:
                 break
+            entries += 1
+            read += max(info.size, 0)
+            if entries > limits.CHART_ARCHIVE_MAX_MEMBERS:
+                raise ArchiveRefused(f"more than {limits.CHART_ARCHIVE_MAX_MEMBERS:,} entries")
+            if read > limits.CHART_ARCHIVE_MAX_BYTES:
+                raise ArchiveRefused(f"its files hold more than {limits.CHART_ARCHIVE_MAX_BYTES:,} bytes before "
+                                     f"{info.name!r} is read")
+            if info.name not in wanted or not info.isfile():
+                continue
+            if info.size > limits.CHART_MEMBER_MAX_BYTES:
+                raise ArchiveRefused(f"{info.name} is {info.size:,} bytes, more than the "
+                                     f"{limits.CHART_MEMBER_MAX_BYTES:,} a CRD file may hold")
+            data = tar.extractfile(info).read(limits.CHART_MEMBER_MAX_BYTES + 1)
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ArchiveRefused(f"{info.name} is not UTF-8 (byte 0x{data[exc.start]:02x} at offset "
+                                     f"{exc.start})") from None
+            try:
+                crds = crd_documents(text, wanted.pop(info.name))
+            except ArchiveRefused as exc:
+                raise ArchiveRefused(f"{info.name}: {exc}") from None
+            except yaml.YAMLError as exc:
+                raise ArchiveRefused(f"{info.name} is not valid YAML: {_one_line(exc)}") from None
+            for crd in crds:
+                key = _crd_key(crd)
+                if key is None:
+                    raise ArchiveRefused(f"{info.name} holds a CustomResourceDefinition without spec.group and "
+                                         "spec.names.kind strings")
+                out[key] = crd
     return out
+
+
+def _crd_key(crd: dict) -> Optional[tuple[str, str]]:
+    spec = crd.get("spec")
+    names = spec.get("names") if isinstance(spec, dict) else None
+    group, kind = (spec or {}).get("group"), names.get("kind") if isinstance(names, dict) else None
+    return (group, kind) if isinstance(group, str) and isinstance(kind, str) else None
+
+
+def _one_line(exc: BaseException, limit: int = 200) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def check_yaml_limits(text: str) -> None:
+    """Raise ArchiveRefused when the YAML stream nests deeper than CRD_YAML_MAX_DEPTH or holds more than
+    CRD_YAML_MAX_VALUES values with its aliases expanded (an alias counts every value of the node it repeats; an
+    alias inside the node it names is refused). Reads libyaml's events, which keep their own stack: no Python call
+    nests per level, and nothing is composed yet."""
+    values = 0
+    weights: dict[str, int] = {}  # anchor -> values in its node, the node itself included
+    open_nodes: list[list] = []  # [anchor or None, values inside it so far], innermost last
+    for event in yaml.parse(io.StringIO(text), Loader=_Loader):
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            if len(open_nodes) >= limits.CRD_YAML_MAX_DEPTH:
+                raise ArchiveRefused(f"maps and lists nest deeper than {limits.CRD_YAML_MAX_DEPTH} levels "
+                                     f"(line {event.start_mark.line + 1})")
+            open_nodes.append([event.anchor, 0])
+            added = 1
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            anchor, inside = open_nodes.pop()
+            if anchor is not None:
+                weights[anchor] = inside + 1
+            if open_nodes:
+                open_nodes[-1][1] += inside + 1
+            continue
+        elif isinstance(event, yaml.ScalarEvent):
+            if event.anchor is not None:
+                weights[event.anchor] = 1
+            added = 1
+        elif isinstance(event, yaml.AliasEvent):
+            added = weights.get(event.anchor, 0)
+            if not added:  # its node is still open (or the anchor is unknown, which the composer refuses anyway)
+                raise ArchiveRefused(f"the alias *{event.anchor} (line {event.start_mark.line + 1}) refers to a "
+                                     "map or list that contains it")
+        else:
+            continue
+        values += added
+        if values > limits.CRD_YAML_MAX_VALUES:
+            raise ArchiveRefused(f"holds more than {limits.CRD_YAML_MAX_VALUES:,} values once its aliases are "
+                                 f"expanded (line {event.start_mark.line + 1})")
+        if open_nodes and not isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            open_nodes[-1][1] += added
 
 
 class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
@@ -234,24 +341,49 @@ class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
 
 _Loader.add_constructor("tag:yaml.org,2002:value", lambda loader, node: loader.construct_scalar(node))
 
-# A Go template comment, `{{/* ... */}}` or `{{- /* ... */ -}}`, which may span lines (licence headers).
-_TEMPLATE_COMMENT = re.compile(r"\{\{-?\s*/\*.*?\*/\s*-?\}\}", re.DOTALL)
+_COMMENT_OPEN = re.compile(r"\{\{-?\s*/\*")
+_COMMENT_CLOSE = re.compile(r"\*/\s*-?\}\}")
+
+
+def _drop_template_comments(text: str) -> str:
+    """`text` without its Go template comments, `{{/* ... */}}` or `{{- /* ... */ -}}`, which may span lines
+    (licence headers). A comment ends at its first `*/` (text/template's lexer: "comment ends before closing
+    delimiter" otherwise). One pass: every search starts where the last one ended."""
+    out, at = [], 0
+    while True:
+        opened = _COMMENT_OPEN.search(text, at)
+        if opened is None:
+            break
+        end = text.find("*/", opened.end())
+        closed = _COMMENT_CLOSE.match(text, end) if end >= 0 else None
+        if closed is None:
+            break  # an unclosed comment: Helm would refuse the template; its lines with `{{` are dropped below
+        out.append(text[at:opened.start()])
+        at = closed.end()
+    out.append(text[at:])
+    return "".join(out)
 
 
 def crd_documents(text: str, helm_template: bool = False) -> list[dict]:
     """The CustomResourceDefinitions in a YAML stream. For a Helm template, its comments and every line with `{{`
     are dropped first: in the CRD templates gpufleet reads they only wrap the file (`if .Values.crds.enabled`) or
-    fill metadata and the conversion webhook's service, never the schema."""
+    fill metadata and the conversion webhook's service, never the schema. The stream must be within the limits of
+    `check_yaml_limits` (ArchiveRefused otherwise)."""
     if helm_template:
-        text = _TEMPLATE_COMMENT.sub("", text)
+        text = _drop_template_comments(text)
         text = "\n".join(line for line in text.splitlines() if "{{" not in line)
+    check_yaml_limits(text)
     return [d for d in yaml.load_all(io.StringIO(text), Loader=_Loader)
             if isinstance(d, dict) and d.get("kind") == "CustomResourceDefinition"]
 
 
 def served_schema(crd: dict, version: str) -> Optional[dict]:
-    """The openAPIV3Schema of a version the CRD serves, or None."""
-    for v in crd["spec"]["versions"]:
-        if v["name"] == version and v.get("served", True):
-            return v["schema"]["openAPIV3Schema"]
+    """The openAPIV3Schema of a version the CRD serves, or None (also when the CRD is not of that shape)."""
+    spec = crd.get("spec")
+    versions_served = spec.get("versions") if isinstance(spec, dict) else None
+    for v in versions_served if isinstance(versions_served, list) else []:
+        if isinstance(v, dict) and v.get("name") == version and v.get("served", True):
+            schema = v.get("schema")
+            schema = schema.get("openAPIV3Schema") if isinstance(schema, dict) else None
+            return schema if isinstance(schema, dict) else None
     return None

@@ -73,32 +73,52 @@ def normalize(value: Any, schema: dict) -> Any:
     return value
 
 
+_SCHEMA_MAPS = ("properties", "patternProperties", "definitions")
+_VERBATIM = ("default", "enum", "type", "pattern")
+
+
 def _as_json_schema(schema: Any) -> Any:
-    """A Kubernetes structural schema as Draft 7 JSON Schema: nullable, int-or-string, and unknown fields refused."""
-    if isinstance(schema, list):
-        return [_as_json_schema(v) for v in schema]
-    if not isinstance(schema, dict):
-        return schema
-    out = {}
-    for key, value in schema.items():
-        if key in ("properties", "patternProperties", "definitions"):
-            out[key] = {name: _as_json_schema(sub) for name, sub in value.items()}
-        elif key in ("format", "x-kubernetes-validations"):
-            continue  # formats: see the module docstring; CEL rules: below
-        elif key in ("default", "enum"):
-            out[key] = value
-        else:
-            out[key] = _as_json_schema(value)
-    if isinstance(out.get("pattern"), str):
-        out["pattern"] = go_pattern(out["pattern"])
-    if schema.get("x-kubernetes-int-or-string"):
-        out.pop("type", None)
-        out.setdefault("anyOf", [{"type": "integer"}, {"type": "string"}])
-    elif schema.get("nullable") and "type" in out:
-        out["type"] = [out["type"], "null"]
-    if "properties" in schema and "additionalProperties" not in schema and not schema.get("x-kubernetes-preserve-unknown-fields"):
-        out["additionalProperties"] = False
-    return out
+    """A Kubernetes structural schema as Draft 7 JSON Schema: nullable, int-or-string, and unknown fields refused.
+
+    A walk with its own stack, not recursion: the schema comes from a chart archive on disk (its depth is bounded
+    when it is read, gpufleet.app.plan.crd_sources, and this walk needs no Python frame per level either). Each
+    converted map keeps its keys in the schema's order (a placeholder first, filled when its value is converted)."""
+    root: list = [None]
+    todo: list[tuple[Any, Any, Any]] = [(schema, root, 0)]  # (source, the container to fill, the key in it)
+    while todo:
+        src, into, at = todo.pop()
+        if isinstance(src, list):
+            out_list: list = [None] * len(src)
+            into[at] = out_list
+            todo.extend((v, out_list, i) for i, v in enumerate(src))
+            continue
+        if not isinstance(src, dict):
+            into[at] = src
+            continue
+        out: dict = {}
+        into[at] = out
+        for key, value in src.items():
+            if key in ("format", "x-kubernetes-validations"):
+                continue  # formats: see the module docstring; CEL rules: below
+            if key in _VERBATIM:
+                out[key] = value
+            elif key in _SCHEMA_MAPS and isinstance(value, dict):
+                sub: dict = dict.fromkeys(value)
+                out[key] = sub
+                todo.extend((v, sub, name) for name, v in value.items())
+            else:
+                out[key] = None
+                todo.append((value, out, key))
+        if isinstance(out.get("pattern"), str):
+            out["pattern"] = go_pattern(out["pattern"])
+        if src.get("x-kubernetes-int-or-string"):
+            out.pop("type", None)
+            out.setdefault("anyOf", [{"type": "integer"}, {"type": "string"}])
+        elif src.get("nullable") and "type" in out:
+            out["type"] = [out["type"], "null"]
+        if "properties" in src and "additionalProperties" not in src and not src.get("x-kubernetes-preserve-unknown-fields"):
+            out["additionalProperties"] = False
+    return root[0]
 
 
 # Validators by the id of the schema they were made from, with the schema itself (which keeps the id from being

@@ -13,6 +13,7 @@ from typing import Callable, Mapping, Optional
 
 from gpufleet.base import labels, versions
 from gpufleet.app.verify.busbw import ExpectedBusbw, busbw_at
+from gpufleet.app.verify.kubeconfig import client_secrets, redact
 from gpufleet.app.verify.targets import PoolTarget, Targets
 
 PASS, FAIL, SKIP = "pass", "fail", "skip"
@@ -57,6 +58,7 @@ class Runner:
         self.apps = client.AppsV1Api(api_client)
         self.batch = client.BatchV1Api(api_client)
         self.version = client.VersionApi(api_client)
+        self.secrets = client_secrets(api_client)  # removed from every message (gpufleet.app.verify.kubeconfig)
         self.t, self.level, self.timeout, self.ns = targets, level, timeout, namespace
         # A bare number is a figure at no particular size: compared with whatever size the check measured.
         self.expected = {k: v if isinstance(v, ExpectedBusbw) else ExpectedBusbw(float(v))
@@ -136,16 +138,17 @@ class Runner:
             try:
                 self.version.get_code()
             except ApiException as exc:
-                raise ConnectionProblem(f"the API server answered {exc.status} {exc.reason}") from None
-            except HTTPError as exc:
-                raise ConnectionProblem(f"cannot reach the API server: {_reason(exc)}") from None
+                raise ConnectionProblem(redact(f"the API server answered {exc.status} {exc.reason}", self.secrets)) from None
+            except (HTTPError, OSError, ValueError, TypeError) as exc:
+                # ValueError: a credential http.client refuses as a header value (its message holds the header).
+                raise ConnectionProblem(redact(f"cannot reach the API server: {_reason(exc)}", self.secrets)) from None
             self.check_operators()
             for pool in pools:
                 self.check_pool(pool)
         except KeyboardInterrupt:
             self.result.interrupted = True
         except HTTPError as exc:
-            lost = f"lost the API server: {_reason(exc)}"
+            lost = redact(f"lost the API server: {_reason(exc)}", self.secrets)
         finally:
             if main:
                 sigint = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not stop the cleanup

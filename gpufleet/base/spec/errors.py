@@ -1,11 +1,27 @@
-"""Spec problems: each names the stack, the key path, the bad value and what is allowed."""
+"""Spec problems: each names the stack, the key path, the bad value and what is allowed.
+
+A problem's text is printed to a terminal and to CI logs, and it echoes what a stack file holds (`aws:region`, a key,
+a value), so `str(problem)` is one line of printable text: every control, bidirectional and invisible character of
+the stack name, the path and the message (gpufleet.base.spec.text.CONTROL) is written as its Python escape (`\\n`,
+`\\x1b`, `\\u202e`). No terminal escape sequence reaches the terminal, and no value starts a line of its own, so
+none reads as a CI workflow command (GitHub Actions' `::error::`, `::set-output`, which the runner acts on only at
+the start of a line: docs.github.com, "Workflow commands for GitHub Actions"). The value itself is shown with repr(),
+which escapes the same characters.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
+from gpufleet.base.spec.text import CONTROL
+
 _MISSING = object()
+
+
+def printable(text: object) -> str:
+    """`text` with every character of CONTROL written as its Python escape: one line, no terminal escapes."""
+    return CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), str(text))
 
 
 @dataclass(frozen=True)
@@ -21,8 +37,8 @@ class Problem:
         return self.value is not _MISSING
 
     def __str__(self) -> str:
-        got = "" if self.value is _MISSING else f" (got {self.value!r})"
-        return f"stack '{self.stack}': {self.path}: {self.message}{got}"
+        got = "" if self.value is _MISSING else f" (got {printable(repr(self.value))})"
+        return f"stack '{printable(self.stack)}': {printable(self.path)}: {printable(self.message)}{got}"
 
 
 class SpecError(Exception):
@@ -31,7 +47,7 @@ class SpecError(Exception):
     def __init__(self, stack: str, problems: list[Problem]):
         self.stack = stack
         self.problems = problems
-        lines = [f"invalid gpufleet config for stack '{stack}' ({len(problems)} problem{'s' if len(problems) != 1 else ''}):"]
+        lines = [f"invalid gpufleet config for stack '{printable(stack)}' ({len(problems)} problem{'s' if len(problems) != 1 else ''}):"]
         lines += [f"  - {p}" for p in problems]
         super().__init__("\n".join(lines))
 
