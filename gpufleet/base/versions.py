@@ -146,11 +146,52 @@ K3S_INSTALL_SCRIPT_URL = "https://raw.githubusercontent.com/k3s-io/k3s/{tag}/ins
 # sha256 of install.sh at each pinned release's tag (`curl -sfL <k3s_install_script_url> | sha256sum`), checked on
 # the host before the script runs. The k3s binary itself is checked by that install.sh against the release's
 # sha256sum-<arch>.txt, fetched from the same GitHub release over TLS (install.sh download_hash / verify_binary).
-# Empty: no value could be read from here (this workplace reaches no github.com release or raw file, and the
-# stored k3s snapshot is too large to fetch, 2026-12-04); a release without a recorded value installs with the
-# script unverified (docs/security.md lists it as trusted, not verified). Record a value only as read
-# from the tag, with the date.
-K3S_INSTALL_SCRIPT_SHA256: dict[str, str] = {}
+# No k3s-io file could be read from here (no github.com release or raw file is reachable, and the k3s snapshot is too
+# large to fetch, 2026-12-04): the values below are copies of upstream data kept in other repositories (collected in
+# ../shared/reference/k3s/checksums.yaml, read 2026-12-04), each with its provenance tier. Trusted here: the nixpkgs
+# tier (NixOS/nixpkgs k3s images-versions.json, written by nixpkgs' update script from the release and checked by every
+# nixpkgs build that fetches the file), and a third-party copy only when at least two independent files agree for the
+# exact tag. A single third-party copy, or a value the reference flags as suspicious, is not recorded: that file keeps
+# the release's own check (install.sh checks the binary against the release's sha256sum-<arch>.txt; an air-gapped
+# stack gives the sum itself). A recorded value that proved wrong would stop the install (fail closed), never let an
+# unverified file run. A release without a recorded install.sh value runs the script as fetched from its tag over TLS
+# (docs/security.md lists it as trusted, not verified).
+K3S_INSTALL_SCRIPT_SHA256: dict[str, str] = {
+    # third-party, trusted: four independent files pin it for install.sh at the tag's raw URL (one "independently
+    # computed from the fixed tag's raw content"), and a runbook gives the same value with the release commit 01b6f04a;
+    # install.sh did not change on release-1.36 from v1.36.2 to v1.36.5 (the same value is pinned for those tags).
+    # v1.34.9+k3s1 (40b487f0...): one file names this exact tag (the others v1.34.11): not recorded.
+    "v1.36.2+k3s1": "46177d4c99440b4c0311b67233823a8e8a2fc09693f6c89af1a7161e152fbfad",
+}
+# sha256 of the release files an air-gapped k3s install uses (k3s_release_files: the binary and the .tar.zst images
+# tarball), per tag and file name; provenance and the trust rule as K3S_INSTALL_SCRIPT_SHA256 above. A stack's own
+# gpufleet:cluster.k3s.airgap.sha256 value must agree with a recorded one (plan-time refusal otherwise); a file with
+# no recorded value needs the stack's.
+K3S_RELEASE_SHA256: dict[tuple[str, str], str] = {
+    # nixpkgs 114a56c2 pkgs/applications/networking/cluster/k3s/1_33/images-versions.json. (A third-party table gives
+    # the amd64 value for v1.34.10+k3s1 too: that copy is the doubtful one, nixpkgs names this tag.)
+    ("v1.33.13+k3s2", "k3s-airgap-images-amd64.tar.zst"): "7e59087b6a72e00db45a3bcb4f144114b13eb72dc8947c2b7908a0e1482b42b3",
+    ("v1.33.13+k3s2", "k3s-airgap-images-arm64.tar.zst"): "47bc05eb1b21f0f76530a927ec5e1c5c2dec457f0190bf423e7be1d49348b5e6",
+    # third-party, trusted: a Terraform module's release manifest and, independently, an upgrade runbook "taken from
+    # the release sha256sum-arm64.txt". (The amd64 binary has one copy only: not recorded.)
+    ("v1.33.13+k3s2", "k3s-arm64"): "cf6afb3944f9ecf120fa2837b542479018c08f9ea1d1d181d4a68445e7717a8d",
+    # nixpkgs 0145c6da .../k3s/1_34/images-versions.json. Its arm64 tar.zst value equals the 1_36 file's for
+    # v1.36.2+k3s1 while the amd64 values differ: suspicious, not recorded. (Binaries: no copy, or one repository only.)
+    ("v1.34.9+k3s1", "k3s-airgap-images-amd64.tar.zst"): "b01d1c0b5eeff414a405a423851e13575317831eec3f87f22d6a7038f9a1fdb7",
+    # nixpkgs 2e753612 .../k3s/1_35/images-versions.json.
+    ("v1.35.8+k3s1", "k3s-airgap-images-amd64.tar.zst"): "807160da9a1b3ec86183a777241a6fe948d27fd6fdf3b88d0da39fa3b1ceeddc",
+    ("v1.35.8+k3s1", "k3s-airgap-images-arm64.tar.zst"): "18c53139e7ad39009057d5c52ec5501aeea1ada235986e43c7357a3863ff3fdd",
+    # third-party, trusted: a Go release catalog and, independently, a runbook whose binary matched sha256sum-amd64.txt.
+    ("v1.35.8+k3s1", "k3s"): "12f81c9bb5b71e098a4f7a2d187e350902a9339a6c3d5e56c20a03f7a417e07f",
+    # third-party, trusted: three independent files (a Go catalog, an arm64 runbook from sha256sum-arm64.txt, a Go map).
+    ("v1.35.8+k3s1", "k3s-arm64"): "898476e008704289382377ef19946f23b511cf2678042cb5c8aef991e64f840a",
+    # nixpkgs 102b00ab .../k3s/1_36/images-versions.json, and a third-party change record that checked it against the
+    # release's sha256sum-amd64.txt. (arm64 tar.zst: the suspicious duplicate above, not recorded.)
+    ("v1.36.2+k3s1", "k3s-airgap-images-amd64.tar.zst"): "da6a3b2dbd55cc368d930078ae8814ed22eb9c92247f7b9b46bf073445ff55b3",
+    # third-party, trusted: six independent files agree, one of them checked against sha256sum-amd64.txt. (k3s-arm64:
+    # one copy only, not recorded.)
+    ("v1.36.2+k3s1", "k3s"): "65a55ec56c24eab44383086166ec620a491952b7e23941a49ddca6e8a4c4b4de",
+}
 # The release files of a k3s tag (docs.k3s.io/installation/airgap, k3s-io/docs docs/installation/airgap.md: the binary
 # `k3s` placed in /usr/local/bin, `k3s-airgap-images-amd64.tar.zst` downloaded from
 # github.com/k3s-io/k3s/releases/download/<tag with + as %2B>/; docs/installation/private-registry.md "k3s-images.txt").
@@ -194,6 +235,14 @@ def k3s_install_script_url(kubernetes_version: str) -> str:
 def k3s_install_script_sha256(kubernetes_version: str) -> Optional[str]:
     """The recorded sha256 of the pinned release's install.sh, or None when none is recorded."""
     return K3S_INSTALL_SCRIPT_SHA256.get(k3s_release(kubernetes_version))
+
+
+def k3s_release_sha256(kubernetes_version: str, file: str) -> Optional[str]:
+    """The recorded sha256 of a file of the pinned release (`install.sh`, a binary or an images tarball), or None."""
+    release = k3s_release(kubernetes_version)
+    if file == "install.sh":
+        return K3S_INSTALL_SCRIPT_SHA256.get(release)
+    return K3S_RELEASE_SHA256.get((release, file))
 
 # Workload layer (gpufleet:addons). Charts from OCI registries have `repo` = the registry path;
 # components/helm_chart.py turns that into the `oci://.../<name>` chart reference Helm expects.
