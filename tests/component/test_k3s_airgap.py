@@ -63,7 +63,7 @@ def test_the_airgap_script_checks_gpufleets_recorded_sums_when_the_stack_gives_n
     script = node_scripts("server", "1.36", airgap=airgap).create
     release = versions.k3s_release("1.36")
     for file in ("k3s", "k3s-airgap-images-amd64.tar.zst"):
-        assert f"'{versions.K3S_RELEASE_SHA256[(release, file)]}'" in script
+        assert f"'{versions.K3S_RELEASE_SHA256[f'{release}/{file}']}'" in script
     assert f"'{versions.K3S_INSTALL_SCRIPT_SHA256[release]}'" in script
 
 
@@ -84,7 +84,8 @@ def test_every_recorded_k3s_sum_is_the_references_and_trusted_by_the_rule():
     release and a file gpufleet installs; none the reference flags as suspicious; a third-party value only where the
     reference names more than one independent copy."""
     ref = _reference()
-    recorded = {**versions.K3S_RELEASE_SHA256, **{(r, "install.sh"): v for r, v in versions.K3S_INSTALL_SCRIPT_SHA256.items()}}
+    recorded = {**{tuple(k.split("/")): v for k, v in versions.K3S_RELEASE_SHA256.items()},
+                **{(r, "install.sh"): v for r, v in versions.K3S_INSTALL_SCRIPT_SHA256.items()}}
     files = {f for arch in ("amd64", "arm64") for f in versions.k3s_release_files(arch).values()} | {"install.sh"}
     for (release, file), sha in recorded.items():
         assert release in versions.K3S_RELEASES.values() and file in files

@@ -42,6 +42,12 @@ class K3sAddons(AddonTraits):
     def cold_start_paths(self, spec: Any, pool: Any) -> list[str]:
         return ["no image streaming or disk image cache on k3s"]
 
+    def node_egress(self, spec: Any) -> Optional[tuple[str, frozenset[str]]]:
+        # Air-gapped hosts reach none of s3://, gs://, hf:// (the model caches' prefetch Jobs download from the source).
+        if spec.cluster.k3s.airgap is None:
+            return None
+        return "cluster.k3s.airgap hosts reach no internet", frozenset()
+
     # --- registry and air gap ---
     own_charts = frozenset({versions.CSI_DRIVER_NFS.name})  # gpufleet:storage.nfs
     registry_credentials = True  # written into each node's /etc/rancher/k3s/registries.yaml
@@ -70,12 +76,6 @@ class K3sAddons(AddonTraits):
                                         f"{versions.K3S_RELEASES[version]} ({pinned}, gpufleet/base/versions.py with "
                                         "its source): one of them is not that file's; check the release's "
                                         "sha256sum-<arch>.txt, or leave the key out to use the recorded one", given))
-        for i, cache in enumerate(spec.model_caches):
-            # The prefetch Job downloads from the source itself (components/cold_start/model_cache.py; hf: also
-            # `pip install huggingface_hub` from PyPI): hosts without internet reach none of s3://, gs://, hf://.
-            problems.append(Problem(stack, f"gpufleet:modelCaches[{i}].source", "cluster.k3s.airgap hosts reach no "
-                                    "internet, and the cache's prefetch Job downloads from this source: copy the "
-                                    "model onto the shared storage yourself and leave modelCaches out", cache.source))
         if not spec.registry.mirror:
             problems.append(Problem(stack, MIRROR, "required by cluster.k3s.airgap: hosts without internet reach no "
                                                    "public registry, so every chart image must come from a mirror"))
