@@ -7,7 +7,10 @@ The Job is idempotent: it writes a marker file holding the source it filled the 
 marker already names the same source; the copy itself is incremental (`aws s3 sync`, `gcloud storage rsync`,
 huggingface_hub `snapshot_download` skip what is present). The source reaches the script only as the environment
 variable SOURCE, always double-quoted there, and its shape is checked by the spec (ids.MODEL_SOURCE). Credentials come
-only from a Secret the stack names (`envFrom.secretRef`); gpufleet never reads or stores them.
+only from a Secret the stack names (`envFrom.secretRef`), given to the prefetch container alone; gpufleet never reads
+or stores them. For hf:// an init container without them installs huggingface_hub hash-locked
+(versions.HUGGINGFACE_HUB_REQUIREMENTS): nothing unpinned runs beside the token. A stack whose nodes have no path to a
+source's host is refused by the spec (AddonTraits.node_egress).
 """
 
 from __future__ import annotations
@@ -33,12 +36,20 @@ SOURCE_ANNOTATION = "gpufleet.io/model-source"
 
 _SKIP = f'm="$CACHE_DIR/{MARKER}"\nif [ -f "$m" ] && [ "$(cat "$m")" = "$SOURCE" ]; then echo "cache already holds $SOURCE"; exit 0; fi\n'
 _DONE = 'printf "%s" "$SOURCE" > "$m"\necho "cache filled from $SOURCE"\n'
-# One script per scheme; none interpolates anything but the quoted variables SOURCE, CACHE_DIR and HF_HUB_PACKAGE.
+DEPS = "/deps"
+# The hf:// init container: installs exactly versions.HUGGINGFACE_HUB_REQUIREMENTS (each wheel's sha256 checked, no
+# dependency resolved, no source build) into an emptyDir the prefetch container imports from. It runs without the
+# cache's credentials Secret: nothing pip or a package's install runs can read the token.
+HF_INSTALL = (
+    'set -eu\nprintf "%s" "$HF_REQUIREMENTS" > /tmp/requirements.txt\n'
+    'pip install --quiet --no-cache-dir --disable-pip-version-check --require-hashes --no-deps --only-binary=:all: '
+    f'--target {DEPS} -r /tmp/requirements.txt\n'
+)
+# One script per scheme; none interpolates anything but the quoted variables SOURCE and CACHE_DIR.
 SCRIPTS = {
     "s3": 'aws s3 sync --only-show-errors "$SOURCE" "$CACHE_DIR"\n',
     "gs": 'gcloud storage rsync --recursive "$SOURCE" "$CACHE_DIR"\n',
     "hf": (
-        'pip install --quiet --no-cache-dir "$HF_HUB_PACKAGE"\n'
         "python -c 'import os; from huggingface_hub import snapshot_download; "
         'repo, _, rev = os.environ["SOURCE"][len("hf://"):].partition("@"); '
         'snapshot_download(repo_id=repo, revision=rev or None, local_dir=os.environ["CACHE_DIR"], '
@@ -83,15 +94,28 @@ def job(args: ModelCacheArgs, mirror: Optional[str] = None) -> dict:
     """The prefetch Job; its image from the registry `mirror` when the stack has one (gpufleet:registry.mirror)."""
     c = args.spec
     image = versions.MODEL_PREFETCH_IMAGES[c.scheme]
+    image = images.mirrored(image, mirror) if mirror else image
     env = [{"name": "SOURCE", "value": c.source}, {"name": "CACHE_DIR", "value": MOUNT}]
+    mounts = [{"name": "cache", "mountPath": MOUNT}]
+    volumes = [{"name": "cache", "persistentVolumeClaim": {"claimName": c.name}}]
+    init: list[dict] = []
     if c.scheme == "hf":
-        env.append({"name": "HF_HUB_PACKAGE", "value": versions.HUGGINGFACE_HUB_PACKAGE})
+        env.append({"name": "PYTHONPATH", "value": DEPS})
+        mounts.append({"name": "deps", "mountPath": DEPS, "readOnly": True})
+        volumes.append({"name": "deps", "emptyDir": {}})
+        init.append({
+            "name": "install", "image": image, "command": ["/bin/sh", "-c", HF_INSTALL],
+            "env": [{"name": "HF_REQUIREMENTS", "value": versions.huggingface_hub_requirements()}],
+            "volumeMounts": [{"name": "deps", "mountPath": DEPS}],
+            "resources": {"requests": {"cpu": "250m", "memory": "256Mi"}, "limits": {"memory": "1Gi"}},
+            "securityContext": {"allowPrivilegeEscalation": False},
+        })
     container: dict = {
         "name": "prefetch",
-        "image": images.mirrored(image, mirror) if mirror else image,
+        "image": image,
         "command": ["/bin/sh", "-c", script(c.scheme)],
         "env": env,
-        "volumeMounts": [{"name": "cache", "mountPath": MOUNT}],
+        "volumeMounts": mounts,
         "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}, "limits": {"memory": "4Gi"}},
         "securityContext": {"allowPrivilegeEscalation": False},
     }
@@ -113,8 +137,9 @@ def job(args: ModelCacheArgs, mirror: Optional[str] = None) -> dict:
                 "metadata": {"labels": {MODEL_CACHE_LABEL: c.name}},
                 "spec": {
                     "restartPolicy": "OnFailure",
+                    **({"initContainers": init} if init else {}),
                     "containers": [container],
-                    "volumes": [{"name": "cache", "persistentVolumeClaim": {"claimName": c.name}}],
+                    "volumes": volumes,
                 },
             },
         },

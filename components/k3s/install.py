@@ -25,14 +25,16 @@ credentials travel in the secret config.yaml).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal, Optional
 
 import yaml
 
 from gpufleet.base import versions
+from gpufleet.base.platforms.k3s.addons import airgap_sums
 from gpufleet.base.spec.features.protection import EtcdSnapshotsSpec
-from gpufleet.base.spec.features.registry import K3sAirgapSpec
+from gpufleet.base.spec.features.registry import SHA256, K3sAirgapSpec
 from gpufleet.base.spec.text import url_host
 
 CONFIG_PATH = "/etc/rancher/k3s/config.yaml"
@@ -111,13 +113,22 @@ def stdin_text(config: dict, registries: Optional[dict]) -> str:
     return f"{text}{REGISTRIES_MARK}\n{render_config(registries)}"
 
 
-def _airgap_install(airgap: K3sAirgapSpec, release: str, role: Role) -> str:
+def _airgap_install(airgap: K3sAirgapSpec, kubernetes_version: str, role: Role) -> str:
     """Shell lines installing k3s from the stack's air-gap source: each file fetched (https) or copied (a path on the
-    host), all three checked with `sha256sum -c` before any is used, then install.sh with INSTALL_K3S_SKIP_DOWNLOAD
-    (k3s-io/docs airgap.md: binary in /usr/local/bin, images tarball in the agent's images directory)."""
+    host), all three checked with `sha256sum -c --strict` before any is used, then install.sh with
+    INSTALL_K3S_SKIP_DOWNLOAD (k3s-io/docs airgap.md: binary in /usr/local/bin, images tarball in the agent's images
+    directory). Each sum is the stack's, else the one gpufleet records (airgap_sums); a file with neither is refused
+    here too, not only by the plan: GNU sha256sum -c skips a malformed line (an empty sum) with a warning and still
+    exits 0 when the other lines match, unless --strict (coreutils manual, "md5sum invocation": --strict "exit
+    non-zero for improperly formatted checksum lines")."""
+    release = versions.k3s_release(kubernetes_version)
     files = versions.k3s_release_files(airgap.arch)
     source = airgap.source if airgap.source.endswith("/") else airgap.source + "/"
-    sums = airgap.sha256
+    sums = airgap_sums(airgap, kubernetes_version)
+    missing = [k for k, v in sums.items() if not v or not re.fullmatch(SHA256, v)]
+    if missing:
+        raise ValueError(f"k3s {release} air gap: no sha256 for {', '.join(missing)} (gpufleet:cluster.k3s.airgap."
+                         "sha256): a release file is installed only after its sha256 matches")
     images = f"{AIRGAP_IMAGES_DIR}/{files['images']}"
     return f"""  work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
@@ -128,8 +139,8 @@ def _airgap_install(airgap: K3sAirgapSpec, release: str, role: Role) -> str:
       *) cp "$src$f" "$work/$f" ;;
     esac
   done
-  if ! printf '%s  %s\\n' {quoted(sums.install_script or "")} "$work/install.sh" {quoted(sums.k3s or "")} "$work/"{quoted(files["k3s"])} {quoted(sums.images or "")} "$work/"{quoted(files["images"])} | sha256sum -c - >/dev/null; then
-    echo "the k3s {release} files from {source} do not match the sha256 of gpufleet:cluster.k3s.airgap.sha256: not installing" >&2
+  if ! printf '%s  %s\\n' {quoted(sums["install_script"])} "$work/install.sh" {quoted(sums["k3s"])} "$work/"{quoted(files["k3s"])} {quoted(sums["images"])} "$work/"{quoted(files["images"])} | sha256sum -c --strict - >/dev/null; then
+    echo "the k3s {release} files from {source} do not match their sha256 (gpufleet:cluster.k3s.airgap.sha256, else gpufleet's recorded values): not installing" >&2
     exit 1
   fi
   sudo install -m 0755 "$work/"{quoted(files["k3s"])} /usr/local/bin/k3s
@@ -218,7 +229,7 @@ def node_scripts(
     digest = versions.k3s_install_script_sha256(kubernetes_version)
     # install.sh is checked against its recorded sha256 before it runs (none recorded: it runs as fetched).
     verify = (
-        f"""  if ! echo {quoted(digest + "  ")}"$installer" | sha256sum -c - >/dev/null; then
+        f"""  if ! echo {quoted(digest + "  ")}"$installer" | sha256sum -c --strict - >/dev/null; then
     echo "install.sh of k3s {release} does not match its recorded sha256 {digest}: not running it" >&2
     exit 1
   fi
@@ -264,7 +275,7 @@ sudo chmod 0600 {CONFIG_PATH}.new
 sudo mv {CONFIG_PATH}.new {CONFIG_PATH}
 """
     if airgap is not None:
-        install = _airgap_install(airgap, release, role)
+        install = _airgap_install(airgap, kubernetes_version, role)
     else:
         install = f"""  installer=$(mktemp)
   trap 'rm -f "$installer"' EXIT

@@ -79,18 +79,28 @@ class ModelServerArgs:
     depends_on: list = field(default_factory=list)
 
 
+def serve_command(m: ModelServerSpec) -> list[str]:
+    """The leader's command as argv: the model name is one argument, never shell text. One node per replica runs
+    `vllm serve` itself; a multi-node replica starts the Ray head first, through a fixed shell script that passes
+    `vllm serve` its arguments as the positional parameters ("$@"), so no stack value is parsed by the shell."""
+    size = m.nodes_per_replica
+    serve = [m.model, "--port", str(PORT), "--tensor-parallel-size", str(m.gpus_per_node)]
+    if size == 1:
+        return ["vllm", "serve", *serve]
+    serve += ["--pipeline-parallel-size", str(size), "--distributed-executor-backend", "ray"]
+    return ["sh", "-c", 'ray start --head --port=6379 && exec vllm serve "$@"', "vllm-leader", *serve]
+
+
 def pod_template(m: ModelServerSpec, role: str, taints: tuple[dict, ...], claim: Optional[str] = None,
                  image: str = versions.VLLM_IMAGE) -> dict:
     """`image`: the vLLM image as the nodes pull it (the stack's mirror copy with gpufleet:registry.mirror)."""
-    size = m.nodes_per_replica
     if role == "leader":
-        serve = (f"vllm serve {m.model} --port {PORT} --tensor-parallel-size {m.gpus_per_node}"
-                 + (f" --pipeline-parallel-size {size} --distributed-executor-backend ray" if size > 1 else ""))
-        cmd = (f"ray start --head --port=6379 && {serve}" if size > 1 else serve)
+        command = serve_command(m)
         labels = m.pod_labels()
         ports = [{"name": "http", "containerPort": PORT}]
     else:
-        cmd = "ray start --address=$(LWS_LEADER_ADDRESS):6379 --block"
+        # No shell: the kubelet expands $(LWS_LEADER_ADDRESS), the leader's address LWS sets in every pod's env.
+        command = ["ray", "start", "--address=$(LWS_LEADER_ADDRESS):6379", "--block"]
         labels = {"app": f"{m.name}-worker"}
         ports = []
     claims = []
@@ -101,7 +111,7 @@ def pod_template(m: ModelServerSpec, role: str, taints: tuple[dict, ...], claim:
     resources = ({"claims": [{"name": c["name"]} for c in claims]} if claims
                  else {"limits": {"nvidia.com/gpu": str(m.gpus_per_node)}})
     container = {
-        "name": "vllm", "image": image, "command": ["sh", "-c", cmd], "resources": resources,
+        "name": "vllm", "image": image, "command": command, "resources": resources,
         **({"ports": ports} if ports else {}),
     }
     if role == "leader":

@@ -146,11 +146,52 @@ K3S_INSTALL_SCRIPT_URL = "https://raw.githubusercontent.com/k3s-io/k3s/{tag}/ins
 # sha256 of install.sh at each pinned release's tag (`curl -sfL <k3s_install_script_url> | sha256sum`), checked on
 # the host before the script runs. The k3s binary itself is checked by that install.sh against the release's
 # sha256sum-<arch>.txt, fetched from the same GitHub release over TLS (install.sh download_hash / verify_binary).
-# Empty: no value could be read from here (this workplace reaches no github.com release or raw file, and the
-# stored k3s snapshot is too large to fetch, 2026-12-04); a release without a recorded value installs with the
-# script unverified (docs/security.md lists it as trusted, not verified). Record a value only as read
-# from the tag, with the date.
-K3S_INSTALL_SCRIPT_SHA256: dict[str, str] = {}
+# No k3s-io file could be read from here (no github.com release or raw file is reachable, and the k3s snapshot is too
+# large to fetch, 2026-12-04): the values below are copies of upstream data kept in other repositories (collected in
+# ../shared/reference/k3s/checksums.yaml, read 2026-12-04), each with its provenance tier. Trusted here: the nixpkgs
+# tier (NixOS/nixpkgs k3s images-versions.json, written by nixpkgs' update script from the release and checked by every
+# nixpkgs build that fetches the file), and a third-party copy only when at least two independent files agree for the
+# exact tag. A single third-party copy, or a value the reference flags as suspicious, is not recorded: that file keeps
+# the release's own check (install.sh checks the binary against the release's sha256sum-<arch>.txt; an air-gapped
+# stack gives the sum itself). A recorded value that proved wrong would stop the install (fail closed), never let an
+# unverified file run. A release without a recorded install.sh value runs the script as fetched from its tag over TLS
+# (docs/security.md lists it as trusted, not verified).
+K3S_INSTALL_SCRIPT_SHA256: dict[str, str] = {
+    # third-party, trusted: four independent files pin it for install.sh at the tag's raw URL (one "independently
+    # computed from the fixed tag's raw content"), and a runbook gives the same value with the release commit 01b6f04a;
+    # install.sh did not change on release-1.36 from v1.36.2 to v1.36.5 (the same value is pinned for those tags).
+    # v1.34.9+k3s1 (40b487f0...): one file names this exact tag (the others v1.34.11): not recorded.
+    "v1.36.2+k3s1": "46177d4c99440b4c0311b67233823a8e8a2fc09693f6c89af1a7161e152fbfad",
+}
+# sha256 of the release files an air-gapped k3s install uses (k3s_release_files: the binary and the .tar.zst images
+# tarball), keyed `<tag>/<file name>`; provenance and the trust rule as K3S_INSTALL_SCRIPT_SHA256 above. A stack's own
+# gpufleet:cluster.k3s.airgap.sha256 value must agree with a recorded one (plan-time refusal otherwise); a file with
+# no recorded value needs the stack's.
+K3S_RELEASE_SHA256: dict[str, str] = {
+    # nixpkgs 114a56c2 pkgs/applications/networking/cluster/k3s/1_33/images-versions.json. (A third-party table gives
+    # the amd64 value for v1.34.10+k3s1 too: that copy is the doubtful one, nixpkgs names this tag.)
+    "v1.33.13+k3s2/k3s-airgap-images-amd64.tar.zst": "7e59087b6a72e00db45a3bcb4f144114b13eb72dc8947c2b7908a0e1482b42b3",
+    "v1.33.13+k3s2/k3s-airgap-images-arm64.tar.zst": "47bc05eb1b21f0f76530a927ec5e1c5c2dec457f0190bf423e7be1d49348b5e6",
+    # third-party, trusted: a Terraform module's release manifest and, independently, an upgrade runbook "taken from
+    # the release sha256sum-arm64.txt". (The amd64 binary has one copy only: not recorded.)
+    "v1.33.13+k3s2/k3s-arm64": "cf6afb3944f9ecf120fa2837b542479018c08f9ea1d1d181d4a68445e7717a8d",
+    # nixpkgs 0145c6da .../k3s/1_34/images-versions.json. Its arm64 tar.zst value equals the 1_36 file's for
+    # v1.36.2+k3s1 while the amd64 values differ: suspicious, not recorded. (Binaries: no copy, or one repository only.)
+    "v1.34.9+k3s1/k3s-airgap-images-amd64.tar.zst": "b01d1c0b5eeff414a405a423851e13575317831eec3f87f22d6a7038f9a1fdb7",
+    # nixpkgs 2e753612 .../k3s/1_35/images-versions.json.
+    "v1.35.8+k3s1/k3s-airgap-images-amd64.tar.zst": "807160da9a1b3ec86183a777241a6fe948d27fd6fdf3b88d0da39fa3b1ceeddc",
+    "v1.35.8+k3s1/k3s-airgap-images-arm64.tar.zst": "18c53139e7ad39009057d5c52ec5501aeea1ada235986e43c7357a3863ff3fdd",
+    # third-party, trusted: a Go release catalog and, independently, a runbook whose binary matched sha256sum-amd64.txt.
+    "v1.35.8+k3s1/k3s": "12f81c9bb5b71e098a4f7a2d187e350902a9339a6c3d5e56c20a03f7a417e07f",
+    # third-party, trusted: three independent files (a Go catalog, an arm64 runbook from sha256sum-arm64.txt, a Go map).
+    "v1.35.8+k3s1/k3s-arm64": "898476e008704289382377ef19946f23b511cf2678042cb5c8aef991e64f840a",
+    # nixpkgs 102b00ab .../k3s/1_36/images-versions.json, and a third-party change record that checked it against the
+    # release's sha256sum-amd64.txt. (arm64 tar.zst: the suspicious duplicate above, not recorded.)
+    "v1.36.2+k3s1/k3s-airgap-images-amd64.tar.zst": "da6a3b2dbd55cc368d930078ae8814ed22eb9c92247f7b9b46bf073445ff55b3",
+    # third-party, trusted: six independent files agree, one of them checked against sha256sum-amd64.txt. (k3s-arm64:
+    # one copy only, not recorded.)
+    "v1.36.2+k3s1/k3s": "65a55ec56c24eab44383086166ec620a491952b7e23941a49ddca6e8a4c4b4de",
+}
 # The release files of a k3s tag (docs.k3s.io/installation/airgap, k3s-io/docs docs/installation/airgap.md: the binary
 # `k3s` placed in /usr/local/bin, `k3s-airgap-images-amd64.tar.zst` downloaded from
 # github.com/k3s-io/k3s/releases/download/<tag with + as %2B>/; docs/installation/private-registry.md "k3s-images.txt").
@@ -194,6 +235,14 @@ def k3s_install_script_url(kubernetes_version: str) -> str:
 def k3s_install_script_sha256(kubernetes_version: str) -> Optional[str]:
     """The recorded sha256 of the pinned release's install.sh, or None when none is recorded."""
     return K3S_INSTALL_SCRIPT_SHA256.get(k3s_release(kubernetes_version))
+
+
+def k3s_release_sha256(kubernetes_version: str, file: str) -> Optional[str]:
+    """The recorded sha256 of a file of the pinned release (`install.sh`, a binary or an images tarball), or None."""
+    release = k3s_release(kubernetes_version)
+    if file == "install.sh":
+        return K3S_INSTALL_SCRIPT_SHA256.get(release)
+    return K3S_RELEASE_SHA256.get(f"{release}/{file}")
 
 # Workload layer (gpufleet:addons). Charts from OCI registries have `repo` = the registry path;
 # components/helm_chart.py turns that into the `oci://.../<name>` chart reference Helm expects.
@@ -644,14 +693,43 @@ KARPENTER_AMI_ALIASES: dict[str, str] = {
 PREPULL_BUSYBOX_IMAGE = "docker.io/library/busybox:1.37.0-musl"
 PAUSE_IMAGE = "registry.k8s.io/pause:3.10"
 # The model cache prefetch Job's image per source scheme: the cloud's own CLI (AWS CLI v2 `aws s3 sync`, Google Cloud
-# CLI `gcloud storage rsync`), and for Hugging Face a Python image that installs huggingface_hub at the pinned version
-# (its `snapshot_download` resumes and skips files already present).
+# CLI `gcloud storage rsync`), and for Hugging Face a Python image into which an init container, without the cache's
+# credentials, installs huggingface_hub and its dependencies hash-locked (its `snapshot_download` resumes and skips
+# files already present).
 MODEL_PREFETCH_IMAGES = {
     "s3": "docker.io/amazon/aws-cli:2.27.63",
     "gs": "docker.io/google/cloud-sdk:530.0.0-alpine",
     "hf": "docker.io/library/python:3.12-slim",
 }
-HUGGINGFACE_HUB_PACKAGE = "huggingface_hub==0.34.4"
+# What the hf:// prefetch installs, exactly: `pip install --require-hashes --no-deps --only-binary=:all:` of these
+# wheels, so a re-published or unpinned dependency cannot run beside the token. huggingface_hub 0.34.4's Requires-Dist
+# (its wheel's METADATA) and requests' own dependencies, at the versions pip resolved for CPython 3.12 (the image's
+# Python) on 2026-12-04; the sha256 of each wheel file as PyPI served it (`pip download`, which checks the index's
+# sha256 of every file it fetches, then `sha256sum`). Pure-Python wheels where one exists (charset_normalizer too);
+# PyYAML has none, so both its manylinux x86_64 and aarch64 cp312 wheels are listed. hf-xet (Requires-Dist on x86_64
+# and arm64) is left out: huggingface_hub 0.34.4 downloads over HTTP without it (file_download.py: "Falling back to
+# regular HTTP download" when is_xet_available() is false).
+HUGGINGFACE_HUB_REQUIREMENTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("huggingface_hub==0.34.4", ("9b365d781739c93ff90c359844221beef048403f1bc1f1c123c191257c3c890a",)),
+    ("filelock==4.3.2", ("02a8801bc6b2a80921bf3d7895c63084d53bae2a3c86783adce5ae2b89a1825b",)),
+    ("fsspec==2026.9.0", ("8dd6e646e99ea382bd85f97a45e6b526a442d79423a7dc673f1e2756d05fcb5f",)),
+    ("packaging==26.4", ("81383611a09c1bc0b08b76e0fd5829d7c6824c65b27a6aee339da133f4233ea2",)),
+    ("pyyaml==6.0.4", ("93bfb2459195406a518e2f487a9bbf01df240175f31e06f5a252ac6734c7bbf0",    # cp312 manylinux x86_64
+                       "45e37dd647db9d67b757444c74060c064ace5fdaa08f42bf4fda3812275d423e")),  # cp312 manylinux aarch64
+    ("requests==2.34.2", ("2a0d60c172f83ac6ab31e4554906c0f3b3588d37b5cb939b1c061f4907e278e0",)),
+    ("tqdm==4.70.1", ("c293e525e6fef9c20e8728fd4612df02a0aa31bb5fe91ecd93e123b1b7bffa73",)),
+    ("typing_extensions==4.16.0", ("481caa481374e813c1b176ada14e97f1f67a4539ce9cfeb3f350d78d6370c2e8",)),
+    ("charset_normalizer==3.5.3", ("96e268b0cbda016ac519513294fcd17032264085b600abaac58b93049477e132",)),  # py3-none-any
+    ("idna==3.20", ("ab7ae7122974553370f0bdb919e1a960b2cd1bc1ef0276416d896db81c14582c",)),
+    ("urllib3==2.8.0", ("0cf3cae568d36aa9576b28dfb35f11328f1cb974ca7647d9475ebb86c75ac6e3",)),
+    ("certifi==2026.10.19.post1", ("1324c476b4811eff41a8bc2122cd0bbd4d9c7234c725446d99ab1612b3a7fdd2",)),
+)
+
+
+def huggingface_hub_requirements() -> str:
+    """HUGGINGFACE_HUB_REQUIREMENTS as a pip requirements file (`name==version --hash=sha256:...`, one per line)."""
+    return "".join(f"{req} " + " ".join(f"--hash=sha256:{h}" for h in hashes) + "\n"
+                   for req, hashes in HUGGINGFACE_HUB_REQUIREMENTS)
 
 
 # Inference serving (components/serving/, docs/inference.md). Versions that must agree are checked together

@@ -168,7 +168,16 @@ def test_summary_in_json_text_and_markdown():
                                 "message": "", "selectedBecause": ["stacks/Pulumi.dev.yaml"]}
     text = summary.to_text("up", OUTCOMES)
     assert "dev    succeeded    create 13  0 mandatory, 1 advisory: gpu-observability (advisory)  5.2" in text
-    assert text.endswith("changed: dev, ha; failed: ha; not started: teams\n")
+    assert "changed: dev, ha; failed: ha; not started: teams\n" in text
+    # issue 48: an `up` that stops says which stacks it left behind, and a run that catches up says which it carries
+    assert text.endswith("so the next run selects them again: ha, teams\n")
+    assert doc["leftBehind"] == ["ha", "teams"] and doc["carriedOver"] == []
+    carried = summary.to_text("up", OUTCOMES[:1], ["dev"])
+    assert carried.endswith("left behind by an earlier run (cancelled, or stopped at a failure), deployed by this "
+                            "one: dev\n")
+    assert "left behind: not deployed" not in carried
+    assert summary.to_json("preview", OUTCOMES)["leftBehind"] == []  # a preview deploys nothing
+    assert "**Left behind: not deployed" in summary.to_markdown("up", OUTCOMES)
     md = summary.to_markdown("up", OUTCOMES)
     assert "| `dev` | succeeded | create 13 | 0 mandatory, 1 advisory: gpu-observability (advisory) | 5.2 |" in md
     # a message is literal text: no HTML, link, table cell or mention

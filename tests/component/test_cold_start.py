@@ -156,8 +156,21 @@ def test_model_cache_on_managed_lustre_filestore_and_nfs():
     pvc = as_object(one(lab, "kubernetes:core/v1:PersistentVolumeClaim", "cold-k3s-model-cache-default-llama-3-1-8b-pvc"))
     assert pvc["spec"]["storageClassName"] == "nfs"
     job = as_object(one(lab, "kubernetes:batch/v1:Job", "cold-k3s-model-cache-default-llama-3-1-8b-prefetch"))
-    env = {e["name"]: e["value"] for e in job["spec"]["template"]["spec"]["containers"][0]["env"]}
-    assert env["SOURCE"] == "hf://meta-llama/Llama-3.1-8B-Instruct" and env["HF_HUB_PACKAGE"].startswith("huggingface_hub==")
+    pod = job["spec"]["template"]["spec"]
+    env = {e["name"]: e["value"] for e in pod["containers"][0]["env"]}
+    assert env["SOURCE"] == "hf://meta-llama/Llama-3.1-8B-Instruct" and env["PYTHONPATH"] == "/deps"
+    # issue 48: the packages come from a hash-locked install in an init container that never sees the credentials;
+    # the container that holds the token installs nothing.
+    (install,) = pod["initContainers"]
+    assert "envFrom" not in install and "envFrom" in pod["containers"][0]
+    assert "pip" not in pod["containers"][0]["command"][-1]
+    pip = install["command"][-1]
+    for flag in ("--require-hashes", "--no-deps", "--only-binary=:all:", "--target /deps"):
+        assert flag in pip
+    requirements = {e["name"]: e["value"] for e in install["env"]}["HF_REQUIREMENTS"].splitlines()
+    assert requirements[0].startswith("huggingface_hub==0.34.4 --hash=sha256:")
+    assert all("==" in line and "--hash=sha256:" in line for line in requirements)
+    validate_strict(job, f"{lab.spec.cluster.kubernetes_version}.0")
 
 
 def test_precompiled_driver_values():

@@ -204,3 +204,34 @@ def test_managed_lustre_is_the_gke_model_cache_default_before_filestore():
     config[f"{NS}:cluster"]["gke"]["storage"] = {}
     problems = spec_problems(config, "cold-start-gke")
     assert any(f"{NS}:modelCaches[0].storageClass" in p and "managedLustre: true" in p for p in problems), problems
+
+
+# -- issue 48: a model cache whose source the nodes cannot reach ------------------------------------------------------
+
+def _eks_endpoints_with_cache(source: str) -> dict:
+    config = example_config("airgap-eks")
+    assert config["gpufleet:cluster"]["eks"]["network"]["egress"] == "endpoints"
+    config["gpufleet:modelCaches"] = [{"name": "llama", "source": source, "storageClass": "shared"}]
+    return config
+
+
+def test_an_hf_cache_is_refused_where_nodes_reach_no_internet():
+    problems = spec_problems(_eks_endpoints_with_cache("hf://meta-llama/Llama-3.1-8B-Instruct"))
+    assert [p.split(": ", 2)[1] for p in problems] == ["gpufleet:modelCaches[0].source"]
+    assert "no internet" in problems[0] and "PyPI" in problems[0] and "s3://" in problems[0]
+
+
+def test_an_s3_cache_is_accepted_behind_the_vpcs_s3_endpoint():
+    config = _eks_endpoints_with_cache("s3://models/llama/")
+    assert load_config(config, "airgap-eks").model_caches[0].scheme == "s3"
+
+
+def test_gke_private_nodes_without_nat_reach_cloud_storage_only():
+    config = example_config("airgap-gke")
+    config["gpufleet:modelCaches"] = [{"name": "gemma", "source": "hf://google/gemma-2-9b", "storageClass": "shared"}]
+    traits_egress = load_config({**config, "gpufleet:modelCaches": []}, "airgap-gke")
+    from gpufleet.base import platforms
+
+    reason, reachable = platforms.of(traits_egress).addons.node_egress(traits_egress)
+    assert reachable == {"gs"} and "Cloud NAT" in reason
+    assert [p.split(": ", 2)[1] for p in spec_problems(config)] == ["gpufleet:modelCaches[0].source"]

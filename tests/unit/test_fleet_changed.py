@@ -134,3 +134,22 @@ def test_an_unknown_ref_is_a_clear_error(repo):
         selected(repo, "no-such-ref")
     with pytest.raises(SelectionError, match=r"--changed-since '--output=x': not allowed"):
         selected(repo, "--output=x")
+
+
+def test_stacks_an_earlier_run_left_behind_are_selected_again_and_named(repo):
+    """issue 48: `up` selects what changed since the last deployed commit (the CI marker), not since the previous push;
+    --pushed-since names the stacks selected only because an earlier run (cancelled, or stopped at a failure) left
+    them behind."""
+    from gpufleet.app.fleet.command import carried_over
+
+    change(repo, "stacks/Pulumi.gke-a.yaml")  # a push whose `up` was cancelled: gke-a never deployed
+    before = git(repo, "rev-parse", "HEAD").strip()
+    write(repo, "stacks/Pulumi.k3s-a.yaml", "config:\n  gpufleet:cluster:\n    platform: k3s\n# next\n")
+    commit(repo, "the next push")
+    args = argparse.Namespace(stacks=[], all=False, changed_since="base", shard=None, pushed_since=before)
+    names, _ = select(args, discover(repo), repo)
+    assert names == ["gke-a", "k3s-a"]  # since the last deployed commit: the cancelled push's stack too
+    assert carried_over(args, discover(repo), repo, names) == ["gke-a"]
+    args.changed_since = None
+    with pytest.raises(SelectionError, match="--pushed-since without --changed-since"):
+        carried_over(args, discover(repo), repo, names)

@@ -52,8 +52,9 @@ def test_a_stack_with_an_image_without_digest_is_refused_naming_key_and_image():
     cfg = example_config("dev")
     cfg["gpufleet:images"] = {"pinDigests": True}
     problems = spec_problems(cfg, "dev")
-    assert any(p.startswith(f"stack 'dev': {KEY}: no recorded digest for image nvcr.io/nvidia/gpu-operator:v26.7.0 ")
-               for p in problems), problems
+    nfd = "registry.k8s.io/nfd/node-feature-discovery:v0.19.0"
+    assert any(p.startswith(f"stack 'dev': {KEY}: no recorded digest for image {nfd} ") for p in problems), problems
+    assert not any("nvcr.io/nvidia/gpu-operator:v26.7.0" in p for p in problems)  # issue 48: recorded
     # Images that have a digest are not named.
     assert not any("container-toolkit" in p for p in problems)
 
@@ -73,7 +74,7 @@ def test_refusal_exits_2_without_traceback(tmp_path, capsys):
     path.write_text(yaml.safe_dump({"config": cfg}))
     assert main(["plan", "pinned", "--config", str(path)]) == 2
     err = capsys.readouterr().err
-    assert f"stack 'pinned': {KEY}: no recorded digest for image nvcr.io/nvidia/gpu-operator:v26.7.0" in err
+    assert f"stack 'pinned': {KEY}: no recorded digest for image registry.k8s.io/nfd/node-feature-discovery:v0.19.0" in err
     assert "Traceback" not in err
 
 
@@ -112,3 +113,14 @@ def test_a_stack_whose_images_are_all_the_platforms_own_is_refused_rather_than_p
         f"stack 'prod-gke': {KEY}: this stack runs no chart whose images gpufleet writes (its GPU stack's images are the "
         "platform's own), so nothing would be pinned: set pinDigests false (got True)"
     ]
+
+
+def test_the_gpu_operators_digest_is_the_published_bundles():
+    """issue 48: nvcr.io/nvidia/gpu-operator:v26.7.0 as the release's certified bundle gives it
+    (../shared/reference/digests.yaml, source rh-nv-26.7.0)."""
+    path = REFERENCE / "digests.yaml"
+    if not path.is_file():
+        pytest.skip(f"{path} absent")
+    rows = [r for r in yaml.safe_load(path.read_text())["images"] if r.get("component") == "gpu-operator"]
+    assert [(r["repo"], r["tag"], r["source"]) for r in rows] == [("nvcr.io/nvidia/gpu-operator", "v26.7.0", "rh-nv-26.7.0")]
+    assert images.digest("nvcr.io/nvidia/gpu-operator:v26.7.0") == rows[0]["digest"]

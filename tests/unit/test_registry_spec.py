@@ -15,9 +15,21 @@ def test_the_airgap_examples_load():
 
 
 def test_an_unverified_k3s_file_is_refused_naming_its_key():
+    # arm64 at v1.36.2+k3s1: gpufleet records install.sh only (the arm64 binary and tarball values are doubtful), so
+    # the two others need the stack's sums; an empty sum is refused by its shape.
     config = example_config("airgap-k3s")
-    del config["gpufleet:cluster"]["k3s"]["airgap"]["sha256"]["images"]
-    assert _paths(spec_problems(config)) == ["gpufleet:cluster.k3s.airgap.sha256.images"]
+    config["gpufleet:cluster"]["k3s"]["airgap"].update(arch="arm64", sha256={"images": "2" * 64})
+    assert _paths(spec_problems(config)) == ["gpufleet:cluster.k3s.airgap.sha256.k3s"]
+    config["gpufleet:cluster"]["k3s"]["airgap"]["sha256"] = {"k3s": "", "images": "2" * 64}
+    assert _paths(spec_problems(config)) == ["gpufleet:cluster.k3s.airgap.sha256.k3s"]
+
+
+def test_a_k3s_sum_that_contradicts_gpufleets_recorded_one_is_refused():
+    config = example_config("airgap-k3s")  # amd64 v1.36.2+k3s1: all three recorded, the example gives none
+    assert load_config(config, "airgap-k3s").cluster.k3s.airgap.sha256.images is None
+    config["gpufleet:cluster"]["k3s"]["airgap"]["sha256"] = {"images": "2" * 64}
+    problems = spec_problems(config)
+    assert _paths(problems) == ["gpufleet:cluster.k3s.airgap.sha256.images"] and "differs from" in problems[0]
 
 
 def test_airgap_without_a_mirror_has_no_path_to_its_images():

@@ -87,7 +87,8 @@ def test_multi_node_replica_is_a_leader_and_workers_and_a_dra_replica_claims_the
               {"name": "channel", "resourceClaimTemplateName": "serve-channel"}]
     assert leader["resourceClaims"] == claims and worker["resourceClaims"] == claims
     assert "nvidia.com/gpu" not in str(leader["containers"][0]["resources"])
-    assert "LWS_LEADER_ADDRESS" in worker["containers"][0]["command"][-1]
+    # Workers run without a shell: the kubelet expands the leader's address in the argv.
+    assert worker["containers"][0]["command"] == ["ray", "start", "--address=$(LWS_LEADER_ADDRESS):6379", "--block"]
     assert spec["leaderTemplate"]["metadata"]["labels"] == {"app": "deepseek-r1"}
 
 

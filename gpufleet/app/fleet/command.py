@@ -20,6 +20,20 @@ from gpufleet.app.fleet.stacks import FleetStack, SelectionError, discover, pars
 EXIT_INVALID = 2
 
 
+def carried_over(args: argparse.Namespace, stacks: dict[str, FleetStack], project: Path, names: list[str]) -> list[str]:
+    """--pushed-since REF (with --changed-since): the selected stacks that nothing since REF touches, i.e. those an
+    earlier run left behind (cancelled, or stopped at a failure) and this one deploys."""
+    if not getattr(args, "pushed_since", None):
+        return []
+    if not args.changed_since:
+        raise SelectionError("--pushed-since without --changed-since: it names what this push changed, against the "
+                             "last deployed commit --changed-since gives (allowed: both, or neither)")
+    folder = stack_dir(project).resolve().relative_to(project.resolve()).as_posix()
+    files = changed.changed_files(project, args.pushed_since)  # its merge base with HEAD: the push's own changes
+    pushed = changed.affected(stacks, files, project, "" if folder == "." else folder)
+    return [n for n in names if n not in pushed]
+
+
 def select(args: argparse.Namespace, stacks: dict[str, FleetStack], project: Path) -> tuple[list[str], dict[str, list[str]]]:
     """The stacks to run, in dependency order, and why each was picked by --changed-since."""
     unknown = [n for n in args.stacks if n not in stacks]
@@ -86,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
         stacks = discover(project)
         order.check(stacks)
         names, reasons = select(args, stacks, project)
+        carried = carried_over(args, stacks, project, names)
     except SelectionError as exc:
         print(f"gpufleet: {exc}", file=sys.stderr)
         return EXIT_INVALID
@@ -124,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_INVALID
     deps = order.within(stacks, names) if operation == "up" else {}
     outcomes = schedule.run(names, deps, args.parallel, runner, stop_on_failure=operation == "up")
-    _emit(summary.render(operation, outcomes, args.format, reasons), args.output)
+    _emit(summary.render(operation, outcomes, args.format, reasons, carried), args.output)
     return summary.exit_code(outcomes)
 
 
@@ -150,6 +165,9 @@ def add_parsers(sub: argparse._SubParsersAction, func: Callable[[argparse.Namesp
         p.add_argument("--all", action="store_true", help="every stack of the project")
         p.add_argument("--changed-since", metavar="REF",
                        help="only stacks a change since this git revision touches (the rule: docs/fleet.md)")
+        p.add_argument("--pushed-since", metavar="REF",
+                       help="with --changed-since LAST-DEPLOYED: the commit before this push; the summary names the "
+                            "stacks selected only because an earlier run left them behind")
         p.add_argument("--shard", metavar="I/N", help="only shard I of N (deterministic; for CI matrices)")
         p.add_argument("--parallel", type=int, default=1, help="stacks run at a time (default 1)")
         p.add_argument("--refresh", action="store_true", help=f"refresh each stack's state before the {what}")

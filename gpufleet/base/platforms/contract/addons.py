@@ -84,6 +84,13 @@ class AddonTraits:
         file system's size steps). Default: none."""
         return []
 
+    def node_egress(self, spec: Any) -> Optional[tuple[str, frozenset[str]]]:
+        """What the stack's nodes reach when they have no path to the internet: (why not, as a refusal says it; the
+        model-cache source schemes they still reach, e.g. `s3` through a VPC gateway endpoint). A model cache whose
+        source is not among them is refused (its prefetch Job downloads from the source; `hf://` also installs
+        huggingface_hub from PyPI). None: the nodes reach the internet. Default: None."""
+        return None
+
     # --- registry mirror and air gap (gpufleet:registry) ---
 
     own_charts: frozenset[str] = frozenset()

@@ -35,6 +35,14 @@ class EksAddons(AddonTraits):
     cold_start_settings = frozenset({"dataVolumeSnapshot"})
     cold_start_instead = "EKS: dataVolumeSnapshot on Bottlerocket pools"
 
+    def node_egress(self, spec: Any) -> Optional[tuple[str, frozenset[str]]]:
+        # egress: endpoints is a VPC without NAT: nodes reach the AWS services it has endpoints for in its region, S3
+        # among them as a gateway endpoint (gpufleet/base/spec/platforms/eks_endpoints.py GATEWAY), and no internet.
+        if spec.cluster.eks.network.egress != "endpoints":
+            return None
+        return ("nodes without a NAT (cluster.eks.network.egress: endpoints) reach only their VPC's endpoints "
+                "(S3 in the stack's region, no internet)", frozenset({"s3"}))
+
     def cold_start_problems(self, stack: str, at: str, spec: Any, pool: Any) -> list[Problem]:
         cs = pool.cold_start
         problems = []

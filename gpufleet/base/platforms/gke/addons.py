@@ -102,6 +102,15 @@ class GkeAddons(AddonTraits):
                             "or name a Filestore storageClass (gpufleet-rwx)", cache.size)]
         return []
 
+    def node_egress(self, spec: Any) -> Optional[tuple[str, frozenset[str]]]:
+        # Private nodes on gpufleet's network without Cloud NAT reach Google's APIs through Private Google Access
+        # (Cloud Storage among them) and nothing else (_private_nodes_without_nat below).
+        gke = spec.cluster.gke
+        if not gke.private_nodes or gke.network.existing is not None or gke.network.cloud_nat:
+            return None
+        return ("private nodes without Cloud NAT (cluster.gke.network.cloudNat: false) reach only Google's APIs "
+                "(Private Google Access: Cloud Storage, no internet)", frozenset({"gs"}))
+
     # --- registry ---
     def unmirrored_manifests(self, spec: Any) -> list[str]:
         # Google's manifests gpufleet applies as they are (kubernetes:yaml/v2:ConfigFile of a pinned URL, fetched at

@@ -14,6 +14,22 @@ NS = "gpufleet"
 MIRROR = "gpufleet:registry.mirror"
 
 
+# cluster.k3s.airgap.sha256: (field, stack key) of each release file's sum.
+AIRGAP_SUM_KEYS = (("k3s", "k3s"), ("images", "images"), ("install_script", "installScript"))
+
+
+def airgap_sums(airgap: Any, kubernetes_version: str) -> dict[str, Optional[str]]:
+    """The sha256 an air-gapped install checks each file against, by role (`k3s`, `images`, `install_script`): the
+    stack's value, else the one gpufleet records for the pinned release (versions.K3S_RELEASE_SHA256), else None (the
+    plan refuses that; the install script never runs without all three)."""
+    files = versions.k3s_release_files(airgap.arch)
+    out = {}
+    for field, _ in AIRGAP_SUM_KEYS:
+        file = "install.sh" if field == "install_script" else files[field]
+        out[field] = getattr(airgap.sha256, field) or versions.k3s_release_sha256(kubernetes_version, file)
+    return out
+
+
 class K3sAddons(AddonTraits):
     # --- cold start ---
     pre_pulls_images = True  # no image cache of the node's own: the pre-pull DaemonSet is the cold-start path
@@ -26,6 +42,12 @@ class K3sAddons(AddonTraits):
     def cold_start_paths(self, spec: Any, pool: Any) -> list[str]:
         return ["no image streaming or disk image cache on k3s"]
 
+    def node_egress(self, spec: Any) -> Optional[tuple[str, frozenset[str]]]:
+        # Air-gapped hosts reach none of s3://, gs://, hf:// (the model caches' prefetch Jobs download from the source).
+        if spec.cluster.k3s.airgap is None:
+            return None
+        return "cluster.k3s.airgap hosts reach no internet", frozenset()
+
     # --- registry and air gap ---
     own_charts = frozenset({versions.CSI_DRIVER_NFS.name})  # gpufleet:storage.nfs
     registry_credentials = True  # written into each node's /etc/rancher/k3s/registries.yaml
@@ -36,18 +58,24 @@ class K3sAddons(AddonTraits):
         if airgap is None:
             return []
         problems = []
-        for field, key in (("k3s", "k3s"), ("images", "images"), ("install_script", "installScript")):
-            if getattr(airgap.sha256, field) is None:
-                problems.append(Problem(stack, f"gpufleet:cluster.k3s.airgap.sha256.{key}",
-                                        "required: a k3s release file is installed only after its sha256 matches "
-                                        "(copy it from the release's sha256sum-<arch>.txt; install.sh: sha256sum "
-                                        "of the file at the release tag)"))
-        for i, cache in enumerate(spec.model_caches):
-            # The prefetch Job downloads from the source itself (components/cold_start/model_cache.py; hf: also
-            # `pip install huggingface_hub` from PyPI): hosts without internet reach none of s3://, gs://, hf://.
-            problems.append(Problem(stack, f"gpufleet:modelCaches[{i}].source", "cluster.k3s.airgap hosts reach no "
-                                    "internet, and the cache's prefetch Job downloads from this source: copy the "
-                                    "model onto the shared storage yourself and leave modelCaches out", cache.source))
+        version = spec.cluster.kubernetes_version
+        files = versions.k3s_release_files(airgap.arch)
+        for field, key in AIRGAP_SUM_KEYS:
+            given = getattr(airgap.sha256, field)
+            file = "install.sh" if field == "install_script" else files[field]
+            pinned = versions.k3s_release_sha256(version, file) if version in versions.K3S_RELEASES else None
+            at = f"gpufleet:cluster.k3s.airgap.sha256.{key}"
+            if not given and not pinned:
+                problems.append(Problem(stack, at, f"required: gpufleet records no sha256 of {file} for k3s "
+                                        f"{versions.K3S_RELEASES.get(version, version)}, and a k3s release file is "
+                                        "installed only after its sha256 matches (copy it from the release's "
+                                        "sha256sum-<arch>.txt; install.sh: sha256sum of the file at the release tag)",
+                                        given))
+            elif given and pinned and given != pinned:
+                problems.append(Problem(stack, at, f"differs from the sha256 gpufleet records for {file} of k3s "
+                                        f"{versions.K3S_RELEASES[version]} ({pinned}, gpufleet/base/versions.py with "
+                                        "its source): one of them is not that file's; check the release's "
+                                        "sha256sum-<arch>.txt, or leave the key out to use the recorded one", given))
         if not spec.registry.mirror:
             problems.append(Problem(stack, MIRROR, "required by cluster.k3s.airgap: hosts without internet reach no "
                                                    "public registry, so every chart image must come from a mirror"))
@@ -70,13 +98,13 @@ class K3sAddons(AddonTraits):
         airgap = spec.cluster.k3s.airgap
         arch = airgap.arch if airgap else "amd64"
         files = versions.k3s_release_files(arch)
-        sums = airgap.sha256 if airgap else None
+        sums = airgap_sums(airgap, version) if airgap else {}
         out = [("install.sh", versions.k3s_install_script_url(version), release,
-                (sums.install_script if sums else versions.k3s_install_script_sha256(version)) or "")]
+                (sums["install_script"] if airgap else versions.k3s_install_script_sha256(version)) or "")]
         for role in ("k3s", "images", "sums"):
             if role == "images" and airgap is None:
                 continue  # online hosts pull k3s's images from their registries
-            sha = getattr(sums, role, None) if sums and role != "sums" else None
+            sha = sums.get(role) if role != "sums" else None
             out.append((files[role], versions.k3s_release_url(version, files[role]), release, sha or ""))
         return out
 

@@ -137,6 +137,7 @@ def check(stack: str, spec) -> list[Problem]:
         problems += traits.cold_start_problems(stack, at, spec, pool)
     problems += _precompiled(stack, spec)
     rwx = platforms.of(spec).addons.rwx_storage_class(spec)
+    egress = traits.node_egress(spec) if spec.model_caches else None
     seen: dict[tuple[str, str], int] = {}
     for i, cache in enumerate(spec.model_caches):
         at = f"{NS}:modelCaches[{i}]"
@@ -145,6 +146,14 @@ def check(stack: str, spec) -> list[Problem]:
             problems.append(Problem(stack, f"{at}.name", f"duplicate model cache in namespace {cache.namespace} (also "
                                     f"modelCaches[{seen[key]}])", cache.name))
         seen.setdefault(key, i)
+        if egress is not None and cache.scheme not in egress[1]:
+            # The prefetch Job downloads from the source itself (components/cold_start/model_cache.py; hf: also its
+            # hash-locked huggingface_hub install from PyPI).
+            problems.append(Problem(stack, f"{at}.source", f"{egress[0]}, and the cache's prefetch Job downloads from "
+                                    "this source" + (" and installs huggingface_hub from PyPI" if cache.scheme == "hf"
+                                                     else "") + ": copy the model onto the cache's storage yourself "
+                                    "and leave modelCaches out" + (f", or use a {'/'.join(sorted(s + '://' for s in egress[1]))} source"
+                                                                   if egress[1] else ""), cache.source))
         if cache.storage_class is None and rwx is not None:
             problems += traits.model_cache_problems(stack, at, spec, cache)
         if cache.storage_class is None and rwx is None:
