@@ -26,9 +26,9 @@ class EksPricing(PricingTraits):
         PricingTraits.catalog_rate)."""
         from gpufleet.base.spec.platforms.eks import pool_instance_types
 
-        t = aws.instance_type(pool_instance_types(pool)[0])
+        t = aws.instance_types().get(pool_instance_types(pool)[0])
         billed = billed_as(pool)
-        if not billed:
+        if not billed or t is None:  # a type the catalog lacks: the stack's pricePerNodeHour, else unpriced
             return None, None
         fact = prices.aws_instance_price(t.name, billed, region) or prices.aws_instance_price(t.name, billed, None)
         return (fact.value, fact) if fact else (None, None)
