@@ -188,3 +188,40 @@ def test_g7_is_refused_on_every_eks_ami():
         f"{P}.instanceType: RTX-PRO-4500 needs NVIDIA driver branch 595 or newer, but every EKS GPU AMI ships an older "
         "branch (al2023-nvidia: 580, bottlerocket-nvidia: 580): its nodes would join with no usable GPU; use another "
         "instance type (source: Amazon EKS User Guide")
+
+
+# ---- how much of a stack and a fleet the totals do not price -----------------------------------------------------
+
+def test_totals_say_how_much_is_unpriced():
+    from gpufleet.app.plan.cost import Cost, CostItem, total_line
+
+    cost = Cost(items=[
+        CostItem("control plane", "control-plane", 1, 1, 0.10, "catalog"),
+        CostItem("pool a nodes", "gpu-nodes", 0, 4, 10.0, "catalog", key="gpu-nodes:a"),
+        CostItem("reservation of pool gb", "reservation", 18, 18, None, "capacity block", committed=True,
+                 key="reservation:gb"),
+        CostItem("per claim", "per-claim", 0, 1, None, "shown only"),
+    ], gpus_per_node={"a": 8, "gb": 4})
+    assert cost.unpriced_share() == {"items": 1, "billedItems": 3, "gpusMax": 72, "allGpusMax": 104}
+    assert cost.to_json()["unpricedShare"] == cost.unpriced_share()
+    assert total_line(cost).endswith("(unpriced: 1 of 3 billed items, 72 of 104 GPUs at maximum size: "
+                                     "reservation of pool gb)")
+
+
+def test_fleet_totals_add_the_stacks_unpriced_shares():
+    from gpufleet.app.plan import fleet
+
+    doc = {"fleet": {"stacks": 2, "gpusMin": 0, "gpusMax": 104, "hourlyMin": 1.0, "hourlyMax": 40.1,
+                     "costIsLowerBound": True,
+                     "unpricedShare": {"items": 1, "billedItems": 5, "gpusMax": 72, "allGpusMax": 104}}}
+    assert fleet._totals(doc).endswith("maximum at least 40.10 USD/h (unpriced: 1 of 5 billed items, 72 of 104 GPUs "
+                                       "at maximum size)")
+
+
+def test_a_capacity_block_pool_says_how_to_price_it():
+    from gpufleet.base.platforms.eks.pricing import EksPricing
+    from types import SimpleNamespace
+
+    reason = EksPricing().unpriced_reason(SimpleNamespace(pool="gb200", reservation={"type": "capacity-block"},
+                                                          capacity_type="reserved"))
+    assert "aws.amazon.com/ec2/capacityblocks/pricing/" in reason and "declare pricePerNodeHour" in reason
