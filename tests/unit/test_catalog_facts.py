@@ -196,7 +196,7 @@ def test_small_a3_high_is_not_sold_on_demand(name):
 
 
 def test_versions_tcpxo_and_autoscaler_pairs():
-    assert versions.CLUSTER_AUTOSCALER.version == "9.52.1" and versions.CLUSTER_AUTOSCALER.app_version == "v1.34.1"
+    assert versions.CLUSTER_AUTOSCALER.version == "9.59.0" and versions.CLUSTER_AUTOSCALER.app_version == "v1.35.0"
     assert set(versions.EKS_KUBERNETES_VERSIONS) <= set(versions.CLUSTER_AUTOSCALER_IMAGES)
     # kubernetes/autoscaler README "Releases": the autoscaler's minor is the cluster's minor, never another one.
     for minor, tag in versions.CLUSTER_AUTOSCALER_IMAGES.items():
