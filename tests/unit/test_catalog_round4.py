@@ -225,3 +225,13 @@ def test_a_capacity_block_pool_says_how_to_price_it():
     reason = EksPricing().unpriced_reason(SimpleNamespace(pool="gb200", reservation={"type": "capacity-block"},
                                                           capacity_type="reserved"))
     assert "aws.amazon.com/ec2/capacityblocks/pricing/" in reason and "declare pricePerNodeHour" in reason
+
+
+def test_the_whole_nvadsa10_v5_family_is_refused_for_its_grid_driver():
+    cfg = example_config("aks-train")
+    cfg["gpufleet:nodePools"] = [{**cfg["gpufleet:nodePools"][0], "vmSize": "Standard_NV36ads_A10_v5", "rdma": False}]
+    problems = [p for p in spec_problems(cfg) if "GRID" in p]
+    assert len(problems) == 1 and problems[0].startswith(
+        "stack 'test': gpufleet:nodePools[0].vmSize: Standard_NV36ads_A10_v5 runs only NVIDIA's GRID (vGPU) driver, "
+        "which gpufleet does not install")
+    assert "nva10v5-series.md" in problems[0]
