@@ -235,3 +235,12 @@ def test_the_whole_nvadsa10_v5_family_is_refused_for_its_grid_driver():
         "stack 'test': gpufleet:nodePools[0].vmSize: Standard_NV36ads_A10_v5 runs only NVIDIA's GRID (vGPU) driver, "
         "which gpufleet does not install")
     assert "nva10v5-series.md" in problems[0]
+
+
+def test_cos_125_gives_h200_r570_by_default_and_gb200_570_124_06():
+    from gpufleet.base.catalog import gcp
+
+    assert gcp.gke_gpu_driver_branch("1.35", "DEFAULT", "H200") == gcp.gke_gpu_driver_branch("1.34", "DEFAULT", "H200") == 570
+    assert gcp.gke_gpu_driver_branch("1.33", "DEFAULT", "H200") == 550  # older COS milestones keep their row
+    assert gcp.gke_gpu_driver_branch("1.35", "DEFAULT", "GB200") == 570
+    assert gcp.gke_driver_floor(570) == "570.124.06"
