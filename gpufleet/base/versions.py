@@ -116,6 +116,12 @@ KUBERNETES_DEFAULT = "1.35"
 # github.com/k3s-io/k3s/releases/tag/<tag>, "Embedded Component Versions"), read 2026-12-04. Newer patches may
 # exist: third-party pins name v1.34.11/v1.34.12+k3s1 and v1.35.9+k3s1 (2026-09-30), but no k3s-io page or
 # docs file for them could be read here, so they are not pinned (never a tag we have not read).
+# Issue 49 (pins "patches behind"): every pin is the newest patch of its minor that has release checksums recorded in
+# ../shared/reference/k3s/checksums.yaml (read 2026-12-04); none is recorded for v1.34.11/12, v1.35.9 or v1.36.4/5, so
+# they stay unpinned. Tiers there (how far each copy is trusted): the air-gap image tarballs of all four pins are
+# `nixpkgs` (NixOS/nixpkgs images-versions.json); the k3s binaries and install.sh are `third-party` copies (v1.34.9 has
+# no amd64 binary sum, v1.33.13 and v1.35.8 no install.sh sum). tests/unit/test_k3s_pins.py keeps a pin from moving to
+# a tag without recorded checksums.
 K3S_RELEASES: dict[str, str] = {
     # github.com/k3s-io/k3s/releases/tag/v1.33.13+k3s2 (backports for 2026-07; Kubernetes v1.33.13, runc v1.4.2).
     "1.33": "v1.33.13+k3s2",
