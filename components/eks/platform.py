@@ -116,7 +116,8 @@ class EksPlatform(Platform):
         efa_zones: list[str] = []
         for pool in spec.node_pools:
             types = pool_instance_types(pool)
-            shape = aws_catalog.instance_type(types[0])
+            # A type the catalog lacks runs with the facts its pool states (the spec accepts it only then: eks_checks).
+            shape = aws_catalog.instance_types().get(types[0]) or aws_catalog.stack_given(types[0], pool.gpu, pool.gpus_per_node)
             labels = pool_labels(pool, shape.gpu)
             if not karpenter:
                 labels[L.EKS_CA_GPU_LABEL] = accelerator_label_value(shape.gpu)

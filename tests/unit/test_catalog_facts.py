@@ -127,12 +127,12 @@ def test_gke_latest_on_134_is_r580_and_runs_cuda_13():
     assert not catalog.driver_runs_cuda(gcp.gke_driver_floor(gcp.gke_driver_branch("1.34", "DEFAULT")), "13.0")[0]
 
 
-def test_gke_136_runs_r580_on_both_choices_and_135_is_unknown():
+def test_gke_136_runs_r580_on_both_choices_and_135_runs_134s_cos_125():
     """1.36 nodes run COS 129, whose DEFAULT and LATEST labels are 580.173.02 (gcp_machines.yaml gke_136_cos129);
-    1.35's COS 125 labels were not read, so its row stays absent and the plan warns (test_lifecycle.py)."""
+    1.35 runs COS 125 like 1.34 (gke_135_cos125, issue 49), so it has 1.34's row."""
     assert gcp.gke_driver_branch("1.36", "DEFAULT") == gcp.gke_driver_branch("1.36", "LATEST") == 580
     assert catalog.driver_runs_cuda(gcp.gke_driver_floor(580), "13.0")[0]
-    assert gcp.gke_driver_branch("1.35", "DEFAULT") is None
+    assert (gcp.gke_driver_branch("1.35", "DEFAULT"), gcp.gke_driver_branch("1.35", "LATEST")) == (535, 580)
 
 
 def test_t4_spot_price_per_gpu():
@@ -196,7 +196,7 @@ def test_small_a3_high_is_not_sold_on_demand(name):
 
 
 def test_versions_tcpxo_and_autoscaler_pairs():
-    assert versions.CLUSTER_AUTOSCALER.version == "9.52.1" and versions.CLUSTER_AUTOSCALER.app_version == "v1.34.1"
+    assert versions.CLUSTER_AUTOSCALER.version == "9.59.0" and versions.CLUSTER_AUTOSCALER.app_version == "v1.35.0"
     assert set(versions.EKS_KUBERNETES_VERSIONS) <= set(versions.CLUSTER_AUTOSCALER_IMAGES)
     # kubernetes/autoscaler README "Releases": the autoscaler's minor is the cluster's minor, never another one.
     for minor, tag in versions.CLUSTER_AUTOSCALER_IMAGES.items():

@@ -56,19 +56,22 @@ CASES = {
          "g5.16xlarge, g5.24xlarge, g5.12xlarge, g5.48xlarge, g6.8xlarge, g6.16xlarge, g6.24xlarge, g6.12xlarge, g6.48xlarge, "
          "g6e.12xlarge, g6e.48xlarge, p4d.24xlarge, p4de.24xlarge, p5.48xlarge, "
          "p5e.48xlarge, p5en.48xlarge, p6-b200.48xlarge, g7.8xlarge, g7.12xlarge, g7.24xlarge, g7.48xlarge, g7e.8xlarge, "
-         "g7e.12xlarge, g7e.24xlarge, g7e.48xlarge, p6-b300.48xlarge) (got 'g6.xlarge')"],
+         "g7e.12xlarge, g7e.24xlarge, g7e.48xlarge, p6-b300.48xlarge, g4dn.16xlarge, g4dn.8xlarge, g4dn.metal, g6e.16xlarge, "
+         "g6e.24xlarge, g6e.8xlarge, gr6.8xlarge, p5.4xlarge) (got 'g6.xlarge')"],
     ),
     "unknown instance type": (
         lambda c: _pool(c).update(instanceType="p5.48xlarg"),
         [f"{P}.instanceType: unknown EC2 instance type (known: " + ", ".join(sorted(aws_catalog.instance_types()))
-         + "; did you mean 'p5.48xlarge'?) (got 'p5.48xlarg')"],
+         + "; did you mean 'p5.48xlarge'?); a real type the catalog lacks plans when the pool gives its own gpu and "
+         "gpusPerNode (and pricePerNodeHour) (got 'p5.48xlarg')"],
     ),
     # issue 32: GB200/GB300 UltraServer families are GPU families; a size without a catalog row is named as such
     "grace blackwell type without a catalog row": (
         lambda c: _pool(c).update(instanceType="p6e-gb300.36xlarge"),
         [f"{P}.instanceType: p6e-gb300.36xlarge is an NVIDIA GPU instance type (family p6e-gb300), but gpufleet's catalog "
-         "has no facts for this size yet (GPU count, network cards, EFA interfaces, price): add its row to "
-         "gpufleet/base/catalog/aws_instances.yaml with its sources, or use a catalogued type (GPU types: "
+         "has no facts for this size yet (GPU count, network cards, EFA interfaces, price): give the pool's own gpu and "
+         "gpusPerNode (and pricePerNodeHour), add its row to gpufleet/base/catalog/aws_instances.yaml with its sources, "
+         "or use a catalogued type (GPU types: "
          f"{', '.join(aws_catalog.gpu_instance_types())}) (got 'p6e-gb300.36xlarge')",
          # issue 34: no AWS document read sizes P6e-GB300 UltraServers (catalog dra.yaml `unsourced`)
          f"{P}.instanceType: gpufleet cannot size p6e-gb300.36xlarge: {dra_catalog.unsourced('eks', 'p6e-gb300.36xlarge')}. "

@@ -155,6 +155,7 @@ def test_private_endpoint_needs_private_nodes():
 
 def test_gpu_operator_only_when_the_gpu_stack_asks():
     config = copy.deepcopy(BASE)
+    config["gpufleet:nodePools"][1]["gke"].pop("gpuDriverVersion")  # the example's l4-infer runs LATEST (issue 49)
     config["gpufleet:gpuOperator"] = {"enabled": True}
     assert problems(config) == [
         "stack 'test': gpufleet:gpuOperator.enabled: on gke the GPU Operator runs only with cluster.gke.gpuStack: operator "
@@ -173,6 +174,7 @@ def test_gpu_operator_only_when_the_gpu_stack_asks():
 
 def test_cuda_must_run_on_gkes_driver():
     config = copy.deepcopy(BASE)
+    config["gpufleet:nodePools"][1]["gke"].pop("gpuDriverVersion")  # the example's l4-infer runs LATEST (issue 49)
     config["gpufleet:cluster"]["kubernetesVersion"] = "1.34"  # the newest minor with a recorded driver branch
     config["gpufleet:workloads"] = {"cudaVersions": ["13.0"]}
     got = problems(config)
@@ -268,6 +270,7 @@ def test_hyperdisk_only_machines_boot_from_hyperdisk():
 def test_gpudirect_with_the_gpu_operator_stack_is_rejected():
     """GPUDirect pools get gVNIC, which GKE supports on Container-Optimized OS only; gpuStack operator runs Ubuntu."""
     config = copy.deepcopy(BASE)
+    config["gpufleet:nodePools"][1]["gke"].pop("gpuDriverVersion")  # the example's l4-infer runs LATEST (issue 49)
     config["gpufleet:cluster"]["gke"]["gpuStack"] = "operator"
     config["gpufleet:gpuOperator"] = {"driver": {"source": "operator"}}
     del config["gpufleet:nodePools"][0]["gke"]["gpuDriverVersion"]

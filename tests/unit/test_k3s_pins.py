@@ -32,3 +32,18 @@ def test_a_pin_older_than_its_floor_would_be_refused(monkeypatch):
 )
 def test_k3s_versions_order_by_kubernetes_version_then_revision(older, newer):
     assert versions.k3s_version_key(older) < versions.k3s_version_key(newer)
+
+
+@pytest.mark.parametrize("minor", sorted(versions.K3S_RELEASES))
+def test_each_pin_is_the_newest_patch_with_recorded_checksums(minor):
+    """Issue 49: a pin is the newest patch of its minor whose release checksums ../shared/reference/k3s/checksums.yaml
+    records (with their tier), so no pin lags a checksummed release and none moves to one without checksums."""
+    from tests.helpers import REFERENCE, load_yaml
+
+    path = REFERENCE / "k3s" / "checksums.yaml"
+    if not path.exists():
+        pytest.skip(f"{path} absent: ../shared/reference is not beside this checkout")
+    entries = load_yaml(path.read_text())["entries"]
+    tagged = sorted({e["version"] for e in entries if e["version"].startswith(f"v{minor}.")}, key=versions.k3s_version_key)
+    assert tagged and versions.K3S_RELEASES[minor] == tagged[-1]
+    assert {e["tier"] for e in entries if e["version"] == tagged[-1]} <= {"nixpkgs", "third-party"}

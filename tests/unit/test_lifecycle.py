@@ -133,12 +133,14 @@ def test_gke_version_past_standard_support_names_the_channel_and_the_fee():
             "cluster-hour instead of 0.10))") in w
 
 
-def test_gke_driver_without_a_catalog_row_is_said_even_without_cuda_versions():
-    c = example_config("prod-gke")  # GKE 1.35: no DEFAULT/LATEST branch recorded (gcp_machines.yaml)
-    c.get("gpufleet:workloads", {}).pop("cudaVersions", None)
+def test_gke_135_driver_is_judged_like_134s_cos_125():
+    """Issue 49: GKE 1.35 runs COS 125 like 1.34, so its DEFAULT is R535 (past its end of support): a pool on DEFAULT
+    is told so, where it used to get "not recorded"."""
+    c = example_config("prod-gke")
+    c["gpufleet:nodePools"][1]["gke"].pop("gpuDriverVersion")
     found = [w for w in _warnings(c, DAY) if "gke.gpuDriverVersion" in w]
-    assert len(found) == len(c["gpufleet:nodePools"])
-    assert all("does not record which driver branch GKE 1.35 installs" in w and "support calendar" in w for w in found)
+    assert len(found) == 1 and "R535" in found[0] and "pool 'l4-infer'" in found[0]
+    assert not any("does not record which driver branch GKE 1.35 installs" in w for w in _warnings(c, DAY))
 
 
 def test_no_calendar_is_recorded_with_its_reason():

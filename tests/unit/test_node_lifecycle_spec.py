@@ -160,7 +160,10 @@ def test_eks_defaults_raid0_where_the_instance_store_is():
     spec = load(EKS)
     h100, l4 = spec.node_pools
     assert pool_local_storage(h100) == "raid0" and pool_local_storage(l4) == "raid0"
-    assert aws_catalog.instance_store("p5.48xlarge").total_gb == 8 * 3840
+    # 8 x 3800 GB: DescribeInstanceTypes' TotalSizeInGB 30400 (Karpenter's instance-local-nvme), not the 3.84 TB label.
+    assert aws_catalog.instance_store("p5.48xlarge") == aws_catalog.InstanceStore(8 * 3800, 8, 3800)
+    # A size only Karpenter's generated data knows has its total (aws_gpu_types.yaml), so raid0 is its default too.
+    assert aws_catalog.instance_store("g6e.2xlarge") == aws_catalog.InstanceStore(450)
     assert aws_catalog.instance_store("m7i.xlarge") is None
     assert h100.max_unavailable == 1
     assert pool_efa_secondary(h100) == "efa-only"  # the catalog's choice for p5

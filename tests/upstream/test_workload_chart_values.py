@@ -22,8 +22,8 @@ VERIFIED: dict[str, set[str]] = {
     # (version 2.3.0): dependency jobset `condition: jobset.install`; values.yaml (same path,
     # @ 008666ed09f7745e27995f8be1f5eef74c4552c4) has `jobset.install: true`.
     "kubeflow-trainer": {"jobset.install", "runtimes.defaultEnabled"},
-    # kubernetes-csi/csi-driver-nfs charts/v4.12.1/csi-driver-nfs/values.yaml
-    # @ 7c4b727edcdda57de48f2b3aaba1ff45ba6dd21f: `storageClass.create: false`.
+    # kubernetes-csi/csi-driver-nfs charts/v4.13.4/csi-driver-nfs-4.13.4.tgz values.yaml
+    # @ eb052a9a6723a6eb217ff1141944717d8da6d276 (was 4.12.1 @ 7c4b727e): `storageClass.create: false`.
     "csi-driver-nfs": {"storageClass.create"},
     # kubernetes-sigs/kueue charts/kueue/values.yaml @ v0.19.2 (8eab6877): `managerConfig.controllerManagerConfigYaml`,
     # the Configuration file (set only on stacks with DRA pools: its resources.deviceClassMappings).

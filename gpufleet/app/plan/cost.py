@@ -132,6 +132,31 @@ class Cost:
     unpriced_pools: list[str] = field(default_factory=list)
     price_warnings: list[str] = field(default_factory=list)
     """Prices read longer ago than prices.STALE_AFTER_DAYS (stale_prices)."""
+    gpus_per_node: dict[str, int] = field(default_factory=dict)
+    """Pool -> GPUs per node, so the totals can say how many of the GPUs at maximum size are unpriced (issue 49)."""
+
+    @property
+    def billed(self) -> list[CostItem]:
+        """The items that add to the totals (priced or not)."""
+        return [i for i in self.items if i.counts]
+
+    @property
+    def unpriced_gpus_max(self) -> int:
+        """GPUs at maximum size whose nodes (or reservation) have no price: the part of the fleet the totals miss."""
+        return int(sum(i.count_max * self.gpus_per_node.get(i.key.split(":", 1)[1], 0) for i in self.unpriced
+                       if i.kind in ("gpu-nodes", "reservation") and ":" in i.key))
+
+    @property
+    def gpus_max(self) -> int:
+        """GPUs at maximum size, over every GPU pool's nodes and reservations."""
+        return int(sum(i.count_max * self.gpus_per_node.get(i.key.split(":", 1)[1], 0) for i in self.billed
+                       if i.kind in ("gpu-nodes", "reservation") and ":" in i.key))
+
+    def unpriced_share(self) -> dict:
+        """How much of the stack the totals do not price: unpriced of billed items, and unpriced of all GPUs at
+        maximum size (a share of the hourly maximum cannot be given: the missing prices are what is unknown)."""
+        return {"items": len(self.unpriced), "billedItems": len(self.billed),
+                "gpusMax": self.unpriced_gpus_max, "allGpusMax": self.gpus_max}
 
     @property
     def unpriced(self) -> list[CostItem]:
@@ -157,7 +182,7 @@ class Cost:
             "hoursPerMonth": hours, "atLeast": self.at_least, "unpriced": [i.name for i in self.unpriced],
             "unpricedPools": self.unpriced_pools, "items": [i.to_json() for i in self.items],
             "teams": [t.to_json() for t in self.teams], "notes": self.notes, "pricesAsOf": charges.as_of(),
-            "priceWarnings": self.price_warnings,
+            "priceWarnings": self.price_warnings, "unpricedShare": self.unpriced_share(),
         }
 
 
@@ -173,7 +198,10 @@ def total_line(cost: Cost) -> str:
             f"{prefix}{cost.hourly_max:.2f} at maximum size; per month ({hours} h): {prefix}{cost.hourly_min * hours:,.2f} "
             f"to {prefix}{cost.hourly_max * hours:,.2f}")
     if cost.unpriced:
-        line += f" (unpriced: {', '.join(i.name for i in cost.unpriced)})"
+        share = cost.unpriced_share()
+        gpus = f", {share['gpusMax']} of {share['allGpusMax']} GPUs at maximum size" if share["gpusMax"] else ""
+        line += (f" (unpriced: {share['items']} of {share['billedItems']} billed items{gpus}: "
+                 f"{', '.join(i.name for i in cost.unpriced)})")
     return line
 
 

@@ -584,4 +584,4 @@ def items_for(spec: StackSpec, resources: list[Registration], capacity: list[Poo
     pool_prices = {c.pool: _pool_price(c, spec, region) for c in capacity}
     day = today or datetime.datetime.now(datetime.timezone.utc).date()
     return Cost(items=items, teams=team_costs(spec, capacity, pool_prices), notes=notes, unpriced_pools=unpriced_pools,
-                price_warnings=stale_prices(items, day))
+                price_warnings=stale_prices(items, day), gpus_per_node={c.pool: c.gpus_per_node for c in capacity})

@@ -116,6 +116,8 @@ def summary_row(result: StackResult) -> dict:
         "hourlyMin": cost.get("hourlyMin"),
         "hourlyMax": cost.get("hourlyMax"),
         "costIsLowerBound": bool(cost.get("unpricedPools") or cost.get("unpriced")),
+        # How much the bound misses (issue 49): unpriced of billed items, unpriced of all GPUs at maximum size.
+        "unpricedShare": cost.get("unpricedShare") or {},
         "currency": cost.get("currency", "USD"),
         "mandatory": sum(1 for v in violations if v.get("level") == "mandatory"),
         "advisory": sum(1 for v in violations if v.get("level") != "mandatory"),
@@ -135,6 +137,8 @@ def to_json(results: list[StackResult]) -> dict:
             "hourlyMin": round(sum(r["hourlyMin"] or 0 for r in planned), 4),
             "hourlyMax": round(sum(r["hourlyMax"] or 0 for r in planned), 4),
             "costIsLowerBound": any(r["costIsLowerBound"] for r in planned),
+            "unpricedShare": {k: sum(r["unpricedShare"].get(k, 0) for r in planned)
+                              for k in ("items", "billedItems", "gpusMax", "allGpusMax")},
             "summary": rows,
         },
         "stacks": {r.stack: (r.plan if r.plan is not None else {"stack": r.stack, "error": r.message, "status": r.status})
@@ -168,8 +172,11 @@ def _rows(doc: dict) -> list[list[str]]:
 def _totals(doc: dict) -> str:
     f = doc["fleet"]
     bound = "at least " if f["costIsLowerBound"] else ""
+    share = f["unpricedShare"]
+    missing = (f" (unpriced: {share['items']} of {share['billedItems']} billed items, {share['gpusMax']} of "
+               f"{share['allGpusMax']} GPUs at maximum size)") if share["items"] else ""
     return (f"{f['stacks']} stacks, {f['gpusMin']}-{f['gpusMax']} GPUs, idle floor {bound}{f['hourlyMin']:.2f} USD/h, "
-            f"maximum {bound}{f['hourlyMax']:.2f} USD/h")
+            f"maximum {bound}{f['hourlyMax']:.2f} USD/h{missing}")
 
 
 def to_text(results: list[StackResult]) -> str:

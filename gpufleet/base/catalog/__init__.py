@@ -79,6 +79,11 @@ def gpu_models() -> dict[str, GpuModel]:
     return out
 
 
+def gpu_source(key: str) -> str:
+    """The text of one of gpus.yaml's `sources` (KeyError if unknown)."""
+    return _load("gpus.yaml")["sources"][key]
+
+
 def gpu(name: str) -> GpuModel:
     """The GPU model by catalog name (KeyError if unknown)."""
     return gpu_models()[name]

@@ -62,10 +62,26 @@ class AmiFacts:
         return self.driver_version or f"{self.driver_branch}.0"
 
 
+GENERATED = "aws_gpu_types.yaml"
+"""Every NVIDIA GPU instance type from Karpenter's EC2 data (gpufleet/base/catalog/refresh/karpenter.py writes it):
+the sizes aws_instances.yaml does not list by hand, so a real size (g6e.2xlarge, p5.4xlarge) is never unknown."""
+GENERATED_SOURCES = ("karpenter_types", "karpenter_vpclimits", "karpenter_pricing")
+
+
 @functools.cache
 def instance_types() -> dict[str, InstanceType]:
+    """The hand-kept rows of aws_instances.yaml, then every other size aws_gpu_types.yaml holds."""
     rows = _load("aws_instances.yaml")["instances"]
-    return {
+    generated = {
+        name: InstanceType(
+            name=name, gpu=r["gpu"], gpus=r["gpus"], network_cards=r["network_cards"] or 1,
+            efa_interfaces=r["efa_interfaces"] or 0, on_demand=r["on_demand"], spot=None,
+            sources=GENERATED_SOURCES, vcpus=r["vcpus"], memory_gib=r["memory_gib"], arch=r["arch"],
+            efa_known=r["network_cards"] is not None,
+        )
+        for name, r in (_load(GENERATED).get("types") or {}).items() if name not in rows
+    }
+    return {**{
         name: InstanceType(
             name=name,
             gpu=r["gpu"],
@@ -83,12 +99,19 @@ def instance_types() -> dict[str, InstanceType]:
             efa_known=r["efa_interfaces"] is not None,
         )
         for name, r in rows.items()
-    }
+    }, **generated}
 
 
 def instance_type(name: str) -> InstanceType:
     """Facts of one EC2 instance type (KeyError if the catalog does not know it)."""
     return instance_types()[name]
+
+
+def stack_given(name: str, gpu: Optional[str], gpus: Optional[int]) -> InstanceType:
+    """A type the catalog lacks, with the GPU model and count its pool states (nodePools[*].gpu / gpusPerNode): no
+    EFA, no price (the pool's pricePerNodeHour prices it), sources ("stack",)."""
+    return InstanceType(name=name, gpu=gpu, gpus=gpus or 0, network_cards=1, efa_interfaces=0, on_demand=None, spot=None,
+                        sources=("stack",), efa_known=False)
 
 
 def gpu_instance_types() -> list[str]:
@@ -120,17 +143,19 @@ def is_gpu_type(name: str) -> bool:
 
 @dataclass(frozen=True)
 class InstanceStore:
-    """Local NVMe instance-store volumes of an instance type."""
+    """Local NVMe instance-store volumes of an instance type: `disks` of `disk_gb` each where aws_instances.yaml
+    records the layout; only the total where it comes from aws_gpu_types.yaml (DescribeInstanceTypes' TotalSizeInGB)."""
 
-    disks: int
-    disk_gb: int
-
-    @property
-    def total_gb(self) -> int:
-        return self.disks * self.disk_gb
+    total_gb: int
+    disks: Optional[int] = None
+    disk_gb: Optional[int] = None
 
 
 def instance_store(name: str) -> Optional[InstanceStore]:
-    """The instance store of an EC2 instance type (aws_instances.yaml `instance_store`); None: EBS only."""
+    """The instance store of an EC2 instance type (aws_instances.yaml `instance_store`, else aws_gpu_types.yaml's
+    local_nvme_gb); None: EBS only."""
     row = _load("aws_instances.yaml").get("instance_store", {}).get("types", {}).get(name)
-    return InstanceStore(row["disks"], row["disk_gb"]) if row else None
+    if row:
+        return InstanceStore(row["disks"] * row["disk_gb"], row["disks"], row["disk_gb"])
+    total = ((_load(GENERATED).get("types") or {}).get(name) or {}).get("local_nvme_gb")
+    return InstanceStore(total) if total else None

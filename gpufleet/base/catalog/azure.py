@@ -34,6 +34,8 @@ class AzureVm:
     on_demand: Optional[float]  # USD per VM-hour, Linux pay-as-you-go; None: not read
     spot: Optional[float]
     sources: tuple[str, ...]
+    driver: str = "cuda"
+    """grid: the VM runs only NVIDIA's GRID (vGPU guest) driver (azure_vms.yaml `driver`); cuda: the data-center driver."""
 
     def price(self, capacity: str) -> Optional[float]:
         return self.spot if capacity == "spot" else self.on_demand
@@ -50,6 +52,7 @@ def vms() -> dict[str, AzureVm]:
             arch=row["arch"], infiniband=InfiniBand(int(ib["links"]), int(ib["gbps"])) if ib else None,
             regions=tuple(regions) if regions is not None else None,
             on_demand=row["price"]["on_demand"], spot=row["price"]["spot"], sources=tuple(row["sources"]),
+            driver=row.get("driver", "cuda"),
         )
     return out
 

@@ -2,8 +2,29 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from gpufleet.base.catalog import azure
 from gpufleet.base.platforms.contract.scheduling import SchedulingTraits
+from gpufleet.base.spec.errors import Problem
+
+NS = "gpufleet"
 
 
 class AksScheduling(SchedulingTraits):
-    pass
+    def compat_problems(self, stack: str, spec: Any) -> list:
+        """A VM size that runs only NVIDIA's GRID driver (the NVadsA10 v5 family, azure_vms.yaml `nv_a10`): gpufleet's
+        pools get the data-center driver (AKS's or the GPU Operator's), under which the GPU never comes up."""
+        out = []
+        for i, pool in enumerate(spec.node_pools):
+            vm = azure.vms().get(pool.vm_size or "")
+            if vm is None or vm.driver != "grid":
+                continue
+            allowed = ", ".join(n for n, v in azure.vms().items() if v.driver != "grid")
+            out.append(Problem(stack, f"{NS}:nodePools[{i}].vmSize", f"{vm.name} runs only NVIDIA's GRID (vGPU) driver, "
+                               "which gpufleet does not install (AKS's default GPU driver and the GPU Operator's are the "
+                               "data-center driver), so its GPU would not come up; use a size of another family (allowed: "
+                               f"{allowed}). Source: MicrosoftDocs/azure-docs articles/virtual-machines/nva10v5-series.md (every "
+                               "NVadsA10 v5 VM 'comes with a GRID license'); AKS installs it only as gpuProfile.driverType "
+                               "Grid (gpufleet/base/catalog/azure_vms.yaml nv_a10)", vm.name))
+        return out

@@ -26,12 +26,21 @@ class EksPricing(PricingTraits):
         PricingTraits.catalog_rate)."""
         from gpufleet.base.spec.platforms.eks import pool_instance_types
 
-        t = aws.instance_type(pool_instance_types(pool)[0])
+        t = aws.instance_types().get(pool_instance_types(pool)[0])
         billed = billed_as(pool)
-        if not billed:
+        if not billed or t is None:  # a type the catalog lacks: the stack's pricePerNodeHour, else unpriced
             return None, None
         fact = prices.aws_instance_price(t.name, billed, region) or prices.aws_instance_price(t.name, billed, None)
         return (fact.value, fact) if fact else (None, None)
 
     def unpriced_reason(self, cap: Any) -> str:
+        if (cap.reservation or {}).get("type") == "capacity-block":
+            # The Capacity Blocks pricing page publishes an effective hourly rate per instance type and region, updated
+            # with supply and demand (aws.amazon.com/ec2/capacityblocks/pricing/); no copy of it naming this type could
+            # be read here (issue 49: searched 2026-12-05, only a 2024 copy with p5/p5e/p4d/trn1 rows), so the block's
+            # own price is the one to give.
+            return (f"pool {cap.pool}: an EC2 Capacity Block is paid upfront at the rate of its offering "
+                    "(aws.amazon.com/ec2/capacityblocks/pricing/ lists each type's effective hourly rate; gpufleet's "
+                    "catalog holds none); declare pricePerNodeHour = the offering's UpfrontFee / its hours / its instances "
+                    "(aws ec2 describe-capacity-block-offerings)")
         return unpriced_in_catalog(cap)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from gpufleet.base import versions
+from gpufleet.base import catalog, versions
 from gpufleet.base.catalog import aws, offerings
 from gpufleet.base.catalog import topology as topology_facts
 from gpufleet.base.platforms.contract.scheduling import SchedulingTraits
@@ -138,9 +138,19 @@ class EksScheduling(SchedulingTraits):
         ami = aws.ami(pool.ami)
         if ami.driver_branch >= floor:
             return []
-        allowed = ", ".join(a for a in aws.amis() if aws.ami(a).driver_branch >= floor)
+        allowed = [a for a in aws.amis() if aws.ami(a).driver_branch >= floor]
+        if not allowed:
+            # No EKS GPU AMI runs the GPU (EC2 g7: RTX PRO 4500 needs R595, every EKS accelerated AMI ships R580), so
+            # the pool would join with no GPU: refused on its instance type, with the catalog's source.
+            at = f"{NS}:nodePools[{i}].instanceType" if pool.instance_type else f"{NS}:nodePools[{i}].instanceTypes"
+            source = "; ".join(catalog.gpu_source(k) for k in catalog.gpu(pool.gpu).sources if k.startswith("eks_"))
+            return [Problem(stack, at, f"{pool.gpu} needs NVIDIA driver branch {floor} or newer, but every EKS GPU AMI "
+                            f"ships an older branch ({', '.join(f'{a}: {aws.ami(a).driver_branch}' for a in aws.amis())}): "
+                            f"its nodes would join with no usable GPU; use another instance type"
+                            + (f" (source: {source})" if source else ""),
+                            pool.instance_type or list(pool.instance_types))]
         return [Problem(stack, f"{NS}:nodePools[{i}].ami", f"the {pool.ami} AMI ships driver branch {ami.driver_branch}, "
-                        f"but {pool.gpu} needs branch {floor} or newer (allowed for this pool: {allowed})", pool.ami)]
+                        f"but {pool.gpu} needs branch {floor} or newer (allowed for this pool: {', '.join(allowed)})", pool.ami)]
 
 
 def karpenter_refuses(key: str) -> Optional[str]:

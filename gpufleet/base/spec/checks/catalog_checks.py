@@ -58,7 +58,8 @@ def catalog_warnings(stack: str, spec: Any, today: Optional[dt.date] = None) -> 
     day = plan_day(today)
     traits = platforms.of(spec).scheduling
     out = (_cuda_warnings(stack, spec) + traits.driver_warnings(stack, spec)
-           + lifecycle_warnings(stack, spec, day, _drivers) + traits.capacity_warnings(stack, spec))
+           + lifecycle_warnings(stack, spec, day, _drivers) + traits.capacity_warnings(stack, spec)
+           + stack_shape_warnings(stack, spec))
     date = catalog.catalog_date(platforms.of(spec).pricing.catalog_files)
     age = (day - dt.date.fromisoformat(date)).days
     if age > STALE_AFTER_DAYS:
@@ -69,6 +70,27 @@ def catalog_warnings(stack: str, spec: Any, today: Optional[dt.date] = None) -> 
             "refresh them with `gpufleet catalog refresh`",
             date,
         ))
+    return out
+
+
+def stack_shape_warnings(stack: str, spec: Any) -> list[Problem]:
+    """A pool whose cloud shape (instance or machine type) the catalog lacks, planned with the GPU model, count and
+    price the stack gives (`gpu`, `gpusPerNode`, `pricePerNodeHour`; the platform's key checks accept them only then):
+    said, since nothing checked those facts against a source (issue 49)."""
+    traits = platforms.of(spec)
+    if traits.scheduling.machine_key == "gpu":  # the stack always states the GPU there (k3s, existing)
+        return []
+    out = []
+    for i, pool in enumerate(spec.node_pools):
+        machine = traits.scheduling.nvlink_machine(pool)
+        if not machine or pool.gpu is None or traits.nodes.gpu_shape(pool) is not None:
+            continue
+        price = (f"pricePerNodeHour {pool.price_per_node_hour:g}" if pool.price_per_node_hour is not None
+                 else "no price: the pool is listed unpriced")
+        out.append(Problem(stack, f"{NAMESPACE}:nodePools[{i}].{traits.scheduling.machine_key}",
+                           f"{machine} is not in gpufleet's catalog: pool '{pool.name}' is planned with the facts the stack "
+                           f"gives ({pool.gpus_per_node} x {pool.gpu}, {price}), which no source confirms; its network "
+                           "cards, EFA interfaces and instance store are unknown (RDMA and raid0 are not offered)", machine))
     return out
 
 

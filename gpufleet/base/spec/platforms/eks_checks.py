@@ -134,9 +134,16 @@ def eks_checks(stack: str, spec: StackSpec, config: Optional[dict] = None) -> li
     for i, pool in enumerate(spec.node_pools):
         at = f"{NAMESPACE}:nodePools[{i}]"
         problems += node_group_limit_checks(stack, i, pool)
+        uncatalogued = [t for t in pool_instance_types(pool) if t not in known]
         for field, alias in (("hosts", "hosts"), ("gpu", "gpu"), ("gpus_per_node", "gpusPerNode")):
-            if field in pool.model_fields_set:
+            if field in pool.model_fields_set and (field == "hosts" or not uncatalogued):
                 problems.append(Problem(stack, f"{at}.{alias}", "not used on eks: it follows from the instance type; remove it"))
+        # A type the catalog lacks plans with the pool's own facts (issue 49): gpu and gpusPerNode both, or neither.
+        stack_facts = bool(uncatalogued) and pool.gpu is not None and pool.gpus_per_node is not None
+        if uncatalogued and (pool.gpu is None) != (pool.gpus_per_node is None):
+            missing = "gpusPerNode" if pool.gpus_per_node is None else "gpu"
+            problems.append(Problem(stack, f"{at}.{missing}", f"required with {'gpu' if missing == 'gpusPerNode' else 'gpusPerNode'} "
+                                    f"for {', '.join(uncatalogued)}, which gpufleet's catalog does not know"))
         if pool.instance_type and pool.instance_types:
             problems.append(Problem(stack, f"{at}.instanceTypes", "give instanceType or instanceTypes, not both"))
             continue
@@ -149,17 +156,25 @@ def eks_checks(stack: str, spec: StackSpec, config: Optional[dict] = None) -> li
         for j, name in enumerate(types):
             path = f"{at}.{key}" if pool.instance_type else f"{at}.{key}[{j}]"
             family = name.split(".", 1)[0]
+            if name not in known and stack_facts:
+                if pool.rdma:
+                    problems.append(Problem(stack, path, f"{name} is not in gpufleet's catalog, so its EFA interfaces are not "
+                                            "known and EFA cannot be wired; use rdma: false or a catalogued EFA type", name))
+                continue  # planned with the stack's gpu / gpusPerNode (a warning says so: EksScheduling.capacity_warnings)
             if name not in known and aws_catalog.is_gpu_type(name) and not any(k.split(".", 1)[0] == family for k in known):
                 # A GPU family the catalog recognises (aws_instances.yaml gpu_families) but holds no size of: say so
                 # rather than call an NVIDIA type unknown (issue 32: p6e-gb200 / p6e-gb300). An unknown size of a
                 # catalogued family (a typo such as p5.48xlarg) keeps the did-you-mean message below.
                 problems.append(Problem(stack, path, f"{name} is an NVIDIA GPU instance type (family {family}), "
                                         "but gpufleet's catalog has no facts for this size yet (GPU count, network cards, "
-                                        "EFA interfaces, price): add its row to gpufleet/base/catalog/aws_instances.yaml with "
-                                        f"its sources, or use a catalogued type (GPU types: {', '.join(gpu_types)})", name))
+                                        "EFA interfaces, price): give the pool's own gpu and gpusPerNode (and pricePerNodeHour), "
+                                        "add its row to gpufleet/base/catalog/aws_instances.yaml with its sources, or use a "
+                                        f"catalogued type (GPU types: {', '.join(gpu_types)})", name))
                 continue
             if name not in known:
-                problems.append(Problem(stack, path, f"unknown EC2 instance type {_known(name, known)}", name))
+                problems.append(Problem(stack, path, f"unknown EC2 instance type {_known(name, known)}; a real type the "
+                                        "catalog lacks plans when the pool gives its own gpu and gpusPerNode (and "
+                                        "pricePerNodeHour)", name))
                 continue
             t = aws_catalog.instance_type(name)
             if not t.gpus:
