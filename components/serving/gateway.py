@@ -32,13 +32,10 @@ from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.helm_chart import namespaced_release
 from gpufleet.base import labels as L
 from gpufleet.base import versions
-from gpufleet.base.spec.features.serving import ENVOY_CLASS
+from gpufleet.base.spec.features.serving import ENVOY_CLASS, ENVOY_CONTROLLER
 
 NAMESPACE = "gpufleet-serving"
 ENVOY_NAMESPACE = "envoy-gateway-system"
-# Envoy Gateway's controller name: the chart's `config.envoyGateway.gateway.controllerName` default (values.yaml at
-# the pinned chart, versions.ENVOY_GATEWAY).
-ENVOY_CONTROLLER = "gateway.envoyproxy.io/gatewayclass-controller"
 GATEWAY_NAME = "inference-gateway"
 # The EnvoyProxy the `envoy` GatewayClass points at (in Envoy Gateway's namespace, as its parametersRef names it).
 ENVOY_PROXY_NAME = "gpufleet-serving"

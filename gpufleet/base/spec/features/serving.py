@@ -45,6 +45,9 @@ AT = f"{NS}:serving"
 # (`gateway_classes`, `inference_extension_releases`: gpufleet/base/platforms/<name>/scheduling.py). `envoy` is the
 # GatewayClass gpufleet creates for Envoy Gateway on the platforms without a managed one.
 ENVOY_CLASS = "envoy"
+# Envoy Gateway's controller name: the chart's `config.envoyGateway.gateway.controllerName` default (values.yaml at
+# the pinned chart, versions.ENVOY_GATEWAY).
+ENVOY_CONTROLLER = "gateway.envoyproxy.io/gatewayclass-controller"
 # The classes whose controller routes to an InferencePool (an endpoint picker runs for them): GKE's Inference Gateway.
 INFERENCE_POOL_CLASSES = ("gke-l7-regional-external-managed", "gke-l7-rilb")
 # The classes whose load balancer is a regional Envoy-based one, which needs an active proxy-only subnet
