@@ -185,3 +185,25 @@ def test_an_external_https_gateway_validates_and_carries_its_reason():
     assert gateway["metadata"]["annotations"] == {"gpufleet.io/exempt-secure-defaults": "public demo"}
     assert envoy_proxy_object(args)["metadata"]["annotations"] == {"gpufleet.io/exempt-secure-defaults": "public demo"}
     assert validate_cr(gateway) == []
+
+
+def test_an_external_stack_plans_an_https_gateway_its_reason_exempts():
+    """exposure: external end to end on EKS: Envoy's Service internet-facing, HTTPS on the named certificate, the
+    reason on the Gateway and the EnvoyProxy, and secure-defaults passes them because of it."""
+    import copy
+
+    from tests.helpers import example_config, plan_config
+
+    config = copy.deepcopy(example_config("inference-eks"))
+    config["gpufleet:serving"]["gateway"] = {"exposure": "external", "externalReason": "public demo",
+                                             "tls": {"certificateSecret": "serving-tls"}}
+    plan = plan_config(config, "inference-eks")
+    by_name = {r.name: r.revealed for r in plan.resources}
+    proxy = by_name["inference-eks-serving-gateway-proxy"]
+    assert proxy["spec"]["provider"]["kubernetes"]["envoyService"] == {"type": "LoadBalancer", "annotations": {
+        "service.beta.kubernetes.io/aws-load-balancer-scheme": "internet-facing"}}
+    gateway = by_name["inference-eks-serving-gateway-gateway"]
+    assert gateway["spec"]["listeners"][0]["tls"]["certificateRefs"] == [{"kind": "Secret", "name": "serving-tls"}]
+    for obj in (proxy, gateway):
+        assert obj["metadata"]["annotations"] == {"gpufleet.io/exempt-secure-defaults": "public demo"}
+    assert [v for v in plan.violations if v.policy == "secure-defaults"] == []
