@@ -11,11 +11,18 @@ default", gateway.networking.k8s.io_vap_safeupgrades.yaml at the pinned release)
 own CRDs (gateway.envoyproxy.io) still come from the subchart.
 
 Envoy Gateway and its proxies carry no GPU toleration, so they run on the system (untainted) nodes.
+
+Exposure (issue 48): the Gateway admits routes only from the model namespaces (`allowedRoutes.namespaces.from:
+Selector` on the namespace's own name label, which the API server sets and no user can: kubernetes.io/metadata.name),
+listens on HTTPS 443 when a certificate is named (HTTP 80 otherwise), and on Envoy Gateway is published through the
+Service the platform says (an EnvoyProxy, `provider.kubernetes.envoyService`, referenced by the GatewayClass's
+`parametersRef`: gateway.envoyproxy.io "Customize EnvoyProxy"; CRD gateway.envoyproxy.io_envoyproxies.yaml in the
+pinned chart's crds subchart). An external Gateway carries its stack's reason as its secure-defaults exemption.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 import pulumi
@@ -23,15 +30,15 @@ import pulumi_kubernetes as k8s
 
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.helm_chart import namespaced_release
+from gpufleet.base import labels as L
 from gpufleet.base import versions
-from gpufleet.base.spec.features.serving import ENVOY_CLASS
+from gpufleet.base.spec.features.serving import ENVOY_CLASS, ENVOY_CONTROLLER
 
 NAMESPACE = "gpufleet-serving"
 ENVOY_NAMESPACE = "envoy-gateway-system"
-# Envoy Gateway's controller name: the chart's `config.envoyGateway.gateway.controllerName` default (values.yaml at
-# the pinned chart, versions.ENVOY_GATEWAY).
-ENVOY_CONTROLLER = "gateway.envoyproxy.io/gatewayclass-controller"
 GATEWAY_NAME = "inference-gateway"
+# The EnvoyProxy the `envoy` GatewayClass points at (in Envoy Gateway's namespace, as its parametersRef names it).
+ENVOY_PROXY_NAME = "gpufleet-serving"
 
 
 @dataclass(frozen=True)
@@ -39,19 +46,55 @@ class ServingGatewayArgs:
     class_name: str
     """The GatewayClass (resolved: a GKE managed class, or `envoy`)."""
     namespace: str = NAMESPACE
-    """Namespace of the Gateway; routes from every namespace may attach."""
+    """Namespace of the Gateway."""
+    route_namespaces: tuple[str, ...] = ()
+    """The namespaces whose HTTPRoutes may attach (the model servers'); default: none but the Gateway's own."""
+    envoy_service: dict = field(default_factory=lambda: {"type": "ClusterIP"})
+    """With the `envoy` class: the Service Envoy Gateway publishes the Gateway through (`type`, `annotations`: the
+    platform's `gateway_service` trait). Default: ClusterIP, reachable inside the cluster only."""
+    external_reason: Optional[str] = None
+    """Why the Gateway faces the internet (its secure-defaults exemption); default: none (an internal Gateway)."""
+    tls_secret: Optional[str] = None
+    """A kubernetes.io/tls Secret in `namespace`: the listener is HTTPS on 443 with it; default: HTTP on 80."""
 
 
 def envoy_values() -> dict:
     return {"crds": {"gatewayAPI": {"safeUpgradePolicy": {"enabled": False}}}}
 
 
+def _exemption(args: ServingGatewayArgs) -> dict:
+    return {"annotations": {L.exempt_key(L.SECURE_DEFAULTS_POLICY): args.external_reason}} if args.external_reason else {}
+
+
+def allowed_routes(namespaces: tuple[str, ...]) -> dict:
+    """Routes from the model namespaces only, by the name label the API server sets on every namespace; none named:
+    the Gateway's own namespace (`Same`)."""
+    if not namespaces:
+        return {"namespaces": {"from": "Same"}}
+    return {"namespaces": {"from": "Selector", "selector": {"matchExpressions": [
+        {"key": L.NAMESPACE_NAME_LABEL, "operator": "In", "values": sorted(set(namespaces))}]}}}
+
+
 def gateway_object(args: ServingGatewayArgs) -> dict:
+    routes = allowed_routes(args.route_namespaces)
+    if args.tls_secret:
+        listener = {"name": "https", "protocol": "HTTPS", "port": 443, "allowedRoutes": routes,
+                    "tls": {"mode": "Terminate", "certificateRefs": [{"kind": "Secret", "name": args.tls_secret}]}}
+    else:
+        listener = {"name": "http", "protocol": "HTTP", "port": 80, "allowedRoutes": routes}
     return {
         "apiVersion": "gateway.networking.k8s.io/v1", "kind": "Gateway",
-        "metadata": {"name": GATEWAY_NAME, "namespace": args.namespace},
-        "spec": {"gatewayClassName": args.class_name, "listeners": [
-            {"name": "http", "protocol": "HTTP", "port": 80, "allowedRoutes": {"namespaces": {"from": "All"}}}]},
+        "metadata": {"name": GATEWAY_NAME, "namespace": args.namespace, **_exemption(args)},
+        "spec": {"gatewayClassName": args.class_name, "listeners": [listener]},
+    }
+
+
+def envoy_proxy_object(args: ServingGatewayArgs) -> dict:
+    """The EnvoyProxy (gateway.envoyproxy.io/v1alpha1) whose `envoyService` publishes the Gateway."""
+    return {
+        "apiVersion": "gateway.envoyproxy.io/v1alpha1", "kind": "EnvoyProxy",
+        "metadata": {"name": ENVOY_PROXY_NAME, "namespace": ENVOY_NAMESPACE, **_exemption(args)},
+        "spec": {"provider": {"type": "Kubernetes", "kubernetes": {"envoyService": dict(args.envoy_service)}}},
     }
 
 
@@ -61,16 +104,23 @@ class ServingGateway(pulumi.ComponentResource):
         super().__init__("gpufleet:serving:ServingGateway", name, None, opts)
         child = pulumi.ResourceOptions(parent=self, provider=access.provider)
         after: list[pulumi.Resource] = list(access.ready or [])
-        self.crds = self.envoy = None
+        self.crds = self.envoy = self.proxy = None
         if args.class_name == ENVOY_CLASS:
             self.crds = k8s.yaml.v2.ConfigFile(f"{name}-gateway-api", file=versions.GATEWAY_API_STANDARD_INSTALL,
                                                opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=after)))
             _, self.envoy = namespaced_release(f"{name}-envoy", versions.ENVOY_GATEWAY, ENVOY_NAMESPACE, envoy_values(),
                                                access, parent=self, depends_on=[self.crds])
+            proxy = envoy_proxy_object(args)
+            self.proxy = k8s.apiextensions.CustomResource(
+                f"{name}-proxy", api_version=proxy["apiVersion"], kind=proxy["kind"], metadata=proxy["metadata"],
+                spec=proxy["spec"], opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[self.envoy])))
+            # Envoy Gateway's docs: create the EnvoyProxy before the GatewayClass that references it.
             klass = k8s.apiextensions.CustomResource(
                 f"{name}-class", api_version="gateway.networking.k8s.io/v1", kind="GatewayClass",
-                metadata={"name": ENVOY_CLASS}, spec={"controllerName": ENVOY_CONTROLLER},
-                opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[self.envoy])))
+                metadata={"name": ENVOY_CLASS}, spec={"controllerName": ENVOY_CONTROLLER, "parametersRef": {
+                    "group": "gateway.envoyproxy.io", "kind": "EnvoyProxy", "name": ENVOY_PROXY_NAME,
+                    "namespace": ENVOY_NAMESPACE}},
+                opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[self.proxy])))
             after = [klass]
         self.namespace = k8s.core.v1.Namespace(f"{name}-ns", metadata={"name": args.namespace}, opts=child)
         obj = gateway_object(args)
@@ -80,4 +130,5 @@ class ServingGateway(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=after)))
         self.gateway_name = GATEWAY_NAME
         self.namespace_name = args.namespace
-        self.register_outputs({"gatewayClass": args.class_name, "gateway": f"{args.namespace}/{GATEWAY_NAME}"})
+        self.register_outputs({"gatewayClass": args.class_name, "gateway": f"{args.namespace}/{GATEWAY_NAME}",
+                               "external": bool(args.external_reason)})

@@ -28,7 +28,12 @@ def build_serving(name: str, spec: StackSpec, access: ClusterAccess, opts: pulum
     traits = platforms.of(spec).scheduling
     klass = resolved_class(spec)
     out: dict = {"lws": LeaderWorkerSetController(f"{name}-lws", LeaderWorkerSetControllerArgs(), access, opts=opts)}
-    gateway = ServingGateway(f"{name}-serving-gateway", ServingGatewayArgs(klass), access, opts=opts)
+    exposure = serving.gateway
+    external = exposure.exposure == "external"
+    gateway = ServingGateway(f"{name}-serving-gateway", ServingGatewayArgs(
+        klass, route_namespaces=tuple(sorted({m.namespace for m in serving.models})),
+        envoy_service=traits.gateway_service(external), external_reason=exposure.external_reason if external else None,
+        tls_secret=exposure.tls.certificate_secret if exposure.tls else None), access, opts=opts)
     out["gateway"] = gateway
     pooled = routes_to_inference_pool(spec)
     monitor = {"kube-prometheus-stack": "pod-monitor", "gke-managed": "pod-monitoring"}.get(metrics_backend)
@@ -43,6 +48,7 @@ def build_serving(name: str, spec: StackSpec, access: ClusterAccess, opts: pulum
         taints = tuple({"key": t["key"], "operator": "Exists", "effect": t["effect"]} for t in pool_taints(pools[m.pool]))
         args = ModelServerArgs(
             m, taints, dra_claim_template=f"{m.pool}-node" if pools[m.pool].allocation == "dra" else None, gateway=(gateway.namespace_name, gateway.gateway_name), inference_pool=pooled,
+            api_key=(serving.api_key.secret_name, serving.api_key.key),
             provider_name=traits.inference_pool_provider if pooled else "none",
             epp_monitoring=pooled and traits.inference_pool_monitoring, metrics=monitor,
             prometheus_url=getattr(keda, "prometheus_server_address", None),

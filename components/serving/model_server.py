@@ -20,7 +20,8 @@ from gpufleet.components.helm_chart import pinned_release
 from gpufleet.components.image_mirror import mirrored_image
 from gpufleet.base import labels as L
 from gpufleet.base import versions
-from gpufleet.base.spec.features.serving import FLOW_CONTROL_QUEUE_METRIC, SIGNALS, ModelServerSpec
+from gpufleet.base.spec.features.serving import (API_KEY_KEY, API_KEY_SECRET, FLOW_CONTROL_QUEUE_METRIC, SIGNALS,
+                                                  ModelServerSpec)
 
 PORT = 8000  # vLLM's OpenAI server port (`vllm serve --port` default), the inferencepool chart's targetPorts default
 # The endpoint picker's default plugins (the chart's default-plugins.yaml at the pinned tag, versions.INFERENCEPOOL) with the Flow Control feature
@@ -59,6 +60,10 @@ class ModelServerArgs:
     dra_claim_template: Optional[str] = None
     """On a DRA pool: the pool's ResourceClaimTemplate (`<pool>-node`, all GPUs of a node) each pod claims instead of
     `nvidia.com/gpu`; default: none (the device plugin's resource)."""
+    api_key: Optional[tuple[str, str]] = (API_KEY_SECRET, API_KEY_KEY)
+    """(Secret, key) in the model's namespace whose value the server requires as `Authorization: Bearer <key>` on /v1
+    (vLLM's VLLM_API_KEY from a secretKeyRef; the pod does not start until the Secret exists). Default: vllm-api-key,
+    api-key; None: no key (anyone who reaches the server uses it)."""
     gateway: Optional[tuple[str, str]] = None
     """(namespace, name) of the Gateway the route attaches to; default: no route."""
     inference_pool: bool = False
@@ -92,8 +97,9 @@ def serve_command(m: ModelServerSpec) -> list[str]:
 
 
 def pod_template(m: ModelServerSpec, role: str, taints: tuple[dict, ...], claim: Optional[str] = None,
-                 image: str = versions.VLLM_IMAGE) -> dict:
-    """`image`: the vLLM image as the nodes pull it (the stack's mirror copy with gpufleet:registry.mirror)."""
+                 image: str = versions.VLLM_IMAGE, api_key: Optional[tuple[str, str]] = (API_KEY_SECRET, API_KEY_KEY)) -> dict:
+    """`image`: the vLLM image as the nodes pull it (the stack's mirror copy with gpufleet:registry.mirror); `api_key`:
+    the (Secret, key) the leader's server reads VLLM_API_KEY from (ModelServerArgs.api_key)."""
     if role == "leader":
         command = serve_command(m)
         labels = m.pod_labels()
@@ -116,6 +122,11 @@ def pod_template(m: ModelServerSpec, role: str, taints: tuple[dict, ...], claim:
     }
     if role == "leader":
         container["readinessProbe"] = {"httpGet": {"path": "/health", "port": PORT}, "periodSeconds": 10}
+        if api_key:
+            # From the Secret, never on the command line (which the pod spec and Pulumi's state show); not optional,
+            # so a missing Secret keeps the server from starting open.
+            container["env"] = [{"name": "VLLM_API_KEY", "valueFrom": {"secretKeyRef": {
+                "name": api_key[0], "key": api_key[1], "optional": False}}}]
     return {"metadata": {"labels": labels}, "spec": {
         "nodeSelector": {L.POOL_LABEL: m.pool},
         "tolerations": list(taints),
@@ -125,12 +136,14 @@ def pod_template(m: ModelServerSpec, role: str, taints: tuple[dict, ...], claim:
 
 
 def leader_worker_set(m: ModelServerSpec, taints: tuple[dict, ...] = (), claim: Optional[str] = None,
-                      image: str = versions.VLLM_IMAGE) -> dict:
+                      image: str = versions.VLLM_IMAGE,
+                      api_key: Optional[tuple[str, str]] = (API_KEY_SECRET, API_KEY_KEY)) -> dict:
     """The LeaderWorkerSet (leaderworkerset.x-k8s.io/v1, the CRD in the lws chart at the pinned tag, versions.LWS)."""
     template: dict = {"size": m.nodes_per_replica, "restartPolicy": "RecreateGroupOnPodRestart",
-                      "workerTemplate": pod_template(m, "leader" if m.nodes_per_replica == 1 else "worker", taints, claim, image)}
+                      "workerTemplate": pod_template(m, "leader" if m.nodes_per_replica == 1 else "worker", taints, claim,
+                                                     image, api_key)}
     if m.nodes_per_replica > 1:
-        template["leaderTemplate"] = pod_template(m, "leader", taints, claim, image)
+        template["leaderTemplate"] = pod_template(m, "leader", taints, claim, image, api_key)
     return {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
             "metadata": {"name": m.name, "namespace": m.namespace},
             "spec": {"replicas": m.scaling.min_replicas if m.scaling else 1, "leaderWorkerTemplate": template}}
@@ -212,7 +225,7 @@ class ModelServer(pulumi.ComponentResource):
 
         # With gpufleet:registry.mirror the pods pull vLLM from the mirror (issue 38; `gpufleet images` lists it).
         image = mirrored_image(versions.VLLM_IMAGE, access.facts)
-        self.lws = custom("lws", leader_worker_set(m, args.gpu_vendor_taints, args.dra_claim_template, image))
+        self.lws = custom("lws", leader_worker_set(m, args.gpu_vendor_taints, args.dra_claim_template, image, args.api_key))
         self.pool_release = self.service = self.route = self.monitor = self.scaler = None
         if args.inference_pool:
             self.pool_release = pinned_release(

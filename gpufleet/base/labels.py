@@ -127,6 +127,21 @@ PULUMI_SKIP_AWAIT_ANNOTATION = "pulumi.com/skipAwait"
 # (kubernetes.io/docs/concepts/storage/storage-classes/#default-storageclass).
 DEFAULT_STORAGE_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class"
 
+# Every namespace carries its own name as this label, set by the API server and not writable by its users
+# (kubernetes.io/docs/reference/labels-annotations-taints/#kubernetes-io-metadata-name, GA in 1.22): the serving
+# Gateway admits routes by it (components/serving/gateway.py).
+NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
+# A LoadBalancer Service's internal scheme, per cloud (the serving Gateway's Envoy Service; the secure-defaults rule):
+# AWS: the in-tree/cloud-provider-aws controller reads `aws-load-balancer-internal` (any value but "false"), the AWS Load
+# Balancer Controller `aws-load-balancer-scheme` (internal | internet-facing), which it prefers and for which it
+# deprecates the other (kubernetes-sigs.github.io/aws-load-balancer-controller/latest/guide/service/annotations);
+# Azure: `azure-load-balancer-internal: "true"` (learn.microsoft.com/azure/aks/internal-lb); GKE:
+# `networking.gke.io/load-balancer-type: Internal` (docs.cloud.google.com/kubernetes-engine/docs/concepts/service-load-balancer-parameters).
+AWS_LB_INTERNAL_ANNOTATION = "service.beta.kubernetes.io/aws-load-balancer-internal"
+AWS_LB_SCHEME_ANNOTATION = "service.beta.kubernetes.io/aws-load-balancer-scheme"
+AZURE_LB_INTERNAL_ANNOTATION = "service.beta.kubernetes.io/azure-load-balancer-internal"
+GKE_LB_TYPE_ANNOTATION = "networking.gke.io/load-balancer-type"
+
 # Exemptions are visible: a label/tag `gpufleet.io/exempt-<policy>: "<reason>"`.
 EXEMPT_PREFIX = "gpufleet.io/exempt-"
 

@@ -26,6 +26,18 @@ block cannot be judged and is a finding too.
   command line or environment, which Pulumi stores and shows in plain text; they belong in stdin or the
   connection, as secrets. (Whether an input is a secret is not visible to a Python policy under the
   CLI; gpufleet's spec refuses a plain-text sshPrivateKey before anything is planned.)
+- Serving endpoints (issue 48): a Gateway of an internet-facing GKE class (serving.EXTERNAL_CLASSES: GKE "GatewayClass
+  capabilities") or whose listeners admit routes from every namespace (`allowedRoutes.namespaces.from: All`); an Envoy
+  Gateway GatewayClass without parametersRef (Envoy Gateway then publishes each Gateway through a LoadBalancer
+  Service); an EnvoyProxy or Service whose load balancer is not internal: type LoadBalancer (the EnvoyProxy's default)
+  without a cloud's internal annotation or class (gpufleet/base/labels.py: AWS's two, Azure's, GKE's) and without
+  loadBalancerSourceRanges that are not world-open. An external endpoint on purpose carries its reason as
+  `gpufleet.io/exempt-secure-defaults` (gpufleet writes it from serving.gateway.externalReason). Limits: which cloud
+  serves a Service is not in its inputs, so any cloud's internal annotation counts (on k3s, ServiceLB ignores them and
+  binds a host port on every node: gpufleet uses ClusterIP there); NodePort Services are not judged.
+- Model servers (vLLM in a LeaderWorkerSet, Deployment or StatefulSet): an API key (`--api-key`, or VLLM_API_KEY) is
+  required, and it comes from a Secret (env valueFrom), not a literal in the command or env, which the pod spec and
+  Pulumi's state show in plain text.
 """
 
 from __future__ import annotations
@@ -36,9 +48,25 @@ from typing import Optional
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
 
 from gpufleet.base import cidrs
+from gpufleet.base import labels as L
+from gpufleet.base.spec.features.serving import ENVOY_CONTROLLER, EXTERNAL_CLASSES
 from gpufleet.policies import inputs as I
 
 NAME = "secure-defaults"
+GATEWAY = "kubernetes:gateway.networking.k8s.io/v1:Gateway"
+GATEWAY_BETA = "kubernetes:gateway.networking.k8s.io/v1beta1:Gateway"
+GATEWAY_CLASS = "kubernetes:gateway.networking.k8s.io/v1:GatewayClass"
+ENVOY_PROXY = "kubernetes:gateway.envoyproxy.io/v1alpha1:EnvoyProxy"
+SERVICE = "kubernetes:core/v1:Service"
+LEADER_WORKER_SET = "kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet"
+DEPLOYMENT = "kubernetes:apps/v1:Deployment"
+STATEFUL_SET = "kubernetes:apps/v1:StatefulSet"
+# GKE's internal passthrough load balancer class (docs.cloud.google.com/kubernetes-engine/docs/concepts/
+# service-load-balancer-parameters); the legacy spelling of its annotation.
+GKE_INTERNAL_LB_CLASS = "networking.gke.io/l4-regional-internal"
+GKE_LEGACY_LB_TYPE_ANNOTATION = "cloud.google.com/load-balancer-type"
+_VLLM_SERVER = re.compile(r"\bvllm\s+serve\b|vllm\.entrypoints\.openai\.api_server")
+_API_KEY_FLAG = re.compile(r"--api-key(?:[= ]\s*(\S+))?")
 _CREDENTIALS = (
     (re.compile(r"K3S_TOKEN\s*=|--token[= ]\s*\S|--agent-token[= ]\s*\S"), "a k3s join token"),
     (re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----"), "a private key"),
@@ -175,6 +203,102 @@ def _command(props) -> list[str]:
     return out
 
 
+def _gateway(props) -> list[str]:
+    out = []
+    klass = I.get(props, "spec", "gatewayClassName")
+    if klass in EXTERNAL_CLASSES:
+        out.append(f"gatewayClassName {klass} is an internet-facing load balancer: use an internal class (gke-l7-rilb), "
+                   "or say why it must face the internet in gpufleet.io/exempt-secure-defaults")
+    for i, listener in enumerate(I.items(I.get(props, "spec", "listeners"))):
+        if I.get(listener, "allowedRoutes", "namespaces", "from") == "All":
+            out.append(f"listeners[{i}] ({I.get(listener, 'name', default='?')}) admits HTTPRoutes from every namespace "
+                       "(allowedRoutes.namespaces.from: All): anyone who can write a route anywhere publishes through it; "
+                       "use Same or a Selector")
+    return out
+
+
+def _gateway_class(props) -> list[str]:
+    if I.get(props, "spec", "controllerName") != ENVOY_CONTROLLER or I.mapping(I.get(props, "spec", "parametersRef")):
+        return []
+    return ["an Envoy Gateway class without parametersRef: Envoy Gateway publishes each of its Gateways through a "
+            "LoadBalancer Service (internet-facing on most clouds, a host port on every k3s node); point parametersRef "
+            "at an EnvoyProxy whose envoyService is internal"]
+
+
+def _internal(annotations: dict, lb_class) -> bool:
+    """Whether a LoadBalancer Service's annotations or class ask a cloud for an internal load balancer
+    (gpufleet/base/labels.py names each cloud's)."""
+    scheme = annotations.get(L.AWS_LB_SCHEME_ANNOTATION)
+    if scheme is not None:  # the AWS Load Balancer Controller prefers it over the deprecated internal annotation
+        return scheme == "internal"
+    aws = annotations.get(L.AWS_LB_INTERNAL_ANNOTATION)
+    return (lb_class == GKE_INTERNAL_LB_CLASS
+            or (isinstance(aws, str) and aws != "false")  # cloud-provider-aws: any value but "false"
+            or annotations.get(L.AZURE_LB_INTERNAL_ANNOTATION) == "true"
+            or annotations.get(L.GKE_LB_TYPE_ANNOTATION) == "Internal"
+            or annotations.get(GKE_LEGACY_LB_TYPE_ANNOTATION) == "Internal")
+
+
+def _load_balancer(where: str, service, default_type: str) -> list[str]:
+    if I.get(service, "type", default=default_type) != "LoadBalancer":
+        return []
+    annotations = {k: v for k, v in I.mapping(I.get(service, "annotations")).items() if isinstance(k, str)}
+    if _internal(annotations, I.get(service, "loadBalancerClass")):
+        return []
+    ranges = I.items(I.get(service, "loadBalancerSourceRanges"))
+    if ranges and _open(f"{where}.loadBalancerSourceRanges", ranges) is None:
+        return []
+    return [f"{where}: a LoadBalancer with no internal annotation or class is internet-facing: add the cloud's "
+            "internal annotation (service.beta.kubernetes.io/aws-load-balancer-scheme: internal, "
+            "service.beta.kubernetes.io/azure-load-balancer-internal: \"true\", networking.gke.io/load-balancer-type: "
+            "Internal), use ClusterIP, or list your networks in loadBalancerSourceRanges"]
+
+
+def _envoy_proxy(props) -> list[str]:
+    service = I.get(props, "spec", "provider", "kubernetes", "envoyService")
+    return _load_balancer("spec.provider.kubernetes.envoyService", service, "LoadBalancer")  # Envoy Gateway's default
+
+
+def _service(props) -> list[str]:
+    spec = I.get(props, "spec")
+    service = {"type": I.get(spec, "type"), "loadBalancerClass": I.get(spec, "loadBalancerClass"),
+               "loadBalancerSourceRanges": I.get(spec, "loadBalancerSourceRanges"),
+               "annotations": I.get(props, "metadata", "annotations")}
+    return _load_balancer("spec", service, "ClusterIP")
+
+
+def _pod_specs(resource_type: str, props) -> list[tuple[str, object]]:
+    if resource_type == LEADER_WORKER_SET:
+        template = I.get(props, "spec", "leaderWorkerTemplate")
+        return [(f"spec.leaderWorkerTemplate.{role}", I.get(template, role, "spec"))
+                for role in ("leaderTemplate", "workerTemplate") if I.mapping(I.get(template, role))]
+    return [("spec.template", I.get(props, "spec", "template", "spec"))]
+
+
+def _model_server(resource_type: str, props) -> list[str]:
+    out = []
+    for where, pod in _pod_specs(resource_type, props):
+        for container in I.items(I.get(pod, "containers")):
+            argv = [a for a in I.items(I.get(container, "command")) + I.items(I.get(container, "args")) if isinstance(a, str)]
+            line = " ".join(argv)
+            if not _VLLM_SERVER.search(line):
+                continue
+            at = f"{where} container {I.get(container, 'name', default='?')}"
+            env = {I.get(e, "name"): e for e in I.items(I.get(container, "env"))}
+            key = env.get("VLLM_API_KEY")
+            flag = _API_KEY_FLAG.search(line)
+            if key is None and flag is None:
+                out.append(f"{at}: vLLM's OpenAI server without an API key: anyone who reaches it runs the model; set "
+                           "VLLM_API_KEY from a Secret (env valueFrom.secretKeyRef)")
+            if key is not None and I.get(key, "value") is not None:
+                out.append(f"{at}: env VLLM_API_KEY is a literal value, shown in plain text in the pod spec and the "
+                           "stack's state: take it from a Secret (valueFrom.secretKeyRef)")
+            if flag is not None and flag.group(1) and not flag.group(1).startswith("$"):
+                out.append(f"{at}: --api-key on the command line is shown in plain text in the pod spec and the "
+                           "stack's state: take it from a Secret through VLLM_API_KEY")
+    return out
+
+
 CHECKS = {
     I.EKS_CLUSTER: _eks_cluster,
     I.GKE_CLUSTER: _gke_cluster,
@@ -185,18 +309,27 @@ CHECKS = {
     I.GCE_FIREWALL: _firewall,
     I.EC2_LAUNCH_TEMPLATE: _launch_template,
     I.REMOTE_COMMAND: _command,
+    GATEWAY: _gateway,
+    GATEWAY_BETA: _gateway,
+    GATEWAY_CLASS: _gateway_class,
+    ENVOY_PROXY: _envoy_proxy,
+    SERVICE: _service,
 }
+WORKLOADS = (LEADER_WORKER_SET, DEPLOYMENT, STATEFUL_SET)
 
 
 def check(resource_type: str, props) -> list[str]:
+    if resource_type in WORKLOADS:
+        return _model_server(resource_type, props)
     fn = CHECKS.get(resource_type)
     return fn(props) if fn else []
 
 
 POLICY = ResourceValidationPolicy(
     name=NAME,
-    description="No control plane or ingress open to the internet, secrets and volumes encrypted, IMDSv2, no credentials in plain text.",
+    description="No control plane, ingress or serving endpoint open to the internet, secrets and volumes encrypted, IMDSv2, "
+                "model servers behind an API key, no credentials in plain text.",
     enforcement_level=EnforcementLevel.MANDATORY,
-    validate=I.resource_validator(NAME, check, types=CHECKS),
+    validate=I.resource_validator(NAME, check, types=(*CHECKS, *WORKLOADS)),
     config_schema=I.exemptions_schema(),
 )

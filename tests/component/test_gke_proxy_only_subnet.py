@@ -70,7 +70,7 @@ def test_an_existing_network_is_warned_not_changed():
     assert by_type(plan, SUBNET) == []
     (warning,) = [w for w in plan.warnings if w.path == "gpufleet:cluster.gke.network.existing"]
     assert "REGIONAL_MANAGED_PROXY" in warning.message and "us-central1" in warning.message
-    assert "gke-l7-regional-external-managed" in warning.message and warning.value == "shared-vpc"
+    assert "gke-l7-rilb" in warning.message and warning.value == "shared-vpc"  # the internal default (issue 48)
     # (the range key is not judged for a network gpufleet does not create)
     config = _config(lambda gke: gke.update(network={"existing": dict(EXISTING), "proxyOnlyCidr": "10.0.0.0/27"}))
     assert load_config(config, "inference-gke").cluster.gke.network.existing is not None

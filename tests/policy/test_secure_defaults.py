@@ -140,3 +140,99 @@ def test_gpufleet_security_groups_and_firewalls_pass(stack):
 
     result = plan(example(stack))
     assert [v for v in result.violations if v.policy == P] == []
+
+
+# Serving endpoints (issue 48): internal load balancers, routes from named namespaces, model servers behind a key. Each
+# base is what gpufleet writes (tests/upstream/test_serving_upstream.py checks the plan has these shapes) and passes.
+from gpufleet.policies.rules import secure_defaults as SD  # noqa: E402
+
+GATEWAY_IN = {"apiVersion": "gateway.networking.k8s.io/v1", "kind": "Gateway",
+              "metadata": {"name": "inference-gateway", "namespace": "gpufleet-serving"},
+              "spec": {"gatewayClassName": "gke-l7-rilb", "listeners": [
+                  {"name": "http", "protocol": "HTTP", "port": 80.0, "allowedRoutes": {"namespaces": {
+                      "from": "Selector", "selector": {"matchExpressions": [
+                          {"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["serving"]}]}}}}]}}
+CLASS_IN = {"apiVersion": "gateway.networking.k8s.io/v1", "kind": "GatewayClass", "metadata": {"name": "envoy"},
+            "spec": {"controllerName": "gateway.envoyproxy.io/gatewayclass-controller", "parametersRef": {
+                "group": "gateway.envoyproxy.io", "kind": "EnvoyProxy", "name": "gpufleet-serving",
+                "namespace": "envoy-gateway-system"}}}
+PROXY_IN = {"apiVersion": "gateway.envoyproxy.io/v1alpha1", "kind": "EnvoyProxy",
+            "metadata": {"name": "gpufleet-serving", "namespace": "envoy-gateway-system"},
+            "spec": {"provider": {"type": "Kubernetes", "kubernetes": {"envoyService": {"type": "LoadBalancer", "annotations": {
+                "service.beta.kubernetes.io/aws-load-balancer-internal": "true",
+                "service.beta.kubernetes.io/aws-load-balancer-scheme": "internal"}}}}}}
+SERVICE_IN = {"metadata": {"name": "api", "namespace": "serving"},
+              "spec": {"type": "ClusterIP", "ports": [{"port": 8000.0}], "selector": {"app": "api"}}}
+KEY_ENV = [{"name": "VLLM_API_KEY", "valueFrom": {"secretKeyRef": {"name": "vllm-api-key", "key": "api-key"}}}]
+LWS_IN = {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
+          "metadata": {"name": "qwen3-8b", "namespace": "serving"},
+          "spec": {"replicas": 1.0, "leaderWorkerTemplate": {"size": 1.0, "workerTemplate": {"spec": {"containers": [
+              {"name": "vllm", "image": "vllm/vllm-openai", "command": ["sh", "-c", "vllm serve Qwen/Qwen3-8B --port 8000"],
+               "env": KEY_ENV}]}}}}}
+DEPLOYMENT_IN = {"metadata": {"name": "vllm", "namespace": "serving"}, "spec": {"template": {"spec": {"containers": [
+    {"name": "vllm", "image": "vllm/vllm-openai", "args": ["--model", "m"],
+     "command": ["python3", "-m", "vllm.entrypoints.openai.api_server"], "env": KEY_ENV}]}}}}
+INTERNET = "service.beta.kubernetes.io/aws-load-balancer-scheme"
+ENVOY_SERVICE = "spec.provider.kubernetes.envoyService"
+
+
+@pytest.mark.parametrize(
+    "type_,base,path,value,failed",
+    [
+        (SD.GATEWAY, GATEWAY_IN, "spec.gatewayClassName", "gke-l7-regional-external-managed", True),
+        (SD.GATEWAY, GATEWAY_IN, "spec.gatewayClassName", "gke-l7-global-external-managed", True),
+        (SD.GATEWAY, GATEWAY_IN, "spec.gatewayClassName", "envoy", False),
+        (SD.GATEWAY, GATEWAY_IN, "spec.listeners.0.allowedRoutes.namespaces.from", "All", True),
+        (SD.GATEWAY, GATEWAY_IN, "spec.listeners.0.allowedRoutes", {"namespaces": {"from": "Same"}}, False),
+        (SD.GATEWAY, GATEWAY_IN, "spec.listeners.0.allowedRoutes", DELETE, False),  # Gateway API's default: Same
+        (SD.GATEWAY, with_(GATEWAY_IN, "metadata.annotations", {"gpufleet.io/exempt-secure-defaults": "public demo"}),
+         "spec.gatewayClassName", "gke-l7-gxlb", False),  # external on purpose, with its reason
+        (SD.GATEWAY_CLASS, CLASS_IN, "spec.parametersRef", DELETE, True),
+        (SD.GATEWAY_CLASS, with_(CLASS_IN, "spec.controllerName", "example.net/gateway"), "spec.parametersRef", DELETE, False),
+        (SD.ENVOY_PROXY, PROXY_IN, f"{ENVOY_SERVICE}.annotations", DELETE, True),
+        (SD.ENVOY_PROXY, PROXY_IN, ENVOY_SERVICE, DELETE, True),  # Envoy Gateway's default: a LoadBalancer
+        (SD.ENVOY_PROXY, PROXY_IN, ENVOY_SERVICE, {"type": "ClusterIP"}, False),
+        (SD.ENVOY_PROXY, PROXY_IN, f"{ENVOY_SERVICE}.annotations", {INTERNET: "internet-facing",
+         "service.beta.kubernetes.io/aws-load-balancer-internal": "true"}, True),  # the controller prefers the scheme
+        (SD.ENVOY_PROXY, PROXY_IN, f"{ENVOY_SERVICE}.annotations",
+         {"service.beta.kubernetes.io/azure-load-balancer-internal": "true"}, False),
+        (SD.ENVOY_PROXY, PROXY_IN, f"{ENVOY_SERVICE}.annotations", {"networking.gke.io/load-balancer-type": "Internal"}, False),
+        (SD.ENVOY_PROXY, PROXY_IN, f"{ENVOY_SERVICE}.annotations",
+         {"service.beta.kubernetes.io/aws-load-balancer-internal": "false"}, True),
+        (SD.SERVICE, SERVICE_IN, "spec.type", "LoadBalancer", True),
+        (SD.SERVICE, with_(SERVICE_IN, "spec.loadBalancerSourceRanges", ["10.0.0.0/8"]), "spec.type", "LoadBalancer", False),
+        (SD.SERVICE, with_(SERVICE_IN, "spec.loadBalancerSourceRanges", ["0.0.0.0/1", "128.0.0.0/1"]), "spec.type",
+         "LoadBalancer", True),
+        (SD.SERVICE, with_(SERVICE_IN, "spec.loadBalancerClass", SD.GKE_INTERNAL_LB_CLASS), "spec.type", "LoadBalancer", False),
+        (SD.LEADER_WORKER_SET, LWS_IN, "spec.leaderWorkerTemplate.workerTemplate.spec.containers.0.env", DELETE, True),
+        (SD.LEADER_WORKER_SET, LWS_IN, "spec.leaderWorkerTemplate.workerTemplate.spec.containers.0.env",
+         [{"name": "VLLM_API_KEY", "value": "sk-plain"}], True),
+        (SD.LEADER_WORKER_SET, LWS_IN, "spec.leaderWorkerTemplate.workerTemplate.spec.containers.0.command",
+         ["sh", "-c", "ray start --address=$(LWS_LEADER_ADDRESS):6379 --block"], False),  # a worker serves nothing
+        (SD.DEPLOYMENT, DEPLOYMENT_IN, "spec.template.spec.containers.0.env", DELETE, True),
+        (SD.DEPLOYMENT, DEPLOYMENT_IN, "spec.template.spec.containers.0.args", ["--api-key", "sk-plain"], True),
+        # --api-key from an environment variable the kubelet expands (from a Secret) passes; without it, no key.
+        (SD.DEPLOYMENT, with_(with_(DEPLOYMENT_IN, "spec.template.spec.containers.0.env", DELETE),
+                              "spec.template.spec.containers.0.args", ["--api-key", "$(VLLM_KEY_FROM_SECRET)"]),
+         "spec.template.spec.containers.0.args", ["--model", "m"], True),
+    ],
+)
+def test_serving_one_field(type_, base, path, value, failed):
+    assert findings([res(type_, "r", base)], policy=P) == set()  # the valid base passes
+    got = findings([res(type_, "r", with_(base, path, value))], policy=P)
+    assert got == ({(P, "r", "mandatory")} if failed else set())
+
+
+def test_serving_messages_name_the_field_and_the_fix():
+    (message,) = messages([res(SD.GATEWAY, "r", with_(GATEWAY_IN, "spec.listeners.0.allowedRoutes.namespaces.from", "All"))], P)
+    assert "listeners[0] (http) admits HTTPRoutes from every namespace" in message
+    (message,) = messages([res(SD.LEADER_WORKER_SET, "r", with_(
+        LWS_IN, "spec.leaderWorkerTemplate.workerTemplate.spec.containers.0.env", DELETE))], P)
+    assert "spec.leaderWorkerTemplate.workerTemplate container vllm: vLLM's OpenAI server without an API key" in message
+
+
+@pytest.mark.parametrize("stack", ["inference-eks", "inference-gke", "inference-k3s"])
+def test_the_serving_examples_plan_no_secure_defaults_finding(stack):
+    from tests.helpers import planned
+
+    assert [v.message for v in planned(stack).violations if v.policy == P] == []

@@ -32,11 +32,30 @@ def test_which_built_in_platform_has_which_feature():
 
 def test_serving_gateway_classes_and_what_auto_picks():
     assert platforms.get("gke").scheduling.gateway_classes == INFERENCE_POOL_CLASSES
-    assert GatewaySpec().resolved("gke") == "gke-l7-regional-external-managed"
+    # Internal by default (issue 48): GKE's regional internal class; the external one only with exposure: external.
+    assert GatewaySpec().resolved("gke") == "gke-l7-rilb"
+    assert GatewaySpec(exposure="external").resolved("gke") == "gke-l7-regional-external-managed"
     assert GatewaySpec().resolved("eks") == GatewaySpec().resolved("k3s") == ENVOY_CLASS
     assert GatewaySpec().resolved("aks") == ENVOY_CLASS  # the default: no class provided, so serving is refused there
     assert platforms.get("gke").scheduling.inference_pool_provider == "gke"
     assert platforms.get("eks").scheduling.inference_pool_provider == "none"
+
+
+def test_envoys_service_is_internal_unless_external_on_every_platform():
+    """The Service Envoy Gateway publishes the serving Gateway through: an internal load balancer on EKS (both AWS
+    controllers' annotations) and AKS, ClusterIP (no ServiceLB host port on every node) on k3s and by default."""
+    aws = {"service.beta.kubernetes.io/aws-load-balancer-internal": "true",
+           "service.beta.kubernetes.io/aws-load-balancer-scheme": "internal"}
+    assert platforms.get("eks").scheduling.gateway_service(False) == {"type": "LoadBalancer", "annotations": aws}
+    assert platforms.get("aks").scheduling.gateway_service(False) == {
+        "type": "LoadBalancer", "annotations": {"service.beta.kubernetes.io/azure-load-balancer-internal": "true"}}
+    assert platforms.get("k3s").scheduling.gateway_service(False) == {"type": "ClusterIP"}
+    for name in BUILT_IN:
+        internal = platforms.get(name).scheduling.gateway_service(False)
+        assert internal["type"] == "ClusterIP" or "internal" in str(internal.get("annotations")), name
+        assert platforms.get(name).scheduling.gateway_service(True)["type"] == "LoadBalancer", name
+    assert platforms.get("eks").scheduling.gateway_service(True)["annotations"] == {
+        "service.beta.kubernetes.io/aws-load-balancer-scheme": "internet-facing"}
 
 
 @pytest.mark.parametrize("name, key", [("eks", "instanceType"), ("gke", "machineType"), ("k3s", "gpu"), ("aks", "gpu"),

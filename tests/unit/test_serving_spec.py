@@ -135,7 +135,69 @@ def test_serving_path_lines_name_each_hop_and_the_idle_cost():
 
     spec = load_config(example_config("inference-gke"))
     lines = serving_path(spec, capacity(spec))
-    assert lines[0] == "serving: Gateway inference-gateway (class gke-l7-regional-external-managed)"
+    assert lines[0] == ("serving: Gateway inference-gateway (class gke-l7-rilb, internal, HTTP 80; API key from Secret "
+                        "vllm-api-key)")
     assert "gateway -> InferencePool qwen3-8b + endpoint picker -> LeaderWorkerSet qwen3-8b" in lines[1]
     assert "idle: 0 node(s), 0.00 USD/h + endpoint picker 4 CPU / 8Gi requested on system nodes; scales to zero" in lines[1]
     assert "(2 pod(s) x 8 GPU) -> pool h100" in lines[2] and "idle: 2 node(s)" in lines[2]
+
+
+# Exposure (issue 48): internal unless the stack says external, with a reason and HTTPS.
+
+EXTERNAL = {"exposure": "external", "externalReason": "public demo behind Cloud Armor",
+            "tls": {"certificateSecret": "serving-tls"}}
+
+
+def test_the_default_gateway_is_internal_on_every_platform_with_serving():
+    from gpufleet.base.spec.features.serving import EXTERNAL_CLASSES, resolved_class
+
+    for stack in ("inference-eks", "inference-gke", "inference-k3s"):
+        spec = load_config(example_config(stack))
+        assert spec.serving.gateway.exposure == "internal"
+        assert resolved_class(spec) not in EXTERNAL_CLASSES, stack
+    assert resolved_class(load_config(example_config("inference-gke"))) == "gke-l7-rilb"
+
+
+def test_an_external_endpoint_needs_a_reason_and_https():
+    def external_without_reason(c):
+        c[SERVING]["gateway"] = {"exposure": "external", "tls": {"certificateSecret": "serving-tls"}}
+    problems = _changed("inference-gke", external_without_reason)
+    assert _paths(problems) == [f"{SERVING}.gateway.externalReason"]
+    assert "recorded reason" in problems[0][1]
+
+    def external_over_http(c):
+        c[SERVING]["gateway"] = {"exposure": "external", "externalReason": "demo"}
+    problems = _changed("inference-eks", external_over_http)
+    assert _paths(problems) == [f"{SERVING}.gateway.tls"]
+
+    def external(c):
+        c[SERVING]["gateway"] = dict(EXTERNAL)
+    assert _changed("inference-gke", external) == []
+    config = copy.deepcopy(example_config("inference-gke"))
+    external(config)
+    from gpufleet.base.spec.features.serving import resolved_class
+    assert resolved_class(load_config(config)) == "gke-l7-regional-external-managed"
+
+
+def test_an_external_class_without_exposure_external_is_refused():
+    def change(c):
+        c[SERVING]["gateway"] = {"className": "gke-l7-regional-external-managed"}
+    problems = _changed("inference-gke", change)
+    assert _paths(problems) == [f"{SERVING}.gateway.className"]
+    assert "external load balancer but exposure is internal" in problems[0][1]
+
+    def stray_reason(c):
+        c[SERVING]["gateway"] = {"externalReason": "why not"}
+    assert _paths(_changed("inference-gke", stray_reason)) == [f"{SERVING}.gateway.externalReason"]
+
+
+def test_a_reason_with_a_control_character_is_refused():
+    def change(c):
+        c[SERVING]["gateway"] = {**EXTERNAL, "externalReason": "demo\n::set-output name=x::y"}
+    assert _paths(_changed("inference-gke", change)) == [f"{SERVING}.gateway.externalReason"]
+
+
+def test_the_api_key_secret_is_named_by_key():
+    def change(c):
+        c[SERVING]["apiKey"] = {"secretName": "Bad_Name"}
+    assert _paths(_changed("inference-k3s", change)) == [f"{SERVING}.apiKey.secretName"]

@@ -122,3 +122,89 @@ def test_the_idle_line_names_the_endpoint_pickers_requests_from_the_chart():
     assert lines and all("+ endpoint picker 4 CPU / 8Gi requested on system nodes" in line for line in lines)
     k3s = planned("inference-k3s")
     assert not any("endpoint picker" in line and "requested" in line for line in serving_path(k3s.spec, k3s.capacity))
+
+
+# Exposure (issue 48): internal endpoints, routes from the model namespaces only, an API key from a Secret.
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_the_gateway_admits_routes_from_the_model_namespaces_only(stack):
+    (gateway,) = _objects(stack, ("Gateway",))
+    (listener,) = gateway["spec"]["listeners"]
+    assert listener["allowedRoutes"] == {"namespaces": {"from": "Selector", "selector": {"matchExpressions": [
+        {"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["serving"]}]}}}
+    assert (listener["protocol"], listener["port"]) == ("HTTP", 80)
+
+
+@pytest.mark.parametrize("stack, service", [
+    ("inference-eks", {"type": "LoadBalancer", "annotations": {
+        "service.beta.kubernetes.io/aws-load-balancer-internal": "true",
+        "service.beta.kubernetes.io/aws-load-balancer-scheme": "internal"}}),
+    ("inference-k3s", {"type": "ClusterIP"}),
+])
+def test_envoy_publishes_the_gateway_through_an_internal_service(stack, service):
+    (klass,) = _objects(stack, ("GatewayClass",))
+    (proxy,) = _objects(stack, ("EnvoyProxy",))
+    ref = klass["spec"]["parametersRef"]
+    assert (ref["kind"], ref["name"], ref["namespace"]) == ("EnvoyProxy", proxy["metadata"]["name"],
+                                                            proxy["metadata"]["namespace"])
+    assert proxy["spec"]["provider"]["kubernetes"]["envoyService"] == service
+    if find_archive(versions.ENVOY_GATEWAY, CHARTS) is None:
+        pytest.skip("no gateway-helm archive")
+    found = lookup(proxy["apiVersion"], proxy["kind"], CHARTS)
+    assert isinstance(found, Crd), found
+    body = {k: v for k, v in proxy.items() if k != "_name"}
+    assert [f"{f.path}: {f.message}" for f in validate(body, found.schema)] == []
+
+
+def test_gke_defaults_to_its_internal_class():
+    (gateway,) = _objects("inference-gke", ("Gateway",))
+    assert gateway["spec"]["gatewayClassName"] == "gke-l7-rilb"
+    assert "annotations" not in gateway["metadata"]  # no exemption: nothing to exempt
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_every_model_server_requires_the_api_key_from_its_secret(stack):
+    for lws in _objects(stack, ("LeaderWorkerSet",)):
+        template = lws["spec"]["leaderWorkerTemplate"]
+        leader = template.get("leaderTemplate", template["workerTemplate"])["spec"]["containers"][0]
+        assert leader["env"] == [{"name": "VLLM_API_KEY", "valueFrom": {"secretKeyRef": {
+            "name": "vllm-api-key", "key": "api-key", "optional": False}}}], lws["_name"]
+        assert "api-key" not in " ".join(leader["command"])  # never on the command line
+
+
+def test_an_external_https_gateway_validates_and_carries_its_reason():
+    """The objects an external stack gets: an HTTPS listener on a certificate Secret (standard channel CRD), the
+    reason as the secure-defaults exemption on the Gateway and the EnvoyProxy."""
+    from gpufleet.components.serving.gateway import ServingGatewayArgs, envoy_proxy_object, gateway_object
+
+    args = ServingGatewayArgs("envoy", route_namespaces=("serving", "team-a"), external_reason="public demo",
+                              tls_secret="serving-tls", envoy_service={"type": "LoadBalancer"})
+    gateway = gateway_object(args)
+    (listener,) = gateway["spec"]["listeners"]
+    assert (listener["protocol"], listener["port"]) == ("HTTPS", 443)
+    assert listener["tls"]["certificateRefs"] == [{"kind": "Secret", "name": "serving-tls"}]
+    assert gateway["metadata"]["annotations"] == {"gpufleet.io/exempt-secure-defaults": "public demo"}
+    assert envoy_proxy_object(args)["metadata"]["annotations"] == {"gpufleet.io/exempt-secure-defaults": "public demo"}
+    assert validate_cr(gateway) == []
+
+
+def test_an_external_stack_plans_an_https_gateway_its_reason_exempts():
+    """exposure: external end to end on EKS: Envoy's Service internet-facing, HTTPS on the named certificate, the
+    reason on the Gateway and the EnvoyProxy, and secure-defaults passes them because of it."""
+    import copy
+
+    from tests.helpers import example_config, plan_config
+
+    config = copy.deepcopy(example_config("inference-eks"))
+    config["gpufleet:serving"]["gateway"] = {"exposure": "external", "externalReason": "public demo",
+                                             "tls": {"certificateSecret": "serving-tls"}}
+    plan = plan_config(config, "inference-eks")
+    by_name = {r.name: r.revealed for r in plan.resources}
+    proxy = by_name["inference-eks-serving-gateway-proxy"]
+    assert proxy["spec"]["provider"]["kubernetes"]["envoyService"] == {"type": "LoadBalancer", "annotations": {
+        "service.beta.kubernetes.io/aws-load-balancer-scheme": "internet-facing"}}
+    gateway = by_name["inference-eks-serving-gateway-gateway"]
+    assert gateway["spec"]["listeners"][0]["tls"]["certificateRefs"] == [{"kind": "Secret", "name": "serving-tls"}]
+    for obj in (proxy, gateway):
+        assert obj["metadata"]["annotations"] == {"gpufleet.io/exempt-secure-defaults": "public demo"}
+    assert [v for v in plan.violations if v.policy == "secure-defaults"] == []

@@ -138,6 +138,9 @@ SOURCES: tuple[CrdSource, ...] = (
     CrdSource("gateway.networking.k8s.io/v1", "GatewayClass", "ENVOY_GATEWAY", _GATEWAY_API_BUNDLE),
     CrdSource("gateway.networking.k8s.io/v1", "Gateway", "ENVOY_GATEWAY", _GATEWAY_API_BUNDLE),
     CrdSource("gateway.networking.k8s.io/v1", "HTTPRoute", "ENVOY_GATEWAY", _GATEWAY_API_BUNDLE),
+    # The EnvoyProxy the `envoy` GatewayClass points at (gpufleet:serving's Envoy Service): Envoy Gateway's own CRD.
+    CrdSource("gateway.envoyproxy.io/v1alpha1", "EnvoyProxy", "ENVOY_GATEWAY",
+              "gateway-helm/charts/crds/crds/generated/gateway.envoyproxy.io_envoyproxies.yaml"),
 )
 _BY_KIND = {(s.api_version, s.kind): s for s in SOURCES}
 

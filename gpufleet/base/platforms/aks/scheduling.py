@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpufleet.base import labels as L
 from gpufleet.base.catalog import azure
 from gpufleet.base.platforms.contract.scheduling import SchedulingTraits
 from gpufleet.base.spec.errors import Problem
@@ -28,3 +29,13 @@ class AksScheduling(SchedulingTraits):
                                "NVadsA10 v5 VM 'comes with a GRID license'); AKS installs it only as gpuProfile.driverType "
                                "Grid (gpufleet/base/catalog/azure_vms.yaml nv_a10)", vm.name))
         return out
+
+    # No serving gateway class yet (gateway_classes: none, so gpufleet:serving is refused on AKS); the Service below is
+    # what Envoy Gateway gets once one is declared.
+
+    def gateway_service(self, external: bool) -> dict:
+        """An Azure internal load balancer (`azure-load-balancer-internal: "true"`, learn.microsoft.com/azure/aks/
+        internal-lb: a private IP from the cluster's virtual network, no public IP), or the public one when external."""
+        if external:
+            return {"type": "LoadBalancer"}
+        return {"type": "LoadBalancer", "annotations": {L.AZURE_LB_INTERNAL_ANNOTATION: "true"}}

@@ -75,8 +75,8 @@ class SchedulingTraits:
     # Serving (gpufleet/base/spec/features/serving.py, components/serving/).
 
     gateway_classes: tuple[str, ...] = ()
-    """The GatewayClasses that can carry the serving path here; the first is what `className: auto` picks. Default:
-    none (serving is refused; `auto` then names gpufleet's Envoy Gateway class)."""
+    """The GatewayClasses that can carry the serving path here; the first that fits `serving.gateway.exposure` is what
+    `className: auto` picks. Default: none (serving is refused; `auto` then names gpufleet's Envoy Gateway class)."""
     inference_extension_releases: tuple[str, ...] = ()
     """The Inference Extension releases the platform's controller of the classes that route to an InferencePool
     (serving.INFERENCE_POOL_CLASSES) routes for. Default: none."""
@@ -86,6 +86,13 @@ class SchedulingTraits:
     inference_pool_monitoring: bool = False
     """Whether the inferencepool chart's provider monitors the endpoint picker's metrics (the flow-control queue KEDA
     wakes a model at zero on) when a model server scales. Default: no."""
+
+    def gateway_service(self, external: bool) -> dict:
+        """The Service Envoy Gateway publishes the serving Gateway through (its EnvoyProxy's
+        `provider.kubernetes.envoyService`: `type` and `annotations`), internal or `external`. Default: ClusterIP when
+        internal (reachable inside the cluster only: no load balancer, no port on the nodes), LoadBalancer when
+        external."""
+        return {"type": "LoadBalancer"} if external else {"type": "ClusterIP"}
 
     def gateway_problems(self, stack: str, spec: Any, gateway_class: str) -> list:
         """What the platform refuses about the serving Gateway's class (its minimum Kubernetes version, say).

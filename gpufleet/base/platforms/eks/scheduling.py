@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from gpufleet.base import catalog, versions
+from gpufleet.base import labels as L
 from gpufleet.base.catalog import aws, offerings
 from gpufleet.base.catalog import topology as topology_facts
 from gpufleet.base.platforms.contract.scheduling import SchedulingTraits
@@ -44,6 +45,18 @@ KARPENTER_RESTRICTED_DOMAINS = {
 class EksScheduling(SchedulingTraits):
     machine_key = "instanceType"
     gateway_classes = (ENVOY_CLASS,)
+
+    def gateway_service(self, external: bool) -> dict:
+        """Envoy's Service is a LoadBalancer with the scheme said both ways: `aws-load-balancer-internal` for the
+        cloud-provider-aws controller that serves LoadBalancer Services on a plain EKS cluster (it makes an internal
+        load balancer for any value but "false"), `aws-load-balancer-scheme` for the AWS Load Balancer Controller where
+        one runs (internal | internet-facing; kubernetes-sigs.github.io/aws-load-balancer-controller/latest/guide/
+        service/annotations: the scheme annotation replaces the deprecated internal one). Internal: reachable from
+        the VPC and networks routed to it."""
+        if external:
+            return {"type": "LoadBalancer", "annotations": {L.AWS_LB_SCHEME_ANNOTATION: "internet-facing"}}
+        return {"type": "LoadBalancer", "annotations": {L.AWS_LB_INTERNAL_ANNOTATION: "true",
+                                                        L.AWS_LB_SCHEME_ANNOTATION: "internal"}}
 
     def nvlink_machine(self, pool: Any) -> Optional[str]:
         """The pool's (first) EC2 instance type."""

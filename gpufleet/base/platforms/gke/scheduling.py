@@ -58,7 +58,7 @@ def _minor(version: str) -> tuple[int, ...]:
 class GkeScheduling(SchedulingTraits):
     machine_key = "machineType"
     stack_sharing = False  # GKE shares GPUs with gke.gpuSharing (at most 48 MPS clients there too); `sharing` is refused
-    gateway_classes = INFERENCE_POOL_CLASSES  # auto: gke-l7-regional-external-managed (regional external ALB)
+    gateway_classes = INFERENCE_POOL_CLASSES  # auto: gke-l7-rilb (internal), external-managed with exposure: external
     inference_extension_releases = INFERENCE_EXTENSION_RELEASES
     inference_pool_provider = "gke"
     # The inferencepool chart's GKE monitoring: a metrics-reader token and a ClusterPodMonitoring for the endpoint

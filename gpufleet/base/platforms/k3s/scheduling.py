@@ -18,6 +18,10 @@ NS = "gpufleet"
 
 
 class K3sScheduling(SchedulingTraits):
+    # Envoy's Service: the contract's default, ClusterIP when internal. A LoadBalancer Service on k3s is served by
+    # ServiceLB, which binds its ports as host ports on every node (docs.k3s.io/networking/networking-services,
+    # "ServiceLB will expose these ports on all cluster members"; k3s-io/klipper-lb README), so only an external
+    # Gateway gets one.
     gateway_classes = (ENVOY_CLASS,)
     amd_gpus = True
     declared_gpus = True

@@ -17,6 +17,16 @@ Facts behind the checks, each with its source:
   `inference_extension_flow_control_queue_size` for KEDA (site-src/guides/flow-control.md at the pinned release, "Autoscaling:
   KEDA and Scale-to-Zero"; kubernetes-sigs/gateway-api-inference-extension#1952). Without an endpoint picker nothing
   holds a request: a Service with no ready endpoint refuses it.
+- Exposure (issue 48): internal unless the stack says `gateway.exposure: external` with a reason. GKE's classes decide
+  it by name (GKE "GatewayClass capabilities", docs.cloud.google.com/kubernetes-engine/docs/how-to/gatewayclass-capabilities:
+  the `-external-` and `gxlb` classes are internet-facing, `rilb` and `cross-regional-internal` internal); on Envoy
+  Gateway the proxy's Service does, which is each platform's trait (`gateway_service`). HTTPS needs a certificate,
+  which no platform hands out without one named: `gateway.tls.certificateSecret` (a kubernetes.io/tls Secret; GKE
+  "Secure a Gateway", docs.cloud.google.com/kubernetes-engine/docs/how-to/secure-gateway; Gateway API
+  `listeners[].tls.certificateRefs`), required for an external endpoint.
+- The model server's API key: vLLM checks `Authorization: Bearer <key>` on every path under /v1 when `--api-key` or the
+  `VLLM_API_KEY` environment variable is set (vllm/entrypoints/openai/api_server.py, `args.api_key or
+  envs.VLLM_API_KEY`; /health and /metrics stay open, so probes, the endpoint picker and scrapers need no key).
 """
 
 from typing import Annotated, Any, Literal, Optional
@@ -35,6 +45,9 @@ AT = f"{NS}:serving"
 # (`gateway_classes`, `inference_extension_releases`: gpufleet/base/platforms/<name>/scheduling.py). `envoy` is the
 # GatewayClass gpufleet creates for Envoy Gateway on the platforms without a managed one.
 ENVOY_CLASS = "envoy"
+# Envoy Gateway's controller name: the chart's `config.envoyGateway.gateway.controllerName` default (values.yaml at
+# the pinned chart, versions.ENVOY_GATEWAY).
+ENVOY_CONTROLLER = "gateway.envoyproxy.io/gatewayclass-controller"
 # The classes whose controller routes to an InferencePool (an endpoint picker runs for them): GKE's Inference Gateway.
 INFERENCE_POOL_CLASSES = ("gke-l7-regional-external-managed", "gke-l7-rilb")
 # The classes whose load balancer is a regional Envoy-based one, which needs an active proxy-only subnet
@@ -44,6 +57,21 @@ INFERENCE_POOL_CLASSES = ("gke-l7-regional-external-managed", "gke-l7-rilb")
 # docs/proxy-only-subnets: one active REGIONAL_MANAGED_PROXY subnet per network and region, shared by every regional
 # Envoy-based load balancer there).
 REGIONAL_PROXY_CLASSES = ("gke-l7-regional-external-managed", "gke-l7-rilb")
+# GKE's classes whose load balancer is internet-facing, and those reachable only from the VPC (GKE "GatewayClass
+# capabilities", docs.cloud.google.com/kubernetes-engine/docs/how-to/gatewayclass-capabilities). A class in neither
+# (`envoy`) is as internal as the Service its controller publishes it through.
+EXTERNAL_CLASSES = ("gke-l7-global-external-managed", "gke-l7-global-external-managed-mc",
+                    "gke-l7-regional-external-managed", "gke-l7-regional-external-managed-mc", "gke-l7-gxlb",
+                    "gke-l7-gxlb-mc")
+INTERNAL_CLASSES = ("gke-l7-rilb", "gke-l7-rilb-mc", "gke-l7-cross-regional-internal-managed-mc")
+# The vLLM API key's default Secret and key in each model namespace (created by the operator, never by gpufleet, so
+# the key never passes through the stack file or Pulumi's state).
+API_KEY_SECRET = "vllm-api-key"
+API_KEY_KEY = "api-key"
+# A Secret's data key (k8s.io/apimachinery IsConfigMapKey).
+SECRET_KEY = r"^[-._a-zA-Z0-9]+$"
+# A reason gpufleet writes as an annotation and policy messages echo: printable, one line.
+REASON = r"^[^\x00-\x1f\x7f]*\S[^\x00-\x1f\x7f]*$"
 
 
 # What each endpoint picker requests: the inferencepool chart's default (values.yaml `inferenceExtension.resources.requests`
@@ -81,17 +109,51 @@ Labels = dict[Annotated[str, Field(pattern=LABEL_KEY, max_length=316)], Annotate
 METRIC_NAME = r"^[a-zA-Z_:][a-zA-Z0-9_:]*$"
 
 
+class TlsSpec(Model):
+    certificate_secret: str = Field(pattern=DNS_LABEL, max_length=253)
+    """A kubernetes.io/tls Secret in the Gateway's namespace (gpufleet-serving) holding the certificate and key the
+    Gateway's HTTPS listener (port 443) presents; you create it (cert-manager or your CA). No default."""
+
+
 class GatewaySpec(Model):
     class_name: str = Field(default="auto", pattern=DNS_LABEL, max_length=63)
-    """The GatewayClass of the serving Gateway. auto: gke-l7-regional-external-managed on GKE (regional external
-    Application Load Balancer), `envoy` (Envoy Gateway on the system nodes) on EKS and k3s. GKE: also gke-l7-rilb."""
+    """The GatewayClass of the serving Gateway. auto: on GKE gke-l7-rilb (regional internal Application Load Balancer),
+    or gke-l7-regional-external-managed with exposure: external; `envoy` (Envoy Gateway on the system nodes) on EKS and
+    k3s."""
     inference_extension: str = Field(default=versions.INFERENCE_EXTENSION, pattern=r"^v[0-9]+\.[0-9]+\.[0-9]+$")
     """The Inference Extension release the gateway must route for; checked against what the class supports."""
+    exposure: Literal["internal", "external"] = "internal"
+    """internal (default): reachable from the cluster's network only (GKE's internal class; Envoy's Service internal
+    on EKS and AKS, ClusterIP on k3s). external: from the internet, only with `externalReason` and `tls`."""
+    external_reason: Optional[str] = Field(default=None, pattern=REASON, max_length=200)
+    """Why the endpoint faces the internet, recorded on the Gateway as its secure-defaults exemption. Required with
+    exposure: external; refused otherwise."""
+    tls: Optional[TlsSpec] = None
+    """HTTPS on 443 with a certificate you provide; default: none (HTTP on 80, inside the network only)."""
 
     def resolved(self, platform: str) -> str:
         if self.class_name != "auto":
             return self.class_name
-        return (_traits(platform).gateway_classes or (ENVOY_CLASS,))[0]
+        fitting = [c for c in _traits(platform).gateway_classes if fits_exposure(c, self.exposure)]
+        return (fitting or [ENVOY_CLASS])[0]
+
+
+def fits_exposure(gateway_class: str, exposure: str) -> bool:
+    """Whether a class can carry a Gateway of this exposure: GKE's classes are one or the other by name; a class in
+    neither list is as exposed as its Service."""
+    if gateway_class in EXTERNAL_CLASSES:
+        return exposure == "external"
+    if gateway_class in INTERNAL_CLASSES:
+        return exposure == "internal"
+    return True
+
+
+class ApiKeySpec(Model):
+    secret_name: str = Field(default=API_KEY_SECRET, pattern=DNS_LABEL, max_length=253)
+    """The Secret in each model namespace whose key the model servers require (`Authorization: Bearer <key>`); you
+    create it. Default: vllm-api-key."""
+    key: str = Field(default=API_KEY_KEY, pattern=SECRET_KEY, max_length=253)
+    """The Secret's data key holding the API key. Default: api-key."""
 
 
 class InferencePoolSpec(Model):
@@ -143,6 +205,9 @@ class ModelServerSpec(Model):
 class ServingSpec(Model):
     enabled: bool = False
     gateway: GatewaySpec = GatewaySpec()
+    api_key: ApiKeySpec = ApiKeySpec()
+    """Every model server requires this API key (vLLM's VLLM_API_KEY from a secretKeyRef; the pod does not start
+    without the Secret)."""
     models: list[ModelServerSpec] = Field(default=[], max_length=32)
 
 
@@ -161,6 +226,7 @@ def check(stack: str, spec) -> list[Problem]:
         problems.append(Problem(stack, f"{AT}.gateway.className", f"{platform} provides no such gateway class for "
                                 f"serving (allowed: auto, {', '.join(provided)})", klass))
     problems += traits.gateway_problems(stack, spec, klass)
+    problems += _exposure(stack, serving.gateway, klass)
     ext = serving.gateway.inference_extension
     supported = traits.inference_extension_releases
     pooled = routes_to_inference_pool(spec)
@@ -191,6 +257,28 @@ def check(stack: str, spec) -> list[Problem]:
                                         f"server in namespace {m.namespace} (its pods carry "
                                         f"{m.pod_labels()})", sel))
         problems += _scaling(stack, at, m, spec, backend, pooled)
+    return problems
+
+
+def _exposure(stack: str, gateway: GatewaySpec, klass: str) -> list[Problem]:
+    """An external endpoint only on purpose: exposure external with a reason and HTTPS; a class that fits it."""
+    problems = []
+    external = gateway.exposure == "external"
+    if external and not gateway.external_reason:
+        problems.append(Problem(stack, f"{AT}.gateway.externalReason", "an external endpoint needs a recorded reason "
+                                "(it becomes the Gateway's secure-defaults exemption): say why the models face the "
+                                "internet, or use exposure: internal"))
+    if not external and gateway.external_reason:
+        problems.append(Problem(stack, f"{AT}.gateway.externalReason", "a reason for an external endpoint, but "
+                                "exposure is internal: set exposure: external or remove it", gateway.external_reason))
+    if external and gateway.tls is None:
+        problems.append(Problem(stack, f"{AT}.gateway.tls", "an external endpoint would carry the API key and every "
+                                "prompt in plain HTTP: set tls.certificateSecret (a kubernetes.io/tls Secret in "
+                                "gpufleet-serving)"))
+    if not fits_exposure(klass, gateway.exposure):
+        other = "internal" if gateway.exposure == "external" else "external"
+        problems.append(Problem(stack, f"{AT}.gateway.className", f"{klass} is an {other} load balancer but exposure "
+                                f"is {gateway.exposure}: use className auto, or set exposure to match", klass))
     return problems
 
 
@@ -256,7 +344,10 @@ def serving_path(spec, capacity) -> list[str]:
     klass = resolved_class(spec)
     pooled = routes_to_inference_pool(spec)
     prices = {c.pool: c.price_per_node_hour for c in capacity}
-    out = [f"serving: Gateway inference-gateway (class {klass})"]
+    gateway = serving.gateway
+    listener = "HTTPS 443" if gateway.tls else "HTTP 80"
+    out = [f"serving: Gateway inference-gateway (class {klass}, {gateway.exposure}, {listener}; API key from Secret "
+           f"{serving.api_key.secret_name})"]
     picker = f" + endpoint picker {EPP_REQUESTS['cpu']} CPU / {EPP_REQUESTS['memory']} requested on system nodes"
     for m in serving.models:
         via = f"InferencePool {m.name} + endpoint picker" if pooled else f"Service {m.name} (no endpoint picker)"
