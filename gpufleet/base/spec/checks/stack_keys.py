@@ -36,7 +36,7 @@ from gpufleet.base.spec.text import control_problem
 NAMESPACE = "gpufleet"
 
 # Config namespaces a program accepts because its code says so, never a stack file: the e2e tier's seam
-# (tests/e2e/seam.py) adds `gpufleet-e2e`. Keys there are the program's own business; no provider reads them.
+# (tests/e2e/seam.py) adds its own. Keys there are the program's own business; no provider reads them.
 PROGRAM_NAMESPACES: tuple[str, ...] = ()
 
 
