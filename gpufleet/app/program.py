@@ -6,11 +6,14 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from pathlib import Path
+from typing import Any, Optional
 
 import pulumi
 import pulumi.runtime.config as runtime_config
+import yaml
 
+from gpufleet.app.plan.stackfile import StackFileError, read_stack_file
 from gpufleet.base import platforms
 from gpufleet.base.spec import NAMESPACE, SpecError, StackSpec, load_spec
 
@@ -24,12 +27,35 @@ def stack_config() -> tuple[dict[str, Any], set[str]]:
 
 
 def load_stack_spec() -> StackSpec:
-    """The validated spec, or a pulumi.RunError (message only, no traceback) listing every problem."""
+    """The validated spec, or a pulumi.RunError (message only, no traceback) listing every problem.
+
+    Under `pulumi up` / `preview` the stack file's top level is judged too (`stack_settings_file`): the engine hands a
+    program only the config, not the file's secrets settings or an ESC `environment:` import."""
     config, secret_keys = stack_config()
     try:
+        settings = stack_settings_file(pulumi.get_stack())
+        if settings is not None:
+            read_stack_file(pulumi.get_stack(), settings)  # SpecError naming each top-level key it refuses
         return load_spec(pulumi.get_stack(), config, secret_keys)
-    except SpecError as exc:
+    except (SpecError, StackFileError) as exc:
         raise pulumi.RunError(str(exc)) from None
+
+
+def stack_settings_file(stack: str) -> Optional[Path]:
+    """The stack's settings file as the engine read it: `<stackConfigDir>/Pulumi.<stack>.yaml` under the project's
+    root (Pulumi.yaml's `stackConfigDir`, else the root: pulumi.com/docs/iac/concepts/projects/project-file). None when
+    the engine names no project root (under mocks: `gpufleet plan` judged the file it read) or there is no such file
+    (configuration kept by the Pulumi Cloud service: nothing on disk to judge)."""
+    root = pulumi.get_root_directory() if hasattr(pulumi, "get_root_directory") else None
+    if not root:
+        return None
+    try:
+        project = yaml.safe_load((Path(root) / "Pulumi.yaml").read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError):
+        project = {}
+    folder = project.get("stackConfigDir") if isinstance(project, dict) else None
+    path = Path(root) / (folder if isinstance(folder, str) else "") / f"Pulumi.{stack}.yaml"
+    return path if path.is_file() else None
 
 
 def main() -> None:

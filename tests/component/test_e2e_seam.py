@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from gpufleet.base.spec import SpecError
 from tests.e2e import seam
 from tests.helpers import by_type, example_config, one, plan_config
 
@@ -27,12 +28,13 @@ def plans():
     return plan_config(base, "lab"), seamed_plan(seamed, "lab")
 
 
-def test_the_shipped_package_ignores_the_seam_keys(plans):
-    """Without tests/e2e/seam.py installed, the keys change nothing: nothing in the product reads them."""
-    real, _ = plans
-    keyed = plan_config({**example_config("lab"), "gpufleet-e2e:noKubelets": True,
-                         "gpufleet-e2e:chartRepository": MIRROR}, "lab")
-    assert [(r.urn, r.inputs) for r in keyed.resources] == [(r.urn, r.inputs) for r in real.resources]
+def test_the_shipped_package_refuses_the_seam_keys():
+    """Without tests/e2e/seam.py installed, the keys are refused like any key outside the allow-list (issue 48):
+    nothing in the product reads them, and a stack file cannot turn them on."""
+    with pytest.raises(SpecError) as err:
+        plan_config({**example_config("lab"), "gpufleet-e2e:noKubelets": True, "gpufleet-e2e:chartRepository": MIRROR},
+                    "lab")
+    assert {p.path for p in err.value.problems} == {"gpufleet-e2e:noKubelets", "gpufleet-e2e:chartRepository"}
     for folder in ("gpufleet", "components", "policies"):
         for path in (seam.ROOT / folder).rglob("*.py"):
             assert "gpufleet-e2e" not in path.read_text(), path

@@ -69,9 +69,13 @@ def transformation(args: pulumi.ResourceTransformationArgs) -> Optional[pulumi.R
 
 
 def install(set_attribute: Callable[[Any, str, Any], None] = setattr) -> None:
-    """Give every GpuCluster (the stack program's, or the component provider's) `transformation`. Tests pass
-    `monkeypatch.setattr` to undo it."""
+    """Give every GpuCluster (the stack program's, or the component provider's) `transformation`, and let the stack
+    file hold the seam's `gpufleet-e2e:` keys (code says so, never a stack file: gpufleet/base/spec/checks/
+    stack_keys.py). Tests pass `monkeypatch.setattr` to undo it."""
+    from gpufleet.base.spec.checks import stack_keys
     from gpufleet.components import gpu_cluster
+
+    set_attribute(stack_keys, "PROGRAM_NAMESPACES", (*stack_keys.PROGRAM_NAMESPACES, NAMESPACE))
 
     original = gpu_cluster.GpuCluster.__init__
 

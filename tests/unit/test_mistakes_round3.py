@@ -10,6 +10,7 @@ import copy
 
 import pytest
 
+from gpufleet.base.spec import SpecError
 from tests.helpers import SECRET, example_config, load_config, plan_config, spec_problems
 from tests.unit import mistakes_round3_cases as batch2
 
@@ -68,16 +69,15 @@ CASES = [
         "gpufleet:cluster.k3s.etcdSnapshots.enabled is false (no etcd snapshot is taken, so it does nothing): remove "
         "it, or turn cluster.k3s.etcdSnapshots on",
     ]),
-    # Cloud credentials in plain stack config (Pulumi registry, aws/gcp installation-configuration): never echoed.
+    # Cloud credentials in stack config (Pulumi registry, aws/gcp installation-configuration): never echoed, and
+    # never read from a stack file at all since issue 48 (stack_keys.py: they choose whose account the deploy uses).
     ("aws-secret-key-in-plain-text", "prod-eks", lambda c: c.update({"aws:secretKey": "wJalrXUtnFEMI/K7MDENG"}), [
-        "stack 'prod-eks': aws:secretKey: a credential in plain text: set it with `pulumi config set --secret "
-        "aws:secretKey`, or better leave it out and let the provider find credentials itself (environment, profile, "
-        "workload identity)",
+        "stack 'prod-eks': aws:secretKey: a credential in the stack file: gpufleet reads no provider credentials from "
+        "it; remove it and let the provider find credentials itself (environment, profile, workload identity)",
     ]),
     ("gcp-credentials-json-in-plain-text", "prod-gke", lambda c: c.update({"gcp:credentials": '{"type": "service_account"}'}), [
-        "stack 'prod-gke': gcp:credentials: a credential in plain text: set it with `pulumi config set --secret "
-        "gcp:credentials`, or better leave it out and let the provider find credentials itself (environment, profile, "
-        "workload identity)",
+        "stack 'prod-gke': gcp:credentials: a credential in the stack file: gpufleet reads no provider credentials "
+        "from it; remove it and let the provider find credentials itself (environment, profile, workload identity)",
     ]),
     # GKE maintenance exclusions (cloud.google.com/kubernetes-engine/docs/concepts/maintenance-windows-and-exclusions).
     ("gke-exclusion-ends-before-it-starts", "prod-gke", lambda c: _set(c, "gpufleet:cluster.gke.maintenanceExclusions", [
@@ -185,10 +185,14 @@ def test_a_plaintext_credential_is_never_echoed():
     assert not any("wJalrXUtnFEMI" in p for p in spec_problems(config, "prod-eks"))
 
 
-def test_the_same_credentials_as_secrets_are_fine():
+def test_the_same_credentials_as_secrets_are_refused_too():
+    """A `secure:` credential still decides whose account the deploy acts in (issue 48): refused, never echoed."""
     config = example_config("prod-gke")
     config["gcp:credentials"] = SECRET
-    load_config(config, "prod-gke")
+    with pytest.raises(SpecError) as err:
+        load_config(config, "prod-gke")
+    assert [p.path for p in err.value.problems] == ["gcp:credentials"]
+    assert SECRET["secure"] not in str(err.value)
 
 
 VALID = [

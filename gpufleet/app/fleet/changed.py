@@ -10,8 +10,8 @@ one rule, the first that matches (docs/fleet.md):
 3. a platform's catalog facts, `gpufleet/base/catalog/<prefix>*` for a prefix of its `KeyTraits.catalog_files`: the
    stacks of that platform (EKS reads the AWS catalog, GKE the GCP one, AMD Instinct pools exist on k3s only);
 4. what `pulumi up` never runs (docs, tests, benchmarks, examples, workflows, the component package, the CLI's own
-   plan/review/verify/fleet code: every module of `gpufleet/app/` but `__init__.py` and `program.py`, which are the
-   only ones the program imports): no stack;
+   plan/review/verify/fleet code: every module of `gpufleet/app/` but PROGRAM_APP, the only ones the program imports
+   (`program.py` judges its stack file with plan/stackfile.py, issue 48)): no stack;
 5. anything else (the program, shared components, the rest of the catalog, the policy pack, which judges every
    stack, dependencies): every stack.
 
@@ -30,7 +30,8 @@ from gpufleet.base import platforms
 CATALOG = "gpufleet/base/catalog/"
 NO_STACK = ("docs/", "tests/", "bench/", "examples/", ".github/", "package/", ".ci/")
 NO_STACK_FILES = {"LICENSE", "Makefile", ".gitignore"}
-PROGRAM_APP = {"gpufleet/app/__init__.py", "gpufleet/app/program.py"}
+PROGRAM_APP = {"gpufleet/app/__init__.py", "gpufleet/app/program.py", "gpufleet/app/plan/__init__.py",
+               "gpufleet/app/plan/stackfile.py", "gpufleet/app/input_files.py"}
 
 
 def _git(project: Path, *args: str) -> str:

@@ -48,6 +48,9 @@ class Plan:
     cost: Optional[Cost] = None
     """Every hourly charge of what the plan registers (gpufleet.app.plan.cost)."""
     catalog_date: str = ""  # the oldest date of the catalog facts this stack's platform uses
+    stack_file: dict = field(default_factory=dict)
+    """What the review compares outside `gpufleet:` (StackFile.review_record): provider keys, secure-value and secrets
+    settings fingerprints."""
 
     @property
     def has_mandatory_violation(self) -> bool:
@@ -125,6 +128,7 @@ def _plan(stack_file: StackFile, evaluate_policies: bool, today: Optional[dateti
         + unchecked_local_charts(stack_file.stack, spec, monitor.registrations),
         catalog_date=catalog.catalog_date(pricing.catalog_files),
         region=region,
+        stack_file=stack_file.review_record(),
     )
     result.cost = items_for(spec, result.resources, result.capacity, result.region, today=day)
     if evaluate_policies:

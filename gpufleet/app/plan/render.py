@@ -28,6 +28,7 @@ def to_json(plan: Plan) -> dict:
         "warnings": [{"path": w.path, "message": w.message, "value": w.value if w.has_value else None}
                      for w in plan.warnings],
         "catalogDate": plan.catalog_date,
+        "stackFile": plan.stack_file,
     }
 
 

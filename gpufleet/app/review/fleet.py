@@ -37,10 +37,11 @@ class FleetReview:
     head_summary: list[dict] = field(default_factory=list)
 
     def changed(self) -> list[str]:
-        """Stacks whose review has something to say: a resource change, a new or resolved policy finding, a
-        note, or a mandatory finding (even one already on the base: it still blocks)."""
+        """Stacks whose review has something to say: a resource change, a change to the stack file outside
+        `gpufleet:`, a new or resolved policy finding, a note, or a mandatory finding (even one already on the base:
+        it still blocks)."""
         return sorted(s for s, r in self.reviews.items()
-                      if r.changes or r.notes or r.blocking or any(v.status != "existing" for v in r.verdicts))
+                      if r.changes or r.config or r.notes or r.blocking or any(v.status != "existing" for v in r.verdicts))
 
     @property
     def exit_code(self) -> int:

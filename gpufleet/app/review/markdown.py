@@ -61,7 +61,20 @@ def headline(review: Review) -> list[str]:
         lines.append(f":warning: **{len(review.capacity_disruptions)} pool(s) change capacity source disruptively** "
                      "(a reservation dropped, a switch to flex-start / queued, a pool moved off DRA or a broken NVLink "
                      "domain): see below.")
+    if review.config:
+        lines.append(f":warning: **{len(review.config)} change(s) to the stack file outside `gpufleet:`** (provider "
+                     "keys, secret values, secrets settings): see below.")
     return lines + [f"> {text(n, _CELL)}" for n in review.notes]
+
+
+def stack_file(review: Review) -> list[str]:
+    """Changes outside `gpufleet:` (review/config.py): never cut, like the disruptive changes."""
+    if not review.config and not review.config_note:
+        return []
+    out = ["", "#### :warning: Stack file outside `gpufleet:`", "",
+           "Where the deploy's requests go and which keys decrypt its secrets: check each change is intended.", ""]
+    out += [f"- {text(c.finding, _CELL)}" for c in review.config]
+    return out + ([f"- not compared: {text(review.config_note, _CELL)}"] if review.config_note else [])
 
 
 def warnings(review: Review) -> list[str]:
@@ -283,7 +296,7 @@ def render(review: Review, limit: int = LIMIT) -> str:
 
     Only the change list (already folded in `<details>`) is shortened to fit.
     """
-    before = headline(review) + disruptive(review) + warnings(review) + policies(review) + capacity(review) + cost(review) + versions(review)
+    before = headline(review) + stack_file(review) + disruptive(review) + warnings(review) + policies(review) + capacity(review) + cost(review) + versions(review)
     fixed = len("\n".join(before)) + 2
     rows = len(review.changes)
     if fixed + len("\n".join(changes(review))) > limit:

@@ -100,6 +100,13 @@ class Warning_(_Part):
     path: Optional[StrictStr] = None
 
 
+class StackFileRecord(_Part):
+    """What the plan records of its stack file outside `gpufleet:` (StackFile.review_record)."""
+    config: dict[StrictStr, Any] = {}
+    secure: dict[StrictStr, StrictStr] = {}
+    settings: dict[StrictStr, StrictStr] = {}
+
+
 class Plan(_Part):
     stack: StrictStr
     catalogDate: Optional[StrictStr] = None
@@ -109,6 +116,7 @@ class Plan(_Part):
     violations: list[Violation] = []
     warnings: list[Warning_] = []
     outputs: Optional[dict[str, Any]] = None
+    stackFile: Optional[StackFileRecord] = None
 
 
 _PLAN = pydantic.TypeAdapter(Plan)

@@ -8,6 +8,7 @@ from typing import Optional
 
 from gpufleet.base import labels
 from gpufleet.base.spec import ids
+from gpufleet.app.review.config import ConfigChange, config_changes
 from gpufleet.app.review.deltas import (
     CostDelta, PoolDelta, VersionChange, capacity_deltas, cost_delta, is_version_policy, version_changes,
 )
@@ -124,6 +125,10 @@ class Review:
     notes: list[str] = field(default_factory=list)
     warnings: list[PlanWarning] = field(default_factory=list)
     """The head plan's warnings (support calendars, unchecked lookups, stale catalog); [] for a preview."""
+    config: list[ConfigChange] = field(default_factory=list)
+    """Changes to the stack file outside `gpufleet:` (review/config.py): findings a reviewer must see."""
+    config_note: Optional[str] = None
+    """Why those were not compared (a plan without the record, a preview), or None."""
 
     @property
     def marker(self) -> str:
@@ -179,6 +184,8 @@ class Review:
             "mandatoryViolations": len(self.blocking),
             "notes": self.notes,
             "warnings": [w.to_json() for w in self.warnings],
+            "configChanges": [c.to_json() for c in self.config],
+            "configNote": self.config_note,
         }
 
 
@@ -225,9 +232,12 @@ def review_plans(base: dict, head: dict) -> Review:
     if base.get("stack") != head.get("stack"):
         notes.append(f"base plan is for stack '{base.get('stack')}', head for '{head.get('stack')}': "
                      "URNs differ, so every resource shows as replaced by a new one")
+    config, config_note = config_changes(base, head)
     return Review(
         stack=str(head.get("stack")),
         source="offline plans",
+        config=config,
+        config_note=config_note,
         changes=diff_resources(base.get("resources") or [], head.get("resources") or []),
         verdicts=_verdicts(base.get("violations") or [], head.get("violations") or []),
         versions=version_changes(base.get("resources") or [], head.get("resources") or []),

@@ -30,6 +30,11 @@ def render(review: Review) -> str:
         out += ["", "plan warnings:"] + [f"  {'(new) ' if w.new else ''}{clean(w.path)}: {clean(w.message)}"
                                          for w in review.warnings]
 
+    if review.config or review.config_note:
+        out += ["", "stack file outside gpufleet: (where requests go, which keys decrypt secrets):"]
+        out += [f"  ! {clean(c.finding)}" for c in review.config]
+        out += [f"  not compared: {clean(review.config_note)}"] if review.config_note else []
+
     out += ["", "disruptive changes:"]
     for ch in review.disruptive:
         verb = verb_of(ch)

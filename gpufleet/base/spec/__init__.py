@@ -19,7 +19,8 @@ Checks that span blocks run once every block is valid on its own (`_cross_checks
    called with (stack, spec) (its signature is inspected once).
 Modules without a `check` are not cross checks: a feature's model, and in spec/checks/ depth_checks (runs before
 anything reads a value), lifecycle_checks (the plan's warnings), network_checks and region_checks (what the
-platforms' checks share), platform_keys (step 1).
+platforms' checks share), platform_keys (step 1), stack_keys (what the stack file may hold outside `gpufleet:`, judged
+with the keys themselves, before anything else).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from pydantic import BaseModel
 from gpufleet.base import platforms as registry
 from gpufleet.base.spec import checks as _checks_package
 from gpufleet.base.spec import features as _features_package
-from gpufleet.base.spec.checks import depth_checks, platform_keys
+from gpufleet.base.spec.checks import depth_checks, platform_keys, stack_keys
 from gpufleet.base.spec.cluster import ClusterSpec, Host, K3sSpec
 from gpufleet.base.spec.errors import Problem, SpecError, format_path
 from gpufleet.base.spec.features.amd_operator import AmdDriverSpec, AmdGpuOperatorSpec
@@ -53,15 +54,9 @@ from gpufleet.base.spec.stack import StackSpec, WorkloadsSpec
 from gpufleet.base.spec.text import control_problem, walk_strings
 
 NAMESPACE = "gpufleet"
-# Provider config keys that hold a credential (each provider's configuration reference on the Pulumi registry:
-# pulumi.com/registry/packages/aws/installation-configuration `accessKey`, `secretKey`, `token`;
-# .../gcp/installation-configuration `credentials` (a service account key file's contents or path), `accessToken`;
-# .../azure-native/installation-configuration `clientSecret`, `clientCertificatePassword`). In plain text they sit
-# readable in the repository: refused like every other plaintext secret, and never echoed.
-PROVIDER_SECRETS = (
-    "aws:accessKey", "aws:secretKey", "aws:token", "gcp:credentials", "gcp:accessToken",
-    "azure-native:clientSecret", "azure-native:clientCertificatePassword", "azure:clientSecret",
-)
+# Provider config keys that hold a credential: refused with every key outside the allow-list (checks/stack_keys.py);
+# the name stays for code that imported it.
+PROVIDER_SECRETS = stack_keys.CREDENTIAL_KEYS
 
 __all__ = [
     "AksPoolSpec", "AksSpec", "AmdDriverSpec", "AmdGpuOperatorSpec", "ClusterSpec", "DriverSpec", "EksSpec", "GkePoolSpec", "GkeSpec", "GpuOperatorSpec", "Host", "K3sSpec",
@@ -115,11 +110,10 @@ def load_spec(stack: str, config: dict[str, Any], secret_keys: Iterable[str] = (
     problems: list[Problem] = []
     for full_key, value in config.items():
         namespace, _, key = full_key.partition(":")
-        if full_key in PROVIDER_SECRETS and full_key not in secret_keys:
-            problems.append(Problem(stack, full_key, "a credential in plain text: set it with `pulumi config set --secret "
-                                    f"{full_key}`, or better leave it out and let the provider find credentials itself "
-                                    "(environment, profile, workload identity)"))
         if namespace != NAMESPACE:
+            # Outside `gpufleet:` only the provider keys gpufleet needs, each in its shape (checks/stack_keys.py).
+            outside = stack_keys.config_key_problem(stack, full_key, value, full_key in secret_keys)
+            problems += [outside] if outside else []
             continue
         if control_problem(key):
             problems.append(Problem(stack, f"{NAMESPACE}:{_shown(key)}", f"the key {control_problem(key)}"))
