@@ -154,14 +154,17 @@ def serving(ctx: LayerContext) -> dict[str, Any]:
 def dra_driver(ctx: LayerContext) -> dict[str, Any]:
     """NVIDIA's DRA driver for `allocation: dra` pools, after the workload layer: ResourceClaimTemplates and
     ComputeDomains in a Kueue team's namespace wait for it."""
-    dra_pools = [p for p in ctx.nvidia_pools if p.allocation == "dra"]
+    from gpufleet.components.gpu_stack.dra_driver import DraDriver, dra_args, driver_pools
+
+    dra_pools = driver_pools(ctx.spec, ctx.nvidia_pools)
     if not dra_pools:
         return {"dra_driver": None}
-    from gpufleet.components.gpu_stack.dra_driver import DraDriver, dra_args
-
     kueue = ctx.made["workloads"].get("kueue")
     created = {t.namespace_name: kueue.teams[t.name].namespace for t in ctx.spec.addons.kueue.teams} if kueue else {}
-    args = dataclasses.replace(dra_args(ctx.spec, dra_pools, ctx.access.facts), namespace_creators=created)
+    # The GPU Operator's chart ships the ComputeDomain CRDs too: its release owns them where it runs.
+    operator = ctx.made.get("gpu_operator")
+    owner = operator.release if operator is not None else None
+    args = dataclasses.replace(dra_args(ctx.spec, dra_pools, ctx.access.facts, crd_owner=owner), namespace_creators=created)
     return {"dra_driver": DraDriver(f"{ctx.name}-dra-driver", args, ctx.access, opts=ctx.opts)}
 
 

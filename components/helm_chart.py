@@ -66,15 +66,19 @@ def pinned_release(
     depends_on: Optional[list[pulumi.Resource]] = None,
     timeout: Optional[int] = None,
     release_name: Optional[str] = None,
+    skip_crds: bool = False,
 ) -> k8s.helm.v3.Release:
     """`<name>-release`: the pinned chart, released under the chart's name into `namespace`, a child of
     `parent` on the cluster's provider, after the cluster is ready. Without `timeout`, Helm's default. With a registry
     mirror on the cluster (gpufleet:registry.mirror), every image of the chart is pulled from it
     (components/image_mirror.py); with a chart source (gpufleet:registry.charts), the chart comes from there.
     `release_name`: the Helm release's name, default the chart's (a chart installed once per object it makes, such as
-    `inferencepool`, names that object after its release)."""
+    `inferencepool`, names that object after its release). `skip_crds`: leave the chart's crds/ out (another release
+    of the stack owns those CRDs)."""
     values = mirrored_values(values, chart.name, chart.version, access.facts.get(MIRROR_FACT))
     extra = {"timeout": timeout} if timeout is not None else {}
+    if skip_crds:
+        extra["skip_crds"] = True
     return k8s.helm.v3.Release(
         f"{name}-release",
         name=release_name or chart.name,

@@ -22,6 +22,7 @@ from gpufleet.base import labels as L
 from gpufleet.base.catalog import dra as dra_facts
 from gpufleet.base.catalog import gcp_families
 from gpufleet.base.catalog.gcp import GcpMachine
+from gpufleet.base.platforms.gke.nodes import applied_by_gke
 from gpufleet.base.spec import GkePoolSpec, NodePoolSpec
 from gpufleet.base.spec.features.reservation import DWS_MODES
 
@@ -65,8 +66,10 @@ class GkeNodePoolArgs:
 
 def gke_taints(pool: NodePoolSpec) -> list[dict]:
     """The pool's taints in GKE's shape. The GPU taint carries GKE's own value ("present"): GKE puts that
-    taint on GPU pools itself, so declaring it with another value would give two taints on one key."""
-    return [{"key": t["key"], "value": t["value"], "effect": _EFFECTS[t["effect"]]} for t in node_taints(pool, "gke")]
+    taint on GPU pools itself, so declaring it with another value would give two taints on one key. The Arm taint GKE
+    applies itself (A4X) is left to GKE (gpufleet/base/platforms/gke/nodes.py applied_by_gke)."""
+    return [{"key": t["key"], "value": t["value"], "effect": _EFFECTS[t["effect"]]} for t in node_taints(pool, "gke")
+            if not applied_by_gke(t)]
 
 
 def upgrade_settings(gke: GkePoolSpec) -> gcp.container.NodePoolUpgradeSettingsArgs:

@@ -17,7 +17,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from gpufleet.base import labels, versions
-from gpufleet.base.spec.features.dra import ComputeDomainSpec
+from gpufleet.base.spec.features.dra import ComputeDomainSpec, channel_pools
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.helm_chart import pinned_release
 
@@ -51,6 +51,14 @@ class DraDriverArgs:
     """ComputeDomains to create; default: none (the chart's ComputeDomain controller then stays off)."""
     driver_root: str = "/"
     """nvidiaDriverRoot: where the host's NVIDIA driver lives; default `/` (a preinstalled driver)."""
+    channel_pools: list[str] = field(default_factory=list)
+    """Device-plugin pools whose ComputeDomains the driver serves with its GPU allocation off (Google's A4X design:
+    gpufleet/base/spec/features/dra.py channel_pools). Used only without DRA pools (the spec refuses both kinds in
+    one stack: the chart's one kubelet plugin would publish the device-plugin pools' GPUs too). Default: none."""
+    crd_owner: Optional[pulumi.Resource] = None
+    """The release of the stack that installs the ComputeDomain CRDs instead of this chart (the GPU Operator's: its
+    crds/ ships `computedomains` and `computedomaincliques` too, v26.7.0); this release then skips its crds/ and the
+    ComputeDomains wait for that release. Default: None, this chart's crds/ install them."""
     namespace: str = NAMESPACE
     """Namespace of the driver's release; default `dra-driver-nvidia-gpu`."""
     namespace_creators: dict = field(default_factory=dict)
@@ -64,7 +72,23 @@ def _tolerations(taints: list[dict]) -> list[dict]:
 
 
 def driver_values(args: DraDriverArgs) -> dict:
-    """Helm values for the dra-driver-nvidia-gpu chart; every key path exists in its values.yaml (the pinned release)."""
+    """Helm values for the dra-driver-nvidia-gpu chart; every key path exists in its values.yaml (the pinned release).
+    With DRA pools: GPUs and ComputeDomains, the kubelet plugin on nodes labelled gpufleet.io/gpu-allocation=dra. With
+    only device-plugin pools running ComputeDomains: GPU allocation off (no override needed: the chart refuses GPU
+    resources beside a device plugin, templates/validation.yaml) and the kubelet plugin on those pools by their pool
+    label, in place of the chart's default nodeAffinity (NFD or GPU Operator labels GKE's own GPU stack does not set),
+    as cluster-toolkit's A4X blueprint does (v1.95.0 modules/management/kubectl-apply/main.tf lines 333-356)."""
+    if not args.pools and args.channel_pools:
+        return {
+            "nvidiaDriverRoot": args.driver_root,
+            "resources": {"gpus": {"enabled": False}, "computeDomains": {"enabled": bool(args.compute_domains)}},
+            "kubeletPlugin": {
+                "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                    {"matchExpressions": [{"key": labels.POOL_LABEL, "operator": "In", "values": sorted(args.channel_pools)}]},
+                ]}}},
+                "tolerations": _tolerations(args.node_taints),
+            },
+        }
     return {
         "nvidiaDriverRoot": args.driver_root,
         "gpuResourcesEnabledOverride": True,
@@ -142,20 +166,31 @@ def mig_profiles(pool) -> tuple[str, ...]:
     return ()
 
 
-def dra_args(spec, pools: list, facts: dict) -> DraDriverArgs:
-    """Args from the stack spec: the shaped DRA pools, their taints, gpufleet:dra, and where the driver lives (stated;
-    else the platform's fact; else the GPU Operator's driver root when it installs the driver; else /)."""
+def driver_pools(spec, pools: list) -> list:
+    """The pools the DRA driver's kubelet plugin runs on: the DRA pools, and the device-plugin pools ComputeDomains run
+    on (channel_pools). Empty: the stack needs no DRA driver."""
+    channels = set(channel_pools(spec))
+    return [p for p in pools if p.allocation == "dra" or p.name in channels]
+
+
+def dra_args(spec, pools: list, facts: dict, crd_owner: Optional[pulumi.Resource] = None) -> DraDriverArgs:
+    """Args from the stack spec: the shaped DRA pools (and device-plugin pools running ComputeDomains), their taints,
+    gpufleet:dra, and where the driver lives (stated; else the platform's fact; else the GPU Operator's driver root
+    when it installs the driver; else /)."""
     from gpufleet.base.capacity import pool_capacity
     from gpufleet.base.node_labels import node_taints
 
     root = spec.dra.driver_root or facts.get("nvidia_driver_root") or (
         "/run/nvidia/driver" if spec.gpu_operator.driver.source == "operator" else "/")
+    dra = [p for p in pools if p.allocation == "dra"]
     return DraDriverArgs(
-        pools=[DraClaimPool(p.name, mig_profiles(p), pool_capacity(p, spec.cluster.platform).gpus_per_node) for p in pools],
+        pools=[DraClaimPool(p.name, mig_profiles(p), pool_capacity(p, spec.cluster.platform).gpus_per_node) for p in dra],
         node_taints=[t for p in pools for t in node_taints(p, spec.cluster.platform)],
         namespaces=list(spec.dra.namespaces),
         compute_domains=list(spec.dra.compute_domains),
         driver_root=root,
+        channel_pools=[p.name for p in pools if p.allocation != "dra"],
+        crd_owner=crd_owner,
     )
 
 
@@ -187,9 +222,13 @@ class DraDriver(pulumi.ComponentResource):
                 }]}},
                 opts=child,
             ))
+        # One owner per CRD: where the GPU Operator's release ships the ComputeDomain CRDs too, this release skips its
+        # crds/ (docs/dra.md "Who owns the ComputeDomain CRDs"; tests/upstream/test_one_owner.py).
         self.release = pinned_release(name, versions.DRA_DRIVER_NVIDIA_GPU, self.namespace.metadata["name"], self.values,
-                                      access, parent=self, depends_on=extra or None, timeout=600)
-        after = pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[self.release]))
+                                      access, parent=self, depends_on=extra or None, timeout=600,
+                                      skip_crds=args.crd_owner is not None)
+        after = pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(
+            depends_on=[self.release, *([args.crd_owner] if args.crd_owner is not None else [])]))
 
         def in_ns(ns: str) -> pulumi.ResourceOptions:
             creator = args.namespace_creators.get(ns)

@@ -72,6 +72,8 @@ def operator_values(args: GpuOperatorArgs, facts: dict) -> dict:
     driver: dict = {"enabled": operator_driver}
     if operator_driver:
         driver["version"] = spec.driver_version()
+        if spec.driver.repo_config and not spec.driver.precompiled:
+            driver["repoConfig"] = {"configMapName": spec.driver.repo_config}
         if spec.driver.precompiled:
             # Precompiled driver containers are tagged by branch and kernel: `driver.version` names the branch and the
             # operator picks the image for each node's kernel (GPU Operator docs, "Precompiled Driver Containers").

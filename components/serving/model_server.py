@@ -200,14 +200,22 @@ def http_route(m: ModelServerSpec, gateway: tuple[str, str], pooled: bool) -> di
                                 "backendRefs": [backend]}]}}
 
 
+def monitoring_name(m: ModelServerSpec) -> str:
+    """The name of the model server's GKE PodMonitoring: `<model>-server` (the chart's own is `<model>`)."""
+    return f"{m.name}-server"
+
+
 def metrics_monitor(m: ModelServerSpec, kind: str) -> dict:
     select = {"matchLabels": m.pod_labels()}
     if kind == "pod-monitor":
         return {"apiVersion": "monitoring.coreos.com/v1", "kind": "PodMonitor",
                 "metadata": {"name": m.name, "namespace": m.namespace},
                 "spec": {"selector": select, "podMetricsEndpoints": [{"port": "http", "path": "/metrics"}]}}
+    # Not `m.name`: the inferencepool chart's GKE provider renders a PodMonitoring named after its release (the model's
+    # name) in the same namespace for the endpoint picker's metrics (inference-extension templates/_gke.yaml at
+    # versions.INFERENCEPOOL), and two owners of one object fail the second apply. Each scrapes its own pods.
     return {"apiVersion": "monitoring.googleapis.com/v1", "kind": "PodMonitoring",
-            "metadata": {"name": m.name, "namespace": m.namespace},
+            "metadata": {"name": monitoring_name(m), "namespace": m.namespace},
             "spec": {"selector": select, "endpoints": [{"port": "http", "path": "/metrics", "interval": "30s"}]}}
 
 

@@ -82,12 +82,13 @@ def quota_of(flavor: PoolFlavor, quota: dict[str, int]) -> dict[str, int]:
     return out
 
 
-def device_class_mappings(pools: dict[str, PoolFlavor], compute_domains: bool) -> list[dict]:
+def device_class_mappings(pools: dict[str, PoolFlavor], compute_domains: bool, channel_pools: tuple[str, ...] = ()) -> list[dict]:
     """Kueue's resources.deviceClassMappings for the stack's DRA pools: whole GPUs, MIG devices where a DRA pool is cut
-    into MIG, ComputeDomain channels where the stack has ComputeDomains. Empty without DRA pools."""
+    into MIG, ComputeDomain channels where the stack has ComputeDomains. Without DRA pools: only the channels, where
+    device-plugin pools run ComputeDomains (`channel_pools`: their pods claim channels, not GPUs); else empty."""
     dra = [f for f in pools.values() if f.allocation == "dra"]
     if not dra:
-        return []
+        return [{"name": L.DRA_CHANNEL_RESOURCE, "deviceClassNames": [CHANNEL_CLASS]}] if compute_domains and channel_pools else []
     used = {dra_resource(r) for f in dra for r in f.per_node}
     profiles = sorted(r.removeprefix(L.DRA_MIG_RESOURCE_PREFIX) for r in used if r.startswith(L.DRA_MIG_RESOURCE_PREFIX))
     out = [{"name": L.DRA_GPU_RESOURCE, "deviceClassNames": [GPU_CLASS]}]
@@ -128,6 +129,9 @@ class KueueArgs:
     compute_domains: bool = False
     """The stack declares ComputeDomains (gpufleet:dra.computeDomains): their channel DeviceClass is mapped and DRA
     pools' ClusterQueues cover channels. Default: off."""
+    channel_pools: tuple[str, ...] = ()
+    """Device-plugin pools that run ComputeDomains (GPUs from the device plugin, IMEX channels from the DRA driver:
+    Google's A4X design, docs/dra.md): their ClusterQueues cover channels too. Default: none."""
 
 
 def in_units(flavor: PoolFlavor, gpus: int) -> dict[str, int]:
@@ -227,10 +231,11 @@ def admission_check(pool: str) -> dict:
     }
 
 
-def cluster_queue(spec: KueueSpec, team: TeamSpec, queue: QueueSpec, flavor: PoolFlavor, compute_domains: bool = False) -> dict:
+def cluster_queue(spec: KueueSpec, team: TeamSpec, queue: QueueSpec, flavor: PoolFlavor, compute_domains: bool = False,
+                  channel_pools: tuple[str, ...] = ()) -> dict:
     gpu = quota_of(flavor, nominal(queue, flavor))
     resources = [{"name": r, "nominalQuota": q} for r, q in UNGATED.items()]
-    if flavor.allocation == "dra" and compute_domains:
+    if (flavor.allocation == "dra" or flavor.pool in channel_pools) and compute_domains:
         resources.append({"name": L.DRA_CHANNEL_RESOURCE, "nominalQuota": UNGATED_CHANNELS})
     borrow = quota_of(flavor, in_units(flavor, queue.borrowing_limit)) if queue.borrowing_limit is not None else {}
     lend = quota_of(flavor, in_units(flavor, queue.lending_limit)) if queue.lending_limit is not None else {}
@@ -266,7 +271,7 @@ class Kueue(pulumi.ComponentResource):
     def __init__(self, name: str, args: KueueArgs, access: ClusterAccess, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:addons:Kueue", name, None, opts)
         self.namespace_name = args.namespace
-        self.device_class_mappings = device_class_mappings(args.pools, args.compute_domains)
+        self.device_class_mappings = device_class_mappings(args.pools, args.compute_domains, args.channel_pools)
         self.namespace, self.release = namespaced_release(
             name, versions.KUEUE, args.namespace, chart_values(args.metrics, self.device_class_mappings), access, parent=self,
         )
@@ -322,7 +327,8 @@ class Kueue(pulumi.ComponentResource):
                 cq = k8s.apiextensions.CustomResource(
                     f"{name}-cq-{cq_name}", api_version=API_VERSION, kind="ClusterQueue",
                     metadata={"name": cq_name},
-                    spec=cluster_queue(args.spec, team, queue, args.pools[queue.pool], args.compute_domains),
+                    spec=cluster_queue(args.spec, team, queue, args.pools[queue.pool], args.compute_domains,
+                                       args.channel_pools),
                     opts=pulumi.ResourceOptions.merge(crs, pulumi.ResourceOptions(depends_on=[
                         self.flavors[queue.pool], *([self.admission_checks[queue.pool]] if queue.pool in self.admission_checks else []),
                     ])),

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Optional
 import pulumi
 
 from gpufleet.components.cluster_access import ClusterAccess
+from gpufleet.base.spec.features.dra import channel_pools
 from gpufleet.base.spec import StackSpec
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ def build_workloads(name: str, spec: StackSpec, access: ClusterAccess, opts: pul
         from gpufleet.components.workloads.kueue import Kueue, KueueArgs
 
         args = KueueArgs(addons.kueue, flavors, metrics=prometheus_url is not None and service_monitors,
-                         compute_domains=bool(spec.dra.compute_domains))
+                         compute_domains=bool(spec.dra.compute_domains), channel_pools=channel_pools(spec))
         out["kueue"] = Kueue(f"{name}-kueue", args, access, opts=opts)
     if addons.jobset.enabled:
         from gpufleet.components.workloads.jobset import JobSet, JobSetArgs

@@ -61,6 +61,7 @@ def pool_flavors(spec: StackSpec) -> dict[str, PoolFlavor]:
             max_nodes=cap.max_nodes,
             capacity=pool.capacity,
             allocation=pool.allocation,
-            topology_levels=tuple(tas.levels(topology[pool.name], pool, spec.cluster.platform)) if pool.name in topology else (),
+            topology_levels=tuple(tas.levels(topology[pool.name], pool, spec.cluster.platform, tas.clique_labelled(spec)))
+            if pool.name in topology else (),
         )
     return out

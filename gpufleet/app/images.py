@@ -25,6 +25,11 @@ CONFIG_FILE = "kubernetes:yaml/v2:ConfigFile"
 # The driver image tag the GPU Operator's ClusterPolicy names is completed by the operator with the node's OS
 # (gpufleet/base/catalog/images.yaml: 595.91.07 runs as 595.91.07-ubuntu24.04).
 DRIVER_NOTE = "the operator appends the node's OS to this tag (e.g. -ubuntu24.04): mirror the tag of each OS your nodes run"
+# Precompiled driver containers (driver.usePrecompiled) are tagged `<driver-branch>-<linux-kernel-version>-<os-tag>`
+# (GPU Operator docs, "Precompiled Driver Containers", e.g. 535-5.15.0-69-generic-ubuntu22.04): the operator fills the
+# node's kernel and OS into the branch the values name, so the listed tag is that pattern, not a pullable tag.
+PRECOMPILED_NOTE = ("precompiled: the operator pulls <branch>-<kernel>-<os> (e.g. 580-6.8.0-1028-aws-ubuntu24.04): "
+                    "mirror the tag of each kernel and OS your nodes run (`uname -r` on a node)")
 
 
 @dataclass(frozen=True)
@@ -141,6 +146,9 @@ def release_images(name: str, version: str, values: dict, mirror: Optional[str])
         if "{driver}" in slot.image:
             fill["driver"] = str(_block(values, "driver").get("version") or catalog.operator_release(version).default_driver)
             note = DRIVER_NOTE
+            if _block(values, "driver").get("usePrecompiled"):
+                fill["driver"] += "-<kernel>-<os>"
+                note = PRECOMPILED_NOTE
         if "{tag}" in slot.image:
             fill["tag"] = str(_block(values, slot.values).get("tag") or "")
         image = slot.image.format(**fill)

@@ -123,7 +123,7 @@ def capacity(spec: StackSpec, region: Optional[str] = None) -> list[PoolCapacity
         cap = dataclasses.replace(pool_capacity(p, spec.cluster.platform, region),
                                   cold_start=tuple(cold_start_paths.paths(spec, p)))
         if p.name in tas_pools:
-            doms = tas.domains(tas_pools[p.name], p, spec.cluster.platform)
+            doms = tas.domains(tas_pools[p.name], p, spec.cluster.platform, tas.clique_labelled(spec))
             cap = dataclasses.replace(cap, topology=[
                 {"level": d.level, "nodes": d.nodes, "gpus": d.gpus, "known": d.known} for d in doms])
         out.append(cap)

@@ -232,6 +232,12 @@ CA_TEMPLATE_RESOURCE = "k8s.io/cluster-autoscaler/node-template/resources/"
 # GKE: the value GKE gives the nvidia.com/gpu taint on GPU node pools (gpufleet declares the same
 # taint, so the pool's taints are explicit and do not depend on GKE's cluster composition rule).
 GKE_GPU_TAINT_VALUE = "present"
+# GKE: the taint GKE puts on every node of an Arm node pool by default (GKE "Prepare an Arm workload for deployment":
+# "placing a taint (kubernetes.io/arch=arm64:NoSchedule) on all Arm nodes"; the node pool API's
+# TaintConfig.ArchitectureTaintBehavior: "unspecified, defaults to ARM"). DaemonSets and flavors that must run there
+# tolerate it (gpufleet/base/platforms/gke/nodes.py).
+ARCH_TAINT_KEY = "kubernetes.io/arch"
+ARM_ARCH_TAINT = {"key": ARCH_TAINT_KEY, "value": "arm64", "effect": "NoSchedule"}
 # GKE multi-networking pod annotations (GKE "Set up multi-network support for Pods"; Google's GPUDirect NCCL tests,
 # container-engine-accelerators gpudirect-tcpx/nccl-test-latest.yaml @fee88336): the pod's default interface and
 # its interfaces, a JSON list of {interfaceName, network} naming Network objects (components/gke GkeGpuDirectWiring).

@@ -45,17 +45,22 @@ def test_four_layer_instance_types_get_layer_4():
 
 
 def test_nvl72_pools_get_the_nvlink_clique_as_a_level():
+    # Device-plugin pools: Kueue 0.19 plans no TAS on DRA pools (topology_checks._dra_problems).
     config = example_config("nvl72-k3s")
+    config["gpufleet:nodePools"][0]["allocation"] = "device-plugin"
+    del config["gpufleet:dra"]
     for i, h in enumerate(config["gpufleet:nodePools"][0]["hosts"]):
         h["rack"] = "nvl72-a"
     config["gpufleet:addons"] = {"kueue": {"enabled": True, "teams": [{"name": "ml", "queues": [{"pool": "gb200"}]}],
                                            "topology": {"pools": [{"name": "gb200"}]}}}
-    # The team's namespace gets the DRA pool's ResourceClaimTemplates (dra_checks: a team on a DRA pool needs them).
-    config["gpufleet:dra"].setdefault("namespaces", []).append("ml")
     assert _levels("", "gb200", config) == ["gpufleet.io/topology-rack", "nvidia.com/gpu.clique", HOST]
     gke = example_config("nvl72-gke")
+    gke["gpufleet:nodePools"][0]["allocation"] = "device-plugin"
+    del gke["gpufleet:dra"]
     gke["gpufleet:addons"] = copy.deepcopy(config["gpufleet:addons"])
-    gke["gpufleet:dra"].setdefault("namespaces", []).append("ml")
+    # GPU Feature Discovery (the GPU Operator's) writes the clique label: with GKE's own GPU stack nothing does.
+    gke["gpufleet:cluster"]["gke"]["gpuStack"] = "operator"
+    gke["gpufleet:gpuOperator"] = {"driver": {"source": "operator"}}
     # An A4X sub-block is one NVLink domain; the clique nests under it and above the physical host.
     assert _levels("", "gb200", gke) == GKE_LEVELS[:2] + ["nvidia.com/gpu.clique", GKE_LEVELS[2], HOST]
 

@@ -20,6 +20,7 @@ from typing import Optional
 
 import kubernetes_validate
 import pytest
+import yaml
 
 from gpufleet.app.plan.chart_archives import find_archive
 from gpufleet.app.plan.crd_sources import Crd, crd_documents, lookup, served_schema
@@ -30,6 +31,7 @@ from tests.crd_validate import CRDS, load_crd
 from tests.helm import template
 from tests.helpers import CHARTS, REFERENCE, STACKS, by_type, example_config, plan_config, planned
 from tests.k8s_validate import is_core
+from tests import owners
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 # Charts whose templates add objects only when the cluster serves an API (`.Capabilities.APIVersions.Has`): the
@@ -137,12 +139,17 @@ def render_and_check(plan, only: Optional[str] = None) -> dict[str, list[str]]:
 
 
 @functools.lru_cache(maxsize=None)
-def _render_problems(chart: Path, values_json: str, namespace: str, release: str, k8s: str) -> tuple[str, ...]:
-    """One render and its check per distinct chart, values and namespace (stacks share many: the file runs on one
-    worker, so each is rendered once)."""
+def _rendered(chart: Path, values_json: str, namespace: str, release: str, k8s: str) -> tuple[dict, ...]:
+    """One render per distinct chart, values and namespace (stacks share many: the file runs on one worker, so each is
+    rendered once, for the schema check and the one-owner check alike)."""
     objs = template(chart, json.loads(values_json), namespace, release=release, kube_version=k8s, api_versions=API_VERSIONS)
     assert objs, f"{chart.name} rendered nothing"
-    return tuple(problems(objs, chart, k8s))
+    return tuple(objs)
+
+
+@functools.lru_cache(maxsize=None)
+def _render_problems(chart: Path, values_json: str, namespace: str, release: str, k8s: str) -> tuple[str, ...]:
+    return tuple(problems(list(_rendered(chart, values_json, namespace, release, k8s)), chart, k8s))
 
 
 @pytest.fixture(autouse=True)
@@ -162,6 +169,100 @@ def test_every_release_of_every_example_stack_renders_and_validates(stack):
     missing = set(found.pop("missing", []))
     assert missing <= NO_REFERENCE_ARCHIVE, f"releases without a reference chart: {sorted(missing)}"
     assert {k: v for k, v in found.items() if v} == {}
+
+
+# One owner per object (issue 49): what every release renders (its templates, and its crds/ unless the release skips
+# them), and the objects gpufleet creates itself, never name the same object twice; two copies of a CRD never differ.
+def rendered_objects(plan) -> list[tuple[str, dict, str]]:
+    """(owner, object, default namespace) of every object a plan's releases render, CRDs from crds/ included where
+    the release installs them (Helm installs crds/ unless skipCrds; `helm template` leaves them out)."""
+    k8s = plan.spec.cluster.kubernetes_version
+    out = []
+    for r in by_type(plan, RELEASE):
+        version = r.inputs.get("version", "")
+        name = chart_name_of(r.inputs["chart"], version)
+        chart = archive(name, version)
+        if chart is None:
+            continue
+        namespace, values = r.revealed["namespace"], r.revealed.get("values") or {}
+        owner = f"release {r.inputs['name']} ({name} {version})"
+        out += [(owner, o, namespace) for o in _rendered(chart, json.dumps(values, sort_keys=True), namespace,
+                                                          r.inputs["name"], k8s)]
+        if not r.inputs.get("skipCrds"):
+            out += [(f"{owner} crds/", crd, "") for crd in installed_crds(chart, json.dumps(values, sort_keys=True))]
+    return out
+
+
+def _lookup(values: dict, path: str):
+    node = values
+    for part in path.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+@functools.lru_cache(maxsize=None)
+def _chart_meta(path: Path) -> tuple[dict, dict]:
+    """The top chart's dependency conditions (subchart name -> condition) and default values."""
+    with tarfile.open(path) as tar:
+        files = {m.name.split("/", 1)[1]: m for m in tar.getmembers() if m.isfile() and m.name.count("/") == 1}
+        chart = yaml.safe_load(tar.extractfile(files["Chart.yaml"]).read())
+        values = yaml.safe_load(tar.extractfile(files["values.yaml"]).read()) if "values.yaml" in files else {}
+    return {d.get("alias") or d["name"]: d.get("condition", "") for d in chart.get("dependencies") or []}, values or {}
+
+
+@functools.lru_cache(maxsize=None)
+def installed_crds(path: Path, values_json: str) -> tuple[dict, ...]:
+    """The CRDs Helm installs from the chart's crds/ folders: the top chart's always, a subchart's only when its
+    dependency condition holds (the stack's values over the chart's defaults)."""
+    conditions, defaults = _chart_meta(path)
+    values = json.loads(values_json)
+    out = []
+    with tarfile.open(path) as tar:
+        for m in tar.getmembers():
+            parts = m.name.split("/")
+            if not (m.isfile() and parts[-2:-1] == ["crds"] and "templates" not in parts
+                    and m.name.endswith((".yaml", ".yml"))):
+                continue
+            if "charts" in parts:
+                sub = parts[len(parts) - 1 - parts[::-1].index("charts") + 1]
+                enabled = True
+                for cond in filter(None, conditions.get(sub, "").split(",")):
+                    found = _lookup(values, cond.strip())
+                    found = _lookup(defaults, cond.strip()) if found is None else found
+                    if found is not None:
+                        enabled = bool(found)
+                        break
+                if not enabled:
+                    continue
+            out += crd_documents(tar.extractfile(m).read().decode("utf-8"))
+    return tuple(out)
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_every_object_of_every_example_stack_has_one_owner(stack):
+    plan = planned(stack)
+    found = owners.duplicates(rendered_objects(plan) + owners.own_objects(plan))
+    assert found == {}, "objects with two owners (or CRD copies that differ):\n" + "\n".join(
+        f"{k}: {v}" for k, v in found.items())
+
+
+def test_the_one_owner_check_finds_both_kinds_of_duplicate():
+    """The check is not vacuous: a chart's PodMonitoring beside gpufleet's of the same name, and two different copies
+    of the ComputeDomain CRD, are both found."""
+    pm = {"apiVersion": "monitoring.googleapis.com/v1", "kind": "PodMonitoring", "metadata": {"name": "m"}}
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "computedomains.resource.nvidia.com"}, "spec": {"group": "resource.nvidia.com"}}
+    changed = {**crd, "spec": {"group": "resource.nvidia.com", "x": 1}}
+    found = owners.duplicates([("release a", pm, "serving"), ("gpufleet", {**pm, "metadata": {"name": "m",
+                               "namespace": "serving"}}, ""), ("release b crds/", crd, ""), ("release c crds/", changed, "")])
+    assert set(found) == {"monitoring.googleapis.com PodMonitoring serving/m",
+                          "apiextensions.k8s.io CustomResourceDefinition computedomains.resource.nvidia.com"}
+    # Identical crds/ copies are no conflict (Helm takes no ownership of crds/); identical rendered objects are.
+    assert owners.duplicates([("release b crds/", crd, ""), ("release c crds/", crd, "")]) == {}
+    assert set(owners.duplicates([("release a", pm, "serving"), ("release b", pm, "serving")])) == {
+        "monitoring.googleapis.com PodMonitoring serving/m"}
 
 
 # GPU Operator: the configurations whose values differ, each planned for every catalog release.

@@ -10,11 +10,37 @@ from gpufleet.base.catalog import gcp
 from gpufleet.base.platforms.contract.nodes import GpuShape, NodeTraits
 
 
+# Machine families whose hosts are Arm: A4X (a4x-highgpu-4g, GB200 on Grace) and A4X Max (a4x-maxgpu-4g-metal, GB300
+# on Grace): gcp_machines.yaml sources xpk_gb200 ("GB200: Grace CPU, Arm") and gce_gpus_a4x_max ("Arm (Grace) host").
+ARM_FAMILIES = ("a4x",)
+
+
+def arm_host(pool: Any) -> bool:
+    """Whether the pool's machine type runs on an Arm host (its family is in ARM_FAMILIES)."""
+    return bool(pool.machine_type) and pool.machine_type.split("-")[0] in ARM_FAMILIES
+
+
+def applied_by_gke(taint: dict[str, str]) -> bool:
+    """A taint GKE puts on the nodes by itself and a node pool need not declare: the Arm architecture taint (GKE applies
+    it to every Arm node pool unless the pool's taintConfig says NONE, which gpufleet never sets). Declaring it would
+    only change the pool's inputs; the GPU taint stays declared (GKE's own value, so the pool's taints are explicit)."""
+    return taint == L.ARM_ARCH_TAINT
+
+
 class GkeNodes(NodeTraits):
     def taints(self, pool: Any, declared: list[dict[str, str]]) -> list[dict[str, str]]:
         """The GPU taint has GKE's own value ("present"; GKE taints GPU node pools `nvidia.com/gpu=present:NoSchedule`
-        itself), the others are gpufleet's."""
-        return [{**t, "value": L.GKE_GPU_TAINT_VALUE} if t["key"] == L.GPU_TAINT_KEY else t for t in declared]
+        itself), the others are gpufleet's; on Arm machines (A4X, A4X Max) GKE's default Arm taint
+        `kubernetes.io/arch=arm64:NoSchedule` comes last (labels.ARM_ARCH_TAINT: the node pool API's
+        architectureTaintBehavior defaults to ARM). Every DaemonSet and Kueue flavor that must run on the pool reads
+        these (node_labels.node_taints), so the DRA kubelet plugin, the GPU Operator and the pool's ResourceFlavor
+        tolerate it, as cluster-toolkit v1.95.0 (079cf834) tolerates it for the DRA driver's kubelet plugin
+        (modules/management/kubectl-apply/main.tf lines 353-357) and the A4X ResourceFlavor
+        (examples/gke-a4x/kueue-configuration.yaml.tftpl)."""
+        out = [{**t, "value": L.GKE_GPU_TAINT_VALUE} if t["key"] == L.GPU_TAINT_KEY else t for t in declared]
+        if arm_host(pool) and L.ARM_ARCH_TAINT not in out:
+            out.append(dict(L.ARM_ARCH_TAINT))
+        return out
 
     def gpu_shape(self, pool: Any) -> Optional[GpuShape]:
         """A machine-type pool: the machine's GPU model (gpufleet/base/catalog/gcp_machines.yaml) and its

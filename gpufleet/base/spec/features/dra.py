@@ -35,3 +35,12 @@ class DraSpec(Model):
     """nvidiaDriverRoot of the DRA driver: where the NVIDIA driver's files are on the host. Default: from the platform
     and driver source (/run/nvidia/driver when the GPU Operator installs the driver, /home/kubernetes/bin/nvidia on
     GKE, / for a preinstalled driver)."""
+
+
+def channel_pools(spec) -> tuple[str, ...]:
+    """Device-plugin pools a ComputeDomain runs on: GPUs come from the device plugin (GKE's on GKE's own GPU stack),
+    IMEX channels from NVIDIA's DRA driver with its GPU allocation off. Google's A4X design (cluster-toolkit v1.95.0
+    (079cf834) modules/management/kubectl-apply/main.tf lines 317-369: `resources.gpus.enabled: false`, the kubelet
+    plugin on the A4X nodes; examples/gke-a4x/gke-a4x.yaml: GKE's device plugin, Kueue quota on nvidia.com/gpu)."""
+    allocation = {p.name: p.allocation for p in spec.node_pools}
+    return tuple(sorted({cd.pool for cd in spec.dra.compute_domains if allocation.get(cd.pool) == "device-plugin"}))

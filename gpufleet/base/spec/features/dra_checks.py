@@ -17,6 +17,7 @@ from typing import Any, Optional
 from gpufleet.base import catalog, platforms
 from gpufleet.base.catalog import dra as dra_facts
 from gpufleet.base.spec.errors import Problem
+from gpufleet.base.spec.features.dra import channel_pools
 from gpufleet.base.spec.shape import shaped
 
 NS = "gpufleet"
@@ -84,6 +85,7 @@ def check(stack: str, spec: Any) -> list[Problem]:
             problems.append(Problem(stack, f"{at}.allocation", f"the nodes' NVIDIA driver {driver} is older than {floor}, "
                                     "the DRA driver for GPUs' minimum; pick a newer driver (gpufleet:gpuOperator.driver)", "dra"))
     problems += _compute_domain_checks(stack, spec)
+    problems += _channel_pool_checks(stack, spec)
     problems += _queue_checks(stack, spec)
     problems += _sizing_checks(stack, spec, errors=True)
     problems += _placement_checks(stack, spec)
@@ -166,9 +168,6 @@ def _compute_domain_checks(stack: str, spec: Any) -> list[Problem]:
             problems.append(Problem(stack, f"{at}.pool", f"no such pool (allowed: the DRA pools: "
                                     f"{', '.join(p.name for _, p in dra_pools(spec)) or 'none'})", cd.pool))
             continue
-        if pool.allocation != "dra":
-            problems.append(Problem(stack, f"{at}.pool", f"pool '{cd.pool}' uses the device plugin: ComputeDomains need "
-                                    "`allocation: dra` on it", cd.pool))
         system = nvlink(pool, platform)
         if system is None:
             problems.append(Problem(stack, f"{at}.pool", f"pool '{cd.pool}' has no multi-node NVLink (IMEX channels join the "
@@ -184,6 +183,24 @@ def _compute_domain_checks(stack: str, spec: Any) -> list[Problem]:
                                     f"need {floor} or later (IMEXDaemonsWithDNSNames); pick a newer driver "
                                     "(gpufleet:gpuOperator.driver)", cd.pool))
     return problems
+
+
+def _channel_pool_checks(stack: str, spec: Any) -> list[Problem]:
+    """A ComputeDomain on a device-plugin pool is Google's A4X design (GPUs from the device plugin, IMEX channels from
+    the DRA driver with its GPU allocation off: gpufleet/base/spec/features/dra.py channel_pools). The driver's chart
+    runs one kubelet plugin for GPUs and channels, so a stack runs either that design or DRA pools, not both: with
+    GPUs on, the plugin would publish the device-plugin pools' GPUs twice (the chart refuses GPU resources beside a
+    device plugin, templates/validation.yaml at the pinned release)."""
+    channels = channel_pools(spec)
+    dra = [p.name for _, p in dra_pools(spec)]
+    if not (channels and dra):
+        return []
+    j = next(j for j, cd in enumerate(spec.dra.compute_domains) if cd.pool in channels)
+    return [Problem(stack, f"{NS}:dra.computeDomains[{j}].pool", f"pool '{spec.dra.compute_domains[j].pool}' uses the "
+                    f"device plugin while the stack also has DRA pools ({', '.join(dra)}): NVIDIA's DRA driver then "
+                    "allocates GPUs and would publish this pool's GPUs beside the device plugin. Put the ComputeDomain "
+                    "on a DRA pool, or set allocation: device-plugin on every pool (GPU allocation off, channels only)",
+                    spec.dra.compute_domains[j].pool)]
 
 
 def _sizing_checks(stack: str, spec: Any, errors: bool) -> list[Problem]:
@@ -211,9 +228,11 @@ def warnings(stack: str, spec: Any) -> list[Problem]:
     """Advisory: partial NVLink domains where they run, and NVLink pools left on the device plugin (no IMEX channels)."""
     platform = spec.cluster.platform
     out = _sizing_checks(stack, spec, errors=False)
+    channels = channel_pools(spec)
     for i, pool in enumerate(spec.node_pools):
-        if pool.allocation != "dra" and nvlink(pool, platform) is not None:
+        if pool.allocation != "dra" and pool.name not in channels and nvlink(pool, platform) is not None:
             out.append(Problem(stack, f"{NS}:nodePools[{i}].allocation", "multi-node NVLink machines on the device plugin: "
-                               "jobs get no IMEX channels across machines (set allocation: dra and a ComputeDomain)",
+                               "jobs get no IMEX channels across machines (add a ComputeDomain on the pool, "
+                               "gpufleet:dra.computeDomains, or set allocation: dra)",
                                pool.allocation))
     return out

@@ -24,6 +24,12 @@ class DriverSpec(Model):
     publishes them for x86_64 Ubuntu 22.04 and 24.04 hosts with the aws, azure, generic, nvidia and oracle kernel
     variants, for its most recent long-term-support branch ("Precompiled Driver Containers", GPU Operator docs);
     docs/cold-start.md. Default: off, the driver is compiled on the node."""
+    repo_config: Optional[str] = Field(default=None, pattern=r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$", max_length=253)
+    """operator, compiled on the node: the name of a ConfigMap in the GPU Operator's namespace holding the OS package
+    repository files the driver container builds against (chart `driver.repoConfig.configMapName`; GPU Operator docs,
+    "Install in Air-gapped Environments", local package repository). Required with `gpufleet:registry.mirror` unless
+    `precompiled`: the compiling driver container downloads the kernel headers from the OS repositories. You create the
+    ConfigMap. Default: none, the image's public repositories."""
 
 
 class GpuOperatorSpec(Model):

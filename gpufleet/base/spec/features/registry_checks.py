@@ -129,6 +129,7 @@ def check(stack: str, spec: Any, config: dict) -> list[Problem]:
                                             f"outside the registry mirror {registry.mirror}: write it as its mirror "
                                             f"copy, {catalog_images.mirrored(image, registry.mirror)}, as the pool's "
                                             "pods name it", image))
+        problems += _driver_build_problems(stack, spec)
         for what in bypassing_charts(spec):
             problems.append(Problem(stack, MIRROR, f"{what} would still pull from public registries: gpufleet cannot "
                                                    "point its images at a mirror yet (docs/air-gapped.md lists what "
@@ -150,6 +151,24 @@ def check(stack: str, spec: Any, config: dict) -> list[Problem]:
     elif password_given:
         problems.append(Problem(stack, PASSWORD, "not used: registry.username is not set"))
     return problems
+
+
+def _driver_build_problems(stack: str, spec: Any) -> list[Problem]:
+    """The GPU Operator's compiled NVIDIA driver behind a mirror: the driver container installs the kernel headers and
+    builds the modules from the OS package repositories at boot, which an air-gapped node cannot reach (GPU Operator
+    docs, "Install in Air-gapped Environments": a local package repository through `driver.repoConfig`, or
+    precompiled driver containers). Refused as the AMD operator's on-cluster driver build is (bypassing_charts)."""
+    op = spec.gpu_operator
+    nvidia = [p for p in shaped_pools(spec) if p.gpu and not is_amd(p)]
+    if not (nvidia and op.enabled and platforms.of(spec).versions.runs_gpu_operator(spec)):
+        return []
+    if op.driver.source != "operator" or op.driver.precompiled or op.driver.repo_config:
+        return []
+    return [Problem(stack, "gpufleet:gpuOperator.driver", "with registry.mirror the GPU Operator's driver container still "
+                    "downloads kernel headers and packages from the OS package repositories to compile the driver: set "
+                    "driver.repoConfig (a ConfigMap of your local package repository), driver.precompiled: true (the "
+                    "precompiled driver image for the hosts' kernel, mirrored), or driver.source: preinstalled",
+                    "source: operator")]
 
 
 def _chart_file_checks(stack: str, directory: str) -> list[Problem]:

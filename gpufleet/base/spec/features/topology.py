@@ -45,24 +45,35 @@ def nvlink(pool: Any, platform: str) -> Optional[dra_facts.NvlinkSystem]:
     return nvlink_system(pool, platform)
 
 
-def default_levels(pool: Any, platform: str) -> list[str]:
+def clique_labelled(spec: Any) -> bool:
+    """Whether something writes the NVLink clique label (nvidia.com/gpu.clique) on the stack's nodes: GPU Feature
+    Discovery, which the NVIDIA GPU Operator deploys. GKE's own GPU stack (cluster.gke.gpuStack: gke) runs no GPU
+    Operator, so nothing writes it there: Google's A4X Topology has block, sub-block, node pool, host and hostname
+    levels and no clique (cluster-toolkit v1.95.0 (079cf834) examples/gke-a4x/kueue-configuration.yaml.tftpl), and
+    Kueue leaves out nodes that lack a level's label, so a clique level would admit no job."""
+    return spec.gpu_operator.enabled and platforms.of(spec).versions.runs_gpu_operator(spec)
+
+
+def default_levels(pool: Any, platform: str, clique: bool = True) -> list[str]:
     """The pool's Topology levels when the stack names none. On an NVLink pool the clique comes where the platform
-    places it among its machine levels (`nvlink_topology_levels`)."""
+    places it among its machine levels (`nvlink_topology_levels`), where something writes it (`clique`:
+    clique_labelled)."""
     levels = machine_levels(pool, platform)
-    if nvlink(pool, platform) is not None:
+    if clique and nvlink(pool, platform) is not None:
         levels = _traits(platform).nvlink_topology_levels(levels, facts.nvlink_label())
     return levels + [facts.hostname_label()]
 
 
-def levels(tpool: Any, pool: Any, platform: str) -> list[str]:
-    return list(tpool.levels) if tpool.levels else default_levels(pool, platform)
+def levels(tpool: Any, pool: Any, platform: str, clique: bool = True) -> list[str]:
+    return list(tpool.levels) if tpool.levels else default_levels(pool, platform, clique)
 
 
-def provided_labels(pool: Any, platform: str) -> set[str]:
-    """Node labels every node of the pool carries that a topology level may name."""
+def provided_labels(pool: Any, platform: str, clique: bool = True) -> set[str]:
+    """Node labels every node of the pool carries that a topology level may name (the clique where something writes
+    it: `clique`)."""
     out = set(machine_levels(pool, platform)) | {facts.hostname_label(), "topology.kubernetes.io/zone",
                                                    "topology.kubernetes.io/region", L.POOL_LABEL}
-    if nvlink(pool, platform) is not None:
+    if clique and nvlink(pool, platform) is not None:
         out.add(facts.nvlink_label())
     return out | set(pool.labels)
 
@@ -79,7 +90,7 @@ class Domain:
     gpus: int
 
 
-def domains(tpool: Any, pool: Any, platform: str) -> list[Domain]:
+def domains(tpool: Any, pool: Any, platform: str, clique: bool = True) -> list[Domain]:
     """The largest domain of each level, in nodes and GPUs, coarsest first. Bounded by the pool's size and, on a
     reservation with a known count, by it: blocks come from the reservation."""
     cap = most_nodes(pool, platform)
@@ -89,7 +100,7 @@ def domains(tpool: Any, pool: Any, platform: str) -> list[Domain]:
     per = gpus_per_node(pool, platform)
     system = nvlink(pool, platform)
     out = []
-    for level in levels(tpool, pool, platform):
+    for level in levels(tpool, pool, platform, clique):
         size: Optional[int] = None
         if level == facts.hostname_label():
             size = 1

@@ -56,9 +56,10 @@ def check(stack: str, spec: Any, kueue_version: str | None = None) -> list[Probl
             problems.append(Problem(stack, f"{at}.name", "no team queue uses this pool, so Kueue has no ResourceFlavor to "
                                     "make topology-aware: add a queue on it (kueue.teams[].queues[].pool)", tp.name))
         problems += _machine_problems(stack, at, tp, pool, platform)
-        problems += _level_problems(stack, at, tp, pool, platform)
+        problems += _level_problems(stack, at, tp, pool, platform, tas.clique_labelled(spec))
     if kueue.topology.pools:
         problems += kueue_version_problems(stack, kueue_version or versions.KUEUE.app_version)
+    problems += _dra_problems(stack, spec)
     problems += _queue_problems(stack, spec, platform)
     return problems
 
@@ -70,11 +71,24 @@ def _machine_problems(stack: str, at: str, tp: Any, pool: Any, platform: str) ->
     return platforms.get(platform).scheduling.topology_problems(stack, at, pool)
 
 
-def _level_problems(stack: str, at: str, tp: Any, pool: Any, platform: str) -> list[Problem]:
+def _dra_problems(stack: str, spec: Any) -> list[Problem]:
+    """Kueue plans no topology for DRA pools: "No DRA + Topology Aware Scheduling (TAS): DRA resources are not accounted
+    for in TAS capacity calculations" (kueue v0.19.2 (8eab6877) site/content/en/docs/concepts/dynamic_resource_allocation.md
+    lines 268-270; the combination is kubernetes-sigs/kueue#10548, open)."""
+    dra = {p.name for p in spec.node_pools if p.allocation == "dra"}
+    return [Problem(stack, f"{AT}.pools[{i}].name", f"'{tp.name}' is a DRA pool: Kueue {versions.KUEUE.app_version} does "
+                    "not support topology-aware scheduling with DRA (DRA resources are not counted in TAS capacity; "
+                    "kueue docs concepts/dynamic_resource_allocation.md, kubernetes-sigs/kueue#10548). Leave it out of "
+                    "kueue.topology.pools, or claim its GPUs through the device plugin (allocation: device-plugin, with "
+                    "a ComputeDomain on the pool for IMEX channels)", tp.name)
+            for i, tp in enumerate(spec.addons.kueue.topology.pools) if tp.name in dra]
+
+
+def _level_problems(stack: str, at: str, tp: Any, pool: Any, platform: str, clique: bool = True) -> list[Problem]:
     if not tp.levels:
         return []
     out = []
-    have = tas.provided_labels(pool, platform)
+    have = tas.provided_labels(pool, platform, clique)
     for j, level in enumerate(tp.levels):
         if level not in have:
             out.append(Problem(stack, f"{at}.levels[{j}]", "no node label of this pool provides this level (labels its "
@@ -105,7 +119,7 @@ def _queue_problems(stack: str, spec: Any, platform: str) -> list[Problem]:
                                    "gpufleet:addons.kueue.topology.pools", queue.pool))
                 continue
             pool = pools[queue.pool]
-            doms = {d.level: d for d in tas.domains(tp, pool, platform)}
+            doms = {d.level: d for d in tas.domains(tp, pool, platform, tas.clique_labelled(spec))}
             for key in ("required", "preferred"):
                 level = getattr(qt, key)
                 if level is not None and level not in doms:
