@@ -160,7 +160,7 @@ def _driver_build_problems(stack: str, spec: Any) -> list[Problem]:
     precompiled driver containers). Refused as the AMD operator's on-cluster driver build is (bypassing_charts)."""
     op = spec.gpu_operator
     nvidia = [p for p in shaped_pools(spec) if p.gpu and not is_amd(p)]
-    if not (nvidia and op.enabled and platforms.of(spec).versions.runs_gpu_operator(spec)):
+    if not (nvidia and op.enabled and platforms.of(spec).addons.own_gpu_stack(spec) is None):
         return []
     if op.driver.source != "operator" or op.driver.precompiled or op.driver.repo_config:
         return []

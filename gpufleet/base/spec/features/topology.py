@@ -51,7 +51,7 @@ def clique_labelled(spec: Any) -> bool:
     Operator, so nothing writes it there: Google's A4X Topology has block, sub-block, node pool, host and hostname
     levels and no clique (cluster-toolkit v1.95.0 (079cf834) examples/gke-a4x/kueue-configuration.yaml.tftpl), and
     Kueue leaves out nodes that lack a level's label, so a clique level would admit no job."""
-    return spec.gpu_operator.enabled and platforms.of(spec).versions.runs_gpu_operator(spec)
+    return spec.gpu_operator.enabled and platforms.of(spec).addons.own_gpu_stack(spec) is None
 
 
 def default_levels(pool: Any, platform: str, clique: bool = True) -> list[str]:
