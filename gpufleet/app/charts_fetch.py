@@ -50,7 +50,7 @@ TIMEOUT_SECONDS = 120
 """How long `helm pull` of an OCI chart may take."""
 DEADLINE_SECONDS = 120.0
 """Wall-clock time one download (an archive or a repository's index.yaml) may take, from the request to its last
-byte. The biggest pinned archive is 1.9 MB (gpu-operator-charts v1.5.1, ../shared/reference/charts): two minutes
+byte. The biggest pinned archive is 1.9 MB (AMD's gpu-operator-charts, versions.AMD_GPU_OPERATOR): two minutes
 allow 16 kB/s."""
 READ_TIMEOUT_SECONDS = 30.0
 """How long one read of the socket may wait (a download stops at most this long after its deadline)."""

@@ -62,16 +62,16 @@ def depth(value: Any) -> int:
 
 CHART_MEMBER_MAX_BYTES = 16 * 1024 * 1024
 """The size of one file read from a chart archive. The biggest file in any pinned archive is 2.6 MB
-(gpu-operator-charts v1.5.1's charts/remediation-crds/crds/cronworkflow-crd.yaml); a CRD must also fit in one etcd
+(AMD's gpu-operator-charts, versions.AMD_GPU_OPERATOR: charts/remediation-crds/crds/cronworkflow-crd.yaml); a CRD must also fit in one etcd
 request (etcd's --max-request-bytes, 1.5 MiB by default), so a CRD file is rarely bigger."""
 
 CHART_ARCHIVE_MAX_BYTES = 256 * 1024 * 1024
 """The bytes of an archive's files read through (tar is read in order: a member's data is decompressed to skip it).
-The biggest pinned archive unpacks to 23 MB (gpu-operator-charts v1.5.1)."""
+The biggest pinned archive unpacks to 23 MB (versions.AMD_GPU_OPERATOR's)."""
 
 CHART_ARCHIVE_MAX_MEMBERS = 10_000
 """Files and folders in one archive (Python's tarfile keeps an entry per member). The most in a pinned archive is
-308 (kube-prometheus-stack 88.5.3)."""
+308 (versions.KUBE_PROMETHEUS_STACK's)."""
 
 CRD_YAML_MAX_DEPTH = JSON_MAX_DEPTH
 """Maps and lists nested in a CRD file read from an archive: the deepest pinned CRD nests 47 (Kubeflow Trainer's
@@ -80,4 +80,4 @@ Python's recursion limit."""
 
 CRD_YAML_MAX_VALUES = 500_000
 """Values in one CRD file once its YAML aliases are expanded (the stack file's count, STACK_FILE_MAX_VALUES). The
-most in a pinned CRD file is 64,162 (gpu-operator-charts v1.5.1's remediation-crds workflow-crd.yaml, 2.6 MB)."""
+most in a pinned CRD file is 64,162 (versions.AMD_GPU_OPERATOR's remediation-crds workflow-crd.yaml, 2.6 MB)."""
