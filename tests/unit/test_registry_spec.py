@@ -51,6 +51,9 @@ def test_a_chart_that_would_bypass_the_mirror_is_refused():
 def test_the_amd_driver_build_is_refused_with_a_mirror():
     config = example_config("amd-lab")  # driver source: operator (KMM builds it from AMD's package repository)
     config["gpufleet:registry"] = {"mirror": "registry.example.internal/gpufleet"}
+    # The NVIDIA pools' operator-built driver needs a package repository with a mirror too (issue 49): give it one,
+    # so only the AMD refusal is left.
+    config["gpufleet:gpuOperator"]["driver"] = {"source": "operator", "repoConfig": "local-packages"}
     problems = spec_problems(config)
     assert _paths(problems) == ["gpufleet:registry.mirror"] and len(problems) == 1
     assert "driver build" in problems[0] and "source: inbox" in problems[0]
@@ -71,6 +74,8 @@ def test_charts_gpufleet_can_redirect_are_accepted_with_a_mirror():
     for stack in ("lab", "nvl72-k3s"):
         config = example_config(stack)
         config["gpufleet:registry"] = {"mirror": "registry.example.internal/gpufleet"}
+        if config["gpufleet:gpuOperator"]["driver"]["source"] == "operator":  # lab: a driver built from a repository
+            config["gpufleet:gpuOperator"]["driver"]["repoConfig"] = "local-packages"
         assert load_config(config, stack).registry.mirror, stack
 
 
