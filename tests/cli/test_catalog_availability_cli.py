@@ -150,6 +150,7 @@ def test_stale_catalog_warns_after_90_days():
 def test_minor_version_only_cuda_pass_is_a_warning_naming_what_breaks():
     c = example_config("prod-gke")  # l4-infer: GKE DEFAULT on 1.34 = R535; workloads ask for CUDA 12.8
     c["gpufleet:cluster"]["kubernetesVersion"] = "1.34"
+    c["gpufleet:nodePools"][1]["gke"].pop("gpuDriverVersion")  # the example's l4-infer runs LATEST (issue 49)
     (w,) = [w for w in _warnings(c, dt.date(2026, 12, 2)) if "minor-version" in w]
     assert w.startswith("gpufleet:workloads.cudaVersions[0]: pool 'l4-infer': GKE's driver 535.274.02 (branch 535) passes for CUDA 12.8")
     assert "PTX JIT" in w and "NVRTC" in w and "newer than the driver" in w
@@ -213,7 +214,12 @@ def test_catalog_show_azure_vm_size_says_its_price_was_not_read(capsys):
     assert "Azure VM sizes: Standard_ND96isr_H100_v5" in capsys.readouterr().out
 
 
-def test_gke_version_without_a_recorded_driver_branch_says_cuda_is_not_checked():
+def test_gke_version_without_a_recorded_driver_branch_says_cuda_is_not_checked(monkeypatch):
+    # Every minor gpufleet plans has a row since issue 49 (1.35 = 1.34's COS 125): drop 1.35's to reach the path.
+    from gpufleet.base.catalog import gcp
+
+    recorded = gcp.gke_driver_branch
+    monkeypatch.setattr(gcp, "gke_driver_branch", lambda v, choice: None if v == "1.35" else recorded(v, choice))
     c = example_config("prod-gke")
     c["gpufleet:cluster"]["kubernetesVersion"] = "1.35"
     ws = [w for w in _warnings(c, dt.date(2026, 12, 2)) if "does not record which driver branch" in w]

@@ -58,6 +58,7 @@ def operator():
     config["gpufleet:cluster"]["name"] = "op"
     config["gpufleet:cluster"]["gke"]["gpuStack"] = "operator"
     del config["gpufleet:nodePools"][0]["gke"]["gpuDriverVersion"]
+    del config["gpufleet:nodePools"][1]["gke"]["gpuDriverVersion"]  # l4-infer runs LATEST (issue 49)
     del config["gpufleet:nodePools"][0]["rdma"]  # GPUDirect's gVNIC needs COS nodes; the operator stack runs Ubuntu
     config["gpufleet:gpuOperator"] = {"driver": {"source": "operator"}}
     return plan_config(config, stack="op")
@@ -144,7 +145,7 @@ def test_spot_sharing_labels_and_taints(prod):
     l4 = one(prod, NODE_POOL, "prod-gke-pool-l4-infer-pool").inputs["nodeConfig"]
     assert l4["spot"] is True
     assert l4["guestAccelerators"] == [{
-        "type": "nvidia-l4", "count": 1.0, "gpuDriverInstallationConfig": {"gpuDriverVersion": "DEFAULT"},
+        "type": "nvidia-l4", "count": 1.0, "gpuDriverInstallationConfig": {"gpuDriverVersion": "LATEST"},
         "gpuSharingConfig": {"gpuSharingStrategy": "TIME_SHARING", "maxSharedClientsPerGpu": 4.0}}]
     assert l4["labels"] == {"gpufleet.io/pool": "l4-infer", "gpufleet.io/gpu": "true",
                             "gpufleet.io/capacity-type": "spot", "gpufleet.io/gpu-model": "L4"}

@@ -90,6 +90,7 @@ def _gke_operator() -> dict:
     c = example_config("prod-gke")
     c["gpufleet:cluster"]["gke"]["gpuStack"] = "operator"
     del c["gpufleet:nodePools"][0]["gke"]["gpuDriverVersion"]
+    del c["gpufleet:nodePools"][1]["gke"]["gpuDriverVersion"]  # l4-infer runs LATEST (issue 49)
     del c["gpufleet:nodePools"][0]["rdma"]  # GPUDirect's gVNIC needs COS nodes; the operator stack runs Ubuntu
     return c
 

@@ -135,7 +135,7 @@ def test_p5_efa_breakdown():
         "storage:system:/dev/xvda": (2, 4, vol(50, 2), vol(50, 4)),
         "gpu-nodes:p5": (2, 10, r(2 * 55.04), r(10 * 55.04)),  # minNodes 2 (exempted): warm at the floor
         "storage:p5:/dev/xvda": (2, 10, vol(200, 2), vol(200, 10)),
-        "gpu-nodes:p4d": (0, 1, 0.0, 21.96),
+        "gpu-nodes:p4d": (0, 1, 0.0, 21.9576),
         "storage:p4d:/dev/xvda": (0, 1, 0.0, vol(200, 1)),
         **{f"network:p5-efa-network-nat-us-east-1{z}": (1, 1, NAT, NAT) for z in "abc"},
         **{f"network:ip:p5-efa-network-nat-us-east-1{z}": (1, 1, IP, IP) for z in "abc"},
@@ -143,7 +143,7 @@ def test_p5_efa_breakdown():
     }
     cost = planned("p5-efa").cost.to_json()
     floor = EKS_135 + 2 * 0.2016 + 2 * 55.04 + (50 * 2 + 200 * 2) * GP3 + 3 * NAT + 3 * IP + KMS
-    top = EKS_135 + 4 * 0.2016 + 10 * 55.04 + 21.96 + (50 * 4 + 200 * 11) * GP3 + 3 * NAT + 3 * IP + KMS
+    top = EKS_135 + 4 * 0.2016 + 10 * 55.04 + 21.957642 + (50 * 4 + 200 * 11) * GP3 + 3 * NAT + 3 * IP + KMS
     assert (cost["hourlyMin"], cost["hourlyMax"], cost["atLeast"]) == (r(floor), r(top), False)
 
 
@@ -170,7 +170,7 @@ def test_karpenter_eks_breakdown_counts_the_capacity_block_as_committed_and_unpr
     }
     cost = planned("karpenter-eks").cost.to_json()
     block = next(i for i in cost["items"] if i["key"] == "reservation:h100-block")
-    assert block["committed"] and "Capacity Blocks" in block["source"]
+    assert block["committed"] and "capacityblocks/pricing" in block["source"] and "declare pricePerNodeHour" in block["source"]
     assert cost["unpriced"] == ["reservation capacity-block cr-0123456789abcdef0 of pool h100-block (2 x p5.48xlarge)"]
     floor = EKS_135 + 2 * 0.2016 + 50 * GP3 * 2 + 3 * NAT + 3 * IP + KMS
     top = (EKS_135 + 4 * 0.2016 + 8 * 0.35 + 4 * 0.9776 + (50 * 4 + 200 * 8 + 500 * 2 + 100 * 4) * GP3 + 3 * NAT
