@@ -36,6 +36,7 @@ FREE_TEXT = {
     "gpufleet:cluster.k3s.secretsEncryption.reason",
     "gpufleet:nodePools[].exemptions.<key>",
     "gpufleet:addons.priorityClasses.classes[].description",
+    "gpufleet:serving.gateway.externalReason",  # an annotation value (the Gateway's secure-defaults exemption)
 }
 # Secret keys are never part of the spec (their values are encrypted and never printed).
 SECRETS = {"gpufleet:sshPrivateKey.secure", "gpufleet:etcdS3AccessKey.secure", "gpufleet:etcdS3SecretKey.secure",

@@ -14,6 +14,9 @@ from tests.k8s_validate import as_object, is_core, k8s_objects, validate_strict
 NOT_IN_REFERENCE = {
     ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"): "its CRD ships in the lws chart, not in the reference crds/: "
     "validated against the chart's CRD in tests/upstream/test_serving_upstream.py and at plan time",
+    ("gateway.envoyproxy.io", "EnvoyProxy"): "Envoy Gateway's own CRD ships in the gateway-helm chart's crds subchart, "
+    "not in the reference crds/: validated against the chart's CRD in tests/upstream/test_serving_upstream.py and at "
+    "plan time (gpufleet/app/plan/crd_sources.py)",
     ("keda.sh", "ClusterTriggerAuthentication"): "its CRD is a template of the keda chart, not in the reference crds/: "
     "validated against the chart's CRD at plan time (gpufleet/app/plan/crd_sources.py)",
     ("nv-ipam.nvidia.com", "IPPool"): "NV-IPAM's CRD (Mellanox/nvidia-k8s-ipam deploy/crds) is not in the reference; "
