@@ -57,7 +57,7 @@ class DraDriverArgs:
     one stack: the chart's one kubelet plugin would publish the device-plugin pools' GPUs too). Default: none."""
     crd_owner: Optional[pulumi.Resource] = None
     """The release of the stack that installs the ComputeDomain CRDs instead of this chart (the GPU Operator's: its
-    crds/ ships `computedomains` and `computedomaincliques` too, v26.7.0); this release then skips its crds/ and the
+    crds/ ships `computedomains` and `computedomaincliques` too, at the release versions.GPU_OPERATOR pins); this release then skips its crds/ and the
     ComputeDomains wait for that release. Default: None, this chart's crds/ install them."""
     namespace: str = NAMESPACE
     """Namespace of the driver's release; default `dra-driver-nvidia-gpu`."""

@@ -58,7 +58,7 @@ def test_partition_size_must_be_a_profile_of_the_gpu():
 def test_gpudirect_on_a_machine_without_it_is_rejected():
     assert problems(with_pool(machineType="g2-standard-8", rdma=True)) == [
         "stack 'test': gpufleet:nodePools[0].rdma: GPUDirect is not available on g2-standard-8 "
-        "(machine types with GPUDirect: a3-highgpu-8g, a3-megagpu-8g, a3-ultragpu-8g, a4-highgpu-8g) (got True)"
+        "(machine types with GPUDirect: a3-highgpu-8g, a3-megagpu-8g, a3-ultragpu-8g, a4-highgpu-8g, a4x-highgpu-4g) (got True)"
     ]
 
 
@@ -232,6 +232,7 @@ def test_catalog_gpudirect_kinds():
     assert kinds == {
         "a3-highgpu-8g": ("TCPX", 4), "a3-megagpu-8g": ("TCPXO", 8),
         "a3-ultragpu-8g": ("RDMA", 9), "a4-highgpu-8g": ("RDMA", 9),
+        "a4x-highgpu-4g": ("RDMA", 5),  # RoCE NICs: cluster-toolkit attaches them (issue 49, gcp_machines.yaml)
     }
     assert gcp.machine("a3-megagpu-8g").accelerator == "nvidia-h100-mega-80gb"
     assert gcp.machine("a4-highgpu-8g").gpu == "B200"

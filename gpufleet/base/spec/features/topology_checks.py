@@ -73,7 +73,7 @@ def _machine_problems(stack: str, at: str, tp: Any, pool: Any, platform: str) ->
 
 def _dra_problems(stack: str, spec: Any) -> list[Problem]:
     """Kueue plans no topology for DRA pools: "No DRA + Topology Aware Scheduling (TAS): DRA resources are not accounted
-    for in TAS capacity calculations" (kueue v0.19.2 (8eab6877) site/content/en/docs/concepts/dynamic_resource_allocation.md
+    for in TAS capacity calculations" (kueue at the release versions.KUEUE pins (8eab6877) site/content/en/docs/concepts/dynamic_resource_allocation.md
     lines 268-270; the combination is kubernetes-sigs/kueue#10548, open)."""
     dra = {p.name for p in spec.node_pools if p.allocation == "dra"}
     return [Problem(stack, f"{AT}.pools[{i}].name", f"'{tp.name}' is a DRA pool: Kueue {versions.KUEUE.app_version} does "
