@@ -224,10 +224,17 @@ class E2EStack:
         return json.loads(result.stdout[result.stdout.index("{"):])
 
 
-def gpufleet(*args: str, env: Optional[dict[str, str]] = None, stdin: Optional[str] = None) -> subprocess.CompletedProcess:
+def gpufleet(*args: str, env: Optional[dict[str, str]] = None, stdin: Optional[str] = None,
+             seamed: bool = False) -> subprocess.CompletedProcess:
     """The installed `gpufleet` command; `env` is added to this process's environment (e.g. an E2EStack's `env`, so
-    `gpufleet preview|up` drives the tier's CLI, backend and plugins)."""
-    return subprocess.run([str(ROOT / ".venv" / "bin" / "gpufleet"), *args], cwd=ROOT, capture_output=True,
+    `gpufleet preview|up` drives the tier's CLI, backend and plugins). `seamed`: the command with the seams installed
+    (seam.install), for commands that plan the tier's stacks in process (`gpufleet preview|up` plan each stack offline
+    before the engine runs, and the stack files carry the seam's `gpufleet-e2e:` keys)."""
+    command = [str(ROOT / ".venv" / "bin" / "gpufleet"), *args]
+    if seamed:
+        code = seam.ENTRY.format(root=str(ROOT), module="gpufleet.app.cli", call=f"sys.exit(main({list(args)!r}))")
+        command = [str(ROOT / ".venv" / "bin" / "python"), "-c", code]
+    return subprocess.run(command, cwd=ROOT, capture_output=True,
                           text=True, timeout=1200, env={**os.environ, **env} if env else None,
                           input=stdin if stdin is not None else "")
 

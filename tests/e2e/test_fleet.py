@@ -85,7 +85,7 @@ def fleet(tools, chart_repo, tmp_path_factory):
 def run_fleet(project, stacks, *args):
     env = next(iter(stacks.values())).env
     proc = harness.gpufleet(*args, "--project-dir", str(project), "--policy-pack", str(harness.POLICY_PACK),
-                            "--format", "json", env=env)
+                            "--format", "json", env=env, seamed=True)
     return proc, (json.loads(proc.stdout) if proc.stdout.strip().startswith("{") else None)
 
 
