@@ -204,11 +204,15 @@ def test_catalog_show_unknown_name_exits_2(capsys):
                           "in the catalog (known: ")
 
 
-def test_catalog_show_azure_vm_size_says_its_price_was_not_read(capsys):
+def test_catalog_show_azure_vm_size_says_its_prices_and_their_source(capsys):
     assert cli.main(["catalog", "show", "Standard_ND96isr_H100_v5"]) == 0
     out = capsys.readouterr().out
     assert "  GPU: 8 x H100-80GB; 96 vCPUs, 1900 GiB, x86_64; InfiniBand: 8 x 400 Gb/s" in out
-    assert "  price (USD/h): not read (gpufleet/base/catalog/azure_vms.yaml says why): the plan lists the pool as unpriced" in out
+    assert "  price (USD/h, undated snapshot): eastus on-demand 98.32, spot not sold / unpriced; eastus2 " in out
+    assert "  [azure_retail_snapshot] skypilot-org/skypilot-catalog@098741e7" in out
+    assert cli.main(["catalog", "show", "Standard_ND96isr_H200_v5"]) == 0
+    assert ("  price (USD/h, undated snapshot): none found (gpufleet/base/catalog/azure_vms.yaml says why): the plan "
+            "lists the pool as unpriced") in capsys.readouterr().out
     assert "  [nd_family] MicrosoftDocs/azure-docs" in out
     assert cli.main(["catalog", "show", "H100-80GB"]) == 0
     assert "Azure VM sizes: Standard_ND96isr_H100_v5" in capsys.readouterr().out

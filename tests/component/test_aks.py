@@ -128,12 +128,12 @@ def test_storage_classes_on_the_built_in_csi_drivers(train):
     assert classes["gpufleet-rwx"]["parameters"] == {"skuName": "Premium_LRS", "protocol": "nfs"}
 
 
-def test_cost_has_the_tier_fee_and_says_vm_prices_are_unknown(train):
+def test_cost_has_the_tier_fee_and_gpu_vm_prices_from_the_snapshot(train):
     items = {i.kind: i for i in train.cost.items if i.kind == "control-plane"}
     assert items["control-plane"].unit_hourly == pytest.approx(0.10)
     gpu = [i for i in train.cost.items if i.kind == "gpu-nodes"]
-    assert len(gpu) == 2 and all(i.unit_hourly is None for i in gpu)
-    assert train.cost.at_least
+    assert len(gpu) == 2 and all(i.unit_hourly is not None and i.origin == "snapshot" for i in gpu)
+    assert train.cost.at_least  # the system pool, disks and the load balancer are not priced
 
 
 def test_aks_installs_the_driver_and_the_operator_leaves_it_and_the_toolkit_alone(aks_driver):

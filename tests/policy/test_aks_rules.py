@@ -71,7 +71,8 @@ def test_scale_to_zero(pool, path, value, expected):
 def test_scale_to_zero_message_and_node_label_exemption():
     always_on = with_(POOL_IN, "minCount", 1.0)
     assert said(stack(h100=always_on), SCALE) == [
-        "GPU pool 'h100': minCount is 1, not 0: 1 idle node(s) of Standard_ND96isr_H100_v5 (no catalog price) while no GPU work runs"]
+        "GPU pool 'h100': minCount is 1, not 0: 1 idle node(s) cost $98.32/h ($98.32/h each, catalog on-demand estimate) "
+        "while no GPU work runs"]
     exempt = labelled(always_on, labels.exempt_key(SCALE), "always-on-inference")
     assert findings(stack(h100=exempt), policy=SCALE) == set()
 

@@ -256,26 +256,26 @@ def test_teams_eks_breakdown_and_team_quotas():
 
 
 def test_aks_train_breakdown():
-    """AKS: the Standard tier's fee is the one priced line (charges.yaml aks.tiers); Azure VM, disk and load balancer
-    prices were not read (azure_vms.yaml says why), so every other item is unpriced, never 0, and the totals are
-    "at least" the fee."""
+    """AKS: the Standard tier's fee (charges.yaml aks.tiers) and the GPU pools in eastus from the undated Retail Prices
+    snapshot (azure_vms.yaml `prices:`); CPU VM, disk and load balancer prices were not read, so those items are
+    unpriced, never 0, and the totals are "at least"."""
     assert breakdown("aks-train") == {
         "control-plane:aks-train-aks-cluster": (1, 1, 0.1, 0.1),
         "nodes:system": (1, 3, None, None),
         "storage:system:boot": (1, 3, None, None),
         "load-balancer:aks-train-aks-cluster:lb": (1, 1, None, None),
-        "gpu-nodes:a100spot": (0, 8, None, None),
+        "gpu-nodes:a100spot": (0, 8, 0.0, r(8 * 0.444433)),
         "storage:a100spot:boot": (0, 8, None, None),
-        "gpu-nodes:h100ib": (0, 4, None, None),
+        "gpu-nodes:h100ib": (0, 4, 0.0, r(4 * 98.32)),
         "storage:h100ib:boot": (0, 4, None, None),
         "storage:claim:aks-train-observability-release": (1, 1, None, None),
     }
     cost = planned("aks-train").cost.to_json()
-    assert cost["atLeast"] and (cost["hourlyMin"], cost["hourlyMax"]) == (0.1, 0.1)
+    assert cost["atLeast"] and (cost["hourlyMin"], cost["hourlyMax"]) == (0.1, r(0.1 + 8 * 0.444433 + 4 * 98.32))
     fee = next(i for i in cost["items"] if i["kind"] == "control-plane")
     assert "Uptime SLA" in fee["source"]
     gpu = next(i for i in cost["items"] if i["key"] == "gpu-nodes:h100ib")
-    assert gpu["unitHourly"] is None and "no catalog price" in gpu["source"]
+    assert (gpu["unitHourly"], gpu["priceAsOf"], gpu["priceOrigin"]) == (98.32, "", "snapshot")
 
 
 def test_prod_gke_breakdown():

@@ -45,10 +45,11 @@ class CostItem:
     """What the item is, stable across changes of its price or shape (e.g. `gpu-nodes:h100-train`): the review
     pairs a base plan's items with the head's by it."""
     as_of: Optional[str] = None
-    """ISO date the price was read (None: unpriced, or declared in the stack)."""
+    """ISO date the price was read (None: unpriced, or declared in the stack; "": the source has no date)."""
     origin: Optional[str] = None
     """Where the price comes from: api (`gpufleet catalog refresh`), hand-entered (typed from a pricing page),
-    api+hand-entered (an N1 VM typed, its GPUs from the API), stack (declared in the stack file)."""
+    api+hand-entered (an N1 VM typed, its GPUs from the API), snapshot (an undated copy of a price API: the Azure GPU
+    VM prices), stack (declared in the stack file)."""
 
     @property
     def priced(self) -> bool:

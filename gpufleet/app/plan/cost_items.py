@@ -503,13 +503,15 @@ def _chart_claim_items(resources: list[Registration], classes: dict, default: Op
     return out
 
 
-def aks_items(spec: StackSpec, resources: list[Registration], capacity: list[PoolCapacity], notes: list[str]) -> list[CostItem]:
+def aks_items(spec: StackSpec, resources: list[Registration], capacity: list[PoolCapacity], region: Optional[str],
+              notes: list[str]) -> list[CostItem]:
     """AKS: the cluster's management fee by pricing tier (sku_tier), its system pool and OS disks, and each GPU node
-    pool. Azure VM and managed disk prices are not in the catalog (gpufleet/base/catalog/azure_vms.yaml says why):
-    those items are listed unpriced, so totals read "at least"."""
+    pool, priced in the cluster's location (`region`) from the catalog's undated snapshot of GPU VM prices
+    (gpufleet/base/catalog/azure_vms.yaml says from where). CPU VM, managed disk and load balancer prices are not in the
+    catalog: those items are listed unpriced, so totals read "at least"."""
     caps = _capacity(capacity)
     out: list[CostItem] = []
-    unread = "Azure VM prices are not in the catalog (the Azure Retail Prices API could not be read: azure_vms.yaml)"
+    unread = "Azure CPU VM prices are not in the catalog (azure_vms.yaml holds GPU sizes only)"
     for r in resources:
         if r.type == "azure:containerservice/kubernetesCluster:KubernetesCluster":
             tier = str(r.inputs.get("skuTier") or "Free")
@@ -534,7 +536,7 @@ def aks_items(spec: StackSpec, resources: list[Registration], capacity: list[Poo
             vm = r.inputs.get("vmSize")
             if pool in caps:
                 out += _pool_items(f"GPU pool {pool} ({vm}, {r.inputs.get('priority') or 'Regular'})", caps[pool], lo, hi,
-                                   _pool_price(caps[pool], spec, None), False)
+                                   _pool_price(caps[pool], spec, region), False)
             else:
                 out.append(_item(f"node pool {pool} ({vm})", "nodes", lo, hi, Missing(unread), key=pool))
             out.append(_item(f"{pool} OS disks ({r.inputs.get('osDiskSizeGb') or 128:g} GiB each)", "storage", lo, hi,
@@ -552,7 +554,7 @@ def items_for(spec: StackSpec, resources: list[Registration], capacity: list[Poo
     notes: list[str] = []
     pricing = platforms.of(spec).pricing
     items = (eks_items(spec, resources, capacity, region, notes) + gke_items(spec, resources, capacity, region, notes)
-             + aks_items(spec, resources, capacity, notes))
+             + aks_items(spec, resources, capacity, region, notes))
     items += [_charge(c) for c in pricing.hosts(spec)]
     items += capacity_pool_items(spec, capacity, {i.key for i in items})
     items += [_charge(c) for c in pricing.overhead(spec)]

@@ -23,6 +23,8 @@ from gpufleet.base.catalog import gcp as gcp_catalog
 API = "api"
 HAND = "hand-entered"
 API_AND_HAND = "api+hand-entered"
+SNAPSHOT = "snapshot"
+"""Read from a third party's copy of a cloud's price API that carries no date (the Azure prices: azure_vms.yaml)."""
 # The region each hand-entered price file was typed for (its `sources:` say so).
 HAND_REGION = {"aws": "us-east-1", "gcp": "us-central1"}
 AWS_FILE, GCP_FILE = "aws_api.yaml", "gcp_api.yaml"
@@ -37,7 +39,7 @@ and are medians anyway, and gpufleet/base/spec/checks/catalog_checks.py warns ab
 @dataclass(frozen=True)
 class PriceFact:
     """USD per node-hour, what it was read from (`source`), when (`as_of`, ISO date), whether a cloud API or a person
-    typed it (`origin`: api | hand-entered | api+hand-entered), and the region it holds for."""
+    typed it (`origin`: api | hand-entered | api+hand-entered | snapshot), and the region it holds for."""
 
     value: float
     source: str

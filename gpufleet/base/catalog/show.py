@@ -54,12 +54,14 @@ def _azure(name: str) -> list[str]:
     lines = [
         f"Azure VM size {name} (AKS)",
         f"  GPU: {v.gpus} x {v.gpu}; {v.vcpus} vCPUs, {v.memory_gib} GiB, {v.arch}; InfiniBand: {ib}",
-        "  price (USD/h): " + ("not read (gpufleet/base/catalog/azure_vms.yaml says why): the plan lists the pool as unpriced"
-                               if v.on_demand is None and v.spot is None else
-                               f"on-demand {_money(v.on_demand)}, spot {_money(v.spot)} (as of {azure.as_of()})"),
+        "  price (USD/h, undated snapshot): " + (
+            "none found (gpufleet/base/catalog/azure_vms.yaml says why): the plan lists the pool as unpriced"
+            if not v.prices else "; ".join(f"{region} on-demand {_money(od)}, spot {_money(spot)}"
+                                           for region, od, spot in v.prices)),
         f"  offered in: {', '.join(v.regions) if v.regions else 'not recorded'}",
     ]
-    return lines + ["sources:"] + _sources(azure.FILE, v.sources)
+    keys = [*v.sources, *([azure.PRICE_SOURCE] if v.prices else [])]
+    return lines + ["sources:"] + _sources(azure.FILE, keys)
 
 
 def _amd_gpu(name: str) -> list[str]:

@@ -15,10 +15,16 @@ from gpufleet.base.platforms.contract.policy import GpuPoolType, GpuShape, Idle,
 NODE_POOL = "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool"
 
 
+# The region whose price the rules quote (a node pool's inputs do not name its cluster's location): eastus, the region
+# most sizes are priced in (azure_vms.yaml `prices:`), as the EKS and GKE rules quote us-east-1 and us-central1.
+POLICY_PRICE_REGION = "eastus"
+
+
 def aks_shape(vm_size: str) -> Optional[GpuShape]:
-    """An Azure GPU VM size's shape from the catalog (None when unknown); its price where the catalog has one."""
+    """An Azure GPU VM size's shape from the catalog (None when unknown); its pay-as-you-go price in
+    POLICY_PRICE_REGION where the catalog has one."""
     vm = azure.vms().get(vm_size)
-    return None if vm is None else GpuShape(vm_size, vm.gpu, vm.gpus, vm.on_demand)
+    return None if vm is None else GpuShape(vm_size, vm.gpu, vm.gpus, vm.price("on-demand", POLICY_PRICE_REGION))
 
 
 def aks_is_gpu(vm_size: str) -> bool:

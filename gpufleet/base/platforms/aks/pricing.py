@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from gpufleet.base.catalog import azure
-from gpufleet.base.catalog.prices import PriceFact
+from gpufleet.base.catalog.prices import SNAPSHOT, PriceFact
 from gpufleet.base.platforms.contract.pricing import PricingTraits
-from gpufleet.base.spec.features.reservation import unpriced_in_catalog
+from gpufleet.base.spec.features.reservation import OWN_PRICES, unpriced_in_catalog
 
 
 class AksPricing(PricingTraits):
@@ -20,14 +20,20 @@ class AksPricing(PricingTraits):
         return spec.cluster.aks.location
 
     def node_price(self, pool: Any, gpus_per_node: int, region: Optional[str]) -> tuple[Optional[float], Optional[PriceFact]]:
-        """The VM size's price at the pool's capacity where gpufleet/base/catalog/azure_vms.yaml holds one (it says
-        why most are not read)."""
+        """The VM size's price at the pool's capacity in the cluster's location, from the undated Retail Prices
+        snapshot in gpufleet/base/catalog/azure_vms.yaml (`prices:`, which says why it has no date): no as-of date, so
+        the plan shows it "undated (snapshot)" and never flags it stale by age."""
         vm = azure.vms().get(pool.vm_size or "")
-        price = vm.price(pool.capacity) if vm is not None else None
+        price = vm.price(pool.capacity, region) if vm is not None else None
         if price is None:
             return None, None
-        return price, PriceFact(price, f"{vm.name} {pool.capacity}: {azure.source_text(vm.sources)}", azure.as_of(),
-                                "hand-entered", "")
+        source = f"{vm.name} {pool.capacity}, {region}: {azure.source_text([azure.PRICE_SOURCE])}"
+        return price, PriceFact(price, source, "", SNAPSHOT, region or "")
 
     def unpriced_reason(self, cap: Any) -> str:
-        return unpriced_in_catalog(cap)
+        why = OWN_PRICES.get((cap.reservation or {}).get("type") or cap.capacity_type)
+        if why:
+            return unpriced_in_catalog(cap)
+        return (f"pool {cap.pool}: no {cap.capacity_type} price for its VM size in the cluster's location "
+                "(gpufleet/base/catalog/azure_vms.yaml `prices:` holds an undated snapshot for nine US regions, no "
+                "Spot price for H100 sizes, none for ND H200 v5 and ND GB200 v6); declare pricePerNodeHour to price it")
