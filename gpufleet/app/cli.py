@@ -189,13 +189,25 @@ def cmd_catalog_show(args: argparse.Namespace) -> int:
 def cmd_catalog_refresh(args: argparse.Namespace) -> int:
     from gpufleet.base.catalog import refresh
 
-    if not args.aws and not args.gcp:
-        print("gpufleet: catalog refresh needs --aws REGION[,REGION] and/or --gcp PROJECT[:REGION,...]", file=sys.stderr)
+    if not args.aws and not args.gcp and not args.azure:
+        print("gpufleet: catalog refresh needs --aws REGION[,REGION], --gcp PROJECT[:REGION,...] and/or --azure "
+              "REGION[,REGION]", file=sys.stderr)
         return EXIT_INVALID
     aws_regions = [r for r in (args.aws or "").split(",") if r]
+    azure_regions = [r for r in (args.azure or "").split(",") if r]
+    import re
+
+    from gpufleet.base.spec.checks.stack_keys import PROVIDER_KEYS
+
+    shape = re.compile(PROVIDER_KEYS["azure:location"].pattern)  # the location names a stack's azure:location takes
+    bad = [r for r in azure_regions if not shape.fullmatch(r)]
+    if bad:
+        print(f"gpufleet: catalog refresh --azure: {bad[0][:60]!r} is not an Azure region name (lower-case letters and "
+              "digits, as `az account list-locations` prints them: eastus, westeurope)", file=sys.stderr)
+        return EXIT_INVALID
     directory = Path(args.output) if args.output else refresh.CATALOG_DIR
     try:
-        result = refresh.build(aws_regions, refresh.parse_gcp(args.gcp or ""), base=directory)
+        result = refresh.build(aws_regions, refresh.parse_gcp(args.gcp or ""), base=directory, azure_regions=azure_regions)
     except refresh.MissingSdk as exc:
         print(f"gpufleet: {exc}", file=sys.stderr)
         return EXIT_INVALID
@@ -345,10 +357,11 @@ def parser() -> argparse.ArgumentParser:
     show = catalog_sub.add_parser("show", help="print catalog facts with their sources (an instance/machine type or GPU)")
     show.add_argument("name", nargs="?", help="EC2 instance type, GCP machine type or GPU model; none: an overview")
     show.set_defaults(func=cmd_catalog_show)
-    ref = catalog_sub.add_parser("refresh", help="read offerings, machine facts and prices from the AWS/GCP APIs and merge them into the catalog "
-                                   "(needs credentials and the catalog extra)")
+    ref = catalog_sub.add_parser("refresh", help="read offerings, machine facts and prices from the AWS/GCP/Azure APIs and merge them into the "
+                                   "catalog (AWS and GCP need credentials and the catalog extra; Azure's Retail Prices API needs neither)")
     ref.add_argument("--aws", help="AWS regions, comma-separated (e.g. us-east-1,us-west-2)")
     ref.add_argument("--gcp", help="GCP PROJECT[:REGION,...], several separated by ';'")
+    ref.add_argument("--azure", help="Azure regions, comma-separated (e.g. eastus,westus3): GPU VM prices from the Retail Prices API")
     ref.add_argument("--output", help="directory of the generated catalog files to merge into (default: the installed catalog)")
     ref.add_argument("--check", action="store_true", help="compare without writing; exit 1 when the files drifted from the APIs")
     ref.set_defaults(func=cmd_catalog_refresh)

@@ -190,7 +190,7 @@ def test_refresh_writes_files(monkeypatch, capsys, tmp_path):
 
 def test_refresh_without_targets_exits_2(capsys):
     assert cli.main(["catalog", "refresh"]) == 2
-    assert "needs --aws REGION[,REGION] and/or --gcp PROJECT[:REGION,...]" in capsys.readouterr().err
+    assert "needs --aws REGION[,REGION], --gcp PROJECT[:REGION,...] and/or --azure REGION[,REGION]" in capsys.readouterr().err
 
 
 def test_plan_does_not_import_the_refresh_or_cloud_sdks():

@@ -18,6 +18,7 @@ from typing import Optional
 
 from gpufleet.base.catalog import _load
 from gpufleet.base.catalog import aws as aws_catalog
+from gpufleet.base.catalog import azure as azure_catalog
 from gpufleet.base.catalog import gcp as gcp_catalog
 
 API = "api"
@@ -27,7 +28,7 @@ SNAPSHOT = "snapshot"
 """Read from a third party's copy of a cloud's price API that carries no date (the Azure prices: azure_vms.yaml)."""
 # The region each hand-entered price file was typed for (its `sources:` say so).
 HAND_REGION = {"aws": "us-east-1", "gcp": "us-central1"}
-AWS_FILE, GCP_FILE = "aws_api.yaml", "gcp_api.yaml"
+AWS_FILE, GCP_FILE, AZURE_FILE = "aws_api.yaml", "gcp_api.yaml", "azure_api.yaml"
 COMPUTE_SERVICE = "services/6F81-5844-456A"  # Compute Engine's service id in the Cloud Billing Catalog
 
 STALE_AFTER_DAYS = 90
@@ -57,6 +58,24 @@ def _aws_rows(region: str) -> dict:
 
 def _gcp_region(region: str) -> dict:
     return (_load(GCP_FILE).get("regions") or {}).get(region) or {}
+
+
+def azure_vm_price(name: str, capacity: str, region: Optional[str]) -> Optional[PriceFact]:
+    """The price of one `name` VM at `capacity` (spot | anything else: pay-as-you-go) in `region`: read by
+    `gpufleet catalog refresh --azure` (azure_api.yaml, dated), else azure_vms.yaml's undated snapshot, else None."""
+    row = (((_load(AZURE_FILE).get("regions") or {}).get(region or "") or {}).get("vms") or {}).get(name) or {}
+    key = "spot" if capacity == "spot" else "on_demand"
+    as_of = str(row.get("as_of") or "")
+    if row.get(key) is not None and as_of:
+        meter = "Spot" if key == "spot" else "pay-as-you-go"
+        return PriceFact(float(row[key]), f"{name} {meter}, {region}, Linux: Azure Retail Prices API (read {as_of})",
+                         as_of, API, region or "")
+    vm = azure_catalog.vms().get(name)
+    value = vm.price(capacity, region) if vm is not None else None
+    if value is None:
+        return None
+    source = f"{name} {capacity}, {region}: {azure_catalog.source_text([azure_catalog.PRICE_SOURCE])}"
+    return PriceFact(value, source, "", SNAPSHOT, region or "")
 
 
 def aws_refreshed_regions() -> list[str]:

@@ -1,12 +1,15 @@
 """`gpufleet catalog refresh`: the way offerings and prices enter the catalog. It reads the clouds' own APIs
-(aws.py: boto3; gcp.py: google-cloud-compute / google-cloud-billing), merges what it read into the generated files
+(aws.py: boto3; gcp.py: google-cloud-compute / google-cloud-billing; azure.py: the public Azure Retail Prices API,
+no SDK and no credentials), merges what it read into the generated files
 (merge.py: per region, instance type and GCP region; what it did not read is kept), reports what changed and what
 could not be confirmed, and writes (or with --check, compares) the files.
 
 Generated files (each location with its provenance: API, region or zone, project, date):
 - aws_offerings.yaml, gcp_offerings.yaml: where types are offered (plans judge pools on them: offerings.py);
 - aws_api.yaml, gcp_api.yaml: the API facts (GPUs, network cards, EFA, prices, sale options). Plans price nodes with
-  their prices (prices.py), before the hand-entered figures. The hand-entered files keep what no API gives (MIG
+  their prices (prices.py), before the hand-entered figures.
+- azure_api.yaml: per region, the pay-as-you-go and Spot prices of the catalog's Azure GPU VM sizes, dated. AKS plans
+  price GPU pools with them before azure_vms.yaml's undated snapshot (gpufleet/base/platforms/aks/pricing.py). The hand-entered files keep what no API gives (MIG
   profiles, CUDA/driver table, operator matrix, GKE driver branches, whole-VM prices of accelerator-optimized GCE
   machines); differences between them and the APIs' GPU and network facts are reported, never silently applied.
 The cloud SDKs are checked once, before any call (`missing_sdks`). Plans never import this package
@@ -24,8 +27,10 @@ from typing import Any, Callable, Optional
 import yaml
 
 from gpufleet.base.catalog import aws as aws_catalog
+from gpufleet.base.catalog import azure as azure_catalog
 from gpufleet.base.catalog import gcp as gcp_catalog
 from gpufleet.base.catalog.refresh import aws as aws_refresh
+from gpufleet.base.catalog.refresh import azure as azure_refresh
 from gpufleet.base.catalog.refresh import gcp as gcp_refresh
 from gpufleet.base.catalog.refresh import merge as merging
 
@@ -37,6 +42,8 @@ NOTES = {
     "gcp_offerings.yaml": "# GPU machine and accelerator types per zone (zone names are the same for every project).\n",
     "aws_api.yaml": "# Per region: EC2 facts and prices of each instance type, each row with the date it was read. Plans price\n"
                     "# nodes with these before aws_instances.yaml's hand-entered us-east-1 figures (gpufleet/base/catalog/prices.py).\n",
+    "azure_api.yaml": "# Per region: Azure Retail Prices API pay-as-you-go and Spot prices (USD per VM-hour, Linux) of the\n"
+                      "# catalog's GPU VM sizes. AKS plans price GPU pools with these before azure_vms.yaml's undated snapshot.\n",
     "gcp_api.yaml": "# Per region: Cloud Billing per-GPU prices and sale options. Plans price N1 machines' attached GPUs with\n"
                     "# these (gpufleet/base/catalog/prices.py); whole-VM prices stay in gcp_machines.yaml.\n",
 }
@@ -156,12 +163,32 @@ def _gcp(targets: list[tuple[str, list[str]]], api_for: Callable[[str], dict], n
         result.files["gcp_api.yaml"] = {"schema_version": 1, "regions": dict(sorted(facts.items()))}
 
 
+def _azure(regions: list[str], get: Optional[Callable[[str], dict]], now: dt.datetime, sleep, result: Refresh) -> None:
+    date = now.date().isoformat()
+    facts = {}
+    sizes = list(azure_catalog.vms())
+    for region in regions:
+        try:
+            got = azure_refresh.collect(region, sizes, get, sleep=sleep)
+        except Exception as exc:  # noqa: BLE001 - any API failure is reported, never half-written
+            result.errors.append(f"azure {region}: {type(exc).__name__}: {exc}")
+            continue
+        facts[region] = {"provenance": {"apis": azure_refresh.API, "region": region, "date": date},
+                         "vms": {n: {**row, "as_of": date} for n, row in sorted(got["vms"].items())}}
+        result.read.setdefault("azure", []).append(region)
+        result.unconfirmed += [f"azure {region}: {u}" for u in got["unconfirmed"]]
+    if regions:
+        result.files["azure_api.yaml"] = {"schema_version": 1, "regions": facts}
+
+
 def build(aws_regions: list[str], gcp_targets: list[tuple[str, list[str]]], *, aws_api: Optional[Callable] = None,
           gcp_api: Optional[Callable] = None, now: Optional[dt.datetime] = None, sleep=None,
-          instance_types: Optional[list[str]] = None, base: Optional[Path] = None) -> Refresh:
-    """Collect from the APIs (real clients unless `aws_api`/`gcp_api` factories are given) and, with `base` (the
+          instance_types: Optional[list[str]] = None, base: Optional[Path] = None,
+          azure_regions: Optional[list[str]] = None, azure_api: Optional[Callable[[str], dict]] = None) -> Refresh:
+    """Collect from the APIs (real clients unless `aws_api`/`gcp_api`/`azure_api` are given) and, with `base` (the
     directory the files are written to), merge into what it holds. AWS asks about the catalog's instance types
-    unless `instance_types` names others. Raises MissingSdk before any call when a real client's SDK is missing."""
+    unless `instance_types` names others; Azure about the catalog's GPU VM sizes (`azure_api`: URL -> JSON page).
+    Raises MissingSdk before any call when a real client's SDK is missing (Azure needs none)."""
     missing = missing_sdks(bool(aws_regions) and aws_api is None, bool(gcp_targets) and gcp_api is None)
     if missing:
         clouds = [c for c, mods in SDKS.items() if set(mods) & set(missing)]
@@ -172,6 +199,7 @@ def build(aws_regions: list[str], gcp_targets: list[tuple[str, list[str]]], *, a
     result = Refresh()
     _aws(aws_regions, aws_api or aws_refresh.clients, now, sleep, result, instance_types)
     _gcp(gcp_targets, gcp_api or gcp_refresh.clients, now, sleep, result)
+    _azure(azure_regions or [], azure_api, now, sleep, result)
     if base is not None and not result.errors:
         result.files, result.summary, result.kept = merging.merge(result.files, result.read, base)
     return result

@@ -6,6 +6,7 @@ the files stays as it was (a region, a type or a zone not read this run is kept 
   replaced; types not asked about keep their recorded membership.
 - aws_api.yaml: per region and instance type, the row read replaces the old one (each row has its own `as_of`);
   a type the APIs did not describe keeps its old row.
+- azure_api.yaml: per region and VM size, the row read replaces the old one (each row has its own `as_of`).
 - gcp_offerings.yaml, gcp_api.yaml: a GCP region read replaces its zones and prices as a whole (the aggregated lists
   return every zone and machine type the project sees; the project is recorded beside them).
 """
@@ -62,6 +63,15 @@ def _aws_api(old: dict, new: dict) -> dict:
     return dict(sorted(out.items()))
 
 
+def _azure_api(old: dict, new: dict) -> dict:
+    out = copy.deepcopy(old)
+    for region, row in new.items():
+        vms = dict((out.get(region) or {}).get("vms") or {})
+        vms.update(row.get("vms") or {})
+        out[region] = {"provenance": row["provenance"], "vms": dict(sorted(vms.items()))}
+    return dict(sorted(out.items()))
+
+
 def _gcp_zones(old: dict, new: dict, regions: set[str]) -> dict:
     out = {z: row for z, row in old.items() if z.rsplit("-", 1)[0] not in regions}
     out.update(new)
@@ -84,6 +94,8 @@ def merge(files: dict[str, dict], read: dict[str, list[str]], directory: Path) -
             after = _aws_offerings(before, now)
         elif name == "aws_api.yaml":
             after = _aws_api(before, now)
+        elif name == "azure_api.yaml":
+            after = _azure_api(before, now)
         elif name == "gcp_offerings.yaml":
             after = _gcp_zones(before, now, set(read.get("gcp", [])))
         else:
@@ -91,7 +103,7 @@ def merge(files: dict[str, dict], read: dict[str, list[str]], directory: Path) -
         merged[name] = {**data, key: after}
     changes = summary(old_files, merged)
     kept = []
-    for cloud, name in (("aws", "aws_api.yaml"), ("gcp", "gcp_api.yaml")):
+    for cloud, name in (("aws", "aws_api.yaml"), ("gcp", "gcp_api.yaml"), ("azure", "azure_api.yaml")):
         if name in old_files:
             left = sorted(set((old_files[name].get("regions") or {})) - set(read.get(cloud, [])))
             if left:
@@ -147,6 +159,15 @@ def summary(old: dict[str, dict], new: dict[str, dict]) -> list[str]:
                 was = prev.get(name) or {}
                 for key, label in (("on_demand", "on-demand"), ("spot", "spot median")):
                     line = _moved(f"aws {region} {name} {label}", _price(was.get(key)), _price(facts.get(key)))
+                    if line:
+                        out.append(line)
+    if "azure_api.yaml" in new:
+        before = old.get("azure_api.yaml", {}).get("regions") or {}
+        for region, row in (new["azure_api.yaml"].get("regions") or {}).items():
+            prev = (before.get(region) or {}).get("vms") or {}
+            for name, facts in (row.get("vms") or {}).items():
+                for key, label in (("on_demand", "pay-as-you-go"), ("spot", "spot")):
+                    line = _moved(f"azure {region} {name} {label}", _price((prev.get(name) or {}).get(key)), _price(facts.get(key)))
                     if line:
                         out.append(line)
     if "gcp_offerings.yaml" in new:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from gpufleet.base.catalog import azure
-from gpufleet.base.catalog.prices import SNAPSHOT, PriceFact
+from gpufleet.base.catalog import prices
+from gpufleet.base.catalog.prices import PriceFact
 from gpufleet.base.platforms.contract.pricing import PricingTraits
 from gpufleet.base.spec.features.reservation import OWN_PRICES, unpriced_in_catalog
 
@@ -20,15 +20,11 @@ class AksPricing(PricingTraits):
         return spec.cluster.aks.location
 
     def node_price(self, pool: Any, gpus_per_node: int, region: Optional[str]) -> tuple[Optional[float], Optional[PriceFact]]:
-        """The VM size's price at the pool's capacity in the cluster's location, from the undated Retail Prices
-        snapshot in gpufleet/base/catalog/azure_vms.yaml (`prices:`, which says why it has no date): no as-of date, so
-        the plan shows it "undated (snapshot)" and never flags it stale by age."""
-        vm = azure.vms().get(pool.vm_size or "")
-        price = vm.price(pool.capacity, region) if vm is not None else None
-        if price is None:
-            return None, None
-        source = f"{vm.name} {pool.capacity}, {region}: {azure.source_text([azure.PRICE_SOURCE])}"
-        return price, PriceFact(price, source, "", SNAPSHOT, region or "")
+        """The VM size's price at the pool's capacity in the cluster's location: read by `gpufleet catalog refresh
+        --azure` (dated), else the undated Retail Prices snapshot in gpufleet/base/catalog/azure_vms.yaml (`prices:`,
+        which says why it has no date; the plan shows it "undated (snapshot)" and never flags it stale by age)."""
+        fact = prices.azure_vm_price(pool.vm_size or "", pool.capacity, region)
+        return (None, None) if fact is None else (fact.value, fact)
 
     def unpriced_reason(self, cap: Any) -> str:
         why = OWN_PRICES.get((cap.reservation or {}).get("type") or cap.capacity_type)
