@@ -52,6 +52,9 @@ class AksNodePoolArgs:
     """The cluster's zones, when the pool names none."""
     kubernetes_version: Optional[str] = None
     """The pool's Kubernetes minor (orchestrator version); default: the control plane's."""
+    waits_for: tuple[pulumi.Resource, ...] = ()
+    """Resources the node pool is created after (an InfiniBand pool: the subscription's InfiniBand feature); default:
+    none."""
 
 
 class AksNodePool(pulumi.ComponentResource):
@@ -95,6 +98,6 @@ class AksNodePool(pulumi.ComponentResource):
             upgrade_settings=None if spot else azure.containerservice.KubernetesClusterNodePoolUpgradeSettingsArgs(
                 max_surge="1"),
             # The cluster autoscaler owns the pool's size: node_count is its size at creation only.
-            opts=pulumi.ResourceOptions(parent=self, ignore_changes=["nodeCount"]),
+            opts=pulumi.ResourceOptions(parent=self, ignore_changes=["nodeCount"], depends_on=list(args.waits_for)),
         )
         self.register_outputs({"nodePoolId": self.node_pool.id})

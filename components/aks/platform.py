@@ -17,6 +17,7 @@ from gpufleet.base.catalog import azure as azure_catalog
 from gpufleet.base.node_labels import node_taints
 from gpufleet.base.spec import NodePoolSpec
 from gpufleet.components.aks.cluster import AksCluster, AksClusterArgs
+from gpufleet.components.aks.infiniband_feature import AksInfinibandFeature
 from gpufleet.components.aks.network import AksNetwork, AksNetworkArgs
 from gpufleet.components.aks.node_pool import AksNodePool, AksNodePoolArgs
 from gpufleet.components.aks.storage import AksStorage, AksStorageArgs
@@ -34,12 +35,17 @@ class AksPlatform(Platform):
                            network=network.ref, protection=spec.cluster.protection),
             opts=opts,
         )
+        feature: tuple[pulumi.Resource, ...] = ()
+        if aks.infiniband_feature == "register" and any(p.rdma for p in spec.node_pools):
+            # An InfiniBand pool's nodes land on one InfiniBand network only once the feature is registered.
+            feature = (AksInfinibandFeature(f"{name}-infiniband-feature", opts=opts).registration,)
         pools = [
             AksNodePool(
                 f"{name}-pool-{pool.name}",
                 AksNodePoolArgs(pool=pool, vm=azure_catalog.vm(pool.vm_size), cluster_id=control_plane.cluster.id,
                                 subnet_id=network.ref.subnet_id, install_driver=aks.gpu_driver == "aks",
-                                default_zones=tuple(aks.zones), kubernetes_version=spec.cluster.kubernetes_version),
+                                default_zones=tuple(aks.zones), kubernetes_version=spec.cluster.kubernetes_version,
+                                waits_for=feature if pool.rdma else ()),
                 opts=opts,
             )
             for pool in spec.node_pools

@@ -30,6 +30,21 @@ class AksScheduling(SchedulingTraits):
                                "Grid (gpufleet/base/catalog/azure_vms.yaml nv_a10)", vm.name))
         return out
 
+    def compat_warnings(self, stack: str, spec: Any) -> list:
+        """InfiniBand pools with `cluster.aks.infinibandFeature: manual`: the subscription feature the AKS InfiniBand
+        guides register first (Azure/aks-rdma-infiniband getting-started/02-prerequisites.md @700dabb4), with the
+        commands; gpufleet cannot see a subscription's features from a plan."""
+        rdma = [p.name for p in spec.node_pools if p.rdma]
+        if not rdma or spec.cluster.aks.infiniband_feature != "manual":
+            return []
+        return [Problem(stack, f"{NS}:cluster.aks.infinibandFeature", f"InfiniBand pools ({', '.join(rdma)}): register "
+                        "the subscription's AKSInfinibandSupport feature once before `pulumi up`, so their nodes land "
+                        "on one InfiniBand network: `az feature register --namespace Microsoft.ContainerService --name "
+                        "AKSInfinibandSupport`, then wait until `az feature show --namespace Microsoft.ContainerService "
+                        "--name AKSInfinibandSupport --query properties.state` says Registered and run `az provider "
+                        "register --namespace Microsoft.ContainerService`; or set cluster.aks.infinibandFeature: register "
+                        "to let the stack declare it (docs/aks.md, \"InfiniBand\")")]
+
     # No serving gateway class yet (gateway_classes: none, so gpufleet:serving is refused on AKS); the Service below is
     # what Envoy Gateway gets once one is declared.
 

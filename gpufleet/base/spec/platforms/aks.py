@@ -151,6 +151,13 @@ class AksSpec(Model):
     docs/aks.md."""
     zones: list[ZONE] = []
     """Availability zones of the system pool and the default zones of GPU pools; default: none (regional)."""
+    infiniband_feature: Literal["manual", "register"] = "manual"
+    """The subscription's `Microsoft.ContainerService/AKSInfinibandSupport` feature, which the AKS InfiniBand guides
+    register so an InfiniBand pool's nodes land on one InfiniBand network (Azure/aks-rdma-infiniband
+    getting-started/02-prerequisites.md @700dabb4). manual (default): you register it once per subscription (`az feature
+    register ...`; the plan's warning gives the commands). register: the stack declares it (a subscription-wide
+    feature registration, kept when the stack is destroyed): only where the subscription has not registered it yet.
+    docs/aks.md, "InfiniBand"."""
 
     _check_ranges = field_validator("authorized_ip_ranges")(classmethod(lambda cls, v: [_cidr(c) for c in v]))
 
