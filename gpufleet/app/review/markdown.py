@@ -46,6 +46,9 @@ def headline(review: Review) -> list[str]:
     title = "pulumi preview" if review.source == "pulumi preview" else "gpufleet review"
     lines = [review.marker, f"### {title}: {code(review.stack)}", "",
              f"From {review.source}: {what}."]
+    if review.refused:
+        lines.append(f":x: **{len(review.refused)} version move(s) the cloud refuses: will fail at `pulumi up`** "
+                     "(after the cluster has started changing): see below.")
     if review.blocking:
         lines.append(f":x: **{len(review.blocking)} mandatory policy violation(s): this change cannot be deployed.**")
     else:
@@ -65,6 +68,19 @@ def headline(review: Review) -> list[str]:
         lines.append(f":warning: **{len(review.config)} change(s) to the stack file outside `gpufleet:`** (provider "
                      "keys, secret values, secrets settings): see below.")
     return lines + [f"> {text(n, _CELL)}" for n in review.notes]
+
+
+def refused(review: Review) -> list[str]:
+    """Version moves the platform refuses (review/moves.py): first, never cut."""
+    if not review.refused:
+        return []
+    out = ["", "#### :x: Will fail at `pulumi up`", "",
+           "The cloud refuses these Kubernetes version moves; `pulumi up` would stop partway, after the cluster has "
+           "started changing.", ""]
+    for m in review.refused:
+        out.append(f"- **{text(m.part)} {code(m.name)}** ({code(m.stack_key)}): {text(m.before)} → {text(m.after)} "
+                   f"{text(m.why)}. **Instead:** {text(m.instead, _CELL)}. Source: {text(m.source, _CELL)}")
+    return out
 
 
 def stack_file(review: Review) -> list[str]:
@@ -296,7 +312,7 @@ def render(review: Review, limit: int = LIMIT) -> str:
 
     Only the change list (already folded in `<details>`) is shortened to fit.
     """
-    before = headline(review) + stack_file(review) + disruptive(review) + warnings(review) + policies(review) + capacity(review) + cost(review) + versions(review)
+    before = headline(review) + refused(review) + stack_file(review) + disruptive(review) + warnings(review) + policies(review) + capacity(review) + cost(review) + versions(review)
     fixed = len("\n".join(before)) + 2
     rows = len(review.changes)
     if fixed + len("\n".join(changes(review))) > limit:

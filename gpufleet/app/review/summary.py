@@ -13,6 +13,7 @@ from gpufleet.app.review.deltas import (
     CostDelta, PoolDelta, VersionChange, capacity_deltas, cost_delta, is_version_policy, version_changes,
 )
 from gpufleet.app.review.diff import ResourceChange, ReviewInputError, diff_resources
+from gpufleet.app.review.moves import RefusedMove, refused_moves
 
 MARKER = "<!-- gpufleet-review:{stack} -->"
 PREVIEW_MARKER = "<!-- gpufleet-review:{stack}:preview -->"
@@ -129,6 +130,9 @@ class Review:
     """Changes to the stack file outside `gpufleet:` (review/config.py): findings a reviewer must see."""
     config_note: Optional[str] = None
     """Why those were not compared (a plan without the record, a preview), or None."""
+    refused: list[RefusedMove] = field(default_factory=list)
+    """Kubernetes version moves the platform refuses (review/moves.py): `pulumi up` would fail partway, so the review
+    fails (exit 1) and lists them first."""
 
     @property
     def marker(self) -> str:
@@ -156,6 +160,11 @@ class Review:
         return bool(self.blocking)
 
     @property
+    def fails(self) -> bool:
+        """The change cannot deploy: a mandatory violation, or a version move the cloud refuses (exit code 1)."""
+        return bool(self.blocking or self.refused)
+
+    @property
     def alignment(self) -> list[PolicyVerdict]:
         """Head findings of version policies: empty means versions are still aligned."""
         return [v for v in self.verdicts if v.status != "resolved" and is_version_policy(v.policy)]
@@ -172,6 +181,7 @@ class Review:
             "source": self.source,
             "marker": self.marker,
             "counts": self.counts(),
+            "refusedMoves": [m.to_json() for m in self.refused],
             "disruptive": [c.urn for c in self.disruptive],
             "dataLoss": [c.urn for c in self.disruptive if c.data_loss],
             "disruptiveCapacity": [{"pool": p.pool, "reason": p.capacity_disruption} for p in self.capacity_disruptions],
@@ -239,6 +249,7 @@ def review_plans(base: dict, head: dict) -> Review:
         config=config,
         config_note=config_note,
         changes=diff_resources(base.get("resources") or [], head.get("resources") or []),
+        refused=refused_moves(base.get("resources") or [], head.get("resources") or []),
         verdicts=_verdicts(base.get("violations") or [], head.get("violations") or []),
         versions=version_changes(base.get("resources") or [], head.get("resources") or []),
         capacity=capacity_deltas(base.get("capacity") or [], head.get("capacity") or []),

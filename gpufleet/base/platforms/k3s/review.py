@@ -8,12 +8,15 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
-from gpufleet.base.platforms.contract.review import ReplaceTable, ReviewTraits
+from gpufleet.base.platforms.contract.review import ReplaceTable, ReviewTraits, VersionedPart
+from gpufleet.base.platforms.contract.versions import CONTROL_PLANE, NODE_POOL
 
 _K3S_SERVER = re.compile(r"INSTALL_K3S_EXEC=['\"]?server\b")
 _K3S_VERSION = re.compile(r"INSTALL_K3S_VERSION='?(v[0-9][^' ]*)")
 _COMMANDS = ("command:remote:Command", "command:local:Command")
 
+_KEY = "cluster.kubernetesVersion"
+"""The stack key that sets every version these parts run (gpufleet:cluster.kubernetesVersion)."""
 
 class K3sReview(ReviewTraits):
     replace_tables = {
@@ -47,6 +50,18 @@ class K3sReview(ReviewTraits):
             return (f"the k3s datastore on {host or 'the server'} (etcd member or SQLite, local etcd snapshots): the uninstall "
                     "script removes it")
         return None
+
+    def kubernetes_parts(self, type_: str, inputs: dict) -> list[VersionedPart]:
+        """A server install is the control plane, an agent install a node pool's host, at the k3s release its script
+        installs (INSTALL_K3S_VERSION)."""
+        if type_ != "command:remote:Command":
+            return []
+        script = str(inputs.get("create") or "")
+        m = _K3S_VERSION.search(script)
+        if not m:
+            return []
+        role = CONTROL_PLANE if _K3S_SERVER.search(script) else NODE_POOL
+        return [VersionedPart(role, "", m.group(1), _KEY)]
 
     def versions(self, type_: str, inputs: dict) -> list[tuple[str, Any]]:
         if type_ not in _COMMANDS:
