@@ -60,6 +60,9 @@ def headline(review: Review) -> list[str]:
         if loss:
             lines.append(f":rotating_light: **{len(loss)} of them may lose data**: "
                          + ", ".join(code(c.name) for c in loss) + ".")
+    if review.hidden:
+        lines.append(f":eyes: **{len(review.hidden)} resource(s) change inside secret inputs** (what a preview shows "
+                     "as `[secret]`): see below.")
     if review.capacity_disruptions:
         lines.append(f":warning: **{len(review.capacity_disruptions)} pool(s) change capacity source disruptively** "
                      "(a reservation dropped, a switch to flex-start / queued, a pool moved off DRA or a broken NVLink "
@@ -80,6 +83,18 @@ def refused(review: Review) -> list[str]:
     for m in review.refused:
         out.append(f"- **{text(m.part)} {code(m.name)}** ({code(m.stack_key)}): {text(m.before)} → {text(m.after)} "
                    f"{text(m.why)}. **Instead:** {text(m.instead, _CELL)}. Source: {text(m.source, _CELL)}")
+    return out
+
+
+def hidden(review: Review) -> list[str]:
+    """Changes inside secret inputs, named by key (plan digests, app/plan/secret_digests.py): never cut."""
+    if not review.hidden:
+        return []
+    out = ["", "#### :eyes: Changes inside secret inputs", "",
+           "A preview shows these inputs as `[secret]`; the plans' digests say which of their keys changed.", ""]
+    for c in review.hidden:
+        what = ", ".join(text(h) for h in c.hidden)
+        out.append(f"- {code(c.name)} ({code(c.type)}, in {text(c.group)}): {what} changed")
     return out
 
 
@@ -312,7 +327,7 @@ def render(review: Review, limit: int = LIMIT) -> str:
 
     Only the change list (already folded in `<details>`) is shortened to fit.
     """
-    before = headline(review) + refused(review) + stack_file(review) + disruptive(review) + warnings(review) + policies(review) + capacity(review) + cost(review) + versions(review)
+    before = headline(review) + refused(review) + hidden(review) + stack_file(review) + disruptive(review) + warnings(review) + policies(review) + capacity(review) + cost(review) + versions(review)
     fixed = len("\n".join(before)) + 2
     rows = len(review.changes)
     if fixed + len("\n".join(changes(review))) > limit:

@@ -145,6 +145,11 @@ class Review:
                       key=lambda c: (not c.data_loss, not c.unprotects, c.op != "replace", c.group, c.name))
 
     @property
+    def hidden(self) -> list[ResourceChange]:
+        """Changes inside secret inputs (a k3s host's configuration), named by their keys."""
+        return [c for c in self.changes if c.hidden]
+
+    @property
     def capacity_disruptions(self) -> list[PoolDelta]:
         """Pools whose capacity changes disruptively (a reservation dropped, a switch to flex-start/queued, moved off
         DRA, a broken NVLink domain)."""

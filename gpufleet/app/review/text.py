@@ -34,6 +34,10 @@ def render(review: Review) -> str:
         out += ["", "plan warnings:"] + [f"  {'(new) ' if w.new else ''}{clean(w.path)}: {clean(w.message)}"
                                          for w in review.warnings]
 
+    if review.hidden:
+        out += ["", "changes inside secret inputs (a preview shows [secret]):"]
+        out += [f"  ~ {ch.name} ({ch.type}): {clean(', '.join(ch.hidden))} changed" for ch in review.hidden]
+
     if review.config or review.config_note:
         out += ["", "stack file outside gpufleet: (where requests go, which keys decrypt secrets):"]
         out += [f"  ! {clean(c.finding)}" for c in review.config]

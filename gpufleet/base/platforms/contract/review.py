@@ -56,6 +56,11 @@ class ReviewTraits:
     """Type token -> what replacing or deleting such a resource means ("node pool", "cluster", "file system"): the
     review lists those changes as disruptive. Default: none."""
 
+    hidden_names: Mapping[str, Mapping[str, str]] = {}
+    """Type token -> {"<secret input>.<key>": what a reviewer calls it} for the keys of its providers' secret inputs
+    (`stdin.node-label` -> "node labels"): the review names a key whose digest changed (the plan's `secretDigests`)
+    with it. A key not listed is named by its path. Default: none."""
+
     stateful: Mapping[str, str] = {}
     """Type token -> the data such a resource holds, which a delete or replacement can lose (listed first). Default:
     none."""

@@ -43,6 +43,21 @@ class K3sReview(ReviewTraits):
 
     disruptive_kinds = {"command:remote:Command": "host install (k3s server/agent)"}
 
+    # The install command's secret inputs (components/k3s/cluster.py): `stdin` is the host's k3s config.yaml (keys are
+    # `k3s server`/`k3s agent` flags, docs.k3s.io/installation/configuration) then registries.yaml (`mirrors`,
+    # `configs`, docs.k3s.io/installation/private-registry); `connection` is pulumi-command's ConnectionArgs.
+    hidden_names = {"command:remote:Command": {
+        "stdin.node-label": "node labels", "stdin.node-taint": "node taints", "stdin.node-name": "node name",
+        "stdin.server": "the server it joins", "stdin.token": "join token", "stdin.tls-san": "API certificate names",
+        "stdin.disable": "disabled k3s components", "stdin.cluster-init": "embedded etcd bootstrap",
+        "stdin.write-kubeconfig-mode": "kubeconfig file mode", "stdin.default-local-storage-path": "local volume path",
+        "stdin.etcd-s3-access-key": "etcd snapshot bucket credentials",
+        "stdin.etcd-s3-secret-key": "etcd snapshot bucket credentials",
+        "stdin.mirrors": "registry mirror", "stdin.configs": "registry credentials",
+        "connection.host": "SSH address", "connection.port": "SSH port", "connection.user": "SSH user",
+        "connection.privateKey": "SSH key",
+    }}
+
     def data_held(self, type_: str, inputs: dict) -> Optional[str]:
         """A k3s server install holds the cluster's datastore, which the uninstall script removes."""
         if type_ == "command:remote:Command" and _K3S_SERVER.search(str(inputs.get("create") or "")):
