@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 
 from gpufleet.app.cli import EXIT_OK, EXIT_POLICY, main
+from gpufleet.app.plan.render import to_json
+from tests.helpers import planned
 from tests.review_plans import dev_plan, eks_plan
 
 CLUSTER = "aws:eks/cluster:Cluster"
@@ -73,7 +75,8 @@ def test_a_k3s_server_downgrade_in_the_real_program_is_refused(capsys, tmp_path)
     def to_135(c):
         c["gpufleet:cluster"]["kubernetesVersion"] = "1.35"
 
-    code, out, _ = diff(capsys, tmp_path, dev_plan(), dev_plan(to_135), "--format", "text")
+    code, out, _ = diff(capsys, tmp_path, to_json(planned("dev", policies=True)), dev_plan(to_135),
+                          "--format", "text")
     assert code == EXIT_POLICY
     refused = [line for line in out.splitlines() if line.startswith("  x ")]
     assert len(refused) == 1

@@ -9,6 +9,8 @@ import pytest
 
 from gpufleet.app.plan.secret_digests import at, digest, secret_digests, split
 from gpufleet.app.review import render, review_plans
+from gpufleet.app.plan.render import to_json
+from tests.helpers import planned
 from tests.review_plans import DEV_CHANGES, dev_plan
 
 
@@ -32,7 +34,7 @@ def test_secret_paths_are_read_where_the_mocks_recorded_them():
 
 @pytest.fixture(scope="module")
 def plans():
-    return dev_plan(), dev_plan(DEV_CHANGES["gpu"])
+    return to_json(planned("dev", policies=True)), dev_plan(DEV_CHANGES["gpu"])  # the base plan is shared
 
 
 def test_the_plan_carries_an_agents_config_keys_and_never_a_value(plans):

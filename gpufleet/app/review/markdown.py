@@ -128,11 +128,23 @@ def policies(review: Review) -> list[str]:
         out += table(["level", "policy", "resource", "finding", "rule", "status", "how to fix or exempt"],
                      [[f"**{text(v.level)}**" if v.level == "mandatory" else text(v.level), code(v.policy),
                        code(v.resource), text(v.finding, _CELL), text(v.rule, _CELL),
-                       text(_STATUS.get(v.status, v.status)), v.FIX.format(code(v.exemption))] for v in current])
+                       text(_STATUS.get(v.status, v.status)), _fix(v)] for v in current])
     if resolved:
         out += ["", "Resolved by this change: "
                 + ", ".join(f"{code(v.policy)} on {code(v.resource)}" for v in resolved) + "."]
     return out
+
+
+def _fix(v) -> str:
+    """The exact stack change or exemption for a gpufleet pool's finding (its stack key in code), else the rule's
+    exemption label."""
+    if v.stack_fix:
+        parts = v.stack_fix.split("`")
+        def words(p: str) -> str:  # text() trims: keep the spaces around the code spans
+            core = p.strip()
+            return p[:len(p) - len(p.lstrip())] + (text(core) if core else "") + p[len(p.rstrip()):]
+        return "".join(code(p) if i % 2 else words(p) for i, p in enumerate(parts))
+    return v.FIX.format(code(v.exemption))
 
 
 def reason_text(c: ResourceChange, code=code, text=text) -> str:

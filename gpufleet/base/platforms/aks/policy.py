@@ -18,7 +18,7 @@ NODE_POOL = "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterN
 def aks_shape(vm_size: str) -> Optional[GpuShape]:
     """An Azure GPU VM size's shape from the catalog (None when unknown); its price where the catalog has one."""
     vm = azure.vms().get(vm_size)
-    return None if vm is None else GpuShape(vm_size, vm.gpu, vm.gpus, vm.on_demand)
+    return None if vm is None else GpuShape(vm_size, vm.gpu, vm.gpus, vm.on_demand, spot_price_hour=vm.spot)
 
 
 def aks_is_gpu(vm_size: str) -> bool:
