@@ -43,6 +43,11 @@ POLICIES = [
 ]
 
 
+# Policy name -> (the pool's stack key a finding is fixed with, the value that fixes it), for the rules that have one
+# (gpufleet diff writes `gpufleet:nodePools[<i>].<key>: <value>` beside the pool's exemption).
+STACK_FIXES = {gpu_pool_scale_to_zero.NAME: gpu_pool_scale_to_zero.STACK_FIX}
+
+
 def build() -> None:
     """Serve the pack as `PolicyPack(...)` would (the CLI reads the port from the first stdout line),
     with the servicer that converts each resource once (policies/servicer.py)."""

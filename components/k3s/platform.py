@@ -47,7 +47,8 @@ class K3sPlatform(Platform):
             ),
             opts=opts,
         )
-        pools = [K3sNodePool(f"{name}-pool-{pool.name}", K3sNodePoolArgs(pool, control_plane.join), opts=opts)
+        pools = [K3sNodePool(f"{name}-pool-{pool.name}",
+                             K3sNodePoolArgs(pool, control_plane.join, provider=control_plane.provider), opts=opts)
                  for pool in spec.node_pools]
         access = dataclasses.replace(control_plane.access, ready=[*control_plane.access.ready, *pools])
         return PlatformBuild(control_plane=control_plane, access=access, node_pools=pools)

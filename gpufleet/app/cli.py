@@ -158,7 +158,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         print(f"gpufleet: {exc}", file=sys.stderr)
         return EXIT_INVALID
     _emit(render(review, args.format), args.output)
-    return EXIT_POLICY if review.has_mandatory else EXIT_OK
+    return EXIT_POLICY if review.fails else EXIT_OK
 
 
 def cmd_report(args: argparse.Namespace) -> int:

@@ -30,16 +30,22 @@ from gpufleet.base.catalog import dra as dra_facts
 from gpufleet.policies import inputs as I
 
 NAME = "gpu-pool-scale-to-zero"
+# The stack key a finding on a gpufleet pool is fixed with, and the value that fixes it (the review writes
+# `gpufleet:nodePools[<i>].minNodes: 0` beside the pool's exemption).
+STACK_FIX = ("minNodes", "0")
 TEMPLATE = labels.CA_TEMPLATE_PREFIX.rstrip("/")
 ASG_TAG = "aws:autoscaling/tag:Tag"
 
 
 def _idle(pool: I.Pool, minimum: float, zones: int = 1) -> str:
+    """The idle cost at the pool's own capacity type: a spot pool's idle nodes at the spot price (issue 50)."""
     nodes = minimum * zones
-    price = pool.shape.price_hour if pool.shape else None
+    spot = pool.spot()
+    price, how = pool.shape.price_for(spot) if pool.shape else (None, "")
     if price is None:
-        return f"{nodes:g} idle node(s) of {', '.join(pool.instance_types) or 'an unpriced shape'} (no catalog price)"
-    return f"{nodes:g} idle node(s) cost {I.money(nodes * price)} ({I.money(price)} each, catalog on-demand estimate)"
+        kind = "spot " if spot else ""
+        return f"{nodes:g} idle node(s) of {', '.join(pool.instance_types) or 'an unpriced shape'} (no catalog {kind}price)"
+    return f"{nodes:g} idle node(s) cost {I.money(nodes * price)} ({I.money(price)} each, {how})"
 
 
 def _asg_tag_keys(resources: list) -> dict[str, set[str]]:

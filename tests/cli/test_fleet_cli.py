@@ -198,3 +198,37 @@ def test_list_prints_the_selection_in_run_order_without_the_engine(tmp_path, cap
                         lambda project, ref: ["stacks/Pulumi.net.yaml"])
     code, out, err = run(capsys, "preview", "--changed-since", "main", "--list", "--project-dir", str(p))
     assert (code, out) == (0, "net  (stacks/Pulumi.net.yaml)\napp  (depends on net)\n")
+
+
+class DeployedAt:
+    """A stand-in for the Automation API runner: the stack's outputs as its last `up` left them, and an engine that
+    must never start."""
+
+    def __init__(self, outputs: dict):
+        self.outputs = outputs
+
+    def __call__(self, *a, **k):
+        return self
+
+    def deployed_outputs(self, stack: str) -> dict:
+        return self.outputs
+
+    def run_one(self, stack: str):
+        pytest.fail("the engine was started")
+
+
+@pytest.mark.parametrize("operation", ["preview", "up"])
+def test_a_version_move_the_cloud_refuses_stops_the_run_before_the_engine(tmp_path, capsys, monkeypatch, operation):
+    dev = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text()
+    assert 'kubernetesVersion: "1.36"' in dev
+    p = project(tmp_path, {"dev": dev.replace('kubernetesVersion: "1.36"', 'kubernetesVersion: "1.35"')})
+    monkeypatch.setattr(automation, "AutomationRunner", DeployedAt({"platform": "k3s", "kubernetesVersion": "1.36"}))
+    monkeypatch.setattr("gpufleet.app.fleet.command.schedule.run", lambda *a, **k: pytest.fail("the engine was started"))
+    yes = ["--yes"] if operation == "up" else []
+    code, out, err = run(capsys, operation, "dev", *yes, "--project-dir", str(p))
+    assert (code, out) == (2, "")
+    lines = err.splitlines()
+    assert lines[0] == f"gpufleet: a Kubernetes version move the cloud refuses, nothing was run ({operation}):"
+    assert lines[1].startswith("  - stack 'dev': will fail at `pulumi up`: control plane dev-k3s-server-cp-1: 1.36 → 1.35 "
+                               "is a downgrade, which k3s refuses; instead: keep cluster.kubernetesVersion: \"1.36\"")
+    assert len(lines) == 2

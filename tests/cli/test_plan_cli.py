@@ -29,7 +29,9 @@ def test_every_stack_plans_in_every_format(stack, fmt, capsys):
         assert doc["stack"] == stack
         assert set(doc["cost"]) >= {"hourlyMin", "hourlyMax", "currency"}
         for r in doc["resources"]:
-            assert set(r) == {"urn", "type", "name", "parent", "inputs", "options"}
+            # secretDigests: only where an input is secret (its keys and digests, never a value: secret_digests.py)
+            assert set(r) - {"secretDigests"} == {"urn", "type", "name", "parent", "inputs", "options"}
+            assert set(r.get("secretDigests", {})) <= set(r["inputs"])
             assert set(r["options"]) == {
                 "protect", "retainOnDelete", "ignoreChanges", "replaceOnChanges", "deleteBeforeReplace", "dependsOn",
             }

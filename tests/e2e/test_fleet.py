@@ -156,6 +156,7 @@ def test_up_stops_after_a_failure_and_reports_what_changed(fleet):
     again, doc = run_fleet(project, stacks, "preview", "dev", "--refresh")
     assert again.returncode == 0, again.stdout + again.stderr
     assert doc["stacks"][0]["changes"] == {} and doc["changed"] == []
+    stacks["dev"].stack.preview(expect_no_changes=True, color="never")  # issue 50: the engine's own no-change check
 
 
 def test_a_stack_another_update_holds_is_refused_with_the_holder_named(fleet):

@@ -49,6 +49,15 @@ def test_message_names_idle_cost_from_catalog(eks_stack):
     assert "minSize is 2, not 0: 2 idle node(s) cost $110.08/h ($55.04/h each" in message
 
 
+def test_a_spot_pools_idle_cost_is_at_the_spot_price(eks_stack):
+    """Issue 50: the cost a finding names is at the pool's own capacity type (p5.48xlarge: on-demand 55.04, spot
+    30.0 in aws_instances.yaml)."""
+    spot = with_(with_(NODE_GROUP_IN, "scalingConfig.minSize", 2.0), "capacityType", "SPOT")
+    eks_stack["h100"] = res(I.EKS_NODE_GROUP, "h100", spot)
+    (message,) = messages(list(eks_stack.values()), P)
+    assert "minSize is 2, not 0: 2 idle node(s) cost $60.00/h ($30.00/h each, catalog spot estimate)" in message
+
+
 def test_non_gpu_node_group_is_not_judged(eks_stack):
     eks_stack["cpu"] = res(I.EKS_NODE_GROUP, "cpu", {**NODE_GROUP_IN, "instanceTypes": ["m7i.large"], "amiType": "AL2023_x86_64_STANDARD", "scalingConfig": {"minSize": 2.0}})
     assert run(eks_stack) == set()

@@ -89,6 +89,15 @@ class AutomationRunner:
             return {}
         return dict(last[0].resource_changes or {}) if last and last[0].kind == "update" else {}
 
+    def deployed_outputs(self, stack: str) -> dict[str, Any]:
+        """The stack's outputs as its last `up` left them (`pulumi stack output`, through the Automation API), plain
+        values; {} for a stack never deployed or not in the backend (the run reports that itself)."""
+        try:
+            outputs = self.auto.Stack.select(stack, self.workspace).outputs()
+        except (self.auto.errors.StackNotFoundError, self.auto.errors.CommandError):
+            return {}
+        return {k: getattr(v, "value", v) for k, v in (outputs or {}).items()}
+
     def __call__(self, stack: str) -> StackOutcome:
         auto = self.auto
         out = StackOutcome(stack)

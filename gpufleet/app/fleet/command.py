@@ -3,7 +3,8 @@
 
 Exit codes: 0 every stack succeeded (a preview: without a mandatory verdict); 1 a stack failed, was locked or did
 not start; 2 bad input (message on stderr naming the stack or flag, the value and what is allowed), or, for `up`, a
-stack whose offline plan fails (invalid, or a mandatory violation): then the engine is never started.
+stack whose offline plan fails (invalid, or a mandatory violation), or, for both, a Kubernetes version move the cloud
+refuses between a stack's deployed outputs and its plan (review/moves.py): then no stack's operation is started.
 """
 
 from __future__ import annotations
@@ -57,18 +58,35 @@ def select(args: argparse.Namespace, stacks: dict[str, FleetStack], project: Pat
     return order.order(stacks, names), {n: reasons[n] for n in names if n in reasons}
 
 
-def plan_gate(stacks: dict[str, FleetStack], names: list[str], jobs: int) -> list[str]:
-    """Why each stack whose offline plan fails must not be updated (empty: all plan cleanly)."""
+def plan_gate(stacks: dict[str, FleetStack], names: list[str], jobs: int,
+              planned: Optional[dict[str, dict]] = None) -> list[str]:
+    """Why each stack whose offline plan fails must not be updated (empty: all plan cleanly). Each plan made is put in
+    `planned` (stack -> plan JSON) for the version gate."""
     from gpufleet.app.plan import fleet as plans
 
     problems = []
     for r in plans.plan_fleet([(n, stacks[n].path) for n in names], jobs=jobs, fmt="json"):
+        if r.plan is not None and planned is not None:
+            planned[r.stack] = r.plan
         if r.plan is None:
             problems.append(r.message)
         elif r.status != "ok":
             rules = sorted({v["policy"] for v in r.plan["violations"] if v["level"] == "mandatory"})
             problems.append(f"stack '{r.stack}': the offline plan has mandatory policy violations ({', '.join(rules)}); "
                             f"`gpufleet plan {r.stack}` shows them")
+    return problems
+
+
+def version_gate(deployed: Callable[[str], dict], planned: dict[str, dict]) -> list[str]:
+    """The Kubernetes version moves the cloud refuses between what each stack runs (its outputs, `deployed(stack)`)
+    and its offline plan (review/moves.py): the run stops before the engine starts, as `gpufleet diff` fails a pull
+    request that makes them."""
+    from gpufleet.app.review.moves import refused_from_deployed
+
+    problems = []
+    for stack, plan in planned.items():
+        for move in refused_from_deployed(deployed(stack), plan.get("resources") or []):
+            problems.append(f"stack '{stack}': will fail at `pulumi up`: {move.line()}")
     return problems
 
 
@@ -121,12 +139,12 @@ def run(args: argparse.Namespace) -> int:
     if operation == "up" and not args.yes and not sys.stdin.isatty():
         print(f"gpufleet: {confirm(operation, names, args.yes, tty=False)}", file=sys.stderr)
         return EXIT_INVALID
-    if operation == "up":
-        problems = plan_gate(stacks, names, jobs=args.parallel)
-        if problems:
-            print("gpufleet: the offline plan fails, nothing was updated:\n" + "\n".join(f"  - {p}" for p in problems),
-                  file=sys.stderr)
-            return EXIT_INVALID
+    planned: dict[str, dict] = {}
+    problems = plan_gate(stacks, names, jobs=args.parallel, planned=planned)
+    if operation == "up" and problems:
+        print("gpufleet: the offline plan fails, nothing was updated:\n" + "\n".join(f"  - {p}" for p in problems),
+              file=sys.stderr)
+        return EXIT_INVALID
     refusal = confirm(operation, names, args.yes)
     if refusal:
         print(f"gpufleet: {refusal}", file=sys.stderr)
@@ -136,6 +154,11 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:  # noqa: BLE001 - no CLI, or one too old: one line, exit 2
         print(f"gpufleet: the Pulumi CLI could not be started for {project}: {type(exc).__name__}: "
               f"{' '.join(str(exc).split())[:500]} (allowed: the `pulumi` CLI on PATH)", file=sys.stderr)
+        return EXIT_INVALID
+    refused = version_gate(runner.deployed_outputs, planned)
+    if refused:
+        print(f"gpufleet: a Kubernetes version move the cloud refuses, nothing was run ({operation}):\n"
+              + "\n".join(f"  - {p}" for p in refused), file=sys.stderr)
         return EXIT_INVALID
     deps = order.within(stacks, names) if operation == "up" else {}
     outcomes = schedule.run(names, deps, args.parallel, runner, stop_on_failure=operation == "up")

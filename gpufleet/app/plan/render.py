@@ -10,15 +10,13 @@ from gpufleet.base.capacity import capacity_notes, cold_start_notes
 from gpufleet.base.spec.features.serving import serving_path
 from gpufleet.app.plan import cost as costs
 from gpufleet.app.plan.engine import Plan
+from gpufleet.app.plan.secret_digests import secret_digests
 
 
 def to_json(plan: Plan) -> dict:
     return {
         "stack": plan.stack,
-        "resources": [
-            {"urn": r.urn, "type": r.type, "name": r.name, "parent": r.parent, "inputs": r.inputs, "options": r.options()}
-            for r in plan.resources
-        ],
+        "resources": [_resource(r) for r in plan.resources],
         "violations": [
             {"policy": v.policy, "level": v.level, "urn": v.urn, "message": v.message} for v in plan.violations
         ],
@@ -30,6 +28,15 @@ def to_json(plan: Plan) -> dict:
         "catalogDate": plan.catalog_date,
         "stackFile": plan.stack_file,
     }
+
+
+def _resource(r) -> dict:
+    """One registration in the JSON contract; `secretDigests` (its secret inputs' keys and their digests, never a
+    value: app/plan/secret_digests.py) only when it has a secret input."""
+    out = {"urn": r.urn, "type": r.type, "name": r.name, "parent": r.parent, "inputs": r.inputs, "options": r.options()}
+    if r.secret_paths:
+        out["secretDigests"] = secret_digests(r.secret_paths, r.revealed)
+    return out
 
 
 def _marks(r) -> str:

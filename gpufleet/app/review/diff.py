@@ -13,7 +13,7 @@ from typing import Any, Optional
 
 from gpufleet.app import input_files
 from gpufleet.app.review import plan_document, replacement
-from gpufleet.base import limits
+from gpufleet.base import limits, platforms
 
 SECRET = "[secret]"
 _LONG = 80
@@ -58,6 +58,8 @@ class ResourceChange:
     """What the resource holds when it is stateful (replacement.data_held), else None."""
     unprotects: list[str] = field(default_factory=list)
     """Protection this change removes: "protect" and/or "retainOnDelete" (on before, off after)."""
+    hidden: list[str] = field(default_factory=list)
+    """What changed inside its secret inputs, as a reviewer calls it ("node labels"), from the plans' digests."""
 
     @property
     def kind(self) -> Optional[str]:
@@ -79,7 +81,7 @@ class ResourceChange:
         return {
             "op": self.op, "urn": self.urn, "type": self.type, "name": self.name, "group": self.group,
             "disruptive": self.disruptive, "mayReplace": self.may_replace, "replaceReasons": self.replace_reasons,
-            "dataLoss": self.data_loss, "holds": self.holds, "unprotects": self.unprotects,
+            "dataLoss": self.data_loss, "holds": self.holds, "unprotects": self.unprotects, "hidden": self.hidden,
             "inputs": [c.to_json() for c in self.inputs],
         }
 
@@ -190,6 +192,33 @@ def change_for(op: str, r: dict, group: str, before: Optional[dict], after: Opti
     return change
 
 
+def hidden_name(type_: str, path: str) -> str:
+    """What a reviewer calls a key of a secret input (ReviewTraits.hidden_names), else its path."""
+    for name in platforms.names():
+        found = platforms.get(name).review.hidden_names.get(type_, {}).get(path)
+        if found:
+            return found
+    return path
+
+
+def hidden_changes(type_: str, before: Any, after: Any) -> list[InputChange]:
+    """The keys of secret inputs whose digest changed between two plans' `secretDigests` (app/plan/secret_digests.py),
+    as input changes from digest to digest; [] unless both plans carry digests (an older plan does not)."""
+    if not isinstance(before, dict) or not isinstance(after, dict):
+        return []
+    out = []
+    for secret in sorted(set(before) | set(after)):
+        old, new = before.get(secret) or {}, after.get(secret) or {}
+        if not isinstance(old, dict) or not isinstance(new, dict):
+            continue
+        for key in sorted(set(old) | set(new)):
+            if old.get(key) != new.get(key):
+                path = f"{secret}.{key}" if key else secret
+                hit = replacement.forcing_rule(type_, path)
+                out.append(InputChange(path, old.get(key), new.get(key), *(hit if hit else (None, None, True))))
+    return out
+
+
 PROTECTION_OPTIONS = ("protect", "retainOnDelete")
 
 
@@ -225,6 +254,12 @@ def diff_resources(base: list[dict], head: list[dict]) -> list[ResourceChange]:
             change = change_for("update", r, g_new[urn], old[urn].get("inputs"), r.get("inputs"))
             if not change.inputs:  # secrets that differ only in ciphertext are invisible: no change to report
                 change = None
+        hidden = hidden_changes(r["type"], old[urn].get("secretDigests"), r.get("secretDigests"))
+        if hidden:
+            change = change or change_for("update", r, g_new[urn], None, None)
+            change.inputs = sorted([*change.inputs, *hidden],
+                                   key=lambda c: (c.forces is None, not c.certain, c.path))
+            change.hidden = list(dict.fromkeys(hidden_name(r["type"], c.path) for c in hidden))
         if unprotects and change is None:
             change = change_for("update", r, g_new[urn], None, None)
         if change is not None:

@@ -41,13 +41,13 @@ class FleetReview:
         `gpufleet:`, a new or resolved policy finding, a note, or a mandatory finding (even one already on the base:
         it still blocks)."""
         return sorted(s for s, r in self.reviews.items()
-                      if r.changes or r.config or r.notes or r.blocking or any(v.status != "existing" for v in r.verdicts))
+                      if r.changes or r.config or r.notes or r.blocking or r.refused or any(v.status != "existing" for v in r.verdicts))
 
     @property
     def exit_code(self) -> int:
         if self.invalid:
             return EXIT_INVALID
-        return EXIT_POLICY if any(r.has_mandatory for r in self.reviews.values()) else EXIT_OK
+        return EXIT_POLICY if any(r.fails for r in self.reviews.values()) else EXIT_OK
 
     def to_json(self) -> dict:
         return {
@@ -94,7 +94,8 @@ def summary_markdown(review: FleetReview) -> str:
         row = rows.get(stack, {})
         bound = "at least " if row.get("costIsLowerBound") else ""
         money = lambda k: "-" if row.get(k) is None else text(f"{bound}{row[k]:.2f}")  # noqa: E731
-        cells.append([code(stack), counts, str(len(r.blocking)), money("hourlyMin"), money("hourlyMax")])
+        blocking = str(len(r.blocking)) + (f" + {len(r.refused)} refused move(s)" if r.refused else "")
+        cells.append([code(stack), counts, blocking, money("hourlyMin"), money("hourlyMax")])
     lines += ["", *table(["stack", "changes", "mandatory", "$/h idle floor", "$/h max"], cells)]
     if review.invalid:
         lines += ["", "#### Invalid stacks", ""]

@@ -46,6 +46,9 @@ def headline(review: Review) -> list[str]:
     title = "pulumi preview" if review.source == "pulumi preview" else "gpufleet review"
     lines = [review.marker, f"### {title}: {code(review.stack)}", "",
              f"From {review.source}: {what}."]
+    if review.refused:
+        lines.append(f":x: **{len(review.refused)} version move(s) the cloud refuses: will fail at `pulumi up`** "
+                     "(after the cluster has started changing): see below.")
     if review.blocking:
         lines.append(f":x: **{len(review.blocking)} mandatory policy violation(s): this change cannot be deployed.**")
     else:
@@ -57,6 +60,9 @@ def headline(review: Review) -> list[str]:
         if loss:
             lines.append(f":rotating_light: **{len(loss)} of them may lose data**: "
                          + ", ".join(code(c.name) for c in loss) + ".")
+    if review.hidden:
+        lines.append(f":eyes: **{len(review.hidden)} resource(s) change inside secret inputs** (what a preview shows "
+                     "as `[secret]`): see below.")
     if review.capacity_disruptions:
         lines.append(f":warning: **{len(review.capacity_disruptions)} pool(s) change capacity source disruptively** "
                      "(a reservation dropped, a switch to flex-start / queued, a pool moved off DRA or a broken NVLink "
@@ -65,6 +71,31 @@ def headline(review: Review) -> list[str]:
         lines.append(f":warning: **{len(review.config)} change(s) to the stack file outside `gpufleet:`** (provider "
                      "keys, secret values, secrets settings): see below.")
     return lines + [f"> {text(n, _CELL)}" for n in review.notes]
+
+
+def refused(review: Review) -> list[str]:
+    """Version moves the platform refuses (review/moves.py): first, never cut."""
+    if not review.refused:
+        return []
+    out = ["", "#### :x: Will fail at `pulumi up`", "",
+           "The cloud refuses these Kubernetes version moves; `pulumi up` would stop partway, after the cluster has "
+           "started changing.", ""]
+    for m in review.refused:
+        out.append(f"- **{text(m.part)} {code(m.name)}** ({code(m.stack_key)}): {text(m.before)} → {text(m.after)} "
+                   f"{text(m.why)}. **Instead:** {text(m.instead, _CELL)}. Source: {text(m.source, _CELL)}")
+    return out
+
+
+def hidden(review: Review) -> list[str]:
+    """Changes inside secret inputs, named by key (plan digests, app/plan/secret_digests.py): never cut."""
+    if not review.hidden:
+        return []
+    out = ["", "#### :eyes: Changes inside secret inputs", "",
+           "A preview shows these inputs as `[secret]`; the plans' digests say which of their keys changed.", ""]
+    for c in review.hidden:
+        what = ", ".join(text(h) for h in c.hidden)
+        out.append(f"- {code(c.name)} ({code(c.type)}, in {text(c.group)}): {what} changed")
+    return out
 
 
 def stack_file(review: Review) -> list[str]:
@@ -97,11 +128,23 @@ def policies(review: Review) -> list[str]:
         out += table(["level", "policy", "resource", "finding", "rule", "status", "how to fix or exempt"],
                      [[f"**{text(v.level)}**" if v.level == "mandatory" else text(v.level), code(v.policy),
                        code(v.resource), text(v.finding, _CELL), text(v.rule, _CELL),
-                       text(_STATUS.get(v.status, v.status)), v.FIX.format(code(v.exemption))] for v in current])
+                       text(_STATUS.get(v.status, v.status)), _fix(v)] for v in current])
     if resolved:
         out += ["", "Resolved by this change: "
                 + ", ".join(f"{code(v.policy)} on {code(v.resource)}" for v in resolved) + "."]
     return out
+
+
+def _fix(v) -> str:
+    """The exact stack change or exemption for a gpufleet pool's finding (its stack key in code), else the rule's
+    exemption label."""
+    if v.stack_fix:
+        parts = v.stack_fix.split("`")
+        def words(p: str) -> str:  # text() trims: keep the spaces around the code spans
+            core = p.strip()
+            return p[:len(p) - len(p.lstrip())] + (text(core) if core else "") + p[len(p.rstrip()):]
+        return "".join(code(p) if i % 2 else words(p) for i, p in enumerate(parts))
+    return v.FIX.format(code(v.exemption))
 
 
 def reason_text(c: ResourceChange, code=code, text=text) -> str:
@@ -296,7 +339,7 @@ def render(review: Review, limit: int = LIMIT) -> str:
 
     Only the change list (already folded in `<details>`) is shortened to fit.
     """
-    before = headline(review) + stack_file(review) + disruptive(review) + warnings(review) + policies(review) + capacity(review) + cost(review) + versions(review)
+    before = headline(review) + refused(review) + hidden(review) + stack_file(review) + disruptive(review) + warnings(review) + policies(review) + capacity(review) + cost(review) + versions(review)
     fixed = len("\n".join(before)) + 2
     rows = len(review.changes)
     if fixed + len("\n".join(changes(review))) > limit:

@@ -30,6 +30,7 @@ class Resource(_Part):
     parent: Optional[StrictStr] = None
     inputs: Optional[dict[str, Any]] = None
     options: Optional[Options] = None
+    secretDigests: Optional[dict[StrictStr, dict[StrictStr, StrictStr]]] = None
 
 
 class Capacity(_Part):

@@ -13,6 +13,7 @@ from gpufleet.app.review.deltas import (
     CostDelta, PoolDelta, VersionChange, capacity_deltas, cost_delta, is_version_policy, version_changes,
 )
 from gpufleet.app.review.diff import ResourceChange, ReviewInputError, diff_resources
+from gpufleet.app.review.moves import NAMESPACE, RefusedMove, refused_moves
 
 MARKER = "<!-- gpufleet-review:{stack} -->"
 PREVIEW_MARKER = "<!-- gpufleet-review:{stack}:preview -->"
@@ -59,6 +60,10 @@ class PolicyVerdict:
     status: str = "head"
     """new (not in the base), existing (in the base too), resolved (base only), head (no base to compare)."""
     pack: str = ""
+    key: str = ""
+    """The stack key the finding is about (`gpufleet:nodePools[0].minNodes`), when the resource is a gpufleet pool's."""
+    stack_fix: str = ""
+    """The exact change or exemption to write in the stack file, when the resource is a gpufleet pool's."""
 
     @property
     def resource(self) -> str:
@@ -87,11 +92,62 @@ class PolicyVerdict:
 
     @property
     def fix(self) -> str:
-        return self.FIX.format(f"`{self.exemption}`")
+        return self.stack_fix or self.FIX.format(f"`{self.exemption}`")
 
     def to_json(self) -> dict:
         return {"policy": self.policy, "level": self.level, "urn": self.urn, "message": self.message,
-                "rule": self.rule, "finding": self.finding, "status": self.status, "pack": self.pack, "fix": self.fix}
+                "rule": self.rule, "finding": self.finding, "status": self.status, "pack": self.pack, "fix": self.fix,
+                "key": self.key or None}
+
+
+def _stack_fixes() -> dict[str, tuple[str, str]]:
+    """Policy -> (pool stack key, fixing value) from our pack (empty if it cannot be imported)."""
+    try:
+        from gpufleet.policies.pack import STACK_FIXES
+    except Exception:  # noqa: BLE001 - as _policy_descriptions
+        return {}
+    return dict(STACK_FIXES)
+
+
+def pool_index(urn: str, resources: list[dict], pools: list[str]) -> Optional[int]:
+    """The index under `gpufleet:nodePools` of the pool a resource belongs to: the first of it and its ancestors named
+    `<cluster>-pool-<pool>` (how every platform names a pool's component), else None."""
+    by_urn = {r.get("urn"): r for r in resources if isinstance(r, dict)}
+    seen = set()
+    while urn in by_urn and urn not in seen:
+        seen.add(urn)
+        name = str(by_urn[urn].get("name") or "")
+        for i, pool in enumerate(pools):
+            if name.endswith(f"-pool-{pool}"):
+                return i
+        urn = by_urn[urn].get("parent")
+    return None
+
+
+def with_stack_keys(verdicts: list[PolicyVerdict], head: dict) -> list[PolicyVerdict]:
+    """Each finding on a gpufleet pool's resource, with the stack key it is about and the exact change or exemption to
+    write (`gpufleet:nodePools[0].minNodes: 0`, or `gpufleet:nodePools[0].exemptions: {<policy>: "<reason>"}`)."""
+    import dataclasses
+
+    pools = [str(c.get("pool")) for c in head.get("capacity") or [] if isinstance(c, dict)]
+    resources = head.get("resources") or []
+    fixes = _stack_fixes()
+    out = []
+    for v in verdicts:
+        i = pool_index(v.urn, resources, pools) if v.status != "resolved" else None
+        if i is None:
+            out.append(v)
+            continue
+        pool = f"{NAMESPACE}:nodePools[{i}]"
+        exempt = f'{pool}.exemptions: {{{v.policy}: "<reason>"}}'
+        if v.policy in fixes:
+            key, value = fixes[v.policy]
+            fix = f"set `{pool}.{key}: {value}`, or exempt the pool visibly: `{exempt}`"
+            out.append(dataclasses.replace(v, key=f"{pool}.{key}", stack_fix=fix))
+        else:
+            fix = f"change pool `{pool}` ({pools[i]}) so the rule holds, or exempt it visibly: `{exempt}`"
+            out.append(dataclasses.replace(v, key=pool, stack_fix=fix))
+    return out
 
 
 def _policy_descriptions() -> dict[str, str]:
@@ -129,6 +185,9 @@ class Review:
     """Changes to the stack file outside `gpufleet:` (review/config.py): findings a reviewer must see."""
     config_note: Optional[str] = None
     """Why those were not compared (a plan without the record, a preview), or None."""
+    refused: list[RefusedMove] = field(default_factory=list)
+    """Kubernetes version moves the platform refuses (review/moves.py): `pulumi up` would fail partway, so the review
+    fails (exit 1) and lists them first."""
 
     @property
     def marker(self) -> str:
@@ -139,6 +198,11 @@ class Review:
         """Possible data loss first (deleting or replacing what holds data), then removed protection, then the rest."""
         return sorted((c for c in self.changes if c.disruptive),
                       key=lambda c: (not c.data_loss, not c.unprotects, c.op != "replace", c.group, c.name))
+
+    @property
+    def hidden(self) -> list[ResourceChange]:
+        """Changes inside secret inputs (a k3s host's configuration), named by their keys."""
+        return [c for c in self.changes if c.hidden]
 
     @property
     def capacity_disruptions(self) -> list[PoolDelta]:
@@ -154,6 +218,11 @@ class Review:
     @property
     def has_mandatory(self) -> bool:
         return bool(self.blocking)
+
+    @property
+    def fails(self) -> bool:
+        """The change cannot deploy: a mandatory violation, or a version move the cloud refuses (exit code 1)."""
+        return bool(self.blocking or self.refused)
 
     @property
     def alignment(self) -> list[PolicyVerdict]:
@@ -172,6 +241,7 @@ class Review:
             "source": self.source,
             "marker": self.marker,
             "counts": self.counts(),
+            "refusedMoves": [m.to_json() for m in self.refused],
             "disruptive": [c.urn for c in self.disruptive],
             "dataLoss": [c.urn for c in self.disruptive if c.data_loss],
             "disruptiveCapacity": [{"pool": p.pool, "reason": p.capacity_disruption} for p in self.capacity_disruptions],
@@ -239,7 +309,8 @@ def review_plans(base: dict, head: dict) -> Review:
         config=config,
         config_note=config_note,
         changes=diff_resources(base.get("resources") or [], head.get("resources") or []),
-        verdicts=_verdicts(base.get("violations") or [], head.get("violations") or []),
+        refused=refused_moves(base.get("resources") or [], head.get("resources") or []),
+        verdicts=with_stack_keys(_verdicts(base.get("violations") or [], head.get("violations") or []), head),
         versions=version_changes(base.get("resources") or [], head.get("resources") or []),
         capacity=capacity_deltas(base.get("capacity") or [], head.get("capacity") or []),
         cost=cost_delta(base.get("cost") or {}, head.get("cost") or {}, base.get("capacity") or [], head.get("capacity") or []),

@@ -25,10 +25,18 @@ def render(review: Review) -> str:
     what = ", ".join(f"{n} to {op}" for op, n in c.items() if n) or "no resource changes"
     out = [f"gpufleet review for stack '{review.stack}' (from {review.source}): {what}"]
     out += [f"note: {n}" for n in review.notes]
+    if review.refused:
+        out += ["", f"WILL FAIL AT `pulumi up`: {len(review.refused)} version move(s) the cloud refuses:"]
+        out += [f"  x {clean(m.line())}" for m in review.refused]
+        out.append("")
     out.append(f"MANDATORY POLICY VIOLATIONS: {len(review.blocking)}" if review.blocking else "no mandatory policy violations")
     if review.warnings:
         out += ["", "plan warnings:"] + [f"  {'(new) ' if w.new else ''}{clean(w.path)}: {clean(w.message)}"
                                          for w in review.warnings]
+
+    if review.hidden:
+        out += ["", "changes inside secret inputs (a preview shows [secret]):"]
+        out += [f"  ~ {ch.name} ({ch.type}): {clean(', '.join(ch.hidden))} changed" for ch in review.hidden]
 
     if review.config or review.config_note:
         out += ["", "stack file outside gpufleet: (where requests go, which keys decrypt secrets):"]

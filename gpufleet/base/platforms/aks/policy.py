@@ -21,10 +21,11 @@ POLICY_PRICE_REGION = "eastus"
 
 
 def aks_shape(vm_size: str) -> Optional[GpuShape]:
-    """An Azure GPU VM size's shape from the catalog (None when unknown); its pay-as-you-go price in
-    POLICY_PRICE_REGION where the catalog has one."""
+    """An Azure GPU VM size's shape from the catalog (None when unknown); its pay-as-you-go and Spot prices in
+    POLICY_PRICE_REGION where the catalog has them."""
     vm = azure.vms().get(vm_size)
-    return None if vm is None else GpuShape(vm_size, vm.gpu, vm.gpus, vm.price("on-demand", POLICY_PRICE_REGION))
+    return None if vm is None else GpuShape(vm_size, vm.gpu, vm.gpus, vm.price("on-demand", POLICY_PRICE_REGION),
+                                            spot_price_hour=vm.price("spot", POLICY_PRICE_REGION))
 
 
 def aks_is_gpu(vm_size: str) -> bool:

@@ -13,13 +13,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpufleet.base.platforms.contract.review import ReplaceTable, ReviewTraits
+from gpufleet.base.platforms.contract.review import ReplaceTable, ReviewTraits, VersionedPart
+from gpufleet.base.platforms.contract.versions import CONTROL_PLANE, NODE_POOL
 
 _AKS_POOL_ROTATION = ("vmSize", "osDiskSizeGb", "osDiskType", "vnetSubnetId", "podSubnetId", "zones", "kubeletDiskType",
                       "kubeletConfig", "linuxOsConfig", "maxPods", "fipsEnabled", "hostEncryptionEnabled",
                       "nodePublicIpEnabled", "ultraSsdEnabled", "snapshotId")
 _AZURE_NAMED = "Terraform azurerm provider docs: name, group and location force a new resource"
 
+_KEY = "cluster.kubernetesVersion"
+"""The stack key that sets every version these parts run (gpufleet:cluster.kubernetesVersion)."""
 
 class AksReview(ReviewTraits):
     replace_tables = {
@@ -61,6 +64,16 @@ class AksReview(ReviewTraits):
     stateful = {
         "azure:containerservice/kubernetesCluster:KubernetesCluster": "every Kubernetes object of the cluster (its etcd), and what runs on it",
     }
+
+    def kubernetes_parts(self, type_: str, inputs: dict) -> list[VersionedPart]:
+        """The cluster's `kubernetesVersion` and each node pool's `orchestratorVersion` (gpufleet sets both from
+        cluster.kubernetesVersion)."""
+        if type_ == "azure:containerservice/kubernetesCluster:KubernetesCluster" and inputs.get("kubernetesVersion"):
+            return [VersionedPart(CONTROL_PLANE, str(inputs.get("name") or ""), str(inputs["kubernetesVersion"]), _KEY)]
+        if (type_ == "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool"
+                and inputs.get("orchestratorVersion")):
+            return [VersionedPart(NODE_POOL, str(inputs.get("name") or ""), str(inputs["orchestratorVersion"]), _KEY)]
+        return []
 
     def versions(self, type_: str, inputs: dict) -> list[tuple[str, Any]]:
         if type_ == "azure:containerservice/kubernetesCluster:KubernetesCluster":

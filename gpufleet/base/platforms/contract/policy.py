@@ -54,6 +54,13 @@ class GpuShape:
     price_hour: Optional[float]  # on-demand USD per node-hour (catalog estimate)
     efa_interfaces: int = 0
     gpudirect_networks: int = 0  # additional node networks GPUDirect needs
+    spot_price_hour: Optional[float] = None
+    """Spot USD per node-hour (catalog estimate); None when the catalog has no sourced spot price."""
+
+    def price_for(self, spot: bool) -> tuple[Optional[float], str]:
+        """The node-hour price at the pool's own capacity type and how to name it: a spot pool's idle nodes are billed
+        at the spot price, not the on-demand one."""
+        return (self.spot_price_hour, "catalog spot estimate") if spot else (self.price_hour, "catalog on-demand estimate")
 
 
 Taint = tuple[str, str, str]

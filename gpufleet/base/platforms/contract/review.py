@@ -14,6 +14,20 @@ from typing import Any, Mapping, Optional
 
 
 @dataclass(frozen=True)
+class VersionedPart:
+    """A resource that runs a Kubernetes version the platform's move rules judge (VersionTraits.move_rules)."""
+
+    part: str
+    """Its role: "control plane" or "node pool" (gpufleet.base.platforms.contract.versions)."""
+    name: str
+    """What a reviewer calls it: the cluster, the pool, the k3s host."""
+    version: str
+    """The version its inputs name (a minor such as "1.N", a GKE version "1.N.P-gke.B", a k3s release "v1.N.P+k3sR")."""
+    key: str
+    """The stack key (under `gpufleet:`) that sets it, for the fix ("cluster.kubernetesVersion")."""
+
+
+@dataclass(frozen=True)
 class ReplaceTable:
     """The inputs of one resource type whose change replaces the resource.
 
@@ -42,6 +56,11 @@ class ReviewTraits:
     """Type token -> what replacing or deleting such a resource means ("node pool", "cluster", "file system"): the
     review lists those changes as disruptive. Default: none."""
 
+    hidden_names: Mapping[str, Mapping[str, str]] = {}
+    """Type token -> {"<secret input>.<key>": what a reviewer calls it} for the keys of its providers' secret inputs
+    (`stdin.node-label` -> "node labels"): the review names a key whose digest changed (the plan's `secretDigests`)
+    with it. A key not listed is named by its path. Default: none."""
+
     stateful: Mapping[str, str] = {}
     """Type token -> the data such a resource holds, which a delete or replacement can lose (listed first). Default:
     none."""
@@ -50,6 +69,12 @@ class ReviewTraits:
         """What a resource of a type not in `stateful` holds by what its inputs say (a k3s server install holds the
         cluster's datastore), or None. Default: None."""
         return None
+
+    def kubernetes_parts(self, type_: str, inputs: dict) -> list[VersionedPart]:
+        """The control plane or node pool a resource is, with the Kubernetes version its inputs set, for the move
+        rules (VersionTraits.move_rules). A pool whose inputs set no version follows the control plane and is not
+        listed. Default: none."""
+        return []
 
     def versions(self, type_: str, inputs: dict) -> list[tuple[str, Any]]:
         """(component, version) pairs a resource's inputs name ("Kubernetes (EKS control plane)", "1.33"): what the

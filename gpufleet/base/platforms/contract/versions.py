@@ -3,7 +3,56 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Optional
+
+CONTROL_PLANE = "control plane"
+NODE_POOL = "node pool"
+
+
+@dataclass(frozen=True)
+class MoveRule:
+    """A Kubernetes version move the platform refuses (gpufleet diff lists it as "will fail at `pulumi up`").
+
+    `kind` is one of:
+    - "no-downgrade": a part of role `part` never moves to a lower minor;
+    - "step": a part of role `part` moves up at most `limit` minors in one change;
+    - "skew": a part of role `part` runs no newer than the control plane and at most `limit` minors older.
+    """
+
+    part: str
+    """The role it judges: CONTROL_PLANE or NODE_POOL (ReviewTraits.kubernetes_parts says which resource is which)."""
+    kind: str
+    source: str
+    """The document that says the platform refuses the move, quoted where it matters."""
+    limit: int = 0
+    instead: str = ""
+    """What works instead, when the generic advice does not fit (a downgrade that needs a datastore restore). Default:
+    the review's own ("keep 1.N", "1.N → 1.N+1 first")."""
+
+
+# kubernetes.io/releases/version-skew-policy ("Supported version skew", kubelet): "kubelet must not be newer than
+# kube-apiserver" and "kubelet may be up to three minor versions older than kube-apiserver" (two for kubelets
+# older than any minor gpufleet plans for). A platform with a stricter rule declares its own.
+KUBELET_SKEW = MoveRule(
+    NODE_POOL, "skew", limit=3,
+    source="Kubernetes version skew policy (kubernetes.io/releases/version-skew-policy, kubelet): kubelet must not be "
+           "newer than kube-apiserver and may be up to three minor versions older")
+
+
+def minor(version: Any) -> Optional[tuple[int, int]]:
+    """(major, minor) of a Kubernetes version as platforms write it ("1.N", "1.N.P-gke.B", "v1.N.P+k3sR"), or None
+    when it is not one."""
+    text = str(version or "").strip().lstrip("v")
+    parts = text.split(".")
+    if len(parts) < 2 or not parts[0].isdigit():
+        return None
+    digits = ""
+    for ch in parts[1]:
+        if not ch.isdigit():
+            break
+        digits += ch
+    return (int(parts[0]), int(digits)) if digits else None
 
 
 class VersionTraits:
@@ -15,6 +64,10 @@ class VersionTraits:
 
     unknown_version: str = "is not a Kubernetes version gpufleet plans for"
     """How a minor outside `kubernetes_versions` is refused, after the quoted version."""
+
+    move_rules: tuple[MoveRule, ...] = ()
+    """The version moves the platform refuses, each with its source (gpufleet/app/review/moves.py judges them between
+    two plans, and between a stack's deployed outputs and its plan before `gpufleet preview|up`). Default: none."""
 
     driver_branch_judged: bool = True
     """Whether the driver branch its GPU nodes run is judged against NVIDIA's data center driver calendar (False where

@@ -27,7 +27,7 @@ def ec2_shape(instance_type: str) -> Optional[GpuShape]:
     t = aws.instance_types().get(instance_type)
     if t is None or not t.gpus:
         return None
-    return GpuShape(instance_type, t.gpu, t.gpus, t.on_demand, efa_interfaces=t.efa_interfaces)
+    return GpuShape(instance_type, t.gpu, t.gpus, t.on_demand, efa_interfaces=t.efa_interfaces, spot_price_hour=t.spot)
 
 
 class EksNodeGroup(GpuPoolType):

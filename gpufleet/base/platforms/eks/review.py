@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpufleet.base.platforms.contract.review import ReplaceTable, ReviewTraits
+from gpufleet.base.platforms.contract.review import ReplaceTable, ReviewTraits, VersionedPart
+from gpufleet.base.platforms.contract.versions import CONTROL_PLANE, NODE_POOL
 
 _TF_AWS = "hashicorp/terraform-provider-aws"
 
+_KEY = "cluster.kubernetesVersion"
+"""The stack key that sets every version these parts run (gpufleet:cluster.kubernetesVersion)."""
 
 class EksReview(ReviewTraits):
     replace_tables = {
@@ -75,6 +78,15 @@ class EksReview(ReviewTraits):
         # data that has been ingested into it" (DeleteWorkspace API reference: permanently, within one month).
         "aws:amp/workspace:Workspace": "every metric sample ingested into the workspace (its alert history too): a new workspace starts empty",
     }
+
+    def kubernetes_parts(self, type_: str, inputs: dict) -> list[VersionedPart]:
+        """The cluster's `version`; a node group's `version` only when set (gpufleet sets none: a node group takes the
+        AMI release of the cluster's minor, so it follows the control plane)."""
+        if type_ == "aws:eks/cluster:Cluster" and inputs.get("version"):
+            return [VersionedPart(CONTROL_PLANE, str(inputs.get("name") or ""), str(inputs["version"]), _KEY)]
+        if type_ == "aws:eks/nodeGroup:NodeGroup" and inputs.get("version"):
+            return [VersionedPart(NODE_POOL, str(inputs.get("nodeGroupName") or ""), str(inputs["version"]), _KEY)]
+        return []
 
     def versions(self, type_: str, inputs: dict) -> list[tuple[str, Any]]:
         if type_ == "aws:eks/cluster:Cluster":

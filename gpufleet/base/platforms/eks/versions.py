@@ -7,7 +7,7 @@ from typing import Any
 
 from gpufleet.base import versions
 from gpufleet.base.catalog import kubernetes as k8s_catalog
-from gpufleet.base.platforms.contract.versions import VersionTraits
+from gpufleet.base.platforms.contract.versions import CONTROL_PLANE, KUBELET_SKEW, MoveRule, VersionTraits
 from gpufleet.base.spec.checks.lifecycle_checks import calendar_warnings
 
 
@@ -17,6 +17,18 @@ class EksVersions(VersionTraits):
     # An EKS GPU AMI's catalog driver is a floor (aws_instances.yaml amis), not the branch the AMI ships: AWS moves
     # the AMI's driver branch itself, so judging the floor's branch would warn about a driver the nodes may not run.
     driver_branch_judged = False
+    move_rules = (
+        MoveRule(CONTROL_PLANE, "no-downgrade",
+                 source="EKS User Guide, 'Update existing cluster to new Kubernetes version' "
+                        "(docs.aws.amazon.com/eks/latest/userguide/update-cluster.html): once you upgrade a cluster, you "
+                        "can't downgrade to a previous version",
+                 instead="a lower minor needs a new cluster (and a migration of the workloads)"),
+        MoveRule(CONTROL_PLANE, "step", limit=1,
+                 source="EKS User Guide, 'Update existing cluster to new Kubernetes version' (update-cluster.html): "
+                        "EKS updates the control plane one minor version at a time (eksctl's 'Cluster upgrades' page: "
+                        "upgrades of more than one Kubernetes version are not supported)"),
+        KUBELET_SKEW,
+    )
 
     def kubernetes_warnings(self, stack: str, spec: Any, day: dt.date) -> list:
         """EKS's calendar (catalog kubernetes.yaml), with the extended cluster-hour price."""

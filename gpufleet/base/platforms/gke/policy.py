@@ -33,6 +33,7 @@ def gke_shape(machine_type: str, accelerator: Optional[str] = None, count: int =
         count,
         machine.price("on_demand", count) if machine and count else None,
         gpudirect_networks=machine.gpudirect.additional_node_networks if machine and machine.gpudirect else 0,
+        spot_price_hour=machine.price("spot", count) if machine and count else None,
     )
 
 

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpufleet.base.platforms.contract.review import ReplaceTable, ReviewTraits
+from gpufleet.base.platforms.contract.review import ReplaceTable, ReviewTraits, VersionedPart
+from gpufleet.base.platforms.contract.versions import CONTROL_PLANE, NODE_POOL
 
 _TF_GOOGLE = "hashicorp/terraform-provider-google"
 
+_KEY = "cluster.kubernetesVersion"
+"""The stack key that sets every version these parts run (gpufleet:cluster.kubernetesVersion)."""
 
 class GkeReview(ReviewTraits):
     replace_tables = {
@@ -64,6 +67,15 @@ class GkeReview(ReviewTraits):
         "gcp:filestore/instance:Instance": "the file system's data",
         "gcp:compute/disk:Disk": "the disk's data",
     }
+
+    def kubernetes_parts(self, type_: str, inputs: dict) -> list[VersionedPart]:
+        """The cluster's `minMasterVersion`; a node pool's `version` only when set (without it the pool takes the
+        control plane's version and, with auto-upgrade, follows it)."""
+        if type_ == "gcp:container/cluster:Cluster" and inputs.get("minMasterVersion"):
+            return [VersionedPart(CONTROL_PLANE, str(inputs.get("name") or ""), str(inputs["minMasterVersion"]), _KEY)]
+        if type_ == "gcp:container/nodePool:NodePool" and inputs.get("version"):
+            return [VersionedPart(NODE_POOL, str(inputs.get("name") or ""), str(inputs["version"]), _KEY)]
+        return []
 
     def versions(self, type_: str, inputs: dict) -> list[tuple[str, Any]]:
         if type_ == "gcp:container/cluster:Cluster":

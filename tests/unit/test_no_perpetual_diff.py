@@ -1,0 +1,68 @@
+"""No perpetual diffs (issue 50): every field a cloud rewrites after `pulumi up` is covered by the resource's
+`ignore_changes`, so planning the same stack again against what the cloud reports finds no diff.
+
+For each cloud resource gpufleet registers with `ignore_changes`, the state is the plan's inputs with the cloud's
+rewrites applied (what the API would return after an autoscaler moved the size), and the next plan is the same
+program's inputs: the changes the engine would act on (the review's input diff, less the ignored paths, matched as the
+engine matches them: a path and everything below it) must be none. Each rewrite must also be caught without the
+ignore, or the test would prove nothing. The real engine's second preview: tests/e2e (`expect_no_changes=True`).
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from gpufleet.app.review.diff import input_changes
+from tests.helpers import planned
+
+# Type token -> {input path: what the cloud writes there after `up`}, each with why.
+CLOUD_REWRITES = {
+    # The cluster autoscaler owns the desired size (pulumi/pulumi-eks#321): it moves it between min and max.
+    "aws:eks/nodeGroup:NodeGroup": {"scalingConfig.desiredSize": 3.0},
+    # GKE rewrites initialNodeCount when the autoscaler resizes the pool (hashicorp/terraform-provider-google#6354).
+    "gcp:container/nodePool:NodePool": {"initialNodeCount": 3.0},
+    "gcp:container/cluster:Cluster": {"initialNodeCount": 2.0},
+    # The AKS cluster autoscaler owns node_count when auto-scaling is on (azurerm docs: node_count is managed by the
+    # autoscaler; changes to it are ignored by convention, terraform-provider-azurerm#1924).
+    "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool": {"nodeCount": 3.0},
+    "azure:containerservice/kubernetesCluster:KubernetesCluster": {"defaultNodePool.nodeCount": 3.0},
+}
+STACKS = ["prod-eks", "prod-gke", "aks-train"]
+
+
+def _set(inputs: dict, path: str, value) -> None:
+    *parents, leaf = path.split(".")
+    for p in parents:
+        inputs = inputs.setdefault(p, {})
+    inputs[leaf] = value
+
+
+def _ignored(path: str, ignore: list[str]) -> bool:
+    return any(path == i or path.startswith(i + ".") or path.startswith(i + "[") for i in ignore)
+
+
+def _cases():
+    for stack in STACKS:
+        for r in planned(stack).resources:
+            if r.type in CLOUD_REWRITES and r.ignore_changes:
+                yield pytest.param(stack, r.name, id=f"{stack}:{r.name}")
+
+
+@pytest.mark.parametrize("stack, name", list(_cases()))
+def test_what_the_cloud_rewrites_plans_back_with_no_diff(stack, name):
+    r = next(r for r in planned(stack).resources if r.name == name)
+    state = copy.deepcopy(r.inputs)
+    for path, value in CLOUD_REWRITES[r.type].items():
+        _set(state, path, value)
+    raw = input_changes(r.type, state, r.inputs)
+    assert {c.path for c in raw} == set(CLOUD_REWRITES[r.type]), "the rewrite must show without the ignore"
+    left = [(c.path, c.before, c.after) for c in raw if not _ignored(c.path, r.ignore_changes)]
+    assert left == [], f"{name}: a second `up` would change {left} (ignore_changes: {r.ignore_changes})"
+
+
+def test_every_stack_has_a_resource_the_cloud_rewrites():
+    """The cases above are not empty: each cloud's example stack registers pools the autoscaler resizes."""
+    found = {case.values[0] for case in _cases()}
+    assert found == set(STACKS)
