@@ -67,6 +67,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
             return EXIT_INVALID
     if args.all:
         return cmd_plan_all(args)
+    if args.program:
+        return cmd_plan_program(args, today)
     if len(args.stacks) > 1:
         print("gpufleet: plan takes one STACK (or --all with any number of STACK globs)", file=sys.stderr)
         return EXIT_INVALID
@@ -92,6 +94,49 @@ def cmd_plan(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     return EXIT_POLICY if result.has_mandatory_violation else EXIT_OK
+
+
+def cmd_plan_program(args: argparse.Namespace, today: Optional[datetime.date]) -> int:
+    """`gpufleet plan --program DIR [STACK]`: a Pulumi program that is not a stack file (gpufleet.testing)."""
+    from gpufleet import testing
+    from gpufleet.app.plan.render import render
+    from gpufleet.app.plan.stackfile import StackFileError
+    from gpufleet.base.spec import SpecError
+
+    if len(args.stacks) > 1 or args.config:
+        print("gpufleet: plan --program DIR takes one STACK (its Pulumi.<STACK>.yaml) and no --config", file=sys.stderr)
+        return EXIT_INVALID
+    directory = Path(args.program)
+    stack = args.stacks[0] if args.stacks else program_stack(directory)
+    try:
+        result = testing.plan_directory(directory, stack, today=today)
+    except (testing.ProgramError, StackFileError, SpecError) as exc:
+        print(f"gpufleet: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    except Exception as exc:  # noqa: BLE001 - the user's program failed: say where, without our traceback
+        print(f"gpufleet: program {directory} stack '{stack}' failed: {program_failure(exc, directory)}", file=sys.stderr)
+        return EXIT_INVALID
+    _emit(render(result, args.format), args.output)
+    return EXIT_POLICY if result.has_mandatory_violation else EXIT_OK
+
+
+def program_stack(directory: Path) -> str:
+    """The stack of a program folder when none is named: its only `Pulumi.<stack>.yaml`, else `dev`."""
+    found = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in directory.glob("Pulumi.*.yaml"))
+    return found[0] if len(found) == 1 else "dev"
+
+
+def program_failure(exc: BaseException, directory: Path) -> str:
+    """One line: the exception, at the last line of the user's program it passed through (if any)."""
+    import traceback
+
+    where = ""
+    root = str(directory.resolve())
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if str(Path(frame.filename).resolve()).startswith(root):
+            where = f" at {frame.filename}:{frame.lineno}"
+    message = str(exc).splitlines()[0] if str(exc) else ""
+    return f"{type(exc).__name__}: {message}{where}"
 
 
 def cmd_images(args: argparse.Namespace) -> int:
@@ -310,6 +355,9 @@ def parser() -> argparse.ArgumentParser:
     plan.add_argument("stacks", nargs="*", metavar="STACK",
                       help="stack name: stacks/Pulumi.<STACK>.yaml (default: dev); with --all, glob patterns (default: *)")
     plan.add_argument("--config", help="plan this stack file instead, under the stack name")
+    plan.add_argument("--program", metavar="DIR",
+                      help="plan the Pulumi program in DIR (its Pulumi.yaml, __main__.py and Pulumi.<STACK>.yaml) "
+                           "instead of a gpufleet stack file; STACK defaults to its only stack file, else dev")
     plan.add_argument("--all", action="store_true", help="plan every stack in stacks/ (or those matching STACK globs)")
     plan.add_argument("--jobs", type=int, default=0, help="with --all: worker processes (default 0: one per core)")
     plan.add_argument("--format", choices=["text", "json", "markdown"], default="text")

@@ -9,7 +9,8 @@ from gpufleet.base import versions
 from gpufleet.base.versions import chart_name_of
 from gpufleet.app.plan.mocks import PLAN_OIDC_ISSUER, eks_cluster_security_group
 from tests.eks_plan import prod_eks
-from tests.helpers import by_type, mocked_id, mocked_output, one, parent_of
+from gpufleet.testing import mocked_id, mocked_output
+from tests.helpers import by_type, one, parent_of
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 HOST = PLAN_OIDC_ISSUER.removeprefix("https://")

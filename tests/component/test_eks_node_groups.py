@@ -5,7 +5,8 @@ import pytest
 from gpufleet.base import versions
 from tests.eks_plan import prod_eks
 from gpufleet.app.plan.mocks import eks_cluster_security_group, node_group_asg
-from tests.helpers import by_type, mocked, mocked_id, mocked_output, one, parent_of
+from gpufleet.testing import mocked, mocked_id, mocked_output
+from tests.helpers import by_type, one, parent_of
 
 NG = "aws:eks/nodeGroup:NodeGroup"
 LT = "aws:ec2/launchTemplate:LaunchTemplate"

@@ -32,6 +32,11 @@ def to_json(plan: Plan) -> dict:
     }
 
 
+def _serving(plan: Plan) -> list[str]:
+    """The serving lines of a stack's plan; none for a program without a GpuCluster (no spec)."""
+    return serving_path(plan.spec, plan.capacity) if plan.spec is not None else []
+
+
 def _marks(r) -> str:
     """What the tree says after a resource: [protected] (pulumi destroy stops there), [retained on delete]."""
     marks = [m for m, on in (("protected", r.protect), ("retained on delete", r.retain_on_delete)) if on]
@@ -138,9 +143,9 @@ def to_text(plan: Plan) -> str:
     out += [f"  {line}" for line in capacity_notes(plan.capacity)]
     out += [f"  {line}" for line in source_notes(plan.capacity)]
     out += [f"  {line}" for line in cold_start_notes(plan.capacity)]
-    out += [f"  {line}" for line in serving_path(plan.spec, plan.capacity)]
+    out += [f"  {line}" for line in _serving(plan)]
     out += _cost_text(plan)
-    out += [f"catalog facts as of {plan.catalog_date}", ""]
+    out += [f"catalog facts as of {plan.catalog_date}", ""] if plan.catalog_date else [""]
     out += _protected_lines(plan) + [""]
     if plan.warnings:
         out += ["warnings:"] + [f"  - {w}" for w in plan.warnings] + [""]
@@ -166,7 +171,7 @@ def to_markdown(plan: Plan) -> str:
     out += ["", "#### GPU capacity", "", "| " + " | ".join(_CAPACITY_HEADER) + " |", "|" + "---|" * len(_CAPACITY_HEADER)]
     out += [_md_row(row) for row in _capacity_rows(plan)]
     notes = (capacity_notes(plan.capacity) + source_notes(plan.capacity) + cold_start_notes(plan.capacity)
-             + serving_path(plan.spec, plan.capacity))
+             + _serving(plan))
     if notes:
         out += ["", *(f"- {md.text(line)}" for line in notes)]
     out += _cost_markdown(plan)
