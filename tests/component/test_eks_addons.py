@@ -83,7 +83,7 @@ def test_ebs_addon_and_default_gp3_class(p):
     addon = one(p, "aws:eks/addon:Addon", "prod-gpu-ebs-addon").inputs
     assert addon["addonName"] == "aws-ebs-csi-driver" and addon["clusterName"] == "prod-gpu"
     assert addon["serviceAccountRoleArn"] == mocked_output(one(p, "aws:iam/role:Role", "prod-gpu-ebs-role"), "arn")
-    assert addon["addonVersion"] == "plan-placeholder-eksbuild.1"  # resolved for the cluster version
+    assert addon["addonVersion"] == "EKS's default for Kubernetes 1.35 at deploy"  # resolved for the cluster version
     assert _trust(p, "prod-gpu-ebs-role")["Condition"]["StringEquals"][f"{HOST}:sub"] == "system:serviceaccount:kube-system:ebs-csi-controller-sa"
     attach = one(p, "aws:iam/rolePolicyAttachment:RolePolicyAttachment", "prod-gpu-ebs-role-AmazonEBSCSIDriverPolicy")
     assert attach.inputs["policyArn"] == "arn:aws:iam::aws:policy/service-role/AmazonEBSCSIDriverPolicy"
