@@ -134,6 +134,14 @@ def run(args: argparse.Namespace) -> int:
     try:
         runner = AutomationRunner(project, operation, pack, refresh=args.refresh)
     except Exception as exc:  # noqa: BLE001 - no CLI, or one too old: one line, exit 2
+        import shutil
+
+        if shutil.which("pulumi") is None:
+            print(f"gpufleet: gpufleet {operation} runs the Pulumi CLI, and there is no `pulumi` on PATH: install it "
+                  "(`curl -fsSL https://get.pulumi.com | sh`, or `brew install pulumi`: pulumi.com/docs/install), "
+                  "log in to your backend (`pulumi login`), and run again; `gpufleet plan` needs neither",
+                  file=sys.stderr)
+            return EXIT_INVALID
         print(f"gpufleet: the Pulumi CLI could not be started for {project}: {type(exc).__name__}: "
               f"{' '.join(str(exc).split())[:500]} (allowed: the `pulumi` CLI on PATH)", file=sys.stderr)
         return EXIT_INVALID
