@@ -405,6 +405,23 @@ def version() -> str:
         return "unknown (not installed)"
 
 
+def cmd_init(args: argparse.Namespace) -> int:
+    """`gpufleet init DIR`: a separate infrastructure repository pinned to this release (gpufleet/app/init.py)."""
+    from gpufleet.app import init
+
+    directory = Path(args.dir)
+    try:
+        written = init.init(directory, args.platform, args.stack, version())
+    except init.InitError as exc:
+        print(f"gpufleet: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    for path in written:
+        print(f"wrote {path}")
+    print(f"next: cd {directory} && python -m venv venv && venv/bin/pip install -r requirements.txt && "
+          f"venv/bin/gpufleet plan {args.stack}")
+    return EXIT_OK
+
+
 def cmd_completion(args: argparse.Namespace) -> int:
     """`gpufleet completion bash|zsh|fish`: the shell's completion script on stdout (gpufleet/app/completion.py)."""
     from gpufleet.app import completion
@@ -522,6 +539,12 @@ def parser() -> argparse.ArgumentParser:
     from gpufleet.app.fleet.command import add_parsers
 
     add_parsers(sub, cmd_fleet)
+    new = sub.add_parser("init", help="create a separate infrastructure repository that uses this gpufleet release")
+    new.add_argument("dir", metavar="DIR", help="the new repository's folder (created; nothing in it is overwritten)")
+    new.add_argument("--platform", choices=["k3s", "eks", "gke", "aks", "existing"], default="k3s",
+                     help="the platform of its first stack (default: k3s)")
+    new.add_argument("--stack", default="dev", help="its first stack's name (default: dev)")
+    new.set_defaults(func=cmd_init)
     comp = sub.add_parser("completion", help="print the shell completion script for bash, zsh or fish")
     comp.add_argument("shell", choices=["bash", "zsh", "fish"], help="the shell (see gpufleet/app/completion.py)")
     comp.set_defaults(func=cmd_completion)
