@@ -47,7 +47,7 @@ def _protected_lines(plan: Plan) -> list[str]:
     protected = [r for r in plan.resources if r.protect]
     if not protected:
         return ["protected resources: none (`pulumi destroy` deletes everything)"]
-    out = [f"protected resources ({len(protected)}; `pulumi destroy` stops at them, see README \"Protected resources\"):"]
+    out = [f"protected resources ({len(protected)}; `pulumi destroy` stops at them, see docs/stack-config.md, \"Protected resources\"):"]
     return out + [f"  - {r.name} ({r.type})" for r in protected]
 
 
