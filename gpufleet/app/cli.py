@@ -541,7 +541,9 @@ def parser() -> argparse.ArgumentParser:
     add_parsers(sub, cmd_fleet)
     new = sub.add_parser("init", help="create a separate infrastructure repository that uses this gpufleet release")
     new.add_argument("dir", metavar="DIR", help="the new repository's folder (created; nothing in it is overwritten)")
-    new.add_argument("--platform", choices=["k3s", "eks", "gke", "aks", "existing"], default="k3s",
+    from gpufleet.app.init import starter_platforms
+
+    new.add_argument("--platform", choices=starter_platforms(), default="k3s",
                      help="the platform of its first stack (default: k3s)")
     new.add_argument("--stack", default="dev", help="its first stack's name (default: dev)")
     new.set_defaults(func=cmd_init)

@@ -3,7 +3,8 @@ pinned version, and plans on the first try.
 
 It writes a Pulumi project (Pulumi.yaml with `stackConfigDir: stacks`), a `__main__.py` that runs gpufleet's stack
 program (gpufleet.app.program.main, the same one `pulumi up` runs in this repository), a requirements.txt pinning
-this gpufleet release with the platform's extra, one stack file for the platform, and two CI workflows: an offline
+this gpufleet release with the platform's extra, one stack file for the platform (its traits' starter stack,
+gpufleet/base/platforms/<name>/program.py), and two CI workflows: an offline
 plan of every stack on each pull request, and `gpufleet up` of the changed stacks on main (gpufleet's own pr.yml and
 deploy.yml, cut down). Nothing is overwritten: a file that exists is refused, naming it.
 
@@ -16,119 +17,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-PLATFORMS = ("k3s", "eks", "gke", "aks", "existing")
+from gpufleet.base import platforms
 
-STACKS = {
-    "k3s": """\
-# A k3s cluster on your own hosts over SSH: one server, one GPU host. Addresses are from the documentation range:
-config:
-  gpufleet:cluster:
-    platform: k3s
-    kubernetesVersion: "1.36"
-    k3s:
-      sshUser: ubuntu
-      servers:
-        - {name: cp-1, address: 192.0.2.10}   # replace: your server's address
-  gpufleet:nodePools:
-    - name: l4
-      gpu: L4
-      gpusPerNode: 1
-      pricePerNodeHour: 0.85                  # replace: what one host costs you per hour
-      hosts:
-        - {name: gpu-1, address: 192.0.2.31}  # replace: your GPU host
-  gpufleet:gpuOperator:
-    driver: {source: operator}
-  gpufleet:workloads:
-    cudaVersions: ["12.8"]
-  # replace: `pulumi config set --secret gpufleet:sshPrivateKey < ~/.ssh/id_ed25519` writes the real value
-  gpufleet:sshPrivateKey:
-    secure: v1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA==
-""",
-    "eks": """\
-# An EKS cluster in a new VPC with one L4 pool that scales to zero. `aws configure` (or your SSO profile) gives
-# `pulumi up` its credentials.
-config:
-  aws:region: us-east-1                     # replace: your region
-  gpufleet:cluster:
-    platform: eks
-    kubernetesVersion: "1.35"
-    eks:
-      network:
-        availabilityZones: [us-east-1a, us-east-1b]
-  gpufleet:nodePools:
-    - name: l4
-      instanceType: g6.xlarge
-      minNodes: 0
-      maxNodes: 2
-  gpufleet:gpuOperator:
-    driver: {source: preinstalled}
-  gpufleet:workloads:
-    cudaVersions: ["12.8"]
-""",
-    "gke": """\
-# A regional GKE cluster with one L4 pool that scales to zero. `gcloud auth application-default login` gives
-# `pulumi up` its credentials.
-config:
-  gcp:project: my-gpu-project               # replace: your project
-  gcp:region: us-central1
-  gpufleet:cluster:
-    platform: gke
-    kubernetesVersion: "1.35"
-    gke:
-      region: us-central1
-      authorizedNetworks:                   # who may reach the API server (secure-defaults refuses none)
-        - {cidr: 203.0.113.0/24, name: office}  # replace: your office/VPN egress
-  gpufleet:nodePools:
-    - name: l4
-      machineType: g2-standard-8
-      minNodes: 0
-      maxNodes: 2
-      gke: {gpuDriverVersion: LATEST}       # GKE's DEFAULT driver is branch 535, past its support end
-  gpufleet:workloads:
-    cudaVersions: ["12.8"]
-""",
-    "aks": """\
-# An AKS cluster with one A100 pool that scales to zero. `az login` gives `pulumi up` its credentials.
-config:
-  gpufleet:cluster:
-    platform: aks
-    kubernetesVersion: "1.35"
-    aks:
-      location: eastus                      # replace: your region
-      entra:
-        adminGroupObjectIds: ["00000000-0000-0000-0000-000000000000"]  # replace: your admins' Entra group
-  gpufleet:nodePools:
-    - name: a100
-      vmSize: Standard_NC24ads_A100_v4
-      minNodes: 0
-      maxNodes: 2
-  gpufleet:workloads:
-    cudaVersions: ["12.8"]
-""",
-    "existing": """\
-# A Kubernetes cluster you already have (a GPU cloud's managed Kubernetes, or one made elsewhere): gpufleet installs
-# the GPU stack on it. Its kubeconfig: `pulumi config set --secret gpufleet:kubeconfig < kubeconfig.yaml`.
-config:
-  gpufleet:cluster:
-    platform: existing
-    kubernetesVersion: "1.34"
-    existing: {}
-  gpufleet:nodePools:
-    - name: h100
-      minNodes: 1
-      maxNodes: 1
-      gpu: H100-80GB
-      gpusPerNode: 8
-      existing:
-        nodeSelector: {gpufleet.io/pool: h100}   # replace: a label your GPU nodes carry
-  gpufleet:gpuOperator:
-    driver: {source: preinstalled}
-  gpufleet:workloads:
-    cudaVersions: ["12.8"]
-  gpufleet:kubeconfig:
-    secure: v1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA==
-""",
-}
+
+def starter_platforms() -> tuple[str, ...]:
+    """The platforms `gpufleet init` offers: those whose traits carry a starter stack (ProgramTraits.starter_stack)."""
+    return tuple(n for n in platforms.names() if platforms.get(n).program.starter_stack)
+
 
 MAIN = '''"""The Pulumi program: gpufleet builds the cluster the current stack's file (stacks/Pulumi.<stack>.yaml) declares.
 
@@ -232,8 +127,8 @@ def project_name(directory: Path) -> str:
 
 def files(directory: Path, platform: str, stack: str, version: str) -> dict[Path, str]:
     """Every file init writes, by path."""
-    if platform not in STACKS:
-        raise InitError(f"--platform {platform!r}: not allowed (allowed: {', '.join(PLATFORMS)})")
+    if platform not in starter_platforms():
+        raise InitError(f"--platform {platform!r}: not allowed (allowed: {', '.join(starter_platforms())})")
     if not re.fullmatch(r"[A-Za-z0-9_.-]{1,100}", stack):
         raise InitError(f"--stack {stack!r}: not allowed (allowed: letters, digits, '-', '_' and '.', at most 100)")
     requirement = f"gpufleet[{platform}]=={version}"
@@ -242,7 +137,7 @@ def files(directory: Path, platform: str, stack: str, version: str) -> dict[Path
         directory / "__main__.py": MAIN,
         directory / "requirements.txt": f"# gpufleet at the release this repository was made with: raise it on "
                                         f"purpose, then review the plan.\n{requirement}\n",
-        directory / "stacks" / f"Pulumi.{stack}.yaml": STACKS[platform],
+        directory / "stacks" / f"Pulumi.{stack}.yaml": platforms.get(platform).program.starter_stack,
         directory / ".github" / "workflows" / "plan.yml": PLAN_WORKFLOW,
         directory / ".github" / "workflows" / "deploy.yml": DEPLOY_WORKFLOW,
         directory / ".gitignore": "venv/\n__pycache__/\n",

@@ -35,8 +35,9 @@ def test_init_then_plan_on_the_first_try(tmp_path, capsys, monkeypatch):
     assert '"stack": "dev"' in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("platform", init.PLATFORMS)
+@pytest.mark.parametrize("platform", init.starter_platforms())
 def test_every_platforms_first_stack_is_valid(platform, tmp_path):
+    assert init.starter_platforms() == ("eks", "gke", "aks", "k3s", "existing")  # every platform offers one
     init.init(tmp_path, platform, "dev", VERSION)
     stack = read_stack_file("dev", tmp_path / "stacks" / "Pulumi.dev.yaml")
     spec = load_spec("dev", stack.config, stack.secret_keys)
