@@ -146,9 +146,32 @@ def run(args: argparse.Namespace) -> int:
               f"{' '.join(str(exc).split())[:500]} (allowed: the `pulumi` CLI on PATH)", file=sys.stderr)
         return EXIT_INVALID
     deps = order.within(stacks, names) if operation == "up" else {}
-    outcomes = schedule.run(names, deps, args.parallel, runner, stop_on_failure=operation == "up")
+    outcomes = schedule.run(names, deps, args.parallel, with_progress(runner, len(names)),
+                            stop_on_failure=operation == "up")
     _emit(summary.render(operation, outcomes, args.format, reasons, carried), args.output)
     return summary.exit_code(outcomes)
+
+
+def with_progress(run_one: Callable, total: int, stream=None) -> Callable:
+    """`run_one` that prints `[done/total] <stack> <result>` as each stack ends, on a terminal only
+    (gpufleet/app/progress.py): an update of many stacks otherwise says nothing for minutes."""
+    import threading
+
+    from gpufleet.app import progress
+
+    report = progress.reporter("finished", stream)
+    if report is None:
+        return run_one
+    done, lock = [0], threading.Lock()
+
+    def run(stack: str):
+        outcome = run_one(stack)
+        with lock:
+            done[0] += 1
+            report(done[0], total, f"{stack} ({outcome.result})")
+        return outcome
+
+    return run
 
 
 def _listing(names: list[str], reasons: dict[str, list[str]], fmt: str) -> str:

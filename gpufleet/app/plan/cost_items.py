@@ -492,7 +492,8 @@ def _chart_claim_items(resources: list[Registration], classes: dict, default: Op
         size = gib(_get(spec, "resources.requests.storage"))
         # Named by the chart and its release, never by the chart's source (a URL, an OCI reference or a path as long as
         # the table is wide); the source is in the plan's resources.
-        claim = f"Prometheus volume of {chart} release {r.inputs.get('name') or r.name}"
+        release = r.inputs.get("name") or r.name
+        claim = f"Prometheus volume of {chart}" + (f" release {release}" if release != chart else "")
         if sc is None and name is None and default_on_hosts:
             price, billed, what = Rate(0.0, SELF_HOSTED), size, default_on_hosts
         elif sc is None:
