@@ -16,11 +16,12 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time each name loads on first use
-    from gpufleet.components.gpu_cluster import GpuCluster, GpuClusterArgs, GpuClusterConfigError
+    from gpufleet.components.gpu_cluster import GpuCluster, GpuClusterArgs, GpuClusterConfigError, StackConfig
     from gpufleet.components.cluster_access import ClusterAccess
 
 _PUBLIC = {
     "GpuCluster": "gpu_cluster", "GpuClusterArgs": "gpu_cluster", "GpuClusterConfigError": "gpu_cluster",
+    "StackConfig": "gpu_cluster",
     "ClusterAccess": "cluster_access",
 }
 __all__ = sorted(_PUBLIC)

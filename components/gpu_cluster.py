@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
-
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, Sequence, TypedDict, Union
 
 import pulumi
 
@@ -16,6 +16,34 @@ from gpufleet.components.platform import PlatformInputs, platform
 
 # Provider config the spec's checks read (the region EKS needs, the project GKE defaults to).
 PROVIDER_CONFIG_KEYS = ("aws:region", "gcp:project")
+
+BUILT: ContextVar[Optional[list[tuple[str, StackSpec]]]] = ContextVar("gpufleet_built_clusters", default=None)
+"""While a list is set here, each GpuCluster built appends (name, spec): gpufleet.testing and `gpufleet plan --program`
+read the spec of the cluster a user's program builds, to price it and list its capacity as a stack's plan does."""
+
+_Block = Mapping[str, Any]
+StackConfig = TypedDict("StackConfig", {
+    "cluster": _Block,
+    "nodePools": Sequence[_Block],
+    "gpuOperator": _Block,
+    "amdGpuOperator": _Block,
+    "workloads": _Block,
+    "storage": _Block,
+    "addons": _Block,
+    "observability": _Block,
+    "dra": _Block,
+    "modelCaches": Sequence[_Block],
+    "images": _Block,
+    "registry": _Block,
+    "serving": _Block,
+    "dependsOn": Sequence[str],
+    "aws:region": str,
+    "gcp:project": str,
+}, total=False)
+"""The `gpufleet:` keys of a stack file, without their namespace, as `GpuClusterArgs.from_config` takes them (each
+block in the stack-file shape that `gpufleet schema` prints), and the provider keys it reads. A type checker then
+names a misspelt top-level key; the spec names every other problem when the args are built.
+tests/unit/test_public_api.py keeps the keys equal to the spec's."""
 
 
 class GpuClusterConfigError(SpecError, pulumi.RunError):
@@ -45,7 +73,7 @@ class GpuClusterArgs:
     @classmethod
     def from_config(
         cls,
-        config: Mapping[str, Any],
+        config: Union[StackConfig, Mapping[str, Any]],
         *,
         ssh_private_key: Optional[pulumi.Input[str]] = None,
         stack: Optional[str] = None,
@@ -93,6 +121,9 @@ class GpuCluster(pulumi.ComponentResource):
     def __init__(self, name: str, args: GpuClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:index:GpuCluster", name, None, opts)
         spec = args.spec
+        built_here = BUILT.get()
+        if built_here is not None:
+            built_here.append((name, spec))
         child = pulumi.ResourceOptions(parent=self)
         plat = platform(spec.cluster.platform)
         built = plat.build(

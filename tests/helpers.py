@@ -11,6 +11,7 @@ from typing import Any, Optional
 
 import yaml
 
+from gpufleet import testing
 from gpufleet.app.plan.engine import Plan, plan
 from gpufleet.app.plan.mocks import Registration
 from gpufleet.app.plan.stackfile import StackFile, read_stack_file, stack_path
@@ -102,13 +103,11 @@ def plan_config(config: dict, stack: str = "test", policies: bool = True) -> Pla
 
 
 def by_type(p: Plan, type_: str) -> list[Registration]:
-    return [r for r in p.resources if r.type == type_]
+    return testing.by_type(p.resources, type_)
 
 
 def one(p: Plan, type_: str, name: Optional[str] = None) -> Registration:
-    found = [r for r in by_type(p, type_) if name is None or r.name == name]
-    assert len(found) == 1, f"expected one {type_} {name or ''}, found {[r.name for r in found]}"
-    return found[0]
+    return testing.one(p.resources, type_, name)
 
 
 def parent_of(p: Plan, r: Registration) -> Registration:
@@ -120,45 +119,3 @@ def dig(value: Any, path: str) -> Any:
     for part in path.split("."):
         value = value[part]
     return value
-
-
-def run_under_mocks(program, stack: str = "test", config: Optional[dict] = None, secret_keys: tuple = (),
-                    project: str = "gpufleet", stack_root: bool = True):
-    """Run `program` (a function that declares resources) as `gpufleet plan` runs the stack program: a fresh
-    RecordingMonitor, preview=False, `config` as the stack's config. Returns the monitor (its registrations).
-    stack_root=False runs it as a component provider's Construct runs: no Stack resource in this process."""
-    import pulumi
-    from pulumi.runtime import settings as runtime_settings
-    from pulumi.runtime.stack import run_pulumi_func
-    from pulumi.runtime.sync_await import _sync_await
-
-    from gpufleet.app.plan.mocks import PlanMocks, RecordingMonitor
-    from gpufleet.app.program import config_value
-
-    monitor = RecordingMonitor(PlanMocks())
-    pulumi.runtime.set_all_config({k: config_value(v) for k, v in (config or {}).items()}, list(secret_keys))
-    runtime_settings.ROOT.set(None)
-    pulumi.runtime.set_mocks(PlanMocks(), project=project, stack=stack, preview=False, monitor=monitor)
-    if not stack_root:
-        runtime_settings.ROOT.set(None)
-    _sync_await(run_pulumi_func(program))
-    return monitor
-
-
-def mocked(r: Registration) -> tuple[str, dict]:
-    """The id and outputs the plan's mocks gave `r` (gpufleet/app/plan/mocks.py): what inputs that read `r.id` or one
-    of its outputs hold. Ids and auto-names are hashes of type and name, so a test compares with this, not a literal."""
-    from pulumi.runtime.mocks import MockResourceArgs
-
-    from gpufleet.app.plan.mocks import PlanMocks
-
-    return PlanMocks().new_resource(MockResourceArgs(r.type, r.name, dict(r.inputs), r.provider, None, r.custom))
-
-
-def mocked_id(r: Registration) -> str:
-    return mocked(r)[0]
-
-
-def mocked_output(r: Registration, key: str) -> Any:
-    """One output the plan's mocks gave `r`: its `arn`, its auto-`name` (logical name and Pulumi's random suffix)..."""
-    return mocked(r)[1][key]

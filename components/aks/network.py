@@ -31,6 +31,10 @@ class AksNetworkRef:
 
 
 class AksNetwork(pulumi.ComponentResource):
+    """`gpufleet:aks:AksNetwork`: the stack's resource group (`<name>-rg`, or an existing one named) and, unless the
+    stack names an existing subnet, a virtual network (`<name>-vnet`) with one node subnet (`<name>-nodes`).
+    Pods take addresses from Azure CNI Overlay's range, not the subnet."""
+
     ref: AksNetworkRef
 
     def __init__(self, name: str, args: AksNetworkArgs, opts: Optional[pulumi.ResourceOptions] = None):

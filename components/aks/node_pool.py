@@ -58,6 +58,10 @@ class AksNodePoolArgs:
 
 
 class AksNodePool(pulumi.ComponentResource):
+    """`gpufleet:aks:AksNodePool`: one AKS user node pool (`<name>-pool`) for a GPU pool: its VM size, on-demand or
+    Spot, the cluster autoscaler between minNodes (0: scale to zero) and maxNodes, gpufleet's labels and taints,
+    and who installs the driver."""
+
     def __init__(self, name: str, args: AksNodePoolArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:aks:AksNodePool", name, None, opts)
         pool = args.pool

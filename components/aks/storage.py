@@ -35,6 +35,9 @@ class AksStorageArgs:
 
 
 class AksStorage(pulumi.ComponentResource):
+    """`gpufleet:aks:AksStorage`: StorageClasses on AKS's built-in CSI drivers: `<name>-rwo` (Azure Disk, the cluster
+    default), and when the stack asks for them `<name>-rwx` (Azure Files NFS) and `<name>-blob` (Blob CSI)."""
+
     def __init__(self, name: str, args: AksStorageArgs, access: ClusterAccess, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:aks:AksStorage", name, None, opts)
         spec = args.spec

@@ -13,6 +13,7 @@ import pulumi
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.eks.irsa import irsa_role
 from gpufleet.components.helm_chart import pinned_release
+from gpufleet.components.known import known
 from gpufleet.base import labels as L
 from gpufleet.base import versions
 from gpufleet.base.spec.platforms.eks import EksAutoscalerSpec
@@ -91,10 +92,14 @@ def autoscaler_values(spec: EksAutoscalerSpec, cluster_name: str, region: str, k
 
 
 class ClusterAutoscaler(pulumi.ComponentResource):
+    """`gpufleet:eks:ClusterAutoscaler`: the pinned cluster-autoscaler chart on the system pool, discovering node
+    groups by tag, with an IRSA role (`<name>-role`) that may resize only this cluster's groups. Takes the
+    cluster's ClusterAccess (its `facts`: region, cluster name and ARN, OIDC provider)."""
+
     def __init__(self, name: str, args: ClusterAutoscalerArgs, access: ClusterAccess, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:eks:ClusterAutoscaler", name, None, opts)
         facts = access.facts
-        policy = pulumi.Output.all(facts["cluster_name"], facts["cluster_arn"]).apply(lambda a: autoscaler_policy(a[0], a[1]))
+        policy = pulumi.Output.all(facts["cluster_name"], facts["cluster_arn"]).apply(known(lambda a: autoscaler_policy(a[0], a[1])))
         self.role = irsa_role(f"{name}-role", access, NAMESPACE, SERVICE_ACCOUNT, self, policy=policy)
         chart = versions.CLUSTER_AUTOSCALER
         self.values = autoscaler_values(args.spec, access.name, facts["region"], access.kubernetes_version, self.role.arn,

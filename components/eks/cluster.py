@@ -14,6 +14,7 @@ import pulumi_kubernetes as k8s
 import yaml
 
 from gpufleet.components.cluster_access import ClusterAccess
+from gpufleet.components.known import known
 from gpufleet.components.protection import exemption, protect
 from gpufleet.base import labels as L
 from gpufleet.base.spec.platforms.eks import ACCESS_POLICIES, EksSpec
@@ -70,6 +71,12 @@ def kubeconfig(cluster_name: str, endpoint: str, ca_data: str, region: str) -> s
 
 
 class EksCluster(pulumi.ComponentResource):
+    """`gpufleet:eks:EksCluster`: the EKS control plane (`<name>-cluster`) at a pinned Kubernetes version, with KMS
+    envelope encryption of Secrets (`<name>-secrets-key`), access entries, control-plane logs (`<name>-logs`),
+    the OIDC provider for IRSA (`<name>-oidc`), the node IAM role (`<name>-node-role`) and the Kubernetes
+    provider (`<name>-k8s`). `access` is the ClusterAccess node groups and add-ons take; `kubeconfig` a secret
+    Output."""
+
     access: ClusterAccess
 
     def __init__(self, name: str, args: EksClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
@@ -155,7 +162,7 @@ class EksCluster(pulumi.ComponentResource):
             self.access_entries.append(ae)
             self.access_policies.append(association)
 
-        issuer = self.cluster.identities.apply(lambda ids: ids[0].oidcs[0].issuer)
+        issuer = self.cluster.identities.apply(known(lambda ids: ids[0].oidcs[0].issuer))
         self.oidc_provider = aws.iam.OpenIdConnectProvider(
             f"{name}-oidc", url=issuer, client_id_lists=["sts.amazonaws.com"], tags=tags, opts=child,
         )
@@ -167,10 +174,10 @@ class EksCluster(pulumi.ComponentResource):
             for arn in NODE_POLICIES
         ]
 
-        ca = self.cluster.certificate_authority.apply(lambda c: c.data)
+        ca = self.cluster.certificate_authority.apply(known(lambda c: c.data))
         self.kubeconfig = pulumi.Output.secret(
             pulumi.Output.all(self.cluster.name, self.cluster.endpoint, ca).apply(
-                lambda a: kubeconfig(a[0], a[1], a[2], args.region)
+                known(lambda a: kubeconfig(a[0], a[1], a[2], args.region))
             )
         )
         # An access entry alone grants no Kubernetes permissions (EKS User Guide, "Associate access policies with

@@ -34,6 +34,9 @@ def storage_class_manifest() -> dict:
 
 
 class EbsStorage(pulumi.ComponentResource):
+    """`gpufleet:eks:EbsStorage`: the EBS CSI driver as an EKS add-on (`<name>-addon`, IRSA role `<name>-role` with the
+    AWS managed policy) and an encrypted gp3 StorageClass (`<name>-sc`), the cluster's default."""
+
     def __init__(self, name: str, access: ClusterAccess, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:eks:EbsStorage", name, None, opts)
         self.role = irsa_role(f"{name}-role", access, "kube-system", SERVICE_ACCOUNT, self, managed_policy_arns=(POLICY_ARN,))

@@ -28,6 +28,10 @@ class EksEfaFabricArgs:
 
 
 class EksEfaFabric(pulumi.ComponentResource):
+    """`gpufleet:eks:EksEfaFabric`: what one EFA pool needs around its nodes: a cluster placement group (`<name>-pg`)
+    and a self-referencing security group (`<name>-sg`) that lets EFA traffic flow between members (EC2 User
+    Guide, "Prepare an EFA-enabled security group")."""
+
     def __init__(self, name: str, args: EksEfaFabricArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:eks:EksEfaFabric", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)

@@ -32,6 +32,9 @@ def plugin_values(args: EfaDevicePluginArgs) -> dict:
 
 
 class EfaDevicePlugin(pulumi.ComponentResource):
+    """`gpufleet:eks:EfaDevicePlugin`: the pinned aws-efa-k8s-device-plugin chart, on EFA nodes only, so pods can
+    request `vpc.amazonaws.com/efa`."""
+
     def __init__(self, name: str, args: EfaDevicePluginArgs, access: ClusterAccess, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:eks:EfaDevicePlugin", name, None, opts)
         chart = versions.EFA_DEVICE_PLUGIN

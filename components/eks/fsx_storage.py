@@ -75,6 +75,11 @@ def storage_class_parameters(spec: FsxLustreSpec, subnet_id: str, security_group
 
 
 class FsxLustreStorage(pulumi.ComponentResource):
+    """`gpufleet:eks:FsxLustreStorage`: the FSx for Lustre CSI driver as an EKS add-on (`<name>-addon`, IRSA role
+    `<name>-role`), a security group for Lustre traffic (`<name>-sg`) and a StorageClass (`<name>-sc`) that
+    provisions a file system per claim in the training pool's zone; with a shared file system, its volume
+    (`<name>-shared`, `<name>-shared-pv`)."""
+
     def __init__(self, name: str, args: FsxLustreStorageArgs, access: ClusterAccess, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:eks:FsxLustreStorage", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)

@@ -10,6 +10,7 @@ import pulumi
 import pulumi_aws as aws
 
 from gpufleet.components.cluster_access import ClusterAccess
+from gpufleet.components.known import known
 from gpufleet.base import labels as L
 
 
@@ -42,7 +43,7 @@ def irsa_role(
     """`<name>` role trusted by one service account, with AWS managed policies and/or an inline policy."""
     facts = access.facts
     assume = pulumi.Output.all(facts["oidc_provider_arn"], facts["oidc_issuer"]).apply(
-        lambda a: trust_policy(a[0], a[1], namespace, service_account)
+        known(lambda a: trust_policy(a[0], a[1], namespace, service_account))
     )
     opts = pulumi.ResourceOptions(parent=parent)
     role = aws.iam.Role(name, assume_role_policy=assume, tags={L.CLUSTER_TAG: access.name}, opts=opts)

@@ -159,6 +159,10 @@ def karpenter_values(cluster_name: str, queue_name: Optional[str], role_arn: Opt
 
 
 class Karpenter(pulumi.ComponentResource):
+    """`gpufleet:eks:Karpenter`: the pinned Karpenter controller on the system pool, its IAM role (`<name>-role`: EKS
+    Pod Identity or IRSA) and its interruption queue (`<name>-queue` with EventBridge rules), as the upstream
+    getting-started template builds them. GPU pools then come as KarpenterNodePool, not managed node groups."""
+
     def __init__(self, name: str, args: KarpenterArgs, access: ClusterAccess, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:eks:Karpenter", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
@@ -189,7 +193,9 @@ class Karpenter(pulumi.ComponentResource):
                 self.rules.append(rule)
         queue_arn = self.queue.arn if self.queue is not None else None
         policy = pulumi.Output.all(facts["cluster_name"], facts["cluster_arn"], args.node_role_arn, queue_arn).apply(
-            lambda a: controller_policy(a[0], a[1], a[2], a[3])
+            # As components/known.py says, an unknown input keeps the policy None; the queue's ARN is None without a
+            # queue, so only the cluster's and the node role's must be there.
+            lambda a: controller_policy(a[0], a[1], a[2], a[3]) if None not in a[:3] else None
         )
         depends: list[pulumi.Resource] = []
         if args.spec.identity == "irsa":

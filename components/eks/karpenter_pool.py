@@ -164,6 +164,10 @@ def node_class_spec(args: KarpenterNodePoolArgs) -> dict:
 
 
 class KarpenterNodePool(pulumi.ComponentResource):
+    """`gpufleet:eks:KarpenterNodePool`: one GPU pool as a Karpenter NodePool (`<name>-nodepool`, karpenter.sh/v1) and
+    its EC2NodeClass (`<name>-nodeclass`): the pool's instance types, capacity type, zone, labels, taints and
+    limits."""
+
     def __init__(self, name: str, args: KarpenterNodePoolArgs, provider: k8s.Provider,
                  depends_on: Optional[list] = None, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:eks:KarpenterNodePool", name, None, opts)

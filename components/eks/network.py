@@ -42,6 +42,10 @@ def zone_ranges(cidr: str, zones: int) -> list[str]:
 
 
 class EksNetwork(pulumi.ComponentResource):
+    """`gpufleet:eks:EksNetwork`: a new VPC (`<name>-vpc`: a private and a public subnet per zone, NAT gateways or VPC
+    endpoints, load-balancer subnet tags) or the existing private subnets the stack names. `private_subnet_ids`
+    by zone is what the cluster and node groups take."""
+
     vpc_id: pulumi.Input[str]
     subnets_by_zone: dict[str, list[pulumi.Input[str]]]
 

@@ -17,6 +17,7 @@ import pulumi_aws as aws
 from gpufleet.base.catalog import aws as aws_catalog
 from gpufleet.base import labels as L
 from gpufleet.base import versions
+from gpufleet.components.known import known
 
 TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
 
@@ -233,6 +234,12 @@ def _tag_name(key: str) -> str:
 
 
 class EksNodeGroup(pulumi.ComponentResource):
+    """`gpufleet:eks:EksNodeGroup`: one EKS managed node group (`<name>-ng`) with its launch template (`<name>-lt`):
+    the AMI from its SSM parameter (never an AMI id), IMDSv2 required, an encrypted gp3 root volume, labels and
+    taints mirrored as cluster-autoscaler node-template tags so the pool scales from zero (also on its Auto
+    Scaling group, `<name>-asg-*`), and every EFA interface the instance type has on EFA pools. The autoscaler
+    owns the desired size (ignored on update)."""
+
     def __init__(self, name: str, args: EksNodeGroupArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:eks:EksNodeGroup", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
@@ -306,7 +313,7 @@ class EksNodeGroup(pulumi.ComponentResource):
         # Managed node groups do not copy their tags to the Auto Scaling group, where the autoscaler
         # reads node templates when a group is at zero (aws/containers-roadmap#608): tag the ASG too.
         # (EKS itself puts the two discovery tags on the ASG.)
-        asg_name = self.node_group.resources.apply(lambda r: r[0].autoscaling_groups[0].name)
+        asg_name = self.node_group.resources.apply(known(lambda r: r[0].autoscaling_groups[0].name))
         self.asg_tags = [
             aws.autoscaling.Tag(
                 f"{name}-asg-{_tag_name(key)}",

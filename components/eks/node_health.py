@@ -21,6 +21,9 @@ ADDON = "eks-node-monitoring-agent"
 
 
 class EksNodeHealth(pulumi.ComponentResource):
+    """`gpufleet:eks:NodeHealth`: the EKS node monitoring agent add-on (`<name>-agent`), whose node conditions
+    (AcceleratedHardwareReady: XID errors, DCGM health) managed node auto repair acts on."""
+
     def __init__(self, name: str, access: ClusterAccess, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:eks:NodeHealth", name, None, opts)
         # No IAM role: the agent reads node-local logs and devices and writes node conditions through the node's own

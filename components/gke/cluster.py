@@ -16,6 +16,7 @@ import pulumi_kubernetes as k8s
 
 from gpufleet.components.cluster_access import ClusterAccess, exec_kubeconfig
 from gpufleet.components.gke.network import GkeNetworkRef
+from gpufleet.components.known import known
 from gpufleet.components.protection import gcp_exemption, protect
 from gpufleet.base import labels as L
 from gpufleet.base.catalog import gcp_families
@@ -195,9 +196,9 @@ class GkeCluster(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, ignore_changes=["initialNodeCount"]),
         )
 
-        ca = self.cluster.master_auth.apply(lambda auth: auth.cluster_ca_certificate)
+        ca = self.cluster.master_auth.apply(known(lambda auth: auth.cluster_ca_certificate))
         self.kubeconfig = pulumi.Output.secret(
-            pulumi.Output.all(self.cluster.endpoint, ca).apply(lambda v: kubeconfig(args.cluster_name, v[0], v[1]))
+            pulumi.Output.all(self.cluster.endpoint, ca).apply(known(lambda v: kubeconfig(args.cluster_name, v[0], v[1])))
         )
         self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, opts=child)
         self.access = ClusterAccess(

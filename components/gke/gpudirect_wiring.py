@@ -37,6 +37,10 @@ class GkeGpuDirectWiringArgs:
 
 
 class GkeGpuDirectWiring(pulumi.ComponentResource):
+    """`gpufleet:gke:GkeGpuDirectWiring`: what pods need to use GPUDirect pools' extra NICs, on the cluster's
+    Kubernetes provider: per NIC a GKENetworkParamSet and a Network (`<pool>-<nic>`), per GPUDirect kind the
+    pinned NCCL plugin installer."""
+
     def __init__(self, name: str, args: GkeGpuDirectWiringArgs, access: ClusterAccess, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:gke:GkeGpuDirectWiring", name, None, opts)
         child = pulumi.ResourceOptions(parent=self, provider=access.provider, depends_on=access.ready or [])

@@ -16,6 +16,8 @@ from typing import Optional
 import pulumi
 import pulumi_gcp as gcp
 
+from gpufleet.components.known import known
+
 # The range the Managed Lustre VPC page reserves ("--prefix-length=20": room for several instances).
 PEERING_PREFIX = 20
 LUSTRE_PORT = "988"
@@ -30,6 +32,10 @@ class GkeLustreAccessArgs:
 
 
 class GkeLustreAccess(pulumi.ComponentResource):
+    """`gpufleet:gke:GkeLustreAccess`: private services access on the cluster's VPC for Managed Lustre: a reserved
+    peering range (`<name>-range`), the service networking connection (`<name>-peering`) and a firewall rule
+    (`<name>-firewall`) that lets the instances reach the nodes."""
+
     def __init__(self, name: str, args: GkeLustreAccessArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:gke:GkeLustreAccess", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
@@ -55,7 +61,7 @@ class GkeLustreAccess(pulumi.ComponentResource):
             project=args.project,
             network=args.network,
             direction="INGRESS",
-            source_ranges=[pulumi.Output.concat(self.range.address, f"/{PEERING_PREFIX}")],
+            source_ranges=[self.range.address.apply(known(lambda address: f"{address}/{PEERING_PREFIX}"))],
             allows=[gcp.compute.FirewallAllowArgs(protocol="tcp", ports=[LUSTRE_PORT])],
             description="gpufleet: Managed Lustre instances reach the nodes",
             opts=child,

@@ -40,6 +40,11 @@ class GkeNetworkRef:
 
 
 class GkeNetwork(pulumi.ComponentResource):
+    """`gpufleet:gke:GkeNetwork`: the cluster's VPC (`<name>-vpc`), a subnet with pod and service ranges
+    (`<name>-subnet`), a Cloud Router and Cloud NAT (`<name>-router`, `<name>-nat`: private nodes have no
+    external IPs) and for a regional serving Gateway the proxy-only subnet; or an existing network, passed
+    through."""
+
     ref: GkeNetworkRef
 
     def __init__(self, name: str, args: GkeNetworkArgs, opts: Optional[pulumi.ResourceOptions] = None):

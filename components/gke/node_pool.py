@@ -173,6 +173,11 @@ def reservation_labels(pool: NodePoolSpec) -> dict[str, str]:
 
 
 class GkeNodePool(pulumi.ComponentResource):
+    """`gpufleet:gke:GkeNodePool`: one GPU node pool (`<name>-pool`) shaped from the machine catalog: accelerator type
+    and count, GKE's driver installation (or none where the GPU Operator or DRA runs the stack), on-demand, Spot
+    or a reservation, autoscaling from minNodes, gpufleet's labels and taints; a compact placement policy
+    (`<name>-workload-policy`) where the pool asks for one."""
+
     def __init__(self, name: str, args: GkeNodePoolArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:gke:GkeNodePool", name, None, opts)
         pool, machine = args.pool, args.machine

@@ -35,6 +35,10 @@ class GkeStorageArgs:
 
 
 class GkeStorage(pulumi.ComponentResource):
+    """`gpufleet:gke:GkeStorage`: StorageClasses for GKE's CSI drivers: `<name>-rwo` (Persistent Disk or Hyperdisk, the
+    cluster default), and when the stack asks for them `<name>-rwx` (Filestore) and `<name>-lustre` (Managed
+    Lustre)."""
+
     def __init__(self, name: str, args: GkeStorageArgs, access: ClusterAccess, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:gke:GkeStorage", name, None, opts)
         child = pulumi.ResourceOptions(parent=self, provider=access.provider, depends_on=access.ready or [])

@@ -11,6 +11,7 @@ import pulumi_kubernetes as k8s
 import pulumi_random as random
 
 from gpufleet.components.cluster_access import ClusterAccess
+from gpufleet.components.known import known
 from gpufleet.components.k3s.install import (
     AS_ROOT, KUBECONFIG_PATH, etcd_s3_credentials, etcd_snapshot_settings, node_scripts, registries_config,
     rewrite_kubeconfig, server_url as api_url, stdin_text,
@@ -230,7 +231,7 @@ class K3sCluster(pulumi.ComponentResource):
             logging=command.remote.Logging.NONE,
             opts=pulumi.ResourceOptions(parent=self, depends_on=servers, additional_secret_outputs=["stdout"]),
         )
-        kubeconfig = pulumi.Output.secret(read.stdout.apply(lambda text: rewrite_kubeconfig(text, api_address)))
+        kubeconfig = pulumi.Output.secret(read.stdout.apply(known(lambda text: rewrite_kubeconfig(text, api_address))))
         self._finish(name, args, server_url, kubeconfig, ready=[*servers, *self.agents])
 
     def _finish(

@@ -44,6 +44,9 @@ def server_node_settings(pool: NodePoolSpec, host: Optional[Host] = None) -> tup
 
 
 class K3sNodePool(pulumi.ComponentResource):
+    """`gpufleet:k3s:K3sNodePool`: a pool's GPU hosts joined over SSH as k3s agents (one remote command per host),
+    labelled and tainted so only GPU work lands there."""
+
     def __init__(self, name: str, args: K3sNodePoolArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:k3s:K3sNodePool", name, None, opts)
         pool = args.pool

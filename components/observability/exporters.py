@@ -39,6 +39,10 @@ def kube_state_metrics_values() -> dict:
 
 
 class MetricsExporters(pulumi.ComponentResource):
+    """`gpufleet:observability:MetricsExporters`: kube-state-metrics and node-exporter (the versions kube-prometheus-
+    stack pins) in namespace `monitoring` (`<name>-ns`), for a metrics backend that scrapes from outside the
+    cluster."""
+
     def __init__(self, name: str, args: MetricsExportersArgs, access: ClusterAccess, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:observability:MetricsExporters", name, None, opts)
         self.namespace = k8s.core.v1.Namespace(

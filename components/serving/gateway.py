@@ -99,6 +99,10 @@ def envoy_proxy_object(args: ServingGatewayArgs) -> dict:
 
 
 class ServingGateway(pulumi.ComponentResource):
+    """`gpufleet:serving:ServingGateway`: the serving namespace (`<name>-ns`) and its Gateway (`<name>-gateway`): GKE's
+    managed class, or Envoy Gateway (`<name>-envoy`) after the standard Gateway API CRDs (`<name>-gateway-api`)
+    with its GatewayClass (`<name>-class`). Internal unless the stack gives a reason to expose it."""
+
     def __init__(self, name: str, args: ServingGatewayArgs, access: ClusterAccess,
                  opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:serving:ServingGateway", name, None, opts)

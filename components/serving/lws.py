@@ -22,6 +22,9 @@ class LeaderWorkerSetControllerArgs:
 
 
 class LeaderWorkerSetController(pulumi.ComponentResource):
+    """`gpufleet:serving:LeaderWorkerSetController`: the pinned LeaderWorkerSet controller chart: one model replica as
+    a group of pods (a leader and workers) across nodes."""
+
     def __init__(self, name: str, args: LeaderWorkerSetControllerArgs, access: ClusterAccess,
                  opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:serving:LeaderWorkerSetController", name, None, opts)

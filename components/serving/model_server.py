@@ -220,6 +220,10 @@ def metrics_monitor(m: ModelServerSpec, kind: str) -> dict:
 
 
 class ModelServer(pulumi.ComponentResource):
+    """`gpufleet:serving:ModelServer`: one model server: a LeaderWorkerSet of vLLM pods on a GPU pool, its route from
+    the Gateway (to an InferencePool, `<name>-pool`, or a Service, `<name>-service`), its metrics scraped and a
+    KEDA ScaledObject on its queue or KV-cache use."""
+
     def __init__(self, name: str, args: ModelServerArgs, access: ClusterAccess,
                  opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:serving:ModelServer", name, None, opts)

@@ -21,6 +21,9 @@ class JobSetArgs:
 
 
 class JobSet(pulumi.ComponentResource):
+    """`gpufleet:addons:JobSet`: the pinned JobSet controller chart: a group of Jobs (leader, workers) started,
+    restarted and admitted by Kueue as one unit."""
+
     def __init__(self, name: str, args: JobSetArgs, access: ClusterAccess, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:addons:JobSet", name, None, opts)
         self.namespace, self.release = namespaced_release(name, versions.JOBSET, args.namespace, {}, access, parent=self)

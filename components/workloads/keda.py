@@ -98,6 +98,9 @@ def trigger_authentication(identity: KedaPodIdentity) -> dict:
 
 
 class Keda(pulumi.ComponentResource):
+    """`gpufleet:addons:Keda`: the pinned KEDA chart, so Deployments scale on metrics such as DCGM GPU utilization; on
+    a managed Prometheus, its pod identity and a TriggerAuthentication (`<name>-prometheus-auth`)."""
+
     def __init__(self, name: str, args: KedaArgs, access: ClusterAccess, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:addons:Keda", name, None, opts)
         self.namespace, self.release = namespaced_release(name, versions.KEDA, args.namespace, keda_values(args), access, parent=self)

@@ -19,6 +19,9 @@ class PriorityClassesArgs:
 
 
 class PriorityClasses(pulumi.ComponentResource):
+    """`gpufleet:addons:PriorityClasses`: PriorityClasses in the order production inference > training >
+    batch/preemptible, which pods and Kueue queues name."""
+
     def __init__(
         self, name: str, args: PriorityClassesArgs, access: ClusterAccess, opts: Optional[pulumi.ResourceOptions] = None
     ):

@@ -26,6 +26,9 @@ class TeamNamespaceArgs:
 
 
 class TeamNamespace(pulumi.ComponentResource):
+    """`gpufleet:addons:TeamNamespace`: a team's namespace (`<name>-ns`) with a ResourceQuota (`<name>-gpu-quota`) and
+    a LimitRange (`<name>-gpu-limits`) on GPU requests."""
+
     def __init__(
         self, name: str, args: TeamNamespaceArgs, access: ClusterAccess, opts: Optional[pulumi.ResourceOptions] = None
     ):

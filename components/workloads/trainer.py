@@ -42,6 +42,10 @@ def trainer_values(args: TrainerArgs) -> dict:
 
 
 class Trainer(pulumi.ComponentResource):
+    """`gpufleet:addons:Trainer`: the pinned Kubeflow trainer v2 chart (controller and CRDs) and the upstream
+    ClusterTrainingRuntimes as gpufleet resources: TrainJobs run PyTorch, MPI or JAX across nodes on JobSet,
+    admitted by Kueue."""
+
     def __init__(self, name: str, args: TrainerArgs, access: ClusterAccess, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:addons:Trainer", name, None, opts)
         self.values = trainer_values(args)

@@ -39,6 +39,9 @@ def queue_spec(flavor: PoolFlavor) -> dict:
 
 
 class Volcano(pulumi.ComponentResource):
+    """`gpufleet:addons:Volcano`: the pinned Volcano batch scheduler (gang scheduling) and one Queue per pool it
+    claims, its capability capped at what the pool advertises at maximum size."""
+
     def __init__(self, name: str, args: VolcanoArgs, access: ClusterAccess, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:addons:Volcano", name, None, opts)
         self.namespace, self.release = namespaced_release(name, versions.VOLCANO, args.namespace, {}, access, parent=self)

@@ -238,7 +238,8 @@ def _helm_pull(pin: Pin, label: str, directory: Path) -> Result:
     command = helm_pull_command(pin.chart, directory)
     helm = shutil.which("helm")
     if helm is None:
-        return Result(pin, False, f"{label}: an OCI chart and no helm on PATH; fetch it with Helm: {command}")
+        return Result(pin, False, f"{label}: an OCI chart and no helm on PATH; install Helm 3 "
+                                  f"(helm.sh/docs/intro/install) and run again, or fetch it yourself: {command}")
     try:
         run = subprocess.run([helm, *_helm_pull_args(pin.chart, directory)], capture_output=True, text=True,
                              timeout=TIMEOUT_SECONDS)
@@ -286,10 +287,16 @@ def fetch_one(pin: Pin, directory: Path) -> Result:
     return Result(pin, True, f"{label}: fetched {url} as {target.name} ({verified})")
 
 
-def fetch(pins: list[Pin], directory: Path) -> list[Result]:
-    """Fetch every pin's archive into `directory` (created if needed); one result per pin, in order."""
+def fetch(pins: list[Pin], directory: Path, progress=None) -> list[Result]:
+    """Fetch every pin's archive into `directory` (created if needed); one result per pin, in order. `progress`:
+    called with (done, total, chart) after each (gpufleet/app/progress.py: on a terminal only)."""
     directory.mkdir(parents=True, exist_ok=True)
-    return [fetch_one(pin, directory) for pin in pins]
+    results = []
+    for pin in pins:
+        results.append(fetch_one(pin, directory))
+        if progress is not None:
+            progress(len(results), len(pins), f"{pin.chart.name} {pin.chart.version}")
+    return results
 
 
 def report(results: list[Result], directory: Path) -> str:

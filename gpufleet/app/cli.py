@@ -20,33 +20,69 @@ from pathlib import Path
 from typing import Optional
 
 EXIT_OK, EXIT_POLICY, EXIT_INVALID = 0, 1, 2
+CHECKOUT = Path(__file__).resolve().parents[2]  # gpufleet/app/cli.py -> the source checkout, or site-packages
+
+
+class OutsideProject(Exception):
+    """No stacks/ folder where gpufleet looks for one; str() says where it looked and what to do."""
 
 
 def _project_dir() -> Path:
-    """The project whose stacks/ we read: the working directory, else this checkout."""
+    """The project whose stacks/ we read: the working directory or the nearest folder above it with a Pulumi.yaml and
+    a stacks/ folder, else this source checkout (an editable install, where the example stacks are). An installed
+    wheel has no stacks/ beside it: OutsideProject then, rather than a path into site-packages."""
     cwd = Path.cwd()
-    if (cwd / "stacks").is_dir():
-        return cwd
-    return Path(__file__).resolve().parents[2]  # gpufleet/app/cli.py -> the checkout
+    for folder in (cwd, *cwd.parents):
+        if (folder / "stacks").is_dir() and (folder is cwd or (folder / "Pulumi.yaml").is_file()):
+            return folder
+    if (CHECKOUT / "stacks").is_dir() and (CHECKOUT / "pyproject.toml").is_file():
+        return CHECKOUT
+    raise OutsideProject(
+        f"no stacks/ folder in {cwd} or above it: run gpufleet in your infrastructure repository (the folder with "
+        "Pulumi.yaml and stacks/Pulumi.<stack>.yaml), or give a stack file (--config FILE) or a program (--program "
+        "DIR); `gpufleet init DIR` creates a repository")
+
+
+def _stack_for(stack: Optional[str], config: Optional[str]) -> str:
+    """The stack name: as given; else, with --config, the name in its file name (`Pulumi.<stack>.yaml`, as the Pulumi
+    CLI names stack files); else dev. StackNameError when --config's file is not named so."""
+    if stack:
+        return stack
+    if config:
+        name = Path(config).name
+        if name.startswith("Pulumi.") and name.endswith(".yaml") and len(name) > len("Pulumi..yaml"):
+            return name[len("Pulumi."):-len(".yaml")]
+        raise StackNameError(f"--config {config!r}: name the stack (`gpufleet plan STACK --config FILE`); the file is "
+                             "not named Pulumi.<stack>.yaml, the name the stack could be read from")
+    return "dev"
+
+
+class StackNameError(Exception):
+    """--config FILE without a stack name, and a file name that does not give one."""
 
 
 def cmd_plan_all(args: argparse.Namespace) -> int:
     """Every stack in stacks/ (or those matching the STACK globs), SDKs imported once per worker."""
+    from gpufleet.app import progress
     from gpufleet.app.plan import fleet
 
     patterns = args.stacks or ["*"]
-    stacks = fleet.discover(_project_dir() / "stacks", patterns)
+    try:
+        stacks = fleet.discover(_project_dir() / "stacks", patterns)
+    except OutsideProject as exc:
+        print(f"gpufleet: {exc}", file=sys.stderr)
+        return EXIT_INVALID
     if not stacks:
         print(f"gpufleet: no stack file in {_project_dir() / 'stacks'} matches {' '.join(patterns)}", file=sys.stderr)
         return EXIT_INVALID
     if args.jobs < 0:
         print(f"gpufleet: --jobs {args.jobs}: must be 0 (one per core) or more", file=sys.stderr)
         return EXIT_INVALID
-    results = fleet.plan_fleet(stacks, jobs=args.jobs, fmt=args.format)
+    results = fleet.plan_fleet(stacks, jobs=args.jobs, fmt=args.format, progress=progress.reporter("planned"))
     for r in results:
         if r.plan is None:
             print(f"gpufleet: {r.message}", file=sys.stderr)
-    _emit(fleet.render(results, args.format), args.output)
+    _emit(fleet.render(results, args.format, details=args.details), args.output)
     return fleet.exit_code(results)
 
 
@@ -67,16 +103,22 @@ def cmd_plan(args: argparse.Namespace) -> int:
             return EXIT_INVALID
     if args.all:
         return cmd_plan_all(args)
+    if args.program:
+        return cmd_plan_program(args, today)
     if len(args.stacks) > 1:
         print("gpufleet: plan takes one STACK (or --all with any number of STACK globs)", file=sys.stderr)
         return EXIT_INVALID
     if args.jobs:
         print("gpufleet: --jobs applies to --all only", file=sys.stderr)
         return EXIT_INVALID
-    args.stack = args.stacks[0] if args.stacks else "dev"
     from gpufleet.base.spec import SpecError
 
-    path = Path(args.config) if args.config else stack_path(_project_dir(), args.stack)
+    try:
+        args.stack = _stack_for(args.stacks[0] if args.stacks else None, args.config)
+        path = Path(args.config) if args.config else stack_path(_project_dir(), args.stack)
+    except (StackNameError, OutsideProject) as exc:
+        print(f"gpufleet: {exc}", file=sys.stderr)
+        return EXIT_INVALID
     try:
         stack_file = read_stack_file(args.stack, path)
         from gpufleet.app.plan.engine import plan
@@ -94,12 +136,60 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return EXIT_POLICY if result.has_mandatory_violation else EXIT_OK
 
 
+def cmd_plan_program(args: argparse.Namespace, today: Optional[datetime.date]) -> int:
+    """`gpufleet plan --program DIR [STACK]`: a Pulumi program that is not a stack file (gpufleet.testing)."""
+    from gpufleet import testing
+    from gpufleet.app.plan.render import render
+    from gpufleet.app.plan.stackfile import StackFileError
+    from gpufleet.base.spec import SpecError
+
+    if len(args.stacks) > 1 or args.config:
+        print("gpufleet: plan --program DIR takes one STACK (its Pulumi.<STACK>.yaml) and no --config", file=sys.stderr)
+        return EXIT_INVALID
+    directory = Path(args.program)
+    stack = args.stacks[0] if args.stacks else program_stack(directory)
+    try:
+        result = testing.plan_directory(directory, stack, today=today)
+    except (testing.ProgramError, StackFileError, SpecError) as exc:
+        print(f"gpufleet: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    except Exception as exc:  # noqa: BLE001 - the user's program failed: say where, without our traceback
+        print(f"gpufleet: program {directory} stack '{stack}' failed: {program_failure(exc, directory)}", file=sys.stderr)
+        return EXIT_INVALID
+    _emit(render(result, args.format), args.output)
+    return EXIT_POLICY if result.has_mandatory_violation else EXIT_OK
+
+
+def program_stack(directory: Path) -> str:
+    """The stack of a program folder when none is named: its only `Pulumi.<stack>.yaml`, else `dev`."""
+    found = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in directory.glob("Pulumi.*.yaml"))
+    return found[0] if len(found) == 1 else "dev"
+
+
+def program_failure(exc: BaseException, directory: Path) -> str:
+    """One line: the exception, at the last line of the user's program it passed through (if any)."""
+    import traceback
+
+    where = ""
+    root = str(directory.resolve())
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if str(Path(frame.filename).resolve()).startswith(root):
+            where = f" at {frame.filename}:{frame.lineno}"
+    message = str(exc).splitlines()[0] if str(exc) else ""
+    return f"{type(exc).__name__}: {message}{where}"
+
+
 def cmd_images(args: argparse.Namespace) -> int:
     """Every image, chart and binary the stack would pull (gpufleet/app/images.py), read from its offline plan."""
     from gpufleet.app.plan.stackfile import StackFileError, read_stack_file, stack_path
     from gpufleet.base.spec import SpecError
 
-    path = Path(args.config) if args.config else stack_path(_project_dir(), args.stack)
+    try:
+        args.stack = _stack_for(args.stack, args.config)
+        path = Path(args.config) if args.config else stack_path(_project_dir(), args.stack)
+    except (StackNameError, OutsideProject) as exc:
+        print(f"gpufleet: {exc}", file=sys.stderr)
+        return EXIT_INVALID
     try:
         stack_file = read_stack_file(args.stack, path)
         from gpufleet.app import images
@@ -236,14 +326,16 @@ def cmd_charts_fetch(args: argparse.Namespace) -> int:
         from gpufleet.app.plan.stackfile import StackFileError, read_stack_file, stack_path
         from gpufleet.base.spec import SpecError
 
-        path = Path(args.config) if args.config else stack_path(_project_dir(), args.stack)
         try:
+            path = Path(args.config) if args.config else stack_path(_project_dir(), args.stack)
             pins = charts_fetch.stack_charts(plan(read_stack_file(args.stack, path), evaluate_policies=False))
-        except (StackFileError, SpecError) as exc:
+        except (StackFileError, SpecError, OutsideProject) as exc:
             print(f"gpufleet: {exc}", file=sys.stderr)
             return EXIT_INVALID
+    from gpufleet.app import progress
+
     try:
-        results = charts_fetch.fetch(pins, directory)
+        results = charts_fetch.fetch(pins, directory, progress=progress.reporter("fetched"))
     except OSError as exc:
         print(f"gpufleet: cannot create {directory}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_INVALID
@@ -315,15 +407,73 @@ def cmd_fleet(args: argparse.Namespace) -> int:
     return command.run(args)
 
 
+def version() -> str:
+    """The installed distribution's version (pyproject.toml's), as `pip show gpufleet` gives it."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("gpufleet")
+    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown (not installed)"
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    """`gpufleet init DIR`: a separate infrastructure repository pinned to this release (gpufleet/app/init.py)."""
+    from gpufleet.app import init
+
+    directory = Path(args.dir)
+    try:
+        written = init.init(directory, args.platform, args.stack, version())
+    except init.InitError as exc:
+        print(f"gpufleet: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    for path in written:
+        print(f"wrote {path}")
+    print(f"next: cd {directory} && python -m venv venv && venv/bin/pip install -r requirements.txt && "
+          f"venv/bin/gpufleet plan {args.stack}")
+    return EXIT_OK
+
+
+def cmd_completion(args: argparse.Namespace) -> int:
+    """`gpufleet completion bash|zsh|fish`: the shell's completion script on stdout (gpufleet/app/completion.py)."""
+    from gpufleet.app import completion
+
+    sys.stdout.write(completion.script(args.shell, parser()))
+    return EXIT_OK
+
+
+class UsageError(Exception):
+    """A command line argparse refuses; main() prints it as argparse would (usage, then the message), or as JSON."""
+
+    def __init__(self, message: str, usage: str):
+        super().__init__(message)
+        self.usage = usage
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, raising UsageError instead of exiting, so that `--format json` reports it as JSON too."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise UsageError(message, self.format_usage())
+
+
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="gpufleet", description="GPU Kubernetes clusters on Pulumi, planned offline.")
-    sub = p.add_subparsers(dest="command", required=True)
+    p = _Parser(prog="gpufleet", description="GPU Kubernetes clusters on Pulumi, planned offline.")
+    p.add_argument("--version", action="version", version=f"gpufleet {version()}")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     plan = sub.add_parser("plan", help="plan a stack offline (no Pulumi CLI or credentials needed)")
     plan.add_argument("stacks", nargs="*", metavar="STACK",
                       help="stack name: stacks/Pulumi.<STACK>.yaml (default: dev); with --all, glob patterns (default: *)")
-    plan.add_argument("--config", help="plan this stack file instead, under the stack name")
+    plan.add_argument("--config", help="plan this stack file instead, under the stack name (default: the name in "
+                                       "its file name, Pulumi.<STACK>.yaml)")
+    plan.add_argument("--program", metavar="DIR",
+                      help="plan the Pulumi program in DIR (its Pulumi.yaml, __main__.py and Pulumi.<STACK>.yaml) "
+                           "instead of a gpufleet stack file; STACK defaults to its only stack file, else dev")
     plan.add_argument("--all", action="store_true", help="plan every stack in stacks/ (or those matching STACK globs)")
     plan.add_argument("--jobs", type=int, default=0, help="with --all: worker processes (default 0: one per core)")
+    plan.add_argument("--details", action="store_true",
+                      help="with --all (text, markdown): each stack's whole plan after the fleet summary (default: the "
+                           "summary only; --format json always carries every plan)")
     plan.add_argument("--format", choices=["text", "json", "markdown"], default="text")
     plan.add_argument("--output", help="write to this file instead of stdout")
     plan.add_argument("--today", metavar="YYYY-MM-DD",
@@ -331,7 +481,8 @@ def parser() -> argparse.ArgumentParser:
                            "reproducible plans, or a look ahead at what will need upgrading")
     plan.set_defaults(func=cmd_plan)
     imgs = sub.add_parser("images", help="list every image, chart and binary a stack would pull, for a mirroring tool")
-    imgs.add_argument("stack", nargs="?", default="dev", metavar="STACK", help="stack name (default: dev)")
+    imgs.add_argument("stack", nargs="?", metavar="STACK",
+                      help="stack name (default: the one --config's Pulumi.<STACK>.yaml names, else dev)")
     imgs.add_argument("--config", help="read this stack file instead, under the stack name")
     imgs.add_argument("--format", choices=["text", "json"], default="text")
     imgs.add_argument("--output", help="write to this file instead of stdout")
@@ -401,12 +552,42 @@ def parser() -> argparse.ArgumentParser:
     from gpufleet.app.fleet.command import add_parsers
 
     add_parsers(sub, cmd_fleet)
+    new = sub.add_parser("init", help="create a separate infrastructure repository that uses this gpufleet release")
+    new.add_argument("dir", metavar="DIR", help="the new repository's folder (created; nothing in it is overwritten)")
+    from gpufleet.app.init import starter_platforms
+
+    new.add_argument("--platform", choices=starter_platforms(), default="k3s",
+                     help="the platform of its first stack (default: k3s)")
+    new.add_argument("--stack", default="dev", help="its first stack's name (default: dev)")
+    new.set_defaults(func=cmd_init)
+    comp = sub.add_parser("completion", help="print the shell completion script for bash, zsh or fish")
+    comp.add_argument("shell", choices=["bash", "zsh", "fish"], help="the shell (see gpufleet/app/completion.py)")
+    comp.set_defaults(func=cmd_completion)
     return p
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    args = parser().parse_args(argv)
-    return args.func(args)
+    from gpufleet.app import json_errors
+
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        args = parser().parse_args(argv)
+    except UsageError as exc:
+        if json_errors.wants_json(argv):
+            return json_errors.usage_error(str(exc))
+        sys.stderr.write(f"{exc.usage}gpufleet: error: {exc}\n")
+        return EXIT_INVALID
+    if getattr(args, "format", None) == "json":
+        return json_errors.run_as_json(_guarded, args)
+    return _guarded(args)
+
+
+def _guarded(args: argparse.Namespace) -> int:
+    try:
+        return args.func(args)
+    except OutsideProject as exc:  # any command that reads stacks/ outside a project
+        print(f"gpufleet: {exc}", file=sys.stderr)
+        return EXIT_INVALID
 
 
 def run() -> None:

@@ -14,7 +14,8 @@ import yaml
 from gpufleet.base import labels as L
 from gpufleet.base import versions
 from gpufleet.components.aks.cluster import kubeconfig
-from tests.helpers import by_type, example_config, mocked_id, one, parent_of, plan_config, planned
+from gpufleet.testing import mocked_id
+from tests.helpers import by_type, example_config, one, parent_of, plan_config, planned
 
 CLUSTER = "azure:containerservice/kubernetesCluster:KubernetesCluster"
 POOL = "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool"

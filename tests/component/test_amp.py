@@ -9,7 +9,8 @@ from gpufleet.components.observability.pools import pool_facts
 from gpufleet.base.spec import load_spec
 from tests.amp_plan import WORKSPACE_ARN, amp_config, amp_existing_workspace, amp_teams
 from gpufleet.app.plan.mocks import eks_cluster_security_group
-from tests.helpers import by_type, mocked_id, one, parent_of
+from gpufleet.testing import mocked_id
+from tests.helpers import by_type, one, parent_of
 from gpufleet.base import versions
 from gpufleet.base.versions import chart_name_of
 

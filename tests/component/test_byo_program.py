@@ -1,23 +1,27 @@
-"""examples/byo-program: a user's own Pulumi program with gpufleet's EKS parts next to its own resources, run
-under mocks as `pulumi up` would run it (its own project name and stack file)."""
-
-import runpy
+"""examples/byo-program: a user's own Pulumi program with gpufleet's EKS parts next to its own resources, planned
+as `gpufleet plan --program examples/byo-program` plans it (gpufleet.testing.plan_directory: its own project name,
+stack file and __main__.py, as `pulumi up` would run it)."""
 
 import pytest
 import yaml
 
-from tests.helpers import ROOT, mocked_id, mocked_output, run_under_mocks
+from gpufleet import testing
+from gpufleet.testing import mocked_id, mocked_output
+from tests.component.test_standard_mocks import run_standard
+from tests.helpers import ROOT
 
 PROGRAM = ROOT / "examples" / "byo-program"
 
 
 @pytest.fixture(scope="module")
-def run():
-    project = yaml.safe_load((PROGRAM / "Pulumi.yaml").read_text())["name"]
+def planned_program():
+    return testing.plan_directory(PROGRAM, stack="example")
+
+
+@pytest.fixture(scope="module")
+def run(planned_program):
     config = yaml.safe_load((PROGRAM / "Pulumi.example.yaml").read_text())["config"]
-    monitor = run_under_mocks(lambda: runpy.run_path(str(PROGRAM / "__main__.py"), run_name="__main__"),
-                              stack="dev", config=config, project=project)
-    return monitor.registrations, config
+    return planned_program.resources, config
 
 
 def find(regs, type_, name):
@@ -107,11 +111,33 @@ def test_training_pods_reach_the_bucket_through_the_clusters_oidc(run):
     assert sa.provider.startswith(find(regs, "pulumi:providers:kubernetes", "ml-eks-k8s").urn)
 
 
-def test_the_policy_pack_finds_nothing_to_fault(run):
+def test_the_policy_pack_finds_nothing_to_fault(planned_program):
     """gpufleet's rules judge any program by resource type: the user's program built from the parts passes them."""
-    from gpufleet.app.plan.policy_runner import evaluate
-
-    regs, _ = run
-    found = evaluate(sorted(regs, key=lambda r: r.urn), stack="dev")
     # Only the advisory that the program has GPU pools and no metrics pipeline (the parts used here install none).
-    assert {(v.policy, v.level) for v in found} <= {("gpu-observability", "advisory")}
+    assert [(v.policy, v.level, v.urn.rsplit("::", 1)[-1]) for v in planned_program.violations] == [
+        ("gpu-observability", "advisory", "ml-pool-l4-ng")]
+    assert not planned_program.has_mandatory_violation
+
+
+def test_its_own_project_stack_and_exports(planned_program):
+    """The project's name and the stack name reach the URNs; keys without a namespace are the project's."""
+    assert planned_program.stack == "example"
+    assert {r.urn.split("::")[1] for r in planned_program.resources} == {"gpu-training"}
+    assert set(planned_program.outputs) == {"kubeconfig", "checkpointBucket", "gpuNodeGroup"}
+
+
+def test_without_a_gpucluster_the_cost_says_what_it_could_not_price(planned_program):
+    """No GpuCluster, no spec to price from: one unpriced item says so, and the totals read "at least"."""
+    cost = planned_program.cost.to_json()
+    assert planned_program.spec is None and planned_program.capacity == []
+    assert [(i["name"], i["unitHourly"]) for i in cost["items"]] == [("the program's cloud resources", None)]
+    assert "builds no GpuCluster" in cost["items"][0]["source"]
+
+
+def test_the_eks_parts_register_the_same_under_pulumis_standard_mocks(planned_program):
+    """The EKS cluster (its CA and OIDC issuer unknown to those mocks), IRSA roles, the autoscaler and node groups
+    (tests/component/test_standard_mocks.py)."""
+    program, project, config, _ = testing.load_directory(PROGRAM, "example")
+    mocks = run_standard(program, "example", config, project)
+    assert sorted(mocks.created) == sorted((r.type, r.name) for r in planned_program.resources)
+    assert ("aws:eks/cluster:Cluster", "ml-eks-cluster") in mocks.created

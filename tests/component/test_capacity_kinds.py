@@ -7,7 +7,8 @@ resource group. GKE (stacks/Pulumi.dws-gke.yaml): flex-start, queued provisionin
 
 import pytest
 
-from tests.helpers import example_config, mocked_id, one, parent_of, plan_config, planned
+from gpufleet.testing import mocked_id
+from tests.helpers import example_config, one, parent_of, plan_config, planned
 
 NG = "aws:eks/nodeGroup:NodeGroup"
 LT = "aws:ec2/launchTemplate:LaunchTemplate"

@@ -14,7 +14,8 @@ from pulumi.runtime.sync_await import _sync_await
 
 from gpufleet.app.package import GpufleetProvider, _GENERATED
 from gpufleet.base.spec.stack import StackSpec
-from tests.helpers import ROOT, example_config, planned, run_under_mocks
+from gpufleet.testing import run as run_under_mocks
+from tests.helpers import ROOT, example_config, planned
 
 TOKEN = "gpufleet:index:GpuCluster"
 INPUTS = {"cluster", "nodePools", "gpuOperator", "amdGpuOperator", "workloads", "storage", "addons", "observability", "dra", "modelCaches", "images", "registry", "serving", "sshPrivateKey", "kubeconfig"}

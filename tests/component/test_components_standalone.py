@@ -13,7 +13,7 @@ from gpufleet.components.k3s import K3sCluster, K3sClusterArgs, K3sNodePool, K3s
 from gpufleet.components.workloads import JobSet, JobSetArgs
 from gpufleet.base.node_labels import pool_taints
 from gpufleet.base.spec import GkeSpec, GpuOperatorSpec, Host, K3sSpec, NodePoolSpec, SharingSpec
-from tests.helpers import run_under_mocks
+from gpufleet.testing import run as run_under_mocks
 
 
 def find(regs, type_, name):

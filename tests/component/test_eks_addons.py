@@ -9,7 +9,8 @@ from gpufleet.base import versions
 from gpufleet.base.versions import chart_name_of
 from gpufleet.app.plan.mocks import PLAN_OIDC_ISSUER, eks_cluster_security_group
 from tests.eks_plan import prod_eks
-from tests.helpers import by_type, mocked_id, mocked_output, one, parent_of
+from gpufleet.testing import mocked_id, mocked_output
+from tests.helpers import by_type, one, parent_of
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 HOST = PLAN_OIDC_ISSUER.removeprefix("https://")
@@ -82,7 +83,7 @@ def test_ebs_addon_and_default_gp3_class(p):
     addon = one(p, "aws:eks/addon:Addon", "prod-gpu-ebs-addon").inputs
     assert addon["addonName"] == "aws-ebs-csi-driver" and addon["clusterName"] == "prod-gpu"
     assert addon["serviceAccountRoleArn"] == mocked_output(one(p, "aws:iam/role:Role", "prod-gpu-ebs-role"), "arn")
-    assert addon["addonVersion"] == "plan-placeholder-eksbuild.1"  # resolved for the cluster version
+    assert addon["addonVersion"] == "EKS's default for Kubernetes 1.35 at deploy"  # resolved for the cluster version
     assert _trust(p, "prod-gpu-ebs-role")["Condition"]["StringEquals"][f"{HOST}:sub"] == "system:serviceaccount:kube-system:ebs-csi-controller-sa"
     attach = one(p, "aws:iam/rolePolicyAttachment:RolePolicyAttachment", "prod-gpu-ebs-role-AmazonEBSCSIDriverPolicy")
     assert attach.inputs["policyArn"] == "arn:aws:iam::aws:policy/service-role/AmazonEBSCSIDriverPolicy"

@@ -7,7 +7,8 @@ import yaml
 
 from gpufleet.app.plan.mocks import PLAN_OIDC_ISSUER
 from tests.eks_plan import prod_eks
-from tests.helpers import by_type, example_config, mocked_id, one, parent_of, plan_config
+from gpufleet.testing import mocked_id
+from tests.helpers import by_type, example_config, one, parent_of, plan_config
 
 CLUSTER = "aws:eks/cluster:Cluster"
 

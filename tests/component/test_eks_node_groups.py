@@ -5,7 +5,8 @@ import pytest
 from gpufleet.base import versions
 from tests.eks_plan import prod_eks
 from gpufleet.app.plan.mocks import eks_cluster_security_group, node_group_asg
-from tests.helpers import by_type, mocked, mocked_id, mocked_output, one, parent_of
+from gpufleet.testing import mocked, mocked_id, mocked_output
+from tests.helpers import by_type, one, parent_of
 
 NG = "aws:eks/nodeGroup:NodeGroup"
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
@@ -58,7 +59,10 @@ def test_ami_from_ssm_parameter_never_an_id(p, invokes):
     for pool, ami_type in [("system", "AL2023_x86_64_STANDARD"), ("h100-train", "AL2023_x86_64_NVIDIA"), ("l4-infer", "AL2023_x86_64_NVIDIA")]:
         ng = one(p, NG, f"prod-gpu-pool-{pool}-ng").inputs
         assert ng["amiType"] == ami_type
-        assert ng["releaseVersion"] == "plan-placeholder-release"  # the SSM parameter's value
+        # the SSM parameter's value at deploy, said in words where the plan and the review show it
+        variant = "standard" if pool == "system" else "nvidia"
+        assert ng["releaseVersion"] == ("the release in SSM /aws/service/eks/optimized-ami/1.35/amazon-linux-2023/"
+                                        f"x86_64/{variant}/recommended/release_version at deploy")
     for lt in by_type(p, LT):
         assert "imageId" not in lt.inputs, lt.name
     paths = [args["name"] for tok, args in invokes if tok == "aws:ssm/getParameter:getParameter"]

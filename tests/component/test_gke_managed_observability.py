@@ -7,7 +7,8 @@ from gpufleet.components.observability.gke_alerts import LEFT_OUT
 from gpufleet.components.observability.gke_managed import managed_prometheus_url
 from gpufleet.components.observability.pools import pool_facts
 from tests.gke_managed_plan import managed
-from tests.helpers import by_type, example_config, load_config, one, parent_of, plan_config, run_under_mocks
+from gpufleet.testing import run as run_under_mocks
+from tests.helpers import by_type, example_config, load_config, one, parent_of, plan_config
 from tests.policy.test_fixture_shapes import register, snake, to_python
 from gpufleet.base.versions import chart_name_of
 

@@ -5,7 +5,9 @@ import pytest
 
 from gpufleet.components.gpu_cluster import GpuCluster, GpuClusterArgs, GpuClusterConfigError
 from gpufleet.base.spec import SpecError
-from tests.helpers import example_config, planned, run_under_mocks
+from gpufleet import testing
+from gpufleet.testing import run as run_under_mocks
+from tests.helpers import example_config, planned
 
 
 def _dict_config(stack: str) -> dict:
@@ -27,11 +29,18 @@ def test_from_config_builds_what_the_stack_file_builds(stack):
         )
         GpuCluster(args.spec.cluster.name or stack, args)
 
-    monitor = run_under_mocks(program, stack=stack, config=provider_config)
-    expected = planned(stack)
-    got = {(r.urn, r.type, r.parent) for r in monitor.registrations}
-    assert got == {(r.urn, r.type, r.parent) for r in expected.resources}
-    assert any(r.type == "gpufleet:index:GpuCluster" for r in monitor.registrations)
+    # gpufleet.testing plans the user's program as `gpufleet plan` plans the stack: the same resources, and from the
+    # GpuCluster's spec the same capacity, cost, warnings and policy verdicts.
+    result = testing.plan(program, stack=stack, config=provider_config)
+    expected = planned(stack, policies=True)
+    assert [(r.urn, r.type, r.parent, r.inputs) for r in result.resources] == [
+        (r.urn, r.type, r.parent, r.inputs) for r in expected.resources]
+    assert any(r.type == "gpufleet:index:GpuCluster" for r in result.resources)
+    assert result.spec == expected.spec
+    assert [c.to_json() for c in result.capacity] == [c.to_json() for c in expected.capacity]
+    assert result.cost.to_json() == expected.cost.to_json() and result.cost.to_json()["hourlyMax"] > 0
+    assert [str(w) for w in result.warnings] == [str(w) for w in expected.warnings]
+    assert result.violations == expected.violations
 
 
 def test_from_config_raises_every_problem_at_once_and_registers_nothing():

@@ -7,7 +7,8 @@ import pytest
 
 from gpufleet.base import versions
 from gpufleet.base.spec import SpecError, load_spec
-from tests.helpers import by_type, example_config, mocked_id, mocked_output, one, parent_of, stack_file
+from gpufleet.testing import mocked_id, mocked_output
+from tests.helpers import by_type, example_config, one, parent_of, stack_file
 from tests.karpenter_plan import karpenter_eks
 
 NG = "aws:eks/nodeGroup:NodeGroup"

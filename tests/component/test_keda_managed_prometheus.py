@@ -21,7 +21,8 @@ from gpufleet.components.eks.amp_query_access import QUERY_ACTIONS, query_endpoi
 from gpufleet.app.plan.mocks import PLAN_ACCOUNT, PLAN_OIDC_ISSUER
 from tests.amp_plan import WORKSPACE_ARN, amp_existing_workspace, amp_teams
 from tests.gke_managed_plan import managed
-from tests.helpers import by_type, example_config, mocked_id, mocked_output, one, parent_of, planned, run_under_mocks
+from gpufleet.testing import mocked_id, mocked_output, run as run_under_mocks
+from tests.helpers import by_type, example_config, one, parent_of, planned
 from gpufleet.base.versions import chart_name_of
 
 RELEASE = "kubernetes:helm.sh/v3:Release"

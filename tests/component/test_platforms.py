@@ -16,7 +16,8 @@ from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.gpu_cluster import GpuCluster, GpuClusterArgs
 from gpufleet.components.platform import ClusterContext, Platform, PlatformBuild, platform
 from gpufleet.base.spec import load_spec
-from tests.helpers import ROOT, example, run_under_mocks
+from gpufleet.testing import run as run_under_mocks
+from tests.helpers import ROOT, example
 
 PLATFORMS = platforms.names()
 

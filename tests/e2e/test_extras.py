@@ -20,7 +20,7 @@ from gpufleet.base import platforms
 from tests.e2e.harness import timed
 from tests.helpers import ROOT, example
 
-# Each platform's example stack (README, "One example per platform"): a platform added to gpufleet names its own here.
+# Each platform's example stack (docs/examples.md): a platform added to gpufleet names its own here.
 EXAMPLES = {"eks": "prod-eks", "gke": "prod-gke", "aks": "aks-train", "k3s": "dev", "existing": "existing-coreweave"}
 SDKS = sorted({m for name in platforms.names() for m in platforms.get(name).program.sdk_modules})
 FOUND = "import importlib.util, json, sys; print(json.dumps([m for m in sys.argv[1:] if importlib.util.find_spec(m)]))"

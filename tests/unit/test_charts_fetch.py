@@ -128,8 +128,8 @@ def test_oci_charts_without_helm_print_the_helm_pull_to_run(tmp_path, monkeypatc
     into = tmp_path / "charts dir"
     [result] = fetch([Pin("KUEUE", versions.KUEUE)], into)
     assert (result.ok, result.message) == (
-        False, f"kueue {versions.KUEUE.version} (versions.KUEUE): an OCI chart and no helm on PATH; fetch it with "
-               f"Helm: helm pull oci://registry.k8s.io/kueue/charts/kueue --version {versions.KUEUE.version} "
+        False, f"kueue {versions.KUEUE.version} (versions.KUEUE): an OCI chart and no helm on PATH; install Helm 3 "
+               f"(helm.sh/docs/intro/install) and run again, or fetch it yourself: helm pull oci://registry.k8s.io/kueue/charts/kueue --version {versions.KUEUE.version} "
                f"--destination '{into}'")
 
 

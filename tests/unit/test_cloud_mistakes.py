@@ -255,7 +255,9 @@ def test_cli_exits_2_naming_the_problem(tmp_path, name):
     path.write_text(yaml.safe_dump({"config": change(example_config(base))}))
     run = subprocess.run([*GPUFLEET, "plan", base, "--config", str(path), "--format", "json"], capture_output=True, text=True, cwd=ROOT)
     assert run.returncode == cli.EXIT_INVALID
-    assert run.stdout == "" and "Traceback" not in run.stderr
+    # --format json: the error document, no plan (gpufleet/app/json_errors.py)
+    assert run.stdout.startswith('{\n  "error": {\n    "exitCode": 2,') and '"resources"' not in run.stdout
+    assert "Traceback" not in run.stderr
     assert [f"  - {m}" for m in EXPECTED[name]] == run.stderr.splitlines()[1:]
 
 
@@ -467,7 +469,9 @@ def test_gke_driver_below_a_gpus_floor_is_refused(monkeypatch, tmp_path, capsys)
     path.write_text(yaml.safe_dump({"config": _a4_and_a3_ultra("1.32", "DEFAULT")(example_config("prod-gke"))}))
     assert cli.main(["plan", "prod-gke", "--config", str(path), "--format", "json"]) == cli.EXIT_INVALID
     out, err = capsys.readouterr()
-    assert out == "" and "pool 'b200': LATEST" in err and "Traceback" not in err
+    # --format json: the error document, no plan (gpufleet/app/json_errors.py)
+    assert out.startswith('{\n  "error": {\n    "exitCode": 2,') and '"resources"' not in out
+    assert "pool 'b200': LATEST" in err and "Traceback" not in err
     # LATEST on 1.32 is branch 570 (gke_driver_branches): both pools pass
     sf = stack_file(_a4_and_a3_ultra("1.32", "LATEST")(example_config("prod-gke")), stack="prod-gke")
     spec = load_spec(sf.stack, sf.config, sf.secret_keys)

@@ -226,5 +226,6 @@ def test_the_cli_exits_2_naming_the_key_and_registers_nothing(tmp_path, value):
         code = cli.main(["plan", "hostile", "--config", str(path), "--format", "json"])
     assert code == 2
     assert "gpufleet:cluster.k3s.servers[0].user" in err.getvalue()
-    assert out.getvalue() == ""  # no plan, so no resource
+    # --format json: the error document, no plan (gpufleet/app/json_errors.py)
+    assert out.getvalue().startswith('{\n  "error": {\n    "exitCode": 2,') and '"resources"' not in out.getvalue()
     assert "Traceback" not in err.getvalue()

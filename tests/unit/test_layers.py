@@ -26,6 +26,7 @@ LAYERS = {
     "gpufleet.components": MIDDLE,
     "gpufleet.policies": MIDDLE,
     "gpufleet.app": APPLICATION,
+    "gpufleet.testing": APPLICATION,  # the public testing module: runs programs as the plan does (gpufleet.app.plan)
 }
 # The two middle-layer packages stand side by side: neither imports the other.
 SIDEWAYS = ("gpufleet.components", "gpufleet.policies")

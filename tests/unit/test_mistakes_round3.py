@@ -267,7 +267,9 @@ def test_a_webhook_rule_fails_the_plan_with_exit_2_and_registers_nothing(tmp_pat
     path.write_text(yaml.safe_dump({"config": change(example_config(base))}))
     assert cli.main(["plan", base, "--config", str(path), "--format", "json"]) == cli.EXIT_INVALID
     out, err = capsys.readouterr()
-    assert out == "" and err.splitlines() == [f"gpufleet: invalid gpufleet config for stack '{base}' (1 problem):",
+    # --format json: the error document, no plan (gpufleet/app/json_errors.py)
+    assert out.startswith('{\n  "error": {\n    "exitCode": 2,') and '"resources"' not in out
+    assert err.splitlines() == [f"gpufleet: invalid gpufleet config for stack '{base}' (1 problem):",
                                               *(f"  - {line}" for line in expected)]
 
 

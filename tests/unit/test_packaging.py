@@ -125,7 +125,9 @@ def test_wheel_installs_only_gpufleet(wheel):
     for data in ("gpufleet/base/catalog/gpus.yaml", "gpufleet/base/catalog/aws_instances.yaml", "gpufleet/base/catalog/gcp_machines.yaml",
                  "gpufleet/base/catalog/drivers.yaml", "gpufleet/policies/PulumiPolicy.yaml",
                  "gpufleet/components/gpu_cluster.py", "gpufleet/components/eks/node_group.py",
-                 "gpufleet/policies/rules/gpu_pool_taint.py"):
+                 "gpufleet/policies/rules/gpu_pool_taint.py",
+                 # A user's tests import gpufleet.testing; type checkers read the annotations (PEP 561 marker).
+                 "gpufleet/testing.py", "gpufleet/py.typed"):
         assert data in names
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import pytest
 
 from gpufleet.app.plan.mocks import RecordingMonitor
-from tests.helpers import planned, run_under_mocks
+from gpufleet.testing import run as run_under_mocks
+from tests.helpers import planned
 
 
 def engine_urn(resources, r) -> str:

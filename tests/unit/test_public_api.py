@@ -69,6 +69,36 @@ def test_components_take_typed_args_with_a_docstring_beside_every_field(package)
         assert name in public(package) and f"{name}Args" in public(package)
 
 
+def test_every_component_class_says_what_it_builds():
+    """help(EksNodeGroup) and an editor's hover show what a component registers: each component in the source tree,
+    public or not, has a class docstring naming its type token."""
+    import pathlib
+
+    missing = []
+    for path in sorted((ROOT / "components").rglob("*.py")):
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.ClassDef) and any("ComponentResource" in ast.unparse(b) for b in node.bases):
+                tokens = re.findall(r'super\(\).__init__\("([^"]+)"', ast.unparse(node))
+                doc = ast.get_docstring(node) or ""
+                if not doc or (tokens and tokens[0] not in doc and node.name != "GpuCluster"):
+                    missing.append(f"{pathlib.Path(path).relative_to(ROOT)}:{node.name}")
+    assert missing == []
+
+
+def test_from_config_is_typed_with_the_stack_files_keys():
+    """GpuClusterArgs.from_config takes a StackConfig (a TypedDict): its keys are the spec's top-level keys and the
+    provider keys it reads, so a type checker names a misspelt key; the package ships py.typed (PEP 561)."""
+    from gpufleet.base.spec import StackSpec
+    from gpufleet.components.gpu_cluster import PROVIDER_CONFIG_KEYS, GpuClusterArgs, StackConfig
+
+    annotation = inspect.signature(GpuClusterArgs.from_config).parameters["config"].annotation
+    assert annotation == "Union[StackConfig, Mapping[str, Any]]"
+    assert set(StackConfig.__annotations__) == {f.alias or n for n, f in StackSpec.model_fields.items()} | set(
+        PROVIDER_CONFIG_KEYS)
+    assert StackConfig.__total__ is False
+    assert (ROOT / "gpufleet" / "py.typed").is_file()
+
+
 def test_gpu_cluster_is_buildable_from_a_spec_or_a_plain_dict():
     from gpufleet.components import GpuClusterArgs, GpuClusterConfigError
     from gpufleet.base.spec import SpecError

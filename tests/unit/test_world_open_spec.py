@@ -78,7 +78,9 @@ def test_plan_exits_2_and_registers_nothing(tmp_path, capsys):
     path.write_text(yaml.safe_dump({"config": _gke(["0.0.0.0/0"])}))
     assert cli.main(["plan", "bad", "--config", str(path), "--format", "json"]) == cli.EXIT_INVALID
     out, err = capsys.readouterr()
-    assert out == "" and err.splitlines() == [
+    # --format json: the error document, no plan (gpufleet/app/json_errors.py)
+    assert out.startswith('{\n  "error": {\n    "exitCode": 2,') and '"resources"' not in out
+    assert err.splitlines() == [
         "gpufleet: invalid gpufleet config for stack 'bad' (1 problem):",
         f"  - stack 'bad': gpufleet:cluster.gke.authorizedNetworks: 0.0.0.0/0: {HINT}",
     ]

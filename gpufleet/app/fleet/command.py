@@ -152,6 +152,14 @@ def run(args: argparse.Namespace) -> int:
     try:
         runner = AutomationRunner(project, operation, pack, refresh=args.refresh)
     except Exception as exc:  # noqa: BLE001 - no CLI, or one too old: one line, exit 2
+        import shutil
+
+        if shutil.which("pulumi") is None:
+            print(f"gpufleet: gpufleet {operation} runs the Pulumi CLI, and there is no `pulumi` on PATH: install it "
+                  "(`curl -fsSL https://get.pulumi.com | sh`, or `brew install pulumi`: pulumi.com/docs/install), "
+                  "log in to your backend (`pulumi login`), and run again; `gpufleet plan` needs neither",
+                  file=sys.stderr)
+            return EXIT_INVALID
         print(f"gpufleet: the Pulumi CLI could not be started for {project}: {type(exc).__name__}: "
               f"{' '.join(str(exc).split())[:500]} (allowed: the `pulumi` CLI on PATH)", file=sys.stderr)
         return EXIT_INVALID
@@ -161,9 +169,32 @@ def run(args: argparse.Namespace) -> int:
               + "\n".join(f"  - {p}" for p in refused), file=sys.stderr)
         return EXIT_INVALID
     deps = order.within(stacks, names) if operation == "up" else {}
-    outcomes = schedule.run(names, deps, args.parallel, runner, stop_on_failure=operation == "up")
+    outcomes = schedule.run(names, deps, args.parallel, with_progress(runner, len(names)),
+                            stop_on_failure=operation == "up")
     _emit(summary.render(operation, outcomes, args.format, reasons, carried), args.output)
     return summary.exit_code(outcomes)
+
+
+def with_progress(run_one: Callable, total: int, stream=None) -> Callable:
+    """`run_one` that prints `[done/total] <stack> <result>` as each stack ends, on a terminal only
+    (gpufleet/app/progress.py): an update of many stacks otherwise says nothing for minutes."""
+    import threading
+
+    from gpufleet.app import progress
+
+    report = progress.reporter("finished", stream)
+    if report is None:
+        return run_one
+    done, lock = [0], threading.Lock()
+
+    def run(stack: str):
+        outcome = run_one(stack)
+        with lock:
+            done[0] += 1
+            report(done[0], total, f"{stack} ({outcome.result})")
+        return outcome
+
+    return run
 
 
 def _listing(names: list[str], reasons: dict[str, list[str]], fmt: str) -> str:

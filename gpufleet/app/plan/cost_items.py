@@ -490,7 +490,10 @@ def _chart_claim_items(resources: list[Registration], classes: dict, default: Op
         name = spec.get("storageClassName")
         sc = classes.get(name) or (default if name is None else None)
         size = gib(_get(spec, "resources.requests.storage"))
-        claim = f"claim of {r.inputs.get('chart')} (Prometheus)"
+        # Named by the chart and its release, never by the chart's source (a URL, an OCI reference or a path as long as
+        # the table is wide); the source is in the plan's resources.
+        release = r.inputs.get("name") or r.name
+        claim = f"Prometheus volume of {chart}" + (f" release {release}" if release != chart else "")
         if sc is None and name is None and default_on_hosts:
             price, billed, what = Rate(0.0, SELF_HOSTED), size, default_on_hosts
         elif sc is None:

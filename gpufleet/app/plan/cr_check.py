@@ -12,6 +12,7 @@ never skips a check silently.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Optional
 
 from gpufleet.app.plan.cr_origin import block_key, spec_key
 from gpufleet.app.plan.crd_sources import Crd, NotValidated, lookup
@@ -42,7 +43,7 @@ def _objects(resources: list[Registration]) -> list[tuple[Registration, dict]]:
     return out
 
 
-def check_custom_resources(stack: str, spec: StackSpec, resources: list[Registration],
+def check_custom_resources(stack: str, spec: Optional[StackSpec], resources: list[Registration],
                            charts: Path) -> tuple[list[Problem], list[Problem]]:
     """(problems, warnings) of the custom resources in `resources`, with the CRDs of the archives in `charts`."""
     placeholders = _placeholders(resources)
@@ -75,7 +76,7 @@ def check_custom_resources(stack: str, spec: StackSpec, resources: list[Registra
     return problems, warnings
 
 
-def _problems(stack: str, spec: StackSpec, r: Registration, obj: dict, crd: Crd, placeholders: set) -> list[Problem]:
+def _problems(stack: str, spec: Optional[StackSpec], r: Registration, obj: dict, crd: Crd, placeholders: set) -> list[Problem]:
     out = []
     for f in validate(obj, crd.schema):
         if isinstance(f.value, str) and f.value in placeholders:

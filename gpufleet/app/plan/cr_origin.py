@@ -133,7 +133,8 @@ def block_key(kind: str) -> Optional[str]:
     return _BLOCKS.get(kind)
 
 
-def spec_key(spec: StackSpec, obj: dict, field: str) -> Optional[str]:
+def spec_key(spec: Optional[StackSpec], obj: dict, field: str) -> Optional[str]:
+    """spec None: a program without a GpuCluster (gpufleet.testing), whose objects no stack key made."""
     trace = _BY_KIND.get(obj.get("kind", ""))
-    key = trace(spec, obj, field) if trace else None
+    key = trace(spec, obj, field) if trace and spec is not None else None
     return key or block_key(obj.get("kind", ""))

@@ -6,7 +6,7 @@ import datetime
 import gc
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Callable, Iterable, Mapping, Optional
 
 import pulumi
 import pulumi.runtime
@@ -16,8 +16,8 @@ from pulumi.runtime.sync_await import _sync_await
 
 from gpufleet.base import catalog, platforms
 from gpufleet.base.capacity import PoolCapacity, addons_warnings, capacity
-from gpufleet.app.plan.cost import Cost
-from gpufleet.app.plan.cost_items import items_for
+from gpufleet.app.plan.cost import Cost, CostItem
+from gpufleet.app.plan.cost_items import claim_items, items_for
 from gpufleet.app.plan.chart_archives import charts_dir, unchecked_local_charts
 from gpufleet.app.plan.cr_check import check_custom_resources
 from gpufleet.base.spec.checks import upkeep_checks
@@ -36,7 +36,8 @@ PROJECT = "gpufleet"
 @dataclass
 class Plan:
     stack: str
-    spec: StackSpec
+    spec: Optional[StackSpec]
+    """The stack's spec; None for a program that builds no GpuCluster, or several (plan_program)."""
     resources: list[Registration]
     outputs: dict
     capacity: list[PoolCapacity]
@@ -57,19 +58,28 @@ class Plan:
         return any(v.level == "mandatory" for v in self.violations)
 
 
+def run_program(program: Callable[[], object], stack: str, config: Mapping[str, Any], secret_keys: Iterable[str] = (),
+                project: str = PROJECT, stack_root: bool = True) -> RecordingMonitor:
+    """Run `program` (a function that declares resources) under the plan's mocks: a fresh RecordingMonitor,
+    preview=False, `config` (full keys, `gpufleet:cluster`, `aws:region`, ...) as the stack's config. Returns the
+    monitor: its registrations in order, the stack's exports in `stack_outputs`. stack_root=False runs it as a
+    component provider's Construct runs: no Stack resource in this process."""
+    monitor = RecordingMonitor(PlanMocks())
+    pulumi.runtime.set_all_config({k: config_value(v) for k, v in config.items()}, sorted(secret_keys))
+    runtime_settings.ROOT.set(None)  # a fresh root Stack resource for every plan in this process
+    pulumi.runtime.set_mocks(PlanMocks(), project=project, stack=stack, preview=False, monitor=monitor)
+    if not stack_root:
+        runtime_settings.ROOT.set(None)
+    _sync_await(run_pulumi_func(program))
+    if stack_root:
+        monitor.stack_outputs = stack_exports()
+    return monitor
+
+
 def register(stack_file: StackFile) -> tuple[StackSpec, RecordingMonitor]:
     """Validate the config (SpecError before anything registers), then run the program under mocks."""
     spec = load_spec(stack_file.stack, stack_file.config, stack_file.secret_keys)
-
-    monitor = RecordingMonitor(PlanMocks())
-    pulumi.runtime.set_all_config(
-        {k: config_value(v) for k, v in stack_file.config.items()}, sorted(stack_file.secret_keys)
-    )
-    runtime_settings.ROOT.set(None)  # a fresh root Stack resource for every plan in this process
-    pulumi.runtime.set_mocks(PlanMocks(), project=PROJECT, stack=stack_file.stack, preview=False, monitor=monitor)
-    _sync_await(run_pulumi_func(main))
-    monitor.stack_outputs = stack_exports()
-    return spec, monitor
+    return spec, run_program(main, stack_file.stack, stack_file.config, stack_file.secret_keys)
 
 
 @contextmanager
@@ -108,29 +118,75 @@ def plan(stack_file: StackFile, evaluate_policies: bool = True, today: Optional[
 
 def _plan(stack_file: StackFile, evaluate_policies: bool, today: Optional[datetime.date]) -> Plan:
     spec, monitor = register(stack_file)
+    return assemble(stack_file.stack, spec, monitor, stack_file.config, evaluate_policies, today,
+                    stack_file=stack_file.review_record())
+
+
+def assemble(stack: str, spec: Optional[StackSpec], monitor: RecordingMonitor, config: Mapping[str, Any],
+             evaluate_policies: bool, today: Optional[datetime.date], stack_file: Optional[dict] = None) -> Plan:
+    """The plan of what `monitor` recorded: custom resources checked, capacity, cost, warnings and policy verdicts.
+    `spec` None: a program that builds no GpuCluster (or several), judged by its resources alone (program_cost)."""
     # Custom resources the API server would refuse at `pulumi up` (CRD schema and CEL rules) are stack problems; those
     # this machine cannot check (no chart archive here, a CRD only the platform installs) are warnings.
-    problems, cr_warnings = check_custom_resources(stack_file.stack, spec, monitor.registrations, charts_dir())
+    problems, cr_warnings = check_custom_resources(stack, spec, monitor.registrations, charts_dir())
     if problems:
-        raise SpecError(stack_file.stack, problems)
-    day = plan_day(today)  # one date for support calendars, the catalog's age and price ages
-    pricing = platforms.of(spec).pricing
-    region = pricing.region(spec, stack_file.config)  # where the cluster runs, for regional prices
-    result = Plan(
-        stack=stack_file.stack,
-        spec=spec,
-        resources=sorted(monitor.registrations, key=lambda r: r.urn),
-        outputs=monitor.stack_outputs,
-        capacity=capacity(spec, region),
-        warnings=addons_warnings(stack_file.stack, spec) + catalog_warnings(stack_file.stack, spec, day)
-        + upkeep_checks.warnings(stack_file.stack, spec) + dra_checks.warnings(stack_file.stack, spec)
-        + network_checks.warnings(stack_file.stack, spec) + cr_warnings
-        + unchecked_local_charts(stack_file.stack, spec, monitor.registrations),
-        catalog_date=catalog.catalog_date(pricing.catalog_files),
-        region=region,
-        stack_file=stack_file.review_record(),
-    )
-    result.cost = items_for(spec, result.resources, result.capacity, result.region, today=day)
+        raise SpecError(stack, problems)
+    resources = sorted(monitor.registrations, key=lambda r: r.urn)
+    if spec is None:
+        result = Plan(stack=stack, spec=None, resources=resources, outputs=monitor.stack_outputs, capacity=[],
+                      warnings=cr_warnings, stack_file=stack_file or {})
+        result.cost = program_cost(resources)
+    else:
+        day = plan_day(today)  # one date for support calendars, the catalog's age and price ages
+        pricing = platforms.of(spec).pricing
+        region = pricing.region(spec, dict(config))  # where the cluster runs, for regional prices
+        result = Plan(
+            stack=stack,
+            spec=spec,
+            resources=resources,
+            outputs=monitor.stack_outputs,
+            capacity=capacity(spec, region),
+            warnings=addons_warnings(stack, spec) + catalog_warnings(stack, spec, day)
+            + upkeep_checks.warnings(stack, spec) + dra_checks.warnings(stack, spec)
+            + network_checks.warnings(stack, spec) + cr_warnings
+            + unchecked_local_charts(stack, spec, monitor.registrations),
+            catalog_date=catalog.catalog_date(pricing.catalog_files),
+            region=region,
+            stack_file=stack_file or {},
+        )
+        result.cost = items_for(spec, result.resources, result.capacity, result.region, today=day)
     if evaluate_policies:
-        result.violations = evaluate(result.resources, stack=stack_file.stack)
+        result.violations = evaluate(result.resources, stack=stack)
     return result
+
+
+def plan_program(program: Callable[[], object], stack: str = "dev", config: Optional[Mapping[str, Any]] = None,
+                 secret_keys: Iterable[str] = (), project: str = PROJECT, evaluate_policies: bool = True,
+                 today: Optional[datetime.date] = None) -> Plan:
+    """The plan of a Pulumi program that is not gpufleet's stack program (a user's own `__main__`): run under the
+    same mocks, its resources checked, priced and judged by the same code. A program that builds one GpuCluster is
+    planned as a stack with that cluster's spec would be (capacity, cost, warnings); otherwise its resources are
+    listed and judged, and the cost says what it could not price."""
+    from gpufleet.components.gpu_cluster import BUILT
+
+    config = dict(config or {})
+    built: list = []
+    token = BUILT.set(built)
+    try:
+        with collector_paused():
+            monitor = run_program(program, stack, config, secret_keys, project)
+    finally:
+        BUILT.reset(token)
+    spec = built[0][1] if len(built) == 1 else None
+    with collector_paused():
+        return assemble(stack, spec, monitor, config, evaluate_policies, today)
+
+
+def program_cost(resources: list[Registration]) -> Cost:
+    """What a program without one GpuCluster costs, as far as gpufleet can tell without a spec: storage claims, and
+    one unpriced item that says why the rest is not priced (the totals then read "at least", never a silent zero)."""
+    items = claim_items(resources, None)
+    items.append(CostItem("the program's cloud resources", "overhead", 1, 1, None,
+                          "not priced: gpufleet prices a cluster from a GpuCluster's spec, and this program builds "
+                          "no GpuCluster (or several); plan a GpuCluster, or price the parts yourself"))
+    return Cost(items=items, notes=["usage-billed charges are not in these figures"])

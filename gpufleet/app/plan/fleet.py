@@ -82,16 +82,30 @@ def _warm() -> None:
             pass
 
 
-def plan_fleet(stacks: list[tuple[str, Path]], jobs: int = 0, fmt: str = "json") -> list[StackResult]:
+def plan_fleet(stacks: list[tuple[str, Path]], jobs: int = 0, fmt: str = "json", progress=None) -> list[StackResult]:
     """Plan every stack; results in the order given. `jobs` 0 means one worker per core; 1 plans here."""
     jobs = jobs or os.cpu_count() or 1
     jobs = min(jobs, len(stacks)) or 1
+    done = 0
+
+    def finished(name: str) -> None:  # `progress` (done, total, stack) after each stack, in the order they finish
+        nonlocal done
+        done += 1
+        if progress is not None:
+            progress(done, len(stacks), name)
+
     if jobs == 1:
-        return [plan_one(name, str(path), fmt) for name, path in stacks]
+        results = []
+        for name, path in stacks:
+            results.append(plan_one(name, str(path), fmt))
+            finished(name)
+        return results
     # spawn: each worker starts clean (no inherited gRPC or SDK state) and imports the SDKs once.
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_warm) as pool:
         futures = [pool.submit(plan_one, name, str(path), fmt) for name, path in stacks]
+        for future, (name, _) in zip(futures, stacks):
+            future.add_done_callback(lambda _f, name=name: finished(name))
         return [f.result() for f in futures]
 
 
@@ -179,7 +193,7 @@ def _totals(doc: dict) -> str:
             f"maximum {bound}{f['hourlyMax']:.2f} USD/h{missing}")
 
 
-def to_text(results: list[StackResult]) -> str:
+def to_text(results: list[StackResult], details: bool = False) -> str:
     doc = to_json(results)
     rows = [_HEADER] + _rows(doc)
     widths = [max(len(r[i]) for r in rows) for i in range(len(_HEADER))]
@@ -188,13 +202,16 @@ def to_text(results: list[StackResult]) -> str:
     failed = [r for r in results if r.plan is None]
     if failed:
         out += ["", "stacks that did not plan:"] + [f"  - {r.message}" for r in failed]
-    for r in results:
-        if r.plan is not None:
-            out += ["", "=" * 78, r.rendered.rstrip("\n")]
+    if details:
+        for r in results:
+            if r.plan is not None:
+                out += ["", "=" * 78, r.rendered.rstrip("\n")]
+    else:
+        out += ["", "each stack's plan: `gpufleet plan STACK`, or this command with --details"]
     return "\n".join(out) + "\n"
 
 
-def to_markdown(results: list[StackResult]) -> str:
+def to_markdown(results: list[StackResult], details: bool = False) -> str:
     doc = to_json(results)
     out = ["### gpufleet fleet plan", "", _totals(doc) + ".", ""]
     out += ["| " + " | ".join(_HEADER) + " |", "|" + "---|" * len(_HEADER)]
@@ -204,17 +221,19 @@ def to_markdown(results: list[StackResult]) -> str:
         out += ["", "#### Stacks that did not plan", ""]
         for r in failed:
             out += [f"- {md.code(r.stack)} ({md.text(r.status)}):", "", *("  " + line for line in md.block(r.message))]
-    for r in results:
+    for r in results if details else []:
         if r.plan is not None:
             out += ["", r.rendered.rstrip("\n")]
     return "\n".join(out) + "\n"
 
 
-def render(results: list[StackResult], fmt: str) -> str:
+def render(results: list[StackResult], fmt: str, details: bool = False) -> str:
+    """The fleet summary; with `details` (text, markdown) each stack's own plan after it. JSON always carries every
+    stack's plan (the review reads them)."""
     import json
 
     if fmt == "json":
         return json.dumps(to_json(results), indent=2, sort_keys=True) + "\n"
     if fmt == "markdown":
-        return to_markdown(results)
-    return to_text(results)
+        return to_markdown(results, details)
+    return to_text(results, details)

@@ -190,7 +190,8 @@ class PlanMocks(pulumi.runtime.Mocks):
         return mock_id(typ, name), outputs
 
     def call(self, args: pulumi.runtime.MockCallArgs):
-        return AWS_CALLS.get(args.token, {})
+        answer = AWS_CALLS.get(args.token)
+        return answer(args.args or {}) if answer else {}
 
 
 def _hex(typ: str, name: str, n: int, salt: str = "") -> str:
@@ -230,9 +231,15 @@ def mock_id(typ: str, name: str) -> str:
 # (docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html uses 123456789012).
 PLAN_ACCOUNT = "123456789012"
 PLAN_REGION = "us-east-1"
+# Data sources whose answer only the cloud knows at deploy: the plan's answer says so in words, since it reaches the
+# plan's inputs and the review's version rows ("EKS AMI release: ..."), which users read.
 AWS_CALLS = {
-    "aws:ssm/getParameter:getParameter": {"value": "plan-placeholder-release", "type": "String"},
-    "aws:eks/getAddonVersion:getAddonVersion": {"version": "plan-placeholder-eksbuild.1"},
+    # The AMI release of a node group: the SSM parameter's value when `pulumi up` runs (components/eks/node_group.py).
+    "aws:ssm/getParameter:getParameter": lambda a: {
+        "value": f"the release in SSM {a.get('name', '')} at deploy".replace("  ", " "), "type": "String"},
+    # An EKS add-on without a pin: EKS's default version for the cluster's Kubernetes version (components/eks/addon.py).
+    "aws:eks/getAddonVersion:getAddonVersion": lambda a: {
+        "version": f"EKS's default for Kubernetes {a.get('kubernetesVersion', '')} at deploy"},
 }
 
 # EC2's resource ids: a prefix and 17 hex digits (docs.aws.amazon.com/AWSEC2/latest/UserGuide/resource-ids.html,

@@ -39,6 +39,11 @@ def _resource(r) -> dict:
     return out
 
 
+def _serving(plan: Plan) -> list[str]:
+    """The serving lines of a stack's plan; none for a program without a GpuCluster (no spec)."""
+    return serving_path(plan.spec, plan.capacity) if plan.spec is not None else []
+
+
 def _marks(r) -> str:
     """What the tree says after a resource: [protected] (pulumi destroy stops there), [retained on delete]."""
     marks = [m for m, on in (("protected", r.protect), ("retained on delete", r.retain_on_delete)) if on]
@@ -49,7 +54,7 @@ def _protected_lines(plan: Plan) -> list[str]:
     protected = [r for r in plan.resources if r.protect]
     if not protected:
         return ["protected resources: none (`pulumi destroy` deletes everything)"]
-    out = [f"protected resources ({len(protected)}; `pulumi destroy` stops at them, see README \"Protected resources\"):"]
+    out = [f"protected resources ({len(protected)}; `pulumi destroy` stops at them, see docs/stack-config.md, \"Protected resources\"):"]
     return out + [f"  - {r.name} ({r.type})" for r in protected]
 
 
@@ -145,15 +150,51 @@ def to_text(plan: Plan) -> str:
     out += [f"  {line}" for line in capacity_notes(plan.capacity)]
     out += [f"  {line}" for line in source_notes(plan.capacity)]
     out += [f"  {line}" for line in cold_start_notes(plan.capacity)]
-    out += [f"  {line}" for line in serving_path(plan.spec, plan.capacity)]
+    out += [f"  {line}" for line in _serving(plan)]
     out += _cost_text(plan)
-    out += [f"catalog facts as of {plan.catalog_date}", ""]
+    out += [f"catalog facts as of {plan.catalog_date}", ""] if plan.catalog_date else [""]
     out += _protected_lines(plan) + [""]
     if plan.warnings:
         out += ["warnings:"] + [f"  - {w}" for w in plan.warnings] + [""]
-    out += ["policies:"]
-    out += [f"  [{v.level}] {v.policy}: {v.message}\n      at {v.urn}" for v in plan.violations] or ["  no violations"]
+    out += policy_lines(plan)
     return "\n".join(out) + "\n"
+
+
+def stack_key(plan: Plan, urn: str) -> str:
+    """The stack key a finding is about, where the resource is a node pool's (its name holds `-pool-<pool>`, the
+    pools' child names: components/<platform>/): `gpufleet:nodePools[i] (<pool>)`; else the resource's name."""
+    name = urn.rsplit("::", 1)[-1]
+    if plan.spec is not None:
+        for i, pool in enumerate(plan.spec.node_pools):
+            marker = f"-pool-{pool.name}"
+            at = name.find(marker)
+            if at >= 0 and name[at + len(marker):at + len(marker) + 1] in ("", "-"):
+                return f"gpufleet:nodePools[{i}] ({pool.name})"
+    return f"resource {name}"
+
+
+def policy_lines(plan: Plan) -> list[str]:
+    """The verdicts grouped by level and rule: the rule's description once, then one line per finding naming the stack
+    key (or resource) and the rule's message, which says what to change. Findings of one rule that say the same about
+    several resources (a stack without metrics, once per GPU pool) are one line naming them all. The URNs are in the
+    JSON."""
+    if not plan.violations:
+        return ["policies: no violations"]
+    counts = {level: sum(1 for v in plan.violations if v.level == level) for level in ("mandatory", "advisory")}
+    out = [f"policies: {counts['mandatory']} mandatory, {counts['advisory']} advisory"]
+    groups: dict[tuple[str, str], list] = {}
+    for v in sorted(plan.violations, key=lambda v: (v.level != "mandatory", v.policy)):
+        groups.setdefault((v.level, v.policy), []).append(v)
+    for (level, policy), found in groups.items():
+        description, _, _ = found[0].message.partition("\n")
+        out.append(f"  [{level}] {policy}: {description}")
+        lines: dict[str, list[str]] = {}
+        for v in found:
+            _, _, detail = v.message.partition("\n")
+            text = " ".join((detail or v.message).split()).replace(f" '{v.urn.rsplit('::', 1)[-1]}'", "")
+            lines.setdefault(text, []).append(stack_key(plan, v.urn))
+        out += [f"    - {', '.join(keys)}: {text}" for text, keys in lines.items()]
+    return out
 
 
 def to_markdown(plan: Plan) -> str:
@@ -173,7 +214,7 @@ def to_markdown(plan: Plan) -> str:
     out += ["", "#### GPU capacity", "", "| " + " | ".join(_CAPACITY_HEADER) + " |", "|" + "---|" * len(_CAPACITY_HEADER)]
     out += [_md_row(row) for row in _capacity_rows(plan)]
     notes = (capacity_notes(plan.capacity) + source_notes(plan.capacity) + cold_start_notes(plan.capacity)
-             + serving_path(plan.spec, plan.capacity))
+             + _serving(plan))
     if notes:
         out += ["", *(f"- {md.text(line)}" for line in notes)]
     out += _cost_markdown(plan)

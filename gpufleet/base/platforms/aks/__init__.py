@@ -2,6 +2,7 @@
 its resources are in components/aks/."""
 
 from gpufleet.base.platforms.contract import PlatformTraits, ProgramTraits
+from gpufleet.base.platforms.aks.program import STARTER_STACK
 from gpufleet.base.platforms.aks.keys import AksKeys
 from gpufleet.base.platforms.aks.versions import AksVersions
 from gpufleet.base.platforms.aks.nodes import AksNodes
@@ -14,7 +15,7 @@ from gpufleet.base.platforms.aks.policy import AksPolicy
 TRAITS = PlatformTraits(
     name="aks",
     order=30,
-    program=ProgramTraits(components="gpufleet.components.aks.platform", extra="aks", sdk_modules=('pulumi_azure',)),
+    program=ProgramTraits(components="gpufleet.components.aks.platform", extra="aks", sdk_modules=('pulumi_azure',), starter_stack=STARTER_STACK),
     keys=AksKeys(),
     versions=AksVersions(),
     nodes=AksNodes(),

@@ -15,3 +15,6 @@ class ProgramTraits:
     sdk_modules: tuple[str, ...] = ()
     """The Python modules of its cloud SDKs (beyond the core's pulumi and pulumi_kubernetes); a stack on this platform
     with one of them missing is refused, naming the extra."""
+    starter_stack: str = ""
+    """The stack file `gpufleet init --platform <name>` writes for a new repository: a small working example that plans
+    as it is, the values to replace marked `# replace:`; empty: init does not offer the platform."""

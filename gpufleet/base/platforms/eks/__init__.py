@@ -2,6 +2,7 @@
 its resources are in components/eks/."""
 
 from gpufleet.base.platforms.contract import PlatformTraits, ProgramTraits
+from gpufleet.base.platforms.eks.program import STARTER_STACK
 from gpufleet.base.platforms.eks.keys import EksKeys
 from gpufleet.base.platforms.eks.versions import EksVersions
 from gpufleet.base.platforms.eks.nodes import EksNodes
@@ -14,7 +15,7 @@ from gpufleet.base.platforms.eks.policy import EksPolicy
 TRAITS = PlatformTraits(
     name="eks",
     order=10,
-    program=ProgramTraits(components="gpufleet.components.eks.platform", extra="eks", sdk_modules=('pulumi_aws',)),
+    program=ProgramTraits(components="gpufleet.components.eks.platform", extra="eks", sdk_modules=('pulumi_aws',), starter_stack=STARTER_STACK),
     keys=EksKeys(),
     versions=EksVersions(),
     nodes=EksNodes(),

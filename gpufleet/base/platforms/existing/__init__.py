@@ -2,6 +2,7 @@
 its resources are in components/existing/."""
 
 from gpufleet.base.platforms.contract import PlatformTraits, ProgramTraits
+from gpufleet.base.platforms.existing.program import STARTER_STACK
 from gpufleet.base.platforms.existing.keys import ExistingKeys
 from gpufleet.base.platforms.existing.versions import ExistingVersions
 from gpufleet.base.platforms.existing.nodes import ExistingNodes
@@ -14,7 +15,7 @@ from gpufleet.base.platforms.existing.policy import ExistingPolicy
 TRAITS = PlatformTraits(
     name="existing",
     order=50,
-    program=ProgramTraits(components="gpufleet.components.existing.platform", extra="existing", sdk_modules=()),
+    program=ProgramTraits(components="gpufleet.components.existing.platform", extra="existing", sdk_modules=(), starter_stack=STARTER_STACK),
     keys=ExistingKeys(),
     versions=ExistingVersions(),
     nodes=ExistingNodes(),

@@ -2,6 +2,7 @@
 its resources are in components/gke/."""
 
 from gpufleet.base.platforms.contract import PlatformTraits, ProgramTraits
+from gpufleet.base.platforms.gke.program import STARTER_STACK
 from gpufleet.base.platforms.gke.keys import GkeKeys
 from gpufleet.base.platforms.gke.versions import GkeVersions
 from gpufleet.base.platforms.gke.nodes import GkeNodes
@@ -14,7 +15,7 @@ from gpufleet.base.platforms.gke.policy import GkePolicy
 TRAITS = PlatformTraits(
     name="gke",
     order=20,
-    program=ProgramTraits(components="gpufleet.components.gke.platform", extra="gke", sdk_modules=('pulumi_gcp',)),
+    program=ProgramTraits(components="gpufleet.components.gke.platform", extra="gke", sdk_modules=('pulumi_gcp',), starter_stack=STARTER_STACK),
     keys=GkeKeys(),
     versions=GkeVersions(),
     nodes=GkeNodes(),

@@ -2,6 +2,7 @@
 its resources are in components/k3s/."""
 
 from gpufleet.base.platforms.contract import PlatformTraits, ProgramTraits
+from gpufleet.base.platforms.k3s.program import STARTER_STACK
 from gpufleet.base.platforms.k3s.keys import K3sKeys
 from gpufleet.base.platforms.k3s.versions import K3sVersions
 from gpufleet.base.platforms.k3s.nodes import K3sNodes
@@ -14,7 +15,7 @@ from gpufleet.base.platforms.k3s.policy import K3sPolicy
 TRAITS = PlatformTraits(
     name="k3s",
     order=40,
-    program=ProgramTraits(components="gpufleet.components.k3s.platform", extra="k3s", sdk_modules=('pulumi_command', 'pulumi_random')),
+    program=ProgramTraits(components="gpufleet.components.k3s.platform", extra="k3s", sdk_modules=('pulumi_command', 'pulumi_random'), starter_stack=STARTER_STACK),
     keys=K3sKeys(),
     versions=K3sVersions(),
     nodes=K3sNodes(),
