@@ -55,7 +55,7 @@ e2e: $(VENV)/.installed
 # Mutation testing (docs/testing.md): cosmic-ray mutates policies/rules and gpufleet/base/spec in a temporary worktree
 # of HEAD and runs each tree's tests against every mutant. Not in CI, not in `make test`: the full run takes hours on
 # two cores, so the default is the documented sample (MUTATE_ARGS="" for every mutant).
-MUTATE_ARGS ?= --sample 20
+MUTATE_ARGS ?= --sample 100
 mutate: $(VENV)/.installed
 	PYTHONWARNINGS="ignore:Editable installation" $(VENV)/bin/pip install -q -e '.[dev,mutation]'
 	$(VENV)/bin/python -m tests.mutation.run $(MUTATE_ARGS)
