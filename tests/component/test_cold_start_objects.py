@@ -60,8 +60,15 @@ def test_an_hf_job_installs_hash_locked_deps_in_an_init_container_without_the_to
     assert container["volumeMounts"][-1] == {"name": "deps", "mountPath": C.DEPS, "readOnly": True}
     assert container["envFrom"] == [{"secretRef": {"name": "hf"}}] and container["securityContext"] == NO_ESCALATION
     assert pod["volumes"][-1] == {"name": "deps", "emptyDir": {}}
-    # No credentials Secret: no envFrom at all.
-    assert "envFrom" not in C.job(_args("gs://models/llama"))["spec"]["template"]["spec"]["containers"][0]
+    # No credentials Secret: no envFrom at all; only hf:// installs anything first.
+    gs = C.job(_args("gs://models/llama"))["spec"]["template"]["spec"]
+    assert "envFrom" not in gs["containers"][0] and "initContainers" not in gs
+    assert gs["containers"][0]["volumeMounts"] == [{"name": "cache", "mountPath": C.MOUNT}]
+
+
+def test_the_args_are_frozen_values():
+    """Args are values a caller can share between components (STYLE.md: frozen dataclasses)."""
+    assert C.ModelCacheArgs.__dataclass_params__.frozen and P.ImagePrePullArgs.__dataclass_params__.frozen
 
 
 def test_the_claim_exactly():

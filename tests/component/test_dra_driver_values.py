@@ -141,3 +141,7 @@ def test_the_component_s_children_names_and_inputs():
     assert not got["dra-release"].inputs.get("skipCrds")
     plain = _children(D.DraDriverArgs(pools=[D.DraClaimPool("l4")]), {})
     assert "dra-quota" not in plain and not [n for n in plain if n.startswith("dra-class-")]
+
+
+def test_the_args_are_frozen_values():
+    assert D.DraDriverArgs.__dataclass_params__.frozen and D.DraClaimPool.__dataclass_params__.frozen

@@ -141,3 +141,7 @@ def test_cluster_queue_per_branch():
         "apiGroup": "kueue.x-k8s.io", "kind": "ProvisioningRequestConfig", "name": "h100-dws"}}
     assert K.provisioning_request_config() == {"provisioningClassName": L.GKE_QUEUED_PROVISIONING_CLASS,
                                                "managedResources": [L.GPU_RESOURCE]}
+
+
+def test_the_args_are_frozen_values():
+    assert K.KueueArgs.__dataclass_params__.frozen and PoolFlavor.__dataclass_params__.frozen

@@ -124,3 +124,9 @@ def test_the_gateway_listener_and_the_namespaces_it_admits():
     assert proxy["metadata"] == {"name": G.ENVOY_PROXY_NAME, "namespace": G.ENVOY_NAMESPACE}
     assert proxy["spec"] == {"provider": {"type": "Kubernetes", "kubernetes": {"envoyService": {"type": "ClusterIP"}}}}
     assert G.envoy_values() == {"crds": {"gatewayAPI": {"safeUpgradePolicy": {"enabled": False}}}}
+
+
+def test_the_args_are_frozen_values():
+    from gpufleet.components.serving.lws import LeaderWorkerSetControllerArgs
+
+    assert all(a.__dataclass_params__.frozen for a in (S.ModelServerArgs, G.ServingGatewayArgs, LeaderWorkerSetControllerArgs))
