@@ -1,0 +1,148 @@
+"""Spec checks at their edges (issue 56): each limit exactly at it (taken) and one past it (refused, with the message
+that tells the user what to fix), and each branch of the support-calendar warnings on small inputs."""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+from types import SimpleNamespace
+
+import pytest
+
+from gpufleet.base.catalog.lifecycle import Support
+from gpufleet.base.spec import SpecError
+from gpufleet.base.spec.checks import lifecycle_checks as LC
+from gpufleet.base.spec.checks.admission_checks import MPS_MAX_REPLICAS
+from gpufleet.base.spec.features.observability import AMP_MIN_SCRAPE_SECONDS
+from tests.helpers import example_config, load_config
+
+DAY = dt.date(2026, 12, 5)
+
+
+def _problems(config) -> list[str]:
+    try:
+        load_config(config)
+    except SpecError as exc:
+        return [str(p) for p in exc.problems]
+    return []
+
+
+def _changed(stack: str, change) -> list[str]:
+    config = copy.deepcopy(example_config(stack))
+    change(config)
+    return _problems(config)
+
+
+def _mps(replicas: int):
+    def change(config):
+        config["gpufleet:nodePools"][0]["sharing"] = {"mode": "mps", "replicas": replicas}
+    return change
+
+
+def test_mps_replicas_at_the_limit_and_one_past():
+    assert MPS_MAX_REPLICAS == 48  # NVIDIA MPS: at most 48 clients per GPU (docs cited in admission_checks.py)
+    assert not [p for p in _changed("dev", _mps(MPS_MAX_REPLICAS)) if "sharing.replicas" in p]
+    assert [p for p in _changed("dev", _mps(MPS_MAX_REPLICAS + 1)) if "sharing.replicas" in p] == [
+        "stack 'test': gpufleet:nodePools[0].sharing.replicas: an MPS server takes at most 48 clients per GPU, so the "
+        "device plugin's MPS control daemon refuses more replicas and pool 'l4' advertises no GPU (allowed: 2 to 48; "
+        "time-slicing has no such limit) (got 49)"]
+
+
+def _amp(interval: str):
+    def change(config):
+        config["gpufleet:observability"] = {"metrics": {"backend": "amp", "scrapeInterval": interval}}
+    return change
+
+
+def test_amp_scrape_interval_at_the_minimum_and_one_second_under():
+    assert AMP_MIN_SCRAPE_SECONDS == 30
+    assert not [p for p in _changed("prod-eks", _amp("30s")) if "scrapeInterval" in p]
+    assert [p for p in _changed("prod-eks", _amp("29s")) if "scrapeInterval" in p] == [
+        "stack 'test': gpufleet:observability.metrics.scrapeInterval: the AWS managed collector (amp) scrapes at most "
+        "every 30s (allowed: 30s or longer) (got '29s')"]
+
+
+def _scaling(**scaling):
+    def change(config):
+        model = config["gpufleet:serving"]["models"][0]
+        model["scaling"] = {**(model.get("scaling") or {}), **scaling}
+    return change
+
+
+def test_kv_cache_target_is_a_fraction_up_to_one():
+    stack = "inference-k3s"
+    ok = [p for p in _changed(stack, _scaling(signal="kvCache", target=1)) if "scaling.target" in p]
+    assert ok == []
+    assert [p for p in _changed(stack, _scaling(signal="kvCache", target=1.01)) if "scaling.target" in p] == [
+        "stack 'test': gpufleet:serving.models[0].scaling.target: kv-cache use is a fraction (0-1] (got 1.01)"]
+
+
+def test_min_replicas_up_to_max_replicas():
+    stack = "inference-k3s"
+    assert [p for p in _changed(stack, _scaling(minReplicas=3, maxReplicas=3)) if "minReplicas" in p] == []
+    assert [p for p in _changed(stack, _scaling(minReplicas=4, maxReplicas=3)) if "minReplicas" in p] == [
+        "stack 'test': gpufleet:serving.models[0].scaling.minReplicas: above maxReplicas (3) (got 4)"]
+
+
+# --- the support calendars (lifecycle_checks), on small inputs ---------------------------------------
+
+def _support(status="supported", end=None) -> Support:
+    return Support("GPU Operator v1", status, end, "the source")
+
+
+@pytest.mark.parametrize("days,expected", [
+    (LC.SUPPORT_WARNING_DAYS + 1, []),
+    (LC.SUPPORT_WARNING_DAYS, ["GPU Operator v1 reaches the end of its support in 90 days (2027-03-05; the source); fix it"]),
+    (1, ["GPU Operator v1 reaches the end of its support in 1 day (2026-12-06; the source); fix it"]),
+    (0, ["GPU Operator v1 reaches the end of its support in 0 days (2026-12-05; the source); fix it"]),
+    (-1, ["GPU Operator v1 reached the end of its support on 2026-12-04 (the source); fix it"]),
+])
+def test_support_warnings_at_the_window_s_edges(days, expected):
+    support = _support(end=DAY + dt.timedelta(days=days))
+    assert [p.message for p in LC.support_warnings("s", "at", support, DAY, "v1", "fix it")] == expected
+
+
+@pytest.mark.parametrize("support,expected", [
+    (_support(), []),  # no end date: nothing to warn of
+    (_support("unknown"), "GPU Operator v1: no support calendar entry (the source), so the end of its support is not checked"),
+    (_support("end_of_support"), "GPU Operator v1 is past the end of its support (the source); fix it"),
+    (_support("deprecated"), "GPU Operator v1 is deprecated: critical bug and CVE fixes only until the next major is "
+                             "released, then end of support (the source); fix it"),
+])
+def test_support_warnings_per_status(support, expected):
+    got = [p.message for p in LC.support_warnings("s", "at", support, DAY, "v1", "fix it")]
+    assert got == ([expected] if expected else [])
+
+
+def _spec(version="1.33") -> SimpleNamespace:
+    return SimpleNamespace(cluster=SimpleNamespace(kubernetes_version=version))
+
+
+def _facts(status="standard", end_standard=None, end_extended=None, sources=("cal",)):
+    return SimpleNamespace(status=status, end_of_standard_support=end_standard, end_of_extended_support=end_extended,
+                           sources=list(sources))
+
+
+def _calendar(facts, cost=" at $0.60/h") -> list[str]:
+    def lookup(version, day):
+        if facts is None:
+            raise KeyError(version)
+        assert (version, day) == ("1.33", DAY)
+        return facts
+    return [p.message for p in LC.calendar_warnings("s", _spec(), DAY, "EKS", lookup, cost)]
+
+
+def test_calendar_warnings_per_branch_and_at_the_window_s_edge():
+    assert _calendar(None) == ["EKS 1.33 is not in the catalog's support calendar (gpufleet/base/catalog/kubernetes.yaml): "
+                               "its end of standard support is not checked"]
+    assert _calendar(_facts()) == []  # standard support without an end date
+    far = (DAY + dt.timedelta(days=LC.SUPPORT_WARNING_DAYS + 1)).isoformat()
+    assert _calendar(_facts(end_standard=far)) == []
+    near = (DAY + dt.timedelta(days=LC.SUPPORT_WARNING_DAYS)).isoformat()
+    assert _calendar(_facts(end_standard=near)) == [
+        f"EKS 1.33 leaves standard support in 90 days ({near}; cal) at $0.60/h: upgrade before then"]
+    assert _calendar(_facts("extended", "2026-06-01", "2027-06-01")) == [
+        "EKS 1.33 is past standard support since 2026-06-01 (extended support until 2027-06-01 at $0.60/h); upgrade to a "
+        "version in standard support"]
+    assert _calendar(_facts("unsupported"), cost="") == [
+        "EKS 1.33 is past standard support (unsupported support); upgrade to a version in standard support"]
