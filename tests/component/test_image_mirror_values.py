@@ -106,15 +106,16 @@ def test_an_image_field_and_a_subchart_left_off():
     assert given["remediation"]["controller"] == {"image": f"{M}/quay.io/me/wf:1"}
 
 
-def test_every_listed_slot_of_a_chart_is_written():
-    version, _ = _only("gpu-operator", "repository/image/version")
-    slots = images.mirror_slots("gpu-operator", version)
-    out = mirrored_values({}, "gpu-operator", version, M)
-    for slot in slots:
-        if slot.rendered({}):
-            block = _at(out, slot.values)
-            written = block if isinstance(block, str) else next(v for k, v in block.items() if k in ("repository", "registry", "image"))
-            assert written.startswith(f"{M}/"), slot
+def test_every_listed_slot_of_every_chart_is_written():
+    """Every slot after the first too (a `continue` turned `break` after a reference slot left the rest unmirrored)."""
+    for chart, versions in images._load("images.yaml")["mirror"].items():
+        for version in versions:
+            out = mirrored_values({}, chart, version, M)
+            for slot in images.mirror_slots(chart, version):
+                block = _at(out, slot.values)
+                written = block if isinstance(block, str) else next(
+                    v for k, v in block.items() if k in ("repository", "registry", "image"))
+                assert written.startswith(f"{M}/"), (chart, version, slot)
 
 
 def test_an_image_gpufleet_writes_comes_from_the_mirror_when_the_cluster_has_one():

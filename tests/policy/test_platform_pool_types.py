@@ -79,3 +79,11 @@ def test_a_platform_that_declares_nothing_has_no_pool_types(name):
 def test_each_cloud_pool_type_belongs_to_its_platform():
     assert {token: platform for token, (platform, _) in I.pool_types().items()} == {
         I.EKS_NODE_GROUP: "eks", I.GKE_NODE_POOL: "gke", I.AKS_NODE_POOL: "aks"}
+
+
+@pytest.mark.parametrize("count,gpu_pool", [(1.0, True), (0.0, False), (-1.0, False)])
+def test_a_gke_pool_is_a_gpu_pool_only_with_a_positive_accelerator_count(count, gpu_pool):
+    """Issue 56: `count > 0` -> `!= 0` survived; a negative count (a typo, never a GPU) must not make a GPU pool."""
+    _, node_pool = I.pool_types()[I.GKE_NODE_POOL]
+    inputs = {"nodeConfig": {"machineType": "n2-standard-8", "guestAccelerators": [{"type": "nvidia-l4", "count": count}]}}
+    assert (node_pool.gpu_pool(I.PropsInputs(inputs)) is not None) is gpu_pool
