@@ -122,3 +122,29 @@ def test_an_image_gpufleet_writes_comes_from_the_mirror_when_the_cluster_has_one
     assert mirrored_image("nvcr.io/nvidia/cuda:tag", {MIRROR_FACT: M}) == f"{M}/nvcr.io/nvidia/cuda:tag"
     assert mirrored_image("nvcr.io/nvidia/cuda:tag", {}) == "nvcr.io/nvidia/cuda:tag"
     assert mirrored_image("nvcr.io/nvidia/cuda:tag", {MIRROR_FACT: None}) == "nvcr.io/nvidia/cuda:tag"
+
+
+def test_a_switched_off_image_leaves_the_images_after_it_mirrored():
+    """Issue 56: `continue` -> `break` on a slot its values switch off left every later slot unmirrored."""
+    checked = 0
+    for chart, versions in images._load("images.yaml")["mirror"].items():
+        for version in versions:
+            slots = images.mirror_slots(chart, version)
+            for i, off in enumerate(slots):
+                if not off.enabled_by or i == len(slots) - 1:
+                    continue
+                values: dict = {}
+                node = values
+                *parents, last = off.enabled_by.split(".")
+                for part in parents:
+                    node = node.setdefault(part, {})
+                node[last] = False
+                out = mirrored_values(values, chart, version, M)
+                later = [s for s in slots[i + 1:] if s.rendered(values)]
+                for slot in later:
+                    block = _at(out, slot.values)
+                    written = block if isinstance(block, str) else next(
+                        v for k, v in block.items() if k in ("repository", "registry", "image"))
+                    assert written.startswith(f"{M}/"), (chart, off.enabled_by, slot)
+                checked += bool(later)
+    assert checked  # images.yaml has a switched-off image with others after it
