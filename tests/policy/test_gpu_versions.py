@@ -176,3 +176,12 @@ def test_minor_version_compat_message_names_what_breaks():
     (message,) = messages(k3s_stack(op, {I.CUDA_VERSIONS_ANNOTATION: "12.9"}), MINOR)
     assert "runs CUDA 12.9 only through minor-version compatibility" in message
     assert "PTX JIT" in message and "NVRTC" in message and "cudaErrorCallRequiresNewerDriver" in message
+
+
+@pytest.mark.parametrize("chart", ["kube-prometheus-stack", "amd-gpu", "zzz", "aaa"])
+def test_a_release_of_another_chart_has_no_operator_problem(chart):
+    """`check` judges the GPU Operator's chart only (issue 56: `!=` -> `<` survived, the stack path filters first)."""
+    from gpufleet.policies.rules import gpu_operator_version_support as rule
+
+    assert rule.check({**OPERATOR_IN, "chart": chart, "version": "0.0.1"}) == []
+    assert rule.check({**OPERATOR_IN, "version": "0.0.1"}) != []  # the operator's chart at an unknown version is judged
