@@ -62,6 +62,8 @@ def test_claim_templates_one_gpu_and_a_whole_node_from_two_gpus():
     assert list(one) == ["l4-gpu"]
     assert _request(one["l4-gpu"]) == {"name": "gpu", "exactly": {"deviceClassName": D.GPU_CLASS,
                                                                    "allocationMode": "ExactCount", "count": 1}}
+    assert D.DraClaimPool("l4").gpus_per_node == 1 and list(D.claim_templates(D.DraClaimPool("l4"))) == ["l4-gpu"]
+    assert list(D.claim_templates(D.DraClaimPool("unknown", gpus_per_node=0))) == ["unknown-gpu"]  # no node size known
     two = D.claim_templates(D.DraClaimPool("h100", gpus_per_node=2))
     assert list(two) == ["h100-gpu", "h100-node"]
     assert _request(two["h100-node"]) == {"name": "gpus", "exactly": {"deviceClassName": D.GPU_CLASS,
@@ -145,3 +147,24 @@ def test_the_component_s_children_names_and_inputs():
 
 def test_the_args_are_frozen_values():
     assert D.DraDriverArgs.__dataclass_params__.frozen and D.DraClaimPool.__dataclass_params__.frozen
+
+
+def test_the_gpu_taint_is_tolerated_once_whether_or_not_the_pool_lists_it():
+    gpu = {"key": labels.GPU_TAINT_KEY, "value": "true", "effect": "NoSchedule"}
+    expected = [{"key": labels.GPU_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}]
+    assert D.driver_values(D.DraDriverArgs(pools=[D.DraClaimPool("h100")], node_taints=[gpu]))["kubeletPlugin"]["tolerations"] == expected
+    assert D.driver_values(D.DraDriverArgs(pools=[D.DraClaimPool("h100")]))["kubeletPlugin"]["tolerations"] == expected
+
+
+def test_the_driver_root_stated_then_the_platform_s_then_the_operator_s_then_slash():
+    from tests.helpers import example_config, load_config
+
+    config = example_config("nvl72-k3s")
+    spec = load_config(config)
+    assert spec.gpu_operator.driver.source == "preinstalled" and spec.dra.driver_root is None
+    assert D.dra_args(spec, spec.node_pools, {}).driver_root == "/"
+    assert D.dra_args(spec, spec.node_pools, {"nvidia_driver_root": "/home/kubernetes/bin/nvidia"}).driver_root == "/home/kubernetes/bin/nvidia"
+    config["gpufleet:gpuOperator"]["driver"] = {"source": "operator"}
+    assert D.dra_args(load_config(config), spec.node_pools, {}).driver_root == "/run/nvidia/driver"
+    config["gpufleet:dra"]["driverRoot"] = "/opt/nvidia"
+    assert D.dra_args(load_config(config), spec.node_pools, {"nvidia_driver_root": "/x"}).driver_root == "/opt/nvidia"

@@ -185,3 +185,9 @@ def test_a_release_of_another_chart_has_no_operator_problem(chart):
 
     assert rule.check({**OPERATOR_IN, "chart": chart, "version": "0.0.1"}) == []
     assert rule.check({**OPERATOR_IN, "version": "0.0.1"}) != []  # the operator's chart at an unknown version is judged
+
+
+def test_a_driver_without_an_enabled_key_is_installed_and_judged():
+    """The chart installs the driver unless driver.enabled is false (issue 56: default=True -> False survived)."""
+    unsaid = with_(OPERATOR_IN, "values.driver", {"version": "550.163.01"})  # branch 550: not in the pinned release
+    assert findings(k3s_stack(unsaid, {}), policy=SUPPORT) == {(SUPPORT, "gpu-operator", "mandatory")}

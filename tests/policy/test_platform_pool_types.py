@@ -87,3 +87,27 @@ def test_a_gke_pool_is_a_gpu_pool_only_with_a_positive_accelerator_count(count, 
     _, node_pool = I.pool_types()[I.GKE_NODE_POOL]
     inputs = {"nodeConfig": {"machineType": "n2-standard-8", "guestAccelerators": [{"type": "nvidia-l4", "count": count}]}}
     assert (node_pool.gpu_pool(I.PropsInputs(inputs)) is not None) is gpu_pool
+
+
+class MinimumOnly(GpuPoolType):
+    """A pool type that says only its minimum: the contract's default scale-to-zero rule judges it."""
+
+    token = "toycloud:index/minOnly:MinOnly"
+
+    def minimum(self, inputs: Inputs) -> Optional[float]:
+        return inputs.number("min")
+
+    def reserved(self, inputs: Inputs) -> bool:
+        return inputs.truthy("reserved")
+
+
+@pytest.mark.parametrize("inputs,problems", [
+    ({"min": 0.0}, []),
+    ({}, []),
+    ({"min": 1.0, "reserved": True}, []),
+    ({"min": 1.0}, ["its minimum is 1, not 0: idle 1 x 1 while no GPU work runs"]),
+])
+def test_the_default_scale_to_zero_rule_at_zero_and_one(inputs, problems):
+    """Issue 56: `minimum > 0` -> `>= 0` in the contract's default survived (every built-in pool type overrides it)."""
+    idle = lambda nodes, zones: f"idle {nodes:g} x {zones}"  # noqa: E731
+    assert MinimumOnly().scale_to_zero_problems(I.PropsInputs(inputs), idle) == problems

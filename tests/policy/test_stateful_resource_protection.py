@@ -58,6 +58,8 @@ def command(create: str) -> dict:
         # StorageClasses: shared file systems retain volumes; node-local and block classes are not judged
         (SC, NFS_CLASS_IN, False, False),
         (SC, with_(NFS_CLASS_IN, "reclaimPolicy", "Delete"), False, True),
+        (SC, with_(NFS_CLASS_IN, "reclaimPolicy", "Recycle"), False, True),
+        (SC, with_(NFS_CLASS_IN, "reclaimPolicy", "retain"), False, True),  # only Retain retains (issue 56: != -> <)
         (SC, {"metadata": {"name": "rwx"}, "provisioner": "filestore.csi.storage.gke.io"}, False, True),  # default Delete
         (SC, {"metadata": {"name": "fsx"}, "provisioner": "fsx.csi.aws.com", "reclaimPolicy": "Retain"}, False, False),
         (SC, {"metadata": {"name": "gp3"}, "provisioner": "ebs.csi.aws.com", "reclaimPolicy": "Delete"}, False, False),
