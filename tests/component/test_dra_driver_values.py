@@ -90,9 +90,14 @@ def test_compute_domain_manifest_names_its_channel_template():
     }
 
 
+def _text(value: str) -> str:
+    """`value` as a string built at run time, as a stack file's values are: an `is` in place of `==` fails on it."""
+    return "".join(list(value))
+
+
 def _pool(mode="mig", profile=None, profiles=(), layout=None, gpu="A100-80GB", allocation="dra", name="p"):
-    return SimpleNamespace(name=name, gpu=gpu, allocation=allocation,
-                           sharing=SimpleNamespace(mode=mode, profile=profile, profiles=list(profiles), layout=layout))
+    return SimpleNamespace(name=name, gpu=gpu, allocation=_text(allocation),
+                           sharing=SimpleNamespace(mode=_text(mode), profile=profile, profiles=list(profiles), layout=layout))
 
 
 def test_mig_profiles_from_each_way_a_pool_names_them():
@@ -168,3 +173,18 @@ def test_the_driver_root_stated_then_the_platform_s_then_the_operator_s_then_sla
     assert D.dra_args(load_config(config), spec.node_pools, {}).driver_root == "/run/nvidia/driver"
     config["gpufleet:dra"]["driverRoot"] = "/opt/nvidia"
     assert D.dra_args(load_config(config), spec.node_pools, {"nvidia_driver_root": "/x"}).driver_root == "/opt/nvidia"
+
+
+def test_dra_args_split_the_dra_pools_from_the_device_plugin_pools():
+    from tests.helpers import example_config, load_config
+
+    config = example_config("nvl72-k3s")
+    other = dict(config["gpufleet:nodePools"][0], name="gb200-b", allocation="device-plugin")
+    other["hosts"] = [dict(h, name=f"{h['name']}-b", address=h["address"].rsplit(".", 1)[0] + f".{200 + i}")
+                      for i, h in enumerate(other["hosts"])]
+    config["gpufleet:nodePools"].append(other)
+    spec = load_config(config)
+    args = D.dra_args(spec, spec.node_pools, {})
+    assert [p.name for p in args.pools] == ["gb200"] and args.channel_pools == ["gb200-b"]
+    assert args.pools[0].gpus_per_node == 4  # a GB200 NVL72 host: four GPUs
+    assert args.namespaces == list(spec.dra.namespaces) and args.compute_domains == list(spec.dra.compute_domains)
