@@ -137,7 +137,8 @@ def test_an_eks_dra_pool_at_zero_names_each_autoscaler_that_cannot_bring_it_back
     from gpufleet.base import labels
     from gpufleet.base.catalog import dra as dra_facts
 
-    dra = {**NODE_GROUP_IN, "labels": {**NODE_GROUP_IN["labels"], labels.GPU_ALLOCATION_LABEL: "dra"},
+    value = "".join(["d", "r", "a"])  # as inputs arrive over gRPC: a string built at run time (`is not` fails on it)
+    dra = {**NODE_GROUP_IN, "labels": {**NODE_GROUP_IN["labels"], labels.GPU_ALLOCATION_LABEL: value},
            "tags": {**NODE_GROUP_IN["tags"], f"{TEMPLATE}/label/{labels.GPU_ALLOCATION_LABEL}": "dra"}}
     eks_stack["h100"] = res(I.EKS_NODE_GROUP, "h100", dra)
     (message,) = [m.split("\n", 1)[-1] for m in messages(list(eks_stack.values()), P)]

@@ -103,6 +103,7 @@ class MinimumOnly(GpuPoolType):
 
 @pytest.mark.parametrize("inputs,problems", [
     ({"min": 0.0}, []),
+    ({"min": -1.0}, []),  # below zero is no idle node (a typo the cloud refuses)
     ({}, []),
     ({"min": 1.0, "reserved": True}, []),
     ({"min": 1.0}, ["its minimum is 1, not 0: idle 1 x 1 while no GPU work runs"]),
