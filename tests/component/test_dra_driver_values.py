@@ -145,6 +145,11 @@ def test_the_component_s_children_names_and_inputs():
     assert got["dra-claim-research-a100-gpu"].inputs["metadata"] == {"name": "a100-gpu", "namespace": "research"}
     assert got["dra-cd-research-train"].inputs["spec"] == {"numNodes": 2.0, "channel": {"resourceClaimTemplate": {"name": "train-channel"}}}
     assert got["dra-release"].inputs["values"]["gpuResourcesEnabledOverride"] is True
+    assert got["dra-release"].inputs["timeout"] == 600  # seconds Helm waits for the release (the component sets 600)
+    assert got["dra-quota"].urn in got["dra-release"].dependencies  # the quota admits the critical pods first
+    class_urn = got["dra-class-mig-1g-10gb.gpufleet.io"].urn
+    assert class_urn in got["dra-claim-default-a100-mig-1g-10gb"].dependencies
+    assert class_urn in got["dra-claim-research-a100-gpu"].dependencies
     assert not got["dra-release"].inputs.get("skipCrds")
     plain = _children(D.DraDriverArgs(pools=[D.DraClaimPool("l4")]), {})
     assert "dra-quota" not in plain and not [n for n in plain if n.startswith("dra-class-")]
