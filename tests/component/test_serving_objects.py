@@ -130,3 +130,42 @@ def test_the_args_are_frozen_values():
     from gpufleet.components.serving.lws import LeaderWorkerSetControllerArgs
 
     assert all(a.__dataclass_params__.frozen for a in (S.ModelServerArgs, G.ServingGatewayArgs, LeaderWorkerSetControllerArgs))
+
+
+def _children(args: S.ModelServerArgs, facts: dict | None = None) -> dict:
+    import pulumi
+    import pulumi_kubernetes as k8s
+
+    from gpufleet.components.cluster_access import ClusterAccess
+    from tests.helpers import run_under_mocks
+
+    def program():
+        provider = k8s.Provider("k8s", kubeconfig="apiVersion: v1\nkind: Config\n")
+        access = ClusterAccess(name="c", platform="k3s", kubernetes_version="1.34", kubeconfig=pulumi.Output.from_input(""),
+                               provider=provider, facts=facts or {})
+        S.ModelServer("llama", args, access)
+
+    return {r.name: r for r in run_under_mocks(program).registrations}
+
+
+def test_the_model_server_s_children_per_branch():
+    scaled = _m(scaling={"minReplicas": 0, "maxReplicas": 2})
+    pooled = _children(S.ModelServerArgs(scaled, gateway=("gw-ns", "gw"), inference_pool=True, epp_monitoring=True,
+                                         metrics="pod-monitor", prometheus_url="http://prom"))
+    assert sorted(n for n in pooled if n.startswith("llama-")) == [
+        "llama-lws", "llama-metrics", "llama-pool-release", "llama-route", "llama-scaler"]
+    assert pooled["llama-pool-release"].inputs["values"]["inferenceExtension"]["monitoring"] == {"prometheus": {"enabled": True}}
+    assert pooled["llama-pool-release"].urn in pooled["llama-route"].dependencies
+    assert pooled["llama-lws"].urn in pooled["llama-scaler"].dependencies
+    # The endpoint picker is monitored only for a model that scales (its queue wakes the pool).
+    still = _children(S.ModelServerArgs(_m(), inference_pool=True, epp_monitoring=True))
+    assert "monitoring" not in still["llama-pool-release"].inputs["values"].get("inferenceExtension", {})
+    plain = _children(S.ModelServerArgs(_m(), gateway=("gw-ns", "gw")), {"image_mirror": "mirror.example.com"})
+    assert sorted(n for n in plain if n.startswith("llama-")) == ["llama-lws", "llama-route", "llama-service"]
+    assert plain["llama-service"].inputs["spec"] == {"selector": {"app": "llama"},
+                                                    "ports": [{"name": "http", "port": 8000, "targetPort": 8000}]}
+    assert plain["llama-service"].urn in plain["llama-route"].dependencies
+    image = plain["llama-lws"].inputs["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]["containers"][0]["image"]
+    assert image.startswith("mirror.example.com/")
+    # Scaling without a Prometheus address: no ScaledObject.
+    assert "llama-scaler" not in _children(S.ModelServerArgs(scaled))
