@@ -112,3 +112,9 @@ def test_the_default_scale_to_zero_rule_at_zero_and_one(inputs, problems):
     """Issue 56: `minimum > 0` -> `>= 0` in the contract's default survived (every built-in pool type overrides it)."""
     idle = lambda nodes, zones: f"idle {nodes:g} x {zones}"  # noqa: E731
     assert MinimumOnly().scale_to_zero_problems(I.PropsInputs(inputs), idle) == problems
+
+
+def test_object_taints_keep_key_value_and_effect_in_kubernetes_spelling():
+    taints = [{"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}, {"key": "a", "effect": "NoExecute"}]
+    assert object_taints(I.PropsInputs({"taints": taints}), "taints") == [
+        ("nvidia.com/gpu", "present", "NoSchedule"), ("a", "", "NoExecute")]

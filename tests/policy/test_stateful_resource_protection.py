@@ -150,3 +150,11 @@ def test_the_reason_read_is_stripped_and_the_gcp_label_counts_on_either_carrier(
     assert _gcp_exemption({"resourceLabels": {key: 3}}) is None
     assert I.exemption(P, "r", "urn:r", {}, {"exemptions": {"r": "  throwaway  "}}) == "throwaway"
     assert I.exemption(P, "r", "urn:r", {"tags": {f"gpufleet.io/exempt-{P}": " why "}}, None) == "why"
+
+
+def test_a_script_exemption_comment_exempts_remote_commands_only():
+    """Issue 56: the type test before the script exemption turned `<=` survived; another resource carrying such a text
+    (here an unprotected EKS cluster with a `create` input) is still judged."""
+    text = "# gpufleet.io/exempt-stateful-resource-protection: throwaway\n"
+    cluster = res("aws:eks/cluster:Cluster", "prod", {"create": text, "roleArn": "arn"}, protect=False)
+    assert findings([cluster], policy=P) == {(P, "prod", "mandatory")}
