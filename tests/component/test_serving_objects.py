@@ -169,3 +169,32 @@ def test_the_model_server_s_children_per_branch():
     assert image.startswith("mirror.example.com/")
     # Scaling without a Prometheus address: no ScaledObject.
     assert "llama-scaler" not in _children(S.ModelServerArgs(scaled))
+
+
+def test_model_server_args_default_to_an_unmonitored_endpoint_picker():
+    assert S.ModelServerArgs(_m()).epp_monitoring is False and S.ModelServerArgs(_m()).inference_pool is False
+
+
+def _gateway_children(class_name: str) -> dict:
+    import pulumi
+    import pulumi_kubernetes as k8s
+
+    from gpufleet.components.cluster_access import ClusterAccess
+    from tests.helpers import run_under_mocks
+
+    def program():
+        provider = k8s.Provider("k8s", kubeconfig="apiVersion: v1\nkind: Config\n")
+        access = ClusterAccess(name="c", platform="k3s", kubernetes_version="1.34", kubeconfig=pulumi.Output.from_input(""),
+                               provider=provider)
+        G.ServingGateway("gw", G.ServingGatewayArgs(class_name), access)
+
+    return {r.name: r for r in run_under_mocks(program).registrations if r.name.startswith("gw-")}
+
+
+def test_envoy_gateway_is_installed_for_the_envoy_class_only():
+    envoy = _gateway_children("envoy")
+    assert {"gw-gateway-api", "gw-envoy-release", "gw-proxy", "gw-class", "gw-ns", "gw-gateway"} <= set(envoy)
+    assert envoy["gw-class"].urn in envoy["gw-gateway"].dependencies
+    # Another class (a cluster's own Gateway API implementation, sorting before or after "envoy"): the Gateway only.
+    for other in ("cilium", "gke-l7-rilb"):
+        assert sorted(_gateway_children(other)) == ["gw-gateway", "gw-ns"], other
