@@ -146,3 +146,35 @@ def test_calendar_warnings_per_branch_and_at_the_window_s_edge():
         "version in standard support"]
     assert _calendar(_facts("unsupported"), cost="") == [
         "EKS 1.33 is past standard support (unsupported support); upgrade to a version in standard support"]
+
+
+def _lending(nominal: int, lending: int):
+    def change(config):
+        queue = config["gpufleet:addons"]["kueue"]["teams"][0]["queues"][0]
+        queue.update(nominalQuota=nominal, lendingLimit=lending)
+    return change
+
+
+def test_a_queue_lends_at_most_its_nominal_quota():
+    """Issue 56: `lendingLimit > nominalQuota` -> `!=` survived: lending exactly the quota, or less, is allowed."""
+    for lending in (4, 3, 0):
+        assert not [p for p in _changed("teams-eks", _lending(4, lending)) if "lendingLimit" in p], lending
+    assert [p for p in _changed("teams-eks", _lending(4, 5)) if "lendingLimit" in p] == [
+        "stack 'test': gpufleet:addons.kueue.teams[0].queues[0].lendingLimit: Kueue's ClusterQueue webhook refuses a "
+        "lendingLimit above the queue's nominalQuota (4): a queue lends at most what it owns (allowed: 0 to 4) (got 5)"]
+
+
+def _gateway(**gateway):
+    def change(config):
+        config["gpufleet:serving"]["gateway"] = gateway
+    return change
+
+
+def test_an_external_reason_belongs_to_an_external_gateway_only():
+    """Issue 56: the `not external` test of the reason turned `not not` survived."""
+    internal = [p for p in _changed("inference-k3s", _gateway(externalReason="public demo")) if "externalReason" in p]
+    assert internal == ["stack 'test': gpufleet:serving.gateway.externalReason: a reason for an external endpoint, but "
+                        "exposure is internal: set exposure: external or remove it (got 'public demo')"]
+    external = _changed("inference-k3s", _gateway(exposure="external", externalReason="public demo",
+                                                  tls={"certificateSecret": "serving-tls"}))
+    assert not [p for p in external if "externalReason" in p]
