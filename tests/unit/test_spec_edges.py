@@ -178,3 +178,17 @@ def test_an_external_reason_belongs_to_an_external_gateway_only():
     external = _changed("inference-k3s", _gateway(exposure="external", externalReason="public demo",
                                                   tls={"certificateSecret": "serving-tls"}))
     assert not [p for p in external if "externalReason" in p]
+
+
+def _rack(value: str):
+    def change(config):
+        config["gpufleet:nodePools"][0]["hosts"][0]["rack"] = value
+    return change
+
+
+def test_a_host_s_rack_is_a_label_value_of_at_most_63_characters():
+    """The rack becomes the node label gpufleet.io/topology-rack: a Kubernetes label value, 63 characters at most
+    (k8s.io/apimachinery validation IsValidLabelValue) (issue 56: 63 -> 64 survived)."""
+    assert not [p for p in _changed("dev", _rack("r" * 63)) if ".rack" in p]
+    assert [p for p in _changed("dev", _rack("r" * 64)) if ".rack" in p] == [
+        "stack 'test': gpufleet:nodePools[0].hosts[0].rack: String should have at most 63 characters (got '" + "r" * 64 + "')"]

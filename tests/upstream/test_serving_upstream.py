@@ -104,6 +104,10 @@ def test_gke_scale_to_zero_wakes_on_the_endpoint_pickers_queue():
     queries = [t["metadata"]["query"] for t in spec["triggers"]]
     assert any("vllm:num_requests_waiting" in q for q in queries)
     assert any('inference_extension_flow_control_queue_size{inference_pool="qwen3-8b"}' in q for q in queries)
+    # GKE's managed Prometheus needs KEDA's ClusterTriggerAuthentication on every trigger (issue 56: the KEDA test
+    # before the authentication turned `not` survived).
+    refs = {t.get("authenticationRef", {}).get("kind") for t in spec["triggers"]}
+    assert refs == {"ClusterTriggerAuthentication"}
 
 
 def test_the_idle_line_names_the_endpoint_pickers_requests_from_the_chart():
