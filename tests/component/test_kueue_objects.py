@@ -145,3 +145,9 @@ def test_cluster_queue_per_branch():
 
 def test_the_args_are_frozen_values():
     assert K.KueueArgs.__dataclass_params__.frozen and PoolFlavor.__dataclass_params__.frozen
+
+
+def test_a_cluster_queue_covers_channels_only_when_asked():
+    spec, dra = KueueSpec.model_validate({"enabled": True}), _flavor("b200", per_node={L.GPU_RESOURCE: 4}, allocation="dra")
+    covered = K.cluster_queue(spec, _team(), _queue(pool="b200"), dra)["resourceGroups"][0]["coveredResources"]
+    assert covered == ["cpu", "memory", L.DRA_GPU_RESOURCE]  # compute_domains defaults to off

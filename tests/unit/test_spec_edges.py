@@ -192,3 +192,31 @@ def test_a_host_s_rack_is_a_label_value_of_at_most_63_characters():
     assert not [p for p in _changed("dev", _rack("r" * 63)) if ".rack" in p]
     assert [p for p in _changed("dev", _rack("r" * 64)) if ".rack" in p] == [
         "stack 'test': gpufleet:nodePools[0].hosts[0].rack: String should have at most 63 characters (got '" + "r" * 64 + "')"]
+
+
+def test_aks_warns_within_the_window_before_community_support_ends():
+    """Issue 56: the `status == "unsupported"` test turned `<=` survived (it silenced every standard-support warning)."""
+    from gpufleet.base import catalog
+    from gpufleet.base.spec.platforms import aks_checks
+
+    spec = load_config(example_config("aks-train"))
+    version = spec.cluster.kubernetes_version
+    assert spec.cluster.aks.support_plan != "AKSLongTermSupport"
+    end = dt.date.fromisoformat(catalog.aks_kubernetes_version(version, DAY, lts=False).end_of_standard_support)
+    at_edge = end - dt.timedelta(days=LC.SUPPORT_WARNING_DAYS)
+    assert catalog.aks_kubernetes_version(version, at_edge, lts=False).status == "standard"
+    (warning,) = aks_checks.kubernetes_warnings("s", spec, at_edge)
+    assert warning.message.startswith(f"AKS {version} leaves community support in 90 days ({end.isoformat()}; ")
+    assert aks_checks.kubernetes_warnings("s", spec, at_edge - dt.timedelta(days=1)) == []
+
+
+def test_gke_refuses_every_sharing_mode_but_none_in_the_pool_spec():
+    """Issue 56: `mode != "none"` -> `<` survived, which lets time-slicing (sorting after "none") through on GKE."""
+    def sharing(mode: dict):
+        def change(config):
+            config["gpufleet:nodePools"][0]["sharing"] = mode
+        return change
+
+    assert [p for p in _changed("prod-gke", sharing({"mode": "time-slicing", "replicas": 4})) if "sharing.mode" in p] == [
+        "stack 'test': gpufleet:nodePools[0].sharing.mode: on gke, share GPUs with gke.gpuSharing (time-sharing, mps) "
+        "and gke.gpuPartitionSize (MIG) (got 'time-slicing')"]
