@@ -151,3 +151,35 @@ def test_a_cluster_queue_covers_channels_only_when_asked():
     spec, dra = KueueSpec.model_validate({"enabled": True}), _flavor("b200", per_node={L.GPU_RESOURCE: 4}, allocation="dra")
     covered = K.cluster_queue(spec, _team(), _queue(pool="b200"), dra)["resourceGroups"][0]["coveredResources"]
     assert covered == ["cpu", "memory", L.DRA_GPU_RESOURCE]  # compute_domains defaults to off
+
+
+def test_team_quota_adds_every_device_plugin_queue_after_a_dra_one():
+    """Issue 56: `continue` -> `break` after a DRA queue, and `+` -> `^` when two queues charge one resource, survived."""
+    pools = {"b200": _flavor("b200", allocation="dra"), "h100": _flavor(), "a100": _flavor("a100")}
+    team = _team(queues=[{"pool": "b200"}, {"pool": "h100", "nominalQuota": 8, "borrowingLimit": 0},
+                         {"pool": "a100", "nominalQuota": 8, "borrowingLimit": 0}])
+    assert K.team_quota(team, pools) == {L.GPU_RESOURCE: 16, EFA: 64}
+    assert K.max_per_container(team, pools) == {L.GPU_RESOURCE: 8, EFA: 32}
+
+
+def test_the_kueue_component_checks_admission_on_queued_pools_only():
+    import pulumi
+    import pulumi_kubernetes as k8s
+
+    from gpufleet.components.cluster_access import ClusterAccess
+    from tests.helpers import run_under_mocks
+
+    pools = {"h100": _flavor(capacity="queued"), "l4": _flavor("l4", per_node={L.GPU_RESOURCE: 1}, topology_levels=("kubernetes.io/hostname",))}
+    spec = KueueSpec.model_validate({"enabled": True, "teams": [{"name": "research", "queues": [{"pool": "h100"}, {"pool": "l4"}]}]})
+
+    def program():
+        provider = k8s.Provider("k8s", kubeconfig="apiVersion: v1\nkind: Config\n")
+        access = ClusterAccess(name="c", platform="gke", kubernetes_version="1.34", kubeconfig=pulumi.Output.from_input(""),
+                               provider=provider)
+        K.Kueue("kq", K.KueueArgs(spec, pools), access)
+
+    got = {r.name: r for r in run_under_mocks(program).registrations if r.name.startswith("kq-")}
+    assert {"kq-provreq-h100", "kq-topology-l4", "kq-flavor-h100", "kq-flavor-l4"} <= set(got)
+    assert not [n for n in got if n.endswith("-l4") and ("provreq" in n or "check" in n)]
+    assert got["kq-topology-l4"].urn in got["kq-flavor-l4"].dependencies
+    assert "kq-topology-h100" not in got

@@ -217,6 +217,7 @@ def test_gke_refuses_every_sharing_mode_but_none_in_the_pool_spec():
             config["gpufleet:nodePools"][0]["sharing"] = mode
         return change
 
-    assert [p for p in _changed("prod-gke", sharing({"mode": "time-slicing", "replicas": 4})) if "sharing.mode" in p] == [
-        "stack 'test': gpufleet:nodePools[0].sharing.mode: on gke, share GPUs with gke.gpuSharing (time-sharing, mps) "
-        "and gke.gpuPartitionSize (MIG) (got 'time-slicing')"]
+    for mode in ({"mode": "time-slicing", "replicas": 4}, {"mode": "mps", "replicas": 4}):
+        assert [p for p in _changed("prod-gke", sharing(mode)) if "sharing.mode" in p] == [
+            "stack 'test': gpufleet:nodePools[0].sharing.mode: on gke, share GPUs with gke.gpuSharing (time-sharing, mps) "
+            f"and gke.gpuPartitionSize (MIG) (got '{mode['mode']}')"]
