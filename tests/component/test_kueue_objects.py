@@ -169,8 +169,10 @@ def test_the_kueue_component_checks_admission_on_queued_pools_only():
     from gpufleet.components.cluster_access import ClusterAccess
     from tests.helpers import run_under_mocks
 
-    pools = {"h100": _flavor(capacity="queued"), "l4": _flavor("l4", per_node={L.GPU_RESOURCE: 1}, topology_levels=("kubernetes.io/hostname",))}
-    spec = KueueSpec.model_validate({"enabled": True, "teams": [{"name": "research", "queues": [{"pool": "h100"}, {"pool": "l4"}]}]})
+    pools = {"h100": _flavor(capacity="queued"), "l4": _flavor("l4", per_node={L.GPU_RESOURCE: 1}, topology_levels=("kubernetes.io/hostname",)),
+             "a100": _flavor("a100", capacity="reserved"), "t4": _flavor("t4", capacity="spot")}
+    spec = KueueSpec.model_validate({"enabled": True, "teams": [{"name": "research", "queues": [
+        {"pool": "h100"}, {"pool": "l4"}, {"pool": "a100"}, {"pool": "t4"}]}]})
 
     def program():
         provider = k8s.Provider("k8s", kubeconfig="apiVersion: v1\nkind: Config\n")
@@ -180,6 +182,13 @@ def test_the_kueue_component_checks_admission_on_queued_pools_only():
 
     got = {r.name: r for r in run_under_mocks(program).registrations if r.name.startswith("kq-")}
     assert {"kq-provreq-h100", "kq-topology-l4", "kq-flavor-h100", "kq-flavor-l4"} <= set(got)
-    assert not [n for n in got if n.endswith("-l4") and ("provreq" in n or "check" in n)]
+    assert [n for n in got if "provreq" in n] == ["kq-provreq-h100"]  # not on-demand, reserved or spot pools
     assert got["kq-topology-l4"].urn in got["kq-flavor-l4"].dependencies
     assert "kq-topology-h100" not in got
+
+
+def test_quota_of_sums_what_maps_to_one_dra_resource_and_args_default_off():
+    dra = _flavor("b200", allocation="dra")
+    assert K.quota_of(dra, {L.GPU_RESOURCE: 3, L.DRA_GPU_RESOURCE: 5}) == {L.DRA_GPU_RESOURCE: 8}
+    args = K.KueueArgs(KueueSpec(), {})
+    assert (args.metrics, args.compute_domains, args.channel_pools, args.namespace) == (False, False, (), "kueue-system")
