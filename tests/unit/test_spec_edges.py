@@ -221,3 +221,16 @@ def test_gke_refuses_every_sharing_mode_but_none_in_the_pool_spec():
         assert [p for p in _changed("prod-gke", sharing(mode)) if "sharing.mode" in p] == [
             "stack 'test': gpufleet:nodePools[0].sharing.mode: on gke, share GPUs with gke.gpuSharing (time-sharing, mps) "
             f"and gke.gpuPartitionSize (MIG) (got '{mode['mode']}')"]
+
+
+def test_the_aks_system_pool_scales_to_at_most_1000_nodes():
+    """AKS: at most 1,000 nodes per node pool (AKS quotas and limits, "Maximum nodes per node pool") (issue 56: the
+    bound 1000 -> 1001 survived)."""
+    def system(max_nodes: int):
+        def change(config):
+            config["gpufleet:cluster"]["aks"]["systemPool"]["maxNodes"] = max_nodes
+        return change
+
+    assert not [p for p in _changed("aks-train", system(1000)) if "systemPool.maxNodes" in p]
+    assert [p for p in _changed("aks-train", system(1001)) if "systemPool.maxNodes" in p] == [
+        "stack 'test': gpufleet:cluster.aks.systemPool.maxNodes: Input should be less than or equal to 1000 (got 1001)"]
