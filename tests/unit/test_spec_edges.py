@@ -234,3 +234,16 @@ def test_the_aks_system_pool_scales_to_at_most_1000_nodes():
     assert not [p for p in _changed("aks-train", system(1000)) if "systemPool.maxNodes" in p]
     assert [p for p in _changed("aks-train", system(1001)) if "systemPool.maxNodes" in p] == [
         "stack 'test': gpufleet:cluster.aks.systemPool.maxNodes: Input should be less than or equal to 1000 (got 1001)"]
+
+
+def test_capacity_source_names_the_reservation_of_a_reserved_pool_only():
+    """Issue 56: `capacity == "reserved" and r is not None` -> `!=` survived (the review line lost the reservation)."""
+    from gpufleet.base.spec.features.reservation import capacity_source
+
+    spec = load_config(example_config("nvl72-eks"))
+    reserved = next(p for p in spec.node_pools if p.capacity == "reserved")
+    line = capacity_source(reserved)
+    assert line.startswith(f"reserved ({reserved.reservation.type} ") and line != "reserved"
+    other = next((p for p in spec.node_pools if p.capacity != "reserved"), None)
+    if other is not None:
+        assert capacity_source(other) == other.capacity
