@@ -15,9 +15,17 @@ EFA = "vpc.amazonaws.com/efa"
 TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
 
 
+def _text(value: str) -> str:
+    """`value` built at run time, as a caller's values are (the component is usable without a stack): an `is` in
+    place of `==` fails on it."""
+    return "".join(list(value))
+
+
 def _flavor(pool="h100", per_node=None, max_nodes=2, **more) -> PoolFlavor:
+    more = {k: _text(v) if k in ("capacity", "allocation") else v for k, v in more.items()}
+    per_node = {_text(r): n for r, n in (per_node or {L.GPU_RESOURCE: 8, EFA: 32}).items()}
     return PoolFlavor(pool=pool, node_labels={L.POOL_LABEL: pool}, tolerations=[toleration(TAINT)],
-                      per_node=per_node or {L.GPU_RESOURCE: 8, EFA: 32}, max_nodes=max_nodes, **more)
+                      per_node=per_node, max_nodes=max_nodes, **more)
 
 
 def _queue(**more) -> QueueSpec:
@@ -84,7 +92,7 @@ def test_team_quota_and_per_container_limits_leave_dra_pools_to_kueue():
 def test_dra_pools_charge_dra_resources_and_map_their_device_classes():
     mig = f"{L.MIG_RESOURCE_PREFIX}1g.10gb"
     dra = _flavor("b200", per_node={L.GPU_RESOURCE: 8, mig: 7}, allocation="dra")
-    assert K.dra_resource(L.GPU_RESOURCE) == L.DRA_GPU_RESOURCE
+    assert K.dra_resource(_text(L.GPU_RESOURCE)) == L.DRA_GPU_RESOURCE
     assert K.dra_resource(mig) == f"{L.DRA_MIG_RESOURCE_PREFIX}1g.10gb"
     assert K.dra_resource(EFA) == EFA
     assert K.quota_of(dra, {L.GPU_RESOURCE: 2, mig: 3}) == {L.DRA_GPU_RESOURCE: 2, f"{L.DRA_MIG_RESOURCE_PREFIX}1g.10gb": 3}
@@ -126,6 +134,8 @@ def test_cluster_queue_per_branch():
                                    {"name": L.GPU_RESOURCE, "nominalQuota": 8, "borrowingLimit": 4, "lendingLimit": 2},
                                    {"name": EFA, "nominalQuota": 32, "borrowingLimit": 16, "lendingLimit": 8}]
     assert group["coveredResources"] == ["cpu", "memory", L.GPU_RESOURCE, EFA]
+    for capacity in ("spot", "reserved", "on-demand"):  # sorting before or after "queued": no admission check
+        assert "admissionChecksStrategy" not in K.cluster_queue(spec, team, _queue(), _flavor(capacity=capacity))
     queued = K.cluster_queue(spec, team, _queue(), _flavor(capacity="queued"))
     assert queued["admissionChecksStrategy"] == {"admissionChecks": [{"name": "h100-dws", "onFlavors": ["h100"]}]}
     assert all("borrowingLimit" not in r for r in queued["resourceGroups"][0]["flavors"][0]["resources"])
