@@ -52,10 +52,11 @@ e2e: $(VENV)/.installed
 	tests/e2e/build.sh
 	GPUFLEET_E2E=1 $(VENV)/bin/python -m pytest tests/e2e -rs --durations=15
 
-# Mutation testing (docs/testing.md): cosmic-ray mutates policies/rules and gpufleet/base/spec in a temporary worktree
-# of HEAD and runs each tree's tests against every mutant. Not in CI, not in `make test`: the full run takes hours on
-# two cores, so the default is the documented sample (MUTATE_ARGS="" for every mutant).
-MUTATE_ARGS ?= --sample 20
+# Mutation testing (docs/testing.md): cosmic-ray mutates each tree of tests/mutation/*.toml (the policy rules, the spec,
+# the component trees that emit what runs on clusters) in a temporary worktree of HEAD and runs that tree's tests
+# against every mutant. Not in CI, not in `make test`: the full run takes days on two cores, so the default is the
+# documented sample, 100 mutants per tree (MUTATE_ARGS="" for every mutant).
+MUTATE_ARGS ?= --sample 100
 mutate: $(VENV)/.installed
 	PYTHONWARNINGS="ignore:Editable installation" $(VENV)/bin/pip install -q -e '.[dev,mutation]'
 	$(VENV)/bin/python -m tests.mutation.run $(MUTATE_ARGS)

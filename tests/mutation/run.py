@@ -1,9 +1,11 @@
-"""Mutation testing of the policy rules and the spec with cosmic-ray (`make mutate`; not in CI, not in `make test`).
+"""Mutation testing of the policy rules, the spec and the components that emit what runs on clusters, with cosmic-ray
+(`make mutate`; not in CI, not in `make test`).
 
     .venv/bin/python -m tests.mutation.run [--sample N] [--seed S] [--only MODULE ...] [--keep DIR] [TREE ...]
 
-TREE is `policies` (policies/rules) or `spec` (gpufleet/base/spec); default both. Each tree has a cosmic-ray config
-beside this file naming the tests that must kill its mutants.
+TREE is the name of a cosmic-ray config beside this file (`<tree>.toml`, which names the modules it mutates and the
+smallest set of tests that must kill their mutants): policies (policies/rules and the platforms' pool readers), spec
+(gpufleet/base/spec), and the component trees dra, serving, cold_start, mirror, topology; default every tree.
 
 cosmic-ray mutates files in place, so this never runs in your checkout: it checks HEAD out into a temporary git
 worktree (commit first: uncommitted changes are not tested) and links that tree's components/ and policies/ into its
@@ -36,7 +38,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
-TREES = {"policies": HERE / "policies.toml", "spec": HERE / "spec.toml"}
+TREES = {p.stem: p for p in sorted(HERE.glob("*.toml"))}
 BIN = Path(sys.executable).parent
 
 
@@ -92,20 +94,23 @@ def _summary(session: Path) -> dict:
     from cosmic_ray.work_db import use_db
     from cosmic_ray.work_item import TestOutcome, WorkerOutcome
 
-    out = {"killed": 0, "survived": 0, "incompetent": 0, "other": 0, "survivors": []}
+    out = {"killed": 0, "survived": 0, "incompetent": 0, "other": 0, "survivors": [], "modules": {}}
     with use_db(str(session)) as db:
         for item, result in db.completed_work_items:
             if result.worker_outcome == WorkerOutcome.SKIPPED:
                 continue
+            m = item.mutations[0]
+            module = out["modules"].setdefault(str(m.module_path), {"killed": 0, "survived": 0})
             if result.worker_outcome != WorkerOutcome.NORMAL:
                 out["other"] += 1
             elif result.test_outcome == TestOutcome.KILLED:
                 out["killed"] += 1
+                module["killed"] += 1
             elif result.test_outcome == TestOutcome.INCOMPETENT:
                 out["incompetent"] += 1
             else:
                 out["survived"] += 1
-                m = item.mutations[0]
+                module["survived"] += 1
                 out["survivors"].append({"module": str(m.module_path), "operator": m.operator_name,
                                          "occurrence": m.occurrence, "line": m.start_pos[0], "diff": result.diff})
     judged = out["killed"] + out["survived"]
@@ -115,7 +120,8 @@ def _summary(session: Path) -> dict:
 
 def _check_imports(tree: Path) -> None:
     """The tests must import the tree's copies (the ones cosmic-ray mutates), not the editable install's."""
-    probe = "import gpufleet.policies.rules, gpufleet.base.spec as s; print(gpufleet.policies.rules.__file__, s.__file__)"
+    probe = ("import gpufleet.policies.rules, gpufleet.base.spec as s, gpufleet.components.image_mirror as m; "
+             "print(gpufleet.policies.rules.__file__, s.__file__, m.__file__)")
     out = subprocess.run([sys.executable, "-c", probe], cwd=tree, capture_output=True, text=True, check=True).stdout.split()
     outside = [f for f in out if not Path(f).resolve().is_relative_to(tree.resolve())]
     if outside:
@@ -135,7 +141,7 @@ def run_tree(tree: str, work: Path, n: int | None, seed: int, only: list[str], r
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("trees", nargs="*", help="policies, spec (default: both)")
+    parser.add_argument("trees", nargs="*", help=f"{', '.join(TREES)} (default: every tree)")
     parser.add_argument("--sample", type=int, default=None, help="mutants per tree (default: all)")
     parser.add_argument("--seed", type=int, default=33)
     parser.add_argument("--only", action="append", default=[], help="keep mutants of modules whose path contains this")
@@ -151,6 +157,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for mapped in ("components", "policies"):
             (work / "tree" / "gpufleet" / mapped).symlink_to(Path("..") / mapped)
+        # The upstream reference data sits beside the checkout (tests/helpers.py REFERENCE: ../shared/reference); beside
+        # the temporary tree there is none, and every test reading it would skip and kill nothing.
+        shared = ROOT.parent / "shared"
+        if shared.is_dir() and "GPUFLEET_REFERENCE" not in os.environ:
+            (work / "shared").symlink_to(shared)
         _check_imports(work / "tree")
         recheck = None
         if args.recheck:
@@ -163,6 +174,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{r['tree']}: {r['mutations_found']} mutations found; judged {r['killed'] + r['survived']}: "
               f"killed {r['killed']}, survived {r['survived']}, kill rate {r['kill_rate']}; "
               f"incompetent {r['incompetent']}, other {r['other']}")
+        for module, m in sorted(r["modules"].items()):
+            print(f"  {module}: killed {m['killed']} of {m['killed'] + m['survived']}")
         for s in r["survivors"]:
             print(f"  survived: {s['module']}:{s['line']} {s['operator']} #{s['occurrence']}")
             print("    " + "\n    ".join(s["diff"].splitlines()[2:]))

@@ -68,6 +68,13 @@ def test_scale_to_zero(pool, path, value, expected):
     assert findings(stack(**{pool: with_(base, path, value)}), policy=SCALE) == expected
 
 
+def test_a_fixed_pool_without_a_node_count_names_no_idle_cost():
+    """Issue 56: `nodeCount or 0` -> `or 1` survived; a pool that says no count has no idle node to price."""
+    fixed = {k: v for k, v in with_(POOL_IN, "autoScalingEnabled", False).items() if k != "nodeCount"}
+    assert said(stack(h100=fixed), SCALE) == [
+        "GPU pool 'h100': autoScalingEnabled is not true, so the cluster autoscaler never scales the pool to or from 0"]
+
+
 def test_scale_to_zero_message_and_node_label_exemption():
     always_on = with_(POOL_IN, "minCount", 1.0)
     assert said(stack(h100=always_on), SCALE) == [

@@ -178,6 +178,10 @@ def test_two_nfds_FAILED_and_one_PASSED():
     assert amd_findings(stack(extra=[nvidia])) == {(CONFLICT, "amd-operator", "mandatory")}
     one_nfd = with_(AMD_RELEASE_IN, "values.node-feature-discovery.enabled", False)
     assert amd_findings(stack(release=one_nfd, extra=[nvidia])) == set()
+    # A quoted "false" is a non-empty string, true to Helm's `if`: the subchart still installs (issue 56: `is not
+    # False` -> `> False` survived, which would also crash on the string).
+    quoted = with_(AMD_RELEASE_IN, "values.node-feature-discovery.enabled", "false")
+    assert amd_findings(stack(release=quoted, extra=[nvidia])) == {(CONFLICT, "amd-operator", "mandatory")}
 
 
 # --- gpu-driver-cuda-alignment (ROCm) -------------------------------------------------------------

@@ -204,3 +204,22 @@ def test_example_stacks_pass():
     # Only the advisory that karpenter-eks has no metrics pipeline (gpufleet:observability is opt-in on EKS).
     assert {(v.policy, v.level) for v in karpenter_eks().violations} == {("gpu-observability", "advisory")}
     assert planned("dws-gke", policies=True).violations == []
+
+
+def test_gke_only_labels_with_the_reservation_prefix_declare_it():
+    """A resource label that only ends like a reservation fact is not one (issue 56: `and` -> `or` survived)."""
+    from gpufleet.base import labels
+
+    lookalike = "x" * len(labels.GKE_RESERVATION_LABEL_PREFIX) + "zone"
+    pool = with_(GKE_RESERVED, "nodeConfig.resourceLabels", {**GKE_RESERVED["nodeConfig"]["resourceLabels"],
+                                                              lookalike: "us-central1-a"})
+    pool = with_(pool, "nodeConfig.resourceLabels", {k: v for k, v in pool["nodeConfig"]["resourceLabels"].items()
+                                                    if k != "gpufleet-reservation-zone"})
+    assert findings([res(I.GKE_NODE_POOL, "h100", pool)], policy=PLACE) == set()
+
+
+def test_a_block_launch_template_on_a_group_that_does_not_say_its_capacity_type():
+    """EKS's default capacity type is ON_DEMAND, so a node group that omits it cannot use the block either (issue 56:
+    `!=` -> `>` survived, which would also crash comparing the missing value)."""
+    ng = {k: v for k, v in BLOCK_NG.items() if k != "capacityType"}
+    assert findings(eks_block(ng, BLOCK_LT), policy=PLACE) == {(PLACE, "block-ng", "mandatory")}

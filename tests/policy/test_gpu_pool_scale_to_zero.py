@@ -139,3 +139,24 @@ def test_gke_pool_without_autoscaling_names_the_idle_cost_of_either_count(gke_st
     (message,) = messages(list(gke_stack.values()), P)
     assert message.endswith("GPU pool 'h100': autoscaling is not enabled, so the pool never scales to or from 0: "
                             "2 idle node(s) cost $176.98/h ($88.49/h each, catalog on-demand estimate)")
+
+
+def test_an_eks_dra_pool_at_zero_names_each_autoscaler_that_cannot_bring_it_back(eks_stack):
+    """Issue 56: `or` -> `and` before the fallback text survived, so the message could name no autoscaler at all."""
+    from gpufleet.base import labels
+    from gpufleet.base.catalog import dra as dra_facts
+
+    value = "".join(["d", "r", "a"])  # as inputs arrive over gRPC: a string built at run time (`is not` fails on it)
+    dra = {**NODE_GROUP_IN, "labels": {**NODE_GROUP_IN["labels"], labels.GPU_ALLOCATION_LABEL: value},
+           "tags": {**NODE_GROUP_IN["tags"], f"{TEMPLATE}/label/{labels.GPU_ALLOCATION_LABEL}": "dra"}}
+    eks_stack["h100"] = res(I.EKS_NODE_GROUP, "h100", dra)
+    (message,) = [m.split("\n", 1)[-1] for m in messages(list(eks_stack.values()), P)]
+    unable = [a for a in dra_facts.autoscalers("eks").values() if not a.can_scale_from_zero]
+    assert unable, "the catalog knows EKS's autoscalers"
+    why = "; ".join(f"{a.name} (DRA since {a.dra_since}, {a.flag}) cannot scale a DRA pool up from zero" for a in unable)
+    assert message == (f"GPU pool 'h100': a DRA pool with a minimum of 0 would be stranded: {why} (sources: "
+                       "gpufleet/base/catalog/dra.yaml). Fix: set minNodes to at least 1 (a whole NVLink domain on GB200 "
+                       "NVL72 pools), or put the pool on the device plugin")
+    eks_stack["h100"] = res(I.EKS_NODE_GROUP, "h100", with_(dra, "scalingConfig.minSize", 1.0))
+    assert messages(list(eks_stack.values()), P) != []  # min 1 is not zero: only the idle cost is said
+    assert not [m for m in messages(list(eks_stack.values()), P) if "stranded" in m]

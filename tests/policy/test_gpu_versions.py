@@ -176,3 +176,35 @@ def test_minor_version_compat_message_names_what_breaks():
     (message,) = messages(k3s_stack(op, {I.CUDA_VERSIONS_ANNOTATION: "12.9"}), MINOR)
     assert "runs CUDA 12.9 only through minor-version compatibility" in message
     assert "PTX JIT" in message and "NVRTC" in message and "cudaErrorCallRequiresNewerDriver" in message
+
+
+@pytest.mark.parametrize("chart", ["kube-prometheus-stack", "amd-gpu", "zzz", "aaa"])
+def test_a_release_of_another_chart_has_no_operator_problem(chart):
+    """`check` judges the GPU Operator's chart only (issue 56: `!=` -> `<` survived, the stack path filters first)."""
+    from gpufleet.policies.rules import gpu_operator_version_support as rule
+
+    assert rule.check({**OPERATOR_IN, "chart": chart, "version": "0.0.1"}) == []
+    assert rule.check({**OPERATOR_IN, "version": "0.0.1"}) != []  # the operator's chart at an unknown version is judged
+
+
+def test_a_driver_without_an_enabled_key_is_installed_and_judged():
+    """The chart installs the driver unless driver.enabled is false (issue 56: default=True -> False survived)."""
+    unsaid = with_(OPERATOR_IN, "values.driver", {"version": "550.163.01"})  # branch 550: not in the pinned release
+    assert findings(k3s_stack(unsaid, {}), policy=SUPPORT) == {(SUPPORT, "gpu-operator", "mandatory")}
+
+
+def test_an_operator_that_installs_a_known_driver_leaves_nothing_unknown():
+    """With requireKnownDriver, an operator release with driver.enabled: true and a version is known (issue 56: the
+    `is False` test of the off switch turned `> False` survived, which reads enabled: true as off)."""
+    op = with_(with_(OPERATOR_IN, "version", "v26.3.3"), "values.driver", {"enabled": True, "version": "580.95.05"})
+    config = {ALIGN: {"requireKnownDriver": True}}
+    assert findings(k3s_stack(op, {I.CUDA_VERSIONS_ANNOTATION: "12.8"}), config, policy=ALIGN) == set()
+
+
+def test_a_quoted_false_toolkit_switch_still_installs_it(eks_stack):
+    """Helm's `if .Values.toolkit.enabled` is true for the string "false" (a non-empty string), so the chart installs the
+    toolkit: the rule reads only the boolean false as off, and never crashes on the string (issue 56: `is not False`
+    -> `> False` survived)."""
+    eks_stack["gpu-operator"] = res(I.HELM_RELEASE, "gpu-operator",
+                                    with_(with_(OPERATOR_IN, "values.driver", {"enabled": False}), "values.toolkit", {"enabled": "false"}))
+    assert findings(list(eks_stack.values()), policy=CONFLICT) == {(CONFLICT, "gpu-operator", "mandatory")}

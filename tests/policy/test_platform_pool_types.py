@@ -79,3 +79,42 @@ def test_a_platform_that_declares_nothing_has_no_pool_types(name):
 def test_each_cloud_pool_type_belongs_to_its_platform():
     assert {token: platform for token, (platform, _) in I.pool_types().items()} == {
         I.EKS_NODE_GROUP: "eks", I.GKE_NODE_POOL: "gke", I.AKS_NODE_POOL: "aks"}
+
+
+@pytest.mark.parametrize("count,gpu_pool", [(1.0, True), (0.0, False), (-1.0, False)])
+def test_a_gke_pool_is_a_gpu_pool_only_with_a_positive_accelerator_count(count, gpu_pool):
+    """Issue 56: `count > 0` -> `!= 0` survived; a negative count (a typo, never a GPU) must not make a GPU pool."""
+    _, node_pool = I.pool_types()[I.GKE_NODE_POOL]
+    inputs = {"nodeConfig": {"machineType": "n2-standard-8", "guestAccelerators": [{"type": "nvidia-l4", "count": count}]}}
+    assert (node_pool.gpu_pool(I.PropsInputs(inputs)) is not None) is gpu_pool
+
+
+class MinimumOnly(GpuPoolType):
+    """A pool type that says only its minimum: the contract's default scale-to-zero rule judges it."""
+
+    token = "toycloud:index/minOnly:MinOnly"
+
+    def minimum(self, inputs: Inputs) -> Optional[float]:
+        return inputs.number("min")
+
+    def reserved(self, inputs: Inputs) -> bool:
+        return inputs.truthy("reserved")
+
+
+@pytest.mark.parametrize("inputs,problems", [
+    ({"min": 0.0}, []),
+    ({"min": -1.0}, []),  # below zero is no idle node (a typo the cloud refuses)
+    ({}, []),
+    ({"min": 1.0, "reserved": True}, []),
+    ({"min": 1.0}, ["its minimum is 1, not 0: idle 1 x 1 while no GPU work runs"]),
+])
+def test_the_default_scale_to_zero_rule_at_zero_and_one(inputs, problems):
+    """Issue 56: `minimum > 0` -> `>= 0` in the contract's default survived (every built-in pool type overrides it)."""
+    idle = lambda nodes, zones: f"idle {nodes:g} x {zones}"  # noqa: E731
+    assert MinimumOnly().scale_to_zero_problems(I.PropsInputs(inputs), idle) == problems
+
+
+def test_object_taints_keep_key_value_and_effect_in_kubernetes_spelling():
+    taints = [{"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}, {"key": "a", "effect": "NoExecute"}]
+    assert object_taints(I.PropsInputs({"taints": taints}), "taints") == [
+        ("nvidia.com/gpu", "present", "NoSchedule"), ("a", "", "NoExecute")]

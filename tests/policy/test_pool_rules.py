@@ -136,6 +136,46 @@ def test_self_managed_spot_asg_needs_interruption_handler():
     assert findings([res(I.ASG, "gpu", ASG_SPOT), res(I.HELM_RELEASE, "nth", NTH_IN)], policy=SPOT) == set()
 
 
+@pytest.mark.parametrize(
+    "path,value,expected",
+    [
+        ("mixedInstancesPolicy.instancesDistribution.onDemandPercentageAboveBaseCapacity", 99.0, {(SPOT, "gpu", "mandatory")}),
+        ("mixedInstancesPolicy.instancesDistribution.onDemandPercentageAboveBaseCapacity", 100.0, set()),  # no spot at all
+        ("mixedInstancesPolicy.instancesDistribution.onDemandPercentageAboveBaseCapacity", DELETE, set()),  # not said: not guessed
+        ("mixedInstancesPolicy.launchTemplate.overrides", [{"instanceType": "m5.large"}, {"instanceType": "g5.12xlarge"}],
+         {(SPOT, "gpu", "mandatory")}),  # one GPU type among the overrides is enough
+        ("mixedInstancesPolicy.launchTemplate.overrides", [{"instanceType": "m5.large"}, {"instanceType": "c5.xlarge"}], set()),
+        ("mixedInstancesPolicy", DELETE, set()),  # a plain ASG: no mixed-instances policy, no spot
+    ],
+    ids=["99-percent-on-demand", "all-on-demand", "no-percentage", "a-gpu-override", "cpu-overrides", "no-policy"],
+)
+def test_self_managed_asg_is_spot_gpu_only_when_every_condition_holds(path, value, expected):
+    """Each condition of a spot GPU ASG alone turns the finding off (issue 56: `and` -> `or` survived)."""
+    assert findings([res(I.ASG, "gpu", with_(ASG_SPOT, path, value))], policy=SPOT) == expected
+
+
+@pytest.mark.parametrize(
+    "capacity,types,expected",
+    [
+        ("SPOT", ["g5.12xlarge", "g5.24xlarge", "g6e.12xlarge"], set()),  # above the minimum
+        ("SPOT", ["g5.12xlarge", "g5.24xlarge"], set()),  # at the minimum (2)
+        ("SPOT", ["g5.12xlarge", "g5.12xlarge"], {(DIVERSE, "h100", "advisory")}),  # one type listed twice is one type
+        ("SPOT", ["g5.12xlarge"], {(DIVERSE, "h100", "advisory")}),  # one below
+        ("ON_DEMAND", ["g5.12xlarge"], set()),  # not spot: not judged
+    ],
+)
+def test_spot_diversity_at_and_around_the_minimum(eks_stack, capacity, types, expected):
+    """Issue 56: `>=` -> `==` survived, no test had more types than the minimum."""
+    eks_stack["h100"] = res(I.EKS_NODE_GROUP, "h100", with_(with_(SPOT_NODE_GROUP_IN, "instanceTypes", types), "capacityType", capacity))
+    assert findings(list(eks_stack.values()), policy=DIVERSE) == expected
+
+
+def test_spot_diversity_message_counts_the_distinct_types(eks_stack):
+    eks_stack["h100"] = res(I.EKS_NODE_GROUP, "h100", with_(SPOT_NODE_GROUP_IN, "instanceTypes", ["g5.12xlarge"]))
+    (message,) = messages(list(eks_stack.values()), DIVERSE)
+    assert message.endswith("spot GPU pool draws from 1 instance type (g5.12xlarge); list at least 2 with the same GPU")
+
+
 # --- rdma-placement -------------------------------------------------------------------------------
 
 def efa_stack(lt=LAUNCH_TEMPLATE_IN, pg=PLACEMENT_GROUP_IN, ng=None):

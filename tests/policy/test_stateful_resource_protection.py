@@ -58,6 +58,8 @@ def command(create: str) -> dict:
         # StorageClasses: shared file systems retain volumes; node-local and block classes are not judged
         (SC, NFS_CLASS_IN, False, False),
         (SC, with_(NFS_CLASS_IN, "reclaimPolicy", "Delete"), False, True),
+        (SC, with_(NFS_CLASS_IN, "reclaimPolicy", "Recycle"), False, True),
+        (SC, with_(NFS_CLASS_IN, "reclaimPolicy", "retain"), False, True),  # only Retain retains (issue 56: != -> <)
         (SC, {"metadata": {"name": "rwx"}, "provisioner": "filestore.csi.storage.gke.io"}, False, True),  # default Delete
         (SC, {"metadata": {"name": "fsx"}, "provisioner": "fsx.csi.aws.com", "reclaimPolicy": "Retain"}, False, False),
         (SC, {"metadata": {"name": "gp3"}, "provisioner": "ebs.csi.aws.com", "reclaimPolicy": "Delete"}, False, False),
@@ -148,3 +150,11 @@ def test_the_reason_read_is_stripped_and_the_gcp_label_counts_on_either_carrier(
     assert _gcp_exemption({"resourceLabels": {key: 3}}) is None
     assert I.exemption(P, "r", "urn:r", {}, {"exemptions": {"r": "  throwaway  "}}) == "throwaway"
     assert I.exemption(P, "r", "urn:r", {"tags": {f"gpufleet.io/exempt-{P}": " why "}}, None) == "why"
+
+
+def test_a_script_exemption_comment_exempts_remote_commands_only():
+    """Issue 56: the type test before the script exemption turned `<=` survived; another resource carrying such a text
+    (here an unprotected EKS cluster with a `create` input) is still judged."""
+    text = "# gpufleet.io/exempt-stateful-resource-protection: throwaway\n"
+    cluster = res("aws:eks/cluster:Cluster", "prod", {"create": text, "roleArn": "arn"}, protect=False)
+    assert findings([cluster], policy=P) == {(P, "prod", "mandatory")}

@@ -130,3 +130,27 @@ def test_etcd_snapshot_schedules_are_parsed_as_k3s_parses_them(cron, why):
     else:
         (problem,) = problems(config)
         assert "gpufleet:cluster.k3s.etcdSnapshots.scheduleCron" in problem and why in problem
+
+
+def _s3_endpoint(endpoint: str) -> dict:
+    return {**k3s(etcdSnapshots={"s3": {"bucket": "etcd", "endpoint": endpoint}}),
+            "gpufleet:etcdS3AccessKey": SECRET, "gpufleet:etcdS3SecretKey": SECRET}
+
+
+@pytest.mark.parametrize("endpoint", ["minio.example.com", "minio.example.com:9000", "192.0.2.10:9000",
+                                      "[2001:db8::5]:9000", "[2001:db8::5]", "minio:1", "minio:65535"])
+def test_s3_endpoint_forms_taken(endpoint):
+    """Issue 56: a mutant of the bracket test refused a valid bracketed IPv6 endpoint and no test noticed."""
+    assert load(_s3_endpoint(endpoint)).cluster.k3s.etcd_snapshots.s3.endpoint == endpoint
+
+
+@pytest.mark.parametrize("endpoint,why", [
+    ("[192.0.2.10]:9000", "an IPv6 address is written in brackets, e.g. [2001:db8::5]:9000; nothing else is"),
+    ("2001:db8::5", "is not host, host:port or [IPv6]:port"),
+    ("minio:0", "the port must be 1-65535"),
+    ("minio:65536", "the port must be 1-65535"),
+])
+def test_s3_endpoint_forms_refused(endpoint, why):
+    (problem,) = problems(_s3_endpoint(endpoint))
+    assert problem.startswith(f"stack 'dev': gpufleet:cluster.k3s.etcdSnapshots.s3.endpoint: '{endpoint}'")
+    assert why in problem

@@ -188,3 +188,16 @@ def test_k3s_hosts_declared_rack_and_block_become_node_labels_at_join():
     assert tas.host_labels(host) == {"gpufleet.io/topology-block": "b1", "gpufleet.io/topology-rack": "r01"}
     labels, _ = server_node_settings(pool, host)
     assert labels["gpufleet.io/topology-rack"] == "r01" and labels["gpufleet.io/pool"] == "a100-train"
+
+
+def test_levels_must_be_unique_and_unique_levels_pass():
+    """Issue 56: `if dupes` -> `if not dupes` must fail a test both ways (a valid stack's own levels, a repeated one)."""
+    config = example_config("teams-eks")
+    config["gpufleet:nodePools"][0]["labels"] = {"example.com/rack": "r1"}
+    config["gpufleet:addons"]["kueue"]["teams"][0]["queues"][0]["topology"]["preferred"] = HOST
+    config["gpufleet:addons"]["kueue"]["topology"]["pools"][0]["levels"] = ["example.com/rack", HOST]
+    assert _topology_problems(config) == []
+    config["gpufleet:addons"]["kueue"]["topology"]["pools"][0]["levels"] = ["example.com/rack", "example.com/rack", HOST]
+    assert _topology_problems(config) == [
+        "stack 'test': gpufleet:addons.kueue.topology.pools[0].levels: levels must be unique (Kueue's Topology CRD) "
+        "(got 'example.com/rack')"]

@@ -76,6 +76,11 @@ def test_serving_components_are_named_and_parented_predictably():
     # Standard CRDs first; the chart's bundled safe-upgrades policy off (the standard bundle installs its own).
     assert release["values"]["crds"] == {"gatewayAPI": {"safeUpgradePolicy": {"enabled": False}}}
     assert by_name["inference-eks-serving-gateway-gateway-api"].revealed["file"] == versions.GATEWAY_API_STANDARD_INSTALL
+    # A model server's objects wait for what they need: the LWS controller, the Gateway, the namespace and KEDA (its
+    # ScaledObject's CRD) (issue 56: the KEDA dependency turned off survived).
+    needs = {by_name[n].urn for n in ("inference-eks-lws-release", "inference-eks-serving-gateway-gateway",
+                                      "inference-eks-serving-serving", "inference-eks-keda-release")}
+    assert needs <= set(by_name["inference-eks-model-serving-llama-70b-lws"].dependencies)
 
 
 def test_multi_node_replica_is_a_leader_and_workers_and_a_dra_replica_claims_the_domain():
@@ -99,6 +104,10 @@ def test_gke_scale_to_zero_wakes_on_the_endpoint_pickers_queue():
     queries = [t["metadata"]["query"] for t in spec["triggers"]]
     assert any("vllm:num_requests_waiting" in q for q in queries)
     assert any('inference_extension_flow_control_queue_size{inference_pool="qwen3-8b"}' in q for q in queries)
+    # GKE's managed Prometheus needs KEDA's ClusterTriggerAuthentication on every trigger (issue 56: the KEDA test
+    # before the authentication turned `not` survived).
+    refs = {t.get("authenticationRef", {}).get("kind") for t in spec["triggers"]}
+    assert refs == {"ClusterTriggerAuthentication"}
 
 
 def test_the_idle_line_names_the_endpoint_pickers_requests_from_the_chart():

@@ -48,6 +48,7 @@ class AksNodePool(GpuPoolType):
     cluster autoscaler is AKS's own, per node pool."""
 
     token = NODE_POOL
+    kind_name = "agent pool"
     spot_label = labels.AKS_SPOT_KEY
     spot_taint_keys = (labels.AKS_SPOT_KEY,)
     toolkit_preinstalled = ("AKS GPU node image ships it with the driver (gpuDriver Install): set toolkit.enabled=false, or "

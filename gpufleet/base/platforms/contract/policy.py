@@ -91,6 +91,9 @@ class GpuPoolType:
     token: str = ""
     """The Pulumi type token of the resource (`aws:eks/nodeGroup:NodeGroup`)."""
 
+    kind_name: str = "GPU pool"
+    """What users call the resource ("managed node group"). Default: "GPU pool"."""
+
     def gpu_pool(self, inputs: Inputs) -> Optional[tuple[Optional[GpuShape], list[str]]]:
         """(its node's shape, or None when the catalog does not know it; its instance or machine types) when this
         resource is a GPU pool, None when it is not. Default: never a GPU pool."""
@@ -178,9 +181,30 @@ class GpuPoolType:
         return False
 
 
+@dataclass(frozen=True)
+class NodeKind:
+    """A kind of resource by which a platform's program brings GPU nodes: a pool type the pack reads as a pool, or
+    another resource (a Karpenter NodePool, a k3s host's remote command, an existing cluster's node patch)."""
+
+    name: str
+    """What users call it ("managed node group", "k3s host"), in tests and messages."""
+    token: str
+    """Its Pulumi type token."""
+
+
 class PolicyTraits:
     """Defaults: a platform that declares nothing here has no cloud resources the pack reads as GPU pools (k3s hosts,
     an existing cluster's nodes)."""
 
     pool_types: tuple[GpuPoolType, ...] = ()
     """The cloud resource types that are this platform's GPU pools. Default: none."""
+
+    other_node_kinds: tuple[NodeKind, ...] = ()
+    """The resources other than `pool_types` by which the platform brings GPU nodes (a Karpenter NodePool, a k3s
+    host). The policy tests hold a PASSED and a FAILED fixture, or a reason it does not apply, for every rule and
+    every kind (tests/policy/test_rule_platform_matrix.py). Default: none."""
+
+    def node_kinds(self) -> tuple[NodeKind, ...]:
+        """Every kind of resource that brings this platform's GPU nodes: its pool types (named by `kind_name`), then
+        `other_node_kinds`."""
+        return tuple(NodeKind(t.kind_name, t.token) for t in self.pool_types) + self.other_node_kinds

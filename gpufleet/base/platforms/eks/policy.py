@@ -9,7 +9,9 @@ from typing import Optional
 
 from gpufleet.base import labels
 from gpufleet.base.catalog import aws
-from gpufleet.base.platforms.contract.policy import GpuPoolType, GpuShape, Idle, Inputs, PolicyTraits, Taint, object_taints
+from gpufleet.base.platforms.contract.policy import (
+    GpuPoolType, GpuShape, Idle, Inputs, NodeKind, PolicyTraits, Taint, object_taints,
+)
 
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 
@@ -34,6 +36,7 @@ class EksNodeGroup(GpuPoolType):
     """A managed node group. EKS adds no GPU taint and no spot taint; the autoscaler is a Helm release of the stack."""
 
     token = NODE_GROUP
+    kind_name = "managed node group"
     spot_label = "eks.amazonaws.com/capacityType"
     spot_types_diversify = True  # AWS Spot best practices: "be flexible about instance types"
     autoscaler_hints = True  # kubernetes/autoscaler FAQ "scale a node group to 0", aws/containers-roadmap#724
@@ -89,3 +92,6 @@ class EksNodeGroup(GpuPoolType):
 
 class EksPolicy(PolicyTraits):
     pool_types = (EksNodeGroup(),)
+    # Karpenter's NodePool custom resource (karpenter.sh/v1, components/eks/karpenter_pool.py): the rules read it by
+    # its own shape (policies/inputs.py karpenter_node_pools), not as a pool type.
+    other_node_kinds = (NodeKind("Karpenter NodePool", "kubernetes:karpenter.sh/v1:NodePool"),)

@@ -42,6 +42,7 @@ class GkeNodePool(GpuPoolType):
     non-GPU pools (GKE docs, "About GPUs: taints and tolerations"); its cluster autoscaler is GKE's own."""
 
     token = NODE_POOL
+    kind_name = "node pool"
     taints_gpu_nodes_itself = True
     spot_label = "cloud.google.com/gke-spot"
     spot_taint_keys = ("cloud.google.com/gke-spot", "cloud.google.com/gke-preemptible")

@@ -1,0 +1,250 @@
+"""Spec checks at their edges (issue 56): each limit exactly at it (taken) and one past it (refused, with the message
+that tells the user what to fix), and each branch of the support-calendar warnings on small inputs."""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+from types import SimpleNamespace
+
+import pytest
+
+from gpufleet.base.catalog.lifecycle import Support
+from gpufleet.base.spec import SpecError
+from gpufleet.base.spec.checks import lifecycle_checks as LC
+from gpufleet.base.spec.checks.admission_checks import MPS_MAX_REPLICAS
+from gpufleet.base.spec.features.observability import AMP_MIN_SCRAPE_SECONDS
+from tests.helpers import example_config, load_config
+
+DAY = dt.date(2026, 12, 5)
+
+
+def _problems(config) -> list[str]:
+    try:
+        load_config(config)
+    except SpecError as exc:
+        return [str(p) for p in exc.problems]
+    return []
+
+
+def _changed(stack: str, change) -> list[str]:
+    config = copy.deepcopy(example_config(stack))
+    change(config)
+    return _problems(config)
+
+
+def _mps(replicas: int):
+    def change(config):
+        config["gpufleet:nodePools"][0]["sharing"] = {"mode": "mps", "replicas": replicas}
+    return change
+
+
+def test_mps_replicas_at_the_limit_and_one_past():
+    assert MPS_MAX_REPLICAS == 48  # NVIDIA MPS: at most 48 clients per GPU (docs cited in admission_checks.py)
+    assert not [p for p in _changed("dev", _mps(MPS_MAX_REPLICAS)) if "sharing.replicas" in p]
+    assert [p for p in _changed("dev", _mps(MPS_MAX_REPLICAS + 1)) if "sharing.replicas" in p] == [
+        "stack 'test': gpufleet:nodePools[0].sharing.replicas: an MPS server takes at most 48 clients per GPU, so the "
+        "device plugin's MPS control daemon refuses more replicas and pool 'l4' advertises no GPU (allowed: 2 to 48; "
+        "time-slicing has no such limit) (got 49)"]
+
+
+def _amp(interval: str):
+    def change(config):
+        config["gpufleet:observability"] = {"metrics": {"backend": "amp", "scrapeInterval": interval}}
+    return change
+
+
+def test_amp_scrape_interval_at_the_minimum_and_one_second_under():
+    assert AMP_MIN_SCRAPE_SECONDS == 30
+    assert not [p for p in _changed("prod-eks", _amp("30s")) if "scrapeInterval" in p]
+    assert [p for p in _changed("prod-eks", _amp("29s")) if "scrapeInterval" in p] == [
+        "stack 'test': gpufleet:observability.metrics.scrapeInterval: the AWS managed collector (amp) scrapes at most "
+        "every 30s (allowed: 30s or longer) (got '29s')"]
+
+
+def _scaling(**scaling):
+    def change(config):
+        model = config["gpufleet:serving"]["models"][0]
+        model["scaling"] = {**(model.get("scaling") or {}), **scaling}
+    return change
+
+
+def test_kv_cache_target_is_a_fraction_up_to_one():
+    stack = "inference-k3s"
+    ok = [p for p in _changed(stack, _scaling(signal="kvCache", target=1)) if "scaling.target" in p]
+    assert ok == []
+    assert [p for p in _changed(stack, _scaling(signal="kvCache", target=1.01)) if "scaling.target" in p] == [
+        "stack 'test': gpufleet:serving.models[0].scaling.target: kv-cache use is a fraction (0-1] (got 1.01)"]
+
+
+def test_min_replicas_up_to_max_replicas():
+    stack = "inference-k3s"
+    assert [p for p in _changed(stack, _scaling(minReplicas=3, maxReplicas=3)) if "minReplicas" in p] == []
+    assert [p for p in _changed(stack, _scaling(minReplicas=4, maxReplicas=3)) if "minReplicas" in p] == [
+        "stack 'test': gpufleet:serving.models[0].scaling.minReplicas: above maxReplicas (3) (got 4)"]
+
+
+# --- the support calendars (lifecycle_checks), on small inputs ---------------------------------------
+
+def _support(status="supported", end=None) -> Support:
+    return Support("GPU Operator v1", status, end, "the source")
+
+
+@pytest.mark.parametrize("days,expected", [
+    (LC.SUPPORT_WARNING_DAYS + 1, []),
+    (LC.SUPPORT_WARNING_DAYS, ["GPU Operator v1 reaches the end of its support in 90 days (2027-03-05; the source); fix it"]),
+    (1, ["GPU Operator v1 reaches the end of its support in 1 day (2026-12-06; the source); fix it"]),
+    (0, ["GPU Operator v1 reaches the end of its support in 0 days (2026-12-05; the source); fix it"]),
+    (-1, ["GPU Operator v1 reached the end of its support on 2026-12-04 (the source); fix it"]),
+])
+def test_support_warnings_at_the_window_s_edges(days, expected):
+    support = _support(end=DAY + dt.timedelta(days=days))
+    assert [p.message for p in LC.support_warnings("s", "at", support, DAY, "v1", "fix it")] == expected
+
+
+@pytest.mark.parametrize("support,expected", [
+    (_support(), []),  # no end date: nothing to warn of
+    (_support("unknown"), "GPU Operator v1: no support calendar entry (the source), so the end of its support is not checked"),
+    (_support("end_of_support"), "GPU Operator v1 is past the end of its support (the source); fix it"),
+    (_support("deprecated"), "GPU Operator v1 is deprecated: critical bug and CVE fixes only until the next major is "
+                             "released, then end of support (the source); fix it"),
+])
+def test_support_warnings_per_status(support, expected):
+    got = [p.message for p in LC.support_warnings("s", "at", support, DAY, "v1", "fix it")]
+    assert got == ([expected] if expected else [])
+
+
+def _spec(version="1.33") -> SimpleNamespace:
+    return SimpleNamespace(cluster=SimpleNamespace(kubernetes_version=version))
+
+
+def _facts(status="standard", end_standard=None, end_extended=None, sources=("cal",)):
+    return SimpleNamespace(status=status, end_of_standard_support=end_standard, end_of_extended_support=end_extended,
+                           sources=list(sources))
+
+
+def _calendar(facts, cost=" at $0.60/h") -> list[str]:
+    def lookup(version, day):
+        if facts is None:
+            raise KeyError(version)
+        assert (version, day) == ("1.33", DAY)
+        return facts
+    return [p.message for p in LC.calendar_warnings("s", _spec(), DAY, "EKS", lookup, cost)]
+
+
+def test_calendar_warnings_per_branch_and_at_the_window_s_edge():
+    assert _calendar(None) == ["EKS 1.33 is not in the catalog's support calendar (gpufleet/base/catalog/kubernetes.yaml): "
+                               "its end of standard support is not checked"]
+    assert _calendar(_facts()) == []  # standard support without an end date
+    far = (DAY + dt.timedelta(days=LC.SUPPORT_WARNING_DAYS + 1)).isoformat()
+    assert _calendar(_facts(end_standard=far)) == []
+    near = (DAY + dt.timedelta(days=LC.SUPPORT_WARNING_DAYS)).isoformat()
+    assert _calendar(_facts(end_standard=near)) == [
+        f"EKS 1.33 leaves standard support in 90 days ({near}; cal) at $0.60/h: upgrade before then"]
+    assert _calendar(_facts("extended", "2026-06-01", "2027-06-01")) == [
+        "EKS 1.33 is past standard support since 2026-06-01 (extended support until 2027-06-01 at $0.60/h); upgrade to a "
+        "version in standard support"]
+    assert _calendar(_facts("unsupported"), cost="") == [
+        "EKS 1.33 is past standard support (unsupported support); upgrade to a version in standard support"]
+
+
+def _lending(nominal: int, lending: int):
+    def change(config):
+        queue = config["gpufleet:addons"]["kueue"]["teams"][0]["queues"][0]
+        queue.update(nominalQuota=nominal, lendingLimit=lending)
+    return change
+
+
+def test_a_queue_lends_at_most_its_nominal_quota():
+    """Issue 56: `lendingLimit > nominalQuota` -> `!=` survived: lending exactly the quota, or less, is allowed."""
+    for lending in (4, 3, 0):
+        assert not [p for p in _changed("teams-eks", _lending(4, lending)) if "lendingLimit" in p], lending
+    assert [p for p in _changed("teams-eks", _lending(4, 5)) if "lendingLimit" in p] == [
+        "stack 'test': gpufleet:addons.kueue.teams[0].queues[0].lendingLimit: Kueue's ClusterQueue webhook refuses a "
+        "lendingLimit above the queue's nominalQuota (4): a queue lends at most what it owns (allowed: 0 to 4) (got 5)"]
+
+
+def _gateway(**gateway):
+    def change(config):
+        config["gpufleet:serving"]["gateway"] = gateway
+    return change
+
+
+def test_an_external_reason_belongs_to_an_external_gateway_only():
+    """Issue 56: the `not external` test of the reason turned `not not` survived."""
+    internal = [p for p in _changed("inference-k3s", _gateway(externalReason="public demo")) if "externalReason" in p]
+    assert internal == ["stack 'test': gpufleet:serving.gateway.externalReason: a reason for an external endpoint, but "
+                        "exposure is internal: set exposure: external or remove it (got 'public demo')"]
+    external = _changed("inference-k3s", _gateway(exposure="external", externalReason="public demo",
+                                                  tls={"certificateSecret": "serving-tls"}))
+    assert not [p for p in external if "externalReason" in p]
+
+
+def _rack(value: str):
+    def change(config):
+        config["gpufleet:nodePools"][0]["hosts"][0]["rack"] = value
+    return change
+
+
+def test_a_host_s_rack_is_a_label_value_of_at_most_63_characters():
+    """The rack becomes the node label gpufleet.io/topology-rack: a Kubernetes label value, 63 characters at most
+    (k8s.io/apimachinery validation IsValidLabelValue) (issue 56: 63 -> 64 survived)."""
+    assert not [p for p in _changed("dev", _rack("r" * 63)) if ".rack" in p]
+    assert [p for p in _changed("dev", _rack("r" * 64)) if ".rack" in p] == [
+        "stack 'test': gpufleet:nodePools[0].hosts[0].rack: String should have at most 63 characters (got '" + "r" * 64 + "')"]
+
+
+def test_aks_warns_within_the_window_before_community_support_ends():
+    """Issue 56: the `status == "unsupported"` test turned `<=` survived (it silenced every standard-support warning)."""
+    from gpufleet.base import catalog
+    from gpufleet.base.spec.platforms import aks_checks
+
+    spec = load_config(example_config("aks-train"))
+    version = spec.cluster.kubernetes_version
+    assert spec.cluster.aks.support_plan != "AKSLongTermSupport"
+    end = dt.date.fromisoformat(catalog.aks_kubernetes_version(version, DAY, lts=False).end_of_standard_support)
+    at_edge = end - dt.timedelta(days=LC.SUPPORT_WARNING_DAYS)
+    assert catalog.aks_kubernetes_version(version, at_edge, lts=False).status == "standard"
+    (warning,) = aks_checks.kubernetes_warnings("s", spec, at_edge)
+    assert warning.message.startswith(f"AKS {version} leaves community support in 90 days ({end.isoformat()}; ")
+    assert aks_checks.kubernetes_warnings("s", spec, at_edge - dt.timedelta(days=1)) == []
+
+
+def test_gke_refuses_every_sharing_mode_but_none_in_the_pool_spec():
+    """Issue 56: `mode != "none"` -> `<` survived, which lets time-slicing (sorting after "none") through on GKE."""
+    def sharing(mode: dict):
+        def change(config):
+            config["gpufleet:nodePools"][0]["sharing"] = mode
+        return change
+
+    for mode in ({"mode": "time-slicing", "replicas": 4}, {"mode": "mps", "replicas": 4}):
+        assert [p for p in _changed("prod-gke", sharing(mode)) if "sharing.mode" in p] == [
+            "stack 'test': gpufleet:nodePools[0].sharing.mode: on gke, share GPUs with gke.gpuSharing (time-sharing, mps) "
+            f"and gke.gpuPartitionSize (MIG) (got '{mode['mode']}')"]
+
+
+def test_the_aks_system_pool_scales_to_at_most_1000_nodes():
+    """AKS: at most 1,000 nodes per node pool (AKS quotas and limits, "Maximum nodes per node pool") (issue 56: the
+    bound 1000 -> 1001 survived)."""
+    def system(max_nodes: int):
+        def change(config):
+            config["gpufleet:cluster"]["aks"]["systemPool"]["maxNodes"] = max_nodes
+        return change
+
+    assert not [p for p in _changed("aks-train", system(1000)) if "systemPool.maxNodes" in p]
+    assert [p for p in _changed("aks-train", system(1001)) if "systemPool.maxNodes" in p] == [
+        "stack 'test': gpufleet:cluster.aks.systemPool.maxNodes: Input should be less than or equal to 1000 (got 1001)"]
+
+
+def test_capacity_source_names_the_reservation_of_a_reserved_pool_only():
+    """Issue 56: `capacity == "reserved" and r is not None` -> `!=` survived (the review line lost the reservation)."""
+    from gpufleet.base.spec.features.reservation import capacity_source
+
+    spec = load_config(example_config("nvl72-eks"))
+    reserved = next(p for p in spec.node_pools if p.capacity == "reserved")
+    line = capacity_source(reserved)
+    assert line.startswith(f"reserved ({reserved.reservation.type} ") and line != "reserved"
+    # Every other capacity kind says itself (issue 56: `capacity == "queued"` -> `!=` survived: no test had one).
+    lines = {p.capacity: capacity_source(p) for stack in ("dev", "dws-gke") for p in load_config(example_config(stack)).node_pools}
+    assert lines["on-demand"] == "on-demand"
+    assert lines["queued"] == "queued (GKE DWS queued provisioning via ProvisioningRequest)"
