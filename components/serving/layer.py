@@ -50,7 +50,9 @@ def build_serving(name: str, spec: StackSpec, access: ClusterAccess, opts: pulum
             m, taints, dra_claim_template=f"{m.pool}-node" if pools[m.pool].allocation == "dra" else None, gateway=(gateway.namespace_name, gateway.gateway_name), inference_pool=pooled,
             api_key=(serving.api_key.secret_name, serving.api_key.key),
             provider_name=traits.inference_pool_provider if pooled else "none",
-            epp_monitoring=pooled and traits.inference_pool_monitoring, metrics=monitor,
+            # The picker's metrics (the flow-control queue a model at zero wakes on): the platform's provider monitors
+            # them (GKE), or the chart's ServiceMonitor does where prometheus-operator runs (kube-prometheus-stack).
+            epp_monitoring=pooled and (traits.inference_pool_monitoring or monitor == "pod-monitor"), metrics=monitor,
             prometheus_url=getattr(keda, "prometheus_server_address", None),
             prometheus_auth=(keda.trigger_authentication and keda.trigger_authentication.metadata["name"]) if keda else None,
             depends_on=[out["lws"].release, gateway.gateway, namespaces[m.namespace], *([keda.release] if keda else [])])

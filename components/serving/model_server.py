@@ -23,10 +23,11 @@ from gpufleet.base import versions
 from gpufleet.base.spec.features.serving import (API_KEY_KEY, API_KEY_SECRET, FLOW_CONTROL_QUEUE_METRIC, SIGNALS,
                                                   ModelServerSpec)
 
-PORT = 8000  # vLLM's OpenAI server port (`vllm serve --port` default), the inferencepool chart's targetPorts default
-# The endpoint picker's default plugins (the chart's default-plugins.yaml at the pinned tag, versions.INFERENCEPOOL) with the Flow Control feature
-# gate (site-src/guides/flow-control.md at the pinned tag, versions.INFERENCEPOOL, "Enabling the Layer": a FeatureGate of EndpointPickerConfig).
-FLOW_CONTROL_CONFIG = """apiVersion: inference.networking.x-k8s.io/v1alpha1
+PORT = 8000  # vLLM's OpenAI server port (`vllm serve --port` default), the picker chart's targetPorts default
+# The endpoint picker's default plugins (the router chart's default-plugins.yaml, config/charts/routerlib/templates/
+# _config.yaml at versions.ENDPOINT_PICKER, for a vLLM server over HTTP) with the Flow Control feature gate
+# (`featureGates: ["flowControl"]`, llm-d/llm-d-router docs/architecture.md at the same tag).
+FLOW_CONTROL_CONFIG = """apiVersion: llm-d.ai/v1alpha1
 kind: EndpointPickerConfig
 featureGates:
 - flowControl
@@ -69,7 +70,7 @@ class ModelServerArgs:
     inference_pool: bool = False
     """Route through an InferencePool and the endpoint picker (the gateway class supports it)."""
     provider_name: str = "none"
-    """The inferencepool chart's `provider.name` (gke: its HealthCheckPolicy, GCPBackendPolicy and EPP monitoring)."""
+    """The picker chart's `provider.name` (gke: its HealthCheckPolicy, GCPBackendPolicy and EPP monitoring)."""
     epp_monitoring: bool = False
     """Turn on the chart's monitoring of the endpoint picker when the model server scales (the provider's: gke's
     metrics-reader token and ClusterPodMonitoring for the flow-control queue KEDA wakes a pool at zero on); default:
@@ -149,20 +150,26 @@ def leader_worker_set(m: ModelServerSpec, taints: tuple[dict, ...] = (), claim: 
             "spec": {"replicas": m.scaling.min_replicas if m.scaling else 1, "leaderWorkerTemplate": template}}
 
 
-def inferencepool_values(m: ModelServerSpec, provider_name: str, monitored: bool) -> dict:
-    """inferencepool chart values (keys of its values.yaml at the pinned tag, versions.INFERENCEPOOL). `monitored`: the
-    chart's provider monitors the endpoint picker's metrics (ModelServerArgs.epp_monitoring on a scaled server)."""
-    ext: dict = {}
+def picker_values(m: ModelServerSpec, provider_name: str, monitored: bool) -> dict:
+    """The endpoint picker chart's values (keys of llm-d-router-gateway's values.yaml and its `router` library
+    subchart's at versions.ENDPOINT_PICKER): the InferencePool's selector, port and server type, the gateway provider,
+    the EPP's plugins. `monitored`: the EPP's metrics are scraped (ModelServerArgs.epp_monitoring on a scaled server):
+    by the provider's monitoring (gke: Managed Service for Prometheus, a metrics-reader token and a PodMonitoring), else
+    by prometheus-operator (a ServiceMonitor and a service-account token Secret)."""
+    router: dict = {"modelServers": {"matchLabels": m.selector(), "targetPorts": [{"number": PORT}], "type": m.server}}
+    epp: dict = {}
     if m.inference_pool.flow_control:
-        ext["pluginsCustomConfig"] = {"flow-control.yaml": FLOW_CONTROL_CONFIG}
-        ext["pluginsConfigFile"] = "flow-control.yaml"
+        epp["pluginsCustomConfig"] = {"flow-control.yaml": FLOW_CONTROL_CONFIG}
+        epp["pluginsConfigFile"] = "flow-control.yaml"
+    if epp:
+        router["epp"] = epp
     if monitored:
-        # The provider's monitoring (gke: a metrics-reader token and a ClusterPodMonitoring) of the EPP's metrics (the
-        # flow-control queue KEDA wakes a pool at zero on).
-        ext["monitoring"] = {"prometheus": {"enabled": True}}
-    return {"inferencePool": {"modelServers": {"matchLabels": m.selector()}, "targetPorts": [{"number": PORT}],
-                              "modelServerType": m.server},
-            "provider": {"name": provider_name}, **({"inferenceExtension": ext} if ext else {})}
+        router["monitoring"] = {"prometheus": {"enabled": True}}
+        if provider_name == "none":
+            # The token Secret's default name (inference-gateway-sa-metrics-reader-secret) is one for every release:
+            # two model servers in a namespace would own one Secret. One per release instead.
+            router["monitoring"]["prometheus"]["auth"] = {"secretName": f"{m.name}-epp-metrics-reader"}
+    return {"router": router, "provider": {"name": provider_name}}
 
 
 def scaled_object(m: ModelServerSpec, prometheus_url: str, auth: Optional[str], pooled: bool) -> dict:
@@ -176,7 +183,8 @@ def scaled_object(m: ModelServerSpec, prometheus_url: str, auth: Optional[str], 
         "serverAddress": prometheus_url, "query": query, "threshold": str(s.target)}, **auth_ref}]
     if s.min_replicas == 0 and pooled:
         # While no replica runs the server exports nothing: the endpoint picker's flow-control queue wakes the pool
-        # (site-src/guides/flow-control.md at the pinned tag, versions.INFERENCEPOOL, "Autoscaling: KEDA and Scale-to-Zero").
+        # (the Inference Extension's site-src/guides/flow-control.md at versions.INFERENCE_EXTENSION, "Autoscaling: KEDA
+        # and Scale-to-Zero"; the metric as llm-d's EPP names it: FLOW_CONTROL_QUEUE_METRIC).
         triggers.append({"type": "prometheus", "metadata": {
             "serverAddress": prometheus_url,
             "query": f'sum({FLOW_CONTROL_QUEUE_METRIC}{{inference_pool="{m.name}"}})',
@@ -211,9 +219,9 @@ def metrics_monitor(m: ModelServerSpec, kind: str) -> dict:
         return {"apiVersion": "monitoring.coreos.com/v1", "kind": "PodMonitor",
                 "metadata": {"name": m.name, "namespace": m.namespace},
                 "spec": {"selector": select, "podMetricsEndpoints": [{"port": "http", "path": "/metrics"}]}}
-    # Not `m.name`: the inferencepool chart's GKE provider renders a PodMonitoring named after its release (the model's
-    # name) in the same namespace for the endpoint picker's metrics (inference-extension templates/_gke.yaml at
-    # versions.INFERENCEPOOL), and two owners of one object fail the second apply. Each scrapes its own pods.
+    # Not `m.name`: the picker chart's GKE monitoring renders a PodMonitoring named after its release (the model's
+    # name) in the same namespace for the endpoint picker's metrics (routerlib templates/_gke.yaml at
+    # versions.ENDPOINT_PICKER), and two owners of one object fail the second apply. Each scrapes its own pods.
     return {"apiVersion": "monitoring.googleapis.com/v1", "kind": "PodMonitoring",
             "metadata": {"name": monitoring_name(m), "namespace": m.namespace},
             "spec": {"selector": select, "endpoints": [{"port": "http", "path": "/metrics", "interval": "30s"}]}}
@@ -237,8 +245,8 @@ class ModelServer(pulumi.ComponentResource):
         self.pool_release = self.service = self.route = self.monitor = self.scaler = None
         if args.inference_pool:
             self.pool_release = pinned_release(
-                f"{name}-pool", versions.INFERENCEPOOL, m.namespace,
-                inferencepool_values(m, args.provider_name, args.epp_monitoring and m.scaling is not None), access, parent=self,
+                f"{name}-pool", versions.ENDPOINT_PICKER, m.namespace,
+                picker_values(m, args.provider_name, args.epp_monitoring and m.scaling is not None), access, parent=self,
                 depends_on=list(args.depends_on), release_name=m.name)
         else:
             self.service = k8s.core.v1.Service(

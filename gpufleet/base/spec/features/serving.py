@@ -6,6 +6,10 @@ Facts behind the checks, each with its source:
   "Deploy GKE Inference Gateway", cloud.google.com/kubernetes-engine/docs/how-to/deploy-gke-inference-gateway; the
   same two in llm-d.ai/docs/resources/gateway/gke). The Kubernetes minor GKE needs for them and the Inference Extension
   releases its controller routes for are GKE's traits (gpufleet/base/platforms/gke/scheduling.py).
+- agentgateway (versions.AGENTGATEWAY) implements InferencePool v1 (the Inference Extension's guides at the pinned
+  release list it beside GKE, Istio and NGINX Gateway Fabric, site-src/guides/index.md; its go.mod pins the same Gateway
+  API and Inference Extension releases gpufleet installs). It is the default gateway where the platform has no managed
+  one: docs/inference.md ("Which gateway") has the comparison with Istio and Envoy AI Gateway.
 - Envoy Gateway (versions.ENVOY_GATEWAY) has no InferencePool backend of its own: at the pinned tag the word appears only in
   examples/extension-server (an extension server such as Envoy AI Gateway adds it), and the Inference Extension's
   the pinned release guides (site-src/guides/index.md) list GKE, Istio, Agentgateway and NGINX Gateway Fabric, not Envoy Gateway.
@@ -14,7 +18,7 @@ Facts behind the checks, each with its source:
   (docs/proposals/003-model-server-protocol/README.md at the tag): vLLM's queue `vllm:num_requests_waiting`, KV-cache
   `vllm:kv_cache_usage_perc` (vLLM's older `vllm:gpu_cache_usage_perc` is what the EPP no longer reads).
 - Scale to zero: the endpoint picker's Flow Control layer holds requests while no model server is ready and exports
-  `inference_extension_flow_control_queue_size` for KEDA (site-src/guides/flow-control.md at the pinned release, "Autoscaling:
+  its queue depth (FLOW_CONTROL_QUEUE_METRIC) for KEDA (site-src/guides/flow-control.md at the pinned release, "Autoscaling:
   KEDA and Scale-to-Zero"; kubernetes-sigs/gateway-api-inference-extension#1952). Without an endpoint picker nothing
   holds a request: a Service with no ready endpoint refuses it.
 - Exposure (issue 48): internal unless the stack says `gateway.exposure: external` with a reason. GKE's classes decide
@@ -48,8 +52,18 @@ ENVOY_CLASS = "envoy"
 # Envoy Gateway's controller name: the chart's `config.envoyGateway.gateway.controllerName` default (values.yaml at
 # the pinned chart, versions.ENVOY_GATEWAY).
 ENVOY_CONTROLLER = "gateway.envoyproxy.io/gatewayclass-controller"
-# The classes whose controller routes to an InferencePool (an endpoint picker runs for them): GKE's Inference Gateway.
-INFERENCE_POOL_CLASSES = ("gke-l7-regional-external-managed", "gke-l7-rilb")
+# agentgateway (versions.AGENTGATEWAY): the GatewayClass its controller creates and owns (wellknown.DefaultAgwClassName
+# and controllerName in controller/pkg/wellknown/controller.go at the pinned tag; gpufleet creates no GatewayClass for
+# it), routing to an InferencePool with the chart's `inferenceExtension.enabled` (env AGW_ENABLE_INFER_EXT).
+AGENTGATEWAY_CLASS = "agentgateway"
+AGENTGATEWAY_CONTROLLER = "agentgateway.dev/agentgateway"
+# The classes whose controller routes to an InferencePool (an endpoint picker runs for them): GKE's Inference Gateway,
+# and agentgateway where gpufleet installs it (EKS, k3s, AKS, existing).
+GKE_INFERENCE_POOL_CLASSES = ("gke-l7-regional-external-managed", "gke-l7-rilb")
+INFERENCE_POOL_CLASSES = (*GKE_INFERENCE_POOL_CLASSES, AGENTGATEWAY_CLASS)
+# What the gateways gpufleet installs route for (go.mod at their pinned tags, gpufleet/base/versions.py), by class: the
+# platforms that offer the class declare these as their `inference_extension_releases`.
+AGENTGATEWAY_INFERENCE_EXTENSION_RELEASES = (versions.AGENTGATEWAY_INFERENCE_EXTENSION,)
 # The classes whose load balancer is a regional Envoy-based one, which needs an active proxy-only subnet
 # (purpose REGIONAL_MANAGED_PROXY) in the Gateway's region and VPC: GKE "Deploying Gateways" (docs.cloud.google.com/
 # kubernetes-engine/docs/how-to/deploying-gateways, "Configure a proxy-only subnet": required by the regional external
@@ -74,10 +88,11 @@ SECRET_KEY = r"^[-._a-zA-Z0-9]+$"
 REASON = r"^[^\x00-\x1f\x7f]*\S[^\x00-\x1f\x7f]*$"
 
 
-# What each endpoint picker requests: the inferencepool chart's default (values.yaml `inferenceExtension.resources.requests`
-# at versions.INFERENCEPOOL: cpu "4", memory 8Gi; gpufleet does not override it), one pod per InferencePool
-# (`inferenceExtension.replicas: 1`), on the system nodes. tests/upstream/test_serving_upstream.py reads the archive.
-EPP_REQUESTS = {"cpu": "4", "memory": "8Gi"}
+# What each endpoint picker requests: the picker chart's default (the router library's values.yaml
+# `epp.resources.requests` at versions.ENDPOINT_PICKER: cpu "8", memory 8Gi, memory limit 16Gi, no CPU limit; gpufleet
+# does not override it), one pod per InferencePool (`epp.replicas: 1`), on the system nodes.
+# tests/upstream/test_serving_upstream.py reads the archive.
+EPP_REQUESTS = {"cpu": "8", "memory": "8Gi"}
 
 
 def _traits(platform: str):
@@ -99,10 +114,22 @@ def needs_proxy_only_subnet(spec: Any) -> bool:
     return spec.serving.enabled and resolved_class(spec) in REGIONAL_PROXY_CLASSES
 
 
-# The metrics a model server exports, by server type, and the scaling signals gpufleet maps to them.
+# The metrics a model server exports, by server type, and the scaling signals gpufleet maps to them. vLLM at
+# versions.VLLM_IMAGE exports all three (vllm/v1/metrics/loggers.py of the PyPI wheel of versions.VLLM_VERSION,
+# cp38-abi3-manylinux_2_28_x86_64, sha256 4b6bdec4ab269990bf70d45a3c1e94c3760a27064513760193b26d6f0da883aa, lines 528,
+# 538, 620: gauges vllm:num_requests_running, vllm:num_requests_waiting, vllm:kv_cache_usage_perc; the deprecated
+# vllm:gpu_cache_usage_perc is gone there). The endpoint picker reads the same three for a vLLM server (PICKER_READS).
 EXPORTED_METRICS = {"vllm": ("vllm:num_requests_waiting", "vllm:kv_cache_usage_perc", "vllm:num_requests_running")}
+# What the endpoint picker scrapes from a vLLM server: llm-d/llm-d-router at versions.ENDPOINT_PICKER,
+# pkg/epp/framework/plugins/datalayer/extractor/metrics/factories.go lines 92-94 (QueuedRequestsSpec,
+# RunningRequestsSpec, KVUsageSpec) and pkg/epp/server/options.go lines 143-145. A server that does not export them
+# breaks routing: tests/unit/test_serving_metrics.py checks them against EXPORTED_METRICS.
+PICKER_READS = {"vllm": ("vllm:num_requests_waiting", "vllm:num_requests_running", "vllm:kv_cache_usage_perc")}
 SIGNALS = {"queue": "vllm:num_requests_waiting", "kvCache": "vllm:kv_cache_usage_perc"}
-FLOW_CONTROL_QUEUE_METRIC = "inference_extension_flow_control_queue_size"
+# The endpoint picker's flow-control queue depth (labels include inference_pool): llm-d-router's canonical name at
+# versions.ENDPOINT_PICKER (docs/metrics.md "flow_control_queue_size" under the `llm_d_epp_` subsystem; the older
+# `inference_extension_` twin is still emitted there but deprecated).
+FLOW_CONTROL_QUEUE_METRIC = "llm_d_epp_flow_control_queue_size"
 # Pod labels: Kubernetes label keys and values (k8s.io/apimachinery validation, 63-character values).
 Labels = dict[Annotated[str, Field(pattern=LABEL_KEY, max_length=316)], Annotated[str, Field(pattern=LABEL_VALUE, max_length=63)]]
 # A Prometheus metric name (prometheus.io/docs/concepts/data_model: [a-zA-Z_:][a-zA-Z0-9_:]*).
@@ -118,8 +145,8 @@ class TlsSpec(Model):
 class GatewaySpec(Model):
     class_name: str = Field(default="auto", pattern=DNS_LABEL, max_length=63)
     """The GatewayClass of the serving Gateway. auto: on GKE gke-l7-rilb (regional internal Application Load Balancer),
-    or gke-l7-regional-external-managed with exposure: external; `envoy` (Envoy Gateway on the system nodes) on EKS and
-    k3s."""
+    or gke-l7-regional-external-managed with exposure: external; `agentgateway` (InferencePool and endpoint picker) on
+    EKS, k3s, AKS and existing clusters, where `envoy` (Envoy Gateway to a Service, no picker) is offered too."""
     inference_extension: str = Field(default=versions.INFERENCE_EXTENSION, pattern=r"^v[0-9]+\.[0-9]+\.[0-9]+$")
     """The Inference Extension release the gateway must route for; checked against what the class supports."""
     exposure: Literal["internal", "external"] = "internal"
@@ -232,7 +259,8 @@ def check(stack: str, spec) -> list[Problem]:
     pooled = routes_to_inference_pool(spec)
     if ext != versions.INFERENCE_EXTENSION:
         problems.append(Problem(stack, f"{AT}.gateway.inferenceExtension", f"gpufleet installs the Inference Extension "
-                                f"{versions.INFERENCE_EXTENSION} (CRDs and inferencepool chart); another release needs "
+                                f"{versions.INFERENCE_EXTENSION} (its InferencePool CRD, which the gateway and the endpoint picker are built "
+                                "against); another release needs "
                                 "the pin changed in gpufleet/base/versions.py", ext))
     elif pooled and klass in provided and ext not in supported:
         problems.append(Problem(stack, f"{AT}.gateway.inferenceExtension", f"gateway class {klass} supports Inference "
