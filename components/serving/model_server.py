@@ -85,16 +85,55 @@ class ModelServerArgs:
     depends_on: list = field(default_factory=list)
 
 
+# vLLM's data-parallel RPC port between a replica's ranks (`--data-parallel-rpc-port`, vllm/engine/arg_utils.py line
+# 1271 in the wheel of versions.VLLM_VERSION; the value llm-d's wide-EP guide uses).
+DP_RPC_PORT = 5555
+
+
 def serve_command(m: ModelServerSpec) -> list[str]:
     """The leader's command as argv: the model name is one argument, never shell text. One node per replica runs
-    `vllm serve` itself; a multi-node replica starts the Ray head first, through a fixed shell script that passes
-    `vllm serve` its arguments as the positional parameters ("$@"), so no stack value is parsed by the shell."""
+    `vllm serve` itself; a multi-node replica either starts the Ray head first (pipeline parallel across pods, through
+    a fixed shell script that passes `vllm serve` its arguments as the positional parameters "$@", so no stack value
+    is parsed by the shell), or, data parallel across pods, serves as rank 0 of vLLM's multi-node data parallelism
+    (`--data-parallel-address` the leader's own address, LWS_LEADER_ADDRESS, which LWS sets in every pod)."""
+    p = m.parallel()
     size = m.nodes_per_replica
-    serve = [m.model, "--port", str(PORT), "--tensor-parallel-size", str(m.gpus_per_node)]
+    serve = [m.model, "--port", str(PORT), "--tensor-parallel-size", str(p.tensor)]
+    if size > 1 and p.data > 1:
+        serve += _data_parallel(m) + ["--data-parallel-start-rank", "0"]
+        return ["vllm", "serve", *serve, *_expert(m), *m.args]
+    if p.data > 1:
+        serve += ["--data-parallel-size", str(p.data)]
     if size == 1:
-        return ["vllm", "serve", *serve]
-    serve += ["--pipeline-parallel-size", str(size), "--distributed-executor-backend", "ray"]
-    return ["sh", "-c", 'ray start --head --port=6379 && exec vllm serve "$@"', "vllm-leader", *serve]
+        return ["vllm", "serve", *serve, *_expert(m), *m.args]
+    serve += ["--pipeline-parallel-size", str(p.pipeline), "--distributed-executor-backend", "ray"]
+    return ["sh", "-c", 'ray start --head --port=6379 && exec vllm serve "$@"', "vllm-leader", *serve, *_expert(m), *m.args]
+
+
+def _expert(m: ModelServerSpec) -> list[str]:
+    return ["--enable-expert-parallel"] if m.parallel().expert else []
+
+
+def _data_parallel(m: ModelServerSpec) -> list[str]:
+    p = m.parallel()
+    local = p.data // m.nodes_per_replica
+    return ["--data-parallel-size", str(p.data), "--data-parallel-size-local", str(local),
+            "--data-parallel-address", "$(LWS_LEADER_ADDRESS)", "--data-parallel-rpc-port", str(DP_RPC_PORT)]
+
+
+def worker_command(m: ModelServerSpec) -> list[str]:
+    """A worker's command. Pipeline parallel: join the leader's Ray head (no shell: the kubelet expands
+    $(LWS_LEADER_ADDRESS)). Data parallel across pods: `vllm serve --headless` as ranks LWS_WORKER_INDEX x local
+    size onward (LWS sets LWS_WORKER_INDEX, api/leaderworkerset/v1 at versions.LWS); the rank is computed by a fixed
+    script, every stack value passes as a positional parameter."""
+    p = m.parallel()
+    if p.data > 1:
+        local = p.data // m.nodes_per_replica
+        serve = [m.model, "--port", str(PORT), "--tensor-parallel-size", str(p.tensor), *_data_parallel(m),
+                 "--headless", *_expert(m), *m.args]
+        return ["sh", "-c", f'exec vllm serve "$@" --data-parallel-start-rank $((LWS_WORKER_INDEX * {local}))',
+                "vllm-worker", *serve]
+    return ["ray", "start", "--address=$(LWS_LEADER_ADDRESS):6379", "--block"]
 
 
 def pod_template(m: ModelServerSpec, role: str, taints: tuple[dict, ...], claim: Optional[str] = None,
@@ -106,8 +145,7 @@ def pod_template(m: ModelServerSpec, role: str, taints: tuple[dict, ...], claim:
         labels = m.pod_labels()
         ports = [{"name": "http", "containerPort": PORT}]
     else:
-        # No shell: the kubelet expands $(LWS_LEADER_ADDRESS), the leader's address LWS sets in every pod's env.
-        command = ["ray", "start", "--address=$(LWS_LEADER_ADDRESS):6379", "--block"]
+        command = worker_command(m)
         labels = {"app": f"{m.name}-worker"}
         ports = []
     claims = []
@@ -117,22 +155,42 @@ def pod_template(m: ModelServerSpec, role: str, taints: tuple[dict, ...], claim:
             claims.append({"name": "channel", "resourceClaimTemplateName": f"{m.compute_domain}-channel"})
     resources = ({"claims": [{"name": c["name"]} for c in claims]} if claims
                  else {"limits": {"nvidia.com/gpu": str(m.gpus_per_node)}})
+    if m.resources is not None:
+        requests = {k: v for k, v in (("cpu", m.resources.cpu), ("memory", m.resources.memory),
+                                      ("ephemeral-storage", m.resources.ephemeral_storage)) if v}
+        if requests:
+            resources["requests"] = requests
+        if m.resources.memory:
+            resources.setdefault("limits", {})["memory"] = m.resources.memory
     container = {
         "name": "vllm", "image": image, "command": command, "resources": resources,
         **({"ports": ports} if ports else {}),
     }
+    env: list[dict] = []
+    if m.hf_token is not None:
+        # Every pod that loads weights reads the token (huggingface_hub's HF_TOKEN), from the Secret, never a literal.
+        env.append({"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {
+            "name": m.hf_token.secret_name, "key": m.hf_token.key, "optional": False}}})
+    volumes = []
+    if m.shm:
+        # /dev/shm as memory-backed emptyDir of the stack's size (LWS's vLLM example at versions.LWS: `dshm`).
+        container["volumeMounts"] = [{"name": "dshm", "mountPath": "/dev/shm"}]
+        volumes = [{"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": m.shm}}]
     if role == "leader":
         container["readinessProbe"] = {"httpGet": {"path": "/health", "port": PORT}, "periodSeconds": 10}
         if api_key:
             # From the Secret, never on the command line (which the pod spec and Pulumi's state show); not optional,
             # so a missing Secret keeps the server from starting open.
-            container["env"] = [{"name": "VLLM_API_KEY", "valueFrom": {"secretKeyRef": {
-                "name": api_key[0], "key": api_key[1], "optional": False}}}]
+            env.insert(0, {"name": "VLLM_API_KEY", "valueFrom": {"secretKeyRef": {
+                "name": api_key[0], "key": api_key[1], "optional": False}}})
+    if env:
+        container["env"] = env
     return {"metadata": {"labels": labels}, "spec": {
         "nodeSelector": {L.POOL_LABEL: m.pool},
         "tolerations": list(taints),
         "containers": [container],
         **({"resourceClaims": claims} if claims else {}),
+        **({"volumes": volumes} if volumes else {}),
     }}
 
 
@@ -240,7 +298,7 @@ class ModelServer(pulumi.ComponentResource):
                                                     metadata=obj["metadata"], spec=obj["spec"], opts=o)
 
         # With gpufleet:registry.mirror the pods pull vLLM from the mirror (issue 38; `gpufleet images` lists it).
-        image = mirrored_image(versions.VLLM_IMAGE, access.facts)
+        image = mirrored_image(m.image or versions.VLLM_IMAGE, access.facts)
         self.lws = custom("lws", leader_worker_set(m, args.gpu_vendor_taints, args.dra_claim_template, image, args.api_key))
         self.pool_release = self.service = self.route = self.monitor = self.scaler = None
         if args.inference_pool:

@@ -248,9 +248,27 @@ def test_every_model_server_requires_the_api_key_from_its_secret(stack):
     for lws in _objects(stack, ("LeaderWorkerSet",)):
         template = lws["spec"]["leaderWorkerTemplate"]
         leader = template.get("leaderTemplate", template["workerTemplate"])["spec"]["containers"][0]
-        assert leader["env"] == [{"name": "VLLM_API_KEY", "valueFrom": {"secretKeyRef": {
-            "name": "vllm-api-key", "key": "api-key", "optional": False}}}], lws["_name"]
+        assert leader["env"][0] == {"name": "VLLM_API_KEY", "valueFrom": {"secretKeyRef": {
+            "name": "vllm-api-key", "key": "api-key", "optional": False}}}, lws["_name"]
         assert "api-key" not in " ".join(leader["command"])  # never on the command line
+
+
+@pytest.mark.parametrize("stack, prefix", [("inference-eks", "inference-eks"), ("inference-gke", "inference-gke")])
+def test_a_gated_model_reads_its_token_and_a_tensor_parallel_one_gets_shm(stack, prefix):
+    """Issue 52: the Llama server (gated, tensor parallel 8 over two pods) gets HF_TOKEN from the Secret in every pod
+    and a memory-backed /dev/shm of the stack's size; the objects validate against the lws chart's CRD (above)."""
+    lws = {o["_name"]: o for o in _objects(stack, ("LeaderWorkerSet",))}
+    template = lws[f"{prefix}-model-serving-llama-70b-lws"]["spec"]["leaderWorkerTemplate"]
+    token = {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "hf-token", "key": "HF_TOKEN", "optional": False}}}
+    for role in ("leaderTemplate", "workerTemplate"):
+        pod = template[role]["spec"]
+        (container,) = pod["containers"]
+        assert token in container["env"], role
+        assert container["volumeMounts"] == [{"name": "dshm", "mountPath": "/dev/shm"}]
+        assert pod["volumes"] == [{"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "16Gi"}}]
+    # The small model: neither (not gated, tensor parallel 1), so its objects are as before issue 52.
+    small = lws[f"{prefix}-model-serving-qwen3-8b-lws"]["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]
+    assert "volumes" not in small and [e["name"] for e in small["containers"][0]["env"]] == ["VLLM_API_KEY"]
 
 
 def test_an_external_https_gateway_validates_and_carries_its_reason():

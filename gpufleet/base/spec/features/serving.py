@@ -38,6 +38,7 @@ from typing import Annotated, Any, Literal, Optional
 from pydantic import Field
 
 from gpufleet.base import platforms, versions
+from gpufleet.base.spec import ids
 from gpufleet.base.spec.base import DNS_LABEL, LABEL_KEY, LABEL_VALUE, Model
 from gpufleet.base.spec.errors import Problem
 
@@ -200,6 +201,49 @@ class ScalingSpec(Model):
     max_replicas: int = Field(default=2, ge=1, le=1000)
 
 
+# A Kubernetes quantity as gpufleet accepts it for a server's requests: a whole or decimal number with an optional
+# binary or decimal suffix (k8s.io/apimachinery resource.Quantity; "500m" CPU, "64Gi" memory).
+QUANTITY = r"^[0-9]+(\.[0-9]+)?(m|k|M|G|T|Ki|Mi|Gi|Ti)?$"
+# One engine argument: printable, one line (argv, never shell text).
+ENGINE_ARG = r"^[^\x00-\x1f\x7f]{1,512}$"
+# The Hugging Face token's default key in its Secret: the name llm-d's model service reads (llm-d-modelservice v0.4.12
+# templates/_helpers.tpl "hfEnv": env HF_TOKEN from secretKeyRef key HF_TOKEN), which huggingface_hub reads as HF_TOKEN.
+HF_TOKEN_KEY = "HF_TOKEN"
+# Hugging Face organisations whose models are gated (the hub serves their files only to an account that accepted the
+# licence, with its token): meta-llama (every Llama model page, e.g. huggingface.co/meta-llama/Llama-3.3-70B-Instruct,
+# "You need to agree to share your contact information to access this model"). Another gated model is declared with
+# `gated: true`.
+GATED_PREFIXES = ("meta-llama/",)
+
+
+class ResourcesSpec(Model):
+    cpu: Optional[str] = Field(default=None, pattern=QUANTITY, max_length=32)
+    """CPU each pod requests (e.g. "32"); default: none requested."""
+    memory: Optional[str] = Field(default=None, pattern=QUANTITY, max_length=32)
+    """Memory each pod requests, and its limit (e.g. "256Gi"); default: none."""
+    ephemeral_storage: Optional[str] = Field(default=None, pattern=QUANTITY, max_length=32)
+    """Ephemeral storage each pod requests (weights downloaded to the container's disk); default: none."""
+
+
+class SecretKeySpec(Model):
+    secret_name: str = Field(pattern=DNS_LABEL, max_length=253)
+    """A Secret in the model's namespace; you create it (the token never passes through the stack or Pulumi's state)."""
+    key: str = Field(default=HF_TOKEN_KEY, pattern=SECRET_KEY, max_length=253)
+    """The Secret's data key. Default: HF_TOKEN."""
+
+
+class ParallelismSpec(Model):
+    tensor: int = Field(ge=1, le=72)
+    """vLLM --tensor-parallel-size: GPUs one shard of the model spans, inside a pod."""
+    pipeline: int = Field(default=1, ge=1, le=72)
+    """--pipeline-parallel-size: stages, one per pod of a replica (over Ray). Default 1."""
+    data: int = Field(default=1, ge=1, le=1024)
+    """--data-parallel-size: engine ranks of one replica; with more than one pod, spread over its pods (vLLM's
+    multi-node data parallel: the leader serves, the workers run --headless). Default 1."""
+    expert: bool = False
+    """--enable-expert-parallel (MoE experts spread over the TP x DP ranks, the wide expert-parallel layout)."""
+
+
 class ModelServerSpec(Model):
     name: str = Field(pattern=DNS_LABEL, max_length=40)
     """The model server's name (LeaderWorkerSet, Service, InferencePool)."""
@@ -221,6 +265,26 @@ class ModelServerSpec(Model):
     inference_pool: InferencePoolSpec = InferencePoolSpec()
     scaling: Optional[ScalingSpec] = None
     """KEDA scaling on the server's metrics; default: none (fixed at one replica)."""
+    image: Optional[str] = Field(default=None, pattern=ids.IMAGE_REF, max_length=255)
+    """The server image; default: the pinned vLLM image (versions.VLLM_IMAGE), pulled from the mirror where one is set."""
+    args: list[Annotated[str, Field(pattern=ENGINE_ARG)]] = Field(default=[], max_length=64)
+    """Extra engine arguments appended to `vllm serve` (argv: no shell parses them); default: none."""
+    resources: Optional[ResourcesSpec] = None
+    """CPU, memory and ephemeral-storage requests of each pod; default: none (GPUs only)."""
+    shm: Optional[str] = Field(default=None, pattern=QUANTITY, max_length=32)
+    """Size of /dev/shm (a memory-backed emptyDir): needed by tensor parallelism; default: the runtime's (64Mi)."""
+    hf_token: Optional[SecretKeySpec] = None
+    """A Hugging Face token from a Secret (env HF_TOKEN), for gated models; default: none."""
+    gated: Optional[bool] = None
+    """Whether the model needs a Hugging Face token; default: known gated organisations (GATED_PREFIXES)."""
+    parallelism: Optional[ParallelismSpec] = None
+    """Tensor x pipeline x data parallelism; default: tensor = gpusPerNode, pipeline = nodesPerReplica."""
+
+    def parallel(self) -> ParallelismSpec:
+        return self.parallelism or ParallelismSpec(tensor=self.gpus_per_node, pipeline=self.nodes_per_replica)
+
+    def needs_token(self) -> bool:
+        return self.gated if self.gated is not None else self.model.startswith(GATED_PREFIXES)
 
     def pod_labels(self) -> dict[str, str]:
         return {"app": self.name, **self.labels}

@@ -1,0 +1,68 @@
+"""Model servers as the serving projects define them (issue 52): their parallelism against the GPUs of one replica,
+/dev/shm for tensor parallelism, a gated model's token. Each problem names its key (docs/inference.md, "Model
+servers").
+
+Not here (issue 49's checks of serving shapes against their pool): a replica wider than the pool, GPUs per pod beyond
+the instance, autoscaling past the pool, a CUDA server on AMD or MIG-only pools.
+
+Facts, with their sources:
+- One replica's GPUs are gpusPerNode x nodesPerReplica (a LeaderWorkerSet group, one pod per node); vLLM runs
+  tensor x pipeline x data ranks of one GPU each (vLLM's parallelism guide: world size = TP x PP, times DP engine
+  ranks), so the product must equal them. Data parallel across pods puts data / nodesPerReplica ranks on each pod
+  (`--data-parallel-size-local`), so it must divide; gpufleet's launcher does not combine it with pipeline stages
+  (multi-node pipeline parallelism runs over Ray, data parallelism over vLLM's own RPC).
+- /dev/shm: vLLM's tensor-parallel workers exchange data through shared memory (NCCL's shared-memory transport inside
+  a node); a container runtime's default /dev/shm is 64Mi (containerd's CRI `defaultShmSize`), which a tensor-parallel
+  server outgrows. gpufleet asks for at least SHM_PER_TP_GPU per tensor-parallel GPU: LeaderWorkerSet's vLLM example
+  (kubernetes-sigs/lws docs/examples/vllm/GPU/lws.yaml at versions.LWS) gives 15Gi to tensor parallel 8, about 1.9Gi
+  a GPU; 1Gi a GPU is the floor chosen below it, so that example passes and the runtime default never does.
+- A gated model (serving.GATED_PREFIXES, or `gated: true`) downloads only with a Hugging Face token.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpufleet.base.spec.errors import Problem
+
+AT = "gpufleet:serving"
+SHM_PER_TP_GPU_GI = 1
+_UNITS = {"": 1, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "m": 1e-3}
+
+
+def _bytes(quantity: str) -> float:
+    number, unit = re.fullmatch(r"([0-9.]+)([A-Za-z]*)", quantity).groups()
+    return float(number) * _UNITS[unit]
+
+
+def check(stack: str, spec) -> list[Problem]:
+    serving = spec.serving
+    if not serving.enabled:
+        return []
+    problems: list[Problem] = []
+    for i, m in enumerate(serving.models):
+        at = f"{AT}.models[{i}]"
+        p = m.parallel()
+        gpus = m.gpus_per_node * m.nodes_per_replica
+        ranks = p.tensor * p.pipeline * p.data
+        if ranks != gpus:
+            problems.append(Problem(stack, f"{at}.parallelism", f"tensor x pipeline x data = {p.tensor} x {p.pipeline} x "
+                                    f"{p.data} = {ranks} GPU ranks, but a replica has gpusPerNode x nodesPerReplica = "
+                                    f"{m.gpus_per_node} x {m.nodes_per_replica} = {gpus} GPUs: make them equal",
+                                    f"{p.tensor}x{p.pipeline}x{p.data}"))
+        elif p.data > 1 and m.nodes_per_replica > 1 and (p.pipeline > 1 or p.data % m.nodes_per_replica):
+            problems.append(Problem(stack, f"{at}.parallelism", f"data parallel across {m.nodes_per_replica} pods needs "
+                                    "pipeline 1 and data a multiple of nodesPerReplica (each pod runs data / "
+                                    "nodesPerReplica ranks of tensor GPUs)", f"{p.tensor}x{p.pipeline}x{p.data}"))
+        if p.tensor > 1:
+            floor = SHM_PER_TP_GPU_GI * p.tensor
+            if m.shm is None or _bytes(m.shm) < floor * 2**30:
+                problems.append(Problem(stack, f"{at}.shm", f"tensor parallel {p.tensor} needs /dev/shm of at least "
+                                        f"{floor}Gi ({SHM_PER_TP_GPU_GI}Gi a GPU; the runtime's default is 64Mi): set "
+                                        f"shm, e.g. {floor * 2}Gi", m.shm or "unset"))
+        if m.needs_token() and m.hf_token is None:
+            problems.append(Problem(stack, f"{at}.hfToken", f"{m.model} is a gated Hugging Face model: its weights "
+                                    "download only with a token; set hfToken.secretName (a Secret in namespace "
+                                    f"{m.namespace} with key HF_TOKEN), or gated: false if your copy is not gated",
+                                    m.model))
+    return problems

@@ -1,0 +1,102 @@
+"""Model servers as the serving projects define them (issue 52): image, engine arguments, requests, /dev/shm, a
+Hugging Face token, tensor x pipeline x data parallelism; each check on a stack one change away from a passing
+example, and the LeaderWorkerSet a wide expert-parallel server gets."""
+
+from __future__ import annotations
+
+import copy
+
+from gpufleet.base.spec import SpecError
+from gpufleet.base.spec.features.serving import ModelServerSpec
+from gpufleet.components.serving.model_server import leader_worker_set
+from tests.helpers import example_config, load_config
+
+SERVING = "gpufleet:serving"
+
+
+def _problems(stack: str, change) -> list[tuple[str, str]]:
+    config = copy.deepcopy(example_config(stack))
+    change(config[SERVING]["models"])
+    try:
+        load_config(config)
+    except SpecError as exc:
+        return [(p.path, p.message) for p in exc.problems]
+    return []
+
+
+def test_parallelism_must_use_exactly_the_replicas_gpus():
+    def short(models):  # llama-70b: 2 pods x 8 GPUs, but 8 ranks
+        models[1]["parallelism"] = {"tensor": 8}
+    ((path, message),) = _problems("inference-eks", short)
+    assert path == f"{SERVING}.models[1].parallelism"
+    assert "tensor x pipeline x data = 8 x 1 x 1 = 8 GPU ranks, but a replica has gpusPerNode x nodesPerReplica = " \
+           "8 x 2 = 16 GPUs" in message
+    assert _problems("inference-eks", lambda m: m[1].update(parallelism={"tensor": 8, "pipeline": 2})) == []
+
+    def dp_with_pp(models):
+        models[1]["parallelism"] = {"tensor": 4, "pipeline": 2, "data": 2}
+    ((path, message),) = _problems("inference-eks", dp_with_pp)
+    assert path == f"{SERVING}.models[1].parallelism" and "needs pipeline 1" in message
+    assert _problems("inference-eks", lambda m: m[1].update(parallelism={"tensor": 1, "data": 16, "expert": True})) == []
+
+
+def test_tensor_parallelism_needs_shm():
+    def unset(models):
+        del models[1]["shm"]
+    ((path, message),) = _problems("inference-k3s", unset)
+    assert path == f"{SERVING}.models[1].shm"
+    assert "tensor parallel 4 needs /dev/shm of at least 4Gi" in message
+    ((path, _),) = _problems("inference-k3s", lambda m: m[1].update(shm="3584Mi"))
+    assert path == f"{SERVING}.models[1].shm"
+    assert _problems("inference-k3s", lambda m: m[1].update(shm="4Gi")) == []
+
+
+def test_a_gated_model_needs_a_token():
+    def no_token(models):
+        del models[1]["hfToken"]
+    ((path, message),) = _problems("inference-gke", no_token)
+    assert path == f"{SERVING}.models[1].hfToken"
+    assert "meta-llama/Llama-3.3-70B-Instruct is a gated Hugging Face model" in message
+    assert _problems("inference-gke", lambda m: (no_token(m), m[1].update(gated=False))) == []
+    ((path, _),) = _problems("inference-gke", lambda m: m[0].update(gated=True))  # Qwen, declared gated
+    assert path == f"{SERVING}.models[0].hfToken"
+
+
+def test_bad_values_are_refused_by_key():
+    problems = _problems("inference-k3s", lambda m: m[0].update(shm="lots", image="Not An Image"))
+    assert {p for p, _ in problems} == {f"{SERVING}.models[0].shm", f"{SERVING}.models[0].image"}
+    problems = _problems("inference-k3s", lambda m: m[0].update(args=["--x\n--y"]))  # one line each: argv, no shell
+    assert {p for p, _ in problems} == {f"{SERVING}.models[0].args[0]"}
+
+
+def _model(**kw) -> ModelServerSpec:
+    return ModelServerSpec(**{"name": "ds", "pool": "h100", "model": "deepseek-ai/DeepSeek-V3", **kw})
+
+
+def test_image_args_and_requests_reach_every_pod():
+    m = _model(image="registry.example/serving/vllm:custom", args=["--max-model-len", "32768"],
+               resources={"cpu": "32", "memory": "512Gi", "ephemeralStorage": "800Gi"}, gpus_per_node=1)
+    (container,) = leader_worker_set(m, image=m.image)["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]["containers"]
+    assert container["image"] == "registry.example/serving/vllm:custom"
+    assert container["command"][-2:] == ["--max-model-len", "32768"]
+    assert container["resources"] == {"limits": {"nvidia.com/gpu": "1", "memory": "512Gi"},
+                                      "requests": {"cpu": "32", "memory": "512Gi", "ephemeral-storage": "800Gi"}}
+
+
+def test_wide_expert_parallel_runs_data_parallel_ranks_on_every_pod():
+    """DeepSeek-style wide EP: 2 pods x 8 GPUs, DP 16 x TP 1 with expert parallelism. The leader is rank 0 and serves;
+    each worker runs `vllm serve --headless` from rank LWS_WORKER_INDEX x 8 (computed by a fixed script, the stack's
+    values passed as positional parameters), all pointed at the leader's address."""
+    m = _model(nodes_per_replica=2, gpus_per_node=8, shm="32Gi",
+               parallelism={"tensor": 1, "data": 16, "expert": True})
+    template = leader_worker_set(m)["spec"]["leaderWorkerTemplate"]
+    leader = template["leaderTemplate"]["spec"]["containers"][0]["command"]
+    dp = ["--data-parallel-size", "16", "--data-parallel-size-local", "8", "--data-parallel-address",
+          "$(LWS_LEADER_ADDRESS)", "--data-parallel-rpc-port", "5555"]
+    assert leader == ["vllm", "serve", "deepseek-ai/DeepSeek-V3", "--port", "8000", "--tensor-parallel-size", "1", *dp,
+                      "--data-parallel-start-rank", "0", "--enable-expert-parallel"]
+    worker = template["workerTemplate"]["spec"]["containers"][0]["command"]
+    assert worker[:4] == ["sh", "-c", 'exec vllm serve "$@" --data-parallel-start-rank $((LWS_WORKER_INDEX * 8))',
+                          "vllm-worker"]
+    assert worker[4:] == ["deepseek-ai/DeepSeek-V3", "--port", "8000", "--tensor-parallel-size", "1", *dp, "--headless",
+                          "--enable-expert-parallel"]
