@@ -9,6 +9,8 @@ $(LWS_LEADER_ADDRESS), the address LWS injects; a group restarts as a whole (`Re
 
 from __future__ import annotations
 
+import functools
+import json
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -20,8 +22,8 @@ from gpufleet.components.helm_chart import pinned_release
 from gpufleet.components.image_mirror import mirrored_image
 from gpufleet.base import labels as L
 from gpufleet.base import versions
-from gpufleet.base.spec.features.serving import (API_KEY_KEY, API_KEY_SECRET, FLOW_CONTROL_QUEUE_METRIC, SIGNALS,
-                                                  ModelServerSpec)
+from gpufleet.base.spec.features.serving import (API_KEY_KEY, API_KEY_SECRET, FLOW_CONTROL_QUEUE_METRIC, ROLE_LABEL,
+                                                  SIGNALS, ModelServerSpec)
 
 PORT = 8000  # vLLM's OpenAI server port (`vllm serve --port` default), the picker chart's targetPorts default
 # The endpoint picker's default plugins (the router chart's default-plugins.yaml, config/charts/routerlib/templates/
@@ -137,13 +139,23 @@ def worker_command(m: ModelServerSpec) -> list[str]:
 
 
 def pod_template(m: ModelServerSpec, role: str, taints: tuple[dict, ...], claim: Optional[str] = None,
-                 image: str = versions.VLLM_IMAGE, api_key: Optional[tuple[str, str]] = (API_KEY_SECRET, API_KEY_KEY)) -> dict:
+                 image: str = versions.VLLM_IMAGE, api_key: Optional[tuple[str, str]] = (API_KEY_SECRET, API_KEY_KEY),
+                 pd_role: Optional[str] = None, sidecar_image: str = versions.DISAGG_SIDECAR_IMAGE) -> dict:
     """`image`: the vLLM image as the nodes pull it (the stack's mirror copy with gpufleet:registry.mirror); `api_key`:
-    the (Secret, key) the leader's server reads VLLM_API_KEY from (ModelServerArgs.api_key)."""
+    the (Secret, key) the leader's server reads VLLM_API_KEY from (ModelServerArgs.api_key). `pd_role`: prefill or
+    decode of a disaggregated server (ModelServerSpec.roles): the role label, the KV connector on vLLM, and on decode
+    pods vLLM on DECODE_VLLM_PORT behind llm-d's routing sidecar on the serving port."""
+    port = DECODE_VLLM_PORT if pd_role == "decode" else PORT
     if role == "leader":
         command = serve_command(m)
         labels = m.pod_labels()
-        ports = [{"name": "http", "containerPort": PORT}]
+        ports = [{"name": "http", "containerPort": port}]
+        if pd_role:
+            labels[ROLE_LABEL] = pd_role
+            if port != PORT:
+                command = [str(port) if a == str(PORT) and command[i - 1] == "--port" else a for i, a in enumerate(command)]
+            command += ["--kv-transfer-config", json.dumps({"kv_connector": m.roles.kv_connector, "kv_role": "kv_both"},
+                                                           separators=(",", ":"))]
     else:
         command = worker_command(m)
         labels = {"app": f"{m.name}-worker"}
@@ -177,7 +189,10 @@ def pod_template(m: ModelServerSpec, role: str, taints: tuple[dict, ...], claim:
         container["volumeMounts"] = [{"name": "dshm", "mountPath": "/dev/shm"}]
         volumes = [{"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": m.shm}}]
     if role == "leader":
-        container["readinessProbe"] = {"httpGet": {"path": "/health", "port": PORT}, "periodSeconds": 10}
+        container["readinessProbe"] = {"httpGet": {"path": "/health", "port": port}, "periodSeconds": 10}
+    # The key on every pod that runs `vllm serve`: the leader, and data-parallel workers (--headless: no API server,
+    # but one process of the same engine, so the same setting).
+    if role == "leader" or m.parallel().data > 1:
         if api_key:
             # From the Secret, never on the command line (which the pod spec and Pulumi's state show); not optional,
             # so a missing Secret keeps the server from starting open.
@@ -185,9 +200,20 @@ def pod_template(m: ModelServerSpec, role: str, taints: tuple[dict, ...], claim:
                 "name": api_key[0], "key": api_key[1], "optional": False}}})
     if env:
         container["env"] = env
+    init = []
+    if pd_role == "decode" and role == "leader":
+        # llm-d's routing sidecar as a native sidecar (an init container that keeps running, restartPolicy Always), as
+        # llm-d-router deploys it (deploy/components/vllm-decode/deployment.yaml at versions.ENDPOINT_PICKER): it takes
+        # the serving port, asks the prefill pod the picker chose (header x-prefiller-host-port) for the KV cache, then
+        # decodes on the local vLLM.
+        init = [{"name": "routing-sidecar", "image": sidecar_image, "restartPolicy": "Always",
+                 "args": [f"--port={PORT}", f"--vllm-port={port}", "--secure-proxy=false",
+                          f"--kv-connector={SIDECAR_CONNECTORS[m.roles.kv_connector]}"],
+                 "ports": [{"name": "sidecar-http", "containerPort": PORT}]}]
     return {"metadata": {"labels": labels}, "spec": {
         "nodeSelector": {L.POOL_LABEL: m.pool},
         "tolerations": list(taints),
+        **({"initContainers": init} if init else {}),
         "containers": [container],
         **({"resourceClaims": claims} if claims else {}),
         **({"volumes": volumes} if volumes else {}),
@@ -196,16 +222,70 @@ def pod_template(m: ModelServerSpec, role: str, taints: tuple[dict, ...], claim:
 
 def leader_worker_set(m: ModelServerSpec, taints: tuple[dict, ...] = (), claim: Optional[str] = None,
                       image: str = versions.VLLM_IMAGE,
-                      api_key: Optional[tuple[str, str]] = (API_KEY_SECRET, API_KEY_KEY)) -> dict:
-    """The LeaderWorkerSet (leaderworkerset.x-k8s.io/v1, the CRD in the lws chart at the pinned tag, versions.LWS)."""
+                      api_key: Optional[tuple[str, str]] = (API_KEY_SECRET, API_KEY_KEY), pd_role: Optional[str] = None,
+                      sidecar_image: str = versions.DISAGG_SIDECAR_IMAGE) -> dict:
+    """The LeaderWorkerSet (leaderworkerset.x-k8s.io/v1, the CRD in the lws chart at the pinned tag, versions.LWS);
+    with `pd_role`, that role's (`<name>-<role>`, its own replicas)."""
+    pod = functools.partial(pod_template, m, taints=taints, claim=claim, image=image, api_key=api_key, pd_role=pd_role,
+                            sidecar_image=sidecar_image)
     template: dict = {"size": m.nodes_per_replica, "restartPolicy": "RecreateGroupOnPodRestart",
-                      "workerTemplate": pod_template(m, "leader" if m.nodes_per_replica == 1 else "worker", taints, claim,
-                                                     image, api_key)}
+                      "workerTemplate": pod("leader" if m.nodes_per_replica == 1 else "worker")}
     if m.nodes_per_replica > 1:
-        template["leaderTemplate"] = pod_template(m, "leader", taints, claim, image, api_key)
+        template["leaderTemplate"] = pod("leader")
+    replicas = getattr(m.roles, pd_role).replicas if pd_role else (m.scaling.min_replicas if m.scaling else 1)
     return {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
-            "metadata": {"name": m.name, "namespace": m.namespace},
-            "spec": {"replicas": m.scaling.min_replicas if m.scaling else 1, "leaderWorkerTemplate": template}}
+            "metadata": {"name": f"{m.name}-{pd_role}" if pd_role else m.name, "namespace": m.namespace},
+            "spec": {"replicas": replicas, "leaderWorkerTemplate": template}}
+
+
+# The picker's prefill/decode profiles: llm-d-router's sample P/D configuration (deploy/config/pd-epp-config.yaml at
+# versions.ENDPOINT_PICKER) with the Flow Control gate as above: a prefill and a decode profile, each filtering its
+# role (prefill-filter / decode-filter on llm-d.ai/role), and the disagg profile handler running prefill only when the
+# prefix-based decider says the uncached part is worth it.
+PD_CONFIG = """apiVersion: llm-d.ai/v1alpha1
+kind: EndpointPickerConfig
+featureGates:
+- flowControl
+plugins:
+- type: approx-prefix-cache-producer
+  parameters:
+    maxPrefixTokensToMatch: 16384
+    lruCapacityPerServer: 31250
+- type: prefix-cache-scorer
+- type: queue-scorer
+- type: prefill-filter
+- type: decode-filter
+- type: max-score-picker
+- type: disagg-profile-handler
+  parameters:
+    deciders:
+      prefill: prefix-based-pd-decider
+- type: prefix-based-pd-decider
+  parameters:
+    nonCachedTokens: 16
+schedulingProfiles:
+- name: prefill
+  plugins:
+  - pluginRef: prefill-filter
+  - pluginRef: max-score-picker
+  - pluginRef: prefix-cache-scorer
+    weight: 2
+  - pluginRef: queue-scorer
+    weight: 1
+- name: decode
+  plugins:
+  - pluginRef: decode-filter
+  - pluginRef: max-score-picker
+  - pluginRef: prefix-cache-scorer
+    weight: 2
+  - pluginRef: queue-scorer
+    weight: 1
+"""
+# vLLM's port behind the decode pods' routing sidecar, which takes the serving port (the sidecar's defaults, pkg/
+# sidecar/proxy/options.go at versions.ENDPOINT_PICKER: --port 8000, --vllm-port 8200).
+DECODE_VLLM_PORT = 8200
+# The sidecar's name for vLLM's NixlConnector (docs/disaggregation.md "KV Connector" at the same tag).
+SIDECAR_CONNECTORS = {"NixlConnector": "nixlv2"}
 
 
 def picker_values(m: ModelServerSpec, provider_name: str, monitored: bool) -> dict:
@@ -216,7 +296,11 @@ def picker_values(m: ModelServerSpec, provider_name: str, monitored: bool) -> di
     by prometheus-operator (a ServiceMonitor and a service-account token Secret)."""
     router: dict = {"modelServers": {"matchLabels": m.selector(), "targetPorts": [{"number": PORT}], "type": m.server}}
     epp: dict = {}
-    if m.inference_pool.flow_control:
+    if m.inference_pool.profile == "pd":
+        config = PD_CONFIG if m.inference_pool.flow_control else PD_CONFIG.replace("featureGates:\n- flowControl\n", "")
+        epp["pluginsCustomConfig"] = {"pd.yaml": config}
+        epp["pluginsConfigFile"] = "pd.yaml"
+    elif m.inference_pool.flow_control:
         epp["pluginsCustomConfig"] = {"flow-control.yaml": FLOW_CONTROL_CONFIG}
         epp["pluginsConfigFile"] = "flow-control.yaml"
     if epp:
@@ -299,7 +383,16 @@ class ModelServer(pulumi.ComponentResource):
 
         # With gpufleet:registry.mirror the pods pull vLLM from the mirror (issue 38; `gpufleet images` lists it).
         image = mirrored_image(m.image or versions.VLLM_IMAGE, access.facts)
-        self.lws = custom("lws", leader_worker_set(m, args.gpu_vendor_taints, args.dra_claim_template, image, args.api_key))
+        if m.roles is None:
+            self.lws = custom("lws", leader_worker_set(m, args.gpu_vendor_taints, args.dra_claim_template, image,
+                                                       args.api_key))
+        else:
+            # Prefill/decode (issue 52): one LeaderWorkerSet per role, both selected by the model's InferencePool.
+            sidecar = mirrored_image(versions.DISAGG_SIDECAR_IMAGE, access.facts)
+            self.roles = {role: custom(f"lws-{role}", leader_worker_set(
+                m, args.gpu_vendor_taints, args.dra_claim_template, image, args.api_key, pd_role=role,
+                sidecar_image=sidecar)) for role in ("prefill", "decode")}
+            self.lws = self.roles["decode"]
         self.pool_release = self.service = self.route = self.monitor = self.scaler = None
         if args.inference_pool:
             self.pool_release = pinned_release(

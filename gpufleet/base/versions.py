@@ -770,6 +770,10 @@ ENDPOINT_PICKER = HelmChart(
     app_version="v0.10.0",
 )
 ENDPOINT_PICKER_INFERENCE_EXTENSION = "v1.5.0"
+# The decode pods' routing sidecar of prefill/decode disaggregation, from the same llm-d-router release as the picker
+# (Makefile at v0.10.0: SIDECAR_IMAGE = ghcr.io/llm-d/llm-d-router-disagg-sidecar:<tag>, built from Dockerfile.sidecar
+# by .github/workflows/ci-build-images.yaml `build-sidecar` with the release tag, as the EPP image is).
+DISAGG_SIDECAR_IMAGE = f"ghcr.io/llm-d/llm-d-router-disagg-sidecar:{ENDPOINT_PICKER.version}"
 # The Inference Extension's own CRDs on the platforms whose gateway gpufleet installs (GKE installs them itself): the
 # release asset manifests.yaml = `kustomize build config/crd` at the tag (Makefile target `artifacts` at v1.5.0:
 # InferencePool inference.networking.k8s.io/v1, InferenceObjective, InferenceModelRewrite, InferencePoolImport; the

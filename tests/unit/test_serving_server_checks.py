@@ -100,3 +100,33 @@ def test_wide_expert_parallel_runs_data_parallel_ranks_on_every_pod():
                           "vllm-worker"]
     assert worker[4:] == ["deepseek-ai/DeepSeek-V3", "--port", "8000", "--tensor-parallel-size", "1", *dp, "--headless",
                           "--enable-expert-parallel"]
+
+
+def test_roles_need_the_pd_profile_and_the_profile_needs_roles():
+    roles = {"prefill": {"replicas": 2}, "decode": {"replicas": 1}}
+
+    def no_profile(models):  # llama-70b as one pod of 8 GPUs per role
+        models[1].update(roles=roles, nodesPerReplica=1, shm="16Gi")
+        del models[1]["scaling"]
+    ((path, message),) = _problems("inference-gke", no_profile)
+    assert path == f"{SERVING}.models[1].inferencePool.profile"
+    assert "prefill/decode roles without the picker's pd profile" in message
+    assert _problems("inference-gke", lambda m: (no_profile(m), m[1].update(inferencePool={"profile": "pd"}))) == []
+    ((path, _),) = _problems("inference-gke", lambda m: (no_profile(m), m[1].update(
+        inferencePool={"profile": "pd"}, nodesPerReplica=2)))
+    assert path == f"{SERVING}.models[1].nodesPerReplica"  # a multi-pod replica's decode sidecar is not built
+    ((path, _),) = _problems("inference-gke", lambda m: m[0].update(inferencePool={"profile": "pd"}))
+    assert path == f"{SERVING}.models[0].inferencePool.profile"  # pd without roles
+
+    def on_envoy_with_scaling(config_models):
+        config_models[0].update(roles=roles, inferencePool={"profile": "pd"})
+    config = copy.deepcopy(example_config("inference-k3s"))
+    config[SERVING]["gateway"] = {"className": "envoy"}
+    on_envoy_with_scaling(config[SERVING]["models"])
+    config[SERVING]["models"][0]["scaling"]["minReplicas"] = 1
+    try:
+        load_config(config)
+        paths = []
+    except SpecError as exc:
+        paths = [p.path for p in exc.problems]
+    assert paths == [f"{SERVING}.models[0].roles", f"{SERVING}.models[0].scaling"]

@@ -189,6 +189,9 @@ class InferencePoolSpec(Model):
     """Pod labels the pool selects; default: the model server's `app` label (`app: <model name>`)."""
     flow_control: bool = True
     """The endpoint picker's Flow Control layer (queues requests centrally; needed for scale to zero)."""
+    profile: Literal["default", "pd"] = "default"
+    """The picker's scheduling profiles: default (queue, KV-cache and prefix-cache scorers), or pd (llm-d's
+    prefill/decode disaggregation: a prefill and a decode profile, each filtering its role; needs `roles`)."""
 
 
 class ScalingSpec(Model):
@@ -244,6 +247,24 @@ class ParallelismSpec(Model):
     """--enable-expert-parallel (MoE experts spread over the TP x DP ranks, the wide expert-parallel layout)."""
 
 
+# The role label llm-d's picker filters prefill and decode pods by (llm-d-router docs/disaggregation.md at
+# versions.ENDPOINT_PICKER: "By default, llm-d uses the label key `llm-d.ai/role`"; llm-d-modelservice sets it too).
+ROLE_LABEL = "llm-d.ai/role"
+
+
+class RoleSpec(Model):
+    replicas: int = Field(default=1, ge=1, le=1000)
+    """Replicas of this role (each a LeaderWorkerSet group). Default 1."""
+
+
+class RolesSpec(Model):
+    prefill: RoleSpec = RoleSpec()
+    decode: RoleSpec = RoleSpec()
+    kv_connector: Literal["NixlConnector"] = "NixlConnector"
+    """vLLM's KV-transfer connector between the roles (`--kv-transfer-config`, kv_role kv_both on both); the decode
+    pods' routing sidecar speaks it as `--kv-connector nixlv2` (llm-d-router docs/disaggregation.md, "KV Connector")."""
+
+
 class ModelServerSpec(Model):
     name: str = Field(pattern=DNS_LABEL, max_length=40)
     """The model server's name (LeaderWorkerSet, Service, InferencePool)."""
@@ -279,6 +300,10 @@ class ModelServerSpec(Model):
     """Whether the model needs a Hugging Face token; default: known gated organisations (GATED_PREFIXES)."""
     parallelism: Optional[ParallelismSpec] = None
     """Tensor x pipeline x data parallelism; default: tensor = gpusPerNode, pipeline = nodesPerReplica."""
+    roles: Optional[RolesSpec] = None
+    """Prefill/decode disaggregation: a LeaderWorkerSet per role (`<name>-prefill`, `<name>-decode`, labelled
+    llm-d.ai/role) with its own replicas, the KV connector on both, the routing sidecar in the decode pods; needs
+    inferencePool.profile: pd. Default: none (one aggregated server)."""
 
     def parallel(self) -> ParallelismSpec:
         return self.parallelism or ParallelismSpec(tensor=self.gpus_per_node, pipeline=self.nodes_per_replica)
@@ -445,12 +470,19 @@ def serving_path(spec, capacity) -> list[str]:
         via = f"InferencePool {m.name} + endpoint picker" if pooled else f"Service {m.name} (no endpoint picker)"
         replicas = m.scaling.min_replicas if m.scaling else 1
         top = m.scaling.max_replicas if m.scaling else 1
+        if m.roles is not None:
+            replicas = top = m.roles.prefill.replicas + m.roles.decode.replicas
         nodes = replicas * m.nodes_per_replica
         price = prices.get(m.pool)
         idle = "unpriced" if price is None else f"{nodes * price:.2f} USD/h"
         scale = (f"KEDA on {SIGNALS.get(m.scaling.signal, m.scaling.signal)} > {m.scaling.target:g} per replica, "
                  f"{replicas}-{top} replicas" if m.scaling else "fixed 1 replica")
-        out.append(f"  {m.namespace}/{m.name}: gateway -> {via} -> LeaderWorkerSet {m.name} "
+        servers = (f"LeaderWorkerSets {m.name}-prefill x{m.roles.prefill.replicas} + {m.name}-decode "
+                   f"x{m.roles.decode.replicas} ({m.roles.kv_connector})" if m.roles is not None
+                   else f"LeaderWorkerSet {m.name}")
+        if m.roles is not None:
+            scale = f"fixed {replicas} replicas"
+        out.append(f"  {m.namespace}/{m.name}: gateway -> {via} -> {servers} "
                    f"({m.nodes_per_replica} pod(s) x {m.gpus_per_node} GPU) -> pool {m.pool}; {scale}; "
                    f"idle: {nodes} node(s), {idle}" + (picker if pooled else "") + ("; scales to zero (flow control holds requests)" if replicas == 0 else ""))
     return out

@@ -17,6 +17,11 @@ Facts, with their sources:
   (kubernetes-sigs/lws docs/examples/vllm/GPU/lws.yaml at versions.LWS) gives 15Gi to tensor parallel 8, about 1.9Gi
   a GPU; 1Gi a GPU is the floor chosen below it, so that example passes and the runtime default never does.
 - A gated model (serving.GATED_PREFIXES, or `gated: true`) downloads only with a Hugging Face token.
+- Prefill/decode roles are routed by the picker's pd profile (its prefill and decode scheduling profiles filter the
+  pods by role, llm-d-router deploy/config/pd-epp-config.yaml at versions.ENDPOINT_PICKER); without it the picker
+  sends whole requests to prefill pods. Both need an InferencePool (a gateway class with a picker). gpufleet's KEDA
+  scales one LeaderWorkerSet, and its decode sidecar is written for one pod per replica: roles with scaling or
+  nodesPerReplica > 1 are refused until built.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from __future__ import annotations
 import re
 
 from gpufleet.base.spec.errors import Problem
+from gpufleet.base.spec.features.serving import routes_to_inference_pool
 
 AT = "gpufleet:serving"
 SHM_PER_TP_GPU_GI = 1
@@ -60,9 +66,33 @@ def check(stack: str, spec) -> list[Problem]:
                 problems.append(Problem(stack, f"{at}.shm", f"tensor parallel {p.tensor} needs /dev/shm of at least "
                                         f"{floor}Gi ({SHM_PER_TP_GPU_GI}Gi a GPU; the runtime's default is 64Mi): set "
                                         f"shm, e.g. {floor * 2}Gi", m.shm or "unset"))
+        problems += _roles(stack, at, m, routes_to_inference_pool(spec))
         if m.needs_token() and m.hf_token is None:
             problems.append(Problem(stack, f"{at}.hfToken", f"{m.model} is a gated Hugging Face model: its weights "
                                     "download only with a token; set hfToken.secretName (a Secret in namespace "
                                     f"{m.namespace} with key HF_TOKEN), or gated: false if your copy is not gated",
                                     m.model))
     return problems
+
+
+def _roles(stack: str, at: str, m, pooled: bool) -> list[Problem]:
+    profile = m.inference_pool.profile
+    if m.roles is None:
+        if profile == "pd":
+            return [Problem(stack, f"{at}.inferencePool.profile", "the pd profile routes prefill and decode pods: set "
+                            "roles (prefill and decode replicas), or profile: default", profile)]
+        return []
+    out = []
+    if profile != "pd":
+        out.append(Problem(stack, f"{at}.inferencePool.profile", "prefill/decode roles without the picker's pd profile: "
+                           "the picker would send whole requests to prefill pods; set inferencePool.profile: pd", profile))
+    if not pooled:
+        out.append(Problem(stack, f"{at}.roles", "prefill/decode roles are routed by the endpoint picker: use a gateway "
+                           "class with an InferencePool (className auto)", "roles"))
+    if m.scaling is not None:
+        out.append(Problem(stack, f"{at}.scaling", "scaling a prefill/decode server per role is not built: gpufleet's "
+                           "KEDA scales one LeaderWorkerSet; set roles.<role>.replicas instead", "scaling"))
+    if m.nodes_per_replica > 1:
+        out.append(Problem(stack, f"{at}.nodesPerReplica", "prefill/decode roles run one pod per replica in gpufleet "
+                           "(the decode sidecar of a multi-pod replica is not built)", m.nodes_per_replica))
+    return out
