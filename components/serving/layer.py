@@ -8,10 +8,32 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from gpufleet.components.cluster_access import ClusterAccess
+from gpufleet.base import labels as L
 from gpufleet.base import platforms
 from gpufleet.base.node_labels import pool_taints
 from gpufleet.base.spec import StackSpec
 from gpufleet.base.spec.features.serving import resolved_class, routes_to_inference_pool
+
+
+def rdma_pod(spec: StackSpec, pool) -> Optional[dict]:
+    """What a serving pod on an RDMA pool asks for to get the pool's interfaces, by the platform's fabric
+    (AddonTraits.rdma_fabric), as gpufleet's own NCCL check asks for them (gpufleet/app/verify/nccl/allreduce.py):
+    EFA, every EFA device of a node (NodeTraits.rdma_devices: an EFA pool uses all of them; a serving pod takes a whole
+    node); the Network Operator, its RDMA device and the pool's Multus network. GKE's GPUDirect interfaces are not
+    wired to serving pods yet (docs/inference.md, "Not done"). None: no RDMA pool, or a fabric not covered."""
+    if not pool.rdma:
+        return None
+    p = platforms.of(spec)
+    fabric = p.addons.rdma_fabric
+    if fabric == "efa":
+        devices = p.nodes.rdma_devices(pool)
+        return {"resources": devices} if devices else None
+    if fabric == "network-operator" and pool.rdma_network is not None:
+        from gpufleet.components.gpu_stack.network_operator import network_name, pod_resource
+
+        return {"resources": {pod_resource(pool): 1},
+                "annotations": {L.MULTUS_NETWORKS_ANNOTATION: f"{pool.rdma_network.namespace}/{network_name(pool)}"}}
+    return None
 
 
 def build_serving(name: str, spec: StackSpec, access: ClusterAccess, opts: pulumi.ResourceOptions,
@@ -48,7 +70,7 @@ def build_serving(name: str, spec: StackSpec, access: ClusterAccess, opts: pulum
         taints = tuple({"key": t["key"], "operator": "Exists", "effect": t["effect"]} for t in pool_taints(pools[m.pool]))
         args = ModelServerArgs(
             m, taints, dra_claim_template=f"{m.pool}-node" if pools[m.pool].allocation == "dra" else None, gateway=(gateway.namespace_name, gateway.gateway_name), inference_pool=pooled,
-            api_key=(serving.api_key.secret_name, serving.api_key.key),
+            api_key=(serving.api_key.secret_name, serving.api_key.key), rdma=rdma_pod(spec, pools[m.pool]),
             provider_name=traits.inference_pool_provider if pooled else "none",
             # The picker's metrics (the flow-control queue a model at zero wakes on): the platform's provider monitors
             # them (GKE), or the chart's ServiceMonitor does where prometheus-operator runs (kube-prometheus-stack).

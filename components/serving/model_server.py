@@ -84,6 +84,9 @@ class ModelServerArgs:
     """KEDA's Prometheus address (the KEDA component's `prometheus_server_address`)."""
     prometheus_auth: Optional[str] = None
     """A ClusterTriggerAuthentication for a managed Prometheus."""
+    rdma: Optional[dict] = None
+    """On an RDMA pool: what each pod asks for to get the pool's RDMA interfaces, `{"resources": {name: count},
+    "annotations": {...}}` (layer.py builds it per the platform's fabric); default: none."""
     depends_on: list = field(default_factory=list)
 
 
@@ -140,7 +143,8 @@ def worker_command(m: ModelServerSpec) -> list[str]:
 
 def pod_template(m: ModelServerSpec, role: str, taints: tuple[dict, ...], claim: Optional[str] = None,
                  image: str = versions.VLLM_IMAGE, api_key: Optional[tuple[str, str]] = (API_KEY_SECRET, API_KEY_KEY),
-                 pd_role: Optional[str] = None, sidecar_image: str = versions.DISAGG_SIDECAR_IMAGE) -> dict:
+                 pd_role: Optional[str] = None, sidecar_image: str = versions.DISAGG_SIDECAR_IMAGE,
+                 rdma: Optional[dict] = None) -> dict:
     """`image`: the vLLM image as the nodes pull it (the stack's mirror copy with gpufleet:registry.mirror); `api_key`:
     the (Secret, key) the leader's server reads VLLM_API_KEY from (ModelServerArgs.api_key). `pd_role`: prefill or
     decode of a disaggregated server (ModelServerSpec.roles): the role label, the KV connector on vLLM, and on decode
@@ -174,10 +178,20 @@ def pod_template(m: ModelServerSpec, role: str, taints: tuple[dict, ...], claim:
             resources["requests"] = requests
         if m.resources.memory:
             resources.setdefault("limits", {})["memory"] = m.resources.memory
+    annotations: dict = {}
+    if rdma:
+        # The pool's RDMA interfaces (issue 52): its extended resources on limits and requests, its network annotation.
+        for name, count in sorted(rdma.get("resources", {}).items()):
+            resources.setdefault("limits", {})[name] = str(count)
+            resources.setdefault("requests", {})[name] = str(count)
+        annotations.update(rdma.get("annotations", {}))
     container = {
         "name": "vllm", "image": image, "command": command, "resources": resources,
         **({"ports": ports} if ports else {}),
     }
+    if m.rdma is not None and m.rdma.capabilities:
+        container["securityContext"] = {"capabilities": {"add": list(m.rdma.capabilities)}}
+        annotations[L.RDMA_CAPABILITIES_REASON] = m.rdma.reason
     env: list[dict] = []
     if m.hf_token is not None:
         # Every pod that loads weights reads the token (huggingface_hub's HF_TOKEN), from the Secret, never a literal.
@@ -210,7 +224,7 @@ def pod_template(m: ModelServerSpec, role: str, taints: tuple[dict, ...], claim:
                  "args": [f"--port={PORT}", f"--vllm-port={port}", "--secure-proxy=false",
                           f"--kv-connector={SIDECAR_CONNECTORS[m.roles.kv_connector]}"],
                  "ports": [{"name": "sidecar-http", "containerPort": PORT}]}]
-    return {"metadata": {"labels": labels}, "spec": {
+    return {"metadata": {"labels": labels, **({"annotations": annotations} if annotations else {})}, "spec": {
         "nodeSelector": {L.POOL_LABEL: m.pool},
         "tolerations": list(taints),
         **({"initContainers": init} if init else {}),
@@ -223,11 +237,11 @@ def pod_template(m: ModelServerSpec, role: str, taints: tuple[dict, ...], claim:
 def leader_worker_set(m: ModelServerSpec, taints: tuple[dict, ...] = (), claim: Optional[str] = None,
                       image: str = versions.VLLM_IMAGE,
                       api_key: Optional[tuple[str, str]] = (API_KEY_SECRET, API_KEY_KEY), pd_role: Optional[str] = None,
-                      sidecar_image: str = versions.DISAGG_SIDECAR_IMAGE) -> dict:
+                      sidecar_image: str = versions.DISAGG_SIDECAR_IMAGE, rdma: Optional[dict] = None) -> dict:
     """The LeaderWorkerSet (leaderworkerset.x-k8s.io/v1, the CRD in the lws chart at the pinned tag, versions.LWS);
     with `pd_role`, that role's (`<name>-<role>`, its own replicas)."""
     pod = functools.partial(pod_template, m, taints=taints, claim=claim, image=image, api_key=api_key, pd_role=pd_role,
-                            sidecar_image=sidecar_image)
+                            sidecar_image=sidecar_image, rdma=rdma)
     template: dict = {"size": m.nodes_per_replica, "restartPolicy": "RecreateGroupOnPodRestart",
                       "workerTemplate": pod("leader" if m.nodes_per_replica == 1 else "worker")}
     if m.nodes_per_replica > 1:
@@ -385,13 +399,13 @@ class ModelServer(pulumi.ComponentResource):
         image = mirrored_image(m.image or versions.VLLM_IMAGE, access.facts)
         if m.roles is None:
             self.lws = custom("lws", leader_worker_set(m, args.gpu_vendor_taints, args.dra_claim_template, image,
-                                                       args.api_key))
+                                                       args.api_key, rdma=args.rdma))
         else:
             # Prefill/decode (issue 52): one LeaderWorkerSet per role, both selected by the model's InferencePool.
             sidecar = mirrored_image(versions.DISAGG_SIDECAR_IMAGE, access.facts)
             self.roles = {role: custom(f"lws-{role}", leader_worker_set(
                 m, args.gpu_vendor_taints, args.dra_claim_template, image, args.api_key, pd_role=role,
-                sidecar_image=sidecar)) for role in ("prefill", "decode")}
+                sidecar_image=sidecar, rdma=args.rdma)) for role in ("prefill", "decode")}
             self.lws = self.roles["decode"]
         self.pool_release = self.service = self.route = self.monitor = self.scaler = None
         if args.inference_pool:

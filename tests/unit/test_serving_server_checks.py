@@ -130,3 +130,53 @@ def test_roles_need_the_pd_profile_and_the_profile_needs_roles():
     except SpecError as exc:
         paths = [p.path for p in exc.problems]
     assert paths == [f"{SERVING}.models[0].roles", f"{SERVING}.models[0].scaling"]
+
+
+REASON = "NIXL registers KV-cache memory with the EFA devices"
+
+
+def _eks_rdma(config):
+    config["gpufleet:nodePools"][1]["rdma"] = True  # h100: p5.48xlarge with every EFA interface
+
+
+def test_serving_pods_on_an_rdma_pool_get_its_interfaces_and_capabilities_only_with_a_reason():
+    from gpufleet.components.serving.layer import rdma_pod
+
+    config = copy.deepcopy(example_config("inference-eks"))
+    _eks_rdma(config)
+    config[SERVING]["models"][1]["rdma"] = {"capabilities": ["IPC_LOCK"], "reason": REASON}
+    spec = load_config(config)
+    rdma = rdma_pod(spec, spec.node_pools[1])
+    assert rdma == {"resources": {"vpc.amazonaws.com/efa": 32}} and rdma_pod(spec, spec.node_pools[0]) is None
+    template = leader_worker_set(spec.serving.models[1], rdma=rdma)["spec"]["leaderWorkerTemplate"]
+    for role in ("leaderTemplate", "workerTemplate"):
+        pod = template[role]
+        (container,) = pod["spec"]["containers"]
+        assert container["resources"]["limits"]["vpc.amazonaws.com/efa"] == "32"
+        assert container["resources"]["requests"]["vpc.amazonaws.com/efa"] == "32"
+        assert container["securityContext"] == {"capabilities": {"add": ["IPC_LOCK"]}}
+        assert pod["metadata"]["annotations"] == {"gpufleet.io/rdma-capabilities-reason": REASON}
+    # Network Operator pools (k3s lab): the RDMA device and the pool's Multus network.
+    lab = load_config(example_config("lab"))
+    (pool,) = [p for p in lab.node_pools if p.rdma]
+    assert rdma_pod(lab, pool) == {"resources": {"rdma/rdma_a100_rdma": 1},
+                                   "annotations": {"k8s.v1.cni.cncf.io/networks": "default/rdma-a100-rdma"}}
+
+
+def test_rdma_capabilities_need_a_reason_and_an_rdma_pool():
+    def no_reason(config):
+        _eks_rdma(config)
+        config[SERVING]["models"][1]["rdma"] = {"capabilities": ["IPC_LOCK"]}
+    config = copy.deepcopy(example_config("inference-eks"))
+    no_reason(config)
+    try:
+        load_config(config)
+        paths = []
+    except SpecError as exc:
+        paths = [p.path for p in exc.problems]
+    assert paths == [f"{SERVING}.models[1].rdma.reason"]
+    ((path, message),) = _problems("inference-eks", lambda m: m[0].update(rdma={"capabilities": ["IPC_LOCK"],
+                                                                                  "reason": REASON}))
+    assert path == f"{SERVING}.models[0].rdma" and "pool l40s has no RDMA" in message
+    ((path, _),) = _problems("inference-eks", lambda m: m[0].update(rdma={"capabilities": ["SYS_ADMIN"], "reason": "x"}))
+    assert path.startswith(f"{SERVING}.models[0].rdma.capabilities")  # IPC_LOCK only; never privileged

@@ -247,6 +247,15 @@ class ParallelismSpec(Model):
     """--enable-expert-parallel (MoE experts spread over the TP x DP ranks, the wide expert-parallel layout)."""
 
 
+class RdmaSpec(Model):
+    capabilities: list[Literal["IPC_LOCK"]] = Field(default=[], max_length=1)
+    """Linux capabilities the serving container gets for RDMA: IPC_LOCK lets it pin (register) memory for the NIC
+    beyond the memlock limit, as the NVIDIA Network Operator's RDMA test pod asks (rdma-gpu-test-pod1.yml at
+    versions.NETWORK_OPERATOR: `capabilities.add: [IPC_LOCK]`). Default: none. Never privileged."""
+    reason: Optional[str] = Field(default=None, pattern=REASON, max_length=200)
+    """Why (required with capabilities): written on the pods as gpufleet.io/rdma-capabilities-reason."""
+
+
 # The role label llm-d's picker filters prefill and decode pods by (llm-d-router docs/disaggregation.md at
 # versions.ENDPOINT_PICKER: "By default, llm-d uses the label key `llm-d.ai/role`"; llm-d-modelservice sets it too).
 ROLE_LABEL = "llm-d.ai/role"
@@ -300,6 +309,10 @@ class ModelServerSpec(Model):
     """Whether the model needs a Hugging Face token; default: known gated organisations (GATED_PREFIXES)."""
     parallelism: Optional[ParallelismSpec] = None
     """Tensor x pipeline x data parallelism; default: tensor = gpusPerNode, pipeline = nodesPerReplica."""
+    rdma: Optional[RdmaSpec] = None
+    """On an RDMA pool (nodePools[].rdma: true) the pods always get the pool's RDMA interfaces (EKS: every EFA device
+    of a node; k3s: the Network Operator's RDMA device and network); capabilities only when asked here, with a
+    reason. Default: none."""
     roles: Optional[RolesSpec] = None
     """Prefill/decode disaggregation: a LeaderWorkerSet per role (`<name>-prefill`, `<name>-decode`, labelled
     llm-d.ai/role) with its own replicas, the KV connector on both, the routing sidecar in the decode pods; needs

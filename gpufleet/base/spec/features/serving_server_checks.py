@@ -17,6 +17,7 @@ Facts, with their sources:
   (kubernetes-sigs/lws docs/examples/vllm/GPU/lws.yaml at versions.LWS) gives 15Gi to tensor parallel 8, about 1.9Gi
   a GPU; 1Gi a GPU is the floor chosen below it, so that example passes and the runtime default never does.
 - A gated model (serving.GATED_PREFIXES, or `gated: true`) downloads only with a Hugging Face token.
+- RDMA capabilities (IPC_LOCK) are asked for explicitly, with a reason, and only on an RDMA pool.
 - Prefill/decode roles are routed by the picker's pd profile (its prefill and decode scheduling profiles filter the
   pods by role, llm-d-router deploy/config/pd-epp-config.yaml at versions.ENDPOINT_PICKER); without it the picker
   sends whole requests to prefill pods. Both need an InferencePool (a gateway class with a picker). gpufleet's KEDA
@@ -67,6 +68,7 @@ def check(stack: str, spec) -> list[Problem]:
                                         f"{floor}Gi ({SHM_PER_TP_GPU_GI}Gi a GPU; the runtime's default is 64Mi): set "
                                         f"shm, e.g. {floor * 2}Gi", m.shm or "unset"))
         problems += _roles(stack, at, m, routes_to_inference_pool(spec))
+        problems += _rdma(stack, at, m, {pool.name: pool for pool in spec.node_pools}.get(m.pool))
         if m.needs_token() and m.hf_token is None:
             problems.append(Problem(stack, f"{at}.hfToken", f"{m.model} is a gated Hugging Face model: its weights "
                                     "download only with a token; set hfToken.secretName (a Secret in namespace "
@@ -95,4 +97,18 @@ def _roles(stack: str, at: str, m, pooled: bool) -> list[Problem]:
     if m.nodes_per_replica > 1:
         out.append(Problem(stack, f"{at}.nodesPerReplica", "prefill/decode roles run one pod per replica in gpufleet "
                            "(the decode sidecar of a multi-pod replica is not built)", m.nodes_per_replica))
+    return out
+
+
+def _rdma(stack: str, at: str, m, pool) -> list[Problem]:
+    """Capabilities for RDMA only on an RDMA pool, and only with a reason."""
+    if m.rdma is None:
+        return []
+    out = []
+    if pool is not None and not pool.rdma:
+        out.append(Problem(stack, f"{at}.rdma", f"pool {m.pool} has no RDMA (nodePools[].rdma: false): its pods get no "
+                           "RDMA interfaces to ask capabilities for", "rdma"))
+    if m.rdma.capabilities and not m.rdma.reason:
+        out.append(Problem(stack, f"{at}.rdma.reason", f"capabilities {', '.join(m.rdma.capabilities)} are granted "
+                           "only with a recorded reason (written on the pods): say why the server needs them"))
     return out
