@@ -224,6 +224,13 @@ def pod_template(m: ModelServerSpec, role: str, taints: tuple[dict, ...], claim:
                  "args": [f"--port={PORT}", f"--vllm-port={port}", "--secure-proxy=false",
                           f"--kv-connector={SIDECAR_CONNECTORS[m.roles.kv_connector]}"],
                  "ports": [{"name": "sidecar-http", "containerPort": PORT}]}]
+    if m.placement is not None:
+        # Kueue TAS for a LeaderWorkerSet: the topology annotation and one PodSet group on the leader and worker
+        # templates, so the leader and its workers share one domain (kueue docs/tasks/run/leaderworkerset.md at
+        # versions.KUEUE, "Configure Topology Aware Scheduling").
+        key = "required" if m.placement.required else "preferred"
+        annotations[f"kueue.x-k8s.io/podset-{key}-topology"] = m.placement.level
+        annotations["kueue.x-k8s.io/podset-group-name"] = "replica"
     return {"metadata": {"labels": labels, **({"annotations": annotations} if annotations else {})}, "spec": {
         "nodeSelector": {L.POOL_LABEL: m.pool},
         "tolerations": list(taints),
@@ -247,8 +254,10 @@ def leader_worker_set(m: ModelServerSpec, taints: tuple[dict, ...] = (), claim: 
     if m.nodes_per_replica > 1:
         template["leaderTemplate"] = pod("leader")
     replicas = getattr(m.roles, pd_role).replicas if pd_role else (m.scaling.min_replicas if m.scaling else 1)
+    # Queued to Kueue (the LocalQueue gpufleet names after the pool in each team's namespace) when placed by topology.
+    queue = {"labels": {"kueue.x-k8s.io/queue-name": m.pool}} if m.placement is not None else {}
     return {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
-            "metadata": {"name": f"{m.name}-{pd_role}" if pd_role else m.name, "namespace": m.namespace},
+            "metadata": {"name": f"{m.name}-{pd_role}" if pd_role else m.name, "namespace": m.namespace, **queue},
             "spec": {"replicas": replicas, "leaderWorkerTemplate": template}}
 
 

@@ -180,3 +180,34 @@ def test_rdma_capabilities_need_a_reason_and_an_rdma_pool():
     assert path == f"{SERVING}.models[0].rdma" and "pool l40s has no RDMA" in message
     ((path, _),) = _problems("inference-eks", lambda m: m[0].update(rdma={"capabilities": ["SYS_ADMIN"], "reason": "x"}))
     assert path.startswith(f"{SERVING}.models[0].rdma.capabilities")  # IPC_LOCK only; never privileged
+
+
+
+def test_placement_needs_a_kueue_topology_level_a_replica_fits_and_a_team_queue():
+    """Issue 52: a multi-node replica placed in one topology domain through Kueue TAS (examples/serving/
+    Pulumi.wide-ep-gke.yaml places one in a GCE sub-block); each missing piece is an error naming its key."""
+    import yaml
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "serving" / "Pulumi.wide-ep-gke.yaml"
+    base = yaml.safe_load(path.read_text())["config"]
+
+    def problems(change):
+        config = copy.deepcopy(base)
+        change(config)
+        try:
+            load_config(config, "wide-ep-gke")
+        except SpecError as exc:
+            return [(p.path, p.message) for p in exc.problems]
+        return []
+
+    assert problems(lambda c: None) == []
+    ((path_, message),) = problems(lambda c: c[SERVING]["models"][0]["placement"].update(level="kubernetes.io/hostname"))
+    assert path_ == f"{SERVING}.models[0].placement.level"
+    assert "one replica is 2 nodes but a kubernetes.io/hostname domain of pool h100 holds at most 1" in message
+    ((path_, message),) = problems(lambda c: c[SERVING]["models"][0]["placement"].update(level="example.com/rack"))
+    assert path_ == f"{SERVING}.models[0].placement.level" and "cloud.google.com/gce-topology-block" in message
+    ((path_, _),) = problems(lambda c: c["gpufleet:addons"]["kueue"].update(topology={"pools": []}))
+    assert path_ == f"{SERVING}.models[0].placement"
+    ((path_, _),) = problems(lambda c: c["gpufleet:addons"]["kueue"]["teams"][0].update(namespace="research"))
+    assert path_ == f"{SERVING}.models[0].namespace"

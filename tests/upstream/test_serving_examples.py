@@ -96,3 +96,9 @@ def test_wide_ep_leader_and_worker_share_one_data_parallel_group():
     assert "--enable-expert-parallel" in leader and "--enable-expert-parallel" in worker
     assert leader[leader.index("--data-parallel-size") + 1] == "16" and "--headless" in worker
     assert 'exec vllm serve "$@" --data-parallel-start-rank $((LWS_WORKER_INDEX * 8))' in worker
+    # Kueue TAS: queued to the team's LocalQueue of the pool, leader and worker one PodSet group in one sub-block.
+    assert lws["metadata"]["labels"] == {"kueue.x-k8s.io/queue-name": "h100"}
+    for role in ("leaderTemplate", "workerTemplate"):
+        assert template[role]["metadata"]["annotations"] == {
+            "kueue.x-k8s.io/podset-required-topology": "cloud.google.com/gce-topology-subblock",
+            "kueue.x-k8s.io/podset-group-name": "replica"}, role

@@ -247,6 +247,15 @@ class ParallelismSpec(Model):
     """--enable-expert-parallel (MoE experts spread over the TP x DP ranks, the wide expert-parallel layout)."""
 
 
+class PlacementSpec(Model):
+    level: str = Field(pattern=LABEL_KEY, max_length=316)
+    """A level of the pool's Kueue Topology (gpufleet:addons.kueue.topology.pools; e.g. nvidia.com/gpu.clique, the
+    NVLink domain, or cloud.google.com/gce-topology-block) every pod of one replica lands in."""
+    required: bool = True
+    """true: Kueue admits a replica only inside one domain of the level (podset-required-topology); false: it prefers
+    one (podset-preferred-topology). Default: required."""
+
+
 class RdmaSpec(Model):
     capabilities: list[Literal["IPC_LOCK"]] = Field(default=[], max_length=1)
     """Linux capabilities the serving container gets for RDMA: IPC_LOCK lets it pin (register) memory for the NIC
@@ -309,6 +318,10 @@ class ModelServerSpec(Model):
     """Whether the model needs a Hugging Face token; default: known gated organisations (GATED_PREFIXES)."""
     parallelism: Optional[ParallelismSpec] = None
     """Tensor x pipeline x data parallelism; default: tensor = gpusPerNode, pipeline = nodesPerReplica."""
+    placement: Optional[PlacementSpec] = None
+    """Kueue Topology Aware Scheduling of each replica (the LeaderWorkerSet queued to the LocalQueue named after the
+    pool, its leader and workers one PodSet group): a multi-node replica in one block or NVLink domain. Default: none
+    (the scheduler places pods one by one)."""
     rdma: Optional[RdmaSpec] = None
     """On an RDMA pool (nodePools[].rdma: true) the pods always get the pool's RDMA interfaces (EKS: every EFA device
     of a node; k3s: the Network Operator's RDMA device and network); capabilities only when asked here, with a

@@ -18,6 +18,11 @@ Facts, with their sources:
   a GPU; 1Gi a GPU is the floor chosen below it, so that example passes and the runtime default never does.
 - A gated model (serving.GATED_PREFIXES, or `gated: true`) downloads only with a Hugging Face token.
 - RDMA capabilities (IPC_LOCK) are asked for explicitly, with a reason, and only on an RDMA pool.
+- Placement (Kueue TAS for LeaderWorkerSets: kueue site/content/en/docs/tasks/run/leaderworkerset.md at versions.KUEUE,
+  "Configure Topology Aware Scheduling": podset-required-topology and one podset-group-name on the leader and worker
+  templates, the LeaderWorkerSet labelled with its queue): the pool must have a Kueue Topology, the level must be one of
+  its levels, the model's namespace a team's with a queue on the pool, and one replica must fit one domain of the
+  level (topology.domains: its nodes per domain, where the platform knows them).
 - Prefill/decode roles are routed by the picker's pd profile (its prefill and decode scheduling profiles filter the
   pods by role, llm-d-router deploy/config/pd-epp-config.yaml at versions.ENDPOINT_PICKER); without it the picker
   sends whole requests to prefill pods. Both need an InferencePool (a gateway class with a picker). gpufleet's KEDA
@@ -69,6 +74,7 @@ def check(stack: str, spec) -> list[Problem]:
                                         f"shm, e.g. {floor * 2}Gi", m.shm or "unset"))
         problems += _roles(stack, at, m, routes_to_inference_pool(spec))
         problems += _rdma(stack, at, m, {pool.name: pool for pool in spec.node_pools}.get(m.pool))
+        problems += _placement(stack, at, m, spec)
         if m.needs_token() and m.hf_token is None:
             problems.append(Problem(stack, f"{at}.hfToken", f"{m.model} is a gated Hugging Face model: its weights "
                                     "download only with a token; set hfToken.secretName (a Secret in namespace "
@@ -111,4 +117,39 @@ def _rdma(stack: str, at: str, m, pool) -> list[Problem]:
     if m.rdma.capabilities and not m.rdma.reason:
         out.append(Problem(stack, f"{at}.rdma.reason", f"capabilities {', '.join(m.rdma.capabilities)} are granted "
                            "only with a recorded reason (written on the pods): say why the server needs them"))
+    return out
+
+
+def _placement(stack: str, at: str, m, spec) -> list[Problem]:
+    from gpufleet.base.spec.features import topology
+
+    if m.placement is None:
+        return []
+    pools = {p.name: p for p in spec.node_pools}
+    pool = pools.get(m.pool)
+    tpool = topology.topology_pools(spec).get(m.pool)
+    if pool is None:
+        return []
+    if tpool is None:
+        return [Problem(stack, f"{at}.placement", f"placing a replica by topology needs Kueue Topology Aware Scheduling "
+                        f"on pool {m.pool}: add it to gpufleet:addons.kueue.topology.pools (and kueue.enabled)",
+                        m.placement.level)]
+    out = []
+    platform = spec.cluster.platform
+    found = {d.level: d for d in topology.domains(tpool, pool, platform)}
+    if m.placement.level not in found:
+        out.append(Problem(stack, f"{at}.placement.level", f"not a level of pool {m.pool}'s Topology (allowed: "
+                           f"{', '.join(found)})", m.placement.level))
+    else:
+        domain = found[m.placement.level]
+        if domain.known and m.nodes_per_replica > domain.nodes:
+            out.append(Problem(stack, f"{at}.placement.level", f"one replica is {m.nodes_per_replica} nodes but a "
+                               f"{m.placement.level} domain of pool {m.pool} holds at most {domain.nodes}: use a wider "
+                               "level or fewer nodes per replica", m.placement.level))
+    teams = [t for t in spec.addons.kueue.teams
+             if t.namespace_name == m.namespace and any(q.pool == m.pool for q in t.queues)]
+    if not teams:
+        out.append(Problem(stack, f"{at}.namespace", f"Kueue admits the replica through the LocalQueue {m.pool} of a "
+                           f"team's namespace: give a team with namespace {m.namespace} a queue on pool {m.pool} "
+                           "(gpufleet:addons.kueue.teams)", m.namespace))
     return out
