@@ -15,18 +15,22 @@ from gpufleet.base.spec import StackSpec
 from gpufleet.base.spec.features.serving import resolved_class, routes_to_inference_pool
 
 
-def rdma_pod(spec: StackSpec, pool) -> Optional[dict]:
+def rdma_pod(spec: StackSpec, pool, gpus: Optional[int] = None) -> Optional[dict]:
     """What a serving pod on an RDMA pool asks for to get the pool's interfaces, by the platform's fabric
     (AddonTraits.rdma_fabric), as gpufleet's own NCCL check asks for them (gpufleet/app/verify/nccl/allreduce.py):
-    EFA, every EFA device of a node (NodeTraits.rdma_devices: an EFA pool uses all of them; a serving pod takes a whole
-    node); the Network Operator, its RDMA device and the pool's Multus network. GKE's GPUDirect interfaces are not
+    EFA, the node's EFA devices (NodeTraits.rdma_devices) in proportion to the pod's `gpus` of the node's GPUs (all of
+    them for a pod that takes the whole node); the Network Operator, its RDMA device and the pool's Multus network. GKE's GPUDirect interfaces are not
     wired to serving pods yet (docs/inference.md, "Not done"). None: no RDMA pool, or a fabric not covered."""
     if not pool.rdma:
         return None
     p = platforms.of(spec)
     fabric = p.addons.rdma_fabric
     if fabric == "efa":
-        devices = p.nodes.rdma_devices(pool)
+        from gpufleet.base.spec.features.topology import gpus_per_node
+
+        node_gpus = gpus_per_node(pool, spec.cluster.platform)
+        devices = {name: max(1, count * gpus // node_gpus) if gpus and node_gpus and gpus < node_gpus else count
+                   for name, count in p.nodes.rdma_devices(pool).items()}
         return {"resources": devices} if devices else None
     if fabric == "network-operator" and pool.rdma_network is not None:
         from gpufleet.components.gpu_stack.network_operator import network_name, pod_resource
@@ -70,7 +74,7 @@ def build_serving(name: str, spec: StackSpec, access: ClusterAccess, opts: pulum
         taints = tuple({"key": t["key"], "operator": "Exists", "effect": t["effect"]} for t in pool_taints(pools[m.pool]))
         args = ModelServerArgs(
             m, taints, dra_claim_template=f"{m.pool}-node" if pools[m.pool].allocation == "dra" else None, gateway=(gateway.namespace_name, gateway.gateway_name), inference_pool=pooled,
-            api_key=(serving.api_key.secret_name, serving.api_key.key), rdma=rdma_pod(spec, pools[m.pool]),
+            api_key=(serving.api_key.secret_name, serving.api_key.key), rdma=rdma_pod(spec, pools[m.pool], m.gpus_per_node),
             provider_name=traits.inference_pool_provider if pooled else "none",
             # The picker's metrics (the flow-control queue a model at zero wakes on): the platform's provider monitors
             # them (GKE), or the chart's ServiceMonitor does where prometheus-operator runs (kube-prometheus-stack).

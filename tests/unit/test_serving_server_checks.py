@@ -148,6 +148,8 @@ def test_serving_pods_on_an_rdma_pool_get_its_interfaces_and_capabilities_only_w
     spec = load_config(config)
     rdma = rdma_pod(spec, spec.node_pools[1])
     assert rdma == {"resources": {"vpc.amazonaws.com/efa": 32}} and rdma_pod(spec, spec.node_pools[0]) is None
+    # A pod of 2 of the node's 8 GPUs takes its share of the 32 EFA devices.
+    assert rdma_pod(spec, spec.node_pools[1], 2) == {"resources": {"vpc.amazonaws.com/efa": 8}}
     template = leader_worker_set(spec.serving.models[1], rdma=rdma)["spec"]["leaderWorkerTemplate"]
     for role in ("leaderTemplate", "workerTemplate"):
         pod = template[role]
