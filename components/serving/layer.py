@@ -41,9 +41,11 @@ def rdma_pod(spec: StackSpec, pool, gpus: Optional[int] = None) -> Optional[dict
 
 
 def build_serving(name: str, spec: StackSpec, access: ClusterAccess, opts: pulumi.ResourceOptions,
-                  keda: Optional[pulumi.ComponentResource] = None, metrics_backend: str = "none") -> dict:
+                  keda: Optional[pulumi.ComponentResource] = None, metrics_backend: str = "none",
+                  team_namespaces: Optional[dict] = None) -> dict:
     """Every serving component the spec enables; returns them by role. `keda`: the workload layer's KEDA (its
-    Prometheus address and trigger authentication); `metrics_backend`: the resolved observability backend."""
+    Prometheus address and trigger authentication); `metrics_backend`: the resolved observability backend;
+    `team_namespaces`: namespace name -> the Namespace a Kueue team of the stack makes (a model there uses it)."""
     serving = spec.serving
     if not serving.enabled:
         return {}
@@ -64,7 +66,8 @@ def build_serving(name: str, spec: StackSpec, access: ClusterAccess, opts: pulum
     pooled = routes_to_inference_pool(spec)
     monitor = {"kube-prometheus-stack": "pod-monitor", "gke-managed": "pod-monitoring"}.get(metrics_backend)
     pools = {p.name: p for p in spec.node_pools}
-    namespaces: dict[str, k8s.core.v1.Namespace] = {}
+    # Namespaces another component of the stack already makes (a Kueue team's), by name: used, not made again.
+    namespaces: dict[str, k8s.core.v1.Namespace] = dict(team_namespaces or {})
     for m in serving.models:
         if m.namespace not in namespaces:
             namespaces[m.namespace] = k8s.core.v1.Namespace(

@@ -96,6 +96,10 @@ def test_wide_ep_leader_and_worker_share_one_data_parallel_group():
     assert "--enable-expert-parallel" in leader and "--enable-expert-parallel" in worker
     assert leader[leader.index("--data-parallel-size") + 1] == "16" and "--headless" in worker
     assert 'exec vllm serve "$@" --data-parallel-start-rank $((LWS_WORKER_INDEX * 8))' in worker
+    # The model's namespace is the Kueue team's, made once (by the team's component, not again by serving).
+    names = [r.name for r in _plan("wide-ep-gke").resources if r.type == "kubernetes:core/v1:Namespace"
+             and (r.revealed.get("metadata") or {}).get("name") == "serving"]
+    assert names == ["wide-ep-gke-kueue-team-serving-ns"]
     # Kueue TAS: queued to the team's LocalQueue of the pool, leader and worker one PodSet group in one sub-block.
     assert lws["metadata"]["labels"] == {"kueue.x-k8s.io/queue-name": "h100"}
     for role in ("leaderTemplate", "workerTemplate"):
