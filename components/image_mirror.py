@@ -60,6 +60,12 @@ def mirrored_values(values: dict, chart: str, version: str, mirror: Optional[str
             block["repository"] = images.mirrored(repository, mirror)
         elif slot.fields == "registry/repository":
             block["registry"] = f"{mirror}/{images.source_registry(repository)}"
+        elif slot.fields == "registry-path/repository":
+            # The chart's `registry` holds part of the path too (llm-d's ghcr.io/llm-d): the mirror's registry and the
+            # whole source path as the repository, so registry/repository joins to the mirrored image.
+            registry = images.source_registry(repository)
+            block["registry"] = f"{mirror}/{registry}"
+            block["repository"] = repository[len(registry) + 1:]
         else:  # "image": one full reference, maybe already pinned by digest
             block["image"] = images.mirrored(block.get("image") or slot.image, mirror)
     return out

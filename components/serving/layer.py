@@ -8,16 +8,44 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from gpufleet.components.cluster_access import ClusterAccess
+from gpufleet.base import labels as L
 from gpufleet.base import platforms
 from gpufleet.base.node_labels import pool_taints
 from gpufleet.base.spec import StackSpec
 from gpufleet.base.spec.features.serving import resolved_class, routes_to_inference_pool
 
 
+def rdma_pod(spec: StackSpec, pool, gpus: Optional[int] = None) -> Optional[dict]:
+    """What a serving pod on an RDMA pool asks for to get the pool's interfaces, by the platform's fabric
+    (AddonTraits.rdma_fabric), as gpufleet's own NCCL check asks for them (gpufleet/app/verify/nccl/allreduce.py):
+    EFA, the node's EFA devices (NodeTraits.rdma_devices) in proportion to the pod's `gpus` of the node's GPUs (all of
+    them for a pod that takes the whole node); the Network Operator, its RDMA device and the pool's Multus network. GKE's GPUDirect interfaces are not
+    wired to serving pods yet (docs/inference.md, "Not done"). None: no RDMA pool, or a fabric not covered."""
+    if not pool.rdma:
+        return None
+    p = platforms.of(spec)
+    fabric = p.addons.rdma_fabric
+    if fabric == "efa":
+        from gpufleet.base.spec.features.topology import gpus_per_node
+
+        node_gpus = gpus_per_node(pool, spec.cluster.platform)
+        devices = {name: max(1, count * gpus // node_gpus) if gpus and node_gpus and gpus < node_gpus else count
+                   for name, count in p.nodes.rdma_devices(pool).items()}
+        return {"resources": devices} if devices else None
+    if fabric == "network-operator" and pool.rdma_network is not None:
+        from gpufleet.components.gpu_stack.network_operator import network_name, pod_resource
+
+        return {"resources": {pod_resource(pool): 1},
+                "annotations": {L.MULTUS_NETWORKS_ANNOTATION: f"{pool.rdma_network.namespace}/{network_name(pool)}"}}
+    return None
+
+
 def build_serving(name: str, spec: StackSpec, access: ClusterAccess, opts: pulumi.ResourceOptions,
-                  keda: Optional[pulumi.ComponentResource] = None, metrics_backend: str = "none") -> dict:
+                  keda: Optional[pulumi.ComponentResource] = None, metrics_backend: str = "none",
+                  team_namespaces: Optional[dict] = None) -> dict:
     """Every serving component the spec enables; returns them by role. `keda`: the workload layer's KEDA (its
-    Prometheus address and trigger authentication); `metrics_backend`: the resolved observability backend."""
+    Prometheus address and trigger authentication); `metrics_backend`: the resolved observability backend;
+    `team_namespaces`: namespace name -> the Namespace a Kueue team of the stack makes (a model there uses it)."""
     serving = spec.serving
     if not serving.enabled:
         return {}
@@ -38,7 +66,8 @@ def build_serving(name: str, spec: StackSpec, access: ClusterAccess, opts: pulum
     pooled = routes_to_inference_pool(spec)
     monitor = {"kube-prometheus-stack": "pod-monitor", "gke-managed": "pod-monitoring"}.get(metrics_backend)
     pools = {p.name: p for p in spec.node_pools}
-    namespaces: dict[str, k8s.core.v1.Namespace] = {}
+    # Namespaces another component of the stack already makes (a Kueue team's), by name: used, not made again.
+    namespaces: dict[str, k8s.core.v1.Namespace] = dict(team_namespaces or {})
     for m in serving.models:
         if m.namespace not in namespaces:
             namespaces[m.namespace] = k8s.core.v1.Namespace(
@@ -48,9 +77,11 @@ def build_serving(name: str, spec: StackSpec, access: ClusterAccess, opts: pulum
         taints = tuple({"key": t["key"], "operator": "Exists", "effect": t["effect"]} for t in pool_taints(pools[m.pool]))
         args = ModelServerArgs(
             m, taints, dra_claim_template=f"{m.pool}-node" if pools[m.pool].allocation == "dra" else None, gateway=(gateway.namespace_name, gateway.gateway_name), inference_pool=pooled,
-            api_key=(serving.api_key.secret_name, serving.api_key.key),
+            api_key=(serving.api_key.secret_name, serving.api_key.key), rdma=rdma_pod(spec, pools[m.pool], m.gpus_per_node),
             provider_name=traits.inference_pool_provider if pooled else "none",
-            epp_monitoring=pooled and traits.inference_pool_monitoring, metrics=monitor,
+            # The picker's metrics (the flow-control queue a model at zero wakes on): the platform's provider monitors
+            # them (GKE), or the chart's ServiceMonitor does where prometheus-operator runs (kube-prometheus-stack).
+            epp_monitoring=pooled and (traits.inference_pool_monitoring or monitor == "pod-monitor"), metrics=monitor,
             prometheus_url=getattr(keda, "prometheus_server_address", None),
             prometheus_auth=(keda.trigger_authentication and keda.trigger_authentication.metadata["name"]) if keda else None,
             depends_on=[out["lws"].release, gateway.gateway, namespaces[m.namespace], *([keda.release] if keda else [])])

@@ -9,6 +9,8 @@ $(LWS_LEADER_ADDRESS), the address LWS injects; a group restarts as a whole (`Re
 
 from __future__ import annotations
 
+import functools
+import json
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -20,13 +22,14 @@ from gpufleet.components.helm_chart import pinned_release
 from gpufleet.components.image_mirror import mirrored_image
 from gpufleet.base import labels as L
 from gpufleet.base import versions
-from gpufleet.base.spec.features.serving import (API_KEY_KEY, API_KEY_SECRET, FLOW_CONTROL_QUEUE_METRIC, SIGNALS,
-                                                  ModelServerSpec)
+from gpufleet.base.spec.features.serving import (API_KEY_KEY, API_KEY_SECRET, FLOW_CONTROL_QUEUE_METRIC, ROLE_LABEL,
+                                                  SIGNALS, ModelServerSpec)
 
-PORT = 8000  # vLLM's OpenAI server port (`vllm serve --port` default), the inferencepool chart's targetPorts default
-# The endpoint picker's default plugins (the chart's default-plugins.yaml at the pinned tag, versions.INFERENCEPOOL) with the Flow Control feature
-# gate (site-src/guides/flow-control.md at the pinned tag, versions.INFERENCEPOOL, "Enabling the Layer": a FeatureGate of EndpointPickerConfig).
-FLOW_CONTROL_CONFIG = """apiVersion: inference.networking.x-k8s.io/v1alpha1
+PORT = 8000  # vLLM's OpenAI server port (`vllm serve --port` default), the picker chart's targetPorts default
+# The endpoint picker's default plugins (the router chart's default-plugins.yaml, config/charts/routerlib/templates/
+# _config.yaml at versions.ENDPOINT_PICKER, for a vLLM server over HTTP) with the Flow Control feature gate
+# (`featureGates: ["flowControl"]`, llm-d/llm-d-router docs/architecture.md at the same tag).
+FLOW_CONTROL_CONFIG = """apiVersion: llm-d.ai/v1alpha1
 kind: EndpointPickerConfig
 featureGates:
 - flowControl
@@ -69,7 +72,7 @@ class ModelServerArgs:
     inference_pool: bool = False
     """Route through an InferencePool and the endpoint picker (the gateway class supports it)."""
     provider_name: str = "none"
-    """The inferencepool chart's `provider.name` (gke: its HealthCheckPolicy, GCPBackendPolicy and EPP monitoring)."""
+    """The picker chart's `provider.name` (gke: its HealthCheckPolicy, GCPBackendPolicy and EPP monitoring)."""
     epp_monitoring: bool = False
     """Turn on the chart's monitoring of the endpoint picker when the model server scales (the provider's: gke's
     metrics-reader token and ClusterPodMonitoring for the flow-control queue KEDA wakes a pool at zero on); default:
@@ -81,32 +84,84 @@ class ModelServerArgs:
     """KEDA's Prometheus address (the KEDA component's `prometheus_server_address`)."""
     prometheus_auth: Optional[str] = None
     """A ClusterTriggerAuthentication for a managed Prometheus."""
+    rdma: Optional[dict] = None
+    """On an RDMA pool: what each pod asks for to get the pool's RDMA interfaces, `{"resources": {name: count},
+    "annotations": {...}}` (layer.py builds it per the platform's fabric); default: none."""
     depends_on: list = field(default_factory=list)
+
+
+# vLLM's data-parallel RPC port between a replica's ranks (`--data-parallel-rpc-port`, vllm/engine/arg_utils.py line
+# 1271 in the wheel of versions.VLLM_VERSION; the value llm-d's wide-EP guide uses).
+DP_RPC_PORT = 5555
 
 
 def serve_command(m: ModelServerSpec) -> list[str]:
     """The leader's command as argv: the model name is one argument, never shell text. One node per replica runs
-    `vllm serve` itself; a multi-node replica starts the Ray head first, through a fixed shell script that passes
-    `vllm serve` its arguments as the positional parameters ("$@"), so no stack value is parsed by the shell."""
+    `vllm serve` itself; a multi-node replica either starts the Ray head first (pipeline parallel across pods, through
+    a fixed shell script that passes `vllm serve` its arguments as the positional parameters "$@", so no stack value
+    is parsed by the shell), or, data parallel across pods, serves as rank 0 of vLLM's multi-node data parallelism
+    (`--data-parallel-address` the leader's own address, LWS_LEADER_ADDRESS, which LWS sets in every pod)."""
+    p = m.parallel()
     size = m.nodes_per_replica
-    serve = [m.model, "--port", str(PORT), "--tensor-parallel-size", str(m.gpus_per_node)]
+    serve = [m.model, "--port", str(PORT), "--tensor-parallel-size", str(p.tensor)]
+    if size > 1 and p.data > 1:
+        serve += _data_parallel(m) + ["--data-parallel-start-rank", "0"]
+        return ["vllm", "serve", *serve, *_expert(m), *m.args]
+    if p.data > 1:
+        serve += ["--data-parallel-size", str(p.data)]
     if size == 1:
-        return ["vllm", "serve", *serve]
-    serve += ["--pipeline-parallel-size", str(size), "--distributed-executor-backend", "ray"]
-    return ["sh", "-c", 'ray start --head --port=6379 && exec vllm serve "$@"', "vllm-leader", *serve]
+        return ["vllm", "serve", *serve, *_expert(m), *m.args]
+    serve += ["--pipeline-parallel-size", str(p.pipeline), "--distributed-executor-backend", "ray"]
+    return ["sh", "-c", 'ray start --head --port=6379 && exec vllm serve "$@"', "vllm-leader", *serve, *_expert(m), *m.args]
+
+
+def _expert(m: ModelServerSpec) -> list[str]:
+    return ["--enable-expert-parallel"] if m.parallel().expert else []
+
+
+def _data_parallel(m: ModelServerSpec) -> list[str]:
+    p = m.parallel()
+    local = p.data // m.nodes_per_replica
+    return ["--data-parallel-size", str(p.data), "--data-parallel-size-local", str(local),
+            "--data-parallel-address", "$(LWS_LEADER_ADDRESS)", "--data-parallel-rpc-port", str(DP_RPC_PORT)]
+
+
+def worker_command(m: ModelServerSpec) -> list[str]:
+    """A worker's command. Pipeline parallel: join the leader's Ray head (no shell: the kubelet expands
+    $(LWS_LEADER_ADDRESS)). Data parallel across pods: `vllm serve --headless` as ranks LWS_WORKER_INDEX x local
+    size onward (LWS sets LWS_WORKER_INDEX, api/leaderworkerset/v1 at versions.LWS); the rank is computed by a fixed
+    script, every stack value passes as a positional parameter."""
+    p = m.parallel()
+    if p.data > 1:
+        local = p.data // m.nodes_per_replica
+        serve = [m.model, "--port", str(PORT), "--tensor-parallel-size", str(p.tensor), *_data_parallel(m),
+                 "--headless", *_expert(m), *m.args]
+        return ["sh", "-c", f'exec vllm serve "$@" --data-parallel-start-rank $((LWS_WORKER_INDEX * {local}))',
+                "vllm-worker", *serve]
+    return ["ray", "start", "--address=$(LWS_LEADER_ADDRESS):6379", "--block"]
 
 
 def pod_template(m: ModelServerSpec, role: str, taints: tuple[dict, ...], claim: Optional[str] = None,
-                 image: str = versions.VLLM_IMAGE, api_key: Optional[tuple[str, str]] = (API_KEY_SECRET, API_KEY_KEY)) -> dict:
+                 image: str = versions.VLLM_IMAGE, api_key: Optional[tuple[str, str]] = (API_KEY_SECRET, API_KEY_KEY),
+                 pd_role: Optional[str] = None, sidecar_image: str = versions.DISAGG_SIDECAR_IMAGE,
+                 rdma: Optional[dict] = None) -> dict:
     """`image`: the vLLM image as the nodes pull it (the stack's mirror copy with gpufleet:registry.mirror); `api_key`:
-    the (Secret, key) the leader's server reads VLLM_API_KEY from (ModelServerArgs.api_key)."""
+    the (Secret, key) the leader's server reads VLLM_API_KEY from (ModelServerArgs.api_key). `pd_role`: prefill or
+    decode of a disaggregated server (ModelServerSpec.roles): the role label, the KV connector on vLLM, and on decode
+    pods vLLM on DECODE_VLLM_PORT behind llm-d's routing sidecar on the serving port."""
+    port = DECODE_VLLM_PORT if pd_role == "decode" else PORT
     if role == "leader":
         command = serve_command(m)
         labels = m.pod_labels()
-        ports = [{"name": "http", "containerPort": PORT}]
+        ports = [{"name": "http", "containerPort": port}]
+        if pd_role:
+            labels[ROLE_LABEL] = pd_role
+            if port != PORT:
+                command = [str(port) if a == str(PORT) and command[i - 1] == "--port" else a for i, a in enumerate(command)]
+            command += ["--kv-transfer-config", json.dumps({"kv_connector": m.roles.kv_connector, "kv_role": "kv_both"},
+                                                           separators=(",", ":"))]
     else:
-        # No shell: the kubelet expands $(LWS_LEADER_ADDRESS), the leader's address LWS sets in every pod's env.
-        command = ["ray", "start", "--address=$(LWS_LEADER_ADDRESS):6379", "--block"]
+        command = worker_command(m)
         labels = {"app": f"{m.name}-worker"}
         ports = []
     claims = []
@@ -116,53 +171,170 @@ def pod_template(m: ModelServerSpec, role: str, taints: tuple[dict, ...], claim:
             claims.append({"name": "channel", "resourceClaimTemplateName": f"{m.compute_domain}-channel"})
     resources = ({"claims": [{"name": c["name"]} for c in claims]} if claims
                  else {"limits": {"nvidia.com/gpu": str(m.gpus_per_node)}})
+    if m.resources is not None:
+        requests = {k: v for k, v in (("cpu", m.resources.cpu), ("memory", m.resources.memory),
+                                      ("ephemeral-storage", m.resources.ephemeral_storage)) if v}
+        if requests:
+            resources["requests"] = requests
+        if m.resources.memory:
+            resources.setdefault("limits", {})["memory"] = m.resources.memory
+    annotations: dict = {}
+    if rdma:
+        # The pool's RDMA interfaces (issue 52): its extended resources on limits and requests, its network annotation.
+        for name, count in sorted(rdma.get("resources", {}).items()):
+            resources.setdefault("limits", {})[name] = str(count)
+            resources.setdefault("requests", {})[name] = str(count)
+        annotations.update(rdma.get("annotations", {}))
     container = {
         "name": "vllm", "image": image, "command": command, "resources": resources,
         **({"ports": ports} if ports else {}),
     }
+    if m.rdma is not None and m.rdma.capabilities:
+        container["securityContext"] = {"capabilities": {"add": list(m.rdma.capabilities)}}
+        annotations[L.RDMA_CAPABILITIES_REASON] = m.rdma.reason
+    env: list[dict] = []
+    if m.hf_token is not None:
+        # Every pod that loads weights reads the token (huggingface_hub's HF_TOKEN), from the Secret, never a literal.
+        env.append({"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {
+            "name": m.hf_token.secret_name, "key": m.hf_token.key, "optional": False}}})
+    volumes = []
+    if m.shm:
+        # /dev/shm as memory-backed emptyDir of the stack's size (LWS's vLLM example at versions.LWS: `dshm`).
+        container["volumeMounts"] = [{"name": "dshm", "mountPath": "/dev/shm"}]
+        volumes = [{"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": m.shm}}]
     if role == "leader":
-        container["readinessProbe"] = {"httpGet": {"path": "/health", "port": PORT}, "periodSeconds": 10}
+        container["readinessProbe"] = {"httpGet": {"path": "/health", "port": port}, "periodSeconds": 10}
+    # The key on every pod that runs `vllm serve`: the leader, and data-parallel workers (--headless: no API server,
+    # but one process of the same engine, so the same setting).
+    if role == "leader" or m.parallel().data > 1:
         if api_key:
             # From the Secret, never on the command line (which the pod spec and Pulumi's state show); not optional,
             # so a missing Secret keeps the server from starting open.
-            container["env"] = [{"name": "VLLM_API_KEY", "valueFrom": {"secretKeyRef": {
-                "name": api_key[0], "key": api_key[1], "optional": False}}}]
-    return {"metadata": {"labels": labels}, "spec": {
+            env.insert(0, {"name": "VLLM_API_KEY", "valueFrom": {"secretKeyRef": {
+                "name": api_key[0], "key": api_key[1], "optional": False}}})
+    if env:
+        container["env"] = env
+    init = []
+    if pd_role == "decode" and role == "leader":
+        # llm-d's routing sidecar as a native sidecar (an init container that keeps running, restartPolicy Always), as
+        # llm-d-router deploys it (deploy/components/vllm-decode/deployment.yaml at versions.ENDPOINT_PICKER): it takes
+        # the serving port, asks the prefill pod the picker chose (header x-prefiller-host-port) for the KV cache, then
+        # decodes on the local vLLM.
+        init = [{"name": "routing-sidecar", "image": sidecar_image, "restartPolicy": "Always",
+                 "args": [f"--port={PORT}", f"--vllm-port={port}", "--secure-proxy=false",
+                          f"--kv-connector={SIDECAR_CONNECTORS[m.roles.kv_connector]}"],
+                 "ports": [{"name": "sidecar-http", "containerPort": PORT}]}]
+    if m.placement is not None:
+        # Kueue TAS for a LeaderWorkerSet: the topology annotation and one PodSet group on the leader and worker
+        # templates, so the leader and its workers share one domain (kueue docs/tasks/run/leaderworkerset.md at
+        # versions.KUEUE, "Configure Topology Aware Scheduling").
+        key = "required" if m.placement.required else "preferred"
+        annotations[f"kueue.x-k8s.io/podset-{key}-topology"] = m.placement.level
+        annotations["kueue.x-k8s.io/podset-group-name"] = "replica"
+    return {"metadata": {"labels": labels, **({"annotations": annotations} if annotations else {})}, "spec": {
         "nodeSelector": {L.POOL_LABEL: m.pool},
         "tolerations": list(taints),
+        **({"initContainers": init} if init else {}),
         "containers": [container],
         **({"resourceClaims": claims} if claims else {}),
+        **({"volumes": volumes} if volumes else {}),
     }}
 
 
 def leader_worker_set(m: ModelServerSpec, taints: tuple[dict, ...] = (), claim: Optional[str] = None,
                       image: str = versions.VLLM_IMAGE,
-                      api_key: Optional[tuple[str, str]] = (API_KEY_SECRET, API_KEY_KEY)) -> dict:
-    """The LeaderWorkerSet (leaderworkerset.x-k8s.io/v1, the CRD in the lws chart at the pinned tag, versions.LWS)."""
+                      api_key: Optional[tuple[str, str]] = (API_KEY_SECRET, API_KEY_KEY), pd_role: Optional[str] = None,
+                      sidecar_image: str = versions.DISAGG_SIDECAR_IMAGE, rdma: Optional[dict] = None) -> dict:
+    """The LeaderWorkerSet (leaderworkerset.x-k8s.io/v1, the CRD in the lws chart at the pinned tag, versions.LWS);
+    with `pd_role`, that role's (`<name>-<role>`, its own replicas)."""
+    pod = functools.partial(pod_template, m, taints=taints, claim=claim, image=image, api_key=api_key, pd_role=pd_role,
+                            sidecar_image=sidecar_image, rdma=rdma)
     template: dict = {"size": m.nodes_per_replica, "restartPolicy": "RecreateGroupOnPodRestart",
-                      "workerTemplate": pod_template(m, "leader" if m.nodes_per_replica == 1 else "worker", taints, claim,
-                                                     image, api_key)}
+                      "workerTemplate": pod("leader" if m.nodes_per_replica == 1 else "worker")}
     if m.nodes_per_replica > 1:
-        template["leaderTemplate"] = pod_template(m, "leader", taints, claim, image, api_key)
+        template["leaderTemplate"] = pod("leader")
+    replicas = getattr(m.roles, pd_role).replicas if pd_role else (m.scaling.min_replicas if m.scaling else 1)
+    # Queued to Kueue (the LocalQueue gpufleet names after the pool in each team's namespace) when placed by topology.
+    queue = {"labels": {"kueue.x-k8s.io/queue-name": m.pool}} if m.placement is not None else {}
     return {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
-            "metadata": {"name": m.name, "namespace": m.namespace},
-            "spec": {"replicas": m.scaling.min_replicas if m.scaling else 1, "leaderWorkerTemplate": template}}
+            "metadata": {"name": f"{m.name}-{pd_role}" if pd_role else m.name, "namespace": m.namespace, **queue},
+            "spec": {"replicas": replicas, "leaderWorkerTemplate": template}}
 
 
-def inferencepool_values(m: ModelServerSpec, provider_name: str, monitored: bool) -> dict:
-    """inferencepool chart values (keys of its values.yaml at the pinned tag, versions.INFERENCEPOOL). `monitored`: the
-    chart's provider monitors the endpoint picker's metrics (ModelServerArgs.epp_monitoring on a scaled server)."""
-    ext: dict = {}
-    if m.inference_pool.flow_control:
-        ext["pluginsCustomConfig"] = {"flow-control.yaml": FLOW_CONTROL_CONFIG}
-        ext["pluginsConfigFile"] = "flow-control.yaml"
+# The picker's prefill/decode profiles: llm-d-router's sample P/D configuration (deploy/config/pd-epp-config.yaml at
+# versions.ENDPOINT_PICKER) with the Flow Control gate as above: a prefill and a decode profile, each filtering its
+# role (prefill-filter / decode-filter on llm-d.ai/role), and the disagg profile handler running prefill only when the
+# prefix-based decider says the uncached part is worth it.
+PD_CONFIG = """apiVersion: llm-d.ai/v1alpha1
+kind: EndpointPickerConfig
+featureGates:
+- flowControl
+plugins:
+- type: approx-prefix-cache-producer
+  parameters:
+    maxPrefixTokensToMatch: 16384
+    lruCapacityPerServer: 31250
+- type: prefix-cache-scorer
+- type: queue-scorer
+- type: prefill-filter
+- type: decode-filter
+- type: max-score-picker
+- type: disagg-profile-handler
+  parameters:
+    deciders:
+      prefill: prefix-based-pd-decider
+- type: prefix-based-pd-decider
+  parameters:
+    nonCachedTokens: 16
+schedulingProfiles:
+- name: prefill
+  plugins:
+  - pluginRef: prefill-filter
+  - pluginRef: max-score-picker
+  - pluginRef: prefix-cache-scorer
+    weight: 2
+  - pluginRef: queue-scorer
+    weight: 1
+- name: decode
+  plugins:
+  - pluginRef: decode-filter
+  - pluginRef: max-score-picker
+  - pluginRef: prefix-cache-scorer
+    weight: 2
+  - pluginRef: queue-scorer
+    weight: 1
+"""
+# vLLM's port behind the decode pods' routing sidecar, which takes the serving port (the sidecar's defaults, pkg/
+# sidecar/proxy/options.go at versions.ENDPOINT_PICKER: --port 8000, --vllm-port 8200).
+DECODE_VLLM_PORT = 8200
+# The sidecar's name for vLLM's NixlConnector (docs/disaggregation.md "KV Connector" at the same tag).
+SIDECAR_CONNECTORS = {"NixlConnector": "nixlv2"}
+
+
+def picker_values(m: ModelServerSpec, provider_name: str, monitored: bool) -> dict:
+    """The endpoint picker chart's values (keys of llm-d-router-gateway's values.yaml and its `router` library
+    subchart's at versions.ENDPOINT_PICKER): the InferencePool's selector, port and server type, the gateway provider,
+    the EPP's plugins. `monitored`: the EPP's metrics are scraped (ModelServerArgs.epp_monitoring on a scaled server):
+    by the provider's monitoring (gke: Managed Service for Prometheus, a metrics-reader token and a PodMonitoring), else
+    by prometheus-operator (a ServiceMonitor and a service-account token Secret)."""
+    router: dict = {"modelServers": {"matchLabels": m.selector(), "targetPorts": [{"number": PORT}], "type": m.server}}
+    epp: dict = {}
+    if m.inference_pool.profile == "pd":
+        config = PD_CONFIG if m.inference_pool.flow_control else PD_CONFIG.replace("featureGates:\n- flowControl\n", "")
+        epp["pluginsCustomConfig"] = {"pd.yaml": config}
+        epp["pluginsConfigFile"] = "pd.yaml"
+    elif m.inference_pool.flow_control:
+        epp["pluginsCustomConfig"] = {"flow-control.yaml": FLOW_CONTROL_CONFIG}
+        epp["pluginsConfigFile"] = "flow-control.yaml"
+    if epp:
+        router["epp"] = epp
     if monitored:
-        # The provider's monitoring (gke: a metrics-reader token and a ClusterPodMonitoring) of the EPP's metrics (the
-        # flow-control queue KEDA wakes a pool at zero on).
-        ext["monitoring"] = {"prometheus": {"enabled": True}}
-    return {"inferencePool": {"modelServers": {"matchLabels": m.selector()}, "targetPorts": [{"number": PORT}],
-                              "modelServerType": m.server},
-            "provider": {"name": provider_name}, **({"inferenceExtension": ext} if ext else {})}
+        router["monitoring"] = {"prometheus": {"enabled": True}}
+        if provider_name == "none":
+            # The token Secret's default name (inference-gateway-sa-metrics-reader-secret) is one for every release:
+            # two model servers in a namespace would own one Secret. One per release instead.
+            router["monitoring"]["prometheus"]["auth"] = {"secretName": f"{m.name}-epp-metrics-reader"}
+    return {"router": router, "provider": {"name": provider_name}}
 
 
 def scaled_object(m: ModelServerSpec, prometheus_url: str, auth: Optional[str], pooled: bool) -> dict:
@@ -176,7 +348,8 @@ def scaled_object(m: ModelServerSpec, prometheus_url: str, auth: Optional[str], 
         "serverAddress": prometheus_url, "query": query, "threshold": str(s.target)}, **auth_ref}]
     if s.min_replicas == 0 and pooled:
         # While no replica runs the server exports nothing: the endpoint picker's flow-control queue wakes the pool
-        # (site-src/guides/flow-control.md at the pinned tag, versions.INFERENCEPOOL, "Autoscaling: KEDA and Scale-to-Zero").
+        # (the Inference Extension's site-src/guides/flow-control.md at versions.INFERENCE_EXTENSION, "Autoscaling: KEDA
+        # and Scale-to-Zero"; the metric as llm-d's EPP names it: FLOW_CONTROL_QUEUE_METRIC).
         triggers.append({"type": "prometheus", "metadata": {
             "serverAddress": prometheus_url,
             "query": f'sum({FLOW_CONTROL_QUEUE_METRIC}{{inference_pool="{m.name}"}})',
@@ -211,9 +384,9 @@ def metrics_monitor(m: ModelServerSpec, kind: str) -> dict:
         return {"apiVersion": "monitoring.coreos.com/v1", "kind": "PodMonitor",
                 "metadata": {"name": m.name, "namespace": m.namespace},
                 "spec": {"selector": select, "podMetricsEndpoints": [{"port": "http", "path": "/metrics"}]}}
-    # Not `m.name`: the inferencepool chart's GKE provider renders a PodMonitoring named after its release (the model's
-    # name) in the same namespace for the endpoint picker's metrics (inference-extension templates/_gke.yaml at
-    # versions.INFERENCEPOOL), and two owners of one object fail the second apply. Each scrapes its own pods.
+    # Not `m.name`: the picker chart's GKE monitoring renders a PodMonitoring named after its release (the model's
+    # name) in the same namespace for the endpoint picker's metrics (routerlib templates/_gke.yaml at
+    # versions.ENDPOINT_PICKER), and two owners of one object fail the second apply. Each scrapes its own pods.
     return {"apiVersion": "monitoring.googleapis.com/v1", "kind": "PodMonitoring",
             "metadata": {"name": monitoring_name(m), "namespace": m.namespace},
             "spec": {"selector": select, "endpoints": [{"port": "http", "path": "/metrics", "interval": "30s"}]}}
@@ -236,13 +409,22 @@ class ModelServer(pulumi.ComponentResource):
                                                     metadata=obj["metadata"], spec=obj["spec"], opts=o)
 
         # With gpufleet:registry.mirror the pods pull vLLM from the mirror (issue 38; `gpufleet images` lists it).
-        image = mirrored_image(versions.VLLM_IMAGE, access.facts)
-        self.lws = custom("lws", leader_worker_set(m, args.gpu_vendor_taints, args.dra_claim_template, image, args.api_key))
+        image = mirrored_image(m.image or versions.VLLM_IMAGE, access.facts)
+        if m.roles is None:
+            self.lws = custom("lws", leader_worker_set(m, args.gpu_vendor_taints, args.dra_claim_template, image,
+                                                       args.api_key, rdma=args.rdma))
+        else:
+            # Prefill/decode (issue 52): one LeaderWorkerSet per role, both selected by the model's InferencePool.
+            sidecar = mirrored_image(versions.DISAGG_SIDECAR_IMAGE, access.facts)
+            self.roles = {role: custom(f"lws-{role}", leader_worker_set(
+                m, args.gpu_vendor_taints, args.dra_claim_template, image, args.api_key, pd_role=role,
+                sidecar_image=sidecar, rdma=args.rdma)) for role in ("prefill", "decode")}
+            self.lws = self.roles["decode"]
         self.pool_release = self.service = self.route = self.monitor = self.scaler = None
         if args.inference_pool:
             self.pool_release = pinned_release(
-                f"{name}-pool", versions.INFERENCEPOOL, m.namespace,
-                inferencepool_values(m, args.provider_name, args.epp_monitoring and m.scaling is not None), access, parent=self,
+                f"{name}-pool", versions.ENDPOINT_PICKER, m.namespace,
+                picker_values(m, args.provider_name, args.epp_monitoring and m.scaling is not None), access, parent=self,
                 depends_on=list(args.depends_on), release_name=m.name)
         else:
             self.service = k8s.core.v1.Service(

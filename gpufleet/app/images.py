@@ -77,6 +77,25 @@ _IMAGE_RE = re.compile(r"^[a-z0-9.-]+(?::[0-9]+)?\.[a-z]{2,}(?::[0-9]+)?/[a-z0-9
 _FLAG_IMAGE_RE = re.compile(r"^--[a-z0-9-]+=(.+)$")
 
 
+# An image a controller gets in three env vars, <PREFIX>_IMAGE_REGISTRY, _REPOSITORY and _TAG, and joins as
+# registry/repository:tag (agentgateway's AGW_PROXY_IMAGE_*: the proxy it starts for each Gateway, its chart's
+# templates/deployment.yaml at versions.AGENTGATEWAY).
+_SPLIT_ENV_SUFFIXES = ("_IMAGE_REGISTRY", "_IMAGE_REPOSITORY", "_IMAGE_TAG")
+
+
+def _split_env_images(items: list) -> list[str]:
+    env = {str(e["name"]): e.get("value") for e in items if isinstance(e, dict) and isinstance(e.get("name"), str)}
+    out = []
+    for name, registry in env.items():
+        if not name.endswith("_IMAGE_REGISTRY") or not isinstance(registry, str):
+            continue
+        prefix = name[: -len("_IMAGE_REGISTRY")]
+        repository, tag = env.get(f"{prefix}_IMAGE_REPOSITORY"), env.get(f"{prefix}_IMAGE_TAG")
+        if isinstance(repository, str) and isinstance(tag, str) and repository and tag:
+            out.append(f"{registry}/{repository}:{tag}")
+    return out
+
+
 def referenced_images(obj: Any) -> list[str]:
     """Every image a Kubernetes object names: `image:` strings (containers, init containers, custom resources), images
     in env values and in `--flag=<image>` arguments, and the repository/image/version triplets of NVIDIA's custom
@@ -114,7 +133,11 @@ def referenced_images(obj: Any) -> list[str]:
                 else:
                     walk(value)
         elif isinstance(node, list):
+            split = _split_env_images(node)
+            out.extend(split)
             for item in node:
+                if split and isinstance(item, dict) and str(item.get("name", "")).endswith(_SPLIT_ENV_SUFFIXES):
+                    continue  # one part of an image named across env vars, listed whole above
                 flag = _FLAG_IMAGE_RE.match(item) if isinstance(item, str) else None
                 if flag and _IMAGE_RE.match(flag.group(1)):
                     out.append(flag.group(1))  # an image passed as a flag (prometheus-operator's args)

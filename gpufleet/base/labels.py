@@ -301,3 +301,5 @@ GPU_UNHEALTHY_CONDITION = "GpuUnhealthy"
 # gpufleet creates with the cloud's pod identity for KEDA's operator; a ScaledObject's prometheus trigger names it
 # (`authenticationRef: {kind: ClusterTriggerAuthentication, name: gpufleet-prometheus}`, examples/).
 KEDA_PROMETHEUS_AUTH = "gpufleet-prometheus"
+# Why a serving pod was granted Linux capabilities for RDMA (gpufleet:serving.models[].rdma.reason, issue 52).
+RDMA_CAPABILITIES_REASON = "gpufleet.io/rdma-capabilities-reason"

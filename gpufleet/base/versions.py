@@ -748,18 +748,61 @@ LWS = HelmChart(
 GATEWAY_API = "v1.6.1"
 GATEWAY_API_STANDARD_INSTALL = (
     f"https://github.com/kubernetes-sigs/gateway-api/releases/download/{GATEWAY_API}/standard-install.yaml")
-# Gateway API Inference Extension v1.5.0 (df9f8909, 2026-04-18): the newest release that still ships the
-# `inferencepool` chart (config/charts/inferencepool, pushed by hack/push-chart.sh to
-# oci://registry.k8s.io/gateway-api-inference-extension/charts); v1.6.0 removed config/charts and moved the endpoint
-# picker's charts to llm-d/llm-d-router. The chart ships no CRD: GKE installs the GA ones (InferencePool v1) from
-# 1.34.0-gke.1626000, the only platform whose gateway routes to a pool (gpufleet/base/spec/features/serving.py).
+# Gateway API Inference Extension v1.5.0 (df9f8909, 2026-04-18): the API gpufleet installs and routes by
+# (InferencePool inference.networking.k8s.io/v1). GKE installs its CRDs itself from 1.34.0-gke.1626000; elsewhere
+# gpufleet applies INFERENCE_EXTENSION_INSTALL. v1.5.0 is the release every other pin here was built against: agentgateway
+# 1.4.1's and llm-d-router v0.10.0's go.mod both require sigs.k8s.io/gateway-api-inference-extension v1.5.0. (v1.6.0,
+# 2026-08-10, changed InferencePool only in its bundle-version annotation and in no longer requiring
+# endpointPickerRef: ../shared/reference/crds/SOURCES.md.)
 INFERENCE_EXTENSION = "v1.5.0"
-INFERENCEPOOL = HelmChart(
-    name="inferencepool",
-    repo="oci://registry.k8s.io/gateway-api-inference-extension/charts",
-    version="v1.5.0",
-    app_version="v1.5.0",
+# The endpoint picker (EPP) and the InferencePool of each model server: llm-d's router chart `llm-d-router-gateway`
+# v0.10.0 (llm-d/llm-d-router tag v0.10.0, 71f4f099, 2026-08-17), the successor of the Inference Extension's
+# `inferencepool` chart, which ends at v1.5.0 (v1.6.0 removed config/charts and moved the EPP to llm-d/llm-d-router).
+# Published by hack/push-chart.sh to oci://ghcr.io/llm-d/charts (HELM_CHART_REPO = IMAGE_REGISTRY/charts) with the EPP
+# image ghcr.io/llm-d/llm-d-router-endpoint-picker:v0.10.0. Why this and not inferencepool v1.5.0 (docs/inference.md,
+# "The endpoint picker"): it is maintained, its EPP carries llm-d's prefill/decode scheduling (the disagg profile
+# handler and deciders, pkg/epp/framework/plugins/scheduling/profilehandler/disagg at the tag), and it renders the same
+# InferencePool v1 from the same Inference Extension v1.5.0 (go.mod), so the CRDs and the gateways stay as they are.
+ENDPOINT_PICKER = HelmChart(
+    name="llm-d-router-gateway",
+    repo="oci://ghcr.io/llm-d/charts",
+    version="v0.10.0",
+    app_version="v0.10.0",
 )
+ENDPOINT_PICKER_INFERENCE_EXTENSION = "v1.5.0"
+# The decode pods' routing sidecar of prefill/decode disaggregation, from the same llm-d-router release as the picker
+# (Makefile at v0.10.0: SIDECAR_IMAGE = ghcr.io/llm-d/llm-d-router-disagg-sidecar:<tag>, built from Dockerfile.sidecar
+# by .github/workflows/ci-build-images.yaml `build-sidecar` with the release tag, as the EPP image is).
+DISAGG_SIDECAR_IMAGE = f"ghcr.io/llm-d/llm-d-router-disagg-sidecar:{ENDPOINT_PICKER.version}"
+# The Inference Extension's own CRDs on the platforms whose gateway gpufleet installs (GKE installs them itself): the
+# release asset manifests.yaml = `kustomize build config/crd` at the tag (Makefile target `artifacts` at v1.5.0:
+# InferencePool inference.networking.k8s.io/v1, InferenceObjective, InferenceModelRewrite, InferencePoolImport; the
+# same four files as ../shared/reference/crds/gateway-api-inference-extension/), what the extension's getting-started
+# guide applies ("Install the Inference Extension CRDs", site-src/guides/index.md at v1.5.0).
+INFERENCE_EXTENSION_INSTALL = (
+    "https://github.com/kubernetes-sigs/gateway-api-inference-extension/releases/download/"
+    f"{INFERENCE_EXTENSION}/manifests.yaml")
+# agentgateway v1.4.1 (agentgateway/agentgateway 163ea214, 2026-07-29): the serving gateway that implements the
+# Inference Extension on EKS, k3s, AKS and existing clusters (docs/inference.md, "Which gateway"). Two charts of one
+# release, published to oci://cr.agentgateway.dev/charts (controller/Makefile release-charts; the extension's guide
+# installs them from there): `agentgateway-crds` (its agentgateway.dev CRDs, as templates) and `agentgateway` (the
+# control plane, image cr.agentgateway.dev/controller:v1.4.1; InferencePool routing behind `inferenceExtension.enabled`).
+# go.mod at the tag: sigs.k8s.io/gateway-api v1.6.1 (= GATEWAY_API) and sigs.k8s.io/gateway-api-inference-extension
+# v1.5.0 (= INFERENCE_EXTENSION): the releases it routes for.
+AGENTGATEWAY_CRDS = HelmChart(
+    name="agentgateway-crds",
+    repo="oci://cr.agentgateway.dev/charts",
+    version="1.4.1",
+    app_version="1.4.1",
+)
+AGENTGATEWAY = HelmChart(
+    name="agentgateway",
+    repo="oci://cr.agentgateway.dev/charts",
+    version="1.4.1",
+    app_version="1.4.1",
+)
+AGENTGATEWAY_GATEWAY_API = "v1.6.1"
+AGENTGATEWAY_INFERENCE_EXTENSION = "v1.5.0"
 # Envoy Gateway v1.9.0 (envoyproxy/gateway 39763b1c): chart charts/gateway-helm, published as
 # oci://docker.io/envoyproxy/gateway-helm 1.9.0 (tools/make/helm.mk), image docker.io/envoyproxy/gateway:v1.9.0. Its
 # `crds` subchart bundles the Envoy Gateway CRDs and the Gateway API v1.6.1 *experimental* CRDs (go.mod at the tag:
@@ -770,6 +813,9 @@ ENVOY_GATEWAY = HelmChart(
     version="1.9.0",
     app_version="v1.9.0",
 )
-# The example model server image (vLLM's OpenAI-compatible server); its metric names are the ones the Inference
-# Extension v1.5.0 reads (docs/proposals/003-model-server-protocol/README.md at the tag).
-VLLM_IMAGE = "docker.io/vllm/vllm-openai:v0.11.0"
+# The model server image (vLLM's OpenAI-compatible server), vLLM 0.33.0: the newest release on PyPI (the project's
+# release list, read 2026-12-05: vllm 0.33.0, 2026-11), published as the image vllm/vllm-openai:v<version>. The metric
+# names KEDA and the endpoint picker read are checked against that release's wheel
+# (gpufleet/base/spec/features/serving.py EXPORTED_METRICS; tests/unit/test_serving_metrics.py).
+VLLM_VERSION = "0.33.0"
+VLLM_IMAGE = f"docker.io/vllm/vllm-openai:v{VLLM_VERSION}"

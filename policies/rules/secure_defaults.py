@@ -29,7 +29,8 @@ block cannot be judged and is a finding too.
 - Serving endpoints (issue 48): a Gateway of an internet-facing GKE class (serving.EXTERNAL_CLASSES: GKE "GatewayClass
   capabilities") or whose listeners admit routes from every namespace (`allowedRoutes.namespaces.from: All`); an Envoy
   Gateway GatewayClass without parametersRef (Envoy Gateway then publishes each Gateway through a LoadBalancer
-  Service); an EnvoyProxy or Service whose load balancer is not internal: type LoadBalancer (the EnvoyProxy's default)
+  Service), or an agentgateway Gateway without `infrastructure.parametersRef` (agentgateway does the same); an
+  EnvoyProxy, AgentgatewayParameters or Service whose load balancer is not internal: type LoadBalancer (the EnvoyProxy's default)
   without a cloud's internal annotation or class (gpufleet/base/labels.py: AWS's two, Azure's, GKE's) and without
   loadBalancerSourceRanges that are not world-open. An external endpoint on purpose carries its reason as
   `gpufleet.io/exempt-secure-defaults` (gpufleet writes it from serving.gateway.externalReason). Limits: which cloud
@@ -49,7 +50,7 @@ from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
 
 from gpufleet.base import cidrs
 from gpufleet.base import labels as L
-from gpufleet.base.spec.features.serving import ENVOY_CONTROLLER, EXTERNAL_CLASSES
+from gpufleet.base.spec.features.serving import AGENTGATEWAY_CLASS, ENVOY_CONTROLLER, EXTERNAL_CLASSES
 from gpufleet.policies import inputs as I
 
 NAME = "secure-defaults"
@@ -57,6 +58,7 @@ GATEWAY = "kubernetes:gateway.networking.k8s.io/v1:Gateway"
 GATEWAY_BETA = "kubernetes:gateway.networking.k8s.io/v1beta1:Gateway"
 GATEWAY_CLASS = "kubernetes:gateway.networking.k8s.io/v1:GatewayClass"
 ENVOY_PROXY = "kubernetes:gateway.envoyproxy.io/v1alpha1:EnvoyProxy"
+AGENTGATEWAY_PARAMETERS = "kubernetes:agentgateway.dev/v1alpha1:AgentgatewayParameters"
 SERVICE = "kubernetes:core/v1:Service"
 LEADER_WORKER_SET = "kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet"
 DEPLOYMENT = "kubernetes:apps/v1:Deployment"
@@ -209,6 +211,12 @@ def _gateway(props) -> list[str]:
     if klass in EXTERNAL_CLASSES:
         out.append(f"gatewayClassName {klass} is an internet-facing load balancer: use an internal class (gke-l7-rilb), "
                    "or say why it must face the internet in gpufleet.io/exempt-secure-defaults")
+    if klass == AGENTGATEWAY_CLASS and not I.mapping(I.get(props, "spec", "infrastructure", "parametersRef")):
+        # agentgateway's controller creates the class itself (no parametersRef gpufleet could set there) and publishes
+        # each Gateway through a LoadBalancer Service unless an AgentgatewayParameters says otherwise.
+        out.append("an agentgateway Gateway without infrastructure.parametersRef: agentgateway publishes it through a "
+                   "LoadBalancer Service (internet-facing on most clouds); point it at an AgentgatewayParameters whose "
+                   "service is internal")
     for i, listener in enumerate(I.items(I.get(props, "spec", "listeners"))):
         if I.get(listener, "allowedRoutes", "namespaces", "from") == "All":
             out.append(f"listeners[{i}] ({I.get(listener, 'name', default='?')}) admits HTTPRoutes from every namespace "
@@ -257,6 +265,16 @@ def _load_balancer(where: str, service, default_type: str) -> list[str]:
 def _envoy_proxy(props) -> list[str]:
     service = I.get(props, "spec", "provider", "kubernetes", "envoyService")
     return _load_balancer("spec.provider.kubernetes.envoyService", service, "LoadBalancer")  # Envoy Gateway's default
+
+
+def _agentgateway_parameters(props) -> list[str]:
+    """agentgateway's Service overrides (`spec.service.metadata`, `spec.service.spec`); its default type is
+    LoadBalancer (controller/test/deployer/testdata/*-out.yaml at the agentgateway release gpufleet pins, versions.AGENTGATEWAY)."""
+    spec = I.get(props, "spec", "service", "spec")
+    service = {"type": I.get(spec, "type"), "loadBalancerClass": I.get(spec, "loadBalancerClass"),
+               "loadBalancerSourceRanges": I.get(spec, "loadBalancerSourceRanges"),
+               "annotations": I.get(props, "spec", "service", "metadata", "annotations")}
+    return _load_balancer("spec.service", service, "LoadBalancer")
 
 
 def _service(props) -> list[str]:
@@ -313,6 +331,7 @@ CHECKS = {
     GATEWAY_BETA: _gateway,
     GATEWAY_CLASS: _gateway_class,
     ENVOY_PROXY: _envoy_proxy,
+    AGENTGATEWAY_PARAMETERS: _agentgateway_parameters,
     SERVICE: _service,
 }
 WORKLOADS = (LEADER_WORKER_SET, DEPLOYMENT, STATEFUL_SET)

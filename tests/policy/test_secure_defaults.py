@@ -174,6 +174,14 @@ DEPLOYMENT_IN = {"metadata": {"name": "vllm", "namespace": "serving"}, "spec": {
      "command": ["python3", "-m", "vllm.entrypoints.openai.api_server"], "env": KEY_ENV}]}}}}
 INTERNET = "service.beta.kubernetes.io/aws-load-balancer-scheme"
 ENVOY_SERVICE = "spec.provider.kubernetes.envoyService"
+# agentgateway (issue 52): the Gateway names an AgentgatewayParameters whose Service is internal.
+AGW_GATEWAY_IN = with_(with_(GATEWAY_IN, "spec.gatewayClassName", "agentgateway"), "spec.infrastructure", {
+    "parametersRef": {"group": "agentgateway.dev", "kind": "AgentgatewayParameters", "name": "gpufleet-serving"}})
+AGW_PARAMS_IN = {"apiVersion": "agentgateway.dev/v1alpha1", "kind": "AgentgatewayParameters",
+                 "metadata": {"name": "gpufleet-serving", "namespace": "gpufleet-serving"},
+                 "spec": {"service": {"metadata": {"annotations": {
+                     "service.beta.kubernetes.io/aws-load-balancer-internal": "true",
+                     "service.beta.kubernetes.io/aws-load-balancer-scheme": "internal"}}, "spec": {"type": "LoadBalancer"}}}}
 
 
 @pytest.mark.parametrize(
@@ -190,6 +198,17 @@ ENVOY_SERVICE = "spec.provider.kubernetes.envoyService"
         (SD.GATEWAY_CLASS, CLASS_IN, "spec.parametersRef", DELETE, True),
         (SD.GATEWAY_CLASS, with_(CLASS_IN, "spec.controllerName", "example.net/gateway"), "spec.parametersRef", DELETE, False),
         (SD.ENVOY_PROXY, PROXY_IN, f"{ENVOY_SERVICE}.annotations", DELETE, True),
+        (SD.GATEWAY, AGW_GATEWAY_IN, "spec.infrastructure", DELETE, True),  # agentgateway's default: a LoadBalancer
+        (SD.AGENTGATEWAY_PARAMETERS, AGW_PARAMS_IN, "spec.service.metadata", DELETE, True),
+        # No type: agentgateway's default, a LoadBalancer (internal by its annotations; internet-facing without them).
+        (SD.AGENTGATEWAY_PARAMETERS, AGW_PARAMS_IN, "spec.service.spec", DELETE, False),
+        (SD.AGENTGATEWAY_PARAMETERS, with_(with_(AGW_PARAMS_IN, "spec.service.metadata", DELETE), "spec.service.spec",
+                                           {"type": "ClusterIP"}), "spec.service.spec", DELETE, True),
+        (SD.AGENTGATEWAY_PARAMETERS, AGW_PARAMS_IN, "spec.service", {"spec": {"type": "ClusterIP"}}, False),
+        (SD.AGENTGATEWAY_PARAMETERS, AGW_PARAMS_IN, "spec.service.metadata.annotations",
+         {"service.beta.kubernetes.io/aws-load-balancer-scheme": "internet-facing"}, True),
+        (SD.AGENTGATEWAY_PARAMETERS, with_(AGW_PARAMS_IN, "metadata.annotations", {
+            "gpufleet.io/exempt-secure-defaults": "public demo"}), "spec.service.metadata", DELETE, False),
         (SD.ENVOY_PROXY, PROXY_IN, ENVOY_SERVICE, DELETE, True),  # Envoy Gateway's default: a LoadBalancer
         (SD.ENVOY_PROXY, PROXY_IN, ENVOY_SERVICE, {"type": "ClusterIP"}, False),
         (SD.ENVOY_PROXY, PROXY_IN, f"{ENVOY_SERVICE}.annotations", {INTERNET: "internet-facing",

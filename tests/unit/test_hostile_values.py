@@ -37,6 +37,10 @@ FREE_TEXT = {
     "gpufleet:nodePools[].exemptions.<key>",
     "gpufleet:addons.priorityClasses.classes[].description",
     "gpufleet:serving.gateway.externalReason",  # an annotation value (the Gateway's secure-defaults exemption)
+    # A vLLM engine argument (issue 52): one argv element, never parsed by a shell (a multi-node launcher passes it as
+    # a positional parameter of a fixed script, "$@"); JSON values such as --kv-transfer-config need quotes and braces.
+    "gpufleet:serving.models[].args[]",
+    "gpufleet:serving.models[].rdma.reason",  # an annotation value (why the pods get IPC_LOCK)
 }
 # Secret keys are never part of the spec (their values are encrypted and never printed).
 SECRETS = {"gpufleet:sshPrivateKey.secure", "gpufleet:etcdS3AccessKey.secure", "gpufleet:etcdS3SecretKey.secure",

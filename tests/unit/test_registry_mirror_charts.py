@@ -48,8 +48,10 @@ SAMPLES = {
     "aws-efa-k8s-device-plugin": lambda: example_config("p5-efa"),
     "dra-driver-nvidia-gpu": lambda: example_config("nvl72-k3s"),
     "lws": lambda: example_config("inference-k3s"),
-    "gateway-helm": lambda: example_config("inference-k3s"),
-    "inferencepool": lambda: example_config("inference-gke"),
+    "gateway-helm": lambda: _with("inference-k3s", **{"gpufleet:serving.gateway": {"className": "envoy"}}),
+    "agentgateway": lambda: example_config("inference-k3s"),
+    "agentgateway-crds": lambda: example_config("inference-k3s"),
+    "llm-d-router-gateway": lambda: example_config("inference-gke"),
 }
 
 
@@ -96,7 +98,7 @@ def test_a_chart_without_a_list_exits_2_naming_the_key(tmp_path, monkeypatch, ca
     real = catalog_images.mirror_slots
     monkeypatch.setattr(catalog_images, "mirror_slots",
                         lambda chart, version: None if chart == "gateway-helm" else real(chart, version))
-    config = example_config("inference-k3s")
+    config = _with("inference-k3s", **{"gpufleet:serving.gateway": {"className": "envoy"}})
     config["gpufleet:registry"] = {"mirror": MIRROR}
     path = tmp_path / "Pulumi.inference-k3s.yaml"
     path.write_text(yaml.safe_dump({"config": config}))

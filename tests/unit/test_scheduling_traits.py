@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from gpufleet.base import platforms
+from gpufleet.base import platforms, versions
 from gpufleet.base.platforms.contract import ProgramTraits, SchedulingTraits
 from gpufleet.base.spec.checks import admission_checks, catalog_checks, compat_checks
 from gpufleet.base.spec.features import amd_checks, dra_checks, sharing_checks, topology, topology_checks
-from gpufleet.base.spec.features.serving import ENVOY_CLASS, INFERENCE_POOL_CLASSES, GatewaySpec
+from gpufleet.base.spec.features.serving import AGENTGATEWAY_CLASS, ENVOY_CLASS, GKE_INFERENCE_POOL_CLASSES, GatewaySpec
 from tests.helpers import example_config, load_config
 
 BUILT_IN = ("eks", "gke", "aks", "k3s", "existing")
@@ -26,17 +26,22 @@ def test_which_built_in_platform_has_which_feature():
     assert _where(lambda t: t.sriov_rdma) == {"k3s"}
     assert _where(lambda t: t.local_path_storage) == {"k3s"}
     assert _where(lambda t: not t.stack_sharing) == {"gke"}
-    assert _where(lambda t: t.gateway_classes) == {"eks", "gke", "k3s"}
+    assert _where(lambda t: t.gateway_classes) == {"eks", "gke", "k3s", "aks", "existing"}
     assert _where(lambda t: t.inference_pool_monitoring) == {"gke"}
 
 
 def test_serving_gateway_classes_and_what_auto_picks():
-    assert platforms.get("gke").scheduling.gateway_classes == INFERENCE_POOL_CLASSES
+    assert platforms.get("gke").scheduling.gateway_classes == GKE_INFERENCE_POOL_CLASSES
     # Internal by default (issue 48): GKE's regional internal class; the external one only with exposure: external.
     assert GatewaySpec().resolved("gke") == "gke-l7-rilb"
     assert GatewaySpec(exposure="external").resolved("gke") == "gke-l7-regional-external-managed"
-    assert GatewaySpec().resolved("eks") == GatewaySpec().resolved("k3s") == ENVOY_CLASS
-    assert GatewaySpec().resolved("aks") == ENVOY_CLASS  # the default: no class provided, so serving is refused there
+    # Issue 52: agentgateway (InferencePool routing) wherever the platform has no managed inference gateway; Envoy
+    # Gateway (routes to a Service) still offered there.
+    for name in ("eks", "k3s", "aks", "existing"):
+        assert GatewaySpec().resolved(name) == AGENTGATEWAY_CLASS, name
+        assert GatewaySpec(exposure="external").resolved(name) == AGENTGATEWAY_CLASS, name
+        assert platforms.get(name).scheduling.gateway_classes == (AGENTGATEWAY_CLASS, ENVOY_CLASS), name
+        assert platforms.get(name).scheduling.inference_extension_releases == (versions.INFERENCE_EXTENSION,), name
     assert platforms.get("gke").scheduling.inference_pool_provider == "gke"
     assert platforms.get("eks").scheduling.inference_pool_provider == "none"
 

@@ -48,7 +48,7 @@ def test_gateway_class_the_platform_does_not_provide():
         c[SERVING]["gateway"] = {"className": "gke-l7-rilb"}
     problems = _changed("inference-eks", gke_class_on_eks)
     assert _paths(problems) == [f"{SERVING}.gateway.className"]
-    assert "allowed: auto, envoy" in problems[0][1]
+    assert "allowed: auto, agentgateway, envoy" in problems[0][1]
 
     def envoy_on_gke(c):
         c[SERVING]["gateway"] = {"className": "envoy"}
@@ -97,7 +97,7 @@ def test_extension_version_mismatch():
 
 def test_scale_to_zero_needs_a_router_that_holds_requests():
     def envoy_zero(c):
-        c[SERVING]["models"][0]["scaling"]["minReplicas"] = 0
+        c[SERVING]["gateway"] = {"className": "envoy"}
     problems = _changed("inference-eks", envoy_zero)
     assert _paths(problems) == [f"{SERVING}.models[0].scaling.minReplicas"]
     assert "without an endpoint picker nothing holds a request" in problems[0][1]
@@ -106,6 +106,12 @@ def test_scale_to_zero_needs_a_router_that_holds_requests():
         c[SERVING]["models"][0]["inferencePool"] = {"flowControl": False}
     problems = _changed("inference-gke", no_flow_control)
     assert _paths(problems) == [f"{SERVING}.models[0].scaling.minReplicas"]
+    # agentgateway (issue 52) routes through the picker, whose flow control holds requests: EKS scales to zero.
+    assert _changed("inference-eks", lambda c: None) == []
+    assert load_config(example_config("inference-eks")).serving.models[0].scaling.min_replicas == 0
+    problems = _changed("inference-eks", no_flow_control)
+    assert _paths(problems) == [f"{SERVING}.models[0].scaling.minReplicas"]
+    assert "the endpoint picker's flow control is off" in problems[0][1]
 
 
 def test_model_on_a_missing_pool_and_dra_checks():
@@ -138,7 +144,7 @@ def test_serving_path_lines_name_each_hop_and_the_idle_cost():
     assert lines[0] == ("serving: Gateway inference-gateway (class gke-l7-rilb, internal, HTTP 80; API key from Secret "
                         "vllm-api-key)")
     assert "gateway -> InferencePool qwen3-8b + endpoint picker -> LeaderWorkerSet qwen3-8b" in lines[1]
-    assert "idle: 0 node(s), 0.00 USD/h + endpoint picker 4 CPU / 8Gi requested on system nodes; scales to zero" in lines[1]
+    assert "idle: 0 node(s), 0.00 USD/h + endpoint picker 8 CPU / 8Gi requested on system nodes; scales to zero" in lines[1]
     assert "(2 pod(s) x 8 GPU) -> pool h100" in lines[2] and "idle: 2 node(s)" in lines[2]
 
 

@@ -15,6 +15,7 @@ import re
 import pytest
 
 from gpufleet.app import images as listing
+from gpufleet.base.catalog import images as catalog_images
 from tests.helm import template
 from tests.helpers import CHARTS, REFERENCE, example_config, plan_config
 from tests.helpers import planned as _planned
@@ -67,8 +68,11 @@ def _variant(stack: str) -> dict:
         for pool in config["gpufleet:nodePools"]:
             if pool.get("coldStart"):
                 pool["coldStart"]["images"] = [f"{MIRROR}/{i}" for i in pool["coldStart"]["images"]]
-    elif stack == "mirror-serving-k3s":
+    elif stack == "mirror-serving-k3s":  # agentgateway and the endpoint picker (issue 52)
         config = example_config("inference-k3s")
+    elif stack == "mirror-serving-envoy":  # the same with Envoy Gateway asked for
+        config = example_config("inference-k3s")
+        config["gpufleet:serving"]["gateway"] = {"className": "envoy"}
     elif stack == "mirror-serving-gke":
         config = example_config("inference-gke")
         config["gpufleet:registry"] = {"mirror": GKE_MIRROR}  # (GKE nodes pull from Artifact Registry only)
@@ -96,7 +100,7 @@ def planned(stack: str):
 
 
 PUBLIC_HOSTS = ("nvcr.io", "registry.k8s.io", "ghcr.io", "docker.io", "quay.io", "public.ecr.aws", "gcr.io",
-                "602401143452.dkr.ecr.")
+                "602401143452.dkr.ecr.", "cr.agentgateway.dev")
 PUBLIC = tuple(h if h.endswith(".") else h + "/" for h in PUBLIC_HOSTS)
 # A public registry name anywhere in a string: at its start or after `=`, a space, a quote or a comma (an image in a
 # flag, `--prometheus-config-reloader=quay.io/...`, or in a list).
@@ -196,6 +200,9 @@ def test_no_rendered_image_is_outside_the_mirror(stack):
     assert mirror
     for (name, version), objs in _renders(plan).items():
         referenced = {i for o in objs for i in listing.referenced_images(o)}
+        if catalog_images.mirror_slots(name, version) == []:  # a chart of CRDs only (agentgateway-crds)
+            assert referenced == set(), name
+            continue
         assert referenced, f"{name}: no image found in its render"
         outside = sorted(i for i in referenced if not i.startswith(mirror + "/"))
         assert outside == [], f"{name} {version}: images outside the mirror"
@@ -298,7 +305,7 @@ def test_envoy_gateway_starts_its_proxies_and_ratelimit_from_the_mirror():
     shutdown manager and the ratelimit Deployment name the mirror; the chart's defaults name docker.io (the check bites)."""
     import yaml
 
-    plan = planned("mirror-serving-k3s")
+    plan = planned("mirror-serving-envoy")
     mirror = plan.spec.registry.mirror
     ((name, version, release, namespace, values),) = [r for r in releases(plan) if r[0] == "gateway-helm"]
 
@@ -317,6 +324,29 @@ def test_envoy_gateway_starts_its_proxies_and_ratelimit_from_the_mirror():
     kube, cm = config(bare)
     assert kube["rateLimitDeployment"]["container"]["image"] == "docker.io/envoyproxy/ratelimit:17b1956c"
     assert "envoyProxy" not in yaml.safe_load(cm["data"]["envoy-gateway.yaml"])  # the controller's built-in proxy image
+
+
+def test_agentgateway_starts_its_proxies_from_the_mirror():
+    """agentgateway's controller starts each Gateway's proxy from AGW_PROXY_IMAGE_REGISTRY / _REPOSITORY (the chart's
+    `proxy.image`), which no image field of the render shows: with the mirror's values it names the mirror; the chart's
+    defaults name cr.agentgateway.dev (the check bites)."""
+    plan = planned("mirror-serving-k3s")
+    mirror = plan.spec.registry.mirror
+    ((name, version, release, namespace, values),) = [r for r in releases(plan) if r[0] == "agentgateway"]
+
+    def env(vals):
+        objs = template(archive(name, version), vals, namespace, release=release, kube_version="1.36")
+        (deploy,) = [o for o in objs if o["kind"] == "Deployment"]
+        container = deploy["spec"]["template"]["spec"]["containers"][0]
+        return container["image"], {e["name"]: e.get("value") for e in container.get("env", [])}
+
+    image, found = env(values)
+    assert image == f"{mirror}/cr.agentgateway.dev/controller:v1.4.1"
+    assert (found["AGW_PROXY_IMAGE_REGISTRY"], found["AGW_PROXY_IMAGE_REPOSITORY"], found["AGW_PROXY_IMAGE_TAG"]) == (
+        f"{mirror}/cr.agentgateway.dev", "agentgateway", "v1.4.1")
+    assert found["AGW_ENABLE_INFER_EXT"] == "true"
+    image, found = env({"inferenceExtension": {"enabled": True}})
+    assert (image, found["AGW_PROXY_IMAGE_REGISTRY"]) == ("cr.agentgateway.dev/controller:v1.4.1", "cr.agentgateway.dev")
 
 
 def test_model_servers_without_a_mirror_name_the_public_vllm_image():

@@ -141,6 +141,10 @@ SOURCES: tuple[CrdSource, ...] = (
     # The EnvoyProxy the `envoy` GatewayClass points at (gpufleet:serving's Envoy Service): Envoy Gateway's own CRD.
     CrdSource("gateway.envoyproxy.io/v1alpha1", "EnvoyProxy", "ENVOY_GATEWAY",
               "gateway-helm/charts/crds/crds/generated/gateway.envoyproxy.io_envoyproxies.yaml"),
+    # The AgentgatewayParameters the `agentgateway` serving Gateway names (its proxy's Service): agentgateway-crds
+    # chart, templates/ (its CRDs are templates there, rendered with no values).
+    CrdSource("agentgateway.dev/v1alpha1", "AgentgatewayParameters", "AGENTGATEWAY_CRDS",
+              "agentgateway-crds/templates/agentgateway.dev_agentgatewayparameters.yaml", helm_template=True),
 )
 _BY_KIND = {(s.api_version, s.kind): s for s in SOURCES}
 

@@ -13,7 +13,7 @@ from typing import Optional
 from gpufleet.base.catalog._files import _load
 
 FIELDS = ("repository/image/version", "repository/image/tag", "repository/tag", "repository/tag/digest", "image",
-          "registry/repository", "reference")
+          "registry/repository", "registry-path/repository", "reference")
 
 
 @dataclass(frozen=True)

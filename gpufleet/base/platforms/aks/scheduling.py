@@ -8,11 +8,18 @@ from gpufleet.base import labels as L
 from gpufleet.base.catalog import azure
 from gpufleet.base.platforms.contract.scheduling import SchedulingTraits
 from gpufleet.base.spec.errors import Problem
+from gpufleet.base.spec.features.serving import (AGENTGATEWAY_CLASS, AGENTGATEWAY_INFERENCE_EXTENSION_RELEASES,
+                                                  ENVOY_CLASS)
 
 NS = "gpufleet"
 
 
 class AksScheduling(SchedulingTraits):
+    # AKS has no managed gateway that routes to an InferencePool: gpufleet installs agentgateway (auto) or, on request,
+    # Envoy Gateway, published through the Service below (issue 52).
+    gateway_classes = (AGENTGATEWAY_CLASS, ENVOY_CLASS)
+    inference_extension_releases = AGENTGATEWAY_INFERENCE_EXTENSION_RELEASES
+
     def compat_problems(self, stack: str, spec: Any) -> list:
         """A VM size that runs only NVIDIA's GRID driver (the NVadsA10 v5 family, azure_vms.yaml `nv_a10`): gpufleet's
         pools get the data-center driver (AKS's or the GPU Operator's), under which the GPU never comes up."""
@@ -45,11 +52,8 @@ class AksScheduling(SchedulingTraits):
                         "register --namespace Microsoft.ContainerService`; or set cluster.aks.infinibandFeature: register "
                         "to let the stack declare it (docs/aks.md, \"InfiniBand\")")]
 
-    # No serving gateway class yet (gateway_classes: none, so gpufleet:serving is refused on AKS); the Service below is
-    # what Envoy Gateway gets once one is declared.
-
     def gateway_service(self, external: bool) -> dict:
-        """An Azure internal load balancer (`azure-load-balancer-internal: "true"`, learn.microsoft.com/azure/aks/
+        """The serving gateway's Service: an Azure internal load balancer (`azure-load-balancer-internal: "true"`, learn.microsoft.com/azure/aks/
         internal-lb: a private IP from the cluster's virtual network, no public IP), or the public one when external."""
         if external:
             return {"type": "LoadBalancer"}

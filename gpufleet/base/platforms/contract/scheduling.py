@@ -81,10 +81,10 @@ class SchedulingTraits:
     """The Inference Extension releases the platform's controller of the classes that route to an InferencePool
     (serving.INFERENCE_POOL_CLASSES) routes for. Default: none."""
     inference_pool_provider: str = "none"
-    """The inferencepool chart's `provider.name` (its platform-specific objects) when a class routes to an
+    """The endpoint picker chart's `provider.name` (its platform-specific objects) when a class routes to an
     InferencePool. Default: `none`."""
     inference_pool_monitoring: bool = False
-    """Whether the inferencepool chart's provider monitors the endpoint picker's metrics (the flow-control queue KEDA
+    """Whether the endpoint picker chart's provider monitors the endpoint picker's metrics (the flow-control queue KEDA
     wakes a model at zero on) when a model server scales. Default: no."""
 
     def gateway_service(self, external: bool) -> dict:

@@ -1,7 +1,7 @@
 """eks: scheduling traits (gpufleet/base/platforms/contract/scheduling.py says what each one means).
 
 EKS names a pool's machines by EC2 instance type, labels nodes of the types EC2 gives a network topology for with
-`topology.k8s.aws/network-node-layer-N`, serves through Envoy Gateway, and runs the driver its GPU AMI ships
+`topology.k8s.aws/network-node-layer-N`, serves through agentgateway (or Envoy Gateway), and runs the driver its GPU AMI ships
 (gpufleet/base/catalog/aws_amis.yaml) unless the GPU Operator installs one.
 """
 
@@ -15,7 +15,8 @@ from gpufleet.base.catalog import aws, offerings
 from gpufleet.base.catalog import topology as topology_facts
 from gpufleet.base.platforms.contract.scheduling import SchedulingTraits
 from gpufleet.base.spec.errors import Problem
-from gpufleet.base.spec.features.serving import ENVOY_CLASS
+from gpufleet.base.spec.features.serving import (AGENTGATEWAY_CLASS, AGENTGATEWAY_INFERENCE_EXTENSION_RELEASES,
+                                                  ENVOY_CLASS)
 from gpufleet.base.spec.platforms.eks import pool_instance_types
 
 NS = "gpufleet"
@@ -44,7 +45,9 @@ KARPENTER_RESTRICTED_DOMAINS = {
 
 class EksScheduling(SchedulingTraits):
     machine_key = "instanceType"
-    gateway_classes = (ENVOY_CLASS,)
+    # agentgateway first (auto: InferencePool routing, scale to zero behind the picker); Envoy Gateway on request.
+    gateway_classes = (AGENTGATEWAY_CLASS, ENVOY_CLASS)
+    inference_extension_releases = AGENTGATEWAY_INFERENCE_EXTENSION_RELEASES
 
     def gateway_service(self, external: bool) -> dict:
         """Envoy's Service is a LoadBalancer with the scheme said both ways: `aws-load-balancer-internal` for the

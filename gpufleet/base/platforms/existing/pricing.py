@@ -13,6 +13,10 @@ class ExistingPricing(PricingTraits):
     # An existing cluster's nodes: bought on demand or as interruptible capacity from its provider (a contract's
     # discount is the pool's own pricePerGpuHour, not a reservation gpufleet consumes).
     capacity_kinds = ("on-demand", "spot")
+    # The serving Gateway's proxy is a ClusterIP Service here (SchedulingTraits.gateway_service, the contract's default
+    # for an internal Gateway): no load balancer is asked for. An external Gateway's LoadBalancer is the provider's,
+    # billed outside anything gpufleet knows of the cluster.
+    gateway_load_balancer_billed = False
 
     def node_price(self, pool: Any, gpus_per_node: int, region: Optional[str]) -> tuple[Optional[float], Optional[PriceFact]]:
         """The pool's pricePerGpuHour times its GPUs, else its GPU cloud offering's public list price with its source

@@ -15,7 +15,7 @@ from gpufleet.base.catalog import gcp, gcp_families, offerings
 from gpufleet.base.catalog import topology as topology_facts
 from gpufleet.base.platforms.contract.scheduling import SchedulingTraits
 from gpufleet.base.spec.errors import Problem
-from gpufleet.base.spec.features.serving import INFERENCE_POOL_CLASSES
+from gpufleet.base.spec.features.serving import GKE_INFERENCE_POOL_CLASSES
 from gpufleet.base.spec.platforms.gke import GkePoolSpec, driver_branch_for, pool_zones
 
 NS = "gpufleet"
@@ -25,7 +25,7 @@ NS = "gpufleet"
 HOST_LABEL = "cloud.google.com/gce-topology-host"
 SUBBLOCK_LABEL = "cloud.google.com/gce-topology-subblock"
 
-# GKE's Inference Gateway classes (serving.INFERENCE_POOL_CLASSES; gpufleet/base/spec/features/serving.py has the
+# GKE's Inference Gateway classes (serving.GKE_INFERENCE_POOL_CLASSES; gpufleet/base/spec/features/serving.py has the
 # sources). GKE installs the GA Gateway API and Inference Extension CRDs itself from 1.34.0-gke.1626000 ("Deploy GKE
 # Inference Gateway", cloud.google.com/kubernetes-engine/docs/how-to/deploy-gke-inference-gateway): gpufleet refuses
 # GKE minors below 1.34 rather than apply CRDs GKE then owns.
@@ -58,12 +58,12 @@ def _minor(version: str) -> tuple[int, ...]:
 class GkeScheduling(SchedulingTraits):
     machine_key = "machineType"
     stack_sharing = False  # GKE shares GPUs with gke.gpuSharing (at most 48 MPS clients there too); `sharing` is refused
-    gateway_classes = INFERENCE_POOL_CLASSES  # auto: gke-l7-rilb (internal), external-managed with exposure: external
+    gateway_classes = GKE_INFERENCE_POOL_CLASSES  # auto: gke-l7-rilb (internal), external-managed with exposure: external
     inference_extension_releases = INFERENCE_EXTENSION_RELEASES
     inference_pool_provider = "gke"
-    # The inferencepool chart's GKE monitoring: a metrics-reader token and a ClusterPodMonitoring for the endpoint
-    # picker's metrics (the chart's inference-extension templates _gke.yaml, _sa-token-secret.yaml at
-    # versions.INFERENCEPOOL), read by Managed Service for Prometheus.
+    # The endpoint picker chart's GKE monitoring: a metrics-reader token and a PodMonitoring for the picker's metrics
+    # (the router library's templates/_gke.yaml at versions.ENDPOINT_PICKER: provider gke maps to monitoring provider
+    # gmp), read by Managed Service for Prometheus.
     inference_pool_monitoring = True
 
     def nvlink_machine(self, pool: Any) -> Optional[str]:
@@ -106,7 +106,7 @@ class GkeScheduling(SchedulingTraits):
     # Serving
 
     def gateway_problems(self, stack: str, spec: Any, gateway_class: str) -> list:
-        if gateway_class in INFERENCE_POOL_CLASSES and _minor(spec.cluster.kubernetes_version) < INFERENCE_MIN_MINOR:
+        if gateway_class in GKE_INFERENCE_POOL_CLASSES and _minor(spec.cluster.kubernetes_version) < INFERENCE_MIN_MINOR:
             return [Problem(stack, f"{NS}:cluster.kubernetesVersion", f"GKE routes to an InferencePool with "
                             f"{gateway_class} from 1.34.0-gke.1626000 (GKE installs its CRDs there): use 1.34 or later",
                             spec.cluster.kubernetes_version)]

@@ -2,7 +2,7 @@
 
 A k3s pool is its hosts: the stack declares their GPU model (`gpu`), their topology (each host's `block` and `rack`,
 written as node labels at join), their RDMA NICs (the NVIDIA Network Operator's, SR-IOV included) and whether AMD
-Instinct GPUs run (the AMD GPU Operator). k3s brings its own local-path provisioner; serving goes through Envoy Gateway.
+Instinct GPUs run (the AMD GPU Operator). k3s brings its own local-path provisioner; serving goes through agentgateway (or Envoy Gateway).
 """
 
 from __future__ import annotations
@@ -12,17 +12,20 @@ from typing import Any, Optional
 from gpufleet.base import labels as L
 from gpufleet.base.platforms.contract.scheduling import SchedulingTraits
 from gpufleet.base.spec.errors import Problem
-from gpufleet.base.spec.features.serving import ENVOY_CLASS
+from gpufleet.base.spec.features.serving import (AGENTGATEWAY_CLASS, AGENTGATEWAY_INFERENCE_EXTENSION_RELEASES,
+                                                  ENVOY_CLASS)
 
 NS = "gpufleet"
 
 
 class K3sScheduling(SchedulingTraits):
-    # Envoy's Service: the contract's default, ClusterIP when internal. A LoadBalancer Service on k3s is served by
+    # The gateway's Service (agentgateway's or Envoy's): the contract's default, ClusterIP when internal. A LoadBalancer Service on k3s is served by
     # ServiceLB, which binds its ports as host ports on every node (docs.k3s.io/networking/networking-services,
     # "ServiceLB will expose these ports on all cluster members"; k3s-io/klipper-lb README), so only an external
     # Gateway gets one.
-    gateway_classes = (ENVOY_CLASS,)
+    # agentgateway first (auto: InferencePool routing, scale to zero behind the picker); Envoy Gateway on request.
+    gateway_classes = (AGENTGATEWAY_CLASS, ENVOY_CLASS)
+    inference_extension_releases = AGENTGATEWAY_INFERENCE_EXTENSION_RELEASES
     amd_gpus = True
     declared_gpus = True
     nic_rdma = True

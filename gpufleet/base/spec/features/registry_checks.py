@@ -11,7 +11,7 @@ from gpufleet.base import platforms, versions
 from gpufleet.base.catalog import images as catalog_images
 from gpufleet.base.sharing import is_amd
 from gpufleet.base.spec.errors import Problem
-from gpufleet.base.spec.features.serving import ENVOY_CLASS, INFERENCE_POOL_CLASSES
+from gpufleet.base.spec.features.serving import AGENTGATEWAY_CLASS, ENVOY_CLASS, INFERENCE_POOL_CLASSES
 from gpufleet.base.spec.shape import shaped_pools
 
 MIRROR = "gpufleet:registry.mirror"
@@ -66,7 +66,11 @@ CHART_KEYS: dict[str, ChartKey] = {
     versions.LWS.name: ChartKey("gpufleet:serving", lambda s: s.serving.enabled),
     versions.ENVOY_GATEWAY.name: ChartKey("gpufleet:serving.gateway.className",
                                           lambda s: _serving_class(s) == ENVOY_CLASS, label="Envoy Gateway"),
-    versions.INFERENCEPOOL.name: ChartKey("gpufleet:serving.models",
+    versions.AGENTGATEWAY_CRDS.name: ChartKey("gpufleet:serving.gateway.className",
+                                              lambda s: _serving_class(s) == AGENTGATEWAY_CLASS, label="agentgateway"),
+    versions.AGENTGATEWAY.name: ChartKey("gpufleet:serving.gateway.className",
+                                         lambda s: _serving_class(s) == AGENTGATEWAY_CLASS, label="agentgateway"),
+    versions.ENDPOINT_PICKER.name: ChartKey("gpufleet:serving.models",
                                           lambda s: _serving_class(s) in INFERENCE_POOL_CLASSES and bool(s.serving.models)),
 }
 STACK_VERSIONED = (versions.GPU_OPERATOR.name, versions.AMD_GPU_OPERATOR.name)

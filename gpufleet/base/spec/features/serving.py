@@ -6,6 +6,10 @@ Facts behind the checks, each with its source:
   "Deploy GKE Inference Gateway", cloud.google.com/kubernetes-engine/docs/how-to/deploy-gke-inference-gateway; the
   same two in llm-d.ai/docs/resources/gateway/gke). The Kubernetes minor GKE needs for them and the Inference Extension
   releases its controller routes for are GKE's traits (gpufleet/base/platforms/gke/scheduling.py).
+- agentgateway (versions.AGENTGATEWAY) implements InferencePool v1 (the Inference Extension's guides at the pinned
+  release list it beside GKE, Istio and NGINX Gateway Fabric, site-src/guides/index.md; its go.mod pins the same Gateway
+  API and Inference Extension releases gpufleet installs). It is the default gateway where the platform has no managed
+  one: docs/inference.md ("Which gateway") has the comparison with Istio and Envoy AI Gateway.
 - Envoy Gateway (versions.ENVOY_GATEWAY) has no InferencePool backend of its own: at the pinned tag the word appears only in
   examples/extension-server (an extension server such as Envoy AI Gateway adds it), and the Inference Extension's
   the pinned release guides (site-src/guides/index.md) list GKE, Istio, Agentgateway and NGINX Gateway Fabric, not Envoy Gateway.
@@ -14,7 +18,7 @@ Facts behind the checks, each with its source:
   (docs/proposals/003-model-server-protocol/README.md at the tag): vLLM's queue `vllm:num_requests_waiting`, KV-cache
   `vllm:kv_cache_usage_perc` (vLLM's older `vllm:gpu_cache_usage_perc` is what the EPP no longer reads).
 - Scale to zero: the endpoint picker's Flow Control layer holds requests while no model server is ready and exports
-  `inference_extension_flow_control_queue_size` for KEDA (site-src/guides/flow-control.md at the pinned release, "Autoscaling:
+  its queue depth (FLOW_CONTROL_QUEUE_METRIC) for KEDA (site-src/guides/flow-control.md at the pinned release, "Autoscaling:
   KEDA and Scale-to-Zero"; kubernetes-sigs/gateway-api-inference-extension#1952). Without an endpoint picker nothing
   holds a request: a Service with no ready endpoint refuses it.
 - Exposure (issue 48): internal unless the stack says `gateway.exposure: external` with a reason. GKE's classes decide
@@ -34,6 +38,7 @@ from typing import Annotated, Any, Literal, Optional
 from pydantic import Field
 
 from gpufleet.base import platforms, versions
+from gpufleet.base.spec import ids
 from gpufleet.base.spec.base import DNS_LABEL, LABEL_KEY, LABEL_VALUE, Model
 from gpufleet.base.spec.errors import Problem
 
@@ -48,8 +53,18 @@ ENVOY_CLASS = "envoy"
 # Envoy Gateway's controller name: the chart's `config.envoyGateway.gateway.controllerName` default (values.yaml at
 # the pinned chart, versions.ENVOY_GATEWAY).
 ENVOY_CONTROLLER = "gateway.envoyproxy.io/gatewayclass-controller"
-# The classes whose controller routes to an InferencePool (an endpoint picker runs for them): GKE's Inference Gateway.
-INFERENCE_POOL_CLASSES = ("gke-l7-regional-external-managed", "gke-l7-rilb")
+# agentgateway (versions.AGENTGATEWAY): the GatewayClass its controller creates and owns (wellknown.DefaultAgwClassName
+# and controllerName in controller/pkg/wellknown/controller.go at the pinned tag; gpufleet creates no GatewayClass for
+# it), routing to an InferencePool with the chart's `inferenceExtension.enabled` (env AGW_ENABLE_INFER_EXT).
+AGENTGATEWAY_CLASS = "agentgateway"
+AGENTGATEWAY_CONTROLLER = "agentgateway.dev/agentgateway"
+# The classes whose controller routes to an InferencePool (an endpoint picker runs for them): GKE's Inference Gateway,
+# and agentgateway where gpufleet installs it (EKS, k3s, AKS, existing).
+GKE_INFERENCE_POOL_CLASSES = ("gke-l7-regional-external-managed", "gke-l7-rilb")
+INFERENCE_POOL_CLASSES = (*GKE_INFERENCE_POOL_CLASSES, AGENTGATEWAY_CLASS)
+# What the gateways gpufleet installs route for (go.mod at their pinned tags, gpufleet/base/versions.py), by class: the
+# platforms that offer the class declare these as their `inference_extension_releases`.
+AGENTGATEWAY_INFERENCE_EXTENSION_RELEASES = (versions.AGENTGATEWAY_INFERENCE_EXTENSION,)
 # The classes whose load balancer is a regional Envoy-based one, which needs an active proxy-only subnet
 # (purpose REGIONAL_MANAGED_PROXY) in the Gateway's region and VPC: GKE "Deploying Gateways" (docs.cloud.google.com/
 # kubernetes-engine/docs/how-to/deploying-gateways, "Configure a proxy-only subnet": required by the regional external
@@ -74,10 +89,11 @@ SECRET_KEY = r"^[-._a-zA-Z0-9]+$"
 REASON = r"^[^\x00-\x1f\x7f]*\S[^\x00-\x1f\x7f]*$"
 
 
-# What each endpoint picker requests: the inferencepool chart's default (values.yaml `inferenceExtension.resources.requests`
-# at versions.INFERENCEPOOL: cpu "4", memory 8Gi; gpufleet does not override it), one pod per InferencePool
-# (`inferenceExtension.replicas: 1`), on the system nodes. tests/upstream/test_serving_upstream.py reads the archive.
-EPP_REQUESTS = {"cpu": "4", "memory": "8Gi"}
+# What each endpoint picker requests: the picker chart's default (the router library's values.yaml
+# `epp.resources.requests` at versions.ENDPOINT_PICKER: cpu "8", memory 8Gi, memory limit 16Gi, no CPU limit; gpufleet
+# does not override it), one pod per InferencePool (`epp.replicas: 1`), on the system nodes.
+# tests/upstream/test_serving_upstream.py reads the archive.
+EPP_REQUESTS = {"cpu": "8", "memory": "8Gi"}
 
 
 def _traits(platform: str):
@@ -99,10 +115,22 @@ def needs_proxy_only_subnet(spec: Any) -> bool:
     return spec.serving.enabled and resolved_class(spec) in REGIONAL_PROXY_CLASSES
 
 
-# The metrics a model server exports, by server type, and the scaling signals gpufleet maps to them.
+# The metrics a model server exports, by server type, and the scaling signals gpufleet maps to them. vLLM at
+# versions.VLLM_IMAGE exports all three (vllm/v1/metrics/loggers.py of the PyPI wheel of versions.VLLM_VERSION,
+# cp38-abi3-manylinux_2_28_x86_64, sha256 4b6bdec4ab269990bf70d45a3c1e94c3760a27064513760193b26d6f0da883aa, lines 528,
+# 538, 620: gauges vllm:num_requests_running, vllm:num_requests_waiting, vllm:kv_cache_usage_perc; the deprecated
+# vllm:gpu_cache_usage_perc is gone there). The endpoint picker reads the same three for a vLLM server (PICKER_READS).
 EXPORTED_METRICS = {"vllm": ("vllm:num_requests_waiting", "vllm:kv_cache_usage_perc", "vllm:num_requests_running")}
+# What the endpoint picker scrapes from a vLLM server: llm-d/llm-d-router at versions.ENDPOINT_PICKER,
+# pkg/epp/framework/plugins/datalayer/extractor/metrics/factories.go lines 92-94 (QueuedRequestsSpec,
+# RunningRequestsSpec, KVUsageSpec) and pkg/epp/server/options.go lines 143-145. A server that does not export them
+# breaks routing: tests/unit/test_serving_metrics.py checks them against EXPORTED_METRICS.
+PICKER_READS = {"vllm": ("vllm:num_requests_waiting", "vllm:num_requests_running", "vllm:kv_cache_usage_perc")}
 SIGNALS = {"queue": "vllm:num_requests_waiting", "kvCache": "vllm:kv_cache_usage_perc"}
-FLOW_CONTROL_QUEUE_METRIC = "inference_extension_flow_control_queue_size"
+# The endpoint picker's flow-control queue depth (labels include inference_pool): llm-d-router's canonical name at
+# versions.ENDPOINT_PICKER (docs/metrics.md "flow_control_queue_size" under the `llm_d_epp_` subsystem; the older
+# `inference_extension_` twin is still emitted there but deprecated).
+FLOW_CONTROL_QUEUE_METRIC = "llm_d_epp_flow_control_queue_size"
 # Pod labels: Kubernetes label keys and values (k8s.io/apimachinery validation, 63-character values).
 Labels = dict[Annotated[str, Field(pattern=LABEL_KEY, max_length=316)], Annotated[str, Field(pattern=LABEL_VALUE, max_length=63)]]
 # A Prometheus metric name (prometheus.io/docs/concepts/data_model: [a-zA-Z_:][a-zA-Z0-9_:]*).
@@ -118,8 +146,8 @@ class TlsSpec(Model):
 class GatewaySpec(Model):
     class_name: str = Field(default="auto", pattern=DNS_LABEL, max_length=63)
     """The GatewayClass of the serving Gateway. auto: on GKE gke-l7-rilb (regional internal Application Load Balancer),
-    or gke-l7-regional-external-managed with exposure: external; `envoy` (Envoy Gateway on the system nodes) on EKS and
-    k3s."""
+    or gke-l7-regional-external-managed with exposure: external; `agentgateway` (InferencePool and endpoint picker) on
+    EKS, k3s, AKS and existing clusters, where `envoy` (Envoy Gateway to a Service, no picker) is offered too."""
     inference_extension: str = Field(default=versions.INFERENCE_EXTENSION, pattern=r"^v[0-9]+\.[0-9]+\.[0-9]+$")
     """The Inference Extension release the gateway must route for; checked against what the class supports."""
     exposure: Literal["internal", "external"] = "internal"
@@ -161,6 +189,9 @@ class InferencePoolSpec(Model):
     """Pod labels the pool selects; default: the model server's `app` label (`app: <model name>`)."""
     flow_control: bool = True
     """The endpoint picker's Flow Control layer (queues requests centrally; needed for scale to zero)."""
+    profile: Literal["default", "pd"] = "default"
+    """The picker's scheduling profiles: default (queue, KV-cache and prefix-cache scorers), or pd (llm-d's
+    prefill/decode disaggregation: a prefill and a decode profile, each filtering its role; needs `roles`)."""
 
 
 class ScalingSpec(Model):
@@ -171,6 +202,85 @@ class ScalingSpec(Model):
     min_replicas: int = Field(default=1, ge=0, le=1000)
     """0 only where a router holds requests while no replica runs (a gateway class with an endpoint picker)."""
     max_replicas: int = Field(default=2, ge=1, le=1000)
+
+
+# A Kubernetes quantity as gpufleet accepts it for a server's requests: a whole or decimal number with an optional
+# binary or decimal suffix (k8s.io/apimachinery resource.Quantity; "500m" CPU, "64Gi" memory).
+QUANTITY = r"^[0-9]+(\.[0-9]+)?(m|k|M|G|T|Ki|Mi|Gi|Ti)?$"
+# One engine argument: printable, one line (argv, never shell text).
+ENGINE_ARG = r"^[^\x00-\x1f\x7f]{1,512}$"
+# The Hugging Face token's default key in its Secret: the name llm-d's model service reads (llm-d-modelservice v0.4.12
+# templates/_helpers.tpl "hfEnv": env HF_TOKEN from secretKeyRef key HF_TOKEN), which huggingface_hub reads as HF_TOKEN.
+HF_TOKEN_KEY = "HF_TOKEN"
+# Hugging Face organisations whose models are gated (the hub serves their files only to an account that accepted the
+# licence, with its token): meta-llama (every Llama model page, e.g. huggingface.co/meta-llama/Llama-3.3-70B-Instruct,
+# "You need to agree to share your contact information to access this model"). Another gated model is declared with
+# `gated: true`.
+GATED_PREFIXES = ("meta-llama/",)
+
+
+class ResourcesSpec(Model):
+    cpu: Optional[str] = Field(default=None, pattern=QUANTITY, max_length=32)
+    """CPU each pod requests (e.g. "32"); default: none requested."""
+    memory: Optional[str] = Field(default=None, pattern=QUANTITY, max_length=32)
+    """Memory each pod requests, and its limit (e.g. "256Gi"); default: none."""
+    ephemeral_storage: Optional[str] = Field(default=None, pattern=QUANTITY, max_length=32)
+    """Ephemeral storage each pod requests (weights downloaded to the container's disk); default: none."""
+
+
+class SecretKeySpec(Model):
+    secret_name: str = Field(pattern=DNS_LABEL, max_length=253)
+    """A Secret in the model's namespace; you create it (the token never passes through the stack or Pulumi's state)."""
+    key: str = Field(default=HF_TOKEN_KEY, pattern=SECRET_KEY, max_length=253)
+    """The Secret's data key. Default: HF_TOKEN."""
+
+
+class ParallelismSpec(Model):
+    tensor: int = Field(ge=1, le=72)
+    """vLLM --tensor-parallel-size: GPUs one shard of the model spans, inside a pod."""
+    pipeline: int = Field(default=1, ge=1, le=72)
+    """--pipeline-parallel-size: stages, one per pod of a replica (over Ray). Default 1."""
+    data: int = Field(default=1, ge=1, le=1024)
+    """--data-parallel-size: engine ranks of one replica; with more than one pod, spread over its pods (vLLM's
+    multi-node data parallel: the leader serves, the workers run --headless). Default 1."""
+    expert: bool = False
+    """--enable-expert-parallel (MoE experts spread over the TP x DP ranks, the wide expert-parallel layout)."""
+
+
+class PlacementSpec(Model):
+    level: str = Field(pattern=LABEL_KEY, max_length=316)
+    """A level of the pool's Kueue Topology (gpufleet:addons.kueue.topology.pools; e.g. nvidia.com/gpu.clique, the
+    NVLink domain, or cloud.google.com/gce-topology-block) every pod of one replica lands in."""
+    required: bool = True
+    """true: Kueue admits a replica only inside one domain of the level (podset-required-topology); false: it prefers
+    one (podset-preferred-topology). Default: required."""
+
+
+class RdmaSpec(Model):
+    capabilities: list[Literal["IPC_LOCK"]] = Field(default=[], max_length=1)
+    """Linux capabilities the serving container gets for RDMA: IPC_LOCK lets it pin (register) memory for the NIC
+    beyond the memlock limit, as the NVIDIA Network Operator's RDMA test pod asks (rdma-gpu-test-pod1.yml at
+    versions.NETWORK_OPERATOR: `capabilities.add: [IPC_LOCK]`). Default: none. Never privileged."""
+    reason: Optional[str] = Field(default=None, pattern=REASON, max_length=200)
+    """Why (required with capabilities): written on the pods as gpufleet.io/rdma-capabilities-reason."""
+
+
+# The role label llm-d's picker filters prefill and decode pods by (llm-d-router docs/disaggregation.md at
+# versions.ENDPOINT_PICKER: "By default, llm-d uses the label key `llm-d.ai/role`"; llm-d-modelservice sets it too).
+ROLE_LABEL = "llm-d.ai/role"
+
+
+class RoleSpec(Model):
+    replicas: int = Field(default=1, ge=1, le=1000)
+    """Replicas of this role (each a LeaderWorkerSet group). Default 1."""
+
+
+class RolesSpec(Model):
+    prefill: RoleSpec = RoleSpec()
+    decode: RoleSpec = RoleSpec()
+    kv_connector: Literal["NixlConnector"] = "NixlConnector"
+    """vLLM's KV-transfer connector between the roles (`--kv-transfer-config`, kv_role kv_both on both); the decode
+    pods' routing sidecar speaks it as `--kv-connector nixlv2` (llm-d-router docs/disaggregation.md, "KV Connector")."""
 
 
 class ModelServerSpec(Model):
@@ -194,6 +304,38 @@ class ModelServerSpec(Model):
     inference_pool: InferencePoolSpec = InferencePoolSpec()
     scaling: Optional[ScalingSpec] = None
     """KEDA scaling on the server's metrics; default: none (fixed at one replica)."""
+    image: Optional[str] = Field(default=None, pattern=ids.IMAGE_REF, max_length=255)
+    """The server image; default: the pinned vLLM image (versions.VLLM_IMAGE), pulled from the mirror where one is set."""
+    args: list[Annotated[str, Field(pattern=ENGINE_ARG)]] = Field(default=[], max_length=64)
+    """Extra engine arguments appended to `vllm serve` (argv: no shell parses them); default: none."""
+    resources: Optional[ResourcesSpec] = None
+    """CPU, memory and ephemeral-storage requests of each pod; default: none (GPUs only)."""
+    shm: Optional[str] = Field(default=None, pattern=QUANTITY, max_length=32)
+    """Size of /dev/shm (a memory-backed emptyDir): needed by tensor parallelism; default: the runtime's (64Mi)."""
+    hf_token: Optional[SecretKeySpec] = None
+    """A Hugging Face token from a Secret (env HF_TOKEN), for gated models; default: none."""
+    gated: Optional[bool] = None
+    """Whether the model needs a Hugging Face token; default: known gated organisations (GATED_PREFIXES)."""
+    parallelism: Optional[ParallelismSpec] = None
+    """Tensor x pipeline x data parallelism; default: tensor = gpusPerNode, pipeline = nodesPerReplica."""
+    placement: Optional[PlacementSpec] = None
+    """Kueue Topology Aware Scheduling of each replica (the LeaderWorkerSet queued to the LocalQueue named after the
+    pool, its leader and workers one PodSet group): a multi-node replica in one block or NVLink domain. Default: none
+    (the scheduler places pods one by one)."""
+    rdma: Optional[RdmaSpec] = None
+    """On an RDMA pool (nodePools[].rdma: true) the pods always get the pool's RDMA interfaces (EKS: every EFA device
+    of a node; k3s: the Network Operator's RDMA device and network); capabilities only when asked here, with a
+    reason. Default: none."""
+    roles: Optional[RolesSpec] = None
+    """Prefill/decode disaggregation: a LeaderWorkerSet per role (`<name>-prefill`, `<name>-decode`, labelled
+    llm-d.ai/role) with its own replicas, the KV connector on both, the routing sidecar in the decode pods; needs
+    inferencePool.profile: pd. Default: none (one aggregated server)."""
+
+    def parallel(self) -> ParallelismSpec:
+        return self.parallelism or ParallelismSpec(tensor=self.gpus_per_node, pipeline=self.nodes_per_replica)
+
+    def needs_token(self) -> bool:
+        return self.gated if self.gated is not None else self.model.startswith(GATED_PREFIXES)
 
     def pod_labels(self) -> dict[str, str]:
         return {"app": self.name, **self.labels}
@@ -232,7 +374,8 @@ def check(stack: str, spec) -> list[Problem]:
     pooled = routes_to_inference_pool(spec)
     if ext != versions.INFERENCE_EXTENSION:
         problems.append(Problem(stack, f"{AT}.gateway.inferenceExtension", f"gpufleet installs the Inference Extension "
-                                f"{versions.INFERENCE_EXTENSION} (CRDs and inferencepool chart); another release needs "
+                                f"{versions.INFERENCE_EXTENSION} (its InferencePool CRD, which the gateway and the endpoint picker are built "
+                                "against); another release needs "
                                 "the pin changed in gpufleet/base/versions.py", ext))
     elif pooled and klass in provided and ext not in supported:
         problems.append(Problem(stack, f"{AT}.gateway.inferenceExtension", f"gateway class {klass} supports Inference "
@@ -353,12 +496,19 @@ def serving_path(spec, capacity) -> list[str]:
         via = f"InferencePool {m.name} + endpoint picker" if pooled else f"Service {m.name} (no endpoint picker)"
         replicas = m.scaling.min_replicas if m.scaling else 1
         top = m.scaling.max_replicas if m.scaling else 1
+        if m.roles is not None:
+            replicas = top = m.roles.prefill.replicas + m.roles.decode.replicas
         nodes = replicas * m.nodes_per_replica
         price = prices.get(m.pool)
         idle = "unpriced" if price is None else f"{nodes * price:.2f} USD/h"
         scale = (f"KEDA on {SIGNALS.get(m.scaling.signal, m.scaling.signal)} > {m.scaling.target:g} per replica, "
                  f"{replicas}-{top} replicas" if m.scaling else "fixed 1 replica")
-        out.append(f"  {m.namespace}/{m.name}: gateway -> {via} -> LeaderWorkerSet {m.name} "
+        servers = (f"LeaderWorkerSets {m.name}-prefill x{m.roles.prefill.replicas} + {m.name}-decode "
+                   f"x{m.roles.decode.replicas} ({m.roles.kv_connector})" if m.roles is not None
+                   else f"LeaderWorkerSet {m.name}")
+        if m.roles is not None:
+            scale = f"fixed {replicas} replicas"
+        out.append(f"  {m.namespace}/{m.name}: gateway -> {via} -> {servers} "
                    f"({m.nodes_per_replica} pod(s) x {m.gpus_per_node} GPU) -> pool {m.pool}; {scale}; "
                    f"idle: {nodes} node(s), {idle}" + (picker if pooled else "") + ("; scales to zero (flow control holds requests)" if replicas == 0 else ""))
     return out

@@ -1,0 +1,108 @@
+"""The serving examples of issue 52 (examples/serving/): prefill/decode disaggregation and wide expert parallelism on
+GKE, and serving on AKS. Each plans clean (no policy violation), its custom resources validate against the CRDs of
+the pinned charts, and the charts it passes values to render with the real helm and validate (the picker with its pd
+profile, agentgateway on AKS). Kept out of stacks/ so the suite-wide stack sweeps do not plan them again."""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gpufleet.app.plan.crd_sources import Crd, NotValidated, lookup
+from gpufleet.app.plan.custom_resources import validate
+from gpufleet.base import versions
+from tests.helpers import CHARTS, plan_config
+from tests.upstream.test_chart_renders import render_and_check
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "serving"
+
+
+@functools.lru_cache(maxsize=None)
+def _plan(stack: str):
+    config = yaml.safe_load((EXAMPLES / f"Pulumi.{stack}.yaml").read_text())["config"]
+    return plan_config(config, stack)
+
+
+def _objects(stack: str, kind: str) -> dict[str, dict]:
+    return {r.name: r.revealed for r in _plan(stack).resources if r.type.rsplit(":", 1)[-1] == kind}
+
+
+@pytest.mark.parametrize("stack", ["pd-gke", "wide-ep-gke", "inference-aks"])
+def test_the_example_plans_clean_and_its_custom_resources_validate(stack):
+    plan = _plan(stack)
+    assert [(v.policy, v.message) for v in plan.violations if v.level == "mandatory"] == []
+    checked = 0
+    for r in plan.resources:
+        if not r.type.startswith("kubernetes:") or not {"apiVersion", "kind", "spec"} <= set(r.revealed):
+            continue
+        body = {k: r.revealed[k] for k in ("apiVersion", "kind", "metadata", "spec")}
+        found = lookup(body["apiVersion"], body["kind"], CHARTS)
+        if found is None or (isinstance(found, NotValidated) and body["apiVersion"].startswith("monitoring.googleapis.com")):
+            continue  # a built-in kind; GKE's own PodMonitoring CRD (no pinned chart ships it: crd_sources.PLATFORM_KINDS)
+        assert isinstance(found, Crd), (r.name, found)
+        assert [f"{f.path}: {f.message}" for f in validate(body, found.schema)] == [], r.name
+        checked += 1
+    assert checked >= 4
+
+
+def test_prefill_and_decode_run_as_two_leader_worker_sets_the_pd_picker_routes():
+    lws = _objects("pd-gke", "LeaderWorkerSet")
+    prefill = lws["pd-gke-model-serving-llama-70b-pd-lws-prefill"]
+    decode = lws["pd-gke-model-serving-llama-70b-pd-lws-decode"]
+    assert (prefill["metadata"]["name"], prefill["spec"]["replicas"]) == ("llama-70b-pd-prefill", 2)
+    assert (decode["metadata"]["name"], decode["spec"]["replicas"]) == ("llama-70b-pd-decode", 1)
+    kv = ["--kv-transfer-config", json.dumps({"kv_connector": "NixlConnector", "kv_role": "kv_both"}, separators=(",", ":"))]
+    for role, obj in (("prefill", prefill), ("decode", decode)):
+        pod = obj["spec"]["leaderWorkerTemplate"]["workerTemplate"]
+        assert pod["metadata"]["labels"] == {"app": "llama-70b-pd", "llm-d.ai/role": role}
+        (vllm,) = pod["spec"]["containers"]
+        assert vllm["command"][-2:] == kv
+        assert vllm["resources"]["requests"] == {"cpu": "32", "memory": "512Gi"}
+    prefill_pod = prefill["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]
+    decode_pod = decode["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]
+    assert "initContainers" not in prefill_pod
+    assert prefill_pod["containers"][0]["command"][3:5] == ["--port", "8000"]
+    # Decode: vLLM behind llm-d's routing sidecar, a native sidecar on the serving port.
+    assert decode_pod["containers"][0]["command"][3:5] == ["--port", "8200"]
+    assert decode_pod["containers"][0]["readinessProbe"]["httpGet"]["port"] == 8200
+    (sidecar,) = decode_pod["initContainers"]
+    assert sidecar == {"name": "routing-sidecar", "image": versions.DISAGG_SIDECAR_IMAGE, "restartPolicy": "Always",
+                       "args": ["--port=8000", "--vllm-port=8200", "--secure-proxy=false", "--kv-connector=nixlv2"],
+                       "ports": [{"name": "sidecar-http", "containerPort": 8000}]}
+    values = _objects("pd-gke", "Release")["pd-gke-model-serving-llama-70b-pd-pool-release"]["values"]["router"]
+    assert values["epp"]["pluginsConfigFile"] == "pd.yaml"
+    config = yaml.safe_load(values["epp"]["pluginsCustomConfig"]["pd.yaml"])
+    assert [p["name"] for p in config["schedulingProfiles"]] == ["prefill", "decode"]
+    assert config["featureGates"] == ["flowControl"]
+
+
+def test_the_picker_renders_its_pd_profile_and_agentgateway_renders_on_aks():
+    found = render_and_check(_plan("pd-gke"), only=versions.ENDPOINT_PICKER.name)
+    assert found == {f"{versions.ENDPOINT_PICKER.name}@{versions.ENDPOINT_PICKER.version}": []}
+    found = render_and_check(_plan("inference-aks"), only=versions.AGENTGATEWAY.name)
+    assert found == {f"{versions.AGENTGATEWAY.name}@{versions.AGENTGATEWAY.version}": []}
+
+
+def test_wide_ep_leader_and_worker_share_one_data_parallel_group():
+    (lws,) = _objects("wide-ep-gke", "LeaderWorkerSet").values()
+    template = lws["spec"]["leaderWorkerTemplate"]
+    assert template["size"] == 2
+    leader = template["leaderTemplate"]["spec"]["containers"][0]["command"]
+    worker = template["workerTemplate"]["spec"]["containers"][0]["command"]
+    assert "--enable-expert-parallel" in leader and "--enable-expert-parallel" in worker
+    assert leader[leader.index("--data-parallel-size") + 1] == "16" and "--headless" in worker
+    assert 'exec vllm serve "$@" --data-parallel-start-rank $((LWS_WORKER_INDEX * 8))' in worker
+    # The model's namespace is the Kueue team's, made once (by the team's component, not again by serving).
+    names = [r.name for r in _plan("wide-ep-gke").resources if r.type == "kubernetes:core/v1:Namespace"
+             and (r.revealed.get("metadata") or {}).get("name") == "serving"]
+    assert names == ["wide-ep-gke-kueue-team-serving-ns"]
+    # Kueue TAS: queued to the team's LocalQueue of the pool, leader and worker one PodSet group in one sub-block.
+    assert lws["metadata"]["labels"] == {"kueue.x-k8s.io/queue-name": "h100"}
+    for role in ("leaderTemplate", "workerTemplate"):
+        assert template[role]["metadata"]["annotations"] == {
+            "kueue.x-k8s.io/podset-required-topology": "cloud.google.com/gce-topology-subblock",
+            "kueue.x-k8s.io/podset-group-name": "replica"}, role
