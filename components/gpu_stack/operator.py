@@ -86,6 +86,10 @@ def operator_values(args: GpuOperatorArgs, facts: dict) -> dict:
         "devicePlugin": {"enabled": True},
         "dcgmExporter": {"enabled": True},
         "nfd": {"enabled": True},
+        # The chart's CRD-upgrade hook off: gpufleet applies the chart's crds/ itself before the release (versions.
+        # GPU_OPERATOR `crds`, docs/upgrades.md); the hook would be a second writer of the same CRDs and skips the
+        # ComputeDomain ones (templates/upgrade_crd.yaml; values.yaml `operator.upgradeCRD: true` by default).
+        "operator": {"upgradeCRD": False},
         "daemonsets": {"tolerations": gpu_tolerations},
         "node-feature-discovery": {"worker": {"tolerations": [
             _CONTROL_PLANE_TOLERATION, *tolerations([*args.gpu_node_taints, *args.nfd_extra_taints])]}},

@@ -19,6 +19,7 @@ from gpufleet.base.capacity import PoolCapacity, addons_warnings, capacity
 from gpufleet.app.plan.cost import Cost
 from gpufleet.app.plan.cost_items import items_for
 from gpufleet.app.plan.chart_archives import charts_dir, unchecked_local_charts
+from gpufleet.app.plan import upgrade_warnings
 from gpufleet.app.plan.cr_check import check_custom_resources
 from gpufleet.base.spec.checks import upkeep_checks
 from gpufleet.base.spec.checks.catalog_checks import catalog_warnings, plan_day
@@ -125,7 +126,8 @@ def _plan(stack_file: StackFile, evaluate_policies: bool, today: Optional[dateti
         warnings=addons_warnings(stack_file.stack, spec) + catalog_warnings(stack_file.stack, spec, day)
         + upkeep_checks.warnings(stack_file.stack, spec) + dra_checks.warnings(stack_file.stack, spec)
         + network_checks.warnings(stack_file.stack, spec) + cr_warnings
-        + unchecked_local_charts(stack_file.stack, spec, monitor.registrations),
+        + unchecked_local_charts(stack_file.stack, spec, monitor.registrations)
+        + upgrade_warnings.crds_not_applied(stack_file.stack, monitor.registrations),
         catalog_date=catalog.catalog_date(pricing.catalog_files),
         region=region,
         stack_file=stack_file.review_record(),
