@@ -34,30 +34,11 @@ import pulumi_kubernetes as k8s
 import yaml
 
 from gpufleet.base import chart_crds
+from gpufleet.base.chart_crds import crd_folders  # noqa: F401 (importable from here)
 from gpufleet.base.versions import CRDS_APPLY, HelmChart
 
 # Server-side apply takes over fields another manager (Helm, on the first install of crds/) set, instead of failing.
 PATCH_FORCE = "pulumi.com/patchForce"
-
-
-def _value(values: Any, path: str) -> Optional[Any]:
-    node = values
-    for part in path.split("."):
-        if not isinstance(node, dict) or part not in node:
-            return None
-        node = node[part]
-    return node
-
-
-def crd_folders(chart: HelmChart, values: dict) -> tuple[str, ...]:
-    """The archive folders whose CRDs gpufleet applies for this release: the chart's `crd_dirs`, each subchart's only
-    when its condition is true in `values` (else its values.yaml default, CrdDir.default)."""
-    out = []
-    for d in chart.crd_dirs:
-        on = _value(values, d.condition) if d.condition else True
-        if (d.default if on is None else on) is True:
-            out.append(f"{chart.name}/{d.path}")
-    return tuple(out)
 
 
 def archive_places(chart_source: Optional[str]) -> list[Path]:
@@ -192,5 +173,9 @@ def applied_crds(name: str, chart: HelmChart, values: dict, access: Any, parent:
         return None
     if not stream:
         return []
-    opts = pulumi.ResourceOptions(parent=parent, provider=access.provider, depends_on=list(access.ready or []))
+    # Never deleted with the group (a plan made without the archive drops it; a chart removed from the stack too):
+    # deleting a CRD deletes every object of its kinds, and Helm never deletes crds/ either. retainOnDelete on a
+    # component propagates to its child resources (pulumi.com/docs/iac/concepts/resources/options/retainondelete).
+    opts = pulumi.ResourceOptions(parent=parent, provider=access.provider, depends_on=list(access.ready or []),
+                                  retain_on_delete=True)
     return [k8s.yaml.v2.ConfigGroup(f"{name}-crds", yaml=stream, opts=opts)]

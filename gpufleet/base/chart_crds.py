@@ -28,7 +28,7 @@ import os
 import re
 import tarfile
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import yaml
 
@@ -60,6 +60,26 @@ def find_archive(chart: HelmChart, directory: Path, suffix: str = ".tgz") -> Opt
         if (directory / name).is_file():
             return directory / name
     return None
+
+
+def _value(values: Any, path: str) -> Optional[Any]:
+    node = values
+    for part in path.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def crd_folders(chart: HelmChart, values: dict) -> tuple[str, ...]:
+    """The archive folders of a release's CRDs (HelmChart.crd_dirs): each subchart's only when its condition is true
+    in `values` (else its values.yaml default, CrdDir.default), as Helm decides."""
+    out = []
+    for d in chart.crd_dirs:
+        on = _value(values, d.condition) if d.condition else True
+        if (d.default if on is None else on) is True:
+            out.append(f"{chart.name}/{d.path}")
+    return tuple(out)
 
 
 class ArchiveRefused(Exception):

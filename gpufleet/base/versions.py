@@ -47,7 +47,8 @@ class HelmChart:
     CRDS_INSTALL_ONLY: crds/ left to Helm (installed once, never upgraded), a known gap named in docs/upgrades.md."""
     crd_dirs: tuple["CrdDir", ...] = ()
     """With CRDS_APPLY: every `crds/` folder of the archive gpufleet applies (tests/unit/test_chart_crds.py checks
-    they are all of the archive's `crds/` folders, each in or out by its subchart's condition)."""
+    they are all of the archive's `crds/` folders, each in or out by its subchart's condition). With CRDS_TEMPLATES:
+    the folders its CRD templates are in, which the review of a chart bump compares (gpufleet/app/review/crds.py)."""
 
 
 CRDS_APPLY = "apply"
@@ -303,6 +304,7 @@ KUEUE = HelmChart(
     app_version="v0.19.2",
     # CRDs: templates/crd/ (generated, behind the chart's own values), upgraded by Helm with the release.
     crds=CRDS_TEMPLATES,
+    crd_dirs=(CrdDir("templates/crd"),),
 )
 JOBSET = HelmChart(
     name="jobset",
@@ -357,6 +359,7 @@ VOLCANO = HelmChart(
     archive="https://github.com/volcano-sh/helm-charts/releases/download/volcano-1.15.1/volcano-1.15.1.tgz",
     # CRDs: templates/ read crd/bases with .Files, so Helm upgrades them with the release.
     crds=CRDS_TEMPLATES,
+    crd_dirs=(CrdDir("crd/bases"),),
 )
 # KEDA (kedacore/charts tag v2.20.2). kedacore.github.io/charts is GitHub Pages of docs/ on kedacore/charts' `main`
 # branch (CONTRIBUTING.md: `helm package keda --destination docs`, then `helm repo index ... --merge docs/index.yaml`).
@@ -375,6 +378,7 @@ KEDA = HelmChart(
     digest="db60b1fa60f0565fefa4ce2f87e855b6a8854363ee82962fbe28a12a70d64c4c",
     # CRDs: templates/crds/ behind crds.install, upgraded by Helm with the release.
     crds=CRDS_TEMPLATES,
+    crd_dirs=(CrdDir("templates/crds", "crds.install"),),
 )
 
 # Observability (gpufleet:observability, components/observability/). kube-prometheus-stack from

@@ -46,6 +46,12 @@ def test_every_pin_says_how_its_crds_move_and_the_archive_agrees(constant):
         assert sorted(d.path for d in pin.crd_dirs) == sorted(folders), constant
         for root, dirs in folders.items():  # read_crds reads the files directly in each folder
             assert dirs == {f"{pin.name}/{root}"}, (constant, root, dirs)
+    elif pin.crds == versions.CRDS_TEMPLATES:
+        assert not folders, constant
+        with tarfile.open(_archive(pin)) as tar:
+            names = tar.getnames()
+        for d in pin.crd_dirs:
+            assert any(n.startswith(f"{pin.name}/{d.path}/") and n.endswith(".yaml") for n in names), (constant, d)
     elif pin.crds == versions.CRDS_INSTALL_ONLY:
         assert folders and not pin.crd_dirs, constant
     else:

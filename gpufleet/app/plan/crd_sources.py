@@ -31,7 +31,7 @@ from gpufleet.base import versions
 # The archive reader lives in the base layer, shared with the components that apply a chart's CRDs (docs/upgrades.md);
 # its names stay importable from here.
 from gpufleet.base.chart_crds import (  # noqa: F401
-    ArchiveRefused, check_yaml_limits, crd_documents, crd_key, one_line, read_crds,
+    ArchiveRefused, check_yaml_limits, crd_documents, crd_key, one_line, read_crds, served_versions, storage_version,
 )
 from gpufleet.base.versions import HelmChart
 
@@ -144,6 +144,9 @@ SOURCES: tuple[CrdSource, ...] = (
               "gateway-helm/charts/crds/crds/generated/gateway.envoyproxy.io_envoyproxies.yaml"),
 )
 _BY_KIND = {(s.api_version, s.kind): s for s in SOURCES}
+# By API group: an object at another version of a kind gpufleet knows is judged by the same chart's CRD (issue 51: a
+# version the pinned CRD no longer serves is refused, never "not validated").
+_BY_GROUP_KIND = {(s.api_version.rpartition("/")[0], s.kind): s for s in SOURCES}
 
 # Custom resource kinds gpufleet creates whose CRD no gpufleet pin installs: the platform does, each with the reason.
 PLATFORM_KINDS: dict[tuple[str, str], str] = {
@@ -179,21 +182,34 @@ class Crd:
 
 
 @dataclass(frozen=True)
+class NotServed:
+    """The pinned chart's CRD does not serve the object's API version: the API server would refuse it (issue 51)."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
 class NotValidated:
     """Why a custom resource kind cannot be validated on this machine."""
 
     reason: str
 
 
+def crd_name(crd: dict) -> str:
+    meta = crd.get("metadata")
+    return str(meta.get("name")) if isinstance(meta, dict) else "?"
+
+
 def group_of(api_version: str) -> str:
     return api_version.rpartition("/")[0]
 
 
-def lookup(api_version: str, kind: str, directory: Path) -> Union[Crd, NotValidated, None]:
-    """The CRD a custom resource validates against; NotValidated with the reason; None for a built-in kind."""
+def lookup(api_version: str, kind: str, directory: Path) -> Union[Crd, NotServed, NotValidated, None]:
+    """The CRD a custom resource validates against; NotServed when that CRD does not serve its version; NotValidated
+    with the reason; None for a built-in kind."""
     if group_of(api_version) in BUILTIN_GROUPS:
         return None
-    src = _BY_KIND.get((api_version, kind))
+    src = _BY_KIND.get((api_version, kind)) or _BY_GROUP_KIND.get((group_of(api_version), kind))
     if src is None:
         return NotValidated(PLATFORM_KINDS.get((api_version, kind), "gpufleet knows no chart that installs its CRD"))
     suffix = EXTRAS_SUFFIX if src.extras else ".tgz"
@@ -210,7 +226,18 @@ def lookup(api_version: str, kind: str, directory: Path) -> Union[Crd, NotValida
     crd = crds.get((group_of(api_version), kind))
     if crd is None:
         return NotValidated(f"{archive} has no CRD for {group_of(api_version)} {kind} at {src.member}")
-    schema = served_schema(crd, api_version.rpartition("/")[2])
+    version = api_version.rpartition("/")[2]
+    schema = served_schema(crd, version)
+    served = served_versions(crd)
+    spec = crd.get("spec") if isinstance(crd.get("spec"), dict) else {}
+    listed_versions = spec.get("versions")
+    if schema is None and version not in served and isinstance(listed_versions, list) and served:
+        # A CRD of the usual shape that does not serve the version: refused. (A malformed one: "not validated" below.)
+        listed = [v.get("name") for v in listed_versions if isinstance(v, dict)]
+        how = "lists it as not served" if version in listed else "does not list it"
+        return NotServed(f"the {crd_name(crd)} CRD of chart {src.chart.name} {src.chart.version} {how}: it serves "
+                         f"{', '.join(served) or 'no version'} (storage {storage_version(crd) or 'none'}); write the "
+                         f"object at a served version")
     if schema is None:
         return NotValidated(f"the CRD in {archive} does not serve {api_version} with an openAPIV3Schema")
     return Crd(schema, f"{api_version} {kind}, CRD of chart {src.chart.name} {src.chart.version}")

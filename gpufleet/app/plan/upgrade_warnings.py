@@ -13,9 +13,8 @@ from __future__ import annotations
 import dataclasses
 
 from gpufleet.base import versions
-from gpufleet.base.chart_crds import HOW_TO_ENABLE, charts_dir
+from gpufleet.base.chart_crds import HOW_TO_ENABLE, charts_dir, crd_folders
 from gpufleet.base.spec import Problem
-from gpufleet.components.chart_crds import crd_folders
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from gpufleet.app.review.crds import text_lines as crd_lines
 from gpufleet.app.review.diff import ResourceChange, short, text_delta
 from gpufleet.app.escape import cell as _pipes, code, text
 from gpufleet.app.review.summary import Review
@@ -254,6 +255,13 @@ def versions(review: Review) -> list[str]:
     return out
 
 
+def crd_changes(review: Review) -> list[str]:
+    """A chart bump's CRD changes (review/crds.py, docs/upgrades.md); nothing when no chart version moves."""
+    if not review.crds and not review.crd_notes:
+        return []
+    return ["", "#### CRD changes", ""] + [f"- {text(line, 2000)}" for line in crd_lines(review.crds, review.crd_notes)]
+
+
 def change_rows(c: ResourceChange, max_inputs: int = 6) -> list[str]:
     if c.op in ("create", "delete"):
         detail = ""
@@ -297,6 +305,7 @@ def render(review: Review, limit: int = LIMIT) -> str:
     Only the change list (already folded in `<details>`) is shortened to fit.
     """
     before = headline(review) + stack_file(review) + disruptive(review) + warnings(review) + policies(review) + capacity(review) + cost(review) + versions(review)
+    before += crd_changes(review)
     fixed = len("\n".join(before)) + 2
     rows = len(review.changes)
     if fixed + len("\n".join(changes(review))) > limit:

@@ -8,6 +8,8 @@ from typing import Optional
 
 from gpufleet.base import labels
 from gpufleet.base.spec import ids
+from gpufleet.app.review.crds import crd_changes
+from gpufleet.base.chart_crds import charts_dir
 from gpufleet.app.review.config import ConfigChange, config_changes
 from gpufleet.app.review.deltas import (
     CostDelta, PoolDelta, VersionChange, capacity_deltas, cost_delta, is_version_policy, version_changes,
@@ -129,6 +131,10 @@ class Review:
     """Changes to the stack file outside `gpufleet:` (review/config.py): findings a reviewer must see."""
     config_note: Optional[str] = None
     """Why those were not compared (a plan without the record, a preview), or None."""
+    crds: list = field(default_factory=list)
+    """CRD changes of the charts whose version moves (review/crds.py CrdChange); [] for a preview."""
+    crd_notes: list[str] = field(default_factory=list)
+    """Charts whose CRDs could not be compared, and why."""
 
     @property
     def marker(self) -> str:
@@ -186,6 +192,8 @@ class Review:
             "warnings": [w.to_json() for w in self.warnings],
             "configChanges": [c.to_json() for c in self.config],
             "configNote": self.config_note,
+            "crdChanges": [c.to_json() for c in self.crds],
+            "crdNotes": self.crd_notes,
         }
 
 
@@ -233,6 +241,7 @@ def review_plans(base: dict, head: dict) -> Review:
         notes.append(f"base plan is for stack '{base.get('stack')}', head for '{head.get('stack')}': "
                      "URNs differ, so every resource shows as replaced by a new one")
     config, config_note = config_changes(base, head)
+    crds, crd_notes = crd_changes(base, head, charts_dir())
     return Review(
         stack=str(head.get("stack")),
         source="offline plans",
@@ -245,4 +254,6 @@ def review_plans(base: dict, head: dict) -> Review:
         cost=cost_delta(base.get("cost") or {}, head.get("cost") or {}, base.get("capacity") or [], head.get("capacity") or []),
         notes=notes,
         warnings=plan_warnings(base.get("warnings") or [], head.get("warnings") or []),
+        crds=crds,
+        crd_notes=crd_notes,
     )
