@@ -301,3 +301,12 @@ GPU_UNHEALTHY_CONDITION = "GpuUnhealthy"
 # gpufleet creates with the cloud's pod identity for KEDA's operator; a ScaledObject's prometheus trigger names it
 # (`authenticationRef: {kind: ClusterTriggerAuthentication, name: gpufleet-prometheus}`, examples/).
 KEDA_PROMETHEUS_AUTH = "gpufleet-prometheus"
+
+# Annotations that keep a running training pod's node (issue 51, docs/upgrades.md). Karpenter: a pod annotated
+# do-not-disrupt "true" blocks consolidation of its node and drift (unless the NodeClaim sets a
+# terminationGracePeriod), not expiration (karpenter.sh/docs/reference/annotations, "karpenter.sh/do-not-disrupt", GA).
+# Cluster Autoscaler: a pod annotated safe-to-evict "false" keeps its node from scale-down (kubernetes/autoscaler
+# cluster-autoscaler/FAQ.md, "What types of pods can prevent CA from removing a node?").
+DO_NOT_DISRUPT_ANNOTATION = "karpenter.sh/do-not-disrupt"
+SAFE_TO_EVICT_ANNOTATION = "cluster-autoscaler.kubernetes.io/safe-to-evict"
+TRAINING_POD_ANNOTATIONS = {DO_NOT_DISRUPT_ANNOTATION: "true", SAFE_TO_EVICT_ANNOTATION: "false"}

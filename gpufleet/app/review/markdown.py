@@ -255,6 +255,13 @@ def versions(review: Review) -> list[str]:
     return out
 
 
+def disruption_changes(review: Review) -> list[str]:
+    """GPU node disruption settings that change (review/disruption.py); nothing when none does."""
+    if not review.disruption:
+        return []
+    return ["", "#### Disruption changes", ""] + [f"- {text(line, 2000)}" for line in review.disruption]
+
+
 def crd_changes(review: Review) -> list[str]:
     """A chart bump's CRD changes (review/crds.py, docs/upgrades.md); nothing when no chart version moves."""
     if not review.crds and not review.crd_notes:
@@ -305,7 +312,7 @@ def render(review: Review, limit: int = LIMIT) -> str:
     Only the change list (already folded in `<details>`) is shortened to fit.
     """
     before = headline(review) + stack_file(review) + disruptive(review) + warnings(review) + policies(review) + capacity(review) + cost(review) + versions(review)
-    before += crd_changes(review)
+    before += disruption_changes(review) + crd_changes(review)
     fixed = len("\n".join(before)) + 2
     rows = len(review.changes)
     if fixed + len("\n".join(changes(review))) > limit:

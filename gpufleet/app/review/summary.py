@@ -9,6 +9,7 @@ from typing import Optional
 from gpufleet.base import labels
 from gpufleet.base.spec import ids
 from gpufleet.app.review.crds import crd_changes
+from gpufleet.app.review.disruption import disruption_lines
 from gpufleet.base.chart_crds import charts_dir
 from gpufleet.app.review.config import ConfigChange, config_changes
 from gpufleet.app.review.deltas import (
@@ -137,6 +138,11 @@ class Review:
     """Charts whose CRDs could not be compared, and why."""
 
     @property
+    def disruption(self) -> list[str]:
+        """Changes of what may drain a GPU node under a running job (review/disruption.py)."""
+        return disruption_lines(self.changes)
+
+    @property
     def marker(self) -> str:
         return marker(self.stack, preview=self.source == "pulumi preview")
 
@@ -194,6 +200,7 @@ class Review:
             "configNote": self.config_note,
             "crdChanges": [c.to_json() for c in self.crds],
             "crdNotes": self.crd_notes,
+            "disruptionChanges": self.disruption,
         }
 
 
