@@ -84,6 +84,15 @@ def test_change_the_gpu_operator_version(dev):
         "gpu-operator v26.3.3: its archive was not on the machine that planned it (run `gpufleet charts fetch`, or set "
         "GPUFLEET_CHARTS_DIR to a directory of the pinned chart archives)"]
     assert change.group == "dev › dev-gpu-operator" and not change.disruptive
+    # Issue 51: the driver change is reviewed as the rollout it starts (review/disruption.py).
+    assert review.disruption == [
+        "GPU driver 595.91.07 -> 580.126.20 (operator-managed): every NVIDIA GPU node reloads its driver: 2-2 nodes in "
+        "pools l4 (1-1), a100 (1-1)",
+        "pace: 1 node(s) at a time, at most 1 unavailable (driver.upgradePolicy)",
+        "per node: cordon; wait 24 h for pods matching jobset.sigs.k8s.io/jobset-name to finish; then every pod using a "
+        "GPU is deleted (pods without a controller too, emptyDir data lost), within 15 min; no drain of other pods; "
+        "driver reloaded; uncordon",
+    ]
     assert changed_versions(review) == {
         "GPU Operator chart": (("v26.7.0",), ("v26.3.3",)),
         "GPU driver": (("595.91.07",), ("580.126.20",)),

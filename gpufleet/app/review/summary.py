@@ -9,7 +9,7 @@ from typing import Optional
 from gpufleet.base import labels
 from gpufleet.base.spec import ids
 from gpufleet.app.review.crds import crd_changes
-from gpufleet.app.review.disruption import disruption_lines
+from gpufleet.app.review.disruption import disruption_lines, driver_rollout
 from gpufleet.base.chart_crds import charts_dir
 from gpufleet.app.review.config import ConfigChange, config_changes
 from gpufleet.app.review.deltas import (
@@ -137,10 +137,13 @@ class Review:
     crd_notes: list[str] = field(default_factory=list)
     """Charts whose CRDs could not be compared, and why."""
 
+    driver_rollout: list[str] = field(default_factory=list)
+    """What a change of the operator-managed driver rolls over the GPU nodes (review/disruption.py); [] otherwise."""
+
     @property
     def disruption(self) -> list[str]:
         """Changes of what may drain a GPU node under a running job (review/disruption.py)."""
-        return disruption_lines(self.changes)
+        return self.driver_rollout + disruption_lines(self.changes)
 
     @property
     def marker(self) -> str:
@@ -263,4 +266,5 @@ def review_plans(base: dict, head: dict) -> Review:
         warnings=plan_warnings(base.get("warnings") or [], head.get("warnings") or []),
         crds=crds,
         crd_notes=crd_notes,
+        driver_rollout=driver_rollout(base, head),
     )
