@@ -20,6 +20,7 @@ from gpufleet.app.plan.cost import Cost
 from gpufleet.app.plan.cost_items import items_for
 from gpufleet.app.plan.chart_archives import charts_dir, unchecked_local_charts
 from gpufleet.app.plan import upgrade_warnings
+from gpufleet.base.spec.features import reservation_end
 from gpufleet.app.plan.cr_check import check_custom_resources
 from gpufleet.base.spec.checks import upkeep_checks
 from gpufleet.base.spec.checks.catalog_checks import catalog_warnings, plan_day
@@ -127,7 +128,8 @@ def _plan(stack_file: StackFile, evaluate_policies: bool, today: Optional[dateti
         + upkeep_checks.warnings(stack_file.stack, spec) + dra_checks.warnings(stack_file.stack, spec)
         + network_checks.warnings(stack_file.stack, spec) + cr_warnings
         + unchecked_local_charts(stack_file.stack, spec, monitor.registrations)
-        + upgrade_warnings.crds_not_applied(stack_file.stack, monitor.registrations),
+        + upgrade_warnings.crds_not_applied(stack_file.stack, monitor.registrations)
+        + reservation_end.warnings(stack_file.stack, spec, day),
         catalog_date=catalog.catalog_date(pricing.catalog_files),
         region=region,
         stack_file=stack_file.review_record(),
