@@ -78,7 +78,7 @@ def test_diff_json_format(capsys, plans, tmp_path):
     doc = json.loads(out_file.read_text())
     assert set(doc) == {"stack", "source", "marker", "counts", "disruptive", "dataLoss", "disruptiveCapacity", "changes", "capacity", "cost",
                         "versions", "versionsAligned", "policies", "mandatoryViolations", "notes", "warnings",
-                        "configChanges", "configNote", "crdChanges", "crdNotes", "disruptionChanges"}
+                        "configChanges", "configNote", "crdChanges", "crdNotes", "disruptionChanges", "kubernetesBump"}
     assert (doc["crdChanges"], doc["crdNotes"], doc["disruptionChanges"]) == ([], [], [])  # no chart version moves
     assert doc["counts"] == {"create": 0, "update": 0, "replace": 0, "delete": 2}
     assert doc["cost"]["hourlyMin"] == {"before": 15.35, "after": 14.5, "delta": -0.85}

@@ -19,7 +19,7 @@ from gpufleet.base.capacity import PoolCapacity, addons_warnings, capacity
 from gpufleet.app.plan.cost import Cost
 from gpufleet.app.plan.cost_items import items_for
 from gpufleet.app.plan.chart_archives import charts_dir, unchecked_local_charts
-from gpufleet.app.plan import upgrade_warnings
+from gpufleet.app.plan import kube_needs, upgrade_warnings
 from gpufleet.base.spec.features import reservation_end
 from gpufleet.app.plan.cr_check import check_custom_resources
 from gpufleet.base.spec.checks import upkeep_checks
@@ -50,6 +50,8 @@ class Plan:
     cost: Optional[Cost] = None
     """Every hourly charge of what the plan registers (gpufleet.app.plan.cost)."""
     catalog_date: str = ""  # the oldest date of the catalog facts this stack's platform uses
+    kubernetes: list = field(default_factory=list)
+    """What the stack's Kubernetes minor needs from its charts and objects (gpufleet.app.plan.kube_needs Need)."""
     stack_file: dict = field(default_factory=dict)
     """What the review compares outside `gpufleet:` (StackFile.review_record): provider keys, secure-value and secrets
     settings fingerprints."""
@@ -116,6 +118,7 @@ def _plan(stack_file: StackFile, evaluate_policies: bool, today: Optional[dateti
     if problems:
         raise SpecError(stack_file.stack, problems)
     day = plan_day(today)  # one date for support calendars, the catalog's age and price ages
+    needs = kube_needs.kubernetes_needs(spec, monitor.registrations, charts_dir())
     pricing = platforms.of(spec).pricing
     region = pricing.region(spec, stack_file.config)  # where the cluster runs, for regional prices
     result = Plan(
@@ -129,7 +132,9 @@ def _plan(stack_file: StackFile, evaluate_policies: bool, today: Optional[dateti
         + network_checks.warnings(stack_file.stack, spec) + cr_warnings
         + unchecked_local_charts(stack_file.stack, spec, monitor.registrations)
         + upgrade_warnings.crds_not_applied(stack_file.stack, monitor.registrations)
-        + reservation_end.warnings(stack_file.stack, spec, day),
+        + reservation_end.warnings(stack_file.stack, spec, day)
+        + kube_needs.warnings(stack_file.stack, spec, needs),
+        kubernetes=needs,
         catalog_date=catalog.catalog_date(pricing.catalog_files),
         region=region,
         stack_file=stack_file.review_record(),

@@ -255,6 +255,13 @@ def versions(review: Review) -> list[str]:
     return out
 
 
+def kubernetes_bump(review: Review) -> list[str]:
+    """A Kubernetes minor bump and what the new minor needs (review/kube.py)."""
+    if not review.kubernetes_bump:
+        return []
+    return ["", f"#### {text(review.kubernetes_bump[0])}", ""] + [f"- {text(line, 2000)}" for line in review.kubernetes_bump[1:]]
+
+
 def disruption_changes(review: Review) -> list[str]:
     """GPU node disruption settings that change (review/disruption.py); nothing when none does."""
     if not review.disruption:
@@ -312,7 +319,7 @@ def render(review: Review, limit: int = LIMIT) -> str:
     Only the change list (already folded in `<details>`) is shortened to fit.
     """
     before = headline(review) + stack_file(review) + disruptive(review) + warnings(review) + policies(review) + capacity(review) + cost(review) + versions(review)
-    before += disruption_changes(review) + crd_changes(review)
+    before += kubernetes_bump(review) + disruption_changes(review) + crd_changes(review)
     fixed = len("\n".join(before)) + 2
     rows = len(review.changes)
     if fixed + len("\n".join(changes(review))) > limit:

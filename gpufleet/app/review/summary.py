@@ -10,6 +10,7 @@ from gpufleet.base import labels
 from gpufleet.base.spec import ids
 from gpufleet.app.review.crds import crd_changes
 from gpufleet.app.review.disruption import disruption_lines, driver_rollout
+from gpufleet.app.review.kube import bump_lines
 from gpufleet.base.chart_crds import charts_dir
 from gpufleet.app.review.config import ConfigChange, config_changes
 from gpufleet.app.review.deltas import (
@@ -137,6 +138,8 @@ class Review:
     crd_notes: list[str] = field(default_factory=list)
     """Charts whose CRDs could not be compared, and why."""
 
+    kubernetes_bump: list[str] = field(default_factory=list)
+    """A Kubernetes minor bump and what the new minor needs (review/kube.py); [] otherwise."""
     driver_rollout: list[str] = field(default_factory=list)
     """What a change of the operator-managed driver rolls over the GPU nodes (review/disruption.py); [] otherwise."""
 
@@ -204,6 +207,7 @@ class Review:
             "crdChanges": [c.to_json() for c in self.crds],
             "crdNotes": self.crd_notes,
             "disruptionChanges": self.disruption,
+            "kubernetesBump": self.kubernetes_bump,
         }
 
 
@@ -267,4 +271,5 @@ def review_plans(base: dict, head: dict) -> Review:
         crds=crds,
         crd_notes=crd_notes,
         driver_rollout=driver_rollout(base, head),
+        kubernetes_bump=bump_lines(base, head),
     )

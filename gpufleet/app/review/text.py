@@ -95,6 +95,8 @@ def render(review: Review) -> str:
     out.append("  aligned" if not review.alignment else "  NOT ALIGNED: " + "; ".join(
         f"{v.policy}: {v.finding}" for v in review.alignment))
 
+    if review.kubernetes_bump:  # review/kube.py
+        out += [""] + [review.kubernetes_bump[0] + ":"] + [f"  {line}" for line in review.kubernetes_bump[1:]]
     if review.disruption:  # GPU node disruption settings (review/disruption.py, docs/upgrades.md)
         out += ["", "disruption changes:"] + [f"  {line}" for line in review.disruption]
     if review.crds or review.crd_notes:  # a chart bump's CRDs (review/crds.py, docs/upgrades.md)
