@@ -60,7 +60,8 @@ class GpuOperatorArgs:
 
 # How the operator's upgrade controller rolls a driver change over the GPU nodes (docs/upgrades.md "Driver upgrades that
 # finish"). Keys and the chart's defaults: values.yaml `driver.upgradePolicy` of the pinned release
-# (versions.GPU_OPERATOR; the same in the older release in ../shared/reference/gpu-operator): autoUpgrade true, maxParallelUpgrades 1, maxUnavailable 25%, waitForCompletion {timeoutSeconds 0, podSelector ""},
+# (versions.GPU_OPERATOR; the same in the older release in ../shared/reference/gpu-operator): autoUpgrade true,
+# maxParallelUpgrades 1, maxUnavailable 25%, waitForCompletion {timeoutSeconds 0, podSelector ""},
 # gpuPodDeletion {force false, timeoutSeconds 300, deleteEmptyDir false}, drain {enable false, force false,
 # timeoutSeconds 300, deleteEmptyDir false}. Meaning (NVIDIA GPU Operator docs, "GPU Driver Upgrades", upgrade
 # controller): per node, cordon; wait for the pods `waitForCompletion.podSelector` selects (0 s = for ever); delete the
