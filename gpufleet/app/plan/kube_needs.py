@@ -128,7 +128,8 @@ def kubernetes_needs(spec, resources, directory: Path) -> list[Need]:
     for api in emitted:
         since, source = BUILTIN_SINCE[api]
         out.append(Need(f"objects at {api}", f"served from Kubernetes {since}", _minor(minor) >= _minor(since), source))
-    return out
+    # Sorted: registrations arrive in an order that can vary between runs, and a plan must not.
+    return sorted(out, key=lambda n: (n.what, n.requires))
 
 
 def warnings(stack: str, spec, needs: list[Need]) -> list[Problem]:

@@ -177,7 +177,7 @@ def _objects_at(plan: dict, group: str, kind: str, version: str) -> list[str]:
         if inputs.get("apiVersion") == f"{group}/{version}" and inputs.get("kind") == kind:
             name = (inputs.get("metadata") or {}).get("name") or r.get("name")
             out.append(f"{kind} '{name}' at {version}")
-    return out
+    return sorted(out)
 
 
 def crd_changes(base: dict, head: dict, directory: Path) -> tuple[list[CrdChange], list[str]]:
