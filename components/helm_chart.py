@@ -9,6 +9,7 @@ from typing import Optional
 import pulumi
 import pulumi_kubernetes as k8s
 
+from gpufleet.components.chart_crds import applied_crds
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.image_mirror import MIRROR_FACT, mirrored_values
 from gpufleet.base.versions import HelmChart, archive_file_names
@@ -74,9 +75,14 @@ def pinned_release(
     (components/image_mirror.py); with a chart source (gpufleet:registry.charts), the chart comes from there.
     `release_name`: the Helm release's name, default the chart's (a chart installed once per object it makes, such as
     `inferencepool`, names that object after its release). `skip_crds`: leave the chart's crds/ out (another release
-    of the stack owns those CRDs)."""
+    of the stack owns those CRDs). A chart whose CRDs gpufleet applies (HelmChart.crds CRDS_APPLY, docs/upgrades.md)
+    gets them as `<name>-crd-<CRD name>` children of `parent`, before the release, which then skips its crds/."""
     values = mirrored_values(values, chart.name, chart.version, access.facts.get(MIRROR_FACT))
     extra = {"timeout": timeout} if timeout is not None else {}
+    if not skip_crds:
+        crds = applied_crds(name, chart, values, access, parent, access.facts.get(CHARTS_FACT))
+        if crds:
+            depends_on, skip_crds = [*(depends_on or []), *crds], True
     if skip_crds:
         extra["skip_crds"] = True
     return k8s.helm.v3.Release(

@@ -49,6 +49,19 @@ def own_objects(plan: Any) -> list[tuple[str, dict, str]]:
     return out
 
 
+def applied_crds(plan: Any) -> list[tuple[str, dict, str]]:
+    """(owner, CRD, "") of the CRDs gpufleet applies before a chart's release (components/chart_crds.py: a ConfigGroup
+    `<name>-crds` holding the archive's crds/ as YAML; issue 51). Owned by gpufleet: Helm, told skip_crds, never sees
+    them, so another release's copy of the same CRD is a second owner."""
+    from gpufleet.base.chart_crds import crd_documents
+
+    out = []
+    for r in plan.resources:
+        if r.type == "kubernetes:yaml/v2:ConfigGroup" and r.name.endswith("-crds") and isinstance(r.inputs.get("yaml"), str):
+            out += [(f"gpufleet {r.name}", crd, "") for crd in crd_documents(r.inputs["yaml"])]
+    return out
+
+
 def duplicates(objects: list[tuple[str, dict, str]]) -> dict[str, str]:
     """identity -> why, for every object two owners create (a CRD two releases carry: whether the copies differ)."""
     seen: dict[str, list[tuple[str, dict]]] = {}

@@ -5,7 +5,8 @@
 - NodePool: the pool's instance types and capacity type (on-demand | spot | reserved) as requirements, its zone
   when it has one (EFA, reservation, availabilityZone), gpufleet's labels and taints, a GPU limit of
   maxNodes x GPUs per node, and disruption: consolidation only when a node is empty (running jobs are never moved
-  to save money), after `consolidateAfter`, at most `disruptionBudget` nodes at a time.
+  to save money), after `consolidateAfter`, at most `disruptionBudget` nodes at a time (and the stack's scheduled
+  `disruptionWindows`), nodes that never expire (`expireAfter`, default Never: docs/upgrades.md).
 - EC2NodeClass: the AMI alias of the pool's GPU AMI family (Karpenter picks its NVIDIA variant), the cluster's node
   role, subnets and security groups by id, an encrypted gp3 volume sized for images (Bottlerocket: its data
   volume), IMDSv2 with hop limit 1, reserved pools' capacityReservationSelectorTerms, EFA pools' placement group.
@@ -78,6 +79,12 @@ class KarpenterNodePoolArgs:
     """How long a node must be empty before Karpenter removes it."""
     disruption_budget: str = "1"
     """At most this many (or this percentage of) nodes disrupted at once."""
+    expire_after: str = "Never"
+    """The nodes' maximum lifetime (NodePool spec.template.spec.expireAfter). Default Never, not the CRD's 720h:
+    expiration is forceful and ignores `karpenter.sh/do-not-disrupt` (karpenter.sh/docs/reference/annotations), so it
+    would evict running GPU jobs; node images move by drift, which respects both (docs/upgrades.md)."""
+    disruption_windows: list = field(default_factory=list)
+    """Scheduled budgets {schedule, duration, nodes} added after the always-active one. Default: none."""
     exemptions: dict = field(default_factory=dict)
     """Policy name -> reason: annotated `gpufleet.io/exempt-<policy>` on the NodePool."""
     reservation_facts: dict = field(default_factory=dict)
@@ -116,6 +123,7 @@ def node_pool_spec(args: KarpenterNodePoolArgs) -> dict:
                 "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": args.pool},
                 "requirements": requirements,
                 "taints": [karpenter_taint(t) for t in args.taints],
+                "expireAfter": args.expire_after,
             },
         },
         # A GPU pool is bounded in GPUs: Karpenter stops launching once the pool's nodes hold this many.
@@ -123,7 +131,10 @@ def node_pool_spec(args: KarpenterNodePoolArgs) -> dict:
         "disruption": {
             "consolidationPolicy": "WhenEmpty",
             "consolidateAfter": args.consolidate_after,
-            "budgets": [{"nodes": args.disruption_budget}],
+            # The always-active budget, then the stack's windows: Karpenter applies the most restrictive active one.
+            "budgets": [{"nodes": args.disruption_budget},
+                        *({"nodes": w["nodes"], "schedule": w["schedule"], "duration": w["duration"]}
+                          for w in args.disruption_windows)],
         },
     }
 

@@ -174,6 +174,8 @@ class EksPlatform(Platform):
                     efa_only_cards=shape.efa_interfaces if pool.rdma and shape.efa_secondary == "efa-only" else 0,
                     consolidate_after=eks.autoscaler.consolidate_after,
                     disruption_budget=eks.autoscaler.disruption_budget,
+                    expire_after=eks.autoscaler.expire_after,
+                    disruption_windows=[w.model_dump() for w in eks.autoscaler.disruption_windows],
                     exemptions=dict(pool.exemptions),
                     data_volume_snapshot=pool.cold_start.data_volume_snapshot if pool.cold_start else None,
                     max_parallel_image_pulls=pool.cold_start.parallel_image_pulls if pool.cold_start else None,

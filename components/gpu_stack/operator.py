@@ -58,6 +58,33 @@ class GpuOperatorArgs:
     the same labels) and the ServiceMonitor CRD is absent. Default: on."""
 
 
+# How the operator's upgrade controller rolls a driver change over the GPU nodes (docs/upgrades.md "Driver upgrades that
+# finish"). Keys and the chart's defaults: values.yaml `driver.upgradePolicy` of the pinned release
+# (versions.GPU_OPERATOR; the same in the older release in ../shared/reference/gpu-operator): autoUpgrade true,
+# maxParallelUpgrades 1, maxUnavailable 25%, waitForCompletion {timeoutSeconds 0, podSelector ""},
+# gpuPodDeletion {force false, timeoutSeconds 300, deleteEmptyDir false}, drain {enable false, force false,
+# timeoutSeconds 300, deleteEmptyDir false}. Meaning (NVIDIA GPU Operator docs, "GPU Driver Upgrades", upgrade
+# controller): per node, cordon; wait for the pods `waitForCompletion.podSelector` selects (0 s = for ever); delete the
+# pods that use a GPU (refused for a pod without a controller unless `force`, or one with emptyDir unless
+# `deleteEmptyDir`: then the node stays in upgrade-failed); drain only if `drain.enable`; reload the driver; uncordon.
+# gpufleet's choices:
+# - one node at a time and at most one unavailable, whatever the pool size (25% of a 16-node pool is 4 nodes of jobs);
+# - wait up to 24 h for training pods (JobSet's, which TrainJobs and gpufleet's runtimes make: label
+#   jobset.sigs.k8s.io/jobset-name) to finish, long enough for a day-long step and its checkpoint, bounded so an upgrade
+#   finishes instead of waiting for ever (the chart's 0);
+# - then delete the GPU pods even without a controller or with emptyDir data (a job past its wait loses its /dev/shm,
+#   not the upgrade): with the chart's false/false one such pod leaves the node upgrade-failed and the rollout stuck;
+# - 15 min for the deletion, the longest terminationGracePeriodSeconds a checkpointing trainer is commonly given.
+DRIVER_UPGRADE_POLICY = {
+    "autoUpgrade": True,
+    "maxParallelUpgrades": 1,
+    "maxUnavailable": 1,
+    "waitForCompletion": {"podSelector": "jobset.sigs.k8s.io/jobset-name", "timeoutSeconds": 24 * 3600},
+    "gpuPodDeletion": {"force": True, "timeoutSeconds": 900, "deleteEmptyDir": True},
+    "drain": {"enable": False, "force": False, "timeoutSeconds": 900, "deleteEmptyDir": True},
+}
+
+
 def tolerations(taints: list[dict]) -> list[dict]:
     """One `Exists` toleration per distinct taint key/effect, in a stable order."""
     seen = sorted({(t["key"], t["effect"]) for t in taints})
@@ -72,6 +99,7 @@ def operator_values(args: GpuOperatorArgs, facts: dict) -> dict:
     driver: dict = {"enabled": operator_driver}
     if operator_driver:
         driver["version"] = spec.driver_version()
+        driver["upgradePolicy"] = dict(DRIVER_UPGRADE_POLICY)
         if spec.driver.repo_config and not spec.driver.precompiled:
             driver["repoConfig"] = {"configMapName": spec.driver.repo_config}
         if spec.driver.precompiled:
@@ -86,6 +114,10 @@ def operator_values(args: GpuOperatorArgs, facts: dict) -> dict:
         "devicePlugin": {"enabled": True},
         "dcgmExporter": {"enabled": True},
         "nfd": {"enabled": True},
+        # The chart's CRD-upgrade hook off: gpufleet applies the chart's crds/ itself before the release (versions.
+        # GPU_OPERATOR `crds`, docs/upgrades.md); the hook would be a second writer of the same CRDs and skips the
+        # ComputeDomain ones (templates/upgrade_crd.yaml; values.yaml `operator.upgradeCRD: true` by default).
+        "operator": {"upgradeCRD": False},
         "daemonsets": {"tolerations": gpu_tolerations},
         "node-feature-discovery": {"worker": {"tolerations": [
             _CONTROL_PLANE_TOLERATION, *tolerations([*args.gpu_node_taints, *args.nfd_extra_taints])]}},

@@ -33,6 +33,10 @@ class TrainerArgs:
     runtimes: bool = True
     """Create the upstream ClusterTrainingRuntimes (torch-, deepspeed-, mlx-, jax-, xgboost-distributed) that
     TrainJobs reference by name. Default: on (without a runtime no TrainJob can run)."""
+    protect_pods: bool = True
+    """The runtimes' pods carry Karpenter's `karpenter.sh/do-not-disrupt: "true"` and the Cluster Autoscaler's
+    `safe-to-evict: "false"` (gpufleet.base.labels.TRAINING_POD_ANNOTATIONS), so no autoscaler consolidates or scales
+    down a node while a training job runs on it (docs/upgrades.md). Default: on; off gives upstream's runtimes as is."""
 
 
 def trainer_values(args: TrainerArgs) -> dict:
@@ -59,7 +63,7 @@ class Trainer(pulumi.ComponentResource):
                 f"{name}-runtime-{obj['metadata']['name']}", api_version=obj["apiVersion"], kind=obj["kind"],
                 metadata=obj["metadata"], spec=obj["spec"], opts=after_release,
             )
-            for obj in (trainer_runtimes.runtimes(access.facts.get(MIRROR_FACT)) if args.runtimes else [])
+            for obj in (trainer_runtimes.runtimes(access.facts.get(MIRROR_FACT), args.protect_pods) if args.runtimes else [])
         ]
         self.register_outputs({
             "namespace": args.namespace,

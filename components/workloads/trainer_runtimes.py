@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from gpufleet.base import labels as L
 from gpufleet.base import versions
 from gpufleet.base.catalog import images
 
@@ -92,9 +93,21 @@ def _mpi_spec(image: str) -> dict:
     }
 
 
-def runtime(name: str, mirror: Optional[str] = None) -> dict:
+def _protected(spec: dict) -> dict:
+    """`spec` with every replicated job's pod template annotated so no autoscaler takes its node while it runs
+    (labels.TRAINING_POD_ANNOTATIONS: Karpenter's do-not-disrupt, the Cluster Autoscaler's safe-to-evict)."""
+    for job in spec.get("template", {}).get("spec", {}).get("replicatedJobs", []):
+        pod = job["template"]["spec"]["template"]
+        meta = pod.setdefault("metadata", {})
+        meta["annotations"] = {**meta.get("annotations", {}), **L.TRAINING_POD_ANNOTATIONS}
+    return spec
+
+
+def runtime(name: str, mirror: Optional[str] = None, protect_pods: bool = False) -> dict:
     """One ClusterTrainingRuntime object, as upstream ships it (with the runtimes overlay applied); its image pulled
-    from `mirror` when the stack has one (gpufleet:registry.mirror: `<mirror>/<source registry>/<path>:<tag>`)."""
+    from `mirror` when the stack has one (gpufleet:registry.mirror: `<mirror>/<source registry>/<path>:<tag>`).
+    `protect_pods`: its pods carry labels.TRAINING_POD_ANNOTATIONS, so neither Karpenter nor the Cluster Autoscaler
+    removes a node while a training job runs on it (docs/upgrades.md); default off, upstream's objects."""
     framework = RUNTIMES[name]
     image = versions.TRAINER_RUNTIME_IMAGES[framework]
     if mirror:
@@ -110,9 +123,9 @@ def runtime(name: str, mirror: Optional[str] = None) -> dict:
         "apiVersion": API_VERSION,
         "kind": KIND,
         "metadata": {"name": name, "labels": {FRAMEWORK_LABEL: framework, WEBHOOK_VALIDATION_LABEL: "disabled"}},
-        "spec": spec,
+        "spec": _protected(spec) if protect_pods else spec,
     }
 
 
-def runtimes(mirror: Optional[str] = None) -> list[dict]:
-    return [runtime(name, mirror) for name in RUNTIMES]
+def runtimes(mirror: Optional[str] = None, protect_pods: bool = False) -> list[dict]:
+    return [runtime(name, mirror, protect_pods) for name in RUNTIMES]

@@ -303,3 +303,12 @@ GPU_UNHEALTHY_CONDITION = "GpuUnhealthy"
 KEDA_PROMETHEUS_AUTH = "gpufleet-prometheus"
 # Why a serving pod was granted Linux capabilities for RDMA (gpufleet:serving.models[].rdma.reason, issue 52).
 RDMA_CAPABILITIES_REASON = "gpufleet.io/rdma-capabilities-reason"
+
+# Annotations that keep a running training pod's node (issue 51, docs/upgrades.md). Karpenter: a pod annotated
+# do-not-disrupt "true" blocks consolidation of its node and drift (unless the NodeClaim sets a
+# terminationGracePeriod), not expiration (karpenter.sh/docs/reference/annotations, "karpenter.sh/do-not-disrupt", GA).
+# Cluster Autoscaler: a pod annotated safe-to-evict "false" keeps its node from scale-down (kubernetes/autoscaler
+# cluster-autoscaler/FAQ.md, "What types of pods can prevent CA from removing a node?").
+DO_NOT_DISRUPT_ANNOTATION = "karpenter.sh/do-not-disrupt"
+SAFE_TO_EVICT_ANNOTATION = "cluster-autoscaler.kubernetes.io/safe-to-evict"
+TRAINING_POD_ANNOTATIONS = {DO_NOT_DISRUPT_ANNOTATION: "true", SAFE_TO_EVICT_ANNOTATION: "false"}

@@ -36,6 +36,38 @@ class HelmChart:
     """sha256 of the chart archive as its repository publishes it (index.yaml `digest`), where we could read one, with
     its source beside the pin. Compared in CI with the archive in ../shared/reference/charts when that is the published
     file; Helm 3.20 does not compare it at deploy time (pkg/downloader/chart_downloader.go). Default: none recorded."""
+    crds: str = "none"
+    """How the chart's CRDs follow a chart bump (docs/upgrades.md, "CRDs move with their charts"). Helm installs a
+    chart's `crds/` folders (its own and its enabled subcharts') only when the release is first installed and never
+    upgrades or deletes them (helm.sh/docs/chart_best_practices/custom_resource_definitions, "Some caveats and
+    explanations"), while CRDs a chart keeps under templates/ are upgraded with the release like any object.
+    CRDS_APPLY: gpufleet applies the CRDs of `crd_dirs` from the pinned archive as its own resources (server-side
+    apply), ordered before the release, which then installs with skip_crds (components/chart_crds.py).
+    CRDS_TEMPLATES: the chart templates its CRDs, Helm upgrades them. CRDS_NONE (default): the chart ships no CRD.
+    CRDS_INSTALL_ONLY: crds/ left to Helm (installed once, never upgraded), a known gap named in docs/upgrades.md."""
+    crd_dirs: tuple["CrdDir", ...] = ()
+    """With CRDS_APPLY: every `crds/` folder of the archive gpufleet applies (tests/unit/test_chart_crds.py checks
+    they are all of the archive's `crds/` folders, each in or out by its subchart's condition). With CRDS_TEMPLATES:
+    the folders its CRD templates are in, which the review of a chart bump compares (gpufleet/app/review/crds.py)."""
+
+
+CRDS_APPLY = "apply"
+CRDS_TEMPLATES = "templates"
+CRDS_NONE = "none"
+CRDS_INSTALL_ONLY = "install-only"
+
+
+@dataclass(frozen=True)
+class CrdDir:
+    """A `crds/` folder of a chart archive whose CRDs gpufleet applies (HelmChart.crd_dirs)."""
+
+    path: str
+    """The folder below the archive's top folder: `crds`, or `charts/<subchart>/crds`."""
+    condition: str = ""
+    """The subchart's `condition` in the chart's Chart.yaml (a values path): Helm installs a subchart's crds/ only when
+    it is on, and so does gpufleet, reading the release's values. Default: always (the chart's own crds/)."""
+    default: bool = True
+    """The condition's value in the chart's values.yaml, used when the release's values do not set it."""
 
 
 def archive_file_names(chart: HelmChart, suffix: str = ".tgz") -> tuple[str, ...]:
@@ -64,6 +96,12 @@ GPU_OPERATOR = HelmChart(
     repo="https://helm.ngc.nvidia.com/nvidia",
     version="v26.7.0",
     app_version="v26.7.0",
+    # CRDs: applied by gpufleet (crds/ + the NFD subchart's crds/, on: gpufleet sets nfd.enabled), operator.upgradeCRD
+    # off. The chart's own pre-upgrade hook (templates/upgrade_crd.yaml at v26.7.0) re-applies only clusterpolicies,
+    # nvidiadrivers, gpuclusters and NFD's CRDs, from the operator image: the ComputeDomain CRDs the same crds/ ships
+    # stay old, and the review cannot show what the hook changes.
+    crds=CRDS_APPLY,
+    crd_dirs=(CrdDir("crds"), CrdDir("charts/node-feature-discovery/crds", "nfd.enabled")),
 )
 
 # AMD GPU Operator (ROCm/gpu-operator, chart `gpu-operator-charts`, `helm repo add rocm
@@ -82,6 +120,11 @@ AMD_GPU_OPERATOR = HelmChart(
     app_version="v1.5.1",
     archive=f"{_ROCM_GH_PAGES}/charts/gpu-operator-charts-v1.5.1.tgz",
     digest="efbd23fe2297350ac23dedf1b916874138f57dd2796b444d1a7f241eaaefc6a8",
+    # CRDs: crds/ and the subcharts' crds/ (Chart.yaml v1.5.1 conditions node-feature-discovery.enabled, kmm.enabled,
+    # remediation.installCRDs; values.yaml defaults true, true, true); no CRD-upgrade hook. Not yet moved: the
+    # remediation-crds subchart carries Argo Workflows' 16 CRDs (up to 2.6 MB a file), and registering them as resources
+    # made the amd-lab plan take 16 s and 30 MB (2026-12-05); left as Helm's install-only crds/ (docs/upgrades.md).
+    crds=CRDS_INSTALL_ONLY,
 )
 # The AMD GPU Driver the operator builds and loads through KMM when a stack asks for an operator-managed driver
 # without a version: the chart's own default (values.yaml deviceConfig.spec.driver.version at v1.5.1).
@@ -259,12 +302,18 @@ KUEUE = HelmChart(
     repo="oci://registry.k8s.io/kueue/charts",
     version="0.19.2",
     app_version="v0.19.2",
+    # CRDs: templates/crd/ (generated, behind the chart's own values), upgraded by Helm with the release.
+    crds=CRDS_TEMPLATES,
+    crd_dirs=(CrdDir("templates/crd"),),
 )
 JOBSET = HelmChart(
     name="jobset",
     repo="oci://registry.k8s.io/jobset/charts",
     version="0.12.0",
     app_version="v0.12.0",
+    # CRDs: crds/ (jobset.x-k8s.io_jobsets.yaml), which Helm never upgrades: applied by gpufleet.
+    crds=CRDS_APPLY,
+    crd_dirs=(CrdDir("crds"),),
 )
 # Kubeflow trainer v2 (TrainJob, trainer.kubeflow.org/v1alpha1). Its chart bundles JobSet (value
 # `jobset.install`), which we turn off when the JobSet add-on installs it.
@@ -273,6 +322,12 @@ KUBEFLOW_TRAINER = HelmChart(
     repo="oci://ghcr.io/kubeflow/charts",
     version="2.3.0",
     app_version="v2.3.0",
+    # CRDs: its own under templates/crd/ (upgraded by Helm); its bundled JobSet (condition jobset.install, default
+    # true) and LWS (dataCache.enabled,dataCache.lws.install; dataCache.enabled defaults to false) keep theirs in crds/:
+    # gpufleet applies the JobSet subchart's when the release installs it (a stack with addons.jobset installs the
+    # JobSet pin instead, which applies its own).
+    crds=CRDS_APPLY,
+    crd_dirs=(CrdDir("charts/jobset/crds", "jobset.install"), CrdDir("charts/lws/crds", "dataCache.enabled", False)),
 )
 # Images of the upstream ClusterTrainingRuntimes gpufleet installs (components/workloads/trainer_runtimes.py),
 # as kubeflow/trainer v2.3.0 ships them: manifests/base/runtimes/*.yaml name the framework images, and
@@ -302,6 +357,9 @@ VOLCANO = HelmChart(
     version="1.15.1",
     app_version="v1.15.1",
     archive="https://github.com/volcano-sh/helm-charts/releases/download/volcano-1.15.1/volcano-1.15.1.tgz",
+    # CRDs: templates/ read crd/bases with .Files, so Helm upgrades them with the release.
+    crds=CRDS_TEMPLATES,
+    crd_dirs=(CrdDir("crd/bases"),),
 )
 # KEDA (kedacore/charts tag v2.20.2). kedacore.github.io/charts is GitHub Pages of docs/ on kedacore/charts' `main`
 # branch (CONTRIBUTING.md: `helm package keda --destination docs`, then `helm repo index ... --merge docs/index.yaml`).
@@ -318,6 +376,9 @@ KEDA = HelmChart(
     app_version="2.20.2",
     archive=f"{_KEDA_AT_COMMIT}/keda-2.20.2.tgz",
     digest="db60b1fa60f0565fefa4ce2f87e855b6a8854363ee82962fbe28a12a70d64c4c",
+    # CRDs: templates/crds/ behind crds.install, upgraded by Helm with the release.
+    crds=CRDS_TEMPLATES,
+    crd_dirs=(CrdDir("templates/crds", "crds.install"),),
 )
 
 # Observability (gpufleet:observability, components/observability/). kube-prometheus-stack from
@@ -344,6 +405,10 @@ KUBE_PROMETHEUS_STACK = HelmChart(
     # index entry created 2026-08-21T06:21:19Z
     archive=f"{_PROMETHEUS_COMMUNITY_RELEASES}/kube-prometheus-stack-88.5.3/kube-prometheus-stack-88.5.3.tgz",
     digest="3bff576f57c88f9fcac3286cc6e0d22ddaf7d7e1829c14a09257359f02ca64c9",
+    # CRDs: the vendored `crds` subchart's crds/ (condition crds.enabled, default true), never upgraded by Helm: applied
+    # by gpufleet. The chart's own crds.upgradeJob is "in preview, off by default" (values.yaml at 88.5.3).
+    crds=CRDS_APPLY,
+    crd_dirs=(CrdDir("charts/crds/crds", "crds.enabled"),),
 )
 # With metrics.backend amp (no kube-prometheus-stack), the two exporters it would bring, standalone: the very chart
 # versions kube-prometheus-stack 88.5.3 depends on (its Chart.yaml `dependencies`,
@@ -391,6 +456,12 @@ NETWORK_OPERATOR = HelmChart(
     repo="https://helm.ngc.nvidia.com/nvidia",
     version="v26.4.1",
     app_version="v26.4.1",
+    # CRDs: crds/ and the subcharts' crds/ (Chart.yaml 26.4.1 conditions nfd.enabled, sriovNetworkOperator.enabled,
+    # maintenanceOperator.enabled; values.yaml defaults true, false, false), never upgraded by Helm: applied by gpufleet.
+    crds=CRDS_APPLY,
+    crd_dirs=(CrdDir("crds"), CrdDir("charts/node-feature-discovery/crds", "nfd.enabled"),
+              CrdDir("charts/sriov-network-operator/crds", "sriovNetworkOperator.enabled", False),
+              CrdDir("charts/maintenance-operator-chart/crds", "maintenanceOperator.enabled", False)),
 )
 NETWORK_OPERATOR_IMAGE_REPOSITORY = "nvcr.io/nvidia/mellanox"
 # The DOCA driver container (NicClusterPolicy `ofedDriver`) the pinned Network Operator release's own sample policy
@@ -660,6 +731,11 @@ KARPENTER = HelmChart(
     repo="oci://public.ecr.aws/karpenter",
     version="1.14.1",
     app_version="1.14.1",
+    # CRDs: crds/ (NodePool, NodeClaim, EC2NodeClass, NodeOverlay, CapacityBuffer), never upgraded by Helm: applied by
+    # gpufleet from this archive (Karpenter's upgrade guide offers the karpenter-crd chart for the same purpose:
+    # karpenter.sh/docs/upgrading/upgrade-guide, "CRD Upgrades"; one archive keeps one pin).
+    crds=CRDS_APPLY,
+    crd_dirs=(CrdDir("crds"),),
 )
 # NVIDIA's DRA driver for GPUs (kubernetes-sigs/dra-driver-nvidia-gpu, moved from NVIDIA/k8s-dra-driver-gpu), tag
 # v0.4.1 (764900e7, 2026-06-30; newest release): chart deployments/helm/dra-driver-nvidia-gpu, version and appVersion
@@ -672,6 +748,10 @@ DRA_DRIVER_NVIDIA_GPU = HelmChart(
     repo="oci://registry.k8s.io/dra-driver-nvidia/charts",
     version="0.4.1",
     app_version="0.4.1",
+    # CRDs: crds/ (ComputeDomain, ComputeDomainClique), applied by gpufleet; where the GPU Operator runs, its release's
+    # copies are the ones applied (docs/dra.md "Who owns the ComputeDomain CRDs").
+    crds=CRDS_APPLY,
+    crd_dirs=(CrdDir("crds"),),
 )
 
 # EC2NodeClass amiSelectorTerms alias per gpufleet GPU AMI: Karpenter picks the NVIDIA variant of the family for GPU
@@ -741,6 +821,9 @@ LWS = HelmChart(
     repo="oci://registry.k8s.io/lws/charts",
     version="v0.10.0",
     app_version="v0.10.0",
+    # CRDs: crds/ (LeaderWorkerSet, DisaggregatedSet*), never upgraded by Helm: applied by gpufleet.
+    crds=CRDS_APPLY,
+    crd_dirs=(CrdDir("crds"),),
 )
 # Gateway API standard channel, v1.6.1 (kubernetes-sigs/gateway-api, 8bb74df0): the release asset standard-install.yaml
 # holds every CRD of config/crd/standard and the safe-upgrades ValidatingAdmissionPolicy (../shared/reference/crds/
@@ -812,6 +895,11 @@ ENVOY_GATEWAY = HelmChart(
     repo="oci://docker.io/envoyproxy",
     version="1.9.0",
     app_version="v1.9.0",
+    # CRDs: the `crds` subchart's crds/ (condition crds.enabled) holds Envoy Gateway's own CRDs (generated/) and the
+    # Gateway API experimental bundle, which gpufleet's own standard-channel ConfigFile (versions.GATEWAY_API,
+    # components/serving/gateway.py) also writes. Not yet moved: applying generated/ alone would drop the
+    # experimental-only Gateway API kinds Helm installs today; left as Helm's install-only crds/ (docs/upgrades.md).
+    crds=CRDS_INSTALL_ONLY,
 )
 # The model server image (vLLM's OpenAI-compatible server), vLLM 0.33.0: the newest release on PyPI (the project's
 # release list, read 2026-12-05: vllm 0.33.0, 2026-11), published as the image vllm/vllm-openai:v<version>. The metric

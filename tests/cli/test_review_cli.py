@@ -78,8 +78,10 @@ def test_diff_json_format(capsys, plans, tmp_path):
     doc = json.loads(out_file.read_text())
     assert set(doc) == {"stack", "source", "marker", "counts", "disruptive", "dataLoss", "disruptiveCapacity", "changes", "capacity", "cost",
                         "versions", "versionsAligned", "policies", "mandatoryViolations", "notes", "warnings",
-                        "configChanges", "configNote", "refusedMoves"}
+                        "configChanges", "configNote", "refusedMoves", "crdChanges", "crdNotes", "disruptionChanges",
+                        "kubernetesBump"}
     assert doc["refusedMoves"] == []
+    assert (doc["crdChanges"], doc["crdNotes"], doc["disruptionChanges"]) == ([], [], [])  # no chart version moves
     assert doc["counts"] == {"create": 0, "update": 0, "replace": 0, "delete": 3}  # the agent, its NodePatch, the pool
     assert doc["cost"]["hourlyMin"] == {"before": 15.35, "after": 14.5, "delta": -0.85}
     assert [p["status"] for p in doc["capacity"]] == ["unchanged", "removed"]

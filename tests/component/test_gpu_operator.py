@@ -42,6 +42,13 @@ def test_operator_managed_driver_and_k3s_containerd(dev):
     values = one(dev, RELEASE).inputs["values"]
     assert values["driver"] == {
         "enabled": True, "version": catalog.operator_release(versions.GPU_OPERATOR.version).default_driver,
+        # Issue 51: a driver change rolls one node at a time, waits up to 24 h for JobSet pods, then finishes.
+        "upgradePolicy": {
+            "autoUpgrade": True, "maxParallelUpgrades": 1, "maxUnavailable": 1,
+            "waitForCompletion": {"podSelector": "jobset.sigs.k8s.io/jobset-name", "timeoutSeconds": 86400},
+            "gpuPodDeletion": {"force": True, "timeoutSeconds": 900, "deleteEmptyDir": True},
+            "drain": {"enable": False, "force": False, "timeoutSeconds": 900, "deleteEmptyDir": True},
+        },
     }
     env = {e["name"]: e["value"] for e in values["toolkit"]["env"]}
     assert env == {

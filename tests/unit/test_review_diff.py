@@ -70,13 +70,30 @@ def test_resize_a_pool(dev):
 
 def test_change_the_gpu_operator_version(dev):
     review = dev[1]["operator"]
-    assert ops(review) == [("update", "kubernetes:helm.sh/v3:Release", "dev-gpu-operator-release")]
-    change = review.changes[0]
+    # ../shared/reference/charts has no v26.3.3 archive: its CRDs cannot be applied from here (docs/upgrades.md), so
+    # the release installs its crds/ itself and the (retained) CRD group leaves the plan; the review says why.
+    assert ops(review) == [("delete", "kubernetes:yaml/v2:ConfigGroup", "dev-gpu-operator-crds"),
+                           ("update", "kubernetes:helm.sh/v3:Release", "dev-gpu-operator-release")]
+    change = review.changes[1]
     assert [(i.path, i.before, i.after, i.forces) for i in change.inputs] == [
+        ("skipCrds", True, None, None),
         ("values.driver.version", "595.91.07", "580.126.20", None),
         ("version", "v26.7.0", "v26.3.3", None),
     ]
+    assert review.crds == [] and review.crd_notes == [
+        "dev-gpu-operator-release (gpu-operator v26.7.0 -> v26.3.3): CRDs not compared: the plan holds no CRDs of chart "
+        "gpu-operator v26.3.3: its archive was not on the machine that planned it (run `gpufleet charts fetch`, or set "
+        "GPUFLEET_CHARTS_DIR to a directory of the pinned chart archives)"]
     assert change.group == "dev › dev-gpu-operator" and not change.disruptive
+    # Issue 51: the driver change is reviewed as the rollout it starts (review/disruption.py).
+    assert review.disruption == [
+        "GPU driver 595.91.07 -> 580.126.20 (operator-managed): every NVIDIA GPU node reloads its driver: 2-2 nodes in "
+        "pools l4 (1-1), a100 (1-1)",
+        "pace: 1 node(s) at a time, at most 1 unavailable (driver.upgradePolicy)",
+        "per node: cordon; wait 24 h for pods matching jobset.sigs.k8s.io/jobset-name to finish; then every pod using a "
+        "GPU is deleted (pods without a controller too, emptyDir data lost), within 15 min; no drain of other pods; "
+        "driver reloaded; uncordon",
+    ]
     assert changed_versions(review) == {
         "GPU Operator chart": (("v26.7.0",), ("v26.3.3",)),
         "GPU driver": (("595.91.07",), ("580.126.20",)),

@@ -243,7 +243,7 @@ def installed_crds(path: Path, values_json: str) -> tuple[dict, ...]:
 @pytest.mark.parametrize("stack", STACKS)
 def test_every_object_of_every_example_stack_has_one_owner(stack):
     plan = planned(stack)
-    found = owners.duplicates(rendered_objects(plan) + owners.own_objects(plan))
+    found = owners.duplicates(rendered_objects(plan) + owners.own_objects(plan) + owners.applied_crds(plan))
     assert found == {}, "objects with two owners (or CRD copies that differ):\n" + "\n".join(
         f"{k}: {v}" for k, v in found.items())
 
@@ -263,6 +263,9 @@ def test_the_one_owner_check_finds_both_kinds_of_duplicate():
     assert owners.duplicates([("release b crds/", crd, ""), ("release c crds/", crd, "")]) == {}
     assert set(owners.duplicates([("release a", pm, "serving"), ("release b", pm, "serving")])) == {
         "monitoring.googleapis.com PodMonitoring serving/m"}
+    # A CRD gpufleet applies (issue 51) beside a release's crds/ copy of it: two owners, identical or not.
+    assert set(owners.duplicates([("gpufleet x-crds", crd, ""), ("release b crds/", crd, "")])) == {
+        "apiextensions.k8s.io CustomResourceDefinition computedomains.resource.nvidia.com"}
 
 
 # GPU Operator: the configurations whose values differ, each planned for every catalog release.

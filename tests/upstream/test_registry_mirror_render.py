@@ -182,6 +182,10 @@ def _embedded(objs):
     return out
 
 
+def _applied_crds(r) -> bool:
+    return r.type == "kubernetes:yaml/v2:ConfigGroup" and r.name.endswith("-crds")
+
+
 def _renders(plan):
     out = {}
     for name, version, release, namespace, values in releases(plan):
@@ -213,7 +217,10 @@ def test_no_rendered_image_is_outside_the_mirror(stack):
            for i in listing.referenced_images(r.revealed)]
     assert all(i.startswith(mirror + "/") for i in own), own
     assert bool(own) == OWN_IMAGES[stack]
+    # The CRDs gpufleet applies from a chart's archive (components/chart_crds.py, issue 51) are left out: their text is
+    # the chart's schema, whose descriptions name registries in examples; no image is pulled from it.
     own_public = sorted({s for r in plan.resources if r.type.startswith("kubernetes:") and r.type != listing.RELEASE
+                         and not _applied_crds(r)
                          for s in _strings(r.revealed) if _PUBLIC_ANYWHERE.search(s)})
     assert own_public == []
 

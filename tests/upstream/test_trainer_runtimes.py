@@ -59,3 +59,19 @@ def test_runtime_equals_upstream_with_the_overlay(reference, name):
 @pytest.mark.parametrize("name", sorted(FILES))
 def test_runtime_validates_against_the_trainer_crd(reference, name):
     assert validate_cr(trainer_runtimes.runtime(name)) == []
+
+
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_protected_runtime_pods_keep_their_nodes_and_still_validate(reference, name):
+    """Issue 51: gpufleet's runtimes (TrainerArgs.protect_pods, on by default) are upstream's plus the annotations
+    that keep a running job's node from Karpenter's consolidation and drift and the Cluster Autoscaler's scale-down."""
+    protected = trainer_runtimes.runtime(name, protect_pods=True)
+    jobs = protected["spec"]["template"]["spec"]["replicatedJobs"]
+    assert [j["template"]["spec"]["template"]["metadata"]["annotations"] for j in jobs] == [
+        {"karpenter.sh/do-not-disrupt": "true", "cluster-autoscaler.kubernetes.io/safe-to-evict": "false"}] * len(jobs)
+    for j in jobs:
+        del j["template"]["spec"]["template"]["metadata"]["annotations"]
+        if not j["template"]["spec"]["template"]["metadata"]:
+            del j["template"]["spec"]["template"]["metadata"]
+    assert protected == trainer_runtimes.runtime(name)
+    assert validate_cr(trainer_runtimes.runtime(name, protect_pods=True)) == []

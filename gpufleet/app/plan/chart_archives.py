@@ -19,23 +19,8 @@ from typing import Optional
 
 from gpufleet.base.versions import HelmChart, archive_file_names
 
-CHARTS_DIR_ENV = "GPUFLEET_CHARTS_DIR"
-HOW_TO_ENABLE = f"run `gpufleet charts fetch`, or set {CHARTS_DIR_ENV} to a directory of the pinned chart archives"
-
-
-def cache_dir() -> Path:
-    """The per-user cache `gpufleet charts fetch` fills. XDG_CACHE_HOME counts only when absolute (the XDG Base
-    Directory specification: "If an implementation encounters a relative path ... it should consider the path
-    invalid and ignore it")."""
-    xdg = os.environ.get("XDG_CACHE_HOME", "")
-    base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".cache"
-    return base / "gpufleet" / "charts"
-
-
-def charts_dir() -> Path:
-    """$GPUFLEET_CHARTS_DIR when set, else the per-user cache."""
-    given = os.environ.get(CHARTS_DIR_ENV, "")
-    return Path(given).expanduser() if given else cache_dir()
+# Where the archives are: the base layer's (the components read CRDs from the same archives); importable from here.
+from gpufleet.base.chart_crds import CHARTS_DIR_ENV, HOW_TO_ENABLE, cache_dir, charts_dir, find_archive  # noqa: E402,F401
 
 
 def file_name(chart: HelmChart, suffix: str = ".tgz") -> str:
@@ -46,14 +31,6 @@ def file_name(chart: HelmChart, suffix: str = ".tgz") -> str:
 def file_names(chart: HelmChart, suffix: str = ".tgz") -> tuple[str, ...]:
     """Every name the chart's archive may have: the version as pinned, without and with a leading `v`."""
     return archive_file_names(chart, suffix)
-
-
-def find_archive(chart: HelmChart, directory: Path, suffix: str = ".tgz") -> Optional[Path]:
-    """The chart's archive in `directory`, or None."""
-    for name in file_names(chart, suffix):
-        if (directory / name).is_file():
-            return directory / name
-    return None
 
 
 def unchecked_local_charts(stack: str, spec, resources) -> list:

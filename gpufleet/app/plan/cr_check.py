@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Optional
 
 from gpufleet.app.plan.cr_origin import block_key, spec_key
-from gpufleet.app.plan.crd_sources import Crd, NotValidated, lookup
+from gpufleet.app.plan.crd_sources import Crd, NotServed, NotValidated, lookup
 from gpufleet.app.plan.custom_resources import validate
 from gpufleet.app.plan.mocks import SECRET, UNKNOWN, Registration
 from gpufleet.base.spec import Problem, StackSpec
@@ -53,6 +53,12 @@ def check_custom_resources(stack: str, spec: Optional[StackSpec], resources: lis
     for r, obj in _objects(resources):
         found = lookup(obj["apiVersion"], obj["kind"], charts)
         if found is None:  # a built-in kind: kubernetes-validate checks those in the tests
+            continue
+        if isinstance(found, NotServed):
+            name = obj["metadata"].get("name", r.name)
+            problems.append(Problem(stack, block_key(obj["kind"]) or f"resource {r.name}",
+                                    f"{obj['kind']} '{name}' is written at {obj['apiVersion']}, which the API server "
+                                    f"would refuse: {found.reason}"))
             continue
         if isinstance(found, NotValidated):
             key = (block_key(obj["kind"]) or f"resource {r.name}", found.reason)

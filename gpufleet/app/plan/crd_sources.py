@@ -20,18 +20,19 @@ calls, before a node is composed). Anything else about the archive, over a limit
 from __future__ import annotations
 
 import functools
-import io
-import re
 import tarfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Union
 
-import yaml
-
 from gpufleet.app.plan.chart_archives import HOW_TO_ENABLE, find_archive
-from gpufleet.base import limits, versions
+from gpufleet.base import versions
+# The archive reader lives in the base layer, shared with the components that apply a chart's CRDs (docs/upgrades.md);
+# its names stay importable from here.
+from gpufleet.base.chart_crds import (  # noqa: F401
+    ArchiveRefused, check_yaml_limits, crd_documents, crd_key, one_line, read_crds, served_versions, storage_version,
+)
 from gpufleet.base.versions import HelmChart
 
 # Where the Network Operator's run-time CRDs are: not in its chart, which installs the operator only; the operator
@@ -147,6 +148,9 @@ SOURCES: tuple[CrdSource, ...] = (
               "agentgateway-crds/templates/agentgateway.dev_agentgatewayparameters.yaml", helm_template=True),
 )
 _BY_KIND = {(s.api_version, s.kind): s for s in SOURCES}
+# By API group: an object at another version of a kind gpufleet knows is judged by the same chart's CRD (issue 51: a
+# version the pinned CRD no longer serves is refused, never "not validated").
+_BY_GROUP_KIND = {(s.api_version.rpartition("/")[0], s.kind): s for s in SOURCES}
 
 # Custom resource kinds gpufleet creates whose CRD no gpufleet pin installs: the platform does, each with the reason.
 PLATFORM_KINDS: dict[tuple[str, str], str] = {
@@ -182,21 +186,34 @@ class Crd:
 
 
 @dataclass(frozen=True)
+class NotServed:
+    """The pinned chart's CRD does not serve the object's API version: the API server would refuse it (issue 51)."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
 class NotValidated:
     """Why a custom resource kind cannot be validated on this machine."""
 
     reason: str
 
 
+def crd_name(crd: dict) -> str:
+    meta = crd.get("metadata")
+    return str(meta.get("name")) if isinstance(meta, dict) else "?"
+
+
 def group_of(api_version: str) -> str:
     return api_version.rpartition("/")[0]
 
 
-def lookup(api_version: str, kind: str, directory: Path) -> Union[Crd, NotValidated, None]:
-    """The CRD a custom resource validates against; NotValidated with the reason; None for a built-in kind."""
+def lookup(api_version: str, kind: str, directory: Path) -> Union[Crd, NotServed, NotValidated, None]:
+    """The CRD a custom resource validates against; NotServed when that CRD does not serve its version; NotValidated
+    with the reason; None for a built-in kind."""
     if group_of(api_version) in BUILTIN_GROUPS:
         return None
-    src = _BY_KIND.get((api_version, kind))
+    src = _BY_KIND.get((api_version, kind)) or _BY_GROUP_KIND.get((group_of(api_version), kind))
     if src is None:
         return NotValidated(PLATFORM_KINDS.get((api_version, kind), "gpufleet knows no chart that installs its CRD"))
     suffix = EXTRAS_SUFFIX if src.extras else ".tgz"
@@ -213,7 +230,18 @@ def lookup(api_version: str, kind: str, directory: Path) -> Union[Crd, NotValida
     crd = crds.get((group_of(api_version), kind))
     if crd is None:
         return NotValidated(f"{archive} has no CRD for {group_of(api_version)} {kind} at {src.member}")
-    schema = served_schema(crd, api_version.rpartition("/")[2])
+    version = api_version.rpartition("/")[2]
+    schema = served_schema(crd, version)
+    served = served_versions(crd)
+    spec = crd.get("spec") if isinstance(crd.get("spec"), dict) else {}
+    listed_versions = spec.get("versions")
+    if schema is None and version not in served and isinstance(listed_versions, list) and served:
+        # A CRD of the usual shape that does not serve the version: refused. (A malformed one: "not validated" below.)
+        listed = [v.get("name") for v in listed_versions if isinstance(v, dict)]
+        how = "lists it as not served" if version in listed else "does not list it"
+        return NotServed(f"the {crd_name(crd)} CRD of chart {src.chart.name} {src.chart.version} {how}: it serves "
+                         f"{', '.join(served) or 'no version'} (storage {storage_version(crd) or 'none'}); write the "
+                         f"object at a served version")
     if schema is None:
         return NotValidated(f"the CRD in {archive} does not serve {api_version} with an openAPIV3Schema")
     return Crd(schema, f"{api_version} {kind}, CRD of chart {src.chart.name} {src.chart.version}")
@@ -231,157 +259,16 @@ def _members(pin: str, extras: bool) -> tuple[tuple[str, bool], ...]:
     return tuple(sorted({(s.member, s.helm_template) for s in SOURCES if s.pin == pin and s.extras == extras}))
 
 
-class ArchiveRefused(Exception):
-    """A chart archive (or a file in it) over a limit of gpufleet.base.limits, or not what a chart holds."""
-
-
 @functools.lru_cache(maxsize=None)
 def _crds_in(archive: str, mtime_ns: int, members: tuple[tuple[str, bool], ...]) -> Union[dict[tuple[str, str], dict], str]:
     """(group, kind) -> CRD of the named members of an archive, or why the archive cannot be read (one line). Keyed
     by the file's mtime too: a refetched archive is read again."""
     try:
-        return _read_crds(archive, dict(members))
+        return {crd_key(crd): crd for _, crd in read_crds(archive, dict(members))}
     except ArchiveRefused as exc:
         return str(exc)
     except (OSError, EOFError, tarfile.TarError, zlib.error) as exc:
-        return _one_line(exc)
-
-
-def _read_crds(archive: str, wanted: dict[str, bool]) -> dict[tuple[str, str], dict]:
-    out: dict[tuple[str, str], dict] = {}
-    entries = read = 0
-    with tarfile.open(archive) as tar:
-        while wanted:
-            info = tar.next()  # skips the previous member's data: counted in `read` before it is decompressed
-            if info is None:
-                break
-            entries += 1
-            read += max(info.size, 0)
-            if entries > limits.CHART_ARCHIVE_MAX_MEMBERS:
-                raise ArchiveRefused(f"more than {limits.CHART_ARCHIVE_MAX_MEMBERS:,} entries")
-            if read > limits.CHART_ARCHIVE_MAX_BYTES:
-                raise ArchiveRefused(f"its files hold more than {limits.CHART_ARCHIVE_MAX_BYTES:,} bytes before "
-                                     f"{info.name!r} is read")
-            if info.name not in wanted or not info.isfile():
-                continue
-            if info.size > limits.CHART_MEMBER_MAX_BYTES:
-                raise ArchiveRefused(f"{info.name} is {info.size:,} bytes, more than the "
-                                     f"{limits.CHART_MEMBER_MAX_BYTES:,} a CRD file may hold")
-            data = tar.extractfile(info).read(limits.CHART_MEMBER_MAX_BYTES + 1)
-            try:
-                text = data.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise ArchiveRefused(f"{info.name} is not UTF-8 (byte 0x{data[exc.start]:02x} at offset "
-                                     f"{exc.start})") from None
-            try:
-                crds = crd_documents(text, wanted.pop(info.name))
-            except ArchiveRefused as exc:
-                raise ArchiveRefused(f"{info.name}: {exc}") from None
-            except yaml.YAMLError as exc:
-                raise ArchiveRefused(f"{info.name} is not valid YAML: {_one_line(exc)}") from None
-            for crd in crds:
-                key = _crd_key(crd)
-                if key is None:
-                    raise ArchiveRefused(f"{info.name} holds a CustomResourceDefinition without spec.group and "
-                                         "spec.names.kind strings")
-                out[key] = crd
-    return out
-
-
-def _crd_key(crd: dict) -> Optional[tuple[str, str]]:
-    spec = crd.get("spec")
-    names = spec.get("names") if isinstance(spec, dict) else None
-    group, kind = (spec or {}).get("group"), names.get("kind") if isinstance(names, dict) else None
-    return (group, kind) if isinstance(group, str) and isinstance(kind, str) else None
-
-
-def _one_line(exc: BaseException, limit: int = 200) -> str:
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def check_yaml_limits(text: str) -> None:
-    """Raise ArchiveRefused when the YAML stream nests deeper than CRD_YAML_MAX_DEPTH or holds more than
-    CRD_YAML_MAX_VALUES values with its aliases expanded (an alias counts every value of the node it repeats; an
-    alias inside the node it names is refused). Reads libyaml's events, which keep their own stack: no Python call
-    nests per level, and nothing is composed yet."""
-    values = 0
-    weights: dict[str, int] = {}  # anchor -> values in its node, the node itself included
-    open_nodes: list[list] = []  # [anchor or None, values inside it so far], innermost last
-    for event in yaml.parse(io.StringIO(text), Loader=_Loader):
-        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-            if len(open_nodes) >= limits.CRD_YAML_MAX_DEPTH:
-                raise ArchiveRefused(f"maps and lists nest deeper than {limits.CRD_YAML_MAX_DEPTH} levels "
-                                     f"(line {event.start_mark.line + 1})")
-            open_nodes.append([event.anchor, 0])
-            added = 1
-        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-            anchor, inside = open_nodes.pop()
-            if anchor is not None:
-                weights[anchor] = inside + 1
-            if open_nodes:
-                open_nodes[-1][1] += inside + 1
-            continue
-        elif isinstance(event, yaml.ScalarEvent):
-            if event.anchor is not None:
-                weights[event.anchor] = 1
-            added = 1
-        elif isinstance(event, yaml.AliasEvent):
-            added = weights.get(event.anchor, 0)
-            if not added:  # its node is still open (or the anchor is unknown, which the composer refuses anyway)
-                raise ArchiveRefused(f"the alias *{event.anchor} (line {event.start_mark.line + 1}) refers to a "
-                                     "map or list that contains it")
-        else:
-            continue
-        values += added
-        if values > limits.CRD_YAML_MAX_VALUES:
-            raise ArchiveRefused(f"holds more than {limits.CRD_YAML_MAX_VALUES:,} values once its aliases are "
-                                 f"expanded (line {event.start_mark.line + 1})")
-        if open_nodes and not isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-            open_nodes[-1][1] += added
-
-
-class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
-    """The safe loader (libyaml's when PyYAML has it), reading a bare `=` (YAML 1.1's value key; prometheus-operator's
-    matchType enums hold it) as the string it is, as the API server's YAML decoder does."""
-
-
-_Loader.add_constructor("tag:yaml.org,2002:value", lambda loader, node: loader.construct_scalar(node))
-
-_COMMENT_OPEN = re.compile(r"\{\{-?\s*/\*")
-_COMMENT_CLOSE = re.compile(r"\*/\s*-?\}\}")
-
-
-def _drop_template_comments(text: str) -> str:
-    """`text` without its Go template comments, `{{/* ... */}}` or `{{- /* ... */ -}}`, which may span lines
-    (licence headers). A comment ends at its first `*/` (text/template's lexer: "comment ends before closing
-    delimiter" otherwise). One pass: every search starts where the last one ended."""
-    out, at = [], 0
-    while True:
-        opened = _COMMENT_OPEN.search(text, at)
-        if opened is None:
-            break
-        end = text.find("*/", opened.end())
-        closed = _COMMENT_CLOSE.match(text, end) if end >= 0 else None
-        if closed is None:
-            break  # an unclosed comment: Helm would refuse the template; its lines with `{{` are dropped below
-        out.append(text[at:opened.start()])
-        at = closed.end()
-    out.append(text[at:])
-    return "".join(out)
-
-
-def crd_documents(text: str, helm_template: bool = False) -> list[dict]:
-    """The CustomResourceDefinitions in a YAML stream. For a Helm template, its comments and every line with `{{`
-    are dropped first: in the CRD templates gpufleet reads they only wrap the file (`if .Values.crds.enabled`) or
-    fill metadata and the conversion webhook's service, never the schema. The stream must be within the limits of
-    `check_yaml_limits` (ArchiveRefused otherwise)."""
-    if helm_template:
-        text = _drop_template_comments(text)
-        text = "\n".join(line for line in text.splitlines() if "{{" not in line)
-    check_yaml_limits(text)
-    return [d for d in yaml.load_all(io.StringIO(text), Loader=_Loader)
-            if isinstance(d, dict) and d.get("kind") == "CustomResourceDefinition"]
+        return one_line(exc)
 
 
 def served_schema(crd: dict, version: str) -> Optional[dict]:

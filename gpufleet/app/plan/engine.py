@@ -19,6 +19,8 @@ from gpufleet.base.capacity import PoolCapacity, addons_warnings, capacity
 from gpufleet.app.plan.cost import Cost, CostItem
 from gpufleet.app.plan.cost_items import claim_items, items_for
 from gpufleet.app.plan.chart_archives import charts_dir, unchecked_local_charts
+from gpufleet.app.plan import kube_needs, upgrade_warnings
+from gpufleet.base.spec.features import reservation_end
 from gpufleet.app.plan.cr_check import check_custom_resources
 from gpufleet.base.spec.checks import upkeep_checks
 from gpufleet.base.spec.checks.catalog_checks import catalog_warnings, plan_day
@@ -49,6 +51,8 @@ class Plan:
     cost: Optional[Cost] = None
     """Every hourly charge of what the plan registers (gpufleet.app.plan.cost)."""
     catalog_date: str = ""  # the oldest date of the catalog facts this stack's platform uses
+    kubernetes: list = field(default_factory=list)
+    """What the stack's Kubernetes minor needs from its charts and objects (gpufleet.app.plan.kube_needs Need)."""
     stack_file: dict = field(default_factory=dict)
     """What the review compares outside `gpufleet:` (StackFile.review_record): provider keys, secure-value and secrets
     settings fingerprints."""
@@ -134,10 +138,12 @@ def assemble(stack: str, spec: Optional[StackSpec], monitor: RecordingMonitor, c
     resources = sorted(monitor.registrations, key=lambda r: r.urn)
     if spec is None:
         result = Plan(stack=stack, spec=None, resources=resources, outputs=monitor.stack_outputs, capacity=[],
-                      warnings=cr_warnings, stack_file=stack_file or {})
+                      warnings=cr_warnings + upgrade_warnings.crds_not_applied(stack, monitor.registrations),
+                      stack_file=stack_file or {})
         result.cost = program_cost(resources)
     else:
         day = plan_day(today)  # one date for support calendars, the catalog's age and price ages
+        needs = kube_needs.kubernetes_needs(spec, monitor.registrations, charts_dir())
         pricing = platforms.of(spec).pricing
         region = pricing.region(spec, dict(config))  # where the cluster runs, for regional prices
         result = Plan(
@@ -149,7 +155,11 @@ def assemble(stack: str, spec: Optional[StackSpec], monitor: RecordingMonitor, c
             warnings=addons_warnings(stack, spec) + catalog_warnings(stack, spec, day)
             + upkeep_checks.warnings(stack, spec) + dra_checks.warnings(stack, spec)
             + network_checks.warnings(stack, spec) + cr_warnings
-            + unchecked_local_charts(stack, spec, monitor.registrations),
+            + unchecked_local_charts(stack, spec, monitor.registrations)
+            + upgrade_warnings.crds_not_applied(stack, monitor.registrations)
+            + reservation_end.warnings(stack, spec, day)
+            + kube_needs.warnings(stack, spec, needs),
+            kubernetes=needs,
             catalog_date=catalog.catalog_date(pricing.catalog_files),
             region=region,
             stack_file=stack_file or {},

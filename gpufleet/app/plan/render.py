@@ -25,6 +25,7 @@ def to_json(plan: Plan) -> dict:
         "outputs": plan.outputs,
         "warnings": [{"path": w.path, "message": w.message, "value": w.value if w.has_value else None}
                      for w in plan.warnings],
+        "kubernetes": {"version": plan.spec.cluster.kubernetes_version, "needs": [n.to_json() for n in plan.kubernetes]},
         "catalogDate": plan.catalog_date,
         "stackFile": plan.stack_file,
     }
@@ -154,6 +155,8 @@ def to_text(plan: Plan) -> str:
     out += _cost_text(plan)
     out += [f"catalog facts as of {plan.catalog_date}", ""] if plan.catalog_date else [""]
     out += _protected_lines(plan) + [""]
+    if plan.kubernetes:  # docs/upgrades.md "Kubernetes upgrades say what must move together"
+        out += [f"Kubernetes {plan.spec.cluster.kubernetes_version} needs:"] + [f"  {n.line()}" for n in plan.kubernetes] + [""]
     if plan.warnings:
         out += ["warnings:"] + [f"  - {w}" for w in plan.warnings] + [""]
     out += policy_lines(plan)
@@ -202,6 +205,9 @@ def to_markdown(plan: Plan) -> str:
     verdict = f"**{len(mandatory)} mandatory policy violation(s)**" if mandatory else "policies pass"
     out = [f"### gpufleet plan: {md.code(plan.stack)}", "",
            f"{len(plan.resources)} resources, {verdict}. Catalog facts as of {md.text(plan.catalog_date)}.", ""]
+    if plan.kubernetes:
+        out += [f"#### Kubernetes {md.text(plan.spec.cluster.kubernetes_version)} needs", ""]
+        out += [f"- {md.text(n.line())}" for n in plan.kubernetes] + [""]
     if plan.warnings:
         out += ["#### Warnings", ""] + [f"- {md.code(w.path)}: {md.text(w.message)}" for w in plan.warnings] + [""]
     out += ["#### Policies", ""]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from gpufleet.app.review.crds import text_lines as crd_lines
 from gpufleet.app.review.diff import ResourceChange, short, text_delta
 from gpufleet.app.escape import cell as _pipes, code, text
 from gpufleet.app.review.summary import Review
@@ -297,6 +298,27 @@ def versions(review: Review) -> list[str]:
     return out
 
 
+def kubernetes_bump(review: Review) -> list[str]:
+    """A Kubernetes minor bump and what the new minor needs (review/kube.py)."""
+    if not review.kubernetes_bump:
+        return []
+    return ["", f"#### {text(review.kubernetes_bump[0])}", ""] + [f"- {text(line, 2000)}" for line in review.kubernetes_bump[1:]]
+
+
+def disruption_changes(review: Review) -> list[str]:
+    """GPU node disruption settings that change (review/disruption.py); nothing when none does."""
+    if not review.disruption:
+        return []
+    return ["", "#### Disruption changes", ""] + [f"- {text(line, 2000)}" for line in review.disruption]
+
+
+def crd_changes(review: Review) -> list[str]:
+    """A chart bump's CRD changes (review/crds.py, docs/upgrades.md); nothing when no chart version moves."""
+    if not review.crds and not review.crd_notes:
+        return []
+    return ["", "#### CRD changes", ""] + [f"- {text(line, 2000)}" for line in crd_lines(review.crds, review.crd_notes)]
+
+
 def change_rows(c: ResourceChange, max_inputs: int = 6) -> list[str]:
     if c.op in ("create", "delete"):
         detail = ""
@@ -340,6 +362,7 @@ def render(review: Review, limit: int = LIMIT) -> str:
     Only the change list (already folded in `<details>`) is shortened to fit.
     """
     before = headline(review) + refused(review) + hidden(review) + stack_file(review) + disruptive(review) + warnings(review) + policies(review) + capacity(review) + cost(review) + versions(review)
+    before += kubernetes_bump(review) + disruption_changes(review) + crd_changes(review)
     fixed = len("\n".join(before)) + 2
     rows = len(review.changes)
     if fixed + len("\n".join(changes(review))) > limit:

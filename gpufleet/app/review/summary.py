@@ -8,6 +8,10 @@ from typing import Optional
 
 from gpufleet.base import labels
 from gpufleet.base.spec import ids
+from gpufleet.app.review.crds import crd_changes
+from gpufleet.app.review.disruption import disruption_lines, driver_rollout
+from gpufleet.app.review.kube import bump_lines
+from gpufleet.base.chart_crds import charts_dir
 from gpufleet.app.review.config import ConfigChange, config_changes
 from gpufleet.app.review.deltas import (
     CostDelta, PoolDelta, VersionChange, capacity_deltas, cost_delta, is_version_policy, version_changes,
@@ -188,6 +192,20 @@ class Review:
     refused: list[RefusedMove] = field(default_factory=list)
     """Kubernetes version moves the platform refuses (review/moves.py): `pulumi up` would fail partway, so the review
     fails (exit 1) and lists them first."""
+    crds: list = field(default_factory=list)
+    """CRD changes of the charts whose version moves (review/crds.py CrdChange); [] for a preview."""
+    crd_notes: list[str] = field(default_factory=list)
+    """Charts whose CRDs could not be compared, and why."""
+
+    kubernetes_bump: list[str] = field(default_factory=list)
+    """A Kubernetes minor bump and what the new minor needs (review/kube.py); [] otherwise."""
+    driver_rollout: list[str] = field(default_factory=list)
+    """What a change of the operator-managed driver rolls over the GPU nodes (review/disruption.py); [] otherwise."""
+
+    @property
+    def disruption(self) -> list[str]:
+        """Changes of what may drain a GPU node under a running job (review/disruption.py)."""
+        return self.driver_rollout + disruption_lines(self.changes)
 
     @property
     def marker(self) -> str:
@@ -256,6 +274,10 @@ class Review:
             "warnings": [w.to_json() for w in self.warnings],
             "configChanges": [c.to_json() for c in self.config],
             "configNote": self.config_note,
+            "crdChanges": [c.to_json() for c in self.crds],
+            "crdNotes": self.crd_notes,
+            "disruptionChanges": self.disruption,
+            "kubernetesBump": self.kubernetes_bump,
         }
 
 
@@ -303,6 +325,7 @@ def review_plans(base: dict, head: dict) -> Review:
         notes.append(f"base plan is for stack '{base.get('stack')}', head for '{head.get('stack')}': "
                      "URNs differ, so every resource shows as replaced by a new one")
     config, config_note = config_changes(base, head)
+    crds, crd_notes = crd_changes(base, head, charts_dir())
     return Review(
         stack=str(head.get("stack")),
         source="offline plans",
@@ -316,4 +339,8 @@ def review_plans(base: dict, head: dict) -> Review:
         cost=cost_delta(base.get("cost") or {}, head.get("cost") or {}, base.get("capacity") or [], head.get("capacity") or []),
         notes=notes,
         warnings=plan_warnings(base.get("warnings") or [], head.get("warnings") or []),
+        crds=crds,
+        crd_notes=crd_notes,
+        driver_rollout=driver_rollout(base, head),
+        kubernetes_bump=bump_lines(base, head),
     )

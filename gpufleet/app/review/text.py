@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from gpufleet.app.review.crds import text_lines as crd_lines
 from gpufleet.app.review.diff import short, text_delta
 from gpufleet.app.escape import clean, visible
 from gpufleet.app.review.markdown import reason_text as _reason, unprotect_text as _unprotect, verb_of
@@ -101,6 +102,13 @@ def render(review: Review) -> str:
         out.append(f"  {v.component}: {_fmt(v.before)} -> {_fmt(v.after)}" if v.changed else f"  {v.component}: {_fmt(v.after)}")
     out.append("  aligned" if not review.alignment else "  NOT ALIGNED: " + "; ".join(
         f"{v.policy}: {v.finding}" for v in review.alignment))
+
+    if review.kubernetes_bump:  # review/kube.py
+        out += [""] + [review.kubernetes_bump[0] + ":"] + [f"  {line}" for line in review.kubernetes_bump[1:]]
+    if review.disruption:  # GPU node disruption settings (review/disruption.py, docs/upgrades.md)
+        out += ["", "disruption changes:"] + [f"  {line}" for line in review.disruption]
+    if review.crds or review.crd_notes:  # a chart bump's CRDs (review/crds.py, docs/upgrades.md)
+        out += ["", "CRD changes:"] + [f"  {line}" for line in crd_lines(review.crds, review.crd_notes)]
 
     out += ["", "changes by component:"]
     group = None

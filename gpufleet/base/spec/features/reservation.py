@@ -18,6 +18,7 @@ policy `reservation-placement` checks the resources, and the cost section treats
 committed spend.
 """
 
+import datetime as dt
 from typing import Any, Literal, Optional
 
 from pydantic import Field, model_validator
@@ -63,20 +64,30 @@ class CapacityReservationSpec(Model):
     """The instance type (EKS) or machine type (GKE) the reservation holds; default: the pool's."""
     instance_count: Optional[int] = Field(default=None, ge=1)
     """Instances reserved: committed spend in the cost section. Required for capacity-block (its size)."""
+    end_date: Optional[str] = Field(default=None, pattern=r"^\d{4}-\d{2}-\d{2}$")
+    """The day (YYYY-MM-DD, UTC) the reservation ends: a Capacity Block's end, an ODCR's EndDate, a GCE reservation's
+    end of commitment or auto-delete time. The plan warns RESERVATION_END_WARNING_DAYS before and refuses the pool from
+    that day on (reservation_end.py, docs/upgrades.md). Default: none, a reservation without an end."""
 
     @model_validator(mode="after")
     def _fields_per_type(self) -> "CapacityReservationSpec":
         t = self.type
         used = {f for f in self.model_fields_set if getattr(self, f) is not None}
         allowed = {
-            "capacity-block": {"type", "id", "zone", "instance_type", "instance_count"},
-            "odcr": {"type", "id", "resource_group_arn", "placement_group", "zone", "instance_type", "instance_count"},
-            "specific": {"type", "name", "project", "zone", "instance_type", "instance_count"},
-            "any": {"type", "zone", "instance_type", "instance_count"},
+            "capacity-block": {"type", "id", "zone", "instance_type", "instance_count", "end_date"},
+            "odcr": {"type", "id", "resource_group_arn", "placement_group", "zone", "instance_type", "instance_count",
+                     "end_date"},
+            "specific": {"type", "name", "project", "zone", "instance_type", "instance_count", "end_date"},
+            "any": {"type", "zone", "instance_type", "instance_count", "end_date"},
         }[t]
         extra = sorted(CapacityReservationSpec.model_fields[f].alias for f in used - allowed)
         if extra:
             raise ValueError(f"{', '.join(extra)}: not used with reservation type {t}")
+        if self.end_date is not None:
+            try:
+                dt.date.fromisoformat(self.end_date)
+            except ValueError:
+                raise ValueError(f"endDate {self.end_date!r} is not a calendar day (YYYY-MM-DD)") from None
         if t == "capacity-block":
             missing = [a for f, a in (("id", "id"), ("zone", "zone"), ("instance_count", "instanceCount")) if getattr(self, f) is None]
             if missing:

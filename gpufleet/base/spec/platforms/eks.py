@@ -33,6 +33,25 @@ KARPENTER_BUDGET_NODES = r"^((100|[0-9]{1,2})%|[0-9]+)$"
 # consolidateAfter: hours, minutes and seconds (the CRD's pattern ^(([0-9]+(s|m|h))+|Never)$; gpufleet always
 # consolidates empty GPU nodes, so not Never).
 CONSOLIDATE_AFTER = r"^(\d+[smh])+$"
+# expireAfter: the NodePool CRD's pattern (spec.template.spec.expireAfter, ^(([0-9]+(s|m|h))+|Never)$, default 720h).
+EXPIRE_AFTER = r"^(([0-9]+(s|m|h))+|Never)$"
+# A scheduled budget's duration and schedule (the CRD's spec.disruption.budgets[].duration and .schedule patterns).
+BUDGET_DURATION = r"^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$"
+BUDGET_SCHEDULE = r"^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((.+)\s(.+)\s(.+)\s(.+)\s(.+))$"
+
+
+class DisruptionWindowSpec(Model):
+    """A scheduled Karpenter disruption budget of every GPU NodePool (docs/upgrades.md): from each `schedule` (cron,
+    UTC: the CRD has no time zone) for `duration`, at most `nodes` of a pool are disrupted; `nodes: "0"` freezes them.
+    Karpenter applies the most restrictive active budget (karpenter.sh_nodepools.yaml of versions.KARPENTER,
+    spec.disruption.budgets)."""
+
+    schedule: str = Field(pattern=BUDGET_SCHEDULE, max_length=100)
+    """When the window opens: cron (`0 9 * * mon-fri`) or a macro (`@daily`)."""
+    duration: str = Field(pattern=BUDGET_DURATION)
+    """How long it stays open: hours and minutes (`8h`, `1h30m`)."""
+    nodes: str = Field(default="0", pattern=KARPENTER_BUDGET_NODES)
+    """At most this many (or this percentage of) a pool's nodes disrupted while open. Default "0": none."""
 
 
 def _cidr(value: str) -> str:
@@ -201,6 +220,15 @@ class EksAutoscalerSpec(Model):
     running jobs are never moved); long enough that a pod pulling a large CUDA image does not lose its node."""
     disruption_budget: str = Field(default="1", json_schema_extra={"pattern": KARPENTER_BUDGET_NODES})
     """karpenter: at most this many (or this percentage, up to 100%, of) a pool's nodes are disrupted at once."""
+    expire_after: str = Field(default="Never", pattern=EXPIRE_AFTER)
+    """karpenter: the GPU nodes' maximum lifetime (NodePool spec.template.spec.expireAfter). Default Never, not the
+    CRD's 720h: expiration is forceful, and `karpenter.sh/do-not-disrupt` "does not block expiration"
+    (karpenter.sh/docs/reference/annotations), so a 30-day expiry evicts whatever training job runs. Node images still
+    move by drift, which waits for do-not-disrupt pods and the disruption budgets (docs/upgrades.md)."""
+    disruption_windows: list[DisruptionWindowSpec] = Field(default_factory=list, max_length=49)
+    """karpenter: scheduled budgets added to `disruptionBudget` on every GPU NodePool (the CRD allows 50 budgets);
+    e.g. {schedule: "0 9 * * mon-fri", duration: 10h, nodes: "0"} keeps the nodes of a pool through the working day.
+    Default: none."""
     expander: Literal["least-waste", "random", "most-pods", "price", "priority"] = "least-waste"
     """Which node group to grow when several fit."""
     scale_down_unneeded_time: str = Field(default="10m", pattern=r"^\d+[smh]$")
