@@ -25,7 +25,9 @@ def to_json(plan: Plan) -> dict:
         "outputs": plan.outputs,
         "warnings": [{"path": w.path, "message": w.message, "value": w.value if w.has_value else None}
                      for w in plan.warnings],
-        "kubernetes": {"version": plan.spec.cluster.kubernetes_version, "needs": [n.to_json() for n in plan.kubernetes]},
+        # A program without a GpuCluster (plan --program) has no spec: no version of its own to say.
+        "kubernetes": {"version": plan.spec.cluster.kubernetes_version if plan.spec is not None else None,
+                       "needs": [n.to_json() for n in plan.kubernetes]},
         "catalogDate": plan.catalog_date,
         "stackFile": plan.stack_file,
     }
