@@ -130,6 +130,12 @@ def price_date() -> str:
     return str(_load(FILE)["price_date"])
 
 
+def gpu_accelerators(gpu: str) -> tuple[str, ...]:
+    """The Compute Engine accelerator types of a catalog GPU model (H100-80GB: nvidia-h100-80gb and
+    nvidia-h100-mega-80gb), in the catalog's order."""
+    return tuple(a for a, row in _load(FILE)["accelerators"].items() if row["gpu"] == gpu)
+
+
 def accelerator_gpu(accelerator: str) -> Optional[str]:
     """The catalog GPU model of a Compute Engine accelerator type (None if unknown)."""
     row = _load(FILE)["accelerators"].get(accelerator)

@@ -184,8 +184,9 @@ def _support_checks(stack: str, spec: Any, day: dt.date) -> list[Problem]:
 def _pool_checks(stack: str, at: str, pool: Any, spec: Any) -> list[Problem]:
     aks = spec.cluster.aks
     out: list[Problem] = []
+    uncatalogued = bool(pool.vm_size) and pool.vm_size not in azure.vms()
     for field, alias in (("hosts", "hosts"), ("gpu", "gpu"), ("gpus_per_node", "gpusPerNode")):
-        if field in pool.model_fields_set:
+        if field in pool.model_fields_set and (field == "hosts" or not uncatalogued):
             out.append(Problem(stack, f"{at}.{alias}", "not used on aks: it follows from vmSize; remove it"))
     if not AKS_POOL_NAME.match(pool.name):
         out.append(Problem(stack, f"{at}.name", "not an AKS node pool name: lowercase letters and digits, starting with a "
@@ -198,9 +199,17 @@ def _pool_checks(stack: str, at: str, pool: Any, spec: Any) -> list[Problem]:
                            f"(known: {', '.join(azure.vms())})"))
         return out
     vm = azure.vms().get(pool.vm_size)
+    if vm is None and (pool.gpu is not None or pool.gpus_per_node is not None):
+        # A VM size the catalog lacks plans with the pool's own gpu and gpusPerNode (issue 49; stack_shape_checks.py
+        # wants both, the plan warns that no source confirms them). InfiniBand is not wired: its ports are unknown.
+        if pool.rdma:
+            out.append(Problem(stack, f"{at}.rdma", f"{pool.vm_size} is not in gpufleet's catalog, so its InfiniBand ports "
+                               "are not known and cannot be wired; use rdma: false or a catalogued ND size", True))
+        return out
     if vm is None:
         out.append(Problem(stack, f"{at}.vmSize", f"not a GPU VM size in the catalog (gpufleet/base/catalog/azure_vms.yaml; "
-                           f"known: {', '.join(azure.vms())})", pool.vm_size))
+                           f"known: {', '.join(azure.vms())}); a real size the catalog lacks plans when the pool gives "
+                           "its own gpu and gpusPerNode (and pricePerNodeHour)", pool.vm_size))
         return out
     if pool.allocation == "dra":
         # dra.yaml records which autoscalers scale DRA pools from zero and which machines form NVLink domains for EKS,
