@@ -79,7 +79,8 @@ class GkePlatform(Platform):
                     opts=opts,
                 )
                 next_block += machine.gpudirect.additional_node_networks
-                extra_networks.append(GpuDirectPool(pool.name, machine.gpudirect.kind, direct.nics))
+                extra_networks.append(GpuDirectPool(pool.name, machine.gpudirect.kind, direct.nics,
+                                                    machine.gpudirect.manifests_key))
                 node_networks = direct.node_networks
             pools.append(
                 GkeNodePool(

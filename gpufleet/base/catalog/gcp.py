@@ -21,6 +21,13 @@ class GpuDirect:
     kind: str  # TCPX | TCPXO | RDMA
     networks: int  # additional VPC networks, one NIC each (RDMA: the gVNIC VPC)
     rdma_subnets: int  # RDMA only: subnets of the one RoCE VPC, one per CX-7 NIC
+    installer: Optional[str] = None  # the NCCL plugin installer variant (versions.GKE_GPUDIRECT_MANIFESTS key suffix)
+
+    @property
+    def manifests_key(self) -> str:
+        """The key of the installer manifests this machine's pools get (versions.GKE_GPUDIRECT_MANIFESTS): the kind,
+        or `<kind>-<installer>` where the machine needs its own (A4X: the arm64 gIB plugin)."""
+        return f"{self.kind}-{self.installer}" if self.installer else self.kind
 
     @property
     def additional_node_networks(self) -> int:
@@ -77,7 +84,8 @@ def machines() -> dict[str, GcpMachine]:
             accelerator=row["accelerator"],
             gpu=accelerators[row["accelerator"]]["gpu"],
             counts=tuple(row["counts"]),
-            gpudirect=GpuDirect(direct["kind"], direct["networks"], direct["rdma_subnets"]) if direct else None,
+            gpudirect=GpuDirect(direct["kind"], direct["networks"], direct["rdma_subnets"], direct.get("installer"))
+            if direct else None,
             on_demand=None if row["price"]["on_demand"] is None else float(row["price"]["on_demand"]),
             spot=None if row["price"]["spot"] is None else float(row["price"]["spot"]),
             gpu_on_demand=float(gpu_price["on_demand"]),

@@ -424,6 +424,20 @@ def _gpudirect_cidr_checks(stack: str, spec: Any) -> list[Problem]:
         problems.append(Problem(stack, f"{NS}:cluster.gke.network.gpuDirectCidr", f"room for {have} /{prefix} subnets, but "
                                 f"the GPUDirect pools need {need} (one per extra NIC of each pool); use a larger IPv4 range "
                                 f"(or a longer cluster.gke.network.gpuDirectSubnetPrefix)", cidr))
+    # Installers of one kind that are one object: Google's x86 and A4X (arm64) gIB installers are both the DaemonSet
+    # kube-system/nccl-rdma-installer (versions.GKE_GPUDIRECT_MANIFESTS "RDMA", "RDMA-a4x"), so the second apply fails.
+    installers: dict[str, dict[str, int]] = {}  # kind -> installer manifests key -> its first pool
+    for i, p in enumerate(spec.node_pools):
+        direct = machines[p.machine_type].gpudirect if p.rdma and p.machine_type in machines else None
+        if direct is not None:
+            installers.setdefault(direct.kind, {}).setdefault(direct.manifests_key, i)
+    for kind, first in installers.items():
+        if len(first) > 1:
+            names = ", ".join(spec.node_pools[j].name for j in first.values())
+            problems.append(Problem(stack, f"{NS}:nodePools[{list(first.values())[1]}].rdma", f"pools {names} need "
+                                    f"different {kind} NCCL plugin installers (x86 and A4X's arm64 one), and Google ships "
+                                    "both as the DaemonSet kube-system/nccl-rdma-installer: one stack can apply only one; "
+                                    "put the A4X pools in a stack of their own, or set rdma: false on one side", True))
     fits = gpudirect_subnet_nodes(prefix)
     for i, pool in enumerate(spec.node_pools):
         if pool.rdma and pool.max_nodes > fits:
