@@ -13,7 +13,7 @@ from typing import Sequence
 
 import pulumi
 
-from gpufleet.base.catalog import azure as azure_catalog
+from gpufleet.base.platforms.aks.nodes import vm_of
 from gpufleet.base.node_labels import node_taints
 from gpufleet.base.spec import NodePoolSpec
 from gpufleet.components.aks.cluster import AksCluster, AksClusterArgs
@@ -42,7 +42,7 @@ class AksPlatform(Platform):
         pools = [
             AksNodePool(
                 f"{name}-pool-{pool.name}",
-                AksNodePoolArgs(pool=pool, vm=azure_catalog.vm(pool.vm_size), cluster_id=control_plane.cluster.id,
+                AksNodePoolArgs(pool=pool, vm=vm_of(pool), cluster_id=control_plane.cluster.id,
                                 subnet_id=network.ref.subnet_id, install_driver=aks.gpu_driver == "aks",
                                 default_zones=tuple(aks.zones), kubernetes_version=spec.cluster.kubernetes_version,
                                 waits_for=feature if pool.rdma else ()),

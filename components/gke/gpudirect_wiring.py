@@ -28,12 +28,22 @@ class GpuDirectPool:
     """TCPX | TCPXO | RDMA."""
     nics: list
     """(nic name, network name, subnetwork name, device mode) per extra NIC, in order."""
+    manifests: str = ""
+    """The key of its NCCL plugin installer manifests in versions.GKE_GPUDIRECT_MANIFESTS; default: `kind` (A4X:
+    RDMA-a4x, the arm64 gIB plugin)."""
 
 
 @dataclass(frozen=True)
 class GkeGpuDirectWiringArgs:
     pools: list[GpuDirectPool]
     """Every GPUDirect pool of the cluster."""
+
+
+def installer_manifests(pools: list[GpuDirectPool]) -> list[tuple[str, str, str]]:
+    """(manifests key, role, pinned URL) of the NCCL plugin installers the pools need, once per key in key order: the
+    kind's (TCPX, TCPXO, RDMA), or the machine's own (RDMA-a4x: the arm64 gIB plugin on A4X)."""
+    return [(key, role, url) for key in sorted({p.manifests or p.kind for p in pools})
+            for role, url in versions.GKE_GPUDIRECT_MANIFESTS.get(key, {}).items()]
 
 
 class GkeGpuDirectWiring(pulumi.ComponentResource):
@@ -64,8 +74,6 @@ class GkeGpuDirectWiring(pulumi.ComponentResource):
                     spec={"type": "Device", "parametersRef": {"group": GROUP, "kind": "GKENetworkParamSet", "name": object_name}},
                     opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[params])),
                 ))
-        self.manifests = []
-        for kind in sorted({p.kind for p in args.pools}):
-            for role, url in versions.GKE_GPUDIRECT_MANIFESTS.get(kind, {}).items():
-                self.manifests.append(k8s.yaml.v2.ConfigFile(f"{name}-{kind.lower()}-{role}", file=url, opts=child))
+        self.manifests = [k8s.yaml.v2.ConfigFile(f"{name}-{key.lower()}-{role}", file=url, opts=child)
+                          for key, role, url in installer_manifests(args.pools)]
         self.register_outputs({"networks": [f"{p.pool}-{nic[0]}" for p in args.pools for nic in p.nics]})

@@ -26,6 +26,7 @@ from gpufleet.components.observability.pools import pool_facts
 from gpufleet.components.platform import ClusterContext, Platform, PlatformBuild, PlatformInputs
 from gpufleet.components.workloads import keda as keda_addon
 from gpufleet.base.catalog import gcp as gcp_catalog
+from gpufleet.base.platforms.gke.nodes import machine_of
 from gpufleet.base.spec.platforms.gke import GkePoolSpec, initial_node_count, local_ssd, pool_sysctls, project_of
 from gpufleet.base.spec.features.serving import needs_proxy_only_subnet
 
@@ -60,7 +61,7 @@ class GkePlatform(Platform):
         extra_networks = []
         next_block = 0  # GPUDirect pools take consecutive subnets of gpuDirectCidr: no two pod networks overlap
         for pool in spec.node_pools:
-            machine = gcp_catalog.machine(pool.machine_type)
+            machine = machine_of(pool)  # the catalog's row, or the stack's own facts (issue 49)
             node_networks = []
             if pool.rdma:
                 zones = (pool.gke or GkePoolSpec()).zones
@@ -78,7 +79,8 @@ class GkePlatform(Platform):
                     opts=opts,
                 )
                 next_block += machine.gpudirect.additional_node_networks
-                extra_networks.append(GpuDirectPool(pool.name, machine.gpudirect.kind, direct.nics))
+                extra_networks.append(GpuDirectPool(pool.name, machine.gpudirect.kind, direct.nics,
+                                                    machine.gpudirect.manifests_key))
                 node_networks = direct.node_networks
             pools.append(
                 GkeNodePool(

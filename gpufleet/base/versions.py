@@ -679,6 +679,13 @@ GKE_GPUDIRECT_MANIFESTS: dict[str, dict[str, str]] = {
     "RDMA": {
         "nccl-installer": f"{_GKE_ACCELERATORS_RAW}/2c776f7e9656a2b6476f19938b738b4186000ce3/gpudirect-rdma/nccl-rdma-installer.yaml",
     },
+    # A4X (issue 49): the arm64 gIB plugin (nccl-plugin-gib-arm64:v1.0.4) on nvidia-gb200 arm64 nodes, the last commit
+    # that changed the manifest (503e4b7b); the x86 installer above selects H200 and B200 nodes only
+    # (gcp_machines.yaml gke_a4x_gib). Both are the DaemonSet kube-system/nccl-rdma-installer, so a stack runs one of
+    # them (gpufleet/base/spec/platforms/gke.py refuses RDMA pools of both).
+    "RDMA-a4x": {
+        "nccl-installer": f"{_GKE_ACCELERATORS_RAW}/503e4b7bd381a5a18acfc17b6f4fc5343f35380d/gpudirect-rdma/nccl-rdma-installer-a4x.yaml",
+    },
 }
 
 # GKE DRA pools (nodePools[*].allocation: dra with cluster.gke.gpuStack: gke): GKE's driver installation is disabled on

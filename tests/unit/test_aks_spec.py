@@ -88,7 +88,8 @@ def test_unknown_and_missing_vm_sizes_are_refused_with_the_known_ones():
     known = ", ".join(azure.vms())
     assert problems(with_pools({"name": "x", "vmSize": "Standard_ND40rs_v2"}, {"name": "y"})) == [
         "stack 'test': gpufleet:nodePools[0].vmSize: not a GPU VM size in the catalog (gpufleet/base/catalog/azure_vms.yaml; "
-        f"known: {known}) (got 'Standard_ND40rs_v2')",
+        f"known: {known}); a real size the catalog lacks plans when the pool gives its own gpu and gpusPerNode (and "
+        "pricePerNodeHour) (got 'Standard_ND40rs_v2')",
         f"stack 'test': gpufleet:nodePools[1].vmSize: required on aks: the GPU VM size, e.g. Standard_ND96isr_H100_v5 (known: {known})"]
 
 

@@ -164,7 +164,9 @@ def test_an_uncatalogued_type_without_a_price_is_unpriced_not_free():
 
 def test_stack_facts_need_both_gpu_and_count():
     cfg = _l4_pool(example_config("prod-eks"), instanceType="g8.2xlarge", gpu="L4")
-    assert spec_problems(cfg)[0] == f"{P}.gpusPerNode: required with gpu for g8.2xlarge, which gpufleet's catalog does not know"
+    problems = spec_problems(cfg)  # the platform's unknown-type refusal first, then the shared stack-facts check's
+    assert len(problems) == 2 and problems[0].startswith(f"{P}.instanceType: unknown EC2 instance type")
+    assert problems[1] == f"{P}.gpusPerNode: required with gpu for g8.2xlarge, which gpufleet's catalog does not know"
 
 
 def test_stack_facts_on_a_catalogued_type_are_still_refused():

@@ -185,3 +185,27 @@ def test_the_generator_writes_the_tcpx_pair_for_prod_gke(capsys):
 def test_the_generator_refuses_a_stack_without_an_rdma_pool(capsys):
     assert allreduce.main(["dev"]) == 2
     assert capsys.readouterr().err == "gpufleet.app.verify.nccl: stack 'dev': the stack has no RDMA pool\n"
+
+
+def test_a4x_rdma_pools_get_googles_arm64_gib_installer_and_refuse_the_x86_one_beside_them():
+    """Issue 49: the x86 gIB installer selects H200 and B200 nodes only, so an A4X RDMA pool gets Google's A4X
+    installer (nccl-plugin-gib-arm64, container-engine-accelerators @503e4b7b); both are the DaemonSet
+    kube-system/nccl-rdma-installer, so a stack with RDMA pools of both is refused."""
+    from gpufleet.base.catalog import gcp
+    from gpufleet.components.gke.gpudirect_wiring import GpuDirectPool, installer_manifests
+    from tests.helpers import example_config, load_config, spec_problems
+
+    a4x, a4 = gcp.machine("a4x-highgpu-4g").gpudirect, gcp.machine("a4-highgpu-8g").gpudirect
+    assert (a4x.kind, a4x.manifests_key, a4.manifests_key) == ("RDMA", "RDMA-a4x", "RDMA")
+    assert installer_manifests([GpuDirectPool("gb200", a4x.kind, [], a4x.manifests_key)]) == [(
+        "RDMA-a4x", "nccl-installer", "https://raw.githubusercontent.com/GoogleCloudPlatform/container-engine-accelerators/"
+        "503e4b7bd381a5a18acfc17b6f4fc5343f35380d/gpudirect-rdma/nccl-rdma-installer-a4x.yaml")]
+    config = example_config("nvl72-gke")
+    config["gpufleet:nodePools"][0]["rdma"] = True
+    load_config(config)
+    config["gpufleet:nodePools"].append({"name": "b200", "machineType": "a4-highgpu-8g", "maxNodes": 2, "rdma": True,
+                                         "capacity": "spot", "gke": {"zones": ["us-central1-b"]}})
+    assert spec_problems(config) == [
+        "stack 'test': gpufleet:nodePools[1].rdma: pools gb200, b200 need different RDMA NCCL plugin installers (x86 and "
+        "A4X's arm64 one), and Google ships both as the DaemonSet kube-system/nccl-rdma-installer: one stack can apply "
+        "only one; put the A4X pools in a stack of their own, or set rdma: false on one side (got True)"]

@@ -63,7 +63,7 @@ def test_envoys_service_is_internal_unless_external_on_every_platform():
         "service.beta.kubernetes.io/aws-load-balancer-scheme": "internet-facing"}
 
 
-@pytest.mark.parametrize("name, key", [("eks", "instanceType"), ("gke", "machineType"), ("k3s", "gpu"), ("aks", "gpu"),
+@pytest.mark.parametrize("name, key", [("eks", "instanceType"), ("gke", "machineType"), ("k3s", "gpu"), ("aks", "vmSize"),
                                        ("existing", "gpu")])
 def test_the_key_naming_a_pools_nvlink_machine(name, key):
     assert platforms.get(name).scheduling.machine_key == key

@@ -40,6 +40,10 @@ class GpuModel:
     fraction: Optional[float] = None
     vendor: str = "nvidia"
     """nvidia (gpus.yaml) or amd (amd_gpus.yaml; AMD facts in gpufleet/base/catalog/amd.py)."""
+    host_arch: Optional[str] = None
+    """A superchip's CPU architecture, fixed by the GPU (GB200, GB300: arm64, Grace); None: the GPU says nothing."""
+    host_gpus: Optional[int] = None
+    """GPUs on every node of a superchip GPU (one compute tray); None: any count."""
 
     @property
     def mig_capable(self) -> bool:
@@ -72,6 +76,8 @@ def gpu_models() -> dict[str, GpuModel]:
             sources=tuple(row["sources"]),
             fraction_of=row.get("fraction_of"),
             fraction=row.get("fraction"),
+            host_arch=(row.get("host") or {}).get("arch"),
+            host_gpus=(row.get("host") or {}).get("gpus_per_node"),
         )
     for name, row in amd_rows().items():
         # AMD drivers are not numbered in NVIDIA branches: min_driver_branch 0, the AMD floor is amd.AmdFacts.min_driver.

@@ -58,6 +58,7 @@ class AutoscalerDra:
     can_scale_from_zero: bool
     sources: tuple[str, ...]
     node_label: Optional[str] = None  # scales from zero only pools whose nodes carry this label = "true"
+    provisions_claims: bool = True  # launches nodes for pods whose GPUs come from a ResourceClaim
 
 
 def data() -> dict:
@@ -108,5 +109,6 @@ def unsourced(platform: str, machine: Optional[str]) -> Optional[str]:
 
 def autoscalers(platform: str) -> dict[str, AutoscalerDra]:
     rows = data()["autoscalers"].get(platform, {})
-    return {n: AutoscalerDra(n, r["dra_since"], r["flag"], r["can_scale_from_zero"], tuple(r["sources"]), r.get("node_label"))
+    return {n: AutoscalerDra(n, r["dra_since"], r["flag"], r["can_scale_from_zero"], tuple(r["sources"]), r.get("node_label"),
+                             r.get("provisions_claims", True))
             for n, r in rows.items()}

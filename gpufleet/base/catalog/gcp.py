@@ -21,6 +21,13 @@ class GpuDirect:
     kind: str  # TCPX | TCPXO | RDMA
     networks: int  # additional VPC networks, one NIC each (RDMA: the gVNIC VPC)
     rdma_subnets: int  # RDMA only: subnets of the one RoCE VPC, one per CX-7 NIC
+    installer: Optional[str] = None  # the NCCL plugin installer variant (versions.GKE_GPUDIRECT_MANIFESTS key suffix)
+
+    @property
+    def manifests_key(self) -> str:
+        """The key of the installer manifests this machine's pools get (versions.GKE_GPUDIRECT_MANIFESTS): the kind,
+        or `<kind>-<installer>` where the machine needs its own (A4X: the arm64 gIB plugin)."""
+        return f"{self.kind}-{self.installer}" if self.installer else self.kind
 
     @property
     def additional_node_networks(self) -> int:
@@ -77,7 +84,8 @@ def machines() -> dict[str, GcpMachine]:
             accelerator=row["accelerator"],
             gpu=accelerators[row["accelerator"]]["gpu"],
             counts=tuple(row["counts"]),
-            gpudirect=GpuDirect(direct["kind"], direct["networks"], direct["rdma_subnets"]) if direct else None,
+            gpudirect=GpuDirect(direct["kind"], direct["networks"], direct["rdma_subnets"], direct.get("installer"))
+            if direct else None,
             on_demand=None if row["price"]["on_demand"] is None else float(row["price"]["on_demand"]),
             spot=None if row["price"]["spot"] is None else float(row["price"]["spot"]),
             gpu_on_demand=float(gpu_price["on_demand"]),
@@ -128,6 +136,12 @@ def gke_driver_floor(branch: int) -> str:
 
 def price_date() -> str:
     return str(_load(FILE)["price_date"])
+
+
+def gpu_accelerators(gpu: str) -> tuple[str, ...]:
+    """The Compute Engine accelerator types of a catalog GPU model (H100-80GB: nvidia-h100-80gb and
+    nvidia-h100-mega-80gb), in the catalog's order."""
+    return tuple(a for a, row in _load(FILE)["accelerators"].items() if row["gpu"] == gpu)
 
 
 def accelerator_gpu(accelerator: str) -> Optional[str]:

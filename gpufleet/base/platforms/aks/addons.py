@@ -21,9 +21,15 @@ class AksAddons(AddonTraits):
     def cold_start_paths(self, spec: Any, pool: Any) -> list[str]:
         return [K3S_WORDS_NO_CACHE]
 
-    # Model caches take no AKS class by default (rwx_storage_class is the NFS one, which AKS stacks do not set).
-    rwx_storage_hint = ("gpufleet gives model caches no AKS class by default: name gpufleet-rwx (Azure Files, "
-                        "cluster.aks.storage.files: true) as storageClass")
+    def rwx_storage_class(self, spec: Any) -> Optional[str]:
+        """gpufleet-rwx, the Azure Files NFS class (file.csi.azure.com, ReadWriteMany: components/aks/storage.py), when
+        the stack turns it on (cluster.aks.storage.files); else the NFS class of gpufleet:storage.nfs, if any. Before
+        issue 49 a model cache on AKS had no default even with files on, and the refusal said the stack had none."""
+        if spec.cluster.aks.storage.files:
+            return "gpufleet-rwx"
+        return super().rwx_storage_class(spec)
+
+    rwx_storage_hint = "set cluster.aks.storage.files: true (gpufleet-rwx, Azure Files NFS)"
 
     def own_charts_with_images(self, spec: Any) -> list[ChartImages]:
         if not any(p.rdma for p in spec.node_pools):

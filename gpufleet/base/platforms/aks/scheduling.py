@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from gpufleet.base import labels as L
 from gpufleet.base.catalog import azure
@@ -19,6 +19,12 @@ class AksScheduling(SchedulingTraits):
     # Envoy Gateway, published through the Service below (issue 52).
     gateway_classes = (AGENTGATEWAY_CLASS, ENVOY_CLASS)
     inference_extension_releases = AGENTGATEWAY_INFERENCE_EXTENSION_RELEASES
+
+    machine_key = "vmSize"
+
+    def nvlink_machine(self, pool: Any) -> Optional[str]:
+        """The pool's VM size (no AKS size is in catalog dra.yaml: DRA pools are refused on aks)."""
+        return pool.vm_size
 
     def compat_problems(self, stack: str, spec: Any) -> list:
         """A VM size that runs only NVIDIA's GRID driver (the NVadsA10 v5 family, azure_vms.yaml `nv_a10`): gpufleet's

@@ -41,6 +41,16 @@ class NodeTraits:
         device plugin or the AMD GPU Operator, per the pool's `sharing` (gpufleet/base/sharing.py). Default: None."""
         return None
 
+    def uncatalogued(self, pool: Any) -> list[str]:
+        """The pool's cloud shapes (instance, machine or VM types) that the catalog lacks: such a pool plans only with
+        the facts the stack gives (`gpu`, `gpusPerNode`, and `pricePerNodeHour` for the cost), and the plan warns that
+        no source confirms them (gpufleet/base/spec/checks/stack_shape_checks.py, catalog_checks.stack_shape_warnings;
+        issue 49). Default: none (the platform has no cloud shape: its pools always state their GPU)."""
+        return []
+
+    stack_shape_unknowns: str = "its network cards and disks are unknown"
+    """What a pool of an uncatalogued shape cannot be given, as the plan's warning says it."""
+
     def rdma_devices(self, pool: Any) -> dict[str, int]:
         """Extended resources one node of an RDMA pool (`rdma: true`) advertises besides its GPUs, as the plan's
         capacity counts them (EKS: vpc.amazonaws.com/efa, one per EFA interface of the instance type). Default: none."""

@@ -10,6 +10,13 @@ from gpufleet.base.platforms.contract.nodes import GpuShape, NodeTraits
 
 
 class EksNodes(NodeTraits):
+    stack_shape_unknowns = "its network cards, EFA interfaces and instance store are unknown (RDMA and raid0 are not offered)"
+
+    def uncatalogued(self, pool: Any) -> list[str]:
+        from gpufleet.base.spec.platforms.eks import pool_instance_types
+
+        return [t for t in pool_instance_types(pool) if t not in aws.instance_types()]
+
     def gpu_shape(self, pool: Any) -> Optional[GpuShape]:
         """The first instance type's GPU model and count (gpufleet/base/catalog/aws_instances.yaml)."""
         t = _instance_type(pool)

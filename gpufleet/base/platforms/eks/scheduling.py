@@ -12,6 +12,7 @@ from typing import Any, Optional
 from gpufleet.base import catalog, versions
 from gpufleet.base import labels as L
 from gpufleet.base.catalog import aws, offerings
+from gpufleet.base.catalog import dra as dra_facts
 from gpufleet.base.catalog import topology as topology_facts
 from gpufleet.base.platforms.contract.scheduling import SchedulingTraits
 from gpufleet.base.spec.errors import Problem
@@ -72,8 +73,21 @@ class EksScheduling(SchedulingTraits):
         return ami.driver_version if ami else None
 
     def dra_problems(self, stack: str, spec: Any) -> list:
-        """Arm instance types (GB200's p6e-gb200) need an AMI gpufleet knows the arm64 variant of."""
+        """Arm instance types (GB200's p6e-gb200) need an AMI gpufleet knows the arm64 variant of. DRA pools under an
+        autoscaler that launches no node for a ResourceClaim (catalog dra.yaml `autoscalers.eks`: Karpenter at the
+        pinned release, per the EKS user guide's UltraServer page and aws/karpenter-provider-aws#9519) never get one."""
         problems = []
+        autoscaler = spec.cluster.eks.autoscaler
+        facts = dra_facts.autoscalers("eks").get(autoscaler.kind)
+        if facts is not None and not facts.provisions_claims:
+            for i, pool in enumerate(spec.node_pools):
+                if pool.allocation == "dra":
+                    problems.append(Problem(stack, f"{NS}:nodePools[{i}].allocation", f"{autoscaler.kind} "
+                                            f"{versions.KARPENTER.version} launches no node for a pod whose GPUs come from "
+                                            "a ResourceClaim (the EKS user guide: Karpenter does not support DRA; "
+                                            "sources in gpufleet/base/catalog/dra.yaml), so this pool would never get a "
+                                            "node: use cluster.eks.autoscaler.kind: cluster-autoscaler (managed node "
+                                            "groups) for DRA pools, or allocation: device-plugin", pool.allocation))
         for i, pool in enumerate(spec.node_pools):
             types = [t for t in (list(pool.instance_types) or [pool.instance_type]) if t in aws.instance_types()]
             if any(aws.instance_type(t).arch == "arm64" for t in types) and pool.ami not in versions.EKS_ARM_AMIS:

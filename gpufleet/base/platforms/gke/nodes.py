@@ -20,6 +20,21 @@ def arm_host(pool: Any) -> bool:
     return bool(pool.machine_type) and pool.machine_type.split("-")[0] in ARM_FAMILIES
 
 
+def machine_of(pool: Any) -> Optional[gcp.GcpMachine]:
+    """The pool's machine type as the node pool is built from it: the catalog's row, or for a machine type the catalog
+    lacks, one made of the facts the stack gives (issue 49: `gpu`, `gpusPerNode`; the accelerator type is the GPU's only
+    Compute Engine accelerator, gcp_machines.yaml `accelerators`; no GPUDirect, no catalog price). None: neither."""
+    if not pool.machine_type:
+        return None
+    if pool.machine_type in gcp.machines():
+        return gcp.machine(pool.machine_type)
+    accelerators = gcp.gpu_accelerators(pool.gpu or "")
+    if pool.gpus_per_node is None or len(accelerators) != 1:
+        return None
+    return gcp.GcpMachine(name=pool.machine_type, accelerator=accelerators[0], gpu=pool.gpu, counts=(pool.gpus_per_node,),
+                          gpudirect=None, on_demand=None, spot=None, gpu_on_demand=0.0, gpu_spot=0.0, sources=("stack",))
+
+
 def applied_by_gke(taint: dict[str, str]) -> bool:
     """A taint GKE puts on the nodes by itself and a node pool need not declare: the Arm architecture taint (GKE applies
     it to every Arm node pool unless the pool's taintConfig says NONE, which gpufleet never sets). Declaring it would
@@ -28,6 +43,11 @@ def applied_by_gke(taint: dict[str, str]) -> bool:
 
 
 class GkeNodes(NodeTraits):
+    stack_shape_unknowns = "its GPUDirect networks, local SSDs and sale options are unknown (RDMA is not offered)"
+
+    def uncatalogued(self, pool: Any) -> list[str]:
+        return [pool.machine_type] if pool.machine_type and pool.machine_type not in gcp.machines() else []
+
     def taints(self, pool: Any, declared: list[dict[str, str]]) -> list[dict[str, str]]:
         """The GPU taint has GKE's own value ("present"; GKE taints GPU node pools `nvidia.com/gpu=present:NoSchedule`
         itself), the others are gpufleet's; on Arm machines (A4X, A4X Max) GKE's default Arm taint

@@ -25,8 +25,8 @@ class GkePricing(PricingTraits):
         """A machine-type pool: the machine's price with its GPUs at the pool's billing (reservation.billed_as), from
         gpufleet/base/catalog/gcp_machines.yaml and the refreshed prices (the catalog's default region)."""
         billed = billed_as(pool)
-        if not pool.machine_type or not billed:
-            return None, None
+        if not pool.machine_type or not billed or pool.machine_type not in gcp.machines():
+            return None, None  # a machine type the catalog lacks: the stack's pricePerNodeHour, else unpriced
         fact = prices.gcp_machine_price(gcp.machine(pool.machine_type).name, billed, gpus_per_node, None)
         return (fact.value, fact) if fact else (None, None)
 

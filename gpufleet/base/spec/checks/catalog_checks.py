@@ -83,14 +83,14 @@ def stack_shape_warnings(stack: str, spec: Any) -> list[Problem]:
     out = []
     for i, pool in enumerate(spec.node_pools):
         machine = traits.scheduling.nvlink_machine(pool)
-        if not machine or pool.gpu is None or traits.nodes.gpu_shape(pool) is not None:
+        if not machine or pool.gpu is None or not traits.nodes.uncatalogued(pool):
             continue
         price = (f"pricePerNodeHour {pool.price_per_node_hour:g}" if pool.price_per_node_hour is not None
                  else "no price: the pool is listed unpriced")
         out.append(Problem(stack, f"{NAMESPACE}:nodePools[{i}].{traits.scheduling.machine_key}",
                            f"{machine} is not in gpufleet's catalog: pool '{pool.name}' is planned with the facts the stack "
-                           f"gives ({pool.gpus_per_node} x {pool.gpu}, {price}), which no source confirms; its network "
-                           "cards, EFA interfaces and instance store are unknown (RDMA and raid0 are not offered)", machine))
+                           f"gives ({pool.gpus_per_node} x {pool.gpu}, {price}), which no source confirms; "
+                           f"{traits.nodes.stack_shape_unknowns}", machine))
     return out
 
 

@@ -84,6 +84,7 @@ def check(stack: str, spec: Any) -> list[Problem]:
         if driver and catalog.parse_version(driver) < catalog.parse_version(floor):
             problems.append(Problem(stack, f"{at}.allocation", f"the nodes' NVIDIA driver {driver} is older than {floor}, "
                                     "the DRA driver for GPUs' minimum; pick a newer driver (gpufleet:gpuOperator.driver)", "dra"))
+    problems += _driver_root_checks(stack, spec, bool(pools))
     problems += _compute_domain_checks(stack, spec)
     problems += _channel_pool_checks(stack, spec)
     problems += _queue_checks(stack, spec)
@@ -92,6 +93,34 @@ def check(stack: str, spec: Any) -> list[Problem]:
     problems += _unsourced_checks(stack, spec)
     problems += _traits(platform).dra_problems(stack, spec)
     return problems
+
+
+# Where the driver container puts the driver's files on the host: "If the NVIDIA GPU driver is managed using the NVIDIA
+# GPU Driver Container, this is typically /run/nvidia/driver. For driver installed directly on a host, a value of `/`
+# is used" (the DRA driver chart's values.yaml `nvidiaDriverRoot`, ../shared/reference/dra-driver-nvidia-gpu/
+# values-v0.4.1.yaml; the GPU Operator's own `driver.hostPaths.driverInstallDir` default, /run/nvidia/driver).
+OPERATOR_DRIVER_ROOT = "/run/nvidia/driver"
+
+
+def _driver_root_checks(stack: str, spec: Any, dra: bool) -> list[Problem]:
+    """A stated `dra.driverRoot` where the driver is not: the kubelet plugin finds no libnvidia-ml and publishes no
+    device. Without it gpufleet picks the root from who installs the driver (components/gpu_stack/dra_driver.py)."""
+    root = spec.dra.driver_root
+    if root is None or not (dra or spec.dra.compute_domains):
+        return []
+    op = spec.gpu_operator
+    at = f"{NS}:dra.driverRoot"
+    if platforms.of(spec).addons.platform_driver(spec):
+        return []  # the platform installs the driver where its own fact says (GKE: /home/kubernetes/bin/nvidia)
+    if op.enabled and op.driver.source == "operator" and root.rstrip("/") != OPERATOR_DRIVER_ROOT:
+        return [Problem(stack, at, f"the GPU Operator installs the driver (gpuOperator.driver.source: operator), whose "
+                        f"container puts it under {OPERATOR_DRIVER_ROOT} on the host (the DRA driver chart's "
+                        f"nvidiaDriverRoot): use {OPERATOR_DRIVER_ROOT}, or leave driverRoot out", root)]
+    if op.driver.source == "preinstalled" and root.rstrip("/") == OPERATOR_DRIVER_ROOT:
+        return [Problem(stack, at, f"the driver is preinstalled on the hosts, and {OPERATOR_DRIVER_ROOT} exists only "
+                        "where the GPU Operator's driver container runs: use the hosts' driver root (/ for a driver "
+                        "installed on the host), or leave driverRoot out", root)]
+    return []
 
 
 def _placement_checks(stack: str, spec: Any) -> list[Problem]:

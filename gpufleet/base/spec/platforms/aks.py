@@ -5,6 +5,7 @@ The checks against the rest of the stack: aks_checks.py."""
 from __future__ import annotations
 
 import ipaddress
+from decimal import Decimal
 from typing import Literal, Optional
 
 from pydantic import Field, field_validator, model_validator
@@ -188,4 +189,8 @@ class AksPoolSpec(Model):
     def _price(cls, v: float) -> float:
         if -1 < v <= 0:
             raise ValueError(f"must be -1 (up to the on-demand price) or a price above 0 USD per hour (got {v})")
+        # "When setting SpotMaxPrice, the value must be -1 or a positive value with up to five decimal places" (AKS,
+        # "Add an Azure Spot node pool", learn.microsoft.com/azure/aks/spot-node-pool, Limitations).
+        if v != -1 and Decimal(repr(v)).as_tuple().exponent < -5:
+            raise ValueError(f"AKS takes at most five decimal places (got {v}); e.g. {round(v, 5)}")
         return v

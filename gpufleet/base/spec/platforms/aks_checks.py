@@ -22,6 +22,32 @@ NS = "gpufleet"
 # pools, the length must be between 1-12 characters" (MicrosoftDocs/azure-aks-docs @fb060abe
 # articles/aks/create-node-pools.md, read 2026-12-04). A pool's name is its AKS node pool's name, so it must be one.
 AKS_POOL_NAME = re.compile(r"^[a-z][a-z0-9]{0,11}$")
+# AKS quotas (MicrosoftDocs/azure-docs includes/container-service-limits.md, the table of "Quotas, virtual machine size
+# restrictions, and region availability in AKS"): "Maximum nodes per node pool (Virtual Machine Scale Sets node pools)
+# | 1000" and "Maximum nodes per cluster with Virtual Machine Scale Sets and Standard Load Balancer SKU | 5000 across all
+# node pools".
+AKS_MAX_NODES_PER_POOL = 1000
+AKS_MAX_NODES_PER_CLUSTER = 5000
+# Regions without availability zones: the rows with an empty "Availability zone support" cell of the Azure regions list
+# (MicrosoftDocs/reliability-docs @01021ab8 articles/reliability/regions-list.md, ms.date 2025-09-23, read 2026-12-05).
+# AKS places zonal node pools with the VM scale set's `zones`, which such a region refuses. A region in neither this
+# list nor the document (a new one) is not judged.
+AZURE_REGIONS_WITHOUT_ZONES = frozenset({
+    "australiacentral", "australiacentral2", "australiasoutheast", "brazilsoutheast", "canadaeast", "francesouth",
+    "germanynorth", "koreasouth", "northcentralus", "norwaywest", "southafricawest", "southindia", "switzerlandwest",
+    "uaecentral", "ukwest", "westcentralus", "westindia", "westus"})
+# Ranges AKS refuses for the service, pod and virtual network ranges: "AKS clusters can't use 169.254.0.0/16,
+# 172.30.0.0/16, 172.31.0.0/16, or 192.0.2.0/24 for the Kubernetes service address range, pod address range, or
+# cluster virtual network address range" (learn.microsoft.com/azure/aks/configure-kubenet and
+# concepts-network-legacy-cni, Prerequisites; read 2026-12-05 through the pages corpus).
+AKS_RESERVED_RANGES = tuple(ipaddress.ip_network(r) for r in ("169.254.0.0/16", "172.30.0.0/16", "172.31.0.0/16",
+                                                                "192.0.2.0/24"))
+# System node pools: "System pools must ... use a VM SKU of at least 2 vCPUs and 4 GB memory" (AKS "Manage system node
+# pools", articles/aks/use-system-pools.md, Limitations). The vCPU count is read from the size's name (Azure "Virtual
+# machine size naming conventions": Standard_<family><sub-family><# of vCPUs><features>...); memory is not in the name
+# and is not checked.
+AKS_SYSTEM_MIN_VCPUS = 2
+_VCPUS = re.compile(r"^Standard_[A-Z]+(\d+)")
 
 
 def check(stack: str, spec: Any, today: dt.date | None = None) -> list[Problem]:
@@ -45,7 +71,57 @@ def check(stack: str, spec: Any, today: dt.date | None = None) -> list[Problem]:
                                 "storage.blob, or create the file system outside gpufleet (docs/aks.md)", True))
     for i, pool in enumerate(spec.node_pools):
         problems += _pool_checks(stack, f"{NS}:nodePools[{i}]", pool, spec)
+    problems += _limit_checks(stack, spec)
+    problems += _model_cache_checks(stack, spec)
     return problems
+
+
+def _limit_checks(stack: str, spec: Any) -> list[Problem]:
+    """Limits Azure enforces when the cluster or a pool is created (sources beside the constants above)."""
+    aks = spec.cluster.aks
+    out = []
+    for i, pool in enumerate(spec.node_pools):
+        if pool.max_nodes > AKS_MAX_NODES_PER_POOL:
+            out.append(Problem(stack, f"{NS}:nodePools[{i}].maxNodes", f"an AKS node pool holds at most "
+                               f"{AKS_MAX_NODES_PER_POOL} nodes; split the pool", pool.max_nodes))
+    total = aks.system_pool.max_nodes + sum(p.max_nodes for p in spec.node_pools)
+    if total > AKS_MAX_NODES_PER_CLUSTER:
+        out.append(Problem(stack, f"{NS}:nodePools", f"the pools' maxNodes (system pool included) add up to {total}; an "
+                           f"AKS cluster holds at most {AKS_MAX_NODES_PER_CLUSTER} nodes across all node pools", total))
+    zoned = [("cluster.aks.zones", list(aks.zones))] + [
+        (f"nodePools[{i}].aks.zones", list(p.aks.zones)) for i, p in enumerate(spec.node_pools) if p.aks and p.aks.zones]
+    if aks.location in AZURE_REGIONS_WITHOUT_ZONES:
+        for key, zones in zoned:
+            if zones:
+                out.append(Problem(stack, f"{NS}:{key}", f"Azure region {aks.location} has no availability zones (Azure "
+                                   "regions list): leave zones empty, or choose a region with zones", zones))
+    size = aks.system_pool.vm_size
+    vcpus = _VCPUS.match(size)
+    if vcpus and int(vcpus.group(1)) < AKS_SYSTEM_MIN_VCPUS:
+        out.append(Problem(stack, f"{NS}:cluster.aks.systemPool.vmSize", f"AKS system node pools need a VM size with at "
+                           f"least {AKS_SYSTEM_MIN_VCPUS} vCPUs and 4 GB of memory; this one has {vcpus.group(1)} vCPU "
+                           "(e.g. Standard_D4ds_v5)", size))
+    return out
+
+
+def _model_cache_checks(stack: str, spec: Any) -> list[Problem]:
+    """A model cache naming one of gpufleet's AKS classes that the stack does not create (components/aks/storage.py:
+    gpufleet-rwx with storage.files, gpufleet-blob with storage.blob; gpufleet-rwo is ReadWriteOnce, which a cache shared
+    by many pods cannot use): the claim would stay Pending."""
+    storage = spec.cluster.aks.storage
+    made = {"gpufleet-rwx": ("files", storage.files), "gpufleet-blob": ("blob", storage.blob)}
+    out = []
+    for i, cache in enumerate(spec.model_caches):
+        at = f"{NS}:modelCaches[{i}].storageClass"
+        if cache.storage_class == "gpufleet-rwo":
+            out.append(Problem(stack, at, "gpufleet-rwo is Azure Disk, ReadWriteOnce: a model cache is mounted by many "
+                               "pods; use gpufleet-rwx (cluster.aks.storage.files: true)", cache.storage_class))
+        elif cache.storage_class in made and not made[cache.storage_class][1]:
+            key = made[cache.storage_class][0]
+            out.append(Problem(stack, at, f"gpufleet creates {cache.storage_class} only with cluster.aks.storage.{key}: "
+                               f"true, so the claim would never bind; set it, or name another StorageClass",
+                               cache.storage_class))
+    return out
 
 
 def _driver_checks(stack: str, spec: Any) -> list[Problem]:
@@ -108,8 +184,9 @@ def _support_checks(stack: str, spec: Any, day: dt.date) -> list[Problem]:
 def _pool_checks(stack: str, at: str, pool: Any, spec: Any) -> list[Problem]:
     aks = spec.cluster.aks
     out: list[Problem] = []
+    uncatalogued = bool(pool.vm_size) and pool.vm_size not in azure.vms()
     for field, alias in (("hosts", "hosts"), ("gpu", "gpu"), ("gpus_per_node", "gpusPerNode")):
-        if field in pool.model_fields_set:
+        if field in pool.model_fields_set and (field == "hosts" or not uncatalogued):
             out.append(Problem(stack, f"{at}.{alias}", "not used on aks: it follows from vmSize; remove it"))
     if not AKS_POOL_NAME.match(pool.name):
         out.append(Problem(stack, f"{at}.name", "not an AKS node pool name: lowercase letters and digits, starting with a "
@@ -122,9 +199,17 @@ def _pool_checks(stack: str, at: str, pool: Any, spec: Any) -> list[Problem]:
                            f"(known: {', '.join(azure.vms())})"))
         return out
     vm = azure.vms().get(pool.vm_size)
+    if vm is None and (pool.gpu is not None or pool.gpus_per_node is not None):
+        # A VM size the catalog lacks plans with the pool's own gpu and gpusPerNode (issue 49; stack_shape_checks.py
+        # wants both, the plan warns that no source confirms them). InfiniBand is not wired: its ports are unknown.
+        if pool.rdma:
+            out.append(Problem(stack, f"{at}.rdma", f"{pool.vm_size} is not in gpufleet's catalog, so its InfiniBand ports "
+                               "are not known and cannot be wired; use rdma: false or a catalogued ND size", True))
+        return out
     if vm is None:
         out.append(Problem(stack, f"{at}.vmSize", f"not a GPU VM size in the catalog (gpufleet/base/catalog/azure_vms.yaml; "
-                           f"known: {', '.join(azure.vms())})", pool.vm_size))
+                           f"known: {', '.join(azure.vms())}); a real size the catalog lacks plans when the pool gives "
+                           "its own gpu and gpusPerNode (and pricePerNodeHour)", pool.vm_size))
         return out
     if pool.allocation == "dra":
         # dra.yaml records which autoscalers scale DRA pools from zero and which machines form NVLink domains for EKS,
@@ -191,7 +276,7 @@ def network_checks(stack: str, spec: Any) -> list[Problem]:
     aks = spec.cluster.aks
     if aks is None:
         return []
-    net = aks.network
+    net = net_spec = aks.network
     ranges = [("cluster.aks.network.podCidr", net.pod_cidr), ("cluster.aks.network.serviceCidr", net.service_cidr)]
     problems = []
     if net.existing_subnet_id is None:
@@ -200,4 +285,21 @@ def network_checks(stack: str, spec: Any) -> list[Problem]:
             problems.append(Problem(stack, f"{NS}:cluster.aks.network.nodeSubnetCidr", f"must lie inside vnetCidr {vnet}",
                                     net.node_subnet_cidr))
         ranges.insert(0, ("cluster.aks.network.vnetCidr", net.vnet_cidr))
+    for key, value in ranges:
+        net = ipaddress.ip_network(value, strict=False)
+        for reserved in AKS_RESERVED_RANGES:
+            if net.version == reserved.version and net.overlaps(reserved):
+                problems.append(Problem(stack, f"{NS}:{key}", f"overlaps {reserved}, which AKS reserves (it refuses "
+                                        f"{', '.join(map(str, AKS_RESERVED_RANGES))} for service, pod and virtual "
+                                        "network ranges); choose another range", value))
+    services = ipaddress.ip_network(net_spec.service_cidr, strict=False)
+    dns = ipaddress.ip_address(net_spec.dns_service_ip)
+    if dns in services and dns in (services.network_address, services.network_address + 1):
+        # "Don't use the first IP address in your address range ... used for the kubernetes.default.svc.cluster.local
+        # address" (AKS, configure-azure-cni / azure-cni-overlay, DNS service IP); the range's own network address is
+        # no host address at all.
+        problems.append(Problem(stack, f"{NS}:cluster.aks.network.dnsServiceIp", f"the {'network' if dns == services.network_address else 'first'} "
+                                f"address of serviceCidr {services} is not free for the cluster DNS (the first goes to the "
+                                f"kubernetes Service); use another, e.g. {services.network_address + 10}",
+                                net_spec.dns_service_ip))
     return problems + overlaps(stack, ranges, "the virtual network, pod and service ranges must not overlap")

@@ -55,6 +55,13 @@ class DisruptionWindowSpec(Model):
 
 
 def _cidr(value: str) -> str:
+    """A CIDR block with its prefix length written out. The EC2 and EKS APIs take CIDR notation (EC2 API Reference
+    CreateVpc `CidrBlock`: "The IPv4 network range for the VPC, in CIDR notation. For example, 10.0.0.0/16"; EKS API
+    Reference VpcConfigRequest `publicAccessCidrs`: CIDR blocks), and a bare address is none: Python reads it as a /32
+    (a VPC of one address), while what AWS makes of it was not verified, so gpufleet refuses it instead of guessing."""
+    if isinstance(value, str) and "/" not in value:
+        raise ValueError(f"'{value}' has no prefix length: write the CIDR block, e.g. {value}/32 for one address or "
+                         "10.0.0.0/16 for a network")
     return check_cidr(value, "10.0.0.0/16")
 
 
@@ -175,6 +182,19 @@ class EksAccessEntry(Model):
 
     principal_arn: str = Field(pattern=r"^arn:aws[a-z-]*:iam::\d{12}:(role|user)/.+$")
     """IAM role or user ARN."""
+
+    @field_validator("principal_arn")
+    @classmethod
+    def _one_principal(cls, v: str) -> str:
+        # An access entry names one IAM principal (EKS API Reference, CreateAccessEntry `principalArn`: "The ARN of
+        # the IAM principal"), and a role or user name takes only [\w+=,.@-], 1-64 characters (IAM API Reference,
+        # CreateRole `RoleName` / CreateUser `UserName` pattern), so `role/ml-*` names no principal at all.
+        name = v.rsplit("/", 1)[-1]
+        if not re.fullmatch(r"[\w+=,.@-]{1,64}", name):
+            raise ValueError(f"'{name}' is not an IAM role or user name (letters, digits and +=,.@_- only, 1-64 "
+                             "characters; IAM API Reference, CreateRole RoleName): an access entry names one principal, "
+                             "no wildcards; list each role")
+        return v
     policy: Literal["cluster-admin", "admin", "edit", "view"] = "cluster-admin"
     """EKS access policy, cluster-wide: cluster-admin | admin | edit | view."""
 

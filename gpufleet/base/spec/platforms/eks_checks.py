@@ -140,10 +140,7 @@ def eks_checks(stack: str, spec: StackSpec, config: Optional[dict] = None) -> li
                 problems.append(Problem(stack, f"{at}.{alias}", "not used on eks: it follows from the instance type; remove it"))
         # A type the catalog lacks plans with the pool's own facts (issue 49): gpu and gpusPerNode both, or neither.
         stack_facts = bool(uncatalogued) and pool.gpu is not None and pool.gpus_per_node is not None
-        if uncatalogued and (pool.gpu is None) != (pool.gpus_per_node is None):
-            missing = "gpusPerNode" if pool.gpus_per_node is None else "gpu"
-            problems.append(Problem(stack, f"{at}.{missing}", f"required with {'gpu' if missing == 'gpusPerNode' else 'gpusPerNode'} "
-                                    f"for {', '.join(uncatalogued)}, which gpufleet's catalog does not know"))
+        # (One of the two alone: gpufleet/base/spec/checks/stack_shape_checks.py, for every platform.)
         if pool.instance_type and pool.instance_types:
             problems.append(Problem(stack, f"{at}.instanceTypes", "give instanceType or instanceTypes, not both"))
             continue

@@ -16,6 +16,13 @@ Amazon Managed Service for Prometheus (observability backend `amp`): com.amazona
 terraform-aws-eks-blueprints' fully-private-cluster pattern lists it ("If using AWS Managed Prometheus Workspace";
 aws-ia.github.io/terraform-aws-eks-blueprints/patterns/fully-private-cluster).
 
+Amazon FSx (`storage.fsxLustre`): com.amazonaws.<region>.fsx. The FSx CSI driver's controller (a pod on the nodes)
+creates and deletes file systems through the FSx API (kubernetes-sigs/aws-fsx-csi-driver: CreateFileSystem on
+each dynamically provisioned claim), and "Amazon FSx ... interface VPC endpoint" is how a VPC without internet reaches
+it (FSx for Lustre User Guide, "Accessing Amazon FSx using an interface endpoint (AWS PrivateLink)": service name
+com.amazonaws.region.fsx). Before issue 49 an endpoints-mode stack with FSx planned without it and every claim stayed
+Pending.
+
 Not created, because no gpufleet component calls them from the nodes: CloudWatch Logs (`logs`; EKS writes the
 control-plane logs itself, gpufleet ships no node logs), Elastic Load Balancing, X-Ray, SSM. Karpenter needs more
 (SSM for AMI parameters, SQS for its interruption queue, EKS Auth for Pod Identity, and `settings.isolatedVPC`): the
@@ -41,6 +48,8 @@ def interface_services(spec: Any) -> list[str]:
         out.append("autoscaling")
     if spec.observability.backend("eks") == "amp":
         out.append("aps-workspaces")
+    if eks.storage.fsx_lustre is not None:
+        out.append("fsx")
     return out
 
 

@@ -138,4 +138,30 @@ def existing_checks(stack: str, spec) -> list[Problem]:
         if pool.existing.nodes and len(pool.existing.nodes) > pool.max_nodes:
             problems.append(Problem(stack, f"{at}.maxNodes", f"the pool lists {len(pool.existing.nodes)} nodes: maxNodes "
                                     "must be at least that", pool.max_nodes))
+    return problems + _overlaps(stack, spec)
+
+
+def _overlaps(stack: str, spec) -> list[Problem]:
+    """Two pools that claim one node: gpufleet labels, taints and configures each pool's nodes (sharing, MIG layout,
+    Kueue flavor), so a node in two pools gets two configurations and is counted twice in capacity and cost. A node
+    listed by two pools is one; so is every node of a pool whose nodeSelector includes every label of another's (a
+    node matching the narrower selector matches the wider one too: Kubernetes nodeSelector, kubernetes.io/docs/
+    concepts/scheduling-eviction/assign-pod-node, matches a node that has all the listed labels)."""
+    pools = [(i, p) for i, p in enumerate(spec.node_pools) if p.existing is not None]
+    problems = []
+    for a, (i, first) in enumerate(pools):
+        for j, second in pools[a + 1:]:
+            at = f"{NS}:nodePools[{j}].existing"
+            shared = [n for n in second.existing.nodes if n in first.existing.nodes]
+            if shared:
+                problems.append(Problem(stack, f"{at}.nodes", f"also listed by pool '{first.name}' (nodePools[{i}]): a "
+                                        "node belongs to one pool", ", ".join(shared)))
+                continue
+            wide, narrow = first.existing.node_selector.items(), second.existing.node_selector.items()
+            if wide <= narrow or narrow <= wide:
+                problems.append(Problem(stack, f"{at}.nodeSelector", f"every node it selects is also selected by pool "
+                                        f"'{first.name}' (nodePools[{i}], nodeSelector "
+                                        f"{dict(first.existing.node_selector)})" if wide <= narrow else
+                                        f"it selects every node of pool '{first.name}' (nodePools[{i}], nodeSelector "
+                                        f"{dict(first.existing.node_selector)})", dict(second.existing.node_selector)))
     return problems

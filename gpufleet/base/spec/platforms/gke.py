@@ -415,13 +415,29 @@ def _gpudirect_cidr_checks(stack: str, spec: Any) -> list[Problem]:
     network = spec.cluster.gke.network
     cidr, prefix = network.gpu_direct_cidr, network.gpu_direct_subnet_prefix
     problems = []
-    need = sum(gcp.machine(p.machine_type).gpudirect.additional_node_networks for p in spec.node_pools if p.rdma)
+    machines = gcp.machines()
+    need = sum(machines[p.machine_type].gpudirect.additional_node_networks for p in spec.node_pools
+               if p.rdma and p.machine_type in machines and machines[p.machine_type].gpudirect)
     net = ipaddress.ip_network(cidr, strict=False)
     have = 2 ** (prefix - net.prefixlen) if net.version == 4 and net.prefixlen <= prefix else 0
     if need > have:
         problems.append(Problem(stack, f"{NS}:cluster.gke.network.gpuDirectCidr", f"room for {have} /{prefix} subnets, but "
                                 f"the GPUDirect pools need {need} (one per extra NIC of each pool); use a larger IPv4 range "
                                 f"(or a longer cluster.gke.network.gpuDirectSubnetPrefix)", cidr))
+    # Installers of one kind that are one object: Google's x86 and A4X (arm64) gIB installers are both the DaemonSet
+    # kube-system/nccl-rdma-installer (versions.GKE_GPUDIRECT_MANIFESTS "RDMA", "RDMA-a4x"), so the second apply fails.
+    installers: dict[str, dict[str, int]] = {}  # kind -> installer manifests key -> its first pool
+    for i, p in enumerate(spec.node_pools):
+        direct = machines[p.machine_type].gpudirect if p.rdma and p.machine_type in machines else None
+        if direct is not None:
+            installers.setdefault(direct.kind, {}).setdefault(direct.manifests_key, i)
+    for kind, first in installers.items():
+        if len(first) > 1:
+            names = ", ".join(spec.node_pools[j].name for j in first.values())
+            problems.append(Problem(stack, f"{NS}:nodePools[{list(first.values())[1]}].rdma", f"pools {names} need "
+                                    f"different {kind} NCCL plugin installers (x86 and A4X's arm64 one), and Google ships "
+                                    "both as the DaemonSet kube-system/nccl-rdma-installer: one stack can apply only one; "
+                                    "put the A4X pools in a stack of their own, or set rdma: false on one side", True))
     fits = gpudirect_subnet_nodes(prefix)
     for i, pool in enumerate(spec.node_pools):
         if pool.rdma and pool.max_nodes > fits:
@@ -450,8 +466,10 @@ def _gpu_stack_checks(stack: str, spec: Any) -> list[Problem]:
 
 def _pool_checks(stack: str, at: str, pool: Any, gke: GkeSpec) -> list[Problem]:
     problems: list[Problem] = []
+    known = gcp.machines()
+    uncatalogued = bool(pool.machine_type) and pool.machine_type not in known
     for field, alias in (("hosts", "hosts"), ("gpu", "gpu"), ("gpus_per_node", "gpusPerNode")):
-        if field in pool.model_fields_set:
+        if field in pool.model_fields_set and (field == "hosts" or not uncatalogued):
             problems.append(Problem(stack, f"{at}.{alias}", "not used on gke: it follows from machineType; remove it"))
     for field, alias, instead in (("max_unavailable", "maxUnavailable", "gke.upgrade"), ("local_storage", "localStorage", "gke.localSsd"),
                                   ("efa_only", "efaOnly", "machineType")):
@@ -460,10 +478,8 @@ def _pool_checks(stack: str, at: str, pool: Any, gke: GkeSpec) -> list[Problem]:
     if pool.machine_type is None:
         problems.append(Problem(stack, f"{at}.machineType", "required on gke: a GPU machine type, e.g. g2-standard-8 or a3-highgpu-8g"))
         return problems
-    known = gcp.machines()
-    if pool.machine_type not in known:
-        problems.append(Problem(stack, f"{at}.machineType", f"not a GPU machine type gpufleet knows (allowed: {', '.join(known)})", pool.machine_type))
-        return problems
+    if uncatalogued:
+        return problems + _stack_machine_checks(stack, at, pool, known)
     machine = known[pool.machine_type]
     counts = ", ".join(map(str, machine.counts))
     if pool.accelerator_count is not None and pool.accelerator_count not in machine.counts:
@@ -664,10 +680,37 @@ def _cuda_checks(stack: str, spec: Any) -> list[Problem]:
     return problems
 
 
+def _stack_machine_checks(stack: str, at: str, pool: Any, known: dict) -> list[Problem]:
+    """A machine type the catalog lacks plans with the pool's `gpu` and `gpusPerNode` (issue 49; the plan warns that no
+    source confirms them): the node pool's guest accelerator is the GPU's Compute Engine accelerator type, which must
+    be the GPU's only one (gcp_machines.yaml `accelerators`), and GPUDirect is not wired (its networks are unknown)."""
+    if pool.gpu is None and pool.gpus_per_node is None:
+        return [Problem(stack, f"{at}.machineType", f"not a GPU machine type gpufleet knows (allowed: {', '.join(known)}); "
+                        "a real machine type the catalog lacks plans when the pool gives its own gpu and gpusPerNode (and "
+                        "pricePerNodeHour)", pool.machine_type)]
+    problems = []
+    accelerators = gcp.gpu_accelerators(pool.gpu or "")
+    if pool.gpu is not None and len(accelerators) != 1:
+        which = (f"Compute Engine has several accelerator types for it ({', '.join(accelerators)}), and gpufleet cannot "
+                 "tell which one this machine takes" if accelerators else "gpufleet knows no Compute Engine accelerator "
+                 "type for it (gcp_machines.yaml accelerators)")
+        problems.append(Problem(stack, f"{at}.gpu", f"{pool.machine_type} is not in gpufleet's catalog and {which}; "
+                                "add the machine type to gpufleet/base/catalog/gcp_machines.yaml with its sources", pool.gpu))
+    if pool.accelerator_count is not None:
+        problems.append(Problem(stack, f"{at}.acceleratorCount", "not used with gpusPerNode (a machine type the catalog "
+                                "lacks takes the count the stack gives); remove it", pool.accelerator_count))
+    if pool.rdma:
+        problems.append(Problem(stack, f"{at}.rdma", f"{pool.machine_type} is not in gpufleet's catalog, so its GPUDirect "
+                                "networks are not known and cannot be wired; use rdma: false or a catalogued machine type",
+                                True))
+    return problems
+
+
 def driver_branch_for(spec: Any, pool: Any) -> Optional[int]:
     """The driver branch a GKE pool's nodes run with GKE's driver (for reports and alignment)."""
     choice = (pool.gke or GkePoolSpec()).gpu_driver_version
     if gcp.gke_driver_branch(spec.cluster.kubernetes_version, choice) is None:
         return None  # the minor's own row is unknown: alignment is not judged from a GPU's lower bound alone
     # Some GPUs get a newer branch than the minor's row (B200, H200: gcp_machines.yaml gke_driver_branches_per_gpu).
-    return gcp.gke_gpu_driver_branch(spec.cluster.kubernetes_version, choice, gcp.machine(pool.machine_type).gpu)
+    machine = gcp.machines().get(pool.machine_type or "")
+    return gcp.gke_gpu_driver_branch(spec.cluster.kubernetes_version, choice, machine.gpu if machine else pool.gpu)

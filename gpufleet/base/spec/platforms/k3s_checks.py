@@ -7,6 +7,7 @@ from __future__ import annotations
 import ipaddress
 from typing import Any
 
+from gpufleet.base import catalog
 from gpufleet.base.spec.errors import Problem
 from gpufleet.base.spec.platforms import k3s_label_checks
 from gpufleet.base.spec.platforms.k3s import Host
@@ -18,7 +19,29 @@ K3S_SERVICE_CIDR = "10.43.0.0/16"
 
 
 def check(stack: str, spec: Any, config: dict) -> list[Problem]:
-    return _hosts_and_pools(stack, spec) + k3s_label_checks.check(stack, spec) + _network(stack, spec)
+    return (_hosts_and_pools(stack, spec) + k3s_label_checks.check(stack, spec) + _network(stack, spec)
+            + _airgap_arch(stack, spec))
+
+
+def _airgap_arch(stack: str, spec: Any) -> list[Problem]:
+    """The air-gap files are one architecture's (`k3s` or `k3s-arm64`, `k3s-airgap-images-<arch>.tar.zst`: the k3s
+    release assets, ../shared/reference/k3s/checksums.yaml), and a Grace pool's hosts are arm64 (gpufleet/base/catalog/
+    gpus.yaml `host.arch`): with amd64 files the installer runs an x86_64 binary there, which does not execute. Other
+    GPUs say nothing of their host's CPU, so only superchip pools are judged."""
+    airgap = spec.cluster.k3s.airgap
+    if airgap is None:
+        return []
+    models = catalog.gpu_models()
+    out = []
+    for i, pool in enumerate(spec.node_pools):
+        model = models.get(pool.gpu or "")
+        if model is not None and model.host_arch and model.host_arch != airgap.arch:
+            out.append(Problem(stack, f"{NS}:cluster.k3s.airgap.arch", f"pool '{pool.name}' ({model.name}) runs on "
+                               f"{model.host_arch} hosts (Grace), and cluster.k3s.airgap gives {airgap.arch} files: its "
+                               f"hosts cannot run that k3s binary; set arch: {model.host_arch} (one architecture per "
+                               "cluster: its servers and agents too)", airgap.arch))
+            break
+    return out
 
 
 def _hosts_and_pools(stack: str, spec: Any) -> list[Problem]:
