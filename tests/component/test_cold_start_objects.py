@@ -14,7 +14,7 @@ from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.cold_start import model_cache as C
 from gpufleet.components.cold_start import prepull as P
 from gpufleet.components.image_mirror import MIRROR_FACT
-from tests.helpers import run_under_mocks
+from gpufleet.testing import run as run_under_mocks
 
 MIRROR = "mirror.example.com"
 NO_ESCALATION = {"allowPrivilegeEscalation": False}

@@ -14,7 +14,7 @@ from gpufleet.base import labels
 from gpufleet.base.spec.features.dra import ComputeDomainSpec
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.gpu_stack import dra_driver as D
-from tests.helpers import run_under_mocks
+from gpufleet.testing import run as run_under_mocks
 
 SPOT = {"key": "gpufleet.io/spot", "value": "true", "effect": "NoSchedule"}
 

@@ -177,7 +177,7 @@ def test_the_kueue_component_checks_admission_on_queued_pools_only():
     import pulumi_kubernetes as k8s
 
     from gpufleet.components.cluster_access import ClusterAccess
-    from tests.helpers import run_under_mocks
+    from gpufleet.testing import run as run_under_mocks
 
     pools = {"h100": _flavor(capacity="queued"), "l4": _flavor("l4", per_node={L.GPU_RESOURCE: 1}, topology_levels=("kubernetes.io/hostname",)),
              "a100": _flavor("a100", capacity="reserved"), "t4": _flavor("t4", capacity="spot")}

@@ -137,7 +137,7 @@ def _children(args: S.ModelServerArgs, facts: dict | None = None) -> dict:
     import pulumi_kubernetes as k8s
 
     from gpufleet.components.cluster_access import ClusterAccess
-    from tests.helpers import run_under_mocks
+    from gpufleet.testing import run as run_under_mocks
 
     def program():
         provider = k8s.Provider("k8s", kubeconfig="apiVersion: v1\nkind: Config\n")
@@ -180,7 +180,7 @@ def _gateway_children(class_name: str) -> dict:
     import pulumi_kubernetes as k8s
 
     from gpufleet.components.cluster_access import ClusterAccess
-    from tests.helpers import run_under_mocks
+    from gpufleet.testing import run as run_under_mocks
 
     def program():
         provider = k8s.Provider("k8s", kubeconfig="apiVersion: v1\nkind: Config\n")

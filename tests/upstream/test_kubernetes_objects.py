@@ -17,6 +17,8 @@ NOT_IN_REFERENCE = {
     ("gateway.envoyproxy.io", "EnvoyProxy"): "Envoy Gateway's own CRD ships in the gateway-helm chart's crds subchart, "
     "not in the reference crds/: validated against the chart's CRD in tests/upstream/test_serving_upstream.py and at "
     "plan time (gpufleet/app/plan/crd_sources.py)",
+    ("agentgateway.dev", "AgentgatewayParameters"): "its CRD is a template of the agentgateway-crds chart, not in the "
+    "reference crds/: validated against the chart's CRD at plan time (gpufleet/app/plan/crd_sources.py)",
     ("keda.sh", "ClusterTriggerAuthentication"): "its CRD is a template of the keda chart, not in the reference crds/: "
     "validated against the chart's CRD at plan time (gpufleet/app/plan/crd_sources.py)",
     ("nv-ipam.nvidia.com", "IPPool"): "NV-IPAM's CRD (Mellanox/nvidia-k8s-ipam deploy/crds) is not in the reference; "
