@@ -8,7 +8,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from gpufleet.components.cluster_access import ClusterAccess
-from gpufleet.base import platforms
+from gpufleet.base import gitops, platforms
 from gpufleet.base.node_labels import pool_taints
 from gpufleet.base.spec import StackSpec
 from gpufleet.base.spec.features.serving import resolved_class, routes_to_inference_pool
@@ -39,7 +39,8 @@ def build_serving(name: str, spec: StackSpec, access: ClusterAccess, opts: pulum
     monitor = {"kube-prometheus-stack": "pod-monitor", "gke-managed": "pod-monitoring"}.get(metrics_backend)
     pools = {p.name: p for p in spec.node_pools}
     namespaces: dict[str, k8s.core.v1.Namespace] = {}
-    for m in serving.models:
+    # The namespaces and model servers are the delegated layer's where a GitOps engine applies it (gpufleet/base/gitops.py).
+    for m in serving.models if gitops.pulumi_applies(spec, gitops.MODELS) else ():
         if m.namespace not in namespaces:
             namespaces[m.namespace] = k8s.core.v1.Namespace(
                 f"{name}-serving-{m.namespace}", metadata={"name": m.namespace},

@@ -1,7 +1,7 @@
 """The `gpufleet` command: `plan` (offline plan of a stack, or of every stack with --all), `schema` (JSON Schema of stack files),
 `diff` (review two plans), `report` (review a real `pulumi preview --json` and its event log),
 `images` (every image, chart and binary a stack pulls), `catalog show|refresh` (the facts catalog), `charts fetch` (the pinned chart archives the plan reads CRDs from),
-`verify` (check a deployed stack's cluster), `preview`/`up` (many stacks through the real engine) and `k3s restore-commands` (restore a k3s stack's etcd from a snapshot).
+`verify` (check a deployed stack's cluster), `export argocd|flux` (a stack's delegated layer for its GitOps engine), `preview`/`up` (many stacks through the real engine) and `k3s restore-commands` (restore a k3s stack's etcd from a snapshot).
 
 Exit codes (contract): 0 clean or advisory findings only; 1 a mandatory policy is violated;
 2 the stack config is invalid (message on stderr, no traceback, nothing registered).
@@ -386,8 +386,10 @@ def parser() -> argparse.ArgumentParser:
     ver.add_argument("--output", help="write to this file instead of stdout")
     ver.set_defaults(func=cmd_verify)
     from gpufleet.app.fleet.command import add_parsers
+    from gpufleet.app.gitops import command as gitops_command
 
     add_parsers(sub, cmd_fleet)
+    gitops_command.add_parsers(sub, _project_dir)
     return p
 
 

@@ -770,6 +770,12 @@ ENVOY_GATEWAY = HelmChart(
     version="1.9.0",
     app_version="v1.9.0",
 )
+# Argo CD v3.4.4 (argo-helm chart argo-cd 10.1.1, af0a9310; ../shared/reference/crds/SOURCES.md): the release whose
+# CRDs (Application, ApplicationSet, AppProject, all argoproj.io/v1alpha1) `gpufleet export argocd` writes for and is
+# checked against. gpufleet does not install Argo CD (EKS's managed capability, or the platform's own install):
+# docs/gitops.md.
+ARGO_CD = "v3.4.4"
+ARGO_CD_API_VERSION = "argoproj.io/v1alpha1"
 # The example model server image (vLLM's OpenAI-compatible server); its metric names are the ones the Inference
 # Extension v1.5.0 reads (docs/proposals/003-model-server-protocol/README.md at the tag).
 VLLM_IMAGE = "docker.io/vllm/vllm-openai:v0.11.0"

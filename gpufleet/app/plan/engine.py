@@ -14,7 +14,7 @@ from pulumi.runtime import settings as runtime_settings
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
-from gpufleet.base import catalog, platforms
+from gpufleet.base import catalog, gitops, platforms
 from gpufleet.base.capacity import PoolCapacity, addons_warnings, capacity
 from gpufleet.app.plan.cost import Cost
 from gpufleet.app.plan.cost_items import items_for
@@ -51,6 +51,9 @@ class Plan:
     stack_file: dict = field(default_factory=dict)
     """What the review compares outside `gpufleet:` (StackFile.review_record): provider keys, secure-value and secrets
     settings fingerprints."""
+    delegated: list = field(default_factory=list)
+    """With gpufleet:gitops.engine other than pulumi: the delegated layer's objects (gpufleet.app.gitops.layer
+    DelegatedObject), which `resources` leaves out and the checks and policies still judge. Empty otherwise."""
 
     @property
     def has_mandatory_violation(self) -> bool:
@@ -108,9 +111,11 @@ def plan(stack_file: StackFile, evaluate_policies: bool = True, today: Optional[
 
 def _plan(stack_file: StackFile, evaluate_policies: bool, today: Optional[datetime.date]) -> Plan:
     spec, monitor = register(stack_file)
+    # The objects a GitOps engine applies instead (gpufleet/base/gitops.py): judged as if Pulumi applied them.
+    extra = _delegated_registrations(stack_file, spec, monitor.registrations)
     # Custom resources the API server would refuse at `pulumi up` (CRD schema and CEL rules) are stack problems; those
     # this machine cannot check (no chart archive here, a CRD only the platform installs) are warnings.
-    problems, cr_warnings = check_custom_resources(stack_file.stack, spec, monitor.registrations, charts_dir())
+    problems, cr_warnings = check_custom_resources(stack_file.stack, spec, monitor.registrations + extra, charts_dir())
     if problems:
         raise SpecError(stack_file.stack, problems)
     day = plan_day(today)  # one date for support calendars, the catalog's age and price ages
@@ -131,6 +136,19 @@ def _plan(stack_file: StackFile, evaluate_policies: bool, today: Optional[dateti
         stack_file=stack_file.review_record(),
     )
     result.cost = items_for(spec, result.resources, result.capacity, result.region, today=day)
+    if extra:
+        from gpufleet.app.gitops.layer import objects
+
+        result.delegated = objects(stack_file.stack, extra)
     if evaluate_policies:
-        result.violations = evaluate(result.resources, stack=stack_file.stack)
+        result.violations = evaluate(result.resources + extra, stack=stack_file.stack)
     return result
+
+
+def _delegated_registrations(stack_file: StackFile, spec: StackSpec, kept: list[Registration]) -> list[Registration]:
+    """What the `pulumi` path would register beyond `kept`, for a stack whose GitOps engine applies it; else none."""
+    if not gitops.delegates(spec):
+        return []
+    from gpufleet.app.gitops.layer import delegated_registrations
+
+    return delegated_registrations(stack_file, kept)

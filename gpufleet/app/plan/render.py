@@ -13,7 +13,7 @@ from gpufleet.app.plan.engine import Plan
 
 
 def to_json(plan: Plan) -> dict:
-    return {
+    out = {
         "stack": plan.stack,
         "resources": [
             {"urn": r.urn, "type": r.type, "name": r.name, "parent": r.parent, "inputs": r.inputs, "options": r.options()}
@@ -30,6 +30,11 @@ def to_json(plan: Plan) -> dict:
         "catalogDate": plan.catalog_date,
         "stackFile": plan.stack_file,
     }
+    if plan.delegated:
+        # Only where a GitOps engine applies them (docs/gitops.md): other plans keep their bytes.
+        out["delegated"] = {"engine": plan.spec.gitops.engine, "objects": [
+            {"urn": o.urn, "wave": o.wave, "manifest": o.manifest} for o in plan.delegated]}
+    return out
 
 
 def _marks(r) -> str:
