@@ -289,11 +289,27 @@ def cmd_verify(args: argparse.Namespace) -> int:
         return EXIT_INVALID
     try:
         result = verify.verify(api, targets, pools, level=args.level, timeout=args.timeout, namespace=args.namespace)
+        _gitops_check(api, stack_file, spec, result)
     except verify.ConnectionProblem as exc:
         print(f"gpufleet: {exc}", file=sys.stderr)
         return EXIT_INVALID
     _emit(verify.render(result, args.format), args.output)
     return EXIT_OK if result.ok else EXIT_POLICY
+
+
+def _gitops_check(api, stack_file, spec, result) -> None:
+    """Where a GitOps engine applies the delegated layer: its synced state against the export (gpufleet/app/gitops/verify.py)."""
+    from gpufleet.base import gitops
+
+    if not gitops.delegates(spec):
+        return
+    from kubernetes import client
+
+    from gpufleet.app.gitops.layer import delegated
+    from gpufleet.app.gitops.verify import check
+
+    _, objects = delegated(stack_file)
+    result.checks.append(check(client.CustomObjectsApi(api), spec, stack_file.stack, objects))
 
 
 def cmd_fleet(args: argparse.Namespace) -> int:

@@ -36,6 +36,10 @@ class DelegatedObject:
     """Its sync wave (0 first)."""
     urn: str
     """The URN the `pulumi` path gives it (plans and reviews name it so)."""
+    type: str = ""
+    """Its Pulumi type token on the `pulumi` path (`kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue`)."""
+    name: str = ""
+    """Its Pulumi resource name on the `pulumi` path."""
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -104,7 +108,7 @@ def objects(stack: str, registrations: list[Registration]) -> list[DelegatedObje
             before.add(namespaces[ns])
         return 1 + max((wave(d) for d in before), default=-1)
 
-    out = [DelegatedObject(copy.deepcopy(r.inputs), wave(r.urn), r.urn) for r in custom]
+    out = [DelegatedObject(copy.deepcopy(r.inputs), wave(r.urn), r.urn, r.type, r.name) for r in custom]
     return sorted(out, key=lambda o: (o.wave, o.key[1], o.key[2], o.key[3]))
 
 

@@ -33,7 +33,8 @@ def to_json(plan: Plan) -> dict:
     if plan.delegated:
         # Only where a GitOps engine applies them (docs/gitops.md): other plans keep their bytes.
         out["delegated"] = {"engine": plan.spec.gitops.engine, "objects": [
-            {"urn": o.urn, "wave": o.wave, "manifest": o.manifest} for o in plan.delegated]}
+            {"urn": o.urn, "type": o.type, "name": o.name, "wave": o.wave, "manifest": o.manifest}
+            for o in plan.delegated]}
     return out
 
 

@@ -233,12 +233,15 @@ def review_plans(base: dict, head: dict) -> Review:
         notes.append(f"base plan is for stack '{base.get('stack')}', head for '{head.get('stack')}': "
                      "URNs differ, so every resource shows as replaced by a new one")
     config, config_note = config_changes(base, head)
+    from gpufleet.app.review import gitops
+
+    notes += gitops.notes(base, head)
     return Review(
         stack=str(head.get("stack")),
         source="offline plans",
         config=config,
         config_note=config_note,
-        changes=diff_resources(base.get("resources") or [], head.get("resources") or []),
+        changes=gitops.mark(diff_resources(gitops.resources(base), gitops.resources(head)), base, head),
         verdicts=_verdicts(base.get("violations") or [], head.get("violations") or []),
         versions=version_changes(base.get("resources") or [], head.get("resources") or []),
         capacity=capacity_deltas(base.get("capacity") or [], head.get("capacity") or []),
