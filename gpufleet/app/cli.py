@@ -305,10 +305,10 @@ def _gitops_check(api, stack_file, spec, result) -> None:
         return
     from kubernetes import client
 
-    from gpufleet.app.gitops.layer import delegated
     from gpufleet.app.gitops.verify import check
+    from gpufleet.app.plan.engine import plan
 
-    _, objects = delegated(stack_file)
+    objects = plan(stack_file, evaluate_policies=False).delegated
     result.checks.append(check(client.CustomObjectsApi(api), spec, stack_file.stack, objects))
 
 

@@ -196,19 +196,19 @@ def test_export_refuses_a_stack_whose_engine_is_another_and_a_missing_directory(
 def test_the_policies_judge_the_delegated_objects(monkeypatch):
     """No valid stack file makes a model server without its API key (the spec refuses it first), so the delegated
     registration is tampered with: the plan's policies must still judge it, as they would on the pulumi path."""
-    from gpufleet.app.gitops import layer
+    from gpufleet.app.plan import engine
 
-    real = layer.delegated_registrations
+    real = engine._delegated_registrations
 
-    def without_key(stack_file, kept):
-        out = real(stack_file, kept)
+    def without_key(stack_file, spec, kept):
+        out = real(stack_file, spec, kept)
         for r in out:
             if r.type.endswith(":LeaderWorkerSet"):
                 spec = r.inputs["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]
                 spec["containers"][0].pop("env")
         return out
 
-    monkeypatch.setattr(layer, "delegated_registrations", without_key)
+    monkeypatch.setattr(engine, "_delegated_registrations", without_key)
     result = plan(example(STACK))
     hits = [v for v in result.violations if v.policy == "secure-defaults"]
     assert len(hits) == 1 and hits[0].urn.endswith("LeaderWorkerSet::gitops-model-serving-qwen3-8b-lws")

@@ -1,10 +1,10 @@
 """The delegated layer of a stack, as objects: exactly what `pulumi up` would apply with `gitops.engine: pulumi` and
 does not with the stack's engine (gpufleet/base/gitops.py decides which parts; this module never decides again).
 
-    objects = delegated(stack_file)          # DelegatedObject per Kubernetes object, in sync-wave order
+    plan(stack_file).delegated               # DelegatedObject per Kubernetes object, in sync-wave order
 
-The stack is registered twice under the plan's mocks: as `pulumi` (every object) and as written. The delegated layer
-is what the first registers and the second does not, each object its registration's inputs as a manifest, so the
+The plan registers the stack twice under its mocks (gpufleet/app/plan/engine.py): as written, and as `pulumi`
+(`as_engine`: every object). The delegated layer is what the second registers and the first does not, each object its registration's inputs as a manifest, so the
 export, the plan's policies and the review judge the very objects the `pulumi` path applies.
 
 Sync waves follow gpufleet's apply order: an object's wave is one more than the latest wave of the delegated objects
@@ -16,12 +16,10 @@ from __future__ import annotations
 import copy
 import functools
 from dataclasses import dataclass, replace
-from typing import Optional
 
 from gpufleet.app.plan.mocks import Registration
 from gpufleet.app.plan.stackfile import StackFile
-from gpufleet.base import gitops
-from gpufleet.base.spec import NAMESPACE, Problem, SpecError, StackSpec
+from gpufleet.base.spec import NAMESPACE, Problem, SpecError
 
 WAVE_ANNOTATION = "argocd.argoproj.io/sync-wave"
 # Registrations that are not one Kubernetes object (gpufleet/app/plan/cr_check.py has the same list).
@@ -73,15 +71,6 @@ def as_engine(stack_file: StackFile, engine: str) -> StackFile:
     return replace(stack_file, config=config)
 
 
-def delegated_registrations(stack_file: StackFile, kept: list[Registration]) -> list[Registration]:
-    """What the `pulumi` path registers beyond `kept` (the stack's own registrations), in registration order."""
-    from gpufleet.app.plan.engine import register
-
-    _, monitor = register(as_engine(stack_file, gitops.PULUMI))
-    urns = {r.urn for r in kept}
-    return [r for r in monitor.registrations if r.urn not in urns]
-
-
 def objects(stack: str, registrations: list[Registration]) -> list[DelegatedObject]:
     """The delegated registrations as objects with their waves, in wave order (then by kind, namespace, name).
     A SpecError when one is not a plain Kubernetes object or holds a secret value: neither can go to git."""
@@ -110,20 +99,3 @@ def objects(stack: str, registrations: list[Registration]) -> list[DelegatedObje
 
     out = [DelegatedObject(copy.deepcopy(r.inputs), wave(r.urn), r.urn, r.type, r.name) for r in custom]
     return sorted(out, key=lambda o: (o.wave, o.key[1], o.key[2], o.key[3]))
-
-
-def delegated(stack_file: StackFile, kept: Optional[list[Registration]] = None) -> tuple[StackSpec, list[DelegatedObject]]:
-    """The stack's spec and its delegated layer (empty with `engine: pulumi`). `kept`: the stack's own registrations
-    when the caller has them (a plan); else the stack is registered here."""
-    from gpufleet.app.plan.engine import register
-
-    spec, monitor = register(stack_file) if kept is None else (None, None)
-    if kept is None:
-        kept = list(monitor.registrations)
-    else:
-        from gpufleet.base.spec import load_spec
-
-        spec = load_spec(stack_file.stack, stack_file.config, stack_file.secret_keys)
-    if not gitops.delegates(spec):
-        return spec, []
-    return spec, objects(stack_file.stack, delegated_registrations(stack_file, kept))

@@ -149,6 +149,8 @@ def _delegated_registrations(stack_file: StackFile, spec: StackSpec, kept: list[
     """What the `pulumi` path would register beyond `kept`, for a stack whose GitOps engine applies it; else none."""
     if not gitops.delegates(spec):
         return []
-    from gpufleet.app.gitops.layer import delegated_registrations
+    from gpufleet.app.gitops.layer import as_engine
 
-    return delegated_registrations(stack_file, kept)
+    _, monitor = register(as_engine(stack_file, gitops.PULUMI))
+    urns = {r.urn for r in kept}
+    return [r for r in monitor.registrations if r.urn not in urns]

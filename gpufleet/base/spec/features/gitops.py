@@ -7,7 +7,7 @@ what `gpufleet export argocd STACK DIR` wrote into the repository named here. `e
 syncing what `gpufleet export flux STACK DIR` wrote (the same manifests).
 
 Facts, with their sources:
-- An Argo CD Application's source is `repoURL`, `path` and `targetRevision` (Argo CD v3.4.4 CRD
+- An Argo CD Application's source is `repoURL`, `path` and `targetRevision` (the CRD of Argo CD at versions.ARGO_CD,
   applications.argoproj.io, spec.source; ../shared/reference/crds/argo-cd/). Argo CD accepts https:// and ssh
   (`git@host:org/repo.git` or `ssh://`) repository URLs (Argo CD "Private Repositories", argo-cd.readthedocs.io/en/
   stable/user-guide/private-repositories/).
