@@ -17,7 +17,7 @@ from gpufleet.base.spec.stack import StackSpec
 from tests.helpers import ROOT, example_config, planned, run_under_mocks
 
 TOKEN = "gpufleet:index:GpuCluster"
-INPUTS = {"cluster", "nodePools", "gpuOperator", "amdGpuOperator", "workloads", "storage", "addons", "observability", "dra", "modelCaches", "images", "registry", "serving", "sshPrivateKey", "kubeconfig"}
+INPUTS = {"cluster", "nodePools", "gpuOperator", "amdGpuOperator", "workloads", "storage", "addons", "observability", "dra", "modelCaches", "images", "registry", "serving", "gitops", "sshPrivateKey", "kubeconfig"}
 OUTPUTS = {"kubeconfig": "string", "clusterName": "string", "platform": "string", "kubernetesVersion": "string", "nodePoolNames": "array"}
 
 

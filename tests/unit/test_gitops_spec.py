@@ -41,9 +41,9 @@ def test_flux_delegates_without_an_argocd_registration():
 
 def test_an_engine_needs_a_repository():
     c = config()
-    del c["gpufleet:gitops"]["repoURL"]
+    del c["gpufleet:gitops"]["repoUrl"]
     assert spec_problems(c) == [
-        "stack 'test': gpufleet:gitops.repoURL: required with engine argocd: the git repository `gpufleet export "
+        "stack 'test': gpufleet:gitops.repoUrl: required with engine argocd: the git repository `gpufleet export "
         "argocd` output is committed to and argocd syncs (https://..., ssh://... or git@host:org/repo.git)"]
 
 
@@ -56,8 +56,8 @@ def test_an_unknown_engine_names_the_allowed_ones():
 
 @pytest.mark.parametrize("key, value", [
     ("path", "../escape"), ("path", "/abs"), ("path", ".hidden/x"), ("targetRevision", "a..b"),
-    ("targetRevision", "main.lock"), ("targetRevision", "main branch"), ("repoURL", "file:///etc"),
-    ("repoURL", "https://git.example.com/a b"),
+    ("targetRevision", "main.lock"), ("targetRevision", "main branch"), ("repoUrl", "file:///etc"),
+    ("repoUrl", "https://git.example.com/a b"),
 ])
 def test_repository_keys_refuse_what_leaves_the_repository_or_needs_quoting(key, value):
     c = config()
@@ -70,7 +70,7 @@ def test_repository_keys_refuse_what_leaves_the_repository_or_needs_quoting(key,
                                  "ssh://git@git.example.com:2222/org/repo.git"])
 def test_repository_urls_argo_cd_clones_are_accepted(url):
     c = config()
-    c["gpufleet:gitops"]["repoURL"] = url
+    c["gpufleet:gitops"]["repoUrl"] = url
     assert load_config(c).gitops.repo_url == url
 
 

@@ -65,7 +65,7 @@ class GitopsSpec(Model):
     """`pulumi`: `pulumi up` applies everything (default). `argocd` or `flux`: that engine applies the delegated layer
     (team namespaces, Kueue queues and quotas, priorities, serving models, dashboards and alerts) from `gpufleet export
     <engine>`; `pulumi up` applies the rest (and, for Argo CD, registers the cluster with it)."""
-    repo_url: Optional[str] = Field(default=None, pattern=REPO_URL, alias="repoURL")
+    repo_url: Optional[str] = Field(default=None, pattern=REPO_URL)
     """The git repository the export is committed to and the engine syncs (Argo CD `spec.source.repoURL`, Flux
     GitRepository `spec.url`); required with an engine other than pulumi."""
     path: str = Field(default="clusters", pattern=REPO_PATH)

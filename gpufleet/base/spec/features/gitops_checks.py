@@ -34,7 +34,7 @@ def check(stack: str, spec: Any) -> list[Problem]:
     problems: list[Problem] = []
     engine = spec.gitops.engine
     if spec.gitops.repo_url is None:
-        problems.append(Problem(stack, f"{AT}.repoURL", f"required with engine {engine}: the git repository "
+        problems.append(Problem(stack, f"{AT}.repoUrl", f"required with engine {engine}: the git repository "
                                 f"`gpufleet export {engine}` output is committed to and {engine} syncs (https://..., "
                                 "ssh://... or git@host:org/repo.git)"))
     if engine == "flux" and spec.gitops.target_revision == "HEAD":
