@@ -308,3 +308,27 @@ def test_verify_reads_flux_inventory(argocd_plan):
     result = flux_check(FakeCustomObjects({("kustomizations", "flux-system", "gpufleet-gitops"): ks}), spec, STACK, objects)
     assert (result.status, result.detail) == (PASS, "21 objects of the export synced at revision main@sha1:abc")
     assert flux.FLUX == "flux"
+
+
+def test_gpufleet_verify_adds_the_gitops_check_for_a_delegating_stack(monkeypatch, argocd_plan):
+    from kubernetes import client
+
+    from gpufleet.app.verify.run import Result
+
+    api = FakeCustomObjects({("applications", "argocd", "gpufleet-gitops"): _application(argocd_plan.delegated)})
+    monkeypatch.setattr(client, "CustomObjectsApi", lambda api_client: api)
+    result = Result(STACK, "run", "quick")
+    cli._gitops_check(object(), example(STACK), argocd_plan.spec, result)
+    assert [(c.name, c.status) for c in result.checks] == [("gitops", PASS)]
+    pulumi_spec = argocd_plan.spec.model_copy(update={"gitops": argocd_plan.spec.gitops.model_copy(update={"engine": "pulumi"})})
+    cli._gitops_check(object(), example(STACK), pulumi_spec, result)
+    assert len(result.checks) == 1  # nothing delegated, nothing to compare
+
+
+def test_the_text_plan_lists_the_delegated_layer_by_wave(argocd_plan):
+    from gpufleet.app.plan.render import to_text
+
+    text = to_text(argocd_plan)
+    assert ("delegated to argocd (21 objects, `gpufleet export argocd`; judged here as if Pulumi applied them):\n"
+            "  wave 0: ClusterQueue research-a100-train (kueue.x-k8s.io/v1beta2)\n") in text
+    assert "  wave 2: ScaledObject serving/qwen3-8b (keda.sh/v1alpha1)\n" in text

@@ -68,6 +68,16 @@ def _tree_lines(plan: Plan) -> list[str]:
     return lines
 
 
+def _delegated_lines(plan: Plan) -> list[str]:
+    """The delegated layer (docs/gitops.md), by wave: what the GitOps engine applies instead of `pulumi up`."""
+    if not plan.delegated:
+        return []
+    engine = plan.spec.gitops.engine
+    out = ["", f"delegated to {engine} ({len(plan.delegated)} objects, `gpufleet export {engine}`; judged here as if "
+               "Pulumi applied them):"]
+    return out + [f"  wave {o.wave}: {o.label}" for o in plan.delegated]
+
+
 def _capacity_rows(plan: Plan) -> list[list[str]]:
     rows = []
     for c in plan.capacity:
@@ -135,6 +145,7 @@ def _cost_markdown(plan: Plan) -> list[str]:
 def to_text(plan: Plan) -> str:
     out = [f"gpufleet plan for stack '{plan.stack}': {len(plan.resources)} resources", ""]
     out += _tree_lines(plan)
+    out += _delegated_lines(plan)
     out += ["", "GPU capacity:"]
     rows = [_CAPACITY_HEADER] + _capacity_rows(plan)
     widths = [max(len(r[i]) for r in rows) for i in range(len(_CAPACITY_HEADER))]
@@ -180,7 +191,7 @@ def to_markdown(plan: Plan) -> str:
     protected = [r for r in plan.resources if r.protect]
     out += [f"- 🔒 {md.code(r.name)} ({md.text(r.type)})" for r in protected] or ["None: `pulumi destroy` deletes everything."]
     out += ["", "<details><summary>Resources</summary>", ""]
-    out += md.block("\n".join(_tree_lines(plan)))
+    out += md.block("\n".join(_tree_lines(plan) + _delegated_lines(plan)))
     out += ["", "</details>", ""]
     return "\n".join(out)
 
