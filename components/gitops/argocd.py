@@ -59,14 +59,17 @@ def cluster_args(cluster: str, spec: Any, outputs: Mapping[str, Any]) -> ArgoCdC
     """The registration of a stack's cluster: the facts every stack exports as labels, the platform's own outputs
     (KeyTraits.outputs: an EKS endpoint, node group names) and the export's place in git as annotations."""
     argo = spec.gitops.argocd
+    # Label values must be label-shaped (at most 63 characters, alphanumeric at both ends): the cluster's name (a DNS
+    # label), platform, version and engine are; a stack name may not be (Pulumi allows 100 characters and leading
+    # dots), so it is an annotation.
     labels = {
-        f"{PREFIX}stack": pulumi.get_stack(),
         f"{PREFIX}cluster": cluster,
         f"{PREFIX}platform": spec.cluster.platform,
         f"{PREFIX}kubernetes-version": spec.cluster.kubernetes_version,
         f"{PREFIX}gitops-engine": gitops.engine(spec),
     }
     annotations: dict[str, pulumi.Input[str]] = {
+        f"{PREFIX}stack": pulumi.get_stack(),
         f"{PREFIX}node-pools": _text([p.name for p in spec.node_pools]),
         f"{PREFIX}repo-url": spec.gitops.repo_url or "",
         f"{PREFIX}repo-path": repo_path(spec, cluster),

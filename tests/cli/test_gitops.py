@@ -67,10 +67,9 @@ def test_the_argocd_plan_registers_the_cluster_secret_and_none_of_the_delegated_
     assert secret.parent.endswith("gpufleet:gitops:ArgoCdCluster::gitops-argocd-cluster")
     assert secret.inputs["metadata"] == {
         "name": "gpufleet-gitops", "namespace": "argocd",
-        "labels": {"argocd.argoproj.io/secret-type": "cluster", "gpufleet.io/stack": STACK,
-                   "gpufleet.io/cluster": "gitops", "gpufleet.io/platform": "k3s",
+        "labels": {"argocd.argoproj.io/secret-type": "cluster", "gpufleet.io/cluster": "gitops", "gpufleet.io/platform": "k3s",
                    "gpufleet.io/kubernetes-version": "1.36", "gpufleet.io/gitops-engine": "argocd"},
-        "annotations": {"gpufleet.io/node-pools": "a100-train,l4-serve",
+        "annotations": {"gpufleet.io/stack": STACK, "gpufleet.io/node-pools": "a100-train,l4-serve",
                         "gpufleet.io/repo-url": "https://git.example.com/platform/gpufleet-gitops.git",
                         "gpufleet.io/repo-path": "clusters/gitops", "gpufleet.io/target-revision": "main"},
     }
