@@ -331,3 +331,8 @@ def test_the_text_plan_lists_the_delegated_layer_by_wave(argocd_plan):
     assert ("delegated to argocd (21 objects, `gpufleet export argocd`; judged here as if Pulumi applied them):\n"
             "  wave 0: ClusterQueue research-a100-train (kueue.x-k8s.io/v1beta2)\n") in text
     assert "  wave 2: ScaledObject serving/qwen3-8b (keda.sh/v1alpha1)\n" in text
+
+
+def test_export_escapes_what_it_echoes(tmp_path):
+    code, out, err = _cli("export", "argocd", STACK, str(tmp_path / "x\x1b[31mred"))
+    assert code == 2 and "\x1b" not in err and err.startswith("gpufleet: DIR ")

@@ -33,30 +33,33 @@ def run(args: argparse.Namespace, engine: str, project: Path) -> int:
     from gpufleet.app.gitops import argocd, flux
     from gpufleet.app.plan.engine import plan
     from gpufleet.app.plan.stackfile import StackFileError, read_stack_file, stack_path
-    from gpufleet.base.spec import SpecError
+    from gpufleet.base.spec import SpecError, load_spec
+
+    from gpufleet.base.spec.errors import printable
 
     root = Path(args.dir)
     if not root.is_dir():
-        print(f"gpufleet: DIR {str(root)!r}: not a directory (give a checkout of the repository gpufleet:gitops names)",
-              file=sys.stderr)
+        print(f"gpufleet: DIR {printable(repr(str(root)))}: not a directory (give a checkout of the repository "
+              "gpufleet:gitops names)", file=sys.stderr)
         return EXIT_INVALID
     path = Path(args.config) if args.config else stack_path(project, args.stack)
     try:
         stack_file = read_stack_file(args.stack, path)
+        spec = load_spec(stack_file.stack, stack_file.config, stack_file.secret_keys)
+        if spec.gitops.engine != engine:
+            print(f"gpufleet: stack '{printable(args.stack)}': gpufleet:gitops.engine: {engine} is not the stack's engine "
+                  f"(got {spec.gitops.engine!r}); set `engine: {engine}` to export for it", file=sys.stderr)
+            return EXIT_INVALID
         result = plan(stack_file)
     except (StackFileError, SpecError) as exc:
         print(f"gpufleet: {exc}", file=sys.stderr)
-        return EXIT_INVALID
-    spec = result.spec
-    if spec.gitops.engine != engine:
-        print(f"gpufleet: stack '{args.stack}': gpufleet:gitops.engine: {engine} is not the stack's engine "
-              f"(got {spec.gitops.engine!r}); set `engine: {engine}` to export for it", file=sys.stderr)
         return EXIT_INVALID
     if result.has_mandatory_violation:
         for v in result.violations:
             if v.level == "mandatory":
                 print(f"gpufleet: {v.policy}: {v.message}", file=sys.stderr)
-        print(f"gpufleet: stack '{args.stack}': mandatory policies are violated: nothing written", file=sys.stderr)
+        print(f"gpufleet: stack '{printable(args.stack)}': mandatory policies are violated: nothing written",
+              file=sys.stderr)
         return EXIT_POLICY
     exported = argocd.export(spec, stack_file.stack, result.delegated)
     extra = {}
