@@ -45,7 +45,7 @@ def secret_name(cluster: str) -> str:
 
 
 def repo_path(spec: Any, cluster: str) -> str:
-    """Where this cluster's export lives in the repository: `<gitops.argocd.path>/<cluster>`."""
+    """Where this cluster's export lives in the repository: `<gitops.path>/<cluster>`."""
     return f"{spec.gitops.path}/{cluster}"
 
 
