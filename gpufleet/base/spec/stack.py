@@ -96,8 +96,8 @@ class StackSpec(Model):
     """gpufleet:serving — inference serving: LeaderWorkerSet model servers, a Gateway with the Inference Extension, scaling
     on the model server's metrics (docs/inference.md)."""
     gitops: GitopsSpec = GitopsSpec()
-    """gpufleet:gitops — who applies the in-cluster layer teams own: `pulumi` (default) or `argocd` from `gpufleet export
-    argocd` (docs/gitops.md)."""
+    """gpufleet:gitops — who applies the in-cluster layer teams own: `pulumi` (default), or `argocd` / `flux` from
+    `gpufleet export <engine>` (docs/gitops.md)."""
     depends_on: list[Annotated[str, StringConstraints(pattern=STACK_NAME)]] = Field(default=[], max_length=64)
     """gpufleet:dependsOn — stacks this one needs deployed first (it reads their outputs through a StackReference):
     `gpufleet up` updates them before it, and never starts it when one of them failed (docs/fleet.md). Default: none."""
