@@ -19,7 +19,7 @@ from typing import Any, Callable, Optional
 
 import pulumi
 
-from gpufleet.base import platforms
+from gpufleet.base import gitops, platforms
 from gpufleet.base.node_labels import node_taints
 from gpufleet.base.sharing import is_amd
 from gpufleet.base.spec.features.observability import MANAGED_BACKENDS, SCRAPES_GPU_OPERATOR_DCGM
@@ -113,7 +113,9 @@ def observability(ctx: LayerContext) -> dict[str, Any]:
     from gpufleet.components.observability.stack import Observability, ObservabilityArgs
 
     args = ObservabilityArgs(ctx.spec.observability, pool_facts(ctx.spec),
-                             node_problem_detector=ctx.platform.node_problem_detector(ctx.spec))
+                             node_problem_detector=ctx.platform.node_problem_detector(ctx.spec),
+                             apply_alerts=gitops.pulumi_applies(ctx.spec, gitops.ALERTS),
+                             apply_dashboards=gitops.pulumi_applies(ctx.spec, gitops.DASHBOARDS))
     return {"observability": Observability(f"{ctx.name}-observability", args, ctx.access, opts=ctx.opts)}
 
 
@@ -165,7 +167,8 @@ def dra_driver(ctx: LayerContext) -> dict[str, Any]:
     if not dra_pools:
         return {"dra_driver": None}
     kueue = ctx.made["workloads"].get("kueue")
-    created = {t.namespace_name: kueue.teams[t.name].namespace for t in ctx.spec.addons.kueue.teams} if kueue else {}
+    created = ({t.namespace_name: kueue.teams[t.name].namespace for t in ctx.spec.addons.kueue.teams if t.name in kueue.teams}
+               if kueue else {})
     # The GPU Operator's chart ships the ComputeDomain CRDs too: its release owns them where it runs.
     operator = ctx.made.get("gpu_operator")
     owner = operator.release if operator is not None else None
@@ -195,6 +198,17 @@ def cold_start(ctx: LayerContext) -> dict[str, Any]:
     return {"cold_start": out}
 
 
+def gitops_registration(ctx: LayerContext) -> dict[str, Any]:
+    """Where Argo CD applies the delegated layer (gpufleet:gitops, gpufleet/base/gitops.py): the cluster's registration
+    with it, last, carrying what the stack made. Nothing otherwise (Flux reads no cluster registration)."""
+    if not gitops.registers_with_argocd(ctx.spec):
+        return {"argocd_cluster": None}
+    from gpufleet.components.gitops.argocd import ArgoCdCluster, cluster_args
+
+    args = cluster_args(ctx.name, ctx.spec, platforms.of(ctx.spec).keys.outputs(ctx.built))
+    return {"argocd_cluster": ArgoCdCluster(f"{ctx.name}-argocd-cluster", args, ctx.access, opts=ctx.opts)}
+
+
 LAYERS: tuple[Layer, ...] = (
     nvidia_gpu_operator,
     amd_gpu_operator,
@@ -206,5 +220,6 @@ LAYERS: tuple[Layer, ...] = (
     serving,
     dra_driver,
     cold_start,
+    gitops_registration,
 )
 """Every layer, in the order GpuCluster applies them (and registers their resources)."""

@@ -64,12 +64,20 @@ def apply_json_patch(doc: dict, ops: list[dict]) -> dict:
 
 
 @functools.lru_cache(maxsize=None)
+def _documents(path: Path) -> tuple:
+    """A CRD file's documents, parsed once per process (read only: load_crd copies before patching)."""
+    return tuple(load_yaml_all(path.read_text()))
+
+
+@functools.lru_cache(maxsize=None)
 def load_crd(group: str, kind: str) -> Optional[dict]:
     """The CRD for group/kind as its release installs it (upstream patches applied), or None."""
     path = _crd_index().get((group, kind))
     if path is None:
         return None
-    crd = next(d for d in load_yaml_all(path.read_text()) if isinstance(d, dict) and d.get("kind") == "CustomResourceDefinition")
+    # A file may hold several CRDs (Argo CD's holds Application, ApplicationSet and AppProject): the one of this kind.
+    crd = next(d for d in _documents(path) if isinstance(d, dict) and d.get("kind") == "CustomResourceDefinition"
+               and (d["spec"]["group"], d["spec"]["names"]["kind"]) == (group, kind))
     patch = path.parent / "kustomize-patches" / f"{kind.lower()}_patch.yaml"
     if patch.is_file():
         crd = apply_json_patch(crd, load_yaml(patch.read_text()))

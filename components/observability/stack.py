@@ -46,6 +46,12 @@ class ObservabilityArgs:
     system_tolerations: list[dict] = field(default_factory=list)
     """Tolerations of the nodes the monitoring pods should run on (e.g. a tainted system pool); default: none,
     they run wherever untainted capacity is (never on GPU nodes, which are tainted)."""
+    apply_alerts: bool = True
+    """Create the PrometheusRule of GPU alerts (when `spec.alerts` is on). Default: on; off where a GitOps engine
+    applies it (gpufleet:gitops, gpufleet/base/gitops.py ALERTS)."""
+    apply_dashboards: bool = True
+    """Create the dashboards ConfigMap (when `spec.dashboards` is on). Default: on; off where a GitOps engine applies it
+    (gpufleet/base/gitops.py DASHBOARDS)."""
 
 
 def chart_values(args: ObservabilityArgs) -> dict:
@@ -89,7 +95,7 @@ class Observability(pulumi.ComponentResource):
         )
         after_chart = pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[self.release]))
         self.rules = None
-        if args.spec.alerts.enabled:
+        if args.spec.alerts.enabled and args.apply_alerts:
             # The chart installs the monitoring.coreos.com CRDs: the rule waits for the release.
             self.rules = k8s.apiextensions.CustomResource(
                 f"{name}-gpu-alerts",
@@ -100,7 +106,7 @@ class Observability(pulumi.ComponentResource):
                 opts=after_chart,
             )
         self.dashboards = None
-        if args.spec.dashboards.enabled:
+        if args.spec.dashboards.enabled and args.apply_dashboards:
             boards = dashboards(args.pools, args.spec.alerts.idle_utilization_percent)
             self.dashboards = k8s.core.v1.ConfigMap(
                 f"{name}-dashboards",

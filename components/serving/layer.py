@@ -8,8 +8,8 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from gpufleet.components.cluster_access import ClusterAccess
+from gpufleet.base import gitops, platforms
 from gpufleet.base import labels as L
-from gpufleet.base import platforms
 from gpufleet.base.node_labels import pool_taints
 from gpufleet.base.spec import StackSpec
 from gpufleet.base.spec.features.serving import resolved_class, routes_to_inference_pool
@@ -68,7 +68,8 @@ def build_serving(name: str, spec: StackSpec, access: ClusterAccess, opts: pulum
     pools = {p.name: p for p in spec.node_pools}
     # Namespaces another component of the stack already makes (a Kueue team's), by name: used, not made again.
     namespaces: dict[str, k8s.core.v1.Namespace] = dict(team_namespaces or {})
-    for m in serving.models:
+    # The namespaces and model servers are the delegated layer's where a GitOps engine applies it (gpufleet/base/gitops.py).
+    for m in serving.models if gitops.pulumi_applies(spec, gitops.MODELS) else ():
         if m.namespace not in namespaces:
             namespaces[m.namespace] = k8s.core.v1.Namespace(
                 f"{name}-serving-{m.namespace}", metadata={"name": m.namespace},

@@ -132,6 +132,9 @@ class KueueArgs:
     channel_pools: tuple[str, ...] = ()
     """Device-plugin pools that run ComputeDomains (GPUs from the device plugin, IMEX channels from the DRA driver:
     Google's A4X design, docs/dra.md): their ClusterQueues cover channels too. Default: none."""
+    teams: bool = True
+    """Create each team's namespace, ClusterQueues and LocalQueues. Default: on; off where a GitOps engine applies
+    them (gpufleet:gitops, gpufleet/base/gitops.py TEAMS): the release, flavors, topologies and checks stay."""
 
 
 def in_units(flavor: PoolFlavor, gpus: int) -> dict[str, int]:
@@ -312,7 +315,7 @@ class Kueue(pulumi.ComponentResource):
         self.teams: dict[str, TeamNamespace] = {}
         self.cluster_queues: dict[str, k8s.apiextensions.CustomResource] = {}
         self.local_queues: dict[str, k8s.apiextensions.CustomResource] = {}
-        for team in args.spec.teams:
+        for team in args.spec.teams if args.teams else ():
             ns = TeamNamespace(
                 f"{name}-team-{team.name}",
                 TeamNamespaceArgs(

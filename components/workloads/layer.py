@@ -8,6 +8,7 @@ import pulumi
 
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.base.spec.features.dra import channel_pools
+from gpufleet.base import gitops
 from gpufleet.base.spec import StackSpec
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ def build_workloads(name: str, spec: StackSpec, access: ClusterAccess, opts: pul
     opens its metrics ports for an outside collector."""
     addons = spec.addons
     out: dict[str, pulumi.ComponentResource] = {}
-    if addons.priority_classes.enabled:
+    if addons.priority_classes.enabled and gitops.pulumi_applies(spec, gitops.PRIORITIES):
         from gpufleet.components.workloads.priority_classes import PriorityClasses, PriorityClassesArgs
 
         out["priorityClasses"] = PriorityClasses(
@@ -41,7 +42,8 @@ def build_workloads(name: str, spec: StackSpec, access: ClusterAccess, opts: pul
         from gpufleet.components.workloads.kueue import Kueue, KueueArgs
 
         args = KueueArgs(addons.kueue, flavors, metrics=prometheus_url is not None and service_monitors,
-                         compute_domains=bool(spec.dra.compute_domains), channel_pools=channel_pools(spec))
+                         compute_domains=bool(spec.dra.compute_domains), channel_pools=channel_pools(spec),
+                         teams=gitops.pulumi_applies(spec, gitops.TEAMS))
         out["kueue"] = Kueue(f"{name}-kueue", args, access, opts=opts)
     if addons.jobset.enabled:
         from gpufleet.components.workloads.jobset import JobSet, JobSetArgs

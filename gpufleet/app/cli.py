@@ -1,7 +1,7 @@
 """The `gpufleet` command: `plan` (offline plan of a stack, or of every stack with --all), `schema` (JSON Schema of stack files),
 `diff` (review two plans), `report` (review a real `pulumi preview --json` and its event log),
 `images` (every image, chart and binary a stack pulls), `catalog show|refresh` (the facts catalog), `charts fetch` (the pinned chart archives the plan reads CRDs from),
-`verify` (check a deployed stack's cluster), `preview`/`up` (many stacks through the real engine) and `k3s restore-commands` (restore a k3s stack's etcd from a snapshot).
+`verify` (check a deployed stack's cluster), `export argocd|flux` (a stack's delegated layer for its GitOps engine), `preview`/`up` (many stacks through the real engine) and `k3s restore-commands` (restore a k3s stack's etcd from a snapshot).
 
 Exit codes (contract): 0 clean or advisory findings only; 1 a mandatory policy is violated;
 2 the stack config is invalid (message on stderr, no traceback, nothing registered).
@@ -393,11 +393,27 @@ def cmd_verify(args: argparse.Namespace) -> int:
         return EXIT_INVALID
     try:
         result = verify.verify(api, targets, pools, level=args.level, timeout=args.timeout, namespace=args.namespace)
+        _gitops_check(api, stack_file, spec, result)
     except verify.ConnectionProblem as exc:
         print(f"gpufleet: {exc}", file=sys.stderr)
         return EXIT_INVALID
     _emit(verify.render(result, args.format), args.output)
     return EXIT_OK if result.ok else EXIT_POLICY
+
+
+def _gitops_check(api, stack_file, spec, result) -> None:
+    """Where a GitOps engine applies the delegated layer: its synced state against the export (gpufleet/app/gitops/verify.py)."""
+    from gpufleet.base import gitops
+
+    if not gitops.delegates(spec):
+        return
+    from kubernetes import client
+
+    from gpufleet.app.gitops.verify import check
+    from gpufleet.app.plan.engine import plan
+
+    objects = plan(stack_file, evaluate_policies=False).delegated
+    result.checks.append(check(client.CustomObjectsApi(api), spec, stack_file.stack, objects))
 
 
 def cmd_fleet(args: argparse.Namespace) -> int:
@@ -550,6 +566,7 @@ def parser() -> argparse.ArgumentParser:
     ver.add_argument("--output", help="write to this file instead of stdout")
     ver.set_defaults(func=cmd_verify)
     from gpufleet.app.fleet.command import add_parsers
+    from gpufleet.app.gitops import command as gitops_command
 
     add_parsers(sub, cmd_fleet)
     new = sub.add_parser("init", help="create a separate infrastructure repository that uses this gpufleet release")
@@ -563,6 +580,7 @@ def parser() -> argparse.ArgumentParser:
     comp = sub.add_parser("completion", help="print the shell completion script for bash, zsh or fish")
     comp.add_argument("shell", choices=["bash", "zsh", "fish"], help="the shell (see gpufleet/app/completion.py)")
     comp.set_defaults(func=cmd_completion)
+    gitops_command.add_parsers(sub, _project_dir)
     return p
 
 

@@ -48,6 +48,7 @@ from gpufleet.base.spec.features.images import ImagesSpec
 from gpufleet.base.spec.features.registry import RegistrySpec
 from gpufleet.base.spec.features.serving import ServingSpec
 from gpufleet.base.spec.features.dra import DraSpec
+from gpufleet.base.spec.features.gitops import GitopsSpec
 from gpufleet.base.spec.features.cold_start import ModelCacheSpec
 
 PACKAGE = "gpufleet"
@@ -112,6 +113,7 @@ _Registry = _typed_dict(RegistrySpec)
 _Serving = _typed_dict(ServingSpec)
 _Dra = _typed_dict(DraSpec)
 _ModelCache = _typed_dict(ModelCacheSpec)
+_Gitops = _typed_dict(GitopsSpec)
 
 
 class GpuClusterArgs(TypedDict, total=False):
@@ -147,6 +149,9 @@ class GpuClusterArgs(TypedDict, total=False):
     serving: _Serving  # type: ignore[valid-type]
     """gpufleet:serving: LeaderWorkerSet model servers behind a Gateway with the Inference Extension, scaled by KEDA on
     their own metrics (docs/inference.md); default: off."""
+    gitops: _Gitops  # type: ignore[valid-type]
+    """gpufleet:gitops: who applies the in-cluster layer teams own, pulumi or a GitOps engine (argocd, flux) from `gpufleet
+    export` (docs/gitops.md); default: pulumi."""
     ssh_private_key: pulumi.Input[str]
     """k3s: the SSH private key for every host (pass a secret); eks and gke need none."""
     kubeconfig: pulumi.Input[str]

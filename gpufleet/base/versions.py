@@ -908,6 +908,12 @@ ENVOY_GATEWAY = HelmChart(
     # experimental-only Gateway API kinds Helm installs today; left as Helm's install-only crds/ (docs/upgrades.md).
     crds=CRDS_INSTALL_ONLY,
 )
+# Argo CD v3.4.4 (argo-helm chart argo-cd 10.1.1, af0a9310; ../shared/reference/crds/SOURCES.md): the release whose
+# CRDs (Application, ApplicationSet, AppProject, all argoproj.io/v1alpha1) `gpufleet export argocd` writes for and is
+# checked against. gpufleet does not install Argo CD (EKS's managed capability, or the platform's own install):
+# docs/gitops.md.
+ARGO_CD = "v3.4.4"
+ARGO_CD_API_VERSION = "argoproj.io/v1alpha1"
 # The model server image (vLLM's OpenAI-compatible server), vLLM 0.33.0: the newest release on PyPI (the project's
 # release list, read 2026-12-05: vllm 0.33.0, 2026-11), published as the image vllm/vllm-openai:v<version>. The metric
 # names KEDA and the endpoint picker read are checked against that release's wheel

@@ -18,7 +18,7 @@ from gpufleet.testing import run as run_under_mocks
 from tests.helpers import ROOT, example_config, planned
 
 TOKEN = "gpufleet:index:GpuCluster"
-INPUTS = {"cluster", "nodePools", "gpuOperator", "amdGpuOperator", "workloads", "storage", "addons", "observability", "dra", "modelCaches", "images", "registry", "serving", "sshPrivateKey", "kubeconfig"}
+INPUTS = {"cluster", "nodePools", "gpuOperator", "amdGpuOperator", "workloads", "storage", "addons", "observability", "dra", "modelCaches", "images", "registry", "serving", "gitops", "sshPrivateKey", "kubeconfig"}
 OUTPUTS = {"kubeconfig": "string", "clusterName": "string", "platform": "string", "kubernetesVersion": "string", "nodePoolNames": "array"}
 
 

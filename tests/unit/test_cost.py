@@ -61,7 +61,7 @@ def r(x: float) -> float:
 HAND_CHECKED = {"dev", "ha", "lab", "teams", "prod-eks", "prod-gke", "teams-eks", "ai-on-eks", "p5-efa", "karpenter-eks",
                 "dws-gke", "amd-lab", "airgap-k3s", "airgap-eks", "nvl72-k3s", "nvl72-gke", "nvl72-eks",
                 "cold-start-k3s", "cold-start-eks", "cold-start-gke", "existing-coreweave", "airgap-gke", "inference-eks",
-                "inference-gke", "inference-k3s", "aks-train"}
+                "inference-gke", "inference-k3s", "aks-train", "gitops-k3s"}
 # Stacks whose serving Gateway gets a load balancer from its controller at run time (unpriced, listed).
 GATEWAY_STACKS = {"inference-eks", "inference-gke"}
 
@@ -323,6 +323,9 @@ def test_airgap_gke_has_no_nat_line():
     ("airgap-k3s", {"gpu-nodes:l4": (1, 1, 0.85, 0.85), "gpu-nodes:a100": (1, 1, 14.5, 14.5),
                     "storage:claim:airgap-k3s-observability-release": (1, 1, 0.0, 0.0)}),
     ("teams", {"gpu-nodes:a100-train": (2, 2, 29.0, 29.0), "gpu-nodes:l4-infer": (2, 2, 1.7, 1.7)}),
+    # Two A100 hosts at the stack's 14.5/h each, one L4 host at 0.85/h; the delegated layer (Argo CD's) costs nothing.
+    ("gitops-k3s", {"gpu-nodes:a100-train": (2, 2, 29.0, 29.0), "gpu-nodes:l4-serve": (1, 1, 0.85, 0.85),
+                    "storage:claim:gitops-observability-release": (1, 1, 0.0, 0.0)}),
     ("lab", {"gpu-nodes:l4-shared": (2, 2, 4.8, 4.8), "gpu-nodes:h100-mig": (1, 1, 24.0, 24.0),
              "gpu-nodes:a100-rdma": (2, 2, 29.0, 29.0), "storage:claim:lab-storage-checkpoints": (1, 1, 0.0, 0.0)}),
 ])

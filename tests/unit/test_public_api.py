@@ -22,6 +22,7 @@ PACKAGES = [
     "gpufleet.components.gpu_stack",
     "gpufleet.components.workloads",
     "gpufleet.components.observability",
+    "gpufleet.components.gitops",
 ]
 DOC = (ROOT / "docs" / "components.md").read_text()
 

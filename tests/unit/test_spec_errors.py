@@ -61,7 +61,7 @@ CASES = {
         {**k3s(), "gpufleet:nodepools": []},
         [
             "stack 'dev': gpufleet:nodepools: unknown key (allowed: cluster, nodePools, gpuOperator, amdGpuOperator, workloads, "
-            "storage, addons, observability, dra, modelCaches, images, registry, serving, dependsOn, sshPrivateKey, etcdS3AccessKey, etcdS3SecretKey, registryPassword, kubeconfig; did you mean 'nodePools'?)"
+            "storage, addons, observability, dra, modelCaches, images, registry, serving, gitops, dependsOn, sshPrivateKey, etcdS3AccessKey, etcdS3SecretKey, registryPassword, kubeconfig; did you mean 'nodePools'?)"
         ],
     ),
     "bad address": (

@@ -6,7 +6,7 @@ import datetime
 import gc
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Optional
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 import pulumi
 import pulumi.runtime
@@ -14,7 +14,7 @@ from pulumi.runtime import settings as runtime_settings
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
-from gpufleet.base import catalog, platforms
+from gpufleet.base import catalog, gitops, platforms
 from gpufleet.base.capacity import PoolCapacity, addons_warnings, capacity
 from gpufleet.app.plan.cost import Cost, CostItem
 from gpufleet.app.plan.cost_items import claim_items, items_for
@@ -56,6 +56,9 @@ class Plan:
     stack_file: dict = field(default_factory=dict)
     """What the review compares outside `gpufleet:` (StackFile.review_record): provider keys, secure-value and secrets
     settings fingerprints."""
+    delegated: list = field(default_factory=list)
+    """With gpufleet:gitops.engine other than pulumi: the delegated layer's objects (gpufleet.app.gitops.layer
+    DelegatedObject), which `resources` leaves out and the checks and policies still judge. Empty otherwise."""
 
     @property
     def has_mandatory_violation(self) -> bool:
@@ -122,17 +125,22 @@ def plan(stack_file: StackFile, evaluate_policies: bool = True, today: Optional[
 
 def _plan(stack_file: StackFile, evaluate_policies: bool, today: Optional[datetime.date]) -> Plan:
     spec, monitor = register(stack_file)
+    # The objects a GitOps engine applies instead (gpufleet/base/gitops.py): judged as if Pulumi applied them.
+    extra = _delegated_registrations(stack_file, spec, monitor.registrations)
     return assemble(stack_file.stack, spec, monitor, stack_file.config, evaluate_policies, today,
-                    stack_file=stack_file.review_record())
+                    stack_file=stack_file.review_record(), delegated=extra)
 
 
 def assemble(stack: str, spec: Optional[StackSpec], monitor: RecordingMonitor, config: Mapping[str, Any],
-             evaluate_policies: bool, today: Optional[datetime.date], stack_file: Optional[dict] = None) -> Plan:
+             evaluate_policies: bool, today: Optional[datetime.date], stack_file: Optional[dict] = None,
+             delegated: Sequence[Registration] = ()) -> Plan:
     """The plan of what `monitor` recorded: custom resources checked, capacity, cost, warnings and policy verdicts.
-    `spec` None: a program that builds no GpuCluster (or several), judged by its resources alone (program_cost)."""
+    `spec` None: a program that builds no GpuCluster (or several), judged by its resources alone (program_cost).
+    `delegated`: what a GitOps engine applies instead of Pulumi, checked and judged as if Pulumi applied it."""
+    extra = list(delegated)
     # Custom resources the API server would refuse at `pulumi up` (CRD schema and CEL rules) are stack problems; those
     # this machine cannot check (no chart archive here, a CRD only the platform installs) are warnings.
-    problems, cr_warnings = check_custom_resources(stack, spec, monitor.registrations, charts_dir())
+    problems, cr_warnings = check_custom_resources(stack, spec, monitor.registrations + extra, charts_dir())
     if problems:
         raise SpecError(stack, problems)
     resources = sorted(monitor.registrations, key=lambda r: r.urn)
@@ -165,8 +173,12 @@ def assemble(stack: str, spec: Optional[StackSpec], monitor: RecordingMonitor, c
             stack_file=stack_file or {},
         )
         result.cost = items_for(spec, result.resources, result.capacity, result.region, today=day)
+    if extra:
+        from gpufleet.app.gitops.layer import objects
+
+        result.delegated = objects(stack, extra)
     if evaluate_policies:
-        result.violations = evaluate(result.resources, stack=stack)
+        result.violations = evaluate(result.resources + extra, stack=stack)
     return result
 
 
@@ -200,3 +212,14 @@ def program_cost(resources: list[Registration]) -> Cost:
                           "not priced: gpufleet prices a cluster from a GpuCluster's spec, and this program builds "
                           "no GpuCluster (or several); plan a GpuCluster, or price the parts yourself"))
     return Cost(items=items, notes=["usage-billed charges are not in these figures"])
+
+
+def _delegated_registrations(stack_file: StackFile, spec: StackSpec, kept: list[Registration]) -> list[Registration]:
+    """What the `pulumi` path would register beyond `kept`, for a stack whose GitOps engine applies it; else none."""
+    if not gitops.delegates(spec):
+        return []
+    from gpufleet.app.gitops.layer import as_engine
+
+    _, monitor = register(as_engine(stack_file, gitops.PULUMI))
+    urns = {r.urn for r in kept}
+    return [r for r in monitor.registrations if r.urn not in urns]

@@ -14,7 +14,7 @@ from gpufleet.app.plan.secret_digests import secret_digests
 
 
 def to_json(plan: Plan) -> dict:
-    return {
+    out = {
         "stack": plan.stack,
         "resources": [_resource(r) for r in plan.resources],
         "violations": [
@@ -31,6 +31,12 @@ def to_json(plan: Plan) -> dict:
         "catalogDate": plan.catalog_date,
         "stackFile": plan.stack_file,
     }
+    if plan.delegated:
+        # Only where a GitOps engine applies them (docs/gitops.md): other plans keep their bytes.
+        out["delegated"] = {"engine": plan.spec.gitops.engine, "objects": [
+            {"urn": o.urn, "type": o.type, "name": o.name, "wave": o.wave, "manifest": o.manifest}
+            for o in plan.delegated]}
+    return out
 
 
 def _resource(r) -> dict:
@@ -75,6 +81,16 @@ def _tree_lines(plan: Plan) -> list[str]:
 
     walk(None, 0)
     return lines
+
+
+def _delegated_lines(plan: Plan) -> list[str]:
+    """The delegated layer (docs/gitops.md), by wave: what the GitOps engine applies instead of `pulumi up`."""
+    if not plan.delegated:
+        return []
+    engine = plan.spec.gitops.engine
+    out = ["", f"delegated to {engine} ({len(plan.delegated)} objects, `gpufleet export {engine}`; judged here as if "
+               "Pulumi applied them):"]
+    return out + [f"  wave {o.wave}: {o.label}" for o in plan.delegated]
 
 
 def _capacity_rows(plan: Plan) -> list[list[str]]:
@@ -144,6 +160,7 @@ def _cost_markdown(plan: Plan) -> list[str]:
 def to_text(plan: Plan) -> str:
     out = [f"gpufleet plan for stack '{plan.stack}': {len(plan.resources)} resources", ""]
     out += _tree_lines(plan)
+    out += _delegated_lines(plan)
     out += ["", "GPU capacity:"]
     rows = [_CAPACITY_HEADER] + _capacity_rows(plan)
     widths = [max(len(r[i]) for r in rows) for i in range(len(_CAPACITY_HEADER))]
@@ -230,7 +247,7 @@ def to_markdown(plan: Plan) -> str:
     protected = [r for r in plan.resources if r.protect]
     out += [f"- 🔒 {md.code(r.name)} ({md.text(r.type)})" for r in protected] or ["None: `pulumi destroy` deletes everything."]
     out += ["", "<details><summary>Resources</summary>", ""]
-    out += md.block("\n".join(_tree_lines(plan)))
+    out += md.block("\n".join(_tree_lines(plan) + _delegated_lines(plan)))
     out += ["", "</details>", ""]
     return "\n".join(out)
 

@@ -326,12 +326,15 @@ def review_plans(base: dict, head: dict) -> Review:
                      "URNs differ, so every resource shows as replaced by a new one")
     config, config_note = config_changes(base, head)
     crds, crd_notes = crd_changes(base, head, charts_dir())
+    from gpufleet.app.review import gitops
+
+    notes += gitops.notes(base, head)
     return Review(
         stack=str(head.get("stack")),
         source="offline plans",
         config=config,
         config_note=config_note,
-        changes=diff_resources(base.get("resources") or [], head.get("resources") or []),
+        changes=gitops.mark(diff_resources(gitops.resources(base), gitops.resources(head)), base, head),
         refused=refused_moves(base.get("resources") or [], head.get("resources") or []),
         verdicts=with_stack_keys(_verdicts(base.get("violations") or [], head.get("violations") or []), head),
         versions=version_changes(base.get("resources") or [], head.get("resources") or []),

@@ -10,6 +10,7 @@ from gpufleet.base.spec.features.addons import AddonsSpec
 from gpufleet.base.spec.base import Model
 from gpufleet.base.spec.cluster import ClusterSpec
 from gpufleet.base.spec.features.dra import DraSpec
+from gpufleet.base.spec.features.gitops import GitopsSpec
 from gpufleet.base.spec.features.cold_start import ModelCacheSpec
 from gpufleet.base.spec.features.amd_operator import AmdGpuOperatorSpec
 from gpufleet.base.spec.ids import STACK_NAME
@@ -94,6 +95,9 @@ class StackSpec(Model):
     serving: ServingSpec = ServingSpec()
     """gpufleet:serving — inference serving: LeaderWorkerSet model servers, a Gateway with the Inference Extension, scaling
     on the model server's metrics (docs/inference.md)."""
+    gitops: GitopsSpec = GitopsSpec()
+    """gpufleet:gitops — who applies the in-cluster layer teams own: `pulumi` (default), or `argocd` / `flux` from
+    `gpufleet export <engine>` (docs/gitops.md)."""
     depends_on: list[Annotated[str, StringConstraints(pattern=STACK_NAME)]] = Field(default=[], max_length=64)
     """gpufleet:dependsOn — stacks this one needs deployed first (it reads their outputs through a StackReference):
     `gpufleet up` updates them before it, and never starts it when one of them failed (docs/fleet.md). Default: none."""
