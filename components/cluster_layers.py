@@ -150,8 +150,9 @@ def serving(ctx: LayerContext) -> dict[str, Any]:
 
     kueue = ctx.made["workloads"].get("kueue")
     # A model in a Kueue team's namespace (placement by topology admits it through the team's LocalQueue) uses the
-    # namespace the team's component made: one owner per object.
-    teams = ({t.namespace_name: kueue.teams[t.name].namespace for t in ctx.spec.addons.kueue.teams}
+    # namespace the team's component made: one owner per object. Teams a GitOps engine applies (gpufleet:gitops) were
+    # not made here, and are not passed on.
+    teams = ({t.namespace_name: kueue.teams[t.name].namespace for t in ctx.spec.addons.kueue.teams if t.name in kueue.teams}
              if kueue is not None else {})
     made = build_serving(ctx.name, ctx.spec, ctx.access, ctx.opts, keda=ctx.made["workloads"].get("keda"),
                          metrics_backend=ctx.metrics_backend, team_namespaces=teams)
