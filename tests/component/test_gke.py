@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from gpufleet.base import catalog, versions
+from gpufleet.components.gpu_stack.operator import DRIVER_UPGRADE_POLICY
 from tests.helm_values import missing_paths
 from gpufleet.app.plan.mocks import autoname
 from tests.helpers import by_type, example_config, one, parent_of, plan_config, planned
@@ -255,7 +256,8 @@ def test_operator_stack_disables_gke_driver_and_device_plugin(operator):
     release = one(operator, RELEASE)
     assert release.inputs["version"] == versions.GPU_OPERATOR.version
     values = release.inputs["values"]
-    assert values["driver"] == {"enabled": True, "version": catalog.operator_release(versions.GPU_OPERATOR.version).default_driver}
+    assert values["driver"] == {"enabled": True, "version": catalog.operator_release(versions.GPU_OPERATOR.version).default_driver,
+                                "upgradePolicy": DRIVER_UPGRADE_POLICY}
     assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in values["daemonsets"]["tolerations"]
     quota = one(operator, "kubernetes:core/v1:ResourceQuota").inputs
     assert quota["metadata"]["namespace"] == "gpu-operator"

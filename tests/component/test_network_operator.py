@@ -23,6 +23,8 @@ def test_children_types_names_parents(lab):
     children = {r.name: r.type for r in lab.resources if r.parent == comp.urn}
     assert children == {
         "lab-network-operator-ns": "kubernetes:core/v1:Namespace",
+        # The chart's CRDs, applied before the release from the pinned archive (docs/upgrades.md).
+        "lab-network-operator-crds": "kubernetes:yaml/v2:ConfigGroup",
         "lab-network-operator-release": "kubernetes:helm.sh/v3:Release",
         "lab-network-operator-nic-cluster-policy": f"{MELLANOX}:NicClusterPolicy",
         "lab-network-operator-ippool-a100-rdma": "kubernetes:nv-ipam.nvidia.com/v1alpha1:IPPool",

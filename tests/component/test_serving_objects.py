@@ -88,16 +88,19 @@ def test_the_route_goes_to_the_pool_or_the_service_under_the_model_s_prefix():
     assert plain == [{"kind": "Service", "name": "llama", "port": 8000}]
 
 
-def test_inferencepool_values_per_flow_control_and_monitoring():
-    assert S.inferencepool_values(_m(inferencePool={"flowControl": False}), "none", False) == {
-        "inferencePool": {"modelServers": {"matchLabels": {"app": "llama"}}, "targetPorts": [{"number": 8000}],
-                          "modelServerType": "vllm"},
+def test_picker_values_per_flow_control_and_monitoring():
+    """llm-d-router-gateway's values (versions.ENDPOINT_PICKER): the pool's selector, port and server type; flow
+    control's plugins config; monitoring on request, with a token Secret per release outside GKE."""
+    assert S.picker_values(_m(inferencePool={"flowControl": False}), "none", False) == {
+        "router": {"modelServers": {"matchLabels": {"app": "llama"}, "targetPorts": [{"number": 8000}], "type": "vllm"}},
         "provider": {"name": "none"}}
-    both = S.inferencepool_values(_m(inferencePool={"selector": {"tier": "a"}}), "gke", True)
-    assert both["inferencePool"]["modelServers"] == {"matchLabels": {"tier": "a"}}
-    assert both["inferenceExtension"] == {"pluginsCustomConfig": {"flow-control.yaml": S.FLOW_CONTROL_CONFIG},
-                                          "pluginsConfigFile": "flow-control.yaml",
-                                          "monitoring": {"prometheus": {"enabled": True}}}
+    both = S.picker_values(_m(inferencePool={"selector": {"tier": "a"}}), "gke", True)
+    assert both["router"]["modelServers"] == {"matchLabels": {"tier": "a"}, "targetPorts": [{"number": 8000}], "type": "vllm"}
+    assert both["router"]["epp"] == {"pluginsCustomConfig": {"flow-control.yaml": S.FLOW_CONTROL_CONFIG},
+                                     "pluginsConfigFile": "flow-control.yaml"}
+    assert both["router"]["monitoring"] == {"prometheus": {"enabled": True}}
+    scraped = S.picker_values(_m(), "none", True)
+    assert scraped["router"]["monitoring"] == {"prometheus": {"enabled": True, "auth": {"secretName": "llama-epp-metrics-reader"}}}
 
 
 def test_metrics_monitors_of_each_kind():
@@ -154,12 +157,12 @@ def test_the_model_server_s_children_per_branch():
                                          metrics="pod-monitor", prometheus_url="http://prom"))
     assert sorted(n for n in pooled if n.startswith("llama-")) == [
         "llama-lws", "llama-metrics", "llama-pool-release", "llama-route", "llama-scaler"]
-    assert pooled["llama-pool-release"].inputs["values"]["inferenceExtension"]["monitoring"] == {"prometheus": {"enabled": True}}
+    assert pooled["llama-pool-release"].inputs["values"]["router"]["monitoring"]["prometheus"]["enabled"] is True
     assert pooled["llama-pool-release"].urn in pooled["llama-route"].dependencies
     assert pooled["llama-lws"].urn in pooled["llama-scaler"].dependencies
     # The endpoint picker is monitored only for a model that scales (its queue wakes the pool).
     still = _children(S.ModelServerArgs(_m(), inference_pool=True, epp_monitoring=True))
-    assert "monitoring" not in still["llama-pool-release"].inputs["values"].get("inferenceExtension", {})
+    assert "monitoring" not in still["llama-pool-release"].inputs["values"]["router"]
     plain = _children(S.ModelServerArgs(_m(), gateway=("gw-ns", "gw")), {"image_mirror": "mirror.example.com"})
     assert sorted(n for n in plain if n.startswith("llama-")) == ["llama-lws", "llama-route", "llama-service"]
     assert plain["llama-service"].inputs["spec"] == {"selector": {"app": "llama"},

@@ -103,6 +103,7 @@ def test_children_types_names_parents(stack):
     children = {r.name: r.type for r in stack.resources if r.parent == comp.urn}
     assert children == {
         "lab-network-operator-ns": "kubernetes:core/v1:Namespace",
+        "lab-network-operator-crds": "kubernetes:yaml/v2:ConfigGroup",  # the chart's CRDs first (docs/upgrades.md)
         "lab-network-operator-release": "kubernetes:helm.sh/v3:Release",
         "lab-network-operator-nic-cluster-policy": f"{MELLANOX}:NicClusterPolicy",
         "lab-network-operator-ippool-a100-rdma": "kubernetes:nv-ipam.nvidia.com/v1alpha1:IPPool",
