@@ -36,6 +36,7 @@ StackConfig = TypedDict("StackConfig", {
     "images": _Block,
     "registry": _Block,
     "serving": _Block,
+    "gitops": _Block,
     "dependsOn": Sequence[str],
     "aws:region": str,
     "gcp:project": str,

@@ -138,7 +138,7 @@ def test_the_component_s_children_names_and_inputs():
     assert sorted(n for n in got if n.startswith("dra-")) == [
         "dra-cd-research-train", "dra-claim-default-a100-gpu", "dra-claim-default-a100-mig-1g-10gb",
         "dra-claim-research-a100-gpu", "dra-claim-research-a100-mig-1g-10gb", "dra-class-mig-1g-10gb.gpufleet.io",
-        "dra-ns", "dra-quota", "dra-release"]
+        "dra-crds", "dra-ns", "dra-quota", "dra-release"]
     assert got["dra-ns"].inputs["metadata"] == {"name": D.NAMESPACE, "labels": {"pod-security.kubernetes.io/enforce": "privileged"}}
     assert got["dra-quota"].inputs["spec"]["scopeSelector"]["matchExpressions"][0]["values"] == [
         "system-node-critical", "system-cluster-critical"]
@@ -150,7 +150,9 @@ def test_the_component_s_children_names_and_inputs():
     class_urn = got["dra-class-mig-1g-10gb.gpufleet.io"].urn
     assert class_urn in got["dra-claim-default-a100-mig-1g-10gb"].dependencies
     assert class_urn in got["dra-claim-research-a100-gpu"].dependencies
-    assert not got["dra-release"].inputs.get("skipCrds")
+    # Its CRDs are applied from the pinned archive before the release (docs/upgrades.md), which then skips them.
+    assert got["dra-release"].inputs.get("skipCrds") is True
+    assert got["dra-crds"].urn in got["dra-release"].dependencies
     plain = _children(D.DraDriverArgs(pools=[D.DraClaimPool("l4")]), {})
     assert "dra-quota" not in plain and not [n for n in plain if n.startswith("dra-class-")]
 
@@ -176,6 +178,9 @@ def test_the_driver_root_stated_then_the_platform_s_then_the_operator_s_then_sla
     assert D.dra_args(spec, spec.node_pools, {"nvidia_driver_root": "/home/kubernetes/bin/nvidia"}).driver_root == "/home/kubernetes/bin/nvidia"
     config["gpufleet:gpuOperator"]["driver"] = {"source": "operator"}
     assert D.dra_args(load_config(config), spec.node_pools, {}).driver_root == "/run/nvidia/driver"
+    # A stated root wins over the platform's (with the operator's driver only its own is allowed: the spec refuses
+    # another, gpufleet/base/spec/checks/dra_checks.py, so the stack here keeps a preinstalled driver).
+    config["gpufleet:gpuOperator"]["driver"] = {"source": "preinstalled"}
     config["gpufleet:dra"]["driverRoot"] = "/opt/nvidia"
     assert D.dra_args(load_config(config), spec.node_pools, {"nvidia_driver_root": "/x"}).driver_root == "/opt/nvidia"
 

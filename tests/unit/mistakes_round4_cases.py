@@ -16,11 +16,16 @@ AKS = "gpufleet:cluster.aks"
 AIRGAP = {"source": "https://mirror.example.com/k3s", "arch": "amd64"}
 
 
+# /dev/shm for every model server here: enough for any tensor-parallel size, so a case meets only the check it is about
+# (the model server's own shm check: gpufleet/base/spec/features/serving_server_checks.py).
+SHM = "64Gi"
+
+
 def model(**fields) -> Change:
     """inference-eks with one model server (Qwen3-8B on the l40s pool, one g6e.xlarge L40S per node, maxNodes 4),
     changed by `fields`."""
     def apply(config: dict) -> dict:
-        m = {"name": "qwen", "pool": "l40s", "model": "Qwen/Qwen3-8B"}
+        m = {"name": "qwen", "pool": "l40s", "model": "Qwen/Qwen3-8B", "shm": SHM}
         m.update(fields)
         config["gpufleet:serving"]["models"] = [m]
         return config
@@ -29,7 +34,8 @@ def model(**fields) -> Change:
 
 def serve_on(pool: str) -> Change:
     def apply(config: dict) -> dict:
-        config["gpufleet:serving"] = {"enabled": True, "models": [{"name": "qwen", "pool": pool, "model": "Qwen/Qwen3-8B"}]}
+        config["gpufleet:serving"] = {"enabled": True, "models": [{"name": "qwen", "pool": pool, "model": "Qwen/Qwen3-8B",
+                                                                   "shm": SHM}]}
         return config
     return apply
 
@@ -62,7 +68,8 @@ def two_racks_serving(nodes: int) -> Change:
     return both(
         at("gpufleet:serving", {"enabled": True, "models": [{"name": "big", "namespace": "research", "pool": "gb200",
                                                              "model": "deepseek-ai/DeepSeek-R1", "gpusPerNode": 4,
-                                                             "nodesPerReplica": nodes, "computeDomain": "train"}]}),
+                                                             "nodesPerReplica": nodes, "computeDomain": "train",
+                                                             "shm": SHM}]}),
         lambda c: c[P][0]["hosts"].extend({"name": f"gb200-{k}", "address": f"198.51.100.{100 + k}"}
                                           for k in range(19, 37)))
 

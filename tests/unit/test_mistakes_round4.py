@@ -6,6 +6,8 @@ tests/unit/mistakes_round4_cases.py."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from gpufleet.base.spec.platforms import eks_endpoints
@@ -48,7 +50,7 @@ def test_fsx_behind_vpc_endpoints_gets_the_fsx_endpoint():
 @pytest.mark.parametrize("name", ["aks-cache-without-rwx-class", "serving-on-a-mig-pool", "dra-pool-under-karpenter"])
 def test_gpufleet_plan_exits_2_with_the_lines_and_no_traceback(name, tmp_path, capsys):
     """The CLI on a stack file with the mistake (the issue's AKS model cache once raised a traceback here): exit 2, the
-    exact lines on stderr, nothing on stdout."""
+    exact lines on stderr, and under --format json the same lines as the JSON error document on stdout."""
     import yaml
 
     from gpufleet.app import cli
@@ -60,6 +62,8 @@ def test_gpufleet_plan_exits_2_with_the_lines_and_no_traceback(name, tmp_path, c
     path.write_text(yaml.safe_dump({"config": config}))
     assert cli.main(["plan", base, "--config", str(path), "--format", "json"]) == cli.EXIT_INVALID
     out, err = capsys.readouterr()
-    assert out == "" and "Traceback" not in err
-    assert err.splitlines() == [f"gpufleet: invalid gpufleet config for stack '{base}' ({len(expected)} "
-                                f"problem{'s' if len(expected) > 1 else ''}):", *(f"  - {line}" for line in expected)]
+    assert "Traceback" not in err
+    lines = [f"gpufleet: invalid gpufleet config for stack '{base}' ({len(expected)} "
+             f"problem{'s' if len(expected) > 1 else ''}):", *(f"  - {line}" for line in expected)]
+    assert err.splitlines() == lines
+    assert json.loads(out)["error"]["exitCode"] == cli.EXIT_INVALID

@@ -23,10 +23,13 @@ def k3s_configs(draw):
 
     pools = []
     for i in range(draw(st.integers(0, 3))):
+        gpu = draw(st.sampled_from(sorted(catalog.gpu_models())))
+        # A superchip's node is one tray with a fixed GPU count (gpus.yaml host.gpus_per_node): any other is refused.
+        fixed = catalog.gpu_models()[gpu].host_gpus
         pools.append({
             "name": f"pool-{i}",
-            "gpu": draw(st.sampled_from(sorted(catalog.gpu_models()))),
-            "gpusPerNode": draw(st.integers(1, 8)),
+            "gpu": gpu,
+            "gpusPerNode": fixed or draw(st.integers(1, 8)),
             "hosts": hosts(draw(st.integers(1, 3))),
         })
     return {

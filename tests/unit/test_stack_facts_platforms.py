@@ -69,8 +69,8 @@ def test_an_uncatalogued_aks_size_plans_with_the_stacks_facts_and_a_warning():
     row = pool_capacity(pool, "aks")
     assert (row.gpu, row.gpus_per_node, row.price_per_node_hour) == ("A100-80GB", 8, None)
     vm = vm_of(pool)
-    assert (vm.name, vm.gpu, vm.gpus, vm.arch, vm.infiniband, vm.on_demand, vm.sources) == (
-        "Standard_ND96amsr_A100_v4", "A100-80GB", 8, "x86_64", None, None, ("stack",))
+    assert (vm.name, vm.gpu, vm.gpus, vm.arch, vm.infiniband, vm.prices, vm.sources) == (
+        "Standard_ND96amsr_A100_v4", "A100-80GB", 8, "x86_64", None, (), ("stack",))
 
 
 def test_one_fact_alone_is_refused_naming_the_other():

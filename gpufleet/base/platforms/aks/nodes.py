@@ -22,7 +22,7 @@ def vm_of(pool: Any) -> Optional[azure.AzureVm]:
     if model is None or pool.gpus_per_node is None:
         return None
     return azure.AzureVm(name=pool.vm_size, gpu=model.name, gpus=pool.gpus_per_node, vcpus=0, memory_gib=0,
-                         arch=model.host_arch or "x86_64", infiniband=None, regions=None, on_demand=None, spot=None,
+                         arch=model.host_arch or "x86_64", infiniband=None, regions=None,
                          sources=("stack",))
 
 

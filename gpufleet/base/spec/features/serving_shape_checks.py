@@ -55,6 +55,8 @@ def _model(stack: str, at: str, m: Any, pool: Any, platform: str) -> list[Proble
     per_node = shape.gpus_per_node
     if per_node is None or model is None or (pool.sharing.mode == "mig" and model.mig is None):
         return []  # an unknown shape, or MIG on a GPU without it: the catalog and sharing checks report those
+    if pool.sharing.mode in ("time-slicing", "mps") and not pool.sharing.replicas:
+        return []  # shared GPUs without a replica count: the sharing check names it
     dra = getattr(pool, "allocation", "device-plugin") == "dra"
     if dra:
         offered = per_node
