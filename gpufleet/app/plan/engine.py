@@ -24,6 +24,7 @@ from gpufleet.base.spec.checks import upkeep_checks
 from gpufleet.base.spec.checks.catalog_checks import catalog_warnings, plan_day
 from gpufleet.base.spec.features import dra_checks
 from gpufleet.base.spec.checks import network_checks
+from gpufleet.base.spec.features import image_checks
 from gpufleet.app.plan.mocks import SECRET, PlanMocks, RecordingMonitor, Registration
 from gpufleet.app.plan.policy_runner import Violation, evaluate
 from gpufleet.app.plan.stackfile import StackFile
@@ -124,7 +125,7 @@ def _plan(stack_file: StackFile, evaluate_policies: bool, today: Optional[dateti
         capacity=capacity(spec, region),
         warnings=addons_warnings(stack_file.stack, spec) + catalog_warnings(stack_file.stack, spec, day)
         + upkeep_checks.warnings(stack_file.stack, spec) + dra_checks.warnings(stack_file.stack, spec)
-        + network_checks.warnings(stack_file.stack, spec) + cr_warnings
+        + network_checks.warnings(stack_file.stack, spec) + image_checks.warnings(stack_file.stack, spec) + cr_warnings
         + unchecked_local_charts(stack_file.stack, spec, monitor.registrations),
         catalog_date=catalog.catalog_date(pricing.catalog_files),
         region=region,
