@@ -34,10 +34,15 @@ def inert(line: str) -> str:
     return _COMMAND_START.sub(r"\1\\::", line, count=1).replace(_LEGACY_COMMAND, "#\\#[")
 
 
+def escaped(text: object) -> str:
+    """`text` with every character of CONTROL written as its Python escape: one line, no terminal escapes. For a part
+    of a line; the whole line then goes through `inert`."""
+    return CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), str(text))
+
+
 def printable(text: object) -> str:
-    """`text` with every character of CONTROL written as its Python escape: one line, no terminal escapes, and no
-    workflow command a CI runner would act on wherever the line is printed (`inert`)."""
-    return inert(CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), str(text)))
+    """`text` as a line of its own: `escaped`, and no workflow command a CI runner would act on (`inert`)."""
+    return inert(escaped(text))
 
 
 @dataclass(frozen=True)
@@ -53,8 +58,9 @@ class Problem:
         return self.value is not _MISSING
 
     def __str__(self) -> str:
-        got = "" if self.value is _MISSING else f" (got {printable(repr(self.value))})"
-        return f"stack '{printable(self.stack)}': {printable(self.path)}: {printable(self.message)}{got}"
+        got = "" if self.value is _MISSING else f" (got {escaped(repr(self.value))})"
+        # Each part escaped, the line made inert once: a message may start with `::` (an IPv6 block) mid-line.
+        return inert(f"stack '{escaped(self.stack)}': {escaped(self.path)}: {escaped(self.message)}{got}")
 
 
 class SpecError(Exception):
@@ -63,7 +69,7 @@ class SpecError(Exception):
     def __init__(self, stack: str, problems: list[Problem]):
         self.stack = stack
         self.problems = problems
-        lines = [f"invalid gpufleet config for stack '{printable(stack)}' ({len(problems)} problem{'s' if len(problems) != 1 else ''}):"]
+        lines = [inert(f"invalid gpufleet config for stack '{escaped(stack)}' ({len(problems)} problem{'s' if len(problems) != 1 else ''}):")]
         lines += [f"  - {p}" for p in problems]
         super().__init__("\n".join(lines))
 
