@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import math
-import weakref
 from typing import Any, Optional
 
 from gpufleet.base import labels, platforms
@@ -51,16 +50,15 @@ def _item(name: str, kind: str, lo: float, hi: float, price: Price, per_unit: fl
 
 def _pools_by_name(spec: StackSpec) -> dict[str, Any]:
     """The spec's pools by name, built once per spec (a scan per pool made cost quadratic in the pools, issue 48).
-    Kept for the newest spec only, by identity (a spec compares by value and holds lists: it cannot be a key)."""
-    global _POOLS_BY_NAME
-    ref, pools = _POOLS_BY_NAME
-    if ref() is not spec:
-        pools = {p.name: p for p in spec.node_pools}
-        _POOLS_BY_NAME = (weakref.ref(spec), pools)
-    return pools
+    Kept for the newest spec only, by identity of the spec and of its pool list (a spec compares by value and holds
+    lists, so it cannot be a dict key; a plan prices one spec at a time)."""
+    pools = spec.node_pools
+    if _POOLS_BY_NAME[0] is not spec or _POOLS_BY_NAME[1] is not pools or len(_POOLS_BY_NAME[2]) != len(pools):
+        _POOLS_BY_NAME[:] = [spec, pools, {p.name: p for p in pools}]
+    return _POOLS_BY_NAME[2]
 
 
-_POOLS_BY_NAME: tuple[Any, dict[str, Any]] = (lambda: None, {})
+_POOLS_BY_NAME: list[Any] = [None, None, {}]
 
 
 def _pool_price(cap: PoolCapacity, spec: StackSpec, region: Optional[str]) -> Price:
