@@ -45,6 +45,7 @@ bench: $(VENV)/.installed
 	$(VENV)/bin/python bench/plan.py
 	$(VENV)/bin/python bench/policy.py
 	$(VENV)/bin/python bench/fleet.py
+	$(VENV)/bin/python bench/scale.py
 
 # The real Pulumi CLI, policy pack and a real API server (docs/e2e.md): builds the tools once (cached in
 # ~/.cache/gpufleet-e2e), then runs tests/e2e, which `make test` leaves out.

@@ -161,4 +161,8 @@ def _with_registry(access: ClusterAccess, spec: StackSpec) -> ClusterAccess:
         from gpufleet.components.helm_chart import CHARTS_FACT
 
         facts[CHARTS_FACT] = spec.registry.charts
+    if spec.images.pin_digests:  # gpufleet:images.pinDigests (components/image_digests.py)
+        from gpufleet.components.image_digests import DIGESTS_FACT, digest_fact
+
+        facts[DIGESTS_FACT] = digest_fact(spec)
     return access if facts == access.facts else dataclasses.replace(access, facts=facts)

@@ -11,6 +11,7 @@ import pulumi_kubernetes as k8s
 
 from gpufleet.components.chart_crds import applied_crds
 from gpufleet.components.cluster_access import ClusterAccess
+from gpufleet.components.image_digests import pinned_by_facts
 from gpufleet.components.image_mirror import MIRROR_FACT, mirrored_values
 from gpufleet.base.versions import HelmChart, archive_file_names
 
@@ -76,7 +77,11 @@ def pinned_release(
     `release_name`: the Helm release's name, default the chart's (a chart installed once per object it makes, such as
     `inferencepool`, names that object after its release). `skip_crds`: leave the chart's crds/ out (another release
     of the stack owns those CRDs). A chart whose CRDs gpufleet applies (HelmChart.crds CRDS_APPLY, docs/upgrades.md)
-    gets them as `<name>-crd-<CRD name>` children of `parent`, before the release, which then skips its crds/."""
+    gets them as one server-side-applied group `<name>-crds`, a child of `parent` before the release, which then skips
+    its crds/."""
+    # With gpufleet:images.pinDigests, the chart's images that have a recorded digest are pinned by it
+    # (components/image_digests.py), then pulled from the mirror if the stack has one (the digest stays).
+    values = pinned_by_facts(values, chart.name, chart.version, access.facts)
     values = mirrored_values(values, chart.name, chart.version, access.facts.get(MIRROR_FACT))
     extra = {"timeout": timeout} if timeout is not None else {}
     if not skip_crds:

@@ -48,6 +48,7 @@ from pulumi_policy.policy import (
     _PolicyAnalyzerServicer,
 )
 
+from gpufleet.base.spec.errors import printable
 from gpufleet.policies.values import plain_props, struct_props
 from gpufleet.policies.wire_depth import DepthGuard
 
@@ -235,6 +236,19 @@ class FastAnalyzerServicer(_PolicyAnalyzerServicer):
 
     def _attr(self, name: str) -> Any:
         return getattr(self, _PARENT + name)
+
+    def _create_report_violation(self, response, policy_name, policy_description, enforcement_level, severity=None):
+        """Upstream's reporter, with each message made one printable, inert line first (gpufleet.base.spec.errors
+        `printable`). This is where every violation message leaves the pack, for the engine (`pulumi preview`
+        prints it to a terminal or a CI log) and for `gpufleet plan`: a rule's message echoes resource inputs
+        (a pool name, a label value, a reason), which any Pulumi program, not only gpufleet's checked spec, can set
+        to a newline, a terminal escape or a `::error::` workflow command (issue 48)."""
+        report = super()._create_report_violation(response, policy_name, policy_description, enforcement_level, severity)
+
+        def report_violation(message: str, urn: Optional[str] = None) -> None:
+            report(printable(message) if isinstance(message, str) else message, urn)
+
+        return report_violation
 
     def _run(self, response, policy, level, validate_args) -> None:
         report = self._create_report_violation(response, policy.name, policy.description, level, policy.severity)

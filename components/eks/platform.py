@@ -20,6 +20,7 @@ import re
 import pulumi
 
 from gpufleet.components.helm_chart import CHARTS_FACT
+from gpufleet.components.image_digests import DIGESTS_FACT, digest_fact
 from gpufleet.components.image_mirror import MIRROR_FACT
 
 from gpufleet.components.eks.amp_query_access import AmpQueryAccess, AmpQueryAccessArgs, query_endpoint
@@ -220,6 +221,8 @@ class EksPlatform(Platform):
         mirror = {MIRROR_FACT: spec.registry.mirror} if spec.registry.mirror else {}
         if spec.registry.charts:  # and take their charts from the stack's chart source (components/helm_chart.py)
             mirror[CHARTS_FACT] = spec.registry.charts
+        if spec.images.pin_digests:  # and pin their images by digest (components/image_digests.py)
+            mirror[DIGESTS_FACT] = digest_fact(spec)
         access = dataclasses.replace(
             control_plane.access, ready=[system_pool],
             facts={**facts, "device_plugin_preinstalled": bottlerocket_only, **mirror},

@@ -26,6 +26,7 @@ from gpufleet.components.gpu_stack import sriov_network
 from gpufleet.components.cluster_access import ClusterAccess
 from gpufleet.components.gpu_stack.operator import tolerations
 from gpufleet.components.helm_chart import namespaced_release
+from gpufleet.components.image_digests import pinned_by_facts
 from gpufleet.components.image_mirror import MIRROR_FACT
 from gpufleet.base import labels, versions
 from gpufleet.base.catalog import images
@@ -148,9 +149,11 @@ def sriov_config(pools: list[NodePoolSpec]) -> dict:
     return {"resourceList": resources}
 
 
-def nic_cluster_policy(args: NetworkOperatorArgs, mirror: Optional[str] = None) -> dict:
+def nic_cluster_policy(args: NetworkOperatorArgs, mirror: Optional[str] = None, facts: Optional[dict] = None) -> dict:
     """The NicClusterPolicy: RDMA device plugins, Multus + CNI plugins and NV-IPAM on RDMA nodes only, their images
-    from `mirror` when the stack has one."""
+    from `mirror` when the stack has one, and pinned by digest where the cluster's facts say so
+    (gpufleet:images.pinDigests: `<tag>@sha256:<digest>` in each component's `version`; the CRD gives `version` no
+    pattern, and the operator joins `<repository>/<image>:<version>` as the chart does for its init container)."""
     spec: dict = {
         "nodeAffinity": {
             "requiredDuringSchedulingIgnoredDuringExecution": {
@@ -174,8 +177,23 @@ def nic_cluster_policy(args: NetworkOperatorArgs, mirror: Optional[str] = None) 
     sriov = sriov_config(args.pools)
     if sriov["resourceList"]:
         spec["sriovDevicePlugin"] = {**_component("sriov-network-device-plugin", mirror), "config": json.dumps(sriov, indent=2)}
+    if facts:
+        # Only each pinned block's `version` is taken: its repository stays the one above (the mirror's, if any).
+        _take_versions(spec, pinned_by_facts({}, versions.NETWORK_OPERATOR.name, versions.NETWORK_OPERATOR.version,
+                                             facts, object_kind="NicClusterPolicy"))
     metadata = {"name": NIC_CLUSTER_POLICY, "annotations": {labels.PULUMI_WAIT_FOR_ANNOTATION: WAIT_FOR_READY}}
     return {"apiVersion": API_VERSION, "kind": "NicClusterPolicy", "metadata": metadata, "spec": spec}
+
+
+def _take_versions(target: dict, pinned: dict) -> None:
+    """Copy the `version` of every image block in `pinned` into the block at the same path of `target`."""
+    for key, node in pinned.items():
+        if not isinstance(node, dict) or not isinstance(target.get(key), dict):
+            continue
+        if "version" in node and "image" in node:
+            target[key]["version"] = node["version"]
+        else:
+            _take_versions(target[key], node)
 
 
 def ip_pool(pool: NodePoolSpec, namespace: str = NAMESPACE) -> dict:
@@ -233,7 +251,7 @@ class NetworkOperator(pulumi.ComponentResource):
         after_release = pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[self.release]))
         policy_opts = pulumi.ResourceOptions.merge(after_release, pulumi.ResourceOptions(
             custom_timeouts=pulumi.CustomTimeouts(create=POLICY_READY_TIMEOUT, update=POLICY_READY_TIMEOUT)))
-        policy = nic_cluster_policy(args, access.facts.get(MIRROR_FACT))
+        policy = nic_cluster_policy(args, access.facts.get(MIRROR_FACT), access.facts)
         self.policy = _custom(f"{name}-nic-cluster-policy", policy, policy_opts)
         # The IPPool CRD (ippools.nv-ipam.nvidia.com) is not in the chart: the operator applies it when it reconciles
         # the NicClusterPolicy's nvIpam state (Mellanox/network-operator at the pinned tag, manifests/state-nv-ipam-cni/

@@ -50,8 +50,8 @@ class GpuOperatorArgs:
     exporter's pod/namespace labels (honorLabels) and the exporter publishes the counters gpufleet's alerts read
     (components/observability/dcgm_metrics.py). Default: off, the chart's exporter settings."""
     pin_digests: bool = False
-    """gpufleet:images.pinDigests: every image the chart runs is written as `<tag>@sha256:<digest>` from the catalog
-    (components/image_digests.py); default: off, the chart's tags."""
+    """gpufleet:images.pinDigests: every image the chart runs that has a recorded digest is written as
+    `<tag>@sha256:<digest>` from the catalog (components/image_digests.py); default: off, the chart's tags."""
     service_monitor: bool = True
     """With `metrics`: the DCGM exporter's ServiceMonitor (honorLabels) for a prometheus-operator in the cluster.
     False when an outside collector scrapes the exporter (amp: the AWS managed collector's own configuration keeps

@@ -173,11 +173,16 @@ def release_images(name: str, version: str, values: dict, mirror: Optional[str])
                 fill["driver"] += "-<kernel>-<os>"
                 note = PRECOMPILED_NOTE
         if "{tag}" in slot.image:
-            fill["tag"] = str(_block(values, slot.values).get("tag") or "")
+            fill["tag"] = str(_block(values, slot.values).get("tag") or "").partition("@")[0]
         image = slot.image.format(**fill)
         digest = _block(values, slot.values).get("digest") if slot.fields == "repository/tag/digest" else None
         tag = _block(values, slot.values).get("version" if "version" in slot.fields else "tag")
-        if isinstance(tag, str) and "@sha256:" in tag:  # pinDigests writes `<tag>@sha256:<digest>`
+        if slot.fields == "reference":  # the whole reference, `<image>@sha256:<digest>` when pinned
+            parent, _, key = slot.values.rpartition(".")
+            ref = (_block(values, parent) if parent else values).get(key)
+            tag = str(ref).partition("@")[2] if isinstance(ref, str) and "@sha256:" in ref else None
+            image = f"{image}@{tag}" if tag else image
+        elif isinstance(tag, str) and "@sha256:" in tag:  # pinDigests writes `<tag>@sha256:<digest>`
             image = f"{catalog_images.split(image)[0]}:{tag}"
         elif digest:
             image = f"{image}@{digest}"

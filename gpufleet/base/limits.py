@@ -38,6 +38,20 @@ them; AnalyzeStack's list of resources adds one). Deep enough for the CRD above 
 depth limit and overflows the C stack at a few thousand levels, which kills the pack (policies/wire_depth.py)."""
 
 
+NODE_POOLS_MAX = 100
+"""Pools in `gpufleet:nodePools`, on every platform. The clouds' own per-cluster limits (read 2026-12-05): AKS "Maximum
+node pools per cluster: 100" (learn.microsoft.com/azure/aks/quotas-skus-regions, "Service quotas and limits", a
+limit, not a quota); EKS "Managed node groups per cluster: 30", a default quota that is adjustable
+(docs.aws.amazon.com/eks/latest/userguide/service-quotas.html; gpufleet cannot see an account's applied value, so it
+refuses only past the largest documented limit and leaves 31-100 to the account's quota); GKE's "Quotas and limits"
+page (cloud.google.com/kubernetes-engine/quotas) gives per-cluster limits on nodes, nodes per node pool zone and
+pods, none on node pools. So 100, the largest per-cluster node pool limit a supported cloud documents, also bounds
+the plan (issue 48: 3,000 pools took 183 s and 2 GB; docs/testing.md has the figures within the limit). The example
+stacks hold at most 18 pools (stacks/Pulumi.nvl72-k3s.yaml); bench/scale.py plans 25, 50 and 100. A k3s pool is a
+group of hosts (no cloud limit applies; hosts per pool are not limited by this), an existing cluster's pools are
+facts: the same bound keeps their plans bounded."""
+
+
 def depth(value: Any) -> int:
     """How many maps and lists nest in `value` (a scalar: 0, `{}` or `[]`: 1), without recursion."""
     deepest = 0

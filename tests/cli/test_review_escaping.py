@@ -349,3 +349,22 @@ def test_the_plans_own_markdown_keeps_stack_values_inert():
             assert len(set(rows)) == 1, rows
         outside = "".join(doc.text_outside_code)
         assert "@someone" not in outside and "#1" not in outside
+
+
+COMMANDS = "::error title=owned::pwned ##[warning]legacy"
+
+
+def test_the_text_format_carries_no_workflow_command(tmp_path, capsys):
+    """A CI log runs a line as a GitHub workflow command when, after leading whitespace, it starts with `::`, or when it
+    holds `##[` anywhere (actions/runner ActionCommand.cs). Values that start a text line (a pool name, an input path)
+    or sit inside one (a policy message) are written inert (issue 48)."""
+    base, head = _hostile_plans()
+    for plan in (base, head):
+        plan["capacity"][0]["pool"] = COMMANDS
+    head["violations"][0]["message"] = "\n" + COMMANDS
+    (tmp_path / "base.json").write_text(json.dumps(base))
+    (tmp_path / "head.json").write_text(json.dumps(head))
+    main(["diff", str(tmp_path / "base.json"), str(tmp_path / "head.json"), "--format", "text"])
+    out = capsys.readouterr().out
+    assert "  \\::error title=owned::pwned #\\#[warning]legacy" in out  # the pool's line, still readable
+    assert [line for line in out.splitlines() if line.lstrip().startswith("::") or "##[" in line] == []

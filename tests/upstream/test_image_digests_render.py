@@ -1,9 +1,8 @@
-"""With gpufleet:images.pinDigests on, the GPU Operator chart (../shared/reference/charts/gpu-operator-v26.7.0.tgz,
-rendered by a real helm) names every image it runs by digest: its own Deployment and NFD's pods directly, the operands
-through the ClusterPolicy's repository/image/version blocks (issue 31).
-
-The catalog has no public source for the operator's and NFD's digests (gpufleet/base/catalog/images.yaml), so the
-real spec refuses such a stack; this test adds a clearly synthetic digest for those two to reach the rendering."""
+"""With gpufleet:images.pinDigests on, each chart gpufleet pins renders every image that has a recorded digest by that
+digest, with the real chart archive (../shared/reference/charts) and a real helm (issues 31, 48): the GPU Operator
+(its Deployment, NFD's pods and the ClusterPolicy's operand blocks), the Network Operator (its Deployment and the DOCA
+init container it passes to the driver pods), the cluster autoscaler and the AMD GPU Operator's controller. An image
+without a recorded digest (NFD v0.19.0) renders on its tag."""
 
 from __future__ import annotations
 
@@ -11,57 +10,68 @@ import copy
 
 import pytest
 
+from gpufleet.base import versions
 from gpufleet.base.catalog import images
-from gpufleet.base.versions import GPU_OPERATOR
 from tests.helpers import REFERENCE, by_type, example_config, plan_config
 
-# Not a real digest: only the test's plan uses it, to render a chart whose real digests have no source yet.
-SYNTHETIC = images.Digest("sha256:" + "5e" * 32, "synthetic, tests only")
-CHART = REFERENCE / "charts" / f"gpu-operator-{GPU_OPERATOR.version}.tgz"
 RELEASE = "kubernetes:helm.sh/v3:Release"
+NFD = "registry.k8s.io/nfd/node-feature-discovery:v0.19.0"
 
 
-@pytest.fixture
-def with_synthetic_digests(monkeypatch):
-    real = images.digests()
-    missing = {ref for slot in images.chart_images("gpu-operator", GPU_OPERATOR.version)
-               if (ref := slot.image) not in real and "{" not in ref}
-    assert missing == {"registry.k8s.io/nfd/node-feature-discovery:v0.19.0"}  # the operator's: recorded (issue 48)
-    monkeypatch.setattr(images, "digests", lambda: {**real, **{ref: SYNTHETIC for ref in missing}})
+def _render(stack: str, chart: versions.HelmChart, release: str) -> list[dict]:
+    archive = REFERENCE / "charts" / f"{chart.name}-{chart.version}.tgz"
+    if not archive.exists():  # the Network Operator's package drops the tag's "v"
+        archive = REFERENCE / "charts" / f"{chart.name}-{chart.version.removeprefix('v')}.tgz"
+    if not archive.exists():
+        pytest.skip(f"{archive} absent")
+    from tests.helm import template
 
-
-def _values(stack: str) -> dict:
     cfg = copy.deepcopy(example_config(stack))
     cfg["gpufleet:images"] = {"pinDigests": True}
     p = plan_config(cfg, stack, policies=False)
-    (release,) = [r for r in by_type(p, RELEASE) if r.inputs["name"] == "gpu-operator"]
-    return release.revealed["values"]
+    (found,) = [r for r in by_type(p, RELEASE) if r.inputs["name"] == release]
+    return template(archive, found.revealed["values"], release, release=release, kube_version="1.35")
 
 
-def _images(objs: list[dict]) -> list[str]:
-    out = []
-    for obj in objs:
-        pod = obj.get("spec", {}).get("template", {}).get("spec", {})
-        out += [c["image"] for c in pod.get("containers", []) + pod.get("initContainers", [])]
-    return out
+def _pods(objs: list[dict]) -> list[dict]:
+    return [o["spec"]["template"]["spec"] for o in objs if o.get("kind") in ("Deployment", "DaemonSet", "Job")]
 
 
-def test_rendered_gpu_operator_names_every_image_by_digest(with_synthetic_digests):
-    # An EKS stack with Karpenter (whose chart pins its controller by digest itself): the AMI's driver, no operator
-    # driver (its image tag carries the node's OS, so gpufleet records no digest for it and refuses pinning).
-    stack = "karpenter-eks"
-    if not CHART.exists():
-        pytest.skip(f"{CHART} absent")
-    from tests.helm import template
+def _containers(objs: list[dict]) -> list[dict]:
+    return [c for pod in _pods(objs) for c in pod.get("containers", []) + pod.get("initContainers", [])]
 
-    values = _values(stack)
-    objs = template(CHART, values, "gpu-operator", release="gpu-operator", kube_version="1.35")
-    pods = _images([o for o in objs if o.get("kind") in ("Deployment", "DaemonSet", "Job")])
-    assert pods and all("@sha256:" in image for image in pods), pods
+
+def _pinned(ref: str) -> str:
+    return f"{ref}@{images.digest(ref)}"
+
+
+def test_rendered_gpu_operator_names_every_image_with_a_digest_by_it():
+    # An EKS stack with Karpenter: the AMI's driver, no operator driver.
+    objs = _render("karpenter-eks", versions.GPU_OPERATOR, "gpu-operator")
+    pods = [c["image"] for c in _containers(objs)]
+    assert _pinned("nvcr.io/nvidia/gpu-operator:v26.7.0") in pods
+    assert NFD in pods  # no trusted digest: its tag, named in a plan warning
+    assert all("@sha256:" in image for image in pods if image != NFD), pods
     (policy,) = [o for o in objs if o.get("kind") == "ClusterPolicy"]
     spec = policy["spec"]
-    blocks = {"validator", "toolkit", "devicePlugin", "gfd", "dcgmExporter", "migManager"}
-    if spec["driver"].get("enabled"):
-        blocks |= {"driver"}
-    for name in sorted(blocks):
+    assert spec["toolkit"]["version"] == "v1.20.0@" + images.digest("nvcr.io/nvidia/k8s/container-toolkit:v1.20.0")
+    for name in ("validator", "devicePlugin", "gfd", "dcgmExporter", "migManager", "ccManager", "sandboxDevicePlugin",
+                 "vgpuDeviceManager", "nodeStatusExporter"):
         assert "@sha256:" in str(spec[name]["version"]), (name, spec[name])
+
+
+def test_rendered_network_operator_runs_its_operator_and_passes_the_init_container_by_digest():
+    objs = _render("lab", versions.NETWORK_OPERATOR, "network-operator")
+    (operator,) = [c for c in _containers(objs) if c["name"] == "network-operator"]
+    assert operator["image"] == _pinned("nvcr.io/nvidia/cloud-native/network-operator:v26.4.1")
+    env = {e["name"]: e.get("value") for e in operator.get("env", [])}
+    assert env["OFED_INIT_CONTAINER_IMAGE"] == _pinned(
+        "nvcr.io/nvidia/mellanox/network-operator-init-container:network-operator-v26.4.1")
+
+
+def test_rendered_cluster_autoscaler_and_amd_operator_run_by_digest():
+    autoscaler = _render("prod-eks", versions.CLUSTER_AUTOSCALER, "cluster-autoscaler")
+    assert [c["image"] for c in _containers(autoscaler)] == [
+        _pinned("registry.k8s.io/autoscaling/cluster-autoscaler:v1.35.2")]
+    amd = _render("amd-lab", versions.AMD_GPU_OPERATOR, "gpu-operator-charts")
+    assert _pinned("docker.io/rocm/gpu-operator:v1.5.1") in [c["image"] for c in _containers(amd)]

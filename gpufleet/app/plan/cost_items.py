@@ -48,11 +48,24 @@ def _item(name: str, kind: str, lo: float, hi: float, price: Price, per_unit: fl
     return CostItem(name, kind, lo, hi, None, price.reason, committed=committed, key=key)
 
 
+def _pools_by_name(spec: StackSpec) -> dict[str, Any]:
+    """The spec's pools by name, built once per spec (a scan per pool made cost quadratic in the pools, issue 48).
+    Kept for the newest spec only, by identity of the spec and of its pool list (a spec compares by value and holds
+    lists, so it cannot be a dict key; a plan prices one spec at a time)."""
+    pools = spec.node_pools
+    if _POOLS_BY_NAME[0] is not spec or _POOLS_BY_NAME[1] is not pools or len(_POOLS_BY_NAME[2]) != len(pools):
+        _POOLS_BY_NAME[:] = [spec, pools, {p.name: p for p in pools}]
+    return _POOLS_BY_NAME[2]
+
+
+_POOLS_BY_NAME: list[Any] = [None, None, {}]
+
+
 def _pool_price(cap: PoolCapacity, spec: StackSpec, region: Optional[str]) -> Price:
     """One node of a GPU pool, as the platform's pricing traits say: unpriced with why, the price the stack declares,
     or the catalog's (for the plan's region where the platform's prices are regional)."""
     pricing = platforms.of(spec).pricing
-    pool = next((p for p in spec.node_pools if p.name == cap.pool), None)
+    pool = _pools_by_name(spec).get(cap.pool)
     if cap.price_per_node_hour is None:
         return Missing(pricing.unpriced_reason(cap))
     declared = pricing.declared_price(pool, cap) if pool is not None else None
@@ -86,11 +99,21 @@ def _capacity(capacity: list[PoolCapacity]) -> dict[str, PoolCapacity]:
 
 # --- EKS --------------------------------------------------------------------------------------------------------
 
-def _launch_template_for(ng: Registration, resources: list[Registration]) -> Optional[Registration]:
-    lt_id = _get(ng.inputs, "launchTemplate.id")
-    templates = [r for r in resources if r.type == "aws:ec2/launchTemplate:LaunchTemplate"]
-    by_id = [t for t in templates if mock_id(t.type, t.name) == lt_id]  # the id the plan's mocks gave the template
-    return (by_id or [t for t in templates if t.parent == ng.parent] or [None])[0]
+class _LaunchTemplates:
+    """The plan's launch templates, indexed once by the id the plan's mocks gave each and by parent: a node group
+    finds its own in constant time (a scan per node group made a plan quadratic in its pools, issue 48)."""
+
+    def __init__(self, resources: list[Registration]):
+        self.by_id: dict[str, Registration] = {}
+        self.by_parent: dict[Optional[str], Registration] = {}
+        for t in resources:
+            if t.type == "aws:ec2/launchTemplate:LaunchTemplate":
+                self.by_id.setdefault(mock_id(t.type, t.name), t)
+                self.by_parent.setdefault(t.parent, t)
+
+    def of(self, ng: Registration) -> Optional[Registration]:
+        """The template the node group names by id, else the first one beside it (same parent), else None."""
+        return self.by_id.get(_get(ng.inputs, "launchTemplate.id")) or self.by_parent.get(ng.parent)
 
 
 def _ebs_volumes(ng_name: str, lo: float, hi: float, lt: Optional[Registration], region: Optional[str]) -> list[CostItem]:
@@ -127,6 +150,7 @@ def eks_items(spec: StackSpec, resources: list[Registration], capacity: list[Poo
     out: list[CostItem] = []
     created = any(r.type == "aws:ec2/capacityReservation:CapacityReservation" for r in resources)
     classes = {_get(r.inputs, "metadata.name"): r for r in resources if r.type == "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"}
+    templates = _LaunchTemplates(resources)
     for r in resources:
         if r.type == "kubernetes:karpenter.sh/v1:NodePool":
             out += _karpenter_items(spec, r, classes, caps, region, created)
@@ -145,7 +169,7 @@ def eks_items(spec: StackSpec, resources: list[Registration], capacity: list[Poo
             else:
                 out.append(_item(f"node group {pool or r.name} ({', '.join(types)})", "nodes", lo, hi,
                                  _ec2_price(types, r.inputs.get("capacityType"), region), key=pool or r.name))
-            out += _ebs_volumes(f"{pool or r.name}", lo, hi, _launch_template_for(r, resources), region)
+            out += _ebs_volumes(f"{pool or r.name}", lo, hi, templates.of(r), region)
         elif r.type == "aws:ec2/natGateway:NatGateway":
             out.append(_item(f"NAT gateway {r.name}", "network", 1, 1, charges.nat_gateway_hourly(region), key=r.name))
         elif r.type == "aws:ec2/vpcEndpoint:VpcEndpoint" and r.inputs.get("vpcEndpointType") == "Interface":

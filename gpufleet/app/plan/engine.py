@@ -26,6 +26,7 @@ from gpufleet.base.spec.checks import upkeep_checks
 from gpufleet.base.spec.checks.catalog_checks import catalog_warnings, plan_day
 from gpufleet.base.spec.features import dra_checks
 from gpufleet.base.spec.checks import network_checks
+from gpufleet.base.spec.features import image_checks
 from gpufleet.app.plan.mocks import SECRET, PlanMocks, RecordingMonitor, Registration
 from gpufleet.app.plan.policy_runner import Violation, evaluate
 from gpufleet.app.plan.stackfile import StackFile
@@ -162,7 +163,7 @@ def assemble(stack: str, spec: Optional[StackSpec], monitor: RecordingMonitor, c
             capacity=capacity(spec, region),
             warnings=addons_warnings(stack, spec) + catalog_warnings(stack, spec, day)
             + upkeep_checks.warnings(stack, spec) + dra_checks.warnings(stack, spec)
-            + network_checks.warnings(stack, spec) + cr_warnings
+            + network_checks.warnings(stack, spec) + image_checks.warnings(stack, spec) + cr_warnings
             + unchecked_local_charts(stack, spec, monitor.registrations)
             + upgrade_warnings.crds_not_applied(stack, monitor.registrations)
             + reservation_end.warnings(stack, spec, day)

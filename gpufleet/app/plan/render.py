@@ -6,6 +6,7 @@ import json
 from collections import defaultdict
 
 from gpufleet.app import escape as md
+from gpufleet.base.spec.errors import inert
 from gpufleet.base.capacity import capacity_notes, cold_start_notes
 from gpufleet.base.spec.features.serving import serving_path
 from gpufleet.app.plan import cost as costs
@@ -179,7 +180,9 @@ def to_text(plan: Plan) -> str:
     if plan.warnings:
         out += ["warnings:"] + [f"  - {w}" for w in plan.warnings] + [""]
     out += policy_lines(plan)
-    return "\n".join(out) + "\n"
+    # No line a CI runner would act on (gpufleet.base.spec.errors `inert`): the pack already writes its messages inert,
+    # this holds for every other value too.
+    return "".join(inert(line) + "\n" for line in "\n".join(out).split("\n"))
 
 
 def stack_key(plan: Plan, urn: str) -> str:

@@ -5,8 +5,14 @@ from __future__ import annotations
 from gpufleet.app.review.crds import text_lines as crd_lines
 from gpufleet.app.review.diff import short, text_delta
 from gpufleet.app.escape import clean, visible
+from gpufleet.base.spec.errors import inert
 from gpufleet.app.review.markdown import reason_text as _reason, unprotect_text as _unprotect, verb_of
 from gpufleet.app.review.summary import Review
+
+
+def log_text(lines: list[str]) -> str:
+    """`lines` as text for a terminal or a CI log: each line visible (gpufleet/app/escape.py) and inert."""
+    return "".join(inert(visible(line)) + "\n" for line in lines)
 
 
 def reason_text(ch) -> str:
@@ -124,5 +130,6 @@ def render(review: Review) -> str:
     if not review.changes:
         out.append("  none")
     # One value, one line: a newline or an escape sequence in a value must not start a line of its own in a CI
-    # log (where `::command::` lines are workflow commands) or recolour a terminal.
-    return "\n".join(visible(line) for line in out) + "\n"
+    # log or recolour a terminal, and no line is a workflow command (`::command::` after leading whitespace, `##[`
+    # anywhere: gpufleet.base.spec.errors `inert`). The one place the text review leaves gpufleet.
+    return log_text(out)

@@ -24,6 +24,9 @@ class ImageSlot:
     fields: str  # one of FIELDS: how the block spells the image
     image: str  # registry/path:tag the chart runs by default ({tag}: filled by the caller)
     when: str = ""  # the stack setting that makes the chart run it (gpufleet/base/spec/features/image_checks.py); "": always
+    object: str = ""
+    """`charts` table: the kind of the custom resource gpufleet writes whose `spec` holds the block (NicClusterPolicy);
+    "": the chart's values."""
     enabled_by: str = ""
     """`mirror` table: the dotted values path (as gpufleet passes the values) whose true value makes the chart render
     the image, e.g. a subchart's condition `jobset.install`; "": rendered always. Unset in the values counts as true
@@ -41,15 +44,30 @@ class ImageSlot:
         return bool(node)
 
 
+# Provenance tiers gpufleet pins by (images.yaml `digests`, most trusted first), and those it records but never pins
+# (images.yaml `leads`). images.yaml says what each means and why it is (not) trusted.
+TRUSTED_TIERS = ("release-bundle", "certified-bundle", "chart-values", "third-party-agreed")
+LEAD_TIERS = ("third-party-single", "tag-not-given")
+
+
 @dataclass(frozen=True)
 class Digest:
     digest: str
     source: str
+    tier: str = ""
 
 
 @functools.cache
 def digests() -> dict[str, Digest]:
-    return {image: Digest(row["digest"], row["source"]) for image, row in _load("images.yaml")["digests"].items()}
+    """The digests gpufleet pins by: image -> Digest (a trusted tier each)."""
+    return {image: Digest(row["digest"], row["source"], row["tier"]) for image, row in _load("images.yaml")["digests"].items()}
+
+
+@functools.cache
+def leads() -> dict[str, Digest]:
+    """Digests a source gives that gpufleet does not pin (a lower tier), for the record."""
+    return {image: Digest(str(row["digest"]), row["source"], row["tier"])
+            for image, row in (_load("images.yaml").get("leads") or {}).items()}
 
 
 def digest(image: str) -> Optional[str]:

@@ -121,6 +121,9 @@ def load_spec(stack: str, config: dict[str, Any], secret_keys: Iterable[str] = (
             problems.append(Problem(stack, full_key, f"unknown key (allowed: {', '.join(allowed)}{_did_you_mean(key, allowed)})"))
         elif key not in secrets:
             data[key] = _decode(value)
+    too_many = depth_checks.too_many_pools(stack, data)
+    if too_many:  # before the checks below walk every pool
+        raise SpecError(stack, problems + [too_many])
     # Text first: a control character or an overlong string is refused before any other check echoes it.
     problems += [
         Problem(stack, format_path(NAMESPACE, tuple(_shown(p) if isinstance(p, str) else p for p in loc)),

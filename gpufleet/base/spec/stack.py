@@ -4,7 +4,7 @@ from typing import Annotated, Optional
 
 from pydantic import Field, StringConstraints, field_validator
 
-from gpufleet.base import catalog
+from gpufleet.base import catalog, limits
 from gpufleet.base.catalog import amd
 from gpufleet.base.spec.features.addons import AddonsSpec
 from gpufleet.base.spec.base import Model
@@ -69,8 +69,8 @@ class StackSpec(Model):
 
     cluster: ClusterSpec
     """gpufleet:cluster — the control plane."""
-    node_pools: list[NodePoolSpec] = Field(default=[])
-    """gpufleet:nodePools — GPU node pools."""
+    node_pools: list[NodePoolSpec] = Field(default=[], max_length=limits.NODE_POOLS_MAX)
+    """gpufleet:nodePools — GPU node pools, at most limits.NODE_POOLS_MAX (100: AKS's node pools per cluster)."""
     gpu_operator: GpuOperatorSpec = GpuOperatorSpec()
     """gpufleet:gpuOperator — NVIDIA GPU Operator release and driver."""
     amd_gpu_operator: AmdGpuOperatorSpec = AmdGpuOperatorSpec()

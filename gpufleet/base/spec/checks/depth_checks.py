@@ -1,4 +1,5 @@
-"""Config values nested deeper than any stack needs: refused before anything else reads them.
+"""Config values nested deeper than any stack needs, and more node pools than any cloud allows a cluster: refused
+before anything else reads them.
 
 `pulumi up` hands each config value to the program as JSON (the Pulumi CLI parsed the stack file itself), and
 the checks that follow (pydantic, the string checks) walk values level by level: a value nested a few thousand
@@ -10,7 +11,7 @@ gpufleet.base.limits.CONFIG_VALUE_MAX_DEPTH, the stack-file limit less the docum
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable
+from typing import Any, Iterable, Optional
 
 from gpufleet.base import limits
 from gpufleet.base.spec.errors import Problem, SpecError
@@ -45,3 +46,15 @@ def refuse_deep(stack: str, config: dict[str, Any], namespace: str, skipped: Ite
 def _problem(stack: str, key: str) -> Problem:
     return Problem(stack, key, f"maps and lists nest deeper than allowed (at most {limits.CONFIG_VALUE_MAX_DEPTH} levels "
                                f"in a config value, {limits.STACK_FILE_MAX_DEPTH} in the stack file)")
+
+
+def too_many_pools(stack: str, data: dict[str, Any]) -> Optional[Problem]:
+    """The problem of a `gpufleet:nodePools` listing more pools than limits.NODE_POOLS_MAX, judged before pydantic and
+    the checks walk them (each pool costs the plan time and memory: the limit keeps a plan bounded, issue 48)."""
+    pools = data.get("nodePools")
+    if isinstance(pools, list) and len(pools) > limits.NODE_POOLS_MAX:
+        return Problem(stack, "gpufleet:nodePools",
+                       f"{len(pools)} pools; at most {limits.NODE_POOLS_MAX} (AKS allows 100 node pools per cluster, EKS "
+                       "30 managed node groups by default: gpufleet/base/limits.py NODE_POOLS_MAX); split the fleet "
+                       "into several stacks")
+    return None

@@ -1,4 +1,5 @@
-"""`gpufleet:images.pinDigests`: every image the stack's charts run needs a recorded digest (issue 31).
+"""`gpufleet:images.pinDigests`: which images the stack's charts run, so each with a recorded digest is pinned and each
+without one is named in a plan warning (issues 31, 48).
 
 Which charts a stack installs is decided by the components (components/gpu_cluster.py and each platform's
 `addons`); this mirrors those rules for the charts whose images gpufleet writes: the NVIDIA GPU Operator, the AMD
@@ -19,10 +20,9 @@ from gpufleet.base.spec.errors import Problem
 from gpufleet.base.spec.shape import shaped_pools
 
 KEY = "gpufleet:images.pinDigests"
-# Charts whose component writes the digests into its values (components/image_digests.py) or whose chart pins by digest
-# itself. The others are listed for the refusal only: with every digest recorded they would still run by tag, so they
-# are refused until their component writes them too.
-WRITES_DIGESTS = {"gpu-operator", "karpenter"}
+# images.yaml `charts` `when: named`: an operand the chart's custom resource names but no gpufleet stack runs (the
+# operator starts it only on nodes labelled for it): pinned when a digest is recorded, never reported when none is.
+NAMED = "named"
 
 
 def charts_with_images(spec: Any) -> list[tuple[str, str, set[str], dict[str, str]]]:
@@ -62,29 +62,31 @@ def stack_images(spec: Any) -> list[tuple[str, str, Optional[str]]]:
 
 
 def check(stack: str, spec: Any) -> list[Problem]:
-    """With pinDigests on: one problem per image (or chart) that has no recorded digest."""
+    """With pinDigests on, refused: a stack that would pin nothing, and a chart release whose images the catalog does
+    not list (gpufleet cannot know what it would leave on tags)."""
     if not spec.images.pin_digests:
         return []
-    problems = []
     images = stack_images(spec)
     if not images:
         # Nothing gpufleet writes would be pinned (e.g. GKE with GKE's own GPU stack, whose images GKE installs):
         # accepting the setting would promise what it cannot keep.
         return [Problem(stack, KEY, "this stack runs no chart whose images gpufleet writes (its GPU stack's images are "
                                     "the platform's own), so nothing would be pinned: set pinDigests false", True)]
-    for chart, version in dict.fromkeys((c, v) for c, v, _ in images):
-        named = [i for c, v, i in images if (c, v) == (chart, version) and i and catalog_images.digest(i) is None]
-        if chart not in WRITES_DIGESTS and not named:
-            problems.append(Problem(stack, KEY, f"gpufleet does not yet write image digests into chart {chart} "
-                                                f"{version}: set pinDigests false"))
-    for chart, version, image in images:
-        if image is None:
-            problems.append(Problem(stack, KEY, f"gpufleet does not list the images of chart {chart} {version}, so it "
-                                                "cannot pin them: set pinDigests false, or use a release it lists "
-                                                "(gpufleet/base/catalog/images.yaml)"))
-        elif catalog_images.digest(image) is None:
-            problems.append(Problem(stack, KEY, f"no recorded digest for image {image} (chart {chart} {version}): "
-                                                "gpufleet pins only digests read from a public source "
-                                                "(gpufleet/base/catalog/images.yaml); set pinDigests false or add "
-                                                "the digest with its source"))
-    return problems
+    return [Problem(stack, KEY, f"gpufleet does not list the images of chart {chart} {version}, so it cannot pin "
+                                "them: set pinDigests false, or use a release it lists (gpufleet/base/catalog/images.yaml)")
+            for chart, version, image in images if image is None]
+
+
+def warnings(stack: str, spec: Any) -> list[Problem]:
+    """With pinDigests on, one plan warning per image the stack runs that stays on its tag: no digest of a trusted
+    tier is recorded for it (gpufleet/base/catalog/images.yaml `digests`; `leads` are not pinned)."""
+    if not spec.images.pin_digests:
+        return []
+    out = []
+    for chart, version, image in stack_images(spec):
+        if image is not None and catalog_images.digest(image) is None:
+            lead = catalog_images.leads().get(image)
+            why = f" (only a {lead.tier} lead is)" if lead else ""
+            out.append(Problem(stack, KEY, f"image {image} (chart {chart} {version}) runs by its tag: no digest from "
+                                           f"a trusted source is recorded{why}; gpufleet/base/catalog/images.yaml"))
+    return out
