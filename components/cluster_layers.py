@@ -132,9 +132,15 @@ def workloads(ctx: LayerContext) -> dict[str, Any]:
 
     stack = ctx.made["observability"]
     prometheus_url = stack.prometheus_url if stack else ctx.built.prometheus_query_url
-    made = build_workloads(ctx.name, ctx.spec, ctx.access, ctx.opts, prometheus_url=prometheus_url,
-                           service_monitors=ctx.metrics_backend not in MANAGED_BACKENDS,
-                           keda_identity=ctx.built.keda_identity)
+    service_monitors = ctx.metrics_backend not in MANAGED_BACKENDS
+    access = ctx.access
+    if stack is not None and service_monitors:
+        # Kueue's and KEDA's charts render ServiceMonitors: their releases wait for kube-prometheus-stack, whose CRDs
+        # (applied before its release, docs/upgrades.md) must exist when Helm maps the manifests, or the install fails
+        # ("no matches for kind ServiceMonitor"; the e2e tier's `up` found it).
+        access = dataclasses.replace(access, ready=[*(access.ready or []), stack])
+    made = build_workloads(ctx.name, ctx.spec, access, ctx.opts, prometheus_url=prometheus_url,
+                           service_monitors=service_monitors, keda_identity=ctx.built.keda_identity)
     return {"workloads": made}
 
 

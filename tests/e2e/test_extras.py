@@ -92,4 +92,5 @@ def test_the_core_alone_refuses_a_stack_naming_its_extra(wheel, tmp_path):
                     "discovery is another branch of issue 47): the program failed on the missing SDK instead")
     assert refused.returncode == 2, refused.stderr[-3000:]
     assert line in refused.stderr.splitlines() and "Traceback" not in refused.stderr
-    assert refused.stdout == ""
+    # Under --format json every outcome is JSON on stdout too (docs/plan.md, the command line's habits).
+    assert json.loads(refused.stdout)["error"]["exitCode"] == 2
