@@ -119,3 +119,20 @@ def dig(value: Any, path: str) -> Any:
     for part in path.split("."):
         value = value[part]
     return value
+
+
+def small_operator_stack(operator_version: Optional[str] = None) -> dict:
+    """A one-host k3s stack with the GPU Operator (at `operator_version`, default the pin), Kueue and JobSet: the
+    smallest stack whose charts keep CRDs (tests of CRDs applied with their charts and of a chart bump's review)."""
+    from gpufleet.base import versions
+
+    operator_version = operator_version or versions.GPU_OPERATOR.version
+    return {
+        "gpufleet:cluster": {"platform": "k3s", "name": "up", "kubernetesVersion": "1.35",
+                             "k3s": {"sshUser": "ubuntu", "servers": [{"name": "cp-1", "address": "203.0.113.10"}]}},
+        "gpufleet:nodePools": [{"name": "h100", "gpu": "H100-80GB", "gpusPerNode": 8, "pricePerNodeHour": 24.0,
+                                "hosts": [{"name": "h-1", "address": "203.0.113.41"}]}],
+        "gpufleet:gpuOperator": {"version": operator_version, "driver": {"source": "operator"}},
+        "gpufleet:addons": {"kueue": {"enabled": True}, "jobset": {"enabled": True}},
+        "gpufleet:sshPrivateKey": {"secure": "v1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="},
+    }

@@ -20,7 +20,7 @@ from gpufleet.app.review import render, review_plans
 from gpufleet.base import chart_crds, versions
 from gpufleet.base.spec import SpecError
 from gpufleet.components.workloads import kueue
-from tests.helpers import CHARTS, plan_config
+from tests.helpers import CHARTS, plan_config, small_operator_stack
 
 JOBSET_CRD = "jobset/crds/jobset.x-k8s.io_jobsets.yaml"
 GROUP = "kubernetes:yaml/v2:ConfigGroup"
@@ -73,27 +73,15 @@ def charts(tmp_path_factory):
     return d
 
 
-def _small(operator_version: str) -> dict:
-    return {
-        "gpufleet:cluster": {"platform": "k3s", "name": "up", "kubernetesVersion": "1.35",
-                             "k3s": {"sshUser": "ubuntu", "servers": [{"name": "cp-1", "address": "203.0.113.10"}]}},
-        "gpufleet:nodePools": [{"name": "h100", "gpu": "H100-80GB", "gpusPerNode": 8, "pricePerNodeHour": 24.0,
-                                "hosts": [{"name": "h-1", "address": "203.0.113.41"}]}],
-        "gpufleet:gpuOperator": {"version": operator_version, "driver": {"source": "operator"}},
-        "gpufleet:addons": {"kueue": {"enabled": True}, "jobset": {"enabled": True}},
-        "gpufleet:sshPrivateKey": {"secure": "v1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="},
-    }
-
-
 def _bump(monkeypatch, pin: str, version: str) -> None:
     monkeypatch.setattr(versions, pin, dataclasses.replace(getattr(versions, pin), version=version))
 
 
 def test_a_jobset_and_gpu_operator_bump_applies_the_new_crds_first_and_the_review_lists_them(charts, monkeypatch):
     monkeypatch.setenv("GPUFLEET_CHARTS_DIR", str(charts))
-    base = to_json(plan_config(_small("v25.10.1"), policies=False))
+    base = to_json(plan_config(small_operator_stack("v25.10.1"), policies=False))
     _bump(monkeypatch, "JOBSET", "0.13.0")
-    head_plan = plan_config(_small("v26.7.0"), policies=False)
+    head_plan = plan_config(small_operator_stack("v26.7.0"), policies=False)
     head = to_json(head_plan)
 
     # The new CRDs are applied before the releases, which skip theirs.
@@ -139,7 +127,7 @@ def test_kueue_v1beta1_is_served_by_the_pinned_chart_and_refused_once_0_20_stops
     monkeypatch.setattr(kueue, "API_VERSION", "kueue.x-k8s.io/v1beta1")
     _bump(monkeypatch, "KUEUE", "0.20.0")
     with pytest.raises(SpecError) as refused:
-        plan_config(_with_team(_small(versions.GPU_OPERATOR.version)), policies=False)
+        plan_config(_with_team(small_operator_stack(versions.GPU_OPERATOR.version)), policies=False)
     assert sorted(p.message for p in refused.value.problems) == [
         f"{kind} '{name}' is written at kueue.x-k8s.io/v1beta1, which the API server would refuse: the {plural}."
         "kueue.x-k8s.io CRD of chart kueue 0.20.0 lists it as not served: it serves v1beta2 (storage v1beta2); write "
@@ -150,7 +138,7 @@ def test_kueue_v1beta1_is_served_by_the_pinned_chart_and_refused_once_0_20_stops
 
 def test_the_review_of_kueue_0_20_names_what_was_written_at_v1beta1_and_the_migration(charts, monkeypatch):
     monkeypatch.setenv("GPUFLEET_CHARTS_DIR", str(charts))
-    config = _with_team(_small(versions.GPU_OPERATOR.version))
+    config = _with_team(small_operator_stack(versions.GPU_OPERATOR.version))
     base = to_json(plan_config(config, policies=False))
     for r in base["resources"]:  # the objects as a gpufleet that wrote v1beta1 planned them
         if r["inputs"].get("apiVersion") == kueue.API_VERSION:

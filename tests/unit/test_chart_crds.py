@@ -11,7 +11,7 @@ import pytest
 
 from gpufleet.base import chart_crds, versions
 from gpufleet.components.chart_crds import PATCH_FORCE, crd_folders, force_annotated
-from tests.helpers import CHARTS, plan_config
+from tests.helpers import CHARTS, plan_config, small_operator_stack
 
 PINS = {k: v for k, v in vars(versions).items() if isinstance(v, versions.HelmChart)}
 GROUP = "kubernetes:yaml/v2:ConfigGroup"
@@ -72,18 +72,6 @@ def test_a_subchart_s_crds_follow_its_condition():
     assert crd_folders(trainer, {"jobset": {"install": False}}) == ()
 
 
-def _small(operator_version: str = versions.GPU_OPERATOR.version) -> dict:
-    return {
-        "gpufleet:cluster": {"platform": "k3s", "name": "up", "kubernetesVersion": "1.35",
-                             "k3s": {"sshUser": "ubuntu", "servers": [{"name": "cp-1", "address": "203.0.113.10"}]}},
-        "gpufleet:nodePools": [{"name": "h100", "gpu": "H100-80GB", "gpusPerNode": 8, "pricePerNodeHour": 24.0,
-                                "hosts": [{"name": "h-1", "address": "203.0.113.41"}]}],
-        "gpufleet:gpuOperator": {"version": operator_version, "driver": {"source": "operator"}},
-        "gpufleet:addons": {"kueue": {"enabled": True}, "jobset": {"enabled": True}},
-        "gpufleet:sshPrivateKey": {"secure": "v1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="},
-    }
-
-
 def _groups(p) -> dict:
     return {r.name: r for r in p.resources if r.type == GROUP}
 
@@ -94,7 +82,7 @@ def _crd_names(group) -> list[str]:
 
 def test_crds_are_applied_from_the_archive_before_a_release_that_skips_them():
     _archive(versions.JOBSET)
-    p = plan_config(_small(), policies=False)
+    p = plan_config(small_operator_stack(), policies=False)
     groups = _groups(p)
     assert sorted(groups) == ["up-gpu-operator-crds", "up-jobset-crds"]
     assert _crd_names(groups["up-gpu-operator-crds"]) == [
@@ -119,7 +107,7 @@ def test_crds_are_applied_from_the_archive_before_a_release_that_skips_them():
 
 def test_the_stack_s_own_operator_release_brings_its_own_crds():
     _archive(versions.GPU_OPERATOR)
-    p = plan_config(_small("v25.10.1"), policies=False)
+    p = plan_config(small_operator_stack("v25.10.1"), policies=False)
     assert _crd_names(_groups(p)["up-gpu-operator-crds"]) == [  # v25.10.1 ships no GPUCluster nor ComputeDomain CRDs
         "clusterpolicies.nvidia.com", "nodefeaturegroups.nfd.k8s-sigs.io", "nodefeaturerules.nfd.k8s-sigs.io",
         "nodefeatures.nfd.k8s-sigs.io", "nvidiadrivers.nvidia.com",
@@ -139,7 +127,7 @@ def test_the_annotation_is_added_as_lines_and_anything_but_a_crd_is_refused():
 
 def test_without_the_archive_the_release_keeps_its_crds_and_the_plan_says_so(tmp_path, monkeypatch):
     monkeypatch.setenv("GPUFLEET_CHARTS_DIR", str(tmp_path))
-    p = plan_config(_small(), policies=False)
+    p = plan_config(small_operator_stack(), policies=False)
     assert not _groups(p)
     jobset = next(r for r in p.resources if r.name == "up-jobset-release")
     assert "skipCrds" not in jobset.inputs
