@@ -23,6 +23,7 @@ over a limit stops the program (pulumi.RunError, no traceback): it is not the fi
 
 from __future__ import annotations
 
+import functools
 import io
 import tarfile
 import zlib
@@ -140,19 +141,28 @@ def read_chart_crds(chart: HelmChart, values: dict, chart_source: Optional[str] 
     if archive is None:
         return None
     try:
-        texts = []
-        for member, text, _ in chart_crds.read_texts(str(archive), dirs=folders):
-            try:
-                chart_crds.check_yaml_limits(text)
-                texts.append(force_annotated(text, member))
-            except yaml.YAMLError as exc:
-                raise chart_crds.ArchiveRefused(f"{member} is not valid YAML: {chart_crds.one_line(exc)}") from None
-        return "---\n".join(texts)
+        stat = archive.stat()
+        return _annotated_stream(str(archive), (stat.st_size, stat.st_mtime_ns), folders)
     except chart_crds.ArchiveRefused as exc:
         reason = str(exc)
     except (OSError, EOFError, tarfile.TarError, zlib.error) as exc:
         reason = chart_crds.one_line(exc)
     raise pulumi.RunError(f"chart archive {archive} cannot be read ({reason}): fetch it again (`gpufleet charts fetch`)")
+
+
+@functools.lru_cache(maxsize=16)
+def _annotated_stream(archive: str, stamp: tuple[int, int], folders: tuple[str, ...]) -> str:
+    """read_chart_crds' stream of one archive's folders, read once per process for each (size, mtime) of the file:
+    checking the limits and annotating kube-prometheus-stack's megabytes of CRDs took most of a plan's time, and a
+    process that plans many stacks (fleet plans, the tests) would redo it for every plan. A refusal is not cached."""
+    texts = []
+    for member, text, _ in chart_crds.read_texts(archive, dirs=folders):
+        try:
+            chart_crds.check_yaml_limits(text)
+            texts.append(force_annotated(text, member))
+        except yaml.YAMLError as exc:
+            raise chart_crds.ArchiveRefused(f"{member} is not valid YAML: {chart_crds.one_line(exc)}") from None
+    return "---\n".join(texts)
 
 
 def applied_crds(name: str, chart: HelmChart, values: dict, access: Any, parent: pulumi.Resource,

@@ -138,3 +138,24 @@ def test_without_the_archive_the_release_keeps_its_crds_and_the_plan_says_so(tmp
         "GPUFLEET_CHARTS_DIR to a directory of the pinned chart archives"
         for name, version in (("gpu-operator", versions.GPU_OPERATOR.version), ("jobset", versions.JOBSET.version))
     ]
+
+
+def test_an_archive_s_crds_are_read_once_per_process_until_the_file_changes(tmp_path):
+    """components.chart_crds._annotated_stream: a fleet plan (or the tests) plans many stacks in one process and read
+    kube-prometheus-stack's CRDs for each; the stream is kept per archive path, size and mtime, refusals are not."""
+    from gpufleet.components import chart_crds as component_crds
+
+    pin = versions.JOBSET
+    copy = tmp_path / _archive(pin).name
+    copy.write_bytes(_archive(pin).read_bytes())
+    folders = crd_folders(pin, {})
+    before = component_crds._annotated_stream.cache_info()
+    first = component_crds.read_chart_crds(pin, {}, str(tmp_path))
+    again = component_crds.read_chart_crds(pin, {}, str(tmp_path))
+    after = component_crds._annotated_stream.cache_info()
+    assert folders and first == again and PATCH_FORCE in first
+    assert (after.misses - before.misses, after.hits - before.hits) == (1, 1)
+    copy.write_bytes(b"not a tar archive at all")  # another size: read again, refused every time
+    for _ in range(2):
+        with pytest.raises(Exception, match="cannot be read"):
+            component_crds.read_chart_crds(pin, {}, str(tmp_path))
