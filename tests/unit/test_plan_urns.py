@@ -56,3 +56,21 @@ def test_make_urn_follows_the_engines_rule():
         assert monitor.make_urn("", "a:b:C", "c") == "urn:pulumi:test::gpufleet::a:b:C::c"
 
     run_under_mocks(program)
+
+
+def test_a_mocked_run_skips_the_sdks_stack_walk_and_puts_it_back():
+    """engine.no_source_positions: the SDK's `_get_stack_trace` is replaced only while the program runs."""
+    from pulumi.runtime import resource as sdk_resource
+    import pulumi
+
+    original = sdk_resource._get_stack_trace
+    seen = []
+
+    def program():
+        seen.append(sdk_resource._get_stack_trace())
+        pulumi.CustomResource("test:index:Thing", "thing")
+
+    monitor = run_under_mocks(program)
+    assert [r.name for r in monitor.registrations if r.type == "test:index:Thing"] == ["thing"]
+    assert len(seen) == 1 and list(seen[0].frames) == []  # the empty trace the SDK sends without a user frame
+    assert sdk_resource._get_stack_trace is original
