@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import copy
 import functools
+import json
 import os
 import pickle
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any, Optional
 
@@ -90,6 +93,40 @@ def planned(stack: str, policies: bool = False) -> Plan:
         result = plan(example(stack), evaluate_policies=policies)
         _SHARED_PLANS[key] = (result, pickle.dumps(result))
     return _SHARED_PLANS[key][0]
+
+
+# A fresh interpreter plans one example stack and prints every module it ended with: what a user's `gpufleet plan STACK`
+# loads (which cloud SDKs, whether the catalog refresh came along). One run per stack and test run, shared by the
+# workers through tests/run_cache (four files ask about dev and prod-gke).
+_IMPORT_PROBE = """
+import contextlib, io, json, sys
+from gpufleet.app import cli
+with contextlib.redirect_stdout(io.StringIO()):
+    code = cli.main(["plan", sys.argv[1], "--format", "json"])
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+
+
+def modules_a_plan_imports(stack: str) -> set[str]:
+    """Every module (dotted names) a fresh `gpufleet plan STACK --format json` process has loaded when it ends; the
+    plan must exit 0."""
+    from tests import run_cache
+
+    key = f"imports-{stack}.json"
+    text = run_cache.read(key)
+    if text is None:
+        run = subprocess.run([sys.executable, "-c", _IMPORT_PROBE, stack], capture_output=True, text=True, cwd=ROOT,
+                             timeout=300)
+        assert run.returncode == 0, run.stderr[-2000:]
+        text = run.stdout.splitlines()[-1]
+        run_cache.write(key, text)
+    doc = json.loads(text)
+    assert doc["code"] == 0, f"gpufleet plan {stack} exited {doc['code']}"
+    return set(doc["modules"])
+
+
+def top_level_modules_a_plan_imports(stack: str) -> set[str]:
+    return {m.split(".")[0] for m in modules_a_plan_imports(stack)}
 
 
 def changed_shared_plans() -> list[str]:

@@ -2,13 +2,11 @@
 a plan imports (a k3s stack never loads pulumi_aws; an EKS stack never loads pulumi_gcp)."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from gpufleet.app.cli import main
-from tests.helpers import ROOT, example_config
+from tests.helpers import example_config, top_level_modules_a_plan_imports
 
 STACK = "prod-eks"
 
@@ -71,18 +69,7 @@ def test_invalid_eks_stack_exits_2_without_traceback(tmp_path, capsys):
     assert "Traceback" not in err
 
 
-_IMPORTS = """
-import sys
-from gpufleet.app.plan.engine import plan
-from tests.helpers import example
-plan(example({stack!r}))
-print(sorted(m for m in ("pulumi_aws", "pulumi_gcp") if m in sys.modules))
-"""
-
-
 @pytest.mark.parametrize("stack,loaded", [("dev", []), (STACK, ["pulumi_aws"])])
 def test_a_plan_imports_only_its_platform_sdk(stack, loaded):
-    out = subprocess.run(
-        [sys.executable, "-c", _IMPORTS.format(stack=stack)], cwd=ROOT, capture_output=True, text=True, timeout=120, check=True,
-    )
-    assert out.stdout.strip().splitlines()[-1] == repr(loaded)
+    modules = top_level_modules_a_plan_imports(stack)
+    assert sorted(m for m in ("pulumi_aws", "pulumi_gcp") if m in modules) == loaded
