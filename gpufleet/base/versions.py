@@ -8,7 +8,7 @@ enforces it), so Renovate or a human updates exactly one place. Versions that tr
 from __future__ import annotations
 
 from typing import Optional
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -594,8 +594,10 @@ class EksAmiRelease:
     """The managed node group's `releaseVersion` ("<Kubernetes patch>-<YYYYMMDD>", EKS API UpdateNodegroupVersion)."""
     date: str
     """The release date (ISO), the `vYYYYMMDD` of the release's tag."""
-    driver: str
-    """The NVIDIA driver (kmod-nvidia-latest-dkms) of the AL2023_x86_64_NVIDIA and AL2023_ARM_64_NVIDIA AMIs."""
+    driver: str = field(metadata={"fact": True})
+    """The NVIDIA driver (kmod-nvidia-latest-dkms) of the AL2023_x86_64_NVIDIA and AL2023_ARM_64_NVIDIA AMIs. A fact
+    of the release, not a gpufleet pin: other tables name the same driver for their own reasons (a GPU's minimum
+    driver, a stack's operator driver), so tests/unit/test_versions_single_source.py does not count it as a pin."""
 
     @property
     def tag(self) -> str:

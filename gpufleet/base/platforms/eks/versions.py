@@ -42,8 +42,8 @@ class EksVersions(VersionTraits):
 
     def node_image_warnings(self, stack: str, spec: Any, day: dt.date) -> list:
         """An AL2023 AMI release the stack runs that is over AMI_RELEASE_WARNING_DAYS old on `day`: one warning per
-        release, at the pools that chose it (`nodePools[i].amiRelease`) or, for gpufleet's pin, at the Kubernetes minor
-        that picks it (the fix is a reviewed bump of the pin)."""
+        release, at the pools that chose it (`nodePools[i].amiRelease`) or, for gpufleet's pin, at `nodePools` (where a
+        pool could choose another; the fix is a reviewed bump of the pin), with the minor as its value."""
         minor = spec.cluster.kubernetes_version
         if minor not in versions.EKS_AL2023_RELEASE_PINS:
             return []  # not a minor gpufleet plans for on EKS: the spec refuses it
@@ -71,7 +71,7 @@ class EksVersions(VersionTraits):
                                 f"{old}; move to a newer one (gpufleet pins {newest}), a rolling replacement of the pool's "
                                 "nodes the review shows with the driver it ships", release) for i in chosen_at]
             else:
-                out.append(Problem(stack, f"{NAMESPACE}:cluster.kubernetesVersion",
+                out.append(Problem(stack, f"{NAMESPACE}:nodePools",
                                    f"{old}; it is gpufleet's pin for EKS {minor}: check awslabs/amazon-eks-ami's releases "
                                    "and bump EKS_AL2023_RELEASE_PINS in gpufleet/base/versions.py (with the release's "
                                    "driver and source), a reviewed rolling replacement of every pool's nodes", minor))
