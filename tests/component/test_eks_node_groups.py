@@ -204,3 +204,17 @@ def test_efa_secondary_interface_type_follows_the_catalog():
     assert "efa_p5en" in p5en.sources
     nics = efa_interfaces(p5en.efa_interfaces, ["sg-1"], p5en.efa_secondary)
     assert [n["interface_type"] for n in nics] == ["efa"] + ["efa-only"] * 15
+
+
+def test_the_cloud_reports_the_pinned_release_back_so_a_second_up_changes_nothing(p):
+    """The mocks answer as DescribeNodegroup does: the release asked for and the minor EKS derives from it. Before
+    issue 50 the release came from SSM's moving `recommended` parameter, a new value at any `up` after an AMI release."""
+    from gpufleet.app.review.diff import input_changes
+
+    groups = [r for r in p.resources if r.type == NG]
+    assert len(groups) == 3
+    for ng in groups:
+        assert mocked_output(ng, "releaseVersion") == ng.inputs["releaseVersion"] == "1.35.6-20260714"
+        assert mocked_output(ng, "version") == "1.35"
+        state = {**ng.inputs, "releaseVersion": mocked_output(ng, "releaseVersion")}
+        assert input_changes(NG, state, ng.inputs) == []

@@ -185,19 +185,3 @@ def test_other_node_group_updates_leave_the_nodes_alone(inputs):
     (change,) = review_plans(_plan([before]), _plan([after])).changes
     assert change.rollout is None and not change.disruptive
 
-
-def test_the_cloud_reports_the_pinned_release_back_so_a_second_up_changes_nothing():
-    """The mocks answer as DescribeNodegroup does: the release asked for and the minor EKS derives from it. Before
-    issue 50 the release came from SSM's moving `recommended` parameter, a new value at any `up` after an AMI release."""
-    from gpufleet.app.review.diff import input_changes
-    from gpufleet.testing import mocked_output
-    from tests.eks_plan import prod_eks
-
-    plan = prod_eks()[0]
-    groups = [r for r in plan.resources if r.type == NG]
-    assert len(groups) == 3
-    for ng in groups:
-        assert mocked_output(ng, "releaseVersion") == ng.inputs["releaseVersion"] == "1.35.6-20260714"
-        assert mocked_output(ng, "version") == "1.35"
-        state = {**ng.inputs, "releaseVersion": mocked_output(ng, "releaseVersion")}
-        assert input_changes(NG, state, ng.inputs) == []
