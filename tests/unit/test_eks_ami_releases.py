@@ -185,3 +185,13 @@ def test_other_node_group_updates_leave_the_nodes_alone(inputs):
     (change,) = review_plans(_plan([before]), _plan([after])).changes
     assert change.rollout is None and not change.disruptive
 
+
+
+def test_a_release_whose_driver_cannot_run_the_workloads_cuda_is_refused():
+    c = _eks(amiRelease="1.33.5-20251023")
+    c["gpufleet:cluster"]["kubernetesVersion"] = "1.33"
+    c["gpufleet:workloads"] = {"cudaVersions": ["12.8", "13.0"]}
+    assert spec_problems(c, stack="s") == [
+        "stack 's': gpufleet:nodePools[0].amiRelease: its NVIDIA driver 570.195.03 (branch 570) cannot run CUDA 13.0 "
+        "(workloads.cudaVersions): driver 570.195.03 is older than 580.65.06, the minimum for CUDA 13.0 "
+        "(got '1.33.5-20251023')"]
