@@ -24,8 +24,10 @@ AMI_RELEASE_WARNING_DAYS = 90
 class EksVersions(VersionTraits):
     kubernetes_versions = versions.EKS_KUBERNETES_VERSIONS
     unknown_version = "is not an EKS version gpufleet plans for"
-    # An EKS GPU AMI's catalog driver is a floor (aws_instances.yaml amis), not the branch the AMI ships: AWS moves
-    # the AMI's driver branch itself, so judging the floor's branch would warn about a driver the nodes may not run.
+    # A Bottlerocket AMI's catalog driver is a floor (aws_instances.yaml amis), not the branch the AMI ships: AWS moves
+    # its driver branch itself, so judging the floor's branch would warn about a driver the nodes may not run. (AL2023
+    # pools run a pinned release whose driver is known, versions.EKS_AL2023_RELEASES; the trait is per platform, so
+    # it stays off until Bottlerocket is pinned too.)
     driver_branch_judged = False
     move_rules = (
         MoveRule(CONTROL_PLANE, "no-downgrade",
