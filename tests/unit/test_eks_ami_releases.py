@@ -178,6 +178,15 @@ def test_a_karpenter_alias_bump_reviews_as_drift_replacing_the_nodes():
         "replaces it, as the NodePool's disruption budgets allow (karpenter.sh, 'Disruption': Drift)")
 
 
+def test_a_cpu_node_group_bump_names_no_driver():
+    before, after = _node_group("1.35.4-20260505"), _node_group("1.35.6-20260714")
+    for r in (before, after):
+        r["inputs"]["amiType"] = "AL2023_x86_64_STANDARD"
+    (change,) = review_plans(_plan([before]), _plan([after])).disruptive
+    assert change.rollout.startswith("every node is replaced by one of AMI release 1.35.6-20260714 (was "
+                                     "1.35.4-20260505): no NVIDIA driver (a CPU AMI); EKS launches")
+
+
 @pytest.mark.parametrize("inputs", [{"amiType": "AL2023_x86_64_NVIDIA", "labels": {"a": "b"}}])
 def test_other_node_group_updates_leave_the_nodes_alone(inputs):
     before, after = _node_group("1.35.6-20260714"), _node_group("1.35.6-20260714")

@@ -76,7 +76,7 @@ class ResourceChange:
     @property
     def disruptive(self) -> bool:
         """Replacing anything, deleting a cluster, node pool, file system, network, host install or anything that holds
-        data, or removing a resource's protection."""
+        data, removing a resource's protection, or an update that replaces the nodes a pool runs (`rollout`)."""
         return (self.op == "replace" or self.may_replace or (self.op == "delete" and self.kind is not None)
                 or self.data_loss or bool(self.unprotects) or bool(self.rollout))
 

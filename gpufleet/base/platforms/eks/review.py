@@ -127,8 +127,9 @@ class EksReview(ReviewTraits):
             pace = (f"{update['maxUnavailablePercentage']:g}%" if update.get("maxUnavailablePercentage") is not None
                     else f"{update.get('maxUnavailable', 1):g}")
             old, new = before.get("releaseVersion"), after.get("releaseVersion")
-            return (f"every node is replaced by one of AMI release {new} (was {old}): NVIDIA driver {_driver(old)} -> "
-                    f"{_driver(new)}; {MNG_UPDATE.format(pace=pace)}")
+            driver = (f"NVIDIA driver {_driver(old)} -> {_driver(new)}" if "NVIDIA" in str(after.get("amiType", ""))
+                      else "no NVIDIA driver (a CPU AMI)")
+            return f"every node is replaced by one of AMI release {new} (was {old}): {driver}; {MNG_UPDATE.format(pace=pace)}"
         if type_ == NODE_CLASS and _alias(before) != _alias(after):
             old, new = _alias(before), _alias(after)
             return (f"every node is replaced by one of AMI {new} (was {old}): NVIDIA driver {_tag_driver(old)} -> "
