@@ -1,5 +1,6 @@
 """EksNodeGroup: one EKS managed node group with its launch template. The AMI comes from the AMI type
-and the release version in its SSM parameter (never an AMI id); IMDSv2 is required; the root volume
+and a release version (never an AMI id): AL2023's pinned release (gpufleet.base.versions.EKS_AL2023_RELEASE_PINS),
+Bottlerocket's from its SSM parameter at deploy; IMDSv2 is required; the root volume
 is encrypted gp3; labels and taints are set on the group and mirrored as cluster-autoscaler
 node-template tags so the pool can scale from zero; EFA pools get every EFA interface the instance
 type has, a cluster placement group and the EFA security group."""
@@ -38,6 +39,11 @@ class EksNodeGroupArgs:
     """EC2 instance types, all of one shape (the first decides EFA interfaces)."""
     ami: str = "al2023-nvidia"
     """Key of gpufleet.base.versions.EKS_AMIS; default: AL2023 with the NVIDIA driver."""
+    ami_release: Optional[str] = None
+    """AL2023: the AMI release the nodes run (the node group's `release_version`, "1.N.P-YYYYMMDD", a release of
+    gpufleet.base.versions.EKS_AL2023_RELEASES for `kubernetes_version`). Default: gpufleet's pin for the minor
+    (EKS_AL2023_RELEASE_PINS), so a new AMI release reaches the nodes only through a reviewed bump. Not used on
+    Bottlerocket, whose release is read from its SSM parameter at deploy."""
     capacity: str = "on-demand"
     """on-demand | spot | reserved. Spot groups get EKS's managed capacity rebalancing (nodes drained on a rebalance
     recommendation before the interruption). Reserved groups launch into `reservation_id` or
@@ -235,7 +241,8 @@ def _tag_name(key: str) -> str:
 
 class EksNodeGroup(pulumi.ComponentResource):
     """`gpufleet:eks:EksNodeGroup`: one EKS managed node group (`<name>-ng`) with its launch template (`<name>-lt`):
-    the AMI from its SSM parameter (never an AMI id), IMDSv2 required, an encrypted gp3 root volume, labels and
+    the AMI at its pinned release (AL2023) or from its SSM parameter (Bottlerocket), never an AMI id, IMDSv2
+    required, an encrypted gp3 root volume, labels and
     taints mirrored as cluster-autoscaler node-template tags so the pool scales from zero (also on its Auto
     Scaling group, `<name>-asg-*`), and every EFA interface the instance type has on EFA pools. The autoscaler
     owns the desired size (ignored on update)."""
@@ -244,8 +251,15 @@ class EksNodeGroup(pulumi.ComponentResource):
         super().__init__("gpufleet:eks:EksNodeGroup", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         ami_type, ssm_path = versions.eks_ami(args.ami, args.kubernetes_version, _arch(args.instance_types))
-        self.ssm_parameter = ssm_path
-        release = aws.ssm.get_parameter_output(name=ssm_path, opts=pulumi.InvokeOutputOptions(parent=self))
+        if args.ami.startswith("al2023"):
+            # The pinned release (issue 50): moving it is a reviewed change, never an SSM parameter's drift.
+            self.ami_release = versions.eks_al2023_release(args.kubernetes_version, args.ami_release).release
+            self.ssm_parameter = None
+            release: pulumi.Input[str] = self.ami_release
+        else:
+            self.ami_release = None
+            self.ssm_parameter = ssm_path
+            release = aws.ssm.get_parameter_output(name=ssm_path, opts=pulumi.InvokeOutputOptions(parent=self)).value
 
         # Bottlerocket keeps images on its second (data) volume; AL2023 on the root volume.
         device = "/dev/xvdb" if args.ami.startswith("bottlerocket") else "/dev/xvda"
@@ -297,7 +311,7 @@ class EksNodeGroup(pulumi.ComponentResource):
             instance_types=list(args.instance_types),
             capacity_type=capacity_type(args),
             ami_type=ami_type,
-            release_version=release.value,
+            release_version=release,
             launch_template={"id": self.launch_template.id, "version": self.launch_template.latest_version.apply(str)},
             scaling_config={"min_size": args.min_nodes, "max_size": args.max_nodes, "desired_size": args.min_nodes},
             update_config=update_config(args.max_unavailable),
@@ -324,5 +338,6 @@ class EksNodeGroup(pulumi.ComponentResource):
             for key, value in self.tags.items()
             if key.startswith(L.CA_TEMPLATE_PREFIX)
         ]
-        self.register_outputs({"nodeGroupName": self.node_group.node_group_name, "amiParameter": ssm_path})
+        self.register_outputs({"nodeGroupName": self.node_group.node_group_name,
+                               **({"amiRelease": self.ami_release} if self.ami_release else {"amiParameter": ssm_path})})
 

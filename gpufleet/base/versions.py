@@ -8,7 +8,7 @@ enforces it), so Renovate or a human updates exactly one place. Versions that tr
 from __future__ import annotations
 
 from typing import Optional
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -543,10 +543,12 @@ DCGM_IMAGE = "nvcr.io/nvidia/cloud-native/dcgm:4.6.0-1-ubuntu24.04"
 # infra/base/terraform/variables.tf (line 15, `eks_cluster_version` default) deploys.
 EKS_KUBERNETES_VERSIONS = ("1.32", "1.33", "1.34", "1.35", "1.36")
 
-# EKS-optimized GPU AMIs are chosen by SSM parameter, never by AMI id: AMI type -> (the node group's
-# `amiType`, the SSM parameter holding the release version for a Kubernetes minor version). The
-# release version is read at deploy time and set on the node group, so an AMI update is a visible
-# diff. Paths: docs.aws.amazon.com/eks/latest/userguide/retrieve-ami-id.html and
+# EKS-optimized AMIs are chosen by AMI type and release, never by AMI id: AMI type -> (the node group's `amiType`,
+# the SSM parameter holding the release version for a Kubernetes minor version). AL2023 node groups run the pinned
+# release of EKS_AL2023_RELEASE_PINS (below; a bump is a reviewed change), not the SSM `recommended` parameter, whose
+# value moves with every AMI release and would roll the nodes (and their NVIDIA driver branch) at the next unrelated
+# `pulumi up` (issue 50). Bottlerocket node groups still read their SSM parameter at deploy time. Paths:
+# docs.aws.amazon.com/eks/latest/userguide/retrieve-ami-id.html and
 # bottlerocket.dev/en/os/latest/#/install/quickstart/aws/ (SSM parameters).
 EKS_AMIS: dict[str, tuple[str, str]] = {
     "al2023-nvidia": (
@@ -581,6 +583,90 @@ def eks_ami(ami: str, kubernetes_version: str, arch: str = "amd64") -> tuple[str
     instances' CPU architecture (KeyError: no arm64 variant recorded)."""
     ami_type, path = (EKS_ARM_AMIS if arch == "arm64" else EKS_AMIS)[ami]
     return ami_type, path.format(k8s=kubernetes_version)
+
+
+@dataclass(frozen=True)
+class EksAmiRelease:
+    """One release of the EKS-optimized AL2023 AMIs for one Kubernetes minor, with the NVIDIA driver its accelerated
+    (nvidia) variants ship. The same release version names the standard and nvidia variants, x86_64 and arm64."""
+
+    release: str
+    """The managed node group's `releaseVersion` ("<Kubernetes patch>-<YYYYMMDD>", EKS API UpdateNodegroupVersion)."""
+    date: str
+    """The release date (ISO), the `vYYYYMMDD` of the release's tag."""
+    driver: str = field(metadata={"fact": True})
+    """The NVIDIA driver (kmod-nvidia-latest-dkms) of the AL2023_x86_64_NVIDIA and AL2023_ARM_64_NVIDIA AMIs. A fact
+    of the release, not a gpufleet pin: other tables name the same driver for their own reasons (a GPU's minimum
+    driver, a stack's operator driver), so tests/unit/test_versions_single_source.py does not count it as a pin."""
+
+    @property
+    def tag(self) -> str:
+        """The release's tag, also the version of Karpenter's pinned AMI alias (`al2023@vYYYYMMDD`)."""
+        return "v" + self.date.replace("-", "")
+
+    @property
+    def driver_branch(self) -> int:
+        return int(self.driver.split(".", 1)[0])
+
+    @property
+    def minor(self) -> str:
+        return ".".join(self.release.split(".")[:2])
+
+
+# EKS-optimized AL2023 AMI releases gpufleet knows, per Kubernetes minor. Source of every row: awslabs/amazon-eks-ami
+# CHANGELOG.md at 81fec2e8 (main, 2026-07-23; the tag v20260724 points at it and its newest entry is v20260714):
+# "AMI Release vYYYYMMDD", section "Kubernetes 1.N": the "Release version" cell and the kmod-nvidia-latest-dkms row of
+# the AL2023_x86_64_NVIDIA column (the AL2023_ARM_64_NVIDIA column names the same driver, built .el9). The rows mark
+# where the driver branch moved for a minor: 1.33 went 570 -> 575 (v20250715, PR #2274) -> 570 (v20250920) -> 580
+# (v20251112), the 580 default backported per minor under awslabs/amazon-eks-ami#2470 (PRs #2484 #2496 #2503 #2509).
+# That is why a pool's AMI release is pinned and its bump reviewed: a new release may move the driver branch, which
+# decides the CUDA versions the nodes run. 1.36 first ships in v20260610. Read 2026-12-05.
+EKS_AL2023_RELEASES: dict[str, EksAmiRelease] = {r.release: r for r in (
+    EksAmiRelease("1.32.13-20260714", "2026-07-14", "580.159.03"),
+    EksAmiRelease("1.32.13-20260505", "2026-05-05", "580.126.09"),
+    EksAmiRelease("1.32.9-20260116", "2026-01-16", "580.105.08"),
+    EksAmiRelease("1.33.13-20260714", "2026-07-14", "580.159.03"),
+    EksAmiRelease("1.33.11-20260505", "2026-05-05", "580.126.09"),
+    EksAmiRelease("1.33.5-20260116", "2026-01-16", "580.105.08"),
+    EksAmiRelease("1.33.5-20251112", "2025-11-12", "580.95.05"),
+    EksAmiRelease("1.33.5-20251023", "2025-10-23", "570.195.03"),
+    EksAmiRelease("1.33.5-20250920", "2025-09-20", "570.172.08"),
+    EksAmiRelease("1.33.0-20250715", "2025-07-15", "575.57.08"),
+    EksAmiRelease("1.34.9-20260714", "2026-07-14", "580.159.03"),
+    EksAmiRelease("1.34.7-20260505", "2026-05-05", "580.126.09"),
+    EksAmiRelease("1.34.2-20260116", "2026-01-16", "580.105.08"),
+    EksAmiRelease("1.34.1-20251112", "2025-11-12", "580.95.05"),
+    EksAmiRelease("1.34.1-20251016", "2025-10-16", "570.195.03"),
+    EksAmiRelease("1.35.6-20260714", "2026-07-14", "580.159.03"),
+    EksAmiRelease("1.35.4-20260505", "2026-05-05", "580.126.09"),
+    EksAmiRelease("1.35.0-20260116", "2026-01-16", "580.105.08"),
+    EksAmiRelease("1.36.2-20260714", "2026-07-14", "580.159.03"),
+    EksAmiRelease("1.36.1-20260610", "2026-06-10", "580.159.03"),
+)}
+
+# The AL2023 AMI release every EKS node group (standard and nvidia) and Karpenter GPU pool runs, per Kubernetes minor:
+# the newest release of EKS_AL2023_RELEASES (v20260714 for every minor). A pool may name another known release of its
+# minor (nodePools[*].amiRelease). Bump here: the review shows each pool's nodes replaced, rolling, with the old and new
+# driver (gpufleet/base/platforms/eks/review.py).
+EKS_AL2023_RELEASE_PINS: dict[str, str] = {
+    "1.32": "1.32.13-20260714",
+    "1.33": "1.33.13-20260714",
+    "1.34": "1.34.9-20260714",
+    "1.35": "1.35.6-20260714",
+    "1.36": "1.36.2-20260714",
+}
+
+
+def eks_al2023_release(kubernetes_version: str, override: Optional[str] = None) -> EksAmiRelease:
+    """The AL2023 AMI release a pool on a Kubernetes minor runs: `override` (a pool's amiRelease) or the minor's pin
+    (KeyError: not a known release)."""
+    return EKS_AL2023_RELEASES[override or EKS_AL2023_RELEASE_PINS[kubernetes_version]]
+
+
+def eks_al2023_releases(kubernetes_version: str) -> list[str]:
+    """The known releases of a Kubernetes minor, newest first (what a pool's amiRelease may name)."""
+    rows = [r for r in EKS_AL2023_RELEASES.values() if r.minor == kubernetes_version]
+    return [r.release for r in sorted(rows, key=lambda r: r.date, reverse=True)]
 
 
 # Cluster autoscaler chart (kubernetes/autoscaler, tag cluster-autoscaler-chart-9.59.0 = 5a0b98e4, 2026-07-21, the newest
@@ -762,13 +848,22 @@ DRA_DRIVER_NVIDIA_GPU = HelmChart(
 )
 
 # EC2NodeClass amiSelectorTerms alias per gpufleet GPU AMI: Karpenter picks the NVIDIA variant of the family for GPU
-# instance types itself. The version part is "latest" until a release is pinned here: the CRD's own description
-# warns that latest drifts nodes when a new AMI is released (bounded by each NodePool's disruption budget); pin
-# e.g. "al2023@v20250920" to hold them.
+# instance types itself. The EC2NodeClass CRD (../shared/reference/crds/karpenter/karpenter.k8s.aws_ec2nodeclasses.yaml,
+# `amiSelectorTerms[].alias`): "family@version", the version "pinned to a specific AMI release, with that AMIs version
+# format (ex: "al2023@v20240625" or "bottlerocket@v1.10.0")", or "latest", which "will result in drift when a new AMI
+# is released. This is **not** recommended for production environments." AL2023 pools are pinned to the release of
+# EKS_AL2023_RELEASE_PINS (karpenter_ami_alias); Bottlerocket still follows latest (no Bottlerocket release is recorded
+# here yet), bounded by each NodePool's disruption budget.
 KARPENTER_AMI_ALIASES: dict[str, str] = {
-    "al2023-nvidia": "al2023@latest",
+    "al2023-nvidia": "al2023@{tag}",
     "bottlerocket-nvidia": "bottlerocket@latest",
 }
+
+
+def karpenter_ami_alias(ami: str, kubernetes_version: str, override: Optional[str] = None) -> str:
+    """The EC2NodeClass alias of a pool's AMI: AL2023 at the pinned release of the minor (or the pool's amiRelease)."""
+    alias = KARPENTER_AMI_ALIASES[ami]
+    return alias.format(tag=eks_al2023_release(kubernetes_version, override).tag) if "{tag}" in alias else alias
 
 
 # Cold start (components/cold_start/, docs/cold-start.md).

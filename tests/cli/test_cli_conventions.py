@@ -159,7 +159,8 @@ def test_findings_are_grouped_one_line_each_naming_the_stack_key():
 
 
 def test_nothing_a_user_reads_carries_a_mock_placeholder():
-    """The EKS AMI release and an unpinned add-on's version are read from AWS at deploy: plan and review say so."""
+    """An unpinned add-on's version is read from AWS at deploy: plan and review say so. The AL2023 AMI release is
+    pinned (issue 50): the review names both releases."""
     from gpufleet.app.review import render as review_render, review_plans
 
     p = planned("prod-eks", policies=True)
@@ -172,8 +173,8 @@ def test_nothing_a_user_reads_carries_a_mock_placeholder():
     texts = [render(p, fmt) for fmt in ("text", "json", "markdown")]
     texts += [review_render(review, fmt) for fmt in ("markdown", "text", "json")]
     assert not [t for t in texts if "placeholder" in t]
-    assert ("  EKS AMI release: 1.35.0-20251101 -> the release in SSM /aws/service/eks/optimized-ami/1.35/"
-            "amazon-linux-2023/x86_64/nvidia/recommended/release_version at deploy, ") in texts[4]  # the text review
+    assert "  EKS AMI release: 1.35.0-20251101 -> 1.35.6-20260714\n" in texts[4]  # the text review
+    assert "  EKS add-on aws-ebs-csi-driver: EKS's default for Kubernetes 1.35 at deploy\n" in texts[4]
 
 
 def test_cost_items_have_human_names_not_chart_sources():

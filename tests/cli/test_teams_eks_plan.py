@@ -63,7 +63,11 @@ def test_plans_with_exit_0_and_only_the_known_advisory(planned):
     assert code == 0
     # No quota warning, no version warning (EKS 1.35 is in standard support until 2027-03-27, past the 90-day window on
     # the tests' date). The catalog's own warning (issue 12) is expected: the AWS price estimates are dated 2025-11-15.
-    assert sorted(w["path"] for w in result["warnings"]) == ["catalog"]
+    # So is the pinned AMI release's age (issue 50): the newest release recorded, v20260714, is 143 days old then.
+    assert sorted(w["path"] for w in result["warnings"]) == ["catalog", "gpufleet:nodePools"]
+    (ami,) = [w for w in result["warnings"] if w["path"] == "gpufleet:nodePools"]
+    assert ami["message"].startswith("EKS AL2023 AMI release 1.35.6-20260714 (v20260714, NVIDIA driver 580.159.03), run "
+                                     "by the system pool, pool 'h100-train', pool 'l4-infer', is 143 days old on 2026-12-04")
     # p5.48xlarge is the catalog's only 8 x H100-80GB type, so diversification stays an advisory.
     # And no metrics pipeline (gpufleet:observability is off by default on EKS): gpu-observability on each GPU pool.
     found = sorted((v["policy"], v["level"], v["urn"].rsplit("::", 1)[-1]) for v in result["violations"])

@@ -6,7 +6,8 @@ from gpufleet.base import versions
 from tests.eks_plan import prod_eks
 from gpufleet.app.plan.mocks import eks_cluster_security_group, node_group_asg
 from gpufleet.testing import mocked, mocked_id, mocked_output
-from tests.helpers import by_type, one, parent_of
+from gpufleet.app.plan import engine
+from tests.helpers import by_type, example_config, one, parent_of, plan_config
 
 NG = "aws:eks/nodeGroup:NodeGroup"
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
@@ -55,25 +56,45 @@ def test_gpu_pool_capacity_instance_types_labels_and_taints(p):
     assert system["labels"] == {"gpufleet.io/pool": "system"}
 
 
-def test_ami_from_ssm_parameter_never_an_id(p, invokes):
+def test_al2023_pools_run_the_pinned_release_never_an_id_nor_ssm(p, invokes):
+    """Issue 50: AL2023 node groups (GPU and system) run gpufleet's pinned release of the cluster's minor, not SSM's
+    `recommended` parameter, whose value moves with every AMI release."""
     for pool, ami_type in [("system", "AL2023_x86_64_STANDARD"), ("h100-train", "AL2023_x86_64_NVIDIA"), ("l4-infer", "AL2023_x86_64_NVIDIA")]:
         ng = one(p, NG, f"prod-gpu-pool-{pool}-ng").inputs
         assert ng["amiType"] == ami_type
-        # the SSM parameter's value at deploy, said in words where the plan and the review show it
-        variant = "standard" if pool == "system" else "nvidia"
-        assert ng["releaseVersion"] == ("the release in SSM /aws/service/eks/optimized-ami/1.35/amazon-linux-2023/"
-                                        f"x86_64/{variant}/recommended/release_version at deploy")
+        assert ng["releaseVersion"] == "1.35.6-20260714" == versions.EKS_AL2023_RELEASE_PINS["1.35"]
     for lt in by_type(p, LT):
         assert "imageId" not in lt.inputs, lt.name
-    paths = [args["name"] for tok, args in invokes if tok == "aws:ssm/getParameter:getParameter"]
-    assert sorted(paths) == sorted([
-        "/aws/service/eks/optimized-ami/1.35/amazon-linux-2023/x86_64/standard/recommended/release_version",
-        "/aws/service/eks/optimized-ami/1.35/amazon-linux-2023/x86_64/nvidia/recommended/release_version",
-        "/aws/service/eks/optimized-ami/1.35/amazon-linux-2023/x86_64/nvidia/recommended/release_version",
-    ])
+    assert [args for tok, args in invokes if tok == "aws:ssm/getParameter:getParameter"] == []
     assert versions.eks_ami("bottlerocket-nvidia", "1.34") == (
         "BOTTLEROCKET_x86_64_NVIDIA", "/aws/service/bottlerocket/aws-k8s-1.34-nvidia/x86_64/latest/image_version",
     )
+
+
+def test_a_pool_may_run_another_known_release_and_bottlerocket_still_reads_ssm():
+    c = example_config("prod-eks")
+    c["gpufleet:nodePools"][0]["amiRelease"] = "1.35.4-20260505"
+    c["gpufleet:nodePools"][1]["ami"] = "bottlerocket-nvidia"
+    monitors: list = []
+    original = engine.register
+
+    def recording(stack_file):
+        spec, monitor = original(stack_file)
+        monitors.append(monitor)
+        return spec, monitor
+
+    engine.register = recording
+    try:
+        plan = plan_config(c, stack="prod-eks", policies=False)
+    finally:
+        engine.register = original
+    invokes = monitors[0].invokes
+    assert one(plan, NG, "prod-gpu-pool-h100-train-ng").inputs["releaseVersion"] == "1.35.4-20260505"
+    assert one(plan, NG, "prod-gpu-pool-system-ng").inputs["releaseVersion"] == "1.35.6-20260714"
+    assert one(plan, NG, "prod-gpu-pool-l4-infer-ng").inputs["releaseVersion"] == (
+        "the release in SSM /aws/service/bottlerocket/aws-k8s-1.35-nvidia/x86_64/latest/image_version at deploy")
+    assert [a["name"] for tok, a in invokes if tok == "aws:ssm/getParameter:getParameter"] == [
+        "/aws/service/bottlerocket/aws-k8s-1.35-nvidia/x86_64/latest/image_version"]
 
 
 def test_launch_templates_imdsv2_and_encrypted_gp3(p):
@@ -183,3 +204,17 @@ def test_efa_secondary_interface_type_follows_the_catalog():
     assert "efa_p5en" in p5en.sources
     nics = efa_interfaces(p5en.efa_interfaces, ["sg-1"], p5en.efa_secondary)
     assert [n["interface_type"] for n in nics] == ["efa"] + ["efa-only"] * 15
+
+
+def test_the_cloud_reports_the_pinned_release_back_so_a_second_up_changes_nothing(p):
+    """The mocks answer as DescribeNodegroup does: the release asked for and the minor EKS derives from it. Before
+    issue 50 the release came from SSM's moving `recommended` parameter, a new value at any `up` after an AMI release."""
+    from gpufleet.app.review.diff import input_changes
+
+    groups = [r for r in p.resources if r.type == NG]
+    assert len(groups) == 3
+    for ng in groups:
+        assert mocked_output(ng, "releaseVersion") == ng.inputs["releaseVersion"] == "1.35.6-20260714"
+        assert mocked_output(ng, "version") == "1.35"
+        state = {**ng.inputs, "releaseVersion": mocked_output(ng, "releaseVersion")}
+        assert input_changes(NG, state, ng.inputs) == []

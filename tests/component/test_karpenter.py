@@ -95,7 +95,9 @@ def test_capacity_block_nodepool_and_nodeclass(p):
                     "topology.kubernetes.io/zone": ["us-east-1b"]}
     assert spec["limits"] == {"nvidia.com/gpu": 16}
     nc = one(p, NODECLASS, "karpenter-gpu-pool-h100-block-nodeclass").inputs["spec"]
-    assert nc["amiSelectorTerms"] == [{"alias": versions.KARPENTER_AMI_ALIASES["al2023-nvidia"]}]
+    # The pinned release of the cluster's minor (issue 50), in the CRD's pinned form "al2023@vYYYYMMDD"
+    assert nc["amiSelectorTerms"] == [{"alias": "al2023@v20260714"}]
+    assert versions.EKS_AL2023_RELEASE_PINS["1.35"].endswith("-20260714")
     assert nc["capacityReservationSelectorTerms"] == [{"id": CB}]
     assert nc["placementGroupSelector"] == {"name": mocked_output(one(p, "aws:ec2/placementGroup:PlacementGroup"), "name")}
     assert nc["role"] == mocked_output(one(p, "aws:iam/role:Role", "karpenter-gpu-eks-node-role"), "name")  # the cluster's node role (its EC2_LINUX access entry exists)

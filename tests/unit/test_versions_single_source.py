@@ -25,7 +25,8 @@ def pinned_versions() -> set[str]:
             found.update({value, value.removeprefix("v")})
         elif is_dataclass(value):
             for f in fields(value):
-                add(getattr(value, f.name))
+                if not f.metadata.get("fact"):  # a fact recorded beside a pin (an AMI release's driver) is no pin
+                    add(getattr(value, f.name))
         elif isinstance(value, dict):
             for v in value.values():
                 add(v)

@@ -376,6 +376,12 @@ def aws_resource(typ: str, name: str, inputs: dict, outputs: dict) -> tuple[str,
         out["arn"] = f"{arn}:eks:{region}:{PLAN_ACCOUNT}:nodegroup/{cluster}/{physical}/{uid}"
         out["resources"] = [{"autoscalingGroups": [{"name": node_group_asg(name, physical)}]}]
         out["status"] = "ACTIVE"
+        # DescribeNodegroup reports the release the group runs (the one asked for, gpufleet's pin) and the Kubernetes
+        # minor EKS derives from it (`version`, computed where the program sets none): EKS API Nodegroup releaseVersion,
+        # version. A pinned release reads back as written, so a second `up` finds no change (issue 50).
+        release = str(inputs.get("releaseVersion") or "")
+        if release[:1].isdigit() and release.count(".") >= 2:
+            out.setdefault("version", ".".join(release.split(".")[:2]))
     elif typ == "aws:eks/addon:Addon":
         rid = f"{inputs.get('clusterName', '')}:{inputs.get('addonName', name)}"
         out["arn"] = f"{arn}:eks:{region}:{PLAN_ACCOUNT}:addon/{inputs.get('clusterName', '')}/{inputs.get('addonName', name)}/{_uuid(typ, name)}"

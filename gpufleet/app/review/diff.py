@@ -60,6 +60,9 @@ class ResourceChange:
     """Protection this change removes: "protect" and/or "retainOnDelete" (on before, off after)."""
     hidden: list[str] = field(default_factory=list)
     """What changed inside its secret inputs, as a reviewer calls it ("node labels"), from the plans' digests."""
+    rollout: Optional[str] = None
+    """An in-place update that replaces the nodes the resource runs (a node image moved: ReviewTraits.node_rollout),
+    what happens to them; else None."""
 
     @property
     def kind(self) -> Optional[str]:
@@ -73,15 +76,16 @@ class ResourceChange:
     @property
     def disruptive(self) -> bool:
         """Replacing anything, deleting a cluster, node pool, file system, network, host install or anything that holds
-        data, or removing a resource's protection."""
+        data, removing a resource's protection, or an update that replaces the nodes a pool runs (`rollout`)."""
         return (self.op == "replace" or self.may_replace or (self.op == "delete" and self.kind is not None)
-                or self.data_loss or bool(self.unprotects))
+                or self.data_loss or bool(self.unprotects) or bool(self.rollout))
 
     def to_json(self) -> dict:
         return {
             "op": self.op, "urn": self.urn, "type": self.type, "name": self.name, "group": self.group,
             "disruptive": self.disruptive, "mayReplace": self.may_replace, "replaceReasons": self.replace_reasons,
             "dataLoss": self.data_loss, "holds": self.holds, "unprotects": self.unprotects, "hidden": self.hidden,
+            "rollout": self.rollout,
             "inputs": [c.to_json() for c in self.inputs],
         }
 
@@ -189,7 +193,19 @@ def change_for(op: str, r: dict, group: str, before: Optional[dict], after: Opti
     elif forcing:
         change.may_replace = True
         change.replace_reasons = sorted({c.path for c in forcing})
+    elif inputs:
+        change.rollout = node_rollout(r["type"], before or {}, after or {})
     return change
+
+
+def node_rollout(type_: str, before: dict, after: dict) -> Optional[str]:
+    """What an in-place update does to the nodes a resource runs (ReviewTraits.node_rollout of the platform whose
+    provider owns the type), or None."""
+    for name in platforms.names():
+        found = platforms.get(name).review.node_rollout(type_, before, after)
+        if found:
+            return found
+    return None
 
 
 def hidden_name(type_: str, path: str) -> str:

@@ -179,6 +179,8 @@ def disruptive(review: Review) -> list[str]:
         elif c.unprotects and c.op == "update" and not c.may_replace:
             out.append(f"- **REMOVES PROTECTION from {kind} {code(c.name)}** {where}: {unprotect_text(c)}")
             continue
+        elif c.rollout and c.op == "update" and not c.may_replace:
+            out.append(f"- **REPLACES THE NODES of {kind} {code(c.name)}**, rolling {where}: {text(c.rollout, 2000)}")
         else:
             out.append(f"- **{verb} {kind} {code(c.name)}** {where}: {reason_text(c)}")
         if c.unprotects:

@@ -60,6 +60,8 @@ def render(review: Review) -> str:
             out.append(f"  ! REMOVES PROTECTION from {ch.kind or 'resource'} {ch.name} ({ch.type}): "
                        f"{unprotect_text(ch)}")
             continue
+        elif ch.rollout and ch.op == "update" and not ch.may_replace:
+            out.append(f"  ! REPLACES THE NODES of {ch.kind or 'resource'} {ch.name}, rolling ({ch.type}): {clean(ch.rollout)}")
         else:
             out.append(f"  ! {verb} {ch.kind or 'resource'} {ch.name} ({ch.type}): {reason_text(ch)}")
         if ch.unprotects:

@@ -8,6 +8,7 @@ import functools
 from dataclasses import dataclass
 from typing import Optional
 
+from gpufleet.base import versions
 from gpufleet.base.catalog import _load
 
 
@@ -121,8 +122,12 @@ def gpu_instance_types() -> list[str]:
 @functools.cache
 def amis() -> dict[str, AmiFacts]:
     rows = _load("aws_instances.yaml")["amis"]
+    pinned = min((versions.EKS_AL2023_RELEASES[r] for r in versions.EKS_AL2023_RELEASE_PINS.values()),
+                 key=lambda r: tuple(int(x) for x in r.driver.split(".")))
     return {
-        n: AmiFacts(n, r["driver_branch"], r["driver_version"], r["ships_toolkit"]) for n, r in rows.items()
+        n: AmiFacts(n, pinned.driver_branch if r["driver_branch"] == "pinned" else r["driver_branch"],
+                    pinned.driver if r["driver_version"] == "pinned" else r["driver_version"], r["ships_toolkit"])
+        for n, r in rows.items()
     }
 
 

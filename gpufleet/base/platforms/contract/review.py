@@ -70,6 +70,12 @@ class ReviewTraits:
         cluster's datastore), or None. Default: None."""
         return None
 
+    def node_rollout(self, type_: str, before: dict, after: dict) -> Optional[str]:
+        """What an in-place update of a resource of its providers does to the nodes it runs, when it replaces them (a
+        node image moved, with the driver it ships): the review lists the update as disruptive with this text. None when
+        the update leaves the nodes alone. Default: None."""
+        return None
+
     def kubernetes_parts(self, type_: str, inputs: dict) -> list[VersionedPart]:
         """The control plane or node pool a resource is, with the Kubernetes version its inputs set, for the move
         rules (VersionTraits.move_rules). A pool whose inputs set no version follows the control plane and is not

@@ -78,6 +78,11 @@ class VersionTraits:
         Operator's `gpuOperator.driver.version`."""
         return "gpuOperator.driver.version"
 
+    def node_image_warnings(self, stack: str, spec: Any, day: dt.date) -> list:
+        """Warnings (gpufleet.base.spec.errors.Problem) for node images the stack pins that are old on `day` (EKS AMI
+        releases). Default: none (the platform pins no node image)."""
+        return []
+
     def kubernetes_warnings(self, stack: str, spec: Any, day: dt.date) -> list:
         """Lifecycle warnings (gpufleet.base.spec.errors.Problem) for the stack's Kubernetes minor on `day`, from the
         platform's support calendar (gpufleet/base/spec/checks/lifecycle_checks.py). Default: none (no calendar)."""

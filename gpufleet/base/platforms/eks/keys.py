@@ -11,7 +11,7 @@ from gpufleet.base.spec.platforms.eks_checks import eks_checks
 
 class EksKeys(KeyTraits):
     block = "an `eks:` block with at least `network`"
-    pool_fields = ("instance_type", "instance_types", "ami", "root_volume_gib", "availability_zone", "subnet_ids")
+    pool_fields = ("instance_type", "instance_types", "ami", "ami_release", "root_volume_gib", "availability_zone", "subnet_ids")
     storage = "cluster.eks.storage (EBS gp3 always, fsxLustre)"
     exemptions = True
     # Nodes join with the kubelet's --node-labels (EKS managed node groups and Karpenter both).

@@ -6,8 +6,9 @@ its schema marks `ForceNew` changes.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
+from gpufleet.base import versions
 from gpufleet.base.platforms.contract.review import ReplaceTable, ReviewTraits, VersionedPart
 from gpufleet.base.platforms.contract.versions import CONTROL_PLANE, NODE_POOL
 
@@ -15,6 +16,45 @@ _TF_AWS = "hashicorp/terraform-provider-aws"
 
 _KEY = "cluster.kubernetesVersion"
 """The stack key that sets every version these parts run (gpufleet:cluster.kubernetesVersion)."""
+
+NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+NODE_CLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
+
+# EKS User Guide, "Understand each phase of node updates" (managed-node-update-behavior.html): an update to a new AMI
+# release makes a launch template version with the target AMI, scales the group up (new nodes in the same zones), then
+# cordons and drains the old nodes, at most `updateConfig.maxUnavailable` at a time (default 1, quota 100), respecting
+# PodDisruptionBudgets, and scales down.
+MNG_UPDATE = ("EKS launches nodes of the new release, then cordons and drains the old ones, {pace} at a time "
+              "(updateConfig; EKS User Guide, 'Understand each phase of node updates')")
+# Karpenter's drift (karpenter.sh docs, "Disruption", Drift): a NodeClaim whose EC2NodeClass no longer selects its AMI is
+# drifted and replaced, as the NodePool's disruption budgets allow (karpenter-provider-aws, "Managing AMIs": pinning
+# the alias version and moving it is how AMI upgrades are rolled out).
+DRIFT = ("Karpenter marks each node drifted and replaces it, as the NodePool's disruption budgets allow "
+         "(karpenter.sh, 'Disruption': Drift)")
+
+
+def _driver(release: Any) -> str:
+    """The NVIDIA driver an AL2023 release ships, from versions.EKS_AL2023_RELEASES, or why it is not known."""
+    known = versions.EKS_AL2023_RELEASES.get(str(release))
+    if known:
+        return f"{known.driver} (branch {known.driver_branch})"
+    return "not known to gpufleet (a release not in versions.EKS_AL2023_RELEASES, or one SSM named at deploy)"
+
+
+def _tag_driver(alias: Any) -> str:
+    """The driver of a Karpenter AL2023 alias `al2023@vYYYYMMDD`: the one every known release of that date ships."""
+    family, _, tag = str(alias).partition("@")
+    drivers = {r.driver for r in versions.EKS_AL2023_RELEASES.values() if r.tag == tag} if family == "al2023" else set()
+    if len(drivers) == 1:
+        driver = drivers.pop()
+        return f"{driver} (branch {driver.split('.', 1)[0]})"
+    return "whatever the newest release ships when Karpenter resolves it" if tag == "latest" else "not known to gpufleet"
+
+
+def _alias(inputs: dict) -> Any:
+    terms = ((inputs.get("spec") or {}).get("amiSelectorTerms") or [{}]) if isinstance(inputs, dict) else [{}]
+    return (terms[0] or {}).get("alias") if isinstance(terms[0], dict) else None
+
 
 class EksReview(ReviewTraits):
     replace_tables = {
@@ -78,6 +118,23 @@ class EksReview(ReviewTraits):
         # data that has been ingested into it" (DeleteWorkspace API reference: permanently, within one month).
         "aws:amp/workspace:Workspace": "every metric sample ingested into the workspace (its alert history too): a new workspace starts empty",
     }
+
+    def node_rollout(self, type_: str, before: dict, after: dict) -> Optional[str]:
+        """A node group's AMI release moved (`releaseVersion`), or a Karpenter node class's AMI alias: every node of the
+        pool is replaced by one of the new release, rolling, with the NVIDIA driver each release ships (issue 50)."""
+        if type_ == NODE_GROUP and before.get("releaseVersion") != after.get("releaseVersion"):
+            update = after.get("updateConfig") or {}
+            pace = (f"{update['maxUnavailablePercentage']:g}%" if update.get("maxUnavailablePercentage") is not None
+                    else f"{update.get('maxUnavailable', 1):g}")
+            old, new = before.get("releaseVersion"), after.get("releaseVersion")
+            driver = (f"NVIDIA driver {_driver(old)} -> {_driver(new)}" if "NVIDIA" in str(after.get("amiType", ""))
+                      else "no NVIDIA driver (a CPU AMI)")
+            return f"every node is replaced by one of AMI release {new} (was {old}): {driver}; {MNG_UPDATE.format(pace=pace)}"
+        if type_ == NODE_CLASS and _alias(before) != _alias(after):
+            old, new = _alias(before), _alias(after)
+            return (f"every node is replaced by one of AMI {new} (was {old}): NVIDIA driver {_tag_driver(old)} -> "
+                    f"{_tag_driver(new)}; {DRIFT}")
+        return None
 
     def kubernetes_parts(self, type_: str, inputs: dict) -> list[VersionedPart]:
         """The cluster's `version`; a node group's `version` only when set (gpufleet sets none: a node group takes the

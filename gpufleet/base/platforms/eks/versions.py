@@ -3,19 +3,31 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import Any, Optional
 
 from gpufleet.base import versions
 from gpufleet.base.catalog import kubernetes as k8s_catalog
 from gpufleet.base.platforms.contract.versions import CONTROL_PLANE, KUBELET_SKEW, MoveRule, VersionTraits
 from gpufleet.base.spec.checks.lifecycle_checks import calendar_warnings
+from gpufleet.base.spec.errors import Problem
+
+
+NAMESPACE = "gpufleet"
+# Warn when an AMI release a pool runs is older than this. gpufleet's own choice, not an AWS rule (AWS publishes no
+# support window for an EKS AMI release): awslabs/amazon-eks-ami CHANGELOG.md (81fec2e8) lists a release every 1-5 weeks
+# in 2026 (v20260107 ... v20260714; the longest gap v20260505 -> v20260610, 36 days), each with kernel and package
+# security updates, so 90 days means at least two releases missed; the same quarter as the lifecycle and catalog
+# warnings (lifecycle_checks.SUPPORT_WARNING_DAYS, catalog_checks.STALE_AFTER_DAYS).
+AMI_RELEASE_WARNING_DAYS = 90
 
 
 class EksVersions(VersionTraits):
     kubernetes_versions = versions.EKS_KUBERNETES_VERSIONS
     unknown_version = "is not an EKS version gpufleet plans for"
-    # An EKS GPU AMI's catalog driver is a floor (aws_instances.yaml amis), not the branch the AMI ships: AWS moves
-    # the AMI's driver branch itself, so judging the floor's branch would warn about a driver the nodes may not run.
+    # A Bottlerocket AMI's catalog driver is a floor (aws_instances.yaml amis), not the branch the AMI ships: AWS moves
+    # its driver branch itself, so judging the floor's branch would warn about a driver the nodes may not run. (AL2023
+    # pools run a pinned release whose driver is known, versions.EKS_AL2023_RELEASES; the trait is per platform, so
+    # it stays off until Bottlerocket is pinned too.)
     driver_branch_judged = False
     move_rules = (
         MoveRule(CONTROL_PLANE, "no-downgrade",
@@ -29,6 +41,43 @@ class EksVersions(VersionTraits):
                         "upgrades of more than one Kubernetes version are not supported)"),
         KUBELET_SKEW,
     )
+
+    def node_image_warnings(self, stack: str, spec: Any, day: dt.date) -> list:
+        """An AL2023 AMI release the stack runs that is over AMI_RELEASE_WARNING_DAYS old on `day`: one warning per
+        release, at the pools that chose it (`nodePools[i].amiRelease`) or, for gpufleet's pin, at `nodePools` (where a
+        pool could choose another; the fix is a reviewed bump of the pin), with the minor as its value."""
+        minor = spec.cluster.kubernetes_version
+        if minor not in versions.EKS_AL2023_RELEASE_PINS:
+            return []  # not a minor gpufleet plans for on EKS: the spec refuses it
+        users: dict[str, list[tuple[Optional[int], str]]] = {}
+        users.setdefault(versions.EKS_AL2023_RELEASE_PINS[minor], []).append((None, "the system pool"))
+        for i, pool in enumerate(spec.node_pools):
+            if pool.ami.startswith("al2023"):
+                chosen = pool.ami_release if pool.ami_release in versions.EKS_AL2023_RELEASES else None
+                users.setdefault(chosen or versions.EKS_AL2023_RELEASE_PINS[minor], []).append(
+                    (i if chosen else None, f"pool '{pool.name}'"))
+        out = []
+        for release, pools in users.items():
+            facts = versions.EKS_AL2023_RELEASES[release]
+            age = (day - dt.date.fromisoformat(facts.date)).days
+            if age <= AMI_RELEASE_WARNING_DAYS:
+                continue
+            who = ", ".join(name for _, name in pools)
+            chosen_at = [i for i, _ in pools if i is not None]
+            old = (f"EKS AL2023 AMI release {release} ({facts.tag}, NVIDIA driver {facts.driver}), run by {who}, is {age} "
+                   f"days old on {day.isoformat()} (over {AMI_RELEASE_WARNING_DAYS}): newer releases carry kernel, "
+                   "containerd and NVIDIA driver fixes")
+            if chosen_at:
+                newest = versions.EKS_AL2023_RELEASE_PINS[minor]
+                out += [Problem(stack, f"{NAMESPACE}:nodePools[{i}].amiRelease",
+                                f"{old}; move to a newer one (gpufleet pins {newest}), a rolling replacement of the pool's "
+                                "nodes the review shows with the driver it ships", release) for i in chosen_at]
+            else:
+                out.append(Problem(stack, f"{NAMESPACE}:nodePools",
+                                   f"{old}; it is gpufleet's pin for EKS {minor}: check awslabs/amazon-eks-ami's releases "
+                                   "and bump EKS_AL2023_RELEASE_PINS in gpufleet/base/versions.py (with the release's "
+                                   "driver and source), a reviewed rolling replacement of every pool's nodes", minor))
+        return out
 
     def kubernetes_warnings(self, stack: str, spec: Any, day: dt.date) -> list:
         """EKS's calendar (catalog kubernetes.yaml), with the extended cluster-hour price."""

@@ -5,6 +5,7 @@ date (`today`, injectable; default: now, UTC).
   versions.py): on EKS and GKE (catalog kubernetes.yaml, `calendar_warnings` here) past standard support, or leaving
   it within SUPPORT_WARNING_DAYS, with what extended support costs there; on AKS community and long-term support;
   on k3s upstream Kubernetes' end of life for the minor (catalog lifecycle.yaml); none on an existing cluster;
+- node images the platform pins, older than its threshold (VersionTraits.node_image_warnings: EKS AMI releases);
 - the NVIDIA GPU Operator release (deprecated or end of support per NVIDIA's life-cycle policy);
 - the NVIDIA driver branch GPU nodes run (end of life per NVIDIA's data center driver table): the operator's or the
   hosts' driver, or GKE's branch for the pool; not an EKS AMI's (the catalog records only a floor of its driver).
@@ -33,8 +34,9 @@ SUPPORT_WARNING_DAYS = 90
 def lifecycle_warnings(stack: str, spec: Any, day: dt.date,
                        drivers: Callable[[Any], list[tuple[str, str]]]) -> list[Problem]:
     """Warnings for the stack's components on `day`. `drivers(spec)` lists (what, driver version) of the GPU nodes."""
-    return (platforms.of(spec).versions.kubernetes_warnings(stack, spec, day) + _gpu_operator(stack, spec)
-            + _driver_branches(stack, spec, day, drivers(spec)))
+    traits = platforms.of(spec).versions
+    return (traits.kubernetes_warnings(stack, spec, day) + traits.node_image_warnings(stack, spec, day)
+            + _gpu_operator(stack, spec) + _driver_branches(stack, spec, day, drivers(spec)))
 
 
 def ending(days: int) -> str:

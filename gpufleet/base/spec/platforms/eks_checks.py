@@ -7,7 +7,7 @@ from __future__ import annotations
 import difflib
 from typing import Optional
 
-from gpufleet.base import catalog
+from gpufleet.base import catalog, versions
 from gpufleet.base.catalog import aws as aws_catalog
 from gpufleet.base.spec.platforms.eks import NAMESPACE, EksAutoscalerSpec, pool_instance_types
 from gpufleet.base.spec.errors import Problem
@@ -122,6 +122,33 @@ def karpenter_checks(stack: str, spec: StackSpec) -> list[Problem]:
     return problems
 
 
+def ami_release_checks(stack: str, at: str, pool, kubernetes_version: str, cuda_versions: list = ()) -> list[Problem]:
+    """A pool's amiRelease: AL2023 only, a release gpufleet knows for the cluster's minor (versions.EKS_AL2023_RELEASES
+    records the NVIDIA driver each ships, which the review and the CUDA checks need), whose driver runs every CUDA
+    version the workloads need (an older release may ship an older branch: 570 cannot run CUDA 13)."""
+    if pool.ami_release is None:
+        return []
+    if not pool.ami.startswith("al2023"):
+        return [Problem(stack, f"{at}.amiRelease", f"only AL2023 pools run a pinned release; {pool.ami} nodes take the "
+                                                   "release their SSM parameter names at deploy (remove amiRelease, or use "
+                                                   "ami: al2023-nvidia)", pool.ami_release)]
+    known = versions.eks_al2023_releases(kubernetes_version)
+    if pool.ami_release in known:
+        release = versions.EKS_AL2023_RELEASES[pool.ami_release]
+        out = []
+        for cuda in cuda_versions:
+            ok, why = catalog.driver_runs_cuda(release.driver, cuda)
+            if not ok:
+                out.append(Problem(stack, f"{at}.amiRelease", f"its NVIDIA driver {release.driver} (branch "
+                                   f"{release.driver_branch}) cannot run CUDA {cuda} (workloads.cudaVersions): {why}",
+                                   pool.ami_release))
+        return out
+    return [Problem(stack, f"{at}.amiRelease", f"not an EKS AL2023 AMI release gpufleet knows for Kubernetes "
+                                               f"{kubernetes_version} (allowed: {', '.join(known) or 'none recorded'}; a newer "
+                                               "release is added to gpufleet/base/versions.py EKS_AL2023_RELEASES with its "
+                                               "driver and source)", pool.ami_release)]
+
+
 def eks_checks(stack: str, spec: StackSpec, config: Optional[dict] = None) -> list[Problem]:
     problems: list[Problem] = []
     if config is not None and not config.get("aws:region"):
@@ -198,6 +225,7 @@ def eks_checks(stack: str, spec: StackSpec, config: Optional[dict] = None) -> li
             if bare:
                 problems.append(Problem(stack, f"{at}.localStorage", f"{', '.join(bare)} has no instance store to put in RAID0 "
                                         "(allowed: none)", "raid0"))
+        problems += ami_release_checks(stack, at, pool, spec.cluster.kubernetes_version, spec.workloads.cuda_versions)
         if pool.efa_only is not None and not pool.rdma:
             problems.append(Problem(stack, f"{at}.efaOnly", "only used on EFA pools (rdma: true)", pool.efa_only))
         shapes = {(t.gpu, t.gpus, t.efa_interfaces if pool.rdma else 0) for t in facts}

@@ -1,0 +1,206 @@
+"""Pinned EKS node images, reviewed bumps (issue 50): every Kubernetes minor gpufleet plans for on EKS has a pinned AL2023
+AMI release with its date and NVIDIA driver; a pool may choose another known release (validated); moving a pool to
+another release reviews as a rolling replacement of its nodes with the old and new driver; the plan warns when a
+release a pool runs is over 90 days old."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from gpufleet.app.review import render, review_plans
+from gpufleet.base import versions
+from gpufleet.base.platforms.eks.versions import AMI_RELEASE_WARNING_DAYS, EksVersions
+from tests.helpers import example_config, load_config, spec_problems
+
+NG = "aws:eks/nodeGroup:NodeGroup"
+NODECLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
+
+
+# ---- the pin table -----------------------------------------------------------------------------------------------
+
+def test_every_eks_minor_has_a_pin_the_newest_known_release_of_that_minor():
+    assert sorted(versions.EKS_AL2023_RELEASE_PINS) == sorted(versions.EKS_KUBERNETES_VERSIONS)
+    for minor, pin in versions.EKS_AL2023_RELEASE_PINS.items():
+        assert versions.eks_al2023_releases(minor)[0] == pin
+        assert versions.eks_al2023_release(minor).release == pin
+
+
+def test_each_release_row_is_consistent_with_its_release_version():
+    for key, r in versions.EKS_AL2023_RELEASES.items():
+        assert key == r.release
+        patch, date = r.release.split("-")
+        assert date == r.date.replace("-", "") and r.tag == f"v{date}"
+        assert r.minor in versions.EKS_KUBERNETES_VERSIONS and patch.startswith(r.minor + ".")
+        assert r.driver_branch in (570, 575, 580)
+
+
+def test_the_rows_record_the_driver_branch_moving_on_1_33():
+    """amazon-eks-ami CHANGELOG: 1.33 went 570 -> 575 (v20250715) -> 570 (v20250920) -> 580 (v20251112)."""
+    rows = sorted((r for r in versions.EKS_AL2023_RELEASES.values() if r.minor == "1.33"), key=lambda r: r.date)
+    assert [(r.tag, r.driver_branch) for r in rows[:4]] == [
+        ("v20250715", 575), ("v20250920", 570), ("v20251023", 570), ("v20251112", 580)]
+
+
+def test_karpenter_alias_is_the_pinned_release_bottlerocket_stays_latest():
+    assert versions.karpenter_ami_alias("al2023-nvidia", "1.33") == "al2023@v20260714"
+    assert versions.karpenter_ami_alias("al2023-nvidia", "1.33", "1.33.5-20251112") == "al2023@v20251112"
+    assert versions.karpenter_ami_alias("bottlerocket-nvidia", "1.33") == "bottlerocket@latest"
+
+
+# ---- a pool's own release, validated ----------------------------------------------------------------------------
+
+def _eks(**pool) -> dict:
+    c = example_config("prod-eks")
+    c["gpufleet:nodePools"][0].update(pool)
+    return c
+
+
+def test_a_known_release_of_the_minor_is_accepted():
+    spec = load_config(_eks(amiRelease="1.35.4-20260505"), "s")
+    assert spec.node_pools[0].ami_release == "1.35.4-20260505"
+
+
+def test_an_unknown_release_is_refused_naming_the_allowed_ones():
+    assert spec_problems(_eks(amiRelease="1.34.9-20260714"), stack="s") == [
+        "stack 's': gpufleet:nodePools[0].amiRelease: not an EKS AL2023 AMI release gpufleet knows for Kubernetes 1.35 "
+        "(allowed: 1.35.6-20260714, 1.35.4-20260505, 1.35.0-20260116; a newer release is added to "
+        "gpufleet/base/versions.py EKS_AL2023_RELEASES with its driver and source) (got '1.34.9-20260714')"]
+
+
+def test_a_release_on_a_bottlerocket_pool_is_refused():
+    (problem,) = spec_problems(_eks(ami="bottlerocket-nvidia", amiRelease="1.35.6-20260714"), stack="s")
+    assert problem.startswith("stack 's': gpufleet:nodePools[0].amiRelease: only AL2023 pools run a pinned release; "
+                              "bottlerocket-nvidia nodes take the release their SSM parameter names at deploy")
+
+
+def test_a_release_on_another_platform_is_refused():
+    c = example_config("prod-gke")
+    c["gpufleet:nodePools"][0]["amiRelease"] = "1.35.6-20260714"
+    (problem,) = spec_problems(c, stack="s")
+    assert problem.startswith("stack 's': gpufleet:nodePools[0].amiRelease: ")
+
+
+def test_a_hostile_release_value_is_refused_on_one_line():
+    (problem,) = spec_problems(_eks(amiRelease="1.35\n::error::x"), stack="s")
+    assert problem == ("stack 's': gpufleet:nodePools[0].amiRelease: holds the control character U+000A; use plain "
+                       "printable text on one line: '1.35\\n::error::x'")
+
+
+# ---- the age warning -----------------------------------------------------------------------------------------------
+
+def _age_warnings(config: dict, day: dt.date) -> list[tuple[str, str]]:
+    return [(w.path, w.message) for w in EksVersions().node_image_warnings("s", load_config(config, "s"), day)]
+
+
+def test_no_warning_within_the_threshold():
+    pin = dt.date.fromisoformat(versions.eks_al2023_release("1.35").date)
+    assert _age_warnings(example_config("prod-eks"), pin + dt.timedelta(days=AMI_RELEASE_WARNING_DAYS)) == []
+
+
+def test_the_pin_warns_once_at_node_pools_and_a_chosen_release_at_its_pool():
+    found = _age_warnings(_eks(amiRelease="1.35.0-20260116"), dt.date(2026, 12, 5))
+    assert found == [
+        ("gpufleet:nodePools",
+         "EKS AL2023 AMI release 1.35.6-20260714 (v20260714, NVIDIA driver 580.159.03), run by the system pool, pool "
+         "'l4-infer', is 144 days old on 2026-12-05 (over 90): newer releases carry kernel, containerd and NVIDIA driver "
+         "fixes; it is gpufleet's pin for EKS 1.35: check awslabs/amazon-eks-ami's releases and bump "
+         "EKS_AL2023_RELEASE_PINS in gpufleet/base/versions.py (with the release's driver and source), a reviewed "
+         "rolling replacement of every pool's nodes"),
+        ("gpufleet:nodePools[0].amiRelease",
+         "EKS AL2023 AMI release 1.35.0-20260116 (v20260116, NVIDIA driver 580.105.08), run by pool 'h100-train', is "
+         "323 days old on 2026-12-05 (over 90): newer releases carry kernel, containerd and NVIDIA driver fixes; move to "
+         "a newer one (gpufleet pins 1.35.6-20260714), a rolling replacement of the pool's nodes the review shows with "
+         "the driver it ships"),
+    ]
+
+
+def test_bottlerocket_pools_pin_nothing_and_get_no_age_warning_of_their_own():
+    c = _eks(ami="bottlerocket-nvidia")
+    c["gpufleet:nodePools"][1]["ami"] = "bottlerocket-nvidia"
+    ((path, message),) = _age_warnings(c, dt.date(2026, 12, 5))
+    assert path == "gpufleet:nodePools" and "run by the system pool, is 144 days old" in message
+
+
+# ---- the review of a bump ------------------------------------------------------------------------------------------
+
+def _plan(resources: list[dict]) -> dict:
+    return {"stack": "s", "resources": resources, "violations": [], "capacity": [], "cost": {}}
+
+
+def _node_group(release: str) -> dict:
+    return {"urn": "urn:pulumi:s::p::gpufleet:eks:EksNodeGroup$aws:eks/nodeGroup:NodeGroup::s-pool-h100-ng", "type": NG,
+            "name": "s-pool-h100-ng", "parent": None,
+            "inputs": {"releaseVersion": release, "amiType": "AL2023_x86_64_NVIDIA", "updateConfig": {"maxUnavailable": 2.0}}}
+
+
+def _node_class(alias: str) -> dict:
+    return {"urn": f"urn:pulumi:s::p::kubernetes:karpenter.k8s.aws/v1:EC2NodeClass::s-pool-h100-nodeclass",
+            "type": NODECLASS, "name": "s-pool-h100-nodeclass", "parent": None,
+            "inputs": {"spec": {"amiSelectorTerms": [{"alias": alias}], "role": "r"}}}
+
+
+def test_a_release_bump_reviews_as_a_rolling_replacement_with_the_old_and_new_driver_branch():
+    review = review_plans(_plan([_node_group("1.33.5-20251023")]), _plan([_node_group("1.33.13-20260714")]))
+    (change,) = review.disruptive
+    assert change.op == "update" and change.replace_reasons == []
+    assert change.rollout == (
+        "every node is replaced by one of AMI release 1.33.13-20260714 (was 1.33.5-20251023): NVIDIA driver 570.195.03 "
+        "(branch 570) -> 580.159.03 (branch 580); EKS launches nodes of the new release, then cordons and drains the old "
+        "ones, 2 at a time (updateConfig; EKS User Guide, 'Understand each phase of node updates')")
+    md = render(review, "markdown")
+    assert ("- **REPLACES THE NODES of node pool `s-pool-h100-ng`**, rolling (`aws:eks/nodeGroup:NodeGroup`, in (stack)): "
+            "every node is replaced by one of AMI release 1.33.13-20260714 (was 1.33.5-20251023): NVIDIA driver 570.195.03 "
+            "(branch 570) -&gt; 580.159.03 (branch 580); EKS launches") in md
+    text = render(review, "text")
+    assert "  ! REPLACES THE NODES of node pool s-pool-h100-ng, rolling (aws:eks/nodeGroup:NodeGroup): every node" in text
+    import json
+
+    (j,) = [c for c in json.loads(render(review, "json"))["changes"] if c["type"] == NG]
+    assert j["disruptive"] is True and j["rollout"] == change.rollout
+
+
+def test_a_release_from_ssm_before_says_its_driver_is_unknown():
+    before = _node_group("the release in SSM /aws/service/eks/optimized-ami/1.35/amazon-linux-2023/x86_64/nvidia/"
+                         "recommended/release_version at deploy")
+    (change,) = review_plans(_plan([before]), _plan([_node_group("1.35.6-20260714")])).disruptive
+    assert ("NVIDIA driver not known to gpufleet (a release not in versions.EKS_AL2023_RELEASES, or one SSM named at "
+            "deploy) -> 580.159.03 (branch 580)") in change.rollout
+
+
+def test_a_karpenter_alias_bump_reviews_as_drift_replacing_the_nodes():
+    review = review_plans(_plan([_node_class("al2023@latest")]), _plan([_node_class("al2023@v20260714")]))
+    (change,) = review.disruptive
+    assert change.rollout == (
+        "every node is replaced by one of AMI al2023@v20260714 (was al2023@latest): NVIDIA driver whatever the newest "
+        "release ships when Karpenter resolves it -> 580.159.03 (branch 580); Karpenter marks each node drifted and "
+        "replaces it, as the NodePool's disruption budgets allow (karpenter.sh, 'Disruption': Drift)")
+
+
+def test_a_cpu_node_group_bump_names_no_driver():
+    before, after = _node_group("1.35.4-20260505"), _node_group("1.35.6-20260714")
+    for r in (before, after):
+        r["inputs"]["amiType"] = "AL2023_x86_64_STANDARD"
+    (change,) = review_plans(_plan([before]), _plan([after])).disruptive
+    assert change.rollout.startswith("every node is replaced by one of AMI release 1.35.6-20260714 (was "
+                                     "1.35.4-20260505): no NVIDIA driver (a CPU AMI); EKS launches")
+
+
+@pytest.mark.parametrize("inputs", [{"amiType": "AL2023_x86_64_NVIDIA", "labels": {"a": "b"}}])
+def test_other_node_group_updates_leave_the_nodes_alone(inputs):
+    before, after = _node_group("1.35.6-20260714"), _node_group("1.35.6-20260714")
+    after["inputs"]["labels"] = inputs["labels"]
+    (change,) = review_plans(_plan([before]), _plan([after])).changes
+    assert change.rollout is None and not change.disruptive
+
+
+
+def test_a_release_whose_driver_cannot_run_the_workloads_cuda_is_refused():
+    c = _eks(amiRelease="1.33.5-20251023")
+    c["gpufleet:cluster"]["kubernetesVersion"] = "1.33"
+    c["gpufleet:workloads"] = {"cudaVersions": ["12.8", "13.0"]}
+    assert spec_problems(c, stack="s") == [
+        "stack 's': gpufleet:nodePools[0].amiRelease: its NVIDIA driver 570.195.03 (branch 570) cannot run CUDA 13.0 "
+        "(workloads.cudaVersions): driver 570.195.03 is older than 580.65.06, the minimum for CUDA 13.0 "
+        "(got '1.33.5-20251023')"]
