@@ -179,29 +179,45 @@ def pod_template(m: ModelServerSpec, role: str, taints: tuple[dict, ...], claim:
         if m.resources.memory:
             resources.setdefault("limits", {})["memory"] = m.resources.memory
     annotations: dict = {}
-    if rdma:
-        # The pool's RDMA interfaces (issue 52): its extended resources on limits and requests, its network annotation.
-        for name, count in sorted(rdma.get("resources", {}).items()):
-            resources.setdefault("limits", {})[name] = str(count)
-            resources.setdefault("requests", {})[name] = str(count)
-        annotations.update(rdma.get("annotations", {}))
+    rdma = rdma or {}
+    # The pool's RDMA interfaces (issue 52): its extended resources on limits and requests, its network annotations,
+    # and on GKE GPUDirect pools the mounts, environment, rxdm sidecar and command prefix GKE's manifests give a
+    # workload (gpufleet/base/platforms/gke/gpudirect_pods.py).
+    for name, count in sorted(rdma.get("resources", {}).items()):
+        resources.setdefault("limits", {})[name] = str(count)
+        resources.setdefault("requests", {})[name] = str(count)
+    annotations.update(rdma.get("annotations", {}))
+    command = [*rdma.get("command_prefix", []), *command]
     container = {
         "name": "vllm", "image": image, "command": command, "resources": resources,
         **({"ports": ports} if ports else {}),
     }
-    if m.rdma is not None and m.rdma.capabilities:
-        container["securityContext"] = {"capabilities": {"add": list(m.rdma.capabilities)}}
+    if m.rdma is not None and (m.rdma.capabilities or m.rdma.privileged):
+        # Granted only as the stack asks, with its reason on the pod; the rxdm sidecar's own capabilities stay on it.
+        security: dict = {}
+        caps = [c for c in m.rdma.capabilities if c not in rdma.get("sidecar_capabilities", ())]
+        if caps:
+            security["capabilities"] = {"add": caps}
+        if m.rdma.privileged:
+            security["privileged"] = True
+        if security:
+            container["securityContext"] = security
         annotations[L.RDMA_CAPABILITIES_REASON] = m.rdma.reason
-    env: list[dict] = []
+    env: list[dict] = [{"name": n, "value": v} for n, v in rdma.get("env", ())]
     if m.hf_token is not None:
         # Every pod that loads weights reads the token (huggingface_hub's HF_TOKEN), from the Secret, never a literal.
         env.append({"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {
             "name": m.hf_token.secret_name, "key": m.hf_token.key, "optional": False}}})
     volumes = []
+    mounts = []
     if m.shm:
         # /dev/shm as memory-backed emptyDir of the stack's size (LWS's vLLM example at versions.LWS: `dshm`).
-        container["volumeMounts"] = [{"name": "dshm", "mountPath": "/dev/shm"}]
+        mounts = [{"name": "dshm", "mountPath": "/dev/shm"}]
         volumes = [{"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": m.shm}}]
+    mounts += [{"name": v, "mountPath": p} for v, p in rdma.get("mounts", ())]
+    volumes += [json.loads(json.dumps(v)) for v in rdma.get("volumes", ())]
+    if mounts:
+        container["volumeMounts"] = mounts
     if role == "leader":
         container["readinessProbe"] = {"httpGet": {"path": "/health", "port": port}, "periodSeconds": 10}
     # The key on every pod that runs `vllm serve`: the leader, and data-parallel workers (--headless: no API server,
@@ -214,13 +230,13 @@ def pod_template(m: ModelServerSpec, role: str, taints: tuple[dict, ...], claim:
                 "name": api_key[0], "key": api_key[1], "optional": False}}})
     if env:
         container["env"] = env
-    init = []
+    init = [json.loads(json.dumps(c)) for c in rdma.get("sidecars", ())]
     if pd_role == "decode" and role == "leader":
         # llm-d's routing sidecar as a native sidecar (an init container that keeps running, restartPolicy Always), as
         # llm-d-router deploys it (deploy/components/vllm-decode/deployment.yaml at versions.ENDPOINT_PICKER): it takes
         # the serving port, asks the prefill pod the picker chose (header x-prefiller-host-port) for the KV cache, then
         # decodes on the local vLLM.
-        init = [{"name": "routing-sidecar", "image": sidecar_image, "restartPolicy": "Always",
+        init += [{"name": "routing-sidecar", "image": sidecar_image, "restartPolicy": "Always",
                  "args": [f"--port={PORT}", f"--vllm-port={port}", "--secure-proxy=false",
                           f"--kv-connector={SIDECAR_CONNECTORS[m.roles.kv_connector]}"],
                  "ports": [{"name": "sidecar-http", "containerPort": PORT}]}]

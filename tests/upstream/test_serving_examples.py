@@ -41,8 +41,10 @@ def test_the_example_plans_clean_and_its_custom_resources_validate(stack):
             continue
         body = {k: r.revealed[k] for k in ("apiVersion", "kind", "metadata", "spec")}
         found = lookup(body["apiVersion"], body["kind"], CHARTS)
-        if found is None or (isinstance(found, NotValidated) and body["apiVersion"].startswith("monitoring.googleapis.com")):
-            continue  # a built-in kind; GKE's own PodMonitoring CRD (no pinned chart ships it: crd_sources.PLATFORM_KINDS)
+        if found is None or (isinstance(found, NotValidated) and body["apiVersion"].startswith(
+                ("monitoring.googleapis.com", "networking.gke.io"))):
+            continue  # a built-in kind; GKE's own PodMonitoring and multi-networking CRDs (no pinned chart ships them:
+            # crd_sources.PLATFORM_KINDS)
         assert isinstance(found, Crd), (r.name, found)
         assert [f"{f.path}: {f.message}" for f in validate(body, found.schema)] == [], r.name
         checked += 1
@@ -103,6 +105,18 @@ def test_wide_ep_leader_and_worker_share_one_data_parallel_group():
     # Kueue TAS: queued to the team's LocalQueue of the pool, leader and worker one PodSet group in one sub-block.
     assert lws["metadata"]["labels"] == {"kueue.x-k8s.io/queue-name": "h100"}
     for role in ("leaderTemplate", "workerTemplate"):
-        assert template[role]["metadata"]["annotations"] == {
+        notes = template[role]["metadata"]["annotations"]
+        assert {k: v for k, v in notes.items() if k.startswith("kueue.")} == {
             "kueue.x-k8s.io/podset-required-topology": "cloud.google.com/gce-topology-subblock",
             "kueue.x-k8s.io/podset-group-name": "replica"}, role
+        # GPUDirect-RDMA (the pool's rdma: true): eth0 and the eight RoCE NICs of the Networks the plan creates, gIB's
+        # settings sourced before the server, privileged only as the stack asks, with its reason on the pod.
+        nics = [n["network"] for n in json.loads(notes["networking.gke.io/interfaces"])]
+        assert nics == ["default", *[f"h100-rdma-{i}" for i in range(8)]]
+        networks = {r.revealed["metadata"]["name"] for r in _plan("wide-ep-gke").resources
+                    if r.type == "kubernetes:networking.gke.io/v1:Network"}
+        assert set(nics[1:]) <= networks
+        (vllm,) = template[role]["spec"]["containers"]
+        assert vllm["securityContext"] == {"privileged": True}
+        assert notes["gpufleet.io/rdma-capabilities-reason"].startswith("GKE's A3 Ultra")
+        assert vllm["command"][:4] == ["sh", "-c", '. /usr/local/gib/scripts/set_nccl_env.sh && exec "$@"', "gib-env"]

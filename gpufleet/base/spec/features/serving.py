@@ -257,12 +257,18 @@ class PlacementSpec(Model):
 
 
 class RdmaSpec(Model):
-    capabilities: list[Literal["IPC_LOCK"]] = Field(default=[], max_length=1)
-    """Linux capabilities the serving container gets for RDMA: IPC_LOCK lets it pin (register) memory for the NIC
-    beyond the memlock limit, as the NVIDIA Network Operator's RDMA test pod asks (rdma-gpu-test-pod1.yml at
-    versions.NETWORK_OPERATOR: `capabilities.add: [IPC_LOCK]`). Default: none. Never privileged."""
+    capabilities: list[Literal["IPC_LOCK", "NET_ADMIN", "NET_BIND_SERVICE"]] = Field(default=[], max_length=3)
+    """Linux capabilities granted for RDMA. IPC_LOCK, on the server container, lets it pin (register) memory for the
+    NIC beyond the memlock limit, as the NVIDIA Network Operator's RDMA test pod asks (rdma-gpu-test-pod1.yml at
+    versions.NETWORK_OPERATOR: `capabilities.add: [IPC_LOCK]`) and GKE's GPUDirect-TCPX manifest gives its workload.
+    NET_ADMIN and NET_BIND_SERVICE go to the receive-datapath manager sidecar of a GKE GPUDirect-TCPX/TCPXO pool, and
+    only there (gpufleet/base/platforms/gke/gpudirect_pods.py). A pool whose interfaces need some of them refuses a
+    model server without them (the platform's `serving_rdma_needs`). Default: none."""
+    privileged: bool = False
+    """Run the server container privileged: only where the pool's fabric needs it (GKE's GPUDirect-RDMA manifest for
+    a3-ultragpu-8g runs its workload privileged); refused elsewhere. Default: false."""
     reason: Optional[str] = Field(default=None, pattern=REASON, max_length=200)
-    """Why (required with capabilities): written on the pods as gpufleet.io/rdma-capabilities-reason."""
+    """Why (required with capabilities or privileged): written on the pods as gpufleet.io/rdma-capabilities-reason."""
 
 
 # The role label llm-d's picker filters prefill and decode pods by (llm-d-router docs/disaggregation.md at
