@@ -269,7 +269,7 @@ def leader_worker_set(m: ModelServerSpec, taints: tuple[dict, ...] = (), claim: 
                       "workerTemplate": pod("leader" if m.nodes_per_replica == 1 else "worker")}
     if m.nodes_per_replica > 1:
         template["leaderTemplate"] = pod("leader")
-    replicas = getattr(m.roles, pd_role).replicas if pd_role else (m.scaling.min_replicas if m.scaling else 1)
+    replicas = getattr(m.roles, pd_role).bounds()[0] if pd_role else (m.scaling.min_replicas if m.scaling else 1)
     # Queued to Kueue (the LocalQueue gpufleet names after the pool in each team's namespace) when placed by topology.
     queue = {"labels": {"kueue.x-k8s.io/queue-name": m.pool}} if m.placement is not None else {}
     return {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
@@ -353,12 +353,16 @@ def picker_values(m: ModelServerSpec, provider_name: str, monitored: bool) -> di
     return {"router": router, "provider": {"name": provider_name}}
 
 
-def scaled_object(m: ModelServerSpec, prometheus_url: str, auth: Optional[str], pooled: bool) -> dict:
-    """A KEDA ScaledObject on the LeaderWorkerSet (it has the scale subresource) from the model server's metric."""
-    s = m.scaling
+def scaled_object(m: ModelServerSpec, prometheus_url: str, auth: Optional[str], pooled: bool,
+                  role: Optional[str] = None) -> dict:
+    """A KEDA ScaledObject on the LeaderWorkerSet (it has the scale subresource) from the model server's metric; with
+    `role` (prefill or decode), that role's: `<name>-<role>` on the role's LeaderWorkerSet, from its own pods' metric
+    and its own bounds (roles.<role>.scaling)."""
+    s = getattr(m.roles, role).scaling if role else m.scaling
+    target = f"{m.name}-{role}" if role else m.name
     metric = SIGNALS.get(s.signal, s.signal)
     # Leader pods are `<lws>-<group>`; workers `<lws>-<group>-<index>` and export no serving metrics.
-    query = f'sum(avg_over_time({metric}{{namespace="{m.namespace}",pod=~"{m.name}-[0-9]+"}}[1m]))'
+    query = f'sum(avg_over_time({metric}{{namespace="{m.namespace}",pod=~"{target}-[0-9]+"}}[1m]))'
     auth_ref = {"authenticationRef": {"name": auth, "kind": "ClusterTriggerAuthentication"}} if auth else {}
     triggers = [{"type": "prometheus", "metricType": "AverageValue", "metadata": {
         "serverAddress": prometheus_url, "query": query, "threshold": str(s.target)}, **auth_ref}]
@@ -371,9 +375,9 @@ def scaled_object(m: ModelServerSpec, prometheus_url: str, auth: Optional[str], 
             "query": f'sum({FLOW_CONTROL_QUEUE_METRIC}{{inference_pool="{m.name}"}})',
             "threshold": "1", "activationThreshold": "0"}, **auth_ref})
     return {"apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject",
-            "metadata": {"name": m.name, "namespace": m.namespace},
+            "metadata": {"name": target, "namespace": m.namespace},
             "spec": {"scaleTargetRef": {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
-                                        "name": m.name},
+                                        "name": target},
                      "minReplicaCount": s.min_replicas, "maxReplicaCount": s.max_replicas, "triggers": triggers}}
 
 
@@ -455,4 +459,10 @@ class ModelServer(pulumi.ComponentResource):
         if m.scaling is not None and args.prometheus_url is not None:
             self.scaler = custom("scaler", scaled_object(m, args.prometheus_url, args.prometheus_auth,
                                                          args.inference_pool), [self.lws])
+        # Prefill/decode: each role scales on its own pods' metric (issue 52), a ScaledObject `<name>-<role>`.
+        self.role_scalers = {
+            role: custom(f"scaler-{role}", scaled_object(m, args.prometheus_url, args.prometheus_auth,
+                                                         args.inference_pool, role), [self.roles[role]])
+            for role in ("prefill", "decode")
+            if m.roles is not None and getattr(m.roles, role).scaling is not None and args.prometheus_url is not None}
         self.register_outputs({"model": m.model, "pool": m.pool, "inferencePool": args.inference_pool})

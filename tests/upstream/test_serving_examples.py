@@ -55,7 +55,7 @@ def test_prefill_and_decode_run_as_two_leader_worker_sets_the_pd_picker_routes()
     lws = _objects("pd-gke", "LeaderWorkerSet")
     prefill = lws["pd-gke-model-serving-llama-70b-pd-lws-prefill"]
     decode = lws["pd-gke-model-serving-llama-70b-pd-lws-decode"]
-    assert (prefill["metadata"]["name"], prefill["spec"]["replicas"]) == ("llama-70b-pd-prefill", 2)
+    assert (prefill["metadata"]["name"], prefill["spec"]["replicas"]) == ("llama-70b-pd-prefill", 1)  # its minReplicas
     assert (decode["metadata"]["name"], decode["spec"]["replicas"]) == ("llama-70b-pd-decode", 1)
     kv = ["--kv-transfer-config", json.dumps({"kv_connector": "NixlConnector", "kv_role": "kv_both"}, separators=(",", ":"))]
     for role, obj in (("prefill", prefill), ("decode", decode)):
@@ -87,6 +87,28 @@ def test_the_picker_renders_its_pd_profile_and_agentgateway_renders_on_aks():
     assert found == {f"{versions.ENDPOINT_PICKER.name}@{versions.ENDPOINT_PICKER.version}": []}
     found = render_and_check(_plan("inference-aks"), only=versions.AGENTGATEWAY.name)
     assert found == {f"{versions.AGENTGATEWAY.name}@{versions.AGENTGATEWAY.version}": []}
+
+
+def test_each_role_scales_on_its_own_pods_metric_within_its_own_bounds():
+    """Per-role scaling (issue 52): a ScaledObject per role's LeaderWorkerSet, named after it, reading the metric vLLM
+    0.33.0 exports (serving.EXPORTED_METRICS) from that role's leader pods only; none for the model as a whole. Both
+    validate against the pinned KEDA chart's CRD (test_the_example_plans_clean_and_its_custom_resources_validate)."""
+    from gpufleet.base.spec.features.serving import EXPORTED_METRICS
+
+    scalers = {o["metadata"]["name"]: o["spec"] for o in _objects("pd-gke", "ScaledObject").values()}
+    assert sorted(scalers) == ["llama-70b-pd-decode", "llama-70b-pd-prefill"]
+    for role, metric, bounds, threshold in (("prefill", "vllm:num_requests_waiting", (1, 2), "5.0"),
+                                            ("decode", "vllm:kv_cache_usage_perc", (1, 1), "0.8")):
+        spec = scalers[f"llama-70b-pd-{role}"]
+        assert spec["scaleTargetRef"] == {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
+                                          "name": f"llama-70b-pd-{role}"}
+        assert (spec["minReplicaCount"], spec["maxReplicaCount"]) == bounds
+        (trigger,) = spec["triggers"]  # no wake-up trigger: a role does not scale to zero
+        assert trigger["metadata"]["query"] == (f'sum(avg_over_time({metric}{{namespace="serving",'
+                                                f'pod=~"llama-70b-pd-{role}-[0-9]+"}}[1m]))')
+        assert trigger["metadata"]["threshold"] == threshold and metric in EXPORTED_METRICS["vllm"]
+    names = {r.name for r in _plan("pd-gke").resources if r.type.endswith(":ScaledObject")}
+    assert names == {"pd-gke-model-serving-llama-70b-pd-scaler-prefill", "pd-gke-model-serving-llama-70b-pd-scaler-decode"}
 
 
 def test_wide_ep_leader_and_worker_share_one_data_parallel_group():

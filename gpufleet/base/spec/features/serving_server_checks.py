@@ -27,9 +27,9 @@ Facts, with their sources:
   level (topology.domains: its nodes per domain, where the platform knows them).
 - Prefill/decode roles are routed by the picker's pd profile (its prefill and decode scheduling profiles filter the
   pods by role, llm-d-router deploy/config/pd-epp-config.yaml at versions.ENDPOINT_PICKER); without it the picker
-  sends whole requests to prefill pods. Both need an InferencePool (a gateway class with a picker). gpufleet's KEDA
-  scales one LeaderWorkerSet, and its decode sidecar is written for one pod per replica: roles with scaling or
-  nodesPerReplica > 1 are refused until built.
+  sends whole requests to prefill pods. Both need an InferencePool (a gateway class with a picker). Each role scales
+  on its own (roles.<role>.scaling: a ScaledObject per role's LeaderWorkerSet), never the model as a whole; the decode
+  sidecar is written for one pod per replica, so nodesPerReplica > 1 is refused until built.
 """
 
 from __future__ import annotations
@@ -102,8 +102,9 @@ def _roles(stack: str, at: str, m, pooled: bool) -> list[Problem]:
         out.append(Problem(stack, f"{at}.roles", "prefill/decode roles are routed by the endpoint picker: use a gateway "
                            "class with an InferencePool (className auto)", "roles"))
     if m.scaling is not None:
-        out.append(Problem(stack, f"{at}.scaling", "scaling a prefill/decode server per role is not built: gpufleet's "
-                           "KEDA scales one LeaderWorkerSet; set roles.<role>.replicas instead", "scaling"))
+        out.append(Problem(stack, f"{at}.scaling", "a prefill/decode server scales per role (each role's own "
+                           "LeaderWorkerSet and ScaledObject): move it to roles.prefill.scaling and roles.decode.scaling",
+                           "scaling"))
     if m.nodes_per_replica > 1:
         out.append(Problem(stack, f"{at}.nodesPerReplica", "prefill/decode roles run one pod per replica in gpufleet "
                            "(the decode sidecar of a multi-pod replica is not built)", m.nodes_per_replica))
