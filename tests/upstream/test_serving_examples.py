@@ -89,6 +89,41 @@ def test_the_picker_renders_its_pd_profile_and_agentgateway_renders_on_aks():
     assert found == {f"{versions.AGENTGATEWAY.name}@{versions.AGENTGATEWAY.version}": []}
 
 
+def test_the_picker_runs_the_image_its_chart_pins():
+    """The endpoint picker's image is what llm-d-router-gateway v0.10.0 pins and nothing else (issue 52, item 3): the
+    chart's own values.yaml `router.epp.image` (ghcr.io/llm-d / llm-d-router-endpoint-picker / v0.10.0 / IfNotPresent,
+    hack/push-chart.sh's release edit; the routerlib subchart's default, `main` with pullPolicy Always, is what it
+    overrides), as the real helm renders the release and as gpufleet's image table lists it. digests.yaml records no
+    digest for any ghcr.io/llm-d image, so gpufleet pins none (images.pinDigests leaves it by tag); should one appear,
+    its tag must be this one."""
+    import tarfile
+
+    from gpufleet.base.catalog import images
+    from tests.helpers import REFERENCE
+    from tests.upstream.test_chart_renders import _rendered, archive, releases
+
+    pin = versions.ENDPOINT_PICKER
+    chart = archive(pin.name, pin.version)
+    with tarfile.open(chart) as tar:
+        top = yaml.safe_load(tar.extractfile(f"{pin.name}/values.yaml"))["router"]["epp"]["image"]
+        lib = yaml.safe_load(tar.extractfile(f"{pin.name}/charts/router/values.yaml"))["epp"]["image"]
+    assert top == {"registry": "ghcr.io/llm-d", "repository": "llm-d-router-endpoint-picker", "tag": pin.version,
+                   "pullPolicy": "IfNotPresent"}
+    assert (lib["tag"], lib["pullPolicy"]) == ("main", "Always")  # the library default the release values override
+    image = f"{top['registry']}/{top['repository']}:{top['tag']}"
+    assert [e.image for e in images.mirror_slots(pin.name, pin.version)] == [image]  # `gpufleet images`, mirrors
+    plan = _plan("pd-gke")
+    ((name, version, release, namespace, values),) = [r for r in releases(plan) if r[0] == pin.name]
+    deployments = [o for o in _rendered(chart, json.dumps(values, sort_keys=True), namespace, release,
+                                        plan.spec.cluster.kubernetes_version) if o["kind"] == "Deployment"]
+    (epp,) = [c for d in deployments for c in d["spec"]["template"]["spec"]["containers"]]
+    assert (epp["image"], epp["imagePullPolicy"]) == (image, "IfNotPresent")
+    digests = yaml.safe_load((REFERENCE / "digests.yaml").read_text())["images"]
+    assert all(d["tag"] == pin.version for d in digests if str(d["repo"]).startswith("ghcr.io/llm-d/"))
+    # The decode pods' routing sidecar comes from the same llm-d-router release (not from the chart).
+    assert versions.DISAGG_SIDECAR_IMAGE == f"ghcr.io/llm-d/llm-d-router-disagg-sidecar:{pin.version}"
+
+
 def test_each_role_scales_on_its_own_pods_metric_within_its_own_bounds():
     """Per-role scaling (issue 52): a ScaledObject per role's LeaderWorkerSet, named after it, reading the metric vLLM
     0.33.0 exports (serving.EXPORTED_METRICS) from that role's leader pods only; none for the model as a whole. Both
