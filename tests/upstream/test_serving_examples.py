@@ -89,6 +89,7 @@ def test_the_picker_renders_its_pd_profile_and_agentgateway_renders_on_aks():
     assert found == {f"{versions.AGENTGATEWAY.name}@{versions.AGENTGATEWAY.version}": []}
 
 
+
 def test_the_picker_runs_the_image_its_chart_pins():
     """The endpoint picker's image is what llm-d-router-gateway v0.10.0 pins and nothing else (issue 52, item 3): the
     chart's own values.yaml `router.epp.image` (ghcr.io/llm-d / llm-d-router-endpoint-picker / v0.10.0 / IfNotPresent,
@@ -177,3 +178,11 @@ def test_wide_ep_leader_and_worker_share_one_data_parallel_group():
         assert vllm["securityContext"] == {"privileged": True}
         assert notes["gpufleet.io/rdma-capabilities-reason"].startswith("GKE's A3 Ultra")
         assert vllm["command"][:4] == ["sh", "-c", '. /usr/local/gib/scripts/set_nccl_env.sh && exec "$@"', "gib-env"]
+
+
+
+def test_serving_on_aks_routes_through_the_picker():
+    """AKS's inference stack (issue 52's "done when", with the stacks of tests/upstream/test_serving_upstream.py)."""
+    from tests.upstream.test_serving_upstream import picker_routes
+
+    assert picker_routes(_plan("inference-aks")) == {"qwen3-8b": "qwen3-8b"}
