@@ -86,7 +86,9 @@ class ModelServerArgs:
     """A ClusterTriggerAuthentication for a managed Prometheus."""
     rdma: Optional[dict] = None
     """On an RDMA pool: what each pod asks for to get the pool's RDMA interfaces, `{"resources": {name: count},
-    "annotations": {...}}` (layer.py builds it per the platform's fabric); default: none."""
+    "annotations": {...}}`, and on GKE GPUDirect pools also `env`, `mounts`, `volumes`, `sidecars`,
+    `sidecar_capabilities` and `command_prefix` (layer.py builds it per the platform's `serving_rdma_fabric`;
+    gpufleet/base/platforms/gke/gpudirect_pods.py serving_pod); default: none."""
     depends_on: list = field(default_factory=list)
 
 
