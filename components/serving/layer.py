@@ -16,15 +16,18 @@ from gpufleet.base.spec.features.serving import resolved_class, routes_to_infere
 
 
 def rdma_pod(spec: StackSpec, pool, gpus: Optional[int] = None) -> Optional[dict]:
-    """What a serving pod on an RDMA pool asks for to get the pool's interfaces, by the platform's fabric
-    (AddonTraits.rdma_fabric), as gpufleet's own NCCL check asks for them (gpufleet/app/verify/nccl/allreduce.py):
+    """What a serving pod on an RDMA pool asks for to get the pool's interfaces, by the platform's
+    `serving_rdma_fabric` trait, as gpufleet's own NCCL check asks for them (gpufleet/app/verify/nccl/allreduce.py):
     EFA, the node's EFA devices (NodeTraits.rdma_devices) in proportion to the pod's `gpus` of the node's GPUs (all of
-    them for a pod that takes the whole node); the Network Operator, its RDMA device and the pool's Multus network. GKE's GPUDirect interfaces are not
-    wired to serving pods yet (docs/inference.md, "Not done"). None: no RDMA pool, or a fabric not covered."""
+    them for a pod that takes the whole node); the Network Operator, its RDMA device and the pool's Multus network;
+    InfiniBand (AKS), the RDMA shared device plugin's resource of the pool's ports, no network; the platform's own
+    (GKE's GPUDirect multi-networking, `serving_rdma_pod`). None: no RDMA pool, or a fabric not covered."""
     if not pool.rdma:
         return None
     p = platforms.of(spec)
-    fabric = p.addons.rdma_fabric
+    fabric = p.scheduling.serving_rdma_fabric
+    if fabric == "own":
+        return p.scheduling.serving_rdma_pod(spec, pool)
     if fabric == "efa":
         from gpufleet.base.spec.features.topology import gpus_per_node
 
@@ -32,9 +35,13 @@ def rdma_pod(spec: StackSpec, pool, gpus: Optional[int] = None) -> Optional[dict
         devices = {name: max(1, count * gpus // node_gpus) if gpus and node_gpus and gpus < node_gpus else count
                    for name, count in p.nodes.rdma_devices(pool).items()}
         return {"resources": devices} if devices else None
-    if fabric == "network-operator" and pool.rdma_network is not None:
-        from gpufleet.components.gpu_stack.network_operator import network_name, pod_resource
+    from gpufleet.components.gpu_stack.network_operator import network_name, pod_resource
 
+    if fabric == "infiniband":
+        # The pool's InfiniBand ports, advertised by the RDMA shared device plugin (NetworkOperatorArgs.infiniband:
+        # no secondary network; pods use IB verbs on the host's ports, Azure/aks-rdma-infiniband configs).
+        return {"resources": {pod_resource(pool): 1}}
+    if fabric == "network-operator" and pool.rdma_network is not None:
         return {"resources": {pod_resource(pool): 1},
                 "annotations": {L.MULTUS_NETWORKS_ANNOTATION: f"{pool.rdma_network.namespace}/{network_name(pool)}"}}
     return None

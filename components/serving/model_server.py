@@ -86,7 +86,9 @@ class ModelServerArgs:
     """A ClusterTriggerAuthentication for a managed Prometheus."""
     rdma: Optional[dict] = None
     """On an RDMA pool: what each pod asks for to get the pool's RDMA interfaces, `{"resources": {name: count},
-    "annotations": {...}}` (layer.py builds it per the platform's fabric); default: none."""
+    "annotations": {...}}`, and on GKE GPUDirect pools also `env`, `mounts`, `volumes`, `sidecars`,
+    `sidecar_capabilities` and `command_prefix` (layer.py builds it per the platform's `serving_rdma_fabric`;
+    gpufleet/base/platforms/gke/gpudirect_pods.py serving_pod); default: none."""
     depends_on: list = field(default_factory=list)
 
 
@@ -179,29 +181,45 @@ def pod_template(m: ModelServerSpec, role: str, taints: tuple[dict, ...], claim:
         if m.resources.memory:
             resources.setdefault("limits", {})["memory"] = m.resources.memory
     annotations: dict = {}
-    if rdma:
-        # The pool's RDMA interfaces (issue 52): its extended resources on limits and requests, its network annotation.
-        for name, count in sorted(rdma.get("resources", {}).items()):
-            resources.setdefault("limits", {})[name] = str(count)
-            resources.setdefault("requests", {})[name] = str(count)
-        annotations.update(rdma.get("annotations", {}))
+    rdma = rdma or {}
+    # The pool's RDMA interfaces (issue 52): its extended resources on limits and requests, its network annotations,
+    # and on GKE GPUDirect pools the mounts, environment, rxdm sidecar and command prefix GKE's manifests give a
+    # workload (gpufleet/base/platforms/gke/gpudirect_pods.py).
+    for name, count in sorted(rdma.get("resources", {}).items()):
+        resources.setdefault("limits", {})[name] = str(count)
+        resources.setdefault("requests", {})[name] = str(count)
+    annotations.update(rdma.get("annotations", {}))
+    command = [*rdma.get("command_prefix", []), *command]
     container = {
         "name": "vllm", "image": image, "command": command, "resources": resources,
         **({"ports": ports} if ports else {}),
     }
-    if m.rdma is not None and m.rdma.capabilities:
-        container["securityContext"] = {"capabilities": {"add": list(m.rdma.capabilities)}}
+    if m.rdma is not None and (m.rdma.capabilities or m.rdma.privileged):
+        # Granted only as the stack asks, with its reason on the pod; the rxdm sidecar's own capabilities stay on it.
+        security: dict = {}
+        caps = [c for c in m.rdma.capabilities if c not in rdma.get("sidecar_capabilities", ())]
+        if caps:
+            security["capabilities"] = {"add": caps}
+        if m.rdma.privileged:
+            security["privileged"] = True
+        if security:
+            container["securityContext"] = security
         annotations[L.RDMA_CAPABILITIES_REASON] = m.rdma.reason
-    env: list[dict] = []
+    env: list[dict] = [{"name": n, "value": v} for n, v in rdma.get("env", ())]
     if m.hf_token is not None:
         # Every pod that loads weights reads the token (huggingface_hub's HF_TOKEN), from the Secret, never a literal.
         env.append({"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {
             "name": m.hf_token.secret_name, "key": m.hf_token.key, "optional": False}}})
     volumes = []
+    mounts = []
     if m.shm:
         # /dev/shm as memory-backed emptyDir of the stack's size (LWS's vLLM example at versions.LWS: `dshm`).
-        container["volumeMounts"] = [{"name": "dshm", "mountPath": "/dev/shm"}]
+        mounts = [{"name": "dshm", "mountPath": "/dev/shm"}]
         volumes = [{"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": m.shm}}]
+    mounts += [{"name": v, "mountPath": p} for v, p in rdma.get("mounts", ())]
+    volumes += [json.loads(json.dumps(v)) for v in rdma.get("volumes", ())]
+    if mounts:
+        container["volumeMounts"] = mounts
     if role == "leader":
         container["readinessProbe"] = {"httpGet": {"path": "/health", "port": port}, "periodSeconds": 10}
     # The key on every pod that runs `vllm serve`: the leader, and data-parallel workers (--headless: no API server,
@@ -214,13 +232,13 @@ def pod_template(m: ModelServerSpec, role: str, taints: tuple[dict, ...], claim:
                 "name": api_key[0], "key": api_key[1], "optional": False}}})
     if env:
         container["env"] = env
-    init = []
+    init = [json.loads(json.dumps(c)) for c in rdma.get("sidecars", ())]
     if pd_role == "decode" and role == "leader":
         # llm-d's routing sidecar as a native sidecar (an init container that keeps running, restartPolicy Always), as
         # llm-d-router deploys it (deploy/components/vllm-decode/deployment.yaml at versions.ENDPOINT_PICKER): it takes
         # the serving port, asks the prefill pod the picker chose (header x-prefiller-host-port) for the KV cache, then
         # decodes on the local vLLM.
-        init = [{"name": "routing-sidecar", "image": sidecar_image, "restartPolicy": "Always",
+        init += [{"name": "routing-sidecar", "image": sidecar_image, "restartPolicy": "Always",
                  "args": [f"--port={PORT}", f"--vllm-port={port}", "--secure-proxy=false",
                           f"--kv-connector={SIDECAR_CONNECTORS[m.roles.kv_connector]}"],
                  "ports": [{"name": "sidecar-http", "containerPort": PORT}]}]
@@ -253,7 +271,7 @@ def leader_worker_set(m: ModelServerSpec, taints: tuple[dict, ...] = (), claim: 
                       "workerTemplate": pod("leader" if m.nodes_per_replica == 1 else "worker")}
     if m.nodes_per_replica > 1:
         template["leaderTemplate"] = pod("leader")
-    replicas = getattr(m.roles, pd_role).replicas if pd_role else (m.scaling.min_replicas if m.scaling else 1)
+    replicas = getattr(m.roles, pd_role).bounds()[0] if pd_role else (m.scaling.min_replicas if m.scaling else 1)
     # Queued to Kueue (the LocalQueue gpufleet names after the pool in each team's namespace) when placed by topology.
     queue = {"labels": {"kueue.x-k8s.io/queue-name": m.pool}} if m.placement is not None else {}
     return {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
@@ -337,12 +355,16 @@ def picker_values(m: ModelServerSpec, provider_name: str, monitored: bool) -> di
     return {"router": router, "provider": {"name": provider_name}}
 
 
-def scaled_object(m: ModelServerSpec, prometheus_url: str, auth: Optional[str], pooled: bool) -> dict:
-    """A KEDA ScaledObject on the LeaderWorkerSet (it has the scale subresource) from the model server's metric."""
-    s = m.scaling
+def scaled_object(m: ModelServerSpec, prometheus_url: str, auth: Optional[str], pooled: bool,
+                  role: Optional[str] = None) -> dict:
+    """A KEDA ScaledObject on the LeaderWorkerSet (it has the scale subresource) from the model server's metric; with
+    `role` (prefill or decode), that role's: `<name>-<role>` on the role's LeaderWorkerSet, from its own pods' metric
+    and its own bounds (roles.<role>.scaling)."""
+    s = getattr(m.roles, role).scaling if role else m.scaling
+    target = f"{m.name}-{role}" if role else m.name
     metric = SIGNALS.get(s.signal, s.signal)
     # Leader pods are `<lws>-<group>`; workers `<lws>-<group>-<index>` and export no serving metrics.
-    query = f'sum(avg_over_time({metric}{{namespace="{m.namespace}",pod=~"{m.name}-[0-9]+"}}[1m]))'
+    query = f'sum(avg_over_time({metric}{{namespace="{m.namespace}",pod=~"{target}-[0-9]+"}}[1m]))'
     auth_ref = {"authenticationRef": {"name": auth, "kind": "ClusterTriggerAuthentication"}} if auth else {}
     triggers = [{"type": "prometheus", "metricType": "AverageValue", "metadata": {
         "serverAddress": prometheus_url, "query": query, "threshold": str(s.target)}, **auth_ref}]
@@ -355,9 +377,9 @@ def scaled_object(m: ModelServerSpec, prometheus_url: str, auth: Optional[str], 
             "query": f'sum({FLOW_CONTROL_QUEUE_METRIC}{{inference_pool="{m.name}"}})',
             "threshold": "1", "activationThreshold": "0"}, **auth_ref})
     return {"apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject",
-            "metadata": {"name": m.name, "namespace": m.namespace},
+            "metadata": {"name": target, "namespace": m.namespace},
             "spec": {"scaleTargetRef": {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
-                                        "name": m.name},
+                                        "name": target},
                      "minReplicaCount": s.min_replicas, "maxReplicaCount": s.max_replicas, "triggers": triggers}}
 
 
@@ -439,4 +461,10 @@ class ModelServer(pulumi.ComponentResource):
         if m.scaling is not None and args.prometheus_url is not None:
             self.scaler = custom("scaler", scaled_object(m, args.prometheus_url, args.prometheus_auth,
                                                          args.inference_pool), [self.lws])
+        # Prefill/decode: each role scales on its own pods' metric (issue 52), a ScaledObject `<name>-<role>`.
+        self.role_scalers = {
+            role: custom(f"scaler-{role}", scaled_object(m, args.prometheus_url, args.prometheus_auth,
+                                                         args.inference_pool, role), [self.roles[role]])
+            for role in ("prefill", "decode")
+            if m.roles is not None and getattr(m.roles, role).scaling is not None and args.prometheus_url is not None}
         self.register_outputs({"model": m.model, "pool": m.pool, "inferencePool": args.inference_pool})

@@ -948,6 +948,11 @@ INFERENCE_EXTENSION = "v1.5.0"
 # "The endpoint picker"): it is maintained, its EPP carries llm-d's prefill/decode scheduling (the disagg profile
 # handler and deciders, pkg/epp/framework/plugins/scheduling/profilehandler/disagg at the tag), and it renders the same
 # InferencePool v1 from the same Inference Extension v1.5.0 (go.mod), so the CRDs and the gateways stay as they are.
+# The EPP image is exactly the chart's: ../shared/reference/charts/llm-d-router-gateway-v0.10.0.tgz values.yaml
+# `router.epp.image` = ghcr.io/llm-d/llm-d-router-endpoint-picker:v0.10.0, IfNotPresent (the routerlib subchart's
+# default, `main` with Always, is what the release edit overrides); gpufleet passes no tag of its own. No source in
+# ../shared/reference/digests.yaml gives a digest for it, so it runs by tag (tests/upstream/test_serving_examples.py
+# test_the_picker_runs_the_image_its_chart_pins).
 ENDPOINT_PICKER = HelmChart(
     name="llm-d-router-gateway",
     repo="oci://ghcr.io/llm-d/charts",

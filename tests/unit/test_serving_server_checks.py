@@ -103,7 +103,7 @@ def test_wide_expert_parallel_runs_data_parallel_ranks_on_every_pod():
 
 
 def test_roles_need_the_pd_profile_and_the_profile_needs_roles():
-    roles = {"prefill": {"replicas": 2}, "decode": {"replicas": 1}}
+    roles = {"prefill": {"replicas": 1}, "decode": {"replicas": 1}}  # the h100 pool's 2 nodes, one pod each
 
     def no_profile(models):  # llama-70b as one pod of 8 GPUs per role
         models[1].update(roles=roles, nodesPerReplica=1, shm="16Gi")
@@ -112,9 +112,10 @@ def test_roles_need_the_pd_profile_and_the_profile_needs_roles():
     assert path == f"{SERVING}.models[1].inferencePool.profile"
     assert "prefill/decode roles without the picker's pd profile" in message
     assert _problems("inference-gke", lambda m: (no_profile(m), m[1].update(inferencePool={"profile": "pd"}))) == []
-    ((path, _),) = _problems("inference-gke", lambda m: (no_profile(m), m[1].update(
-        inferencePool={"profile": "pd"}, nodesPerReplica=2)))
-    assert path == f"{SERVING}.models[1].nodesPerReplica"  # a multi-pod replica's decode sidecar is not built
+    paths = [p for p, _ in _problems("inference-gke", lambda m: (no_profile(m), m[1].update(
+        inferencePool={"profile": "pd"}, nodesPerReplica=2)))]
+    # A multi-pod replica's decode sidecar is not built; and two roles of 2 pods each overflow the 2-node pool.
+    assert paths == [f"{SERVING}.models[1].nodesPerReplica", f"{SERVING}.models[1].roles.decode.replicas"]
     ((path, _),) = _problems("inference-gke", lambda m: m[0].update(inferencePool={"profile": "pd"}))
     assert path == f"{SERVING}.models[0].inferencePool.profile"  # pd without roles
 
@@ -129,7 +130,9 @@ def test_roles_need_the_pd_profile_and_the_profile_needs_roles():
         paths = []
     except SpecError as exc:
         paths = [p.path for p in exc.problems]
-    assert paths == [f"{SERVING}.models[0].roles", f"{SERVING}.models[0].scaling"]
+    # (and the two roles' pods do not fit the one-host l4 pool: the roles' shape check names the role that overflows)
+    assert paths == [f"{SERVING}.models[0].roles", f"{SERVING}.models[0].scaling",
+                     f"{SERVING}.models[0].roles.decode.replicas"]
 
 
 REASON = "NIXL registers KV-cache memory with the EFA devices"
@@ -213,3 +216,36 @@ def test_placement_needs_a_kueue_topology_level_a_replica_fits_and_a_team_queue(
     assert path_ == f"{SERVING}.models[0].placement"
     ((path_, _),) = problems(lambda c: c["gpufleet:addons"]["kueue"]["teams"][0].update(namespace="research"))
     assert path_ == f"{SERVING}.models[0].namespace"
+
+
+def _pd(prefill: dict, decode: dict):
+    """inference-gke's llama-70b (pool h100: 2 nodes of 8 GPUs) as a prefill/decode server of one pod per replica."""
+    def change(models):
+        models[1].update(nodesPerReplica=1, inferencePool={"profile": "pd"},
+                         roles={"prefill": prefill, "decode": decode})
+        del models[1]["scaling"]
+    return change
+
+
+def test_each_role_scales_within_its_bounds_on_a_metric_vllm_exports():
+    queue = {"signal": "queue", "target": 5, "minReplicas": 1, "maxReplicas": 1}
+    assert _problems("inference-gke", _pd({"scaling": queue}, {"scaling": {**queue, "signal": "kvCache", "target": 0.8}})) == []
+    ((path, message),) = _problems("inference-gke", _pd({"scaling": {**queue, "signal": "vllm:gpu_cache_usage_perc"}},
+                                                        {"replicas": 1}))
+    assert path == f"{SERVING}.models[1].roles.prefill.scaling.signal" and "vllm exports no such metric" in message
+    ((path, message),) = _problems("inference-gke", _pd({"scaling": queue}, {"scaling": {**queue, "maxReplicas": 2}}))
+    assert path == f"{SERVING}.models[1].roles.decode.scaling.maxReplicas"
+    assert "the roles need 3 pods at most (prefill 1, decode 2 replica(s) of 1 pod(s) with 8 GPU(s) each); pool 'h100' " \
+           "holds at most 2" in message
+    ((path, _),) = _problems("inference-gke", _pd({"replicas": 2, "scaling": queue}, {"replicas": 1}))
+    assert path == f"{SERVING}.models[1].roles.prefill.replicas"  # KEDA owns the count
+    ((path, _),) = _problems("inference-gke", _pd({"replicas": 1}, {"scaling": {**queue, "minReplicas": 0}}))
+    assert path == f"{SERVING}.models[1].roles.decode.scaling.minReplicas"
+    ((path, _),) = _problems("inference-gke", _pd({"replicas": 2}, {"replicas": 1}))
+    assert path == f"{SERVING}.models[1].roles.decode.replicas"  # fixed roles overflowing the pool
+
+    def whole_model(models):
+        _pd({"replicas": 1}, {"replicas": 1})(models)
+        models[1]["scaling"] = queue
+    ((path, message),) = _problems("inference-gke", whole_model)
+    assert path == f"{SERVING}.models[1].scaling" and "roles.prefill.scaling" in message

@@ -41,8 +41,10 @@ def test_the_example_plans_clean_and_its_custom_resources_validate(stack):
             continue
         body = {k: r.revealed[k] for k in ("apiVersion", "kind", "metadata", "spec")}
         found = lookup(body["apiVersion"], body["kind"], CHARTS)
-        if found is None or (isinstance(found, NotValidated) and body["apiVersion"].startswith("monitoring.googleapis.com")):
-            continue  # a built-in kind; GKE's own PodMonitoring CRD (no pinned chart ships it: crd_sources.PLATFORM_KINDS)
+        if found is None or (isinstance(found, NotValidated) and body["apiVersion"].startswith(
+                ("monitoring.googleapis.com", "networking.gke.io"))):
+            continue  # a built-in kind; GKE's own PodMonitoring and multi-networking CRDs (no pinned chart ships them:
+            # crd_sources.PLATFORM_KINDS)
         assert isinstance(found, Crd), (r.name, found)
         assert [f"{f.path}: {f.message}" for f in validate(body, found.schema)] == [], r.name
         checked += 1
@@ -53,7 +55,7 @@ def test_prefill_and_decode_run_as_two_leader_worker_sets_the_pd_picker_routes()
     lws = _objects("pd-gke", "LeaderWorkerSet")
     prefill = lws["pd-gke-model-serving-llama-70b-pd-lws-prefill"]
     decode = lws["pd-gke-model-serving-llama-70b-pd-lws-decode"]
-    assert (prefill["metadata"]["name"], prefill["spec"]["replicas"]) == ("llama-70b-pd-prefill", 2)
+    assert (prefill["metadata"]["name"], prefill["spec"]["replicas"]) == ("llama-70b-pd-prefill", 1)  # its minReplicas
     assert (decode["metadata"]["name"], decode["spec"]["replicas"]) == ("llama-70b-pd-decode", 1)
     kv = ["--kv-transfer-config", json.dumps({"kv_connector": "NixlConnector", "kv_role": "kv_both"}, separators=(",", ":"))]
     for role, obj in (("prefill", prefill), ("decode", decode)):
@@ -87,6 +89,64 @@ def test_the_picker_renders_its_pd_profile_and_agentgateway_renders_on_aks():
     assert found == {f"{versions.AGENTGATEWAY.name}@{versions.AGENTGATEWAY.version}": []}
 
 
+
+def test_the_picker_runs_the_image_its_chart_pins():
+    """The endpoint picker's image is what llm-d-router-gateway v0.10.0 pins and nothing else (issue 52, item 3): the
+    chart's own values.yaml `router.epp.image` (ghcr.io/llm-d / llm-d-router-endpoint-picker / v0.10.0 / IfNotPresent,
+    hack/push-chart.sh's release edit; the routerlib subchart's default, `main` with pullPolicy Always, is what it
+    overrides), as the real helm renders the release and as gpufleet's image table lists it. digests.yaml records no
+    digest for any ghcr.io/llm-d image, so gpufleet pins none (images.pinDigests leaves it by tag); should one appear,
+    its tag must be this one."""
+    import tarfile
+
+    from gpufleet.base.catalog import images
+    from tests.helpers import REFERENCE
+    from tests.upstream.test_chart_renders import _rendered, archive, releases
+
+    pin = versions.ENDPOINT_PICKER
+    chart = archive(pin.name, pin.version)
+    with tarfile.open(chart) as tar:
+        top = yaml.safe_load(tar.extractfile(f"{pin.name}/values.yaml"))["router"]["epp"]["image"]
+        lib = yaml.safe_load(tar.extractfile(f"{pin.name}/charts/router/values.yaml"))["epp"]["image"]
+    assert top == {"registry": "ghcr.io/llm-d", "repository": "llm-d-router-endpoint-picker", "tag": pin.version,
+                   "pullPolicy": "IfNotPresent"}
+    assert (lib["tag"], lib["pullPolicy"]) == ("main", "Always")  # the library default the release values override
+    image = f"{top['registry']}/{top['repository']}:{top['tag']}"
+    assert [e.image for e in images.mirror_slots(pin.name, pin.version)] == [image]  # `gpufleet images`, mirrors
+    plan = _plan("pd-gke")
+    ((name, version, release, namespace, values),) = [r for r in releases(plan) if r[0] == pin.name]
+    deployments = [o for o in _rendered(chart, json.dumps(values, sort_keys=True), namespace, release,
+                                        plan.spec.cluster.kubernetes_version) if o["kind"] == "Deployment"]
+    (epp,) = [c for d in deployments for c in d["spec"]["template"]["spec"]["containers"]]
+    assert (epp["image"], epp["imagePullPolicy"]) == (image, "IfNotPresent")
+    digests = yaml.safe_load((REFERENCE / "digests.yaml").read_text())["images"]
+    assert all(d["tag"] == pin.version for d in digests if str(d["repo"]).startswith("ghcr.io/llm-d/"))
+    # The decode pods' routing sidecar comes from the same llm-d-router release (not from the chart).
+    assert versions.DISAGG_SIDECAR_IMAGE == f"ghcr.io/llm-d/llm-d-router-disagg-sidecar:{pin.version}"
+
+
+def test_each_role_scales_on_its_own_pods_metric_within_its_own_bounds():
+    """Per-role scaling (issue 52): a ScaledObject per role's LeaderWorkerSet, named after it, reading the metric vLLM
+    0.33.0 exports (serving.EXPORTED_METRICS) from that role's leader pods only; none for the model as a whole. Both
+    validate against the pinned KEDA chart's CRD (test_the_example_plans_clean_and_its_custom_resources_validate)."""
+    from gpufleet.base.spec.features.serving import EXPORTED_METRICS
+
+    scalers = {o["metadata"]["name"]: o["spec"] for o in _objects("pd-gke", "ScaledObject").values()}
+    assert sorted(scalers) == ["llama-70b-pd-decode", "llama-70b-pd-prefill"]
+    for role, metric, bounds, threshold in (("prefill", "vllm:num_requests_waiting", (1, 2), "5.0"),
+                                            ("decode", "vllm:kv_cache_usage_perc", (1, 1), "0.8")):
+        spec = scalers[f"llama-70b-pd-{role}"]
+        assert spec["scaleTargetRef"] == {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
+                                          "name": f"llama-70b-pd-{role}"}
+        assert (spec["minReplicaCount"], spec["maxReplicaCount"]) == bounds
+        (trigger,) = spec["triggers"]  # no wake-up trigger: a role does not scale to zero
+        assert trigger["metadata"]["query"] == (f'sum(avg_over_time({metric}{{namespace="serving",'
+                                                f'pod=~"llama-70b-pd-{role}-[0-9]+"}}[1m]))')
+        assert trigger["metadata"]["threshold"] == threshold and metric in EXPORTED_METRICS["vllm"]
+    names = {r.name for r in _plan("pd-gke").resources if r.type.endswith(":ScaledObject")}
+    assert names == {"pd-gke-model-serving-llama-70b-pd-scaler-prefill", "pd-gke-model-serving-llama-70b-pd-scaler-decode"}
+
+
 def test_wide_ep_leader_and_worker_share_one_data_parallel_group():
     (lws,) = _objects("wide-ep-gke", "LeaderWorkerSet").values()
     template = lws["spec"]["leaderWorkerTemplate"]
@@ -103,6 +163,26 @@ def test_wide_ep_leader_and_worker_share_one_data_parallel_group():
     # Kueue TAS: queued to the team's LocalQueue of the pool, leader and worker one PodSet group in one sub-block.
     assert lws["metadata"]["labels"] == {"kueue.x-k8s.io/queue-name": "h100"}
     for role in ("leaderTemplate", "workerTemplate"):
-        assert template[role]["metadata"]["annotations"] == {
+        notes = template[role]["metadata"]["annotations"]
+        assert {k: v for k, v in notes.items() if k.startswith("kueue.")} == {
             "kueue.x-k8s.io/podset-required-topology": "cloud.google.com/gce-topology-subblock",
             "kueue.x-k8s.io/podset-group-name": "replica"}, role
+        # GPUDirect-RDMA (the pool's rdma: true): eth0 and the eight RoCE NICs of the Networks the plan creates, gIB's
+        # settings sourced before the server, privileged only as the stack asks, with its reason on the pod.
+        nics = [n["network"] for n in json.loads(notes["networking.gke.io/interfaces"])]
+        assert nics == ["default", *[f"h100-rdma-{i}" for i in range(8)]]
+        networks = {r.revealed["metadata"]["name"] for r in _plan("wide-ep-gke").resources
+                    if r.type == "kubernetes:networking.gke.io/v1:Network"}
+        assert set(nics[1:]) <= networks
+        (vllm,) = template[role]["spec"]["containers"]
+        assert vllm["securityContext"] == {"privileged": True}
+        assert notes["gpufleet.io/rdma-capabilities-reason"].startswith("GKE's A3 Ultra")
+        assert vllm["command"][:4] == ["sh", "-c", '. /usr/local/gib/scripts/set_nccl_env.sh && exec "$@"', "gib-env"]
+
+
+
+def test_serving_on_aks_routes_through_the_picker():
+    """AKS's inference stack (issue 52's "done when", with the stacks of tests/upstream/test_serving_upstream.py)."""
+    from tests.upstream.test_serving_upstream import picker_routes
+
+    assert picker_routes(_plan("inference-aks")) == {"qwen3-8b": "qwen3-8b"}

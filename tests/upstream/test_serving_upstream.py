@@ -316,3 +316,32 @@ def test_an_external_stack_plans_an_https_gateway_its_reason_exempts():
     for obj in (params, gateway):
         assert obj["metadata"]["annotations"] == {"gpufleet.io/exempt-secure-defaults": "public demo"}
     assert [v for v in plan.violations if v.policy == "secure-defaults"] == []
+
+
+def picker_routes(plan) -> dict[str, str]:
+    """route name -> the InferencePool it goes to, for routes whose pool has its endpoint picker release in the plan
+    (a route to anything else fails)."""
+    pickers = {r.revealed.get("name") for r in plan.resources
+               if r.type.endswith(":Release") and r.revealed.get("chart", "").endswith(versions.ENDPOINT_PICKER.name)}
+    out = {}
+    for r in plan.resources:
+        if r.type.endswith(":HTTPRoute"):
+            (backend,) = r.revealed["spec"]["rules"][0]["backendRefs"]
+            assert backend["kind"] == "InferencePool" and backend["name"] in pickers, (r.name, backend, pickers)
+            out[r.revealed["metadata"]["name"]] = backend["name"]
+    return out
+
+
+def test_every_platform_has_an_inference_stack_routing_through_the_picker():
+    """Issue 52's "done when": one inference stack per platform plans with model-aware routing, every HTTPRoute to an
+    InferencePool whose endpoint picker the stack installs (AKS's: examples/serving/Pulumi.inference-aks.yaml,
+    tests/upstream/test_serving_examples.py test_serving_on_aks_routes_through_the_picker)."""
+    from gpufleet.base import platforms
+
+    plans = {s: planned(s) for s in (*STACKS, "existing-coreweave")}
+    assert {p.spec.cluster.platform for p in plans.values()} == set(platforms.names()) - {"aks"}
+    assert {s: picker_routes(p) for s, p in plans.items()} == {
+        "inference-eks": {"qwen3-8b": "qwen3-8b", "llama-70b": "llama-70b"},
+        "inference-gke": {"qwen3-8b": "qwen3-8b", "llama-70b": "llama-70b"},
+        "inference-k3s": {"qwen3-8b": "qwen3-8b", "deepseek-r1": "deepseek-r1"},
+        "existing-coreweave": {"qwen3-8b": "qwen3-8b"}}

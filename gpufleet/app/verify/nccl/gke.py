@@ -36,106 +36,19 @@ containers too.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Optional
 
 from gpufleet.base import labels, versions
+# The kinds' pod facts live with GKE's traits, shared with the model servers (issue 52).
+from gpufleet.base.platforms.gke.gpudirect_pods import (KINDS, NVIDIA_LIB, NVIDIA_LIB_HOST, TCPX, TCPXO, Kind, _host,  # noqa: F401
+                                                        daemon_devices, interfaces, network_names, rdma_interfaces,
+                                                        rdma_network_names)
 
-# Where Google's manifests mount the GKE-installed NVIDIA libraries, and the GPU device nodes they inject into rxdm.
-NVIDIA_LIB_HOST = "/home/kubernetes/bin/nvidia/lib64"
-NVIDIA_LIB = "/usr/local/nvidia/lib64"
 # Readiness of each rank: its sshd runs. Google's test containers start it with `service ssh restart` (the images'
 # SysV init script), whose `status` action exits 0 while the daemon runs.
 SSHD_READY = {"exec": {"command": ["service", "ssh", "status"]}, "periodSeconds": 5}
 DEFAULT_BYTES = 1 << 30  # the size gpufleet's own all-reduce measures without a figure (gpufleet/app/verify/nccl/allreduce.py SCRIPT)
-
-
-@dataclass(frozen=True)
-class Kind:
-    """What one GPUDirect kind's pods carry, from Google's nccl-test-latest.yaml for that kind."""
-
-    daemon: str  # rxdm container name (the NRI annotation names it)
-    daemon_command: tuple[str, ...]
-    daemon_args: tuple[str, ...]
-    daemon_caps: tuple[str, ...]
-    daemon_mounts: tuple[tuple[str, str], ...]  # (volume, mountPath)
-    extra_devices: tuple[str, ...]  # device nodes after /dev/nvidia<i>, /dev/nvidiactl, /dev/nvidia-uvm
-    test_env: tuple[tuple[str, str], ...]
-    test_caps: tuple[str, ...]
-    test_mounts: tuple[tuple[str, str], ...]
-    volumes: tuple[dict, ...]
-
-
-def _host(name: str, path: str) -> dict:
-    return {"name": name, "hostPath": {"path": path}}
-
-
-# gpudirect-tcpx/nccl-test-latest.yaml @fee883360a660f71ba07478db95d5c1325322f77 (pod nccl-test-host-1).
-TCPX = Kind(
-    daemon="tcpx-daemon",
-    daemon_command=("/tcpgpudmarxd/build/app/tcpgpudmarxd", "--gpu_nic_preset", "a3vm", "--gpu_shmem_type", "fd",
-                    "--uds_path", "/run/tcpx", "--setup_param", '\\"--verbose 128 2 0 \\"'),
-    daemon_args=(),
-    daemon_caps=("NET_ADMIN",),
-    daemon_mounts=(("libraries", NVIDIA_LIB), ("tcpx-socket", "/run/tcpx"), ("sys", "/hostsysfs"),
-                   ("proc", "/hostprocsysfs")),
-    extra_devices=(),
-    test_env=(("LD_LIBRARY_PATH", NVIDIA_LIB),),
-    test_caps=("IPC_LOCK",),
-    test_mounts=(("tcpx-socket", "/tmp"), ("libraries", NVIDIA_LIB), ("config-volume", "/configs")),
-    volumes=(
-        # gpudirect-tcpx/nccl-config.yaml: applied by GkeGpuDirectWiring (GKE_GPUDIRECT_MANIFESTS["TCPX"]).
-        {"name": "config-volume", "configMap": {"name": "nccl-configmap", "defaultMode": 0o777}},
-        _host("libraries", NVIDIA_LIB_HOST), _host("tcpx-socket", "/run/tcpx"), _host("sys", "/sys"),
-        _host("proc", "/proc/sys"),
-    ),
-)
-# gpudirect-tcpxo/nccl-test-latest.yaml @bd4a7491672b48dfec28f3679b679a614f6cbbc7 (pod nccl-test-host-1).
-TCPXO = Kind(
-    daemon="tcpxo-daemon",
-    daemon_command=("/bin/sh", "-c"),
-    daemon_args=("set -ex\nchmod 755 /fts/entrypoint_rxdm_container.sh\n"
-                 "/fts/entrypoint_rxdm_container.sh --num_hops=2 --num_nics=8\n",),
-    daemon_caps=("NET_ADMIN", "NET_BIND_SERVICE"),
-    daemon_mounts=(("nvidia", NVIDIA_LIB), ("sys", "/hostsysfs"), ("proc-sys", "/hostprocsysfs")),
-    extra_devices=("/dev/dmabuf_import_helper",),
-    test_env=(("LD_LIBRARY_PATH", NVIDIA_LIB), ("NCCL_FASTRAK_LLCM_DEVICE_DIRECTORY", "/dev/aperture_devices")),
-    test_caps=(),
-    test_mounts=(("nvidia", NVIDIA_LIB), ("shared-memory", "/dev/shm"), ("aperture-devices", "/dev/aperture_devices")),
-    volumes=(
-        _host("nvidia", NVIDIA_LIB_HOST),
-        {"name": "shared-memory", "emptyDir": {"medium": "Memory", "sizeLimit": "1Gi"}},
-        _host("sys", "/sys"), _host("proc-sys", "/proc/sys"), _host("aperture-devices", "/dev/aperture_devices"),
-    ),
-)
-KINDS = {"TCPX": TCPX, "TCPXO": TCPXO}
 SUPPORTED = ("TCPX", "TCPXO", "RDMA")
-
-
-def network_names(pool: str, networks: int) -> list[str]:
-    """The multi-networking Network objects of a TCPX/TCPXO pool, in NIC order: GkeGpuDirectNetwork names NIC i
-    `vpc-<i>` and GkeGpuDirectWiring names its Network `<pool>-<nic>` (components/gke; tests/unit/test_nccl_gke.py
-    checks the plan's objects carry exactly these names)."""
-    return [f"{pool}-vpc-{i}" for i in range(networks)]
-
-
-def rdma_network_names(pool: str, rdma_subnets: int) -> list[str]:
-    """A GPUDirect-RDMA pool's RoCE Networks in NIC order: GkeGpuDirectNetwork names them `rdma-<i>` (after the
-    second gVNIC, `gvnic`, which Google's test pods do not attach)."""
-    return [f"{pool}-rdma-{i}" for i in range(rdma_subnets)]
-
-
-def rdma_interfaces(pool: str, rdma_subnets: int) -> list[dict[str, str]]:
-    """eth0 on the default network, eth2.. on the RoCE networks (cluster-toolkit @c5eb7824 and gpudirect-rdma/
-    nccl-test.yaml @2c776f7e: rdma-0 on eth2 ... rdma-7 on eth9; eth1 is the node's second gVNIC)."""
-    return [{"interfaceName": "eth0", "network": "default"},
-            *[{"interfaceName": f"eth{i + 2}", "network": n} for i, n in enumerate(rdma_network_names(pool, rdma_subnets))]]
-
-
-def interfaces(pool: str, networks: int) -> list[dict[str, str]]:
-    """eth0 on the default network, then eth1.. on the pool's networks (Google's manifests: vpc1.. on eth1..)."""
-    return [{"interfaceName": "eth0", "network": "default"},
-            *[{"interfaceName": f"eth{i + 1}", "network": n} for i, n in enumerate(network_names(pool, networks))]]
 
 
 def _run_script(kind: str, hosts: list[str], gpus: int, networks: int) -> str:
@@ -173,11 +86,10 @@ def manifests(name: str, kind: str, pool: str, gpus: int, networks: int, node_se
     k = KINDS[kind]
     images = versions.GKE_GPUDIRECT_TEST_IMAGES[kind]
     hosts = [f"{name}-{r}.{name}.{namespace}.svc.cluster.local" for r in (0, 1)]
-    devices = [f"/dev/nvidia{i}" for i in range(gpus)] + ["/dev/nvidiactl", "/dev/nvidia-uvm", *k.extra_devices]
     annotations = {
         labels.GKE_DEFAULT_INTERFACE_ANNOTATION: "eth0",
         labels.GKE_INTERFACES_ANNOTATION: json.dumps(interfaces(pool, networks)),
-        labels.GKE_DEVICES_ANNOTATION_PREFIX + k.daemon: "".join(f"- path: {d}\n" for d in devices),
+        labels.GKE_DEVICES_ANNOTATION_PREFIX + k.daemon: daemon_devices(k, gpus),
     }
     # Ready addresses only: a rank is published once its sshd runs (SSHD_READY), so rank 0 never reaches a peer that
     # cannot answer yet (its image may still be pulling while its pod already has an address).

@@ -18,6 +18,7 @@ class AksScheduling(SchedulingTraits):
     # AKS has no managed gateway that routes to an InferencePool: gpufleet installs agentgateway (auto) or, on request,
     # Envoy Gateway, published through the Service below (issue 52).
     gateway_classes = (AGENTGATEWAY_CLASS, ENVOY_CLASS)
+    serving_rdma_fabric = "infiniband"  # InfiniBand ports through the RDMA shared device plugin, no secondary network (components/aks/platform.py)
     inference_extension_releases = AGENTGATEWAY_INFERENCE_EXTENSION_RELEASES
 
     machine_key = "vmSize"

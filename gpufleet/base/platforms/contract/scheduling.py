@@ -99,6 +99,22 @@ class SchedulingTraits:
         Default: none."""
         return []
 
+    serving_rdma_fabric: Optional[str] = None
+    """How a model server's pods on an RDMA pool (`rdma: true`) get the pool's interfaces (components/serving/layer.py
+    `rdma_pod`): `efa` (the node's EFA devices, NodeTraits.rdma_devices), `network-operator` (the Network Operator's
+    RDMA device and the pool's secondary network), `infiniband` (the RDMA shared device plugin's InfiniBand resource,
+    no secondary network), `own` (what `serving_rdma_pod` returns). Default: None, nothing (docs/inference.md)."""
+
+    def serving_rdma_pod(self, spec: Any, pool: Any) -> Optional[dict]:
+        """With `serving_rdma_fabric: own`: what a model server's pod on the RDMA pool carries (ModelServerArgs.rdma:
+        annotations, env, mounts, volumes, sidecars, a command prefix). Default: None."""
+        return None
+
+    def serving_rdma_needs(self, pool: Any) -> tuple[tuple[str, ...], bool, str]:
+        """(Linux capabilities, privileged, why) a model server's pod on the RDMA pool must be granted by the stack
+        (`serving.models[i].rdma`, with a reason) for the pool's interfaces to work. Default: nothing needed."""
+        return (), False, ""
+
     # GPU sharing, AMD pools, RDMA NICs and storage (gpufleet/base/spec/features/{sharing,amd,sriov}_checks.py).
 
     amd_gpus: bool = False

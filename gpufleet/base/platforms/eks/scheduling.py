@@ -48,6 +48,7 @@ class EksScheduling(SchedulingTraits):
     machine_key = "instanceType"
     # agentgateway first (auto: InferencePool routing, scale to zero behind the picker); Envoy Gateway on request.
     gateway_classes = (AGENTGATEWAY_CLASS, ENVOY_CLASS)
+    serving_rdma_fabric = "efa"  # every EFA device of the node (components/serving/layer.py)
     inference_extension_releases = AGENTGATEWAY_INFERENCE_EXTENSION_RELEASES
 
     def gateway_service(self, external: bool) -> dict:

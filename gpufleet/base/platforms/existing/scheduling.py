@@ -12,4 +12,5 @@ class ExistingScheduling(SchedulingTraits):
     # Serving: gpufleet installs agentgateway (auto) or Envoy Gateway into the cluster, published through the contract's
     # default Service (ClusterIP when internal: gpufleet knows nothing of the cluster's load balancers).
     gateway_classes = (AGENTGATEWAY_CLASS, ENVOY_CLASS)
+    serving_rdma_fabric = "network-operator"  # as on k3s (components/existing/platform.py installs the Network Operator)
     inference_extension_releases = AGENTGATEWAY_INFERENCE_EXTENSION_RELEASES

@@ -14,6 +14,7 @@ from gpufleet.base.catalog import dra as dra_facts
 from gpufleet.base.catalog import gcp, gcp_families, offerings
 from gpufleet.base.catalog import topology as topology_facts
 from gpufleet.base.platforms.contract.scheduling import SchedulingTraits
+from gpufleet.base.platforms.gke import gpudirect_pods
 from gpufleet.base.spec.errors import Problem
 from gpufleet.base.spec.features.serving import GKE_INFERENCE_POOL_CLASSES
 from gpufleet.base.spec.platforms.gke import GkePoolSpec, driver_branch_for, pool_zones
@@ -65,6 +66,24 @@ class GkeScheduling(SchedulingTraits):
     # (the router library's templates/_gke.yaml at versions.ENDPOINT_PICKER: provider gke maps to monitoring provider
     # gmp), read by Managed Service for Prometheus.
     inference_pool_monitoring = True
+    # A model server on a GPUDirect pool gets the pool's NICs as GKE's manifests for the machine type give them
+    # (gpufleet/base/platforms/gke/gpudirect_pods.py, with the sources).
+    serving_rdma_fabric = "own"
+
+    def serving_rdma_pod(self, spec: Any, pool: Any) -> Optional[dict]:
+        machine = gcp.machines().get(pool.machine_type or "")
+        direct = machine.gpudirect if machine else None
+        if direct is None:
+            return None
+        return gpudirect_pods.serving_pod(pool.name, direct.kind, direct.networks, direct.rdma_subnets,
+                                          machine.fixed_count or 8)
+
+    def serving_rdma_needs(self, pool: Any) -> tuple[tuple[str, ...], bool, str]:
+        machine = gcp.machines().get(pool.machine_type or "")
+        if machine is None or machine.gpudirect is None:
+            return (), False, ""
+        needs = gpudirect_pods.needs(machine.gpudirect.kind, machine.name)
+        return needs.capabilities, needs.privileged, needs.why
 
     def nvlink_machine(self, pool: Any) -> Optional[str]:
         return pool.machine_type

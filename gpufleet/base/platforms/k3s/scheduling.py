@@ -25,6 +25,7 @@ class K3sScheduling(SchedulingTraits):
     # Gateway gets one.
     # agentgateway first (auto: InferencePool routing, scale to zero behind the picker); Envoy Gateway on request.
     gateway_classes = (AGENTGATEWAY_CLASS, ENVOY_CLASS)
+    serving_rdma_fabric = "network-operator"  # the pool's RDMA device and Multus network (components/gpu_stack/network_operator.py)
     inference_extension_releases = AGENTGATEWAY_INFERENCE_EXTENSION_RELEASES
     amd_gpus = True
     declared_gpus = True

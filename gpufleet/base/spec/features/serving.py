@@ -257,12 +257,18 @@ class PlacementSpec(Model):
 
 
 class RdmaSpec(Model):
-    capabilities: list[Literal["IPC_LOCK"]] = Field(default=[], max_length=1)
-    """Linux capabilities the serving container gets for RDMA: IPC_LOCK lets it pin (register) memory for the NIC
-    beyond the memlock limit, as the NVIDIA Network Operator's RDMA test pod asks (rdma-gpu-test-pod1.yml at
-    versions.NETWORK_OPERATOR: `capabilities.add: [IPC_LOCK]`). Default: none. Never privileged."""
+    capabilities: list[Literal["IPC_LOCK", "NET_ADMIN", "NET_BIND_SERVICE"]] = Field(default=[], max_length=3)
+    """Linux capabilities granted for RDMA. IPC_LOCK, on the server container, lets it pin (register) memory for the
+    NIC beyond the memlock limit, as the NVIDIA Network Operator's RDMA test pod asks (rdma-gpu-test-pod1.yml at
+    versions.NETWORK_OPERATOR: `capabilities.add: [IPC_LOCK]`) and GKE's GPUDirect-TCPX manifest gives its workload.
+    NET_ADMIN and NET_BIND_SERVICE go to the receive-datapath manager sidecar of a GKE GPUDirect-TCPX/TCPXO pool, and
+    only there (gpufleet/base/platforms/gke/gpudirect_pods.py). A pool whose interfaces need some of them refuses a
+    model server without them (the platform's `serving_rdma_needs`). Default: none."""
+    privileged: bool = False
+    """Run the server container privileged: only where the pool's fabric needs it (GKE's GPUDirect-RDMA manifest for
+    a3-ultragpu-8g runs its workload privileged); refused elsewhere. Default: false."""
     reason: Optional[str] = Field(default=None, pattern=REASON, max_length=200)
-    """Why (required with capabilities): written on the pods as gpufleet.io/rdma-capabilities-reason."""
+    """Why (required with capabilities or privileged): written on the pods as gpufleet.io/rdma-capabilities-reason."""
 
 
 # The role label llm-d's picker filters prefill and decode pods by (llm-d-router docs/disaggregation.md at
@@ -272,7 +278,17 @@ ROLE_LABEL = "llm-d.ai/role"
 
 class RoleSpec(Model):
     replicas: int = Field(default=1, ge=1, le=1000)
-    """Replicas of this role (each a LeaderWorkerSet group). Default 1."""
+    """Replicas of this role (each a LeaderWorkerSet group) when it does not scale. Default 1."""
+    scaling: Optional[ScalingSpec] = None
+    """KEDA scaling of this role's LeaderWorkerSet on its own pods' metrics (a ScaledObject `<model>-<role>`), between
+    minReplicas (at least 1) and maxReplicas; replaces `replicas`. Default: none (fixed at `replicas`)."""
+
+    def bounds(self) -> tuple[int, int]:
+        """(fewest, most) replicas of the role."""
+        return (self.scaling.min_replicas, self.scaling.max_replicas) if self.scaling else (self.replicas, self.replicas)
+
+
+ROLES = ("prefill", "decode")
 
 
 class RolesSpec(Model):
@@ -399,7 +415,18 @@ def check(stack: str, spec) -> list[Problem]:
                 problems.append(Problem(stack, f"{at}.inferencePool.selector", "the InferencePool selects no model "
                                         f"server in namespace {m.namespace} (its pods carry "
                                         f"{m.pod_labels()})", sel))
-        problems += _scaling(stack, at, m, spec, backend, pooled)
+        problems += _scaling(stack, f"{at}.scaling", m.scaling, m, spec, backend, pooled)
+        for role in ROLES if m.roles is not None else ():
+            r = getattr(m.roles, role)
+            key = f"{at}.roles.{role}"
+            if r.scaling is not None and "replicas" in r.model_fields_set:
+                problems.append(Problem(stack, f"{key}.replicas", "KEDA owns the role's replica count when it scales: "
+                                        "remove replicas (the role starts at scaling.minReplicas)", r.replicas))
+            if r.scaling is not None and r.scaling.min_replicas == 0:
+                problems.append(Problem(stack, f"{key}.scaling.minReplicas", "a prefill/decode role does not scale to "
+                                        "zero in gpufleet: the wake-up trigger (the picker's flow-control queue) counts "
+                                        "the whole InferencePool, not the role a queued request waits for; use 1", 0))
+            problems += _scaling(stack, f"{key}.scaling", r.scaling, m, spec, backend, pooled, zero=False)
     return problems
 
 
@@ -445,32 +472,33 @@ def _dra(stack, at, m, pool, spec) -> list[Problem]:
     return problems
 
 
-def _scaling(stack, at, m, spec, backend, pooled) -> list[Problem]:
-    s = m.scaling
+def _scaling(stack, key, s, m, spec, backend, pooled, zero: bool = True) -> list[Problem]:
+    """The problems of one ScalingSpec `s` at `key` (a model's `scaling`, or a role's `roles.<role>.scaling`);
+    `zero`: judge minReplicas 0 here (a role's is refused by the caller)."""
     if s is None:
         return []
     problems = []
     metric = SIGNALS.get(s.signal, s.signal)
     if metric not in EXPORTED_METRICS[m.server]:
-        problems.append(Problem(stack, f"{at}.scaling.signal", f"{m.server} exports no such metric (allowed: queue, "
+        problems.append(Problem(stack, f"{key}.signal", f"{m.server} exports no such metric (allowed: queue, "
                                 f"kvCache, {', '.join(EXPORTED_METRICS[m.server])})", s.signal))
     if backend == "amp":
-        problems.append(Problem(stack, f"{at}.scaling", "the AMP scraper's configuration gpufleet writes does not scrape "
+        problems.append(Problem(stack, key, "the AMP scraper's configuration gpufleet writes does not scrape "
                                 "model servers yet (docs/inference.md): use kube-prometheus-stack for serving metrics"))
     if backend == "none":
-        problems.append(Problem(stack, f"{at}.scaling", "scaling on the model server's metrics needs them scraped: set "
+        problems.append(Problem(stack, key, "scaling on the model server's metrics needs them scraped: set "
                                 "observability.metrics.backend (kube-prometheus-stack, amp on EKS, gke-managed on GKE)"))
     if not spec.addons.keda.enabled:
-        problems.append(Problem(stack, f"{at}.scaling", "scaling needs KEDA: set addons.keda.enabled: true"))
+        problems.append(Problem(stack, key, "scaling needs KEDA: set addons.keda.enabled: true"))
     if metric == SIGNALS["kvCache"] and s.target > 1:
-        problems.append(Problem(stack, f"{at}.scaling.target", "kv-cache use is a fraction (0-1]", s.target))
+        problems.append(Problem(stack, f"{key}.target", "kv-cache use is a fraction (0-1]", s.target))
     if s.min_replicas > s.max_replicas:
-        problems.append(Problem(stack, f"{at}.scaling.minReplicas", f"above maxReplicas ({s.max_replicas})", s.min_replicas))
-    if s.min_replicas == 0 and not (pooled and m.inference_pool.flow_control):
+        problems.append(Problem(stack, f"{key}.minReplicas", f"above maxReplicas ({s.max_replicas})", s.min_replicas))
+    if zero and s.min_replicas == 0 and not (pooled and m.inference_pool.flow_control):
         why = ("the endpoint picker's flow control is off" if pooled else
                "without an endpoint picker nothing holds a request while no replica runs (a Service with no ready "
                "endpoint refuses it)")
-        problems.append(Problem(stack, f"{at}.scaling.minReplicas", f"scale to zero needs a router that holds requests: "
+        problems.append(Problem(stack, f"{key}.minReplicas", f"scale to zero needs a router that holds requests: "
                                 f"{why}; use 1, or a gateway class with an InferencePool and flow control", 0))
     return problems
 
@@ -497,18 +525,32 @@ def serving_path(spec, capacity) -> list[str]:
         replicas = m.scaling.min_replicas if m.scaling else 1
         top = m.scaling.max_replicas if m.scaling else 1
         if m.roles is not None:
-            replicas = top = m.roles.prefill.replicas + m.roles.decode.replicas
+            replicas = sum(getattr(m.roles, r).bounds()[0] for r in ROLES)
+            top = sum(getattr(m.roles, r).bounds()[1] for r in ROLES)
         nodes = replicas * m.nodes_per_replica
         price = prices.get(m.pool)
         idle = "unpriced" if price is None else f"{nodes * price:.2f} USD/h"
         scale = (f"KEDA on {SIGNALS.get(m.scaling.signal, m.scaling.signal)} > {m.scaling.target:g} per replica, "
                  f"{replicas}-{top} replicas" if m.scaling else "fixed 1 replica")
-        servers = (f"LeaderWorkerSets {m.name}-prefill x{m.roles.prefill.replicas} + {m.name}-decode "
-                   f"x{m.roles.decode.replicas} ({m.roles.kv_connector})" if m.roles is not None
+        servers = (f"LeaderWorkerSets {m.name}-prefill x{_count(m.roles.prefill)} + {m.name}-decode "
+                   f"x{_count(m.roles.decode)} ({m.roles.kv_connector})" if m.roles is not None
                    else f"LeaderWorkerSet {m.name}")
         if m.roles is not None:
-            scale = f"fixed {replicas} replicas"
+            scale = "; ".join(_role_scale(r, getattr(m.roles, r)) for r in ROLES)
         out.append(f"  {m.namespace}/{m.name}: gateway -> {via} -> {servers} "
                    f"({m.nodes_per_replica} pod(s) x {m.gpus_per_node} GPU) -> pool {m.pool}; {scale}; "
                    f"idle: {nodes} node(s), {idle}" + (picker if pooled else "") + ("; scales to zero (flow control holds requests)" if replicas == 0 else ""))
     return out
+
+
+def _count(role: RoleSpec) -> str:
+    low, high = role.bounds()
+    return str(low) if low == high else f"{low}-{high}"
+
+
+def _role_scale(name: str, role: RoleSpec) -> str:
+    s = role.scaling
+    if s is None:
+        return f"{name} fixed {role.replicas} replica(s)"
+    return (f"{name}: KEDA on {SIGNALS.get(s.signal, s.signal)} > {s.target:g} per replica, "
+            f"{s.min_replicas}-{s.max_replicas} replicas")

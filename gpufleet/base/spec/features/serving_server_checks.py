@@ -17,7 +17,9 @@ Facts, with their sources:
   (kubernetes-sigs/lws docs/examples/vllm/GPU/lws.yaml at versions.LWS) gives 15Gi to tensor parallel 8, about 1.9Gi
   a GPU; 1Gi a GPU is the floor chosen below it, so that example passes and the runtime default never does.
 - A gated model (serving.GATED_PREFIXES, or `gated: true`) downloads only with a Hugging Face token.
-- RDMA capabilities (IPC_LOCK) are asked for explicitly, with a reason, and only on an RDMA pool.
+- RDMA capabilities (IPC_LOCK) and privilege are asked for explicitly, with a reason, and only on an RDMA pool; what
+  the pool's fabric needs (GKE's GPUDirect manifests: the TCPX/TCPXO rxdm sidecar's NET_ADMIN, TCPX's IPC_LOCK, A3
+  Ultra's privileged workload; gpufleet/base/platforms/gke/gpudirect_pods.py) must be granted, and nothing more.
 - Placement (Kueue TAS for LeaderWorkerSets: kueue site/content/en/docs/tasks/run/leaderworkerset.md at versions.KUEUE,
   "Configure Topology Aware Scheduling": podset-required-topology and one podset-group-name on the leader and worker
   templates, the LeaderWorkerSet labelled with its queue): the pool must have a Kueue Topology, the level must be one of
@@ -25,15 +27,16 @@ Facts, with their sources:
   level (topology.domains: its nodes per domain, where the platform knows them).
 - Prefill/decode roles are routed by the picker's pd profile (its prefill and decode scheduling profiles filter the
   pods by role, llm-d-router deploy/config/pd-epp-config.yaml at versions.ENDPOINT_PICKER); without it the picker
-  sends whole requests to prefill pods. Both need an InferencePool (a gateway class with a picker). gpufleet's KEDA
-  scales one LeaderWorkerSet, and its decode sidecar is written for one pod per replica: roles with scaling or
-  nodesPerReplica > 1 are refused until built.
+  sends whole requests to prefill pods. Both need an InferencePool (a gateway class with a picker). Each role scales
+  on its own (roles.<role>.scaling: a ScaledObject per role's LeaderWorkerSet), never the model as a whole; the decode
+  sidecar is written for one pod per replica, so nodesPerReplica > 1 is refused until built.
 """
 
 from __future__ import annotations
 
 import re
 
+from gpufleet.base import platforms
 from gpufleet.base.spec.errors import Problem
 from gpufleet.base.spec.features.serving import routes_to_inference_pool
 
@@ -73,7 +76,8 @@ def check(stack: str, spec) -> list[Problem]:
                                         f"{floor}Gi ({SHM_PER_TP_GPU_GI}Gi a GPU; the runtime's default is 64Mi): set "
                                         f"shm, e.g. {floor * 2}Gi", m.shm or "unset"))
         problems += _roles(stack, at, m, routes_to_inference_pool(spec))
-        problems += _rdma(stack, at, m, {pool.name: pool for pool in spec.node_pools}.get(m.pool))
+        problems += _rdma(stack, at, m, {pool.name: pool for pool in spec.node_pools}.get(m.pool),
+                          platforms.get(spec.cluster.platform).scheduling)
         problems += _placement(stack, at, m, spec)
         if m.needs_token() and m.hf_token is None:
             problems.append(Problem(stack, f"{at}.hfToken", f"{m.model} is a gated Hugging Face model: its weights "
@@ -98,25 +102,48 @@ def _roles(stack: str, at: str, m, pooled: bool) -> list[Problem]:
         out.append(Problem(stack, f"{at}.roles", "prefill/decode roles are routed by the endpoint picker: use a gateway "
                            "class with an InferencePool (className auto)", "roles"))
     if m.scaling is not None:
-        out.append(Problem(stack, f"{at}.scaling", "scaling a prefill/decode server per role is not built: gpufleet's "
-                           "KEDA scales one LeaderWorkerSet; set roles.<role>.replicas instead", "scaling"))
+        out.append(Problem(stack, f"{at}.scaling", "a prefill/decode server scales per role (each role's own "
+                           "LeaderWorkerSet and ScaledObject): move it to roles.prefill.scaling and roles.decode.scaling",
+                           "scaling"))
     if m.nodes_per_replica > 1:
         out.append(Problem(stack, f"{at}.nodesPerReplica", "prefill/decode roles run one pod per replica in gpufleet "
                            "(the decode sidecar of a multi-pod replica is not built)", m.nodes_per_replica))
     return out
 
 
-def _rdma(stack: str, at: str, m, pool) -> list[Problem]:
-    """Capabilities for RDMA only on an RDMA pool, and only with a reason."""
-    if m.rdma is None:
-        return []
+def _rdma(stack: str, at: str, m, pool, traits) -> list[Problem]:
+    """Capabilities and privilege for RDMA only on an RDMA pool, only with a reason, and exactly what the pool's fabric
+    needs beyond IPC_LOCK (the platform's `serving_rdma_needs`: GKE's GPUDirect manifests for the machine type)."""
+    needed, privileged, why = traits.serving_rdma_needs(pool) if pool is not None and pool.rdma else ((), False, "")
+    granted = set(m.rdma.capabilities) if m.rdma is not None else set()
     out = []
+    missing = [c for c in needed if c not in granted]
+    if missing:
+        out.append(Problem(stack, f"{at}.rdma.capabilities", f"pool {m.pool}'s RDMA interfaces need {', '.join(missing)} "
+                           f"({why}): grant them here with a reason, or serve from a pool without rdma",
+                           ", ".join(sorted(granted)) or "none"))
+    if privileged and (m.rdma is None or not m.rdma.privileged):
+        out.append(Problem(stack, f"{at}.rdma.privileged", f"pool {m.pool}'s RDMA interfaces need a privileged server "
+                           f"container ({why}): set rdma.privileged: true with a reason, or serve from a pool without "
+                           "rdma", False))
+    if m.rdma is None:
+        return out
     if pool is not None and not pool.rdma:
         out.append(Problem(stack, f"{at}.rdma", f"pool {m.pool} has no RDMA (nodePools[].rdma: false): its pods get no "
                            "RDMA interfaces to ask capabilities for", "rdma"))
-    if m.rdma.capabilities and not m.rdma.reason:
-        out.append(Problem(stack, f"{at}.rdma.reason", f"capabilities {', '.join(m.rdma.capabilities)} are granted "
-                           "only with a recorded reason (written on the pods): say why the server needs them"))
+        return out
+    extra = [c for c in m.rdma.capabilities if c != "IPC_LOCK" and c not in needed]
+    if pool is not None and extra:
+        out.append(Problem(stack, f"{at}.rdma.capabilities", f"pool {m.pool}'s RDMA interfaces need no "
+                           f"{', '.join(extra)} (only a GKE GPUDirect-TCPX/TCPXO pool's rxdm sidecar does)",
+                           ", ".join(extra)))
+    if pool is not None and m.rdma.privileged and not privileged:
+        out.append(Problem(stack, f"{at}.rdma.privileged", f"pool {m.pool}'s RDMA interfaces do not need a privileged "
+                           "container: never privileged without that need", True))
+    if (m.rdma.capabilities or m.rdma.privileged) and not m.rdma.reason:
+        asked = ", ".join([*m.rdma.capabilities, *(["privileged"] if m.rdma.privileged else [])])
+        out.append(Problem(stack, f"{at}.rdma.reason", f"{asked} are granted only with a recorded reason (written on "
+                           "the pods): say why the server needs them"))
     return out
 
 

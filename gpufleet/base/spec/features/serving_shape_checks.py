@@ -93,6 +93,8 @@ def _model(stack: str, at: str, m: Any, pool: Any, platform: str) -> list[Proble
         return problems
     pods_per_node = offered // m.gpus_per_node
     room = nodes * pods_per_node
+    if m.roles is not None:
+        return _roles(stack, at, m, pool, nodes, pods_per_node)
     top = m.scaling.max_replicas if m.scaling else 1
     key = "scaling.maxReplicas" if m.scaling else "nodesPerReplica"
     if top * m.nodes_per_replica > room:
@@ -103,3 +105,24 @@ def _model(stack: str, at: str, m: Any, pool: Any, platform: str) -> list[Proble
                                 f"Pending; at most {fits} replica(s), or raise the pool's maxNodes",
                                 top if m.scaling else m.nodes_per_replica))
     return problems
+
+
+def _roles(stack: str, at: str, m: Any, pool: Any, nodes: int, pods_per_node: int) -> list[Problem]:
+    """A prefill/decode server's roles share the pool: prefill's most replicas plus decode's, each of nodesPerReplica
+    pods, must fit it at maxNodes. The role whose bound crosses the pool is named (prefill counted first), with the
+    key that sets its bound (`roles.<role>.scaling.maxReplicas`, or `roles.<role>.replicas` for a fixed role)."""
+    room = nodes * pods_per_node
+    used = 0
+    needs = []
+    for role in ("prefill", "decode"):
+        r = getattr(m.roles, role)
+        top = r.bounds()[1]
+        needs.append(f"{role} {top}")
+        used += top * m.nodes_per_replica
+        if used > room:
+            key = f"roles.{role}.scaling.maxReplicas" if r.scaling else f"roles.{role}.replicas"
+            return [Problem(stack, f"{at}.{key}", f"the roles need {used} pods at most ({', '.join(needs)} "
+                            f"replica(s) of {m.nodes_per_replica} pod(s) with {m.gpus_per_node} GPU(s) each); pool "
+                            f"'{pool.name}' holds at most {room} ({nodes} node(s) x {pods_per_node}): the rest stay "
+                            f"Pending; lower it, or raise the pool's maxNodes", top)]
+    return []
