@@ -103,9 +103,10 @@ def test_what_the_platform_cannot_wire_on_an_uncatalogued_shape_is_refused():
 
 
 def test_a_gpu_with_several_gce_accelerator_types_cannot_name_an_uncatalogued_machine():
-    pool = {**GKE_NEW, "machineType": "a3-edgegpu-8g"}
+    # a3-edgegpu-8g-nolssd: a real H100 type (the Compute API as skypilot_v8_gcp records it) the catalog has no row for.
+    pool = {**GKE_NEW, "machineType": "a3-edgegpu-8g-nolssd"}
     assert spec_problems(_with("prod-gke", pool, gpu="H100-80GB", gpusPerNode=8)) == [
-        f"{P}.gpu: a3-edgegpu-8g is not in gpufleet's catalog and Compute Engine has several accelerator types for it "
+        f"{P}.gpu: a3-edgegpu-8g-nolssd is not in gpufleet's catalog and Compute Engine has several accelerator types for it "
         "(nvidia-h100-80gb, nvidia-h100-mega-80gb), and gpufleet cannot tell which one this machine takes; add the "
         "machine type to gpufleet/base/catalog/gcp_machines.yaml with its sources (got 'H100-80GB')"]
 

@@ -36,7 +36,10 @@ def _gcp(name: str) -> list[str]:
     m = gcp.machine(name)
     lines = [
         f"GCP machine type {name}",
-        f"  accelerator: {m.accelerator} ({m.gpu}), count {'/'.join(map(str, m.counts))}",
+        f"  accelerator: {m.accelerator} ({m.gpu}), count {'/'.join(map(str, m.counts))}"
+        + (f", {m.gpu_memory_gb:g} GB GPU memory" if m.gpu_memory_gb else ""),
+        f"  {m.vcpus if m.vcpus is not None else '?'} vCPUs, "
+        f"{f'{m.memory_gb:g}' if m.memory_gb is not None else '?'} GB memory",
         f"  sold as: {', '.join(m.sale_options)}" + (" (on-demand normally through a reservation)" if m.on_demand_needs_reservation else ""),
         f"  GPUDirect: {m.gpudirect.kind} ({m.gpudirect.additional_node_networks} additional networks)" if m.gpudirect else "  GPUDirect: none",
         f"  boot disk: {m.boot_disk}",
