@@ -46,6 +46,9 @@ def test_an_uncatalogued_gke_machine_plans_with_the_stacks_facts_and_a_warning()
     pool = spec.node_pools[2]
     row = pool_capacity(pool, "gke")
     assert (row.gpu, row.gpus_per_node, row.price_per_node_hour) == ("L4", 8, 9.5)
+    # What GKE's device plugin advertises on such a node: the stack's GPUs (it advertised nothing before, so Kueue
+    # quotas and the serving-fit checks saw a pool without GPUs).
+    assert row.advertised == {"nvidia.com/gpu": 8}
     machine = machine_of(pool)
     assert (machine.name, machine.accelerator, machine.counts, machine.gpudirect, machine.sources) == (
         "g2-standard-128", "nvidia-l4", (8,), None, ("stack",))
