@@ -4,7 +4,7 @@
 import pytest
 
 from gpufleet.base.catalog import aws as aws_catalog
-from gpufleet.base.catalog import prices
+from gpufleet.base.catalog import prices, show
 from gpufleet.base.catalog.refresh import karpenter
 from gpufleet.base.spec.checks.catalog_checks import catalog_warnings
 from gpufleet.base.capacity import capacity
@@ -244,6 +244,8 @@ def test_a_p6e_gb200_capacity_block_is_priced_at_the_published_ultraserver_rate(
     spec = load_config(example_config("nvl72-eks"))
     assert EksPricing().node_price(spec.node_pools[0], 4, "us-east-1") == (42.328, fact)
     assert EksPricing().node_price(spec.node_pools[0], 4, "us-west-2") == (None, None)
+    assert ("  EC2 Capacity Block (USD/h per instance, us-east-1, us-east-1-dfw-2a): 42.33 (10.582 per accelerator, as of "
+            "2026-06-19; aws_instances.yaml capacity_block_prices)") in show.show("p6e-gb200.36xlarge").splitlines()
 
 
 def test_the_whole_nvadsa10_v5_family_is_refused_for_its_grid_driver():
