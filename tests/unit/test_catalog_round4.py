@@ -4,7 +4,7 @@
 import pytest
 
 from gpufleet.base.catalog import aws as aws_catalog
-from gpufleet.base.catalog import prices
+from gpufleet.base.catalog import prices, show
 from gpufleet.base.catalog.refresh import karpenter
 from gpufleet.base.spec.checks.catalog_checks import catalog_warnings
 from gpufleet.base.capacity import capacity
@@ -227,6 +227,25 @@ def test_a_capacity_block_pool_says_how_to_price_it():
     reason = EksPricing().unpriced_reason(SimpleNamespace(pool="gb200", reservation={"type": "capacity-block"},
                                                           capacity_type="reserved"))
     assert "aws.amazon.com/ec2/capacityblocks/pricing/" in reason and "declare pricePerNodeHour" in reason
+    assert "catalog holds it only for p6e-gb200.36xlarge in us-east-1)" in reason
+
+
+def test_a_p6e_gb200_capacity_block_is_priced_at_the_published_ultraserver_rate():
+    """aws_instances.yaml capacity_block_prices: u-p6e-gb200x72 761.904 USD/h (72 x B200 at 10.582) in the Dallas Local
+    Zone of us-east-1, read 2026-06-19; one p6e-gb200.36xlarge is 1/18 of it. Other regions and types: unpriced."""
+    from gpufleet.base.platforms.eks.pricing import EksPricing
+
+    fact = prices.aws_capacity_block_price("p6e-gb200.36xlarge", "us-east-1")
+    assert (fact.value, fact.as_of, fact.region) == (42.328, "2026-06-19", "us-east-1")
+    assert fact.value == round(761.904 / 18, 3) == round(4 * 10.582, 3)
+    assert "u-p6e-gb200x72 $761.904/h" in fact.source and "us-east-1-dfw-2a" in fact.source
+    assert prices.aws_capacity_block_price("p6e-gb200.36xlarge", "us-west-2") is None
+    assert prices.aws_capacity_block_price("p5.48xlarge", "us-east-1") is None  # no current rate read
+    spec = load_config(example_config("nvl72-eks"))
+    assert EksPricing().node_price(spec.node_pools[0], 4, "us-east-1") == (42.328, fact)
+    assert EksPricing().node_price(spec.node_pools[0], 4, "us-west-2") == (None, None)
+    assert ("  EC2 Capacity Block (USD/h per instance, us-east-1, us-east-1-dfw-2a): 42.33 (10.582 per accelerator, as of "
+            "2026-06-19; aws_instances.yaml capacity_block_prices)") in show.show("p6e-gb200.36xlarge").splitlines()
 
 
 def test_the_whole_nvadsa10_v5_family_is_refused_for_its_grid_driver():

@@ -26,8 +26,8 @@ The four stacks of issues 15 and 20, hand-checked 2026-12-03 from the same catal
   the same way).
 - A reservation a pool draws on bills all its instances whether used or not (EC2 User Guide, "Capacity Reservation
   pricing and billing"; Compute Engine, "Reservations of Compute Engine zonal resources"): a committed item; an EC2
-  Capacity Block has its own upfront price (aws.amazon.com/ec2/capacityblocks/pricing) and DWS flex-start/queued
-  theirs (cloud.google.com/products/dws/pricing): neither is in the catalog, so unpriced. g2-standard-8 on-demand
+  Capacity Block has its own upfront price (aws.amazon.com/ec2/capacityblocks/pricing; the catalog holds P6e-GB200's
+  only, not p5's) and DWS flex-start/queued theirs (cloud.google.com/products/dws/pricing): so unpriced here. g2-standard-8 on-demand
   $0.85 (gcp_machines.yaml, gce_pricing).
 """
 

@@ -46,6 +46,9 @@ def test_an_uncatalogued_gke_machine_plans_with_the_stacks_facts_and_a_warning()
     pool = spec.node_pools[2]
     row = pool_capacity(pool, "gke")
     assert (row.gpu, row.gpus_per_node, row.price_per_node_hour) == ("L4", 8, 9.5)
+    # What GKE's device plugin advertises on such a node: the stack's GPUs (it advertised nothing before, so Kueue
+    # quotas and the serving-fit checks saw a pool without GPUs).
+    assert row.advertised == {"nvidia.com/gpu": 8}
     machine = machine_of(pool)
     assert (machine.name, machine.accelerator, machine.counts, machine.gpudirect, machine.sources) == (
         "g2-standard-128", "nvidia-l4", (8,), None, ("stack",))
@@ -103,9 +106,10 @@ def test_what_the_platform_cannot_wire_on_an_uncatalogued_shape_is_refused():
 
 
 def test_a_gpu_with_several_gce_accelerator_types_cannot_name_an_uncatalogued_machine():
-    pool = {**GKE_NEW, "machineType": "a3-edgegpu-8g"}
+    # a3-edgegpu-8g-nolssd: a real H100 type (the Compute API as skypilot_v8_gcp records it) the catalog has no row for.
+    pool = {**GKE_NEW, "machineType": "a3-edgegpu-8g-nolssd"}
     assert spec_problems(_with("prod-gke", pool, gpu="H100-80GB", gpusPerNode=8)) == [
-        f"{P}.gpu: a3-edgegpu-8g is not in gpufleet's catalog and Compute Engine has several accelerator types for it "
+        f"{P}.gpu: a3-edgegpu-8g-nolssd is not in gpufleet's catalog and Compute Engine has several accelerator types for it "
         "(nvidia-h100-80gb, nvidia-h100-mega-80gb), and gpufleet cannot tell which one this machine takes; add the "
         "machine type to gpufleet/base/catalog/gcp_machines.yaml with its sources (got 'H100-80GB')"]
 

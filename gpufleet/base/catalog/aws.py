@@ -164,3 +164,9 @@ def instance_store(name: str) -> Optional[InstanceStore]:
         return InstanceStore(row["disks"] * row["disk_gb"], row["disks"], row["disk_gb"])
     total = ((_load(GENERATED).get("types") or {}).get(name) or {}).get("local_nvme_gb")
     return InstanceStore(total) if total else None
+
+
+def capacity_block_rates() -> dict[str, dict]:
+    """Instance type -> its EC2 Capacity Block rate row (region, zone, hourly per instance, per accelerator, as_of):
+    aws_instances.yaml `capacity_block_prices`, with its source."""
+    return dict((_load("aws_instances.yaml").get("capacity_block_prices") or {}).get("rows") or {})

@@ -52,6 +52,12 @@ class GcpMachine:
     """How Compute Engine sells the machine type: on-demand, spot, flex-start, reservation."""
     on_demand_needs_reservation: bool = False
     """Sold on-demand normally only through a reservation (A3 Ultra, A4): on-demand without one is a warning."""
+    vcpus: Optional[int] = None
+    """vCPUs of the machine type (gcp_machines.yaml sources gce_gpu_table, skypilot_v8_gcp); None where none was read."""
+    memory_gb: Optional[float] = None
+    """Instance memory in GB, as Compute Engine's GPU machine types tables give it; None where none was read."""
+    gpu_memory_gb: Optional[float] = None
+    """GPU memory of all the machine's GPUs in GB (Compute Engine's tables); None where the count varies (N1 + T4)."""
 
     @property
     def sold_on_demand(self) -> bool:
@@ -94,6 +100,9 @@ def machines() -> dict[str, GcpMachine]:
             boot_disk=row.get("boot_disk", "pd-balanced"),
             sale_options=tuple(row.get("sale_options", ("on-demand", "spot"))),
             on_demand_needs_reservation=bool(row.get("on_demand_needs_reservation", False)),
+            vcpus=row.get("vcpus"),
+            memory_gb=row.get("memory_gb"),
+            gpu_memory_gb=row.get("gpu_memory_gb"),
         )
     return out
 

@@ -110,6 +110,19 @@ def aws_instance_price(name: str, capacity: str, region: Optional[str]) -> Optio
     return PriceFact(value, f"gpufleet/catalog/aws_instances.yaml: {data['sources'].get(key, key)} (as of {date})", date, HAND, region)
 
 
+def aws_capacity_block_price(name: str, region: Optional[str]) -> Optional[PriceFact]:
+    """The effective hourly rate of one `name` instance in an EC2 Capacity Block for ML in `region`, as the Capacity
+    Blocks pricing page publishes it (aws_instances.yaml `capacity_block_prices`, dated), else None."""
+    data = _load("aws_instances.yaml").get("capacity_block_prices") or {}
+    row = (data.get("rows") or {}).get(name)
+    if not row or (region or HAND_REGION["aws"]) != row["region"]:
+        return None
+    source = (f"gpufleet/catalog/aws_instances.yaml capacity_block_prices: EC2 Capacity Blocks effective hourly rate of "
+              f"one {name} ({row['per_accelerator']} USD per accelerator-hour) in {row['zone']}: {data['source']} "
+              f"(as of {row['as_of']})")
+    return PriceFact(float(row["hourly"]), source, str(row["as_of"]), HAND, row["region"])
+
+
 def _hand_price_source(sources: tuple[str, ...], capacity: str) -> str:
     """The key of the source a hand-entered EC2 row's price was typed from: spot_estimate for spot; for on-demand
     the row's own *_pricing source (ec2_pricing, or karpenter_pricing for the rows filled from Karpenter's

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Optional
 
 from gpufleet.base import catalog
-from gpufleet.base.catalog import _load, aws, azure, gcp, offerings
+from gpufleet.base.catalog import _load, aws, azure, gcp, offerings, prices
 
 
 def _sources(file: str, keys) -> list[str]:
@@ -19,14 +19,22 @@ def _sources(file: str, keys) -> list[str]:
 
 def _aws(name: str) -> list[str]:
     t = aws.instance_type(name)
-    price_date = _load("aws_instances.yaml")["prices_as_of"]
+    # The on-demand figure's own date (a row typed from Karpenter's Price List table is of 2026-07-20, not of the
+    # file's prices_as_of): the date the plan's cost line gives it (prices.aws_instance_price).
+    def dated(capacity: str, value) -> str:
+        fact = prices.aws_instance_price(name, capacity, None)
+        return f"{_money(value)}" + (f" (as of {fact.as_of})" if fact is not None else "")
     lines = [
         f"EC2 instance type {name}",
         f"  GPU: {t.gpus} x {t.gpu}" if t.gpus else "  GPU: none (CPU type)",
         f"  network cards: {t.network_cards}; EFA interfaces: {t.efa_interfaces}"
         + (f" (secondary: {t.efa_secondary})" if t.efa_interfaces else ""),
-        f"  price (USD/h, us-east-1, as of {price_date}): on-demand {_money(t.on_demand)}, spot {_money(t.spot)}",
+        f"  price (USD/h, us-east-1): on-demand {dated('on-demand', t.on_demand)}, spot {dated('spot', t.spot)}",
     ]
+    block = aws.capacity_block_rates().get(name)
+    if block:
+        lines.append(f"  EC2 Capacity Block (USD/h per instance, {block['region']}, {block['zone']}): {_money(block['hourly'])} "
+                     f"({block['per_accelerator']} per accelerator, as of {block['as_of']}; aws_instances.yaml capacity_block_prices)")
     where = offerings.aws_regions_offering(name)
     lines.append(f"  offered in (recorded regions): {', '.join(where) if where else 'not recorded'}")
     return lines + ["sources:"] + _sources("aws_instances.yaml", t.sources)
@@ -36,7 +44,10 @@ def _gcp(name: str) -> list[str]:
     m = gcp.machine(name)
     lines = [
         f"GCP machine type {name}",
-        f"  accelerator: {m.accelerator} ({m.gpu}), count {'/'.join(map(str, m.counts))}",
+        f"  accelerator: {m.accelerator} ({m.gpu}), count {'/'.join(map(str, m.counts))}"
+        + (f", {m.gpu_memory_gb:g} GB GPU memory" if m.gpu_memory_gb else ""),
+        f"  {m.vcpus if m.vcpus is not None else '?'} vCPUs, "
+        f"{f'{m.memory_gb:g}' if m.memory_gb is not None else '?'} GB memory",
         f"  sold as: {', '.join(m.sale_options)}" + (" (on-demand normally through a reservation)" if m.on_demand_needs_reservation else ""),
         f"  GPUDirect: {m.gpudirect.kind} ({m.gpudirect.additional_node_networks} additional networks)" if m.gpudirect else "  GPUDirect: none",
         f"  boot disk: {m.boot_disk}",

@@ -23,10 +23,15 @@ class EksPricing(PricingTraits):
     def node_price(self, pool: Any, gpus_per_node: int, region: Optional[str]) -> tuple[Optional[float], Optional[PriceFact]]:
         """The first instance type's price at the pool's billing (reservation.billed_as): the region's refreshed one,
         else the hand-entered us-east-1 figure (which the cost section then refuses for another region:
-        PricingTraits.catalog_rate)."""
+        PricingTraits.catalog_rate). A pool on an EC2 Capacity Block: the block's published effective hourly rate
+        for the type and region (aws_instances.yaml capacity_block_prices), else unpriced."""
         from gpufleet.base.spec.platforms.eks import pool_instance_types
 
         t = aws.instance_types().get(pool_instance_types(pool)[0])
+        if t is not None and pool.capacity == "reserved" and pool.reservation is not None \
+                and pool.reservation.type == "capacity-block":
+            fact = prices.aws_capacity_block_price(t.name, region)
+            return (fact.value, fact) if fact else (None, None)
         billed = billed_as(pool)
         if not billed or t is None:  # a type the catalog lacks: the stack's pricePerNodeHour, else unpriced
             return None, None
@@ -35,12 +40,13 @@ class EksPricing(PricingTraits):
 
     def unpriced_reason(self, cap: Any) -> str:
         if (cap.reservation or {}).get("type") == "capacity-block":
-            # The Capacity Blocks pricing page publishes an effective hourly rate per instance type and region, updated
-            # with supply and demand (aws.amazon.com/ec2/capacityblocks/pricing/); no copy of it naming this type could
-            # be read here (issue 49: searched 2026-12-05, only a 2024 copy with p5/p5e/p4d/trn1 rows), so the block's
-            # own price is the one to give.
+            # The Capacity Blocks pricing page publishes an effective hourly rate per instance type and location, updated
+            # with supply and demand (aws.amazon.com/ec2/capacityblocks/pricing/). The catalog holds the rates a dated
+            # reading of it gave (aws_instances.yaml capacity_block_prices: P6e-GB200 in us-east-1, issue 49); for any
+            # other type or region the block's own price is the one to give.
+            held = ", ".join(f"{name} in {row['region']}" for name, row in aws.capacity_block_rates().items())
             return (f"pool {cap.pool}: an EC2 Capacity Block is paid upfront at the rate of its offering "
                     "(aws.amazon.com/ec2/capacityblocks/pricing/ lists each type's effective hourly rate; gpufleet's "
-                    "catalog holds none); declare pricePerNodeHour = the offering's UpfrontFee / its hours / its instances "
-                    "(aws ec2 describe-capacity-block-offerings)")
+                    f"catalog holds it only for {held}); declare pricePerNodeHour = the offering's UpfrontFee / its "
+                    "hours / its instances (aws ec2 describe-capacity-block-offerings)")
         return unpriced_in_catalog(cap)

@@ -72,13 +72,14 @@ class GkeNodes(NodeTraits):
 
     def advertised(self, pool: Any) -> Optional[dict[str, int]]:
         """A machine-type pool: GKE's device plugin advertises one nvidia.com/gpu per MIG partition, times the clients
-        per GPU when shared (gke.gpuPartitionSize, gke.gpuSharing). An unknown machine type advertises nothing (the
+        per GPU when shared (gke.gpuPartitionSize, gke.gpuSharing). A machine type the catalog lacks advertises the GPUs
+        the stack gives it (`machine_of`: gpu, gpusPerNode), as GKE's device plugin would; without them nothing (the
         GKE checks report it)."""
         if not pool.machine_type:
             return None
-        if pool.machine_type not in gcp.machines():
+        machine = machine_of(pool)
+        if machine is None:
             return {}
-        machine = gcp.machine(pool.machine_type)
         per_node = pool.accelerator_count or machine.fixed_count or 0
         opts = pool.gke
         mig = catalog.gpu(machine.gpu).mig

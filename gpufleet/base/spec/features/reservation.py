@@ -137,8 +137,9 @@ def billed_as(pool: Any) -> Optional[str]:
     Capacity Reservation, GCE reservation) bills its instances at the on-demand rate (EC2 User Guide, "Capacity
     Reservation pricing and billing"; Compute Engine docs, "Reservations of Compute Engine zonal resources":
     reserved resources are charged at on-demand rates). EC2 Capacity Blocks and GKE DWS flex-start / queued
-    provisioning have prices of their own (EC2 Capacity Blocks pricing; DWS pricing) that the catalog does not
-    hold: None, so those pools are unpriced unless the stack declares pricePerNodeHour."""
+    provisioning have prices of their own (EC2 Capacity Blocks pricing; DWS pricing): None here; EKS prices a
+    Capacity Block from the rates the catalog holds (aws_instances.yaml capacity_block_prices, EksPricing.node_price),
+    and every other such pool is unpriced unless the stack declares pricePerNodeHour."""
     if pool.capacity in ("on-demand", "spot"):
         return pool.capacity
     if pool.capacity == "reserved" and not (pool.reservation is not None and pool.reservation.type == "capacity-block"):
