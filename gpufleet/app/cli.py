@@ -362,6 +362,29 @@ def cmd_k3s_restore(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_aks_migrate_state(args: argparse.Namespace) -> int:
+    """Rewrite a classic-provider AKS stack's export for Azure Native (docs/aks.md): 0 written, 2 unreadable input."""
+    from gpufleet.components.aks.migration import MigrationError, migrate, steps
+
+    try:
+        export = json.loads(Path(args.state).read_text())
+        after, imports, moved = migrate(export)
+    except (OSError, ValueError) as exc:  # MigrationError and JSONDecodeError are ValueErrors
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        print(f"gpufleet: aks migrate-state: {args.state[:200]!r}: {why}", file=sys.stderr)
+        return EXIT_INVALID
+    if not moved:
+        print(f"gpufleet: aks migrate-state: {args.state[:200]!r} holds no classic pulumi-azure AKS resource: nothing to move",
+              file=sys.stderr)
+        return EXIT_INVALID
+    Path(args.out).write_text(json.dumps(after, indent=2) + "\n")
+    Path(args.import_file).write_text(json.dumps(imports, indent=2) + "\n")
+    for m in moved:
+        print(f"moves {m.name}: {m.urn.rsplit('::', 2)[-2].rsplit('$', 1)[-1]} -> {m.native_type} ({m.id})")
+    sys.stdout.write(steps(args.out, args.import_file))
+    return EXIT_OK
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     """Check a deployed stack's cluster (docs/verify.md): 0 all pass, 1 a check failed, 2 usage/connection/stack."""
     from gpufleet.app.plan.stackfile import StackFileError, read_stack_file, stack_path
@@ -550,6 +573,13 @@ def parser() -> argparse.ArgumentParser:
     restore.add_argument("--config", help="read this stack file instead, under the stack name")
     restore.add_argument("--server", help="the server that restores (default: the one that took the snapshot, else the first)")
     restore.set_defaults(func=cmd_k3s_restore)
+    aks = sub.add_parser("aks", help="AKS operations").add_subparsers(dest="aks_command", required=True)
+    move = aks.add_parser("migrate-state", help="move a stack's state from the classic pulumi-azure provider to "
+                                                "pulumi-azure-native (docs/aks.md)")
+    move.add_argument("--state", required=True, help="`pulumi stack export` of the stack, taken before the upgrade")
+    move.add_argument("--out", required=True, help="the export without the classic AKS resources, for `pulumi stack import`")
+    move.add_argument("--import-file", required=True, help="the `pulumi import --file` document that adopts their Azure objects")
+    move.set_defaults(func=cmd_aks_migrate_state)
     ver = sub.add_parser("verify", help="check a deployed stack's cluster: operators, scheduling, capacity, DCGM, NCCL")
     ver.add_argument("stack", help="stack name: stacks/Pulumi.<STACK>.yaml")
     ver.add_argument("--config", help="read this stack file instead, under the stack name")
