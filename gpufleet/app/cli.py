@@ -1,7 +1,7 @@
 """The `gpufleet` command: `plan` (offline plan of a stack, or of every stack with --all), `schema` (JSON Schema of stack files),
 `diff` (review two plans), `report` (review a real `pulumi preview --json` and its event log),
 `images` (every image, chart and binary a stack pulls), `catalog show|refresh` (the facts catalog), `charts fetch` (the pinned chart archives the plan reads CRDs from),
-`verify` (check a deployed stack's cluster), `export argocd|flux` (a stack's delegated layer for its GitOps engine), `preview`/`up` (many stacks through the real engine) and `k3s restore-commands` (restore a k3s stack's etcd from a snapshot).
+`verify` (check a deployed stack's cluster), `export argocd|flux` (a stack's delegated layer for its GitOps engine), `preview`/`up` (many stacks through the real engine), `k3s restore-commands` (restore a k3s stack's etcd from a snapshot) and `aks migrate-state` (move an AKS stack's state from the classic Azure provider to Azure Native).
 
 Exit codes (contract): 0 clean or advisory findings only; 1 a mandatory policy is violated;
 2 the stack config is invalid (message on stderr, no traceback, nothing registered).
@@ -364,14 +364,14 @@ def cmd_k3s_restore(args: argparse.Namespace) -> int:
 
 def cmd_aks_migrate_state(args: argparse.Namespace) -> int:
     """Rewrite a classic-provider AKS stack's export for Azure Native (docs/aks.md): 0 written, 2 unreadable input."""
+    from gpufleet.app.input_files import InputFileError, parse_json, read_text
     from gpufleet.components.aks.migration import MigrationError, migrate, steps
 
     try:
-        export = json.loads(Path(args.state).read_text())
+        export = parse_json(read_text(args.state, "stack export"), f"stack export {args.state}")
         after, imports, moved = migrate(export)
-    except (OSError, ValueError) as exc:  # MigrationError and JSONDecodeError are ValueErrors
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        print(f"gpufleet: aks migrate-state: {args.state[:200]!r}: {why}", file=sys.stderr)
+    except (InputFileError, MigrationError) as exc:
+        print(f"gpufleet: aks migrate-state: {exc}", file=sys.stderr)
         return EXIT_INVALID
     if not moved:
         print(f"gpufleet: aks migrate-state: {args.state[:200]!r} holds no classic pulumi-azure AKS resource: nothing to move",
