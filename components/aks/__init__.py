@@ -2,7 +2,7 @@
 workload identity and its system pool, one node pool per GPU pool, and StorageClasses on AKS's CSI drivers
 (docs/aks.md).
 
-Importing this package loads `pulumi_azure` only when a name is used; an EKS, GKE or k3s stack never does.
+Importing this package loads `pulumi_azure_native` (its submodules) only when a name is used; an EKS, GKE or k3s stack never does.
 
 Public API: the names in `__all__` (docs/components.md); the modules behind them are internal.
 """

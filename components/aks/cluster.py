@@ -12,7 +12,11 @@ from dataclasses import dataclass
 from typing import Optional
 
 import pulumi
-import pulumi_azure as azure
+import base64
+
+import pulumi_azure_native.authorization as authorization
+import pulumi_azure_native.containerservice as cs
+import yaml
 import pulumi_kubernetes as k8s
 
 from gpufleet.base import labels as L
@@ -28,9 +32,13 @@ from gpufleet.components.protection import azure_exemption, protect
 KUBELOGIN = "kubelogin"
 AKS_AAD_SERVER_APP_ID = "6dae42f8-4368-4678-94ff-3960e28e3630"
 SYSTEM_POOL_NAME = "system"
-# azurerm cycles a node pool through a temporary pool to change its VM size, OS disk or subnet; the name must be a
-# valid pool name too (terraform-provider-azurerm, kubernetes_cluster `temporary_name_for_rotation`).
-SYSTEM_ROTATION_NAME = "systemtmp"
+# Network Contributor, an Azure built-in role, by its role definition id (the same GUID in every subscription:
+# learn.microsoft.com/azure/role-based-access-control/built-in-roles/networking, "Network Contributor"). Azure Native's
+# RoleAssignment takes the definition's id, not its name.
+NETWORK_CONTRIBUTOR_ROLE = "4d97b98b-1d4f-4787-a291-c67834d212e7"
+CRITICAL_ADDONS_ONLY_TAINT = "CriticalAddonsOnly=true:NoSchedule"
+# The system pool's node count inside the cluster's inputs (Pulumi ignoreChanges path): the autoscaler owns it.
+SYSTEM_POOL_COUNT = "agentPoolProfiles[0].count"
 
 
 @dataclass(frozen=True)
@@ -47,6 +55,16 @@ class AksClusterArgs:
     """Protect the cluster from `pulumi destroy` and replacement (Pulumi `protect`); default: on."""
     tags: Optional[dict] = None
     """Azure tags on the cluster; default: none."""
+
+
+def cluster_ca(kubeconfig_b64: str) -> str:
+    """The base64 CA of the first cluster in a base64-encoded kubeconfig (what listClusterUserCredential returns, AKS
+    REST API CredentialResult.value); "" when there is none."""
+    if not kubeconfig_b64:
+        return ""
+    doc = yaml.safe_load(base64.b64decode(kubeconfig_b64)) or {}
+    clusters = doc.get("clusters") or [{}]
+    return (clusters[0].get("cluster") or {}).get("certificate-authority-data", "")
 
 
 def kubeconfig(name: str, server: str, ca_certificate: str) -> str:
@@ -72,80 +90,94 @@ class AksCluster(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self)
         system = spec.system_pool
         net = spec.network
-        cs = azure.containerservice
-        self.cluster = cs.KubernetesCluster(
+        self.cluster = cs.ManagedCluster(
             f"{name}-cluster",
-            name=args.cluster_name,
+            resource_name_=args.cluster_name,
             resource_group_name=args.network.resource_group_name,
             location=spec.location,
             dns_prefix=args.cluster_name,
             kubernetes_version=args.kubernetes_version,
-            sku_tier=spec.tier,
+            sku=cs.ManagedClusterSKUArgs(name="Base", tier=spec.tier),
             support_plan=spec.support_plan,
-            private_cluster_enabled=spec.private_cluster,
-            api_server_access_profile=cs.KubernetesClusterApiServerAccessProfileArgs(
-                authorized_ip_ranges=list(spec.authorized_ip_ranges)) if spec.authorized_ip_ranges else None,
-            identity=cs.KubernetesClusterIdentityArgs(type="SystemAssigned"),
+            api_server_access_profile=cs.ManagedClusterAPIServerAccessProfileArgs(
+                enable_private_cluster=spec.private_cluster,
+                authorized_ip_ranges=list(spec.authorized_ip_ranges) or None),
+            identity=cs.ManagedClusterIdentityArgs(type="SystemAssigned"),
             # Entra ID with Azure RBAC; local accounts off, so no static admin credential exists
             # (articles/aks/manage-local-accounts-managed-azure-ad.md).
-            azure_active_directory_role_based_access_control=cs.KubernetesClusterAzureActiveDirectoryRoleBasedAccessControlArgs(
-                azure_rbac_enabled=True,
+            aad_profile=cs.ManagedClusterAADProfileArgs(
+                managed=True,
+                enable_azure_rbac=True,
                 admin_group_object_ids=list(spec.entra.admin_group_object_ids) or None,
                 tenant_id=spec.entra.tenant_id,
             ),
-            local_account_disabled=True,
-            role_based_access_control_enabled=True,
-            oidc_issuer_enabled=spec.workload_identity,
-            workload_identity_enabled=spec.workload_identity,
-            network_profile=cs.KubernetesClusterNetworkProfileArgs(
-                network_plugin="azure", network_plugin_mode="overlay", network_data_plane="cilium", network_policy="cilium",
+            disable_local_accounts=True,
+            enable_rbac=True,
+            oidc_issuer_profile=cs.ManagedClusterOIDCIssuerProfileArgs(enabled=spec.workload_identity),
+            security_profile=cs.ManagedClusterSecurityProfileArgs(
+                workload_identity=cs.ManagedClusterSecurityProfileWorkloadIdentityArgs(enabled=spec.workload_identity)),
+            network_profile=cs.ContainerServiceNetworkProfileArgs(
+                network_plugin="azure", network_plugin_mode="overlay", network_dataplane="cilium", network_policy="cilium",
                 pod_cidr=net.pod_cidr, service_cidr=net.service_cidr, dns_service_ip=net.dns_service_ip,
                 load_balancer_sku="standard", outbound_type="loadBalancer",
             ),
-            storage_profile=cs.KubernetesClusterStorageProfileArgs(
-                disk_driver_enabled=True, file_driver_enabled=True, blob_driver_enabled=spec.storage.blob,
-                snapshot_controller_enabled=True,
+            storage_profile=cs.ManagedClusterStorageProfileArgs(
+                disk_csi_driver=cs.ManagedClusterStorageProfileDiskCSIDriverArgs(enabled=True),
+                file_csi_driver=cs.ManagedClusterStorageProfileFileCSIDriverArgs(enabled=True),
+                blob_csi_driver=cs.ManagedClusterStorageProfileBlobCSIDriverArgs(enabled=spec.storage.blob),
+                snapshot_controller=cs.ManagedClusterStorageProfileSnapshotControllerArgs(enabled=True),
             ),
             # least-waste: of the pools that fit a pending pod, scale the one left with the least idle CPU and memory
             # (kubernetes/autoscaler cluster-autoscaler FAQ, "What are Expanders?").
-            auto_scaler_profile=cs.KubernetesClusterAutoScalerProfileArgs(expander="least-waste"),
-            automatic_upgrade_channel="patch",
-            node_os_upgrade_channel="NodeImage",
-            default_node_pool=cs.KubernetesClusterDefaultNodePoolArgs(
+            auto_scaler_profile=cs.ManagedClusterPropertiesAutoScalerProfileArgs(expander="least-waste"),
+            auto_upgrade_profile=cs.ManagedClusterAutoUpgradeProfileArgs(
+                upgrade_channel="patch", node_os_upgrade_channel="NodeImage"),
+            agent_pool_profiles=[cs.ManagedClusterAgentPoolProfileArgs(
                 name=SYSTEM_POOL_NAME,
+                mode="System",
+                os_type="Linux",
                 vm_size=system.vm_size,
-                auto_scaling_enabled=True,
+                enable_auto_scaling=True,
                 min_count=system.min_nodes,
                 max_count=system.max_nodes,
-                node_count=system.min_nodes,
+                count=system.min_nodes,
                 os_disk_size_gb=system.os_disk_size_gb,
                 # Ubuntu 24.04: 22.04 is retired on 2027-06-30 (docs/aks.md).
                 os_sku="Ubuntu2404",
                 vnet_subnet_id=args.network.subnet_id,
-                zones=list(spec.zones) or None,
-                # System pods only: the CriticalAddonsOnly=true:NoSchedule taint (articles/aks/use-system-pools.md).
-                only_critical_addons_enabled=True,
+                availability_zones=list(spec.zones) or None,
+                # System pods only: the CriticalAddonsOnly=true:NoSchedule taint (articles/aks/use-system-pools.md;
+                # the classic provider's only_critical_addons_enabled wrote the same taint).
+                node_taints=[CRITICAL_ADDONS_ONLY_TAINT],
                 node_labels={L.POOL_LABEL: SYSTEM_POOL_NAME},
-                temporary_name_for_rotation=SYSTEM_ROTATION_NAME,
-                upgrade_settings=cs.KubernetesClusterDefaultNodePoolUpgradeSettingsArgs(max_surge="10%"),
-            ),
+                upgrade_settings=cs.AgentPoolUpgradeSettingsArgs(max_surge="10%"),
+            )],
             # A stack's reason for no protection, as an Azure tag allows it (policy stateful-resource-protection).
             tags={**(args.tags or {}), **azure_exemption(args.protection)} or None,
-            # The autoscaler owns the system pool's size: node_count is its size at creation only
-            # (terraform-provider-azurerm kubernetes_cluster docs, default_node_pool.node_count with auto-scaling).
-            opts=protect(args.protection, parent=self, ignore_changes=["defaultNodePool.nodeCount"]),
+            # The autoscaler owns the system pool's size: count is its size at creation only (AKS REST API,
+            # ManagedClusterAgentPoolProfile.count with enableAutoScaling; articles/aks/cluster-autoscaler.md).
+            opts=protect(args.protection, parent=self, ignore_changes=[SYSTEM_POOL_COUNT]),
         )
         if net.existing_subnet_id is None:
             # With a subnet of its own, the cluster's identity manages the subnet's load balancer and route settings:
             # it needs Network Contributor on it (articles/aks/configure-azure-cni.md, prerequisites).
-            self.subnet_role = azure.authorization.Assignment(
-                f"{name}-subnet-role", scope=args.network.subnet_id, role_definition_name="Network Contributor",
+            # The role's id in the subnet's subscription (/subscriptions/<id>/providers/Microsoft.Authorization/
+            # roleDefinitions/<guid>), read from the subnet's own id: no client-config lookup.
+            role_id = pulumi.Output.from_input(args.network.subnet_id).apply(
+                lambda sid: "/".join(sid.split("/")[:3])
+                + f"/providers/Microsoft.Authorization/roleDefinitions/{NETWORK_CONTRIBUTOR_ROLE}")
+            self.subnet_role = authorization.RoleAssignment(
+                f"{name}-subnet-role", scope=args.network.subnet_id, role_definition_id=role_id,
                 principal_id=self.cluster.identity.apply(lambda i: i.principal_id if i else None),
                 principal_type="ServicePrincipal", opts=child)
-        self.oidc_issuer_url = self.cluster.oidc_issuer_url
+        self.oidc_issuer_url = self.cluster.oidc_issuer_profile.apply(lambda p: (p.issuer_url if p else None) or "")
         server = pulumi.Output.all(self.cluster.private_fqdn, self.cluster.fqdn).apply(
             lambda v: f"https://{v[0] if spec.private_cluster and v[0] else v[1]}:443")
-        ca = self.cluster.kube_configs.apply(lambda cfgs: cfgs[0].cluster_ca_certificate if cfgs else "")
+        # The cluster's CA from the user kubeconfig AKS hands out (listClusterUserCredential, which works with local
+        # accounts off: it carries no credential, only the server and its CA). ManagedCluster has no CA output.
+        creds = cs.list_managed_cluster_user_credentials_output(
+            resource_group_name=args.network.resource_group_name, resource_name=self.cluster.name)
+        ca = creds.apply(lambda c: cluster_ca(c.kubeconfigs[0].value if c.kubeconfigs else ""))
         self.kubeconfig = pulumi.Output.secret(
             pulumi.Output.all(server, ca).apply(lambda v: kubeconfig(args.cluster_name, v[0], v[1])))
         self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, opts=child)

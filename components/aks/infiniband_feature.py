@@ -6,10 +6,11 @@ The AKS InfiniBand guides register `Microsoft.ContainerService/AKSInfinibandSupp
 website/docs/getting-started/02-prerequisites.md @700dabb4). It is a subscription-wide setting, so:
 - it is retained when the stack is destroyed (`retain_on_delete`): unregistering it would change every other
   cluster of the subscription;
-- the classic provider's `ResourceProviderFeatureRegistration` (azurerm_resource_provider_feature_registration) manages
-  only features that are not registered yet and whose approval is automatic ("Only Preview Features which have an
-  ApprovalType of AutoApproval can be managed"): a subscription that registered it already keeps the default
-  `manual` (docs/aks.md, "InfiniBand").
+- it is Azure Native's `features.SubscriptionFeatureRegistration` (Microsoft.Features/featureProviders/
+  subscriptionFeatureRegistrations, API 2021-07-01 in pulumi-azure-native 3.29.0): its PUT registers the feature.
+  Azure Native reads a resource before creating it and refuses to create one that exists, so on a subscription that
+  registered the feature already, import it into one stack or keep the default `manual` (docs/aks.md, "InfiniBand";
+  not tried against a real subscription).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 from typing import Optional
 
 import pulumi
-import pulumi_azure as azure
+import pulumi_azure_native.features as features
 
 FEATURE = "AKSInfinibandSupport"
 PROVIDER_NAMESPACE = "Microsoft.ContainerService"
@@ -28,7 +29,7 @@ class AksInfinibandFeature(pulumi.ComponentResource):
 
     def __init__(self, name: str, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:aks:InfinibandFeature", name, None, opts)
-        self.registration = azure.core.ResourceProviderFeatureRegistration(
-            f"{name}-registration", name=FEATURE, provider_name=PROVIDER_NAMESPACE,
+        self.registration = features.SubscriptionFeatureRegistration(
+            f"{name}-registration", feature_name=FEATURE, provider_namespace=PROVIDER_NAMESPACE,
             opts=pulumi.ResourceOptions(parent=self, retain_on_delete=True))
         self.register_outputs({"feature": f"{PROVIDER_NAMESPACE}/{FEATURE}"})

@@ -7,7 +7,9 @@ from dataclasses import dataclass
 from typing import Optional
 
 import pulumi
-import pulumi_azure as azure
+# Submodules only: the top-level pulumi_azure_native package lists every Azure service (docs/aks.md, import time).
+import pulumi_azure_native.network as network
+import pulumi_azure_native.resources as resources
 
 from gpufleet.base.spec.platforms.aks import AksSpec
 
@@ -44,18 +46,23 @@ class AksNetwork(pulumi.ComponentResource):
         if spec.resource_group:
             group: pulumi.Input[str] = spec.resource_group
         else:
-            self.resource_group = azure.core.ResourceGroup(
-                f"{name}-rg", name=f"{args.cluster_name}-rg", location=spec.location, tags=args.tags, opts=child)
+            self.resource_group = resources.ResourceGroup(
+                f"{name}-rg", resource_group_name=f"{args.cluster_name}-rg", location=spec.location, tags=args.tags,
+                opts=child)
             group = self.resource_group.name
         net = spec.network
         if net.existing_subnet_id:
             subnet_id: pulumi.Input[str] = net.existing_subnet_id
         else:
-            self.vnet = azure.network.VirtualNetwork(
-                f"{name}-vnet", name=f"{args.cluster_name}-vnet", resource_group_name=group, location=spec.location,
-                address_spaces=[net.vnet_cidr], tags=args.tags, opts=child)
-            self.subnet = azure.network.Subnet(
-                f"{name}-nodes", name="nodes", resource_group_name=group, virtual_network_name=self.vnet.name,
+            # No inline `subnets`: Azure Native then leaves the network's subnets to the Subnet resources (its
+            # VirtualNetwork keeps sub-resources it is not given: pulumi-azure-native provider/pkg/gen/properties.go,
+            # maintainSubResourceIfUnset).
+            self.vnet = network.VirtualNetwork(
+                f"{name}-vnet", virtual_network_name=f"{args.cluster_name}-vnet", resource_group_name=group,
+                location=spec.location, address_space=network.AddressSpaceArgs(address_prefixes=[net.vnet_cidr]),
+                tags=args.tags, opts=child)
+            self.subnet = network.Subnet(
+                f"{name}-nodes", subnet_name="nodes", resource_group_name=group, virtual_network_name=self.vnet.name,
                 address_prefixes=[net.node_subnet_cidr], opts=child)
             subnet_id = self.subnet.id
         self.ref = AksNetworkRef(group, subnet_id)

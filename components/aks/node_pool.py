@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 import pulumi
-import pulumi_azure as azure
+import pulumi_azure_native.containerservice as cs
 
 from gpufleet.base import labels as L
 from gpufleet.base.catalog.azure import AzureVm
@@ -23,11 +23,15 @@ from gpufleet.base.spec.platforms.aks import AksPoolSpec
 SPOT_EVICTION_POLICY = "Delete"
 
 
-def rotation_name(pool_name: str) -> str:
-    """The temporary pool azurerm cycles this pool through when its VM size, OS disk or zones change (a valid AKS pool
-    name, at most 12 characters; pool names are at most 12 too, so the prefix keeps it distinct from any of them
-    that does not itself start with 'r')."""
-    return ("r" + pool_name)[:12]
+# Inputs AKS does not change on an existing agent pool, which Azure Native would otherwise try to update in place (and
+# fail): gpufleet replaces the pool instead (Pulumi `replace_on_changes`), as the classic provider did. Sources:
+# scaleSetPriority and spotMaxPrice "can't be changed after creation" (articles/aks/spot-node-pool.md, Limitations);
+# the eviction policy, GPU driver, zones, OS disk size and subnet are create-only or rebuilt through a temporary pool in
+# terraform-provider-azurerm (pulumi-azure 6.40.1 KubernetesClusterNodePool docstrings: "Changing this forces a new
+# resource to be created" / "requires specifying temporary_name_for_rotation"). vmSize and gpuInstanceProfile Azure
+# Native replaces itself (pulumi-azure-native provider/pkg/gen/replacement.go forceNewMap, PR #3655).
+REPLACE_ON_CHANGES = ("scaleSetPriority", "scaleSetEvictionPolicy", "spotMaxPrice", "gpuProfile", "availabilityZones",
+                      "osDiskSizeGB", "vnetSubnetID")
 
 
 def taint_strings(taints: list[dict]) -> list[str]:
@@ -41,13 +45,15 @@ class AksNodePoolArgs:
     """The GPU pool of the stack spec."""
     vm: AzureVm
     """Its VM size's catalog facts (GPU model and count)."""
-    cluster_id: pulumi.Input[str]
-    """The AKS cluster's ARM id."""
+    cluster_name: pulumi.Input[str]
+    """The AKS cluster's name (the agent pool's parent in ARM)."""
+    resource_group_name: pulumi.Input[str]
+    """The cluster's resource group."""
     subnet_id: pulumi.Input[str]
     """The node subnet."""
     install_driver: bool = False
-    """AKS installs the NVIDIA driver (gpu_driver Install, cluster.aks.gpuDriver: aks); default: no (the GPU Operator
-    installs it: gpu_driver None)."""
+    """AKS installs the NVIDIA driver (gpuProfile.driver Install, cluster.aks.gpuDriver: aks); default: no (the GPU
+    Operator installs it: gpuProfile.driver None)."""
     default_zones: tuple[str, ...] = ()
     """The cluster's zones, when the pool names none."""
     kubernetes_version: Optional[str] = None
@@ -74,34 +80,37 @@ class AksNodePool(pulumi.ComponentResource):
         # (Azure tag names may not contain '/': docs/aks.md), which the policy pack reads from nodeLabels.
         labels.update({L.exempt_key(p): L.label_safe(why) for p, why in sorted(pool.exemptions.items())})
         zones = list(opts_aks.zones or args.default_zones)
-        self.node_pool = azure.containerservice.KubernetesClusterNodePool(
+        self.node_pool = cs.AgentPool(
             f"{name}-pool",
-            name=pool.name,
-            kubernetes_cluster_id=args.cluster_id,
+            agent_pool_name=pool.name,
+            resource_name_=args.cluster_name,
+            resource_group_name=args.resource_group_name,
             mode="User",
             vm_size=args.vm.name,
-            auto_scaling_enabled=True,
+            enable_auto_scaling=True,
             min_count=pool.min_nodes,
             max_count=pool.max_nodes,
-            node_count=pool.min_nodes,
-            priority="Spot" if spot else "Regular",
-            eviction_policy=SPOT_EVICTION_POLICY if spot else None,
+            count=pool.min_nodes,
+            scale_set_priority="Spot" if spot else "Regular",
+            scale_set_eviction_policy=SPOT_EVICTION_POLICY if spot else None,
             spot_max_price=opts_aks.spot_max_price if spot else None,
-            # gpu_driver: Install (AKS's driver) or None (the GPU Operator's): exactly one side installs it (docs/aks.md).
-            gpu_driver="Install" if args.install_driver else "None",
+            # gpuProfile.driver: Install (AKS's driver) or None (the GPU Operator's): exactly one side installs it
+            # (docs/aks.md; AKS REST API GPUProfile.driver, "When it's not specified, default is Install").
+            gpu_profile=cs.GPUProfileArgs(driver="Install" if args.install_driver else "None"),
             os_type="Linux",
             os_sku=opts_aks.os_sku,
             os_disk_size_gb=opts_aks.os_disk_size_gb,
             vnet_subnet_id=args.subnet_id,
-            zones=zones or None,
+            availability_zones=zones or None,
             node_labels=labels,
             node_taints=taint_strings(node_taints(pool, "aks")),
             orchestrator_version=args.kubernetes_version,
-            temporary_name_for_rotation=rotation_name(pool.name),
             # "There are no surge nodes available for Spot node pool upgrades" (articles/aks/spot-node-pool.md).
-            upgrade_settings=None if spot else azure.containerservice.KubernetesClusterNodePoolUpgradeSettingsArgs(
-                max_surge="1"),
-            # The cluster autoscaler owns the pool's size: node_count is its size at creation only.
-            opts=pulumi.ResourceOptions(parent=self, ignore_changes=["nodeCount"], depends_on=list(args.waits_for)),
+            upgrade_settings=None if spot else cs.AgentPoolUpgradeSettingsArgs(max_surge="1"),
+            # The cluster autoscaler owns the pool's size: count is its size at creation only. The pool's name is fixed
+            # (its nodes' pool label, and Azure Native refuses to create a pool that exists), so a replacement deletes
+            # the old pool first.
+            opts=pulumi.ResourceOptions(parent=self, ignore_changes=["count"], depends_on=list(args.waits_for),
+                                        replace_on_changes=list(REPLACE_ON_CHANGES), delete_before_replace=True),
         )
         self.register_outputs({"nodePoolId": self.node_pool.id})

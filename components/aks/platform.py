@@ -42,7 +42,8 @@ class AksPlatform(Platform):
         pools = [
             AksNodePool(
                 f"{name}-pool-{pool.name}",
-                AksNodePoolArgs(pool=pool, vm=vm_of(pool), cluster_id=control_plane.cluster.id,
+                AksNodePoolArgs(pool=pool, vm=vm_of(pool), cluster_name=control_plane.cluster.name,
+                                resource_group_name=network.ref.resource_group_name,
                                 subnet_id=network.ref.subnet_id, install_driver=aks.gpu_driver == "aks",
                                 default_zones=tuple(aks.zones), kubernetes_version=spec.cluster.kubernetes_version,
                                 waits_for=feature if pool.rdma else ()),

@@ -1,7 +1,7 @@
 """The `gpufleet` command: `plan` (offline plan of a stack, or of every stack with --all), `schema` (JSON Schema of stack files),
 `diff` (review two plans), `report` (review a real `pulumi preview --json` and its event log),
 `images` (every image, chart and binary a stack pulls), `catalog show|refresh` (the facts catalog), `charts fetch` (the pinned chart archives the plan reads CRDs from),
-`verify` (check a deployed stack's cluster), `export argocd|flux` (a stack's delegated layer for its GitOps engine), `preview`/`up` (many stacks through the real engine) and `k3s restore-commands` (restore a k3s stack's etcd from a snapshot).
+`verify` (check a deployed stack's cluster), `export argocd|flux` (a stack's delegated layer for its GitOps engine), `preview`/`up` (many stacks through the real engine), `k3s restore-commands` (restore a k3s stack's etcd from a snapshot) and `aks migrate-state` (move an AKS stack's state from the classic Azure provider to Azure Native).
 
 Exit codes (contract): 0 clean or advisory findings only; 1 a mandatory policy is violated;
 2 the stack config is invalid (message on stderr, no traceback, nothing registered).
@@ -362,6 +362,29 @@ def cmd_k3s_restore(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_aks_migrate_state(args: argparse.Namespace) -> int:
+    """Rewrite a classic-provider AKS stack's export for Azure Native (docs/aks.md): 0 written, 2 unreadable input."""
+    from gpufleet.app.input_files import InputFileError, parse_json, read_text
+    from gpufleet.components.aks.migration import MigrationError, migrate, steps
+
+    try:
+        export = parse_json(read_text(args.state, "stack export"), f"stack export {args.state}")
+        after, imports, moved = migrate(export)
+    except (InputFileError, MigrationError) as exc:
+        print(f"gpufleet: aks migrate-state: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    if not moved:
+        print(f"gpufleet: aks migrate-state: {args.state[:200]!r} holds no classic pulumi-azure AKS resource: nothing to move",
+              file=sys.stderr)
+        return EXIT_INVALID
+    Path(args.out).write_text(json.dumps(after, indent=2) + "\n")
+    Path(args.import_file).write_text(json.dumps(imports, indent=2) + "\n")
+    for m in moved:
+        print(f"moves {m.name}: {m.urn.rsplit('::', 2)[-2].rsplit('$', 1)[-1]} -> {m.native_type} ({m.id})")
+    sys.stdout.write(steps(args.out, args.import_file))
+    return EXIT_OK
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     """Check a deployed stack's cluster (docs/verify.md): 0 all pass, 1 a check failed, 2 usage/connection/stack."""
     from gpufleet.app.plan.stackfile import StackFileError, read_stack_file, stack_path
@@ -550,6 +573,13 @@ def parser() -> argparse.ArgumentParser:
     restore.add_argument("--config", help="read this stack file instead, under the stack name")
     restore.add_argument("--server", help="the server that restores (default: the one that took the snapshot, else the first)")
     restore.set_defaults(func=cmd_k3s_restore)
+    aks = sub.add_parser("aks", help="AKS operations").add_subparsers(dest="aks_command", required=True)
+    move = aks.add_parser("migrate-state", help="move a stack's state from the classic pulumi-azure provider to "
+                                                "pulumi-azure-native (docs/aks.md)")
+    move.add_argument("--state", required=True, help="`pulumi stack export` of the stack, taken before the upgrade")
+    move.add_argument("--out", required=True, help="the export without the classic AKS resources, for `pulumi stack import`")
+    move.add_argument("--import-file", required=True, help="the `pulumi import --file` document that adopts their Azure objects")
+    move.set_defaults(func=cmd_aks_migrate_state)
     ver = sub.add_parser("verify", help="check a deployed stack's cluster: operators, scheduling, capacity, DCGM, NCCL")
     ver.add_argument("stack", help="stack name: stacks/Pulumi.<STACK>.yaml")
     ver.add_argument("--config", help="read this stack file instead, under the stack name")

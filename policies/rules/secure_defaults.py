@@ -114,23 +114,23 @@ def _gke_cluster(props) -> list[str]:
 
 
 def _aks_cluster(props) -> list[str]:
-    """AKS: a private API server or authorized IP ranges that are not open; Microsoft Entra ID with local accounts off
-    (a local account's static credential bypasses Entra ID and its audit: articles/aks/manage-local-accounts-managed-
-    azure-ad.md); Kubernetes RBAC on."""
+    """AKS (pulumi-azure-native ManagedCluster): a private API server or authorized IP ranges that are not open;
+    Microsoft Entra ID with local accounts off (a local account's static credential bypasses Entra ID and its audit:
+    articles/aks/manage-local-accounts-managed-azure-ad.md); Kubernetes RBAC on."""
     out = []
-    if I.get(props, "privateClusterEnabled") is not True:
-        listed = I.items(I.get(props, "apiServerAccessProfile", "authorizedIpRanges"))
-        problem = _open("public API server: apiServerAccessProfile.authorizedIpRanges", listed or ["0.0.0.0/0"])
+    if I.get(props, "apiServerAccessProfile", "enablePrivateCluster") is not True:
+        listed = I.items(I.get(props, "apiServerAccessProfile", "authorizedIPRanges"))
+        problem = _open("public API server: apiServerAccessProfile.authorizedIPRanges", listed or ["0.0.0.0/0"])
         if problem:
-            out.append(f"{problem}: set privateClusterEnabled=true, or list your networks")
-    if not I.mapping(I.get(props, "azureActiveDirectoryRoleBasedAccessControl")):
-        out.append("no Microsoft Entra ID integration (azureActiveDirectoryRoleBasedAccessControl): users authenticate with "
-                   "cluster certificates instead of Entra ID")
-    if I.get(props, "localAccountDisabled") is not True:
-        out.append("local accounts are enabled (localAccountDisabled is not true): the cluster-admin certificate bypasses "
-                   "Entra ID; set localAccountDisabled=true")
-    if I.get(props, "roleBasedAccessControlEnabled") is False:
-        out.append("Kubernetes RBAC is off (roleBasedAccessControlEnabled=false)")
+            out.append(f"{problem}: set apiServerAccessProfile.enablePrivateCluster=true, or list your networks")
+    if not I.mapping(I.get(props, "aadProfile")):
+        out.append("no Microsoft Entra ID integration (aadProfile): users authenticate with cluster certificates "
+                   "instead of Entra ID")
+    if I.get(props, "disableLocalAccounts") is not True:
+        out.append("local accounts are enabled (disableLocalAccounts is not true): the cluster-admin certificate "
+                   "bypasses Entra ID; set disableLocalAccounts=true")
+    if I.get(props, "enableRBAC") is False:
+        out.append("Kubernetes RBAC is off (enableRBAC=false)")
     return out
 
 

@@ -109,7 +109,7 @@ def validate(args, report_violation) -> None:
         return
     if args.resource_type == I.REMOTE_COMMAND and I.script_exemption(props, NAME):
         return
-    if args.resource_type.startswith(("gcp:", "azure:")) and _gcp_exemption(props):
+    if args.resource_type.startswith(("gcp:", "azure-native:")) and _gcp_exemption(props):
         return
     protected = bool(getattr(getattr(args, "opts", None), "protect", False))
     for message in check(args.resource_type, props, protected):

@@ -6,6 +6,7 @@ installs the driver (gpuDriver: aks) on a Spot NCads H100 pool, Premium tier wit
 a policy exemption.
 """
 
+import base64
 import json
 
 import pytest
@@ -13,12 +14,14 @@ import yaml
 
 from gpufleet.base import labels as L
 from gpufleet.base import versions
-from gpufleet.components.aks.cluster import kubeconfig
+from gpufleet.app.plan.mocks import AZURE_CALLS, PLACEHOLDER_CA
+from gpufleet.components.aks.cluster import cluster_ca, kubeconfig
 from gpufleet.testing import mocked_id
 from tests.helpers import by_type, example_config, one, parent_of, plan_config, planned
 
-CLUSTER = "azure:containerservice/kubernetesCluster:KubernetesCluster"
-POOL = "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool"
+CLUSTER = "azure-native:containerservice:ManagedCluster"
+POOL = "azure-native:containerservice:AgentPool"
+SUBNET = "azure-native:network:Subnet"
 RELEASE = "kubernetes:helm.sh/v3:Release"
 SC = "kubernetes:storage.k8s.io/v1:StorageClass"
 NIC_POLICY = "kubernetes:mellanox.com/v1alpha1:NicClusterPolicy"
@@ -50,25 +53,30 @@ def test_private_cluster_with_entra_id_and_workload_identity(train):
     cluster = one(train, CLUSTER)
     i = cluster.inputs
     assert (cluster.name, parent_of(train, cluster).name) == ("aks-train-aks-cluster", "aks-train-aks")
-    assert (i["name"], i["location"], i["kubernetesVersion"], i["skuTier"], i["supportPlan"]) == (
-        "aks-train", "eastus", "1.35", "Standard", "KubernetesOfficial")
-    assert i["privateClusterEnabled"] is True and i["localAccountDisabled"] is True
-    assert i["azureActiveDirectoryRoleBasedAccessControl"] == {
-        "azureRbacEnabled": True, "adminGroupObjectIds": ["00000000-0000-0000-0000-000000000000"]}
-    assert (i["oidcIssuerEnabled"], i["workloadIdentityEnabled"]) == (True, True)
-    assert i["networkProfile"]["networkPluginMode"] == "overlay"
-    assert i["storageProfile"] == {"diskDriverEnabled": True, "fileDriverEnabled": True, "blobDriverEnabled": False,
-                                   "snapshotControllerEnabled": True}
-    system = i["defaultNodePool"]
-    assert (system["name"], system["onlyCriticalAddonsEnabled"], system["autoScalingEnabled"], system["minCount"],
-            system["zones"]) == ("system", True, True, 1, ["1", "2", "3"])
+    assert (i["resourceName"], i["location"], i["kubernetesVersion"], i["sku"], i["supportPlan"]) == (
+        "aks-train", "eastus", "1.35", {"name": "Base", "tier": "Standard"}, "KubernetesOfficial")
+    assert i["apiServerAccessProfile"] == {"enablePrivateCluster": True} and i["disableLocalAccounts"] is True
+    assert i["aadProfile"] == {"managed": True, "enableAzureRBAC": True,
+                               "adminGroupObjectIDs": ["00000000-0000-0000-0000-000000000000"]}
+    assert (i["oidcIssuerProfile"], i["securityProfile"]) == ({"enabled": True}, {"workloadIdentity": {"enabled": True}})
+    assert (i["enableRBAC"], i["networkProfile"]["networkPluginMode"]) == (True, "overlay")
+    assert i["storageProfile"] == {"diskCSIDriver": {"enabled": True}, "fileCSIDriver": {"enabled": True},
+                                   "blobCSIDriver": {"enabled": False}, "snapshotController": {"enabled": True}}
+    assert i["autoUpgradeProfile"] == {"upgradeChannel": "patch", "nodeOSUpgradeChannel": "NodeImage"}
+    (system,) = i["agentPoolProfiles"]
+    assert (system["name"], system["mode"], system["nodeTaints"], system["enableAutoScaling"], system["minCount"],
+            system["availabilityZones"]) == ("system", "System", ["CriticalAddonsOnly=true:NoSchedule"], True, 1,
+                                             ["1", "2", "3"])
     # The cluster holds every Kubernetes object: protected; the autoscaler owns the system pool's size.
-    assert cluster.protect and cluster.ignore_changes == ["defaultNodePool.nodeCount"]
-    # The node subnet is in the created network, and the cluster's identity may manage it.
-    subnet = one(train, "azure:network/subnet:Subnet")
-    assert system["vnetSubnetId"] == mocked_id(subnet)
-    role = one(train, "azure:authorization/assignment:Assignment")
-    assert (role.inputs["scope"], role.inputs["roleDefinitionName"]) == (mocked_id(subnet), "Network Contributor")
+    assert cluster.protect and cluster.ignore_changes == ["agentPoolProfiles[0].count"]
+    # The node subnet is in the created network, and the cluster's identity may manage it (Network Contributor's
+    # role definition in the subnet's subscription).
+    subnet = one(train, SUBNET)
+    assert system["vnetSubnetID"] == mocked_id(subnet)
+    role = one(train, "azure-native:authorization:RoleAssignment")
+    assert (role.inputs["scope"], role.inputs["roleDefinitionId"], role.inputs["principalType"]) == (
+        mocked_id(subnet), "/subscriptions/00000000-0000-4000-8000-000000000000/providers/Microsoft.Authorization/"
+        "roleDefinitions/4d97b98b-1d4f-4787-a291-c67834d212e7", "ServicePrincipal")
 
 
 def test_kubeconfig_uses_kubelogin_against_the_private_endpoint():
@@ -79,18 +87,32 @@ def test_kubeconfig_uses_kubelogin_against_the_private_endpoint():
         "kubelogin", ["get-token", "--login", "azurecli", "--server-id", "6dae42f8-4368-4678-94ff-3960e28e3630"])
 
 
+def test_the_cluster_ca_comes_from_the_user_kubeconfig_aks_hands_out():
+    """ManagedCluster has no CA output: the kubeconfig's CA is read from listClusterUserCredential's base64 kubeconfig,
+    which the plan's mocks answer with the stand-in CA."""
+    answer = AZURE_CALLS["azure-native:containerservice:listManagedClusterUserCredentials"]({"resourceName": "c"})
+    assert cluster_ca(answer["kubeconfigs"][0]["value"]) == PLACEHOLDER_CA
+    doc = {"clusters": [{"name": "c", "cluster": {"certificate-authority-data": "Q0E=", "server": "https://x"}}]}
+    assert cluster_ca(base64.b64encode(yaml.safe_dump(doc).encode()).decode()) == "Q0E="
+    assert cluster_ca("") == ""
+
+
 def test_gpu_pools_scale_to_zero_with_labels_taints_and_one_driver(train):
-    pools = {r.inputs["name"]: r for r in by_type(train, POOL)}
+    pools = {r.inputs["agentPoolName"]: r for r in by_type(train, POOL)}
     h100, spot = pools["h100ib"], pools["a100spot"]
     assert (h100.name, parent_of(train, h100).name) == ("aks-train-pool-h100ib-pool", "aks-train-pool-h100ib")
     for p in (h100, spot):
-        assert (p.inputs["autoScalingEnabled"], p.inputs["minCount"], p.inputs["mode"]) == (True, 0, "User")
-        assert p.inputs["gpuDriver"] == "None"  # the GPU Operator installs the driver (cluster.aks.gpuDriver default)
-        assert p.ignore_changes == ["nodeCount"]
+        assert (p.inputs["enableAutoScaling"], p.inputs["minCount"], p.inputs["mode"]) == (True, 0, "User")
+        # the GPU Operator installs the driver (cluster.aks.gpuDriver default)
+        assert p.inputs["gpuProfile"] == {"driver": "None"}
+        assert (p.inputs["resourceName"], p.inputs["resourceGroupName"]) == ("aks-train", "aks-train-rg")
+        assert p.ignore_changes == ["count"]
         assert "nvidia.com/gpu=true:NoSchedule" in p.inputs["nodeTaints"]
-    assert (h100.inputs["vmSize"], h100.inputs["priority"], h100.inputs["zones"]) == ("Standard_ND96isr_H100_v5", "Regular", ["1"])
+    assert (h100.inputs["vmSize"], h100.inputs["scaleSetPriority"], h100.inputs["availabilityZones"]) == (
+        "Standard_ND96isr_H100_v5", "Regular", ["1"])
     assert h100.inputs["nodeLabels"][L.RDMA_NODE_LABEL] == "true"
-    assert (spot.inputs["priority"], spot.inputs["evictionPolicy"], spot.inputs["spotMaxPrice"]) == ("Spot", "Delete", -1)
+    assert (spot.inputs["scaleSetPriority"], spot.inputs["scaleSetEvictionPolicy"], spot.inputs["spotMaxPrice"]) == (
+        "Spot", "Delete", -1)
     assert spot.inputs["nodeTaints"] == ["nvidia.com/gpu=true:NoSchedule", "gpufleet.io/spot=true:NoSchedule",
                                          "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"]
     wanted = {L.POOL_LABEL: "a100spot", L.CAPACITY_TYPE_LABEL: "spot", L.GPU_MODEL_LABEL: "A100-80GB", L.AKS_SPOT_KEY: "spot"}
@@ -139,17 +161,18 @@ def test_cost_has_the_tier_fee_and_gpu_vm_prices_from_the_snapshot(train):
 
 def test_aks_installs_the_driver_and_the_operator_leaves_it_and_the_toolkit_alone(aks_driver):
     pool = one(aks_driver, POOL)
-    assert pool.inputs["gpuDriver"] == "Install"
-    assert (pool.inputs["priority"], pool.inputs["spotMaxPrice"], pool.inputs["zones"]) == ("Spot", 4.5, ["2"])
+    assert pool.inputs["gpuProfile"] == {"driver": "Install"}
+    assert (pool.inputs["scaleSetPriority"], pool.inputs["spotMaxPrice"], pool.inputs["availabilityZones"]) == (
+        "Spot", 4.5, ["2"])
     # The exemption travels as a node label (Azure tag names may not hold '/'); the policy pack honours it.
     assert pool.inputs["nodeLabels"][L.exempt_key("gpu-pool-scale-to-zero")] == "always-on-inference-endpoint"
     op = next(r for r in by_type(aks_driver, RELEASE) if "gpu-operator" in r.inputs["chart"])
     assert op.inputs["values"]["driver"] == {"enabled": False}
     assert op.inputs["values"]["toolkit"] == {"enabled": False}
     cluster = one(aks_driver, CLUSTER)
-    assert (cluster.inputs["skuTier"], cluster.inputs["supportPlan"], cluster.inputs["kubernetesVersion"]) == (
+    assert (cluster.inputs["sku"]["tier"], cluster.inputs["supportPlan"], cluster.inputs["kubernetesVersion"]) == (
         "Premium", "AKSLongTermSupport", "1.33")
-    assert cluster.inputs["storageProfile"]["blobDriverEnabled"] is True
+    assert cluster.inputs["storageProfile"]["blobCSIDriver"] == {"enabled": True}
     assert {r.inputs["metadata"]["name"] for r in by_type(aks_driver, SC)} == {"gpufleet-rwo", "gpufleet-rwx", "gpufleet-blob"}
     assert by_type(aks_driver, NIC_POLICY) == []
     assert [v.policy for v in aks_driver.violations if v.level == "mandatory"] == []
@@ -158,14 +181,14 @@ def test_aks_installs_the_driver_and_the_operator_leaves_it_and_the_toolkit_alon
 
 
 def test_mocks_give_arm_ids_the_pools_refer_to(train):
-    """Cloud-shaped ids (gpufleet/app/plan/mocks.py): the node pools name the cluster by its ARM id, the cluster its
-    resource group by name; the ids have ARM's shape."""
+    """Cloud-shaped ids (gpufleet/app/plan/mocks.py): the agent pools sit below the cluster's ARM id, the cluster
+    names its resource group; the ids have ARM's shape."""
     import re
 
     cluster = one(train, CLUSTER)
     cluster_id = mocked_id(cluster)
     assert re.fullmatch(r"/subscriptions/[0-9a-f-]{36}/resourceGroups/aks-train-rg/providers/Microsoft\.ContainerService/"
                         r"managedClusters/aks-train", cluster_id)
-    assert {p.inputs["kubernetesClusterId"] for p in by_type(train, POOL)} == {cluster_id}
+    assert {mocked_id(p) for p in by_type(train, POOL)} == {f"{cluster_id}/agentPools/h100ib", f"{cluster_id}/agentPools/a100spot"}
     assert cluster.inputs["resourceGroupName"] == "aks-train-rg"
-    assert mocked_id(one(train, "azure:network/subnet:Subnet")).endswith("/virtualNetworks/aks-train-vnet/subnets/nodes")
+    assert mocked_id(one(train, SUBNET)).endswith("/virtualNetworks/aks-train-vnet/subnets/nodes")

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from tests.helpers import by_type, example_config, one, plan_config
 
-FEATURE = "azure:core/resourceProviderFeatureRegistration:ResourceProviderFeatureRegistration"
-POOL = "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool"
+FEATURE = "azure-native:features:SubscriptionFeatureRegistration"
+POOL = "azure-native:containerservice:AgentPool"
 
 
 def _plan(feature=None, rdma=True):
@@ -26,9 +26,9 @@ def _warned(result) -> list[str]:
 def test_register_declares_the_feature_retained_and_the_infiniband_pool_waits_for_it():
     result = _plan("register")
     reg = one(result, FEATURE)
-    assert (reg.inputs["name"], reg.inputs["providerName"]) == ("AKSInfinibandSupport", "Microsoft.ContainerService")
+    assert (reg.inputs["featureName"], reg.inputs["providerNamespace"]) == ("AKSInfinibandSupport", "Microsoft.ContainerService")
     assert reg.retain_on_delete and reg.name == "aks-train-infiniband-feature-registration"
-    pools = {p.inputs["name"]: p for p in by_type(result, POOL)}
+    pools = {p.inputs["agentPoolName"]: p for p in by_type(result, POOL)}
     assert reg.urn in pools["h100ib"].dependencies and reg.urn not in pools["a100spot"].dependencies
     assert _warned(result) == []
 

@@ -53,7 +53,7 @@ def test_gpu_cluster_builds_the_toy_platform_and_the_shared_layers(plan):
     # The shared layers run on the toy's ClusterAccess: the GPU Operator, with the defaults' taints tolerated.
     (operator,) = by_type(plan, "gpufleet:addons:GpuOperator")
     assert operator.parent == root.urn and operator.name == "lab-gpu-operator"
-    assert not [r for r in plan.resources if r.type.startswith(("aws:", "gcp:", "azure:", "command:"))]
+    assert not [r for r in plan.resources if r.type.startswith(("aws:", "gcp:", "azure-native:", "command:"))]
 
 
 def test_capacity_and_cost_price_the_pools_from_the_stack(plan):

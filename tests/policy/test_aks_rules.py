@@ -1,6 +1,6 @@
 """Policy tests (layer 4): every rule that judges AKS resources, on a valid AKS stack with one field changed per case
-(exact sets of findings). The inputs are the shapes pulumi-azure sends (camelCase, numbers as floats, AKS taints as
-`key=value:Effect` strings), as the example stack aks-train registers them."""
+(exact sets of findings). The inputs are the shapes pulumi-azure-native sends (the AKS REST API's property names,
+numbers as floats, AKS taints as `key=value:Effect` strings), as the example stack aks-train registers them."""
 
 import pytest
 
@@ -11,24 +11,22 @@ from tests.policy.fixtures import DELETE, OPERATOR_IN, PROMETHEUS_IN, findings, 
 SCALE, SPOT, TAINT, SECURE, CONFLICT, VERSIONS, PROTECT, RDMA = (
     "gpu-pool-scale-to-zero", "spot-pool-safety", "gpu-pool-taint", "secure-defaults", "gpu-operator-driver-conflict",
     "gpu-operator-version-support", "stateful-resource-protection", "rdma-placement")
-CLUSTER_ID = "/subscriptions/00000000-0000-4000-8000-000000000000/resourceGroups/rg/providers/Microsoft.ContainerService/managedClusters/prod"
-
 AKS_CLUSTER_IN = {
-    "name": "prod", "location": "eastus", "resourceGroupName": "rg", "dnsPrefix": "prod", "kubernetesVersion": "1.35",
-    "skuTier": "Standard", "privateClusterEnabled": True, "localAccountDisabled": True,
-    "roleBasedAccessControlEnabled": True,
-    "azureActiveDirectoryRoleBasedAccessControl": {"azureRbacEnabled": True},
-    "defaultNodePool": {"name": "system", "vmSize": "Standard_D4ds_v5", "autoScalingEnabled": True, "minCount": 1.0, "maxCount": 3.0},
+    "resourceName": "prod", "location": "eastus", "resourceGroupName": "rg", "dnsPrefix": "prod", "kubernetesVersion": "1.35",
+    "sku": {"name": "Base", "tier": "Standard"}, "apiServerAccessProfile": {"enablePrivateCluster": True},
+    "disableLocalAccounts": True, "enableRBAC": True, "aadProfile": {"managed": True, "enableAzureRBAC": True},
+    "agentPoolProfiles": [{"name": "system", "mode": "System", "vmSize": "Standard_D4ds_v5", "enableAutoScaling": True,
+                           "minCount": 1.0, "maxCount": 3.0}],
 }
 POOL_IN = {
-    "name": "h100", "kubernetesClusterId": CLUSTER_ID, "vmSize": "Standard_ND96isr_H100_v5", "mode": "User",
-    "autoScalingEnabled": True, "minCount": 0.0, "maxCount": 4.0, "nodeCount": 0.0, "priority": "Regular",
-    "gpuDriver": "None", "nodeLabels": {labels.POOL_LABEL: "h100", labels.CAPACITY_TYPE_LABEL: "on-demand"},
+    "agentPoolName": "h100", "resourceName": "prod", "resourceGroupName": "rg", "vmSize": "Standard_ND96isr_H100_v5",
+    "mode": "User", "enableAutoScaling": True, "minCount": 0.0, "maxCount": 4.0, "count": 0.0, "scaleSetPriority": "Regular",
+    "gpuProfile": {"driver": "None"}, "nodeLabels": {labels.POOL_LABEL: "h100", labels.CAPACITY_TYPE_LABEL: "on-demand"},
     "nodeTaints": ["nvidia.com/gpu=true:NoSchedule"],
 }
 SPOT_POOL_IN = {
-    **POOL_IN, "name": "a100", "vmSize": "Standard_NC24ads_A100_v4", "priority": "Spot", "evictionPolicy": "Delete",
-    "spotMaxPrice": -1.0,
+    **POOL_IN, "agentPoolName": "a100", "vmSize": "Standard_NC24ads_A100_v4", "scaleSetPriority": "Spot",
+    "scaleSetEvictionPolicy": "Delete", "spotMaxPrice": -1.0,
     "nodeLabels": {labels.POOL_LABEL: "a100", labels.CAPACITY_TYPE_LABEL: "spot", labels.AKS_SPOT_KEY: "spot"},
     "nodeTaints": ["nvidia.com/gpu=true:NoSchedule", "gpufleet.io/spot=true:NoSchedule",
                    "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"],
@@ -59,7 +57,7 @@ def test_the_valid_stack_passes_every_rule():
 
 @pytest.mark.parametrize("pool,path,value,expected", [
     ("h100", "minCount", 1.0, {(SCALE, "h100", "mandatory")}),
-    ("h100", "autoScalingEnabled", False, {(SCALE, "h100", "mandatory")}),
+    ("h100", "enableAutoScaling", False, {(SCALE, "h100", "mandatory")}),
     ("a100", "minCount", 2.0, {(SCALE, "a100", "mandatory")}),
     ("h100", "minCount", 0.0, set()),
 ])
@@ -69,10 +67,10 @@ def test_scale_to_zero(pool, path, value, expected):
 
 
 def test_a_fixed_pool_without_a_node_count_names_no_idle_cost():
-    """Issue 56: `nodeCount or 0` -> `or 1` survived; a pool that says no count has no idle node to price."""
-    fixed = {k: v for k, v in with_(POOL_IN, "autoScalingEnabled", False).items() if k != "nodeCount"}
+    """Issue 56: `count or 0` -> `or 1` survived; a pool that says no count has no idle node to price."""
+    fixed = {k: v for k, v in with_(POOL_IN, "enableAutoScaling", False).items() if k != "count"}
     assert said(stack(h100=fixed), SCALE) == [
-        "GPU pool 'h100': autoScalingEnabled is not true, so the cluster autoscaler never scales the pool to or from 0"]
+        "GPU pool 'h100': enableAutoScaling is not true, so the cluster autoscaler never scales the pool to or from 0"]
 
 
 def test_scale_to_zero_message_and_node_label_exemption():
@@ -85,7 +83,7 @@ def test_scale_to_zero_message_and_node_label_exemption():
 
 
 @pytest.mark.parametrize("path,value,expected", [
-    ("evictionPolicy", "Deallocate", {(SPOT, "a100", "mandatory")}),
+    ("scaleSetEvictionPolicy", "Deallocate", {(SPOT, "a100", "mandatory")}),
     ("nodeTaints", ["nvidia.com/gpu=true:NoSchedule"], {(SPOT, "a100", "mandatory")}),
     # AKS's own Spot taint alone is a spot taint.
     ("nodeTaints", ["nvidia.com/gpu=true:NoSchedule", "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"], set()),
@@ -100,8 +98,8 @@ def test_spot_pool_labelled_on_demand():
 
 
 def test_spot_eviction_message():
-    assert said(stack(a100=with_(SPOT_POOL_IN, "evictionPolicy", "Deallocate")), SPOT) == [
-        "spot GPU pool 'a100': evictionPolicy is Deallocate: evicted nodes stay deallocated (counted against the VM "
+    assert said(stack(a100=with_(SPOT_POOL_IN, "scaleSetEvictionPolicy", "Deallocate")), SPOT) == [
+        "spot GPU pool 'a100': scaleSetEvictionPolicy is Deallocate: evicted nodes stay deallocated (counted against the VM "
         "quota, disks billed) and block the autoscaler; use Delete"]
 
 
@@ -115,30 +113,31 @@ def test_gpu_taint(taints, expected):
 
 
 @pytest.mark.parametrize("path,value,expected", [
-    ("privateClusterEnabled", False, ["public API server: apiServerAccessProfile.authorizedIpRanges open to the internet "
-                                      "(0.0.0.0/0: more than a /8's worth of public addresses): set "
-                                      "privateClusterEnabled=true, or list your networks"]),
-    ("localAccountDisabled", DELETE, ["local accounts are enabled (localAccountDisabled is not true): the cluster-admin "
-                                      "certificate bypasses Entra ID; set localAccountDisabled=true"]),
-    ("azureActiveDirectoryRoleBasedAccessControl", DELETE, [
-        "no Microsoft Entra ID integration (azureActiveDirectoryRoleBasedAccessControl): users authenticate with cluster "
-        "certificates instead of Entra ID"]),
+    ("apiServerAccessProfile.enablePrivateCluster", False, [
+        "public API server: apiServerAccessProfile.authorizedIPRanges open to the internet (0.0.0.0/0: more than a /8's "
+        "worth of public addresses): set apiServerAccessProfile.enablePrivateCluster=true, or list your networks"]),
+    ("disableLocalAccounts", DELETE, ["local accounts are enabled (disableLocalAccounts is not true): the cluster-admin "
+                                      "certificate bypasses Entra ID; set disableLocalAccounts=true"]),
+    ("aadProfile", DELETE, [
+        "no Microsoft Entra ID integration (aadProfile): users authenticate with cluster certificates instead of Entra "
+        "ID"]),
+    ("enableRBAC", False, ["Kubernetes RBAC is off (enableRBAC=false)"]),
 ])
 def test_secure_defaults(path, value, expected):
     assert said(stack(prod=with_(AKS_CLUSTER_IN, path, value)), SECURE) == expected
 
 
 def test_public_api_server_with_authorized_ranges_passes():
-    public = with_(with_(AKS_CLUSTER_IN, "privateClusterEnabled", False), "apiServerAccessProfile.authorizedIpRanges",
-                   ["203.0.113.0/24"])
+    public = with_(with_(AKS_CLUSTER_IN, "apiServerAccessProfile.enablePrivateCluster", False),
+                   "apiServerAccessProfile.authorizedIPRanges", ["203.0.113.0/24"])
     assert findings(stack(prod=public), policy=SECURE) == set()
 
 
 def test_driver_installed_twice_or_not_at_all():
-    aks_driver = {n: with_(p, "gpuDriver", "Install") for n, p in (("h100", POOL_IN), ("a100", SPOT_POOL_IN))}
+    aks_driver = {n: with_(p, "gpuProfile.driver", "Install") for n, p in (("h100", POOL_IN), ("a100", SPOT_POOL_IN))}
     assert findings(stack(**aks_driver), policy=CONFLICT) == {(CONFLICT, "gpu-operator", "mandatory")}
     # Unset means Install (AKS's API default), so a pool that says nothing has AKS's driver too.
-    assert findings(stack(h100=with_(POOL_IN, "gpuDriver", DELETE)), policy=CONFLICT) == {(CONFLICT, "gpu-operator", "mandatory")}
+    assert findings(stack(h100=with_(POOL_IN, "gpuProfile", DELETE)), policy=CONFLICT) == {(CONFLICT, "gpu-operator", "mandatory")}
     off = with_(with_(OPERATOR_IN, "values.driver", {"enabled": False}), "values.toolkit", {"enabled": False})
     assert findings(stack(**{"gpu-operator": off}), policy=CONFLICT) == {(CONFLICT, "h100", "mandatory"), (CONFLICT, "a100", "mandatory")}
     assert findings(stack(**aks_driver, **{"gpu-operator": off}), policy=CONFLICT) == set()
@@ -159,9 +158,9 @@ def test_unprotected_cluster_and_its_tag_exemption():
 
 
 def test_infiniband_pool_in_one_zone_on_an_infiniband_size():
-    ib = {**labelled(POOL_IN, labels.RDMA_NODE_LABEL, "true"), "zones": ["1"]}
+    ib = {**labelled(POOL_IN, labels.RDMA_NODE_LABEL, "true"), "availabilityZones": ["1"]}
     assert findings(stack(h100=ib), policy=RDMA) == set()
-    assert said(stack(h100={**ib, "zones": ["1", "2"]}), RDMA) == [
+    assert said(stack(h100={**ib, "availabilityZones": ["1", "2"]}), RDMA) == [
         "InfiniBand pool 'h100' spans zones 1, 2: its nodes would not share one InfiniBand fabric; keep it in one zone"]
     no_ib = {**labelled(SPOT_POOL_IN, labels.RDMA_NODE_LABEL, "true")}
     assert said(stack(a100=no_ib), RDMA) == [

@@ -98,11 +98,11 @@ def k3s_version(version: str) -> dict:
 DRIVER_ON = with_(OPERATOR_IN, "values.toolkit.enabled", False)  # installs the driver, not the toolkit
 PREINSTALLED = {I.PREINSTALLED_DRIVER_ANNOTATION: "580.95.05"}
 SPOT_NODEPOOL_NO_TAINT = with_(NODEPOOL_IN, "spec.template.spec.taints", [NODEPOOL_IN["spec"]["template"]["spec"]["taints"][0]])
-AKS_SPOT = {**SPOT_POOL_IN, "name": "h100"}
+AKS_SPOT = {**SPOT_POOL_IN, "agentPoolName": "h100"}
 GKE_SPOT = with_(with_(NODE_POOL_IN, "nodeConfig.spot", True), "nodeConfig.taints",
                  [{"key": "cloud.google.com/gke-spot", "value": "true", "effect": "NO_SCHEDULE"}])
 EFA_NG = with_(NODE_GROUP_IN, "launchTemplate", {"name": "h100-efa", "version": "1"})
-IB_POOL = {**POOL_IN, "nodeLabels": {**POOL_IN["nodeLabels"], labels.RDMA_NODE_LABEL: "true"}, "zones": ["1"]}
+IB_POOL = {**POOL_IN, "nodeLabels": {**POOL_IN["nodeLabels"], labels.RDMA_NODE_LABEL: "true"}, "availabilityZones": ["1"]}
 GPUDIRECT = [{"network": f"net-{i}", "subnetwork": f"sub-{i}"} for i in range(4)]
 CUDA = {I.CUDA_VERSIONS_ANNOTATION: "12.8,13.0"}
 OLD_DRIVER = with_(with_(OPERATOR_IN, "version", "v26.3.3"), "values.driver.version", "570.195.03")  # 13.0 needs 580
@@ -159,8 +159,8 @@ MATRIX: dict[str, dict[str, Case | NotApplicable]] = {
         GKE_NP: Case(lambda: gke(NODE_POOL_IN, OPERATOR_NO_DRIVER) + [res(NAMESPACE, "ns", namespace({**CUDA, **PREINSTALLED}))],
                      lambda: gke(NODE_POOL_IN, OPERATOR_NO_DRIVER) + [res(NAMESPACE, "ns", namespace(CUDA))],
                      {("", M)}, {ALIGN: {"requireKnownDriver": True}}),
-        AKS_NP: Case(lambda: aks(with_(POOL_IN, "gpuDriver", "None"), OLD_DRIVER) + [res(NAMESPACE, "ns", namespace({I.CUDA_VERSIONS_ANNOTATION: "12.8"}))],
-                     lambda: aks(with_(POOL_IN, "gpuDriver", "None"), OLD_DRIVER) + [res(NAMESPACE, "ns", namespace(CUDA))],
+        AKS_NP: Case(lambda: aks(with_(POOL_IN, "gpuProfile.driver", "None"), OLD_DRIVER) + [res(NAMESPACE, "ns", namespace({I.CUDA_VERSIONS_ANNOTATION: "12.8"}))],
+                     lambda: aks(with_(POOL_IN, "gpuProfile.driver", "None"), OLD_DRIVER) + [res(NAMESPACE, "ns", namespace(CUDA))],
                      {("gpu-operator", M)}),
         K3S_HOST: Case(lambda: k3s(operator=OPERATOR_NO_DRIVER, annotations={**CUDA, **PREINSTALLED}),
                        lambda: k3s(operator=OPERATOR_NO_DRIVER, annotations={**CUDA, I.PREINSTALLED_DRIVER_ANNOTATION: "575.57.08"}),
@@ -186,8 +186,8 @@ MATRIX: dict[str, dict[str, Case | NotApplicable]] = {
         KARPENTER: NotApplicable(NO_POOL_RESOURCE.format(what="a NodePool does not name its AMI (its EC2NodeClass does), "
                                                          "so whether its nodes have a driver is not in its inputs")),
         GKE_NP: Case(gke, lambda: gke(NODE_POOL_IN, DRIVER_ON), {("gpu-operator", M)}),
-        AKS_NP: Case(lambda: aks(with_(POOL_IN, "gpuDriver", "None"), OPERATOR_IN),
-                     lambda: aks(with_(POOL_IN, "gpuDriver", "None"), OPERATOR_NO_DRIVER), {("h100", M)}),
+        AKS_NP: Case(lambda: aks(with_(POOL_IN, "gpuProfile.driver", "None"), OPERATOR_IN),
+                     lambda: aks(with_(POOL_IN, "gpuProfile.driver", "None"), OPERATOR_NO_DRIVER), {("h100", M)}),
         # Hosts with their own driver are declared by the preinstalled-driver annotation.
         K3S_HOST: Case(lambda: k3s(operator=OPERATOR_NO_DRIVER, annotations=PREINSTALLED),
                        lambda: k3s(operator=DRIVER_ON, annotations=PREINSTALLED), {("gpu-operator", M)}),
@@ -226,7 +226,7 @@ MATRIX: dict[str, dict[str, Case | NotApplicable]] = {
                      {("h100", M)}),
         KARPENTER: Case(karpenter, lambda: karpenter(SPOT_NODEPOOL_NO_TAINT), {("np", M)}),
         GKE_NP: Case(lambda: gke(GKE_SPOT), lambda: gke(with_(GKE_SPOT, "nodeConfig.taints", [])), {("h100", M)}),
-        AKS_NP: Case(lambda: aks(AKS_SPOT), lambda: aks(with_(AKS_SPOT, "evictionPolicy", "Deallocate")), {("h100", M)}),
+        AKS_NP: Case(lambda: aks(AKS_SPOT), lambda: aks(with_(AKS_SPOT, "scaleSetEvictionPolicy", "Deallocate")), {("h100", M)}),
         K3S_HOST: NotApplicable(SPOT_NONE.format(what="k3s hosts are machines the stack lists")),
         EXISTING: NotApplicable(SPOT_NONE.format(what="an existing cluster's capacity is not bought by the program")),
     },
@@ -249,7 +249,7 @@ MATRIX: dict[str, dict[str, Case | NotApplicable]] = {
         GKE_NP: Case(lambda: gke(with_(NODE_POOL_IN, "networkConfig", {"additionalNodeNetworkConfigs": GPUDIRECT})),
                      lambda: gke(with_(NODE_POOL_IN, "networkConfig", {"additionalNodeNetworkConfigs": GPUDIRECT[:2]})),
                      {("h100", M)}),
-        AKS_NP: Case(lambda: aks(IB_POOL), lambda: aks({**IB_POOL, "zones": ["1", "2"]}), {("h100", M)}),
+        AKS_NP: Case(lambda: aks(IB_POOL), lambda: aks({**IB_POOL, "availabilityZones": ["1", "2"]}), {("h100", M)}),
         K3S_HOST: NotApplicable(K3S_NO_POOL.format(what="their NICs are the hosts' own, not in the program's inputs")),
         EXISTING: NotApplicable(EXISTING_NO_POOL.format(what="their NICs are not in the program's inputs")),
     },
@@ -291,7 +291,7 @@ MATRIX: dict[str, dict[str, Case | NotApplicable]] = {
         GKE_NP: Case(lambda: [res(GKE_NP, "h100", GKE_RESERVED)],
                      lambda: [res(GKE_NP, "h100", with_(GKE_RESERVED, "nodeLocations", ["us-central1-a"]))], {("h100", M)}),
         AKS_NP: NotApplicable("an AKS capacity reservation group is zonal or regional by the group itself and holds the "
-                              "pool's VM size by its own API (AKS: capacityReservationGroupId), so the pool has no "
+                              "pool's VM size by its own API (AKS: capacityReservationGroupID), so the pool has no "
                               "placement of its own to get wrong; AksNodePool declares no reservation_problems"),
         K3S_HOST: NotApplicable(K3S_NO_POOL.format(what="no reserved capacity")),
         EXISTING: NotApplicable(EXISTING_NO_POOL.format(what="no reserved capacity")),

@@ -151,7 +151,7 @@ def test_every_missing_module_is_named_in_the_one_problem(monkeypatch):
 
 
 def test_another_platforms_missing_sdk_does_not_matter(monkeypatch):
-    for sdk in ("pulumi_aws", "pulumi_gcp", "pulumi_azure", "pulumi_command", "pulumi_random"):
+    for sdk in ("pulumi_aws", "pulumi_gcp", "pulumi_azure_native", "pulumi_command", "pulumi_random"):
         monkeypatch.setitem(sys.modules, sdk, None)
     assert install_checks.check("c", _spec("existing"), {}) == []
 

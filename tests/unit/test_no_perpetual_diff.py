@@ -24,18 +24,20 @@ CLOUD_REWRITES = {
     # GKE rewrites initialNodeCount when the autoscaler resizes the pool (hashicorp/terraform-provider-google#6354).
     "gcp:container/nodePool:NodePool": {"initialNodeCount": 3.0},
     "gcp:container/cluster:Cluster": {"initialNodeCount": 2.0},
-    # The AKS cluster autoscaler owns node_count when auto-scaling is on (azurerm docs: node_count is managed by the
-    # autoscaler; changes to it are ignored by convention, terraform-provider-azurerm#1924).
-    "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool": {"nodeCount": 3.0},
-    "azure:containerservice/kubernetesCluster:KubernetesCluster": {"defaultNodePool.nodeCount": 3.0},
+    # The AKS cluster autoscaler owns an agent pool's count when auto-scaling is on (AKS REST API AgentPool.count; the
+    # same convention as terraform-provider-azurerm#1924 for the classic provider's node_count).
+    "azure-native:containerservice:AgentPool": {"count": 3.0},
+    "azure-native:containerservice:ManagedCluster": {"agentPoolProfiles[0].count": 3.0},
 }
 STACKS = ["prod-eks", "prod-gke", "aks-train"]
 
 
 def _set(inputs: dict, path: str, value) -> None:
+    """inputs at a dotted path whose steps may index a list (`agentPoolProfiles[0].count`)."""
     *parents, leaf = path.split(".")
     for p in parents:
-        inputs = inputs.setdefault(p, {})
+        key, _, index = p.partition("[")
+        inputs = inputs.setdefault(key, {}) if not index else inputs[key][int(index.rstrip("]"))]
     inputs[leaf] = value
 
 

@@ -13,23 +13,24 @@ from gpufleet.base.platforms.contract.versions import minor
 CP = {
     "eks": ("aws:eks/cluster:Cluster", "version"),
     "gke": ("gcp:container/cluster:Cluster", "minMasterVersion"),
-    "aks": ("azure:containerservice/kubernetesCluster:KubernetesCluster", "kubernetesVersion"),
+    "aks": ("azure-native:containerservice:ManagedCluster", "kubernetesVersion"),
 }
 POOL = {
     "eks": ("aws:eks/nodeGroup:NodeGroup", "version"),
     "gke": ("gcp:container/nodePool:NodePool", "version"),
-    "aks": ("azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool", "orchestratorVersion"),
+    "aks": ("azure-native:containerservice:AgentPool", "orchestratorVersion"),
 }
 
 
 def cloud_cp(platform: str, version: str) -> dict:
     t, key = CP[platform]
-    return {"urn": f"urn:{platform}:cluster", "type": t, "name": "c-cluster", "inputs": {"name": "c", key: version}}
+    return {"urn": f"urn:{platform}:cluster", "type": t, "name": "c-cluster", "inputs": {"name": "c", "resourceName": "c", key: version}}
 
 
 def cloud_pool(platform: str, version: str) -> dict:
     t, key = POOL[platform]
-    return {"urn": f"urn:{platform}:pool", "type": t, "name": "c-pool-gpu", "inputs": {"name": "gpu", "nodeGroupName": "gpu", key: version}}
+    return {"urn": f"urn:{platform}:pool", "type": t, "name": "c-pool-gpu", "inputs": {"name": "gpu", "nodeGroupName": "gpu", "agentPoolName": "gpu",
+                                                                                      key: version}}
 
 
 def k3s_host(name: str, role: str, release: str) -> dict:

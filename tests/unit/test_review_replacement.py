@@ -82,9 +82,9 @@ def test_every_table_says_where_it_comes_from_and_whether_it_was_checked():
     assert {t for t, tb in replacement.tables().items() if tb.checked} == {
         "aws:eks/nodeGroup:NodeGroup", "aws:eks/cluster:Cluster", "gcp:container/nodePool:NodePool",
         "kubernetes:helm.sh/v3:Release",
-        # read from pulumi-azure 6.40.1's generated docstrings (docs/aks.md, "Review: what replaces")
-        "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool",
-        "azure:containerservice/kubernetesCluster:KubernetesCluster",
+        # read from pulumi-azure-native's force-new table and schema snapshot (docs/aks.md, "Review: what replaces")
+        "azure-native:containerservice:AgentPool", "azure-native:containerservice:ManagedCluster",
+        "azure-native:network:VirtualNetwork", "azure-native:network:Subnet", "azure-native:resources:ResourceGroup",
     }
 
 
@@ -93,4 +93,4 @@ def test_disruptive_kinds():
     assert replacement.disruptive_kind("gcp:filestore/instance:Instance") == "file system"
     assert replacement.disruptive_kind("aws:ec2/vpc:Vpc") == "network"
     assert replacement.disruptive_kind("kubernetes:helm.sh/v3:Release") is None
-    assert replacement.disruptive_kind("azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool") == "node pool"
+    assert replacement.disruptive_kind("azure-native:containerservice:AgentPool") == "node pool"

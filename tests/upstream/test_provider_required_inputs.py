@@ -6,7 +6,7 @@ provider's schema (pulumi/pulumi pkg/codegen/python/gen.go): a resource's `<Reso
 `_internal_init` raises "Missing required property" for the top-level ones. The schema JSON itself ships inside each
 provider plugin binary (`pulumi package get-schema`), which is not installed here (only pulumi-kubernetes's schema is
 in the e2e tier's Go module cache), so the SDK's generated types are the offline source; they cover pulumi-aws,
-pulumi-gcp, pulumi-azure, pulumi-kubernetes, pulumi-command and pulumi-random alike.
+pulumi-gcp, pulumi-azure-native, pulumi-kubernetes, pulumi-command and pulumi-random alike.
 
 Why it matters even though the SDK checks the top level: an input filled from another resource's output passes the
 SDK's check as an Output and reaches the engine as nothing when the mocks do not answer that output (the SQS queue
@@ -32,7 +32,7 @@ from pulumi import _types
 from gpufleet.app.plan.mocks import SECRET, UNKNOWN, Registration
 from tests.helpers import ROOT, planned
 
-PACKAGES = ("pulumi_aws", "pulumi_gcp", "pulumi_azure", "pulumi_kubernetes", "pulumi_command", "pulumi_random")
+PACKAGES = ("pulumi_aws", "pulumi_gcp", "pulumi_azure_native", "pulumi_kubernetes", "pulumi_command", "pulumi_random")
 STACKS = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
 # Custom resources of CRDs have no SDK class: tests/upstream/test_kubernetes_objects.py validates them against the CRDs.
 
@@ -47,7 +47,7 @@ def _tokens(package: str) -> dict[str, tuple[str, str]]:
 
 def args_class(token: str):
     """The `<Resource>Args` input type of a resource type token, or None (a CRD, a component, a provider)."""
-    package = {"aws": "pulumi_aws", "gcp": "pulumi_gcp", "azure": "pulumi_azure", "kubernetes": "pulumi_kubernetes",
+    package = {"aws": "pulumi_aws", "gcp": "pulumi_gcp", "azure-native": "pulumi_azure_native", "kubernetes": "pulumi_kubernetes",
                "command": "pulumi_command", "random": "pulumi_random"}.get(token.split(":", 1)[0])
     found = _tokens(package).get(token) if package else None
     if found is None:
@@ -136,7 +136,7 @@ def test_every_provider_resource_type_of_the_plans_is_checked():
     """Each cloud, Kubernetes core, command and random type the example plans register resolves to its SDK Args
     class, so none escapes the check above by not being found."""
     types = {r.type for s in STACKS for r in planned(s).resources if r.custom}
-    unresolved = sorted(t for t in types if t.split(":", 1)[0] in ("aws", "gcp", "azure", "command", "random")
+    unresolved = sorted(t for t in types if t.split(":", 1)[0] in ("aws", "gcp", "azure-native", "command", "random")
                         and args_class(t) is None)
     core = {t for t in types if t.startswith("kubernetes:") and t.split(":")[1].split("/")[0] in
             ("core", "apps", "storage.k8s.io", "rbac.authorization.k8s.io", "scheduling.k8s.io", "helm.sh")}
@@ -155,8 +155,9 @@ def test_the_check_sees_a_missing_top_level_and_a_missing_nested_input():
     cluster = reg("aws:eks/cluster:Cluster", {"roleArn": "arn:aws:iam::123456789012:role/r", "vpcConfig": {"endpointPublicAccess": True}})
     pod = reg("kubernetes:core/v1:Pod", {"spec": {"containers": [{"image": "busybox"}]}})
     pool = reg("gcp:container/nodePool:NodePool", {"cluster": "c", "nodeConfig": {"guestAccelerators": [{"count": 1}]}})
-    aks = reg("azure:containerservice/kubernetesCluster:KubernetesCluster",
-              {"resourceGroupName": "rg", "defaultNodePool": {"vmSize": "Standard_D4ds_v5"}, "networkProfile": {}})
+    aks = reg("azure-native:containerservice:AgentPool",
+              {"resourceGroupName": "rg", "agentPoolName": "gpu", "upgradeSettings": {"maxSurge": "1"},
+               "creationData": {}})
     found, _ = problems([policy, target, cluster, pod, pool, aks])
     assert found == [
         "aws:sqs/queuePolicy:QueuePolicy r: queueUrl is required",
@@ -164,6 +165,5 @@ def test_the_check_sees_a_missing_top_level_and_a_missing_nested_input():
         "aws:eks/cluster:Cluster r: vpcConfig.subnetIds is required",
         "kubernetes:core/v1:Pod r: spec.containers[0].name is required",
         "gcp:container/nodePool:NodePool r: nodeConfig.guestAccelerators[0].type is required",
-        "azure:containerservice/kubernetesCluster:KubernetesCluster r: defaultNodePool.name is required",
-        "azure:containerservice/kubernetesCluster:KubernetesCluster r: networkProfile.networkPlugin is required",
+        "azure-native:containerservice:AgentPool r: resourceName is required",
     ]

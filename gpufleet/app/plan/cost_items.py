@@ -540,33 +540,34 @@ def aks_items(spec: StackSpec, resources: list[Registration], capacity: list[Poo
     out: list[CostItem] = []
     unread = "Azure CPU VM prices are not in the catalog (azure_vms.yaml holds GPU sizes only)"
     for r in resources:
-        if r.type == "azure:containerservice/kubernetesCluster:KubernetesCluster":
-            tier = str(r.inputs.get("skuTier") or "Free")
+        if r.type == "azure-native:containerservice:ManagedCluster":
+            cluster = r.inputs.get("resourceName") or r.name
+            tier = str((r.inputs.get("sku") or {}).get("tier") or "Free")
             plan = r.inputs.get("supportPlan") or "KubernetesOfficial"
-            out.append(_item(f"AKS cluster management {r.inputs.get('name', r.name)} ({tier} tier, {plan})", "control-plane",
+            out.append(_item(f"AKS cluster management {cluster} ({tier} tier, {plan})", "control-plane",
                              1, 1, charges.aks_tier_fee(tier), key=r.name))
-            pool = r.inputs.get("defaultNodePool") or {}
+            pool = next(iter(r.inputs.get("agentPoolProfiles") or []), None) or {}
             lo, hi = float(pool.get("minCount") or 0), float(pool.get("maxCount") or 0)
             out.append(_item(f"system pool {pool.get('name')} ({pool.get('vmSize')})", "nodes", lo, hi,
                              Missing(unread), key="system"))
-            out.append(_item(f"system pool OS disks ({pool.get('osDiskSizeGb') or 128:g} GiB each)", "storage", lo, hi,
+            out.append(_item(f"system pool OS disks ({pool.get('osDiskSizeGB') or 128:g} GiB each)", "storage", lo, hi,
                              Missing("Azure managed disk prices are not in the catalog"), key="system:boot"))
-            out.append(_item(f"AKS outbound load balancer of {r.inputs.get('name', r.name)} (Standard SKU)", "load-balancer",
+            out.append(_item(f"AKS outbound load balancer of {cluster} (Standard SKU)", "load-balancer",
                              1, 1, Missing("Azure Load Balancer prices are not in the catalog"), key=f"{r.name}:lb"))
             if tier == "Premium":
                 notes.append("AKS Premium tier: 0.60 USD per cluster-hour is the Retail Prices API's 'Standard Long Term "
                              "Support' meter; whether it is billed besides the 0.10 Uptime SLA meter was not read, so the "
                              "fee may be 0.70 (charges.yaml aks)")
-        elif r.type == "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool":
+        elif r.type == "azure-native:containerservice:AgentPool":
             lo, hi = float(r.inputs.get("minCount") or 0), float(r.inputs.get("maxCount") or 0)
-            pool = (r.inputs.get("nodeLabels") or {}).get(labels.POOL_LABEL) or r.inputs.get("name") or r.name
+            pool = (r.inputs.get("nodeLabels") or {}).get(labels.POOL_LABEL) or r.inputs.get("agentPoolName") or r.name
             vm = r.inputs.get("vmSize")
             if pool in caps:
-                out += _pool_items(f"GPU pool {pool} ({vm}, {r.inputs.get('priority') or 'Regular'})", caps[pool], lo, hi,
-                                   _pool_price(caps[pool], spec, region), False)
+                out += _pool_items(f"GPU pool {pool} ({vm}, {r.inputs.get('scaleSetPriority') or 'Regular'})", caps[pool],
+                                   lo, hi, _pool_price(caps[pool], spec, region), False)
             else:
                 out.append(_item(f"node pool {pool} ({vm})", "nodes", lo, hi, Missing(unread), key=pool))
-            out.append(_item(f"{pool} OS disks ({r.inputs.get('osDiskSizeGb') or 128:g} GiB each)", "storage", lo, hi,
+            out.append(_item(f"{pool} OS disks ({r.inputs.get('osDiskSizeGB') or 128:g} GiB each)", "storage", lo, hi,
                              Missing("Azure managed disk prices are not in the catalog"), key=f"{pool}:boot"))
     return out
 

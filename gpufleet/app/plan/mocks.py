@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import ipaddress
+import json
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -174,7 +176,7 @@ class PlanMocks(pulumi.runtime.Mocks):
             return aws_resource(typ, name, inputs, outputs)
         if typ.startswith("gcp:"):
             return gcp_resource(typ, name, inputs, outputs)
-        if typ.startswith("azure:"):
+        if typ.startswith("azure-native:"):
             return azure_resource(typ, name, inputs, outputs)
         if typ.startswith("kubernetes:"):
             return kubernetes_resource(typ, name, inputs, outputs)
@@ -190,7 +192,7 @@ class PlanMocks(pulumi.runtime.Mocks):
         return mock_id(typ, name), outputs
 
     def call(self, args: pulumi.runtime.MockCallArgs):
-        answer = AWS_CALLS.get(args.token)
+        answer = AWS_CALLS.get(args.token) or AZURE_CALLS.get(args.token)
         return answer(args.args or {}) if answer else {}
 
 
@@ -550,15 +552,21 @@ def gcp_resource(typ: str, name: str, inputs: dict, outputs: dict) -> tuple[str,
     return rid, outputs
 
 
-# AKS (issue 41): ARM ids as Azure Resource Manager writes them (/subscriptions/{id}/resourceGroups/{group}/providers/
-# {namespace}/{type}/{name}; learn.microsoft.com/azure/azure-resource-manager/management/resource-name-rules), in a
-# subscription that is a fixed stand-in (a GUID, as ARM ids carry).
+# AKS (issue 41; Azure Native since issue 53): ARM ids as Azure Resource Manager writes them (/subscriptions/{id}/
+# resourceGroups/{group}/providers/{namespace}/{type}/{name}; learn.microsoft.com/azure/azure-resource-manager/
+# management/resource-name-rules), in a subscription that is a fixed stand-in (a GUID, as ARM ids carry). Azure Native
+# takes each resource's ARM name in an input of its own (resourceGroupName, virtualNetworkName, subnetName,
+# resourceName, agentPoolName) and returns it as the output `name`.
 PLAN_AZURE_SUBSCRIPTION = "00000000-0000-4000-8000-000000000000"
 PLAN_AZURE_TENANT = "11111111-1111-4111-8111-111111111111"
-_AZURE_PROVIDERS = {
-    "azure:network/virtualNetwork:VirtualNetwork": "Microsoft.Network/virtualNetworks/{name}",
-    "azure:network/subnet:Subnet": "Microsoft.Network/virtualNetworks/{vnet}/subnets/{name}",
-    "azure:containerservice/kubernetesCluster:KubernetesCluster": "Microsoft.ContainerService/managedClusters/{name}",
+_AKS_CLUSTER = "azure-native:containerservice:ManagedCluster"
+_AZURE_NAME_INPUT = {
+    "azure-native:resources:ResourceGroup": "resourceGroupName",
+    "azure-native:network:VirtualNetwork": "virtualNetworkName",
+    "azure-native:network:Subnet": "subnetName",
+    _AKS_CLUSTER: "resourceName",
+    "azure-native:containerservice:AgentPool": "agentPoolName",
+    "azure-native:features:SubscriptionFeatureRegistration": "featureName",
 }
 
 
@@ -566,46 +574,68 @@ def _azure_group_id(group: str) -> str:
     return f"/subscriptions/{PLAN_AZURE_SUBSCRIPTION}/resourceGroups/{group}"
 
 
+def _aks_cluster_id(group: str, cluster: str) -> str:
+    return f"{_azure_group_id(group)}/providers/Microsoft.ContainerService/managedClusters/{cluster}"
+
+
 def azure_resource(typ: str, name: str, inputs: dict, outputs: dict) -> tuple[str, dict]:
-    """Id and outputs of an Azure resource (pulumi-azure): its ARM id, and what later resources read (a cluster's FQDNs,
-    CA, OIDC issuer and identity)."""
-    physical = inputs.get("name") or autoname(typ, name)
+    """Id and outputs of an Azure resource (pulumi-azure-native): its ARM id, and what later resources read (a cluster's
+    FQDNs, OIDC issuer and identity)."""
+    key = _AZURE_NAME_INPUT.get(typ)
+    physical = (inputs.get(key) if key else None) or autoname(typ, name, 8)
     outputs["name"] = physical
-    if typ == "azure:core/resourceGroup:ResourceGroup":
+    group = inputs.get("resourceGroupName") or "plan-rg"
+    if typ == "azure-native:resources:ResourceGroup":
         return _azure_group_id(physical), outputs
-    if typ == "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool":
+    if typ == "azure-native:network:VirtualNetwork":
+        return f"{_azure_group_id(group)}/providers/Microsoft.Network/virtualNetworks/{physical}", outputs
+    if typ == "azure-native:network:Subnet":
+        vnet = inputs.get("virtualNetworkName", "")
+        return f"{_azure_group_id(group)}/providers/Microsoft.Network/virtualNetworks/{vnet}/subnets/{physical}", outputs
+    if typ == "azure-native:containerservice:AgentPool":
         # Microsoft.ContainerService/managedClusters/{cluster}/agentPools/{name}: below its cluster's id.
-        return f"{inputs.get('kubernetesClusterId', '')}/agentPools/{physical}", outputs
-    if typ == "azure:authorization/assignment:Assignment":
+        return f"{_aks_cluster_id(group, inputs.get('resourceName', ''))}/agentPools/{physical}", outputs
+    if typ == "azure-native:authorization:RoleAssignment":
         # Role assignments are named by a GUID below their scope (Microsoft.Authorization/roleAssignments/{guid}).
         rid = f"{inputs.get('scope', '')}/providers/Microsoft.Authorization/roleAssignments/{_uuid(typ, name)}"
         outputs["name"] = rid.rsplit("/", 1)[-1]
         return rid, outputs
-    pattern = _AZURE_PROVIDERS.get(typ)
-    if pattern is None:
+    if typ == "azure-native:features:SubscriptionFeatureRegistration":
+        return (f"/subscriptions/{PLAN_AZURE_SUBSCRIPTION}/providers/Microsoft.Features/featureProviders/"
+                f"{inputs.get('providerNamespace', '')}/subscriptionFeatureRegistrations/{physical}"), outputs
+    if typ != _AKS_CLUSTER:
         return mock_id(typ, name), outputs
-    group = inputs.get("resourceGroupName") or "plan-rg"
-    rid = f"{_azure_group_id(group)}/providers/" + pattern.format(name=physical, vnet=inputs.get("virtualNetworkName", ""))
-    if typ == "azure:containerservice/kubernetesCluster:KubernetesCluster":
-        location = inputs.get("location") or "eastus"
-        prefix = inputs.get("dnsPrefix") or physical
-        suffix = _hex(typ, name, 8)
-        # AKS's names: <prefix>-<hash>.hcp.<region>.azmk8s.io, and for a private cluster <prefix>-<hash>.<guid>
-        # .privatelink.<region>.azmk8s.io; the issuer https://<region>.oic.prod-aks.azure.com/<tenant>/<guid>/
-        # (articles/aks/use-oidc-issuer.md, "Get the OIDC issuer URL").
-        outputs.update({
-            "fqdn": f"{prefix}-{suffix}.hcp.{location}.azmk8s.io",
-            "privateFqdn": f"{prefix}-{suffix}.{_uuid(typ, name, 'dns')}.privatelink.{location}.azmk8s.io"
-            if inputs.get("privateClusterEnabled") else "",
-            "kubeConfigs": [{"host": f"https://{prefix}-{suffix}.hcp.{location}.azmk8s.io:443",
-                             "clusterCaCertificate": PLACEHOLDER_CA}],
-            "oidcIssuerUrl": f"https://{location}.oic.prod-aks.azure.com/{PLAN_AZURE_TENANT}/{_uuid(typ, name, 'oidc')}/"
-            if inputs.get("oidcIssuerEnabled") else "",
-            "identity": {**(inputs.get("identity") or {}), "principalId": _uuid(typ, name, "principal"),
-                         "tenantId": PLAN_AZURE_TENANT},
-            "nodeResourceGroup": f"MC_{group}_{physical}_{location}",
-        })
-    return rid, outputs
+    location = inputs.get("location") or "eastus"
+    prefix = inputs.get("dnsPrefix") or physical
+    suffix = _hex(typ, name, 8)
+    private = bool((inputs.get("apiServerAccessProfile") or {}).get("enablePrivateCluster"))
+    oidc = bool((inputs.get("oidcIssuerProfile") or {}).get("enabled"))
+    # AKS's names: <prefix>-<hash>.hcp.<region>.azmk8s.io, and for a private cluster <prefix>-<hash>.<guid>
+    # .privatelink.<region>.azmk8s.io; the issuer https://<region>.oic.prod-aks.azure.com/<tenant>/<guid>/
+    # (articles/aks/use-oidc-issuer.md, "Get the OIDC issuer URL").
+    outputs.update({
+        "fqdn": f"{prefix}-{suffix}.hcp.{location}.azmk8s.io",
+        "privateFQDN": f"{prefix}-{suffix}.{_uuid(typ, name, 'dns')}.privatelink.{location}.azmk8s.io" if private else "",
+        "oidcIssuerProfile": {"enabled": oidc, "issuerURL": f"https://{location}.oic.prod-aks.azure.com/"
+                              f"{PLAN_AZURE_TENANT}/{_uuid(typ, name, 'oidc')}/" if oidc else ""},
+        "identity": {**(inputs.get("identity") or {}), "principalId": _uuid(typ, name, "principal"),
+                     "tenantId": PLAN_AZURE_TENANT},
+        "nodeResourceGroup": f"MC_{group}_{physical}_{location}",
+    })
+    return _aks_cluster_id(group, physical), outputs
+
+
+def _aks_user_credentials(args: dict) -> dict:
+    """listClusterUserCredential: the cluster's user kubeconfig, base64 (AKS REST API CredentialResults); the plan's
+    stand-in CA is what the cluster's kubeconfig reads from it."""
+    cluster = args.get("resourceName") or "plan-aks"
+    doc = {"apiVersion": "v1", "kind": "Config",
+           "clusters": [{"name": cluster, "cluster": {"server": f"https://{cluster}.hcp.eastus.azmk8s.io:443",
+                                                      "certificate-authority-data": PLACEHOLDER_CA}}]}
+    return {"kubeconfigs": [{"name": "clusterUser", "value": base64.b64encode(json.dumps(doc).encode()).decode()}]}
+
+
+AZURE_CALLS = {"azure-native:containerservice:listManagedClusterUserCredentials": _aks_user_credentials}
 
 
 def _gateway(cidr) -> str:

@@ -15,7 +15,7 @@ from gpufleet.base.platforms.aks.policy import AksPolicy
 TRAITS = PlatformTraits(
     name="aks",
     order=30,
-    program=ProgramTraits(components="gpufleet.components.aks.platform", extra="aks", sdk_modules=('pulumi_azure',), starter_stack=STARTER_STACK),
+    program=ProgramTraits(components="gpufleet.components.aks.platform", extra="aks", sdk_modules=('pulumi_azure_native',), starter_stack=STARTER_STACK),
     keys=AksKeys(),
     versions=AksVersions(),
     nodes=AksNodes(),

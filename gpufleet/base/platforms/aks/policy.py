@@ -1,7 +1,7 @@
 """aks: policy traits (gpufleet/base/platforms/contract/policy.py says what each one means).
 
-An AKS GPU pool is a node pool (`azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool`) of a GPU
-VM size.
+An AKS GPU pool is an agent pool (`azure-native:containerservice:AgentPool`, pulumi-azure-native) of a GPU VM size.
+Its inputs are the AKS REST API's AgentPool properties (ManagedClusterAgentPoolProfileProperties, API 2025-09-01).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from gpufleet.base import labels
 from gpufleet.base.catalog import azure
 from gpufleet.base.platforms.contract.policy import GpuPoolType, GpuShape, Idle, Inputs, PolicyTraits, Taint
 
-NODE_POOL = "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool"
+NODE_POOL = "azure-native:containerservice:AgentPool"
 
 
 # The region whose price the rules quote (a node pool's inputs do not name its cluster's location): eastus, the region
@@ -51,8 +51,8 @@ class AksNodePool(GpuPoolType):
     kind_name = "agent pool"
     spot_label = labels.AKS_SPOT_KEY
     spot_taint_keys = (labels.AKS_SPOT_KEY,)
-    toolkit_preinstalled = ("AKS GPU node image ships it with the driver (gpuDriver Install): set toolkit.enabled=false, or "
-                            "gpuDriver None on the pool")
+    toolkit_preinstalled = ("AKS GPU node image ships it with the driver (gpuProfile.driver Install): set "
+                            "toolkit.enabled=false, or gpuProfile.driver None on the pool")
 
     def gpu_pool(self, inputs: Inputs) -> Optional[tuple[Optional[GpuShape], list[str]]]:
         size = inputs.text("vmSize") or ""
@@ -67,32 +67,32 @@ class AksNodePool(GpuPoolType):
         return [aks_taint(t) for t in inputs.items("nodeTaints") if isinstance(t, str)]
 
     def spot(self, inputs: Inputs) -> bool:
-        return inputs.get("priority") == "Spot"
+        return inputs.get("scaleSetPriority") == "Spot"
 
     def spot_problems(self, inputs: Inputs) -> list[str]:
         """Spot pools' eviction policy must be Delete (articles/aks/spot-node-pool.md)."""
-        if inputs.get("evictionPolicy", default="Delete") != "Delete":
+        if inputs.get("scaleSetEvictionPolicy", default="Delete") != "Delete":
             # Deallocated Spot nodes keep counting against the VM quota and keep their disks, and "can cause issues with
             # cluster scaling or upgrading" (articles/aks/spot-node-pool.md): the autoscaler cannot bring the pool back cleanly.
-            return [f"evictionPolicy is {inputs.get('evictionPolicy')}: evicted nodes stay deallocated (counted against "
+            return [f"scaleSetEvictionPolicy is {inputs.get('scaleSetEvictionPolicy')}: evicted nodes stay deallocated (counted against "
                     "the VM quota, disks billed) and block the autoscaler; use Delete"]
         return []
 
     def reserved(self, inputs: Inputs) -> bool:
         """A pool in a capacity reservation group."""
-        return bool(inputs.text("capacityReservationGroupId"))
+        return bool(inputs.text("capacityReservationGroupID"))
 
     def minimum(self, inputs: Inputs) -> Optional[float]:
         return inputs.number("minCount")
 
     def scale_to_zero_problems(self, inputs: Inputs, idle: Idle) -> list[str]:
-        """The cluster autoscaler is AKS's own, per node pool (auto_scaling_enabled with min_count and max_count;
+        """The cluster autoscaler is AKS's own, per node pool (enableAutoScaling with minCount and maxCount;
         articles/aks/cluster-autoscaler.md); it scales a user pool from 0 from the pool's VM size, labels and taints,
         which AKS knows, so no node-template hints are needed."""
-        if not inputs.truthy("autoScalingEnabled"):
-            fixed = inputs.number("nodeCount") or 0
+        if not inputs.truthy("enableAutoScaling"):
+            fixed = inputs.number("count") or 0
             extra = f": {idle(fixed, 1)}" if fixed > 0 else ""
-            return [f"autoScalingEnabled is not true, so the cluster autoscaler never scales the pool to or from 0{extra}"]
+            return [f"enableAutoScaling is not true, so the cluster autoscaler never scales the pool to or from 0{extra}"]
         if self.reserved(inputs):
             return []
         minimum = self.minimum(inputs)
@@ -111,16 +111,16 @@ class AksNodePool(GpuPoolType):
             return []  # an unknown size: not judged
         if vm.infiniband is None:
             return [f"RDMA pool '{name}' runs {size}, which has no InfiniBand: NCCL falls back to TCP"]
-        zones = [z for z in inputs.items("zones") if isinstance(z, str)]
+        zones = [z for z in inputs.items("availabilityZones") if isinstance(z, str)]
         if len(zones) > 1:
             return [f"InfiniBand pool '{name}' spans zones {', '.join(zones)}: its nodes would not share one "
                     "InfiniBand fabric; keep it in one zone"]
         return []
 
     def _driver(self, inputs: Inputs) -> str:
-        """AKS node pool `gpuDriver`: Install (AKS's driver, also its default when unset: GPUProfile.driver 'When it's
-        not specified, default is Install', Microsoft.ContainerService API) or None."""
-        return inputs.text("gpuDriver") or "Install"
+        """AKS agent pool `gpuProfile.driver`: Install (AKS's driver, also its default when unset: GPUProfile.driver
+        'When it's not specified, default is Install', Microsoft.ContainerService API) or None."""
+        return inputs.text("gpuProfile", "driver") or "Install"
 
     def driver_preinstalled(self, inputs: Inputs) -> bool:
         return self._driver(inputs) == "Install"

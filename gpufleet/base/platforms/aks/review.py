@@ -1,12 +1,17 @@
 """aks: review traits (gpufleet/base/platforms/contract/review.py says what each one means).
 
-Rows for pulumi-azure resources (pulumi-azure 6.40.1, bridged from terraform-provider-azurerm 4.x). Its generated SDK
-docstrings say which inputs force a new resource ("Changing this forces a new resource to be created"), and which make
-the provider rebuild a node pool through `temporary_name_for_rotation` ("Changing this property requires specifying
-`temporary_name_for_rotation`"): azurerm then creates the temporary pool, deletes the pool and creates it again with
-the change, so every node of the pool is replaced although the Pulumi resource keeps its URN. Both are replacements
-for a reviewer (the pool's nodes, their local disks and running pods go). Read from
-pulumi_azure/containerservice/kubernetes_cluster_node_pool.py and kubernetes_cluster.py, 2026-12-04.
+Rows for pulumi-azure-native resources (3.29.0, AKS REST API 2025-09-01). Azure Native replaces a resource when an
+input marked `willReplaceOnChanges` in its schema changes: the URL's path parameters (the ARM names: resource group,
+cluster, pool) and the properties in the provider's force-new table (pulumi/pulumi-azure-native
+provider/pkg/gen/replacement.go `forceNewMap` @1b7112af: AgentPool `vmSize`, `gpuInstanceProfile`,
+`networkProfile.nodePublicIPTags`, added by PR #3655 citing "You can't change the VM size of a node pool after you
+create it"; ManagedCluster `dnsPrefix`, `location`, `nodeResourceGroup`, `diskEncryptionSetID`, `fqdnSubdomain`,
+`linuxProfile`, `windowsProfile` and `networkProfile`, which provider/pkg/gen/__snapshots__/gen_managedcluster_test.snap
+@080cda17 shows as `willReplaceOnChanges` whole; the forceNewMap copy read narrows it to its address, plugin, data plane,
+policy and outbound fields, so the whole profile is listed, the stricter reading). gpufleet adds its own
+`replace_on_changes` on the agent pools for what AKS cannot change in place (components/aks/node_pool.py
+REPLACE_ON_CHANGES, with their sources): a replacement deletes the pool first (its name is fixed), so every node of the
+pool goes. Unlike the classic provider, Azure Native has no temporary rotation pool.
 """
 
 from __future__ import annotations
@@ -16,69 +21,76 @@ from typing import Any
 from gpufleet.base.platforms.contract.review import ReplaceTable, ReviewTraits, VersionedPart
 from gpufleet.base.platforms.contract.versions import CONTROL_PLANE, NODE_POOL
 
-_AKS_POOL_ROTATION = ("vmSize", "osDiskSizeGb", "osDiskType", "vnetSubnetId", "podSubnetId", "zones", "kubeletDiskType",
-                      "kubeletConfig", "linuxOsConfig", "maxPods", "fipsEnabled", "hostEncryptionEnabled",
-                      "nodePublicIpEnabled", "ultraSsdEnabled", "snapshotId")
-_AZURE_NAMED = "Terraform azurerm provider docs: name, group and location force a new resource"
+AKS_CLUSTER = "azure-native:containerservice:ManagedCluster"
+AKS_AGENT_POOL = "azure-native:containerservice:AgentPool"
+# components/aks/node_pool.py REPLACE_ON_CHANGES (the base layer does not import components: kept equal by
+# tests/unit/test_review_aks.py).
+GPUFLEET_POOL_REPLACES = ("scaleSetPriority", "scaleSetEvictionPolicy", "spotMaxPrice", "gpuProfile", "availabilityZones",
+                          "osDiskSizeGB", "vnetSubnetID")
+_NATIVE = "pulumi-azure-native 3.29.0: the ARM names in the resource's URL (path parameters) force a new resource"
 
 _KEY = "cluster.kubernetesVersion"
 """The stack key that sets every version these parts run (gpufleet:cluster.kubernetesVersion)."""
 
 class AksReview(ReviewTraits):
     replace_tables = {
-        "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool": ReplaceTable(
-            paths=("name", "kubernetesClusterId", "priority", "evictionPolicy", "spotMaxPrice", "gpuDriver", "gpuInstance",
-                   "osType", "capacityReservationGroupId", "hostGroupId", "nodePublicIpPrefixId", "proximityPlacementGroupId",
-                   "windowsProfile", *_AKS_POOL_ROTATION),
-            conditional=("osSku",),
-            source="pulumi-azure 6.40.1 KubernetesClusterNodePool docstrings: name, cluster, priority, eviction policy, Spot max "
-            "price, GPU driver and the placement ids force a new pool; vmSize, OS disk, subnets, zones, kubelet and OS config "
-            "rebuild the pool through temporary_name_for_rotation (every node replaced); osSku forces one except between "
-            "AzureLinux and Ubuntu",
+        AKS_AGENT_POOL: ReplaceTable(
+            paths=("agentPoolName", "resourceName", "resourceGroupName", "vmSize", "gpuInstanceProfile",
+                   "networkProfile.nodePublicIPTags", *GPUFLEET_POOL_REPLACES),
+            conditional=("osSKU",),
+            source="pulumi-azure-native 3.29.0 AgentPool: the pool, cluster and group names (path parameters), vmSize, "
+            "gpuInstanceProfile and networkProfile.nodePublicIPTags force a new pool (provider/pkg/gen/replacement.go "
+            "forceNewMap, PR #3655); gpufleet replaces it on a change of Spot priority, eviction policy or max price "
+            "(articles/aks/spot-node-pool.md: they can't be changed after creation), GPU driver, zones, OS disk size or "
+            "subnet (create-only in AKS: pulumi-azure 6.40.1 docstrings, components/aks/node_pool.py); the pool is "
+            "deleted first, so every node goes; osSku: only some moves are in place (AzureLinux and Ubuntu, per azurerm)",
             checked=True,
         ),
-        "azure:containerservice/kubernetesCluster:KubernetesCluster": ReplaceTable(
-            paths=("name", "resourceGroupName", "location", "dnsPrefix", "dnsPrefixPrivateCluster", "edgeZone",
-                   "diskEncryptionSetId", "nodeResourceGroup", "privateClusterEnabled", "privateDnsZoneId",
-                   "roleBasedAccessControlEnabled", "networkProfile",
-                   *(f"defaultNodePool.{p}" for p in ("name", *_AKS_POOL_ROTATION))),
-            source="pulumi-azure 6.40.1 KubernetesCluster docstrings: name, resource group, location, DNS prefix, private "
-            "cluster, RBAC and network profile force a new cluster; the default (system) node pool's VM size, OS disk, subnet "
-            "and zones rebuild it through temporary_name_for_rotation (every system node replaced)",
+        AKS_CLUSTER: ReplaceTable(
+            paths=("resourceName", "resourceGroupName", "location", "dnsPrefix", "fqdnSubdomain", "diskEncryptionSetID",
+                   "nodeResourceGroup", "linuxProfile", "windowsProfile", "networkProfile"),
+            source="pulumi-azure-native 3.29.0 ManagedCluster: the cluster and group names (path parameters), location, "
+            "DNS prefix, FQDN subdomain, disk encryption set, node resource group, Linux and Windows profiles and the "
+            "network profile force a new cluster (provider/pkg/gen/replacement.go forceNewMap, gen_managedcluster_test."
+            "snap); the system pool (agentPoolProfiles) is updated in place, and AKS refuses a change of its VM size",
             checked=True,
         ),
-        "azure:network/virtualNetwork:VirtualNetwork": ReplaceTable(
-            paths=("name", "resourceGroupName", "location"), source=_AZURE_NAMED, checked=False),
-        "azure:network/subnet:Subnet": ReplaceTable(
-            paths=("name", "resourceGroupName", "virtualNetworkName"), source=_AZURE_NAMED, checked=False),
-        "azure:core/resourceGroup:ResourceGroup": ReplaceTable(
-            paths=("name", "location"), source=_AZURE_NAMED, checked=False),
+        "azure-native:network:VirtualNetwork": ReplaceTable(
+            paths=("virtualNetworkName", "resourceGroupName", "location"), source=_NATIVE + "; location (forceNewMap)",
+            checked=True),
+        "azure-native:network:Subnet": ReplaceTable(
+            paths=("subnetName", "resourceGroupName", "virtualNetworkName"), source=_NATIVE, checked=True),
+        "azure-native:resources:ResourceGroup": ReplaceTable(
+            paths=("resourceGroupName", "location"), source=_NATIVE + "; location (forceNewMap)", checked=True),
     }
 
     disruptive_kinds = {
-        "azure:containerservice/kubernetesCluster:KubernetesCluster": "cluster",
-        "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool": "node pool",
-        "azure:network/virtualNetwork:VirtualNetwork": "network",
+        AKS_CLUSTER: "cluster",
+        AKS_AGENT_POOL: "node pool",
+        "azure-native:network:VirtualNetwork": "network",
     }
 
     stateful = {
-        "azure:containerservice/kubernetesCluster:KubernetesCluster": "every Kubernetes object of the cluster (its etcd), and what runs on it",
+        AKS_CLUSTER: "every Kubernetes object of the cluster (its etcd), and what runs on it",
     }
 
     def kubernetes_parts(self, type_: str, inputs: dict) -> list[VersionedPart]:
         """The cluster's `kubernetesVersion` and each node pool's `orchestratorVersion` (gpufleet sets both from
         cluster.kubernetesVersion)."""
-        if type_ == "azure:containerservice/kubernetesCluster:KubernetesCluster" and inputs.get("kubernetesVersion"):
-            return [VersionedPart(CONTROL_PLANE, str(inputs.get("name") or ""), str(inputs["kubernetesVersion"]), _KEY)]
-        if (type_ == "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool"
-                and inputs.get("orchestratorVersion")):
-            return [VersionedPart(NODE_POOL, str(inputs.get("name") or ""), str(inputs["orchestratorVersion"]), _KEY)]
+        if type_ == AKS_CLUSTER and inputs.get("kubernetesVersion"):
+            return [VersionedPart(CONTROL_PLANE, str(inputs.get("resourceName") or ""), str(inputs["kubernetesVersion"]),
+                                  _KEY)]
+        if type_ == AKS_AGENT_POOL and inputs.get("orchestratorVersion"):
+            return [VersionedPart(NODE_POOL, str(inputs.get("agentPoolName") or ""), str(inputs["orchestratorVersion"]),
+                                  _KEY)]
         return []
 
     def versions(self, type_: str, inputs: dict) -> list[tuple[str, Any]]:
-        if type_ == "azure:containerservice/kubernetesCluster:KubernetesCluster":
+        if type_ == AKS_CLUSTER:
             return [("Kubernetes (AKS control plane)", inputs.get("kubernetesVersion")),
-                    ("AKS pricing tier", inputs.get("skuTier")), ("AKS support plan", inputs.get("supportPlan"))]
-        if type_ == "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool":
-            return [("Kubernetes (AKS node pools)", inputs.get("orchestratorVersion")), ("AKS GPU driver", inputs.get("gpuDriver"))]
+                    ("AKS pricing tier", (inputs.get("sku") or {}).get("tier")),
+                    ("AKS support plan", inputs.get("supportPlan"))]
+        if type_ == AKS_AGENT_POOL:
+            return [("Kubernetes (AKS node pools)", inputs.get("orchestratorVersion")),
+                    ("AKS GPU driver", (inputs.get("gpuProfile") or {}).get("driver"))]
         return []

@@ -71,6 +71,14 @@ PROVIDER_KEYS = {k.key: k for k in (
     ProviderKey("azure:subscriptionId", r"[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}",
                 "an Azure subscription ID (a GUID)",
                 "learn.microsoft.com/azure/azure-portal/get-subscription-tenant-id"),
+    # The same two under Azure Native's namespace, the provider AKS stacks use since issue 53 (pulumi.com/registry/
+    # packages/azure-native/installation-configuration: `location`, `subscriptionId`). The azure: pair stays allowed for
+    # stack files written for the classic provider.
+    ProviderKey("azure-native:location", r"[a-z][a-z0-9]{1,39}", "an Azure location name such as eastus",
+                "learn.microsoft.com/cli/azure/account#az-account-list-locations"),
+    ProviderKey("azure-native:subscriptionId", r"[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}",
+                "an Azure subscription ID (a GUID)",
+                "learn.microsoft.com/azure/azure-portal/get-subscription-tenant-id"),
 )}
 
 # Provider keys that hold a credential (each provider's configuration reference on the Pulumi registry:
