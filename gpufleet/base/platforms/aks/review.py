@@ -55,6 +55,16 @@ class AksReview(ReviewTraits):
             paths=("name", "location"), source=_AZURE_NAMED, checked=False),
     }
 
+    # The cluster autoscaler profile's scale-down settings (components/aks/cluster.py; AksScaleDownSpec), cluster-wide.
+    scale_down_settings = {
+        "azure:containerservice/kubernetesCluster:KubernetesCluster": {
+            "autoScalerProfile.scaleDownUnneeded": "how long a node stays unneeded before it goes",
+            "autoScalerProfile.scaleDownUnready": "how long an unready node stays before it goes",
+            "autoScalerProfile.scaleDownUtilizationThreshold": "below it a node is a scale-down candidate",
+            "autoScalerProfile.scaleDown": "when the autoscaler removes a node",
+        },
+    }
+
     disruptive_kinds = {
         "azure:containerservice/kubernetesCluster:KubernetesCluster": "cluster",
         "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool": "node pool",

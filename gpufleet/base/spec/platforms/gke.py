@@ -194,6 +194,13 @@ class GkeSpec(Model):
     GPUDirect pools, whose gVNIC needs Container-Optimized OS nodes)."""
     storage: GkeStorageSpec = GkeStorageSpec()
     """CSI drivers and StorageClasses."""
+    autoscaling_profile: Optional[Literal["balanced", "optimize-utilization"]] = None
+    """GKE's cluster autoscaler profile (cluster-wide; GKE offers no per-pool scale-down settings). Default: not set,
+    GKE's own `balanced`, which fits GPU jobs. `optimize-utilization` "scales down the cluster more aggressively: it
+    can remove more nodes, and remove nodes faster", for "batch workloads that are not sensitive to start-up latency"
+    (cloud.google.com/kubernetes-engine/docs/concepts/cluster-autoscaler, "Autoscaling profiles"; Container API
+    ClusterAutoscaling.autoscalingProfile BALANCED | OPTIMIZE_UTILIZATION). A change shows in the review as a disruption
+    change. docs/upgrades.md."""
     service_account: Optional[str] = Field(default=None, pattern=ids.GCP_SERVICE_ACCOUNT)
     """Node service account email; default: the Compute Engine default service account."""
     deletion_protection: Optional[bool] = None
