@@ -648,6 +648,39 @@ EKS_ADDONS: dict[str, str | None] = {
     "eks-node-monitoring-agent": None,
 }
 
+# EKS add-ons EKS itself installs on every cluster gpufleet creates (bootstrapSelfManagedAddons left at its default,
+# true: the self-managed vpc-cni, coredns and kube-proxy). Neither EKS nor gpufleet updates them when the control plane
+# moves to a new minor ("Amazon EKS doesn't automatically update an add-on when new versions are released or after you
+# update your cluster to a new Kubernetes minor version", EKS User Guide, "Update an Amazon EKS add-on"), so a minor
+# bump lists the version to move each to (gpufleet/app/plan/kube_needs.py). Per add-on and minor: the latest version
+# of the Amazon EKS add-on type the EKS User Guide's table lists ("If you're self-managing this add-on, the versions
+# in the table might not be the same as the available self-managed versions"). Read 2026-12-05 from the tool
+# library's stored copies of the pages (their crawl date is not recorded); the copies disagree with each other (the
+# tables are rewritten with every build), so each add-on's rows come from one copy only, the newest found, named
+# beside it. A minor that copy does not list is absent: the plan then says to ask `aws eks describe-addon-versions`.
+EKS_SELF_MANAGED_ADDONS: dict[str, dict[str, str]] = {
+    # docs.aws.amazon.com/ja_jp/eks/latest/userguide/managing-kube-proxy.md, "kube-proxy versions" (rows 1.31-1.36).
+    "kube-proxy": {
+        "1.32": "v1.32.13-eksbuild.16",
+        "1.33": "v1.33.10-eksbuild.13",
+        "1.34": "v1.34.6-eksbuild.13",
+        "1.35": "v1.35.3-eksbuild.13",
+        "1.36": "v1.36.0-eksbuild.14",
+    },
+    # docs.amazonaws.cn/en_us/eks/latest/userguide/managing-coredns.md, "CoreDNS versions": the stored excerpt ends after
+    # the 1.34 row (1.32, 1.33 not read; no 1.36 row in any copy found).
+    "coredns": {
+        "1.34": "v1.13.2-eksbuild.7",
+        "1.35": "v1.14.2-eksbuild.4",
+    },
+    # docs.aws.amazon.com/ko_kr/eks/latest/userguide/managing-vpc-cni.html, "Amazon VPC CNI versions" (rows 1.27-1.33,
+    # one version for all of them; no copy found lists 1.34-1.36).
+    "vpc-cni": {
+        "1.32": "v1.20.1-eksbuild.3",
+        "1.33": "v1.20.1-eksbuild.3",
+    },
+}
+
 # GKE: Kubernetes minor versions gpufleet plans for (the cluster's minimum master version; the release
 # channel picks the patch). Keep in step with the GKE release notes' supported minors.
 # 1.32-1.34 are past GKE standard support (Extended channel only; a plan warns), 1.35/1.36 are in it:

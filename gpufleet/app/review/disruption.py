@@ -32,8 +32,9 @@ def _value(v) -> str:
     return "unset" if v is None else json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else str(v)
 
 
-# The cluster autoscaler's cluster-wide scale-down flags (components/eks/autoscaler.py `extraArgs`; FAQ flag table at
-# cluster-autoscaler-1.35.2): the groups without their own autoscaling-options tags follow them.
+# The cluster autoscaler's cluster-wide scale-down flags (components/eks/autoscaler.py `extraArgs`; the FAQ's flag table
+# at the tag of the 1.35 image in versions.CLUSTER_AUTOSCALER_IMAGES): groups without their own autoscaling-options
+# tags follow them.
 AUTOSCALER_FLAGS = {
     "values.extraArgs.scale-down-unneeded-time": "how long a node stays unneeded before it goes",
     "values.extraArgs.scale-down-delay-after-add": "how long after a scale-up scale-down resumes",

@@ -55,23 +55,25 @@ class DisruptionWindowSpec(Model):
 
 
 # A Go duration as the cluster autoscaler parses its ASG autoscaling-options tags (time.ParseDuration: "10m", "1h30m",
-# "10m0s"; kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/aws_manager.go GetAsgOptions at
-# cluster-autoscaler-1.35.2). Whole hours, minutes and seconds only: a tag it cannot parse is ignored with a log line.
+# "10m0s"; kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/aws_manager.go GetAsgOptions, at the tag of every
+# image in versions.CLUSTER_AUTOSCALER_IMAGES). Whole hours, minutes and seconds only: a tag it cannot parse is ignored
+# with a log line.
 CA_DURATION = r"^([0-9]+(s|m|h))+$"
 
 
 class GpuScaleDownSpec(Model):
     """The cluster autoscaler's scale-down settings of every GPU node group, written as the group's
     `k8s.io/cluster-autoscaler/node-template/autoscaling-options/*` tags, which override the autoscaler's flags for
-    that group only (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/README.md at cluster-autoscaler-1.35.2,
-    "Auto-Discovery Setup"; read by GetAsgOptions in every minor gpufleet pins, 1.32.7-1.36.1). The system group keeps
-    the cluster-wide flags (`scaleDownUnneededTime`, `scaleDownUtilizationThreshold`). docs/upgrades.md."""
+    that group only (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/README.md, "Auto-Discovery Setup", at
+    the tag of the 1.35 image in versions.CLUSTER_AUTOSCALER_IMAGES; read by GetAsgOptions at every tag there). The
+    system group keeps the cluster-wide flags (`scaleDownUnneededTime`, `scaleDownUtilizationThreshold`).
+    docs/upgrades.md."""
 
     gpu_utilization_threshold: float = Field(default=0.0, ge=0, le=1)
     """scaledowngpuutilizationthreshold: a GPU node whose GPU requests / allocatable GPUs is above this is never
     removed. Default 0, not the autoscaler's 0.5: only a node where no pod requests a GPU is a candidate, so the
-    autoscaler never evicts a job to pack GPUs (FAQ at cluster-autoscaler-1.35.2, "How can I prevent Cluster Autoscaler
-    from scaling down non-empty nodes?": "set the utilization threshold to 0"; core/scaledown/eligibility
+    autoscaler never evicts a job to pack GPUs (cluster-autoscaler FAQ.md at the same tag, "How can I prevent Cluster
+    Autoscaler from scaling down non-empty nodes?": "set the utilization threshold to 0"; core/scaledown/eligibility
     eligibility.go: unremovable when `Utilization > threshold`). GPU nodes are judged by GPUs alone: they carry the
     autoscaler's GPU label (labels.EKS_CA_GPU_LABEL; simulator/utilization/info.go)."""
     unneeded_time: str = Field(default="30m", json_schema_extra={"pattern": CA_DURATION})
