@@ -120,11 +120,20 @@ AMD_GPU_OPERATOR = HelmChart(
     app_version="v1.5.1",
     archive=f"{_ROCM_GH_PAGES}/charts/gpu-operator-charts-v1.5.1.tgz",
     digest="efbd23fe2297350ac23dedf1b916874138f57dd2796b444d1a7f241eaaefc6a8",
-    # CRDs: crds/ and the subcharts' crds/ (Chart.yaml v1.5.1 conditions node-feature-discovery.enabled, kmm.enabled,
-    # remediation.installCRDs; values.yaml defaults true, true, true); no CRD-upgrade hook. Not yet moved: the
-    # remediation-crds subchart carries Argo Workflows' 16 CRDs (up to 2.6 MB a file), and registering them as resources
-    # made the amd-lab plan take 16 s and 30 MB (2026-12-05); left as Helm's install-only crds/ (docs/upgrades.md).
-    crds=CRDS_INSTALL_ONLY,
+    # CRDs: applied by gpufleet: crds/ (DeviceConfig, RemediationWorkflowStatus) and the subcharts' crds/ by their
+    # Chart.yaml v1.5.1 conditions (values.yaml defaults all true). The chart's own pre-upgrade hook (`upgradeCRD`,
+    # templates/pre-upgrade-hook.yaml) re-applies the same files from the operator image with --force-conflicts:
+    # turned off, one writer, as the NVIDIA GPU Operator's upgradeCRD. The remediation-crds subchart
+    # (Argo Workflows' 8 CRDs, up to 2.6 MB a file: as plan inputs they made the amd-lab plan take 16 s and 30 MB) stays
+    # off: gpufleet turns the remediation workflow controller and its CRDs off (components/gpu_stack/amd_operator.py),
+    # since no DeviceConfig it writes enables remediationWorkflow.
+    crds=CRDS_APPLY,
+    crd_dirs=(
+        CrdDir("crds"),
+        CrdDir("charts/node-feature-discovery/crds", "node-feature-discovery.enabled"),
+        CrdDir("charts/kmm/crds", "kmm.enabled"),
+        CrdDir("charts/remediation-crds/crds", "remediation.installCRDs"),
+    ),
 )
 # The AMD GPU Driver the operator builds and loads through KMM when a stack asks for an operator-managed driver
 # without a version: the chart's own default (values.yaml deviceConfig.spec.driver.version at v1.5.1).
