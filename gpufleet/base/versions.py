@@ -49,6 +49,10 @@ class HelmChart:
     """With CRDS_APPLY: every `crds/` folder of the archive gpufleet applies (tests/unit/test_chart_crds.py checks
     they are all of the archive's `crds/` folders, each in or out by its subchart's condition). With CRDS_TEMPLATES:
     the folders its CRD templates are in, which the review of a chart bump compares (gpufleet/app/review/crds.py)."""
+    crds_left: tuple[str, ...] = ()
+    """With CRDS_APPLY: files of the archive's `crds/` folders (below its top folder) that gpufleet leaves out on
+    purpose, the reason beside the pin: the release skips its crds/, so nothing installs them. Default: none (every
+    file of a `crds/` folder is in `crd_dirs`)."""
 
 
 CRDS_APPLY = "apply"
@@ -944,11 +948,17 @@ ENVOY_GATEWAY = HelmChart(
     repo="oci://docker.io/envoyproxy",
     version="1.9.0",
     app_version="v1.9.0",
-    # CRDs: the `crds` subchart's crds/ (condition crds.enabled) holds Envoy Gateway's own CRDs (generated/) and the
-    # Gateway API experimental bundle, which gpufleet's own standard-channel ConfigFile (versions.GATEWAY_API,
-    # components/serving/gateway.py) also writes. Not yet moved: applying generated/ alone would drop the
-    # experimental-only Gateway API kinds Helm installs today; left as Helm's install-only crds/ (docs/upgrades.md).
-    crds=CRDS_INSTALL_ONLY,
+    # CRDs: the `crds` subchart's crds/ (condition crds.enabled, default true) holds Envoy Gateway's own CRDs
+    # (generated/, gateway.envoyproxy.io) and gatewayapi-crds.yaml, the Gateway API experimental bundle. gpufleet applies
+    # generated/; the Gateway API is gpufleet's own standard-channel ConfigFile (GATEWAY_API_STANDARD_INSTALL,
+    # components/serving/gateway.py), so the experimental bundle is left out: applying it too would make two owners of
+    # each standard CRD. With the release skipping crds/, the experimental-only kinds (TCPRoute, UDPRoute, TLSRoute,
+    # XListenerSet, ...) are no longer installed on a new cluster: Envoy Gateway probes each optional Gateway API CRD at
+    # start and leaves out the watches it cannot satisfy (internal/provider/kubernetes/controller.go at v1.9.0,
+    # tcpRouteCRDExists ...), and gpufleet routes by HTTPRoute only. No CRD-upgrade hook.
+    crds=CRDS_APPLY,
+    crd_dirs=(CrdDir("charts/crds/crds/generated", "crds.enabled"),),
+    crds_left=("charts/crds/crds/gatewayapi-crds.yaml",),
 )
 # Argo CD v3.4.4 (argo-helm chart argo-cd 10.1.1, af0a9310; ../shared/reference/crds/SOURCES.md): the release whose
 # CRDs (Application, ApplicationSet, AppProject, all argoproj.io/v1alpha1) `gpufleet export argocd` writes for and is

@@ -11,7 +11,7 @@ import pytest
 
 from gpufleet.base import chart_crds, versions
 from gpufleet.components.chart_crds import PATCH_FORCE, crd_folders, force_annotated
-from tests.helpers import CHARTS, plan_config, planned, small_operator_stack
+from tests.helpers import CHARTS, plan_config, small_operator_stack
 
 PINS = {k: v for k, v in vars(versions).items() if isinstance(v, versions.HelmChart)}
 GROUP = "kubernetes:yaml/v2:ConfigGroup"
@@ -43,9 +43,14 @@ def test_every_pin_says_how_its_crds_move_and_the_archive_agrees(constant):
     pin = PINS[constant]
     folders = _crds_folders(pin)
     if pin.crds == versions.CRDS_APPLY:
-        assert sorted(d.path for d in pin.crd_dirs) == sorted(folders), constant
-        for root, dirs in folders.items():  # read_crds reads the files directly in each folder
-            assert dirs == {f"{pin.name}/{root}"}, (constant, root, dirs)
+        # Every YAML file of every crds/ folder is read (read_crds reads the files directly in each crd_dirs folder)
+        # or left out by name (crds_left, each with its reason beside the pin).
+        with tarfile.open(_archive(pin)) as tar:
+            files = {n.removeprefix(f"{pin.name}/") for n in tar.getnames()
+                     if _CRDS_ROOT.match(n) and n.endswith((".yaml", ".yml"))}
+        read = {f for f in files if f.rpartition("/")[0] in {d.path for d in pin.crd_dirs}}
+        assert files - read == set(pin.crds_left), (constant, sorted(files - read))
+        assert all(any(d.path.startswith(root) for root in folders) for d in pin.crd_dirs), constant
     elif pin.crds == versions.CRDS_TEMPLATES:
         assert not folders, constant
         with tarfile.open(_archive(pin)) as tar:
@@ -60,7 +65,8 @@ def test_every_pin_says_how_its_crds_move_and_the_archive_agrees(constant):
 
 def test_the_templated_and_crd_free_pins_are_the_ones_named():
     assert {k for k, v in PINS.items() if v.crds == versions.CRDS_TEMPLATES} == {"KUEUE", "VOLCANO", "KEDA"}
-    assert {k for k, v in PINS.items() if v.crds == versions.CRDS_INSTALL_ONLY} == {"ENVOY_GATEWAY"}
+    assert {k for k, v in PINS.items() if v.crds == versions.CRDS_INSTALL_ONLY} == set()
+    assert {k for k, v in PINS.items() if v.crds_left} == {"ENVOY_GATEWAY"}
 
 
 def test_a_subchart_s_crds_follow_its_condition():
@@ -139,23 +145,3 @@ def test_without_the_archive_the_release_keeps_its_crds_and_the_plan_says_so(tmp
         for name, version in (("gpu-operator", versions.GPU_OPERATOR.version), ("jobset", versions.JOBSET.version))
     ]
 
-
-def test_the_amd_operator_applies_its_own_and_kmm_s_crds_without_argo_s_and_without_its_hook():
-    """amd-lab (k3s, the NVIDIA GPU Operator's NFD serving both, the AMD driver by the operator): the AMD chart's own
-    crds/ and KMM's are applied before its release; the remediation controller and Argo Workflows' CRDs are off, and so
-    is the chart's own CRD hook. Its published archive stores each subchart file twice: each CRD is applied once."""
-    archive = _archive(versions.AMD_GPU_OPERATOR)
-    assert crd_folders(versions.AMD_GPU_OPERATOR, {}) == (  # the chart's defaults: every subchart's crds/
-        "gpu-operator-charts/crds", "gpu-operator-charts/charts/node-feature-discovery/crds",
-        "gpu-operator-charts/charts/kmm/crds", "gpu-operator-charts/charts/remediation-crds/crds")
-    kmm = [m for m, _, _ in chart_crds.read_texts(str(archive), dirs=("gpu-operator-charts/charts/kmm/crds",))]
-    assert kmm == ["gpu-operator-charts/charts/kmm/crds/module-crd.yaml",
-                   "gpu-operator-charts/charts/kmm/crds/nodemodulesconfig-crd.yaml"]
-    p = planned("amd-lab")
-    group = _groups(p)["amd-lab-amd-gpu-operator-crds"]
-    assert _crd_names(group) == ["deviceconfigs.amd.com", "modules.kmm.sigs.x-k8s.io",
-                                 "nodemodulesconfigs.kmm.sigs.x-k8s.io", "remediationworkflowstatuses.amd.com"]
-    release = next(r for r in p.resources if r.type == RELEASE and r.name == "amd-lab-amd-gpu-operator-release")
-    assert release.inputs["skipCrds"] is True and group.urn in release.dependencies
-    values = release.inputs["values"]
-    assert (values["remediation"], values["upgradeCRD"]) == ({"enabled": False, "installCRDs": False}, False)
