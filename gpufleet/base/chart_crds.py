@@ -91,9 +91,9 @@ def read_texts(archive: str, wanted: Optional[dict[str, bool]] = None,
     """(member, text, is a Helm template) of the archive's CRD files, in archive order: the members named in `wanted`
     (member -> whether it is a Helm template, see crd_documents), or every `.yaml`/`.yml` file directly in one of the
     folders `dirs` (a chart's `crds/`: plain YAML, never templated, which Helm installs as is). A member stored twice
-    (the published AMD GPU Operator v1.5.1 archive holds each subchart file twice) is read once, its later copy, as
-    tar extracts it. Reading stops once every named member is found. Raises ArchiveRefused over a byte or entry limit of gpufleet.base.limits, or for a
-    file that is not UTF-8 (the YAML limits are crd_documents')."""
+    (the published archive of the pinned AMD GPU Operator holds each subchart file twice) is read once, its later
+    copy, as tar extracts it. Reading stops once every named member is found. Raises ArchiveRefused over a byte or
+    entry limit of gpufleet.base.limits, or for a file that is not UTF-8 (the YAML limits are crd_documents')."""
     wanted = dict(wanted or {})
     out: list[tuple[str, str, bool]] = []
     entries = read = 0
