@@ -129,7 +129,13 @@ class AksCluster(pulumi.ComponentResource):
             ),
             # least-waste: of the pools that fit a pending pod, scale the one left with the least idle CPU and memory
             # (kubernetes/autoscaler cluster-autoscaler FAQ, "What are Expanders?").
-            auto_scaler_profile=cs.ManagedClusterPropertiesAutoScalerProfileArgs(expander="least-waste"),
+            # Scale-down that fits GPU jobs, for the whole cluster: AKS has no per-pool setting (AksScaleDownSpec).
+            auto_scaler_profile=cs.ManagedClusterPropertiesAutoScalerProfileArgs(
+                expander="least-waste",
+                scale_down_unneeded_time=spec.scale_down.unneeded_time,
+                scale_down_unready_time=spec.scale_down.unready_time,
+                scale_down_utilization_threshold=format(spec.scale_down.utilization_threshold, "g"),
+            ),
             auto_upgrade_profile=cs.ManagedClusterAutoUpgradeProfileArgs(
                 upgrade_channel="patch", node_os_upgrade_channel="NodeImage"),
             agent_pool_profiles=[cs.ManagedClusterAgentPoolProfileArgs(

@@ -82,6 +82,11 @@ class EksNodeGroupArgs:
     """EFA groups: the cluster placement group."""
     autoscaled: bool = True
     """Tag the group for cluster-autoscaler auto-discovery."""
+    autoscaling_options: dict = field(default_factory=dict)
+    """Autoscaler option -> value ("scaledownunneededtime": "30m"), tagged
+    `k8s.io/cluster-autoscaler/node-template/autoscaling-options/<option>` on the group and its Auto Scaling group: they
+    override the autoscaler's scale-down flags for this group (GPU groups: EksAutoscalerSpec.gpu_scale_down). Default:
+    none, the flags apply."""
     exemptions: dict = field(default_factory=dict)
     """Policy name -> reason: tagged `gpufleet.io/exempt-<policy>` on the node group, where the policy pack
     (and reviewers) see it; default: none."""
@@ -102,7 +107,8 @@ class EksNodeGroupArgs:
 
 
 def autoscaler_tags(args: EksNodeGroupArgs) -> dict[str, str]:
-    """Discovery tags and scale-from-zero node-template tags (kubernetes/autoscaler AWS README)."""
+    """Discovery tags, scale-from-zero node-template tags and autoscaling-options tags (kubernetes/autoscaler AWS
+    README)."""
     if not args.autoscaled:
         return {}
     tags = {L.CA_ENABLED_TAG: "true", L.CA_OWNED_TAG.format(cluster=args.autoscaler_cluster): "owned"}
@@ -114,6 +120,8 @@ def autoscaler_tags(args: EksNodeGroupArgs) -> dict[str, str]:
         tags[f"{L.CA_TEMPLATE_RESOURCE}{L.GPU_RESOURCE}"] = str(args.gpus)
     if args.efa_interfaces:
         tags[f"{L.CA_TEMPLATE_RESOURCE}{L.EFA_RESOURCE}"] = str(args.efa_interfaces)
+    for option, value in sorted(args.autoscaling_options.items()):
+        tags[f"{L.CA_TEMPLATE_OPTION}{option}"] = value
     return tags
 
 

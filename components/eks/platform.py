@@ -209,6 +209,8 @@ class EksPlatform(Platform):
                         data_volume_snapshot=pool.cold_start.data_volume_snapshot if pool.cold_start else None,
                         max_parallel_image_pulls=pool.cold_start.parallel_image_pulls if pool.cold_start else None,
                         node_repair=spec.observability.node_health.enabled,
+                        # Scale-down that fits GPU jobs, per GPU group (docs/upgrades.md).
+                        autoscaling_options=eks.autoscaler.gpu_scale_down.options() if eks.autoscaler.enabled and shape.gpus else {},
                         **reservation_args(pool),
                         **extra,
                     ),

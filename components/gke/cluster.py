@@ -118,6 +118,13 @@ class GkeCluster(pulumi.ComponentResource):
                 enable_components=["SYSTEM_COMPONENTS", "DCGM"],
                 managed_prometheus=gcp.container.ClusterMonitoringConfigManagedPrometheusArgs(enabled=True),
             ) if args.managed_metrics else None,
+            # Only when asked: GKE's default profile (balanced) is left alone otherwise, so existing clusters' inputs stay.
+            # `enabled` is node auto-provisioning, which gpufleet does not use; it "must be supplied for GKE Standard
+            # clusters" (pulumi-gcp ClusterClusterAutoscalingArgs docstring).
+            cluster_autoscaling=gcp.container.ClusterClusterAutoscalingArgs(
+                enabled=False,
+                autoscaling_profile=spec.autoscaling_profile.replace("-", "_").upper(),
+            ) if spec.autoscaling_profile else None,
             datapath_provider="ADVANCED_DATAPATH",  # Dataplane V2 (also needed by multi-networking)
             enable_multi_networking=args.multi_networking or None,
             private_cluster_config=private,

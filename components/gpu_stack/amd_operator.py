@@ -141,6 +141,15 @@ def operator_values(args: AmdGpuOperatorArgs) -> dict:
         "installdefaultNFDRule": True,
         # KMM builds and loads the driver; only needed when the operator manages it.
         "kmm": {"enabled": args.spec.driver.source == "operator"},
+        # The remediation workflow controller (Argo Workflows' workflow-controller) and Argo's CRDs serve a
+        # DeviceConfig's spec.remediationWorkflow, which the DeviceConfigs gpufleet writes leave off (the pinned
+        # chart's values.yaml deviceConfig.spec.remediationWorkflow.enable: false): off, so the chart's CRDs gpufleet
+        # applies (versions.AMD_GPU_OPERATOR crd_dirs) are its own, NFD's and KMM's (docs/upgrades.md).
+        "remediation": {"enabled": False, "installCRDs": False},
+        # One writer of the CRDs: gpufleet applies them from the pinned archive before the release. The chart's own
+        # pre-upgrade/pre-rollback hook (its templates/pre-upgrade-hook.yaml, `upgradeCRD`) would re-apply them with
+        # --force-conflicts from the operator image, unseen by the review; off, as the NVIDIA GPU Operator's.
+        "upgradeCRD": False,
     }
 
 

@@ -14,7 +14,8 @@ install skips each existing one), so the cluster keeps the standard channel, and
 experimental CRDs over standard ones ("Installing experimental CRDs on top of standard channel CRDs is prohibited by
 default", gateway.networking.k8s.io_vap_safeupgrades.yaml at the pinned release). The chart's own copy of that policy is off
 (`crds.gatewayAPI.safeUpgradePolicy.enabled: false`): the standard bundle's is the one installed. Envoy Gateway's
-own CRDs (gateway.envoyproxy.io) still come from the subchart.
+own CRDs (gateway.envoyproxy.io, the subchart's crds/generated/) are applied by gpufleet before the release, which
+skips its crds/, so the experimental bundle is not installed at all (versions.ENVOY_GATEWAY, docs/upgrades.md).
 
 Envoy Gateway and its proxies carry no GPU toleration, so they run on the system (untainted) nodes.
 

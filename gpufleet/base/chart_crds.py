@@ -90,9 +90,10 @@ def read_texts(archive: str, wanted: Optional[dict[str, bool]] = None,
                dirs: tuple[str, ...] = ()) -> list[tuple[str, str, bool]]:
     """(member, text, is a Helm template) of the archive's CRD files, in archive order: the members named in `wanted`
     (member -> whether it is a Helm template, see crd_documents), or every `.yaml`/`.yml` file directly in one of the
-    folders `dirs` (a chart's `crds/`: plain YAML, never templated, which Helm installs as is). Reading stops once
-    every named member is found. Raises ArchiveRefused over a byte or entry limit of gpufleet.base.limits, or for a
-    file that is not UTF-8 (the YAML limits are crd_documents')."""
+    folders `dirs` (a chart's `crds/`: plain YAML, never templated, which Helm installs as is). A member stored twice
+    (the published archive of the pinned AMD GPU Operator holds each subchart file twice) is read once, its later
+    copy, as tar extracts it. Reading stops once every named member is found. Raises ArchiveRefused over a byte or
+    entry limit of gpufleet.base.limits, or for a file that is not UTF-8 (the YAML limits are crd_documents')."""
     wanted = dict(wanted or {})
     out: list[tuple[str, str, bool]] = []
     entries = read = 0
@@ -120,7 +121,12 @@ def read_texts(archive: str, wanted: Optional[dict[str, bool]] = None,
             except UnicodeDecodeError as exc:
                 raise ArchiveRefused(f"{info.name} is not UTF-8 (byte 0x{data[exc.start]:02x} at offset "
                                      f"{exc.start})") from None
-            out.append((info.name, text, wanted.pop(info.name, False)))
+            if info.name in wanted:
+                template = wanted.pop(info.name)
+            else:
+                template = next((t for name, _, t in out if name == info.name), False)
+            out = [entry for entry in out if entry[0] != info.name]  # a name stored twice: the later copy, as tar does
+            out.append((info.name, text, template))
     return out
 
 

@@ -229,6 +229,9 @@ CA_TEMPLATE_PREFIX = "k8s.io/cluster-autoscaler/node-template/"
 CA_TEMPLATE_LABEL = "k8s.io/cluster-autoscaler/node-template/label/"
 CA_TEMPLATE_TAINT = "k8s.io/cluster-autoscaler/node-template/taint/"
 CA_TEMPLATE_RESOURCE = "k8s.io/cluster-autoscaler/node-template/resources/"
+# Per node group overrides of the autoscaler's scale-down flags (same README, "autoscaling-options"): read from the
+# Auto Scaling group's tags, like the node template.
+CA_TEMPLATE_OPTION = "k8s.io/cluster-autoscaler/node-template/autoscaling-options/"
 # GKE: the value GKE gives the nvidia.com/gpu taint on GPU node pools (gpufleet declares the same
 # taint, so the pool's taints are explicit and do not depend on GKE's cluster composition rule).
 GKE_GPU_TAINT_VALUE = "present"

@@ -49,6 +49,10 @@ class HelmChart:
     """With CRDS_APPLY: every `crds/` folder of the archive gpufleet applies (tests/unit/test_chart_crds.py checks
     they are all of the archive's `crds/` folders, each in or out by its subchart's condition). With CRDS_TEMPLATES:
     the folders its CRD templates are in, which the review of a chart bump compares (gpufleet/app/review/crds.py)."""
+    crds_left: tuple[str, ...] = ()
+    """With CRDS_APPLY: files of the archive's `crds/` folders (below its top folder) that gpufleet leaves out on
+    purpose, the reason beside the pin: the release skips its crds/, so nothing installs them. Default: none (every
+    file of a `crds/` folder is in `crd_dirs`)."""
 
 
 CRDS_APPLY = "apply"
@@ -120,11 +124,20 @@ AMD_GPU_OPERATOR = HelmChart(
     app_version="v1.5.1",
     archive=f"{_ROCM_GH_PAGES}/charts/gpu-operator-charts-v1.5.1.tgz",
     digest="efbd23fe2297350ac23dedf1b916874138f57dd2796b444d1a7f241eaaefc6a8",
-    # CRDs: crds/ and the subcharts' crds/ (Chart.yaml v1.5.1 conditions node-feature-discovery.enabled, kmm.enabled,
-    # remediation.installCRDs; values.yaml defaults true, true, true); no CRD-upgrade hook. Not yet moved: the
-    # remediation-crds subchart carries Argo Workflows' 16 CRDs (up to 2.6 MB a file), and registering them as resources
-    # made the amd-lab plan take 16 s and 30 MB (2026-12-05); left as Helm's install-only crds/ (docs/upgrades.md).
-    crds=CRDS_INSTALL_ONLY,
+    # CRDs: applied by gpufleet: crds/ (DeviceConfig, RemediationWorkflowStatus) and the subcharts' crds/ by their
+    # Chart.yaml v1.5.1 conditions (values.yaml defaults all true). The chart's own pre-upgrade hook (`upgradeCRD`,
+    # templates/pre-upgrade-hook.yaml) re-applies the same files from the operator image with --force-conflicts:
+    # turned off, one writer, as the NVIDIA GPU Operator's upgradeCRD. The remediation-crds subchart
+    # (Argo Workflows' 8 CRDs, up to 2.6 MB a file: as plan inputs they made the amd-lab plan take 16 s and 30 MB) stays
+    # off: gpufleet turns the remediation workflow controller and its CRDs off (components/gpu_stack/amd_operator.py),
+    # since no DeviceConfig it writes enables remediationWorkflow.
+    crds=CRDS_APPLY,
+    crd_dirs=(
+        CrdDir("crds"),
+        CrdDir("charts/node-feature-discovery/crds", "node-feature-discovery.enabled"),
+        CrdDir("charts/kmm/crds", "kmm.enabled"),
+        CrdDir("charts/remediation-crds/crds", "remediation.installCRDs"),
+    ),
 )
 # The AMD GPU Driver the operator builds and loads through KMM when a stack asks for an operator-managed driver
 # without a version: the chart's own default (values.yaml deviceConfig.spec.driver.version at v1.5.1).
@@ -734,6 +747,39 @@ EKS_ADDONS: dict[str, str | None] = {
     "eks-node-monitoring-agent": None,
 }
 
+# EKS add-ons EKS itself installs on every cluster gpufleet creates (bootstrapSelfManagedAddons left at its default,
+# true: the self-managed vpc-cni, coredns and kube-proxy). Neither EKS nor gpufleet updates them when the control plane
+# moves to a new minor ("Amazon EKS doesn't automatically update an add-on when new versions are released or after you
+# update your cluster to a new Kubernetes minor version", EKS User Guide, "Update an Amazon EKS add-on"), so a minor
+# bump lists the version to move each to (gpufleet/app/plan/kube_needs.py). Per add-on and minor: the latest version
+# of the Amazon EKS add-on type the EKS User Guide's table lists ("If you're self-managing this add-on, the versions
+# in the table might not be the same as the available self-managed versions"). Read 2026-12-05 from the tool
+# library's stored copies of the pages (their crawl date is not recorded); the copies disagree with each other (the
+# tables are rewritten with every build), so each add-on's rows come from one copy only, the newest found, named
+# beside it. A minor that copy does not list is absent: the plan then says to ask `aws eks describe-addon-versions`.
+EKS_SELF_MANAGED_ADDONS: dict[str, dict[str, str]] = {
+    # docs.aws.amazon.com/ja_jp/eks/latest/userguide/managing-kube-proxy.md, "kube-proxy versions" (rows 1.31-1.36).
+    "kube-proxy": {
+        "1.32": "v1.32.13-eksbuild.16",
+        "1.33": "v1.33.10-eksbuild.13",
+        "1.34": "v1.34.6-eksbuild.13",
+        "1.35": "v1.35.3-eksbuild.13",
+        "1.36": "v1.36.0-eksbuild.14",
+    },
+    # docs.amazonaws.cn/en_us/eks/latest/userguide/managing-coredns.md, "CoreDNS versions": the stored excerpt ends after
+    # the 1.34 row (1.32, 1.33 not read; no 1.36 row in any copy found).
+    "coredns": {
+        "1.34": "v1.13.2-eksbuild.7",
+        "1.35": "v1.14.2-eksbuild.4",
+    },
+    # docs.aws.amazon.com/ko_kr/eks/latest/userguide/managing-vpc-cni.html, "Amazon VPC CNI versions" (rows 1.27-1.33,
+    # one version for all of them; no copy found lists 1.34-1.36).
+    "vpc-cni": {
+        "1.32": "v1.20.1-eksbuild.3",
+        "1.33": "v1.20.1-eksbuild.3",
+    },
+}
+
 # GKE: Kubernetes minor versions gpufleet plans for (the cluster's minimum master version; the release
 # channel picks the patch). Keep in step with the GKE release notes' supported minors.
 # 1.32-1.34 are past GKE standard support (Extended channel only; a plan warns), 1.35/1.36 are in it:
@@ -1002,11 +1048,17 @@ ENVOY_GATEWAY = HelmChart(
     repo="oci://docker.io/envoyproxy",
     version="1.9.0",
     app_version="v1.9.0",
-    # CRDs: the `crds` subchart's crds/ (condition crds.enabled) holds Envoy Gateway's own CRDs (generated/) and the
-    # Gateway API experimental bundle, which gpufleet's own standard-channel ConfigFile (versions.GATEWAY_API,
-    # components/serving/gateway.py) also writes. Not yet moved: applying generated/ alone would drop the
-    # experimental-only Gateway API kinds Helm installs today; left as Helm's install-only crds/ (docs/upgrades.md).
-    crds=CRDS_INSTALL_ONLY,
+    # CRDs: the `crds` subchart's crds/ (condition crds.enabled, default true) holds Envoy Gateway's own CRDs
+    # (generated/, gateway.envoyproxy.io) and gatewayapi-crds.yaml, the Gateway API experimental bundle. gpufleet applies
+    # generated/; the Gateway API is gpufleet's own standard-channel ConfigFile (GATEWAY_API_STANDARD_INSTALL,
+    # components/serving/gateway.py), so the experimental bundle is left out: applying it too would make two owners of
+    # each standard CRD. With the release skipping crds/, the experimental-only kinds (TCPRoute, UDPRoute, TLSRoute,
+    # XListenerSet, ...) are no longer installed on a new cluster: Envoy Gateway probes each optional Gateway API CRD at
+    # start and leaves out the watches it cannot satisfy (internal/provider/kubernetes/controller.go at v1.9.0,
+    # tcpRouteCRDExists ...), and gpufleet routes by HTTPRoute only. No CRD-upgrade hook.
+    crds=CRDS_APPLY,
+    crd_dirs=(CrdDir("charts/crds/crds/generated", "crds.enabled"),),
+    crds_left=("charts/crds/crds/gatewayapi-crds.yaml",),
 )
 # Argo CD v3.4.4 (argo-helm chart argo-cd 10.1.1, af0a9310; ../shared/reference/crds/SOURCES.md): the release whose
 # CRDs (Application, ApplicationSet, AppProject, all argoproj.io/v1alpha1) `gpufleet export argocd` writes for and is

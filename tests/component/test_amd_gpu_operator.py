@@ -37,6 +37,7 @@ def test_children_types_names_and_parents(lab):
     children = {r.name: r.type for r in lab.resources if r.parent == component.urn}
     assert children == {
         "amd-lab-amd-gpu-operator-ns": "kubernetes:core/v1:Namespace",
+        "amd-lab-amd-gpu-operator-crds": "kubernetes:yaml/v2:ConfigGroup",  # its CRDs, before the release (issue 51)
         "amd-lab-amd-gpu-operator-release": RELEASE,
         "amd-lab-amd-gpu-operator-dcm-config": "kubernetes:core/v1:ConfigMap",
         "amd-lab-amd-gpu-operator-device-config-mi300x-cpx": DEVICE_CONFIG,
@@ -58,6 +59,9 @@ def test_release_and_namespace(lab):
         "node-feature-discovery": {"enabled": False},  # the NVIDIA GPU Operator's NFD serves the mixed cluster
         "installdefaultNFDRule": True,
         "kmm": {"enabled": True},
+        # gpufleet applies the chart's CRDs (docs/upgrades.md): no Argo Workflows controller and CRDs, no CRD hook.
+        "remediation": {"enabled": False, "installCRDs": False},
+        "upgradeCRD": False,
     }
     ns = one(lab, "kubernetes:core/v1:Namespace", "amd-lab-amd-gpu-operator-ns")
     assert ns.inputs["metadata"] == {

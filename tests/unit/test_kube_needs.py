@@ -67,3 +67,52 @@ def test_the_review_of_a_minor_bump_lists_what_the_new_minor_needs():
         "[ok] chart gpu-operator v26.7.0: kubeVersion '>= 1.16.0-0' (Chart.yaml of gpu-operator-v26.7.0.tgz)",
     ]
     assert "#### Kubernetes 1.35 -&gt; 1.36: what 1.36 needs from the stack" in render(review, "markdown")
+
+
+def test_an_eks_plan_lists_the_cloud_add_ons_its_minor_needs():
+    """The EKS add-ons gpufleet installs move with the minor (EKS's default version, resolved at `pulumi up`); the
+    self-managed ones EKS installed are named with the version EKS lists for the minor, or the command to ask for it."""
+    from tests.helpers import planned
+
+    needs = [n for n in to_json(planned("prod-eks"))["kubernetes"]["needs"] if n["what"].startswith("EKS ")]
+    moves = ("EKS's default version for Kubernetes 1.35, resolved at `pulumi up` (aws.eks.getAddonVersion): gpufleet "
+             "moves it with the minor")
+    not_updated = "EKS installed it with the cluster and does not update it with the minor"
+    table = ("EKS User Guide, 'Update an Amazon EKS add-on' and the add-on's version table (gpufleet/base/versions.py "
+             "EKS_SELF_MANAGED_ADDONS)")
+    assert [(n["what"], n["requires"], n["ok"]) for n in needs] == [
+        ("EKS add-on aws-ebs-csi-driver", moves, True),
+        ("EKS add-on aws-fsx-csi-driver", moves, True),
+        ("EKS add-on eks-node-monitoring-agent", moves, True),
+        ("EKS self-managed add-on coredns", f"update it to v1.14.2-eksbuild.4, the version EKS lists for 1.35: "
+                                            f"{not_updated}, nor does gpufleet", None),
+        ("EKS self-managed add-on kube-proxy", f"update it to v1.35.3-eksbuild.13, the version EKS lists for 1.35: "
+                                               f"{not_updated}, nor does gpufleet", None),
+        ("EKS self-managed add-on vpc-cni", "no version recorded for 1.35: `aws eks describe-addon-versions "
+                                            f"--addon-name vpc-cni --kubernetes-version 1.35`; {not_updated}", None),
+    ]
+    assert {n["source"] for n in needs[3:]} == {table}
+
+
+def test_a_pinned_eks_add_on_is_not_judged_offline(monkeypatch):
+    from types import SimpleNamespace
+
+    from gpufleet.base import platforms, versions
+
+    monkeypatch.setitem(versions.EKS_ADDONS, "aws-ebs-csi-driver", "v1.50.0-eksbuild.1")
+    spec = SimpleNamespace(cluster=SimpleNamespace(kubernetes_version="1.36"))
+    addon = SimpleNamespace(type="aws:eks/addon:Addon", inputs={"addonName": "aws-ebs-csi-driver"})
+    rows = platforms.get("eks").versions.addon_needs(spec, [addon])
+    assert rows[0] == ("EKS add-on aws-ebs-csi-driver", "pinned v1.50.0-eksbuild.1 (gpufleet/base/versions.py EKS_ADDONS), "
+                       "not checked offline: `aws eks describe-addon-versions --addon-name aws-ebs-csi-driver "
+                       "--kubernetes-version 1.36` must list it", None,
+                       "EKS User Guide, 'Verify Amazon EKS add-on version compatibility with a cluster'")
+    assert rows[1:] == [(f"EKS self-managed add-on {name}", *rest) for name, *rest in (
+        ("coredns", "no version recorded for 1.36: `aws eks describe-addon-versions --addon-name coredns "
+                    "--kubernetes-version 1.36`; EKS installed it with the cluster and does not update it with the minor"),
+        ("kube-proxy", "update it to v1.36.0-eksbuild.14, the version EKS lists for 1.36: EKS installed it with the "
+                       "cluster and does not update it with the minor, nor does gpufleet"),
+        ("vpc-cni", "no version recorded for 1.36: `aws eks describe-addon-versions --addon-name vpc-cni "
+                    "--kubernetes-version 1.36`; EKS installed it with the cluster and does not update it with the minor"),
+    ) for rest in [[rest[0], None, "EKS User Guide, 'Update an Amazon EKS add-on' and the add-on's version table "
+                                   "(gpufleet/base/versions.py EKS_SELF_MANAGED_ADDONS)"]]]

@@ -25,7 +25,8 @@ import yaml
 from gpufleet.app.plan.chart_archives import find_archive
 from gpufleet.app.plan.crd_sources import Crd, crd_documents, lookup, served_schema
 from gpufleet.app.plan.custom_resources import validate
-from gpufleet.base import catalog
+from gpufleet.base import catalog, chart_crds, versions
+from gpufleet.base.chart_crds import crd_folders
 from gpufleet.base.versions import HelmChart, chart_name_of
 from tests.crd_validate import CRDS, load_crd
 from tests.helm import template
@@ -329,3 +330,56 @@ def test_a_refused_cluster_policy_is_caught():
     assert any(f.path == "spec.driver.rdmaa" for f in findings)
     findings = validate({**base, "spec": {"driver": {"enabled": "yes"}}}, schema)
     assert ("spec.driver.enabled", "'yes' is not of type 'boolean'") in [(f.path, f.message) for f in findings]
+
+
+# CRDs applied with their charts (issue 51, docs/upgrades.md; tests/unit/test_chart_crds.py has the rest): here because
+# they read the example stacks' plans this module computes anyway (`planned`, shared within one test process).
+def _applied_archive(pin):
+    found = archive(pin.name, pin.version)
+    if found is None:
+        pytest.skip(f"{pin.name}-{pin.version}.tgz is not in {CHARTS} (../shared/reference/charts)")
+    return found
+
+
+def _crd_groups(p) -> dict:
+    return {r.name: r for r in p.resources if r.type == "kubernetes:yaml/v2:ConfigGroup" and r.name.endswith("-crds")}
+
+
+def _crd_names(group) -> list[str]:
+    return sorted(d["metadata"]["name"] for d in chart_crds.crd_documents(group.inputs["yaml"]))
+
+
+def test_the_amd_operator_applies_its_own_and_kmm_s_crds_without_argo_s_and_without_its_hook():
+    """amd-lab (k3s, the NVIDIA GPU Operator's NFD serving both, the AMD driver by the operator): the AMD chart's own
+    crds/ and KMM's are applied before its release; the remediation controller and Argo Workflows' CRDs are off, and so
+    is the chart's own CRD hook. Its published archive stores each subchart file twice: each CRD is applied once."""
+    archive = _applied_archive(versions.AMD_GPU_OPERATOR)
+    assert crd_folders(versions.AMD_GPU_OPERATOR, {}) == (  # the chart's defaults: every subchart's crds/
+        "gpu-operator-charts/crds", "gpu-operator-charts/charts/node-feature-discovery/crds",
+        "gpu-operator-charts/charts/kmm/crds", "gpu-operator-charts/charts/remediation-crds/crds")
+    kmm = [m for m, _, _ in chart_crds.read_texts(str(archive), dirs=("gpu-operator-charts/charts/kmm/crds",))]
+    assert kmm == ["gpu-operator-charts/charts/kmm/crds/module-crd.yaml",
+                   "gpu-operator-charts/charts/kmm/crds/nodemodulesconfig-crd.yaml"]
+    p = planned("amd-lab")
+    group = _crd_groups(p)["amd-lab-amd-gpu-operator-crds"]
+    assert _crd_names(group) == ["deviceconfigs.amd.com", "modules.kmm.sigs.x-k8s.io",
+                                 "nodemodulesconfigs.kmm.sigs.x-k8s.io", "remediationworkflowstatuses.amd.com"]
+    release = next(r for r in p.resources if r.type == RELEASE and r.name == "amd-lab-amd-gpu-operator-release")
+    assert release.inputs["skipCrds"] is True and group.urn in release.dependencies
+    values = release.inputs["values"]
+    assert (values["remediation"], values["upgradeCRD"]) == ({"enabled": False, "installCRDs": False}, False)
+
+
+def test_envoy_gateway_applies_its_own_crds_and_leaves_the_experimental_gateway_api_bundle_out():
+    """gitops-k3s serves through Envoy Gateway: its gateway.envoyproxy.io CRDs are applied before its release, which
+    skips crds/; the Gateway API is the standard channel gpufleet applies itself, never the chart's experimental copy."""
+    _applied_archive(versions.ENVOY_GATEWAY)
+    p = planned("gitops-k3s")
+    group = _crd_groups(p)["gitops-serving-gateway-envoy-crds"]
+    assert _crd_names(group) == [f"{k}.gateway.envoyproxy.io" for k in (
+        "backends", "backendtrafficpolicies", "clienttrafficpolicies", "envoyextensionpolicies", "envoypatchpolicies",
+        "envoyproxies", "httproutefilters", "securitypolicies")]
+    release = next(r for r in p.resources if r.type == RELEASE and r.name == "gitops-serving-gateway-envoy-release")
+    assert release.inputs["skipCrds"] is True and group.urn in release.dependencies
+    standard = next(r for r in p.resources if r.name == "gitops-serving-gateway-gateway-api")
+    assert standard.inputs["file"] == versions.GATEWAY_API_STANDARD_INSTALL and standard.urn in release.dependencies

@@ -8,7 +8,9 @@ with it, each with its source:
   support matrix);
 - each pinned chart's `kubeVersion` constraint from the Chart.yaml of its archive (Helm refuses to install a chart
   whose constraint the cluster does not meet: helm.sh/docs/topics/charts, "The Chart.yaml file", kubeVersion);
-- the API versions of the built-in objects gpufleet emits that not every minor serves (BUILTIN_SINCE).
+- the API versions of the built-in objects gpufleet emits that not every minor serves (BUILTIN_SINCE);
+- the cloud's own add-ons for the minor, from the platform (VersionTraits.addon_needs: the EKS add-ons gpufleet
+  installs and the self-managed ones EKS installs, from versions.EKS_SELF_MANAGED_ADDONS).
 A constraint that is not met is a plan warning naming what to move; one that cannot be read says so (ok None).
 """
 
@@ -23,7 +25,7 @@ from typing import Optional
 
 import yaml
 
-from gpufleet.base import catalog, chart_crds, versions
+from gpufleet.base import catalog, chart_crds, platforms, versions
 from gpufleet.base.spec import Problem
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -128,6 +130,8 @@ def kubernetes_needs(spec, resources, directory: Path) -> list[Need]:
     for api in emitted:
         since, source = BUILTIN_SINCE[api]
         out.append(Need(f"objects at {api}", f"served from Kubernetes {since}", _minor(minor) >= _minor(since), source))
+    # The cloud's own add-ons for this minor (the platform's VersionTraits.addon_needs: EKS add-ons).
+    out += [Need(*row) for row in platforms.of(spec).versions.addon_needs(spec, resources)]
     # Sorted: registrations arrive in an order that can vary between runs, and a plan must not.
     return sorted(out, key=lambda n: (n.what, n.requires))
 

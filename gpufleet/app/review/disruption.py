@@ -5,7 +5,8 @@
 A Karpenter NodePool's `spec.disruption` (consolidation policy and delay, budgets and their schedules) and
 `spec.template.spec.expireAfter` decide when Karpenter drains a GPU node; a change of them is shown as a disruption
 change even though it updates the NodePool in place, because it changes what happens to the jobs on the pool's nodes
-from then on.
+from then on. Likewise the cluster autoscaler's scale-down settings: its flags (the release's `extraArgs`) and
+what each platform declares (ReviewTraits.scale_down_settings: EKS GPU node groups' autoscaling-options tags).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import json
 from typing import Optional
 
 from gpufleet.app.review.diff import ResourceChange
-from gpufleet.base import versions
+from gpufleet.base import platforms, versions
 
 NODEPOOL = "kubernetes:karpenter.sh/v1:NodePool"
 RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -31,15 +32,44 @@ def _value(v) -> str:
     return "unset" if v is None else json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else str(v)
 
 
+# The cluster autoscaler's cluster-wide scale-down flags (components/eks/autoscaler.py `extraArgs`; the FAQ's flag table
+# at the tag of the 1.35 image in versions.CLUSTER_AUTOSCALER_IMAGES): groups without their own autoscaling-options
+# tags follow them.
+AUTOSCALER_FLAGS = {
+    "values.extraArgs.scale-down-unneeded-time": "how long a node stays unneeded before it goes",
+    "values.extraArgs.scale-down-delay-after-add": "how long after a scale-up scale-down resumes",
+    "values.extraArgs.scale-down-utilization-threshold": "below it a node is a scale-down candidate",
+    "values.extraArgs.scale-down-gpu-utilization-threshold": "below it a GPU node is a scale-down candidate",
+    "values.extraArgs.scale-down-unready-time": "how long an unready node stays before it goes",
+}
+
+
+def _rows(change: ResourceChange) -> dict[str, str]:
+    """Input path prefix -> why, of the settings of this resource that decide when a GPU node is taken away."""
+    if change.type == NODEPOOL:
+        return {p: "" for p in PATHS} | WHY
+    if change.type == RELEASE:  # `extraArgs.scale-down-*` are the cluster-autoscaler chart's flags
+        return AUTOSCALER_FLAGS
+    rows: dict[str, str] = {}
+    for name in platforms.names():
+        rows.update(platforms.get(name).review.scale_down_settings.get(change.type, {}))
+    return rows
+
+
 def disruption_lines(changes: list[ResourceChange]) -> list[str]:
+    """One line per changed input that decides when a GPU node is drained or removed: Karpenter NodePools' disruption
+    settings, the cluster autoscaler's flags and the platforms' scale-down settings (ReviewTraits.scale_down_settings),
+    with what the setting does (the longest matching prefix's)."""
     out = []
     for c in changes:
-        if c.type != NODEPOOL:
+        rows = _rows(c)
+        if not rows:
             continue
         for i in c.inputs:
-            if not i.path.startswith(PATHS):
+            hits = sorted((p for p in rows if i.path.startswith(p)), key=len)
+            if not hits:
                 continue
-            why = next((w for p, w in WHY.items() if i.path.startswith(p)), "")
+            why = next((rows[p] for p in reversed(hits) if rows[p]), "")
             out.append(f"{c.name}: {i.path} {_value(i.before)} -> {_value(i.after)}" + (f" ({why})" if why else ""))
     return out
 

@@ -64,6 +64,16 @@ class AksReview(ReviewTraits):
             paths=("resourceGroupName", "location"), source=_NATIVE + "; location (forceNewMap)", checked=True),
     }
 
+    # The cluster autoscaler profile's scale-down settings (components/aks/cluster.py; AksScaleDownSpec), cluster-wide.
+    scale_down_settings = {
+        AKS_CLUSTER: {
+            "autoScalerProfile.scaleDownUnneededTime": "how long a node stays unneeded before it goes",
+            "autoScalerProfile.scaleDownUnreadyTime": "how long an unready node stays before it goes",
+            "autoScalerProfile.scaleDownUtilizationThreshold": "below it a node is a scale-down candidate",
+            "autoScalerProfile.scaleDown": "when the autoscaler removes a node",
+        },
+    }
+
     disruptive_kinds = {
         AKS_CLUSTER: "cluster",
         AKS_AGENT_POOL: "node pool",

@@ -10,6 +10,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Optional
 
+@dataclass(frozen=True)
+class CapacityEnd:
+    """A pool's capacity that ends on a known day (KeyTraits.capacity_ends)."""
+
+    pool: int
+    """The pool's index in gpufleet:nodePools."""
+    key: str
+    """The key under `nodePools[i].` that records it (`gke.runStartDate`), named by the warning and the refusal."""
+    value: str
+    """That key's value, as the stack wrote it."""
+    last_day: Any
+    """The last day (datetime.date, UTC) the capacity may still be there; from the next day on it is gone."""
+    what: str
+    """What ends, for the messages ("its flex-start nodes (started 2026-12-01, at most 1 day each)")."""
+    then: str
+    """What the cloud does at the end ("GKE deletes DWS nodes at their maximum run duration, ...")."""
+    warning_days: int
+    """Warn from this many days before `last_day`."""
+
+
 MUST_BE_SECRET = "must be a secret, not plain text: set it with `pulumi config set --secret`"
 
 
@@ -90,6 +110,12 @@ class KeyTraits:
         """Stack outputs beyond the ones every stack exports (clusterName, platform, kubernetesVersion, kubeconfig,
         nodePools), from the built GpuCluster (gpufleet/app/program.py). Default: none."""
         return {}
+
+    def capacity_ends(self, spec: Any) -> list[CapacityEnd]:
+        """Capacity of its own kinds that ends on a day the stack records, beyond `nodePools[*].reservation.endDate`
+        (which every platform shares): the plan warns before and refuses after, as for reservations
+        (gpufleet/base/spec/features/reservation_end.py). Default: none."""
+        return []
 
     def checks(self, stack: str, spec: Any, config: dict) -> list:
         """Problems (gpufleet.base.spec.errors.Problem) of a stack on this platform that need the whole stack: its pools

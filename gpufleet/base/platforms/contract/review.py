@@ -61,6 +61,12 @@ class ReviewTraits:
     (`stdin.node-label` -> "node labels"): the review names a key whose digest changed (the plan's `secretDigests`)
     with it. A key not listed is named by its path. Default: none."""
 
+    scale_down_settings: Mapping[str, Mapping[str, str]] = {}
+    """Type token -> {input path prefix: what it decides} for the inputs of its providers' resources that decide when
+    an autoscaler removes a GPU node (per node group scale-down options, a cluster's autoscaling profile): the review
+    lists a change of them under Disruption changes, though it updates the resource in place (docs/upgrades.md).
+    Default: none."""
+
     stateful: Mapping[str, str] = {}
     """Type token -> the data such a resource holds, which a delete or replacement can lose (listed first). Default:
     none."""

@@ -83,6 +83,13 @@ class VersionTraits:
         releases). Default: none (the platform pins no node image)."""
         return []
 
+    def addon_needs(self, spec: Any, resources: list) -> list[tuple[str, str, Optional[bool], str]]:
+        """What the stack's Kubernetes minor needs from the cloud's own add-ons (those the platform installs and those
+        gpufleet installs through the cloud's add-on API), as (what, requires, ok, source) rows of the plan's
+        "Kubernetes 1.N needs" (gpufleet/app/plan/kube_needs.py): ok True met, False not met, None not judged offline.
+        `resources` are the plan's registrations (type, inputs). Default: none (the platform pins no cloud add-on)."""
+        return []
+
     def kubernetes_warnings(self, stack: str, spec: Any, day: dt.date) -> list:
         """Lifecycle warnings (gpufleet.base.spec.errors.Problem) for the stack's Kubernetes minor on `day`, from the
         platform's support calendar (gpufleet/base/spec/checks/lifecycle_checks.py). Default: none (no calendar)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from gpufleet.base import versions
+from gpufleet.base import labels as L
 from gpufleet.base.platforms.contract.review import ReplaceTable, ReviewTraits, VersionedPart
 from gpufleet.base.platforms.contract.versions import CONTROL_PLANE, NODE_POOL
 
@@ -98,6 +99,20 @@ class EksReview(ReviewTraits):
             source="Terraform AWS provider docs, aws_vpc",
             checked=False,
         ),
+    }
+
+    # The GPU node groups' autoscaling-options tags (components/eks/node_group.py; their Auto Scaling group copies,
+    # aws:autoscaling/tag:Tag, carry the same values and are not listed twice).
+    scale_down_settings = {
+        "aws:eks/nodeGroup:NodeGroup": {
+            f"tags.{L.CA_TEMPLATE_OPTION}scaledowngpuutilizationthreshold":
+                "a GPU node with more of its GPUs requested is never removed; 0: only nodes without GPU pods",
+            f"tags.{L.CA_TEMPLATE_OPTION}scaledownunneededtime": "how long a GPU node stays unneeded before it goes",
+            f"tags.{L.CA_TEMPLATE_OPTION}scaledownunreadytime": "how long an unready GPU node stays before it goes",
+            f"tags.{L.CA_TEMPLATE_OPTION}scaledownutilizationthreshold":
+                "CPU and memory threshold, used while a node's GPUs are not advertised",
+            f"tags.{L.CA_TEMPLATE_OPTION}": "a per group override of the autoscaler's flags",
+        },
     }
 
     disruptive_kinds = {

@@ -6,7 +6,7 @@ from typing import Any
 
 from gpufleet.base.platforms.contract.keys import KeyTraits
 from gpufleet.base.spec.platforms import gke_limits
-from gpufleet.base.spec.platforms.gke import gke_checks
+from gpufleet.base.spec.platforms.gke import dws_run_ends, gke_checks
 
 
 class GkeKeys(KeyTraits):
@@ -23,3 +23,8 @@ class GkeKeys(KeyTraits):
         """Pools against the machine catalog, the GPU stack, CUDA against GKE's driver (gke.py); the address plan,
         region and node pool names GCP accepts (gke_limits.py)."""
         return gke_checks(stack, spec, config) + gke_limits.check(stack, spec, config)
+
+    def capacity_ends(self, spec: Any) -> list:
+        """DWS (flex-start, queued) pools whose run start the stack records (gke.runStartDate): their nodes end at the
+        maximum run duration (gke.py dws_run_ends)."""
+        return dws_run_ends(spec)

@@ -5,6 +5,7 @@ The checks against the rest of the stack: aks_checks.py."""
 from __future__ import annotations
 
 import ipaddress
+import re
 from decimal import Decimal
 from typing import Literal, Optional
 
@@ -122,6 +123,38 @@ class AksStorageSpec(Model):
     """Azure Managed Lustre: refused (gpufleet does not deploy it yet; docs/aks.md says why and what to use)."""
 
 
+# A duration as AKS's cluster autoscaler profile takes it: whole minutes ("10m"; Microsoft Learn, "Use the cluster
+# autoscaler in AKS", cluster autoscaler profile settings: scale-down-unneeded-time "10m" etc.).
+AKS_MINUTES = r"^[0-9]+m$"
+
+
+class AksScaleDownSpec(Model):
+    """AKS's cluster autoscaler profile, its scale-down part. AKS runs the autoscaler itself and offers these settings
+    only for the whole cluster: the profile "affects all node pools that use the cluster autoscaler" and has no
+    per-pool or GPU utilization setting (Microsoft Learn, "Use the cluster autoscaler in AKS", cluster autoscaler
+    profile; azurerm `auto_scaler_profile`). docs/upgrades.md."""
+
+    unneeded_time: str = Field(default="30m", json_schema_extra={"pattern": AKS_MINUTES})
+    """scale-down-unneeded-time: how long a node must be unneeded before it goes. Default 30m, not AKS's 10m: a GPU
+    node takes minutes to boot, load its driver and pull a CUDA image, and the next job of a queue often arrives within
+    that (the same delay as gpufleet's EKS GPU groups and Karpenter GPU NodePools). The system pool, at its minimum,
+    is not affected."""
+    unready_time: str = Field(default="20m", json_schema_extra={"pattern": AKS_MINUTES})
+    """scale-down-unready-time: how long an unready node must be unneeded before it goes. Default 20m, AKS's own,
+    written out so the review shows a change."""
+    utilization_threshold: float = Field(default=0.5, gt=0, le=1)
+    """scale-down-utilization-threshold: a node below this requested/allocatable ratio is a scale-down candidate.
+    Default 0.5, AKS's own. Training pods gpufleet creates carry `safe-to-evict: "false"`, which keeps their node."""
+
+    @field_validator("unneeded_time", "unready_time")
+    @classmethod
+    def _minutes(cls, v: str) -> str:
+        if not re.fullmatch(AKS_MINUTES, v):
+            raise ValueError(f"'{v}' is not a whole number of minutes such as \"30m\" (AKS's cluster autoscaler profile "
+                             "takes minutes: write 120m for two hours)")
+        return v
+
+
 class AksSpec(Model):
     """An AKS cluster: private API server, Microsoft Entra ID with Azure RBAC, workload identity (OIDC issuer)."""
 
@@ -150,6 +183,8 @@ class AksSpec(Model):
     pools), as Microsoft's 'Use the NVIDIA GPU Operator on AKS' and the AKS InfiniBand guides require. aks: AKS's
     node image driver (gpu_driver Install) with the operator's driver and toolkit off. Exactly one side installs it:
     docs/aks.md."""
+    scale_down: AksScaleDownSpec = AksScaleDownSpec()
+    """The cluster autoscaler's scale-down settings (AKS's cluster autoscaler profile, cluster-wide)."""
     zones: list[ZONE] = []
     """Availability zones of the system pool and the default zones of GPU pools; default: none (regional)."""
     infiniband_feature: Literal["manual", "register"] = "manual"

@@ -54,6 +54,65 @@ class DisruptionWindowSpec(Model):
     """At most this many (or this percentage of) a pool's nodes disrupted while open. Default "0": none."""
 
 
+# A Go duration as the cluster autoscaler parses its ASG autoscaling-options tags (time.ParseDuration: "10m", "1h30m",
+# "10m0s"; kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/aws_manager.go GetAsgOptions, at the tag of every
+# image in versions.CLUSTER_AUTOSCALER_IMAGES). Whole hours, minutes and seconds only: a tag it cannot parse is ignored
+# with a log line.
+CA_DURATION = r"^([0-9]+(s|m|h))+$"
+
+
+class GpuScaleDownSpec(Model):
+    """The cluster autoscaler's scale-down settings of every GPU node group, written as the group's
+    `k8s.io/cluster-autoscaler/node-template/autoscaling-options/*` tags, which override the autoscaler's flags for
+    that group only (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/README.md, "Auto-Discovery Setup", at
+    the tag of the 1.35 image in versions.CLUSTER_AUTOSCALER_IMAGES; read by GetAsgOptions at every tag there). The
+    system group keeps the cluster-wide flags (`scaleDownUnneededTime`, `scaleDownUtilizationThreshold`).
+    docs/upgrades.md."""
+
+    gpu_utilization_threshold: float = Field(default=0.0, ge=0, le=1)
+    """scaledowngpuutilizationthreshold: a GPU node whose GPU requests / allocatable GPUs is above this is never
+    removed. Default 0, not the autoscaler's 0.5: only a node where no pod requests a GPU is a candidate, so the
+    autoscaler never evicts a job to pack GPUs (cluster-autoscaler FAQ.md at the same tag, "How can I prevent Cluster
+    Autoscaler from scaling down non-empty nodes?": "set the utilization threshold to 0"; core/scaledown/eligibility
+    eligibility.go: unremovable when `Utilization > threshold`). GPU nodes are judged by GPUs alone: they carry the
+    autoscaler's GPU label (labels.EKS_CA_GPU_LABEL; simulator/utilization/info.go)."""
+    unneeded_time: str = Field(default="30m", json_schema_extra={"pattern": CA_DURATION})
+    """scaledownunneededtime: how long a GPU node must be unneeded before it goes. Default 30m, not the autoscaler's
+    10m: a new GPU node takes minutes to boot, load its driver and pull a CUDA image, and the next job of a queue
+    often arrives within that; the same delay as Karpenter's GPU NodePools (`consolidateAfter`, 30m)."""
+    unready_time: str = Field(default="20m", json_schema_extra={"pattern": CA_DURATION})
+    """scaledownunreadytime: how long an unready GPU node must be unneeded before it goes. Default 20m, the
+    autoscaler's own (FAQ flag table `scale-down-unready-time` 20m0s), written out so the review shows a change."""
+    utilization_threshold: Optional[float] = Field(default=None, ge=0, le=1)
+    """scaledownutilizationthreshold (CPU and memory): the autoscaler ignores it on a node that advertises GPUs
+    (simulator/utilization/info.go: "Skips cpu and memory utilization calculation for node with GPU"); it applies
+    while a node's GPUs are not advertised. Default: not tagged, the cluster-wide `scaleDownUtilizationThreshold`."""
+
+    @field_validator("unneeded_time", "unready_time")
+    @classmethod
+    def _go_duration(cls, v: str) -> str:
+        if not re.fullmatch(CA_DURATION, v):
+            raise ValueError(f"'{v}' is not a duration of hours, minutes and seconds such as \"30m\" or \"1h30m\" (the "
+                             "autoscaler parses it with Go's time.ParseDuration, which has no days: write 48h for two)")
+        return v
+
+    def options(self) -> dict[str, str]:
+        """The autoscaling-options tags' names and values (strings, as the autoscaler parses them)."""
+        out = {
+            "scaledowngpuutilizationthreshold": _ratio(self.gpu_utilization_threshold),
+            "scaledownunneededtime": self.unneeded_time,
+            "scaledownunreadytime": self.unready_time,
+        }
+        if self.utilization_threshold is not None:
+            out["scaledownutilizationthreshold"] = _ratio(self.utilization_threshold)
+        return dict(sorted(out.items()))
+
+
+def _ratio(value: float) -> str:
+    """A threshold as strconv.ParseFloat reads it, without a float's noise: 0 -> "0", 0.25 -> "0.25"."""
+    return format(float(value), "g")
+
+
 def _cidr(value: str) -> str:
     """A CIDR block with its prefix length written out. The EC2 and EKS APIs take CIDR notation (EC2 API Reference
     CreateVpc `CidrBlock`: "The IPv4 network range for the VPC, in CIDR notation. For example, 10.0.0.0/16"; EKS API
@@ -257,6 +316,9 @@ class EksAutoscalerSpec(Model):
     """How long after a scale-up scale-down is considered again."""
     scale_down_utilization_threshold: float = Field(default=0.5, gt=0, le=1)
     """A node below this requested/allocatable ratio is a scale-down candidate."""
+    gpu_scale_down: GpuScaleDownSpec = Field(default_factory=GpuScaleDownSpec)
+    """cluster-autoscaler: scale-down settings of the GPU node groups (per group, as their autoscaling-options tags);
+    the three settings above stay the cluster-wide flags, which the system group follows."""
 
     @field_validator("consolidate_after")
     @classmethod

@@ -99,7 +99,8 @@ def karpenter_checks(stack: str, spec: StackSpec) -> list[Problem]:
             if field in auto.model_fields_set:
                 problems.append(Problem(stack, f"{at}.{EksAutoscalerSpec.model_fields[field].alias}", "only used with kind: karpenter"))
         return problems
-    for field in ("expander", "scale_down_unneeded_time", "scale_down_delay_after_add", "scale_down_utilization_threshold"):
+    for field in ("expander", "scale_down_unneeded_time", "scale_down_delay_after_add", "scale_down_utilization_threshold",
+                  "gpu_scale_down"):
         if field in auto.model_fields_set:
             problems.append(Problem(stack, f"{at}.{EksAutoscalerSpec.model_fields[field].alias}", "only used with kind: "
                                     "cluster-autoscaler (Karpenter consolidates with consolidateAfter and disruptionBudget)"))

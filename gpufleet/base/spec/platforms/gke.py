@@ -5,6 +5,7 @@ and the GKE-only parts of a GPU pool (driver installation, GPU sharing, MIG part
 against gpuOperator, CUDA against GKE's driver): the checks of platform gke (GkeKeys.checks, with gke_limits.py).
 """
 
+import datetime as dt
 import ipaddress
 import re
 from typing import Annotated, Any, Literal, Optional
@@ -13,6 +14,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from gpufleet.base import catalog, cidrs
 from gpufleet.base.catalog import gcp
+from gpufleet.base.platforms.contract.keys import CapacityEnd
 from gpufleet.base.spec import ids
 from gpufleet.base.spec.base import Model, check_cidr
 from gpufleet.base.spec.errors import Problem
@@ -194,6 +196,13 @@ class GkeSpec(Model):
     GPUDirect pools, whose gVNIC needs Container-Optimized OS nodes)."""
     storage: GkeStorageSpec = GkeStorageSpec()
     """CSI drivers and StorageClasses."""
+    autoscaling_profile: Optional[Literal["balanced", "optimize-utilization"]] = None
+    """GKE's cluster autoscaler profile (cluster-wide; GKE offers no per-pool scale-down settings). Default: not set,
+    GKE's own `balanced`, which fits GPU jobs. `optimize-utilization` "scales down the cluster more aggressively: it
+    can remove more nodes, and remove nodes faster", for "batch workloads that are not sensitive to start-up latency"
+    (cloud.google.com/kubernetes-engine/docs/concepts/cluster-autoscaler, "Autoscaling profiles"; Container API
+    ClusterAutoscaling.autoscalingProfile BALANCED | OPTIMIZE_UTILIZATION). A change shows in the review as a disruption
+    change. docs/upgrades.md."""
     service_account: Optional[str] = Field(default=None, pattern=ids.GCP_SERVICE_ACCOUNT)
     """Node service account email; default: the Compute Engine default service account."""
     deletion_protection: Optional[bool] = None
@@ -336,6 +345,11 @@ class GkePoolSpec(Model):
     max_run_duration_seconds: Optional[int] = Field(default=None, ge=1, le=FLEX_START_MAX_RUN_SECONDS)
     """capacity flex-start | queued: how long each node may live (node_config.max_run_duration); default and
     maximum: 7 days (GKE docs, "About flex-start provisioning mode")."""
+    run_start_date: Optional[str] = Field(default=None, pattern=r"^\d{4}-\d{2}-\d{2}$")
+    """capacity flex-start | queued: the day (YYYY-MM-DD, UTC) the pool's current DWS nodes were provisioned (the
+    ProvisioningRequest's Provisioned condition, or the flex-start nodes' creation). GKE deletes each node at its
+    maximum run duration, so they are gone by that day plus `maxRunDurationSeconds` (7 days): the plan warns two days
+    before and refuses the record once that day has passed (dws_run_end, docs/upgrades.md). Default: none recorded."""
 
 
 # Managed Lustre performance tiers (MB/s per TiB) -> the instance's minimum capacity and its step in GiB below the
@@ -656,7 +670,43 @@ def _capacity_mode_checks(stack: str, at: str, pool: Any, gke: GkeSpec) -> list[
     elif opts.max_run_duration_seconds is not None:
         problems.append(Problem(stack, f"{at}.gke.maxRunDurationSeconds", f"only used with capacity flex-start or queued "
                                 f"(this pool is {cap})", opts.max_run_duration_seconds))
+    if cap not in DWS_MODES and opts.run_start_date is not None:
+        problems.append(Problem(stack, f"{at}.gke.runStartDate", f"only used with capacity flex-start or queued "
+                                f"(this pool is {cap}; a reservation's end is reservation.endDate)", opts.run_start_date))
     return problems
+
+
+# Warn two days before a DWS run's nodes go: runs last at most 7 days (FLEX_START_MAX_RUN_SECONDS), so the 14 days of
+# reservations would always warn; two days leave time to checkpoint and to queue the next request.
+DWS_END_WARNING_DAYS = 2
+
+
+def dws_run_ends(spec: Any) -> list[CapacityEnd]:
+    """The DWS pools whose run start the stack records, with the last day their nodes may live: the start day plus the
+    run duration, rounded up to whole days (a node started late on its first day lives into the next). GKE: each
+    flex-start node lives at most its maximum run duration, 7 days by default and at most (GKE docs, "About
+    flex-start provisioning mode", cloud.google.com/kubernetes-engine/docs/concepts/dws; ../shared/reference/gcp/dws.md
+    D1); a queued-provisioning request's nodes are deleted with it at that duration (D2)."""
+    out = []
+    for i, pool in enumerate(spec.node_pools):
+        opts = pool.gke
+        if pool.capacity not in DWS_MODES or opts is None or opts.run_start_date is None:
+            continue
+        start = dt.date.fromisoformat(opts.run_start_date)
+        seconds = opts.max_run_duration_seconds or FLEX_START_MAX_RUN_SECONDS
+        days = -(-seconds // 86400)
+        out.append(CapacityEnd(
+            pool=i, key="gke.runStartDate", value=opts.run_start_date, last_day=start + dt.timedelta(days=days),
+            what=f"its {pool.capacity} nodes (started {start.isoformat()}, each for at most {_duration(seconds)})",
+            then="GKE deletes DWS nodes at their maximum run duration, whatever runs on them",
+            warning_days=DWS_END_WARNING_DAYS))
+    return out
+
+
+def _duration(seconds: int) -> str:
+    if seconds % 86400 == 0:
+        return f"{seconds // 86400} day{'s' if seconds != 86400 else ''}"
+    return f"{seconds // 3600} h" if seconds % 3600 == 0 else f"{seconds} s"
 
 
 def _cuda_checks(stack: str, spec: Any) -> list[Problem]:
