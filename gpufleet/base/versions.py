@@ -899,7 +899,14 @@ DRA_DRIVER_NVIDIA_GPU = HelmChart(
 # format (ex: "al2023@v20240625" or "bottlerocket@v1.10.0")", or "latest", which "will result in drift when a new AMI
 # is released. This is **not** recommended for production environments." AL2023 pools are pinned to the release of
 # EKS_AL2023_RELEASE_PINS (karpenter_ami_alias); Bottlerocket still follows latest (no Bottlerocket release is recorded
-# here yet), bounded by each NodePool's disruption budget.
+# here yet), bounded by each NodePool's disruption budget, and the plan says so per pool (platforms/eks/versions.py).
+# Why no Bottlerocket pin table yet (read 2026-12-05): a row needs the release (`bottlerocket@v1.N.P` here; a managed
+# node group's releaseVersion is "1.N.P-<commit>", e.g. "1.47.0-6154605b" in aws-controllers-k8s/community#2644), its
+# date and the NVIDIA driver of its aws-k8s-<minor>-nvidia variants. The drivers are in bottlerocket-kernel-kit's
+# CHANGELOG.md per kit version (e.g. v4.8.0, 2026-01-21: r580 580.126.09) and packages/kmod-6.1-nvidia-r580/*.spec, but
+# which kit (and which of r570/r580/r595) each OS release and variant ships is only in bottlerocket-os/bottlerocket at
+# its tags (Twoliter.lock, variants/aws-k8s-<minor>-nvidia), and the snapshot gpufleet's sources hold stops at v1.26.1
+# (CHANGELOG.md up to v1.28.0, 2024-12-08), before any aws-k8s-1.32..1.36 variant.
 KARPENTER_AMI_ALIASES: dict[str, str] = {
     "al2023-nvidia": "al2023@{tag}",
     "bottlerocket-nvidia": "bottlerocket@latest",

@@ -116,11 +116,32 @@ def test_the_pin_warns_once_at_node_pools_and_a_chosen_release_at_its_pool():
     ]
 
 
-def test_bottlerocket_pools_pin_nothing_and_get_no_age_warning_of_their_own():
+def test_bottlerocket_pools_get_no_age_warning_but_a_note_that_their_release_floats():
     c = _eks(ami="bottlerocket-nvidia")
     c["gpufleet:nodePools"][1]["ami"] = "bottlerocket-nvidia"
-    ((path, message),) = _age_warnings(c, dt.date(2026, 12, 5))
-    assert path == "gpufleet:nodePools" and "run by the system pool, is 144 days old" in message
+    (pin, *floats) = _age_warnings(c, dt.date(2026, 12, 5))
+    assert pin[0] == "gpufleet:nodePools" and "run by the system pool, is 144 days old" in pin[1]
+    assert [path for path, _ in floats] == ["gpufleet:nodePools[0].ami", "gpufleet:nodePools[1].ami"]
+    assert floats[0][1] == (
+        "pool 'h100-train' runs Bottlerocket, whose AMI release gpufleet does not pin: its node group takes the release "
+        "SSM parameter /aws/service/bottlerocket/aws-k8s-1.35-nvidia/x86_64/latest/image_version names at every `pulumi "
+        "up`, so a new release rolls the pool's nodes (1 unavailable at a time) at the next up, whatever it changes; the "
+        "plan and the review cannot show that release or the NVIDIA driver it ships. For a pinned release whose bump is "
+        "reviewed with its driver use ami: al2023-nvidia (itself a replacement of the pool's nodes)")
+
+
+def test_a_karpenter_bottlerocket_pool_is_noted_as_drifting_with_latest_within_its_budget():
+    c = example_config("karpenter-eks")
+    c["gpufleet:cluster"]["eks"]["autoscaler"]["disruptionBudget"] = "20%"
+    floats = [w for w in _age_warnings(c, dt.date(2026, 12, 5)) if w[0].endswith(".ami")]
+    assert floats == [("gpufleet:nodePools[2].ami",
+                       "pool 'l4-burst' runs Bottlerocket, whose AMI release gpufleet does not pin: its EC2NodeClass "
+                       "selects alias bottlerocket@latest, which \"will result in drift when a new AMI is released\" "
+                       "(EC2NodeClass CRD, amiSelectorTerms.alias): Karpenter replaces the pool's nodes, 20% at a time "
+                       "(cluster.eks.autoscaler.disruptionBudget and its windows), after pods annotated "
+                       "karpenter.sh/do-not-disrupt finish; the plan and the review cannot show that release or the "
+                       "NVIDIA driver it ships. For a pinned release whose bump is reviewed with its driver use ami: "
+                       "al2023-nvidia (itself a replacement of the pool's nodes)")]
 
 
 # ---- the review of a bump ------------------------------------------------------------------------------------------

@@ -80,7 +80,8 @@ class VersionTraits:
 
     def node_image_warnings(self, stack: str, spec: Any, day: dt.date) -> list:
         """Warnings (gpufleet.base.spec.errors.Problem) for node images the stack pins that are old on `day` (EKS AMI
-        releases). Default: none (the platform pins no node image)."""
+        releases), and for node images that move without a change of the stack (GKE node auto-upgrade, EKS Bottlerocket
+        pools). Default: none (the platform pins no node image)."""
         return []
 
     def addon_needs(self, spec: Any, resources: list) -> list[tuple[str, str, Optional[bool], str]]:

@@ -21,6 +21,36 @@ NAMESPACE = "gpufleet"
 AMI_RELEASE_WARNING_DAYS = 90
 
 
+def _bottlerocket_floats(stack: str, spec: Any) -> list:
+    """A note per Bottlerocket pool: gpufleet pins no Bottlerocket release, so its nodes take whatever release AWS
+    publishes, outside any change of the stack, and no plan or review can name that release or its NVIDIA driver.
+    (A pin table like EKS_AL2023_RELEASES needs each release's version, date, commit and the driver of its
+    aws-k8s-<minor>-nvidia variant from bottlerocket-os/bottlerocket at its tags; gpufleet's sources stop at v1.28.0,
+    which ships no variant for a minor gpufleet plans for: versions.KARPENTER_AMI_ALIASES.)"""
+    karpenter = spec.cluster.eks.autoscaler.kind == "karpenter"
+    out = []
+    for i, pool in enumerate(spec.node_pools):
+        if not pool.ami.startswith("bottlerocket"):
+            continue
+        if karpenter:
+            how = (f"its EC2NodeClass selects alias {versions.KARPENTER_AMI_ALIASES[pool.ami]}, which \"will result in "
+                   "drift when a new AMI is released\" (EC2NodeClass CRD, amiSelectorTerms.alias): Karpenter replaces "
+                   f"the pool's nodes, {spec.cluster.eks.autoscaler.disruption_budget} at a time "
+                   "(cluster.eks.autoscaler.disruptionBudget and its windows), after pods annotated "
+                   "karpenter.sh/do-not-disrupt finish")
+        else:
+            _, ssm = versions.eks_ami(pool.ami, spec.cluster.kubernetes_version)
+            how = (f"its node group takes the release SSM parameter {ssm} names at every `pulumi up`, so a new release "
+                   f"rolls the pool's nodes ({pool.max_unavailable} unavailable at a time) at the next up, whatever it "
+                   "changes")
+        out.append(Problem(stack, f"{NAMESPACE}:nodePools[{i}].ami",
+                           f"pool '{pool.name}' runs Bottlerocket, whose AMI release gpufleet does not pin: {how}; the "
+                           "plan and the review cannot show that release or the NVIDIA driver it ships. For a pinned "
+                           "release whose bump is reviewed with its driver use ami: al2023-nvidia (itself a replacement "
+                           "of the pool's nodes)", pool.ami))
+    return out
+
+
 class EksVersions(VersionTraits):
     kubernetes_versions = versions.EKS_KUBERNETES_VERSIONS
     unknown_version = "is not an EKS version gpufleet plans for"
@@ -77,7 +107,7 @@ class EksVersions(VersionTraits):
                                    f"{old}; it is gpufleet's pin for EKS {minor}: check awslabs/amazon-eks-ami's releases "
                                    "and bump EKS_AL2023_RELEASE_PINS in gpufleet/base/versions.py (with the release's "
                                    "driver and source), a reviewed rolling replacement of every pool's nodes", minor))
-        return out
+        return out + _bottlerocket_floats(stack, spec)
 
     def kubernetes_warnings(self, stack: str, spec: Any, day: dt.date) -> list:
         """EKS's calendar (catalog kubernetes.yaml), with the extended cluster-hour price."""
