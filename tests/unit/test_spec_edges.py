@@ -248,3 +248,39 @@ def test_capacity_source_names_the_reservation_of_a_reserved_pool_only():
     lines = {p.capacity: capacity_source(p) for stack in ("dev", "dws-gke") for p in load_config(example_config(stack)).node_pools}
     assert lines["on-demand"] == "on-demand"
     assert lines["queued"] == "queued (GKE DWS queued provisioning via ProvisioningRequest)"
+
+
+@pytest.mark.parametrize("provider", [
+    "awskms://alias/gpufleet?region=us-east-1",
+    "azurekeyvault://gpufleet-kv.vault.azure.net/keys/pulumi",
+    "gcpkms://projects/my-project/locations/global/keyRings/gpufleet/cryptoKeys/pulumi",
+    "hashivault://gpufleet",
+])
+def test_each_documented_kms_url_form_is_a_secrets_provider(provider):
+    """The key's host and path are matched together (issue 56: `netloc + path` -> `netloc / path` survived: the spec
+    layer's tests never set a secrets provider)."""
+    from gpufleet.base.spec.checks.stack_keys import settings_problems
+
+    assert settings_problems("s", {"secretsprovider": provider}) == []
+    assert [str(p) for p in settings_problems("s", {"secretsprovider": provider + "#x"})] == [
+        "stack 's': secretsprovider: must be `passphrase`, `default` or a KMS URL as `pulumi stack change-secrets-provider` documents it"]
+
+
+def test_a_team_queueing_on_a_dra_pool_needs_its_namespace_among_the_dra_namespaces():
+    """Issue 56: Kueue's `if not kueue.enabled` -> `if not not` survived: no test queued a team outside dra.namespaces."""
+    def change(config):
+        config["gpufleet:addons"]["kueue"]["teams"].append({"name": "vision", "queues": [{"pool": "gb200"}]})
+    assert [p for p in _changed("nvl72-k3s", change) if "kueue" in p] == [
+        "stack 'test': gpufleet:addons.kueue.teams[1].queues[0].pool: 'gb200' is a DRA pool, but the team's namespace "
+        "vision gets no ResourceClaimTemplates to claim its GPUs with: add vision to gpufleet:dra.namespaces (now: "
+        "research) (got 'gb200')"]
+
+
+def test_shm_in_tebibytes_meets_the_tensor_parallel_floor():
+    """`Ti` is 2**40 bytes (issue 56: `2**40` -> `2-40` survived: no test wrote /dev/shm in Ti)."""
+    from gpufleet.base.spec.features import serving_server_checks as S
+
+    assert S._bytes("1Ti") == 2**40 and S._bytes("0.5Ti") == 2**39
+    config = copy.deepcopy(example_config("inference-k3s"))
+    config["gpufleet:serving"]["models"][1]["shm"] = "1Ti"
+    assert _problems(config) == []
