@@ -284,3 +284,32 @@ def test_shm_in_tebibytes_meets_the_tensor_parallel_floor():
     config = copy.deepcopy(example_config("inference-k3s"))
     config["gpufleet:serving"]["models"][1]["shm"] = "1Ti"
     assert _problems(config) == []
+
+
+def _associations(n: int):
+    def change(config):
+        shared = config["gpufleet:cluster"]["eks"]["storage"]["fsxLustre"]["shared"]
+        shared["dataRepositoryAssociations"] = [{"s3Path": f"s3://ai-stack-fsx-data/{i}", "fileSystemPath": f"/data/{i}"}
+                                                for i in range(n)]
+    return change
+
+
+def test_fsx_data_repository_associations_at_the_limit_and_one_past():
+    """FSx for Lustre links at most 8 S3 prefixes per file system (issue 56: max_length 8 -> 9 survived)."""
+    assert not [p for p in _changed("ai-on-eks", _associations(8)) if "dataRepositoryAssociations" in p]
+    assert [p for p in _changed("ai-on-eks", _associations(9)) if "dataRepositoryAssociations" in p] == [
+        "stack 'test': gpufleet:cluster.eks.storage.fsxLustre.shared.dataRepositoryAssociations: List should have at "
+        "most 8 items after validation, not 9"]
+
+
+def test_serving_scaled_on_amp_metrics_is_refused():
+    """The AMP collector's configuration scrapes no model server, so KEDA would scale on nothing. The backend is built at
+    run time, as YAML gives it; the `backend == "amp"` -> `is` mutant still passes (pydantic's Literal check returns the
+    Literal's own string object): it is listed as equivalent in docs/testing.md."""
+    def change(config):
+        config["gpufleet:observability"]["metrics"] = {"backend": "".join(["a", "mp"])}
+    assert [p for p in _changed("inference-eks", change) if "scaling" in p] == [
+        "stack 'test': gpufleet:serving.models[0].scaling: the AMP scraper's configuration gpufleet writes does not scrape "
+        "model servers yet (docs/inference.md): use kube-prometheus-stack for serving metrics",
+        "stack 'test': gpufleet:serving.models[1].scaling: the AMP scraper's configuration gpufleet writes does not scrape "
+        "model servers yet (docs/inference.md): use kube-prometheus-stack for serving metrics"]
