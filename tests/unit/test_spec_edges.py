@@ -313,3 +313,24 @@ def test_serving_scaled_on_amp_metrics_is_refused():
         "model servers yet (docs/inference.md): use kube-prometheus-stack for serving metrics",
         "stack 'test': gpufleet:serving.models[1].scaling: the AMP scraper's configuration gpufleet writes does not scrape "
         "model servers yet (docs/inference.md): use kube-prometheus-stack for serving metrics"]
+
+
+def test_an_offering_the_catalog_lacks_is_refused_naming_the_providers_offerings():
+    """Issue 56: the allowed list's `provider + '/' + o` -> `**` survived (it raises a TypeError: a traceback)."""
+    def change(config):
+        config["gpufleet:nodePools"][0]["existing"]["offering"] = "coreweave/h100-9x"
+    assert _changed("existing-coreweave", change) == [
+        "stack 'test': gpufleet:nodePools[0].existing.offering: 'coreweave/h100-9x': not an offering of coreweave in the "
+        "catalog (allowed: coreweave/a100-8x, coreweave/b200-8x, coreweave/gb200-4x, coreweave/h100-8x, coreweave/h200-8x, "
+        "coreweave/l40s-8x, coreweave/rtx-pro-6000-8x)"]
+
+
+def test_min_nodes_at_zero_and_one_under():
+    """Issue 56: minNodes' `ge=0` -> `ge=-1` survived."""
+    def at(n):
+        def change(config):
+            config["gpufleet:nodePools"][0].update(minNodes=n)
+        return change
+    assert not [p for p in _changed("prod-eks", at(0)) if "minNodes" in p]
+    assert _changed("prod-eks", at(-1)) == [
+        "stack 'test': gpufleet:nodePools[0].minNodes: Input should be greater than or equal to 0 (got -1)"]
