@@ -334,3 +334,12 @@ def test_min_nodes_at_zero_and_one_under():
     assert not [p for p in _changed("prod-eks", at(0)) if "minNodes" in p]
     assert _changed("prod-eks", at(-1)) == [
         "stack 'test': gpufleet:nodePools[0].minNodes: Input should be greater than or equal to 0 (got -1)"]
+
+
+def test_an_ipv6_vpc_cidr_is_refused():
+    """A VPC's primary CIDR block is IPv4 (issue 56: `cidr.version != 4` -> `< 4` survived)."""
+    def change(config):
+        config["gpufleet:cluster"]["eks"].setdefault("network", {})["vpcCidr"] = "fd00:10::/56"
+    assert _changed("prod-eks", change) == [
+        "stack 'test': gpufleet:cluster.eks.network.vpcCidr: a VPC's primary CIDR block is IPv4, e.g. 10.0.0.0/16 (got "
+        "'fd00:10::/56')"]
