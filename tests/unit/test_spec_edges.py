@@ -277,10 +277,14 @@ def test_a_team_queueing_on_a_dra_pool_needs_its_namespace_among_the_dra_namespa
 
 
 def test_shm_in_tebibytes_meets_the_tensor_parallel_floor():
-    """`Ti` is 2**40 bytes (issue 56: `2**40` -> `2-40` survived: no test wrote /dev/shm in Ti)."""
+    """`Ti` is 2**40 bytes, each unit its value (issue 56: `2**40` -> `2-40` and `1e9` -> `999999999.0` survived: no
+    test wrote /dev/shm in Ti or G)."""
     from gpufleet.base.spec.features import serving_server_checks as S
 
     assert S._bytes("1Ti") == 2**40 and S._bytes("0.5Ti") == 2**39
+    # Every suffix Kubernetes quantities take (apimachinery resource.Quantity: decimal SI and binary IEC), at its value.
+    assert {q: S._bytes(q) for q in ("3", "1k", "1M", "2G", "1T", "1Ki", "1Mi", "1Gi", "500m")} == {
+        "3": 3, "1k": 1e3, "1M": 1e6, "2G": 2e9, "1T": 1e12, "1Ki": 2**10, "1Mi": 2**20, "1Gi": 2**30, "500m": 0.5}
     config = copy.deepcopy(example_config("inference-k3s"))
     config["gpufleet:serving"]["models"][1]["shm"] = "1Ti"
     assert _problems(config) == []
