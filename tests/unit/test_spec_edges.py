@@ -347,3 +347,14 @@ def test_an_ipv6_vpc_cidr_is_refused():
     assert _changed("prod-eks", change) == [
         "stack 'test': gpufleet:cluster.eks.network.vpcCidr: a VPC's primary CIDR block is IPv4, e.g. 10.0.0.0/16 (got "
         "'fd00:10::/56')"]
+
+
+def test_node_pools_at_the_limit_and_one_past():
+    """Issue 56: `len(pools) > NODE_POOLS_MAX` -> `==` survived (tests/unit/test_pool_limit.py, which checks 101, is
+    not in the spec tree's mutation command: it plans)."""
+    from gpufleet.base import limits
+    from gpufleet.base.spec.checks.depth_checks import too_many_pools
+
+    assert limits.NODE_POOLS_MAX == 100
+    assert too_many_pools("s", {"nodePools": [{}] * 100}) is None
+    assert str(too_many_pools("s", {"nodePools": [{}] * 101})).startswith("stack 's': gpufleet:nodePools: 101 pools; at most 100 ")
