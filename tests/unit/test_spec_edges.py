@@ -358,3 +358,25 @@ def test_node_pools_at_the_limit_and_one_past():
     assert limits.NODE_POOLS_MAX == 100
     assert too_many_pools("s", {"nodePools": [{}] * 100}) is None
     assert str(too_many_pools("s", {"nodePools": [{}] * 101})).startswith("stack 's': gpufleet:nodePools: 101 pools; at most 100 ")
+
+
+@pytest.mark.parametrize("ip,which", [("10.0.0.0", "network"), ("10.0.0.1", "first"), ("10.0.0.10", None)])
+def test_aks_dns_service_ip_names_which_reserved_address_it_took(ip, which):
+    """Issue 56: `dns == network_address` -> `>=` survived, which calls the first address the network address."""
+    def change(config):
+        config["gpufleet:cluster"]["aks"].setdefault("network", {}).update(serviceCidr="10.0.0.0/16", dnsServiceIp=ip)
+    assert _changed("aks-train", change) == ([] if which is None else [
+        f"stack 'test': gpufleet:cluster.aks.network.dnsServiceIp: the {which} address of serviceCidr 10.0.0.0/16 is not "
+        "free for the cluster DNS (the first goes to the kubernetes Service); use another, e.g. 10.0.0.10 "
+        f"(got '{ip}')"])
+
+
+def test_model_cache_namespace_at_63_characters_and_one_past():
+    """A Kubernetes namespace is a DNS label, at most 63 characters (issue 56: max_length 63 -> 62 survived)."""
+    def namespace(name):
+        def change(config):
+            config["gpufleet:modelCaches"][0]["namespace"] = name
+        return change
+    assert _changed("cold-start-k3s", namespace("a" * 63)) == []
+    assert _changed("cold-start-k3s", namespace("a" * 64)) == [
+        f"stack 'test': gpufleet:modelCaches[0].namespace: String should have at most 63 characters (got '{'a' * 64}')"]
