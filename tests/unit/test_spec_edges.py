@@ -380,3 +380,12 @@ def test_model_cache_namespace_at_63_characters_and_one_past():
     assert _changed("cold-start-k3s", namespace("a" * 63)) == []
     assert _changed("cold-start-k3s", namespace("a" * 64)) == [
         f"stack 'test': gpufleet:modelCaches[0].namespace: String should have at most 63 characters (got '{'a' * 64}')"]
+
+
+@pytest.mark.parametrize("prefix,nodes", [(16, 65532), (20, 4092), (28, 12)])
+def test_gpudirect_subnet_nodes_at_each_allowed_prefix_edge(prefix, nodes):
+    """A /prefix subnet less the four addresses Compute Engine keeps, for gpuDirectSubnetPrefix 16 to 28 (issue 56:
+    `32 - prefix` -> `32 % prefix` survived; they differ only at /16, the shortest prefix allowed)."""
+    from gpufleet.base.spec.platforms.gke import gpudirect_subnet_nodes
+
+    assert gpudirect_subnet_nodes(prefix) == nodes
