@@ -389,3 +389,30 @@ def test_gpudirect_subnet_nodes_at_each_allowed_prefix_edge(prefix, nodes):
     from gpufleet.base.spec.platforms.gke import gpudirect_subnet_nodes
 
     assert gpudirect_subnet_nodes(prefix) == nodes
+
+
+def test_external_reason_at_200_characters_and_one_past():
+    """The reason is recorded on the Gateway (a label-safe annotation; issue 56: max_length 200 -> 201 survived)."""
+    def reason(n):
+        def change(config):
+            config["gpufleet:serving"].setdefault("gateway", {})["externalReason"] = "a" * n
+        return change
+    too_long = "String should have at most 200 characters"
+    assert not [p for p in _changed("inference-k3s", reason(200)) if too_long in p]
+    assert _changed("inference-k3s", reason(201)) == [
+        f"stack 'test': gpufleet:serving.gateway.externalReason: {too_long} (got '{'a' * 201}')"]
+
+
+@pytest.mark.parametrize("capacity,reservation,billed", [
+    ("on-demand", None, "on-demand"), ("spot", None, "spot"),
+    ("reserved", "targeted", "on-demand"),  # an On-Demand Capacity Reservation / GCE reservation: on-demand rates
+    ("reserved", "capacity-block", None),  # a Capacity Block has prices of its own
+    ("queued", None, None), ("flex-start", None, None),  # DWS: prices of their own
+])
+def test_each_capacity_is_billed_at_its_catalog_price_or_none(capacity, reservation, billed):
+    """Issue 56: `capacity == "reserved" and not (...)` -> `or` survived, which bills Capacity Blocks and DWS pools at
+    the on-demand rate."""
+    from gpufleet.base.spec.features.reservation import billed_as
+
+    pool = SimpleNamespace(capacity=capacity, reservation=reservation and SimpleNamespace(type=reservation))
+    assert billed_as(pool) == billed
