@@ -207,6 +207,14 @@ def test_aks_warns_within_the_window_before_community_support_ends():
     assert catalog.aks_kubernetes_version(version, at_edge, lts=False).status == "standard"
     (warning,) = aks_checks.kubernetes_warnings("s", spec, at_edge)
     assert warning.message.startswith(f"AKS {version} leaves community support in 90 days ({end.isoformat()}; ")
+    # Without long-term support the warning says what follows (issue 56: the plan's `== "AKSLongTermSupport"` ->
+    # `is not` survived the startswith above); with it, that long-term support follows.
+    assert warning.message.endswith("; without long-term support (Premium tier, supportPlan AKSLongTermSupport) AKS then "
+                                    "gives it platform support only: upgrade before then")
+    lts = spec.model_copy(update={"cluster": spec.cluster.model_copy(update={"aks": spec.cluster.aks.model_copy(
+        update={"tier": "Premium", "support_plan": "AKSLongTermSupport"})})})
+    (warning,) = aks_checks.kubernetes_warnings("s", lts, at_edge)
+    assert warning.message.endswith("; long-term support follows (Premium tier): upgrade before then")
     assert aks_checks.kubernetes_warnings("s", spec, at_edge - dt.timedelta(days=1)) == []
 
 
