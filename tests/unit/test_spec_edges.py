@@ -424,3 +424,15 @@ def test_each_capacity_is_billed_at_its_catalog_price_or_none(capacity, reservat
 
     pool = SimpleNamespace(capacity=capacity, reservation=reservation and SimpleNamespace(type=reservation))
     assert billed_as(pool) == billed
+
+
+@pytest.mark.parametrize("key", ["namespace", "project"])
+def test_argocd_names_at_63_characters_and_one_past(key):
+    """Argo CD's namespace and AppProject are DNS labels (issue 56: the namespace's max_length 63 -> 62 survived)."""
+    def name(n):
+        def change(config):
+            config["gpufleet:gitops"].setdefault("argocd", {})[key] = "a" * n
+        return change
+    assert _changed("gitops-k3s", name(63)) == []
+    assert _changed("gitops-k3s", name(64)) == [
+        f"stack 'test': gpufleet:gitops.argocd.{key}: String should have at most 63 characters (got '{'a' * 64}')"]
