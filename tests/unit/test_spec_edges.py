@@ -436,3 +436,15 @@ def test_argocd_names_at_63_characters_and_one_past(key):
     assert _changed("gitops-k3s", name(63)) == []
     assert _changed("gitops-k3s", name(64)) == [
         f"stack 'test': gpufleet:gitops.argocd.{key}: String should have at most 63 characters (got '{'a' * 64}')"]
+
+
+@pytest.mark.parametrize("pool,problems", [
+    (0, []),  # flex-start: the spec takes a minimum (no check refuses it)
+    (1, ["stack 'test': gpufleet:nodePools[1].minNodes: a queued-provisioning pool starts empty: its nodes come only "
+         "through ProvisioningRequests (allowed with queued: 0) (got 1)"]),
+])
+def test_only_a_queued_pool_must_start_empty(pool, problems):
+    """Issue 56: `cap == "queued"` -> `<=` survived, which refuses minNodes on flex-start pools ("flex-start" sorts first)."""
+    def change(config):
+        config["gpufleet:nodePools"][pool]["minNodes"] = 1
+    assert _changed("dws-gke", change) == problems
