@@ -448,3 +448,16 @@ def test_only_a_queued_pool_must_start_empty(pool, problems):
     def change(config):
         config["gpufleet:nodePools"][pool]["minNodes"] = 1
     assert _changed("dws-gke", change) == problems
+
+
+@pytest.mark.parametrize("reservation,problems", [
+    ({"type": "odcr", "id": "cr-0123456789abcdef0"},
+     ["stack 'test': gpufleet:nodePools[1].reservation: an odcr reservation by id needs its zone (the availability zone "
+      "it reserves in)"]),
+    ({"type": "odcr", "id": "cr-0123456789abcdef0", "zone": "us-east-1b"}, []),
+])
+def test_an_odcr_by_id_needs_its_zone(reservation, problems):
+    """Issue 56: `self.id is not None and ...` -> `not self.id is not None` survived (no test left the zone out)."""
+    def change(config):
+        config["gpufleet:nodePools"][1]["reservation"] = reservation
+    assert _changed("karpenter-eks", change) == problems
