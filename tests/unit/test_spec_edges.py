@@ -461,3 +461,14 @@ def test_an_odcr_by_id_needs_its_zone(reservation, problems):
     def change(config):
         config["gpufleet:nodePools"][1]["reservation"] = reservation
     assert _changed("karpenter-eks", change) == problems
+
+
+def test_a_model_server_label_value_at_63_characters_and_one_past():
+    """Kubernetes label values are at most 63 characters (issue 56: the Labels value's max_length 63 -> 64 survived)."""
+    def value(n):
+        def change(config):
+            config["gpufleet:serving"]["models"][0]["labels"] = {"team": "a" * n}
+        return change
+    assert _changed("inference-k3s", value(63)) == []
+    assert _changed("inference-k3s", value(64)) == [
+        f"stack 'test': gpufleet:serving.models[0].labels.team: String should have at most 63 characters (got '{'a' * 64}')"]
