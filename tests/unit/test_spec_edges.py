@@ -472,3 +472,38 @@ def test_a_model_server_label_value_at_63_characters_and_one_past():
     assert _changed("inference-k3s", value(63)) == []
     assert _changed("inference-k3s", value(64)) == [
         f"stack 'test': gpufleet:serving.models[0].labels.team: String should have at most 63 characters (got '{'a' * 64}')"]
+
+
+def test_a_local_chart_archive_is_refused_whatever_way_its_digest_differs(tmp_path):
+    """gpufleet:registry.charts: an archive whose sha256 is not its pin's is refused, whether its digest sorts before
+    or after the pin's (issue 56: `got != pin.digest` -> `>=` survived: no spec test put a wrong archive there)."""
+    import hashlib
+
+    from gpufleet.base import versions
+    from gpufleet.base.spec.features.registry_checks import _chart_file_checks
+
+    pin = versions.KUBE_STATE_METRICS  # a pin with a recorded digest
+    path = tmp_path / versions.archive_file_names(pin)[0]
+    below = next(b for b in (str(i).encode() for i in range(100)) if hashlib.sha256(b).hexdigest() < pin.digest)
+    above = next(b for b in (str(i).encode() for i in range(100)) if hashlib.sha256(b).hexdigest() > pin.digest)
+    for content in (below, above):
+        path.write_bytes(content)
+        (problem,) = _chart_file_checks("s", str(tmp_path))
+        assert problem.message.startswith(f"{path} has sha256 {hashlib.sha256(content).hexdigest()}, but chart "
+                                          f"{pin.name} {pin.version} is pinned to {pin.digest}")
+    assert _chart_file_checks("s", str(tmp_path / "empty")) == []
+
+
+@pytest.mark.parametrize("value,problems", [
+    (-10**9, []), (10**9, []),
+    (-10**9 - 1, ["stack 'test': gpufleet:addons.priorityClasses.classes[0].value: Input should be greater than or equal "
+                  "to -1000000000 (got -1000000001)"]),
+    (10**9 + 1, ["stack 'test': gpufleet:addons.priorityClasses.classes[0].value: Input should be less than or equal to "
+                 "1000000000 (got 1000000001)"]),
+])
+def test_priority_class_values_at_the_user_limits_and_one_past(value, problems):
+    """User PriorityClasses take -1e9 to 1e9 (larger values are the system classes'; issue 56: `-(10**9)` -> `-(10*9)`
+    survived)."""
+    def change(config):
+        config["gpufleet:addons"]["priorityClasses"] = {"enabled": True, "classes": [{"name": "low", "value": value}]}
+    assert _changed("existing-coreweave", change) == problems
