@@ -502,7 +502,7 @@ def test_a_local_chart_archive_is_refused_whatever_way_its_digest_differs(tmp_pa
                  "1000000000 (got 1000000001)"]),
 ])
 def test_priority_class_values_at_the_user_limits_and_one_past(value, problems):
-    """User PriorityClasses take -1e9 to 1e9 (larger values are the system classes'; issue 56: `-(10**9)` -> `-(10*9)`
+    """The spec takes values from -1e9 to 1e9 (addons.py PriorityClassSpec; issue 56: `-(10**9)` -> `-(10*9)`
     survived)."""
     def change(config):
         config["gpufleet:addons"]["priorityClasses"] = {"enabled": True, "classes": [{"name": "low", "value": value}]}
