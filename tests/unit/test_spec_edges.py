@@ -507,3 +507,14 @@ def test_priority_class_values_at_the_user_limits_and_one_past(value, problems):
     def change(config):
         config["gpufleet:addons"]["priorityClasses"] = {"enabled": True, "classes": [{"name": "low", "value": value}]}
     assert _changed("existing-coreweave", change) == problems
+
+
+def test_a_hostname_of_253_characters_and_one_past():
+    """A hostname of HOSTNAME_MAX (253) characters is taken, one more is not (issue 56: `<=` -> `<` survived)."""
+    from gpufleet.base.spec.text import HOSTNAME_MAX, is_hostname
+
+    label = "a" * 63
+    name = ".".join([label, label, label, "a" * 61])
+    assert HOSTNAME_MAX == len(name) == 253
+    assert is_hostname(name)
+    assert not is_hostname(name + "a")
