@@ -518,3 +518,12 @@ def test_a_hostname_of_253_characters_and_one_past():
     assert HOSTNAME_MAX == len(name) == 253
     assert is_hostname(name)
     assert not is_hostname(name + "a")
+
+
+def test_a_reservation_on_a_later_pool_that_is_not_reserved_is_refused():
+    """Each pool is judged, also after a pool without a reservation (issue 56: that pool's `continue` -> `break`
+    survived: the tests' misplaced reservations were all on the first pool)."""
+    def change(config):
+        config["gpufleet:nodePools"][1]["reservation"] = {"type": "odcr", "id": "cr-0123456789abcdef0", "zone": "us-east-1a"}
+    assert _changed("prod-eks", change) == [
+        "stack 'test': gpufleet:nodePools[1].reservation: only used with capacity reserved (this pool is on-demand)"]
