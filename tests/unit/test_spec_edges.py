@@ -527,3 +527,14 @@ def test_a_reservation_on_a_later_pool_that_is_not_reserved_is_refused():
         config["gpufleet:nodePools"][1]["reservation"] = {"type": "odcr", "id": "cr-0123456789abcdef0", "zone": "us-east-1a"}
     assert _changed("prod-eks", change) == [
         "stack 'test': gpufleet:nodePools[1].reservation: only used with capacity reserved (this pool is on-demand)"]
+
+
+def test_an_existing_clusters_overhead_at_zero_and_just_under():
+    """Issue 56: overheadPerHour's `ge=0` -> `ge=-1` survived."""
+    def overhead(value):
+        def change(config):
+            config["gpufleet:cluster"]["existing"]["overheadPerHour"] = value
+        return change
+    assert _changed("existing-coreweave", overhead(0)) == []
+    assert _changed("existing-coreweave", overhead(-0.01)) == [
+        "stack 'test': gpufleet:cluster.existing.overheadPerHour: Input should be greater than or equal to 0 (got -0.01)"]
