@@ -538,3 +538,16 @@ def test_an_existing_clusters_overhead_at_zero_and_just_under():
     assert _changed("existing-coreweave", overhead(0)) == []
     assert _changed("existing-coreweave", overhead(-0.01)) == [
         "stack 'test': gpufleet:cluster.existing.overheadPerHour: Input should be greater than or equal to 0 (got -0.01)"]
+
+
+def test_secondary_vpc_cidrs_at_four_and_one_past():
+    """A VPC holds 5 IPv4 blocks by default, the primary and 4 secondary (eks.py; issue 56: `len(v) > 4` -> `>= 4`
+    survived)."""
+    def blocks(n):
+        def change(config):
+            config["gpufleet:cluster"]["eks"].setdefault("network", {})["secondaryCidrs"] = [f"100.{64 + i}.0.0/16" for i in range(n)]
+        return change
+    assert _changed("prod-eks", blocks(4)) == []
+    assert _changed("prod-eks", blocks(5)) == [
+        "stack 'test': gpufleet:cluster.eks.network.secondaryCidrs: at most 4 secondary CIDR blocks (a VPC holds 5 IPv4 "
+        "blocks by default)"]
