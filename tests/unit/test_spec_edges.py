@@ -551,3 +551,20 @@ def test_secondary_vpc_cidrs_at_four_and_one_past():
     assert _changed("prod-eks", blocks(5)) == [
         "stack 'test': gpufleet:cluster.eks.network.secondaryCidrs: at most 4 secondary CIDR blocks (a VPC holds 5 IPv4 "
         "blocks by default)"]
+
+
+def test_data_and_pipeline_parallel_inside_one_pod_is_taken():
+    """The data-parallel rule is about ranks across pods: one pod may mix pipeline and data parallelism (issue 56:
+    `nodes_per_replica > 1` -> `> 0` survived)."""
+    def change(config):
+        config["gpufleet:serving"]["models"][1].update(nodesPerReplica=1, parallelism={"tensor": 1, "pipeline": 2, "data": 2})
+    assert _changed("inference-k3s", change) == []
+
+
+def test_more_pools_than_the_limit_stop_the_spec_with_that_one_problem():
+    """Issue 56: the early refusal's `problems + [too_many]` -> `**` survived (a TypeError: a traceback)."""
+    def change(config):
+        config["gpufleet:nodePools"] = [copy.deepcopy(config["gpufleet:nodePools"][0]) for _ in range(101)]
+    assert _changed("dev", change) == [
+        "stack 'test': gpufleet:nodePools: 101 pools; at most 100 (AKS allows 100 node pools per cluster, EKS 30 managed "
+        "node groups by default: gpufleet/base/limits.py NODE_POOLS_MAX); split the fleet into several stacks"]
