@@ -568,3 +568,14 @@ def test_more_pools_than_the_limit_stop_the_spec_with_that_one_problem():
     assert _changed("dev", change) == [
         "stack 'test': gpufleet:nodePools: 101 pools; at most 100 (AKS allows 100 node pools per cluster, EKS 30 managed "
         "node groups by default: gpufleet/base/limits.py NODE_POOLS_MAX); split the fleet into several stacks"]
+
+
+def test_a_gpudirect_pool_name_too_long_names_its_last_rdma_network():
+    """A4X's four RDMA subnets are rdma-0 to rdma-3: the message names the last (issue 56: `rdma_subnets - 1` -> `* 1`
+    survived; the length is the same for fewer than ten subnets)."""
+    def change(config):
+        config["gpufleet:nodePools"][0].update(rdma=True, name="a" * 35)
+        config["gpufleet:dra"]["computeDomains"][0]["pool"] = "a" * 35
+    assert _changed("nvl72-gke", change) == [
+        "stack 'test': gpufleet:nodePools[0].name: too long for a GPUDirect pool: its GKE Network objects <pool>-rdma-3 "
+        f"must stay within 41 characters (at most 34 here) (got '{'a' * 35}')"]
