@@ -579,3 +579,21 @@ def test_a_gpudirect_pool_name_too_long_names_its_last_rdma_network():
     assert _changed("nvl72-gke", change) == [
         "stack 'test': gpufleet:nodePools[0].name: too long for a GPUDirect pool: its GKE Network objects <pool>-rdma-3 "
         f"must stay within 41 characters (at most 34 here) (got '{'a' * 35}')"]
+
+
+@pytest.mark.parametrize("key,what", [
+    ("encryptionsalt", "the passphrase provider's salt as `pulumi stack init` writes it"),
+    ("encryptedkey", "the base64 data key a KMS secrets provider writes"),
+])
+def test_a_bad_salt_or_data_key_is_refused_naming_what_it_must_be(key, what):
+    """Issue 56: `key == "encryptionsalt"` -> `!=` survived, which swaps the two messages."""
+    from gpufleet.base.spec.checks.stack_keys import settings_problems
+
+    assert [str(p) for p in settings_problems("s", {key: "not base64!"})] == [f"stack 's': {key}: must be {what}"]
+
+
+def test_an_aks_pool_s_os_disk_defaults_to_256_gb():
+    """AksPoolSpec.os_disk_size_gb: 256 GB unless the stack says (issue 56: the default 256 -> 255 survived)."""
+    from gpufleet.base.spec.platforms.aks import AksPoolSpec
+
+    assert AksPoolSpec().os_disk_size_gb == 256
