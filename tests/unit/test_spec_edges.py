@@ -597,3 +597,17 @@ def test_an_aks_pool_s_os_disk_defaults_to_256_gb():
     from gpufleet.base.spec.platforms.aks import AksPoolSpec
 
     assert AksPoolSpec().os_disk_size_gb == 256
+
+
+@pytest.mark.parametrize("cidr,problems", [
+    ("10.129.0.0/26", []),
+    ("10.129.0.0/27", ["stack 'test': gpufleet:cluster.gke.network.proxyOnlyCidr: the regional load balancer's proxy-only "
+                       "subnet needs at least 64 IPv4 addresses: a /26 or shorter prefix (default 10.129.0.0/23) (got "
+                       "'10.129.0.0/27')"]),
+])
+def test_the_proxy_only_subnet_gpufleet_creates_at_26_and_27(cidr, problems):
+    """Issue 56: `net.existing is None and ...` -> `is not None` survived: no test judged a proxy-only subnet gpufleet
+    creates itself."""
+    def change(config):
+        config["gpufleet:cluster"]["gke"].setdefault("network", {})["proxyOnlyCidr"] = cidr
+    assert _changed("inference-gke", change) == problems
