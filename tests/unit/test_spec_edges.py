@@ -611,3 +611,14 @@ def test_the_proxy_only_subnet_gpufleet_creates_at_26_and_27(cidr, problems):
     def change(config):
         config["gpufleet:cluster"]["gke"].setdefault("network", {})["proxyOnlyCidr"] = cidr
     assert _changed("inference-gke", change) == problems
+
+
+def test_a_cluster_name_of_40_characters_and_one_past():
+    """Issue 56: the cluster name's max_length 40 -> 41 survived."""
+    def name(n):
+        def change(config):
+            config["gpufleet:cluster"]["name"] = "a" * n
+        return change
+    assert _changed("dev", name(40)) == []
+    assert _changed("dev", name(41)) == [
+        f"stack 'test': gpufleet:cluster.name: String should have at most 40 characters (got '{'a' * 41}')"]
