@@ -622,3 +622,19 @@ def test_a_cluster_name_of_40_characters_and_one_past():
     assert _changed("dev", name(40)) == []
     assert _changed("dev", name(41)) == [
         f"stack 'test': gpufleet:cluster.name: String should have at most 40 characters (got '{'a' * 41}')"]
+
+
+@pytest.mark.parametrize("throughput,problems", [
+    (500, ["stack 'test': gpufleet:cluster.eks.storage.fsxLustre: perUnitStorageThroughput applies to PERSISTENT_* "
+           "deployment types only"]),
+    (None, []),
+])
+def test_a_scratch_fsx_takes_no_throughput(throughput, problems):
+    """Issue 56: the SCRATCH_2 test's `is not None` -> `is None` survived."""
+    def change(config):
+        fsx = config["gpufleet:cluster"]["eks"]["storage"]["fsxLustre"]
+        fsx.pop("shared")
+        fsx["deploymentType"] = "SCRATCH_2"
+        if throughput is None:
+            del fsx["perUnitStorageThroughput"]
+    assert _changed("ai-on-eks", change) == problems
