@@ -638,3 +638,14 @@ def test_a_scratch_fsx_takes_no_throughput(throughput, problems):
         if throughput is None:
             del fsx["perUnitStorageThroughput"]
     assert _changed("ai-on-eks", change) == problems
+
+
+def test_the_aks_system_pool_os_disk_at_2048_gb_and_one_past():
+    """Issue 56: the system pool's osDiskSizeGb `le=2048` -> `le=2047` survived."""
+    def size(n):
+        def change(config):
+            config["gpufleet:cluster"]["aks"].setdefault("systemPool", {})["osDiskSizeGb"] = n
+        return change
+    assert _changed("aks-train", size(2048)) == []
+    assert _changed("aks-train", size(2049)) == [
+        "stack 'test': gpufleet:cluster.aks.systemPool.osDiskSizeGb: Input should be less than or equal to 2048 (got 2049)"]
