@@ -223,3 +223,11 @@ def test_a_block_launch_template_on_a_group_that_does_not_say_its_capacity_type(
     `!=` -> `>` survived, which would also crash comparing the missing value)."""
     ng = {k: v for k, v in BLOCK_NG.items() if k != "capacityType"}
     assert findings(eks_block(ng, BLOCK_LT), policy=PLACE) == {(PLACE, "block-ng", "mandatory")}
+
+
+def test_a_capacity_block_type_built_at_run_time_is_judged():
+    """Inputs arrive over gRPC as strings built at run time, never the rule's own literal (issue 56: `capacity_type ==
+    "CAPACITY_BLOCK"` -> `is` survived, since the fixtures' literal is the same interned object)."""
+    ng = with_(BLOCK_NG, "capacityType", "".join(["CAPACITY", "_BLOCK"]))
+    (message,) = messages(eks_block(ng, with_(BLOCK_LT, "instanceMarketOptions", DELETE)), PLACE)
+    assert "capacity type CAPACITY_BLOCK needs a launch template with instanceMarketOptions.marketType capacity-block" in message

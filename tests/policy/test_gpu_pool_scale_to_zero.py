@@ -160,3 +160,18 @@ def test_an_eks_dra_pool_at_zero_names_each_autoscaler_that_cannot_bring_it_back
     eks_stack["h100"] = res(I.EKS_NODE_GROUP, "h100", with_(dra, "scalingConfig.minSize", 1.0))
     assert messages(list(eks_stack.values()), P) != []  # min 1 is not zero: only the idle cost is said
     assert not [m for m in messages(list(eks_stack.values()), P) if "stranded" in m]
+
+
+def test_gke_pool_without_autoscaling_or_a_count_names_no_idle_cost(gke_stack):
+    """No node count: the message names no idle nodes (issue 56: the count's fallback `or 0` -> `or 1` survived)."""
+    gke_stack["h100"] = res(I.GKE_NODE_POOL, "h100", with_(NODE_POOL_IN, "autoscaling", DELETE))
+    (message,) = messages(list(gke_stack.values()), P)
+    assert message.endswith("GPU pool 'h100': autoscaling is not enabled, so the pool never scales to or from 0")
+
+
+def test_gke_total_minimum_of_one_is_one_idle_node(gke_stack):
+    """totalMinNodeCount 1, one past the limit (issue 56: `total > 0` -> `> 1` survived; the FAILED case above uses 2)."""
+    gke_stack["h100"] = res(I.GKE_NODE_POOL, "h100", with_(NODE_POOL_IN, "autoscaling.totalMinNodeCount", 1.0))
+    (message,) = messages(list(gke_stack.values()), P)
+    assert message.endswith("GPU pool 'h100': autoscaling.totalMinNodeCount is 1, not 0: "
+                            "1 idle node(s) cost $88.49/h ($88.49/h each, catalog on-demand estimate)")

@@ -208,3 +208,30 @@ def test_a_quoted_false_toolkit_switch_still_installs_it(eks_stack):
     eks_stack["gpu-operator"] = res(I.HELM_RELEASE, "gpu-operator",
                                     with_(with_(OPERATOR_IN, "values.driver", {"enabled": False}), "values.toolkit", {"enabled": "false"}))
     assert findings(list(eks_stack.values()), policy=CONFLICT) == {(CONFLICT, "gpu-operator", "mandatory")}
+
+
+def test_cluster_versions_are_read_from_type_tokens_built_at_run_time():
+    """Over gRPC a resource's type token is a string built at run time, never the pack's own constant (issue 56:
+    `resource_type == I.GKE_CLUSTER` and `== I.REMOTE_COMMAND` -> `is` survived, the fixtures pass the constants)."""
+    fresh = lambda token: "".join(list(token))  # noqa: E731  an equal string, another object
+    stack = k3s_stack(OPERATOR_IN, {})
+    stack[0] = res(fresh(I.REMOTE_COMMAND), "server", with_(K3S_COMMAND_IN, "create", K3S_COMMAND_IN["create"].replace("v1.34.1", "v1.32.5")))
+    stack.append(res(fresh(I.GKE_CLUSTER), "prod", {"minMasterVersion": "1.30.5-gke.1014001"}))
+    (message,) = messages(stack, SUPPORT)
+    assert "Kubernetes 1.30 (Cluster 'prod'), 1.32 (Command 'server') is not supported by GPU Operator v26.7.0" in message
+
+
+def test_an_exempt_release_does_not_hide_the_next_one(eks_stack):
+    """Issue 56: the exempt release's `continue` -> `break` survived: no test had a second release after an exempt one."""
+    stack = [res(I.HELM_RELEASE, "old-operator", OPERATOR_IN), *eks_stack.values()]
+    stack[stack.index(eks_stack["gpu-operator"])] = res(I.HELM_RELEASE, "gpu-operator", with_(OPERATOR_NO_DRIVER, "values.driver.enabled", True))
+    config = {CONFLICT: {"exemptions": {"old-operator": "being removed"}}}
+    assert findings(stack, config, policy=CONFLICT) == {(CONFLICT, "gpu-operator", "mandatory")}
+
+
+def test_an_operator_driver_without_an_enabled_key_leaves_nothing_unknown():
+    """driver.enabled unsaid means on (the chart's default): with requireKnownDriver nothing is unknown and nothing
+    crashes (issue 56: the off-switch test `is False` -> `<= False` survived; it raises on the missing key)."""
+    op = with_(with_(OPERATOR_IN, "version", "v26.3.3"), "values.driver", {"version": "580.95.05"})
+    config = {ALIGN: {"requireKnownDriver": True}}
+    assert findings(k3s_stack(op, {I.CUDA_VERSIONS_ANNOTATION: "12.8"}), config, policy=ALIGN) == set()

@@ -89,6 +89,14 @@ def test_a_gke_pool_is_a_gpu_pool_only_with_a_positive_accelerator_count(count, 
     assert (node_pool.gpu_pool(I.PropsInputs(inputs)) is not None) is gpu_pool
 
 
+def test_a_gke_pool_s_attached_accelerator_decides_its_gpu():
+    """A machine type the catalog does not list, with attached T4s: the shape is the accelerator's (issue 56: the
+    accelerator read `if accs` -> `if not accs` survived: every listed machine names its own accelerator)."""
+    _, node_pool = I.pool_types()[I.GKE_NODE_POOL]
+    inputs = {"nodeConfig": {"machineType": "n1-highmem-8", "guestAccelerators": [{"type": "nvidia-tesla-t4", "count": 2.0}]}}
+    assert node_pool.gpu_pool(I.PropsInputs(inputs)) == (GpuShape("n1-highmem-8", "T4", 2, None), ["n1-highmem-8"])
+
+
 class MinimumOnly(GpuPoolType):
     """A pool type that says only its minimum: the contract's default scale-to-zero rule judges it."""
 

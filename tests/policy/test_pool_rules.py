@@ -58,6 +58,8 @@ sharing:
         (TIME_SLICING % 1, {(SHARING, "sharing", "mandatory")}),
         (MPS_WITH_MIG, {(SHARING, "sharing", "mandatory")}),
         ("not: [yaml", set()),  # not a device plugin config: not judged, no exception
+        # MIG with time-slicing is allowed (only MPS is not; issue 56: `and mig and` -> `and mig or` survived)
+        (TIME_SLICING.replace("migStrategy: none", "migStrategy: single") % 4, set()),
     ],
 )
 def test_device_plugin_config_maps(data, expected):

@@ -255,3 +255,11 @@ def test_the_serving_examples_plan_no_secure_defaults_finding(stack):
     from tests.helpers import planned
 
     assert [v.message for v in planned(stack).violations if v.policy == P] == []
+
+
+def test_gke_private_endpoint_turned_off_is_public():
+    """enablePrivateEndpoint false keeps the public endpoint: without authorized networks it is open (issue 56: the
+    private-endpoint test `is True` -> `is False` survived; only the true case was tested)."""
+    public = with_(with_(GKE_CLUSTER_IN, "masterAuthorizedNetworksConfig", DELETE), "privateClusterConfig", {"enablePrivateEndpoint": False})
+    (message,) = messages([res(I.GKE_CLUSTER, "r", public)], P)
+    assert message.endswith("public control-plane endpoint with no masterAuthorizedNetworksConfig: anyone can reach the API server")

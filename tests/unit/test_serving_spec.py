@@ -146,6 +146,12 @@ def test_serving_path_lines_name_each_hop_and_the_idle_cost():
     assert "gateway -> InferencePool qwen3-8b + endpoint picker -> LeaderWorkerSet qwen3-8b" in lines[1]
     assert "idle: 0 node(s), 0.00 USD/h + endpoint picker 8 CPU / 8Gi requested on system nodes; scales to zero" in lines[1]
     assert "(2 pod(s) x 8 GPU) -> pool h100" in lines[2] and "idle: 2 node(s)" in lines[2]
+    # The scaling part, with KEDA and without (issue 56: `if m.scaling` -> `if not m.scaling` survived the checks above).
+    assert "-> pool l4; KEDA on vllm:num_requests_waiting > 5 per replica, 0-4 replicas; idle: 0 node(s)" in lines[1]
+    config = example_config("inference-gke")
+    del config[SERVING]["models"][1]["scaling"]
+    spec = load_config(config)
+    assert "-> pool h100; fixed 1 replica; idle: 2 node(s), 176.98 USD/h" in serving_path(spec, capacity(spec))[2]
 
 
 # Exposure (issue 48): internal unless the stack says external, with a reason and HTTPS.
