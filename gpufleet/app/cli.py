@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import datetime
+import functools
 import gc
 import json
 import os
@@ -496,7 +497,11 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message, self.format_usage())
 
 
+@functools.cache
 def parser() -> argparse.ArgumentParser:
+    """gpufleet's argument parser, built once per process: it is only read (parse_args returns a new namespace each
+    call), and building its ~20 subcommands cost more than refusing a bad stack file (a fleet or the tests call main
+    thousands of times)."""
     p = _Parser(prog="gpufleet", description="GPU Kubernetes clusters on Pulumi, planned offline.")
     p.add_argument("--version", action="version", version=f"gpufleet {version()}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
