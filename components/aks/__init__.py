@@ -1,6 +1,6 @@
 """Azure Kubernetes Service: the resource group and network, a private AKS control plane with Microsoft Entra ID and
-workload identity and its system pool, one node pool per GPU pool, and StorageClasses on AKS's CSI drivers
-(docs/aks.md).
+workload identity and its system pool, one node pool per GPU pool, StorageClasses on AKS's CSI drivers, and the nvidia-peermem
+reloader of InfiniBand pools on AKS's own driver (docs/aks.md).
 
 Importing this package loads `pulumi_azure_native` (its submodules) only when a name is used; an EKS, GKE or k3s stack never does.
 
@@ -14,12 +14,14 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time each name loads 
     from gpufleet.components.aks.network import AksNetwork, AksNetworkArgs, AksNetworkRef
     from gpufleet.components.aks.cluster import AksCluster, AksClusterArgs
     from gpufleet.components.aks.node_pool import AksNodePool, AksNodePoolArgs
+    from gpufleet.components.aks.peermem_reloader import AksPeermemReloader, AksPeermemReloaderArgs
     from gpufleet.components.aks.storage import AksStorage, AksStorageArgs
 
 _PUBLIC = {
     "AksNetwork": "network", "AksNetworkArgs": "network", "AksNetworkRef": "network",
     "AksCluster": "cluster", "AksClusterArgs": "cluster",
     "AksNodePool": "node_pool", "AksNodePoolArgs": "node_pool",
+    "AksPeermemReloader": "peermem_reloader", "AksPeermemReloaderArgs": "peermem_reloader",
     "AksStorage": "storage", "AksStorageArgs": "storage",
 }
 __all__ = sorted(_PUBLIC)

@@ -482,6 +482,15 @@ NETWORK_OPERATOR_IMAGE_REPOSITORY = "nvcr.io/nvidia/mellanox"
 # AKS InfiniBand pools run it: AKS node images ship no MLNX_OFED/DOCA driver (Azure/aks-rdma-infiniband
 # configs/nicclusterpolicy/base/nic.yaml @700dabb4 deploys the same container).
 NETWORK_OPERATOR_DOCA_DRIVER = "doca3.4.1-26.04-1.1.0.0-1"
+# The nvidia-peermem reloader of AKS InfiniBand pools with AKS's own driver (components/aks/peermem_reloader.py) runs
+# the node's modprobe through `chroot /host`, as NVIDIA's k8s-driver-manager itself does (internal/linuxutils/kmod.go
+# @v0.12.0: exec.Command("chroot", root, "modprobe", module)), in the driver manager's own image: the one the pinned
+# GPU Operator's bundle names, by digest in catalog/images.yaml (release-bundle tier). Its only Dockerfile at the tag,
+# deployments/container/Dockerfile.distroless (tag v0.12.0 = bd62ca7d), copies a static busybox with every applet
+# (`busybox --install -s /busybox`, Debian's busybox-static, whose applets include chroot, sh and sleep) onto
+# nvcr.io/nvidia/distroless/cc and puts /busybox on PATH; built for amd64 and arm64 (.github/workflows/image.yaml).
+# So nothing is installed at run time, unlike the guide's ubuntu:24.04 with `apt install kmod` (docs/security.md).
+AKS_PEERMEM_RELOADER_IMAGE = "nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.12.0"
 
 
 def network_operator_component_tag() -> str:

@@ -56,11 +56,40 @@ def test_operator_driver_with_nobody_installing_it_is_refused():
         "cluster.aks.gpuDriver: aks (got 'preinstalled')"]
 
 
-def test_infiniband_needs_the_operators_driver():
-    assert problems(config(gpuDriver="aks")) == [
-        "stack 'test': gpufleet:cluster.aks.gpuDriver: InfiniBand pools (h100ib) need the GPU Operator's driver, which "
-        "loads GPUDirect RDMA beside the Network Operator's (the AKS InfiniBand guides skip AKS's driver install); set "
-        "cluster.aks.gpuDriver: operator (got 'aks')"]
+def test_infiniband_pools_plan_with_the_aks_driver():
+    """Issue 53: the AKS InfiniBand guide's AKS-managed-driver path (the peermem reloader) is no longer refused."""
+    spec = load(config(gpuDriver="aks"))
+    assert spec.cluster.aks.gpu_driver == "aks" and [p.name for p in spec.node_pools if p.rdma] == ["h100ib"]
+
+
+def test_infiniband_with_the_aks_driver_and_the_operators_driver_too_is_refused():
+    c = config(gpuDriver="aks")
+    c["gpufleet:gpuOperator"] = {"driver": {"source": "operator"}}
+    assert problems(c) == [
+        "stack 'test': gpufleet:gpuOperator.driver.source: cluster.aks.gpuDriver is aks: AKS installs the NVIDIA driver on "
+        "every GPU node, so the GPU Operator installing it too would install it twice; set gpuOperator.driver.source: "
+        "preinstalled, or cluster.aks.gpuDriver: operator (the default) (got 'operator')"]
+
+
+def test_infiniband_with_the_aks_driver_and_no_gpu_operator_is_refused():
+    """The guide's option 1 without any device plugin: the GPUs would never be advertised (the wording, naming EKS,
+    is the AKS trait's kept from before issue 47: gpufleet/base/platforms/aks/addons.py)."""
+    c = config(gpuDriver="aks")
+    c["gpufleet:nodePools"] = [BASE["gpufleet:nodePools"][0]]
+    c["gpufleet:gpuOperator"] = {"enabled": False}
+    assert problems(c) == [
+        "stack 'test': gpufleet:nodePools[0]: nothing would advertise pool 'h100ib''s nvidia.com/gpu: "
+        "gpufleet:gpuOperator.enabled is false and EKS AL2023 NVIDIA AMIs ship no device plugin (Bottlerocket NVIDIA "
+        "AMIs do: ami bottlerocket-nvidia); turn the operator on"]
+
+
+def test_infiniband_on_an_uncatalogued_size_is_refused_with_the_aks_driver_too():
+    c = config(gpuDriver="aks")
+    c["gpufleet:nodePools"] = [{"name": "newib", "vmSize": "Standard_ND96isr_X100_v9", "gpu": "H100-80GB",
+                                "gpusPerNode": 8, "rdma": True, "aks": {"zones": ["1"]}}]
+    assert problems(c) == [
+        "stack 'test': gpufleet:nodePools[0].rdma: Standard_ND96isr_X100_v9 is not in gpufleet's catalog, so its "
+        "InfiniBand ports are not known and cannot be wired; use rdma: false or a catalogued ND size (got True)"]
 
 
 def test_rdma_on_a_size_without_infiniband_is_refused():

@@ -126,7 +126,7 @@ def _model_cache_checks(stack: str, spec: Any) -> list[Problem]:
 
 def _driver_checks(stack: str, spec: Any) -> list[Problem]:
     """AKS installs the driver (gpu_driver Install) or the GPU Operator does (gpu_driver None): never both, never
-    neither. Microsoft: 'AKS-managed GPU drivers and the NVIDIA GPU Operator managed GPU drivers are mutually exclusive
+    neither, InfiniBand pools included. Microsoft: 'AKS-managed GPU drivers and the NVIDIA GPU Operator managed GPU drivers are mutually exclusive
     and cannot coexist' (azure.github.io/aks-rdma-infiniband, configurations/gpu-operator, read 2026-12-04)."""
     aks, op = spec.cluster.aks, spec.gpu_operator
     if not spec.node_pools:
@@ -138,11 +138,10 @@ def _driver_checks(stack: str, spec: Any) -> list[Problem]:
             out.append(Problem(stack, at, "cluster.aks.gpuDriver is aks: AKS installs the NVIDIA driver on every GPU node, so "
                                "the GPU Operator installing it too would install it twice; set gpuOperator.driver.source: "
                                "preinstalled, or cluster.aks.gpuDriver: operator (the default)", op.driver.source))
-        rdma = [p.name for p in spec.node_pools if p.rdma]
-        if rdma:
-            out.append(Problem(stack, f"{NS}:cluster.aks.gpuDriver", f"InfiniBand pools ({', '.join(rdma)}) need the GPU "
-                               "Operator's driver, which loads GPUDirect RDMA beside the Network Operator's (the AKS "
-                               "InfiniBand guides skip AKS's driver install); set cluster.aks.gpuDriver: operator", "aks"))
+        # InfiniBand pools plan with AKS's driver too (issue 53): the AKS InfiniBand guide's "AKS-managed GPU Driver"
+        # option, its nvidia-peermem reloader loading GPUDirect RDMA (components/aks/peermem_reloader.py) beside the
+        # Network Operator's DOCA driver. What still cannot work is refused elsewhere: the operator's driver as well
+        # (above), no GPU Operator to advertise the GPUs (upkeep_checks), InfiniBand on an uncatalogued size (_pool_checks).
         return out
     out = []
     if not op.enabled:
