@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from gpufleet.app.plan import fleet
+from tests.forked import Forked
 from tests.helpers import ROOT
 
 STACKS = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
@@ -32,39 +33,12 @@ def fleet_json(tmp_path_factory) -> dict:
     return json.loads(out.read_text())
 
 
-# Each stack planned alone: `gpufleet plan STACK --format json` in a process that has planned nothing before. A fresh
-# interpreter per stack spent most of its time importing the SDKs, so one interpreter imports them (as a fleet worker
-# does, fleet._warm) and forks a child per stack: each child starts with no plan's state, its stdout the plan's file.
-_ALONE = """
-import importlib, json, os, sys
-from gpufleet.app import cli
-from gpufleet.base import platforms
-for name in platforms.names():
-    for module in platforms.get(name).program.sdk_modules:
-        importlib.import_module(module)
-out, codes = sys.argv[1], {}
-for stack in sys.argv[2:]:
-    sys.stdout.flush(); sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:
-        for fd, suffix in ((1, ".json"), (2, ".err")):
-            os.dup2(os.open(os.path.join(out, stack + suffix), os.O_WRONLY | os.O_CREAT | os.O_TRUNC), fd)
-        code = cli.main(["plan", stack, "--format", "json"])
-        sys.stdout.flush(); sys.stderr.flush()
-        os._exit(code)
-    codes[stack] = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-print(json.dumps(codes))
-"""
-
-
 @pytest.fixture(scope="module")
-def alone(tmp_path_factory) -> dict[str, tuple[int, str, str]]:
-    """stack -> (exit code, stdout, stderr) of its plan alone."""
-    out = tmp_path_factory.mktemp("alone")
-    run = subprocess.run([sys.executable, "-c", _ALONE, str(out), *STACKS], cwd=ROOT, capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr[-2000:]
-    codes = json.loads(run.stdout.splitlines()[-1])
-    return {s: (codes[s], (out / f"{s}.json").read_text(), (out / f"{s}.err").read_text()) for s in STACKS}
+def alone() -> dict[str, tuple[int, str, str]]:
+    """stack -> (exit code, stdout, stderr) of `gpufleet plan STACK --format json` in a process that planned nothing
+    before (tests/forked.py: forked from one interpreter that imported the SDKs, not a fresh interpreter each)."""
+    with Forked() as run:
+        return {stack: run(["plan", stack, "--format", "json"]) for stack in STACKS}
 
 
 @pytest.mark.parametrize("stack", STACKS)

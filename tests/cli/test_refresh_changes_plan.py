@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import shutil
-import subprocess
 import sys
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
@@ -22,13 +20,11 @@ pytest.importorskip("boto3", reason="boto3 is in the dev extra (pip install -e '
 
 from gpufleet.app import cli  # noqa: E402
 from gpufleet.base.catalog import refresh  # noqa: E402
+from tests.forked import Forked  # noqa: E402
 from tests.helpers import ROOT  # noqa: E402
 from tests.unit.test_catalog_refresh import BUILD, NOW, TYPES, RecordedGcp, StubbedAws  # noqa: E402
 
 CATALOG = ROOT / "gpufleet" / "base" / "catalog"
-# Plans the stack with the catalog read from another directory (the package's _files reads every YAML from _HERE).
-RUNNER = ("import sys; from pathlib import Path; import gpufleet.base.catalog._files as f; f._HERE = Path(sys.argv[1]); "
-          "from gpufleet.app import cli; sys.exit(cli.main(sys.argv[2:]))")
 
 
 def _refresh(mp: pytest.MonkeyPatch, catalog: Path, *args: str) -> tuple[int, str, str]:
@@ -42,10 +38,16 @@ def _refresh(mp: pytest.MonkeyPatch, catalog: Path, *args: str) -> tuple[int, st
     return code, out.getvalue(), err.getvalue()
 
 
-def _plan(catalog: Path, stack_file: Path, stack: str) -> tuple[int, dict, str]:
-    run = subprocess.run([sys.executable, "-c", RUNNER, str(catalog), "plan", stack, "--config", str(stack_file), "--format", "json"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONWARNINGS": "ignore"})
-    return run.returncode, (json.loads(run.stdout) if run.returncode in (0, 1) else {}), run.stderr
+def _plan(forked: Forked, catalog: Path, stack_file: Path, stack: str) -> tuple[int, dict, str]:
+    code, out, err = forked(["plan", stack, "--config", str(stack_file), "--format", "json"], catalog=catalog)
+    return code, (json.loads(out) if code in (0, 1) else {}), err
+
+
+@pytest.fixture(scope="module")
+def forked():
+    """Each plan in a process of its own that reads the catalog from the given directory (tests/forked.py)."""
+    with Forked(env={"PYTHONWARNINGS": "ignore"}, catalogs=True) as run:
+        yield run
 
 
 def _stack(tmp: Path, base: str, edit) -> Path:
@@ -93,10 +95,10 @@ def test_refresh_reports_what_it_changes(refreshed):
     assert "g6.xlarge: no on-demand Linux price in us-east-1 (Price List GetProducts)" in out
 
 
-def test_eks_cost_lines_take_the_refreshed_prices_with_source_and_date(tmp_path, catalogs, refreshed):
+def test_eks_cost_lines_take_the_refreshed_prices_with_source_and_date(tmp_path, catalogs, refreshed, forked):
     stack = _stack(tmp_path, "prod-eks", lambda c: None)
-    code0, plan0, err0 = _plan(catalogs[0], stack, "prod-eks-x")
-    code1, plan1, err1 = _plan(catalogs[1], stack, "prod-eks-x")
+    code0, plan0, err0 = _plan(forked, catalogs[0], stack, "prod-eks-x")
+    code1, plan1, err1 = _plan(forked, catalogs[1], stack, "prod-eks-x")
     assert code0 in (0, 1) and code1 in (0, 1), err0 + err1
     h100_0, h100_1 = _item(plan0, "gpu-nodes:h100-train"), _item(plan1, "gpu-nodes:h100-train")
     assert (h100_0["unitHourly"], h100_0["priceOrigin"], h100_0["priceAsOf"]) == (30.0, "hand-entered", "2025-11-15")
@@ -115,23 +117,23 @@ def test_eks_cost_lines_take_the_refreshed_prices_with_source_and_date(tmp_path,
     assert "GPU pool h100-train" in " ".join(plan0["cost"]["priceWarnings"])
 
 
-def test_eks_pool_of_a_type_the_region_does_not_offer_is_refused_after_the_refresh(tmp_path, catalogs, refreshed):
+def test_eks_pool_of_a_type_the_region_does_not_offer_is_refused_after_the_refresh(tmp_path, catalogs, refreshed, forked):
     def b200(config):
         pool = dict(config["gpufleet:nodePools"][1], name="b200-train", instanceType="p6-b200.48xlarge", capacity="on-demand")
         pool.pop("instanceTypes", None)
         config["gpufleet:nodePools"].append(pool)
 
     stack = _stack(tmp_path, "prod-eks", b200)
-    code0, plan0, err0 = _plan(catalogs[0], stack, "prod-eks-x")
+    code0, plan0, err0 = _plan(forked, catalogs[0], stack, "prod-eks-x")
     assert code0 in (0, 1), err0  # the package records no AWS offerings: not judged
-    code1, _, err1 = _plan(catalogs[1], stack, "prod-eks-x")
+    code1, _, err1 = _plan(forked, catalogs[1], stack, "prod-eks-x")
     assert code1 == 2
     assert ("p6-b200.48xlarge is not offered in us-east-1 (ec2.DescribeInstanceTypeOfferings, 2026-12-01; regions that "
             "offer it: none recorded)") in err1
     assert "Traceback" not in err1
 
 
-def test_gke_n1_gpus_priced_from_billing_and_zone_verdicts_follow_the_refresh(tmp_path, catalogs, refreshed):
+def test_gke_n1_gpus_priced_from_billing_and_zone_verdicts_follow_the_refresh(tmp_path, catalogs, refreshed, forked):
     def n1(config):
         pools = config["gpufleet:nodePools"]
         t4 = {k: v for k, v in pools[1].items() if k not in ("machineType", "capacity", "gke")}
@@ -139,8 +141,8 @@ def test_gke_n1_gpus_priced_from_billing_and_zone_verdicts_follow_the_refresh(tm
         pools.append(t4)
 
     stack = _stack(tmp_path, "prod-gke", n1)
-    code0, plan0, err0 = _plan(catalogs[0], stack, "prod-gke-x")
-    code1, plan1, err1 = _plan(catalogs[1], stack, "prod-gke-x")
+    code0, plan0, err0 = _plan(forked, catalogs[0], stack, "prod-gke-x")
+    code1, plan1, err1 = _plan(forked, catalogs[1], stack, "prod-gke-x")
     assert code0 in (0, 1) and code1 in (0, 1), err0 + err1
     t4_0, t4_1 = _item(plan0, "gpu-nodes:t4-infer"), _item(plan1, "gpu-nodes:t4-infer")
     assert (t4_0["unitHourly"], t4_0["priceOrigin"]) == (0.54, "hand-entered")  # 0.19 VM + 0.35 per T4
@@ -148,8 +150,8 @@ def test_gke_n1_gpus_priced_from_billing_and_zone_verdicts_follow_the_refresh(tm
     assert "1 x GPU: Cloud Billing Catalog SKU (services/6F81-5844-456A), nvidia-tesla-t4 on-demand, us-central1" in t4_1["source"]
     # A3 High in us-central1-b: the hand-entered zone reading lists it; the refresh read that zone without it
     moved = _stack(tmp_path, "prod-gke", lambda c: c["gpufleet:nodePools"][0]["gke"].update(zones=["us-central1-b"]))
-    code0, _, err0 = _plan(catalogs[0], moved, "prod-gke-x")
-    code1, _, err1 = _plan(catalogs[1], moved, "prod-gke-x")
+    code0, _, err0 = _plan(forked, catalogs[0], moved, "prod-gke-x")
+    code1, _, err1 = _plan(forked, catalogs[1], moved, "prod-gke-x")
     assert code0 in (0, 1), err0
     assert code1 == 2 and "a3-highgpu-8g with nvidia-h100-80gb is not offered in us-central1-b" in err1
     assert "compute.machineTypes/acceleratorTypes.aggregatedList, 2026-12-01" in err1
