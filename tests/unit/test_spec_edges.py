@@ -14,6 +14,7 @@ from gpufleet.base.spec import SpecError
 from gpufleet.base.spec.checks import lifecycle_checks as LC
 from gpufleet.base.spec.checks.admission_checks import MPS_MAX_REPLICAS
 from gpufleet.base.spec.features.observability import AMP_MIN_SCRAPE_SECONDS
+from gpufleet.base.spec.platforms.gke import dws_run_ends
 from tests.helpers import example_config, load_config
 
 DAY = dt.date(2026, 12, 5)
@@ -649,3 +650,15 @@ def test_the_aks_system_pool_os_disk_at_2048_gb_and_one_past():
     assert _changed("aks-train", size(2048)) == []
     assert _changed("aks-train", size(2049)) == [
         "stack 'test': gpufleet:cluster.aks.systemPool.osDiskSizeGb: Input should be less than or equal to 2048 (got 2049)"]
+
+
+@pytest.mark.parametrize("seconds, said", [(3600, "1 h"), (7200, "2 h"), (5400, "5400 s"), (172800, "2 days")])
+def test_a_dws_run_end_says_its_maximum_run_duration_in_the_largest_whole_unit(seconds, said):
+    """Issue 56: `seconds % 3600 == 0` -> `seconds - 3600 == 0` survived (only one day and seven were tested), so a
+    two-hour run was said as 7200 s."""
+    config = copy.deepcopy(example_config("dws-gke"))
+    flex = config["gpufleet:nodePools"][0]
+    assert flex["capacity"] == "flex-start"
+    flex["gke"].update(runStartDate="2026-12-03", maxRunDurationSeconds=seconds)
+    ends = [e for e in dws_run_ends(load_config(config)) if e.pool == 0]
+    assert [e.what for e in ends] == [f"its flex-start nodes (started 2026-12-03, each for at most {said})"]
