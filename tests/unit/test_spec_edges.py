@@ -662,3 +662,17 @@ def test_a_dws_run_end_says_its_maximum_run_duration_in_the_largest_whole_unit(s
     flex["gke"].update(runStartDate="2026-12-03", maxRunDurationSeconds=seconds)
     ends = [e for e in dws_run_ends(load_config(config)) if e.pool == 0]
     assert [e.what for e in ends] == [f"its flex-start nodes (started 2026-12-03, each for at most {said})"]
+
+
+@pytest.mark.parametrize("threshold, problems", [
+    (1, []),
+    (0.01, []),
+    (0, ["stack 'test': gpufleet:cluster.aks.scaleDown.utilizationThreshold: Input should be greater than 0 (got 0)"]),
+    (1.01, ["stack 'test': gpufleet:cluster.aks.scaleDown.utilizationThreshold: Input should be less than or equal to "
+            "1 (got 1.01)"]),
+])
+def test_the_aks_scale_down_utilization_threshold_is_a_fraction_above_zero(threshold, problems):
+    """Issue 56: `gt=0` -> `gt=-1` survived (no test set the AKS profile's threshold at 0): the spec takes (0, 1]."""
+    def change(config):
+        config["gpufleet:cluster"]["aks"]["scaleDown"] = {"utilizationThreshold": threshold}
+    assert _changed("aks-train", change) == problems
