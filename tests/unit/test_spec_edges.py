@@ -676,3 +676,26 @@ def test_the_aks_scale_down_utilization_threshold_is_a_fraction_above_zero(thres
     def change(config):
         config["gpufleet:cluster"]["aks"]["scaleDown"] = {"utilizationThreshold": threshold}
     assert _changed("aks-train", change) == problems
+
+
+def test_aks_on_long_term_support_warns_with_the_days_left():
+    """Issue 56: `(end - day).days` -> `(end | day)` survived: no test ran a cluster on AKS long-term support."""
+    from gpufleet.base import catalog
+    from gpufleet.base.spec.platforms import aks_checks
+
+    spec = load_config(example_config("aks-train"))
+    lts = spec.model_copy(update={"cluster": spec.cluster.model_copy(update={"aks": spec.cluster.aks.model_copy(
+        update={"tier": "Premium", "support_plan": "AKSLongTermSupport"})})})
+    version = spec.cluster.kubernetes_version
+    facts = catalog.aks_kubernetes_version(version, DAY, lts=True)
+    day = dt.date.fromisoformat(facts.end_of_standard_support) + dt.timedelta(days=1)
+    facts = catalog.aks_kubernetes_version(version, day, lts=True)
+    assert facts.status == "extended"
+    end = dt.date.fromisoformat(facts.end_of_extended_support)
+    assert [w.message for w in aks_checks.kubernetes_warnings("s", lts, day)] == [
+        f"AKS {version} is past community support since {facts.end_of_standard_support} and runs on long-term support "
+        f"until {end.isoformat()} (in {(end - day).days} days; {', '.join(facts.sources)}): the Premium tier's fee "
+        "applies; upgrade before then"]
+    # Its last day on long-term support is the day before the end (on the end day the catalog says unsupported).
+    (last,) = aks_checks.kubernetes_warnings("s", lts, end - dt.timedelta(days=1))
+    assert f"until {end.isoformat()} (in 1 day; " in last.message
