@@ -699,3 +699,19 @@ def test_aks_on_long_term_support_warns_with_the_days_left():
     # Its last day on long-term support is the day before the end (on the end day the catalog says unsupported).
     (last,) = aks_checks.kubernetes_warnings("s", lts, end - dt.timedelta(days=1))
     assert f"until {end.isoformat()} (in 1 day; " in last.message
+
+
+def test_x86_and_a4x_rdma_pools_are_refused_at_the_second_of_them():
+    """Issue 56: `list(first.values())[1]` -> `[0]` survived in the spec tree's command (test_nccl_gke, outside it,
+    kills it): the problem names the second pool, the one to move, whichever installer it needs."""
+    config = copy.deepcopy(example_config("nvl72-gke"))
+    gb200 = config["gpufleet:nodePools"][0]
+    assert gb200["machineType"] == "a4x-highgpu-4g"
+    config["gpufleet:nodePools"] = [
+        {"name": "b200", "machineType": "a4-highgpu-8g", "maxNodes": 2, "rdma": True, "capacity": "spot",
+         "gke": {"zones": ["us-central1-b"]}},
+        {**gb200, "rdma": True}]
+    assert _problems(config) == [
+        "stack 'test': gpufleet:nodePools[1].rdma: pools b200, gb200 need different RDMA NCCL plugin installers (x86 and "
+        "A4X's arm64 one), and Google ships both as the DaemonSet kube-system/nccl-rdma-installer: one stack can apply "
+        "only one; put the A4X pools in a stack of their own, or set rdma: false on one side (got True)"]
