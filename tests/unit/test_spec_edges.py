@@ -715,3 +715,18 @@ def test_x86_and_a4x_rdma_pools_are_refused_at_the_second_of_them():
         "stack 'test': gpufleet:nodePools[1].rdma: pools b200, gb200 need different RDMA NCCL plugin installers (x86 and "
         "A4X's arm64 one), and Google ships both as the DaemonSet kube-system/nccl-rdma-installer: one stack can apply "
         "only one; put the A4X pools in a stack of their own, or set rdma: false on one side (got True)"]
+
+
+def test_an_ultraserver_pool_after_an_ordinary_one_must_still_come_from_a_capacity_block():
+    """Issue 56: `continue` -> `break` at the first pool outside an NVLink domain survived (every test put the
+    UltraServer pool first)."""
+    config = copy.deepcopy(example_config("nvl72-eks"))
+    gb200 = config["gpufleet:nodePools"][0]
+    assert gb200["instanceType"] == "p6e-gb200.36xlarge"
+    gb200["capacity"] = "on-demand"
+    del gb200["reservation"]
+    config["gpufleet:nodePools"].insert(0, {"name": "l4", "instanceType": "g6.xlarge", "maxNodes": 2})
+    assert [p for p in _problems(config) if "Capacity Blocks for ML" in p] == [
+        "stack 'test': gpufleet:nodePools[1].capacity: p6e-gb200.36xlarge is sold only inside UltraServers through EC2 "
+        "Capacity Blocks for ML: set capacity: reserved with reservation {type: capacity-block, id: cr-..., "
+        "instanceCount: a whole UltraServer} (got 'on-demand')"]
