@@ -730,3 +730,26 @@ def test_an_ultraserver_pool_after_an_ordinary_one_must_still_come_from_a_capaci
         "stack 'test': gpufleet:nodePools[1].capacity: p6e-gb200.36xlarge is sold only inside UltraServers through EC2 "
         "Capacity Blocks for ML: set capacity: reserved with reservation {type: capacity-block, id: cr-..., "
         "instanceCount: a whole UltraServer} (got 'on-demand')"]
+
+
+def test_a_gke_pool_s_boot_disk_defaults_to_200_gb():
+    """GkePoolSpec.disk_size_gb: 200 GB unless the stack says (issue 56: the default 200 -> 199 survived)."""
+    from gpufleet.base.spec.platforms.gke import GkePoolSpec
+
+    assert GkePoolSpec().disk_size_gb == 200
+
+
+def _gpus_per_node(n: int):
+    def change(config):
+        config["gpufleet:serving"]["models"][0]["gpusPerNode"] = n
+    return change
+
+
+def test_a_model_server_s_gpus_per_node_at_16_and_one_past():
+    """Issue 56: `le=16` -> `le=17` survived (no test asked for more GPUs per pod than a node has)."""
+    # At 16 the schema takes it, and the pool check judges it against the pool's nodes (one L4 each).
+    assert [p for p in _changed("inference-k3s", _gpus_per_node(16)) if "gpusPerNode" in p] == [
+        "stack 'test': gpufleet:serving.models[0].gpusPerNode: more GPUs per pod than a node of pool 'l4' offers (1 "
+        "nvidia.com/gpu per node): the pods never schedule; at most 1 (got 16)"]
+    assert [p for p in _changed("inference-k3s", _gpus_per_node(17)) if "gpusPerNode" in p] == [
+        "stack 'test': gpufleet:serving.models[0].gpusPerNode: Input should be less than or equal to 16 (got 17)"]
