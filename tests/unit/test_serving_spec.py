@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import copy
 
+import pytest
+
+from gpufleet.base import versions
 from gpufleet.base.spec import SpecError
 from gpufleet.base.spec.features.serving import serving_path
 from tests.helpers import example_config, load_config
@@ -88,11 +91,23 @@ def test_scaling_without_keda():
     assert paths == [f"{SERVING}.models[0].scaling", f"{SERVING}.models[1].scaling"]
 
 
-def test_extension_version_mismatch():
+def _beside(pin: str, step: int) -> str:
+    major, minor, _ = pin.removeprefix("v").split(".")
+    return f"v{major}.{int(minor) + step}.0"
+
+
+@pytest.mark.parametrize("step", [-1, 1], ids=["older", "newer"])
+def test_extension_version_mismatch(step):
+    """Issue 56: a release before the pin is refused as one after it is (the `!=` -> `>` survivor took older ones)."""
+    release = _beside(versions.INFERENCE_EXTENSION, step)
+
     def change(c):
-        c[SERVING]["gateway"] = {"inferenceExtension": "v1.6.0"}
-    problems = _changed("inference-gke", change)
-    assert _paths(problems) == [f"{SERVING}.gateway.inferenceExtension"]
+        c[SERVING]["gateway"] = {"inferenceExtension": release}
+    assert _changed("inference-gke", change) == [(
+        f"{SERVING}.gateway.inferenceExtension",
+        f"gpufleet installs the Inference Extension {versions.INFERENCE_EXTENSION} (its InferencePool CRD, which the "
+        "gateway and the endpoint picker are built against); another release needs the pin changed in "
+        "gpufleet/base/versions.py")]
 
 
 def test_scale_to_zero_needs_a_router_that_holds_requests():

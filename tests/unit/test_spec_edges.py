@@ -14,6 +14,7 @@ from gpufleet.base.spec import SpecError
 from gpufleet.base.spec.checks import lifecycle_checks as LC
 from gpufleet.base.spec.checks.admission_checks import MPS_MAX_REPLICAS
 from gpufleet.base.spec.features.observability import AMP_MIN_SCRAPE_SECONDS
+from gpufleet.base.spec.platforms.gke import dws_run_ends
 from tests.helpers import example_config, load_config
 
 DAY = dt.date(2026, 12, 5)
@@ -649,3 +650,106 @@ def test_the_aks_system_pool_os_disk_at_2048_gb_and_one_past():
     assert _changed("aks-train", size(2048)) == []
     assert _changed("aks-train", size(2049)) == [
         "stack 'test': gpufleet:cluster.aks.systemPool.osDiskSizeGb: Input should be less than or equal to 2048 (got 2049)"]
+
+
+@pytest.mark.parametrize("seconds, said", [(3600, "1 h"), (7200, "2 h"), (5400, "5400 s"), (172800, "2 days")])
+def test_a_dws_run_end_says_its_maximum_run_duration_in_the_largest_whole_unit(seconds, said):
+    """Issue 56: `seconds % 3600 == 0` -> `seconds - 3600 == 0` survived (only one day and seven were tested), so a
+    two-hour run was said as 7200 s."""
+    config = copy.deepcopy(example_config("dws-gke"))
+    flex = config["gpufleet:nodePools"][0]
+    assert flex["capacity"] == "flex-start"
+    flex["gke"].update(runStartDate="2026-12-03", maxRunDurationSeconds=seconds)
+    ends = [e for e in dws_run_ends(load_config(config)) if e.pool == 0]
+    assert [e.what for e in ends] == [f"its flex-start nodes (started 2026-12-03, each for at most {said})"]
+
+
+@pytest.mark.parametrize("threshold, problems", [
+    (1, []),
+    (0.01, []),
+    (0, ["stack 'test': gpufleet:cluster.aks.scaleDown.utilizationThreshold: Input should be greater than 0 (got 0)"]),
+    (1.01, ["stack 'test': gpufleet:cluster.aks.scaleDown.utilizationThreshold: Input should be less than or equal to "
+            "1 (got 1.01)"]),
+])
+def test_the_aks_scale_down_utilization_threshold_is_a_fraction_above_zero(threshold, problems):
+    """Issue 56: `gt=0` -> `gt=-1` survived (no test set the AKS profile's threshold at 0): the spec takes (0, 1]."""
+    def change(config):
+        config["gpufleet:cluster"]["aks"]["scaleDown"] = {"utilizationThreshold": threshold}
+    assert _changed("aks-train", change) == problems
+
+
+def test_aks_on_long_term_support_warns_with_the_days_left():
+    """Issue 56: `(end - day).days` -> `(end | day)` survived: no test ran a cluster on AKS long-term support."""
+    from gpufleet.base import catalog
+    from gpufleet.base.spec.platforms import aks_checks
+
+    spec = load_config(example_config("aks-train"))
+    lts = spec.model_copy(update={"cluster": spec.cluster.model_copy(update={"aks": spec.cluster.aks.model_copy(
+        update={"tier": "Premium", "support_plan": "AKSLongTermSupport"})})})
+    version = spec.cluster.kubernetes_version
+    facts = catalog.aks_kubernetes_version(version, DAY, lts=True)
+    day = dt.date.fromisoformat(facts.end_of_standard_support) + dt.timedelta(days=1)
+    facts = catalog.aks_kubernetes_version(version, day, lts=True)
+    assert facts.status == "extended"
+    end = dt.date.fromisoformat(facts.end_of_extended_support)
+    assert [w.message for w in aks_checks.kubernetes_warnings("s", lts, day)] == [
+        f"AKS {version} is past community support since {facts.end_of_standard_support} and runs on long-term support "
+        f"until {end.isoformat()} (in {(end - day).days} days; {', '.join(facts.sources)}): the Premium tier's fee "
+        "applies; upgrade before then"]
+    # Its last day on long-term support is the day before the end (on the end day the catalog says unsupported).
+    (last,) = aks_checks.kubernetes_warnings("s", lts, end - dt.timedelta(days=1))
+    assert f"until {end.isoformat()} (in 1 day; " in last.message
+
+
+def test_x86_and_a4x_rdma_pools_are_refused_at_the_second_of_them():
+    """Issue 56: `list(first.values())[1]` -> `[0]` survived in the spec tree's command (test_nccl_gke, outside it,
+    kills it): the problem names the second pool, the one to move, whichever installer it needs."""
+    config = copy.deepcopy(example_config("nvl72-gke"))
+    gb200 = config["gpufleet:nodePools"][0]
+    assert gb200["machineType"] == "a4x-highgpu-4g"
+    config["gpufleet:nodePools"] = [
+        {"name": "b200", "machineType": "a4-highgpu-8g", "maxNodes": 2, "rdma": True, "capacity": "spot",
+         "gke": {"zones": ["us-central1-b"]}},
+        {**gb200, "rdma": True}]
+    assert _problems(config) == [
+        "stack 'test': gpufleet:nodePools[1].rdma: pools b200, gb200 need different RDMA NCCL plugin installers (x86 and "
+        "A4X's arm64 one), and Google ships both as the DaemonSet kube-system/nccl-rdma-installer: one stack can apply "
+        "only one; put the A4X pools in a stack of their own, or set rdma: false on one side (got True)"]
+
+
+def test_an_ultraserver_pool_after_an_ordinary_one_must_still_come_from_a_capacity_block():
+    """Issue 56: `continue` -> `break` at the first pool outside an NVLink domain survived (every test put the
+    UltraServer pool first)."""
+    config = copy.deepcopy(example_config("nvl72-eks"))
+    gb200 = config["gpufleet:nodePools"][0]
+    assert gb200["instanceType"] == "p6e-gb200.36xlarge"
+    gb200["capacity"] = "on-demand"
+    del gb200["reservation"]
+    config["gpufleet:nodePools"].insert(0, {"name": "l4", "instanceType": "g6.xlarge", "maxNodes": 2})
+    assert [p for p in _problems(config) if "Capacity Blocks for ML" in p] == [
+        "stack 'test': gpufleet:nodePools[1].capacity: p6e-gb200.36xlarge is sold only inside UltraServers through EC2 "
+        "Capacity Blocks for ML: set capacity: reserved with reservation {type: capacity-block, id: cr-..., "
+        "instanceCount: a whole UltraServer} (got 'on-demand')"]
+
+
+def test_a_gke_pool_s_boot_disk_defaults_to_200_gb():
+    """GkePoolSpec.disk_size_gb: 200 GB unless the stack says (issue 56: the default 200 -> 199 survived)."""
+    from gpufleet.base.spec.platforms.gke import GkePoolSpec
+
+    assert GkePoolSpec().disk_size_gb == 200
+
+
+def _gpus_per_node(n: int):
+    def change(config):
+        config["gpufleet:serving"]["models"][0]["gpusPerNode"] = n
+    return change
+
+
+def test_a_model_server_s_gpus_per_node_at_16_and_one_past():
+    """Issue 56: `le=16` -> `le=17` survived (no test asked for more GPUs per pod than a node has)."""
+    # At 16 the schema takes it, and the pool check judges it against the pool's nodes (one L4 each).
+    assert [p for p in _changed("inference-k3s", _gpus_per_node(16)) if "gpusPerNode" in p] == [
+        "stack 'test': gpufleet:serving.models[0].gpusPerNode: more GPUs per pod than a node of pool 'l4' offers (1 "
+        "nvidia.com/gpu per node): the pods never schedule; at most 1 (got 16)"]
+    assert [p for p in _changed("inference-k3s", _gpus_per_node(17)) if "gpusPerNode" in p] == [
+        "stack 'test': gpufleet:serving.models[0].gpusPerNode: Input should be less than or equal to 16 (got 17)"]
