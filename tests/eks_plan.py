@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from typing import Callable
 
 from gpufleet.app.plan.engine import Plan, plan
 from gpufleet.app.plan.mocks import RecordingMonitor
@@ -12,9 +13,8 @@ from tests.helpers import example
 STACK = "prod-eks"
 
 
-@functools.cache
-def prod_eks() -> tuple[Plan, RecordingMonitor]:
-    """The plan of stacks/Pulumi.prod-eks.yaml and the monitor that recorded it (for data-source calls)."""
+def recorded(make_plan: Callable[[], Plan]) -> tuple[Plan, RecordingMonitor]:
+    """`make_plan()`'s plan and the monitor that recorded its program (for data-source calls)."""
     monitors: list[RecordingMonitor] = []
     original = engine.register
 
@@ -25,7 +25,13 @@ def prod_eks() -> tuple[Plan, RecordingMonitor]:
 
     engine.register = recording
     try:
-        result = plan(example(STACK))
+        result = make_plan()
     finally:
         engine.register = original
     return result, monitors[0]
+
+
+@functools.cache
+def prod_eks() -> tuple[Plan, RecordingMonitor]:
+    """The plan of stacks/Pulumi.prod-eks.yaml and the monitor that recorded it (for data-source calls)."""
+    return recorded(lambda: plan(example(STACK)))

@@ -3,10 +3,9 @@
 import pytest
 
 from gpufleet.base import versions
-from tests.eks_plan import prod_eks
+from tests.eks_plan import prod_eks, recorded
 from gpufleet.app.plan.mocks import eks_cluster_security_group, node_group_asg
 from gpufleet.testing import mocked, mocked_id, mocked_output
-from gpufleet.app.plan import engine
 from tests.helpers import by_type, example_config, one, parent_of, plan_config
 
 NG = "aws:eks/nodeGroup:NodeGroup"
@@ -75,20 +74,8 @@ def test_a_pool_may_run_another_known_release_and_bottlerocket_still_reads_ssm()
     c = example_config("prod-eks")
     c["gpufleet:nodePools"][0]["amiRelease"] = "1.35.4-20260505"
     c["gpufleet:nodePools"][1]["ami"] = "bottlerocket-nvidia"
-    monitors: list = []
-    original = engine.register
-
-    def recording(stack_file):
-        spec, monitor = original(stack_file)
-        monitors.append(monitor)
-        return spec, monitor
-
-    engine.register = recording
-    try:
-        plan = plan_config(c, stack="prod-eks", policies=False)
-    finally:
-        engine.register = original
-    invokes = monitors[0].invokes
+    plan, monitor = recorded(lambda: plan_config(c, stack="prod-eks", policies=False))
+    invokes = monitor.invokes
     assert one(plan, NG, "prod-gpu-pool-h100-train-ng").inputs["releaseVersion"] == "1.35.4-20260505"
     assert one(plan, NG, "prod-gpu-pool-system-ng").inputs["releaseVersion"] == "1.35.6-20260714"
     assert one(plan, NG, "prod-gpu-pool-l4-infer-ng").inputs["releaseVersion"] == (
