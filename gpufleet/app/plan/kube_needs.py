@@ -16,6 +16,7 @@ A constraint that is not met is a plan warning naming what to move; one that can
 
 from __future__ import annotations
 
+import functools
 import re
 import tarfile
 import zlib
@@ -27,6 +28,9 @@ import yaml
 
 from gpufleet.base import catalog, chart_crds, platforms, versions
 from gpufleet.base.spec import Problem
+
+# libyaml's safe loader where PyYAML has it (its wheels do): the same values, several times faster.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 
@@ -89,8 +93,19 @@ def _kube_version(chart: versions.HelmChart, directory: Path) -> tuple[Optional[
     if archive is None:
         return None, f"{chart.name}-{chart.version}.tgz not in {directory}"
     try:
-        [(_, text, _)] = chart_crds.read_texts(str(archive), {f"{chart.name}/Chart.yaml": False}) or [(0, "", 0)]
-        meta = yaml.safe_load(text) if text else {}
+        stat = archive.stat()
+    except OSError as exc:
+        return None, f"{archive} cannot be read ({chart_crds.one_line(exc)})"
+    return _archive_kube_version(str(archive), chart.name, (stat.st_size, stat.st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=64)
+def _archive_kube_version(archive: str, name: str, stamp: tuple[int, int]) -> tuple[Optional[str], str]:
+    """_kube_version of one archive, read once per process for each (size, mtime) of the file: every plan asks for
+    each of its charts (a fleet plan or the tests plan hundreds)."""
+    try:
+        [(_, text, _)] = chart_crds.read_texts(archive, {f"{name}/Chart.yaml": False}) or [(0, "", 0)]
+        meta = yaml.load(text, Loader=_LOADER) if text else {}
     except (chart_crds.ArchiveRefused, yaml.YAMLError, OSError, EOFError, tarfile.TarError, zlib.error, ValueError) as exc:
         return None, f"{archive} cannot be read ({chart_crds.one_line(exc)})"
     value = meta.get("kubeVersion") if isinstance(meta, dict) else None
