@@ -12,6 +12,14 @@ PLATFORM ?= $(shell sed -n 's/^ *platform: *\([a-z0-9_-]*\).*/\1/p' stacks/Pulum
 # information, not a problem; pyproject maps components/ and policies/ into gpufleet, so it must use the finder):
 # PYTHONWARNINGS keeps a clean install quiet.
 UV_VERSION ?= 0.13.8
+
+# Bytecode is written. This machine's environment (and CI's, the same image) sets PYTHONDONTWRITEBYTECODE=1, and uv,
+# unlike pip, compiles nothing at install: every Python process of a run (both test workers, each CLI test's
+# interpreter, each plan's) then compiled each module it imported from source again, the cloud SDKs' large modules
+# most of all: ~90 of the ~450 CPU-s of `make test` from a clean clone (bench/README.md, "Test suite time"). Unset for
+# every target, Python compiles a module once, at its first import, into __pycache__ beside it (in .venv and in the
+# checkout, where .gitignore keeps it out of git).
+unexport PYTHONDONTWRITEBYTECODE
 define venv_with_uv
 	python3 -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q --disable-pip-version-check uv==$(UV_VERSION)
