@@ -726,7 +726,8 @@ def _same(driver: str, *minors: str) -> tuple[tuple[str, str], ...]:
 # layouts/shortcodes/nvidia-versions.html), and the date from the release's tracking issue in
 # bottlerocket-os/bottlerocket ("Bottlerocket 1.N.P has been released!"). Read 2026-12-05. The rows mark where the
 # driver branch moved per minor: 1.32 and 1.33 ran R570 (1.48.0; 1.33 had run 580.65.06 in 1.47.0 and went back to R570
-# in 1.48.0, bottlerocket.dev 1.47.0 and 1.48.0 pages) and moved to R580 in 1.53.0, the release that put every k8s
+# in 1.48.0, bottlerocket.dev 1.47.0 and 1.48.0 pages) and moved to R580 in 1.53.0 (1.52.0 still includes
+# kmod-6.1/6.12-nvidia-r570-tesla in both variants: the site's data/variants/1.52.x), the release that put every k8s
 # variant on R580 (bottlerocket-kernel-kit#254, "All Bottlerocket AMIs are on 580"; kernel-kit v5.0.0, 2026-02-19,
 # removed the EOL r570 driver); 1.34 shipped R580 from its first variant (1.47.0); 1.35 first ships in 1.53.0, 1.36
 # in 1.62.0 at the latest (the first release whose page was read with a 1.36 variant). Newer releases are published
@@ -750,7 +751,8 @@ BOTTLEROCKET_RELEASES: dict[str, BottlerocketRelease] = {r.version: r for r in (
 # BOTTLEROCKET_RELEASES with a variant for the minor (1.62.0 for every minor). A pool may name another known release
 # (nodePools[*].amiRelease). Bump here: the review shows each pool's nodes replaced by drift with the old and new driver.
 # Managed node groups are not pinned by it: EKS's releaseVersion for a Bottlerocket AMI type is "1.N.P-<commit>" (a bare
-# "1.N.P" is refused: InvalidParameterException "Requested release version 1.34.0 is not valid", while
+# "1.N.P" is refused: InvalidParameterException "Requested release version 1.34.0 is not valid for kubernetes version
+# 1.32", while
 # "1.34.0-18d04e52" is accepted, cloudposse/terraform-aws-eks-node-group#209; "1.47.0-6154605b" in
 # aws-controllers-k8s/community#2644), and the commit of none of these releases is stated by a source gpufleet could
 # read, so those node groups still take their release from SSM at deploy (platforms/eks/versions.py says so per pool).
