@@ -752,8 +752,7 @@ BOTTLEROCKET_RELEASES: dict[str, BottlerocketRelease] = {r.version: r for r in (
 # (nodePools[*].amiRelease). Bump here: the review shows each pool's nodes replaced by drift with the old and new driver.
 # Managed node groups are not pinned by it: EKS's releaseVersion for a Bottlerocket AMI type is "1.N.P-<commit>" (a bare
 # "1.N.P" is refused: InvalidParameterException "Requested release version 1.34.0 is not valid for kubernetes version
-# 1.32", while
-# "1.34.0-18d04e52" is accepted, cloudposse/terraform-aws-eks-node-group#209; "1.47.0-6154605b" in
+# 1.32", while "1.34.0-18d04e52" is accepted, cloudposse/terraform-aws-eks-node-group#209; "1.47.0-6154605b" in
 # aws-controllers-k8s/community#2644), and the commit of none of these releases is stated by a source gpufleet could
 # read, so those node groups still take their release from SSM at deploy (platforms/eks/versions.py says so per pool).
 BOTTLEROCKET_RELEASE_PINS: dict[str, str] = {
