@@ -7,8 +7,8 @@
   maxNodes x GPUs per node, and disruption: consolidation only when a node is empty (running jobs are never moved
   to save money), after `consolidateAfter`, at most `disruptionBudget` nodes at a time (and the stack's scheduled
   `disruptionWindows`), nodes that never expire (`expireAfter`, default Never: docs/upgrades.md).
-- EC2NodeClass: the AMI alias of the pool's GPU AMI family at its pinned release (`al2023@vYYYYMMDD`; Karpenter picks
-  its NVIDIA variant), the cluster's node
+- EC2NodeClass: the AMI alias of the pool's GPU AMI family at its pinned release (`al2023@vYYYYMMDD`,
+  `bottlerocket@v1.N.P`; Karpenter picks its NVIDIA variant), the cluster's node
   role, subnets and security groups by id, an encrypted gp3 volume sized for images (Bottlerocket: its data
   volume), IMDSv2 with hop limit 1, reserved pools' capacityReservationSelectorTerms, EFA pools' placement group.
 
@@ -63,11 +63,12 @@ class KarpenterNodePoolArgs:
     ami: str = "al2023-nvidia"
     """Key of gpufleet.base.versions.KARPENTER_AMI_ALIASES."""
     kubernetes_version: str = ""
-    """The cluster's Kubernetes minor: picks the pinned AL2023 release of the alias (versions.karpenter_ami_alias).
+    """The cluster's Kubernetes minor: picks the pinned release of the alias (versions.karpenter_ami_alias).
     Default "": the newest minor gpufleet plans for on EKS."""
     ami_release: Optional[str] = None
-    """AL2023: a release of versions.EKS_AL2023_RELEASES for the minor instead of its pin (alias `al2023@vYYYYMMDD`).
-    Default: the pin."""
+    """A release of the AMI family for the minor instead of its pin: AL2023, one of versions.EKS_AL2023_RELEASES (alias
+    `al2023@vYYYYMMDD`); Bottlerocket, one of versions.BOTTLEROCKET_RELEASES (alias `bottlerocket@v1.N.P`). Default:
+    the pin (EKS_AL2023_RELEASE_PINS, BOTTLEROCKET_RELEASE_PINS)."""
     labels: dict = field(default_factory=dict)
     """Node labels (gpufleet's and the pool's)."""
     taints: list = field(default_factory=list)

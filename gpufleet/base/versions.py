@@ -569,7 +569,8 @@ EKS_KUBERNETES_VERSIONS = ("1.32", "1.33", "1.34", "1.35", "1.36")
 # the SSM parameter holding the release version for a Kubernetes minor version). AL2023 node groups run the pinned
 # release of EKS_AL2023_RELEASE_PINS (below; a bump is a reviewed change), not the SSM `recommended` parameter, whose
 # value moves with every AMI release and would roll the nodes (and their NVIDIA driver branch) at the next unrelated
-# `pulumi up` (issue 50). Bottlerocket node groups still read their SSM parameter at deploy time. Paths:
+# `pulumi up` (issue 50). Bottlerocket node groups still read their SSM parameter at deploy time (no release commit is
+# recorded to pin them: BOTTLEROCKET_RELEASE_PINS); Karpenter Bottlerocket pools are pinned by alias. Paths:
 # docs.aws.amazon.com/eks/latest/userguide/retrieve-ami-id.html and
 # bottlerocket.dev/en/os/latest/#/install/quickstart/aws/ (SSM parameters).
 EKS_AMIS: dict[str, tuple[str, str]] = {
@@ -689,6 +690,125 @@ def eks_al2023_releases(kubernetes_version: str) -> list[str]:
     """The known releases of a Kubernetes minor, newest first (what a pool's amiRelease may name)."""
     rows = [r for r in EKS_AL2023_RELEASES.values() if r.minor == kubernetes_version]
     return [r.release for r in sorted(rows, key=lambda r: r.date, reverse=True)]
+
+
+@dataclass(frozen=True)
+class BottlerocketRelease:
+    """One Bottlerocket OS release with the NVIDIA driver each of its aws-k8s-<minor>-nvidia variants ships. One version
+    names every variant (all Kubernetes minors, x86_64 and arm64); the driver may differ per minor."""
+
+    version: str
+    """The OS version "1.N.P": Karpenter's pinned alias is `bottlerocket@v1.N.P` (EC2NodeClass CRD, amiSelectorTerms)."""
+    date: str
+    """The release date (ISO): the day the release's tracking issue in bottlerocket-os/bottlerocket says "has been
+    released" (the GitHub release page shows no date in the copies read)."""
+    drivers: tuple[tuple[str, str], ...] = field(metadata={"fact": True})
+    """(Kubernetes minor, NVIDIA driver) of each aws-k8s-<minor>-nvidia variant of a minor gpufleet plans for: facts of
+    the release (bottlerocket.dev "GPU Driver Versions"), not gpufleet pins."""
+
+    @property
+    def tag(self) -> str:
+        return "v" + self.version
+
+    def driver(self, minor: str) -> Optional[str]:
+        """The NVIDIA driver of the release's aws-k8s-<minor>-nvidia variant (None: no such variant recorded)."""
+        return dict(self.drivers).get(minor)
+
+
+def _same(driver: str, *minors: str) -> tuple[tuple[str, str], ...]:
+    return tuple((m, driver) for m in minors)
+
+
+# Bottlerocket OS releases gpufleet knows, for the aws-k8s-<minor>-nvidia variants of the minors it plans for. Per row:
+# the drivers from bottlerocket.dev's "GPU Driver Versions" page of the release
+# (https://bottlerocket.dev/en/os/<1.N>.x/version-information/gpu-drivers/<1.N.P>/, the table "Variant | Kernel Version |
+# NVIDIA Driver Version", built from the release's kmod package and variant definitions by the site's
+# layouts/shortcodes/nvidia-versions.html), and the date from the release's tracking issue in
+# bottlerocket-os/bottlerocket ("Bottlerocket 1.N.P has been released!"). Read 2026-12-05. The rows mark where the
+# driver branch moved per minor: 1.32 and 1.33 ran R570 (1.48.0; 1.33 had run 580.65.06 in 1.47.0 and went back to R570
+# in 1.48.0, bottlerocket.dev 1.47.0 and 1.48.0 pages) and moved to R580 in 1.53.0 (1.52.0 still includes
+# kmod-6.1/6.12-nvidia-r570-tesla in both variants: the site's data/variants/1.52.x), the release that put every k8s
+# variant on R580 (bottlerocket-kernel-kit#254, "All Bottlerocket AMIs are on 580"; kernel-kit v5.0.0, 2026-02-19,
+# removed the EOL r570 driver); 1.34 shipped R580 from its first variant (1.47.0); 1.35 first ships in 1.53.0, 1.36
+# in 1.62.0 at the latest (the first release whose page was read with a 1.36 variant). Newer releases are published
+# (1.65.0 and 1.68.0 ship 580.178.04 on 1.32-1.36; 1.68.0 also adds 1.37 with 580 and 595 selectable at boot,
+# bottlerocket.dev 1.65.0 and 1.68.0 pages), but no release date of theirs could be read here (no tracking-issue
+# "released" comment, and the GitHub release pages were stored while still "Pre-release"), so they are not recorded:
+# a row without its date cannot be judged for age. Add them, with the date, to bump.
+BOTTLEROCKET_RELEASES: dict[str, BottlerocketRelease] = {r.version: r for r in (
+    # gpu-drivers/1.62.0/; released 2026-06-04 (bottlerocket-os/bottlerocket#4849).
+    BottlerocketRelease("1.62.0", "2026-06-04", _same("580.159.03", "1.32", "1.33", "1.34", "1.35", "1.36")),
+    # gpu-drivers/1.57.0/ (the site's data/nvidia/1.57.0 kmod-6.1/6.12-nvidia-r580: 580.126.09, and
+    # data/variants/1.57.x: aws-k8s-1.29..1.35-nvidia, bottlerocket-project-website 6102096); released 2026-03-25 (#4790).
+    BottlerocketRelease("1.57.0", "2026-03-25", _same("580.126.09", "1.32", "1.33", "1.34", "1.35")),
+    # gpu-drivers/1.53.0/; released 2026-01-20 (#4741).
+    BottlerocketRelease("1.53.0", "2026-01-20", _same("580.95.05", "1.32", "1.33", "1.34", "1.35")),
+    # gpu-drivers/1.48.0/; released 2025-10-01 (#4648).
+    BottlerocketRelease("1.48.0", "2025-10-01", (("1.32", "570.172.08"), ("1.33", "570.172.08"), ("1.34", "580.65.06"))),
+)}
+
+# The Bottlerocket release every Karpenter Bottlerocket pool runs, per Kubernetes minor: the newest dated release of
+# BOTTLEROCKET_RELEASES with a variant for the minor (1.62.0 for every minor). A pool may name another known release
+# (nodePools[*].amiRelease). Bump here: the review shows each pool's nodes replaced by drift with the old and new driver.
+# Managed node groups are not pinned by it: EKS's releaseVersion for a Bottlerocket AMI type is "1.N.P-<commit>" (a bare
+# "1.N.P" is refused: InvalidParameterException "Requested release version 1.34.0 is not valid for kubernetes version
+# 1.32", while "1.34.0-18d04e52" is accepted, cloudposse/terraform-aws-eks-node-group#209; "1.47.0-6154605b" in
+# aws-controllers-k8s/community#2644), and the commit of none of these releases is stated by a source gpufleet could
+# read, so those node groups still take their release from SSM at deploy (platforms/eks/versions.py says so per pool).
+BOTTLEROCKET_RELEASE_PINS: dict[str, str] = {
+    "1.32": "1.62.0",
+    "1.33": "1.62.0",
+    "1.34": "1.62.0",
+    "1.35": "1.62.0",
+    "1.36": "1.62.0",
+}
+
+
+def bottlerocket_releases(kubernetes_version: str) -> list[str]:
+    """The known Bottlerocket releases with a variant for a Kubernetes minor, newest first (what amiRelease may name)."""
+    rows = [r for r in BOTTLEROCKET_RELEASES.values() if r.driver(kubernetes_version)]
+    return [r.version for r in sorted(rows, key=lambda r: r.date, reverse=True)]
+
+
+@dataclass(frozen=True)
+class NodeImage:
+    """The AMI release a pool runs, as the plan, the review and the age warning see it (either family)."""
+
+    family: str
+    """"EKS AL2023 AMI" or "Bottlerocket"."""
+    release: str
+    """AL2023: the node group's releaseVersion; Bottlerocket: the OS version."""
+    tag: str
+    """The version of Karpenter's alias: `al2023@<tag>`, `bottlerocket@<tag>`."""
+    date: str
+    driver: str = field(metadata={"fact": True})
+
+    @property
+    def driver_branch(self) -> int:
+        return int(self.driver.split(".", 1)[0])
+
+
+def node_image_pins(ami: str) -> dict[str, str]:
+    """The pin table of an AMI family (the key of nodePools[*].ami): minor -> release."""
+    return BOTTLEROCKET_RELEASE_PINS if ami.startswith("bottlerocket") else EKS_AL2023_RELEASE_PINS
+
+
+def node_image_releases(ami: str, kubernetes_version: str) -> list[str]:
+    """The known releases of an AMI family for a minor, newest first."""
+    return (bottlerocket_releases if ami.startswith("bottlerocket") else eks_al2023_releases)(kubernetes_version)
+
+
+def node_image(ami: str, kubernetes_version: str, override: Optional[str] = None) -> NodeImage:
+    """The release a pool of AMI family `ami` on a Kubernetes minor runs: `override` (its amiRelease) or the minor's pin
+    (KeyError: not a known release of that family and minor)."""
+    if ami.startswith("bottlerocket"):
+        r = BOTTLEROCKET_RELEASES[override or BOTTLEROCKET_RELEASE_PINS[kubernetes_version]]
+        driver = r.driver(kubernetes_version)
+        if driver is None:
+            raise KeyError(f"Bottlerocket {r.version} has no aws-k8s-{kubernetes_version}-nvidia variant recorded")
+        return NodeImage("Bottlerocket", r.version, r.tag, r.date, driver)
+    a = eks_al2023_release(kubernetes_version, override)
+    return NodeImage("EKS AL2023 AMI", a.release, a.tag, a.date, a.driver)
 
 
 # Cluster autoscaler chart (kubernetes/autoscaler, tag cluster-autoscaler-chart-9.59.0 = 5a0b98e4, 2026-07-21, the newest
@@ -906,26 +1026,21 @@ DRA_DRIVER_NVIDIA_GPU = HelmChart(
 # instance types itself. The EC2NodeClass CRD (../shared/reference/crds/karpenter/karpenter.k8s.aws_ec2nodeclasses.yaml,
 # `amiSelectorTerms[].alias`): "family@version", the version "pinned to a specific AMI release, with that AMIs version
 # format (ex: "al2023@v20240625" or "bottlerocket@v1.10.0")", or "latest", which "will result in drift when a new AMI
-# is released. This is **not** recommended for production environments." AL2023 pools are pinned to the release of
-# EKS_AL2023_RELEASE_PINS (karpenter_ami_alias); Bottlerocket still follows latest (no Bottlerocket release is recorded
-# here yet), bounded by each NodePool's disruption budget, and the plan says so per pool (platforms/eks/versions.py).
-# Why no Bottlerocket pin table yet (read 2026-12-05): a row needs the release (`bottlerocket@v1.N.P` here; a managed
-# node group's releaseVersion is "1.N.P-<commit>", e.g. "1.47.0-6154605b" in aws-controllers-k8s/community#2644), its
-# date and the NVIDIA driver of its aws-k8s-<minor>-nvidia variants. The drivers are in bottlerocket-kernel-kit's
-# CHANGELOG.md per kit version (e.g. v4.8.0, 2026-01-21: r580 580.126.09) and packages/kmod-6.1-nvidia-r580/*.spec, but
-# which kit (and which of r570/r580/r595) each OS release and variant ships is only in bottlerocket-os/bottlerocket at
-# its tags (Twoliter.lock, variants/aws-k8s-<minor>-nvidia), and the snapshot gpufleet's sources hold stops at v1.26.1
-# (CHANGELOG.md up to v1.28.0, 2024-12-08), before any aws-k8s-1.32..1.36 variant.
+# is released. This is **not** recommended for production environments." Both families are pinned: AL2023 pools to the
+# release of EKS_AL2023_RELEASE_PINS (`al2023@vYYYYMMDD`), Bottlerocket pools to the release of
+# BOTTLEROCKET_RELEASE_PINS (`bottlerocket@v1.N.P`), or to a pool's own amiRelease of the same table. (Until issue 50's
+# last item Bottlerocket followed `latest`: the bottlerocket-os/bottlerocket snapshot gpufleet's sources hold stops at
+# v1.26.1, before any aws-k8s-1.32..1.36 variant; bottlerocket.dev's per-release "GPU Driver Versions" pages and the
+# releases' tracking issues supply the version, date and driver, see BOTTLEROCKET_RELEASES.)
 KARPENTER_AMI_ALIASES: dict[str, str] = {
     "al2023-nvidia": "al2023@{tag}",
-    "bottlerocket-nvidia": "bottlerocket@latest",
+    "bottlerocket-nvidia": "bottlerocket@{tag}",
 }
 
 
 def karpenter_ami_alias(ami: str, kubernetes_version: str, override: Optional[str] = None) -> str:
-    """The EC2NodeClass alias of a pool's AMI: AL2023 at the pinned release of the minor (or the pool's amiRelease)."""
-    alias = KARPENTER_AMI_ALIASES[ami]
-    return alias.format(tag=eks_al2023_release(kubernetes_version, override).tag) if "{tag}" in alias else alias
+    """The EC2NodeClass alias of a pool's AMI at the pinned release of the minor (or the pool's amiRelease)."""
+    return KARPENTER_AMI_ALIASES[ami].format(tag=node_image(ami, kubernetes_version, override).tag)
 
 
 # Cold start (components/cold_start/, docs/cold-start.md).

@@ -110,6 +110,13 @@ def test_capacity_block_nodepool_and_nodeclass(p):
     assert len(nc["securityGroupSelectorTerms"]) == 2  # the cluster's and the EFA group
 
 
+def test_bottlerocket_nodeclass_selects_the_pinned_release(p):
+    """Bottlerocket pools are pinned too (issue 50): `bottlerocket@v1.N.P`, never `latest`."""
+    nc = one(p, NODECLASS, "karpenter-gpu-pool-l4-burst-nodeclass").inputs["spec"]
+    assert nc["amiSelectorTerms"] == [{"alias": "bottlerocket@v1.62.0"}]
+    assert versions.BOTTLEROCKET_RELEASE_PINS["1.35"] == "1.62.0"
+
+
 def _problems(config) -> list[str]:
     sf = stack_file(config)
     with pytest.raises(SpecError) as exc:

@@ -43,10 +43,36 @@ def test_the_rows_record_the_driver_branch_moving_on_1_33():
         ("v20250715", 575), ("v20250920", 570), ("v20251023", 570), ("v20251112", 580)]
 
 
-def test_karpenter_alias_is_the_pinned_release_bottlerocket_stays_latest():
+def test_karpenter_alias_is_the_pinned_release_of_either_family():
     assert versions.karpenter_ami_alias("al2023-nvidia", "1.33") == "al2023@v20260714"
     assert versions.karpenter_ami_alias("al2023-nvidia", "1.33", "1.33.5-20251112") == "al2023@v20251112"
-    assert versions.karpenter_ami_alias("bottlerocket-nvidia", "1.33") == "bottlerocket@latest"
+    assert versions.karpenter_ami_alias("bottlerocket-nvidia", "1.33") == "bottlerocket@v1.62.0"
+    assert versions.karpenter_ami_alias("bottlerocket-nvidia", "1.33", "1.48.0") == "bottlerocket@v1.48.0"
+
+
+# ---- the Bottlerocket table --------------------------------------------------------------------------------------
+
+def test_every_eks_minor_has_a_bottlerocket_pin_the_newest_dated_release_with_its_variant():
+    assert sorted(versions.BOTTLEROCKET_RELEASE_PINS) == sorted(versions.EKS_KUBERNETES_VERSIONS)
+    for minor, pin in versions.BOTTLEROCKET_RELEASE_PINS.items():
+        assert versions.bottlerocket_releases(minor)[0] == pin
+        image = versions.node_image("bottlerocket-nvidia", minor)
+        assert (image.release, image.tag, image.date, image.driver) == ("1.62.0", "v1.62.0", "2026-06-04", "580.159.03")
+
+
+def test_the_bottlerocket_rows_record_each_minors_driver_and_the_r570_to_r580_move():
+    """bottlerocket.dev GPU driver pages: 1.32/1.33 ran R570 in 1.48.0 and R580 from 1.53.0; 1.34 R580 throughout;
+    1.35 first in 1.53.0, 1.36 first recorded in 1.62.0."""
+    def branches(minor):
+        return [(v, versions.node_image("bottlerocket-nvidia", minor, v).driver_branch)
+                for v in reversed(versions.bottlerocket_releases(minor))]
+    assert branches("1.33") == [("1.48.0", 570), ("1.53.0", 580), ("1.57.0", 580), ("1.62.0", 580)]
+    assert branches("1.34") == [("1.48.0", 580), ("1.53.0", 580), ("1.57.0", 580), ("1.62.0", 580)]
+    assert versions.bottlerocket_releases("1.35") == ["1.62.0", "1.57.0", "1.53.0"]
+    assert versions.bottlerocket_releases("1.36") == ["1.62.0"]
+    for r in versions.BOTTLEROCKET_RELEASES.values():
+        assert {m for m, _ in r.drivers} <= set(versions.EKS_KUBERNETES_VERSIONS)
+        assert dt.date.fromisoformat(r.date) and r.tag == "v" + r.version
 
 
 # ---- a pool's own release, validated ----------------------------------------------------------------------------
@@ -69,10 +95,48 @@ def test_an_unknown_release_is_refused_naming_the_allowed_ones():
         "gpufleet/base/versions.py EKS_AL2023_RELEASES with its driver and source) (got '1.34.9-20260714')"]
 
 
-def test_a_release_on_a_bottlerocket_pool_is_refused():
-    (problem,) = spec_problems(_eks(ami="bottlerocket-nvidia", amiRelease="1.35.6-20260714"), stack="s")
-    assert problem.startswith("stack 's': gpufleet:nodePools[0].amiRelease: only AL2023 pools run a pinned release; "
-                              "bottlerocket-nvidia nodes take the release their SSM parameter names at deploy")
+def test_a_release_on_a_bottlerocket_managed_node_group_is_refused():
+    assert spec_problems(_eks(ami="bottlerocket-nvidia", amiRelease="1.62.0"), stack="s") == [
+        "stack 's': gpufleet:nodePools[0].amiRelease: a bottlerocket-nvidia managed node group takes the release its SSM "
+        "parameter names at deploy: EKS wants a Bottlerocket releaseVersion as '1.N.P-<commit>' and gpufleet records no "
+        "release's commit (gpufleet/base/versions.py BOTTLEROCKET_RELEASE_PINS); remove amiRelease, pin it on Karpenter "
+        "(cluster.eks.autoscaler.kind: karpenter), or use ami: al2023-nvidia (got '1.62.0')"]
+
+
+def _karpenter(**pool) -> dict:
+    c = example_config("karpenter-eks")  # Kubernetes 1.35; nodePools[2] l4-burst runs bottlerocket-nvidia
+    c["gpufleet:nodePools"][2].update(pool)
+    return c
+
+
+def test_a_known_bottlerocket_release_of_the_minor_is_accepted_on_karpenter():
+    spec = load_config(_karpenter(amiRelease="1.53.0"), "s")
+    assert spec.node_pools[2].ami_release == "1.53.0"
+
+
+def test_a_bottlerocket_release_without_the_minors_variant_is_refused_naming_the_allowed_ones():
+    assert spec_problems(_karpenter(amiRelease="1.48.0"), stack="s") == [
+        "stack 's': gpufleet:nodePools[2].amiRelease: not a Bottlerocket release gpufleet knows for Kubernetes 1.35 "
+        "(allowed: 1.62.0, 1.57.0, 1.53.0; a newer release is added to gpufleet/base/versions.py BOTTLEROCKET_RELEASES "
+        "with its driver and source) (got '1.48.0')"]
+
+
+def test_an_unknown_or_al2023_release_on_a_bottlerocket_pool_is_refused():
+    for value in ("1.68.0", "1.35.6-20260714"):
+        (problem,) = spec_problems(_karpenter(amiRelease=value), stack="s")
+        assert problem.startswith("stack 's': gpufleet:nodePools[2].amiRelease: not a Bottlerocket release gpufleet "
+                                  "knows for Kubernetes 1.35 (allowed: 1.62.0, 1.57.0, 1.53.0;")
+        assert problem.endswith(f"(got '{value}')")
+
+
+def test_a_bottlerocket_release_on_1_33_whose_r570_driver_cannot_run_cuda_13_is_refused():
+    c = _karpenter(amiRelease="1.48.0")
+    c["gpufleet:cluster"]["kubernetesVersion"] = "1.33"
+    c["gpufleet:workloads"] = {"cudaVersions": ["13.0"]}
+    assert spec_problems(c, stack="s") == [
+        "stack 's': gpufleet:nodePools[2].amiRelease: its NVIDIA driver 570.172.08 (branch 570) cannot run CUDA 13.0 "
+        "(workloads.cudaVersions): driver 570.172.08 is older than 580.65.06, the minimum for CUDA 13.0 "
+        "(got '1.48.0')"]
 
 
 def test_a_release_on_another_platform_is_refused():
@@ -116,32 +180,43 @@ def test_the_pin_warns_once_at_node_pools_and_a_chosen_release_at_its_pool():
     ]
 
 
-def test_bottlerocket_pools_get_no_age_warning_but_a_note_that_their_release_floats():
+def test_bottlerocket_managed_node_groups_get_no_age_warning_but_a_note_that_their_release_floats():
     c = _eks(ami="bottlerocket-nvidia")
     c["gpufleet:nodePools"][1]["ami"] = "bottlerocket-nvidia"
     (pin, *floats) = _age_warnings(c, dt.date(2026, 12, 5))
     assert pin[0] == "gpufleet:nodePools" and "run by the system pool, is 144 days old" in pin[1]
     assert [path for path, _ in floats] == ["gpufleet:nodePools[0].ami", "gpufleet:nodePools[1].ami"]
     assert floats[0][1] == (
-        "pool 'h100-train' runs Bottlerocket, whose AMI release gpufleet does not pin: its node group takes the release "
-        "SSM parameter /aws/service/bottlerocket/aws-k8s-1.35-nvidia/x86_64/latest/image_version names at every `pulumi "
-        "up`, so a new release rolls the pool's nodes (1 unavailable at a time) at the next up, whatever it changes; the "
-        "plan and the review cannot show that release or the NVIDIA driver it ships. For a pinned release whose bump is "
-        "reviewed with its driver use ami: al2023-nvidia (itself a replacement of the pool's nodes)")
+        "pool 'h100-train' runs Bottlerocket on a managed node group, whose AMI release gpufleet does not pin (EKS wants "
+        "the release's commit, which gpufleet does not record): its node group takes the release SSM parameter "
+        "/aws/service/bottlerocket/aws-k8s-1.35-nvidia/x86_64/latest/image_version names at every `pulumi up`, so a new "
+        "release rolls the pool's nodes (1 unavailable at a time) at the next up, whatever it changes; the plan and the "
+        "review cannot show that release or the NVIDIA driver it ships. For a pinned release whose bump is reviewed with "
+        "its driver use Karpenter (cluster.eks.autoscaler.kind: karpenter) or ami: al2023-nvidia (each a replacement of "
+        "the pool's nodes)")
 
 
-def test_a_karpenter_bottlerocket_pool_is_noted_as_drifting_with_latest_within_its_budget():
-    c = example_config("karpenter-eks")
-    c["gpufleet:cluster"]["eks"]["autoscaler"]["disruptionBudget"] = "20%"
-    floats = [w for w in _age_warnings(c, dt.date(2026, 12, 5)) if w[0].endswith(".ami")]
-    assert floats == [("gpufleet:nodePools[2].ami",
-                       "pool 'l4-burst' runs Bottlerocket, whose AMI release gpufleet does not pin: its EC2NodeClass "
-                       "selects alias bottlerocket@latest, which \"will result in drift when a new AMI is released\" "
-                       "(EC2NodeClass CRD, amiSelectorTerms.alias): Karpenter replaces the pool's nodes, 20% at a time "
-                       "(cluster.eks.autoscaler.disruptionBudget and its windows), after pods annotated "
-                       "karpenter.sh/do-not-disrupt finish; the plan and the review cannot show that release or the "
-                       "NVIDIA driver it ships. For a pinned release whose bump is reviewed with its driver use ami: "
-                       "al2023-nvidia (itself a replacement of the pool's nodes)")]
+def test_a_karpenter_bottlerocket_pool_gets_the_age_warning_of_its_pin_and_no_float_note():
+    found = _age_warnings(example_config("karpenter-eks"), dt.date(2026, 12, 5))
+    assert [w for w in found if w[0].endswith(".ami")] == []
+    assert ("gpufleet:nodePools",
+            "Bottlerocket release 1.62.0 (released 2026-06-04, NVIDIA driver 580.159.03), run by pool 'l4-burst', is 184 "
+            "days old on 2026-12-05 (over 90): newer releases carry kernel, containerd and NVIDIA driver fixes; it is "
+            "gpufleet's pin for EKS 1.35: check bottlerocket.dev's GPU driver pages and the bottlerocket-os/bottlerocket "
+            "releases and bump BOTTLEROCKET_RELEASE_PINS in gpufleet/base/versions.py (with the release's driver and "
+            "source), a reviewed rolling replacement of every Karpenter Bottlerocket pool's nodes") in found
+
+
+def test_a_karpenter_bottlerocket_pin_within_the_threshold_and_a_chosen_old_release():
+    pin = dt.date.fromisoformat(versions.BOTTLEROCKET_RELEASES["1.62.0"].date)
+    day = pin + dt.timedelta(days=AMI_RELEASE_WARNING_DAYS)
+    assert [w for w in _age_warnings(example_config("karpenter-eks"), day) if "Bottlerocket" in w[1]] == []
+    found = [w for w in _age_warnings(_karpenter(amiRelease="1.57.0"), day) if "Bottlerocket" in w[1]]
+    assert found == [("gpufleet:nodePools[2].amiRelease",
+                      "Bottlerocket release 1.57.0 (released 2026-03-25, NVIDIA driver 580.126.09), run by pool "
+                      "'l4-burst', is 161 days old on 2026-09-02 (over 90): newer releases carry kernel, containerd and "
+                      "NVIDIA driver fixes; move to a newer one (gpufleet pins 1.62.0), a rolling replacement of the "
+                      "pool's nodes the review shows with the driver it ships")]
 
 
 # ---- the review of a bump ------------------------------------------------------------------------------------------
@@ -197,6 +272,29 @@ def test_a_karpenter_alias_bump_reviews_as_drift_replacing_the_nodes():
         "every node is replaced by one of AMI al2023@v20260714 (was al2023@latest): NVIDIA driver whatever the newest "
         "release ships when Karpenter resolves it -> 580.159.03 (branch 580); Karpenter marks each node drifted and "
         "replaces it, as the NodePool's disruption budgets allow (karpenter.sh, 'Disruption': Drift)")
+
+
+def test_a_bottlerocket_alias_bump_reviews_as_drift_with_the_old_and_new_drivers():
+    review = review_plans(_plan([_node_class("bottlerocket@v1.53.0")]), _plan([_node_class("bottlerocket@v1.62.0")]))
+    (change,) = review.disruptive
+    assert change.rollout == (
+        "every node is replaced by one of AMI bottlerocket@v1.62.0 (was bottlerocket@v1.53.0): NVIDIA driver 580.95.05 "
+        "(branch 580) -> 580.159.03 (branch 580); Karpenter marks each node drifted and replaces it, as the NodePool's "
+        "disruption budgets allow (karpenter.sh, 'Disruption': Drift)")
+
+
+def test_a_bottlerocket_bump_from_a_release_whose_drivers_differ_per_minor_names_each():
+    (change,) = review_plans(_plan([_node_class("bottlerocket@v1.48.0")]),
+                             _plan([_node_class("bottlerocket@v1.62.0")])).disruptive
+    assert ("NVIDIA driver 570.172.08 (branch 570) on 1.32, 1.33, 580.65.06 (branch 580) on 1.34 -> 580.159.03 "
+            "(branch 580);") in change.rollout
+
+
+def test_moving_off_bottlerocket_latest_says_the_old_driver_was_unknown():
+    (change,) = review_plans(_plan([_node_class("bottlerocket@latest")]),
+                             _plan([_node_class("bottlerocket@v1.62.0")])).disruptive
+    assert ("NVIDIA driver whatever the newest release ships when Karpenter resolves it -> 580.159.03 (branch 580)"
+            in change.rollout)
 
 
 def test_a_cpu_node_group_bump_names_no_driver():

@@ -43,12 +43,22 @@ def _driver(release: Any) -> str:
 
 
 def _tag_driver(alias: Any) -> str:
-    """The driver of a Karpenter AL2023 alias `al2023@vYYYYMMDD`: the one every known release of that date ships."""
+    """The driver of a Karpenter alias: `al2023@vYYYYMMDD`, the one every known AL2023 release of that date ships;
+    `bottlerocket@v1.N.P`, the drivers of that release's aws-k8s-<minor>-nvidia variants (per minor when they differ:
+    the node class does not name the cluster's minor)."""
     family, _, tag = str(alias).partition("@")
-    drivers = {r.driver for r in versions.EKS_AL2023_RELEASES.values() if r.tag == tag} if family == "al2023" else set()
+    if family == "al2023":
+        per_minor = {r.minor: r.driver for r in versions.EKS_AL2023_RELEASES.values() if r.tag == tag}
+    elif family == "bottlerocket" and tag.removeprefix("v") in versions.BOTTLEROCKET_RELEASES:
+        per_minor = dict(versions.BOTTLEROCKET_RELEASES[tag.removeprefix("v")].drivers)
+    else:
+        per_minor = {}
+    drivers = sorted(set(per_minor.values()))
     if len(drivers) == 1:
-        driver = drivers.pop()
-        return f"{driver} (branch {driver.split('.', 1)[0]})"
+        return f"{drivers[0]} (branch {drivers[0].split('.', 1)[0]})"
+    if drivers and family == "bottlerocket":
+        return ", ".join(f"{d} (branch {d.split('.', 1)[0]}) on {', '.join(sorted(m for m, v in per_minor.items() if v == d))}"
+                         for d in drivers)
     return "whatever the newest release ships when Karpenter resolves it" if tag == "latest" else "not known to gpufleet"
 
 

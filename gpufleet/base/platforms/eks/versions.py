@@ -22,42 +22,62 @@ AMI_RELEASE_WARNING_DAYS = 90
 
 
 def _bottlerocket_floats(stack: str, spec: Any) -> list:
-    """A note per Bottlerocket pool: gpufleet pins no Bottlerocket release, so its nodes take whatever release AWS
-    publishes, outside any change of the stack, and no plan or review can name that release or its NVIDIA driver.
-    (A pin table like EKS_AL2023_RELEASES needs each release's version, date, commit and the driver of its
-    aws-k8s-<minor>-nvidia variant from bottlerocket-os/bottlerocket at its tags; gpufleet's sources stop at v1.28.0,
-    which ships no variant for a minor gpufleet plans for: versions.KARPENTER_AMI_ALIASES.)"""
-    karpenter = spec.cluster.eks.autoscaler.kind == "karpenter"
+    """A note per Bottlerocket pool of a managed node group: its release is not pinned, so its nodes take whatever
+    release AWS publishes, outside any change of the stack, and no plan or review can name that release or its NVIDIA
+    driver. (EKS wants a Bottlerocket node group's releaseVersion as "1.N.P-<commit>" and no source gpufleet could read
+    states the commit of a recorded release: versions.BOTTLEROCKET_RELEASE_PINS. Karpenter pools are pinned by their
+    alias `bottlerocket@v1.N.P` and get the age warning instead.)"""
+    if spec.cluster.eks.autoscaler.kind == "karpenter":
+        return []
     out = []
     for i, pool in enumerate(spec.node_pools):
         if not pool.ami.startswith("bottlerocket"):
             continue
-        if karpenter:
-            how = (f"its EC2NodeClass selects alias {versions.KARPENTER_AMI_ALIASES[pool.ami]}, which \"will result in "
-                   "drift when a new AMI is released\" (EC2NodeClass CRD, amiSelectorTerms.alias): Karpenter replaces "
-                   f"the pool's nodes, {spec.cluster.eks.autoscaler.disruption_budget} at a time "
-                   "(cluster.eks.autoscaler.disruptionBudget and its windows), after pods annotated "
-                   "karpenter.sh/do-not-disrupt finish")
-        else:
-            _, ssm = versions.eks_ami(pool.ami, spec.cluster.kubernetes_version)
-            how = (f"its node group takes the release SSM parameter {ssm} names at every `pulumi up`, so a new release "
-                   f"rolls the pool's nodes ({pool.max_unavailable} unavailable at a time) at the next up, whatever it "
-                   "changes")
+        _, ssm = versions.eks_ami(pool.ami, spec.cluster.kubernetes_version)
         out.append(Problem(stack, f"{NAMESPACE}:nodePools[{i}].ami",
-                           f"pool '{pool.name}' runs Bottlerocket, whose AMI release gpufleet does not pin: {how}; the "
-                           "plan and the review cannot show that release or the NVIDIA driver it ships. For a pinned "
-                           "release whose bump is reviewed with its driver use ami: al2023-nvidia (itself a replacement "
-                           "of the pool's nodes)", pool.ami))
+                           f"pool '{pool.name}' runs Bottlerocket on a managed node group, whose AMI release gpufleet "
+                           f"does not pin (EKS wants the release's commit, which gpufleet does not record): its node "
+                           f"group takes the release SSM parameter {ssm} names at every `pulumi up`, so a new release "
+                           f"rolls the pool's nodes ({pool.max_unavailable} unavailable at a time) at the next up, "
+                           "whatever it changes; the plan and the review cannot show that release or the NVIDIA driver "
+                           "it ships. For a pinned release whose bump is reviewed with its driver use Karpenter "
+                           "(cluster.eks.autoscaler.kind: karpenter) or ami: al2023-nvidia (each a replacement of the "
+                           "pool's nodes)", pool.ami))
     return out
+
+
+def _pinned_pools(spec: Any) -> dict[tuple[str, str], list[tuple[Optional[int], str]]]:
+    """(AMI family, release) -> the pools running it: (index when the pool chose it with amiRelease, else None; name).
+    The system pool runs the AL2023 pin; Bottlerocket pools count only under Karpenter (their only pinned path)."""
+    minor = spec.cluster.kubernetes_version
+    karpenter = spec.cluster.eks.autoscaler.kind == "karpenter"
+    users: dict[tuple[str, str], list[tuple[Optional[int], str]]] = {}
+    users.setdefault(("al2023", versions.EKS_AL2023_RELEASE_PINS[minor]), []).append((None, "the system pool"))
+    for i, pool in enumerate(spec.node_pools):
+        family = "bottlerocket" if pool.ami.startswith("bottlerocket") else "al2023"
+        if family == "bottlerocket" and not karpenter:
+            continue
+        pins = versions.node_image_pins(pool.ami)
+        chosen = pool.ami_release if pool.ami_release in versions.node_image_releases(pool.ami, minor) else None
+        users.setdefault((family, chosen or pins[minor]), []).append((i if chosen else None, f"pool '{pool.name}'"))
+    return users
+
+
+_BUMP = {
+    "al2023": "check awslabs/amazon-eks-ami's releases and bump EKS_AL2023_RELEASE_PINS",
+    "bottlerocket": "check bottlerocket.dev's GPU driver pages and the bottlerocket-os/bottlerocket releases and bump "
+                    "BOTTLEROCKET_RELEASE_PINS",
+}
 
 
 class EksVersions(VersionTraits):
     kubernetes_versions = versions.EKS_KUBERNETES_VERSIONS
     unknown_version = "is not an EKS version gpufleet plans for"
-    # A Bottlerocket AMI's catalog driver is a floor (aws_instances.yaml amis), not the branch the AMI ships: AWS moves
-    # its driver branch itself, so judging the floor's branch would warn about a driver the nodes may not run. (AL2023
-    # pools run a pinned release whose driver is known, versions.EKS_AL2023_RELEASES; the trait is per platform, so
-    # it stays off until Bottlerocket is pinned too.)
+    # A Bottlerocket AMI's catalog driver is a floor (aws_instances.yaml amis), not the branch the AMI ships: on a
+    # managed node group AWS moves its release (and driver branch) itself, so judging the floor's branch would warn about
+    # a driver the nodes may not run. AL2023 pools and Karpenter Bottlerocket pools run a pinned release whose driver is
+    # known (versions.EKS_AL2023_RELEASES, BOTTLEROCKET_RELEASES), but Bottlerocket managed node groups cannot be pinned
+    # (no release commit recorded: versions.BOTTLEROCKET_RELEASE_PINS) and the trait is per platform, so it stays off.
     driver_branch_judged = False
     move_rules = (
         MoveRule(CONTROL_PLANE, "no-downgrade",
@@ -73,40 +93,37 @@ class EksVersions(VersionTraits):
     )
 
     def node_image_warnings(self, stack: str, spec: Any, day: dt.date) -> list:
-        """An AL2023 AMI release the stack runs that is over AMI_RELEASE_WARNING_DAYS old on `day`: one warning per
-        release, at the pools that chose it (`nodePools[i].amiRelease`) or, for gpufleet's pin, at `nodePools` (where a
-        pool could choose another; the fix is a reviewed bump of the pin), with the minor as its value."""
+        """An AMI release the stack runs (AL2023, or Bottlerocket on Karpenter) that is over AMI_RELEASE_WARNING_DAYS
+        old on `day`: one warning per release, at the pools that chose it (`nodePools[i].amiRelease`) or, for
+        gpufleet's pin, at `nodePools` (where a pool could choose another; the fix is a reviewed bump of the pin), with
+        the minor as its value; then a note per Bottlerocket managed node group, whose release floats."""
         minor = spec.cluster.kubernetes_version
         if minor not in versions.EKS_AL2023_RELEASE_PINS:
             return []  # not a minor gpufleet plans for on EKS: the spec refuses it
-        users: dict[str, list[tuple[Optional[int], str]]] = {}
-        users.setdefault(versions.EKS_AL2023_RELEASE_PINS[minor], []).append((None, "the system pool"))
-        for i, pool in enumerate(spec.node_pools):
-            if pool.ami.startswith("al2023"):
-                chosen = pool.ami_release if pool.ami_release in versions.EKS_AL2023_RELEASES else None
-                users.setdefault(chosen or versions.EKS_AL2023_RELEASE_PINS[minor], []).append(
-                    (i if chosen else None, f"pool '{pool.name}'"))
         out = []
-        for release, pools in users.items():
-            facts = versions.EKS_AL2023_RELEASES[release]
+        for (family, release), pools in _pinned_pools(spec).items():
+            ami = "bottlerocket-nvidia" if family == "bottlerocket" else "al2023-nvidia"
+            facts = versions.node_image(ami, minor, release)
             age = (day - dt.date.fromisoformat(facts.date)).days
             if age <= AMI_RELEASE_WARNING_DAYS:
                 continue
             who = ", ".join(name for _, name in pools)
             chosen_at = [i for i, _ in pools if i is not None]
-            old = (f"EKS AL2023 AMI release {release} ({facts.tag}, NVIDIA driver {facts.driver}), run by {who}, is {age} "
+            when = f"{facts.tag}, " if family == "al2023" else f"released {facts.date}, "
+            old = (f"{facts.family} release {release} ({when}NVIDIA driver {facts.driver}), run by {who}, is {age} "
                    f"days old on {day.isoformat()} (over {AMI_RELEASE_WARNING_DAYS}): newer releases carry kernel, "
                    "containerd and NVIDIA driver fixes")
+            pin = versions.node_image_pins(ami)[minor]
             if chosen_at:
-                newest = versions.EKS_AL2023_RELEASE_PINS[minor]
                 out += [Problem(stack, f"{NAMESPACE}:nodePools[{i}].amiRelease",
-                                f"{old}; move to a newer one (gpufleet pins {newest}), a rolling replacement of the pool's "
+                                f"{old}; move to a newer one (gpufleet pins {pin}), a rolling replacement of the pool's "
                                 "nodes the review shows with the driver it ships", release) for i in chosen_at]
             else:
                 out.append(Problem(stack, f"{NAMESPACE}:nodePools",
-                                   f"{old}; it is gpufleet's pin for EKS {minor}: check awslabs/amazon-eks-ami's releases "
-                                   "and bump EKS_AL2023_RELEASE_PINS in gpufleet/base/versions.py (with the release's "
-                                   "driver and source), a reviewed rolling replacement of every pool's nodes", minor))
+                                   f"{old}; it is gpufleet's pin for EKS {minor}: {_BUMP[family]} in "
+                                   "gpufleet/base/versions.py (with the release's driver and source), a reviewed "
+                                   f"rolling replacement of every {'Karpenter Bottlerocket ' if family == 'bottlerocket' else ''}"
+                                   "pool's nodes", minor))
         return out + _bottlerocket_floats(stack, spec)
 
     def kubernetes_warnings(self, stack: str, spec: Any, day: dt.date) -> list:
