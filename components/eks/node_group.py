@@ -1,6 +1,7 @@
 """EksNodeGroup: one EKS managed node group with its launch template. The AMI comes from the AMI type
 and a release version (never an AMI id): AL2023's pinned release (gpufleet.base.versions.EKS_AL2023_RELEASE_PINS),
-Bottlerocket's from its SSM parameter at deploy; IMDSv2 is required; the root volume
+Bottlerocket's pinned release (BOTTLEROCKET_RELEASE_PINS, its release version read from that release's own SSM
+parameter); IMDSv2 is required; the root volume
 is encrypted gp3; labels and taints are set on the group and mirrored as cluster-autoscaler
 node-template tags so the pool can scale from zero; EFA pools get every EFA interface the instance
 type has, a cluster placement group and the EFA security group."""
@@ -40,10 +41,11 @@ class EksNodeGroupArgs:
     ami: str = "al2023-nvidia"
     """Key of gpufleet.base.versions.EKS_AMIS; default: AL2023 with the NVIDIA driver."""
     ami_release: Optional[str] = None
-    """AL2023: the AMI release the nodes run (the node group's `release_version`, "1.N.P-YYYYMMDD", a release of
-    gpufleet.base.versions.EKS_AL2023_RELEASES for `kubernetes_version`). Default: gpufleet's pin for the minor
-    (EKS_AL2023_RELEASE_PINS), so a new AMI release reaches the nodes only through a reviewed bump. Not used on
-    Bottlerocket, whose release is read from its SSM parameter at deploy."""
+    """The AMI release the nodes run: AL2023, the node group's `release_version` ("1.N.P-YYYYMMDD", a release of
+    gpufleet.base.versions.EKS_AL2023_RELEASES for `kubernetes_version`); Bottlerocket, the OS version ("1.N.P", a
+    release of BOTTLEROCKET_RELEASES with a variant for `kubernetes_version`), whose release version EKS takes is read
+    from that release's own SSM parameter. Default: gpufleet's pin for the minor (EKS_AL2023_RELEASE_PINS,
+    BOTTLEROCKET_RELEASE_PINS), so a new AMI release reaches the nodes only through a reviewed bump."""
     capacity: str = "on-demand"
     """on-demand | spot | reserved. Spot groups get EKS's managed capacity rebalancing (nodes drained on a rebalance
     recommendation before the interruption). Reserved groups launch into `reservation_id` or
@@ -249,7 +251,7 @@ def _tag_name(key: str) -> str:
 
 class EksNodeGroup(pulumi.ComponentResource):
     """`gpufleet:eks:EksNodeGroup`: one EKS managed node group (`<name>-ng`) with its launch template (`<name>-lt`):
-    the AMI at its pinned release (AL2023) or from its SSM parameter (Bottlerocket), never an AMI id, IMDSv2
+    the AMI at its pinned release (Bottlerocket's read from that release's SSM parameter), never an AMI id, IMDSv2
     required, an encrypted gp3 root volume, labels and
     taints mirrored as cluster-autoscaler node-template tags so the pool scales from zero (also on its Auto
     Scaling group, `<name>-asg-*`), and every EFA interface the instance type has on EFA pools. The autoscaler
@@ -258,14 +260,16 @@ class EksNodeGroup(pulumi.ComponentResource):
     def __init__(self, name: str, args: EksNodeGroupArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("gpufleet:eks:EksNodeGroup", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
-        ami_type, ssm_path = versions.eks_ami(args.ami, args.kubernetes_version, _arch(args.instance_types))
+        # The pinned release (issue 50): moving it is a reviewed change, never an SSM parameter's drift. AL2023's
+        # release version is the pin itself; Bottlerocket's ("1.N.P-<commit>") is read from the pinned release's own
+        # SSM parameter, whose value does not move (versions.EKS_AMIS).
+        self.ami_release = versions.node_image(args.ami, args.kubernetes_version, args.ami_release).release
+        ami_type, ssm_path = versions.eks_ami(args.ami, args.kubernetes_version, _arch(args.instance_types),
+                                              self.ami_release)
         if args.ami.startswith("al2023"):
-            # The pinned release (issue 50): moving it is a reviewed change, never an SSM parameter's drift.
-            self.ami_release = versions.eks_al2023_release(args.kubernetes_version, args.ami_release).release
             self.ssm_parameter = None
             release: pulumi.Input[str] = self.ami_release
         else:
-            self.ami_release = None
             self.ssm_parameter = ssm_path
             release = aws.ssm.get_parameter_output(name=ssm_path, opts=pulumi.InvokeOutputOptions(parent=self)).value
 
@@ -347,5 +351,6 @@ class EksNodeGroup(pulumi.ComponentResource):
             if key.startswith(L.CA_TEMPLATE_PREFIX)
         ]
         self.register_outputs({"nodeGroupName": self.node_group.node_group_name,
-                               **({"amiRelease": self.ami_release} if self.ami_release else {"amiParameter": ssm_path})})
+                               "amiRelease": self.ami_release,
+                               **({"amiParameter": ssm_path} if self.ssm_parameter else {})})
 

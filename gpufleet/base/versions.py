@@ -569,8 +569,12 @@ EKS_KUBERNETES_VERSIONS = ("1.32", "1.33", "1.34", "1.35", "1.36")
 # the SSM parameter holding the release version for a Kubernetes minor version). AL2023 node groups run the pinned
 # release of EKS_AL2023_RELEASE_PINS (below; a bump is a reviewed change), not the SSM `recommended` parameter, whose
 # value moves with every AMI release and would roll the nodes (and their NVIDIA driver branch) at the next unrelated
-# `pulumi up` (issue 50). Bottlerocket node groups still read their SSM parameter at deploy time (no release commit is
-# recorded to pin them: BOTTLEROCKET_RELEASE_PINS); Karpenter Bottlerocket pools are pinned by alias. Paths:
+# `pulumi up` (issue 50). Bottlerocket node groups read the release version of their pinned release
+# (BOTTLEROCKET_RELEASE_PINS) from that release's own SSM parameter, `{release}` below, whose value does not move: the
+# parameters are per variant and architecture, "if you know a specific Bottlerocket version you'd like to use, for
+# example `1.11.0`, you can replace `latest` with that version" (bottlerocket-os/bottlerocket QUICKSTART-EKS.md,
+# "Finding an AMI", at 91632ff5), and `image_version` holds the "1.N.P-<commit>" EKS wants as the node group's
+# releaseVersion (the same page's `get-parameters` example reads `.../latest/image_version`). Paths:
 # docs.aws.amazon.com/eks/latest/userguide/retrieve-ami-id.html and
 # bottlerocket.dev/en/os/latest/#/install/quickstart/aws/ (SSM parameters).
 EKS_AMIS: dict[str, tuple[str, str]] = {
@@ -580,7 +584,7 @@ EKS_AMIS: dict[str, tuple[str, str]] = {
     ),
     "bottlerocket-nvidia": (
         "BOTTLEROCKET_x86_64_NVIDIA",
-        "/aws/service/bottlerocket/aws-k8s-{k8s}-nvidia/x86_64/latest/image_version",
+        "/aws/service/bottlerocket/aws-k8s-{k8s}-nvidia/x86_64/{release}/image_version",
     ),
     # CPU nodes (system pool).
     "al2023-standard": (
@@ -601,11 +605,12 @@ EKS_ARM_AMIS: dict[str, tuple[str, str]] = {
 }
 
 
-def eks_ami(ami: str, kubernetes_version: str, arch: str = "amd64") -> tuple[str, str]:
+def eks_ami(ami: str, kubernetes_version: str, arch: str = "amd64", release: str = "latest") -> tuple[str, str]:
     """(node group amiType, SSM parameter path of the release version) for an AMI, a Kubernetes minor and the
-    instances' CPU architecture (KeyError: no arm64 variant recorded)."""
+    instances' CPU architecture (KeyError: no arm64 variant recorded); a Bottlerocket path names `release` (an OS
+    version "1.N.P", or "latest")."""
     ami_type, path = (EKS_ARM_AMIS if arch == "arm64" else EKS_AMIS)[ami]
-    return ami_type, path.format(k8s=kubernetes_version)
+    return ami_type, path.format(k8s=kubernetes_version, release=release)
 
 
 @dataclass(frozen=True)
@@ -747,14 +752,15 @@ BOTTLEROCKET_RELEASES: dict[str, BottlerocketRelease] = {r.version: r for r in (
     BottlerocketRelease("1.48.0", "2025-10-01", (("1.32", "570.172.08"), ("1.33", "570.172.08"), ("1.34", "580.65.06"))),
 )}
 
-# The Bottlerocket release every Karpenter Bottlerocket pool runs, per Kubernetes minor: the newest dated release of
+# The Bottlerocket release every Bottlerocket pool runs, per Kubernetes minor: the newest dated release of
 # BOTTLEROCKET_RELEASES with a variant for the minor (1.62.0 for every minor). A pool may name another known release
-# (nodePools[*].amiRelease). Bump here: the review shows each pool's nodes replaced by drift with the old and new driver.
-# Managed node groups are not pinned by it: EKS's releaseVersion for a Bottlerocket AMI type is "1.N.P-<commit>" (a bare
+# (nodePools[*].amiRelease). Bump here: the review shows each pool's nodes replaced, rolling, with the old and new
+# driver. Karpenter pools select the alias `bottlerocket@v1.N.P`; managed node groups take their releaseVersion from the
+# release's own SSM parameter (EKS_AMIS), since EKS wants a Bottlerocket releaseVersion as "1.N.P-<commit>" (a bare
 # "1.N.P" is refused: InvalidParameterException "Requested release version 1.34.0 is not valid for kubernetes version
 # 1.32", while "1.34.0-18d04e52" is accepted, cloudposse/terraform-aws-eks-node-group#209; "1.47.0-6154605b" in
-# aws-controllers-k8s/community#2644), and the commit of none of these releases is stated by a source gpufleet could
-# read, so those node groups still take their release from SSM at deploy (platforms/eks/versions.py says so per pool).
+# aws-controllers-k8s/community#2644) and no source gpufleet could read states these releases' commits: the parameter
+# of a fixed version names the release's commit and does not move, so the release is pinned all the same.
 BOTTLEROCKET_RELEASE_PINS: dict[str, str] = {
     "1.32": "1.62.0",
     "1.33": "1.62.0",

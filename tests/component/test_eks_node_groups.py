@@ -70,18 +70,23 @@ def test_al2023_pools_run_the_pinned_release_never_an_id_nor_ssm(p, invokes):
     )
 
 
-def test_a_pool_may_run_another_known_release_and_bottlerocket_still_reads_ssm():
+def test_a_pool_may_run_another_known_release_and_bottlerocket_reads_its_pinned_releases_parameter():
+    """A Bottlerocket node group's releaseVersion ("1.N.P-<commit>") is the value of its pinned release's own SSM
+    parameter (not `latest`'s), which does not move; a pool's amiRelease picks another release's parameter."""
     c = example_config("prod-eks")
     c["gpufleet:nodePools"][0]["amiRelease"] = "1.35.4-20260505"
     c["gpufleet:nodePools"][1]["ami"] = "bottlerocket-nvidia"
+    c["gpufleet:nodePools"][2:] = [dict(c["gpufleet:nodePools"][1], name="l4-old", ami="bottlerocket-nvidia",
+                                        amiRelease="1.57.0")]
     plan, monitor = recorded(lambda: plan_config(c, stack="prod-eks", policies=False))
     invokes = monitor.invokes
     assert one(plan, NG, "prod-gpu-pool-h100-train-ng").inputs["releaseVersion"] == "1.35.4-20260505"
     assert one(plan, NG, "prod-gpu-pool-system-ng").inputs["releaseVersion"] == "1.35.6-20260714"
     assert one(plan, NG, "prod-gpu-pool-l4-infer-ng").inputs["releaseVersion"] == (
-        "the release in SSM /aws/service/bottlerocket/aws-k8s-1.35-nvidia/x86_64/latest/image_version at deploy")
-    assert [a["name"] for tok, a in invokes if tok == "aws:ssm/getParameter:getParameter"] == [
-        "/aws/service/bottlerocket/aws-k8s-1.35-nvidia/x86_64/latest/image_version"]
+        "the release in SSM /aws/service/bottlerocket/aws-k8s-1.35-nvidia/x86_64/1.62.0/image_version at deploy")
+    assert sorted(a["name"] for tok, a in invokes if tok == "aws:ssm/getParameter:getParameter") == [
+        "/aws/service/bottlerocket/aws-k8s-1.35-nvidia/x86_64/1.57.0/image_version",
+        "/aws/service/bottlerocket/aws-k8s-1.35-nvidia/x86_64/1.62.0/image_version"]
 
 
 def test_launch_templates_imdsv2_and_encrypted_gp3(p):
@@ -157,7 +162,7 @@ def test_bottlerocket_pool_uses_its_ssm_path_and_data_volume():
     assert ng["amiType"] == "BOTTLEROCKET_x86_64_NVIDIA"
     lt = next(r for r in monitor.registrations if r.name == "prod-gpu-pool-l4-infer-lt").inputs
     assert lt["blockDeviceMappings"][0]["deviceName"] == "/dev/xvdb"
-    assert ("aws:ssm/getParameter:getParameter", {"name": "/aws/service/bottlerocket/aws-k8s-1.35-nvidia/x86_64/latest/image_version"}) in monitor.invokes
+    assert ("aws:ssm/getParameter:getParameter", {"name": "/aws/service/bottlerocket/aws-k8s-1.35-nvidia/x86_64/1.62.0/image_version"}) in monitor.invokes
 
 
 def test_gpu_pools_carry_the_autoscalers_aws_gpu_label(p):

@@ -95,12 +95,20 @@ def test_an_unknown_release_is_refused_naming_the_allowed_ones():
         "gpufleet/base/versions.py EKS_AL2023_RELEASES with its driver and source) (got '1.34.9-20260714')"]
 
 
-def test_a_release_on_a_bottlerocket_managed_node_group_is_refused():
-    assert spec_problems(_eks(ami="bottlerocket-nvidia", amiRelease="1.62.0"), stack="s") == [
-        "stack 's': gpufleet:nodePools[0].amiRelease: a bottlerocket-nvidia managed node group takes the release its SSM "
-        "parameter names at deploy: EKS wants a Bottlerocket releaseVersion as '1.N.P-<commit>' and gpufleet records no "
-        "release's commit (gpufleet/base/versions.py BOTTLEROCKET_RELEASE_PINS); remove amiRelease, pin it on Karpenter "
-        "(cluster.eks.autoscaler.kind: karpenter), or use ami: al2023-nvidia (got '1.62.0')"]
+def test_a_bottlerocket_managed_node_group_takes_a_known_release_of_its_minor_and_refuses_others():
+    spec = load_config(_eks(ami="bottlerocket-nvidia", amiRelease="1.57.0"), "s")
+    assert spec.node_pools[0].ami_release == "1.57.0"
+    c = _eks(ami="bottlerocket-nvidia", amiRelease="1.48.0")  # no aws-k8s-1.35-nvidia variant in 1.48.0
+    assert spec_problems(c, stack="s") == [
+        "stack 's': gpufleet:nodePools[0].amiRelease: not a Bottlerocket release gpufleet knows for Kubernetes 1.35 "
+        "(allowed: 1.62.0, 1.57.0, 1.53.0; a newer release is added to gpufleet/base/versions.py BOTTLEROCKET_RELEASES "
+        "with its driver and source) (got '1.48.0')"]
+
+
+def test_a_bottlerocket_node_group_reads_its_pinned_releases_own_ssm_parameter():
+    """bottlerocket-os/bottlerocket QUICKSTART-EKS.md: a specific version replaces `latest` in the parameter's name."""
+    assert versions.eks_ami("bottlerocket-nvidia", "1.35", release="1.62.0") == (
+        "BOTTLEROCKET_x86_64_NVIDIA", "/aws/service/bottlerocket/aws-k8s-1.35-nvidia/x86_64/1.62.0/image_version")
 
 
 def _karpenter(**pool) -> dict:
@@ -180,20 +188,17 @@ def test_the_pin_warns_once_at_node_pools_and_a_chosen_release_at_its_pool():
     ]
 
 
-def test_bottlerocket_managed_node_groups_get_no_age_warning_but_a_note_that_their_release_floats():
+def test_bottlerocket_managed_node_groups_get_the_age_warning_of_their_pin_and_no_float_note():
     c = _eks(ami="bottlerocket-nvidia")
     c["gpufleet:nodePools"][1]["ami"] = "bottlerocket-nvidia"
-    (pin, *floats) = _age_warnings(c, dt.date(2026, 12, 5))
-    assert pin[0] == "gpufleet:nodePools" and "run by the system pool, is 144 days old" in pin[1]
-    assert [path for path, _ in floats] == ["gpufleet:nodePools[0].ami", "gpufleet:nodePools[1].ami"]
-    assert floats[0][1] == (
-        "pool 'h100-train' runs Bottlerocket on a managed node group, whose AMI release gpufleet does not pin (EKS wants "
-        "the release's commit, which gpufleet does not record): its node group takes the release SSM parameter "
-        "/aws/service/bottlerocket/aws-k8s-1.35-nvidia/x86_64/latest/image_version names at every `pulumi up`, so a new "
-        "release rolls the pool's nodes (1 unavailable at a time) at the next up, whatever it changes; the plan and the "
-        "review cannot show that release or the NVIDIA driver it ships. For a pinned release whose bump is reviewed with "
-        "its driver use Karpenter (cluster.eks.autoscaler.kind: karpenter) or ami: al2023-nvidia (each a replacement of "
-        "the pool's nodes)")
+    found = _age_warnings(c, dt.date(2026, 12, 5))
+    assert [w for w in found if w[0].endswith(".ami")] == []
+    assert ("gpufleet:nodePools",
+            "Bottlerocket release 1.62.0 (released 2026-06-04, NVIDIA driver 580.159.03), run by pool 'h100-train', "
+            "pool 'l4-infer', is 184 days old on 2026-12-05 (over 90): newer releases carry kernel, containerd and "
+            "NVIDIA driver fixes; it is gpufleet's pin for EKS 1.35: check bottlerocket.dev's GPU driver pages and the "
+            "bottlerocket-os/bottlerocket releases and bump BOTTLEROCKET_RELEASE_PINS in gpufleet/base/versions.py (with "
+            "the release's driver and source), a reviewed rolling replacement of every Bottlerocket pool's nodes") in found
 
 
 def test_a_karpenter_bottlerocket_pool_gets_the_age_warning_of_its_pin_and_no_float_note():
@@ -204,7 +209,7 @@ def test_a_karpenter_bottlerocket_pool_gets_the_age_warning_of_its_pin_and_no_fl
             "days old on 2026-12-05 (over 90): newer releases carry kernel, containerd and NVIDIA driver fixes; it is "
             "gpufleet's pin for EKS 1.35: check bottlerocket.dev's GPU driver pages and the bottlerocket-os/bottlerocket "
             "releases and bump BOTTLEROCKET_RELEASE_PINS in gpufleet/base/versions.py (with the release's driver and "
-            "source), a reviewed rolling replacement of every Karpenter Bottlerocket pool's nodes") in found
+            "source), a reviewed rolling replacement of every Bottlerocket pool's nodes") in found
 
 
 def test_a_karpenter_bottlerocket_pin_within_the_threshold_and_a_chosen_old_release():
@@ -261,8 +266,32 @@ def test_a_release_from_ssm_before_says_its_driver_is_unknown():
     before = _node_group("the release in SSM /aws/service/eks/optimized-ami/1.35/amazon-linux-2023/x86_64/nvidia/"
                          "recommended/release_version at deploy")
     (change,) = review_plans(_plan([before]), _plan([_node_group("1.35.6-20260714")])).disruptive
-    assert ("NVIDIA driver not known to gpufleet (a release not in versions.EKS_AL2023_RELEASES, or one SSM named at "
-            "deploy) -> 580.159.03 (branch 580)") in change.rollout
+    assert ("NVIDIA driver not known to gpufleet (a release not in versions.EKS_AL2023_RELEASES or "
+            "BOTTLEROCKET_RELEASES) -> 580.159.03 (branch 580)") in change.rollout
+
+
+def _bottlerocket_node_group(release: str) -> dict:
+    r = _node_group(release)
+    r["inputs"]["amiType"] = "BOTTLEROCKET_x86_64_NVIDIA"
+    return r
+
+
+def test_a_bottlerocket_node_group_bump_reviews_with_the_drivers_of_its_minor():
+    """As planned: the value of each release's SSM parameter, whose path names the minor and the version."""
+    at = "the release in SSM /aws/service/bottlerocket/aws-k8s-1.33-nvidia/x86_64/{}/image_version at deploy"
+    (change,) = review_plans(_plan([_bottlerocket_node_group(at.format("1.48.0"))]),
+                             _plan([_bottlerocket_node_group(at.format("1.62.0"))])).disruptive
+    assert change.rollout.startswith(
+        f"every node is replaced by one of AMI release {at.format('1.62.0')} (was {at.format('1.48.0')}): NVIDIA "
+        "driver 570.172.08 (branch 570) -> 580.159.03 (branch 580); EKS launches nodes of the new release")
+
+
+def test_a_deployed_bottlerocket_release_version_names_the_drivers_of_its_release():
+    """As EKS holds it ("1.N.P-<commit>", no minor): each driver of the release with its minors when they differ."""
+    (change,) = review_plans(_plan([_bottlerocket_node_group("1.48.0-0123abcd")]),
+                             _plan([_bottlerocket_node_group("1.62.0-89abcdef")])).disruptive
+    assert ("NVIDIA driver 570.172.08 (branch 570) on 1.32, 1.33, 580.65.06 (branch 580) on 1.34 -> 580.159.03 "
+            "(branch 580);") in change.rollout
 
 
 def test_a_karpenter_alias_bump_reviews_as_drift_replacing_the_nodes():

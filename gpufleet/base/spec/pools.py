@@ -135,14 +135,14 @@ class NodePoolSpec(Model):
     several so a capacity shortage in one type does not stall the pool)."""
     ami: Literal["al2023-nvidia", "bottlerocket-nvidia"] = "al2023-nvidia"
     """EKS: the GPU AMI family (never an AMI id); both ship the NVIDIA driver and toolkit. al2023-nvidia runs a pinned
-    AMI release (`amiRelease`); bottlerocket-nvidia a pinned release under Karpenter, and on a managed node group the
-    release its SSM parameter names at deploy (EKS wants the release's commit, which gpufleet does not record)."""
+    AMI release (`amiRelease`), and so does bottlerocket-nvidia (a managed node group reads its release version, with
+    the release's commit EKS wants, from that release's own SSM parameter)."""
     ami_release: Optional[str] = None
     """EKS: the AMI release the pool's nodes run, for the cluster's Kubernetes minor. ami al2023-nvidia: an EKS-optimized
-    AMI release "1.N.P-YYYYMMDD" (gpufleet/base/versions.py EKS_AL2023_RELEASES); ami bottlerocket-nvidia on Karpenter:
-    a Bottlerocket release "1.N.P" (BOTTLEROCKET_RELEASES); each table records the NVIDIA driver a release ships.
+    AMI release "1.N.P-YYYYMMDD" (gpufleet/base/versions.py EKS_AL2023_RELEASES); ami bottlerocket-nvidia: a
+    Bottlerocket release "1.N.P" (BOTTLEROCKET_RELEASES); each table records the NVIDIA driver a release ships.
     Default: gpufleet's pin for the minor (EKS_AL2023_RELEASE_PINS, BOTTLEROCKET_RELEASE_PINS). Changing it replaces
-    the pool's nodes, rolling (docs/review.md). Refused on a Bottlerocket managed node group."""
+    the pool's nodes, rolling (docs/review.md)."""
     root_volume_gib: int = Field(default=200, ge=20, le=16384)
     """EKS: size of the encrypted gp3 root volume; CUDA images are large."""
     availability_zone: Optional[str] = None

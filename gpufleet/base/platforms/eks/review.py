@@ -6,6 +6,7 @@ its schema marks `ForceNew` changes.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Optional
 
 from gpufleet.base import versions
@@ -34,32 +35,51 @@ DRIFT = ("Karpenter marks each node drifted and replaces it, as the NodePool's d
          "(karpenter.sh, 'Disruption': Drift)")
 
 
+# A Bottlerocket node group's releaseVersion: as EKS holds it ("1.N.P-<commit>"), or as the plan shows the value of
+# the pinned release's SSM parameter (".../aws-k8s-<minor>-nvidia/x86_64/1.N.P/image_version", versions.EKS_AMIS).
+_BOTTLEROCKET_VERSION = re.compile(r"(?:^(\d+\.\d+\.\d+)-[0-9a-f]+$|/aws-k8s-(\d+\.\d+)-nvidia/[^/]+/(\d+\.\d+\.\d+)/)")
+
+
 def _driver(release: Any) -> str:
-    """The NVIDIA driver an AL2023 release ships, from versions.EKS_AL2023_RELEASES, or why it is not known."""
+    """The NVIDIA driver a node group's AMI release ships (an AL2023 release of versions.EKS_AL2023_RELEASES, or a
+    Bottlerocket release of BOTTLEROCKET_RELEASES), or why it is not known."""
     known = versions.EKS_AL2023_RELEASES.get(str(release))
     if known:
         return f"{known.driver} (branch {known.driver_branch})"
-    return "not known to gpufleet (a release not in versions.EKS_AL2023_RELEASES, or one SSM named at deploy)"
+    bottlerocket = _BOTTLEROCKET_VERSION.search(str(release))
+    if bottlerocket:
+        version = bottlerocket.group(1) or bottlerocket.group(3)
+        return _release_drivers("bottlerocket", version, bottlerocket.group(2))
+    return "not known to gpufleet (a release not in versions.EKS_AL2023_RELEASES or BOTTLEROCKET_RELEASES)"
 
 
 def _tag_driver(alias: Any) -> str:
-    """The driver of a Karpenter alias: `al2023@vYYYYMMDD`, the one every known AL2023 release of that date ships;
-    `bottlerocket@v1.N.P`, the drivers of that release's aws-k8s-<minor>-nvidia variants (per minor when they differ:
-    the node class does not name the cluster's minor)."""
+    """The driver of a Karpenter alias: `al2023@vYYYYMMDD`, `bottlerocket@v1.N.P` (the node class does not name the
+    cluster's minor, so a release whose variants differ lists each driver with its minors)."""
     family, _, tag = str(alias).partition("@")
+    if tag == "latest":
+        return "whatever the newest release ships when Karpenter resolves it"
+    return _release_drivers(family, tag.removeprefix("v") if family == "bottlerocket" else tag)
+
+
+def _release_drivers(family: str, release: str, minor: Optional[str] = None) -> str:
+    """The driver of an AL2023 release tag (vYYYYMMDD: the one every known release of that date ships) or of a
+    Bottlerocket version's aws-k8s-<minor>-nvidia variants (`minor`'s only, when known)."""
     if family == "al2023":
-        per_minor = {r.minor: r.driver for r in versions.EKS_AL2023_RELEASES.values() if r.tag == tag}
-    elif family == "bottlerocket" and tag.removeprefix("v") in versions.BOTTLEROCKET_RELEASES:
-        per_minor = dict(versions.BOTTLEROCKET_RELEASES[tag.removeprefix("v")].drivers)
+        per_minor = {r.minor: r.driver for r in versions.EKS_AL2023_RELEASES.values() if r.tag == release}
+    elif family == "bottlerocket" and release in versions.BOTTLEROCKET_RELEASES:
+        per_minor = dict(versions.BOTTLEROCKET_RELEASES[release].drivers)
     else:
         per_minor = {}
+    if minor is not None:
+        per_minor = {m: d for m, d in per_minor.items() if m == minor}
     drivers = sorted(set(per_minor.values()))
     if len(drivers) == 1:
         return f"{drivers[0]} (branch {drivers[0].split('.', 1)[0]})"
     if drivers and family == "bottlerocket":
         return ", ".join(f"{d} (branch {d.split('.', 1)[0]}) on {', '.join(sorted(m for m, v in per_minor.items() if v == d))}"
                          for d in drivers)
-    return "whatever the newest release ships when Karpenter resolves it" if tag == "latest" else "not known to gpufleet"
+    return "not known to gpufleet"
 
 
 def _alias(inputs: dict) -> Any:

@@ -21,42 +21,14 @@ NAMESPACE = "gpufleet"
 AMI_RELEASE_WARNING_DAYS = 90
 
 
-def _bottlerocket_floats(stack: str, spec: Any) -> list:
-    """A note per Bottlerocket pool of a managed node group: its release is not pinned, so its nodes take whatever
-    release AWS publishes, outside any change of the stack, and no plan or review can name that release or its NVIDIA
-    driver. (EKS wants a Bottlerocket node group's releaseVersion as "1.N.P-<commit>" and no source gpufleet could read
-    states the commit of a recorded release: versions.BOTTLEROCKET_RELEASE_PINS. Karpenter pools are pinned by their
-    alias `bottlerocket@v1.N.P` and get the age warning instead.)"""
-    if spec.cluster.eks.autoscaler.kind == "karpenter":
-        return []
-    out = []
-    for i, pool in enumerate(spec.node_pools):
-        if not pool.ami.startswith("bottlerocket"):
-            continue
-        _, ssm = versions.eks_ami(pool.ami, spec.cluster.kubernetes_version)
-        out.append(Problem(stack, f"{NAMESPACE}:nodePools[{i}].ami",
-                           f"pool '{pool.name}' runs Bottlerocket on a managed node group, whose AMI release gpufleet "
-                           f"does not pin (EKS wants the release's commit, which gpufleet does not record): its node "
-                           f"group takes the release SSM parameter {ssm} names at every `pulumi up`, so a new release "
-                           f"rolls the pool's nodes ({pool.max_unavailable} unavailable at a time) at the next up, "
-                           "whatever it changes; the plan and the review cannot show that release or the NVIDIA driver "
-                           "it ships. For a pinned release whose bump is reviewed with its driver use Karpenter "
-                           "(cluster.eks.autoscaler.kind: karpenter) or ami: al2023-nvidia (each a replacement of the "
-                           "pool's nodes)", pool.ami))
-    return out
-
-
 def _pinned_pools(spec: Any) -> dict[tuple[str, str], list[tuple[Optional[int], str]]]:
     """(AMI family, release) -> the pools running it: (index when the pool chose it with amiRelease, else None; name).
-    The system pool runs the AL2023 pin; Bottlerocket pools count only under Karpenter (their only pinned path)."""
+    The system pool runs the AL2023 pin."""
     minor = spec.cluster.kubernetes_version
-    karpenter = spec.cluster.eks.autoscaler.kind == "karpenter"
     users: dict[tuple[str, str], list[tuple[Optional[int], str]]] = {}
     users.setdefault(("al2023", versions.EKS_AL2023_RELEASE_PINS[minor]), []).append((None, "the system pool"))
     for i, pool in enumerate(spec.node_pools):
         family = "bottlerocket" if pool.ami.startswith("bottlerocket") else "al2023"
-        if family == "bottlerocket" and not karpenter:
-            continue
         pins = versions.node_image_pins(pool.ami)
         chosen = pool.ami_release if pool.ami_release in versions.node_image_releases(pool.ami, minor) else None
         users.setdefault((family, chosen or pins[minor]), []).append((i if chosen else None, f"pool '{pool.name}'"))
@@ -73,11 +45,10 @@ _BUMP = {
 class EksVersions(VersionTraits):
     kubernetes_versions = versions.EKS_KUBERNETES_VERSIONS
     unknown_version = "is not an EKS version gpufleet plans for"
-    # A Bottlerocket AMI's catalog driver is a floor (aws_instances.yaml amis), not the branch the AMI ships: on a
-    # managed node group AWS moves its release (and driver branch) itself, so judging the floor's branch would warn about
-    # a driver the nodes may not run. AL2023 pools and Karpenter Bottlerocket pools run a pinned release whose driver is
-    # known (versions.EKS_AL2023_RELEASES, BOTTLEROCKET_RELEASES), but Bottlerocket managed node groups cannot be pinned
-    # (no release commit recorded: versions.BOTTLEROCKET_RELEASE_PINS) and the trait is per platform, so it stays off.
+    # The driver the lifecycle check would judge is the catalog's per AMI (aws_instances.yaml amis), a floor across
+    # releases, not the branch a pool's pinned release ships (versions.EKS_AL2023_RELEASES, BOTTLEROCKET_RELEASES: the
+    # review shows it and the amiRelease check tests it against workloads.cudaVersions), so judging it could warn about
+    # a driver the nodes do not run: off until that check reads the pinned releases.
     driver_branch_judged = False
     move_rules = (
         MoveRule(CONTROL_PLANE, "no-downgrade",
@@ -93,10 +64,10 @@ class EksVersions(VersionTraits):
     )
 
     def node_image_warnings(self, stack: str, spec: Any, day: dt.date) -> list:
-        """An AMI release the stack runs (AL2023, or Bottlerocket on Karpenter) that is over AMI_RELEASE_WARNING_DAYS
-        old on `day`: one warning per release, at the pools that chose it (`nodePools[i].amiRelease`) or, for
-        gpufleet's pin, at `nodePools` (where a pool could choose another; the fix is a reviewed bump of the pin), with
-        the minor as its value; then a note per Bottlerocket managed node group, whose release floats."""
+        """An AMI release the stack runs (AL2023 or Bottlerocket) that is over AMI_RELEASE_WARNING_DAYS old on `day`:
+        one warning per release, at the pools that chose it (`nodePools[i].amiRelease`) or, for gpufleet's pin, at
+        `nodePools` (where a pool could choose another; the fix is a reviewed bump of the pin), with the minor as its
+        value."""
         minor = spec.cluster.kubernetes_version
         if minor not in versions.EKS_AL2023_RELEASE_PINS:
             return []  # not a minor gpufleet plans for on EKS: the spec refuses it
@@ -122,9 +93,9 @@ class EksVersions(VersionTraits):
                 out.append(Problem(stack, f"{NAMESPACE}:nodePools",
                                    f"{old}; it is gpufleet's pin for EKS {minor}: {_BUMP[family]} in "
                                    "gpufleet/base/versions.py (with the release's driver and source), a reviewed "
-                                   f"rolling replacement of every {'Karpenter Bottlerocket ' if family == 'bottlerocket' else ''}"
+                                   f"rolling replacement of every {'Bottlerocket ' if family == 'bottlerocket' else ''}"
                                    "pool's nodes", minor))
-        return out + _bottlerocket_floats(stack, spec)
+        return out
 
     def kubernetes_warnings(self, stack: str, spec: Any, day: dt.date) -> list:
         """EKS's calendar (catalog kubernetes.yaml), with the extended cluster-hour price."""

@@ -123,23 +123,14 @@ def karpenter_checks(stack: str, spec: StackSpec) -> list[Problem]:
     return problems
 
 
-def ami_release_checks(stack: str, at: str, pool, kubernetes_version: str, cuda_versions: list = (),
-                       karpenter: bool = False) -> list[Problem]:
+def ami_release_checks(stack: str, at: str, pool, kubernetes_version: str, cuda_versions: list = ()) -> list[Problem]:
     """A pool's amiRelease: a release gpufleet knows for the cluster's minor in its AMI family's table
-    (versions.EKS_AL2023_RELEASES, or for Karpenter Bottlerocket pools versions.BOTTLEROCKET_RELEASES; each records the
-    NVIDIA driver it ships, which the review and the CUDA checks need), whose driver runs every CUDA version the
-    workloads need (an older release may ship an older branch: 570 cannot run CUDA 13). A Bottlerocket managed node
-    group cannot be pinned (versions.BOTTLEROCKET_RELEASE_PINS says why)."""
+    (versions.EKS_AL2023_RELEASES, versions.BOTTLEROCKET_RELEASES; each records the NVIDIA driver it ships, which the
+    review and the CUDA checks need), whose driver runs every CUDA version the workloads need (an older release may
+    ship an older branch: 570 cannot run CUDA 13)."""
     if pool.ami_release is None:
         return []
     bottlerocket = pool.ami.startswith("bottlerocket")
-    if bottlerocket and not karpenter:
-        return [Problem(stack, f"{at}.amiRelease", f"a {pool.ami} managed node group takes the release its SSM parameter "
-                                                   "names at deploy: EKS wants a Bottlerocket releaseVersion as "
-                                                   "'1.N.P-<commit>' and gpufleet records no release's commit "
-                                                   "(gpufleet/base/versions.py BOTTLEROCKET_RELEASE_PINS); remove "
-                                                   "amiRelease, pin it on Karpenter (cluster.eks.autoscaler.kind: "
-                                                   "karpenter), or use ami: al2023-nvidia", pool.ami_release)]
     known = versions.node_image_releases(pool.ami, kubernetes_version)
     if pool.ami_release in known:
         release = versions.node_image(pool.ami, kubernetes_version, pool.ami_release)
@@ -235,8 +226,7 @@ def eks_checks(stack: str, spec: StackSpec, config: Optional[dict] = None) -> li
             if bare:
                 problems.append(Problem(stack, f"{at}.localStorage", f"{', '.join(bare)} has no instance store to put in RAID0 "
                                         "(allowed: none)", "raid0"))
-        problems += ami_release_checks(stack, at, pool, spec.cluster.kubernetes_version, spec.workloads.cuda_versions,
-                                       eks.autoscaler.kind == "karpenter")
+        problems += ami_release_checks(stack, at, pool, spec.cluster.kubernetes_version, spec.workloads.cuda_versions)
         if pool.efa_only is not None and not pool.rdma:
             problems.append(Problem(stack, f"{at}.efaOnly", "only used on EFA pools (rdma: true)", pool.efa_only))
         shapes = {(t.gpu, t.gpus, t.efa_interfaces if pool.rdma else 0) for t in facts}
