@@ -735,12 +735,15 @@ def _same(driver: str, *minors: str) -> tuple[tuple[str, str], ...]:
 # kmod-6.1/6.12-nvidia-r570-tesla in both variants: the site's data/variants/1.52.x), the release that put every k8s
 # variant on R580 (bottlerocket-kernel-kit#254, "All Bottlerocket AMIs are on 580"; kernel-kit v5.0.0, 2026-02-19,
 # removed the EOL r570 driver); 1.34 shipped R580 from its first variant (1.47.0); 1.35 first ships in 1.53.0, 1.36
-# in 1.62.0 at the latest (the first release whose page was read with a 1.36 variant). Newer releases are published
-# (1.65.0 and 1.68.0 ship 580.178.04 on 1.32-1.36; 1.68.0 also adds 1.37 with 580 and 595 selectable at boot,
-# bottlerocket.dev 1.65.0 and 1.68.0 pages), but no release date of theirs could be read here (no tracking-issue
-# "released" comment, and the GitHub release pages were stored while still "Pre-release"), so they are not recorded:
-# a row without its date cannot be judged for age. Add them, with the date, to bump.
+# in 1.62.0 at the latest (the first release whose page was read with a 1.36 variant). 1.65.0's date is its
+# CHANGELOG.md heading "# v1.65.0 (2026-09-03)" in the merged release PR (bottlerocket-os/bottlerocket#4928, "Prepare the
+# 1.65.0 release"; its tracking issue's "released" comment was not read). Newer releases are published (1.68.0 ships
+# 580.178.04 on 1.32-1.36 and adds 1.37 with 580 and 595 selectable at boot, bottlerocket.dev 1.68.0 page; 1.66.0's
+# tracking issue #4947 says it "passed validation" on 2026-09-22), but no release date of 1.66.0 to 1.68.0 could be read
+# here, so they are not recorded: a row without its date cannot be judged for age. Add them, with the date, to bump.
 BOTTLEROCKET_RELEASES: dict[str, BottlerocketRelease] = {r.version: r for r in (
+    # gpu-drivers/1.65.0/; CHANGELOG v1.65.0 (2026-09-03), #4928.
+    BottlerocketRelease("1.65.0", "2026-09-03", _same("580.178.04", "1.32", "1.33", "1.34", "1.35", "1.36")),
     # gpu-drivers/1.62.0/; released 2026-06-04 (bottlerocket-os/bottlerocket#4849).
     BottlerocketRelease("1.62.0", "2026-06-04", _same("580.159.03", "1.32", "1.33", "1.34", "1.35", "1.36")),
     # gpu-drivers/1.57.0/ (the site's data/nvidia/1.57.0 kmod-6.1/6.12-nvidia-r580: 580.126.09, and
@@ -753,7 +756,7 @@ BOTTLEROCKET_RELEASES: dict[str, BottlerocketRelease] = {r.version: r for r in (
 )}
 
 # The Bottlerocket release every Bottlerocket pool runs, per Kubernetes minor: the newest dated release of
-# BOTTLEROCKET_RELEASES with a variant for the minor (1.62.0 for every minor). A pool may name another known release
+# BOTTLEROCKET_RELEASES with a variant for the minor (1.65.0 for every minor). A pool may name another known release
 # (nodePools[*].amiRelease). Bump here: the review shows each pool's nodes replaced, rolling, with the old and new
 # driver. Karpenter pools select the alias `bottlerocket@v1.N.P`; managed node groups take their releaseVersion from the
 # release's own SSM parameter (EKS_AMIS), since EKS wants a Bottlerocket releaseVersion as "1.N.P-<commit>" (a bare
@@ -762,11 +765,11 @@ BOTTLEROCKET_RELEASES: dict[str, BottlerocketRelease] = {r.version: r for r in (
 # aws-controllers-k8s/community#2644) and no source gpufleet could read states these releases' commits: the parameter
 # of a fixed version names the release's commit and does not move, so the release is pinned all the same.
 BOTTLEROCKET_RELEASE_PINS: dict[str, str] = {
-    "1.32": "1.62.0",
-    "1.33": "1.62.0",
-    "1.34": "1.62.0",
-    "1.35": "1.62.0",
-    "1.36": "1.62.0",
+    "1.32": "1.65.0",
+    "1.33": "1.65.0",
+    "1.34": "1.65.0",
+    "1.35": "1.65.0",
+    "1.36": "1.65.0",
 }
 
 

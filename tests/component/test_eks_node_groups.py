@@ -83,10 +83,10 @@ def test_a_pool_may_run_another_known_release_and_bottlerocket_reads_its_pinned_
     assert one(plan, NG, "prod-gpu-pool-h100-train-ng").inputs["releaseVersion"] == "1.35.4-20260505"
     assert one(plan, NG, "prod-gpu-pool-system-ng").inputs["releaseVersion"] == "1.35.6-20260714"
     assert one(plan, NG, "prod-gpu-pool-l4-infer-ng").inputs["releaseVersion"] == (
-        "the release in SSM /aws/service/bottlerocket/aws-k8s-1.35-nvidia/x86_64/1.62.0/image_version at deploy")
+        "the release in SSM /aws/service/bottlerocket/aws-k8s-1.35-nvidia/x86_64/1.65.0/image_version at deploy")
     assert sorted(a["name"] for tok, a in invokes if tok == "aws:ssm/getParameter:getParameter") == [
         "/aws/service/bottlerocket/aws-k8s-1.35-nvidia/x86_64/1.57.0/image_version",
-        "/aws/service/bottlerocket/aws-k8s-1.35-nvidia/x86_64/1.62.0/image_version"]
+        "/aws/service/bottlerocket/aws-k8s-1.35-nvidia/x86_64/1.65.0/image_version"]
 
 
 def test_launch_templates_imdsv2_and_encrypted_gp3(p):
@@ -162,7 +162,7 @@ def test_bottlerocket_pool_uses_its_ssm_path_and_data_volume():
     assert ng["amiType"] == "BOTTLEROCKET_x86_64_NVIDIA"
     lt = next(r for r in monitor.registrations if r.name == "prod-gpu-pool-l4-infer-lt").inputs
     assert lt["blockDeviceMappings"][0]["deviceName"] == "/dev/xvdb"
-    assert ("aws:ssm/getParameter:getParameter", {"name": "/aws/service/bottlerocket/aws-k8s-1.35-nvidia/x86_64/1.62.0/image_version"}) in monitor.invokes
+    assert ("aws:ssm/getParameter:getParameter", {"name": "/aws/service/bottlerocket/aws-k8s-1.35-nvidia/x86_64/1.65.0/image_version"}) in monitor.invokes
 
 
 def test_gpu_pools_carry_the_autoscalers_aws_gpu_label(p):

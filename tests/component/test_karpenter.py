@@ -113,8 +113,8 @@ def test_capacity_block_nodepool_and_nodeclass(p):
 def test_bottlerocket_nodeclass_selects_the_pinned_release(p):
     """Bottlerocket pools are pinned too (issue 50): `bottlerocket@v1.N.P`, never `latest`."""
     nc = one(p, NODECLASS, "karpenter-gpu-pool-l4-burst-nodeclass").inputs["spec"]
-    assert nc["amiSelectorTerms"] == [{"alias": "bottlerocket@v1.62.0"}]
-    assert versions.BOTTLEROCKET_RELEASE_PINS["1.35"] == "1.62.0"
+    assert nc["amiSelectorTerms"] == [{"alias": "bottlerocket@v1.65.0"}]
+    assert versions.BOTTLEROCKET_RELEASE_PINS["1.35"] == "1.65.0"
 
 
 def _problems(config) -> list[str]:

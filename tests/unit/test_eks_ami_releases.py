@@ -46,7 +46,7 @@ def test_the_rows_record_the_driver_branch_moving_on_1_33():
 def test_karpenter_alias_is_the_pinned_release_of_either_family():
     assert versions.karpenter_ami_alias("al2023-nvidia", "1.33") == "al2023@v20260714"
     assert versions.karpenter_ami_alias("al2023-nvidia", "1.33", "1.33.5-20251112") == "al2023@v20251112"
-    assert versions.karpenter_ami_alias("bottlerocket-nvidia", "1.33") == "bottlerocket@v1.62.0"
+    assert versions.karpenter_ami_alias("bottlerocket-nvidia", "1.33") == "bottlerocket@v1.65.0"
     assert versions.karpenter_ami_alias("bottlerocket-nvidia", "1.33", "1.48.0") == "bottlerocket@v1.48.0"
 
 
@@ -57,19 +57,19 @@ def test_every_eks_minor_has_a_bottlerocket_pin_the_newest_dated_release_with_it
     for minor, pin in versions.BOTTLEROCKET_RELEASE_PINS.items():
         assert versions.bottlerocket_releases(minor)[0] == pin
         image = versions.node_image("bottlerocket-nvidia", minor)
-        assert (image.release, image.tag, image.date, image.driver) == ("1.62.0", "v1.62.0", "2026-06-04", "580.159.03")
+        assert (image.release, image.tag, image.date, image.driver) == ("1.65.0", "v1.65.0", "2026-09-03", "580.178.04")
 
 
 def test_the_bottlerocket_rows_record_each_minors_driver_and_the_r570_to_r580_move():
     """bottlerocket.dev GPU driver pages: 1.32/1.33 ran R570 in 1.48.0 and R580 from 1.53.0; 1.34 R580 throughout;
-    1.35 first in 1.53.0, 1.36 first recorded in 1.62.0."""
+    1.35 first in 1.53.0, 1.36 first recorded in 1.62.0; 1.65.0 580.178.04 on each."""
     def branches(minor):
         return [(v, versions.node_image("bottlerocket-nvidia", minor, v).driver_branch)
                 for v in reversed(versions.bottlerocket_releases(minor))]
-    assert branches("1.33") == [("1.48.0", 570), ("1.53.0", 580), ("1.57.0", 580), ("1.62.0", 580)]
-    assert branches("1.34") == [("1.48.0", 580), ("1.53.0", 580), ("1.57.0", 580), ("1.62.0", 580)]
-    assert versions.bottlerocket_releases("1.35") == ["1.62.0", "1.57.0", "1.53.0"]
-    assert versions.bottlerocket_releases("1.36") == ["1.62.0"]
+    assert branches("1.33") == [("1.48.0", 570), ("1.53.0", 580), ("1.57.0", 580), ("1.62.0", 580), ("1.65.0", 580)]
+    assert branches("1.34") == [("1.48.0", 580), ("1.53.0", 580), ("1.57.0", 580), ("1.62.0", 580), ("1.65.0", 580)]
+    assert versions.bottlerocket_releases("1.35") == ["1.65.0", "1.62.0", "1.57.0", "1.53.0"]
+    assert versions.bottlerocket_releases("1.36") == ["1.65.0", "1.62.0"]
     for r in versions.BOTTLEROCKET_RELEASES.values():
         assert {m for m, _ in r.drivers} <= set(versions.EKS_KUBERNETES_VERSIONS)
         assert dt.date.fromisoformat(r.date) and r.tag == "v" + r.version
@@ -101,7 +101,7 @@ def test_a_bottlerocket_managed_node_group_takes_a_known_release_of_its_minor_an
     c = _eks(ami="bottlerocket-nvidia", amiRelease="1.48.0")  # no aws-k8s-1.35-nvidia variant in 1.48.0
     assert spec_problems(c, stack="s") == [
         "stack 's': gpufleet:nodePools[0].amiRelease: not a Bottlerocket release gpufleet knows for Kubernetes 1.35 "
-        "(allowed: 1.62.0, 1.57.0, 1.53.0; a newer release is added to gpufleet/base/versions.py BOTTLEROCKET_RELEASES "
+        "(allowed: 1.65.0, 1.62.0, 1.57.0, 1.53.0; a newer release is added to gpufleet/base/versions.py BOTTLEROCKET_RELEASES "
         "with its driver and source) (got '1.48.0')"]
 
 
@@ -125,7 +125,7 @@ def test_a_known_bottlerocket_release_of_the_minor_is_accepted_on_karpenter():
 def test_a_bottlerocket_release_without_the_minors_variant_is_refused_naming_the_allowed_ones():
     assert spec_problems(_karpenter(amiRelease="1.48.0"), stack="s") == [
         "stack 's': gpufleet:nodePools[2].amiRelease: not a Bottlerocket release gpufleet knows for Kubernetes 1.35 "
-        "(allowed: 1.62.0, 1.57.0, 1.53.0; a newer release is added to gpufleet/base/versions.py BOTTLEROCKET_RELEASES "
+        "(allowed: 1.65.0, 1.62.0, 1.57.0, 1.53.0; a newer release is added to gpufleet/base/versions.py BOTTLEROCKET_RELEASES "
         "with its driver and source) (got '1.48.0')"]
 
 
@@ -133,7 +133,7 @@ def test_an_unknown_or_al2023_release_on_a_bottlerocket_pool_is_refused():
     for value in ("1.68.0", "1.35.6-20260714"):
         (problem,) = spec_problems(_karpenter(amiRelease=value), stack="s")
         assert problem.startswith("stack 's': gpufleet:nodePools[2].amiRelease: not a Bottlerocket release gpufleet "
-                                  "knows for Kubernetes 1.35 (allowed: 1.62.0, 1.57.0, 1.53.0;")
+                                  "knows for Kubernetes 1.35 (allowed: 1.65.0, 1.62.0, 1.57.0, 1.53.0;")
         assert problem.endswith(f"(got '{value}')")
 
 
@@ -194,8 +194,8 @@ def test_bottlerocket_managed_node_groups_get_the_age_warning_of_their_pin_and_n
     found = _age_warnings(c, dt.date(2026, 12, 5))
     assert [w for w in found if w[0].endswith(".ami")] == []
     assert ("gpufleet:nodePools",
-            "Bottlerocket release 1.62.0 (released 2026-06-04, NVIDIA driver 580.159.03), run by pool 'h100-train', "
-            "pool 'l4-infer', is 184 days old on 2026-12-05 (over 90): newer releases carry kernel, containerd and "
+            "Bottlerocket release 1.65.0 (released 2026-09-03, NVIDIA driver 580.178.04), run by pool 'h100-train', "
+            "pool 'l4-infer', is 93 days old on 2026-12-05 (over 90): newer releases carry kernel, containerd and "
             "NVIDIA driver fixes; it is gpufleet's pin for EKS 1.35: check bottlerocket.dev's GPU driver pages and the "
             "bottlerocket-os/bottlerocket releases and bump BOTTLEROCKET_RELEASE_PINS in gpufleet/base/versions.py (with "
             "the release's driver and source), a reviewed rolling replacement of every Bottlerocket pool's nodes") in found
@@ -205,7 +205,7 @@ def test_a_karpenter_bottlerocket_pool_gets_the_age_warning_of_its_pin_and_no_fl
     found = _age_warnings(example_config("karpenter-eks"), dt.date(2026, 12, 5))
     assert [w for w in found if w[0].endswith(".ami")] == []
     assert ("gpufleet:nodePools",
-            "Bottlerocket release 1.62.0 (released 2026-06-04, NVIDIA driver 580.159.03), run by pool 'l4-burst', is 184 "
+            "Bottlerocket release 1.65.0 (released 2026-09-03, NVIDIA driver 580.178.04), run by pool 'l4-burst', is 93 "
             "days old on 2026-12-05 (over 90): newer releases carry kernel, containerd and NVIDIA driver fixes; it is "
             "gpufleet's pin for EKS 1.35: check bottlerocket.dev's GPU driver pages and the bottlerocket-os/bottlerocket "
             "releases and bump BOTTLEROCKET_RELEASE_PINS in gpufleet/base/versions.py (with the release's driver and "
@@ -213,14 +213,14 @@ def test_a_karpenter_bottlerocket_pool_gets_the_age_warning_of_its_pin_and_no_fl
 
 
 def test_a_karpenter_bottlerocket_pin_within_the_threshold_and_a_chosen_old_release():
-    pin = dt.date.fromisoformat(versions.BOTTLEROCKET_RELEASES["1.62.0"].date)
+    pin = dt.date.fromisoformat(versions.BOTTLEROCKET_RELEASES["1.65.0"].date)
     day = pin + dt.timedelta(days=AMI_RELEASE_WARNING_DAYS)
     assert [w for w in _age_warnings(example_config("karpenter-eks"), day) if "Bottlerocket" in w[1]] == []
     found = [w for w in _age_warnings(_karpenter(amiRelease="1.57.0"), day) if "Bottlerocket" in w[1]]
     assert found == [("gpufleet:nodePools[2].amiRelease",
                       "Bottlerocket release 1.57.0 (released 2026-03-25, NVIDIA driver 580.126.09), run by pool "
-                      "'l4-burst', is 161 days old on 2026-09-02 (over 90): newer releases carry kernel, containerd and "
-                      "NVIDIA driver fixes; move to a newer one (gpufleet pins 1.62.0), a rolling replacement of the "
+                      "'l4-burst', is 252 days old on 2026-12-02 (over 90): newer releases carry kernel, containerd and "
+                      "NVIDIA driver fixes; move to a newer one (gpufleet pins 1.65.0), a rolling replacement of the "
                       "pool's nodes the review shows with the driver it ships")]
 
 
