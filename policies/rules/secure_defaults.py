@@ -39,6 +39,18 @@ block cannot be judged and is a finding too.
 - Model servers (vLLM in a LeaderWorkerSet, Deployment or StatefulSet): an API key (`--api-key`, or VLLM_API_KEY) is
   required, and it comes from a Secret (env valueFrom), not a literal in the command or env, which the pod spec and
   Pulumi's state show in plain text.
+- Privileged pods: a container or init container of a LeaderWorkerSet (leader and worker templates), Deployment,
+  StatefulSet, Job or JobSet (each replicated Job's pod template) that runs `securityContext.privileged: true` (named
+  with allowPrivilegeEscalation when that is set true too) or adds any Linux capability (`capabilities.add`, whatever
+  it is: "beyond none"), unless its pod template's metadata carries why in the annotation
+  `gpufleet.io/rdma-capabilities-reason` (labels.RDMA_CAPABILITIES_REASON) with a non-empty value: the reason is the
+  record. gpufleet writes it on every serving pod it grants capabilities or privilege (gpufleet:serving.models[i].rdma
+  with its reason: GKE GPUDirect's rxdm sidecars and A3 Ultra's privileged workload, IPC_LOCK on RDMA pools). The
+  resource-wide exemption (`gpufleet.io/exempt-secure-defaults` on the workload's metadata, or the policy config's
+  `exemptions`) also passes it, with every other check of this rule on that resource. allowPrivilegeEscalation true
+  alone is not judged (Kubernetes' default for an unprivileged container), nor is hostNetwork/hostPID/hostPath.
+  DaemonSets are not judged: node agents (GPU operators' operands, exporters, node-problem-detector) are privileged by
+  design on every node; nor are a Helm release's rendered pods, which the release's inputs do not show.
 """
 
 from __future__ import annotations
@@ -63,6 +75,8 @@ SERVICE = "kubernetes:core/v1:Service"
 LEADER_WORKER_SET = "kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet"
 DEPLOYMENT = "kubernetes:apps/v1:Deployment"
 STATEFUL_SET = "kubernetes:apps/v1:StatefulSet"
+JOB = "kubernetes:batch/v1:Job"
+JOB_SET = "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"  # the version the JobSet CRD serves at versions.JOBSET
 # GKE's internal passthrough load balancer class (docs.cloud.google.com/kubernetes-engine/docs/concepts/
 # service-load-balancer-parameters); the legacy spelling of its annotation.
 GKE_INTERNAL_LB_CLASS = "networking.gke.io/l4-regional-internal"
@@ -285,17 +299,24 @@ def _service(props) -> list[str]:
     return _load_balancer("spec", service, "ClusterIP")
 
 
-def _pod_specs(resource_type: str, props) -> list[tuple[str, object]]:
+def _pod_templates(resource_type: str, props) -> list[tuple[str, object]]:
+    """(where, pod template) of a workload: an LWS's leader and worker templates, a JobSet's replicated Jobs' pod
+    templates (spec.replicatedJobs[].template.spec.template, the JobSet CRD at versions.JOBSET), else spec.template."""
     if resource_type == LEADER_WORKER_SET:
         template = I.get(props, "spec", "leaderWorkerTemplate")
-        return [(f"spec.leaderWorkerTemplate.{role}", I.get(template, role, "spec"))
+        return [(f"spec.leaderWorkerTemplate.{role}", I.get(template, role))
                 for role in ("leaderTemplate", "workerTemplate") if I.mapping(I.get(template, role))]
-    return [("spec.template", I.get(props, "spec", "template", "spec"))]
+    if resource_type == JOB_SET:
+        return [(f"spec.replicatedJobs[{i}] ({I.get(job, 'name', default='?')}).template.spec.template",
+                 I.get(job, "template", "spec", "template"))
+                for i, job in enumerate(I.items(I.get(props, "spec", "replicatedJobs")))]
+    return [("spec.template", I.get(props, "spec", "template"))]
 
 
 def _model_server(resource_type: str, props) -> list[str]:
     out = []
-    for where, pod in _pod_specs(resource_type, props):
+    for where, template in _pod_templates(resource_type, props):
+        pod = I.get(template, "spec")
         for container in I.items(I.get(pod, "containers")):
             argv = [a for a in I.items(I.get(container, "command")) + I.items(I.get(container, "args")) if isinstance(a, str)]
             line = " ".join(argv)
@@ -317,6 +338,42 @@ def _model_server(resource_type: str, props) -> list[str]:
     return out
 
 
+def _privileges(container) -> list[str]:
+    """What a container is granted beyond an unprivileged one's: privileged (with allowPrivilegeEscalation when it
+    says so too), and each capability it adds (Kubernetes' SecurityContext: capabilities.add, privileged,
+    allowPrivilegeEscalation, k8s.io/api core/v1)."""
+    security = I.get(container, "securityContext")
+    granted = []
+    if I.get(security, "privileged") is True:
+        granted.append("privileged")
+        if I.get(security, "allowPrivilegeEscalation") is True:
+            granted.append("allowPrivilegeEscalation")
+    added = [c if isinstance(c, str) else repr(c) for c in I.items(I.get(security, "capabilities", "add"))]
+    if added:
+        granted.append(f"capabilities {', '.join(added)}")
+    return granted
+
+
+def _privileged(resource_type: str, props) -> list[str]:
+    """Containers and init containers that run privileged or add Linux capabilities, unless their pod template carries
+    why (L.RDMA_CAPABILITIES_REASON, non-empty: gpufleet writes it from serving.models[i].rdma.reason)."""
+    out = []
+    for where, template in _pod_templates(resource_type, props):
+        reason = I.get(template, "metadata", "annotations", L.RDMA_CAPABILITIES_REASON)
+        if isinstance(reason, str) and reason.strip():
+            continue
+        pod = I.get(template, "spec")
+        for kind, key in (("init container", "initContainers"), ("container", "containers")):
+            for container in I.items(I.get(pod, key)):
+                granted = _privileges(container)
+                if granted:
+                    out.append(f"{where} {kind} {I.get(container, 'name', default='?')}: runs with "
+                               f"{'; '.join(granted)} without a recorded reason: drop it, or state why in the pod "
+                               f"template's annotation {L.RDMA_CAPABILITIES_REASON}: <why> (a gpufleet stack: "
+                               "gpufleet:serving.models[i].rdma.reason)")
+    return out
+
+
 CHECKS = {
     I.EKS_CLUSTER: _eks_cluster,
     I.GKE_CLUSTER: _gke_cluster,
@@ -334,21 +391,26 @@ CHECKS = {
     AGENTGATEWAY_PARAMETERS: _agentgateway_parameters,
     SERVICE: _service,
 }
+# Model servers are judged in these; privileges in these and Jobs. DaemonSets are not: node agents (GPU operators'
+# operands, exporters) run privileged by design, on every node.
 WORKLOADS = (LEADER_WORKER_SET, DEPLOYMENT, STATEFUL_SET)
+PRIVILEGE_WORKLOADS = (*WORKLOADS, JOB, JOB_SET)
 
 
 def check(resource_type: str, props) -> list[str]:
-    if resource_type in WORKLOADS:
-        return _model_server(resource_type, props)
+    if resource_type in PRIVILEGE_WORKLOADS:
+        return (_model_server(resource_type, props) if resource_type in WORKLOADS else []) + \
+            _privileged(resource_type, props)
     fn = CHECKS.get(resource_type)
     return fn(props) if fn else []
 
 
 POLICY = ResourceValidationPolicy(
     name=NAME,
-    description="No control plane, ingress or serving endpoint open to the internet, secrets and volumes encrypted, IMDSv2, "
-                "model servers behind an API key, no credentials in plain text.",
+    description="No control plane, ingress or serving endpoint open to the internet, secrets and volumes encrypted, "
+                "IMDSv2, model servers behind an API key, no privileged or added-capability pods without a reason, no "
+                "credentials in plain text.",
     enforcement_level=EnforcementLevel.MANDATORY,
-    validate=I.resource_validator(NAME, check, types=(*CHECKS, *WORKLOADS)),
+    validate=I.resource_validator(NAME, check, types=(*CHECKS, *PRIVILEGE_WORKLOADS)),
     config_schema=I.exemptions_schema(),
 )

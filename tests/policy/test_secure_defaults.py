@@ -263,3 +263,93 @@ def test_gke_private_endpoint_turned_off_is_public():
     public = with_(with_(GKE_CLUSTER_IN, "masterAuthorizedNetworksConfig", DELETE), "privateClusterConfig", {"enablePrivateEndpoint": False})
     (message,) = messages([res(I.GKE_CLUSTER, "r", public)], P)
     assert message.endswith("public control-plane endpoint with no masterAuthorizedNetworksConfig: anyone can reach the API server")
+
+
+# Privileged and added-capability pods (any workload but DaemonSets): flagged unless the pod template says why in
+# gpufleet.io/rdma-capabilities-reason, which gpufleet writes from serving.models[i].rdma.reason.
+REASON_KEY = "gpufleet.io/rdma-capabilities-reason"
+WORKER = "spec.leaderWorkerTemplate.workerTemplate"
+VLLM = f"{WORKER}.spec.containers.0"
+FIX = (f" without a recorded reason: drop it, or state why in the pod template's annotation {REASON_KEY}: <why> (a "
+       "gpufleet stack: gpufleet:serving.models[i].rdma.reason)")
+PRIVILEGED = {"privileged": True}
+CAPS = {"capabilities": {"add": ["NET_ADMIN", "IPC_LOCK"]}}
+RXDM = {"name": "rxdm", "image": "rxdm", "restartPolicy": "Always", "securityContext": CAPS}
+LWS_TWO = with_(with_(LWS_IN, "spec.leaderWorkerTemplate.size", 2.0), "spec.leaderWorkerTemplate.leaderTemplate",
+                LWS_IN["spec"]["leaderWorkerTemplate"]["workerTemplate"])
+JOB_IN = {"metadata": {"name": "train"}, "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [
+    {"name": "trainer", "image": "pytorch", "command": ["torchrun", "train.py"]}]}}}}
+JOBSET_IN = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "train"},
+             "spec": {"replicatedJobs": [{"name": "workers", "replicas": 2.0, "template": JOB_IN}]}}
+
+
+@pytest.mark.parametrize(
+    "type_,base,path,value,failed",
+    [
+        (SD.LEADER_WORKER_SET, LWS_IN, f"{VLLM}.securityContext", PRIVILEGED, True),
+        (SD.LEADER_WORKER_SET, LWS_IN, f"{VLLM}.securityContext", {"privileged": False}, False),
+        (SD.LEADER_WORKER_SET, LWS_IN, f"{VLLM}.securityContext", CAPS, True),
+        (SD.LEADER_WORKER_SET, LWS_IN, f"{VLLM}.securityContext", {"capabilities": {"add": []}}, False),
+        (SD.LEADER_WORKER_SET, LWS_IN, f"{VLLM}.securityContext", {"capabilities": {"drop": ["ALL"]}}, False),
+        # Kubernetes' default for an unprivileged container anyway: not a grant by itself.
+        (SD.LEADER_WORKER_SET, LWS_IN, f"{VLLM}.securityContext", {"allowPrivilegeEscalation": True}, False),
+        (SD.LEADER_WORKER_SET, LWS_IN, f"{WORKER}.spec.initContainers", [RXDM], True),
+        # The reason on the pod template passes; empty or blank is no reason; on the workload's own metadata it is not
+        # the pod's (the resource-wide exemption is gpufleet.io/exempt-secure-defaults).
+        (SD.LEADER_WORKER_SET, with_(LWS_IN, f"{WORKER}.metadata.annotations", {REASON_KEY: "GPUDirect-RDMA"}),
+         f"{VLLM}.securityContext", PRIVILEGED, False),
+        (SD.LEADER_WORKER_SET, with_(LWS_IN, f"{WORKER}.metadata.annotations", {REASON_KEY: " "}),
+         f"{VLLM}.securityContext", PRIVILEGED, True),
+        (SD.LEADER_WORKER_SET, with_(LWS_IN, "metadata.annotations", {REASON_KEY: "GPUDirect-RDMA"}),
+         f"{VLLM}.securityContext", PRIVILEGED, True),
+        (SD.LEADER_WORKER_SET, with_(LWS_IN, "metadata.annotations", {"gpufleet.io/exempt-secure-defaults": "lab"}),
+         f"{VLLM}.securityContext", PRIVILEGED, False),
+        (SD.LEADER_WORKER_SET, LWS_TWO, "spec.leaderWorkerTemplate.leaderTemplate.spec.containers.0.securityContext",
+         CAPS, True),
+        (SD.DEPLOYMENT, DEPLOYMENT_IN, "spec.template.spec.containers.0.securityContext", PRIVILEGED, True),
+        (SD.DEPLOYMENT, with_(DEPLOYMENT_IN, "spec.template.metadata.annotations", {REASON_KEY: "RoCE"}),
+         "spec.template.spec.containers.0.securityContext", CAPS, False),
+        (SD.STATEFUL_SET, DEPLOYMENT_IN, "spec.template.spec.initContainers", [RXDM], True),
+        (SD.JOB, JOB_IN, "spec.template.spec.containers.0.securityContext", CAPS, True),
+        (SD.JOB_SET, JOBSET_IN, "spec.replicatedJobs.0.template.spec.template.spec.containers.0.securityContext",
+         PRIVILEGED, True),
+        (SD.JOB_SET, with_(JOBSET_IN, "spec.replicatedJobs.0.template.spec.template.metadata.annotations",
+                           {REASON_KEY: "NCCL over RoCE pins memory"}),
+         "spec.replicatedJobs.0.template.spec.template.spec.containers.0.securityContext", CAPS, False),
+        # A Job is judged for privileges only: a vLLM server's API key is judged in the serving workloads.
+        (SD.JOB, JOB_IN, "spec.template.spec.containers.0.command", ["vllm", "serve", "m"], False),
+        # DaemonSets are not judged (node agents run privileged by design).
+        ("kubernetes:apps/v1:DaemonSet", DEPLOYMENT_IN, "spec.template.spec.containers.0.securityContext", PRIVILEGED,
+         False),
+    ],
+)
+def test_privileges_one_field(type_, base, path, value, failed):
+    assert findings([res(type_, "r", base)], policy=P) == set()  # the valid base passes
+    got = findings([res(type_, "r", with_(base, path, value))], policy=P)
+    assert got == ({(P, "r", "mandatory")} if failed else set())
+
+
+def bare(resources: list) -> list[str]:
+    """The rule's messages without the policy description the SDK puts before each."""
+    return [m.split("\n", 1)[-1] for m in messages(resources, P)]
+
+
+def test_privilege_messages_name_the_container_what_and_the_fix():
+    lws = with_(with_(LWS_TWO, f"{VLLM}.securityContext", {**PRIVILEGED, "allowPrivilegeEscalation": True, **CAPS}),
+                f"{WORKER}.spec.initContainers", [RXDM, {**RXDM, "name": "plain", "securityContext": {}}])
+    lws = with_(lws, "spec.leaderWorkerTemplate.leaderTemplate.spec.containers.0.securityContext", PRIVILEGED)
+    assert bare([res(SD.LEADER_WORKER_SET, "r", lws)]) == [
+        "spec.leaderWorkerTemplate.leaderTemplate container vllm: runs with privileged" + FIX,
+        f"{WORKER} init container rxdm: runs with capabilities NET_ADMIN, IPC_LOCK" + FIX,
+        f"{WORKER} container vllm: runs with privileged; allowPrivilegeEscalation; capabilities NET_ADMIN, IPC_LOCK" + FIX,
+    ]
+    jobset = with_(JOBSET_IN, "spec.replicatedJobs.0.template.spec.template.spec.containers.0.securityContext", CAPS)
+    assert bare([res(SD.JOB_SET, "r", jobset)]) == [
+        "spec.replicatedJobs[0] (workers).template.spec.template container trainer: runs with capabilities NET_ADMIN, "
+        "IPC_LOCK" + FIX]
+
+
+def test_the_reason_key_is_the_one_gpufleet_writes():
+    from gpufleet.base import labels
+
+    assert REASON_KEY == labels.RDMA_CAPABILITIES_REASON

@@ -137,3 +137,30 @@ def test_aks_infiniband_pools_give_the_ib_resource_and_no_network():
                                            aks={"zones": ["1"]})
     spec = load_config(config, "inference-aks")
     assert rdma_pod(spec, spec.node_pools[0]) == {"resources": {"rdma/rdma_a100spot": 1}}
+
+
+def test_every_granted_pod_carries_the_reason_secure_defaults_reads():
+    """gpufleet's own pods on every fabric that grants something (TCPX: IPC_LOCK on vLLM, NET_ADMIN on the rxdm
+    sidecar; TCPXO: the sidecar's NET_ADMIN, NET_BIND_SERVICE; A3 Ultra: a privileged vLLM; an existing cluster's
+    Network Operator pool: IPC_LOCK) pass secure-defaults by the reason on each pod template, and only by it."""
+    from gpufleet.policies.rules import secure_defaults
+
+    existing = copy.deepcopy(example_config("existing-coreweave"))
+    existing["gpufleet:nodePools"][0].update(rdma=True, rdmaNetwork={"interfaces": ["ibp0"]})
+    existing[SERVING]["models"][0].update(pool="h100-train", gpusPerNode=8, shm="16Gi",
+                                          rdma={"capabilities": ["IPC_LOCK"], "reason": REASON})
+    cases = [(_gke("a3-highgpu-8g", {"capabilities": ["IPC_LOCK", "NET_ADMIN"], "reason": REASON}), 1, 2),
+             (_gke("a3-megagpu-8g", {"capabilities": ["NET_ADMIN", "NET_BIND_SERVICE"], "reason": REASON}), 1, 1),
+             (_gke("a3-ultragpu-8g", {"privileged": True, "reason": REASON}), 1, 1), (existing, 0, 1)]
+    for config, model, granted in cases:
+        spec = load_config(config)
+        m = spec.serving.models[model]
+        pool = {p.name: p for p in spec.node_pools}[m.pool]
+        lws = leader_worker_set(m, rdma=rdma_pod(spec, pool, m.gpus_per_node))
+        assert secure_defaults.check(secure_defaults.LEADER_WORKER_SET, lws) == []
+        for pod in lws["spec"]["leaderWorkerTemplate"].values():
+            if isinstance(pod, dict):
+                assert pod["metadata"]["annotations"].pop(labels.RDMA_CAPABILITIES_REASON) == REASON
+        found = secure_defaults.check(secure_defaults.LEADER_WORKER_SET, lws)
+        assert len(found) == granted * len([k for k in ("leaderTemplate", "workerTemplate")
+                                            if k in lws["spec"]["leaderWorkerTemplate"]]), (m.pool, found)

@@ -5,6 +5,7 @@ profile, agentgateway on AKS). Kept out of stacks/ so the suite-wide stack sweep
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 from pathlib import Path
@@ -178,6 +179,15 @@ def test_wide_ep_leader_and_worker_share_one_data_parallel_group():
         assert vllm["securityContext"] == {"privileged": True}
         assert notes["gpufleet.io/rdma-capabilities-reason"].startswith("GKE's A3 Ultra")
         assert vllm["command"][:4] == ["sh", "-c", '. /usr/local/gib/scripts/set_nccl_env.sh && exec "$@"', "gib-env"]
+    # That reason is what passes secure-defaults: without it both privileged pods are findings.
+    from gpufleet.policies.rules import secure_defaults
+
+    unexplained = copy.deepcopy(lws)
+    for role in ("leaderTemplate", "workerTemplate"):
+        del unexplained["spec"]["leaderWorkerTemplate"][role]["metadata"]["annotations"]["gpufleet.io/rdma-capabilities-reason"]
+    assert [m.split(":")[0] for m in secure_defaults.check(secure_defaults.LEADER_WORKER_SET, unexplained)] == [
+        "spec.leaderWorkerTemplate.leaderTemplate container vllm", "spec.leaderWorkerTemplate.workerTemplate container vllm"]
+    assert secure_defaults.check(secure_defaults.LEADER_WORKER_SET, lws) == []
 
 
 
