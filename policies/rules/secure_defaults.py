@@ -359,18 +359,16 @@ def _privileged(resource_type: str, props) -> list[str]:
     why (L.RDMA_CAPABILITIES_REASON, non-empty: gpufleet writes it from serving.models[i].rdma.reason)."""
     out = []
     for where, template in _pod_templates(resource_type, props):
-        reason = I.get(template, "metadata", "annotations", L.RDMA_CAPABILITIES_REASON)
-        if isinstance(reason, str) and reason.strip():
-            continue
         pod = I.get(template, "spec")
-        for kind, key in (("init container", "initContainers"), ("container", "containers")):
-            for container in I.items(I.get(pod, key)):
-                granted = _privileges(container)
-                if granted:
-                    out.append(f"{where} {kind} {I.get(container, 'name', default='?')}: runs with "
-                               f"{'; '.join(granted)} without a recorded reason: drop it, or state why in the pod "
-                               f"template's annotation {L.RDMA_CAPABILITIES_REASON}: <why> (a gpufleet stack: "
-                               "gpufleet:serving.models[i].rdma.reason)")
+        found = [f"{where} {kind} {I.get(container, 'name', default='?')}: runs with {'; '.join(granted)} without a "
+                 f"recorded reason: drop it, or state why in the pod template's annotation {L.RDMA_CAPABILITIES_REASON}: "
+                 "<why> (a gpufleet stack: gpufleet:serving.models[i].rdma.reason)"
+                 for kind, key in (("init container", "initContainers"), ("container", "containers"))
+                 for container in I.items(I.get(pod, key)) for granted in [_privileges(container)] if granted]
+        # The reason is read only when something is granted: pod annotations still unknown at preview then stop nothing.
+        reason = I.get(template, "metadata", "annotations", L.RDMA_CAPABILITIES_REASON) if found else None
+        if not (isinstance(reason, str) and reason.strip()):
+            out += found
     return out
 
 

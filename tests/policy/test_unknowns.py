@@ -30,6 +30,10 @@ FIXTURES = [
     ("kubernetes:storage.k8s.io/v1:StorageClass", {"metadata": {"name": "nfs"}, "provisioner": "nfs.csi.k8s.io", "reclaimPolicy": "Retain"}),
     ("aws:kms/key:Key", {"description": "k", "tags": {"a": "b"}}),
     ("gcp:container/cluster:Cluster", {**GKE_CLUSTER_IN, "resourceLabels": {"a": "b"}}),
+    # secure-defaults on a privileged pod with its reason (the reason read only when something is granted)
+    ("kubernetes:apps/v1:Deployment", {"metadata": {"name": "rdma"}, "spec": {"template": {
+        "metadata": {"annotations": {"gpufleet.io/rdma-capabilities-reason": "RoCE"}},
+        "spec": {"containers": [{"name": "c", "securityContext": {"privileged": True, "capabilities": {"add": ["IPC_LOCK"]}}}]}}}}),
 ]
 
 
