@@ -1,5 +1,6 @@
-"""secure-defaults: the cluster is not open to the internet, its secrets and volumes are encrypted, and
-credentials do not travel in plain text.
+"""secure-defaults: the cluster is not open to the internet, its secrets and volumes are encrypted,
+credentials do not travel in plain text, and no workload pod runs privileged or with added capabilities without
+saying why.
 
 "Open to the internet" is judged by the addresses a list of CIDR blocks covers together, however they are
 spelled (`0.0.0.0/1` + `128.0.0.0/1` is `0.0.0.0/0`): world-open means more than a /8's worth of globally
