@@ -640,6 +640,11 @@ class EksAmiRelease:
     def minor(self) -> str:
         return ".".join(self.release.split(".")[:2])
 
+    @property
+    def known_defect(self) -> bool:
+        """The release's own notes name a defect hitting this minor (EKS_AL2023_KNOWN_DEFECTS): never record it."""
+        return self.minor in EKS_AL2023_KNOWN_DEFECTS.get(self.tag, ())
+
 
 # EKS-optimized AL2023 AMI releases gpufleet knows, per Kubernetes minor. Source of every row: awslabs/amazon-eks-ami
 # CHANGELOG.md at 81fec2e8 (main, 2026-07-23; the tag v20260724 points at it and its newest entry is v20260714):
@@ -649,6 +654,16 @@ class EksAmiRelease:
 # (v20251112), the 580 default backported per minor under awslabs/amazon-eks-ami#2470 (PRs #2484 #2496 #2503 #2509).
 # That is why a pool's AMI release is pinned and its bump reviewed: a new release may move the driver branch, which
 # decides the CUDA versions the nodes run. 1.36 first ships in v20260610. Read 2026-12-05.
+# Newer releases are published. The GitHub release pages https://github.com/awslabs/amazon-eks-ami/releases/tag/<tag> of
+# v20260728, v20260810, v20260818, v20260903, v20261003, v20261012, v20261023, v20261031, v20261112 and v20261119 were
+# read (their "Full Changelog" links name v20260724, v20260801, v20260827, v20260930, v20261019 and v20261107 between
+# them), but the only copies that could be read here hold each page's first part: the header, the Source AMI table and
+# the release version of the newest minor only (1.36.2-20260728, 1.36.2-20260810, 1.36.2-20260818, 1.36.3-20260903;
+# from v20261003 on the newest minor is 1.37, which gpufleet does not plan for: 1.37.1-20261023, 1.37.1-20261031,
+# 1.37.1-20261119). Neither the release versions of 1.32-1.35 nor any package table (the kmod-nvidia-latest-dkms row)
+# of those pages could be read, and the repository's snapshot stops at 81fec2e8, so none of them is recorded: a row
+# without its driver could not show a driver-branch move in the review, the reason releases are pinned at all.
+# Add them from the pages' "Kubernetes 1.N" sections to bump, skipping EKS_AL2023_KNOWN_DEFECTS.
 EKS_AL2023_RELEASES: dict[str, EksAmiRelease] = {r.release: r for r in (
     EksAmiRelease("1.32.13-20260714", "2026-07-14", "580.159.03"),
     EksAmiRelease("1.32.13-20260505", "2026-05-05", "580.126.09"),
@@ -673,15 +688,30 @@ EKS_AL2023_RELEASES: dict[str, EksAmiRelease] = {r.release: r for r in (
 )}
 
 # The AL2023 AMI release every EKS node group (standard and nvidia) and Karpenter GPU pool runs, per Kubernetes minor:
-# the newest release of EKS_AL2023_RELEASES (v20260714 for every minor). A pool may name another known release of its
-# minor (nodePools[*].amiRelease). Bump here: the review shows each pool's nodes replaced, rolling, with the old and new
-# driver (gpufleet/base/platforms/eks/review.py).
+# the newest release of EKS_AL2023_RELEASES (v20260714 for every minor: nothing newer could be recorded, see above, so the
+# plan's age warning stays until a bump). A pool may name another known release of its minor (nodePools[*].amiRelease).
+# Bump here: the review shows each pool's nodes replaced, rolling, with the old and new driver
+# (gpufleet/base/platforms/eks/review.py).
 EKS_AL2023_RELEASE_PINS: dict[str, str] = {
     "1.32": "1.32.13-20260714",
     "1.33": "1.33.13-20260714",
     "1.34": "1.34.9-20260714",
     "1.35": "1.35.6-20260714",
     "1.36": "1.36.2-20260714",
+}
+
+
+# AL2023 AMI releases with a defect their own release notes name, per affected Kubernetes minor: never record or pin one
+# for those minors (tests/unit/test_eks_ami_releases.py holds the table to that). v20261003's page: "This release
+# contains kernel 6.12.110 in Amazon Linux 2023 AMIs which might cause kernel panic on certain instances for kubernetes
+# versions 1.31 to 1.35. See #2845" (https://github.com/awslabs/amazon-eks-ami/releases/tag/v20261003). v20261012's
+# page: its kernel 6.12.111-136.204 "fixes a kernel panic during memory reclaim (#2845) that caused nodes to
+# unexpectedly reboot on releases v20260930 and v20261003" (https://github.com/awslabs/amazon-eks-ami/releases/tag/
+# v20261012), so the first release a bump of 1.32-1.35 may take is v20261012. The minors are v20261003's (v20260930's
+# page was not read); 1.36 and 1.37 run kernel 6.18 (the pages' Source AMI tables: al2023-ami-minimal-...-kernel-6.18).
+EKS_AL2023_KNOWN_DEFECTS: dict[str, tuple[str, ...]] = {
+    "v20260930": ("1.31", "1.32", "1.33", "1.34", "1.35"),
+    "v20261003": ("1.31", "1.32", "1.33", "1.34", "1.35"),
 }
 
 

@@ -43,6 +43,17 @@ def test_the_rows_record_the_driver_branch_moving_on_1_33():
         ("v20250715", 575), ("v20250920", 570), ("v20251023", 570), ("v20251112", 580)]
 
 
+def test_no_release_is_recorded_for_a_minor_its_own_notes_say_it_breaks():
+    """amazon-eks-ami#2845: v20260930 and v20261003 ship kernel 6.12.110 (kernel panic, 1.31-1.35; fixed in v20261012),
+    so neither may become a row, nor so a pin or a pool's amiRelease, on those minors; 1.36 runs kernel 6.18."""
+    assert [r.release for r in versions.EKS_AL2023_RELEASES.values() if r.known_defect] == []
+    # Made-up rows (patch and driver are placeholders): only the tag and the minor decide.
+    assert versions.EksAmiRelease("1.35.0-20261003", "2026-10-03", "580.0.0").known_defect
+    assert versions.EksAmiRelease("1.32.0-20260930", "2026-09-30", "580.0.0").known_defect
+    assert not versions.EksAmiRelease("1.36.0-20261003", "2026-10-03", "580.0.0").known_defect
+    assert not versions.EksAmiRelease("1.35.0-20261012", "2026-10-12", "580.0.0").known_defect
+
+
 def test_karpenter_alias_is_the_pinned_release_of_either_family():
     assert versions.karpenter_ami_alias("al2023-nvidia", "1.33") == "al2023@v20260714"
     assert versions.karpenter_ami_alias("al2023-nvidia", "1.33", "1.33.5-20251112") == "al2023@v20251112"
