@@ -533,7 +533,7 @@ class AksClusterType:
     local_accounts_disabled: InputPath
     """true: no local accounts (the cluster-admin certificate)."""
     rbac: InputPath
-    """false: Kubernetes RBAC off (unset is on in both providers)."""
+    """false: Kubernetes RBAC off (only an explicit false is judged; the classic provider documents "Defaults to true")."""
 
     @staticmethod
     def named(path: InputPath) -> str:
