@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional
 
 from pulumi_policy import PolicyConfigSchema
@@ -32,9 +33,13 @@ GCE_FIREWALL = "gcp:compute/firewall:Firewall"
 ASG = "aws:autoscaling/group:Group"
 GKE_CLUSTER = "gcp:container/cluster:Cluster"
 GKE_NODE_POOL = "gcp:container/nodePool:NodePool"
-# AKS on pulumi-azure-native (issue 53): the AKS REST API's ManagedCluster and AgentPool properties.
+# AKS on pulumi-azure-native (issue 53, what gpufleet registers): the AKS REST API's ManagedCluster and AgentPool
+# properties; and on the classic pulumi-azure, which users' own programs still run: terraform-provider-azurerm's names.
+# The rules read either through one adapter per type (AKS_CLUSTERS below; pools: gpufleet/base/platforms/aks/policy.py).
 AKS_CLUSTER = "azure-native:containerservice:ManagedCluster"
 AKS_NODE_POOL = "azure-native:containerservice:AgentPool"
+AKS_CLASSIC_CLUSTER = "azure:containerservice/kubernetesCluster:KubernetesCluster"
+AKS_CLASSIC_NODE_POOL = "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool"
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
 CONFIG_MAP = "kubernetes:core/v1:ConfigMap"
 REMOTE_COMMAND = "command:remote:Command"
@@ -503,6 +508,64 @@ def _annotated(resources: Iterable[Any], key: str) -> list[tuple[Any, str]]:
 
 def money(value: float) -> str:
     return f"${value:,.2f}/h"
+
+
+# --- AKS clusters: one adapter per provider's type -------------------------------------------------------------
+
+
+InputPath = tuple[str, ...]  # keys into a resource's inputs
+
+
+@dataclass(frozen=True)
+class AksClusterType:
+    """Where one AKS cluster resource type keeps what the rules ask (secure-defaults, gpu-operator-version-support,
+    stateful-resource-protection), as paths into its inputs; messages name the field by its path as the program spells
+    it. A rule asks `AKS_CLUSTERS[resource_type]`, never the type token itself."""
+
+    token: str
+    kubernetes_version: InputPath
+    private: InputPath
+    """true: the API server has no public endpoint."""
+    authorized_ranges: tuple[InputPath, ...]
+    """Lists of CIDR blocks a public API server admits; the first one set counts (the first is named when none is)."""
+    entra: InputPath
+    """A map: Microsoft Entra ID integration."""
+    local_accounts_disabled: InputPath
+    """true: no local accounts (the cluster-admin certificate)."""
+    rbac: InputPath
+    """false: Kubernetes RBAC off (only an explicit false is judged; the classic provider documents "Defaults to true")."""
+
+    @staticmethod
+    def named(path: InputPath) -> str:
+        return ".".join(path)
+
+    def ranges(self, props: Any) -> tuple[str, list]:
+        """(the field, its CIDR blocks) of the first authorized-ranges field the cluster sets, else (the first field, [])."""
+        for path in self.authorized_ranges:
+            listed = items(get(props, *path))
+            if listed:
+                return self.named(path), listed
+        return self.named(self.authorized_ranges[0]), []
+
+
+AKS_CLUSTERS: dict[str, AksClusterType] = {t.token: t for t in (
+    # pulumi-azure-native ManagedCluster: the AKS REST API's properties (API 2025-09-01).
+    AksClusterType(
+        AKS_CLUSTER, kubernetes_version=("kubernetesVersion",), private=("apiServerAccessProfile", "enablePrivateCluster"),
+        authorized_ranges=(("apiServerAccessProfile", "authorizedIPRanges"),), entra=("aadProfile",),
+        local_accounts_disabled=("disableLocalAccounts",), rbac=("enableRBAC",)),
+    # Classic pulumi-azure KubernetesCluster (pulumi/pulumi-azure sdk/python/pulumi_azure/containerservice/
+    # kubernetes_cluster.py and _inputs.py @v6.39.0, as in the 6.40.1 wheel): private_cluster_enabled ("Defaults to
+    # false"), api_server_access_profile.authorized_ip_ranges, azure_active_directory_role_based_access_control,
+    # local_account_disabled, role_based_access_control_enabled ("Defaults to true"). @v5.89.3 also the top-level
+    # api_server_authorized_ip_ranges, deprecated there ("renamed to authorized_ip_ranges within the
+    # api_server_access_profile block") and gone in v6: read second, so pulumi-azure 5 programs are judged.
+    AksClusterType(
+        AKS_CLASSIC_CLUSTER, kubernetes_version=("kubernetesVersion",), private=("privateClusterEnabled",),
+        authorized_ranges=(("apiServerAccessProfile", "authorizedIpRanges"), ("apiServerAuthorizedIpRanges",)),
+        entra=("azureActiveDirectoryRoleBasedAccessControl",), local_accounts_disabled=("localAccountDisabled",),
+        rbac=("roleBasedAccessControlEnabled",)),
+)}
 
 
 # --- Karpenter (NodePool / EC2NodeClass custom resources, its Helm release) -------------------------

@@ -3,7 +3,8 @@ that release supports, and the cluster's Kubernetes version is one it supports.
 
 Reads `kubernetes:helm.sh/v3:Release` inputs (chart, version, values.driver) and, for the Kubernetes
 version, the stack's control plane: `aws:eks/cluster:Cluster` version, `gcp:container/cluster:Cluster`
-minMasterVersion, the k3s release a `command:remote:Command` installs (INSTALL_K3S_VERSION), or policy
+minMasterVersion, an AKS cluster's kubernetesVersion (Azure Native's ManagedCluster or the classic pulumi-azure's
+KubernetesCluster), the k3s release a `command:remote:Command` installs (INSTALL_K3S_VERSION), or policy
 config `kubernetesVersion`. Facts: gpufleet/base/catalog/drivers.yaml `gpu_operator_releases`.
 
 The AMD GPU Operator (chart `gpu-operator-charts`, issue 17): its release must be one the catalog knows
@@ -60,11 +61,12 @@ def kubernetes_versions(resources: list, config) -> list[tuple[str, str]]:
     if configured:
         return [(configured, "policy config kubernetesVersion")]
     out = []
-    for r in I.of_type(resources, I.EKS_CLUSTER, I.GKE_CLUSTER, I.AKS_CLUSTER, I.REMOTE_COMMAND):
+    for r in I.of_type(resources, I.EKS_CLUSTER, I.GKE_CLUSTER, *I.AKS_CLUSTERS, I.REMOTE_COMMAND):
+        aks = I.AKS_CLUSTERS.get(r.resource_type)
         if r.resource_type == I.EKS_CLUSTER:
             v = I.minor(I.get(r.props, "version"))
-        elif r.resource_type == I.AKS_CLUSTER:
-            v = I.minor(I.get(r.props, "kubernetesVersion"))
+        elif aks is not None:
+            v = I.minor(I.get(r.props, *aks.kubernetes_version))
         elif r.resource_type == I.GKE_CLUSTER:
             v = I.minor(I.get(r.props, "minMasterVersion"))
         elif r.resource_type == I.REMOTE_COMMAND:

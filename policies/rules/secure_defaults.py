@@ -11,6 +11,10 @@ block cannot be judged and is a finding too.
   publicAccessCidrs to 0.0.0.0/0); envelope encryption of `secrets` with a KMS key (encryptionConfig).
 - GKE cluster: a public endpoint (no privateClusterConfig.enablePrivateEndpoint) needs
   masterAuthorizedNetworksConfig whose cidrBlocks are not world-open.
+- AKS cluster, on pulumi-azure-native (ManagedCluster) or the classic pulumi-azure (KubernetesCluster), each read by
+  its own field names (policies/inputs.py AKS_CLUSTERS): a private API server, or authorized IP ranges that are not
+  world-open (none set admits 0.0.0.0/0); Microsoft Entra ID integration; local accounts disabled; Kubernetes RBAC
+  not turned off.
 - Security groups and firewall rules: no ingress from the internet. EC2 SecurityGroup `ingress[]`
   (cidrBlocks, ipv6CidrBlocks), SecurityGroupRule of type ingress, VPC SecurityGroupIngressRule (cidrIpv4,
   cidrIpv6), and GCE Firewall rules of direction INGRESS that allow traffic and are not disabled
@@ -56,6 +60,7 @@ block cannot be judged and is a finding too.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Optional
 
@@ -128,24 +133,26 @@ def _gke_cluster(props) -> list[str]:
     return [f"{problem}: list your networks instead"] if problem else []
 
 
-def _aks_cluster(props) -> list[str]:
-    """AKS (pulumi-azure-native ManagedCluster): a private API server or authorized IP ranges that are not open;
-    Microsoft Entra ID with local accounts off (a local account's static credential bypasses Entra ID and its audit:
+def _aks_cluster(kind: I.AksClusterType, props) -> list[str]:
+    """AKS (pulumi-azure-native ManagedCluster or classic pulumi-azure KubernetesCluster, each read by its type's fields:
+    policies/inputs.py AKS_CLUSTERS): a private API server or authorized IP ranges that are not open; Microsoft Entra
+    ID with local accounts off (a local account's static credential bypasses Entra ID and its audit:
     articles/aks/manage-local-accounts-managed-azure-ad.md); Kubernetes RBAC on."""
     out = []
-    if I.get(props, "apiServerAccessProfile", "enablePrivateCluster") is not True:
-        listed = I.items(I.get(props, "apiServerAccessProfile", "authorizedIPRanges"))
-        problem = _open("public API server: apiServerAccessProfile.authorizedIPRanges", listed or ["0.0.0.0/0"])
+    if I.get(props, *kind.private) is not True:
+        where, listed = kind.ranges(props)
+        problem = _open(f"public API server: {where}", listed or ["0.0.0.0/0"])
         if problem:
-            out.append(f"{problem}: set apiServerAccessProfile.enablePrivateCluster=true, or list your networks")
-    if not I.mapping(I.get(props, "aadProfile")):
-        out.append("no Microsoft Entra ID integration (aadProfile): users authenticate with cluster certificates "
-                   "instead of Entra ID")
-    if I.get(props, "disableLocalAccounts") is not True:
-        out.append("local accounts are enabled (disableLocalAccounts is not true): the cluster-admin certificate "
-                   "bypasses Entra ID; set disableLocalAccounts=true")
-    if I.get(props, "enableRBAC") is False:
-        out.append("Kubernetes RBAC is off (enableRBAC=false)")
+            out.append(f"{problem}: set {kind.named(kind.private)}=true, or list your networks")
+    if not I.mapping(I.get(props, *kind.entra)):
+        out.append(f"no Microsoft Entra ID integration ({kind.named(kind.entra)}): users authenticate with cluster "
+                   "certificates instead of Entra ID")
+    local = kind.named(kind.local_accounts_disabled)
+    if I.get(props, *kind.local_accounts_disabled) is not True:
+        out.append(f"local accounts are enabled ({local} is not true): the cluster-admin certificate "
+                   f"bypasses Entra ID; set {local}=true")
+    if I.get(props, *kind.rbac) is False:
+        out.append(f"Kubernetes RBAC is off ({kind.named(kind.rbac)}=false)")
     return out
 
 
@@ -376,7 +383,7 @@ def _privileged(resource_type: str, props) -> list[str]:
 CHECKS = {
     I.EKS_CLUSTER: _eks_cluster,
     I.GKE_CLUSTER: _gke_cluster,
-    I.AKS_CLUSTER: _aks_cluster,
+    **{token: functools.partial(_aks_cluster, kind) for token, kind in I.AKS_CLUSTERS.items()},
     I.EC2_SECURITY_GROUP: _security_group,
     I.EC2_SECURITY_GROUP_RULE: _security_group_rule,
     I.VPC_INGRESS_RULE: _ingress_rule,

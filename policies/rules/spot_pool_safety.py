@@ -4,9 +4,10 @@
   (EKS `eks.amazonaws.com/capacityType: SPOT`, GKE `cloud.google.com/gke-spot` / `gke-preemptible`).
 - Taint: gpufleet.io/spot or `cloud.google.com/gke-spot` with NoSchedule/NoExecute, so only
   interruption-tolerant work lands there (platforms add no spot taint).
-- AKS Spot pools (priority Spot): AKS's own `kubernetes.azure.com/scalesetpriority=spot:NoSchedule` taint counts, and
-  the eviction policy must be Delete (articles/aks/spot-node-pool.md: deallocated nodes count against the quota and
-  "can cause issues with cluster scaling or upgrading"); the autoscaler replaces evicted nodes.
+- AKS Spot pools (Azure Native `scaleSetPriority: Spot`, classic pulumi-azure `priority: Spot`): AKS's own
+  `kubernetes.azure.com/scalesetpriority=spot:NoSchedule` taint counts, and the eviction policy
+  (`scaleSetEvictionPolicy` / `evictionPolicy`) must be Delete (articles/aks/spot-node-pool.md: deallocated nodes count
+  against the quota and "can cause issues with cluster scaling or upgrading"); the autoscaler replaces evicted nodes.
 - Interruption handling: EKS managed node groups drain on rebalance recommendations themselves (EKS user
   guide, "Managed node groups: Spot"), GKE drains spot nodes with graceful node shutdown; self-managed
   spot Auto Scaling groups need aws-node-termination-handler or Karpenter in the stack.

@@ -1,7 +1,7 @@
 """stateful-resource-protection: what holds state cannot be deleted or replaced by accident.
 
-- A control plane (EKS, GKE cluster), a key that encrypts its secrets (AWS KMS key, Cloud KMS crypto key), a file
-  system or volume (EBS, EFS, FSx, Filestore, Compute Engine disks, Kubernetes PersistentVolumes) or a claim
+- A control plane (EKS, GKE, AKS cluster: Azure Native's or the classic pulumi-azure's), a key that encrypts its
+  secrets (AWS KMS key, Cloud KMS crypto key), a file system or volume (EBS, EFS, FSx, Filestore, Compute Engine disks, Kubernetes PersistentVolumes) or a claim
   (PersistentVolumeClaim), and a k3s server installed over SSH (command:remote:Command whose script installs
   k3s as a server: deleting it runs k3s's uninstall script, which removes the datastore), must be registered
   with Pulumi's `protect` option, so `pulumi destroy` or a replacing change stops at it. The rule reads the
@@ -14,7 +14,8 @@
 
 Exempt with a reason, as for every rule (tag, label, annotation or policy config); a remote command has no labels,
 so there the reason is a comment line of its script: `# gpufleet.io/exempt-stateful-resource-protection: <reason>`.
-GCP labels cannot hold that key: on GCP resources the label `gpufleet-exempt-stateful-resource-protection` counts.
+GCP labels cannot hold that key: on GCP resources the label `gpufleet-exempt-stateful-resource-protection` counts,
+and so does that tag on Azure resources of either provider (Azure tag names cannot hold '/').
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ STORAGE_CLASS = "kubernetes:storage.k8s.io/v1:StorageClass"
 STATEFUL = {
     I.EKS_CLUSTER: "an EKS control plane (its etcd holds every Kubernetes object)",
     I.GKE_CLUSTER: "a GKE control plane (its etcd holds every Kubernetes object)",
-    I.AKS_CLUSTER: "an AKS control plane (its etcd holds every Kubernetes object)",
+    **{token: "an AKS control plane (its etcd holds every Kubernetes object)" for token in I.AKS_CLUSTERS},
     "aws:kms/key:Key": "a KMS key (what it encrypts is unreadable without it)",
     "gcp:kms/cryptoKey:CryptoKey": "a Cloud KMS key (what it encrypts is unreadable without it)",
     "aws:ebs/volume:Volume": "an EBS volume",
@@ -109,7 +110,7 @@ def validate(args, report_violation) -> None:
         return
     if args.resource_type == I.REMOTE_COMMAND and I.script_exemption(props, NAME):
         return
-    if args.resource_type.startswith(("gcp:", "azure-native:")) and _gcp_exemption(props):
+    if args.resource_type.startswith(("gcp:", "azure-native:", "azure:")) and _gcp_exemption(props):
         return
     protected = bool(getattr(getattr(args, "opts", None), "protect", False))
     for message in check(args.resource_type, props, protected):

@@ -78,7 +78,7 @@ def test_a_platform_that_declares_nothing_has_no_pool_types(name):
 
 def test_each_cloud_pool_type_belongs_to_its_platform():
     assert {token: platform for token, (platform, _) in I.pool_types().items()} == {
-        I.EKS_NODE_GROUP: "eks", I.GKE_NODE_POOL: "gke", I.AKS_NODE_POOL: "aks"}
+        I.EKS_NODE_GROUP: "eks", I.GKE_NODE_POOL: "gke", I.AKS_NODE_POOL: "aks", I.AKS_CLASSIC_NODE_POOL: "aks"}
 
 
 @pytest.mark.parametrize("count,gpu_pool", [(1.0, True), (0.0, False), (-1.0, False)])

@@ -1,6 +1,6 @@
 """The rule x platform matrix (issue 56): every rule of the pack, on every kind of resource by which a platform brings
 GPU nodes (the registry's `PolicyTraits.node_kinds()`: EKS managed node groups and Karpenter NodePools, GKE node
-pools, AKS agent pools, k3s hosts, existing-cluster pools), has a PASSED and a FAILED fixture (exact finding sets of
+pools, AKS agent pools (Azure Native) and node pools of the classic pulumi-azure, k3s hosts, existing-cluster pools), has a PASSED and a FAILED fixture (exact finding sets of
 that rule), or a reason it does not apply. A rule or a platform added without its row fails
 `test_every_rule_and_node_kind_has_fixtures_or_a_reason`.
 
@@ -22,13 +22,15 @@ from tests.policy.fixtures import (
     AUTOSCALER_IN, EKS_CLUSTER_IN, GKE_CLUSTER_IN, K3S_COMMAND_IN, LAUNCH_TEMPLATE_IN, NODE_GROUP_IN, NODE_POOL_IN,
     OPERATOR_IN, PLACEMENT_GROUP_IN, PROMETHEUS_IN, SPOT_NODE_GROUP_IN, findings, namespace, res, with_,
 )
+from tests.policy.test_aks_classic_rules import CLASSIC_CLUSTER_IN, CLASSIC_POOL_IN, CLASSIC_SPOT_POOL_IN
 from tests.policy.test_aks_rules import AKS_CLUSTER_IN, POOL_IN, SPOT_POOL_IN
 from tests.policy.test_capacity_rules import (
     BLOCK_LT, BLOCK_NG, GKE_RESERVED, KARPENTER_IN, NODECLASS, NODECLASS_IN, NODEPOOL, NODEPOOL_IN, PARENT,
     RESERVED_NODEPOOL_IN,
 )
 
-EKS_NG, KARPENTER, GKE_NP, AKS_NP = I.EKS_NODE_GROUP, NODEPOOL, I.GKE_NODE_POOL, I.AKS_NODE_POOL
+EKS_NG, KARPENTER, GKE_NP, AKS_NP, AKS_CLASSIC_NP = (
+    I.EKS_NODE_GROUP, NODEPOOL, I.GKE_NODE_POOL, I.AKS_NODE_POOL, I.AKS_CLASSIC_NODE_POOL)
 K3S_HOST, EXISTING = I.REMOTE_COMMAND, "kubernetes:core/v1:NodePatch"
 NAMESPACE = "kubernetes:core/v1:Namespace"
 M, A = "mandatory", "advisory"
@@ -73,6 +75,13 @@ def aks(pool: dict = POOL_IN, operator: dict = OPERATOR_IN, prometheus: bool = T
         [res(I.HELM_RELEASE, "kube-prometheus-stack", PROMETHEUS_IN)] if prometheus else [])
 
 
+def aks_classic(pool: dict = CLASSIC_POOL_IN, operator: dict = OPERATOR_IN, prometheus: bool = True) -> list:
+    """aks() on the classic pulumi-azure provider's types and input names."""
+    return [res(I.AKS_CLASSIC_CLUSTER, "prod", CLASSIC_CLUSTER_IN, protect=True), res(AKS_CLASSIC_NP, "h100", pool),
+            res(I.HELM_RELEASE, "gpu-operator", operator)] + (
+        [res(I.HELM_RELEASE, "kube-prometheus-stack", PROMETHEUS_IN)] if prometheus else [])
+
+
 def k3s(command: dict = K3S_COMMAND_IN, operator: dict = OPERATOR_IN, annotations: dict | None = None,
         protect: bool = True, prometheus: bool = True) -> list:
     out = [res(K3S_HOST, "server", command, protect=protect), res(I.HELM_RELEASE, "gpu-operator", operator)]
@@ -99,10 +108,13 @@ DRIVER_ON = with_(OPERATOR_IN, "values.toolkit.enabled", False)  # installs the 
 PREINSTALLED = {I.PREINSTALLED_DRIVER_ANNOTATION: "580.95.05"}
 SPOT_NODEPOOL_NO_TAINT = with_(NODEPOOL_IN, "spec.template.spec.taints", [NODEPOOL_IN["spec"]["template"]["spec"]["taints"][0]])
 AKS_SPOT = {**SPOT_POOL_IN, "agentPoolName": "h100"}
+AKS_CLASSIC_SPOT = {**CLASSIC_SPOT_POOL_IN, "name": "h100"}
 GKE_SPOT = with_(with_(NODE_POOL_IN, "nodeConfig.spot", True), "nodeConfig.taints",
                  [{"key": "cloud.google.com/gke-spot", "value": "true", "effect": "NO_SCHEDULE"}])
 EFA_NG = with_(NODE_GROUP_IN, "launchTemplate", {"name": "h100-efa", "version": "1"})
 IB_POOL = {**POOL_IN, "nodeLabels": {**POOL_IN["nodeLabels"], labels.RDMA_NODE_LABEL: "true"}, "availabilityZones": ["1"]}
+CLASSIC_IB_POOL = {**CLASSIC_POOL_IN, "nodeLabels": {**CLASSIC_POOL_IN["nodeLabels"], labels.RDMA_NODE_LABEL: "true"},
+                   "zones": ["1"]}
 GPUDIRECT = [{"network": f"net-{i}", "subnetwork": f"sub-{i}"} for i in range(4)]
 CUDA = {I.CUDA_VERSIONS_ANNOTATION: "12.8,13.0"}
 OLD_DRIVER = with_(with_(OPERATOR_IN, "version", "v26.3.3"), "values.driver.version", "570.195.03")  # 13.0 needs 580
@@ -145,6 +157,7 @@ MATRIX: dict[str, dict[str, Case | NotApplicable]] = {
         GKE_NP: Case(gke, lambda: gke(with_(NODE_POOL_IN, "autoscaling.minNodeCount", 1.0)), {("h100", M)}),
         # AKS's own branch: a pool at minCount 0 passes, minCount 1 fails (issue 56: `minimum > 0` -> `>= 0`).
         AKS_NP: Case(aks, lambda: aks(with_(POOL_IN, "minCount", 1.0)), {("h100", M)}),
+        AKS_CLASSIC_NP: Case(aks_classic, lambda: aks_classic(with_(CLASSIC_POOL_IN, "minCount", 1.0)), {("h100", M)}),
         K3S_HOST: NotApplicable(K3S_NO_POOL.format(what="there is no minimum size to judge")),
         EXISTING: NotApplicable(EXISTING_NO_POOL.format(what="there is no minimum size to judge")),
     },
@@ -162,6 +175,10 @@ MATRIX: dict[str, dict[str, Case | NotApplicable]] = {
         AKS_NP: Case(lambda: aks(with_(POOL_IN, "gpuProfile.driver", "None"), OLD_DRIVER) + [res(NAMESPACE, "ns", namespace({I.CUDA_VERSIONS_ANNOTATION: "12.8"}))],
                      lambda: aks(with_(POOL_IN, "gpuProfile.driver", "None"), OLD_DRIVER) + [res(NAMESPACE, "ns", namespace(CUDA))],
                      {("gpu-operator", M)}),
+        AKS_CLASSIC_NP: Case(
+            lambda: aks_classic(with_(CLASSIC_POOL_IN, "gpuDriver", "None"), OLD_DRIVER) + [res(NAMESPACE, "ns", namespace({I.CUDA_VERSIONS_ANNOTATION: "12.8"}))],
+            lambda: aks_classic(with_(CLASSIC_POOL_IN, "gpuDriver", "None"), OLD_DRIVER) + [res(NAMESPACE, "ns", namespace(CUDA))],
+            {("gpu-operator", M)}),
         K3S_HOST: Case(lambda: k3s(operator=OPERATOR_NO_DRIVER, annotations={**CUDA, **PREINSTALLED}),
                        lambda: k3s(operator=OPERATOR_NO_DRIVER, annotations={**CUDA, I.PREINSTALLED_DRIVER_ANNOTATION: "575.57.08"}),
                        {("gpu-operator-ns", M)}),
@@ -174,6 +191,7 @@ MATRIX: dict[str, dict[str, Case | NotApplicable]] = {
         KARPENTER: NotApplicable(OPERATOR_ONLY),
         GKE_NP: NotApplicable(OPERATOR_ONLY + "; the GKE cluster's version is judged in test_gpu_versions.py"),
         AKS_NP: NotApplicable(OPERATOR_ONLY + "; the AKS cluster's version: test_aks_rules.py"),
+        AKS_CLASSIC_NP: NotApplicable(OPERATOR_ONLY + "; the classic AKS cluster's version: test_aks_classic_rules.py"),
         # The k3s server's install script carries the Kubernetes version the operator release must support.
         K3S_HOST: Case(lambda: k3s(k3s_version("v1.35.1+k3s1"), with_(OPERATOR_IN, "version", "v25.10.1")),
                        lambda: k3s(k3s_version("v1.36.0+k3s1"), with_(OPERATOR_IN, "version", "v25.10.1")),
@@ -188,6 +206,8 @@ MATRIX: dict[str, dict[str, Case | NotApplicable]] = {
         GKE_NP: Case(gke, lambda: gke(NODE_POOL_IN, DRIVER_ON), {("gpu-operator", M)}),
         AKS_NP: Case(lambda: aks(with_(POOL_IN, "gpuProfile.driver", "None"), OPERATOR_IN),
                      lambda: aks(with_(POOL_IN, "gpuProfile.driver", "None"), OPERATOR_NO_DRIVER), {("h100", M)}),
+        AKS_CLASSIC_NP: Case(lambda: aks_classic(with_(CLASSIC_POOL_IN, "gpuDriver", "None"), OPERATOR_IN),
+                             lambda: aks_classic(with_(CLASSIC_POOL_IN, "gpuDriver", "None"), OPERATOR_NO_DRIVER), {("h100", M)}),
         # Hosts with their own driver are declared by the preinstalled-driver annotation.
         K3S_HOST: Case(lambda: k3s(operator=OPERATOR_NO_DRIVER, annotations=PREINSTALLED),
                        lambda: k3s(operator=DRIVER_ON, annotations=PREINSTALLED), {("gpu-operator", M)}),
@@ -202,6 +222,8 @@ MATRIX: dict[str, dict[str, Case | NotApplicable]] = {
                      lambda: gke(with_(NODE_POOL_IN, "nodeConfig.guestAccelerators.0.gpuPartitionSize", "1g.5gb")),
                      {("h100", M)}),
         AKS_NP: NotApplicable(NO_POOL_RESOURCE.format(what="sharing on AKS is the device plugin's ConfigMap (test_pool_rules.py)")),
+        AKS_CLASSIC_NP: NotApplicable(NO_POOL_RESOURCE.format(what="sharing on AKS is the device plugin's ConfigMap "
+                                                              "(test_pool_rules.py)")),
         K3S_HOST: NotApplicable(K3S_NO_POOL.format(what="sharing is the device plugin's ConfigMap (test_pool_rules.py)")),
         EXISTING: NotApplicable(EXISTING_NO_POOL.format(what="sharing is the device plugin's ConfigMap (test_pool_rules.py)")),
     },
@@ -217,6 +239,7 @@ MATRIX: dict[str, dict[str, Case | NotApplicable]] = {
                                             [{"key": "nvidia.com/gpu", "value": "present", "effect": "PREFER_NO_SCHEDULE"}])),
                      {("h100", M)}),
         AKS_NP: Case(aks, lambda: aks(with_(POOL_IN, "nodeTaints", [])), {("h100", M)}),
+        AKS_CLASSIC_NP: Case(aks_classic, lambda: aks_classic(with_(CLASSIC_POOL_IN, "nodeTaints", [])), {("h100", M)}),
         K3S_HOST: NotApplicable(K3S_NO_POOL.format(what="their taints travel in the k3s config, a secret; "
                                                    "gpufleet/base/node_labels.py always adds the GPU taint")),
         EXISTING: NotApplicable(EXISTING_NO_POOL.format(what="taints on an existing cluster's nodes are its owner's")),
@@ -227,6 +250,8 @@ MATRIX: dict[str, dict[str, Case | NotApplicable]] = {
         KARPENTER: Case(karpenter, lambda: karpenter(SPOT_NODEPOOL_NO_TAINT), {("np", M)}),
         GKE_NP: Case(lambda: gke(GKE_SPOT), lambda: gke(with_(GKE_SPOT, "nodeConfig.taints", [])), {("h100", M)}),
         AKS_NP: Case(lambda: aks(AKS_SPOT), lambda: aks(with_(AKS_SPOT, "scaleSetEvictionPolicy", "Deallocate")), {("h100", M)}),
+        AKS_CLASSIC_NP: Case(lambda: aks_classic(AKS_CLASSIC_SPOT),
+                             lambda: aks_classic(with_(AKS_CLASSIC_SPOT, "evictionPolicy", "Deallocate")), {("h100", M)}),
         K3S_HOST: NotApplicable(SPOT_NONE.format(what="k3s hosts are machines the stack lists")),
         EXISTING: NotApplicable(SPOT_NONE.format(what="an existing cluster's capacity is not bought by the program")),
     },
@@ -238,6 +263,7 @@ MATRIX: dict[str, dict[str, Case | NotApplicable]] = {
                                                          "allow itself; the rule judges node groups' instance lists")),
         GKE_NP: NotApplicable("one machine type per node pool by construction (GKE API NodePool.config.machineType)"),
         AKS_NP: NotApplicable("one VM size per agent pool by construction (AKS API agentPool vmSize)"),
+        AKS_CLASSIC_NP: NotApplicable("one VM size per node pool by construction (pulumi-azure KubernetesClusterNodePool vmSize)"),
         K3S_HOST: NotApplicable(SPOT_NONE.format(what="k3s hosts are machines the stack lists")),
         EXISTING: NotApplicable(SPOT_NONE.format(what="an existing cluster's capacity is not bought by the program")),
     },
@@ -250,6 +276,8 @@ MATRIX: dict[str, dict[str, Case | NotApplicable]] = {
                      lambda: gke(with_(NODE_POOL_IN, "networkConfig", {"additionalNodeNetworkConfigs": GPUDIRECT[:2]})),
                      {("h100", M)}),
         AKS_NP: Case(lambda: aks(IB_POOL), lambda: aks({**IB_POOL, "availabilityZones": ["1", "2"]}), {("h100", M)}),
+        AKS_CLASSIC_NP: Case(lambda: aks_classic(CLASSIC_IB_POOL), lambda: aks_classic({**CLASSIC_IB_POOL, "zones": ["1", "2"]}),
+                             {("h100", M)}),
         K3S_HOST: NotApplicable(K3S_NO_POOL.format(what="their NICs are the hosts' own, not in the program's inputs")),
         EXISTING: NotApplicable(EXISTING_NO_POOL.format(what="their NICs are not in the program's inputs")),
     },
@@ -258,6 +286,7 @@ MATRIX: dict[str, dict[str, Case | NotApplicable]] = {
         KARPENTER: NotApplicable(CLUSTER_ONLY),
         GKE_NP: NotApplicable(CLUSTER_ONLY),
         AKS_NP: NotApplicable(CLUSTER_ONLY),
+        AKS_CLASSIC_NP: NotApplicable(CLUSTER_ONLY + "; the classic cluster's in test_aks_classic_rules.py"),
         # A k3s server host: secrets encryption at rest in its install script.
         K3S_HOST: Case(k3s, lambda: k3s(with_(K3S_COMMAND_IN, "create", K3S_COMMAND_IN["create"].replace(" --secrets-encryption", ""))),
                        {("server", M)}),
@@ -266,6 +295,7 @@ MATRIX: dict[str, dict[str, Case | NotApplicable]] = {
     MINOR: {
         EKS_NG: NotApplicable(OPERATOR_ONLY), KARPENTER: NotApplicable(OPERATOR_ONLY),
         GKE_NP: NotApplicable(OPERATOR_ONLY), AKS_NP: NotApplicable(OPERATOR_ONLY),
+        AKS_CLASSIC_NP: NotApplicable(OPERATOR_ONLY),
         # Declared host drivers (k3s hosts, an existing cluster's nodes) are judged like the operator's.
         K3S_HOST: Case(lambda: k3s(operator=OPERATOR_NO_DRIVER, annotations={I.CUDA_VERSIONS_ANNOTATION: "12.8", **PREINSTALLED}),
                        lambda: k3s(operator=OPERATOR_NO_DRIVER, annotations={I.CUDA_VERSIONS_ANNOTATION: "12.9",
@@ -279,6 +309,7 @@ MATRIX: dict[str, dict[str, Case | NotApplicable]] = {
     PROTECT: {
         EKS_NG: NotApplicable(CLUSTER_ONLY), KARPENTER: NotApplicable(CLUSTER_ONLY),
         GKE_NP: NotApplicable(CLUSTER_ONLY), AKS_NP: NotApplicable(CLUSTER_ONLY),
+        AKS_CLASSIC_NP: NotApplicable(CLUSTER_ONLY + "; the classic cluster's in test_aks_classic_rules.py"),
         # A k3s server host holds the datastore: protected passes, unprotected fails.
         K3S_HOST: Case(k3s, lambda: k3s(protect=False), {("server", M)}),
         EXISTING: NotApplicable(EXISTING_NO_POOL.format(what="its control plane and datastore are not the program's")),
@@ -293,6 +324,9 @@ MATRIX: dict[str, dict[str, Case | NotApplicable]] = {
         AKS_NP: NotApplicable("an AKS capacity reservation group is zonal or regional by the group itself and holds the "
                               "pool's VM size by its own API (AKS: capacityReservationGroupID), so the pool has no "
                               "placement of its own to get wrong; AksNodePool declares no reservation_problems"),
+        AKS_CLASSIC_NP: NotApplicable("as for the agent pool: the capacity reservation group (pulumi-azure: "
+                                      "capacityReservationGroupId) holds the placement; AksClassicNodePool declares no "
+                                      "reservation_problems"),
         K3S_HOST: NotApplicable(K3S_NO_POOL.format(what="no reserved capacity")),
         EXISTING: NotApplicable(EXISTING_NO_POOL.format(what="no reserved capacity")),
     },
@@ -301,6 +335,7 @@ MATRIX: dict[str, dict[str, Case | NotApplicable]] = {
         KARPENTER: Case(karpenter, lambda: karpenter()[:-1], {("np", A)}),
         GKE_NP: Case(gke, lambda: gke(managed_prometheus=False), {("h100", A)}),
         AKS_NP: Case(aks, lambda: aks(prometheus=False), {("h100", A)}),
+        AKS_CLASSIC_NP: Case(aks_classic, lambda: aks_classic(prometheus=False), {("h100", A)}),
         # No pool resource: the finding is on the GPU Operator release.
         K3S_HOST: Case(k3s, lambda: k3s(prometheus=False), {("gpu-operator", A)}),
         EXISTING: Case(existing, lambda: existing(prometheus=False), {("gpu-operator", A)}),

@@ -11,6 +11,7 @@ from tests.policy.fixtures import (
     OPERATOR_IN, PLACEMENT_GROUP_IN, SPOT_NODE_GROUP_IN, findings, namespace, res,
 )
 from gpufleet.app.plan.policy_runner import evaluate
+from tests.policy.test_aks_classic_rules import CLASSIC_CLUSTER_IN, CLASSIC_SPOT_POOL_IN
 
 FIXTURES = [
     (I.EKS_CLUSTER, EKS_CLUSTER_IN),
@@ -34,6 +35,10 @@ FIXTURES = [
     ("kubernetes:apps/v1:Deployment", {"metadata": {"name": "rdma"}, "spec": {"template": {
         "metadata": {"annotations": {"gpufleet.io/rdma-capabilities-reason": "RoCE"}},
         "spec": {"containers": [{"name": "c", "securityContext": {"privileged": True, "capabilities": {"add": ["IPC_LOCK"]}}}]}}}}),
+    # AKS on the classic pulumi-azure, read through its own adapters (pool type, AKS_CLUSTERS)
+    (I.AKS_CLASSIC_CLUSTER, {**CLASSIC_CLUSTER_IN, "privateClusterEnabled": False,
+                             "apiServerAccessProfile": {"authorizedIpRanges": ["203.0.113.0/24"]}}),
+    (I.AKS_CLASSIC_NODE_POOL, {**CLASSIC_SPOT_POOL_IN, "capacityReservationGroupId": "crg", "zones": ["1"]}),
 ]
 
 

@@ -1,7 +1,11 @@
 """aks: policy traits (gpufleet/base/platforms/contract/policy.py says what each one means).
 
-An AKS GPU pool is an agent pool (`azure-native:containerservice:AgentPool`, pulumi-azure-native) of a GPU VM size.
-Its inputs are the AKS REST API's AgentPool properties (ManagedClusterAgentPoolProfileProperties, API 2025-09-01).
+An AKS GPU pool is a node pool of a GPU VM size, in either Pulumi provider a program may use:
+- an agent pool (`azure-native:containerservice:AgentPool`, pulumi-azure-native, what gpufleet registers): the AKS
+  REST API's AgentPool properties (ManagedClusterAgentPoolProfileProperties, API 2025-09-01);
+- a node pool of the classic, Terraform-bridged pulumi-azure (`azure:containerservice/kubernetesClusterNodePool:
+  KubernetesClusterNodePool`), which users' own programs still run: terraform-provider-azurerm's argument names.
+Both read the same way; each type says where its inputs keep each fact (the `*_key` attributes of AksNodePool).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from gpufleet.base.catalog import azure
 from gpufleet.base.platforms.contract.policy import GpuPoolType, GpuShape, Idle, Inputs, PolicyTraits, Taint
 
 NODE_POOL = "azure-native:containerservice:AgentPool"
+CLASSIC_NODE_POOL = "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool"
 
 
 # The region whose price the rules quote (a node pool's inputs do not name its cluster's location): eastus, the region
@@ -44,8 +49,11 @@ def aks_taint(taint: str) -> Taint:
 
 
 class AksNodePool(GpuPoolType):
-    """An AKS user node pool. AKS taints Spot nodes `kubernetes.azure.com/scalesetpriority=spot:NoSchedule` itself; its
-    cluster autoscaler is AKS's own, per node pool."""
+    """An AKS user node pool on pulumi-azure-native. AKS taints Spot nodes `kubernetes.azure.com/scalesetpriority=spot:
+    NoSchedule` itself; its cluster autoscaler is AKS's own, per node pool.
+
+    The `*_key` attributes say where this resource type keeps each fact (AgentPool property names); the readers below
+    are the same for every AKS pool type."""
 
     token = NODE_POOL
     kind_name = "agent pool"
@@ -53,6 +61,13 @@ class AksNodePool(GpuPoolType):
     spot_taint_keys = (labels.AKS_SPOT_KEY,)
     toolkit_preinstalled = ("AKS GPU node image ships it with the driver (gpuProfile.driver Install): set "
                             "toolkit.enabled=false, or gpuProfile.driver None on the pool")
+    priority_key = "scaleSetPriority"  # Regular | Spot
+    eviction_key = "scaleSetEvictionPolicy"  # Delete | Deallocate
+    reservation_key = "capacityReservationGroupID"
+    autoscaling_keys: tuple[str, ...] = ("enableAutoScaling",)  # any one true turns the autoscaler on; the first is named
+    count_key = "count"
+    zones_key = "availabilityZones"
+    driver_path: tuple[str, ...] = ("gpuProfile", "driver")  # Install | None
 
     def gpu_pool(self, inputs: Inputs) -> Optional[tuple[Optional[GpuShape], list[str]]]:
         size = inputs.text("vmSize") or ""
@@ -67,32 +82,39 @@ class AksNodePool(GpuPoolType):
         return [aks_taint(t) for t in inputs.items("nodeTaints") if isinstance(t, str)]
 
     def spot(self, inputs: Inputs) -> bool:
-        return inputs.get("scaleSetPriority") == "Spot"
+        return inputs.get(self.priority_key) == "Spot"
 
     def spot_problems(self, inputs: Inputs) -> list[str]:
-        """Spot pools' eviction policy must be Delete (articles/aks/spot-node-pool.md)."""
-        if inputs.get("scaleSetEvictionPolicy", default="Delete") != "Delete":
+        """Spot pools' eviction policy must be Delete (articles/aks/spot-node-pool.md); unset is Delete in both providers
+        (AKS API scaleSetEvictionPolicy default; pulumi-azure eviction_policy "will default to Delete")."""
+        eviction = inputs.get(self.eviction_key, default="Delete")
+        if eviction != "Delete":
             # Deallocated Spot nodes keep counting against the VM quota and keep their disks, and "can cause issues with
             # cluster scaling or upgrading" (articles/aks/spot-node-pool.md): the autoscaler cannot bring the pool back cleanly.
-            return [f"scaleSetEvictionPolicy is {inputs.get('scaleSetEvictionPolicy')}: evicted nodes stay deallocated (counted against "
+            return [f"{self.eviction_key} is {eviction}: evicted nodes stay deallocated (counted against "
                     "the VM quota, disks billed) and block the autoscaler; use Delete"]
         return []
 
     def reserved(self, inputs: Inputs) -> bool:
         """A pool in a capacity reservation group."""
-        return bool(inputs.text("capacityReservationGroupID"))
+        return bool(inputs.text(self.reservation_key))
 
     def minimum(self, inputs: Inputs) -> Optional[float]:
         return inputs.number("minCount")
+
+    def _autoscaling_key(self, inputs: Inputs) -> str:
+        """The autoscaling switch as the resource spells it (the first of `autoscaling_keys` it sets), for messages."""
+        return next((k for k in self.autoscaling_keys if inputs.get(k) is not None), self.autoscaling_keys[0])
 
     def scale_to_zero_problems(self, inputs: Inputs, idle: Idle) -> list[str]:
         """The cluster autoscaler is AKS's own, per node pool (enableAutoScaling with minCount and maxCount;
         articles/aks/cluster-autoscaler.md); it scales a user pool from 0 from the pool's VM size, labels and taints,
         which AKS knows, so no node-template hints are needed."""
-        if not inputs.truthy("enableAutoScaling"):
-            fixed = inputs.number("count") or 0
+        if not any(inputs.truthy(k) for k in self.autoscaling_keys):
+            fixed = inputs.number(self.count_key) or 0
             extra = f": {idle(fixed, 1)}" if fixed > 0 else ""
-            return [f"enableAutoScaling is not true, so the cluster autoscaler never scales the pool to or from 0{extra}"]
+            return [f"{self._autoscaling_key(inputs)} is not true, so the cluster autoscaler never scales the pool to or "
+                    f"from 0{extra}"]
         if self.reserved(inputs):
             return []
         minimum = self.minimum(inputs)
@@ -111,16 +133,16 @@ class AksNodePool(GpuPoolType):
             return []  # an unknown size: not judged
         if vm.infiniband is None:
             return [f"RDMA pool '{name}' runs {size}, which has no InfiniBand: NCCL falls back to TCP"]
-        zones = [z for z in inputs.items("availabilityZones") if isinstance(z, str)]
+        zones = [z for z in inputs.items(self.zones_key) if isinstance(z, str)]
         if len(zones) > 1:
             return [f"InfiniBand pool '{name}' spans zones {', '.join(zones)}: its nodes would not share one "
                     "InfiniBand fabric; keep it in one zone"]
         return []
 
     def _driver(self, inputs: Inputs) -> str:
-        """AKS agent pool `gpuProfile.driver`: Install (AKS's driver, also its default when unset: GPUProfile.driver
-        'When it's not specified, default is Install', Microsoft.ContainerService API) or None."""
-        return inputs.text("gpuProfile", "driver") or "Install"
+        """The pool's GPU driver choice: Install (AKS's driver, also its default when unset: GPUProfile.driver 'When it's
+        not specified, default is Install', Microsoft.ContainerService API) or None."""
+        return inputs.text(*self.driver_path) or "Install"
 
     def driver_preinstalled(self, inputs: Inputs) -> bool:
         return self._driver(inputs) == "Install"
@@ -129,5 +151,28 @@ class AksNodePool(GpuPoolType):
         return self._driver(inputs) == "None"
 
 
+class AksClassicNodePool(AksNodePool):
+    """An AKS node pool of the classic pulumi-azure provider (KubernetesClusterNodePool), read as an agent pool with
+    terraform-provider-azurerm's names. Names from pulumi/pulumi-azure sdk/python/pulumi_azure/containerservice/
+    kubernetes_cluster_node_pool.py: @v6.39.0 (and the 6.40.1 wheel gpufleet ran before issue 53) `priority`,
+    `eviction_policy` ("will default to `Delete`"), `capacity_reservation_group_id`, `auto_scaling_enabled`,
+    `node_count`, `min_count`, `zones`, `gpu_driver` (Install | None, since v6.27.0, terraform-provider-azurerm
+    v4.46.0; earlier releases cannot set it, so AKS's default Install applies); @v5.89.3 the autoscaling switch was
+    `enable_auto_scaling` (renamed in v6, azurerm 4.0), read too so pulumi-azure 5 programs are judged."""
+
+    token = CLASSIC_NODE_POOL
+    kind_name = "classic node pool"  # pulumi-azure's KubernetesClusterNodePool
+    toolkit_preinstalled = ("AKS GPU node image ships it with the driver (gpuDriver Install): set toolkit.enabled=false, or "
+                            "gpuDriver None on the pool")
+    priority_key = "priority"
+    eviction_key = "evictionPolicy"
+    reservation_key = "capacityReservationGroupId"
+    autoscaling_keys = ("autoScalingEnabled", "enableAutoScaling")
+    count_key = "nodeCount"
+    zones_key = "zones"
+    driver_path = ("gpuDriver",)
+
+
 class AksPolicy(PolicyTraits):
-    pool_types = (AksNodePool(),)
+    # gpufleet's own pools are Azure Native agent pools (issue 53); a user's program on the classic provider is judged too.
+    pool_types = (AksNodePool(), AksClassicNodePool())
