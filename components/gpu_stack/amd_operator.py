@@ -149,6 +149,9 @@ def operator_values(args: AmdGpuOperatorArgs) -> dict:
         # One writer of the CRDs: gpufleet applies them from the pinned archive before the release. The chart's own
         # pre-upgrade/pre-rollback hook (its templates/pre-upgrade-hook.yaml, `upgradeCRD`) would re-apply them with
         # --force-conflicts from the operator image, unseen by the review; off, as the NVIDIA GPU Operator's.
+        # Its post-delete hook (templates/post-delete-hook.yaml) deletes those CRDs on uninstall and no value turns it
+        # off, nor does any option of Pulumi's Release on delete: the pin says where and why
+        # (versions.AMD_GPU_OPERATOR crds_deleted_on_uninstall), the plan warns, docs/upgrades.md says what to do.
         "upgradeCRD": False,
     }
 

@@ -53,6 +53,12 @@ class HelmChart:
     """With CRDS_APPLY: files of the archive's `crds/` folders (below its top folder) that gpufleet leaves out on
     purpose, the reason beside the pin: the release skips its crds/, so nothing installs them. Default: none (every
     file of a `crds/` folder is in `crd_dirs`)."""
+    crds_deleted_on_uninstall: str = ""
+    """With CRDS_APPLY: the chart's own hook that deletes the CRDs gpufleet applies when the release is uninstalled
+    (`pulumi destroy`, or a stack that no longer installs the chart), where it is in the pinned archive, when no value
+    turns it off. gpufleet keeps those CRDs on delete (retainOnDelete, components/chart_crds.py) and Pulumi's Release
+    runs every hook on delete, so the plan says which release undoes that (gpufleet/app/plan/upgrade_warnings.py,
+    docs/upgrades.md). Default: none (the chart deletes no CRD on uninstall)."""
 
 
 CRDS_APPLY = "apply"
@@ -138,6 +144,21 @@ AMD_GPU_OPERATOR = HelmChart(
         CrdDir("charts/kmm/crds", "kmm.enabled"),
         CrdDir("charts/remediation-crds/crds", "remediation.installCRDs"),
     ),
+    # On `helm uninstall` the chart runs a post-delete hook, the Job delete-custom-resource-definitions
+    # (templates/post-delete-hook.yaml at v1.5.1, lines 56-151): it deletes deviceconfigs.amd.com and
+    # remediationworkflowstatuses.amd.com always (lines 83-88), NFD's CRDs when node-feature-discovery.enabled
+    # (115-125), KMM's when kmm.enabled (126-133), Argo's when remediation.enabled and remediation.installCRDs (89-114):
+    # with gpufleet's values, exactly the CRDs it applies from crd_dirs (tests/upstream/test_chart_renders.py). No value
+    # turns the hook off (no condition around it; its line 1: "Run helm uninstall with --no-hooks to bypass the
+    # post-delete hook"). Helm runs it unless Uninstall.DisableHooks (helm pkg/action/uninstall.go), which Pulumi's
+    # helm.v3.Release never sets on delete: disableWebhooks sets only install's DisableHooks and disableCRDHooks only
+    # upgrade's (pulumi/pulumi-kubernetes provider/pkg/provider/helm_release.go, Delete, at commit 94977969 after
+    # v4.32.0); either would also drop the pre-upgrade-check hook that holds a chart upgrade while a driver upgrade runs
+    # (templates/pre-upgrade-hook.yaml lines 55-106). A post-renderer cannot strip it: the provider's Helm (v3.20.2 in
+    # its go.mod) passes no hook to one (helm/helm#7891; later releases change that, helm/helm#13154). The pre-delete
+    # hook (templates/pre-delete-hook.yaml, Job delete-leftover-deviceconfigs) deletes every DeviceConfig before. What
+    # `pulumi destroy` does then, and how to keep the CRDs: docs/upgrades.md, "What `pulumi destroy` deletes".
+    crds_deleted_on_uninstall="templates/post-delete-hook.yaml (Job delete-custom-resource-definitions)",
 )
 # The AMD GPU Driver the operator builds and loads through KMM when a stack asks for an operator-managed driver
 # without a version: the chart's own default (values.yaml deviceConfig.spec.driver.version at v1.5.1).

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import tarfile
 from pathlib import Path
 from typing import Optional
@@ -368,6 +369,62 @@ def test_the_amd_operator_applies_its_own_and_kmm_s_crds_without_argo_s_and_with
     assert release.inputs["skipCrds"] is True and group.urn in release.dependencies
     values = release.inputs["values"]
     assert (values["remediation"], values["upgradeCRD"]) == ({"enabled": False, "installCRDs": False}, False)
+
+
+def _hooks(objs) -> dict[tuple[str, str], str]:
+    return {(o["kind"], o["metadata"]["name"]): o["metadata"]["annotations"]["helm.sh/hook"] for o in objs
+            if "helm.sh/hook" in (o["metadata"].get("annotations") or {})}
+
+
+def _crds_the_hook_deletes(objs) -> list[str]:
+    (job,) = [o for o in objs if o["kind"] == "Job" and o["metadata"]["name"] == "delete-custom-resource-definitions"]
+    return sorted(re.findall(r"kubectl delete crds (\S+)", job["spec"]["template"]["spec"]["containers"][0]["command"][-1]))
+
+
+def test_the_amd_operator_s_post_delete_hook_deletes_exactly_the_crds_gpufleet_keeps_and_the_plan_says_so():
+    """No value turns the AMD chart's post-delete hook off and Pulumi's Release runs it on delete (the pin's
+    crds_deleted_on_uninstall, docs/upgrades.md): rendered with amd-lab's values it deletes every CRD of the group
+    gpufleet applies and keeps on delete, no other, and the plan warns on that release. With the chart's own NFD on (an
+    AMD-only cluster) it deletes NFD's three too, again exactly what gpufleet applies for those values. The
+    pre-upgrade CRD hook is gone (upgradeCRD false); the pre-upgrade-check hook that holds a chart upgrade during a
+    driver upgrade stays."""
+    archive = _applied_archive(versions.AMD_GPU_OPERATOR)
+    p = planned("amd-lab")
+    release = next(r for r in p.resources if r.type == RELEASE and r.name == "amd-lab-amd-gpu-operator-release")
+    group = _crd_groups(p)["amd-lab-amd-gpu-operator-crds"]
+    values = release.revealed["values"]
+    render = functools.partial(_rendered, archive, namespace=release.revealed["namespace"],
+                               release=release.inputs["name"], k8s=p.spec.cluster.kubernetes_version)
+    objs = render(json.dumps(values, sort_keys=True))
+    assert _hooks(objs) == {
+        **{(kind, "gpu-operator-charts-prune"): "post-delete" for kind in ("ServiceAccount", "ClusterRole",
+                                                                            "ClusterRoleBinding")},
+        ("Job", "delete-custom-resource-definitions"): "post-delete",
+        **{(kind, "gpu-operator-charts-pre-delete"): "pre-delete" for kind in ("ServiceAccount", "ClusterRole",
+                                                                                "ClusterRoleBinding")},
+        ("Job", "delete-leftover-deviceconfigs"): "pre-delete",
+        ("ServiceAccount", "pre-upgrade-check-sa"): "pre-upgrade,pre-rollback",
+        ("ClusterRole", "pre-upgrade-check-cluster-role"): "pre-upgrade,pre-rollback",
+        ("ClusterRoleBinding", "pre-upgrade-check-cluster-role-binding"): "pre-upgrade,pre-rollback",
+        ("Job", "pre-upgrade-check"): "pre-upgrade,pre-rollback",
+    }
+    assert group.retain_on_delete is True
+    assert _crds_the_hook_deletes(objs) == _crd_names(group) == [
+        "deviceconfigs.amd.com", "modules.kmm.sigs.x-k8s.io", "nodemodulesconfigs.kmm.sigs.x-k8s.io",
+        "remediationworkflowstatuses.amd.com"]
+    assert [(w.path, w.message) for w in p.warnings if w.path == f"resource {release.name}"] == [(
+        "resource amd-lab-amd-gpu-operator-release",
+        "chart gpu-operator-charts v1.5.1: uninstalling this release (`pulumi destroy`, or a stack that no longer "
+        "installs it) runs the chart's own hook templates/post-delete-hook.yaml (Job delete-custom-resource-definitions), "
+        "which deletes the CRDs of amd-lab-amd-gpu-operator-crds that gpufleet keeps on delete, and with them every "
+        "object of their kinds; no value turns it off and Pulumi's Release runs it (how to keep them: docs/upgrades.md, "
+        "\"What `pulumi destroy` deletes\")")]
+    own_nfd = {**values, "node-feature-discovery": {"enabled": True}}
+    applied = sorted({d["metadata"]["name"] for _, text, _ in chart_crds.read_texts(
+        str(archive), dirs=crd_folders(versions.AMD_GPU_OPERATOR, own_nfd)) for d in chart_crds.crd_documents(text)})
+    assert _crds_the_hook_deletes(render(json.dumps(own_nfd, sort_keys=True))) == applied == sorted([
+        *_crd_names(group), "nodefeaturegroups.nfd.k8s-sigs.io", "nodefeaturerules.nfd.k8s-sigs.io",
+        "nodefeatures.nfd.k8s-sigs.io"])
 
 
 def test_envoy_gateway_applies_its_own_crds_and_leaves_the_experimental_gateway_api_bundle_out():

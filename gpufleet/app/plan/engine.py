@@ -176,7 +176,8 @@ def assemble(stack: str, spec: Optional[StackSpec], monitor: RecordingMonitor, c
     resources = sorted(monitor.registrations, key=lambda r: r.urn)
     if spec is None:
         result = Plan(stack=stack, spec=None, resources=resources, outputs=monitor.stack_outputs, capacity=[],
-                      warnings=cr_warnings + upgrade_warnings.crds_not_applied(stack, monitor.registrations),
+                      warnings=cr_warnings + upgrade_warnings.crds_not_applied(stack, monitor.registrations)
+                      + upgrade_warnings.crds_deleted_on_uninstall(stack, monitor.registrations),
                       stack_file=stack_file or {})
         result.cost = program_cost(resources)
     else:
@@ -195,6 +196,7 @@ def assemble(stack: str, spec: Optional[StackSpec], monitor: RecordingMonitor, c
             + network_checks.warnings(stack, spec) + image_checks.warnings(stack, spec) + cr_warnings
             + unchecked_local_charts(stack, spec, monitor.registrations)
             + upgrade_warnings.crds_not_applied(stack, monitor.registrations)
+            + upgrade_warnings.crds_deleted_on_uninstall(stack, monitor.registrations)
             + reservation_end.warnings(stack, spec, day)
             + kube_needs.warnings(stack, spec, needs),
             kubernetes=needs,
