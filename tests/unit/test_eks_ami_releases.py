@@ -281,6 +281,13 @@ def test_a_release_from_ssm_before_says_its_driver_is_unknown():
             "BOTTLEROCKET_RELEASES) -> 580.159.03 (branch 580)") in change.rollout
 
 
+def test_an_unrecorded_al2023_release_is_never_read_as_a_bottlerocket_version():
+    """"1.35.9-20261119" has the shape of a Bottlerocket "1.N.P-<commit>": an AL2023 AMI type reads it as AL2023's."""
+    (change,) = review_plans(_plan([_node_group("1.35.6-20260714")]), _plan([_node_group("1.35.9-20261119")])).disruptive
+    assert ("NVIDIA driver 580.159.03 (branch 580) -> not known to gpufleet (a release not in "
+            "versions.EKS_AL2023_RELEASES or BOTTLEROCKET_RELEASES);") in change.rollout
+
+
 def _bottlerocket_node_group(release: str) -> dict:
     r = _node_group(release)
     r["inputs"]["amiType"] = "BOTTLEROCKET_x86_64_NVIDIA"

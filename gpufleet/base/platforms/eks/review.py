@@ -40,13 +40,14 @@ DRIFT = ("Karpenter marks each node drifted and replaces it, as the NodePool's d
 _BOTTLEROCKET_VERSION = re.compile(r"(?:^(\d+\.\d+\.\d+)-[0-9a-f]+$|/aws-k8s-(\d+\.\d+)-nvidia/[^/]+/(\d+\.\d+\.\d+)/)")
 
 
-def _driver(release: Any) -> str:
-    """The NVIDIA driver a node group's AMI release ships (an AL2023 release of versions.EKS_AL2023_RELEASES, or a
-    Bottlerocket release of BOTTLEROCKET_RELEASES), or why it is not known."""
+def _driver(release: Any, ami_type: Any) -> str:
+    """The NVIDIA driver a node group's AMI release ships (an AL2023 release of versions.EKS_AL2023_RELEASES, or for a
+    Bottlerocket AMI type a release of BOTTLEROCKET_RELEASES), or why it is not known. The AMI type decides how the
+    release reads: an AL2023 "1.N.P-YYYYMMDD" has the same shape as a Bottlerocket "1.N.P-<commit>"."""
     known = versions.EKS_AL2023_RELEASES.get(str(release))
     if known:
         return f"{known.driver} (branch {known.driver_branch})"
-    bottlerocket = _BOTTLEROCKET_VERSION.search(str(release))
+    bottlerocket = _BOTTLEROCKET_VERSION.search(str(release)) if "BOTTLEROCKET" in str(ami_type) else None
     if bottlerocket:
         version = bottlerocket.group(1) or bottlerocket.group(3)
         return _release_drivers("bottlerocket", version, bottlerocket.group(2))
@@ -172,7 +173,8 @@ class EksReview(ReviewTraits):
             pace = (f"{update['maxUnavailablePercentage']:g}%" if update.get("maxUnavailablePercentage") is not None
                     else f"{update.get('maxUnavailable', 1):g}")
             old, new = before.get("releaseVersion"), after.get("releaseVersion")
-            driver = (f"NVIDIA driver {_driver(old)} -> {_driver(new)}" if "NVIDIA" in str(after.get("amiType", ""))
+            ami_type = after.get("amiType", "")
+            driver = (f"NVIDIA driver {_driver(old, ami_type)} -> {_driver(new, ami_type)}" if "NVIDIA" in str(ami_type)
                       else "no NVIDIA driver (a CPU AMI)")
             return f"every node is replaced by one of AMI release {new} (was {old}): {driver}; {MNG_UPDATE.format(pace=pace)}"
         if type_ == NODE_CLASS and _alias(before) != _alias(after):
