@@ -17,8 +17,8 @@ from __future__ import annotations
 import json
 import os
 import pty
-import select
 import signal
+import threading
 import time
 
 import pytest
@@ -169,31 +169,77 @@ def test_up_stops_after_a_failure_and_reports_what_changed(fleet):
     stacks["dev"].stack.preview(expect_no_changes=True, color="never")  # issue 50: the engine's own no-change check
 
 
+class Terminal:
+    """A process on a pseudo-terminal of its own, as a user's `pulumi up` on their terminal.
+
+    A thread reads the terminal all the time: the CLI redraws its progress while it runs, and once the terminal's
+    buffer is full (a few KB) its writes block, so it would never reach its prompt nor exit on SIGINT, and waiting
+    for it would hang the run (it did, in CI: the tier hit the 90 minutes). Stopping types Ctrl-C on the terminal, as
+    the user would (a SIGINT sent with kill(2) did not end the CLI at its prompt, whose terminal is in raw mode and
+    reads Ctrl-C as a key), and kills the process if it has not exited within `grace` seconds."""
+
+    def __init__(self, argv: list[str], env: dict, cwd) -> None:
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # the child: the other update
+            try:
+                os.chdir(cwd)
+                os.execve(argv[0], argv, env)
+            finally:
+                os._exit(127)  # never back into pytest in the child
+        self.output = bytearray()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self.fd, 65536)
+            except OSError:  # EIO: the child's side of the terminal is closed
+                return
+            if not chunk:
+                return
+            self.output.extend(chunk)
+
+    def stop(self, grace: float = 30) -> bool:
+        """Ctrl-C, then SIGKILL after `grace` seconds; True when the process exited on the Ctrl-C."""
+        os.write(self.fd, b"\x03")
+        deadline = time.monotonic() + grace
+        exited = False
+        while time.monotonic() < deadline:
+            if os.waitpid(self.pid, os.WNOHANG)[0]:
+                exited = True
+                break
+            time.sleep(0.2)
+        if not exited:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        self._reader.join(timeout=10)
+        os.close(self.fd)
+        return exited
+
+
 def test_a_stack_another_update_holds_is_refused_with_the_holder_named(fleet):
     """A real concurrent update: `pulumi up` of dev on a terminal, waiting at its confirmation prompt (it holds the
     stack's lock from its start), while `gpufleet up dev` runs."""
     work, project, servers, stacks, configs = fleet
     env = {**os.environ, **stacks["dev"].env}
     env.pop("PULUMI_SKIP_CONFIRMATIONS")
-    pid, fd = pty.fork()
-    if pid == 0:  # the other update, on a terminal of its own
-        os.chdir(project)
-        os.execve(str(harness.BIN / "pulumi"), ["pulumi", "up", "--stack", "dev", "--refresh"], env)
+    locks = work / "backend" / ".pulumi" / "locks"
+    other = Terminal([str(harness.BIN / "pulumi"), "up", "--stack", "dev", "--refresh"], env, project)
     try:
-        locks = work / "backend" / ".pulumi" / "locks"
         deadline = time.monotonic() + 120
         while not list(locks.rglob("*.json")):
-            assert time.monotonic() < deadline, "the concurrent `pulumi up` never took the lock"
-            if select.select([fd], [], [], 0.5)[0]:
-                os.read(fd, 65536)
+            assert time.monotonic() < deadline, "the concurrent `pulumi up` never took the lock:\n" + \
+                other.output.decode(errors="replace")
+            time.sleep(0.2)
         proc, doc = run_fleet(project, stacks, "up", "dev", "--yes")
         assert proc.returncode == 1, proc.stdout + proc.stderr
         (row,) = doc["stacks"]
         assert row["result"] == "locked"
         assert row["message"].startswith("stack 'dev' is locked by another update: "), row["message"]
-        assert f"(pid {pid})" in row["message"], row["message"]  # the holder, as the CLI names it
+        assert f"(pid {other.pid})" in row["message"], row["message"]  # the holder, as the CLI names it
         assert doc["failed"] == ["dev"] and doc["changed"] == []
     finally:
-        os.kill(pid, signal.SIGINT)
-        os.waitpid(pid, 0)
-        os.close(fd)
+        if not other.stop():  # killed: its lock stays behind, and would refuse the next update of dev
+            for lock in locks.rglob("*.json*"):
+                lock.unlink()
