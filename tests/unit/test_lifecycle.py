@@ -36,7 +36,9 @@ def _warnings(config: dict, day: dt.date) -> list[str]:
 
 
 def _lifecycle(config: dict, day: dt.date) -> list[str]:
-    return [w for w in _warnings(config, day) if w.startswith(LIFECYCLE_PATHS)]
+    """Lifecycle findings: by path, and EKS's driver warnings by their message (they share gpufleet:nodePools and
+    nodePools[i].amiRelease with the AMI age warnings, which are not lifecycle findings)."""
+    return [w for w in _warnings(config, day) if w.startswith(LIFECYCLE_PATHS) or ": NVIDIA driver branch R" in w]
 
 
 # ---- GKE extended-support fee (charges.yaml gke.extended_support, kubernetes.yaml gke.versions) ------------------
