@@ -61,9 +61,10 @@ class EksVersions(VersionTraits):
 
     def node_image_warnings(self, stack: str, spec: Any, day: dt.date) -> list:
         """An AMI release the stack runs (AL2023 or Bottlerocket) that is over AMI_RELEASE_WARNING_DAYS old on `day`:
-        one warning per release, at the pools that chose it (`nodePools[i].amiRelease`) or, for gpufleet's pin, at
-        `nodePools` (where a pool could choose another; the fix is a reviewed bump of the pin), with the minor as its
-        value."""
+        one warning per release, at the pools that chose it (`nodePools[i].amiRelease`, the release as its value) and,
+        for the pools that take gpufleet's pin, at `nodePools` (where a pool could choose another; the fix is a
+        reviewed bump of the pin), with the minor as its value. A pool that names the pin itself is warned at its own
+        key, the others still at `nodePools`; each warning names the pools it is about."""
         minor = spec.cluster.kubernetes_version
         if minor not in versions.EKS_AL2023_RELEASE_PINS:
             return []  # not a minor gpufleet plans for on EKS: the spec refuses it
@@ -74,22 +75,23 @@ class EksVersions(VersionTraits):
             age = (day - dt.date.fromisoformat(facts.date)).days
             if age <= AMI_RELEASE_WARNING_DAYS:
                 continue
-            who = ", ".join(name for _, name in pools)
-            chosen_at = [i for i, _ in pools if i is not None]
+            chosen = [(i, name) for i, name in pools if i is not None]
+            pinned = [name for i, name in pools if i is None]
             when = f"{facts.tag}, " if family == "al2023" else f"released {facts.date}, "
-            old = (f"{facts.family} release {release} ({when}NVIDIA driver {facts.driver}), run by {who}, is {age} "
+            old = (f"{facts.family} release {release} ({when}NVIDIA driver {facts.driver}), run by {{}}, is {age} "
                    f"days old on {day.isoformat()} (over {AMI_RELEASE_WARNING_DAYS}): newer releases carry kernel, "
                    "containerd and NVIDIA driver fixes")
             pin = versions.node_image_pins(ami)[minor]
-            if chosen_at:
-                out += [Problem(stack, f"{NAMESPACE}:nodePools[{i}].amiRelease",
-                                f"{old}; move to a newer one (gpufleet pins {pin}), a rolling replacement of the pool's "
-                                "nodes the review shows with the driver it ships", release) for i in chosen_at]
-            else:
+            out += [Problem(stack, f"{NAMESPACE}:nodePools[{i}].amiRelease",
+                            f"{old.format(', '.join(name for _, name in chosen))}; move to a newer one (gpufleet pins "
+                            f"{pin}), a rolling replacement of the pool's nodes the review shows with the driver it "
+                            "ships", release) for i, _ in chosen]
+            if pinned:
                 out.append(Problem(stack, f"{NAMESPACE}:nodePools",
-                                   f"{old}; it is gpufleet's pin for EKS {minor}: {_BUMP[family]} in "
-                                   "gpufleet/base/versions.py (with the release's driver and source), a reviewed "
-                                   f"rolling replacement of every {'Bottlerocket ' if family == 'bottlerocket' else ''}"
+                                   f"{old.format(', '.join(pinned))}; it is gpufleet's pin for EKS {minor}: "
+                                   f"{_BUMP[family]} in gpufleet/base/versions.py (with the release's driver and "
+                                   "source), a reviewed rolling replacement of every "
+                                   f"{'Bottlerocket ' if family == 'bottlerocket' else ''}"
                                    "pool's nodes", minor))
         return out
 
