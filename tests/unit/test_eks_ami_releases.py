@@ -199,6 +199,16 @@ def test_the_pin_warns_once_at_node_pools_and_a_chosen_release_at_its_pool():
     ]
 
 
+def test_a_pool_naming_the_pin_itself_is_warned_at_its_key_and_the_pin_still_at_node_pools():
+    """The same release reached two ways: pool 0 wrote it (its fix is its amiRelease), the system pool and pool 1 take
+    the pin (the fix is a bump of the pin table); neither warning may swallow the other or name the other's pools."""
+    found = _age_warnings(_eks(amiRelease=versions.EKS_AL2023_RELEASE_PINS["1.35"]), dt.date(2026, 12, 5))
+    assert [path for path, _ in found] == ["gpufleet:nodePools[0].amiRelease", "gpufleet:nodePools"]
+    assert "run by pool 'h100-train', is 144 days old" in found[0][1] and "move to a newer one" in found[0][1]
+    assert "run by the system pool, pool 'l4-infer', is 144 days old" in found[1][1]
+    assert "it is gpufleet's pin for EKS 1.35" in found[1][1]
+
+
 def test_bottlerocket_managed_node_groups_get_the_age_warning_of_their_pin_and_no_float_note():
     c = _eks(ami="bottlerocket-nvidia")
     c["gpufleet:nodePools"][1]["ami"] = "bottlerocket-nvidia"

@@ -1,5 +1,6 @@
 """Support calendars (issue 32): the GKE extended-support fee, lifecycle warnings for every versioned component, the
-injectable date, and the example stacks planning without version warnings.
+injectable date, and the example stacks planning without version warnings; on EKS the driver branch of the AMI release
+each GPU pool runs (issue 50).
 
 Every date is passed explicitly: nothing here depends on the wall clock.
 """
@@ -14,6 +15,7 @@ from gpufleet.app import cli
 from gpufleet.app.review import render as render_review
 from gpufleet.app.review import review_plans
 from gpufleet.base import versions
+from gpufleet.base.catalog import aws as aws_catalog
 from gpufleet.base.catalog import charges, lifecycle
 from gpufleet.base.catalog.charges import Missing, Rate
 from gpufleet.base.spec import SpecError
@@ -34,7 +36,9 @@ def _warnings(config: dict, day: dt.date) -> list[str]:
 
 
 def _lifecycle(config: dict, day: dt.date) -> list[str]:
-    return [w for w in _warnings(config, day) if w.startswith(LIFECYCLE_PATHS)]
+    """Lifecycle findings: by path, and EKS's driver warnings by their message (they share gpufleet:nodePools and
+    nodePools[i].amiRelease with the AMI age warnings, which are not lifecycle findings)."""
+    return [w for w in _warnings(config, day) if w.startswith(LIFECYCLE_PATHS) or ": NVIDIA driver branch R" in w]
 
 
 # ---- GKE extended-support fee (charges.yaml gke.extended_support, kubernetes.yaml gke.versions) ------------------
@@ -203,3 +207,80 @@ def test_a_bad_pinned_date_in_the_environment_exits_2(capsys, monkeypatch):
     assert capsys.readouterr().err == "gpufleet: GPUFLEET_TODAY='next week': not a date; write it as YYYY-MM-DD (e.g. 2027-01-31)\n"
     with pytest.raises(SpecError, match="GPUFLEET_TODAY: not a date"):  # the API path (no CLI in front)
         catalog_warnings("s", load_config(example_config("dev"), "s"))
+
+
+# ---- EKS: the driver of the AMI release each GPU pool runs (VersionTraits.node_drivers) --------------------------
+
+NVIDIA_CALENDAR = lifecycle.driver_branch(580).source  # the calendar's citation, as every driver warning quotes it
+
+
+def _eks_small(minor: str, kind: str = "cluster-autoscaler", *pools: dict) -> dict:
+    """An EKS stack of one L4 pool per `pools` entry (its extra keys), CUDA 12.8 only (so an R570 release is valid)."""
+    return {"aws:region": "us-east-1",
+            "gpufleet:cluster": {"platform": "eks", "name": "c", "kubernetesVersion": minor,
+                                 "eks": {"network": {"availabilityZones": ["us-east-1a", "us-east-1b"]},
+                                         "autoscaler": {"kind": kind}}},
+            "gpufleet:nodePools": [{"name": f"l4-{i}", "instanceType": "g6.xlarge", **p} for i, p in enumerate(pools or [{}])],
+            "gpufleet:gpuOperator": {"driver": {"source": "preinstalled"}},
+            "gpufleet:workloads": {"cudaVersions": ["12.8"]}}
+
+
+def _driver_warnings(config: dict, day: dt.date = DAY) -> list[tuple[str, str, object]]:
+    return [(w.path, w.message, w.value) for w in catalog_warnings("s", load_config(config, "s"), day)
+            if w.message.startswith("NVIDIA driver branch")]
+
+
+@pytest.mark.parametrize("kind", ["cluster-autoscaler", "karpenter"])
+def test_an_eks_pool_whose_ami_release_ships_an_end_of_life_branch_warns_at_its_ami_release(kind):
+    """1.34.1-20251016 ships 570.195.03 (EKS_AL2023_RELEASES); R570 is past its end of life. Read from the release,
+    not from the catalog's one driver per AMI family (580.159.03), which would find nothing. A Karpenter node class
+    takes the same release (alias al2023@v20251016), so it warns the same."""
+    assert aws_catalog.ami("al2023-nvidia").driver_floor == "580.159.03"
+    assert "docs.nvidia.com/datacenter/tesla/drivers/620/" in NVIDIA_CALENDAR
+    assert versions.karpenter_ami_alias("al2023-nvidia", "1.34", "1.34.1-20251016") == "al2023@v20251016"
+    assert _driver_warnings(_eks_small("1.34", kind, {"amiRelease": "1.34.1-20251016"})) == [
+        ("gpufleet:nodePools[0].amiRelease",
+         f"NVIDIA driver branch R570 (PB) is past the end of its support ({NVIDIA_CALENDAR}); EKS AL2023 AMI release "
+         "1.34.1-20251016, run by pool 'l4-0', ships NVIDIA driver 570.195.03: move nodePools[0].amiRelease to a "
+         "release on a supported branch (gpufleet pins 1.34.9-20260714, NVIDIA driver 580.159.03), a rolling "
+         "replacement of the pool's nodes", "1.34.1-20251016")]
+
+
+def test_the_pinned_release_does_not_warn_while_its_branch_is_supported_then_warns_at_the_pin():
+    """The pin for 1.34 ships R580 (LTSB, end of life 2028-06-30): no warning today; 90 days before its end, one at
+    `nodePools` naming the pin table to bump."""
+    assert versions.node_image("al2023-nvidia", "1.34").driver == "580.159.03"
+    assert _driver_warnings(_eks_small("1.34")) == []
+    assert _driver_warnings(_eks_small("1.34"), dt.date(2028, 4, 1)) == [
+        ("gpufleet:nodePools",
+         f"NVIDIA driver branch R580 (LTSB) reaches the end of its support in 90 days (2028-06-30; {NVIDIA_CALENDAR}); "
+         "EKS AL2023 AMI release 1.34.9-20260714, run by pool 'l4-0', ships NVIDIA driver 580.159.03 and is gpufleet's "
+         "pin for EKS 1.34: bump EKS_AL2023_RELEASE_PINS[\"1.34\"] in gpufleet/base/versions.py to a release on a "
+         "supported branch (with its driver and source), a reviewed rolling replacement of the pools' nodes, or choose "
+         "one with nodePools[i].amiRelease", "1.34.9-20260714")]
+
+
+@pytest.mark.parametrize("kind", ["cluster-autoscaler", "karpenter"])
+def test_a_bottlerocket_pools_driver_is_read_from_its_release_for_the_minor(kind):
+    """Bottlerocket 1.48.0 ships R570 in its aws-k8s-1.33-nvidia variant but 580.65.06 in aws-k8s-1.34-nvidia
+    (BOTTLEROCKET_RELEASES): the same release warns on 1.33 only."""
+    pool = {"ami": "bottlerocket-nvidia", "amiRelease": "1.48.0"}
+    assert _driver_warnings(_eks_small("1.33", kind, pool)) == [
+        ("gpufleet:nodePools[0].amiRelease",
+         f"NVIDIA driver branch R570 (PB) is past the end of its support ({NVIDIA_CALENDAR}); Bottlerocket release "
+         "1.48.0, run by pool 'l4-0', ships NVIDIA driver 570.172.08: move nodePools[0].amiRelease to a release on a "
+         "supported branch (gpufleet pins 1.65.0, NVIDIA driver 580.178.04), a rolling replacement of the pool's "
+         "nodes", "1.48.0")]
+    assert _driver_warnings(_eks_small("1.34", kind, pool)) == []
+
+
+def test_only_gpu_pools_are_judged_each_at_the_key_of_its_own_release():
+    """Pool 0 names the pin itself (its fix is its amiRelease), pool 1 takes the pin (the fix is the pin table), pool 2
+    is Bottlerocket's pin; the system pool also runs the AL2023 pin, but its standard AMI has no NVIDIA driver."""
+    c = _eks_small("1.34", "cluster-autoscaler", {"amiRelease": "1.34.9-20260714"}, {}, {"ami": "bottlerocket-nvidia"})
+    assert [(path, value) for path, _, value in _driver_warnings(c, dt.date(2028, 4, 1))] == [
+        ("gpufleet:nodePools[0].amiRelease", "1.34.9-20260714"), ("gpufleet:nodePools", "1.34.9-20260714"),
+        ("gpufleet:nodePools", "1.65.0")]
+    c = _eks_small("1.34", "cluster-autoscaler", {"amiRelease": "1.34.7-20260505"})  # R580 too; the pin left to the system pool
+    assert [(path, value) for path, _, value in _driver_warnings(c, dt.date(2028, 4, 1))] == [
+        ("gpufleet:nodePools[0].amiRelease", "1.34.7-20260505")]

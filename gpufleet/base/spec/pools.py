@@ -142,7 +142,8 @@ class NodePoolSpec(Model):
     AMI release "1.N.P-YYYYMMDD" (gpufleet/base/versions.py EKS_AL2023_RELEASES); ami bottlerocket-nvidia: a
     Bottlerocket release "1.N.P" (BOTTLEROCKET_RELEASES); each table records the NVIDIA driver a release ships.
     Default: gpufleet's pin for the minor (EKS_AL2023_RELEASE_PINS, BOTTLEROCKET_RELEASE_PINS). Changing it replaces
-    the pool's nodes, rolling (docs/review.md)."""
+    the pool's nodes, rolling (docs/review.md). The plan warns here when the release is over 90 days old or its
+    driver's branch is past, or within 90 days of, its end of life (docs/plan.md)."""
     root_volume_gib: int = Field(default=200, ge=20, le=16384)
     """EKS: size of the encrypted gp3 root volume; CUDA images are large."""
     availability_zone: Optional[str] = None

@@ -55,9 +55,24 @@ def minor(version: Any) -> Optional[tuple[int, int]]:
     return (int(parts[0]), int(digits)) if digits else None
 
 
+@dataclass(frozen=True)
+class NodeDriver:
+    """An NVIDIA driver a stack's GPU nodes run, as the lifecycle check judges its branch against NVIDIA's data
+    center driver calendar (catalog lifecycle.yaml nvidia_driver_branches)."""
+
+    at: str
+    """The key path (under `gpufleet:`) where the fix goes: where the stack chooses the driver."""
+    version: str
+    """The driver version ("580.159.03"); its branch is the first number."""
+    value: str
+    """What the warning quotes as the value at `at` (the driver version, or the AMI release that ships it)."""
+    fix: str
+    """What to do when the branch is past, or near, the end of its support, naming what runs the driver."""
+
+
 class VersionTraits:
-    """Defaults: a platform that declares nothing here takes any Kubernetes minor, keeps no support calendar, runs
-    the stack's GPU Operator and has its driver branch judged by NVIDIA's calendar."""
+    """Defaults: a platform that declares nothing here takes any Kubernetes minor, keeps no support calendar, and
+    has the branch of the driver its GPU nodes run judged by NVIDIA's calendar at `driver_key`."""
 
     kubernetes_versions: tuple[str, ...] = ()
     """The Kubernetes minors gpufleet plans for on it (from gpufleet/base/versions.py). Default: empty, any minor."""
@@ -69,14 +84,25 @@ class VersionTraits:
     """The version moves the platform refuses, each with its source (gpufleet/app/review/moves.py judges them between
     two plans, and between a stack's deployed outputs and its plan before `gpufleet preview|up`). Default: none."""
 
-    driver_branch_judged: bool = True
-    """Whether the driver branch its GPU nodes run is judged against NVIDIA's data center driver calendar (False where
-    the catalog knows only a floor of the driver the nodes run). Default: True."""
-
     def driver_key(self, spec: Any) -> str:
         """The key path (under `gpufleet:`) where this stack chooses the driver its GPU nodes run. Default: the GPU
         Operator's `gpuOperator.driver.version`."""
         return "gpuOperator.driver.version"
+
+    def node_drivers(self, spec: Any, drivers: list[tuple[str, str]]) -> list[NodeDriver]:
+        """The NVIDIA drivers the stack's GPU nodes run, each at the key where its fix goes, for the lifecycle check of
+        their branches (gpufleet/base/spec/checks/lifecycle_checks.py). `drivers`: (what, driver version) as
+        catalog_checks._drivers finds them (the GPU Operator's, or the platform's `catalog_drivers`). Default: the
+        first of `drivers` on each branch, at `driver_key`, quoting its version."""
+        at = self.driver_key(spec)
+        out: list[NodeDriver] = []
+        seen: set[str] = set()
+        for what, version in drivers:
+            branch = version.split(".")[0]
+            if branch not in seen:
+                seen.add(branch)
+                out.append(NodeDriver(at, version, version, f"{what}: move to a supported driver branch"))
+        return out
 
     def node_image_warnings(self, stack: str, spec: Any, day: dt.date) -> list:
         """Warnings (gpufleet.base.spec.errors.Problem) for node images the stack pins that are old on `day` (EKS AMI

@@ -7,7 +7,7 @@ from typing import Any, Optional
 
 from gpufleet.base import versions
 from gpufleet.base.catalog import kubernetes as k8s_catalog
-from gpufleet.base.platforms.contract.versions import CONTROL_PLANE, KUBELET_SKEW, MoveRule, VersionTraits
+from gpufleet.base.platforms.contract.versions import CONTROL_PLANE, KUBELET_SKEW, MoveRule, NodeDriver, VersionTraits
 from gpufleet.base.spec.checks.lifecycle_checks import calendar_warnings
 from gpufleet.base.spec.errors import Problem
 
@@ -21,12 +21,13 @@ NAMESPACE = "gpufleet"
 AMI_RELEASE_WARNING_DAYS = 90
 
 
-def _pinned_pools(spec: Any) -> dict[tuple[str, str], list[tuple[Optional[int], str]]]:
+def _pinned_pools(spec: Any, system: bool = True) -> dict[tuple[str, str], list[tuple[Optional[int], str]]]:
     """(AMI family, release) -> the pools running it: (index when the pool chose it with amiRelease, else None; name).
-    The system pool runs the AL2023 pin."""
+    The system pool runs the AL2023 pin (its al2023-standard variant); `system` False leaves it out."""
     minor = spec.cluster.kubernetes_version
     users: dict[tuple[str, str], list[tuple[Optional[int], str]]] = {}
-    users.setdefault(("al2023", versions.EKS_AL2023_RELEASE_PINS[minor]), []).append((None, "the system pool"))
+    if system:
+        users.setdefault(("al2023", versions.EKS_AL2023_RELEASE_PINS[minor]), []).append((None, "the system pool"))
     for i, pool in enumerate(spec.node_pools):
         family = "bottlerocket" if pool.ami.startswith("bottlerocket") else "al2023"
         pins = versions.node_image_pins(pool.ami)
@@ -45,11 +46,6 @@ _BUMP = {
 class EksVersions(VersionTraits):
     kubernetes_versions = versions.EKS_KUBERNETES_VERSIONS
     unknown_version = "is not an EKS version gpufleet plans for"
-    # The driver the lifecycle check would judge is the catalog's per AMI (aws_instances.yaml amis), a floor across
-    # releases, not the branch a pool's pinned release ships (versions.EKS_AL2023_RELEASES, BOTTLEROCKET_RELEASES: the
-    # review shows it and the amiRelease check tests it against workloads.cudaVersions), so judging it could warn about
-    # a driver the nodes do not run: off until that check reads the pinned releases.
-    driver_branch_judged = False
     move_rules = (
         MoveRule(CONTROL_PLANE, "no-downgrade",
                  source="EKS User Guide, 'Update existing cluster to new Kubernetes version' "
@@ -65,9 +61,10 @@ class EksVersions(VersionTraits):
 
     def node_image_warnings(self, stack: str, spec: Any, day: dt.date) -> list:
         """An AMI release the stack runs (AL2023 or Bottlerocket) that is over AMI_RELEASE_WARNING_DAYS old on `day`:
-        one warning per release, at the pools that chose it (`nodePools[i].amiRelease`) or, for gpufleet's pin, at
-        `nodePools` (where a pool could choose another; the fix is a reviewed bump of the pin), with the minor as its
-        value."""
+        one warning per release, at the pools that chose it (`nodePools[i].amiRelease`, the release as its value) and,
+        for the pools that take gpufleet's pin, at `nodePools` (where a pool could choose another; the fix is a
+        reviewed bump of the pin), with the minor as its value. A pool that names the pin itself is warned at its own
+        key, the others still at `nodePools`; each warning names the pools it is about."""
         minor = spec.cluster.kubernetes_version
         if minor not in versions.EKS_AL2023_RELEASE_PINS:
             return []  # not a minor gpufleet plans for on EKS: the spec refuses it
@@ -78,23 +75,63 @@ class EksVersions(VersionTraits):
             age = (day - dt.date.fromisoformat(facts.date)).days
             if age <= AMI_RELEASE_WARNING_DAYS:
                 continue
-            who = ", ".join(name for _, name in pools)
-            chosen_at = [i for i, _ in pools if i is not None]
+            chosen = [(i, name) for i, name in pools if i is not None]
+            pinned = [name for i, name in pools if i is None]
             when = f"{facts.tag}, " if family == "al2023" else f"released {facts.date}, "
-            old = (f"{facts.family} release {release} ({when}NVIDIA driver {facts.driver}), run by {who}, is {age} "
+            old = (f"{facts.family} release {release} ({when}NVIDIA driver {facts.driver}), run by {{}}, is {age} "
                    f"days old on {day.isoformat()} (over {AMI_RELEASE_WARNING_DAYS}): newer releases carry kernel, "
                    "containerd and NVIDIA driver fixes")
             pin = versions.node_image_pins(ami)[minor]
-            if chosen_at:
-                out += [Problem(stack, f"{NAMESPACE}:nodePools[{i}].amiRelease",
-                                f"{old}; move to a newer one (gpufleet pins {pin}), a rolling replacement of the pool's "
-                                "nodes the review shows with the driver it ships", release) for i in chosen_at]
-            else:
+            out += [Problem(stack, f"{NAMESPACE}:nodePools[{i}].amiRelease",
+                            f"{old.format(', '.join(name for _, name in chosen))}; move to a newer one (gpufleet pins "
+                            f"{pin}), a rolling replacement of the pool's nodes the review shows with the driver it "
+                            "ships", release) for i, _ in chosen]
+            if pinned:
                 out.append(Problem(stack, f"{NAMESPACE}:nodePools",
-                                   f"{old}; it is gpufleet's pin for EKS {minor}: {_BUMP[family]} in "
-                                   "gpufleet/base/versions.py (with the release's driver and source), a reviewed "
-                                   f"rolling replacement of every {'Bottlerocket ' if family == 'bottlerocket' else ''}"
+                                   f"{old.format(', '.join(pinned))}; it is gpufleet's pin for EKS {minor}: "
+                                   f"{_BUMP[family]} in gpufleet/base/versions.py (with the release's driver and "
+                                   "source), a reviewed rolling replacement of every "
+                                   f"{'Bottlerocket ' if family == 'bottlerocket' else ''}"
                                    "pool's nodes", minor))
+        return out
+
+    def node_drivers(self, spec: Any, drivers: list[tuple[str, str]]) -> list[NodeDriver]:
+        """The NVIDIA driver of the AMI release each GPU pool's nodes run (versions.node_image: the pool's amiRelease,
+        else gpufleet's pin of its AMI family for the cluster's minor, EKS_AL2023_RELEASE_PINS or
+        BOTTLEROCKET_RELEASE_PINS; a Bottlerocket release's driver is its aws-k8s-<minor>-nvidia variant's). Not
+        `drivers`: that is the catalog's one driver per AMI family (aws_instances.yaml amis, a floor across releases),
+        which may be a driver no node runs. One per release, as node_image_warnings: a release pools chose at each
+        such pool's `nodePools[i].amiRelease` (the fix: another release of the minor), gpufleet's pin at `nodePools`
+        (the fix: a reviewed bump of the pin table, or a pool's own amiRelease meanwhile).
+
+        Managed node groups (components/eks/node_group.py) and Karpenter node classes (versions.karpenter_ami_alias:
+        `al2023@vYYYYMMDD`, `bottlerocket@v1.N.P`) both take the release from versions.node_image, so one reading
+        covers both: Karpenter resolves an alias to that release's image for the cluster's minor, the nvidia variant
+        for GPU instance types (aws/karpenter-provider-aws pkg/providers/amifamily/al2023.go resolvePath at 41cd7465:
+        /aws/service/eks/optimized-ami/<minor>/amazon-linux-2023/<arch>/nvidia/amazon-eks-node-al2023-<arch>-nvidia-
+        <minor>-<version>/image_id). The system pool is left out: its al2023-standard AMI has no NVIDIA driver. No
+        other pool is: every EKS pool runs an NVIDIA AMI (nodePools[*].ami is al2023-nvidia or bottlerocket-nvidia,
+        the spec refuses an instance type without a GPU and AMD GPUs, which run on k3s only)."""
+        minor = spec.cluster.kubernetes_version
+        if minor not in versions.EKS_AL2023_RELEASE_PINS:
+            return []  # not a minor gpufleet plans for on EKS: the spec refuses it
+        out: list[NodeDriver] = []
+        for (family, release), pools in _pinned_pools(spec, system=False).items():
+            ami = "bottlerocket-nvidia" if family == "bottlerocket" else "al2023-nvidia"
+            facts, pin = versions.node_image(ami, minor, release), versions.node_image(ami, minor)
+            runs = f"{facts.family} release {release}, run by {{}}, ships NVIDIA driver {facts.driver}"
+            out += [NodeDriver(f"nodePools[{i}].amiRelease", facts.driver, release,
+                               f"{runs.format(name)}: move nodePools[{i}].amiRelease to a release on a supported branch "
+                               f"(gpufleet pins {pin.release}, NVIDIA driver {pin.driver}), a rolling replacement of "
+                               "the pool's nodes") for i, name in pools if i is not None]
+            pinned = [name for i, name in pools if i is None]
+            if pinned:
+                table = "BOTTLEROCKET_RELEASE_PINS" if family == "bottlerocket" else "EKS_AL2023_RELEASE_PINS"
+                out.append(NodeDriver("nodePools", facts.driver, release,
+                                      f"{runs.format(', '.join(pinned))} and is gpufleet's pin for EKS {minor}: bump "
+                                      f"{table}[\"{minor}\"] in gpufleet/base/versions.py to a release on a supported "
+                                      "branch (with its driver and source), a reviewed rolling replacement of the "
+                                      "pools' nodes, or choose one with nodePools[i].amiRelease"))
         return out
 
     def kubernetes_warnings(self, stack: str, spec: Any, day: dt.date) -> list:

@@ -7,8 +7,9 @@ date (`today`, injectable; default: now, UTC).
   on k3s upstream Kubernetes' end of life for the minor (catalog lifecycle.yaml); none on an existing cluster;
 - node images the platform pins, older than its threshold (VersionTraits.node_image_warnings: EKS AMI releases);
 - the NVIDIA GPU Operator release (deprecated or end of support per NVIDIA's life-cycle policy);
-- the NVIDIA driver branch GPU nodes run (end of life per NVIDIA's data center driver table): the operator's or the
-  hosts' driver, or GKE's branch for the pool; not an EKS AMI's (the catalog records only a floor of its driver).
+- the NVIDIA driver branch GPU nodes run (end of life per NVIDIA's data center driver table), as the platform reads it
+  (VersionTraits.node_drivers): the operator's or the hosts' driver, GKE's branch for the pool, or the driver of the
+  AMI release an EKS pool runs (its amiRelease, else gpufleet's pin), each at the key where its fix goes.
 
 A version missing from a recorded calendar is warned about as unknown, never skipped silently. Components whose
 upstream publishes no calendar (AMD GPU Operator, Helm charts) are recorded as such in lifecycle.yaml and not warned
@@ -101,20 +102,13 @@ def _gpu_operator(stack: str, spec: Any) -> list[Problem]:
 
 
 def _driver_branches(stack: str, spec: Any, day: dt.date, drivers: list[tuple[str, str]]) -> list[Problem]:
-    if not platforms.of(spec).versions.driver_branch_judged:
-        return []  # the catalog knows only a floor of the driver the nodes run (EKS's AMIs)
+    """Each driver the platform says its GPU nodes run (VersionTraits.node_drivers: by default `drivers` at
+    `driver_key`; on EKS each pool's AMI release), at the key where its fix goes."""
     out: list[Problem] = []
-    seen: set[str] = set()
-    for what, version in drivers:
-        branch = version.split(".")[0]
-        if branch in seen or not branch.isdigit():
+    for driver in platforms.of(spec).versions.node_drivers(spec, drivers):
+        branch = driver.version.split(".")[0]
+        if not branch.isdigit():
             continue
-        seen.add(branch)
-        out += support_warnings(stack, _driver_path(spec), lifecycle.driver_branch(int(branch)), day, version,
-                        f"{what}: move to a supported driver branch")
+        out += support_warnings(stack, f"{NAMESPACE}:{driver.at}", lifecycle.driver_branch(int(branch)), day,
+                                driver.value, driver.fix)
     return out
-
-
-def _driver_path(spec: Any) -> str:
-    """Where the stack chooses the driver its GPU nodes run (as catalog_checks._drivers finds it)."""
-    return f"{NAMESPACE}:{platforms.of(spec).versions.driver_key(spec)}"
