@@ -146,7 +146,10 @@ def test_calendar_warnings_per_branch_and_at_the_window_s_edge():
         "EKS 1.33 is past standard support since 2026-06-01 (extended support until 2027-06-01 at $0.60/h); upgrade to a "
         "version in standard support"]
     assert _calendar(_facts("unsupported"), cost="") == [
-        "EKS 1.33 is past standard support (unsupported support); upgrade to a version in standard support"]
+        "EKS 1.33 is past standard support and out of support: cal; upgrade to a version in standard support"]
+    assert _calendar(_facts("unsupported", "2026-06-01", "2027-06-01"), cost="") == [
+        "EKS 1.33 is past standard support since 2026-06-01 and out of support (since 2027-06-01): cal; upgrade to a "
+        "version in standard support"]
 
 
 def _lending(nominal: int, lending: int):

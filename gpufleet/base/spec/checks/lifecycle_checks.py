@@ -65,8 +65,12 @@ def calendar_warnings(stack: str, spec: Any, day: dt.date, cloud: str,
             return []
         return [Problem(stack, at, f"{cloud} {version} leaves standard support {ending(days)} ({end}; "
                                    f"{', '.join(facts.sources)}){cost}: upgrade before then", version)]
-    until = f" until {facts.end_of_extended_support}" if facts.end_of_extended_support else ""
     since = f" since {facts.end_of_standard_support}" if facts.end_of_standard_support else ""
+    if facts.status == "unsupported":  # past extended support too, or a cloud without it
+        ended = f" (since {facts.end_of_extended_support})" if facts.end_of_extended_support else ""
+        return [Problem(stack, at, f"{cloud} {version} is past standard support{since} and out of support{ended}: "
+                                   f"{', '.join(facts.sources)}; upgrade to a version in standard support", version)]
+    until = f" until {facts.end_of_extended_support}" if facts.end_of_extended_support else ""
     return [Problem(stack, at, f"{cloud} {version} is past standard support{since} ({facts.status} support"
                                f"{until}{cost}); upgrade to a version in standard support", version)]
 
