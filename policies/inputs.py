@@ -307,11 +307,14 @@ def pool_validator(policy: str, check: Callable[["Pool"], Iterable[str]]) -> Cal
     inline, whose messages name it (the finding is on the enclosing resource, which may declare several)."""
 
     def validate(args, report_violation) -> None:
-        pool = gpu_pool(args)
-        if pool is not None and not exemption(policy, args.name, args.urn, args.props, config_of(args)):
-            for message in check(pool):
-                report_violation(message, args.urn)
-        if args.resource_type not in inline_pool_types():
+        _, own, inline, _ = _pool_views()  # the registry asked once per call, as before inline pools
+        found = own.get(args.resource_type)
+        if found is not None:
+            pool = _own_pool(args, *found)
+            if pool is not None and not exemption(policy, args.name, args.urn, args.props, config_of(args)):
+                for message in check(pool):
+                    report_violation(message, args.urn)
+        if args.resource_type not in inline:
             return
         for pool in inline_pools(args):
             if not pool_exemption(policy, pool, config_of(args)):
@@ -443,7 +446,11 @@ def gpu_pool(resource: Any) -> Optional[Pool]:
     found = pool_types().get(resource.resource_type)
     if found is None:
         return None  # before reading props: the servicer converts them only when a rule reads them
-    platform, kind = found
+    return _own_pool(resource, *found)
+
+
+def _own_pool(resource: Any, platform: str, kind: GpuPoolType) -> Optional[Pool]:
+    """The resource as a GPU pool of `kind` (its type's pool type), or None when it is not a GPU pool."""
     shape = memo(resource.props, "pool-" + kind.token, lambda props: kind.gpu_pool(PropsInputs(props)))
     return None if shape is None else Pool(resource, platform, kind, *shape)
 
