@@ -246,3 +246,12 @@ def test_the_servicers_agree_on_inline_pools():
                      (stack[-2].urn, "prod-classic/defaultNodePool (h100)"), (stack[-1].urn, "prod-gke/nodePools[1] (h100)"),
                      # the GKE pool's driver is GKE's (LATEST) and the operator release installs one too
                      (stack[1].urn, "prod-gke/nodePools[1] (h100)")}
+
+
+def test_an_unknown_in_an_inline_gpu_pool_is_not_known_and_one_the_rules_do_not_read_is_harmless():
+    from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE
+
+    assert findings(aks(with_(INLINE_POOL_IN, "minCount", UNKNOWN_NUMBER_VALUE)), policy=SCALE) == {(SCALE, "", "advisory")}
+    # A subnet ID is an output of the program's own VNet, unknown at preview: no rule reads it.
+    subnet = {"vnetSubnetID": UNKNOWN_STRING_VALUE}
+    assert findings(aks(agentPoolProfiles=[SYSTEM_PROFILE | subnet, INLINE_POOL_IN | subnet])) == set()
