@@ -269,20 +269,37 @@ def stack_validator(check: Callable[[list, Mapping], Iterable[tuple[str, str]]])
 
 def resource_validator(policy: str, check: Callable[[str, Any], Iterable[str]], types: Optional[Iterable[str]] = None) -> Callable:
     """A ResourceValidationPolicy `validate` that reports check(resource_type, props) for every resource not
-    exempt from `policy`; with `types`, other resource types are skipped before anything is read."""
+    exempt from `policy`; with `types`, other resource types are skipped before anything is read. A GPU pool declared
+    inline in another resource whose map has the shape of one of `types` (its pool type's `shaped_as`) is judged too,
+    as check(shaped_as, its map), its messages naming it, on the enclosing resource's URN."""
     judged = None if types is None else frozenset(types)
 
     def validate(args, report_violation) -> None:
-        if judged is not None and args.resource_type not in judged:
+        if judged is None or args.resource_type in judged:
+            if not exemption(policy, args.name, args.urn, args.props, config_of(args)):
+                for message in check(args.resource_type, args.props):
+                    report_violation(message, args.urn)
+        if judged is None:
             return
-        if exemption(policy, args.name, args.urn, args.props, config_of(args)):
-            return
-        for message in check(args.resource_type, args.props):
-            report_violation(message, args.urn)
+        entries = inline_pool_types().get(args.resource_type)
+        if entries and any(kind.shaped_as in judged for _, kind in entries):  # else its props are not read for this
+            _judge_inline(args, report_violation)
 
-    if judged is not None:
-        validate.judged_types = judged  # the servicer skips other types without calling it (same verdicts)
-    return validate
+    def _judge_inline(args, report_violation) -> None:
+        for pool in inline_pools(args):
+            if pool.kind.shaped_as in judged and not pool_exemption(policy, pool, config_of(args)):
+                for message in check(pool.kind.shaped_as, pool.props):
+                    report_violation(f"{pool.kind.kind_name} '{pool.name}': {message}", args.urn)
+
+    if judged is None:
+        return validate
+
+    def judged_types() -> frozenset:
+        """`types`, and the enclosing types of inline pools shaped like one of them (asked again on every Configure)."""
+        return judged | frozenset(token for token, entries in inline_pool_types().items()
+                                  if any(kind.shaped_as in judged for _, kind in entries))
+
+    return Judging(validate, judged_types)  # the servicer skips other types without calling it (same verdicts)
 
 
 class Judging:

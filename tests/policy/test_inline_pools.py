@@ -165,6 +165,19 @@ def test_an_inline_gke_pool_s_weak_gpu_taint():
         "(PreferNoSchedule still lets CPU pods in)"]
 
 
+def test_an_inline_gke_pool_s_sharing_settings_are_judged_as_a_node_pool_s():
+    """gpu-sharing-valid reads NodePool resources by token; the inline pool has a NodePool's shape (shaped_as)."""
+    mps = with_(INLINE_NODE_POOL_IN, "nodeConfig.guestAccelerators.0.gpuSharingConfig",
+                {"gpuSharingStrategy": "MPS", "maxSharedClientsPerGpu": 64.0})
+    assert said(gke(mps), "gpu-sharing-valid") == [
+        "inline node pool 'prod/nodePools[1] (h100)': nodeConfig.guestAccelerators[0]: maxSharedClientsPerGpu is 64; GKE "
+        "allows at most 48"]
+    assert said(gke_default(mps["nodeConfig"]), "gpu-sharing-valid") == [
+        "default node pool 'prod/nodeConfig (default-pool)': nodeConfig.guestAccelerators[0]: maxSharedClientsPerGpu is "
+        "64; GKE allows at most 48"]
+    assert findings(gke(INLINE_NODE_POOL_IN), policy="gpu-sharing-valid") == set()
+
+
 def test_the_default_pool_is_judged_from_the_cluster_s_own_node_config():
     assert said(gke_default(), SCALE) == [
         "GPU pool 'prod/nodeConfig (default-pool)': autoscaling is not enabled, so the pool never scales to or from 0: "
@@ -226,7 +239,15 @@ def test_a_pool_of_its_own_is_unchanged():
 
 
 def test_the_pool_rules_judge_the_cluster_types_and_nothing_else_more():
+    from gpufleet.policies.rules import gpu_sharing_valid, secure_defaults
+    from gpufleet.policies.servicer import _judged_types
+
     assert I.pool_type_tokens() == frozenset(I.pool_types()) | {I.AKS_CLUSTER, I.AKS_CLASSIC_CLUSTER, I.GKE_CLUSTER}
+    # A rule reading NodePools by token reads GKE clusters too (their inline pools); one reading no pool type, no more.
+    assert _judged_types(gpu_sharing_valid.POLICY) == {I.GKE_NODE_POOL, I.CONFIG_MAP, "kubernetes:amd.com/v1alpha1:DeviceConfig",
+                                                      I.GKE_CLUSTER}
+    assert set(secure_defaults.CHECKS) <= _judged_types(secure_defaults.POLICY)
+    assert I.GKE_NODE_POOL not in _judged_types(secure_defaults.POLICY)
 
 
 def test_the_servicers_agree_on_inline_pools():

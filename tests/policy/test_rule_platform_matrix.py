@@ -446,10 +446,13 @@ INLINE_CELLS: dict[str, dict[str, Case | NotApplicable]] = {
         AKS_INLINE: NotApplicable(NO_POOL_RESOURCE.format(what="sharing on AKS is the device plugin's ConfigMap (test_pool_rules.py)")),
         AKS_CLASSIC_DEFAULT: NotApplicable(NO_POOL_RESOURCE.format(what="sharing on AKS is the device plugin's ConfigMap "
                                                                    "(test_pool_rules.py)")),
-        GKE_INLINE: NotApplicable("not judged: gpu-sharing-valid reads a GKE pool's guestAccelerators sharing settings on "
-                                  "NodePool resources only (a gap stated in docs/policies.md; the device plugin's ConfigMap "
-                                  "is judged platform-free)"),
-        GKE_DEFAULT: NotApplicable("not judged: as for nodePools[] (gpu-sharing-valid reads NodePool resources only)"),
+        # The inline pool has a NodePool's shape (its pool type's shaped_as), so the NodePool check judges it.
+        GKE_INLINE: Case(lambda: gke_inline(with_(INLINE_NODE_POOL_IN, "nodeConfig.guestAccelerators.0.gpuPartitionSize", "1g.10gb")),
+                         lambda: gke_inline(with_(INLINE_NODE_POOL_IN, "nodeConfig.guestAccelerators.0.gpuPartitionSize", "1g.5gb")),
+                         {("prod", M)}),
+        GKE_DEFAULT: Case(lambda: gke_default(with_(NODE_POOL_IN["nodeConfig"], "guestAccelerators.0.gpuPartitionSize", "1g.10gb")),
+                          lambda: gke_default(with_(NODE_POOL_IN["nodeConfig"], "guestAccelerators.0.gpuPartitionSize", "1g.5gb")),
+                          {("prod", M)}),
     },
     TAINT: {
         AKS_INLINE: Case(aks_inline, lambda: aks_inline(with_(INLINE_POOL_IN, "nodeTaints", [])), {("prod", M)}),

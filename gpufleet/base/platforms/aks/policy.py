@@ -191,6 +191,7 @@ class AksInlineAgentPool(AksNodePool):
     token = CLUSTER
     kind_name = "inline agent pool"
     inline = Inline(path=("agentPoolProfiles",), listed=True, name_key="name")
+    shaped_as = NODE_POOL
 
 
 class AksClassicDefaultNodePool(AksClassicNodePool):
@@ -206,6 +207,7 @@ class AksClassicDefaultNodePool(AksClassicNodePool):
     token = CLASSIC_CLUSTER
     kind_name = "classic default node pool"
     inline = Inline(path=("defaultNodePool",), name_key="name")
+    shaped_as = CLASSIC_NODE_POOL  # the node pool's fields it has, by the same names
     taints_fixed = ("the classic default node pool cannot declare it (pulumi-azure 6 has no defaultNodePool.nodeTaints: "
                     "the AKS API allows no arbitrary taints on the default node pool)")
     critical_addons_key = "onlyCriticalAddonsEnabled"

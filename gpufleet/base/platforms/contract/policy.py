@@ -125,6 +125,12 @@ class GpuPoolType:
     """Set when pools of this type are declared inside a resource of type `token` (where, and how each is named): every
     reader below then reads one such pool's own inputs. Default: None, each resource is one pool."""
 
+    shaped_as: str = ""
+    """For a pool declared inline: the type token of the resource whose inputs its map has (a GKE Cluster's
+    `nodePools[]` map is a NodePool's: `gcp:container/nodePool:NodePool`), so a rule that reads that resource type by
+    its token (policies/inputs.py `resource_validator`) judges the inline pool too. Default: empty (no such rule
+    judges it)."""
+
     def declares_pool(self, resource: Inputs) -> bool:
         """Whether the enclosing resource (its inputs) really makes the inline pools at `inline` (a GKE cluster's
         `nodeConfig` makes no default pool when the cluster lists `nodePools` or removes its default pool). Default:

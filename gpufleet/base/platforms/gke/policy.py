@@ -172,6 +172,7 @@ class GkeClusterNodePool(GkeNodePool):
     token = CLUSTER
     kind_name = "inline node pool"
     inline = Inline(path=("nodePools",), listed=True, name_key="name")
+    shaped_as = NODE_POOL
 
 
 class GkeDefaultNodePool(GkeNodePool):
@@ -190,6 +191,7 @@ class GkeDefaultNodePool(GkeNodePool):
     token = CLUSTER
     kind_name = "default node pool"
     inline = Inline(path=(), name_key="", unnamed="default-pool", shown="nodeConfig")
+    shaped_as = NODE_POOL  # nodeConfig is the NodePool's (ClusterNodeConfigArgs: guestAccelerators with the same sharing fields)
 
     def declares_pool(self, resource: Inputs) -> bool:
         return not (resource.items("nodePools") or resource.truthy("removeDefaultNodePool")
