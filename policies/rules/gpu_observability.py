@@ -56,7 +56,8 @@ def check(resources: list, config) -> list[tuple[str, str]]:
     targets += [(r.name, r.urn) for r in karpenter if not I.exemption(NAME, r.name, r.urn, r.props, config)]
     kind = "GPU pool"
     if not pools and not karpenter:
-        targets = [(r.name, r.urn) for r in I.operator_releases(resources) if not I.exemption(NAME, r.name, r.urn, r.props, config)]
+        targets = [(r.name, r.urn) for r in I.operator_releases(resources)
+                   if not I.exemption(NAME, r.name, r.urn, r.props, config)]
         kind = "GPU Operator release"
     return [
         (urn, f"{kind} '{name}' has no metrics pipeline in this stack: nothing alerts on XID errors, a GPU fallen off "
