@@ -513,7 +513,7 @@ def _inline_pools(props: Any, declared: tuple[tuple[str, GpuPoolType], ...]) -> 
 
 
 def _inline_name(resource_name: str, inline: Inline, index: Optional[int], props: Any) -> str:
-    """`<resource>/<where> (<its own name>)`: `prod/agentPoolProfiles[1] (gpu)`, `prod/nodeConfig (default-pool)`."""
+    """`<resource>/<where> (<its own name>)`: `prod/agentPoolProfiles[1] (gpu)`, `prod/nodeConfig (default pool)`."""
     own = (text(get(props, inline.name_key)) if inline.name_key else None) or inline.unnamed
     return f"{resource_name}/{inline.where(index)}" + (f" ({own})" if own else "")
 

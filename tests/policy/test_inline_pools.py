@@ -173,14 +173,14 @@ def test_an_inline_gke_pool_s_sharing_settings_are_judged_as_a_node_pool_s():
         "inline node pool 'prod/nodePools[1] (h100)': nodeConfig.guestAccelerators[0]: maxSharedClientsPerGpu is 64; GKE "
         "allows at most 48"]
     assert said(gke_default(mps["nodeConfig"]), "gpu-sharing-valid") == [
-        "default node pool 'prod/nodeConfig (default-pool)': nodeConfig.guestAccelerators[0]: maxSharedClientsPerGpu is "
+        "default node pool 'prod/nodeConfig (default pool)': nodeConfig.guestAccelerators[0]: maxSharedClientsPerGpu is "
         "64; GKE allows at most 48"]
     assert findings(gke(INLINE_NODE_POOL_IN), policy="gpu-sharing-valid") == set()
 
 
 def test_the_default_pool_is_judged_from_the_cluster_s_own_node_config():
     assert said(gke_default(), SCALE) == [
-        "GPU pool 'prod/nodeConfig (default-pool)': autoscaling is not enabled, so the pool never scales to or from 0: "
+        "GPU pool 'prod/nodeConfig (default pool)': autoscaling is not enabled, so the pool never scales to or from 0: "
         "1 idle node(s) cost $88.49/h ($88.49/h each, catalog on-demand estimate)"]
 
 

@@ -98,7 +98,7 @@ class Inline:
     name_key: str = "name"
     """The key of a pool's own name in its map ("" when it has none)."""
     unnamed: str = ""
-    """The pool's name when its map names none (GKE calls a cluster's default node pool "default-pool")."""
+    """The pool's name when its map names none ("default pool" for a GKE cluster's own)."""
     shown: str = ""
     """How a message shows where the pool is when `path` is () ("nodeConfig")."""
 

@@ -180,7 +180,8 @@ class GkeDefaultNodePool(GkeNodePool):
     fields) and `initialNodeCount`, read from the cluster's inputs with the node pool's readers. The cluster has no
     `autoscaling`, `nodeCount`, `networkConfig` or `queuedProvisioning` of its own (pulumi-gcp 10.2.0 ClusterArgs), so
     the default pool reads as a pool without autoscaling (fixed at initialNodeCount per zone, which is what it is: the
-    cluster resource cannot turn the autoscaler on for it) and without GPUDirect networks. GKE names it "default-pool".
+    cluster resource cannot turn the autoscaler on for it) and without GPUDirect networks. Messages name it
+    `<cluster>/nodeConfig (default pool)`.
 
     The pool exists only when the cluster makes it (pulumi-gcp 10.2.0 container/cluster.py): `node_config` is
     "Parameters used in creating the default node pool" and "should not be used at the same time as ... a `node_pool`
@@ -190,8 +191,8 @@ class GkeDefaultNodePool(GkeNodePool):
 
     token = CLUSTER
     kind_name = "default node pool"
-    inline = Inline(path=(), name_key="", unnamed="default-pool", shown="nodeConfig")
-    shaped_as = NODE_POOL  # nodeConfig is the NodePool's (ClusterNodeConfigArgs: guestAccelerators with the same sharing fields)
+    inline = Inline(path=(), name_key="", unnamed="default pool", shown="nodeConfig")
+    shaped_as = NODE_POOL  # its nodeConfig is a NodePool's (ClusterNodeConfigArgs: the same guestAccelerators fields)
 
     def declares_pool(self, resource: Inputs) -> bool:
         return not (resource.items("nodePools") or resource.truthy("removeDefaultNodePool")
