@@ -186,7 +186,8 @@ class GkeDefaultNodePool(GkeNodePool):
     The pool exists only when the cluster makes it (pulumi-gcp 10.2.0 container/cluster.py): `node_config` is
     "Parameters used in creating the default node pool" and "should not be used at the same time as ... a `node_pool`
     block", `initial_node_count` "Must be set if `node_pool` is not set"; `remove_default_node_pool` "deletes the default
-    node pool upon cluster creation"; an Autopilot cluster (`enable_autopilot`) has no node pools of the program's.
+    node pool upon cluster creation"; an Autopilot cluster (`enable_autopilot`) has no node pools of the program's: GKE
+    manages its nodes (the comparison the SDK links, cloud.google.com/kubernetes-engine/docs/concepts/autopilot-overview).
     So it is judged only when the cluster lists no `nodePools`, does not remove it and is not Autopilot."""
 
     token = CLUSTER
