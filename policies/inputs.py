@@ -18,7 +18,7 @@ from pulumi_policy.proxy import UnknownValueError
 
 from gpufleet.base import labels, platforms
 from gpufleet.base.catalog import aws
-from gpufleet.base.platforms.contract.policy import GpuPoolType, GpuShape
+from gpufleet.base.platforms.contract.policy import GpuPoolType, GpuShape, Inline
 from gpufleet.base.versions import chart_name_of
 
 # Pulumi type tokens the pack judges.
@@ -269,20 +269,37 @@ def stack_validator(check: Callable[[list, Mapping], Iterable[tuple[str, str]]])
 
 def resource_validator(policy: str, check: Callable[[str, Any], Iterable[str]], types: Optional[Iterable[str]] = None) -> Callable:
     """A ResourceValidationPolicy `validate` that reports check(resource_type, props) for every resource not
-    exempt from `policy`; with `types`, other resource types are skipped before anything is read."""
+    exempt from `policy`; with `types`, other resource types are skipped before anything is read. A GPU pool declared
+    inline in another resource whose map has the shape of one of `types` (its pool type's `shaped_as`) is judged too,
+    as check(shaped_as, its map), its messages naming it, on the enclosing resource's URN."""
     judged = None if types is None else frozenset(types)
 
     def validate(args, report_violation) -> None:
-        if judged is not None and args.resource_type not in judged:
+        if judged is None or args.resource_type in judged:
+            if not exemption(policy, args.name, args.urn, args.props, config_of(args)):
+                for message in check(args.resource_type, args.props):
+                    report_violation(message, args.urn)
+        if judged is None:
             return
-        if exemption(policy, args.name, args.urn, args.props, config_of(args)):
-            return
-        for message in check(args.resource_type, args.props):
-            report_violation(message, args.urn)
+        entries = inline_pool_types().get(args.resource_type)
+        if entries and any(kind.shaped_as in judged for _, kind in entries):  # else its props are not read for this
+            _judge_inline(args, report_violation)
 
-    if judged is not None:
-        validate.judged_types = judged  # the servicer skips other types without calling it (same verdicts)
-    return validate
+    def _judge_inline(args, report_violation) -> None:
+        for pool in inline_pools(args):
+            if pool.kind.shaped_as in judged and not pool_exemption(policy, pool, config_of(args)):
+                for message in check(pool.kind.shaped_as, pool.props):
+                    report_violation(f"{pool.kind.kind_name} '{pool.name}': {message}", args.urn)
+
+    if judged is None:
+        return validate
+
+    def judged_types() -> frozenset:
+        """`types`, and the enclosing types of inline pools shaped like one of them (asked again on every Configure)."""
+        return judged | frozenset(token for token, entries in inline_pool_types().items()
+                                  if any(kind.shaped_as in judged for _, kind in entries))
+
+    return Judging(validate, judged_types)  # the servicer skips other types without calling it (same verdicts)
 
 
 class Judging:
@@ -303,16 +320,25 @@ class Judging:
 
 def pool_validator(policy: str, check: Callable[["Pool"], Iterable[str]]) -> Callable:
     """A ResourceValidationPolicy `validate` that reports check(pool) for every GPU pool not exempt from
-    `policy` (other resources are not judged)."""
+    `policy` (other resources are not judged): the resource itself when it is a pool, and each GPU pool it declares
+    inline, whose messages name it (the finding is on the enclosing resource, which may declare several)."""
 
     def validate(args, report_violation) -> None:
-        pool = gpu_pool(args)
-        if pool is None or exemption(policy, args.name, args.urn, args.props, config_of(args)):
+        _, own, inline, _ = _pool_views()  # the registry asked once per call, as before inline pools
+        found = own.get(args.resource_type)
+        if found is not None:
+            pool = _own_pool(args, *found)
+            if pool is not None and not exemption(policy, args.name, args.urn, args.props, config_of(args)):
+                for message in check(pool):
+                    report_violation(message, args.urn)
+        if args.resource_type not in inline:
             return
-        for message in check(pool):
-            report_violation(message, args.urn)
+        for pool in inline_pools(args):
+            if not pool_exemption(policy, pool, config_of(args)):
+                for message in check(pool):
+                    report_violation(f"{pool.kind.kind_name} '{pool.name}': {message}", args.urn)
 
-    return Judging(validate, pool_type_tokens)  # gpu_pool() is None for any other type
+    return Judging(validate, pool_type_tokens)  # gpu_pools_of() is [] for any other type
 
 
 # --- GPU pools: every registered platform's declared pool types (gpufleet/base/platforms/contract/policy.py) ------
@@ -349,39 +375,67 @@ class PropsInputs:
         return [PropsInputs(e) for e in items(get(self.props, *path)) if isinstance(e, Mapping)]
 
 
-_POOL_TYPES: list = [(), {}]  # [the registered platforms it was worked out for, the view], one entry
+_POOL_TYPES: list = [(), {}, {}, frozenset()]  # [the registered platforms it was worked out for, the views], one entry
+
+
+def _pool_views() -> list:
+    """[platforms, pool_types(), inline_pool_types(), pool_type_tokens()], worked out again when a platform is
+    registered or removed."""
+    registered = tuple(platforms.get(name) for name in platforms.names())
+    known = _POOL_TYPES[0]
+    if len(known) != len(registered) or any(a is not b for a, b in zip(known, registered)):
+        declared = [(traits.name, t) for traits in registered for t in traits.policy.pool_types]
+        own = {t.token: (name, t) for name, t in declared if t.inline is None}
+        inline: dict[str, tuple[tuple[str, GpuPoolType], ...]] = {}
+        for name, t in declared:
+            if t.inline is not None:
+                inline[t.token] = inline.get(t.token, ()) + ((name, t),)
+        _POOL_TYPES[:] = [registered, own, inline, frozenset(own) | frozenset(inline)]
+    return _POOL_TYPES
 
 
 def pool_types() -> dict[str, tuple[str, GpuPoolType]]:
     """Type token -> (platform name, pool type) for every GPU pool type a registered platform declares
-    (`PolicyTraits.pool_types`), worked out again when a platform is registered or removed."""
-    registered = tuple(platforms.get(name) for name in platforms.names())
-    known, found = _POOL_TYPES
-    if len(known) != len(registered) or any(a is not b for a, b in zip(known, registered)):
-        found = {t.token: (traits.name, t) for traits in registered for t in traits.policy.pool_types}
-        _POOL_TYPES[:] = [registered, found]
-    return found
+    (`PolicyTraits.pool_types`) whose resources are pools of their own."""
+    return _pool_views()[1]
+
+
+def inline_pool_types() -> dict[str, tuple[tuple[str, GpuPoolType], ...]]:
+    """Type token of an enclosing resource -> ((platform name, pool type), ...) of the pools declared inside it
+    (pool types with `inline`, contract/policy.py), in the platforms' declaration order."""
+    return _pool_views()[2]
+
+
+def every_pool_type() -> list[tuple[str, GpuPoolType]]:
+    """(platform name, pool type) of every pool type, its own resource or inline."""
+    return list(pool_types().values()) + [entry for entries in inline_pool_types().values() for entry in entries]
 
 
 def pool_type_tokens() -> frozenset:
-    """The resource types gpu_pool() can return a pool for."""
-    return frozenset(pool_types())
+    """The resource types gpu_pools_of() can return a pool for: pools, and resources declaring pools inline."""
+    return _pool_views()[3]
 
 
 class Pool:
-    """A GPU node pool as the rules see it, whatever the resource type: what its platform's pool type reads."""
+    """A GPU node pool as the rules see it, whatever the resource type: what its platform's pool type reads. A pool
+    declared inline in another resource (`kind.inline`) has its own inputs (`props`: the nested map) and name
+    (`<resource>/agentPoolProfiles[1] (gpu)`), and the enclosing resource's URN, where its findings are reported."""
 
-    def __init__(self, resource: Any, platform: str, kind: GpuPoolType, shape: Optional[GpuShape], instance_types: list[str]):
+    def __init__(self, resource: Any, platform: str, kind: GpuPoolType, shape: Optional[GpuShape], instance_types: list[str],
+                 props: Any = None, name: Optional[str] = None):
         self.resource = resource
         self.platform = platform  # the platform's name, for catalog lookups keyed by it (never compared)
         self.kind = kind  # how the pack reads this resource type (its platform's declaration)
         self.shape = shape
         self.instance_types = instance_types
-        self.inputs = PropsInputs(resource.props)
+        self.inline = name is not None  # declared inside `resource`, not the resource itself
+        self._props = resource.props if props is None else props
+        self._name = name
+        self.inputs = PropsInputs(self._props)
 
     @property
     def props(self) -> Any:
-        return self.resource.props
+        return self._props
 
     @property
     def urn(self) -> str:
@@ -389,7 +443,7 @@ class Pool:
 
     @property
     def name(self) -> str:
-        return self.resource.name
+        return self.resource.name if self._name is None else self._name
 
     def labels(self) -> dict:
         """The labels the pool puts on its nodes."""
@@ -409,9 +463,70 @@ def gpu_pool(resource: Any) -> Optional[Pool]:
     found = pool_types().get(resource.resource_type)
     if found is None:
         return None  # before reading props: the servicer converts them only when a rule reads them
-    platform, kind = found
+    return _own_pool(resource, *found)
+
+
+def _own_pool(resource: Any, platform: str, kind: GpuPoolType) -> Optional[Pool]:
+    """The resource as a GPU pool of `kind` (its type's pool type), or None when it is not a GPU pool."""
     shape = memo(resource.props, "pool-" + kind.token, lambda props: kind.gpu_pool(PropsInputs(props)))
     return None if shape is None else Pool(resource, platform, kind, *shape)
+
+
+def gpu_pools_of(resource: Any) -> list[Pool]:
+    """Every GPU pool the resource is or declares inline: itself when it is a pool (gpu_pool), then each GPU pool
+    nested in its inputs, in the platforms' declaration order and the list's order."""
+    pool = gpu_pool(resource)
+    own = [pool] if pool is not None else []
+    if resource.resource_type not in inline_pool_types():
+        return own
+    return own + inline_pools(resource)
+
+
+def inline_pools(resource: Any) -> list[Pool]:
+    """The GPU pools declared inside the resource (none when its type declares none), found once per resource."""
+    declared = inline_pool_types().get(resource.resource_type)
+    if not declared:
+        return []
+    found = memo(resource.props, "inline-pools", lambda props: _inline_pools(props, declared))
+    return [Pool(resource, platform, kind, shape, types, props, _inline_name(resource.name, kind.inline, index, props))
+            for platform, kind, index, props, shape, types in found]
+
+
+def _inline_pools(props: Any, declared: tuple[tuple[str, GpuPoolType], ...]) -> tuple:
+    out = []
+    for platform, kind in declared:
+        inline: Inline = kind.inline  # type: ignore[assignment]
+        if not kind.declares_pool(PropsInputs(props)):
+            continue
+        if not inline.path:
+            nested = [(None, props)]
+        elif inline.listed:
+            nested = [(i, e) for i, e in enumerate(items(get(props, *inline.path))) if _kind(e) == _MAP]
+        else:
+            one = get(props, *inline.path)
+            nested = [(None, one)] if _kind(one) == _MAP else []
+        for index, pool_props in nested:
+            shape = kind.gpu_pool(PropsInputs(pool_props))
+            if shape is not None:
+                out.append((platform, kind, index, pool_props, *shape))
+    return tuple(out)
+
+
+def _inline_name(resource_name: str, inline: Inline, index: Optional[int], props: Any) -> str:
+    """`<resource>/<where> (<its own name>)`: `prod/agentPoolProfiles[1] (gpu)`, `prod/nodeConfig (default pool)`."""
+    own = (text(get(props, inline.name_key)) if inline.name_key else None) or inline.unnamed
+    return f"{resource_name}/{inline.where(index)}" + (f" ({own})" if own else "")
+
+
+def pool_exemption(policy: str, pool: Pool, config: Optional[Mapping]) -> Optional[str]:
+    """exemption() of a pool: a pool of its own as any resource; an inline pool by its own labels or tags, its name
+    (`prod/agentPoolProfiles[1] (gpu)`) in the policy's `exemptions`, or anything that exempts its enclosing resource
+    (a tag or label on it, its name or URN in `exemptions`)."""
+    if not pool.inline:
+        return exemption(policy, pool.name, pool.urn, pool.props, config)
+    resource = pool.resource
+    return (exemption(policy, pool.name, pool.urn, pool.props, config)
+            or exemption(policy, resource.name, resource.urn, resource.props, config))
 
 
 # --- provider resources some rules judge by type token whether or not they are GPU pools ------------------------
@@ -432,7 +547,7 @@ def gpu_pools(resources: Iterable[Any]) -> list[Pool]:
     memo = getattr(resources, "memo", None)
     if memo is not None and "gpu_pools" in memo:
         return memo["gpu_pools"]
-    pools = [p for p in (gpu_pool(r) for r in of_type(resources, *pool_types())) if p is not None]
+    pools = [p for r in of_type(resources, *pool_types(), *inline_pool_types()) for p in gpu_pools_of(r)]
     if memo is not None:
         memo["gpu_pools"] = pools
     return pools

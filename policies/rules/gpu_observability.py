@@ -51,17 +51,19 @@ def check(resources: list, config) -> list[tuple[str, str]]:
     resources = I.listed(resources)
     if _has_pipeline(resources):
         return []
-    targets = [(p.name, p.urn, p.props) for p in I.gpu_pools(resources)]
-    targets += [(r.name, r.urn, r.props) for r in _karpenter_gpu_pools(resources)]
+    pools, karpenter = I.gpu_pools(resources), _karpenter_gpu_pools(resources)
+    targets = [(p.name, p.urn) for p in pools if not I.pool_exemption(NAME, p, config)]
+    targets += [(r.name, r.urn) for r in karpenter if not I.exemption(NAME, r.name, r.urn, r.props, config)]
     kind = "GPU pool"
-    if not targets:
-        targets = [(r.name, r.urn, r.props) for r in I.operator_releases(resources)]
+    if not pools and not karpenter:
+        targets = [(r.name, r.urn) for r in I.operator_releases(resources)
+                   if not I.exemption(NAME, r.name, r.urn, r.props, config)]
         kind = "GPU Operator release"
     return [
         (urn, f"{kind} '{name}' has no metrics pipeline in this stack: nothing alerts on XID errors, a GPU fallen off "
               "the bus or allocated GPUs left idle. Set gpufleet:observability.metrics.backend (kube-prometheus-stack; "
               "gke-managed on GKE) or install a Prometheus that scrapes the DCGM exporter")
-        for name, urn, props in targets if not I.exemption(NAME, name, urn, props, config)
+        for name, urn in targets
     ]
 
 

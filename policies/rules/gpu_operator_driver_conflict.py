@@ -29,7 +29,7 @@ NAME = "gpu-operator-driver-conflict"
 
 def check(resources: list, config) -> list[tuple[str, str]]:
     resources = I.listed(resources)
-    pools = [p for p in I.gpu_pools(resources) if not I.exemption(NAME, p.name, p.urn, p.props, config)]
+    pools = [p for p in I.gpu_pools(resources) if not I.pool_exemption(NAME, p, config)]
     with_driver = [p for p in pools if p.kind.driver_preinstalled(p.inputs)]
     without = [p for p in pools if p.kind.driver_absent(p.inputs)]
     declared = I.annotations(resources, I.PREINSTALLED_DRIVER_ANNOTATION)

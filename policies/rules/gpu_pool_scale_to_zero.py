@@ -135,7 +135,7 @@ def _findings(resources: list, config):
     autoscaler = any(I.chart_of(r.props) in I.AUTOSCALER_CHARTS for r in I.helm_charts(resources))
     asg_tags = _asg_tag_keys(resources)
     for pool in I.gpu_pools(resources):
-        if I.exemption(NAME, pool.name, pool.urn, pool.props, config):
+        if I.pool_exemption(NAME, pool, config):
             continue
         problems = pool.kind.scale_to_zero_problems(pool.inputs, lambda nodes, zones, pool=pool: _idle(pool, nodes, zones))
         if pool.kind.autoscaler_hints:

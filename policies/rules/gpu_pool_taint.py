@@ -32,6 +32,9 @@ def check(pool: I.Pool) -> list[str]:
         return []
     if gpu:
         return [f"taint {labels.GPU_TAINT_KEY} has effect {gpu[0][2]}; use NoSchedule (PreferNoSchedule still lets CPU pods in)"]
+    if pool.kind.taints_fixed:
+        return [f"no {labels.GPU_TAINT_KEY} taint, and {pool.kind.taints_fixed}: run the GPUs in a node pool of their own "
+                "that carries it"]
     return [f"no {labels.GPU_TAINT_KEY} taint: add {{key: {labels.GPU_TAINT_KEY}, value: \"{labels.GPU_TAINT_VALUE}\", effect: NO_SCHEDULE}}"]
 
 

@@ -87,7 +87,7 @@ def check(resources: list, config) -> list[tuple[str, str]]:
         if _efa_count(r) and not I.exemption(NAME, r.name, r.urn, r.props, config):
             out += _eks(r, users, groups)
     for pool in I.gpu_pools(resources):
-        if not I.exemption(NAME, pool.name, pool.urn, pool.props, config):
+        if not I.pool_exemption(NAME, pool, config):
             out += [(pool.urn, m) for m in pool.kind.rdma_problems(pool.name, pool.inputs, pool.shape, pool.instance_types)]
     return out
 

@@ -144,7 +144,7 @@ def check(resources: list, config) -> list[tuple[str, str]]:
             continue
         out += [(r.urn, f"node group '{r.name}': {m}") for m in _eks(r, _launch_template_of(r, templates))]
     for pool in I.gpu_pools(resources):
-        if not I.exemption(NAME, pool.name, pool.urn, pool.props, config):
+        if not I.pool_exemption(NAME, pool, config):
             out += [(pool.urn, f"GPU pool '{pool.name}': {m}") for m in pool.kind.reservation_problems(pool.inputs)]
     classes = {I.text(I.get(r.props, "metadata", "name")): r for r in I.of_types_where(resources, _is_node_class)}
     for np_ in I.karpenter_node_pools(resources):

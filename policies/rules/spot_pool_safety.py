@@ -31,7 +31,7 @@ NAME = "spot-pool-safety"
 
 def spot_taint_keys() -> frozenset:
     """gpufleet's spot taint, and every platform's own (its pool types' `spot_taint_keys`)."""
-    return frozenset((labels.SPOT_TAINT_KEY, *(k for _, kind in I.pool_types().values() for k in kind.spot_taint_keys)))
+    return frozenset((labels.SPOT_TAINT_KEY, *(k for _, kind in I.every_pool_type() for k in kind.spot_taint_keys)))
 
 
 def _pool_problems(pool: I.Pool, spot_taints: frozenset) -> list[str]:
@@ -83,7 +83,7 @@ def check(resources: list, config) -> list[tuple[str, str]]:
         name = I.text(I.get(np_.props, "metadata", "name")) or np_.name
         out += [(np_.urn, f"spot GPU NodePool '{name}': {p}") for p in _karpenter_spot(np_, queues, spot_taints)]
     for pool in I.gpu_pools(resources):
-        if not pool.spot() or I.exemption(NAME, pool.name, pool.urn, pool.props, config):
+        if not pool.spot() or I.pool_exemption(NAME, pool, config):
             continue
         out += [(pool.urn, f"spot GPU pool '{pool.name}': {p}") for p in _pool_problems(pool, spot_taints)]
     handler = any(I.chart_of(r.props) in I.INTERRUPTION_CHARTS for r in I.helm_charts(resources))

@@ -14,6 +14,7 @@ from pulumi.runtime import settings as runtime_settings
 
 from gpufleet.app.plan.mocks import PlanMocks, RecordingMonitor
 from tests.policy import fixtures as F
+from tests.policy.test_inline_pools import INLINE_NODE_POOL_IN, INLINE_POOL_IN, SYSTEM_PROFILE
 
 # Map-valued inputs keep their keys as written (tags, labels); everything else is snake_case in Python.
 MAPS = {"tags", "labels", "resource_labels", "annotations", "data", "values"}
@@ -60,6 +61,9 @@ CASES = [
     ("aws", "placementGroup", F.PLACEMENT_GROUP_IN),
     ("gcp", "nodePool", F.NODE_POOL_IN),
     ("gcp", "cluster", F.GKE_CLUSTER_IN),
+    # GPU pools declared inline (issue 50): a ClusterNodePool, and the cluster's own default pool.
+    ("gcp", "cluster", {**F.GKE_CLUSTER_IN, "nodePools": [INLINE_NODE_POOL_IN]}),
+    ("gcp", "cluster", {**F.GKE_CLUSTER_IN, "initialNodeCount": 1.0, "nodeConfig": F.NODE_POOL_IN["nodeConfig"]}),
 ]
 
 
@@ -70,3 +74,20 @@ def test_fixture_matches_sdk_wire_shape(sdk, kind, inputs):
     got = register(lambda: cls("subject", **args))
     assert {k: got[k] for k in inputs if k in got} == inputs
     assert set(inputs) <= set(got)
+
+
+def test_the_inline_agent_pool_fixture_is_what_azure_native_sends():
+    """An agent pool profile as pulumi-azure-native's ManagedCluster sends it (acronyms keep their case on the wire,
+    so the profile is written out in Python rather than converted): the names the inline agent pool type reads."""
+    from pulumi_azure_native import containerservice as cs
+
+    def profile(p: dict) -> "cs.ManagedClusterAgentPoolProfileArgs":
+        extra = {"gpu_profile": cs.GPUProfileArgs(driver=p["gpuProfile"]["driver"])} if "gpuProfile" in p else {}
+        keys = {"name": "name", "mode": "mode", "vmSize": "vm_size", "enableAutoScaling": "enable_auto_scaling",
+                "minCount": "min_count", "maxCount": "max_count", "count": "count", "scaleSetPriority": "scale_set_priority",
+                "nodeLabels": "node_labels", "nodeTaints": "node_taints"}
+        return cs.ManagedClusterAgentPoolProfileArgs(**{py: p[wire] for wire, py in keys.items() if wire in p}, **extra)
+
+    got = register(lambda: cs.ManagedCluster("subject", resource_group_name="rg", location="eastus", dns_prefix="prod",
+                                             agent_pool_profiles=[profile(SYSTEM_PROFILE), profile(INLINE_POOL_IN)]))
+    assert got["agentPoolProfiles"] == [SYSTEM_PROFILE, INLINE_POOL_IN]

@@ -174,6 +174,27 @@ def test_fixture_stack_over_grpc_matches_in_process_with_config(analyzer):
     }
 
 
+def test_inline_gpu_pools_over_grpc_match_in_process(analyzer):
+    """GPU pools declared inline in clusters (issue 50) reach the pack's server as nested maps of the cluster's Struct:
+    the same findings, on the cluster, naming the pool, as in process; an exemption by the inline pool's name."""
+    from tests.policy.test_inline_pools import BAD, INLINE_NODE_POOL_IN, aks, aks_classic, gke
+
+    stub, _ = analyzer
+    other = {**BAD, "name": "h200", "nodeTaints": []}
+    resources = aks(BAD, other) + aks_classic()[:1] + gke(F.with_(INLINE_NODE_POOL_IN, "autoscaling.minNodeCount", 1.0))[:1]
+    resources[-2] = F.res(resources[-2].type, "classic", resources[-2].inputs)
+    resources[-1] = F.res(resources[-1].type, "gke", resources[-1].inputs)
+    config = {"gpu-pool-scale-to-zero": {"exemptions": {"prod/agentPoolProfiles[1] (h100)": "always-on"}}}
+    wire = as_dicts(over_grpc(stub, resources, config))
+    assert wire == as_dicts(evaluate(resources, stack="dev", config=config))
+    pools = {(v["policy"], v["urn"].rsplit("::", 1)[-1], v["message"].split("\n")[-1].split("'")[1]) for v in wire
+             if v["policy"] in ("gpu-pool-scale-to-zero", "gpu-pool-taint")}
+    assert pools == {("gpu-pool-scale-to-zero", "prod", "prod/agentPoolProfiles[2] (h200)"),
+                     ("gpu-pool-taint", "prod", "prod/agentPoolProfiles[2] (h200)"),
+                     ("gpu-pool-taint", "classic", "classic/defaultNodePool (h100)"),
+                     ("gpu-pool-scale-to-zero", "gke", "gke/nodePools[1] (h100)")}
+
+
 def test_remediate_and_the_analyze_after_it_answer_as_upstream(analyzer):
     """The engine calls Remediate on every resource, then Analyze on the same resource (pulumi/pulumi
     pkg/resource/deploy/step_generator.go). With no policy at the remediate level the pack answers

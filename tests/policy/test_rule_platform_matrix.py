@@ -1,7 +1,9 @@
 """The rule x platform matrix (issue 56): every rule of the pack, on every kind of resource by which a platform brings
 GPU nodes (the registry's `PolicyTraits.node_kinds()`: EKS managed node groups and Karpenter NodePools, GKE node
-pools, AKS agent pools (Azure Native) and node pools of the classic pulumi-azure, k3s hosts, existing-cluster pools), has a PASSED and a FAILED fixture (exact finding sets of
-that rule), or a reason it does not apply. A rule or a platform added without its row fails
+pools, AKS agent pools (Azure Native) and node pools of the classic pulumi-azure, k3s hosts, existing-cluster pools, and
+the pools declared inline in a cluster (issue 50: an AKS ManagedCluster's agentPoolProfiles[], a classic KubernetesCluster's
+defaultNodePool, a GKE Cluster's nodePools[] and its default pool), keyed by `NodeKind.key`), has a PASSED and a FAILED
+fixture (exact finding sets of that rule), or a reason it does not apply. A rule or a platform added without its row fails
 `test_every_rule_and_node_kind_has_fixtures_or_a_reason`.
 
 Each fixture is a small stack in the pulumi SDKs' input shapes (tests/policy/fixtures.py), the PASSED one valid and
@@ -24,6 +26,11 @@ from tests.policy.fixtures import (
 )
 from tests.policy.test_aks_classic_rules import CLASSIC_CLUSTER_IN, CLASSIC_POOL_IN, CLASSIC_SPOT_POOL_IN
 from tests.policy.test_aks_rules import AKS_CLUSTER_IN, POOL_IN, SPOT_POOL_IN
+from tests.policy.test_inline_pools import CLASSIC_DEFAULT_IN, INLINE_NODE_POOL_IN, INLINE_POOL_IN, INLINE_SPOT_POOL_IN
+from tests.policy.test_inline_pools import aks as aks_cluster
+from tests.policy.test_inline_pools import aks_classic as aks_classic_cluster
+from tests.policy.test_inline_pools import gke as gke_cluster
+from tests.policy.test_inline_pools import gke_default as gke_default_pool
 from tests.policy.test_capacity_rules import (
     BLOCK_LT, BLOCK_NG, GKE_RESERVED, KARPENTER_IN, NODECLASS, NODECLASS_IN, NODEPOOL, NODEPOOL_IN, PARENT,
     RESERVED_NODEPOOL_IN,
@@ -32,6 +39,10 @@ from tests.policy.test_capacity_rules import (
 EKS_NG, KARPENTER, GKE_NP, AKS_NP, AKS_CLASSIC_NP = (
     I.EKS_NODE_GROUP, NODEPOOL, I.GKE_NODE_POOL, I.AKS_NODE_POOL, I.AKS_CLASSIC_NODE_POOL)
 K3S_HOST, EXISTING = I.REMOTE_COMMAND, "kubernetes:core/v1:NodePatch"
+# Pools declared inline in a cluster (NodeKind.key: the cluster's token and where the pools are).
+AKS_INLINE, AKS_CLASSIC_DEFAULT, GKE_INLINE, GKE_DEFAULT = (
+    f"{I.AKS_CLUSTER} agentPoolProfiles[]", f"{I.AKS_CLASSIC_CLUSTER} defaultNodePool", f"{I.GKE_CLUSTER} nodePools[]",
+    f"{I.GKE_CLUSTER} nodeConfig")
 NAMESPACE = "kubernetes:core/v1:Namespace"
 M, A = "mandatory", "advisory"
 
@@ -133,6 +144,50 @@ def block(ng: dict = BLOCK_NG) -> list:
 def reserved_np(np_: dict = RESERVED_NODEPOOL_IN) -> list:
     return [res(KARPENTER, "np", np_), res(NODECLASS, "nc", NODECLASS_IN), res(I.HELM_RELEASE, "karpenter", KARPENTER_IN)]
 
+
+def aks_inline(profile: dict = INLINE_POOL_IN, operator: dict = OPERATOR_IN, prometheus: bool = True) -> list:
+    """aks() with the GPU pool inline in the ManagedCluster's agentPoolProfiles (beside its system pool)."""
+    out = aks_cluster(profile)
+    out[1] = res(I.HELM_RELEASE, "gpu-operator", operator)
+    return out if prometheus else out[:-1]
+
+
+def aks_classic_default(pool: dict = CLASSIC_DEFAULT_IN, operator: dict = OPERATOR_IN, prometheus: bool = True) -> list:
+    """aks_classic() with the GPU pool as the KubernetesCluster's defaultNodePool."""
+    out = aks_classic_cluster(pool)
+    out[1] = res(I.HELM_RELEASE, "gpu-operator", operator)
+    return out if prometheus else out[:-1]
+
+
+def gke_inline(np_: dict = INLINE_NODE_POOL_IN, operator: dict = OPERATOR_NO_DRIVER, managed_prometheus: bool = True) -> list:
+    """gke() with the GPU pool inline in the Cluster's nodePools (beside a CPU pool)."""
+    out = gke_cluster(np_)
+    out[0] = res(I.GKE_CLUSTER, "prod", with_(out[0].inputs, "monitoringConfig.managedPrometheus.enabled", managed_prometheus))
+    out[1] = res(I.HELM_RELEASE, "gpu-operator", operator)
+    return out
+
+
+def gke_default(node_config: dict = NODE_POOL_IN["nodeConfig"], operator: dict = OPERATOR_NO_DRIVER,
+                managed_prometheus: bool = True, **cluster) -> list:
+    """gke() with the GPU pool as the Cluster's default pool (its own nodeConfig and initialNodeCount)."""
+    out = gke_default_pool(node_config, **cluster)
+    out[0] = res(I.GKE_CLUSTER, "prod", with_(out[0].inputs, "monitoringConfig.managedPrometheus.enabled", managed_prometheus))
+    out[1] = res(I.HELM_RELEASE, "gpu-operator", operator)
+    return out
+
+
+AKS_INLINE_SPOT = {**INLINE_SPOT_POOL_IN, "name": "h100"}
+AKS_INLINE_IB = {**INLINE_POOL_IN, "nodeLabels": {**INLINE_POOL_IN["nodeLabels"], labels.RDMA_NODE_LABEL: "true"},
+                 "availabilityZones": ["1"]}
+CLASSIC_DEFAULT_IB = {**CLASSIC_DEFAULT_IN, "nodeLabels": {**CLASSIC_DEFAULT_IN["nodeLabels"], labels.RDMA_NODE_LABEL: "true"},
+                      "zones": ["1"]}
+# pulumi-azure 5's default node pool: nodeTaints (deprecated, gone in 6), enableAutoScaling, no gpuDriver.
+CLASSIC_DEFAULT_V5 = {**{k: v for k, v in CLASSIC_DEFAULT_IN.items() if k not in ("autoScalingEnabled", "gpuDriver")},
+                      "enableAutoScaling": True, "nodeTaints": ["nvidia.com/gpu=true:NoSchedule"]}
+GKE_INLINE_SPOT = with_(with_(INLINE_NODE_POOL_IN, "nodeConfig.spot", True), "nodeConfig.taints",
+                        [{"key": "cloud.google.com/gke-spot", "value": "true", "effect": "NO_SCHEDULE"}])
+GKE_WEAK_TAINT = [{"key": "nvidia.com/gpu", "value": "present", "effect": "PREFER_NO_SCHEDULE"}]
+GKE_DEFAULT_SPOT = GKE_INLINE_SPOT["nodeConfig"]
 
 NO_POOL_RESOURCE = "the pack reads no resource of this kind for it: {what}"
 K3S_NO_POOL = "k3s hosts are machines the stack lists and joins by a remote command, not an autoscaled pool: {what}"
@@ -342,10 +397,132 @@ MATRIX: dict[str, dict[str, Case | NotApplicable]] = {
     },
 }
 
+GKE_INLINE_RESERVED = with_(with_(with_(INLINE_NODE_POOL_IN, "nodeLocations", ["us-central1-b"]), "nodeConfig.reservationAffinity",
+                                  GKE_RESERVED["nodeConfig"]["reservationAffinity"]),
+                            "nodeConfig.resourceLabels", GKE_RESERVED["nodeConfig"]["resourceLabels"])
+INLINE_DEFAULT_NOTE = ("the default pool's Kubernetes version is the cluster's, judged on the cluster resource "
+                       "(test_aks_classic_rules.py, test_gpu_versions.py)")
+
+# The cells of the pools declared inline in a cluster (issue 50): findings are on the cluster ("prod"), whose messages
+# name the inline pool (tests/policy/test_inline_pools.py asserts them).
+INLINE_CELLS: dict[str, dict[str, Case | NotApplicable]] = {
+    ZERO: {
+        AKS_INLINE: Case(aks_inline, lambda: aks_inline(with_(INLINE_POOL_IN, "minCount", 1.0)), {("prod", M)}),
+        AKS_CLASSIC_DEFAULT: Case(aks_classic_default, lambda: aks_classic_default(with_(CLASSIC_DEFAULT_IN, "minCount", 1.0)),
+                                  {("prod", M)}),
+        GKE_INLINE: Case(gke_inline, lambda: gke_inline(with_(INLINE_NODE_POOL_IN, "autoscaling.minNodeCount", 1.0)), {("prod", M)}),
+        # The cluster cannot autoscale its default pool: a GPU default pool is always a finding; removed, it is none.
+        GKE_DEFAULT: Case(lambda: gke_default(removeDefaultNodePool=True), gke_default, {("prod", M)}),
+    },
+    ALIGN: {
+        AKS_INLINE: Case(lambda: aks_inline(with_(INLINE_POOL_IN, "gpuProfile.driver", "None"), OLD_DRIVER) + [res(NAMESPACE, "ns", namespace({I.CUDA_VERSIONS_ANNOTATION: "12.8"}))],
+                         lambda: aks_inline(with_(INLINE_POOL_IN, "gpuProfile.driver", "None"), OLD_DRIVER) + [res(NAMESPACE, "ns", namespace(CUDA))],
+                         {("gpu-operator", M)}),
+        AKS_CLASSIC_DEFAULT: Case(
+            lambda: aks_classic_default(with_(CLASSIC_DEFAULT_IN, "gpuDriver", "None"), OLD_DRIVER) + [res(NAMESPACE, "ns", namespace({I.CUDA_VERSIONS_ANNOTATION: "12.8"}))],
+            lambda: aks_classic_default(with_(CLASSIC_DEFAULT_IN, "gpuDriver", "None"), OLD_DRIVER) + [res(NAMESPACE, "ns", namespace(CUDA))],
+            {("gpu-operator", M)}),
+        GKE_INLINE: Case(lambda: gke_inline() + [res(NAMESPACE, "ns", namespace({**CUDA, **PREINSTALLED}))],
+                         lambda: gke_inline() + [res(NAMESPACE, "ns", namespace(CUDA))], {("", M)}, {ALIGN: {"requireKnownDriver": True}}),
+        GKE_DEFAULT: Case(lambda: gke_default() + [res(NAMESPACE, "ns", namespace({**CUDA, **PREINSTALLED}))],
+                          lambda: gke_default() + [res(NAMESPACE, "ns", namespace(CUDA))], {("", M)}, {ALIGN: {"requireKnownDriver": True}}),
+    },
+    SUPPORT: {
+        AKS_INLINE: NotApplicable(OPERATOR_ONLY + "; the ManagedCluster's own version: test_aks_rules.py"),
+        AKS_CLASSIC_DEFAULT: NotApplicable(OPERATOR_ONLY + "; " + INLINE_DEFAULT_NOTE),
+        GKE_INLINE: NotApplicable(OPERATOR_ONLY + "; the cluster's minMasterVersion: test_gpu_versions.py"),
+        GKE_DEFAULT: NotApplicable(OPERATOR_ONLY + "; " + INLINE_DEFAULT_NOTE),
+    },
+    CONFLICT: {
+        AKS_INLINE: Case(lambda: aks_inline(with_(INLINE_POOL_IN, "gpuProfile.driver", "None"), OPERATOR_IN),
+                         lambda: aks_inline(with_(INLINE_POOL_IN, "gpuProfile.driver", "None"), OPERATOR_NO_DRIVER), {("prod", M)}),
+        AKS_CLASSIC_DEFAULT: Case(lambda: aks_classic_default(with_(CLASSIC_DEFAULT_IN, "gpuDriver", "None"), OPERATOR_IN),
+                                  lambda: aks_classic_default(with_(CLASSIC_DEFAULT_IN, "gpuDriver", "None"), OPERATOR_NO_DRIVER),
+                                  {("prod", M)}),
+        GKE_INLINE: Case(gke_inline, lambda: gke_inline(INLINE_NODE_POOL_IN, DRIVER_ON), {("gpu-operator", M)}),
+        GKE_DEFAULT: Case(gke_default, lambda: gke_default(operator=DRIVER_ON), {("gpu-operator", M)}),
+    },
+    SHARING: {
+        AKS_INLINE: NotApplicable(NO_POOL_RESOURCE.format(what="sharing on AKS is the device plugin's ConfigMap (test_pool_rules.py)")),
+        AKS_CLASSIC_DEFAULT: NotApplicable(NO_POOL_RESOURCE.format(what="sharing on AKS is the device plugin's ConfigMap "
+                                                                   "(test_pool_rules.py)")),
+        # The inline pool has a NodePool's shape (its pool type's shaped_as), so the NodePool check judges it.
+        GKE_INLINE: Case(lambda: gke_inline(with_(INLINE_NODE_POOL_IN, "nodeConfig.guestAccelerators.0.gpuPartitionSize", "1g.10gb")),
+                         lambda: gke_inline(with_(INLINE_NODE_POOL_IN, "nodeConfig.guestAccelerators.0.gpuPartitionSize", "1g.5gb")),
+                         {("prod", M)}),
+        GKE_DEFAULT: Case(lambda: gke_default(with_(NODE_POOL_IN["nodeConfig"], "guestAccelerators.0.gpuPartitionSize", "1g.10gb")),
+                          lambda: gke_default(with_(NODE_POOL_IN["nodeConfig"], "guestAccelerators.0.gpuPartitionSize", "1g.5gb")),
+                          {("prod", M)}),
+    },
+    TAINT: {
+        AKS_INLINE: Case(aks_inline, lambda: aks_inline(with_(INLINE_POOL_IN, "nodeTaints", [])), {("prod", M)}),
+        # pulumi-azure 6's default pool cannot declare the taint (no defaultNodePool.nodeTaints); 5's still could.
+        AKS_CLASSIC_DEFAULT: Case(lambda: aks_classic_default(CLASSIC_DEFAULT_V5),
+                                  lambda: aks_classic_default(with_(CLASSIC_DEFAULT_V5, "nodeTaints", [])), {("prod", M)}),
+        GKE_INLINE: Case(gke_inline, lambda: gke_inline(with_(INLINE_NODE_POOL_IN, "nodeConfig.taints", GKE_WEAK_TAINT)), {("prod", M)}),
+        GKE_DEFAULT: Case(gke_default, lambda: gke_default(with_(NODE_POOL_IN["nodeConfig"], "taints", GKE_WEAK_TAINT)), {("prod", M)}),
+    },
+    SPOT: {
+        AKS_INLINE: Case(lambda: aks_inline(AKS_INLINE_SPOT), lambda: aks_inline(with_(AKS_INLINE_SPOT, "scaleSetEvictionPolicy", "Deallocate")),
+                         {("prod", M)}),
+        AKS_CLASSIC_DEFAULT: NotApplicable("the default node pool cannot be Spot: KubernetesClusterDefaultNodePoolArgs has no "
+                                           "priority (pulumi/pulumi-azure v6.39.0)"),
+        GKE_INLINE: Case(lambda: gke_inline(GKE_INLINE_SPOT), lambda: gke_inline(with_(GKE_INLINE_SPOT, "nodeConfig.taints", [])),
+                         {("prod", M)}),
+        GKE_DEFAULT: Case(lambda: gke_default(GKE_DEFAULT_SPOT), lambda: gke_default(with_(GKE_DEFAULT_SPOT, "taints", [])),
+                          {("prod", M)}),
+    },
+    DIVERSE: {
+        AKS_INLINE: NotApplicable("one VM size per agent pool profile by construction (AKS API vmSize)"),
+        AKS_CLASSIC_DEFAULT: NotApplicable("one VM size per node pool, and the default pool cannot be Spot"),
+        GKE_INLINE: NotApplicable("one machine type per node pool by construction (ClusterNodePool nodeConfig.machineType)"),
+        GKE_DEFAULT: NotApplicable("one machine type per node pool by construction (the cluster's nodeConfig.machineType)"),
+    },
+    RDMA: {
+        AKS_INLINE: Case(lambda: aks_inline(AKS_INLINE_IB), lambda: aks_inline({**AKS_INLINE_IB, "availabilityZones": ["1", "2"]}),
+                         {("prod", M)}),
+        AKS_CLASSIC_DEFAULT: Case(lambda: aks_classic_default(CLASSIC_DEFAULT_IB),
+                                  lambda: aks_classic_default({**CLASSIC_DEFAULT_IB, "zones": ["1", "2"]}), {("prod", M)}),
+        GKE_INLINE: Case(lambda: gke_inline(with_(INLINE_NODE_POOL_IN, "networkConfig", {"additionalNodeNetworkConfigs": GPUDIRECT})),
+                         lambda: gke_inline(with_(INLINE_NODE_POOL_IN, "networkConfig", {"additionalNodeNetworkConfigs": GPUDIRECT[:2]})),
+                         {("prod", M)}),
+        GKE_DEFAULT: NotApplicable("a cluster has no networkConfig.additionalNodeNetworkConfigs of its own (pulumi-gcp 10.2.0 "
+                                   "ClusterArgs), so its default pool cannot be a GPUDirect pool"),
+    },
+    SECURE: {key: NotApplicable(CLUSTER_ONLY + "; the cluster resource's own fields are judged whatever pools it declares")
+             for key in (AKS_INLINE, AKS_CLASSIC_DEFAULT, GKE_INLINE, GKE_DEFAULT)},
+    MINOR: {key: NotApplicable(OPERATOR_ONLY) for key in (AKS_INLINE, AKS_CLASSIC_DEFAULT, GKE_INLINE, GKE_DEFAULT)},
+    PROTECT: {key: NotApplicable(CLUSTER_ONLY + "; the cluster resource's protect option, whatever pools it declares")
+              for key in (AKS_INLINE, AKS_CLASSIC_DEFAULT, GKE_INLINE, GKE_DEFAULT)},
+    PLACE: {
+        AKS_INLINE: NotApplicable("as for the agent pool: the capacity reservation group holds the placement "
+                                  "(capacityReservationGroupID); AksInlineAgentPool declares no reservation_problems"),
+        AKS_CLASSIC_DEFAULT: NotApplicable("as for the classic node pool: the capacity reservation group holds the placement "
+                                           "(capacityReservationGroupId)"),
+        GKE_INLINE: Case(lambda: [res(I.GKE_CLUSTER, "prod", {**GKE_CLUSTER_IN, "nodePools": [GKE_INLINE_RESERVED]})],
+                         lambda: [res(I.GKE_CLUSTER, "prod", {**GKE_CLUSTER_IN, "nodePools": [
+                             with_(GKE_INLINE_RESERVED, "nodeLocations", ["us-central1-a"])]})], {("prod", M)}),
+        GKE_DEFAULT: Case(lambda: [res(I.GKE_CLUSTER, "prod", {**GKE_CLUSTER_IN, "initialNodeCount": 1.0,
+                                                               "nodeLocations": ["us-central1-b"], "nodeConfig": GKE_RESERVED["nodeConfig"]})],
+                          lambda: [res(I.GKE_CLUSTER, "prod", {**GKE_CLUSTER_IN, "initialNodeCount": 1.0,
+                                                               "nodeLocations": ["us-central1-a"], "nodeConfig": GKE_RESERVED["nodeConfig"]})],
+                          {("prod", M)}),
+    },
+    OBSERVE: {
+        AKS_INLINE: Case(aks_inline, lambda: aks_inline(prometheus=False), {("prod", A)}),
+        AKS_CLASSIC_DEFAULT: Case(aks_classic_default, lambda: aks_classic_default(prometheus=False), {("prod", A)}),
+        GKE_INLINE: Case(gke_inline, lambda: gke_inline(managed_prometheus=False), {("prod", A)}),
+        GKE_DEFAULT: Case(gke_default, lambda: gke_default(managed_prometheus=False), {("prod", A)}),
+    },
+}
+for _rule, _cells in INLINE_CELLS.items():
+    MATRIX[_rule].update(_cells)
+
 
 def _node_kinds() -> list[tuple[str, str, str]]:
-    """(platform, kind name, token) of every registered platform."""
-    return [(p, k.name, k.token) for p in platforms.names() for k in platforms.get(p).policy.node_kinds()]
+    """(platform, kind name, key) of every registered platform: the key is the type token, and where the pools are for
+    a pool declared inline (NodeKind.key)."""
+    return [(p, k.name, k.key) for p in platforms.names() for k in platforms.get(p).policy.node_kinds()]
 
 
 def test_every_rule_and_node_kind_has_fixtures_or_a_reason():
@@ -363,6 +540,12 @@ def test_the_registry_names_each_kind_the_issue_lists():
     assert {(p, name) for p, name, _ in _node_kinds()} >= {
         ("eks", "managed node group"), ("eks", "Karpenter NodePool"), ("gke", "node pool"), ("aks", "agent pool"),
         ("k3s", "k3s host"), ("existing", "existing-cluster pool")}
+
+
+def test_the_registry_names_each_inline_pool_kind_issue_50_lists():
+    assert {(p, name, key) for p, name, key in _node_kinds() if " " in key} == {
+        ("aks", "inline agent pool", AKS_INLINE), ("aks", "classic default node pool", AKS_CLASSIC_DEFAULT),
+        ("gke", "inline node pool", GKE_INLINE), ("gke", "default node pool", GKE_DEFAULT)}
 
 
 CASES = [(rule, token, case) for rule, row in MATRIX.items() for token, case in row.items() if isinstance(case, Case)]

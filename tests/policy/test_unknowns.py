@@ -12,6 +12,8 @@ from tests.policy.fixtures import (
 )
 from gpufleet.app.plan.policy_runner import evaluate
 from tests.policy.test_aks_classic_rules import CLASSIC_CLUSTER_IN, CLASSIC_SPOT_POOL_IN
+from tests.policy.test_aks_rules import AKS_CLUSTER_IN
+from tests.policy.test_inline_pools import CLASSIC_DEFAULT_IN, INLINE_NODE_POOL_IN, INLINE_SPOT_POOL_IN
 
 FIXTURES = [
     (I.EKS_CLUSTER, EKS_CLUSTER_IN),
@@ -39,6 +41,11 @@ FIXTURES = [
     (I.AKS_CLASSIC_CLUSTER, {**CLASSIC_CLUSTER_IN, "privateClusterEnabled": False,
                              "apiServerAccessProfile": {"authorizedIpRanges": ["203.0.113.0/24"]}}),
     (I.AKS_CLASSIC_NODE_POOL, {**CLASSIC_SPOT_POOL_IN, "capacityReservationGroupId": "crg", "zones": ["1"]}),
+    # GPU pools declared inline in a cluster (issue 50): the pool rules read the nested maps.
+    (I.AKS_CLUSTER, {**AKS_CLUSTER_IN, "agentPoolProfiles": [INLINE_SPOT_POOL_IN]}),
+    (I.AKS_CLASSIC_CLUSTER, {**CLASSIC_CLUSTER_IN, "defaultNodePool": CLASSIC_DEFAULT_IN}),
+    (I.GKE_CLUSTER, {**GKE_CLUSTER_IN, "nodePools": [INLINE_NODE_POOL_IN]}),
+    (I.GKE_CLUSTER, {**GKE_CLUSTER_IN, "initialNodeCount": 1.0, "nodeConfig": INLINE_NODE_POOL_IN["nodeConfig"]}),
 ]
 
 

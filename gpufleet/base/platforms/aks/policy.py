@@ -6,6 +6,10 @@ An AKS GPU pool is a node pool of a GPU VM size, in either Pulumi provider a pro
 - a node pool of the classic, Terraform-bridged pulumi-azure (`azure:containerservice/kubernetesClusterNodePool:
   KubernetesClusterNodePool`), which users' own programs still run: terraform-provider-azurerm's argument names.
 Both read the same way; each type says where its inputs keep each fact (the `*_key` attributes of AksNodePool).
+
+A program may also declare its pools inline in the cluster (issue 50: they must not escape the pool rules): every map of
+an Azure Native ManagedCluster's `agentPoolProfiles` (AksInlineAgentPool), and a classic KubernetesCluster's one
+`defaultNodePool` (AksClassicDefaultNodePool); each is judged as a pool of its own when its VM size is a GPU size.
 """
 
 from __future__ import annotations
@@ -14,10 +18,12 @@ from typing import Optional
 
 from gpufleet.base import labels
 from gpufleet.base.catalog import azure
-from gpufleet.base.platforms.contract.policy import GpuPoolType, GpuShape, Idle, Inputs, PolicyTraits, Taint
+from gpufleet.base.platforms.contract.policy import GpuPoolType, GpuShape, Idle, Inline, Inputs, PolicyTraits, Taint
 
 NODE_POOL = "azure-native:containerservice:AgentPool"
 CLASSIC_NODE_POOL = "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool"
+CLUSTER = "azure-native:containerservice:ManagedCluster"
+CLASSIC_CLUSTER = "azure:containerservice/kubernetesCluster:KubernetesCluster"
 
 
 # The region whose price the rules quote (a node pool's inputs do not name its cluster's location): eastus, the region
@@ -173,6 +179,50 @@ class AksClassicNodePool(AksNodePool):
     driver_path = ("gpuDriver",)
 
 
+class AksInlineAgentPool(AksNodePool):
+    """An agent pool declared inline in an Azure Native ManagedCluster: each map of its `agentPoolProfiles`. The profile
+    has the AgentPool's properties under the same names, plus its own `name` and `mode` (System | User | Gateway):
+    pulumi-azure-native 3.29.0 (the version in gpufleet's virtualenv) containerservice/_inputs.py
+    ManagedClusterAgentPoolProfileArgs, wire names vmSize, nodeLabels, nodeTaints, scaleSetPriority,
+    scaleSetEvictionPolicy, capacityReservationGroupID, enableAutoScaling, count, minCount, availabilityZones,
+    gpuProfile. A System pool of a GPU size is judged like any other: AKS keeps at least one node in a system pool (the
+    SDK's `count`: "1 to 1000 (inclusive) for system pools"), so its GPUs idle, which gpu-pool-scale-to-zero reports."""
+
+    token = CLUSTER
+    kind_name = "inline agent pool"
+    inline = Inline(path=("agentPoolProfiles",), listed=True, name_key="name")
+    shaped_as = NODE_POOL
+
+
+class AksClassicDefaultNodePool(AksClassicNodePool):
+    """The default node pool declared inline in a classic pulumi-azure KubernetesCluster (`defaultNodePool`, one map).
+    Its names are the KubernetesClusterNodePool's where it has the fact (pulumi/pulumi-azure sdk/python/pulumi_azure/
+    containerservice/_inputs.py KubernetesClusterDefaultNodePoolArgs @v6.39.0: vm_size, node_labels, auto_scaling_enabled,
+    min_count, node_count, zones, capacity_reservation_group_id, gpu_driver; @v5.89.3 enable_auto_scaling), but it has
+    no `priority` or `eviction_policy` (the default pool cannot be Spot: never spot here) and, in v6, no `node_taints`:
+    v5's was deprecated "since the AKS API doesn't allow arbitrary node taints on the default node pool" and removed, so
+    its only taint is `only_critical_addons_enabled`'s CriticalAddonsOnly=true:NoSchedule. It is the cluster's system
+    pool (it has no `mode`)."""
+
+    token = CLASSIC_CLUSTER
+    kind_name = "classic default node pool"
+    inline = Inline(path=("defaultNodePool",), name_key="name")
+    shaped_as = CLASSIC_NODE_POOL  # the node pool's fields it has, by the same names
+    taints_fixed = ("the classic default node pool cannot declare it (pulumi-azure 6 has no defaultNodePool.nodeTaints: "
+                    "the AKS API allows no arbitrary taints on the default node pool)")
+    critical_addons_key = "onlyCriticalAddonsEnabled"
+
+    def taints(self, inputs: Inputs) -> list[Taint]:
+        """v5's deprecated `nodeTaints`, and CriticalAddonsOnly=true:NoSchedule when `onlyCriticalAddonsEnabled`
+        ("Enabling this option will taint default node pool with `CriticalAddonsOnly=true:NoSchedule` taint")."""
+        critical = [("CriticalAddonsOnly", "true", "NoSchedule")] if inputs.truthy(self.critical_addons_key) else []
+        return super().taints(inputs) + critical
+
+    def spot(self, inputs: Inputs) -> bool:
+        return False
+
+
 class AksPolicy(PolicyTraits):
-    # gpufleet's own pools are Azure Native agent pools (issue 53); a user's program on the classic provider is judged too.
-    pool_types = (AksNodePool(), AksClassicNodePool())
+    # gpufleet's own pools are Azure Native agent pools (issue 53); a user's program on the classic provider is judged too,
+    # and pools declared inline in either provider's cluster (issue 50).
+    pool_types = (AksNodePool(), AksClassicNodePool(), AksInlineAgentPool(), AksClassicDefaultNodePool())

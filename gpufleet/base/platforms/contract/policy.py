@@ -83,16 +83,59 @@ Idle = Callable[[float, int], str]
 """What `nodes` idle nodes (per zone, times `zones`) cost, as the pack words it: idle(nodes, zones)."""
 
 
+@dataclass(frozen=True)
+class Inline:
+    """Where a resource that is not a pool of its own declares GPU pools inside its inputs: a cluster's list of pools
+    (an AKS ManagedCluster's `agentPoolProfiles`, a GKE Cluster's `nodePools`), its one default pool (a classic
+    KubernetesCluster's `defaultNodePool`), or its own inputs (a GKE Cluster's `nodeConfig` and `initialNodeCount` make
+    its default pool). policies/inputs.py reads each such pool as one `Pool` of its own, named by `where` and reported
+    on the enclosing resource's URN."""
+
+    path: tuple[str, ...] = ()
+    """Keys from the resource's inputs to the pools; () when the resource's own inputs are the pool's."""
+    listed: bool = False
+    """`path` holds a list, each map in it one pool; otherwise one map (or the resource's own inputs)."""
+    name_key: str = "name"
+    """The key of a pool's own name in its map ("" when it has none)."""
+    unnamed: str = ""
+    """The pool's name when its map names none ("default pool" for a GKE cluster's own)."""
+    shown: str = ""
+    """How a message shows where the pool is when `path` is () ("nodeConfig")."""
+
+    def where(self, index: Optional[int] = None) -> str:
+        """Where the pool is, as the program spells it: `agentPoolProfiles[1]`, `defaultNodePool`, `nodeConfig`;
+        `agentPoolProfiles[]` for the pattern (index None on a listed path)."""
+        at = ".".join(self.path) or self.shown
+        return f"{at}[{'' if index is None else index}]" if self.listed else at
+
+
 class GpuPoolType:
     """One cloud resource type that is a platform's GPU pool, and how the policy pack reads it. Every reader takes the
     resource's `Inputs`. The defaults are a pool the pack knows nothing about: no labels, no taints, not spot, not
     reserved, no driver of its own, nothing to say about scaling to zero."""
 
     token: str = ""
-    """The Pulumi type token of the resource (`aws:eks/nodeGroup:NodeGroup`)."""
+    """The Pulumi type token of the resource (`aws:eks/nodeGroup:NodeGroup`), or of the resource that declares the pools
+    inside itself when `inline` is set (`azure-native:containerservice:ManagedCluster`)."""
 
     kind_name: str = "GPU pool"
     """What users call the resource ("managed node group"). Default: "GPU pool"."""
+
+    inline: Optional[Inline] = None
+    """Set when pools of this type are declared inside a resource of type `token` (where, and how each is named): every
+    reader below then reads one such pool's own inputs. Default: None, each resource is one pool."""
+
+    shaped_as: str = ""
+    """For a pool declared inline: the type token of the resource whose inputs its map has (a GKE Cluster's
+    `nodePools[]` map is a NodePool's: `gcp:container/nodePool:NodePool`), so a rule that reads that resource type by
+    its token (policies/inputs.py `resource_validator`) judges the inline pool too. Default: empty (no such rule
+    judges it)."""
+
+    def declares_pool(self, resource: Inputs) -> bool:
+        """Whether the enclosing resource (its inputs) really makes the inline pools at `inline` (a GKE cluster's
+        `nodeConfig` makes no default pool when the cluster lists `nodePools` or removes its default pool). Default:
+        yes. Not asked for a pool that is its own resource."""
+        return True
 
     def gpu_pool(self, inputs: Inputs) -> Optional[tuple[Optional[GpuShape], list[str]]]:
         """(its node's shape, or None when the catalog does not know it; its instance or machine types) when this
@@ -106,6 +149,10 @@ class GpuPoolType:
     def taints(self, inputs: Inputs) -> list[Taint]:
         """The taints the pool puts on its nodes. Default: none."""
         return []
+
+    taints_fixed: str = ""
+    """Why the pool cannot declare taints of its own, named in gpu-pool-taint's fix (the fix is then another pool).
+    Default: empty (it can)."""
 
     taints_gpu_nodes_itself: bool = False
     """The platform taints GPU nodes nvidia.com/gpu NoSchedule itself, so a pool that does not declare that taint is
@@ -189,7 +236,14 @@ class NodeKind:
     name: str
     """What users call it ("managed node group", "k3s host"), in tests and messages."""
     token: str
-    """Its Pulumi type token."""
+    """Its Pulumi type token (of the enclosing resource, for a pool declared inline)."""
+    at: str = ""
+    """Where in that resource a pool declared inline is (`agentPoolProfiles[]`); empty for a resource of its own."""
+
+    @property
+    def key(self) -> str:
+        """The kind's key among every platform's: its token, and where inline (two inline kinds share a GKE Cluster)."""
+        return f"{self.token} {self.at}" if self.at else self.token
 
 
 class PolicyTraits:
@@ -197,7 +251,8 @@ class PolicyTraits:
     an existing cluster's nodes)."""
 
     pool_types: tuple[GpuPoolType, ...] = ()
-    """The cloud resource types that are this platform's GPU pools. Default: none."""
+    """The cloud resource types that are this platform's GPU pools, and the pools declared inline in another resource
+    (a pool type with `inline`). Default: none."""
 
     other_node_kinds: tuple[NodeKind, ...] = ()
     """The resources other than `pool_types` by which the platform brings GPU nodes (a Karpenter NodePool, a k3s
@@ -207,4 +262,5 @@ class PolicyTraits:
     def node_kinds(self) -> tuple[NodeKind, ...]:
         """Every kind of resource that brings this platform's GPU nodes: its pool types (named by `kind_name`), then
         `other_node_kinds`."""
-        return tuple(NodeKind(t.kind_name, t.token) for t in self.pool_types) + self.other_node_kinds
+        return tuple(NodeKind(t.kind_name, t.token, t.inline.where() if t.inline else "") for t in self.pool_types) + \
+            self.other_node_kinds

@@ -1,6 +1,9 @@
 """gke: policy traits (gpufleet/base/platforms/contract/policy.py says what each one means).
 
 A GKE GPU pool is a node pool (`gcp:container/nodePool:NodePool`) with accelerators or an accelerator-optimized machine.
+A program may also declare its pools inline in the cluster (`gcp:container/cluster:Cluster`, issue 50): each map of its
+`nodePools` (GkeClusterNodePool), and the default node pool its own `nodeConfig` and `initialNodeCount` make
+(GkeDefaultNodePool); both have a NodePool's shape, so they read the same way.
 """
 
 from __future__ import annotations
@@ -9,9 +12,12 @@ from typing import Optional
 
 from gpufleet.base import labels
 from gpufleet.base.catalog import gcp
-from gpufleet.base.platforms.contract.policy import GpuPoolType, GpuShape, Idle, Inputs, PolicyTraits, Taint, object_taints
+from gpufleet.base.platforms.contract.policy import (
+    GpuPoolType, GpuShape, Idle, Inline, Inputs, PolicyTraits, Taint, object_taints,
+)
 
 NODE_POOL = "gcp:container/nodePool:NodePool"
+CLUSTER = "gcp:container/cluster:Cluster"
 
 # GKE installs the driver itself for these gpuDriverVersion values.
 DRIVER_INSTALLED = ("DEFAULT", "LATEST")
@@ -156,5 +162,43 @@ class GkeNodePool(GpuPoolType):
                    for a in inputs.each("nodeConfig", "guestAccelerators"))
 
 
+class GkeClusterNodePool(GkeNodePool):
+    """A node pool declared inline in a cluster: each map of its `nodePools`. pulumi-gcp 10.2.0 (the version in
+    gpufleet's virtualenv) container/_inputs.py ClusterNodePoolArgs has the NodePool's fields under the same wire names
+    (name, autoscaling.minNodeCount / totalMinNodeCount, initialNodeCount, nodeCount, nodeLocations, nodeConfig with
+    machineType, guestAccelerators, labels, taints, spot, preemptible, reservationAffinity, flexStart, resourceLabels;
+    networkConfig.additionalNodeNetworkConfigs, queuedProvisioning.enabled), so every reader is the node pool's."""
+
+    token = CLUSTER
+    kind_name = "inline node pool"
+    inline = Inline(path=("nodePools",), listed=True, name_key="name")
+    shaped_as = NODE_POOL
+
+
+class GkeDefaultNodePool(GkeNodePool):
+    """The default node pool a cluster makes from its own `nodeConfig` (ClusterNodeConfigArgs: the NodePool's nodeConfig
+    fields) and `initialNodeCount`, read from the cluster's inputs with the node pool's readers. The cluster has no
+    `autoscaling`, `nodeCount`, `networkConfig` or `queuedProvisioning` of its own (pulumi-gcp 10.2.0 ClusterArgs), so
+    the default pool reads as a pool without autoscaling (fixed at initialNodeCount per zone, which is what it is: the
+    cluster resource cannot turn the autoscaler on for it) and without GPUDirect networks. Messages name it
+    `<cluster>/nodeConfig (default pool)`.
+
+    The pool exists only when the cluster makes it (pulumi-gcp 10.2.0 container/cluster.py): `node_config` is
+    "Parameters used in creating the default node pool" and "should not be used at the same time as ... a `node_pool`
+    block", `initial_node_count` "Must be set if `node_pool` is not set"; `remove_default_node_pool` "deletes the default
+    node pool upon cluster creation"; an Autopilot cluster (`enable_autopilot`) has no node pools of the program's: GKE
+    manages its nodes (the comparison the SDK links, cloud.google.com/kubernetes-engine/docs/concepts/autopilot-overview).
+    So it is judged only when the cluster lists no `nodePools`, does not remove it and is not Autopilot."""
+
+    token = CLUSTER
+    kind_name = "default node pool"
+    inline = Inline(path=(), name_key="", unnamed="default pool", shown="nodeConfig")
+    shaped_as = NODE_POOL  # its nodeConfig is a NodePool's (ClusterNodeConfigArgs: the same guestAccelerators fields)
+
+    def declares_pool(self, resource: Inputs) -> bool:
+        return not (resource.items("nodePools") or resource.truthy("removeDefaultNodePool")
+                    or resource.truthy("enableAutopilot"))
+
+
 class GkePolicy(PolicyTraits):
-    pool_types = (GkeNodePool(),)
+    pool_types = (GkeNodePool(), GkeClusterNodePool(), GkeDefaultNodePool())
