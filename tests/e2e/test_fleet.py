@@ -202,7 +202,10 @@ class Terminal:
 
     def stop(self, grace: float = 30) -> bool:
         """Ctrl-C, then SIGKILL after `grace` seconds; True when the process exited on the Ctrl-C."""
-        os.write(self.fd, b"\x03")
+        try:
+            os.write(self.fd, b"\x03")
+        except OSError:  # EIO: the process has already closed its terminal (exited)
+            pass
         deadline = time.monotonic() + grace
         exited = False
         while time.monotonic() < deadline:
@@ -214,7 +217,8 @@ class Terminal:
             os.kill(self.pid, signal.SIGKILL)
             os.waitpid(self.pid, 0)
         self._reader.join(timeout=10)
-        os.close(self.fd)
+        if not self._reader.is_alive():  # else a plugin the CLI left still holds the terminal: the fd stays the reader's
+            os.close(self.fd)
         return exited
 
 
